@@ -1,0 +1,5 @@
+//! Command-line subcommands, one file each. Every `run` returns `Err(message)` for the user;
+//! `main` prints it and exits non-zero.
+
+pub mod query;
+pub mod segment;

@@ -1,0 +1,5 @@
+//! Tessera's HTTP edge and command line.
+//!
+//! * [`cli`] — the `tessera` subcommands.
+
+pub mod cli;

@@ -1,0 +1,35 @@
+//! The `tessera` binary: one CLI for segment tools, local queries and the server roles.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+use tessera_api::cli;
+
+#[derive(Parser)]
+#[command(name = "tessera", version, about = "Tessera: a real-time OLAP database that speaks Apache Pinot's interface")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build and inspect segments from files.
+    #[command(subcommand)]
+    Segment(cli::segment::SegmentCommand),
+    /// Run SQL locally over segment directories (no server) and print the broker response.
+    Query(cli::query::QueryArgs),
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Segment(cmd) => cli::segment::run(cmd),
+        Command::Query(args) => cli::query::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,428 @@
+//! [`Value`]: one typed cell, as rows enter a segment builder, literals enter a plan,
+//! and results leave the engine.
+//!
+//! Values of one [`DataType`] have a total order ([`Value::total_cmp`]) that matches
+//! dictionary order, so a sorted dictionary and a literal compare the same way.
+
+use super::data_type::{DataType, StoredType};
+use super::time::{format_timestamp, parse_timestamp};
+use std::cmp::Ordering;
+use std::fmt;
+
+/// One cell. Multi-value cells are [`Value::Array`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Int(i32),
+    Long(i64),
+    Float(f32),
+    Double(f64),
+    /// A decimal kept in its canonical plain-string form (`toPlainString`).
+    BigDecimal(String),
+    Boolean(bool),
+    /// Epoch milliseconds, UTC.
+    Timestamp(i64),
+    String(String),
+    Json(String),
+    Bytes(Vec<u8>),
+    Array(Vec<Value>),
+}
+
+/// Why a text could not become a value of a type.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot parse '{text}' as {data_type}")]
+pub struct ValueParseError {
+    pub text: String,
+    pub data_type: DataType,
+}
+
+impl Value {
+    /// The value's data type; `None` for NULL and arrays of NULL.
+    pub fn data_type(&self) -> Option<DataType> {
+        Some(match self {
+            Value::Null => return None,
+            Value::Int(_) => DataType::Int,
+            Value::Long(_) => DataType::Long,
+            Value::Float(_) => DataType::Float,
+            Value::Double(_) => DataType::Double,
+            Value::BigDecimal(_) => DataType::BigDecimal,
+            Value::Boolean(_) => DataType::Boolean,
+            Value::Timestamp(_) => DataType::Timestamp,
+            Value::String(_) => DataType::String,
+            Value::Json(_) => DataType::Json,
+            Value::Bytes(_) => DataType::Bytes,
+            Value::Array(items) => return items.iter().find_map(Value::data_type),
+        })
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// Parses text as a value of `data_type` (CSV cells, config literals, SQL casts).
+    /// Booleans accept `true/false/1/0` (case-insensitive); timestamps accept epoch millis
+    /// and `yyyy-MM-dd[ HH:mm:ss[.S]]`; bytes are hex.
+    pub fn parse(data_type: DataType, text: &str) -> Result<Value, ValueParseError> {
+        let err = || ValueParseError {
+            text: text.to_string(),
+            data_type,
+        };
+        let t = text.trim();
+        Ok(match data_type {
+            DataType::Int => Value::Int(parse_integer(t).and_then(|v| i32::try_from(v).ok()).ok_or_else(err)?),
+            DataType::Long => Value::Long(parse_integer(t).ok_or_else(err)?),
+            DataType::Float => Value::Float(parse_float(t).ok_or_else(err)? as f32),
+            DataType::Double => Value::Double(parse_float(t).ok_or_else(err)?),
+            DataType::BigDecimal => {
+                t.parse::<f64>().map_err(|_| err())?;
+                Value::BigDecimal(canonical_decimal(t))
+            }
+            DataType::Boolean => match t.to_ascii_lowercase().as_str() {
+                "true" | "1" => Value::Boolean(true),
+                "false" | "0" => Value::Boolean(false),
+                _ => return Err(err()),
+            },
+            DataType::Timestamp => Value::Timestamp(parse_timestamp(t).ok_or_else(err)?),
+            DataType::String => Value::String(text.to_string()),
+            DataType::Json => Value::Json(text.to_string()),
+            DataType::Bytes => Value::Bytes(decode_hex(t).ok_or_else(err)?),
+        })
+    }
+
+    /// Converts this value to `data_type` (SQL CAST semantics for the supported pairs).
+    pub fn cast(&self, data_type: DataType) -> Result<Value, ValueParseError> {
+        let err = || ValueParseError {
+            text: self.to_string(),
+            data_type,
+        };
+        Ok(match (self, data_type) {
+            (Value::Null, _) => Value::Null,
+            (Value::Array(items), _) => Value::Array(
+                items
+                    .iter()
+                    .map(|v| v.cast(data_type))
+                    .collect::<Result<_, _>>()?,
+            ),
+            (v, t) if v.data_type() == Some(t) => v.clone(),
+            (v, DataType::Int) => match v.as_f64() {
+                Some(f) if f.is_finite() => Value::Int(f.trunc() as i32),
+                _ => return Value::parse(DataType::Int, &v.to_string()),
+            },
+            (v, DataType::Long) => match v {
+                Value::Int(i) => Value::Long(*i as i64),
+                Value::Long(i) | Value::Timestamp(i) => Value::Long(*i),
+                Value::Boolean(b) => Value::Long(*b as i64),
+                _ => match v.as_f64() {
+                    Some(f) if f.is_finite() => Value::Long(f.trunc() as i64),
+                    _ => return Value::parse(DataType::Long, &v.to_string()),
+                },
+            },
+            (v, DataType::Float) => Value::Float(v.as_f64().ok_or_else(err)? as f32),
+            (v, DataType::Double) => Value::Double(v.as_f64().ok_or_else(err)?),
+            (v, DataType::BigDecimal) => match v {
+                Value::Double(d) => Value::BigDecimal(canonical_decimal(&d.to_string())),
+                Value::Float(d) => Value::BigDecimal(canonical_decimal(&d.to_string())),
+                _ => Value::parse(DataType::BigDecimal, &v.to_string())?,
+            },
+            (v, DataType::Boolean) => match v {
+                Value::String(s) => Value::parse(DataType::Boolean, s)?,
+                _ => Value::Boolean(v.as_f64().ok_or_else(err)? != 0.0),
+            },
+            (v, DataType::Timestamp) => match v {
+                Value::Int(i) => Value::Timestamp(*i as i64),
+                Value::Long(i) => Value::Timestamp(*i),
+                Value::String(s) => Value::parse(DataType::Timestamp, s)?,
+                _ => Value::Timestamp(v.as_f64().ok_or_else(err)? as i64),
+            },
+            (Value::Bytes(b), DataType::String) => Value::String(encode_hex(b)),
+            (v, DataType::String) => Value::String(v.to_string()),
+            (v, DataType::Json) => Value::Json(v.to_string()),
+            (Value::String(s), DataType::Bytes) => Value::parse(DataType::Bytes, s)?,
+            (_, DataType::Bytes) => return Err(err()),
+        })
+    }
+
+    /// Numeric view (booleans are 0/1, timestamps millis, decimals parsed).
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(v) => Some(*v as f64),
+            Value::Long(v) | Value::Timestamp(v) => Some(*v as f64),
+            Value::Float(v) => Some(*v as f64),
+            Value::Double(v) => Some(*v),
+            Value::Boolean(b) => Some(*b as i64 as f64),
+            Value::BigDecimal(s) => s.parse().ok(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// Integer view of integral values (INT, LONG, BOOLEAN, TIMESTAMP).
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(v) => Some(*v as i64),
+            Value::Long(v) | Value::Timestamp(v) => Some(*v),
+            Value::Boolean(b) => Some(*b as i64),
+            _ => None,
+        }
+    }
+
+    /// String view of STRING and JSON values.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) | Value::Json(s) | Value::BigDecimal(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A total order: NULL first, then by stored representation; floats by `total_cmp`;
+    /// decimals numerically; values of different kinds numerically when both are numbers,
+    /// else by their text.
+    pub fn total_cmp(&self, other: &Value) -> Ordering {
+        use Value::*;
+        match (self, other) {
+            (Null, Null) => Ordering::Equal,
+            (Null, _) => Ordering::Less,
+            (_, Null) => Ordering::Greater,
+            (Int(a), Int(b)) => a.cmp(b),
+            (Long(a), Long(b)) | (Timestamp(a), Timestamp(b)) => a.cmp(b),
+            (Float(a), Float(b)) => a.total_cmp(b),
+            (Double(a), Double(b)) => a.total_cmp(b),
+            (Boolean(a), Boolean(b)) => a.cmp(b),
+            (String(a), String(b)) | (Json(a), Json(b)) => a.cmp(b),
+            (Bytes(a), Bytes(b)) => a.cmp(b),
+            (BigDecimal(a), BigDecimal(b)) => compare_decimal(a, b),
+            (Array(a), Array(b)) => {
+                for (x, y) in a.iter().zip(b) {
+                    let o = x.total_cmp(y);
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                a.len().cmp(&b.len())
+            }
+            (a, b) => match (a.as_i64(), b.as_i64()) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                _ => match (a.as_f64(), b.as_f64()) {
+                    (Some(x), Some(y)) if !matches!(a, String(_)) && !matches!(b, String(_)) => {
+                        x.total_cmp(&y)
+                    }
+                    _ => a.to_string().cmp(&b.to_string()),
+                },
+            },
+        }
+    }
+
+    /// Pinot's JSON rendering in a result row: TIMESTAMP as `yyyy-MM-dd HH:mm:ss.S`,
+    /// BIG_DECIMAL as a string, BYTES as lower-case hex, NaN/±Infinity as strings.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match self {
+            Value::Null => J::Null,
+            Value::Int(v) => J::from(*v),
+            Value::Long(v) => J::from(*v),
+            Value::Float(v) => float_json(*v as f64),
+            Value::Double(v) => float_json(*v),
+            Value::BigDecimal(s) => J::String(s.clone()),
+            Value::Boolean(b) => J::Bool(*b),
+            Value::Timestamp(ms) => J::String(format_timestamp(*ms)),
+            Value::String(s) | Value::Json(s) => J::String(s.clone()),
+            Value::Bytes(b) => J::String(encode_hex(b)),
+            Value::Array(items) => J::Array(items.iter().map(Value::to_json).collect()),
+        }
+    }
+
+    /// Type default used when a cell is null in the input (Pinot's dimension defaults).
+    pub fn default_null(data_type: DataType, is_metric: bool) -> Value {
+        match data_type {
+            DataType::Int if is_metric => Value::Int(0),
+            DataType::Long if is_metric => Value::Long(0),
+            DataType::Float if is_metric => Value::Float(0.0),
+            DataType::Double if is_metric => Value::Double(0.0),
+            DataType::Int => Value::Int(i32::MIN),
+            DataType::Long => Value::Long(i64::MIN),
+            DataType::Float => Value::Float(f32::NEG_INFINITY),
+            DataType::Double => Value::Double(f64::NEG_INFINITY),
+            DataType::BigDecimal => Value::BigDecimal("0".into()),
+            DataType::Boolean => Value::Boolean(false),
+            DataType::Timestamp => Value::Timestamp(0),
+            DataType::String => Value::String("null".into()),
+            DataType::Json => Value::Json("null".into()),
+            DataType::Bytes => Value::Bytes(Vec::new()),
+        }
+    }
+
+    /// Whether values of `data_type` are stored as the given physical type.
+    pub fn stored_as(data_type: DataType) -> StoredType {
+        data_type.stored()
+    }
+}
+
+fn float_json(v: f64) -> serde_json::Value {
+    if v.is_nan() {
+        serde_json::Value::String("NaN".into())
+    } else if v.is_infinite() {
+        serde_json::Value::String(if v > 0.0 { "Infinity" } else { "-Infinity" }.into())
+    } else {
+        serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, serde_json::Value::Number)
+    }
+}
+
+/// Integer text, also accepting a float text with no fractional part (`"3.0"`).
+fn parse_integer(t: &str) -> Option<i64> {
+    t.parse::<i64>().ok().or_else(|| {
+        let f: f64 = t.parse().ok()?;
+        (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64)
+    })
+}
+
+fn parse_float(t: &str) -> Option<f64> {
+    match t {
+        "Infinity" | "+Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        "NaN" => Some(f64::NAN),
+        _ => t.parse().ok(),
+    }
+}
+
+/// Plain decimal text without exponent or superfluous leading zeros.
+pub fn canonical_decimal(t: &str) -> String {
+    let t = t.trim();
+    if t.contains(['e', 'E']) {
+        if let Ok(f) = t.parse::<f64>() {
+            return format!("{}", f);
+        }
+    }
+    let (sign, digits) = match t.strip_prefix('-') {
+        Some(d) => ("-", d),
+        None => ("", t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let int = int.trim_start_matches('0');
+    let int = if int.is_empty() { "0" } else { int };
+    if frac.is_empty() {
+        format!("{sign}{int}")
+    } else {
+        format!("{sign}{int}.{frac}")
+    }
+}
+
+fn compare_decimal(a: &str, b: &str) -> Ordering {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x.total_cmp(&y).then_with(|| a.cmp(b)),
+        _ => a.cmp(b),
+    }
+}
+
+/// Lower-case hex, as Pinot renders BYTES.
+pub fn encode_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+/// Decodes hex text (either case); `None` on odd length or a non-hex digit.
+pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    let b = text.as_bytes();
+    if b.len() % 2 != 0 {
+        return None;
+    }
+    let nib = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    b.chunks(2)
+        .map(|p| Some(nib(p[0])? << 4 | nib(p[1])?))
+        .collect()
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Long(v) => write!(f, "{v}"),
+            Value::Float(v) => write!(f, "{}", java_float(*v as f64)),
+            Value::Double(v) => write!(f, "{}", java_float(*v)),
+            Value::BigDecimal(s) => f.write_str(s),
+            Value::Boolean(b) => write!(f, "{b}"),
+            Value::Timestamp(ms) => f.write_str(&format_timestamp(*ms)),
+            Value::String(s) | Value::Json(s) => f.write_str(s),
+            Value::Bytes(b) => f.write_str(&encode_hex(b)),
+            Value::Array(items) => {
+                f.write_str("[")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+/// Java's `Double.toString` shape for ordinary magnitudes: always a fractional part.
+pub fn java_float(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "Infinity".into() } else { "-Infinity".into() }
+    } else if v.fract() == 0.0 && v.abs() < 1e7 {
+        format!("{v:.1}")
+    } else {
+        format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_type() {
+        assert_eq!(Value::parse(DataType::Int, " 42 ").unwrap(), Value::Int(42));
+        assert_eq!(Value::parse(DataType::Int, "3.0").unwrap(), Value::Int(3));
+        assert!(Value::parse(DataType::Int, "3.5").is_err());
+        assert!(Value::parse(DataType::Int, "9999999999").is_err());
+        assert_eq!(Value::parse(DataType::Boolean, "TRUE").unwrap(), Value::Boolean(true));
+        assert_eq!(
+            Value::parse(DataType::Bytes, "0aFF").unwrap(),
+            Value::Bytes(vec![10, 255])
+        );
+        assert_eq!(
+            Value::parse(DataType::BigDecimal, "007.50").unwrap(),
+            Value::BigDecimal("7.50".into())
+        );
+        let e = Value::parse(DataType::Long, "x1").unwrap_err();
+        assert_eq!(e.to_string(), "cannot parse 'x1' as LONG");
+    }
+
+    #[test]
+    fn json_rendering_follows_pinot() {
+        assert_eq!(Value::Timestamp(0).to_json(), serde_json::json!("1970-01-01 00:00:00.0"));
+        assert_eq!(Value::Bytes(vec![0xab]).to_json(), serde_json::json!("ab"));
+        assert_eq!(Value::Double(f64::NAN).to_json(), serde_json::json!("NaN"));
+        assert_eq!(Value::Double(2.5).to_json(), serde_json::json!(2.5));
+    }
+
+    #[test]
+    fn ordering_is_total() {
+        assert_eq!(Value::Null.total_cmp(&Value::Int(1)), Ordering::Less);
+        assert_eq!(Value::Int(2).total_cmp(&Value::Long(10)), Ordering::Less);
+        assert_eq!(
+            Value::BigDecimal("10".into()).total_cmp(&Value::BigDecimal("9.5".into())),
+            Ordering::Greater
+        );
+        assert_eq!(Value::Double(1.0).total_cmp(&Value::Int(1)), Ordering::Equal);
+    }
+
+    #[test]
+    fn casts() {
+        assert_eq!(Value::Double(3.9).cast(DataType::Int).unwrap(), Value::Int(3));
+        assert_eq!(Value::String("12".into()).cast(DataType::Long).unwrap(), Value::Long(12));
+        assert_eq!(Value::Int(5).cast(DataType::String).unwrap(), Value::String("5".into()));
+        assert!(Value::String("abc".into()).cast(DataType::Int).is_err());
+    }
+}
