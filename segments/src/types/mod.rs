@@ -4,12 +4,17 @@
 pub mod data_type;
 pub mod error_code;
 pub mod schema;
+pub mod table_config;
 pub mod time;
 pub mod value;
 
 pub use data_type::{DataType, StoredType};
 pub use error_code::ErrorCode;
 pub use schema::{FieldSpec, FieldType, Schema};
+pub use table_config::{
+    ParsedTableConfig, TableConfig, TableConfigError, TableType, raw_table_name,
+    unrecognized_properties,
+};
 pub use value::Value;
 
 /// A document (row) number within one segment.

@@ -149,10 +149,42 @@ struct SchemaJson {
     rest: Map<String, Json>,
 }
 
+/// A schema parse error; when a field spec has a missing or unknown `dataType`, a message
+/// naming the column and the type instead of serde's position-only text.
+fn describe_field_spec_error(text: &str, e: serde_json::Error) -> String {
+    let lists = [
+        "dimensionFieldSpecs",
+        "metricFieldSpecs",
+        "dateTimeFieldSpecs",
+    ];
+    let doc: Option<Json> = serde_json::from_str(text).ok();
+    let specs = doc
+        .iter()
+        .flat_map(|d| lists.iter().filter_map(move |l| d.get(l)?.as_array()))
+        .flatten();
+    for spec in specs {
+        let column = spec.get("name").and_then(Json::as_str).unwrap_or_default();
+        match spec.get("dataType") {
+            None | Some(Json::Null) => return format!("missing dataType for column '{column}'"),
+            Some(Json::String(t)) if DataType::ALL.iter().any(|d| d.name() == t) => {}
+            Some(t) => {
+                let shown = t.as_str().map_or_else(|| t.to_string(), str::to_string);
+                let expected: Vec<&str> = DataType::ALL.iter().map(|d| d.name()).collect();
+                return format!(
+                    "invalid dataType '{shown}' for column '{column}' (expected one of {})",
+                    expected.join(", ")
+                );
+            }
+        }
+    }
+    e.to_string()
+}
+
 impl Schema {
     /// Parses Pinot schema JSON. Errors are messages fit for a 400 response.
     pub fn from_json(text: &str) -> Result<Schema, String> {
-        let raw: SchemaJson = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let raw: SchemaJson =
+            serde_json::from_str(text).map_err(|e| describe_field_spec_error(text, e))?;
         let mut fields = Vec::new();
         for (list, ft) in [
             (raw.dimension_field_specs, FieldType::Dimension),
@@ -301,7 +333,14 @@ mod tests {
 
     #[test]
     fn rejects_bad_schemas() {
-        assert!(Schema::from_json(r#"{"schemaName":"x","dimensionFieldSpecs":[{"name":"a","dataType":"VARCHAR"}]}"#).is_err());
+        assert_eq!(
+            Schema::from_json(r#"{"schemaName":"x","dimensionFieldSpecs":[{"name":"a","dataType":"VARCHAR"}]}"#),
+            Err("invalid dataType 'VARCHAR' for column 'a' (expected one of INT, LONG, FLOAT, DOUBLE, BIG_DECIMAL, BOOLEAN, TIMESTAMP, STRING, JSON, BYTES)".to_string())
+        );
+        assert_eq!(
+            Schema::from_json(r#"{"schemaName":"x","metricFieldSpecs":[{"name":"m"}]}"#),
+            Err("missing dataType for column 'm'".to_string())
+        );
         let dup = Schema::from_json(r#"{"schemaName":"x","dimensionFieldSpecs":[{"name":"a","dataType":"INT"}],"metricFieldSpecs":[{"name":"a","dataType":"INT"}]}"#).unwrap();
         assert_eq!(dup.validate().unwrap_err(), "Duplicate column: a in schema");
         let bad_default = Schema::from_json(r#"{"schemaName":"x","dimensionFieldSpecs":[{"name":"a","dataType":"INT","defaultNullValue":"zz"}]}"#).unwrap();

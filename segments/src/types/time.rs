@@ -32,6 +32,22 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// True for Gregorian leap years.
+pub fn is_leap_year(year: i64) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+/// Number of days in a month (`month` 1..=12; 0 for an invalid month).
+pub fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if is_leap_year(year) => 29,
+        2 => 28,
+        _ => 0,
+    }
+}
+
 /// A broken-down UTC date-time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DateTime {
@@ -68,6 +84,38 @@ impl DateTime {
             + self.minute as i64 * 60_000
             + self.second as i64 * 1000
             + self.millis as i64
+    }
+
+    /// Epoch milliseconds of these UTC fields, or `None` when they do not fit in an `i64`
+    /// (or a field is out of its calendar range).
+    pub fn checked_to_millis(&self) -> Option<i64> {
+        if !(1..=12).contains(&self.month)
+            || self.day == 0
+            || self.day > days_in_month(self.year, self.month)
+            || self.hour > 23
+            || self.minute > 59
+            || self.second > 59
+            || self.millis > 999
+            || self.year.unsigned_abs() > 300_000_000
+        {
+            return None;
+        }
+        let millis = days_from_civil(self.year, self.month, self.day) as i128 * MILLIS_PER_DAY as i128
+            + self.hour as i128 * 3_600_000
+            + self.minute as i128 * 60_000
+            + self.second as i128 * 1000
+            + self.millis as i128;
+        i64::try_from(millis).ok()
+    }
+
+    /// ISO-8601 week date: `(week-based year, week 1..=53)`; weeks start on Monday and week 1
+    /// holds the year's first Thursday.
+    pub fn iso_week(&self) -> (i64, u32) {
+        let days = days_from_civil(self.year, self.month, self.day);
+        let thursday = days + 4 - self.day_of_week() as i64;
+        let (year, _, _) = civil_from_days(thursday);
+        let week = (thursday - days_from_civil(year, 1, 1)) / 7 + 1;
+        (year, week as u32)
     }
 
     /// Day of week, ISO numbering: Monday = 1 … Sunday = 7.
@@ -181,6 +229,21 @@ mod tests {
         assert_eq!(parse_timestamp("2020-13-01"), None);
         assert_eq!(parse_timestamp("nope"), None);
         assert_eq!(format_timestamp(-1), "1969-12-31 23:59:59.999");
+    }
+
+    #[test]
+    fn checked_millis_and_iso_weeks() {
+        let t = DateTime::from_millis(1_577_836_800_000);
+        assert_eq!(t.checked_to_millis(), Some(1_577_836_800_000));
+        let bad = DateTime { day: 30, month: 2, ..t };
+        assert_eq!(bad.checked_to_millis(), None);
+        let huge = DateTime { year: 400_000_000, ..t };
+        assert_eq!(huge.checked_to_millis(), None);
+        // 2020-01-01 (Wednesday) is in ISO week 1 of 2020; 2021-01-01 (Friday) in week 53 of 2020.
+        assert_eq!(t.iso_week(), (2020, 1));
+        assert_eq!(DateTime::from_millis(1_609_459_200_000).iso_week(), (2020, 53));
+        assert_eq!(days_in_month(2000, 2), 29);
+        assert_eq!(days_in_month(1900, 2), 28);
     }
 
     #[test]

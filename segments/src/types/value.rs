@@ -9,8 +9,9 @@ use super::time::{format_timestamp, parse_timestamp};
 use std::cmp::Ordering;
 use std::fmt;
 
-/// One cell. Multi-value cells are [`Value::Array`].
-#[derive(Clone, Debug, PartialEq)]
+/// One cell. Multi-value cells are [`Value::Array`]. Serde (externally tagged) lets typed
+/// literals travel inside query plans and values inside intermediate results.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Value {
     Null,
     Int(i32),

@@ -1,0 +1,3 @@
+//! Endpoints every role serves.
+
+pub mod loggers;

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs Tessera's whole test suite: Rust unit, integration, sqllogictest and CLI tests,
+# then the Python client end-to-end tests (pinotdb, SQLAlchemy, pinot-connect) when present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build --workspace --bins --locked
+cargo test --workspace --locked --no-fail-fast
+
+if [ -d tests/clients ] && [ -f tests/clients/run.sh ]; then
+    bash tests/clients/run.sh
+fi
