@@ -1,0 +1,125 @@
+//! The name index over all catalog areas: canonical names (Pinot's `FunctionRegistry`
+//! canonicalisation) to [`FunctionDef`]s.
+
+use super::def::FunctionDef;
+use super::{
+    arithmetic, arrays, bytes, comparison, conditional, datetime, datetime_convert, json, regexp,
+    strings,
+};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Every area's table, in catalog order.
+const AREAS: &[&[FunctionDef]] = &[
+    arithmetic::FUNCTIONS,
+    comparison::FUNCTIONS,
+    conditional::FUNCTIONS,
+    strings::FUNCTIONS,
+    regexp::FUNCTIONS,
+    datetime::FUNCTIONS,
+    datetime_convert::FUNCTIONS,
+    json::FUNCTIONS,
+    arrays::FUNCTIONS,
+    bytes::FUNCTIONS,
+];
+
+/// Pinot's canonical function name: `_` removed, lower-cased (`DATE_TRUNC` → `datetrunc`).
+pub fn canonical_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Every function of the catalog.
+pub fn all() -> impl Iterator<Item = &'static FunctionDef> {
+    AREAS.iter().flat_map(|area| area.iter())
+}
+
+/// The function a name (any spelling of its name or an alias) refers to.
+pub fn lookup(name: &str) -> Option<&'static FunctionDef> {
+    index().get(&canonical_name(name)).copied()
+}
+
+/// Whether a function always gives the same result for the same arguments (`now` and `ago`
+/// do not); the binder folds constant calls only for deterministic functions.
+pub fn is_deterministic(def: &FunctionDef) -> bool {
+    def.is_deterministic()
+}
+
+fn index() -> &'static HashMap<String, &'static FunctionDef> {
+    static INDEX: OnceLock<HashMap<String, &'static FunctionDef>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index = HashMap::new();
+        for def in all() {
+            for name in std::iter::once(def.name()).chain(def.aliases().iter().copied()) {
+                index.entry(canonical_name(name)).or_insert(def);
+            }
+        }
+        index
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonicalisation_matches_pinot() {
+        assert_eq!(canonical_name("DATE_TRUNC"), "datetrunc");
+        assert_eq!(canonical_name("dateTrunc"), "datetrunc");
+        assert_eq!(canonical_name("json_extract_scalar"), "jsonextractscalar");
+    }
+
+    #[test]
+    fn every_name_is_claimed_once() {
+        let mut seen: HashMap<String, &str> = HashMap::new();
+        for def in all() {
+            for name in std::iter::once(def.name()).chain(def.aliases().iter().copied()) {
+                if let Some(other) = seen.insert(canonical_name(name), def.name()) {
+                    assert_eq!(
+                        other,
+                        def.name(),
+                        "'{name}' is claimed by '{other}' and '{}'",
+                        def.name()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lookup_finds_names_and_aliases() {
+        for (alias, name) in [
+            ("ADD", "plus"),
+            ("sub", "minus"),
+            ("MULT", "times"),
+            ("div", "divide"),
+            ("log", "ln"),
+            ("pow", "power"),
+            ("date_trunc", "dateTrunc"),
+            ("dow", "dayOfWeek"),
+            ("doy", "dayOfYear"),
+            ("month_of_year", "month"),
+            ("week_of_year", "week"),
+            ("day_of_month", "day"),
+            ("date_add", "timestampAdd"),
+            ("DATEDIFF", "timestampDiff"),
+            ("starts_with", "startsWith"),
+            ("regexp_replace", "regexpReplace"),
+            ("cardinality", "arrayLength"),
+        ] {
+            assert_eq!(lookup(alias).map(FunctionDef::name), Some(name), "{alias}");
+        }
+        assert!(lookup("noSuchFunction").is_none());
+    }
+
+    #[test]
+    fn only_clock_functions_are_nondeterministic() {
+        let nondeterministic: Vec<_> = all()
+            .filter(|d| !is_deterministic(d))
+            .map(FunctionDef::name)
+            .collect();
+        assert_eq!(nondeterministic, vec!["now", "ago"]);
+    }
+}
