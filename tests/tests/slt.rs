@@ -1,0 +1,179 @@
+//! The `.slt` suite (`tests/slt/*.slt`): SQL behaviour as data.
+//!
+//! Every file runs twice, against the tables of `tests/slt/data/` built with every index kind
+//! (`indexed.json`: sorted, inverted, range, bloom, raw columns) and with none (`plain.json`), so the
+//! same expected answers must come out of both paths. Values are rendered one way for both the
+//! expected answers (computed by DuckDB in `gen/make_slt.py`) and Tessera: integers as-is, floats
+//! rounded to 4 decimals with trailing zeros dropped, NULL as `NULL`, empty strings as `(empty)`.
+
+use engine::provider::MemoryTables;
+use engine::execute_sql;
+use segments::build_config::BuildConfig;
+use segments::builder::build_segment;
+use segments::input::{InputFormat, InputSource};
+use segments::segment::ImmutableSegment;
+use segments::types::Schema;
+use sqllogictest::{DBOutput, DefaultColumnType, Runner};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+fn slt_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("slt")
+}
+
+/// The two physical layouts every file runs against.
+#[derive(Clone, Copy, Debug)]
+enum Variant {
+    Indexed,
+    Plain,
+}
+
+impl Variant {
+    fn config_file(self) -> &'static str {
+        match self {
+            Variant::Indexed => "indexed.json",
+            Variant::Plain => "plain.json",
+        }
+    }
+}
+
+struct Tables {
+    _dir: tempfile::TempDir,
+    tables: MemoryTables,
+}
+
+fn build_tables(variant: Variant) -> Tables {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut tables = MemoryTables::new();
+    let mut entries: Vec<_> = std::fs::read_dir(slt_dir().join("data"))
+        .expect("tests/slt/data")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    entries.sort();
+    for table_dir in entries {
+        let name = table_dir.file_name().and_then(|n| n.to_str()).expect("table name").to_string();
+        let schema_text = std::fs::read_to_string(table_dir.join("schema.json")).expect("schema.json");
+        let schema = Schema::from_json(&schema_text).expect("valid schema");
+        let config: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(table_dir.join(variant.config_file())).expect("table config"),
+        )
+        .expect("config json");
+        let mut parts: Vec<_> = std::fs::read_dir(&table_dir)
+            .expect("table dir")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+            .collect();
+        parts.sort();
+        let mut segments = Vec::new();
+        for (i, part) in parts.iter().enumerate() {
+            let segment_name = format!("{name}_{i}");
+            let build = BuildConfig::from_table_config_json(&config, &schema, Some(&segment_name))
+                .expect("build config");
+            let input = InputSource { path: part.clone(), format: InputFormat::Csv };
+            build_segment(&schema, &build, &input, dir.path(), &mut |_| {}).expect("segment builds");
+            let segment = ImmutableSegment::open(&dir.path().join(&segment_name)).expect("segment opens");
+            segments.push(Arc::new(segment));
+        }
+        tables.add(name, schema, segments);
+    }
+    Tables { _dir: dir, tables }
+}
+
+fn tables(variant: Variant) -> &'static MemoryTables {
+    static INDEXED: OnceLock<Tables> = OnceLock::new();
+    static PLAIN: OnceLock<Tables> = OnceLock::new();
+    let cell = match variant {
+        Variant::Indexed => &INDEXED,
+        Variant::Plain => &PLAIN,
+    };
+    &cell.get_or_init(|| build_tables(variant)).tables
+}
+
+/// A query answered with exceptions, as the runner sees it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct QueryFailed(String);
+
+struct Tessera {
+    tables: &'static MemoryTables,
+}
+
+/// Renders a result cell the way `gen/make_slt.py` renders DuckDB's.
+fn render(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => "NULL".into(),
+        serde_json::Value::Bool(b) => b.to_string(),
+        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.to_string(),
+            (_, Some(u)) => u.to_string(),
+            _ => render_float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) if s.is_empty() => "(empty)".into(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn render_float(f: f64) -> String {
+    let s = format!("{f:.4}");
+    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    if s == "-0" || s.is_empty() { "0".into() } else { s }
+}
+
+impl sqllogictest::DB for Tessera {
+    type Error = QueryFailed;
+    type ColumnType = DefaultColumnType;
+
+    fn run(&mut self, sql: &str) -> Result<DBOutput<DefaultColumnType>, QueryFailed> {
+        let response = execute_sql(sql, None, self.tables);
+        if let Some(e) = response.exceptions.first() {
+            return Err(QueryFailed(format!("[{}] {}", e.error_code, e.message)));
+        }
+        let Some(table) = response.result_table else {
+            return Ok(DBOutput::StatementComplete(0));
+        };
+        Ok(DBOutput::Rows {
+            types: vec![DefaultColumnType::Any; table.data_schema.column_names.len()],
+            rows: table.rows.iter().map(|r| r.iter().map(render).collect()).collect(),
+        })
+    }
+
+    fn engine_name(&self) -> &str {
+        "tessera"
+    }
+}
+
+fn run_file(name: &str) {
+    let path = slt_dir().join(format!("{name}.slt"));
+    let mut failures = Vec::new();
+    for variant in [Variant::Indexed, Variant::Plain] {
+        let tables = tables(variant);
+        let mut runner = Runner::new(move || async move { Ok(Tessera { tables }) });
+        if let Err(e) = runner.run_file(&path) {
+            failures.push(format!("{variant:?}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+macro_rules! slt_files {
+    ($($name:ident),* $(,)?) => {
+        $(#[test] fn $name() { run_file(stringify!($name)); })*
+
+        /// Every .slt file on disk has a test above.
+        #[test]
+        fn every_slt_file_is_listed() {
+            let listed = [$(stringify!($name)),*];
+            for entry in std::fs::read_dir(slt_dir()).expect("tests/slt") {
+                let path = entry.expect("entry").path();
+                if path.extension().is_some_and(|e| e == "slt") {
+                    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+                    assert!(listed.contains(&stem.as_str()), "{stem}.slt has no test in tests/tests/slt.rs");
+                }
+            }
+        }
+    };
+}
+
+slt_files!(filter, aggregate, groupby, order_limit, functions, nulls, errors);
