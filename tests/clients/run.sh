@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# End-to-end tests of Tessera with the real Pinot Python clients (pinotdb DB-API + SQLAlchemy,
+# pinot-connect). Needs python3 with venv + pip and the debug binary target/debug/tessera
+# (build it first: `cargo build -p tessera-api`). Creates tests/clients/.venv once, then runs
+# test_clients.py. The last line printed is `N passed, M failed`; exit code 0 only if all pass.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+venv="$here/.venv"
+bin="${TESSERA_BIN:-$repo/target/debug/tessera}"
+# Pinned clients (shared/reference/peers.md §1) and the requests/SQLAlchemy versions tested with them.
+requirements=(
+    "pinotdb[sqlalchemy]==9.2.2"
+    "pinot-connect==0.1.1"
+    "requests==2.34.2"
+    "SQLAlchemy==2.1.9"
+)
+stamp="$venv/.requirements"
+
+fail() {
+    echo "error: $*" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+}
+
+[ -x "$bin" ] || fail "tessera binary not found at $bin (build it with: cargo build -p tessera-api)"
+command -v python3 >/dev/null || fail "python3 not found"
+
+python="$venv/bin/python"
+ready() {
+    [ "$(cat "$stamp" 2>/dev/null)" = "${requirements[*]}" ] \
+        && { [ -d "$venv/site" ] || "$python" -c "" 2>/dev/null; }
+}
+if ! ready; then
+    echo "setting up $venv"
+    rm -rf "$venv"
+    if python3 -m venv "$venv" >/dev/null 2>&1 && "$python" -m pip --version >/dev/null 2>&1; then
+        "$python" -m pip install --quiet --disable-pip-version-check "${requirements[@]}" \
+            || fail "pip install of the Pinot clients failed"
+    else
+        # No venv/ensurepip (Debian without python3-venv): install into a plain directory with
+        # the system pip and put it on PYTHONPATH.
+        echo "python3 -m venv unavailable; installing the clients with python3 -m pip --target"
+        rm -rf "$venv" && mkdir -p "$venv/site"
+        python3 -m pip install --quiet --disable-pip-version-check --target "$venv/site" "${requirements[@]}" \
+            || fail "neither python3 -m venv nor python3 -m pip works: install python3-venv or python3-pip"
+    fi
+    echo "${requirements[*]}" > "$stamp"
+fi
+if [ -d "$venv/site" ]; then
+    python=python3
+    export PYTHONPATH="$venv/site${PYTHONPATH:+:$PYTHONPATH}"
+fi
+
+exec env TESSERA_BIN="$bin" "$python" "$here/test_clients.py"
