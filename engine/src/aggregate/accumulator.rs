@@ -1,0 +1,558 @@
+//! [`GroupAccumulator`]: one aggregation's per-group state vectors inside one segment, fed a
+//! block at a time.
+//!
+//! Each block comes with a [`GroupMap`] saying which group every row belongs to (all to group
+//! 0 for a plain aggregation, one group per row for single-value keys, several for
+//! multi-value keys) and a validity mask (the aggregate's `FILTER`, NULLs). The per-function
+//! loops are written once over `f64` ([`visit_numbers`]), with the column's representation
+//! matched outside the loop: dictionary ids read a dictionary decoded once per segment, raw
+//! columns read their vectors directly. `DISTINCTCOUNT` over a dictionary column collects
+//! dictionary ids in bitmaps and decodes them once, when the segment's states are taken.
+
+use super::decimal::Decimal;
+use super::state::{AggState, new_hll, new_tdigest};
+use crate::block::{ColumnData, Projected};
+use crate::error::EngineError;
+use crate::key::Key;
+use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
+use planner::plan::{AggregateCall, AggregateFunction};
+use roaring::RoaringBitmap;
+use segments::dictionary::Dictionary;
+use segments::types::Value;
+use std::collections::{HashMap, HashSet};
+
+/// Row → group assignment for one block.
+#[derive(Clone, Copy, Debug)]
+pub enum GroupMap<'g> {
+    /// Every row belongs to group 0 (aggregation without GROUP BY).
+    Single,
+    /// Row `i` belongs to group `groups[i]`.
+    PerRow(&'g [u32]),
+    /// Row `rows[k]` belongs to group `groups[k]` (multi-value keys: a row in several groups).
+    Pairs { rows: &'g [u32], groups: &'g [u32] },
+}
+
+/// Calls `body(row, group)` for each valid (row, group) pair.
+#[inline]
+fn drive(
+    n: usize,
+    groups: GroupMap<'_>,
+    valid: Option<&[bool]>,
+    mut body: impl FnMut(usize, usize),
+) {
+    let ok = |r: usize| valid.is_none_or(|m| m[r]);
+    match groups {
+        GroupMap::Single => match valid {
+            None => (0..n).for_each(|r| body(r, 0)),
+            Some(m) => (0..n).filter(|&r| m[r]).for_each(|r| body(r, 0)),
+        },
+        GroupMap::PerRow(gs) => {
+            for (r, &g) in gs.iter().enumerate().take(n) {
+                if ok(r) {
+                    body(r, g as usize);
+                }
+            }
+        }
+        GroupMap::Pairs { rows, groups } => {
+            for (&r, &g) in rows.iter().zip(groups) {
+                if ok(r as usize) {
+                    body(r as usize, g as usize);
+                }
+            }
+        }
+    }
+}
+
+/// Numeric value of a dictionary id: the decoded table if present, else the dictionary.
+#[inline]
+fn dict_number(dict: &Dictionary, decoded: Option<&Vec<f64>>, id: u32) -> f64 {
+    match decoded {
+        Some(d) => d[id as usize],
+        None => dict.f64_at(id),
+    }
+}
+
+/// Calls `f(group, value)` for every number of every valid row (all values of a
+/// multi-value row); NULL values are skipped.
+pub fn visit_numbers(
+    arg: &Projected<'_>,
+    groups: GroupMap<'_>,
+    valid: Option<&[bool]>,
+    mut f: impl FnMut(usize, f64),
+) {
+    let n = arg.len();
+    match &arg.data {
+        ColumnData::F64(v) => drive(n, groups, valid, |r, g| f(g, v[r])),
+        ColumnData::I64(v) => drive(n, groups, valid, |r, g| f(g, v[r] as f64)),
+        ColumnData::Dict { ids, dict, decoded } => {
+            let decoded = decoded.as_deref();
+            drive(n, groups, valid, |r, g| {
+                f(g, dict_number(dict, decoded, ids[r]))
+            })
+        }
+        ColumnData::DictMv {
+            ids,
+            offsets,
+            dict,
+            decoded,
+        } => {
+            let decoded = decoded.as_deref();
+            drive(n, groups, valid, |r, g| {
+                for &id in &ids[offsets[r] as usize..offsets[r + 1] as usize] {
+                    f(g, dict_number(dict, decoded, id));
+                }
+            })
+        }
+        ColumnData::Values(v) => drive(n, groups, valid, |r, g| match &v[r] {
+            Value::Null => {}
+            Value::Array(items) => items.iter().filter_map(Value::as_f64).for_each(|x| f(g, x)),
+            other => {
+                if let Some(x) = other.as_f64() {
+                    f(g, x)
+                }
+            }
+        }),
+    }
+}
+
+/// Calls `f(group, value)` for every value of every valid row (NULLs skipped).
+fn visit_values(
+    arg: &Projected<'_>,
+    groups: GroupMap<'_>,
+    valid: Option<&[bool]>,
+    mut f: impl FnMut(usize, Value),
+) {
+    let n = arg.len();
+    drive(n, groups, valid, |r, g| match arg.value(r) {
+        Value::Null => {}
+        Value::Array(items) => items
+            .into_iter()
+            .filter(|v| !v.is_null())
+            .for_each(|v| f(g, v)),
+        v => f(g, v),
+    })
+}
+
+enum States<'a> {
+    Count(Vec<i64>),
+    Sum(Vec<f64>, Vec<bool>),
+    Min(Vec<f64>, Vec<bool>),
+    Max(Vec<f64>, Vec<bool>),
+    Avg(Vec<f64>, Vec<i64>),
+    MinMax(Vec<(f64, f64)>, Vec<bool>),
+    DistinctIds(Vec<RoaringBitmap>, &'a Dictionary),
+    DistinctValues(Vec<HashSet<Key>>),
+    Hll(Vec<HyperLogLog>),
+    Values(Vec<Vec<f64>>),
+    TDigest(Vec<TDigest>),
+    QDigest(Vec<QuantileDigest>),
+    Mode(Vec<HashMap<u64, i64>>),
+    Decimal(Vec<Option<Decimal>>),
+    Bool(Vec<Option<bool>>),
+}
+
+/// One aggregation's states for the groups of one segment.
+pub struct GroupAccumulator<'a> {
+    function: AggregateFunction,
+    multi_value: bool,
+    states: States<'a>,
+    groups: usize,
+}
+
+impl<'a> GroupAccumulator<'a> {
+    /// An accumulator for `call`; `arg_dict` is the dictionary when the argument is a
+    /// dictionary-encoded column (DISTINCTCOUNT then works on ids).
+    pub fn new(call: &AggregateCall, arg_dict: Option<&'a Dictionary>) -> GroupAccumulator<'a> {
+        let states = match &call.function {
+            AggregateFunction::Count => States::Count(Vec::new()),
+            AggregateFunction::Sum => States::Sum(Vec::new(), Vec::new()),
+            AggregateFunction::Min => States::Min(Vec::new(), Vec::new()),
+            AggregateFunction::Max => States::Max(Vec::new(), Vec::new()),
+            AggregateFunction::Avg => States::Avg(Vec::new(), Vec::new()),
+            AggregateFunction::MinMaxRange => States::MinMax(Vec::new(), Vec::new()),
+            AggregateFunction::DistinctCount | AggregateFunction::DistinctCountHll { .. } => {
+                match (arg_dict, &call.function) {
+                    (Some(d), _) => States::DistinctIds(Vec::new(), d),
+                    (None, AggregateFunction::DistinctCount) => States::DistinctValues(Vec::new()),
+                    (None, _) => States::Hll(Vec::new()),
+                }
+            }
+            AggregateFunction::Percentile { .. } => States::Values(Vec::new()),
+            AggregateFunction::PercentileEst { .. } => States::QDigest(Vec::new()),
+            AggregateFunction::PercentileTDigest { .. } => States::TDigest(Vec::new()),
+            AggregateFunction::Mode => States::Mode(Vec::new()),
+            AggregateFunction::SumPrecision { .. } => States::Decimal(Vec::new()),
+            AggregateFunction::BoolAnd | AggregateFunction::BoolOr => States::Bool(Vec::new()),
+        };
+        GroupAccumulator {
+            function: call.function.clone(),
+            multi_value: call.multi_value,
+            states,
+            groups: 0,
+        }
+    }
+
+    /// Makes room for `n` groups.
+    pub fn resize(&mut self, n: usize) {
+        if n <= self.groups {
+            return;
+        }
+        self.groups = n;
+        match &mut self.states {
+            States::Count(v) => v.resize(n, 0),
+            States::Sum(v, s) => {
+                v.resize(n, 0.0);
+                s.resize(n, false);
+            }
+            States::Min(v, s) => {
+                v.resize(n, f64::INFINITY);
+                s.resize(n, false);
+            }
+            States::Max(v, s) => {
+                v.resize(n, f64::NEG_INFINITY);
+                s.resize(n, false);
+            }
+            States::Avg(v, c) => {
+                v.resize(n, 0.0);
+                c.resize(n, 0);
+            }
+            States::MinMax(v, s) => {
+                v.resize(n, (f64::INFINITY, f64::NEG_INFINITY));
+                s.resize(n, false);
+            }
+            States::DistinctIds(v, _) => v.resize(n, RoaringBitmap::new()),
+            States::DistinctValues(v) => v.resize_with(n, HashSet::new),
+            States::Hll(v) => {
+                let log2m = match self.function {
+                    AggregateFunction::DistinctCountHll { log2m } => log2m,
+                    _ => crate::sketch::DEFAULT_LOG2M,
+                };
+                v.resize_with(n, || new_hll(log2m))
+            }
+            States::Values(v) => v.resize_with(n, Vec::new),
+            States::TDigest(v) => {
+                let compression = match self.function {
+                    AggregateFunction::PercentileTDigest { compression, .. } => compression,
+                    _ => crate::sketch::DEFAULT_COMPRESSION,
+                };
+                v.resize_with(n, || new_tdigest(compression))
+            }
+            States::QDigest(v) => v.resize_with(n, QuantileDigest::default),
+            States::Mode(v) => v.resize_with(n, HashMap::new),
+            States::Decimal(v) => v.resize(n, None),
+            States::Bool(v) => v.resize(n, None),
+        }
+    }
+
+    /// Adds one block. `arg` is the argument's values (`None` for `COUNT(*)`), `rows` the
+    /// block's row count, `valid` the rows the aggregate may see.
+    pub fn accumulate(
+        &mut self,
+        groups: GroupMap<'_>,
+        arg: Option<&Projected<'_>>,
+        rows: usize,
+        valid: Option<&[bool]>,
+    ) -> Result<(), EngineError> {
+        if matches!(groups, GroupMap::Single) {
+            self.resize(1);
+        }
+        let is_and = matches!(self.function, AggregateFunction::BoolAnd);
+        let Some(arg) = arg else {
+            if let States::Count(c) = &mut self.states {
+                drive(rows, groups, valid, |_, g| c[g] += 1);
+                return Ok(());
+            }
+            return Err(EngineError::execution(format!(
+                "{} needs an argument",
+                self.function.name()
+            )));
+        };
+        match &mut self.states {
+            States::Count(c) => {
+                if self.multi_value {
+                    visit_numbers_or_values_count(arg, groups, valid, c);
+                } else {
+                    drive(rows, groups, valid, |_, g| c[g] += 1);
+                }
+            }
+            States::Sum(v, s) => visit_numbers(arg, groups, valid, |g, x| {
+                v[g] += x;
+                s[g] = true;
+            }),
+            States::Min(v, s) => visit_numbers(arg, groups, valid, |g, x| {
+                if x < v[g] || !s[g] {
+                    v[g] = x;
+                }
+                s[g] = true;
+            }),
+            States::Max(v, s) => visit_numbers(arg, groups, valid, |g, x| {
+                if x > v[g] || !s[g] {
+                    v[g] = x;
+                }
+                s[g] = true;
+            }),
+            States::Avg(v, c) => visit_numbers(arg, groups, valid, |g, x| {
+                v[g] += x;
+                c[g] += 1;
+            }),
+            States::MinMax(v, s) => visit_numbers(arg, groups, valid, |g, x| {
+                let (lo, hi) = &mut v[g];
+                *lo = lo.min(x);
+                *hi = hi.max(x);
+                s[g] = true;
+            }),
+            States::DistinctIds(sets, _) => match &arg.data {
+                ColumnData::Dict { ids, .. } => drive(rows, groups, valid, |r, g| {
+                    sets[g].insert(ids[r]);
+                }),
+                ColumnData::DictMv { ids, offsets, .. } => drive(rows, groups, valid, |r, g| {
+                    for &id in &ids[offsets[r] as usize..offsets[r + 1] as usize] {
+                        sets[g].insert(id);
+                    }
+                }),
+                _ => {
+                    return Err(EngineError::execution(
+                        "distinct count expected dictionary ids",
+                    ));
+                }
+            },
+            States::DistinctValues(sets) => visit_values(arg, groups, valid, |g, v| {
+                sets[g].insert(Key(v));
+            }),
+            States::Hll(h) => visit_values(arg, groups, valid, |g, v| h[g].add(&v)),
+            States::Values(v) => visit_numbers(arg, groups, valid, |g, x| v[g].push(x)),
+            States::TDigest(t) => visit_numbers(arg, groups, valid, |g, x| t[g].add(x)),
+            States::QDigest(q) => visit_numbers(arg, groups, valid, |g, x| q[g].add(x as i64)),
+            States::Mode(m) => visit_numbers(arg, groups, valid, |g, x| {
+                let x = if x == 0.0 { 0.0 } else { x };
+                *m[g].entry(x.to_bits()).or_insert(0) += 1;
+            }),
+            States::Decimal(d) => {
+                let mut failure = None;
+                visit_values(arg, groups, valid, |g, v| {
+                    let parsed = match &v {
+                        Value::Double(x) => Decimal::from_f64(*x),
+                        Value::Float(x) => Decimal::from_f64(*x as f64),
+                        other => Decimal::parse(&other.to_string()),
+                    };
+                    match parsed.and_then(|x| match d[g] {
+                        Some(acc) => acc.checked_add(x),
+                        None => Ok(x),
+                    }) {
+                        Ok(sum) => d[g] = Some(sum),
+                        Err(e) => {
+                            failure.get_or_insert(e);
+                        }
+                    }
+                });
+                if let Some(e) = failure {
+                    return Err(EngineError::execution(format!("sumprecision: {e}")));
+                }
+            }
+            States::Bool(b) => visit_numbers(arg, groups, valid, |g, x| {
+                let x = x != 0.0;
+                b[g] = Some(match b[g] {
+                    Some(acc) if is_and => acc && x,
+                    Some(acc) => acc || x,
+                    None => x,
+                });
+            }),
+        }
+        Ok(())
+    }
+
+    /// The state of group `g`.
+    pub fn state(&self, g: usize) -> AggState {
+        if g >= self.groups {
+            return AggState::empty(&self.function);
+        }
+        let opt = |v: f64, seen: bool| seen.then_some(v);
+        match &self.states {
+            States::Count(c) => AggState::Count(c[g]),
+            States::Sum(v, s) => AggState::Sum(opt(v[g], s[g])),
+            States::Min(v, s) => AggState::Min(opt(v[g], s[g])),
+            States::Max(v, s) => AggState::Max(opt(v[g], s[g])),
+            States::Avg(v, c) => AggState::Avg {
+                sum: v[g],
+                count: c[g],
+            },
+            States::MinMax(v, s) => AggState::MinMax(s[g].then_some(v[g])),
+            States::DistinctIds(sets, dict) => match self.function {
+                AggregateFunction::DistinctCountHll { log2m } => {
+                    let mut h = new_hll(log2m);
+                    sets[g].iter().for_each(|id| h.add(&dict.value(id)));
+                    AggState::Hll(h)
+                }
+                _ => AggState::Distinct(sets[g].iter().map(|id| Key(dict.value(id))).collect()),
+            },
+            States::DistinctValues(sets) => AggState::Distinct(sets[g].clone()),
+            States::Hll(h) => AggState::Hll(h[g].clone()),
+            States::Values(v) => AggState::Values(v[g].clone()),
+            States::TDigest(t) => AggState::TDigest(t[g].clone()),
+            States::QDigest(q) => AggState::QDigest(q[g].clone()),
+            States::Mode(m) => AggState::Mode(m[g].clone()),
+            States::Decimal(d) => AggState::Decimal(d[g]),
+            States::Bool(b) => AggState::Bool(b[g]),
+        }
+    }
+}
+
+/// `COUNTMV`: the number of values of every valid row.
+fn visit_numbers_or_values_count(
+    arg: &Projected<'_>,
+    groups: GroupMap<'_>,
+    valid: Option<&[bool]>,
+    c: &mut [i64],
+) {
+    let n = arg.len();
+    match &arg.data {
+        ColumnData::DictMv { offsets, .. } => drive(n, groups, valid, |r, g| {
+            c[g] += (offsets[r + 1] - offsets[r]) as i64
+        }),
+        ColumnData::Values(v) => drive(n, groups, valid, |r, g| {
+            c[g] += match &v[r] {
+                Value::Null => 0,
+                Value::Array(items) => items.len() as i64,
+                _ => 1,
+            }
+        }),
+        _ => drive(n, groups, valid, |_, g| c[g] += 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use planner::plan::AggregateCall;
+    use segments::types::DataType;
+
+    fn call(function: AggregateFunction, multi_value: bool) -> AggregateCall {
+        AggregateCall {
+            function,
+            arg: None,
+            multi_value,
+            filter: None,
+            name: "x".into(),
+        }
+    }
+
+    fn f64s(v: Vec<f64>) -> Projected<'static> {
+        Projected {
+            data: ColumnData::F64(v),
+            data_type: DataType::Double,
+            nulls: None,
+        }
+    }
+
+    fn finals(acc: &GroupAccumulator<'_>, f: &AggregateFunction, n: usize) -> Vec<Value> {
+        (0..n).map(|g| acc.state(g).finalize(f, false)).collect()
+    }
+
+    #[test]
+    fn sums_by_group_with_mask() {
+        let f = AggregateFunction::Sum;
+        let mut acc = GroupAccumulator::new(&call(f.clone(), false), None);
+        acc.resize(2);
+        let arg = f64s(vec![1.0, 2.0, 3.0, 4.0]);
+        acc.accumulate(
+            GroupMap::PerRow(&[0, 1, 0, 1]),
+            Some(&arg),
+            4,
+            Some(&[true, true, true, false]),
+        )
+        .unwrap();
+        assert_eq!(
+            finals(&acc, &f, 2),
+            vec![Value::Double(4.0), Value::Double(2.0)]
+        );
+    }
+
+    #[test]
+    fn single_group_functions() {
+        let arg = f64s(vec![3.0, 1.0, 3.0, 2.0]);
+        let cases = [
+            (AggregateFunction::Count, Value::Long(4)),
+            (AggregateFunction::Min, Value::Double(1.0)),
+            (AggregateFunction::Max, Value::Double(3.0)),
+            (AggregateFunction::Avg, Value::Double(2.25)),
+            (AggregateFunction::MinMaxRange, Value::Double(2.0)),
+            (AggregateFunction::DistinctCount, Value::Int(3)),
+            (AggregateFunction::Mode, Value::Double(3.0)),
+            (
+                AggregateFunction::Percentile { percentile: 50.0 },
+                Value::Double(3.0),
+            ),
+            (
+                AggregateFunction::PercentileEst { percentile: 50.0 },
+                Value::Long(3),
+            ),
+            (
+                AggregateFunction::DistinctCountHll { log2m: 8 },
+                Value::Long(3),
+            ),
+            (AggregateFunction::BoolAnd, Value::Boolean(true)),
+            (
+                AggregateFunction::SumPrecision {
+                    precision: None,
+                    scale: None,
+                },
+                Value::BigDecimal("9.0".into()),
+            ),
+        ];
+        for (f, expected) in cases {
+            let mut acc = GroupAccumulator::new(&call(f.clone(), false), None);
+            acc.accumulate(GroupMap::Single, Some(&arg), 4, None)
+                .unwrap();
+            assert_eq!(acc.state(0).finalize(&f, false), expected, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn pairs_and_multi_value_values() {
+        let f = AggregateFunction::Count;
+        let mut acc = GroupAccumulator::new(&call(f.clone(), true), None);
+        acc.resize(2);
+        let arg = Projected::values(
+            DataType::Int,
+            vec![
+                Value::Array(vec![Value::Int(1), Value::Int(2)]),
+                Value::Null,
+                Value::Int(5),
+            ],
+        );
+        acc.accumulate(
+            GroupMap::Pairs {
+                rows: &[0, 0, 2],
+                groups: &[0, 1, 1],
+            },
+            Some(&arg),
+            3,
+            None,
+        )
+        .unwrap();
+        assert_eq!(finals(&acc, &f, 2), vec![Value::Long(2), Value::Long(3)]);
+        let s = AggregateFunction::Sum;
+        let mut sum = GroupAccumulator::new(&call(s.clone(), true), None);
+        sum.accumulate(GroupMap::Single, Some(&arg), 3, None)
+            .unwrap();
+        assert_eq!(sum.state(0).finalize(&s, true), Value::Double(8.0));
+        // Groups never touched report the empty state.
+        assert_eq!(sum.state(7).finalize(&s, true), Value::Null);
+    }
+
+    #[test]
+    fn count_star_needs_no_argument_others_do() {
+        let f = AggregateFunction::Count;
+        let mut acc = GroupAccumulator::new(&call(f.clone(), false), None);
+        acc.accumulate(
+            GroupMap::Single,
+            None,
+            5,
+            Some(&[true, false, true, true, false]),
+        )
+        .unwrap();
+        assert_eq!(acc.state(0).finalize(&f, false), Value::Long(3));
+        let mut sum = GroupAccumulator::new(&call(AggregateFunction::Sum, false), None);
+        assert!(sum.accumulate(GroupMap::Single, None, 1, None).is_err());
+    }
+}

@@ -1,0 +1,11 @@
+//! Aggregation machinery shared by the aggregation and group-by operators and the reducers:
+//! per-segment accumulators ([`accumulator`]), mergeable intermediate states ([`state`]) and
+//! exact decimals for `SUMPRECISION` ([`decimal`]).
+
+pub mod accumulator;
+pub mod decimal;
+pub mod sketch_serde;
+pub mod state;
+
+pub use accumulator::{GroupAccumulator, GroupMap};
+pub use state::AggState;

@@ -1,0 +1,346 @@
+//! [`AggState`]: the intermediate result of one aggregation for one group — what a segment
+//! produces, servers merge and ship, and the broker finalizes into a value.
+//!
+//! Finalization follows Pinot v1's defaults for empty input when null handling is off
+//! (`MIN` → `Infinity`, `MAX`/`AVG`/`MINMAXRANGE`/`PERCENTILE`/`MODE` → `-Infinity`, `SUM` →
+//! `0.0`) and returns NULL instead when it is on (`COUNT` is never NULL).
+
+use super::decimal::Decimal;
+use crate::error::EngineError;
+use crate::key::Key;
+use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
+use planner::plan::AggregateFunction;
+use segments::types::Value;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+
+/// One aggregation's intermediate state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum AggState {
+    Count(i64),
+    /// `None` until a value is seen.
+    Sum(Option<f64>),
+    Min(Option<f64>),
+    Max(Option<f64>),
+    Avg {
+        sum: f64,
+        count: i64,
+    },
+    MinMax(Option<(f64, f64)>),
+    /// Exact distinct values (DISTINCTCOUNT).
+    Distinct(HashSet<Key>),
+    /// DISTINCTCOUNTHLL.
+    Hll(#[serde(with = "super::sketch_serde")] HyperLogLog),
+    /// All values (PERCENTILE).
+    Values(Vec<f64>),
+    /// PERCENTILETDIGEST.
+    TDigest(#[serde(with = "super::sketch_serde")] TDigest),
+    /// PERCENTILEEST.
+    QDigest(#[serde(with = "super::sketch_serde")] QuantileDigest),
+    /// Value (as `f64` bits) → occurrences (MODE).
+    Mode(HashMap<u64, i64>),
+    Decimal(Option<Decimal>),
+    Bool(Option<bool>),
+}
+
+impl AggState {
+    /// The empty state of a function.
+    pub fn empty(f: &AggregateFunction) -> AggState {
+        match f {
+            AggregateFunction::Count => AggState::Count(0),
+            AggregateFunction::Sum => AggState::Sum(None),
+            AggregateFunction::Min => AggState::Min(None),
+            AggregateFunction::Max => AggState::Max(None),
+            AggregateFunction::Avg => AggState::Avg { sum: 0.0, count: 0 },
+            AggregateFunction::MinMaxRange => AggState::MinMax(None),
+            AggregateFunction::DistinctCount => AggState::Distinct(HashSet::new()),
+            AggregateFunction::DistinctCountHll { log2m } => AggState::Hll(new_hll(*log2m)),
+            AggregateFunction::Percentile { .. } => AggState::Values(Vec::new()),
+            AggregateFunction::PercentileEst { .. } => AggState::QDigest(QuantileDigest::default()),
+            AggregateFunction::PercentileTDigest { compression, .. } => {
+                AggState::TDigest(new_tdigest(*compression))
+            }
+            AggregateFunction::Mode => AggState::Mode(HashMap::new()),
+            AggregateFunction::SumPrecision { .. } => AggState::Decimal(None),
+            AggregateFunction::BoolAnd | AggregateFunction::BoolOr => AggState::Bool(None),
+        }
+    }
+
+    /// Folds `other` into `self`; `is_and` picks the boolean combiner.
+    pub fn merge(&mut self, other: AggState, f: &AggregateFunction) -> Result<(), EngineError> {
+        let opt = |a: Option<f64>, b: Option<f64>, pick: fn(f64, f64) -> f64| match (a, b) {
+            (Some(x), Some(y)) => Some(pick(x, y)),
+            (x, None) => x,
+            (None, y) => y,
+        };
+        match (self, other) {
+            (AggState::Count(a), AggState::Count(b)) => *a += b,
+            (AggState::Sum(a), AggState::Sum(b)) => *a = opt(*a, b, |x, y| x + y),
+            (AggState::Min(a), AggState::Min(b)) => *a = opt(*a, b, f64::min),
+            (AggState::Max(a), AggState::Max(b)) => *a = opt(*a, b, f64::max),
+            (AggState::Avg { sum, count }, AggState::Avg { sum: s, count: c }) => {
+                *sum += s;
+                *count += c;
+            }
+            (AggState::MinMax(a), AggState::MinMax(b)) => {
+                *a = match (*a, b) {
+                    (Some((a1, a2)), Some((b1, b2))) => Some((a1.min(b1), a2.max(b2))),
+                    (x, None) => x,
+                    (None, y) => y,
+                }
+            }
+            (AggState::Distinct(a), AggState::Distinct(b)) => {
+                if a.len() < b.len() {
+                    let small = std::mem::replace(a, b);
+                    a.extend(small);
+                } else {
+                    a.extend(b);
+                }
+            }
+            (AggState::Values(a), AggState::Values(b)) => a.extend(b),
+            (AggState::Hll(a), AggState::Hll(b)) => a.merge(&b),
+            (AggState::TDigest(a), AggState::TDigest(b)) => a.merge(&b),
+            (AggState::QDigest(a), AggState::QDigest(b)) => a.merge(&b),
+            (AggState::Mode(a), AggState::Mode(b)) => {
+                for (k, c) in b {
+                    *a.entry(k).or_insert(0) += c;
+                }
+            }
+            (AggState::Decimal(a), AggState::Decimal(b)) => {
+                *a = match (*a, b) {
+                    (Some(x), Some(y)) => Some(
+                        x.checked_add(y)
+                            .map_err(|e| EngineError::execution(e.to_string()))?,
+                    ),
+                    (x, None) => x,
+                    (None, y) => y,
+                }
+            }
+            (AggState::Bool(a), AggState::Bool(b)) => {
+                let and = matches!(f, AggregateFunction::BoolAnd);
+                *a = match (*a, b) {
+                    (Some(x), Some(y)) => Some(if and { x && y } else { x || y }),
+                    (x, None) => x,
+                    (None, y) => y,
+                }
+            }
+            (s, o) => {
+                return Err(EngineError::execution(format!(
+                    "cannot merge aggregation states {s:?} and {o:?} of {}",
+                    f.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The final value.
+    pub fn finalize(&self, f: &AggregateFunction, null_handling: bool) -> Value {
+        let or_default = |v: Option<f64>, default: f64| match v {
+            Some(x) => Value::Double(x),
+            None if null_handling => Value::Null,
+            None => Value::Double(default),
+        };
+        match self {
+            AggState::Count(n) => Value::Long(*n),
+            AggState::Sum(s) => or_default(*s, 0.0),
+            AggState::Min(m) => or_default(*m, f64::INFINITY),
+            AggState::Max(m) => or_default(*m, f64::NEG_INFINITY),
+            AggState::Avg { sum, count } => {
+                or_default((*count > 0).then(|| sum / *count as f64), f64::NEG_INFINITY)
+            }
+            AggState::MinMax(mm) => or_default(mm.map(|(lo, hi)| hi - lo), f64::NEG_INFINITY),
+            AggState::Distinct(set) => Value::Int(set.len() as i32),
+            AggState::Hll(h) => Value::Long(h.estimate() as i64),
+            AggState::Values(values) => or_default(
+                exact_percentile(values, percentile_of(f)),
+                f64::NEG_INFINITY,
+            ),
+            AggState::TDigest(t) => {
+                or_default(t.quantile(percentile_of(f) / 100.0), f64::NEG_INFINITY)
+            }
+            AggState::QDigest(q) => match q.quantile(percentile_of(f) / 100.0) {
+                Some(x) => Value::Long(x),
+                None if null_handling => Value::Null,
+                None => Value::Long(i64::MIN),
+            },
+            AggState::Mode(counts) => {
+                let best = counts
+                    .iter()
+                    .map(|(bits, c)| (f64::from_bits(*bits), *c))
+                    .max_by(|(va, ca), (vb, cb)| ca.cmp(cb).then_with(|| vb.total_cmp(va)));
+                or_default(best.map(|(v, _)| v), f64::NEG_INFINITY)
+            }
+            AggState::Decimal(d) => match d {
+                None if null_handling => Value::Null,
+                None => Value::BigDecimal("0".into()),
+                Some(d) => {
+                    let (precision, scale) = match f {
+                        AggregateFunction::SumPrecision { precision, scale } => {
+                            (*precision, *scale)
+                        }
+                        _ => (None, None),
+                    };
+                    let mut out = *d;
+                    if let Some(p) = precision {
+                        out = out.round_precision(p);
+                        if let Some(s) = scale {
+                            out = out.set_scale(s).unwrap_or(out);
+                        }
+                    }
+                    Value::BigDecimal(out.to_plain_string())
+                }
+            },
+            AggState::Bool(b) => match b {
+                Some(x) => Value::Boolean(*x),
+                None if null_handling => Value::Null,
+                None => Value::Boolean(matches!(f, AggregateFunction::BoolAnd)),
+            },
+        }
+    }
+}
+
+/// The percentile (0–100) of a percentile function.
+fn percentile_of(f: &AggregateFunction) -> f64 {
+    match f {
+        AggregateFunction::Percentile { percentile }
+        | AggregateFunction::PercentileEst { percentile }
+        | AggregateFunction::PercentileTDigest { percentile, .. } => *percentile,
+        _ => 50.0,
+    }
+}
+
+/// An empty HyperLogLog (`log2m` was validated by the binder).
+pub fn new_hll(log2m: u8) -> HyperLogLog {
+    HyperLogLog::new(log2m).unwrap_or_default()
+}
+
+/// An empty t-digest (compression was validated by the binder).
+pub fn new_tdigest(compression: f64) -> TDigest {
+    TDigest::new(compression).unwrap_or_default()
+}
+
+/// Pinot's exact percentile: the value at index `floor(n × p / 100)` of the sorted values
+/// (the last one for p = 100).
+pub fn exact_percentile(values: &[f64], p: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let idx = if p >= 100.0 {
+        n - 1
+    } else {
+        ((n as f64 * p / 100.0) as usize).min(n - 1)
+    };
+    Some(sorted[idx])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_results_follow_v1_defaults() {
+        let f = AggregateFunction::Min;
+        assert_eq!(
+            AggState::empty(&f).finalize(&f, false),
+            Value::Double(f64::INFINITY)
+        );
+        assert_eq!(AggState::empty(&f).finalize(&f, true), Value::Null);
+        let f = AggregateFunction::Sum;
+        assert_eq!(AggState::empty(&f).finalize(&f, false), Value::Double(0.0));
+        let f = AggregateFunction::Count;
+        assert_eq!(AggState::empty(&f).finalize(&f, true), Value::Long(0));
+        let f = AggregateFunction::Avg;
+        assert_eq!(
+            AggState::empty(&f).finalize(&f, false),
+            Value::Double(f64::NEG_INFINITY)
+        );
+        let f = AggregateFunction::BoolAnd;
+        assert_eq!(
+            AggState::empty(&f).finalize(&f, false),
+            Value::Boolean(true)
+        );
+        let f = AggregateFunction::DistinctCount;
+        assert_eq!(AggState::empty(&f).finalize(&f, false), Value::Int(0));
+    }
+
+    #[test]
+    fn merges_and_finalizes() {
+        let f = AggregateFunction::Avg;
+        let mut a = AggState::Avg { sum: 3.0, count: 1 };
+        a.merge(AggState::Avg { sum: 5.0, count: 3 }, &f).unwrap();
+        assert_eq!(a.finalize(&f, false), Value::Double(2.0));
+        let f = AggregateFunction::MinMaxRange;
+        let mut m = AggState::MinMax(Some((1.0, 4.0)));
+        m.merge(AggState::MinMax(Some((-2.0, 3.0))), &f).unwrap();
+        assert_eq!(m.finalize(&f, false), Value::Double(6.0));
+        let f = AggregateFunction::Mode;
+        let mut md = AggState::Mode(HashMap::from([
+            (2.0f64.to_bits(), 2),
+            (1.0f64.to_bits(), 1),
+        ]));
+        md.merge(AggState::Mode(HashMap::from([(1.0f64.to_bits(), 1)])), &f)
+            .unwrap();
+        assert_eq!(
+            md.finalize(&f, false),
+            Value::Double(1.0),
+            "ties go to the smallest value"
+        );
+        let f = AggregateFunction::SumPrecision {
+            precision: Some(3),
+            scale: None,
+        };
+        let mut d = AggState::Decimal(Some(Decimal::parse("1.234").unwrap()));
+        d.merge(AggState::Decimal(Some(Decimal::parse("2").unwrap())), &f)
+            .unwrap();
+        assert_eq!(d.finalize(&f, false), Value::BigDecimal("3.23".into()));
+        let f = AggregateFunction::BoolOr;
+        let mut b = AggState::Bool(Some(false));
+        b.merge(AggState::Bool(Some(true)), &f).unwrap();
+        assert_eq!(b.finalize(&f, false), Value::Boolean(true));
+        assert!(
+            AggState::Count(1)
+                .merge(AggState::Sum(None), &AggregateFunction::Count)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn percentiles_pick_pinots_index() {
+        let v: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(exact_percentile(&v, 50.0), Some(6.0));
+        assert_eq!(exact_percentile(&v, 0.0), Some(1.0));
+        assert_eq!(exact_percentile(&v, 100.0), Some(10.0));
+        assert_eq!(exact_percentile(&v, 95.0), Some(10.0));
+        assert_eq!(exact_percentile(&[], 50.0), None);
+        let f = AggregateFunction::PercentileEst { percentile: 50.0 };
+        let mut q = QuantileDigest::default();
+        v.iter().for_each(|x| q.add(*x as i64));
+        assert_eq!(AggState::QDigest(q).finalize(&f, false), Value::Long(6));
+        assert_eq!(
+            AggState::empty(&f).finalize(&f, false),
+            Value::Long(i64::MIN)
+        );
+        let f = AggregateFunction::PercentileTDigest {
+            percentile: 50.0,
+            compression: 100.0,
+        };
+        let mut t = new_tdigest(100.0);
+        (1..=100).for_each(|x| t.add(x as f64));
+        let Value::Double(m) = AggState::TDigest(t).finalize(&f, false) else {
+            panic!()
+        };
+        assert!((50.0..=51.0).contains(&m));
+        let f = AggregateFunction::DistinctCountHll { log2m: 8 };
+        let mut h = AggState::empty(&f);
+        let mut other = new_hll(8);
+        (0..10).for_each(|i| other.add(&Value::Int(i)));
+        h.merge(AggState::Hll(other), &f).unwrap();
+        assert_eq!(h.finalize(&f, false), Value::Long(10));
+        let json = serde_json::to_string(&h).unwrap();
+        assert_eq!(serde_json::from_str::<AggState>(&json).unwrap(), h);
+    }
+}

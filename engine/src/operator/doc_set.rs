@@ -1,0 +1,232 @@
+//! [`DocSet`]: the documents of one segment a filter selected — a contiguous range (sorted
+//! index, match-all) or a roaring bitmap — with the set algebra filters need and iteration in
+//! blocks.
+
+use crate::block::BLOCK_SIZE;
+use roaring::RoaringBitmap;
+use segments::types::DocId;
+use std::ops::Range;
+
+/// A set of document ids.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DocSet {
+    /// `start..end`.
+    Range(Range<DocId>),
+    Bitmap(RoaringBitmap),
+}
+
+impl DocSet {
+    /// Every document of a segment with `n` documents.
+    pub fn all(n: u32) -> DocSet {
+        DocSet::Range(0..n)
+    }
+
+    /// No document.
+    pub fn empty() -> DocSet {
+        DocSet::Range(0..0)
+    }
+
+    /// Number of documents.
+    pub fn len(&self) -> u64 {
+        match self {
+            DocSet::Range(r) => r.end.saturating_sub(r.start) as u64,
+            DocSet::Bitmap(b) => b.len(),
+        }
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the set is every document of an `n`-document segment.
+    pub fn is_all(&self, n: u32) -> bool {
+        self.len() == n as u64
+    }
+
+    /// The set as a bitmap.
+    pub fn to_bitmap(&self) -> RoaringBitmap {
+        match self {
+            DocSet::Range(r) => {
+                let mut b = RoaringBitmap::new();
+                if r.start < r.end {
+                    b.insert_range(r.clone());
+                }
+                b
+            }
+            DocSet::Bitmap(b) => b.clone(),
+        }
+    }
+
+    /// Whether `doc` is in the set.
+    pub fn contains(&self, doc: DocId) -> bool {
+        match self {
+            DocSet::Range(r) => r.contains(&doc),
+            DocSet::Bitmap(b) => b.contains(doc),
+        }
+    }
+
+    /// Intersection.
+    pub fn and(self, other: &DocSet) -> DocSet {
+        match (self, other) {
+            (DocSet::Range(a), DocSet::Range(b)) => {
+                let start = a.start.max(b.start);
+                let end = a.end.min(b.end).max(start);
+                DocSet::Range(start..end)
+            }
+            (DocSet::Range(r), DocSet::Bitmap(b)) => DocSet::Bitmap(clip(b.clone(), &r)),
+            (DocSet::Bitmap(b), DocSet::Range(r)) => DocSet::Bitmap(clip(b, r)),
+            (DocSet::Bitmap(a), DocSet::Bitmap(b)) => DocSet::Bitmap(a & b),
+        }
+    }
+
+    /// Union.
+    pub fn or(self, other: &DocSet) -> DocSet {
+        match (&self, other) {
+            (DocSet::Range(a), DocSet::Range(b)) if a.start <= b.end && b.start <= a.end => {
+                if a.start >= a.end {
+                    return other.clone();
+                }
+                if b.start >= b.end {
+                    return self;
+                }
+                DocSet::Range(a.start.min(b.start)..a.end.max(b.end))
+            }
+            _ => DocSet::Bitmap(self.to_bitmap() | other.to_bitmap()),
+        }
+    }
+
+    /// Complement within an `n`-document segment.
+    pub fn not(self, n: u32) -> DocSet {
+        match self {
+            DocSet::Range(r) if r.start >= r.end => DocSet::all(n),
+            DocSet::Range(r) if r.start == 0 => DocSet::Range(r.end.min(n)..n),
+            DocSet::Range(r) if r.end >= n => DocSet::Range(0..r.start.min(n)),
+            other => {
+                let mut all = RoaringBitmap::new();
+                all.insert_range(0..n);
+                DocSet::Bitmap(all - other.to_bitmap())
+            }
+        }
+    }
+
+    /// Removes the documents of `b`.
+    pub fn minus(self, b: &RoaringBitmap) -> DocSet {
+        if b.is_empty() {
+            return self;
+        }
+        DocSet::Bitmap(self.to_bitmap() - b)
+    }
+
+    /// The documents in ascending order, in chunks of at most [`BLOCK_SIZE`].
+    pub fn blocks(&self) -> DocBlocks<'_> {
+        DocBlocks {
+            set: self,
+            next_range: match self {
+                DocSet::Range(r) => r.start,
+                DocSet::Bitmap(_) => 0,
+            },
+            bitmap_iter: match self {
+                DocSet::Bitmap(b) => Some(b.iter()),
+                DocSet::Range(_) => None,
+            },
+        }
+    }
+}
+
+fn clip(mut b: RoaringBitmap, r: &Range<DocId>) -> RoaringBitmap {
+    if r.start > 0 {
+        b.remove_range(0..r.start);
+    }
+    b.remove_range(r.end..);
+    b
+}
+
+/// Iterator over a [`DocSet`] in blocks.
+pub struct DocBlocks<'a> {
+    set: &'a DocSet,
+    next_range: DocId,
+    bitmap_iter: Option<roaring::bitmap::Iter<'a>>,
+}
+
+impl Iterator for DocBlocks<'_> {
+    type Item = Vec<DocId>;
+
+    fn next(&mut self) -> Option<Vec<DocId>> {
+        match self.set {
+            DocSet::Range(r) => {
+                if self.next_range >= r.end {
+                    return None;
+                }
+                let end = (self.next_range as u64 + BLOCK_SIZE as u64).min(r.end as u64) as DocId;
+                let docs: Vec<DocId> = (self.next_range..end).collect();
+                self.next_range = end;
+                Some(docs)
+            }
+            DocSet::Bitmap(_) => {
+                let it = self.bitmap_iter.as_mut()?;
+                let docs: Vec<DocId> = it.take(BLOCK_SIZE).collect();
+                (!docs.is_empty()).then_some(docs)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn bm(v: &[u32]) -> DocSet {
+        DocSet::Bitmap(v.iter().copied().collect())
+    }
+
+    #[test]
+    fn algebra() {
+        let r = DocSet::Range(2..6);
+        assert_eq!(r.clone().and(&DocSet::Range(4..10)), DocSet::Range(4..6));
+        assert_eq!(r.clone().and(&DocSet::Range(7..10)).len(), 0);
+        assert_eq!(
+            r.clone().and(&bm(&[1, 3, 5, 7])).to_bitmap(),
+            bm(&[3, 5]).to_bitmap()
+        );
+        assert_eq!(r.clone().or(&DocSet::Range(6..8)), DocSet::Range(2..8));
+        assert_eq!(r.clone().or(&bm(&[9])).len(), 5);
+        assert_eq!(r.clone().not(8).to_bitmap(), bm(&[0, 1, 6, 7]).to_bitmap());
+        assert_eq!(DocSet::Range(0..3).not(8), DocSet::Range(3..8));
+        assert_eq!(DocSet::empty().not(4), DocSet::all(4));
+        assert!(DocSet::all(4).is_all(4));
+        let nulls: RoaringBitmap = [3u32].into_iter().collect();
+        assert_eq!(r.minus(&nulls).len(), 3);
+    }
+
+    #[test]
+    fn blocks_cover_everything_in_order() {
+        let r = DocSet::Range(5..25_005);
+        let blocks: Vec<Vec<u32>> = r.blocks().collect();
+        assert_eq!(blocks.len(), 3);
+        assert_eq!(blocks[0].len(), BLOCK_SIZE);
+        assert_eq!(blocks[2].last(), Some(&25_004));
+        let b = bm(&[1, 4, 9]);
+        assert_eq!(b.blocks().collect::<Vec<_>>(), vec![vec![1, 4, 9]]);
+        assert_eq!(DocSet::empty().blocks().count(), 0);
+    }
+
+    proptest! {
+        #[test]
+        fn set_ops_match_bitmaps(a in proptest::collection::vec(0u32..200, 0..50), lo in 0u32..200, len in 0u32..100) {
+            let n = 200;
+            let x = bm(&a);
+            let y = DocSet::Range(lo..(lo + len).min(n));
+            let xb = x.to_bitmap();
+            let yb = y.to_bitmap();
+            prop_assert_eq!(x.clone().and(&y).to_bitmap(), &xb & &yb);
+            prop_assert_eq!(y.clone().and(&x).to_bitmap(), &xb & &yb);
+            prop_assert_eq!(x.clone().or(&y).to_bitmap(), &xb | &yb);
+            let mut all = RoaringBitmap::new();
+            all.insert_range(0..n);
+            prop_assert_eq!(y.clone().not(n).to_bitmap(), &all - &yb);
+            prop_assert_eq!(x.not(n).to_bitmap(), &all - &xb);
+        }
+    }
+}

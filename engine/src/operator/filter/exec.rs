@@ -1,0 +1,278 @@
+//! Running a [`FilterNode`] tree to a [`DocSet`].
+//!
+//! Every node is evaluated against a candidate set and returns the matching subset. `AND`
+//! narrows the candidates child by child (index-answered children were ordered first), so a
+//! scan only reads documents the indexes left; `OR` unions its children over the same
+//! candidates; `NOT` subtracts. Scans count the entries they read
+//! (`numEntriesScannedInFilter`) and check the query deadline once per block.
+
+use super::{Access, FilterNode, Leaf};
+use crate::block::Block;
+use crate::context::QueryContext;
+use crate::error::EngineError;
+use crate::operator::doc_set::DocSet;
+use crate::operator::projection::ColumnSource;
+use crate::operator::transform::evaluate;
+use roaring::RoaringBitmap;
+use segments::forward::ForwardIndex;
+use segments::segment::{ColumnReader, ImmutableSegment};
+use segments::types::{DocId, StoredType};
+
+/// Runs filter trees of one segment.
+pub struct FilterExecutor<'s, 'q> {
+    pub segment: &'s ImmutableSegment,
+    pub ctx: &'q QueryContext,
+    /// Entries read by scans so far.
+    pub entries_scanned: u64,
+}
+
+impl<'s, 'q> FilterExecutor<'s, 'q> {
+    /// An executor for `segment`.
+    pub fn new(segment: &'s ImmutableSegment, ctx: &'q QueryContext) -> FilterExecutor<'s, 'q> {
+        FilterExecutor {
+            segment,
+            ctx,
+            entries_scanned: 0,
+        }
+    }
+
+    /// The documents of the segment matching `node`.
+    pub fn run(&mut self, node: &FilterNode<'s>) -> Result<DocSet, EngineError> {
+        let all = DocSet::all(self.segment.total_docs());
+        self.run_within(node, &all)
+    }
+
+    /// The documents of `candidates` matching `node`.
+    pub fn run_within(
+        &mut self,
+        node: &FilterNode<'s>,
+        candidates: &DocSet,
+    ) -> Result<DocSet, EngineError> {
+        Ok(match node {
+            FilterNode::MatchAll => candidates.clone(),
+            FilterNode::Empty => DocSet::empty(),
+            FilterNode::And(children) => {
+                let mut current = candidates.clone();
+                for c in children {
+                    if current.is_empty() {
+                        break;
+                    }
+                    current = self.run_within(c, &current)?;
+                }
+                current
+            }
+            FilterNode::Or(children) => {
+                let mut out = DocSet::empty();
+                for c in children {
+                    let m = self.run_within(c, candidates)?;
+                    out = out.or(&m);
+                }
+                out
+            }
+            FilterNode::Not { child, nulls } => {
+                let m = self.run_within(child, candidates)?.to_bitmap();
+                let mut out = candidates.clone().minus(&m);
+                for n in nulls {
+                    out = out.minus(n);
+                }
+                out
+            }
+            FilterNode::Leaf(leaf) => self.run_leaf(leaf, candidates)?,
+        })
+    }
+
+    fn run_leaf(&mut self, leaf: &Leaf<'s>, candidates: &DocSet) -> Result<DocSet, EngineError> {
+        let positive = self.positive(&leaf.access, candidates)?;
+        let mut out = if leaf.negated {
+            candidates.clone().minus(&positive.to_bitmap())
+        } else {
+            positive
+        };
+        if let Some(n) = leaf.nulls {
+            out = out.minus(n);
+        }
+        Ok(out)
+    }
+
+    /// The candidates matching the positive form of an access.
+    fn positive(
+        &mut self,
+        access: &Access<'s>,
+        candidates: &DocSet,
+    ) -> Result<DocSet, EngineError> {
+        Ok(match access {
+            Access::Constant(true) => candidates.clone(),
+            Access::Constant(false) => DocSet::empty(),
+            Access::Sorted { reader, ids } => {
+                let set = match ids {
+                    super::IdSet::Range(r) => DocSet::Range(reader.doc_range_of(r.clone())),
+                    super::IdSet::Ids(v) if v.len() == 1 => DocSet::Range(reader.doc_range(v[0])),
+                    super::IdSet::Ids(v) => {
+                        let mut b = RoaringBitmap::new();
+                        for &id in v {
+                            let r = reader.doc_range(id);
+                            if r.start < r.end {
+                                b.insert_range(r);
+                            }
+                        }
+                        DocSet::Bitmap(b)
+                    }
+                };
+                set.and(candidates)
+            }
+            Access::Inverted { reader, ids } => {
+                DocSet::Bitmap(reader.union(ids.iter())).and(candidates)
+            }
+            Access::RangeIndex {
+                reader,
+                ids,
+                column,
+            } => {
+                let m = reader.matching(ids.clone());
+                let mut out = DocSet::Bitmap(m.exact).and(candidates);
+                if !m.partial.is_empty() {
+                    let lookup = super::IdSet::Range(ids.clone())
+                        .lookup(column.dictionary().map_or(0, |d| d.len()));
+                    let partial = DocSet::Bitmap(m.partial).and(candidates);
+                    let confirmed = self.scan_dict(column, &lookup, &partial)?;
+                    out = out.or(&confirmed);
+                }
+                out
+            }
+            Access::RangeIndexRaw {
+                reader,
+                lower,
+                upper,
+                column,
+                test,
+            } => {
+                let m = reader.matching_values(lower.as_ref(), upper.as_ref());
+                let mut out = DocSet::Bitmap(m.exact).and(candidates);
+                if !m.partial.is_empty() {
+                    let partial = DocSet::Bitmap(m.partial).and(candidates);
+                    let confirmed = self.scan_raw(column, test, &partial)?;
+                    out = out.or(&confirmed);
+                }
+                out
+            }
+            Access::DictScan { column, lookup } => self.scan_dict(column, lookup, candidates)?,
+            Access::RawScan { column, test } => self.scan_raw(column, test, candidates)?,
+            Access::NullVector(nulls) => match nulls {
+                Some(b) => DocSet::Bitmap((*b).clone()).and(candidates),
+                None => DocSet::empty(),
+            },
+            Access::Expression { expr, test } => {
+                let segment = self.segment;
+                let mut sources: Vec<ColumnSource<'s>> = expr
+                    .columns()
+                    .iter()
+                    .map(|c| ColumnSource::new(segment, c, None, &self.ctx.options))
+                    .collect();
+                let mut out = RoaringBitmap::new();
+                for docs in candidates.blocks() {
+                    self.ctx.check()?;
+                    self.entries_scanned += docs.len() as u64;
+                    let columns = sources
+                        .iter_mut()
+                        .map(|s| (s.name.clone(), s.read(&docs)))
+                        .collect();
+                    let block = Block { docs, columns };
+                    let values = evaluate(expr, &block)?;
+                    for (i, &doc) in block.docs.iter().enumerate() {
+                        let hit = match test {
+                            None => values.is_null(i),
+                            Some(t) => !values.is_null(i) && t.test(&values.value(i)),
+                        };
+                        if hit {
+                            let _ = out.try_push(doc);
+                        }
+                    }
+                }
+                DocSet::Bitmap(out)
+            }
+        })
+    }
+
+    /// Scans dictionary ids of `candidates`.
+    fn scan_dict(
+        &mut self,
+        column: &'s ColumnReader,
+        lookup: &super::IdLookup,
+        candidates: &DocSet,
+    ) -> Result<DocSet, EngineError> {
+        let mut out = RoaringBitmap::new();
+        let mut ids: Vec<u32> = Vec::new();
+        for docs in candidates.blocks() {
+            self.ctx.check()?;
+            self.entries_scanned += docs.len() as u64;
+            match column.forward() {
+                ForwardIndex::Dict(f) => {
+                    ids.resize(docs.len(), 0);
+                    if is_contiguous(&docs) {
+                        f.read_range(docs[0], &mut ids);
+                    } else {
+                        f.read_docs(&docs, &mut ids);
+                    }
+                    for (&doc, &id) in docs.iter().zip(&ids) {
+                        if lookup.contains(id) {
+                            let _ = out.try_push(doc);
+                        }
+                    }
+                }
+                ForwardIndex::DictMv(f) => {
+                    for &doc in &docs {
+                        f.read(doc, &mut ids);
+                        if ids.iter().any(|&id| lookup.contains(id)) {
+                            let _ = out.try_push(doc);
+                        }
+                    }
+                }
+                ForwardIndex::Raw(_) => {
+                    return Err(EngineError::execution(format!(
+                        "column '{}' has no dictionary to scan",
+                        column.name()
+                    )));
+                }
+            }
+        }
+        Ok(DocSet::Bitmap(out))
+    }
+
+    /// Scans raw values of `candidates`.
+    fn scan_raw(
+        &mut self,
+        column: &'s ColumnReader,
+        test: &super::RawTest,
+        candidates: &DocSet,
+    ) -> Result<DocSet, EngineError> {
+        let ForwardIndex::Raw(raw) = column.forward() else {
+            return Err(EngineError::execution(format!(
+                "column '{}' is not raw",
+                column.name()
+            )));
+        };
+        let mut cursor = raw.cursor();
+        let mut out = RoaringBitmap::new();
+        let stored = column.data_type().stored();
+        for docs in candidates.blocks() {
+            self.ctx.check()?;
+            self.entries_scanned += docs.len() as u64;
+            for &doc in &docs {
+                let hit = match (stored, test) {
+                    (StoredType::Int | StoredType::Long, t) => t.test_i64(cursor.i64(doc)),
+                    (StoredType::Float | StoredType::Double, t) => t.test_f64(cursor.f64(doc)),
+                    (_, super::RawTest::Value(t)) => t.test(&cursor.value(doc)),
+                    (_, t) => t.test_f64(cursor.f64(doc)),
+                };
+                if hit {
+                    let _ = out.try_push(doc);
+                }
+            }
+        }
+        Ok(DocSet::Bitmap(out))
+    }
+}
+
+fn is_contiguous(docs: &[DocId]) -> bool {
+    !docs.is_empty() && docs[docs.len() - 1] - docs[0] == docs.len() as u32 - 1
+}

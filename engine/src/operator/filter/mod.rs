@@ -1,0 +1,443 @@
+//! Filtering one segment: a bound [`FilterExpr`] becomes a [`FilterNode`] tree whose leaves
+//! each say how they will be answered, then runs to a [`DocSet`].
+//!
+//! Index choice per predicate on a column (Pinot's `FilterOperatorUtils` order):
+//! 1. the predicate's dictionary ids are computed once ([`IdSet`]); none → empty, all →
+//!    match-all;
+//! 2. a sorted column answers with doc ranges (`FILTER_SORTED_INDEX`);
+//! 3. a range predicate with a range index uses it (`FILTER_RANGE_INDEX`);
+//! 4. an inverted index unions per-id bitmaps (`FILTER_INVERTED_INDEX`);
+//! 5. otherwise the forward index is scanned comparing dictionary ids — or raw values for
+//!    no-dictionary columns (`FILTER_FULL_SCAN`).
+//!
+//! Predicates on expressions (`FILTER_EXPRESSION`) evaluate the expression per candidate
+//! document. `skipIndexes` removes indexes from consideration. Negative predicates run as the
+//! complement of their positive form; with null handling on, NULL documents never match a
+//! comparison (nor its negation).
+
+pub mod exec;
+pub mod id_set;
+pub mod prune;
+pub mod raw_test;
+pub mod value_test;
+
+use crate::error::EngineError;
+use id_set::{IdLookup, IdSet};
+use planner::plan::{ExecutionOptions, Expr, FilterExpr, Predicate, PredicateOp};
+use raw_test::RawTest;
+use roaring::RoaringBitmap;
+use segments::index::{
+    Inverted, InvertedIndexReader, Range as RangeIdx, RangeIndexReader, Sorted, SortedIndexReader,
+};
+use segments::segment::{ColumnReader, ImmutableSegment};
+use segments::types::Value;
+use std::ops::{Bound, Range};
+use value_test::{ValueTest, positive_form};
+
+pub use exec::FilterExecutor;
+
+/// How a leaf predicate is answered.
+pub enum Access<'s> {
+    /// The positive form matches every document (`true`) or none (`false`).
+    Constant(bool),
+    Sorted {
+        reader: &'s SortedIndexReader,
+        ids: IdSet,
+    },
+    Inverted {
+        reader: &'s InvertedIndexReader,
+        ids: IdSet,
+    },
+    /// Range index over dictionary ids.
+    RangeIndex {
+        reader: &'s RangeIndexReader,
+        ids: Range<u32>,
+        column: &'s ColumnReader,
+    },
+    /// Range index over raw values; partial matches are confirmed with `test`.
+    RangeIndexRaw {
+        reader: &'s RangeIndexReader,
+        lower: Bound<Value>,
+        upper: Bound<Value>,
+        column: &'s ColumnReader,
+        test: RawTest,
+    },
+    /// Scan the forward index comparing dictionary ids.
+    DictScan {
+        column: &'s ColumnReader,
+        lookup: IdLookup,
+    },
+    /// Scan raw values.
+    RawScan {
+        column: &'s ColumnReader,
+        test: RawTest,
+    },
+    /// `IS NULL` from the null bitmap.
+    NullVector(Option<&'s RoaringBitmap>),
+    /// Evaluate an expression per document; `None` tests for NULL.
+    Expression { expr: Expr, test: Option<ValueTest> },
+}
+
+/// A leaf predicate of one segment.
+pub struct Leaf<'s> {
+    /// Pinot's predicate text (`x = '1'`).
+    pub text: String,
+    /// Pinot's predicate type (`EQ`, `RANGE`, …).
+    pub operator: &'static str,
+    pub access: Access<'s>,
+    /// The predicate is the complement of `access` (`!=`, `NOT IN`, `IS NOT NULL`).
+    pub negated: bool,
+    /// NULL documents to remove from the result (null handling on).
+    pub nulls: Option<&'s RoaringBitmap>,
+}
+
+/// A segment's filter tree.
+pub enum FilterNode<'s> {
+    MatchAll,
+    Empty,
+    And(Vec<FilterNode<'s>>),
+    Or(Vec<FilterNode<'s>>),
+    Not {
+        child: Box<FilterNode<'s>>,
+        /// NULL documents of the columns under the NOT (null handling on).
+        nulls: Vec<&'s RoaringBitmap>,
+    },
+    Leaf(Leaf<'s>),
+}
+
+impl Leaf<'_> {
+    /// Which structure answers the leaf: `sorted`, `inverted`, `range`, `scan`,
+    /// `expression`, `null_vector` or `constant`.
+    pub fn index_used(&self) -> &'static str {
+        match &self.access {
+            Access::Constant(_) => "constant",
+            Access::Sorted { .. } => "sorted",
+            Access::Inverted { .. } => "inverted",
+            Access::RangeIndex { .. } | Access::RangeIndexRaw { .. } => "range",
+            Access::DictScan { .. } | Access::RawScan { .. } => "scan",
+            Access::NullVector(_) => "null_vector",
+            Access::Expression { .. } => "expression",
+        }
+    }
+
+    /// Whether answering the leaf reads documents one by one.
+    pub fn is_scan(&self) -> bool {
+        matches!(
+            self.access,
+            Access::DictScan { .. } | Access::RawScan { .. } | Access::Expression { .. }
+        )
+    }
+
+    /// Pinot's EXPLAIN text for the leaf.
+    pub fn explain(&self) -> String {
+        let (name, lookup) = match &self.access {
+            Access::Sorted { .. } => ("FILTER_SORTED_INDEX", Some("sorted_index")),
+            Access::Inverted { .. } => ("FILTER_INVERTED_INDEX", Some("inverted_index")),
+            Access::RangeIndex { .. } | Access::RangeIndexRaw { .. } => {
+                ("FILTER_RANGE_INDEX", Some("range_index"))
+            }
+            Access::NullVector(_) => ("FILTER_NULL_VALUE_INDEX", Some("null_value_vector")),
+            Access::Expression { .. } => ("FILTER_EXPRESSION", None),
+            Access::Constant(_) | Access::DictScan { .. } | Access::RawScan { .. } => {
+                ("FILTER_FULL_SCAN", None)
+            }
+        };
+        match lookup {
+            Some(l) => format!(
+                "{name}(indexLookUp:{l},operator:{},predicate:{})",
+                self.operator, self.text
+            ),
+            None => format!("{name}(operator:{},predicate:{})", self.operator, self.text),
+        }
+    }
+}
+
+impl<'s> FilterNode<'s> {
+    /// Whether any leaf scans documents.
+    pub fn scans(&self) -> bool {
+        match self {
+            FilterNode::MatchAll | FilterNode::Empty => false,
+            FilterNode::And(v) | FilterNode::Or(v) => v.iter().any(FilterNode::scans),
+            FilterNode::Not { child, .. } => child.scans(),
+            FilterNode::Leaf(l) => l.is_scan(),
+        }
+    }
+
+    /// Every leaf, pre-order.
+    pub fn leaves(&self) -> Vec<&Leaf<'s>> {
+        let mut out = Vec::new();
+        fn walk<'a, 's>(n: &'a FilterNode<'s>, out: &mut Vec<&'a Leaf<'s>>) {
+            match n {
+                FilterNode::And(v) | FilterNode::Or(v) => v.iter().for_each(|c| walk(c, out)),
+                FilterNode::Not { child, .. } => walk(child, out),
+                FilterNode::Leaf(l) => out.push(l),
+                FilterNode::MatchAll | FilterNode::Empty => {}
+            }
+        }
+        walk(self, &mut out);
+        out
+    }
+
+    /// EXPLAIN rows: (depth, text), pre-order.
+    pub fn explain(&self, total_docs: u32) -> Vec<(usize, String)> {
+        let mut out = Vec::new();
+        self.explain_into(0, total_docs, &mut out);
+        out
+    }
+
+    fn explain_into(&self, depth: usize, total_docs: u32, out: &mut Vec<(usize, String)>) {
+        match self {
+            FilterNode::MatchAll => out.push((
+                depth,
+                format!("FILTER_MATCH_ENTIRE_SEGMENT(docs:{total_docs})"),
+            )),
+            FilterNode::Empty => out.push((depth, "FILTER_EMPTY".into())),
+            FilterNode::And(v) | FilterNode::Or(v) => {
+                out.push((
+                    depth,
+                    if matches!(self, FilterNode::And(_)) {
+                        "FILTER_AND"
+                    } else {
+                        "FILTER_OR"
+                    }
+                    .into(),
+                ));
+                v.iter()
+                    .for_each(|c| c.explain_into(depth + 1, total_docs, out));
+            }
+            FilterNode::Not { child, .. } => {
+                out.push((depth, "FILTER_NOT".into()));
+                child.explain_into(depth + 1, total_docs, out);
+            }
+            FilterNode::Leaf(l) => out.push((depth, l.explain())),
+        }
+    }
+}
+
+/// Plans the filter of one segment.
+pub fn plan_filter<'s>(
+    filter: Option<&FilterExpr>,
+    segment: &'s ImmutableSegment,
+    options: &ExecutionOptions,
+) -> Result<FilterNode<'s>, EngineError> {
+    match filter {
+        None => Ok(FilterNode::MatchAll),
+        Some(f) => plan_node(f, segment, options),
+    }
+}
+
+fn plan_node<'s>(
+    f: &FilterExpr,
+    segment: &'s ImmutableSegment,
+    options: &ExecutionOptions,
+) -> Result<FilterNode<'s>, EngineError> {
+    Ok(match f {
+        FilterExpr::Constant(true) => FilterNode::MatchAll,
+        FilterExpr::Constant(false) => FilterNode::Empty,
+        FilterExpr::And(children) => {
+            let mut out = Vec::new();
+            for c in children {
+                match plan_node(c, segment, options)? {
+                    FilterNode::Empty => return Ok(FilterNode::Empty),
+                    FilterNode::MatchAll => {}
+                    n => out.push(n),
+                }
+            }
+            // Index-answered children first: scans then only read their candidates.
+            out.sort_by_key(FilterNode::scans);
+            match out.len() {
+                0 => FilterNode::MatchAll,
+                1 => out.pop().unwrap_or(FilterNode::MatchAll),
+                _ => FilterNode::And(out),
+            }
+        }
+        FilterExpr::Or(children) => {
+            let mut out = Vec::new();
+            for c in children {
+                match plan_node(c, segment, options)? {
+                    FilterNode::MatchAll => return Ok(FilterNode::MatchAll),
+                    FilterNode::Empty => {}
+                    n => out.push(n),
+                }
+            }
+            match out.len() {
+                0 => FilterNode::Empty,
+                1 => out.pop().unwrap_or(FilterNode::Empty),
+                _ => FilterNode::Or(out),
+            }
+        }
+        FilterExpr::Not(child) => {
+            let nulls: Vec<&RoaringBitmap> = if options.enable_null_handling {
+                child
+                    .columns()
+                    .iter()
+                    .filter_map(|c| segment.column(&c.name).and_then(ColumnReader::nulls))
+                    .filter(|b| !b.is_empty())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            match plan_node(child, segment, options)? {
+                FilterNode::MatchAll => FilterNode::Empty,
+                FilterNode::Empty if nulls.is_empty() => FilterNode::MatchAll,
+                c => FilterNode::Not {
+                    child: Box::new(c),
+                    nulls,
+                },
+            }
+        }
+        FilterExpr::Predicate(p) => plan_predicate(p, segment, options)?,
+        FilterExpr::Expr(e) => FilterNode::Leaf(Leaf {
+            text: e.to_string(),
+            operator: "EQ",
+            access: Access::Expression {
+                expr: e.clone(),
+                test: Some(ValueTest::Truth),
+            },
+            negated: false,
+            nulls: None,
+        }),
+    })
+}
+
+fn plan_predicate<'s>(
+    p: &Predicate,
+    segment: &'s ImmutableSegment,
+    options: &ExecutionOptions,
+) -> Result<FilterNode<'s>, EngineError> {
+    let (positive, negated) = positive_form(&p.op);
+    let text = p.to_string();
+    let operator = p.op.kind_name();
+    let leaf = |access: Access<'s>, nulls: Option<&'s RoaringBitmap>| Leaf {
+        text: text.clone(),
+        operator,
+        access,
+        negated,
+        nulls,
+    };
+    let column = match &p.lhs {
+        Expr::Column(c) if !c.name.starts_with('$') => Some(c),
+        _ => None,
+    };
+    let Some(c) = column else {
+        let test = match positive {
+            PredicateOp::IsNull => None,
+            ref op => Some(ValueTest::new(op)?),
+        };
+        return Ok(FilterNode::Leaf(leaf(
+            Access::Expression {
+                expr: p.lhs.clone(),
+                test,
+            },
+            None,
+        )));
+    };
+    let Some(reader) = segment.column(&c.name) else {
+        // The segment predates the column: every document holds the default value.
+        if options.enable_null_handling {
+            let all_null = matches!(positive, PredicateOp::IsNull);
+            return Ok(if all_null != negated {
+                FilterNode::MatchAll
+            } else {
+                FilterNode::Empty
+            });
+        }
+        let matches = match positive {
+            PredicateOp::IsNull => false,
+            ref op => {
+                ValueTest::new(op)?.test(&options.column_default(&c.name, c.column_type.data_type))
+            }
+        };
+        return Ok(if matches != negated {
+            FilterNode::MatchAll
+        } else {
+            FilterNode::Empty
+        });
+    };
+    if matches!(positive, PredicateOp::IsNull) {
+        let nulls = reader.nulls().filter(|b| !b.is_empty());
+        if nulls.is_none() {
+            return Ok(if negated {
+                FilterNode::MatchAll
+            } else {
+                FilterNode::Empty
+            });
+        }
+        return Ok(FilterNode::Leaf(leaf(Access::NullVector(nulls), None)));
+    }
+    let nulls = if options.enable_null_handling {
+        reader.nulls().filter(|b| !b.is_empty())
+    } else {
+        None
+    };
+    let skip = |kind: &str| options.skips_index(&c.name, kind);
+    let access = match reader.dictionary() {
+        Some(dict) => {
+            let ids = IdSet::for_predicate(&positive, dict)?;
+            let cardinality = dict.len();
+            let is_range = matches!(positive, PredicateOp::Range { .. });
+            if ids.is_empty() {
+                Access::Constant(false)
+            } else if ids.covers(cardinality) {
+                Access::Constant(true)
+            } else if let (true, Some(sorted)) = (
+                reader.is_single_value() && !skip("sorted"),
+                reader.index::<Sorted>(),
+            ) {
+                Access::Sorted {
+                    reader: sorted,
+                    ids,
+                }
+            } else if let (true, Some(range), IdSet::Range(r)) =
+                (is_range && !skip("range"), reader.index::<RangeIdx>(), &ids)
+            {
+                Access::RangeIndex {
+                    reader: range,
+                    ids: r.clone(),
+                    column: reader,
+                }
+            } else if let (true, Some(inv)) = (
+                !skip("inverted") && (!is_range || ids.len() <= 64),
+                reader.index::<Inverted>(),
+            ) {
+                Access::Inverted { reader: inv, ids }
+            } else {
+                Access::DictScan {
+                    column: reader,
+                    lookup: ids.lookup(cardinality),
+                }
+            }
+        }
+        None => {
+            let test = RawTest::new(&positive, reader.data_type().stored())?;
+            match (&positive, reader.index::<RangeIdx>()) {
+                (PredicateOp::Range { lower, upper }, Some(range)) if !skip("range") => {
+                    let bound = |b: &Option<planner::plan::RangeBound>| match b {
+                        None => Bound::Unbounded,
+                        Some(b) if b.inclusive => Bound::Included(b.value.clone()),
+                        Some(b) => Bound::Excluded(b.value.clone()),
+                    };
+                    Access::RangeIndexRaw {
+                        reader: range,
+                        lower: bound(lower),
+                        upper: bound(upper),
+                        column: reader,
+                        test,
+                    }
+                }
+                _ => Access::RawScan {
+                    column: reader,
+                    test,
+                },
+            }
+        }
+    };
+    if let (Access::Constant(all), None) = (&access, nulls) {
+        return Ok(if *all != negated {
+            FilterNode::MatchAll
+        } else {
+            FilterNode::Empty
+        });
+    }
+    Ok(FilterNode::Leaf(leaf(access, nulls)))
+}

@@ -1,0 +1,183 @@
+//! [`ValueTest`]: the positive form of a predicate (`=`, `IN`, range, `LIKE`, `REGEXP_LIKE`,
+//! `TEXT_MATCH`, or plain truth) compiled once and applied to values — dictionary entries
+//! when building dictionary-id sets, raw values when scanning, expression results.
+//!
+//! Negative predicates (`!=`, `NOT IN`) are evaluated as the complement of their positive
+//! form, which is also Pinot's multi-value semantics (no value may match).
+
+use crate::error::EngineError;
+use crate::key::Key;
+use planner::plan::eval::{compare, truth};
+use planner::plan::filter::in_range;
+use planner::plan::like::LikePattern;
+use planner::plan::{PlanError, PredicateOp, RangeBound};
+use regex::Regex;
+use segments::types::Value;
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+/// A compiled positive predicate over values.
+#[derive(Clone, Debug)]
+pub enum ValueTest {
+    Eq(Value),
+    In(HashSet<Key>, Vec<Value>),
+    Range {
+        lower: Option<RangeBound>,
+        upper: Option<RangeBound>,
+    },
+    Like(LikePattern),
+    Regex(Regex),
+    /// `TEXT_MATCH`: every term occurs as a word (case-insensitive).
+    Text(Vec<String>),
+    /// The value is boolean TRUE (a boolean expression used as a filter).
+    Truth,
+}
+
+/// The positive form of a predicate operator and whether the predicate negates it.
+pub fn positive_form(op: &PredicateOp) -> (PredicateOp, bool) {
+    match op {
+        PredicateOp::NotEq(v) => (PredicateOp::Eq(v.clone()), true),
+        PredicateOp::NotIn(v) => (PredicateOp::In(v.clone()), true),
+        PredicateOp::IsNotNull => (PredicateOp::IsNull, true),
+        other => (other.clone(), false),
+    }
+}
+
+impl ValueTest {
+    /// Compiles a positive predicate operator (`IS NULL` has no value test).
+    pub fn new(op: &PredicateOp) -> Result<ValueTest, EngineError> {
+        Ok(match op {
+            PredicateOp::Eq(v) => ValueTest::Eq(v.clone()),
+            PredicateOp::In(vs) => ValueTest::In(vs.iter().cloned().map(Key).collect(), vs.clone()),
+            PredicateOp::Range { lower, upper } => ValueTest::Range {
+                lower: lower.clone(),
+                upper: upper.clone(),
+            },
+            PredicateOp::Like { pattern, escape } => {
+                ValueTest::Like(LikePattern::new(pattern, *escape))
+            }
+            PredicateOp::RegexpLike {
+                pattern,
+                case_insensitive,
+            } => {
+                let p = if *case_insensitive {
+                    format!("(?i){pattern}")
+                } else {
+                    pattern.clone()
+                };
+                ValueTest::Regex(Regex::new(&p).map_err(|e| {
+                    EngineError::Plan(PlanError::Validation(format!(
+                        "invalid regular expression '{pattern}': {e}"
+                    )))
+                })?)
+            }
+            PredicateOp::TextMatch(q) => ValueTest::Text(
+                q.split_whitespace()
+                    .map(|t| {
+                        t.trim_matches(|c: char| c == '"' || c == '\'')
+                            .to_lowercase()
+                    })
+                    .filter(|t| !t.is_empty() && t != "and")
+                    .collect(),
+            ),
+            PredicateOp::JsonMatch(_) => {
+                return Err(EngineError::Plan(PlanError::planning(
+                    "JSON_MATCH needs a JSON index, which is not supported yet",
+                )));
+            }
+            PredicateOp::NotEq(_)
+            | PredicateOp::NotIn(_)
+            | PredicateOp::IsNull
+            | PredicateOp::IsNotNull => {
+                return Err(EngineError::execution(format!(
+                    "{} has no positive value test",
+                    op.kind_name()
+                )));
+            }
+        })
+    }
+
+    /// Whether a single (non-array) value passes; NULL never does.
+    pub fn test_scalar(&self, v: &Value) -> bool {
+        if v.is_null() {
+            return false;
+        }
+        match self {
+            ValueTest::Eq(x) => eq(v, x),
+            ValueTest::In(set, list) => {
+                set.contains(&Key(v.clone())) || list.iter().any(|x| eq(v, x))
+            }
+            ValueTest::Range { lower, upper } => in_range(v, lower, upper),
+            ValueTest::Like(p) => p.matches(&v.to_string()),
+            ValueTest::Regex(r) => r.is_match(&v.to_string()),
+            ValueTest::Text(terms) => {
+                let text = v.to_string().to_lowercase();
+                let words: HashSet<&str> = text
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                !terms.is_empty() && terms.iter().all(|t| words.contains(t.as_str()))
+            }
+            ValueTest::Truth => truth(v) == Some(true),
+        }
+    }
+
+    /// Whether a value passes; an array passes if any element does.
+    pub fn test(&self, v: &Value) -> bool {
+        match v {
+            Value::Array(items) => items.iter().any(|i| self.test_scalar(i)),
+            other => self.test_scalar(other),
+        }
+    }
+}
+
+fn eq(a: &Value, b: &Value) -> bool {
+    a == b || compare(a, b) == Ordering::Equal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tests_values() {
+        let t = ValueTest::new(&PredicateOp::In(vec![Value::Int(1), Value::Int(3)])).unwrap();
+        assert!(t.test(&Value::Int(3)));
+        assert!(!t.test(&Value::Int(2)));
+        assert!(t.test(&Value::Array(vec![Value::Int(2), Value::Int(1)])));
+        assert!(!t.test(&Value::Null));
+        let r = ValueTest::new(&PredicateOp::Range {
+            lower: Some(RangeBound::exclusive(Value::Int(1))),
+            upper: None,
+        })
+        .unwrap();
+        assert!(r.test(&Value::Int(2)));
+        assert!(!r.test(&Value::Int(1)));
+        let re = ValueTest::new(&PredicateOp::RegexpLike {
+            pattern: "^ab".into(),
+            case_insensitive: true,
+        })
+        .unwrap();
+        assert!(re.test(&Value::String("ABc".into())));
+        let bad = ValueTest::new(&PredicateOp::RegexpLike {
+            pattern: "(".into(),
+            case_insensitive: false,
+        });
+        assert_eq!(bad.unwrap_err().code().code(), 700);
+        let like = ValueTest::new(&PredicateOp::Like {
+            pattern: "a%".into(),
+            escape: None,
+        })
+        .unwrap();
+        assert!(like.test(&Value::String("abc".into())));
+        let text = ValueTest::new(&PredicateOp::TextMatch("Quick fox".into())).unwrap();
+        assert!(text.test(&Value::String("the quick brown fox".into())));
+        assert!(!text.test(&Value::String("the quick brown dog".into())));
+        assert!(ValueTest::Truth.test(&Value::Boolean(true)));
+        assert!(ValueTest::new(&PredicateOp::JsonMatch("x".into())).is_err());
+        assert_eq!(
+            positive_form(&PredicateOp::NotEq(Value::Int(1))),
+            (PredicateOp::Eq(Value::Int(1)), true)
+        );
+    }
+}

@@ -1,0 +1,41 @@
+//! Per-segment operators.
+//!
+//! A segment runs as a short pipeline: [`filter`] turns the query's filter into a
+//! [`doc_set::DocSet`] (indexes first, scans last), [`projection`] pulls blocks of those
+//! documents with the needed columns ([`Operator::next`], one block at a time, deadline
+//! checked per block), [`transform`] evaluates expressions over a block, and one terminal
+//! operator — [`aggregation`], [`group_by`] or [`selection`] (selection and DISTINCT) —
+//! consumes the blocks into the segment's [`SegmentOutput`].
+
+pub mod aggregation;
+pub mod doc_set;
+pub mod filter;
+pub mod group_by;
+pub mod projection;
+pub mod selection;
+pub mod transform;
+
+use crate::block::Block;
+use crate::error::EngineError;
+use crate::server::result::IntermediateData;
+
+/// A pull-based producer of blocks for one segment.
+///
+/// Contract: `next` returns `Ok(Some(block))` until the input is exhausted, then `Ok(None)`
+/// forever; an error (including a timeout or cancellation) ends the pipeline.
+pub trait Operator<'s> {
+    /// The next block, or `None` at the end.
+    fn next(&mut self) -> Result<Option<Block<'s>>, EngineError>;
+}
+
+/// What a terminal operator produced for one segment.
+#[derive(Debug)]
+pub struct SegmentOutput {
+    pub data: IntermediateData,
+    /// Documents processed after filtering.
+    pub docs_scanned: u64,
+    /// Entries read after filtering (documents × projected columns).
+    pub entries_scanned_post_filter: u64,
+    /// The segment dropped groups past `numGroupsLimit`.
+    pub groups_limit_reached: bool,
+}

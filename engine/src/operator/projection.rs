@@ -1,0 +1,252 @@
+//! Projection: reads the columns a query needs for a block of documents.
+//!
+//! A [`ColumnSource`] is one column of one segment, opened once per segment: dictionary
+//! columns yield ids (bulk `read_range` for contiguous docs, gathers otherwise), raw columns
+//! yield typed vectors through a chunk-caching cursor, virtual columns (`$docId`,
+//! `$segmentName`, `$hostName`) are computed, and a column the segment lacks (schema
+//! evolution) reads as its default value. With null handling on, the column's null bitmap
+//! becomes per-row null flags.
+//!
+//! [`ProjectionOperator`] pulls doc-id blocks from a [`DocSet`] and turns them into
+//! [`Block`]s, checking the query deadline once per block.
+
+use super::Operator;
+use super::doc_set::{DocBlocks, DocSet};
+use crate::block::{Block, ColumnData, Projected};
+use crate::context::QueryContext;
+use crate::error::EngineError;
+use planner::plan::{ColumnRef, ExecutionOptions};
+use segments::dictionary::Dictionary;
+use segments::forward::{ForwardIndex, RawCursor};
+use segments::native::NativeType;
+use segments::segment::{ColumnReader, ImmutableSegment};
+use segments::types::{DataType, DocId, StoredType, Value};
+use std::sync::Arc;
+
+/// Dictionaries up to this size are always decoded for numeric aggregation.
+const DECODE_ALWAYS: u32 = 1 << 16;
+
+/// How to read one column of one segment.
+pub struct ColumnSource<'s> {
+    pub name: String,
+    pub data_type: DataType,
+    reader: Option<&'s ColumnReader>,
+    cursor: Option<RawCursor<'s>>,
+    decoded: Option<Arc<Vec<f64>>>,
+    null_handling: bool,
+    /// What the column reads as if the segment lacks it.
+    default: Value,
+    segment_name: &'s str,
+}
+
+/// Decodes a dictionary to numbers once: fixed-width dictionaries widen their zero-copy
+/// value slices, text dictionaries are parsed (NaN where not numeric).
+pub fn decode_dictionary(dict: &Dictionary) -> Vec<f64> {
+    fn widen<T: NativeType>(values: &[T]) -> Vec<f64> {
+        values.iter().map(|v| v.to_f64()).collect()
+    }
+    match dict {
+        Dictionary::Int(d) => widen(d.values()),
+        Dictionary::Long(d) => widen(d.values()),
+        Dictionary::Float(d) => widen(d.values()),
+        Dictionary::Double(d) => widen(d.values()),
+        Dictionary::BigDecimal(_) | Dictionary::String(_) | Dictionary::Bytes(_) => (0..dict.len())
+            .map(|id| dict.value(id).as_f64().unwrap_or(f64::NAN))
+            .collect(),
+    }
+}
+
+impl<'s> ColumnSource<'s> {
+    /// A source for `column` of `segment`. `numeric_docs` is set when the column feeds a
+    /// numeric aggregation over that many documents: its dictionary is then decoded to numbers
+    /// once, if it is small (≤ 65,536 entries) or no larger than the documents to read.
+    pub fn new(
+        segment: &'s ImmutableSegment,
+        column: &ColumnRef,
+        numeric_docs: Option<u64>,
+        options: &ExecutionOptions,
+    ) -> ColumnSource<'s> {
+        let reader = segment.column(&column.name);
+        let cursor = match reader.map(ColumnReader::forward) {
+            Some(ForwardIndex::Raw(raw)) => Some(raw.cursor()),
+            _ => None,
+        };
+        let decoded = match (numeric_docs, reader.and_then(ColumnReader::dictionary)) {
+            (Some(docs), Some(d)) if d.len() <= DECODE_ALWAYS || d.len() as u64 <= docs => {
+                Some(Arc::new(decode_dictionary(d)))
+            }
+            _ => None,
+        };
+        ColumnSource {
+            name: column.name.clone(),
+            data_type: column.column_type.data_type,
+            reader,
+            cursor,
+            decoded,
+            null_handling: options.enable_null_handling,
+            default: options.column_default(&column.name, column.column_type.data_type),
+            segment_name: segment.name(),
+        }
+    }
+
+    /// The column's reader, if the segment has the column.
+    pub fn reader(&self) -> Option<&'s ColumnReader> {
+        self.reader
+    }
+
+    /// Reads the column for `docs` (ascending).
+    pub fn read(&mut self, docs: &[DocId]) -> Projected<'s> {
+        let Some(reader) = self.reader else {
+            return self.read_virtual_or_default(docs);
+        };
+        let data_type = reader.data_type();
+        let contiguous = docs.len() > 1 && docs[docs.len() - 1] - docs[0] == docs.len() as u32 - 1;
+        let data = match (reader.forward(), reader.dictionary()) {
+            (ForwardIndex::Dict(f), Some(dict)) => {
+                let mut ids = vec![0u32; docs.len()];
+                if contiguous {
+                    f.read_range(docs[0], &mut ids);
+                } else {
+                    f.read_docs(docs, &mut ids);
+                }
+                ColumnData::Dict {
+                    ids,
+                    dict,
+                    decoded: self.decoded.clone(),
+                }
+            }
+            (ForwardIndex::DictMv(f), Some(dict)) => {
+                let mut ids = Vec::with_capacity(docs.len());
+                let mut offsets = Vec::with_capacity(docs.len() + 1);
+                offsets.push(0u32);
+                let mut one = Vec::new();
+                for &d in docs {
+                    f.read(d, &mut one);
+                    ids.extend_from_slice(&one);
+                    offsets.push(ids.len() as u32);
+                }
+                ColumnData::DictMv {
+                    ids,
+                    offsets,
+                    dict,
+                    decoded: self.decoded.clone(),
+                }
+            }
+            (ForwardIndex::Raw(raw), _) => {
+                let cursor = self.cursor.get_or_insert_with(|| raw.cursor());
+                match data_type.stored() {
+                    StoredType::Int | StoredType::Long => {
+                        let mut out = vec![0i64; docs.len()];
+                        if contiguous {
+                            cursor.read_i64_range(docs[0], &mut out);
+                        } else {
+                            for (o, &d) in out.iter_mut().zip(docs) {
+                                *o = cursor.i64(d);
+                            }
+                        }
+                        ColumnData::I64(out)
+                    }
+                    StoredType::Float | StoredType::Double => {
+                        let mut out = vec![0f64; docs.len()];
+                        if contiguous {
+                            cursor.read_f64_range(docs[0], &mut out);
+                        } else {
+                            for (o, &d) in out.iter_mut().zip(docs) {
+                                *o = cursor.f64(d);
+                            }
+                        }
+                        ColumnData::F64(out)
+                    }
+                    _ => ColumnData::Values(docs.iter().map(|&d| cursor.value(d)).collect()),
+                }
+            }
+            // A dictionary forward index without a dictionary cannot be opened; read defaults.
+            _ => return self.read_virtual_or_default(docs),
+        };
+        let nulls = if self.null_handling {
+            reader
+                .nulls()
+                .filter(|b| !b.is_empty())
+                .map(|b| docs.iter().map(|d| b.contains(*d)).collect())
+        } else {
+            None
+        };
+        Projected {
+            data,
+            data_type,
+            nulls,
+        }
+    }
+
+    fn read_virtual_or_default(&self, docs: &[DocId]) -> Projected<'s> {
+        match self.name.as_str() {
+            "$docId" => Projected {
+                data: ColumnData::I64(docs.iter().map(|&d| d as i64).collect()),
+                data_type: DataType::Int,
+                nulls: None,
+            },
+            "$segmentName" => Projected::values(
+                DataType::String,
+                vec![Value::String(self.segment_name.to_string()); docs.len()],
+            ),
+            "$hostName" => Projected::values(
+                DataType::String,
+                vec![Value::String("localhost".into()); docs.len()],
+            ),
+            _ => {
+                let v = if self.null_handling {
+                    Value::Null
+                } else {
+                    self.default.clone()
+                };
+                Projected::values(self.data_type, vec![v; docs.len()])
+            }
+        }
+    }
+}
+
+/// Pulls blocks of documents from a doc set and reads the needed columns for each.
+pub struct ProjectionOperator<'s, 'q> {
+    blocks: DocBlocks<'q>,
+    sources: Vec<ColumnSource<'s>>,
+    ctx: &'q QueryContext,
+    /// Documents handed out so far.
+    pub docs_scanned: u64,
+}
+
+impl<'s, 'q> ProjectionOperator<'s, 'q> {
+    /// Projects `sources` over the documents of `docs`.
+    pub fn new(
+        docs: &'q DocSet,
+        sources: Vec<ColumnSource<'s>>,
+        ctx: &'q QueryContext,
+    ) -> ProjectionOperator<'s, 'q> {
+        ProjectionOperator {
+            blocks: docs.blocks(),
+            sources,
+            ctx,
+            docs_scanned: 0,
+        }
+    }
+
+    /// Number of projected columns.
+    pub fn num_columns(&self) -> usize {
+        self.sources.len()
+    }
+}
+
+impl<'s> Operator<'s> for ProjectionOperator<'s, '_> {
+    fn next(&mut self) -> Result<Option<Block<'s>>, EngineError> {
+        self.ctx.check()?;
+        let Some(docs) = self.blocks.next() else {
+            return Ok(None);
+        };
+        self.docs_scanned += docs.len() as u64;
+        let columns = self
+            .sources
+            .iter_mut()
+            .map(|s| (s.name.clone(), s.read(&docs)))
+            .collect();
+        Ok(Some(Block { docs, columns }))
+    }
+}

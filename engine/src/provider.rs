@@ -1,0 +1,76 @@
+//! [`TableProvider`]: where the engine finds a table's schema and segments — the local
+//! segment directories of the CLI, a server's hosted segments, or a test's in-memory map.
+//! Any provider is also a binder [`Catalog`] through [`ProviderCatalog`].
+
+use planner::plan::{Catalog, TableInfo};
+use segments::segment::ImmutableSegment;
+use segments::types::Schema;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Tables the engine can query.
+pub trait TableProvider: Send + Sync {
+    /// Every raw table name.
+    fn table_names(&self) -> Vec<String>;
+    /// The schema of a table (exact raw name).
+    fn schema(&self, table: &str) -> Option<Schema>;
+    /// The segments of a table (exact raw name), in a stable order.
+    fn segments(&self, table: &str) -> Vec<Arc<ImmutableSegment>>;
+}
+
+/// The binder's view of a provider.
+pub struct ProviderCatalog<'a>(pub &'a dyn TableProvider);
+
+impl Catalog for ProviderCatalog<'_> {
+    fn table(&self, name: &str) -> Option<TableInfo> {
+        self.0.schema(name).map(|schema| TableInfo {
+            name: name.to_string(),
+            schema,
+        })
+    }
+
+    fn table_names(&self) -> Vec<String> {
+        self.0.table_names()
+    }
+}
+
+/// Tables held in memory: name → (schema, segments).
+#[derive(Default)]
+pub struct MemoryTables {
+    tables: BTreeMap<String, (Schema, Vec<Arc<ImmutableSegment>>)>,
+}
+
+impl MemoryTables {
+    /// No tables.
+    pub fn new() -> MemoryTables {
+        MemoryTables::default()
+    }
+
+    /// Adds (or replaces) a table.
+    pub fn add(
+        &mut self,
+        name: impl Into<String>,
+        schema: Schema,
+        segments: Vec<Arc<ImmutableSegment>>,
+    ) -> &mut MemoryTables {
+        self.tables.insert(name.into(), (schema, segments));
+        self
+    }
+}
+
+impl TableProvider for MemoryTables {
+    fn table_names(&self) -> Vec<String> {
+        self.tables.keys().cloned().collect()
+    }
+
+    fn schema(&self, table: &str) -> Option<Schema> {
+        self.tables.get(table).map(|(s, _)| s.clone())
+    }
+
+    fn segments(&self, table: &str) -> Vec<Arc<ImmutableSegment>> {
+        self.tables
+            .get(table)
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default()
+    }
+}

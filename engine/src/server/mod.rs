@@ -1,0 +1,66 @@
+//! The server side of a single-stage query: run a [`ServerQueryPlan`] over a table's
+//! segments and merge the segment results into one [`ServerResult`].
+//!
+//! Segments run in parallel on rayon's global pool (`par_iter`, one task per segment); their
+//! results are merged in segment order, so the answer does not depend on scheduling. A
+//! failing segment (including a timeout) becomes an exception in the result; the others
+//! still count.
+
+pub mod result;
+pub mod segment;
+
+use crate::context::QueryContext;
+use crate::error::EngineError;
+use crate::response::QueryException;
+use crate::stats::ExecutionStats;
+use planner::plan::ServerQueryPlan;
+use rayon::prelude::*;
+use result::{Combiner, ServerResult};
+use segment::execute_segment;
+use segments::segment::ImmutableSegment;
+use std::sync::Arc;
+
+/// Runs `plan` over `segments`.
+pub fn execute_server(
+    plan: &ServerQueryPlan,
+    segments: &[Arc<ImmutableSegment>],
+    ctx: &QueryContext,
+) -> ServerResult {
+    let results: Vec<_> = segments
+        .par_iter()
+        .map(|s| execute_segment(plan, s, ctx))
+        .collect();
+    let mut combiner = Combiner::new(plan);
+    let mut stats = ExecutionStats::default();
+    let mut exceptions: Vec<QueryException> = Vec::new();
+    let record = |e: &EngineError, exceptions: &mut Vec<QueryException>| {
+        let ex = QueryException::from(e);
+        if !exceptions.contains(&ex) {
+            exceptions.push(ex);
+        }
+    };
+    let mut groups_limit_reached = false;
+    for (segment, r) in segments.iter().zip(results) {
+        match r {
+            Ok(r) => {
+                stats.add(&r.stats);
+                groups_limit_reached |= r.groups_limit_reached;
+                if let Err(e) = combiner.add(r.data) {
+                    record(&e, &mut exceptions);
+                }
+            }
+            Err(e) => {
+                stats.num_segments_queried += 1;
+                stats.total_docs += segment.total_docs() as u64;
+                record(&e, &mut exceptions);
+            }
+        }
+    }
+    groups_limit_reached |= combiner.groups_limit_reached;
+    ServerResult {
+        data: combiner.finish(),
+        stats,
+        num_groups_limit_reached: groups_limit_reached,
+        exceptions,
+    }
+}

@@ -1,0 +1,350 @@
+//! [`ServerResult`]: what a server returns for a [`ServerQueryPlan`] — Pinot's data table:
+//! intermediate rows, aggregate states or groups, plus execution stats and exceptions. It is
+//! serde, so servers can ship it to a broker; [`Combiner`] merges results (segment results
+//! inside a server, server results at the broker) the same way.
+
+use crate::aggregate::AggState;
+use crate::error::EngineError;
+use crate::key::RowKey;
+use crate::response::QueryException;
+use crate::sort::{TopK, sort_and_truncate};
+use crate::stats::ExecutionStats;
+use planner::plan::{AggregateCall, ServerQueryKind, ServerQueryPlan};
+use segments::types::Value;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+
+/// One EXPLAIN plan shape and how many segments share it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SegmentExplain {
+    /// Operator rows `(depth, text)`, pre-order, below the combine operator.
+    pub rows: Vec<(usize, String)>,
+    pub num_segments: u64,
+}
+
+/// Intermediate data of one segment or server.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum IntermediateData {
+    /// Selection or DISTINCT rows (the projected expressions in order).
+    Rows(Vec<Vec<Value>>),
+    /// One state per aggregate.
+    Aggregates(Vec<AggState>),
+    /// Group key values and one state per aggregate, per group.
+    Groups(Vec<(Vec<Value>, Vec<AggState>)>),
+    /// EXPLAIN: distinct plan shapes.
+    Explain(Vec<SegmentExplain>),
+}
+
+/// A server's answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerResult {
+    pub data: IntermediateData,
+    pub stats: ExecutionStats,
+    pub num_groups_limit_reached: bool,
+    pub exceptions: Vec<QueryException>,
+}
+
+impl IntermediateData {
+    /// The empty data of a plan's kind.
+    pub fn empty(plan: &ServerQueryPlan) -> IntermediateData {
+        if plan.explain {
+            return IntermediateData::Explain(Vec::new());
+        }
+        match &plan.kind {
+            ServerQueryKind::Selection { .. } | ServerQueryKind::Distinct { .. } => {
+                IntermediateData::Rows(Vec::new())
+            }
+            ServerQueryKind::Aggregation { aggregates } => IntermediateData::Aggregates(
+                aggregates
+                    .iter()
+                    .map(|a| AggState::empty(&a.function))
+                    .collect(),
+            ),
+            ServerQueryKind::GroupBy { .. } => IntermediateData::Groups(Vec::new()),
+        }
+    }
+}
+
+/// Merges intermediate results of one plan, in order.
+pub struct Combiner<'p> {
+    plan: &'p ServerQueryPlan,
+    data: IntermediateData,
+    group_index: HashMap<RowKey, usize>,
+    distinct_seen: HashSet<RowKey>,
+    /// Groups were dropped past `numGroupsLimit`.
+    pub groups_limit_reached: bool,
+}
+
+impl<'p> Combiner<'p> {
+    /// An empty combiner for `plan`.
+    pub fn new(plan: &'p ServerQueryPlan) -> Combiner<'p> {
+        Combiner {
+            plan,
+            data: IntermediateData::empty(plan),
+            group_index: HashMap::new(),
+            distinct_seen: HashSet::new(),
+            groups_limit_reached: false,
+        }
+    }
+
+    fn aggregates(&self) -> &'p [AggregateCall] {
+        match &self.plan.kind {
+            ServerQueryKind::Aggregation { aggregates }
+            | ServerQueryKind::GroupBy { aggregates, .. } => aggregates,
+            _ => &[],
+        }
+    }
+
+    /// Folds in the next result.
+    pub fn add(&mut self, next: IntermediateData) -> Result<(), EngineError> {
+        let aggregates = self.aggregates();
+        match (&mut self.data, next) {
+            (IntermediateData::Explain(acc), IntermediateData::Explain(more)) => {
+                for e in more {
+                    match acc.iter_mut().find(|a| a.rows == e.rows) {
+                        Some(a) => a.num_segments += e.num_segments,
+                        None => acc.push(e),
+                    }
+                }
+            }
+            (IntermediateData::Rows(acc), IntermediateData::Rows(more)) => match &self.plan.kind {
+                ServerQueryKind::Selection {
+                    order_by, limit, ..
+                } => {
+                    if order_by.is_empty() {
+                        let room = limit.saturating_sub(acc.len());
+                        acc.extend(more.into_iter().take(room));
+                    } else {
+                        let mut top = TopK::new(order_by, *limit);
+                        std::mem::take(acc)
+                            .into_iter()
+                            .chain(more)
+                            .for_each(|r| top.push(r));
+                        *acc = top.into_sorted();
+                    }
+                }
+                ServerQueryKind::Distinct {
+                    order_by, limit, ..
+                } => {
+                    if self.distinct_seen.is_empty() && !acc.is_empty() {
+                        self.distinct_seen = acc.iter().map(|r| RowKey(r.clone())).collect();
+                    }
+                    for row in more {
+                        if order_by.is_empty() && acc.len() >= *limit {
+                            break;
+                        }
+                        if self.distinct_seen.insert(RowKey(row.clone())) {
+                            acc.push(row);
+                        }
+                    }
+                    if !order_by.is_empty() {
+                        sort_and_truncate(acc, order_by, *limit);
+                        self.distinct_seen = acc.iter().map(|r| RowKey(r.clone())).collect();
+                    }
+                }
+                _ => return Err(EngineError::execution("rows for a non-row query")),
+            },
+            (IntermediateData::Aggregates(acc), IntermediateData::Aggregates(more)) => {
+                if acc.len() != more.len() || acc.len() != aggregates.len() {
+                    return Err(EngineError::execution(
+                        "aggregate count mismatch while merging",
+                    ));
+                }
+                for ((a, b), call) in acc.iter_mut().zip(more).zip(aggregates) {
+                    a.merge(b, &call.function)?;
+                }
+            }
+            (IntermediateData::Groups(acc), IntermediateData::Groups(more)) => {
+                let limit = self.plan.options.num_groups_limit;
+                if self.group_index.is_empty() && !acc.is_empty() {
+                    self.group_index = acc
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (k, _))| (RowKey(k.clone()), i))
+                        .collect();
+                }
+                for (key, states) in more {
+                    let rk = RowKey(key);
+                    match self.group_index.get(&rk) {
+                        Some(&i) => {
+                            for ((a, b), call) in acc[i].1.iter_mut().zip(states).zip(aggregates) {
+                                a.merge(b, &call.function)?;
+                            }
+                        }
+                        None if acc.len() >= limit => self.groups_limit_reached = true,
+                        None => {
+                            self.group_index.insert(rk.clone(), acc.len());
+                            acc.push((rk.0, states));
+                        }
+                    }
+                }
+            }
+            (a, b) => {
+                return Err(EngineError::execution(format!(
+                    "cannot merge {} with {}",
+                    kind_name(a),
+                    kind_name(&b)
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The merged data.
+    pub fn finish(self) -> IntermediateData {
+        self.data
+    }
+}
+
+fn kind_name(d: &IntermediateData) -> &'static str {
+    match d {
+        IntermediateData::Rows(_) => "rows",
+        IntermediateData::Aggregates(_) => "aggregates",
+        IntermediateData::Groups(_) => "groups",
+        IntermediateData::Explain(_) => "explain",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use planner::plan::{AggregateFunction, ExecutionOptions, SortKey};
+
+    fn plan(kind: ServerQueryKind) -> ServerQueryPlan {
+        ServerQueryPlan {
+            table: "t".into(),
+            filter: None,
+            kind,
+            options: ExecutionOptions {
+                num_groups_limit: 2,
+                ..ExecutionOptions::default()
+            },
+            explain: false,
+        }
+    }
+
+    fn sum_call() -> AggregateCall {
+        AggregateCall {
+            function: AggregateFunction::Sum,
+            arg: None,
+            multi_value: false,
+            filter: None,
+            name: "sum(x)".into(),
+        }
+    }
+
+    #[test]
+    fn merges_groups_with_limit() {
+        let p = plan(ServerQueryKind::GroupBy {
+            keys: vec![],
+            aggregates: vec![sum_call()],
+        });
+        let mut c = Combiner::new(&p);
+        c.add(IntermediateData::Groups(vec![(
+            vec![Value::Int(1)],
+            vec![AggState::Sum(Some(1.0))],
+        )]))
+        .unwrap();
+        c.add(IntermediateData::Groups(vec![
+            (vec![Value::Int(1)], vec![AggState::Sum(Some(2.0))]),
+            (vec![Value::Int(2)], vec![AggState::Sum(Some(5.0))]),
+            (vec![Value::Int(3)], vec![AggState::Sum(Some(7.0))]),
+        ]))
+        .unwrap();
+        assert!(c.groups_limit_reached);
+        let IntermediateData::Groups(g) = c.finish() else {
+            panic!()
+        };
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].1[0], AggState::Sum(Some(3.0)));
+    }
+
+    #[test]
+    fn merges_selection_and_distinct() {
+        let p = plan(ServerQueryKind::Selection {
+            exprs: vec![],
+            order_by: vec![SortKey {
+                column: 0,
+                asc: false,
+                nulls_last: false,
+            }],
+            limit: 2,
+        });
+        let mut c = Combiner::new(&p);
+        c.add(IntermediateData::Rows(vec![
+            vec![Value::Int(1)],
+            vec![Value::Int(5)],
+        ]))
+        .unwrap();
+        c.add(IntermediateData::Rows(vec![vec![Value::Int(3)]]))
+            .unwrap();
+        assert_eq!(
+            c.finish(),
+            IntermediateData::Rows(vec![vec![Value::Int(5)], vec![Value::Int(3)]])
+        );
+        let p = plan(ServerQueryKind::Distinct {
+            exprs: vec![],
+            order_by: vec![],
+            limit: 3,
+        });
+        let mut c = Combiner::new(&p);
+        c.add(IntermediateData::Rows(vec![
+            vec![Value::Int(1)],
+            vec![Value::Int(2)],
+        ]))
+        .unwrap();
+        c.add(IntermediateData::Rows(vec![
+            vec![Value::Int(2)],
+            vec![Value::Int(4)],
+            vec![Value::Int(9)],
+        ]))
+        .unwrap();
+        assert_eq!(
+            c.finish(),
+            IntermediateData::Rows(vec![
+                vec![Value::Int(1)],
+                vec![Value::Int(2)],
+                vec![Value::Int(4)]
+            ])
+        );
+    }
+
+    #[test]
+    fn server_results_round_trip_through_json() {
+        let r = ServerResult {
+            data: IntermediateData::Groups(vec![(
+                vec![Value::String("a".into()), Value::Timestamp(5)],
+                vec![
+                    AggState::Sum(Some(1.5)),
+                    AggState::Distinct([crate::key::Key(Value::Int(3))].into_iter().collect()),
+                    AggState::Mode([(2.0f64.to_bits(), 3)].into_iter().collect()),
+                    AggState::Hll(crate::aggregate::state::new_hll(8)),
+                ],
+            )]),
+            stats: ExecutionStats {
+                num_docs_scanned: 7,
+                ..ExecutionStats::default()
+            },
+            num_groups_limit_reached: true,
+            exceptions: vec![],
+        };
+        let json = serde_json::to_string(&r).unwrap();
+        assert_eq!(serde_json::from_str::<ServerResult>(&json).unwrap(), r);
+    }
+
+    #[test]
+    fn rejects_mismatched_kinds() {
+        let p = plan(ServerQueryKind::Aggregation {
+            aggregates: vec![sum_call()],
+        });
+        let mut c = Combiner::new(&p);
+        assert!(c.add(IntermediateData::Rows(vec![])).is_err());
+        c.add(IntermediateData::Aggregates(vec![AggState::Sum(Some(2.0))]))
+            .unwrap();
+        assert_eq!(
+            c.finish(),
+            IntermediateData::Aggregates(vec![AggState::Sum(Some(2.0))])
+        );
+    }
+}

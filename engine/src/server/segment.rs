@@ -1,0 +1,213 @@
+//! One segment's part of a server plan: prune → filter → terminal operator, or — for
+//! `EXPLAIN PLAN FOR` — the operator tree the segment would run, without running it.
+
+use crate::context::QueryContext;
+use crate::error::EngineError;
+use crate::operator::aggregation::{aggregate_segment, strategy};
+use crate::operator::doc_set::DocSet;
+use crate::operator::filter::prune::may_match;
+use crate::operator::filter::{FilterExecutor, FilterNode, plan_filter};
+use crate::operator::group_by::group_segment;
+use crate::operator::selection::{distinct_segment, select_segment};
+use crate::server::result::{IntermediateData, SegmentExplain};
+use crate::stats::ExecutionStats;
+use planner::plan::{AggregateCall, Expr, ServerQueryKind, ServerQueryPlan};
+use segments::segment::ImmutableSegment;
+
+/// A segment's result.
+#[derive(Debug)]
+pub struct SegmentResult {
+    pub data: IntermediateData,
+    pub stats: ExecutionStats,
+    pub groups_limit_reached: bool,
+}
+
+/// Runs `plan` over one segment.
+pub fn execute_segment(
+    plan: &ServerQueryPlan,
+    segment: &ImmutableSegment,
+    ctx: &QueryContext,
+) -> Result<SegmentResult, EngineError> {
+    let mut stats = ExecutionStats {
+        num_segments_queried: 1,
+        total_docs: segment.total_docs() as u64,
+        ..ExecutionStats::default()
+    };
+    let pruned =
+        segment.total_docs() == 0 || plan.filter.as_ref().is_some_and(|f| !may_match(f, segment));
+    if pruned {
+        stats.num_segments_pruned_by_server = 1;
+        if segment.total_docs() > 0 {
+            stats.num_segments_pruned_by_value = 1;
+        }
+        return Ok(SegmentResult {
+            data: IntermediateData::empty(plan),
+            stats,
+            groups_limit_reached: false,
+        });
+    }
+    stats.num_segments_processed = 1;
+    ctx.check()?;
+    let node = plan_filter(plan.filter.as_ref(), segment, &ctx.options)?;
+    if plan.explain {
+        match node {
+            FilterNode::Empty => stats.explain_num_empty_filter_segments = 1,
+            FilterNode::MatchAll => stats.explain_num_match_all_filter_segments = 1,
+            _ => {}
+        }
+        let rows = explain_rows(plan, segment, &node, ctx);
+        return Ok(SegmentResult {
+            data: IntermediateData::Explain(vec![SegmentExplain {
+                rows,
+                num_segments: 1,
+            }]),
+            stats,
+            groups_limit_reached: false,
+        });
+    }
+    let mut exec = FilterExecutor::new(segment, ctx);
+    let docs = exec.run(&node)?;
+    let output = match &plan.kind {
+        ServerQueryKind::Selection {
+            exprs,
+            order_by,
+            limit,
+        } => select_segment(exprs, order_by, *limit, segment, &docs, ctx)?,
+        ServerQueryKind::Distinct {
+            exprs,
+            order_by,
+            limit,
+        } => distinct_segment(exprs, order_by, *limit, segment, &docs, ctx)?,
+        ServerQueryKind::Aggregation { aggregates } => {
+            aggregate_segment(aggregates, segment, &docs, &mut exec, ctx)?
+        }
+        ServerQueryKind::GroupBy { keys, aggregates } => {
+            group_segment(keys, aggregates, segment, &docs, &mut exec, ctx)?
+        }
+    };
+    stats.num_entries_scanned_in_filter = exec.entries_scanned;
+    stats.num_docs_scanned = output.docs_scanned;
+    stats.num_entries_scanned_post_filter = output.entries_scanned_post_filter;
+    stats.num_segments_matched = u64::from(!docs.is_empty());
+    Ok(SegmentResult {
+        data: output.data,
+        stats,
+        groups_limit_reached: output.groups_limit_reached,
+    })
+}
+
+fn join(parts: impl IntoIterator<Item = String>) -> String {
+    parts.into_iter().collect::<Vec<_>>().join(", ")
+}
+
+fn column_names(exprs: &[&Expr]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in exprs {
+        for c in e.columns() {
+            if !out.contains(&c.name) {
+                out.push(c.name);
+            }
+        }
+    }
+    out
+}
+
+/// The operator rows of one segment (depth relative to the plan start).
+fn explain_rows(
+    plan: &ServerQueryPlan,
+    segment: &ImmutableSegment,
+    node: &FilterNode<'_>,
+    ctx: &QueryContext,
+) -> Vec<(usize, String)> {
+    let mut rows: Vec<(usize, String)> = Vec::new();
+    let agg_text = |aggs: &[AggregateCall]| join(aggs.iter().map(|a| a.name.clone()));
+    let (head, exprs): (String, Vec<&Expr>) = match &plan.kind {
+        ServerQueryKind::Selection {
+            exprs, order_by, ..
+        } => {
+            let name = if order_by.is_empty() {
+                "SELECT"
+            } else {
+                "SELECT_ORDERBY"
+            };
+            (
+                format!(
+                    "{name}(selectList:{})",
+                    join(exprs.iter().map(|e| e.to_string()))
+                ),
+                exprs.iter().collect(),
+            )
+        }
+        ServerQueryKind::Distinct { exprs, .. } => (
+            format!(
+                "DISTINCT(keyColumns:{})",
+                join(exprs.iter().map(|e| e.to_string()))
+            ),
+            exprs.iter().collect(),
+        ),
+        ServerQueryKind::Aggregation { aggregates } => {
+            let all = DocSet::all(segment.total_docs());
+            let none = DocSet::empty();
+            let whole = matches!(node, FilterNode::MatchAll);
+            let s = strategy(
+                aggregates,
+                segment,
+                if whole { &all } else { &none },
+                ctx.null_handling(),
+            );
+            let s = if !whole && s == crate::operator::aggregation::Strategy::Metadata {
+                crate::operator::aggregation::Strategy::FastFilteredCount
+            } else {
+                s
+            };
+            match s {
+                crate::operator::aggregation::Strategy::Metadata
+                | crate::operator::aggregation::Strategy::Dictionary => {
+                    return vec![(0, s.name().to_string())];
+                }
+                crate::operator::aggregation::Strategy::FastFilteredCount => {
+                    rows.push((0, s.name().to_string()));
+                    rows.extend(
+                        node.explain(segment.total_docs())
+                            .into_iter()
+                            .map(|(d, t)| (d + 1, t)),
+                    );
+                    return rows;
+                }
+                crate::operator::aggregation::Strategy::Scan => (
+                    format!("AGGREGATE(aggregations:{})", agg_text(aggregates)),
+                    aggregates.iter().filter_map(|a| a.arg.as_ref()).collect(),
+                ),
+            }
+        }
+        ServerQueryKind::GroupBy { keys, aggregates } => (
+            format!(
+                "GROUP_BY(groupKeys:{}, aggregations:{})",
+                join(keys.iter().map(|k| k.to_string())),
+                agg_text(aggregates)
+            ),
+            keys.iter()
+                .chain(aggregates.iter().filter_map(|a| a.arg.as_ref()))
+                .collect(),
+        ),
+    };
+    rows.push((0, head));
+    let mut depth = 1;
+    let transforms: Vec<String> = exprs
+        .iter()
+        .filter(|e| !matches!(e, Expr::Column(_)))
+        .map(|e| e.to_string())
+        .collect();
+    if !transforms.is_empty() {
+        rows.push((depth, format!("TRANSFORM({})", join(transforms))));
+        depth += 1;
+    }
+    rows.push((depth, format!("PROJECT({})", join(column_names(&exprs)))));
+    rows.push((depth + 1, "DOC_ID_SET".to_string()));
+    rows.extend(
+        node.explain(segment.total_docs())
+            .into_iter()
+            .map(|(d, t)| (d + depth + 2, t)),
+    );
+    rows
+}

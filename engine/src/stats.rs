@@ -1,0 +1,74 @@
+//! [`ExecutionStats`]: the counters a server reports with its result and the broker sums
+//! into the response (`numDocsScanned`, `numEntriesScannedInFilter`, segment counts, …).
+
+use serde::{Deserialize, Serialize};
+
+/// Execution counters of one segment, one server, or a whole query.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecutionStats {
+    /// Documents that passed the filter and were processed.
+    pub num_docs_scanned: u64,
+    /// Documents in every queried segment.
+    pub total_docs: u64,
+    /// Forward-index entries read by scan-based filter predicates.
+    pub num_entries_scanned_in_filter: u64,
+    /// Entries read after filtering (documents × projected columns).
+    pub num_entries_scanned_post_filter: u64,
+    pub num_segments_queried: u64,
+    /// Segments not pruned.
+    pub num_segments_processed: u64,
+    /// Segments with at least one matching document.
+    pub num_segments_matched: u64,
+    /// Segments pruned by metadata (min/max, bloom filter).
+    pub num_segments_pruned_by_server: u64,
+    /// Of those, pruned by a value (bloom/min-max) check.
+    pub num_segments_pruned_by_value: u64,
+    /// EXPLAIN: segments whose filter matched nothing.
+    pub explain_num_empty_filter_segments: u64,
+    /// EXPLAIN: segments whose filter matched everything.
+    pub explain_num_match_all_filter_segments: u64,
+}
+
+impl ExecutionStats {
+    /// Adds another set of counters.
+    pub fn add(&mut self, o: &ExecutionStats) {
+        self.num_docs_scanned += o.num_docs_scanned;
+        self.total_docs += o.total_docs;
+        self.num_entries_scanned_in_filter += o.num_entries_scanned_in_filter;
+        self.num_entries_scanned_post_filter += o.num_entries_scanned_post_filter;
+        self.num_segments_queried += o.num_segments_queried;
+        self.num_segments_processed += o.num_segments_processed;
+        self.num_segments_matched += o.num_segments_matched;
+        self.num_segments_pruned_by_server += o.num_segments_pruned_by_server;
+        self.num_segments_pruned_by_value += o.num_segments_pruned_by_value;
+        self.explain_num_empty_filter_segments += o.explain_num_empty_filter_segments;
+        self.explain_num_match_all_filter_segments += o.explain_num_match_all_filter_segments;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds_field_by_field() {
+        let mut a = ExecutionStats {
+            num_docs_scanned: 1,
+            total_docs: 10,
+            num_segments_queried: 1,
+            ..ExecutionStats::default()
+        };
+        a.add(&ExecutionStats {
+            num_docs_scanned: 2,
+            total_docs: 5,
+            num_entries_scanned_in_filter: 7,
+            num_segments_queried: 1,
+            ..ExecutionStats::default()
+        });
+        assert_eq!(a.num_docs_scanned, 3);
+        assert_eq!(a.total_docs, 15);
+        assert_eq!(a.num_entries_scanned_in_filter, 7);
+        assert_eq!(a.num_segments_queried, 2);
+    }
+}

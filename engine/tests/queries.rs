@@ -1,0 +1,737 @@
+//! End-to-end queries over real segments: build small segments with
+//! `build_segment_from_rows`, open them, run SQL through `execute_sql`, and check answers —
+//! with indexes, without them, and with dictionaries turned off, which must all agree.
+
+use planner::plan::QueryPlan;
+use segments::build_config::BuildConfig;
+use segments::builder::build_segment_from_rows;
+use segments::segment::ImmutableSegment;
+use segments::types::{DataType, FieldSpec, Schema, Value};
+use serde_json::{Value as Json, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tessera_engine::provider::{MemoryTables, TableProvider};
+use tessera_engine::{BrokerResponse, execute_plan, execute_sql, plan_sql};
+
+const TEAMS: [&str; 4] = ["BOS", "NYA", "SFN", "LAN"];
+
+fn schema() -> Schema {
+    let mut s = Schema {
+        schema_name: "stats".into(),
+        ..Schema::default()
+    };
+    s.fields
+        .push(FieldSpec::dimension("team", DataType::String));
+    s.fields
+        .push(FieldSpec::dimension("league", DataType::String));
+    s.fields.push(FieldSpec::dimension("year", DataType::Int));
+    s.fields
+        .push(FieldSpec::dimension("name", DataType::String));
+    s.fields.push(FieldSpec {
+        single_value_field: false,
+        ..FieldSpec::dimension("tags", DataType::String)
+    });
+    s.fields
+        .push(FieldSpec::dimension("flag", DataType::Boolean));
+    s.fields.push(FieldSpec::metric("runs", DataType::Int));
+    s.fields.push(FieldSpec::metric("avg", DataType::Double));
+    s.fields.push(FieldSpec::metric("hits", DataType::Long));
+    s
+}
+
+/// Row `i` of the data set (deterministic).
+fn row(i: usize) -> Vec<Value> {
+    let team = TEAMS[i % 4];
+    let league = if i.is_multiple_of(3) { "AL" } else { "NL" };
+    let year = 2000 + (i % 7) as i32;
+    let tags: Vec<Value> = (0..(i % 3) + 1)
+        .map(|k| Value::String(format!("t{}", (i + k) % 5)))
+        .collect();
+    let runs = if i % 11 == 5 {
+        Value::Null
+    } else {
+        Value::Int((i * 7 % 50) as i32)
+    };
+    vec![
+        Value::String(team.into()),
+        Value::String(league.into()),
+        Value::Int(year),
+        Value::String(format!("player{:02}", i)),
+        Value::Array(tags),
+        Value::Boolean(i % 4 == 1),
+        runs,
+        Value::Double((i % 10) as f64 / 4.0),
+        Value::Long(i as i64 * 1_000_000_000),
+    ]
+}
+
+const ROWS: usize = 60;
+
+#[derive(Clone, Copy, Debug)]
+enum Variant {
+    Indexed,
+    Plain,
+    Raw,
+}
+
+fn config(variant: Variant, name: &str) -> BuildConfig {
+    let mut c = BuildConfig::new("stats", name);
+    match variant {
+        Variant::Indexed => {
+            c.inverted
+                .extend(["team".to_string(), "tags".to_string(), "flag".to_string()]);
+            c.range
+                .extend(["year".to_string(), "avg".to_string(), "hits".to_string()]);
+            c.bloom.insert("team".into(), 0.01);
+            c.sorted_column = Some("league".into());
+            c.no_dictionary
+                .extend(["avg".to_string(), "name".to_string()]);
+        }
+        Variant::Plain => {
+            c.no_dictionary
+                .extend(["avg".to_string(), "name".to_string()]);
+        }
+        Variant::Raw => {
+            for f in [
+                "team", "league", "year", "name", "flag", "runs", "avg", "hits",
+            ] {
+                c.no_dictionary.insert(f.to_string());
+            }
+        }
+    }
+    c
+}
+
+struct Table {
+    _dir: tempfile::TempDir,
+    tables: MemoryTables,
+}
+
+/// Two segments: rows 0..40 and 40..60.
+fn table(variant: Variant) -> Table {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema();
+    let mut segs = Vec::new();
+    for (k, range) in [(0, 0..40), (1, 40..ROWS)].into_iter() {
+        let cfg = config(variant, &format!("stats_{k}"));
+        let rows = range.map(|i| Ok(row(i)));
+        let summary = build_segment_from_rows(&schema, &cfg, rows, dir.path()).unwrap();
+        segs.push(Arc::new(
+            ImmutableSegment::open(&summary.segment_dir).unwrap(),
+        ));
+    }
+    let mut tables = MemoryTables::new();
+    tables.add("stats", schema, segs);
+    Table { _dir: dir, tables }
+}
+
+fn query(t: &Table, sql: &str) -> BrokerResponse {
+    execute_sql(sql, None, &t.tables)
+}
+
+fn rows_of(r: &BrokerResponse) -> Vec<Vec<Json>> {
+    assert!(
+        r.exceptions.is_empty(),
+        "unexpected exceptions: {:?}",
+        r.exceptions
+    );
+    r.result_table.as_ref().expect("result table").rows.clone()
+}
+
+fn columns_of(r: &BrokerResponse) -> (Vec<String>, Vec<String>) {
+    let t = r.result_table.as_ref().expect("result table");
+    (
+        t.data_schema.column_names.clone(),
+        t.data_schema.column_data_types.clone(),
+    )
+}
+
+fn all_variants() -> Vec<(Variant, Table)> {
+    [Variant::Indexed, Variant::Plain, Variant::Raw]
+        .into_iter()
+        .map(|v| (v, table(v)))
+        .collect()
+}
+
+fn int(v: &Value) -> Option<i64> {
+    v.as_i64()
+}
+
+#[test]
+fn count_star_with_an_indexed_predicate() {
+    let expected = (0..ROWS).filter(|i| i % 4 == 0).count() as i64;
+    for (v, t) in all_variants() {
+        let r = query(&t, "SELECT COUNT(*) FROM stats WHERE team = 'BOS'");
+        assert_eq!(rows_of(&r), vec![vec![json!(expected)]], "{v:?}");
+        assert_eq!(
+            columns_of(&r),
+            (vec!["count(*)".to_string()], vec!["LONG".to_string()])
+        );
+        assert_eq!(r.total_docs, ROWS as u64);
+        assert_eq!(r.num_segments_queried, 2);
+        assert_eq!(r.num_servers_queried, 1);
+        assert_eq!(r.num_docs_scanned, expected as u64);
+        if matches!(v, Variant::Indexed) {
+            assert_eq!(
+                r.num_entries_scanned_in_filter, 0,
+                "inverted index, no scan"
+            );
+            assert_eq!(
+                r.num_entries_scanned_post_filter, 0,
+                "count from the bitmap"
+            );
+        } else {
+            assert_eq!(r.num_entries_scanned_in_filter, ROWS as u64);
+        }
+    }
+}
+
+#[test]
+fn filters_agree_across_index_variants() {
+    let queries = [
+        "SELECT COUNT(*) FROM stats WHERE year BETWEEN 2002 AND 2004",
+        "SELECT COUNT(*) FROM stats WHERE year > 2003 AND team IN ('BOS', 'SFN')",
+        "SELECT COUNT(*) FROM stats WHERE league = 'AL' OR avg >= 2.0",
+        "SELECT COUNT(*) FROM stats WHERE NOT (team = 'NYA') AND year <> 2001",
+        "SELECT COUNT(*) FROM stats WHERE tags = 't3'",
+        "SELECT COUNT(*) FROM stats WHERE tags IN ('t1', 't4')",
+        "SELECT COUNT(*) FROM stats WHERE tags NOT IN ('t1', 't4')",
+        "SELECT COUNT(*) FROM stats WHERE name LIKE 'player1%'",
+        "SELECT COUNT(*) FROM stats WHERE REGEXP_LIKE(name, '5$')",
+        "SELECT COUNT(*) FROM stats WHERE hits < 25000000000 AND hits >= 3000000000",
+        "SELECT COUNT(*) FROM stats WHERE flag",
+        "SELECT COUNT(*) FROM stats WHERE runs * 2 > 40",
+        "SELECT COUNT(*) FROM stats WHERE avg = 0.5",
+        "SELECT COUNT(*) FROM stats WHERE year = 1999",
+        "SELECT COUNT(*) FROM stats WHERE team = 'XXX'",
+        "SELECT COUNT(*) FROM stats WHERE year > 2002.5",
+    ];
+    for sql in queries {
+        let answers: Vec<(Variant, Vec<Vec<Json>>)> = all_variants()
+            .into_iter()
+            .map(|(v, t)| (v, rows_of(&query(&t, sql))))
+            .collect();
+        for (v, a) in &answers[1..] {
+            assert_eq!(
+                a, &answers[0].1,
+                "{sql}: {v:?} differs from {:?}",
+                answers[0].0
+            );
+        }
+        // And skipping every index of the indexed variant changes nothing either.
+        let t = table(Variant::Indexed);
+        let skip = "SET skipIndexes='team=inverted&tags=inverted&flag=inverted&year=range&avg=range&hits=range&league=sorted'; ";
+        assert_eq!(
+            rows_of(&query(&t, &format!("{skip}{sql}"))),
+            answers[0].1,
+            "{sql} with skipIndexes"
+        );
+    }
+    // Spot-check some answers against the rows.
+    let t = table(Variant::Indexed);
+    let expect = |f: &dyn Fn(usize) -> bool| json!((0..ROWS).filter(|&i| f(i)).count());
+    let r = query(
+        &t,
+        "SELECT COUNT(*) FROM stats WHERE year BETWEEN 2002 AND 2004",
+    );
+    assert_eq!(rows_of(&r)[0][0], expect(&|i| (2..=4).contains(&(i % 7))));
+    let r = query(&t, "SELECT COUNT(*) FROM stats WHERE tags = 't3'");
+    assert_eq!(
+        rows_of(&r)[0][0],
+        expect(&|i| (0..(i % 3) + 1).any(|k| (i + k) % 5 == 3))
+    );
+    let r = query(&t, "SELECT COUNT(*) FROM stats WHERE year > 2002.5");
+    assert_eq!(rows_of(&r)[0][0], expect(&|i| i % 7 >= 3));
+}
+
+#[test]
+fn aggregations_match_a_direct_computation() {
+    let runs: Vec<f64> = (0..ROWS)
+        .filter_map(|i| int(&row(i)[6]).map(|v| v as f64))
+        .collect();
+    // Without null handling a null INT metric reads as its default, 0.
+    let runs_default: Vec<f64> = (0..ROWS)
+        .map(|i| int(&row(i)[6]).unwrap_or(0) as f64)
+        .collect();
+    let sum: f64 = runs_default.iter().sum();
+    let max = runs.iter().cloned().fold(f64::MIN, f64::max);
+    for (v, t) in all_variants() {
+        let r = query(
+            &t,
+            "SELECT COUNT(*), SUM(runs), MIN(runs), MAX(runs), AVG(avg), DISTINCTCOUNT(team), MINMAXRANGE(year), SUM(hits) FROM stats",
+        );
+        let rows = rows_of(&r);
+        assert_eq!(rows[0][0], json!(ROWS), "{v:?}");
+        assert_eq!(rows[0][1], json!(sum), "{v:?}");
+        assert_eq!(rows[0][2], json!(0.0), "{v:?}");
+        assert_eq!(rows[0][3], json!(max), "{v:?}");
+        let avg: f64 = (0..ROWS).map(|i| (i % 10) as f64 / 4.0).sum::<f64>() / ROWS as f64;
+        assert_eq!(rows[0][4], json!(avg), "{v:?}");
+        assert_eq!(rows[0][5], json!(4), "{v:?}");
+        assert_eq!(rows[0][6], json!(6.0), "{v:?}");
+        let (names, types) = columns_of(&r);
+        assert_eq!(
+            names,
+            vec![
+                "count(*)",
+                "sum(runs)",
+                "min(runs)",
+                "max(runs)",
+                "avg(avg)",
+                "distinctcount(team)",
+                "minmaxrange(year)",
+                "sum(hits)"
+            ]
+        );
+        assert_eq!(
+            types,
+            vec![
+                "LONG", "DOUBLE", "DOUBLE", "DOUBLE", "DOUBLE", "INT", "DOUBLE", "DOUBLE"
+            ]
+        );
+    }
+}
+
+#[test]
+fn null_handling_skips_nulls() {
+    let t = table(Variant::Indexed);
+    let non_null: Vec<i64> = (0..ROWS).filter_map(|i| int(&row(i)[6])).collect();
+    let r = execute_sql(
+        "SELECT COUNT(runs), COUNT(*), MIN(runs), SUM(runs) FROM stats",
+        Some("enableNullHandling=true"),
+        &t.tables,
+    );
+    let rows = rows_of(&r);
+    assert_eq!(rows[0][0], json!(non_null.len()));
+    assert_eq!(rows[0][1], json!(ROWS));
+    assert_eq!(rows[0][2], json!(0.0));
+    assert_eq!(rows[0][3], json!(non_null.iter().sum::<i64>() as f64));
+    assert_eq!(columns_of(&r).0[0], "count(runs)");
+    let r = execute_sql(
+        "SELECT COUNT(*) FROM stats WHERE runs IS NULL",
+        None,
+        &t.tables,
+    );
+    assert_eq!(rows_of(&r)[0][0], json!(ROWS - non_null.len()));
+    let r = execute_sql(
+        "SET enableNullHandling=true; SELECT COUNT(*) FROM stats WHERE runs <> 0",
+        None,
+        &t.tables,
+    );
+    let nonzero = non_null.iter().filter(|&&v| v != 0).count();
+    assert_eq!(rows_of(&r)[0][0], json!(nonzero));
+    let r = execute_sql(
+        "SET enableNullHandling=true; SELECT name, runs FROM stats WHERE runs IS NULL ORDER BY name LIMIT 2",
+        None,
+        &t.tables,
+    );
+    assert_eq!(
+        rows_of(&r),
+        vec![
+            vec![json!("player05"), Json::Null],
+            vec![json!("player16"), Json::Null]
+        ]
+    );
+    let r = execute_sql(
+        "SELECT SUM(runs) FROM stats WHERE runs IS NULL",
+        Some("enableNullHandling=true"),
+        &t.tables,
+    );
+    assert_eq!(rows_of(&r)[0][0], Json::Null);
+}
+
+#[test]
+fn group_by_order_by_having_limit() {
+    let mut expected: BTreeMap<&str, (i64, f64)> = BTreeMap::new();
+    for i in 0..ROWS {
+        let e = expected.entry(TEAMS[i % 4]).or_default();
+        e.0 += 1;
+        e.1 += int(&row(i)[6]).unwrap_or(0) as f64;
+    }
+    for (v, t) in all_variants() {
+        let r = query(
+            &t,
+            "SELECT team, COUNT(*), SUM(runs) AS total FROM stats GROUP BY team ORDER BY total DESC, team LIMIT 3",
+        );
+        let rows = rows_of(&r);
+        let mut want: Vec<(&str, (i64, f64))> = expected.iter().map(|(k, v)| (*k, *v)).collect();
+        want.sort_by(|a, b| b.1.1.total_cmp(&a.1.1).then(a.0.cmp(b.0)));
+        let want: Vec<Vec<Json>> = want
+            .iter()
+            .take(3)
+            .map(|(k, (c, s))| vec![json!(k), json!(c), json!(s)])
+            .collect();
+        assert_eq!(rows, want, "{v:?}");
+        assert_eq!(columns_of(&r).0, vec!["team", "count(*)", "total"]);
+        assert_eq!(columns_of(&r).1, vec!["STRING", "LONG", "DOUBLE"]);
+
+        let r = query(
+            &t,
+            "SELECT team, league, COUNT(*) FROM stats GROUP BY team, league HAVING COUNT(*) > 6 ORDER BY 1, 2",
+        );
+        let mut counts: BTreeMap<(&str, &str), i64> = BTreeMap::new();
+        for i in 0..ROWS {
+            *counts
+                .entry((TEAMS[i % 4], if i.is_multiple_of(3) { "AL" } else { "NL" }))
+                .or_default() += 1;
+        }
+        let want: Vec<Vec<Json>> = counts
+            .iter()
+            .filter(|(_, c)| **c > 6)
+            .map(|((t, l), c)| vec![json!(t), json!(l), json!(c)])
+            .collect();
+        assert_eq!(rows_of(&r), want, "{v:?}");
+
+        // Multi-value group keys: one group per value.
+        let r = query(
+            &t,
+            "SELECT tags, COUNT(*) FROM stats GROUP BY tags ORDER BY tags LIMIT 100",
+        );
+        let mut tag_counts: BTreeMap<String, i64> = BTreeMap::new();
+        for i in 0..ROWS {
+            for k in 0..(i % 3) + 1 {
+                *tag_counts.entry(format!("t{}", (i + k) % 5)).or_default() += 1;
+            }
+        }
+        let want: Vec<Vec<Json>> = tag_counts
+            .iter()
+            .map(|(t, c)| vec![json!(t), json!(c)])
+            .collect();
+        assert_eq!(rows_of(&r), want, "{v:?}");
+
+        // Post-aggregation expression and an expression key.
+        let r = query(
+            &t,
+            "SELECT year % 2, SUM(runs) / COUNT(*) FROM stats GROUP BY year % 2 ORDER BY year % 2",
+        );
+        assert_eq!(rows_of(&r).len(), 2, "{v:?}");
+        assert_eq!(
+            columns_of(&r).0,
+            vec!["mod(year,'2')", "divide(sum(runs),count(*))"]
+        );
+    }
+}
+
+#[test]
+fn selection_order_limit_offset_and_distinct() {
+    for (v, t) in all_variants() {
+        let r = query(
+            &t,
+            "SELECT name, year, tags FROM stats WHERE team = 'NYA' ORDER BY year DESC, name LIMIT 2 OFFSET 1",
+        );
+        let mut want: Vec<usize> = (0..ROWS).filter(|i| i % 4 == 1).collect();
+        want.sort_by(|a, b| (b % 7).cmp(&(a % 7)).then(a.cmp(b)));
+        let want: Vec<Vec<Json>> = want
+            .iter()
+            .skip(1)
+            .take(2)
+            .map(|&i| {
+                let r = row(i);
+                vec![r[3].to_json(), r[2].to_json(), r[4].to_json()]
+            })
+            .collect();
+        assert_eq!(rows_of(&r), want, "{v:?}");
+        assert_eq!(columns_of(&r).1, vec!["STRING", "INT", "STRING_ARRAY"]);
+
+        // No ORDER BY: the first rows in segment/document order, default limit 10.
+        let r = query(&t, "SELECT * FROM stats");
+        assert_eq!(rows_of(&r).len(), 10, "{v:?}");
+        assert_eq!(
+            columns_of(&r).0,
+            vec![
+                "avg", "flag", "hits", "league", "name", "runs", "tags", "team", "year"
+            ]
+        );
+
+        let r = query(&t, "SELECT DISTINCT team FROM stats ORDER BY team");
+        assert_eq!(
+            rows_of(&r),
+            vec![
+                vec![json!("BOS")],
+                vec![json!("LAN")],
+                vec![json!("NYA")],
+                vec![json!("SFN")]
+            ],
+            "{v:?}"
+        );
+        let r = query(
+            &t,
+            "SELECT DISTINCT league, flag FROM stats ORDER BY league DESC, flag LIMIT 3",
+        );
+        assert_eq!(
+            rows_of(&r),
+            vec![
+                vec![json!("NL"), json!(false)],
+                vec![json!("NL"), json!(true)],
+                vec![json!("AL"), json!(false)]
+            ],
+            "{v:?}"
+        );
+        let r = query(&t, "SELECT COUNT(DISTINCT team) FROM stats");
+        assert_eq!(rows_of(&r), vec![vec![json!(4)]]);
+        assert_eq!(columns_of(&r).0, vec!["distinctcount(team)"]);
+        let r = query(
+            &t,
+            "SELECT UPPER(name), runs + 1 FROM stats WHERE name = 'player07'",
+        );
+        assert_eq!(
+            rows_of(&r),
+            vec![vec![json!("PLAYER07"), json!(50.0)]],
+            "{v:?}"
+        );
+    }
+}
+
+#[test]
+fn filtered_aggregates_percentiles_and_mode() {
+    for (v, t) in all_variants() {
+        let r = query(
+            &t,
+            "SELECT SUM(runs) FILTER (WHERE team = 'BOS'), COUNT(*) FILTER (WHERE year >= 2005), PERCENTILE(year, 50), PERCENTILE90(year), MODE(year), BOOL_OR(flag), BOOL_AND(flag) FROM stats",
+        );
+        let rows = rows_of(&r);
+        let bos: f64 = (0..ROWS)
+            .filter(|i| i % 4 == 0)
+            .map(|i| int(&row(i)[6]).unwrap_or(0) as f64)
+            .sum();
+        assert_eq!(rows[0][0], json!(bos), "{v:?}");
+        assert_eq!(
+            rows[0][1],
+            json!((0..ROWS).filter(|i| i % 7 >= 5).count()),
+            "{v:?}"
+        );
+        let mut years: Vec<f64> = (0..ROWS).map(|i| 2000.0 + (i % 7) as f64).collect();
+        years.sort_by(f64::total_cmp);
+        assert_eq!(rows[0][2], json!(years[ROWS / 2]), "{v:?}");
+        assert_eq!(rows[0][3], json!(years[ROWS * 90 / 100]), "{v:?}");
+        assert_eq!(rows[0][4], json!(2000.0), "{v:?}");
+        assert_eq!(rows[0][5], json!(true));
+        assert_eq!(rows[0][6], json!(false));
+        let (names, types) = columns_of(&r);
+        assert_eq!(names[0], "sum(runs) FILTER(WHERE team = 'BOS')");
+        assert_eq!(names[2], "percentile(year, 50.0)");
+        assert_eq!(names[3], "percentile90(year)");
+        assert_eq!(types[5], "BOOLEAN");
+    }
+}
+
+#[test]
+fn literal_queries_and_errors() {
+    let t = table(Variant::Plain);
+    let r = query(&t, "SELECT 1, 'a' AS x");
+    assert_eq!(rows_of(&r), vec![vec![json!(1), json!("a")]]);
+    assert_eq!(
+        columns_of(&r),
+        (
+            vec!["1".to_string(), "x".to_string()],
+            vec!["INT".to_string(), "STRING".to_string()]
+        )
+    );
+
+    let r = query(&t, "SELECT COUNT(*) FROM nope");
+    assert_eq!(r.exceptions[0].error_code, 190);
+    assert!(r.result_table.is_none());
+    let r = query(&t, "SELECT nope FROM stats");
+    assert_eq!(r.exceptions[0].error_code, 710);
+    assert_eq!(
+        r.exceptions[0].message,
+        "UnknownColumnError: Unknown columnName 'nope' found in the query"
+    );
+    let r = query(&t, "SELEC 1");
+    assert_eq!(r.exceptions[0].error_code, 150);
+    let r = query(
+        &t,
+        "SELECT a.team FROM stats a JOIN stats b ON a.team = b.team",
+    );
+    assert_eq!(r.exceptions[0].error_code, 150);
+    assert!(r.exceptions[0].message.contains("multi-stage query engine"));
+    let r = query(
+        &t,
+        "SET useMultistageEngine=true; SELECT COUNT(*) FROM stats",
+    );
+    assert_eq!(r.exceptions[0].error_code, 200);
+    let r = execute_sql(
+        "SELECT COUNT(*) FROM stats",
+        Some("timeoutMs=abc"),
+        &t.tables,
+    );
+    assert!(!r.exceptions.is_empty());
+    let json = serde_json::to_value(query(&t, "SELECT COUNT(*) FROM stats")).unwrap();
+    assert_eq!(json["tablesQueried"], json!(["stats"]));
+    assert_eq!(
+        json.as_object().unwrap().keys().next().unwrap(),
+        "resultTable"
+    );
+}
+
+#[test]
+fn explain_shows_index_choices() {
+    let t = table(Variant::Indexed);
+    let r = query(
+        &t,
+        "EXPLAIN PLAN FOR SELECT team, year FROM stats WHERE team = 'BOS' AND year > 2003 AND name = 'player10'",
+    );
+    let rows = rows_of(&r);
+    let ops: Vec<String> = rows
+        .iter()
+        .map(|r| r[0].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ops[0], "BROKER_REDUCE(limit:10)");
+    assert_eq!(ops[1], "COMBINE_SELECT");
+    assert!(
+        ops[2].starts_with("PLAN_START(numSegmentsForThisPlan:"),
+        "{ops:?}"
+    );
+    assert!(
+        ops.iter().any(|o| o.starts_with(
+            "FILTER_INVERTED_INDEX(indexLookUp:inverted_index,operator:EQ,predicate:team = 'BOS')"
+        )),
+        "{ops:?}"
+    );
+    assert!(
+        ops.iter().any(|o| o.starts_with(
+            "FILTER_RANGE_INDEX(indexLookUp:range_index,operator:RANGE,predicate:year > '2003')"
+        )),
+        "{ops:?}"
+    );
+    assert!(
+        ops.iter()
+            .any(|o| o.starts_with("FILTER_FULL_SCAN(operator:EQ,predicate:name = 'player10')")),
+        "{ops:?}"
+    );
+    assert_eq!(
+        columns_of(&r).0,
+        vec!["Operator", "Operator_Id", "Parent_Id"]
+    );
+    assert_eq!(rows[0][2], json!(-1));
+    assert_eq!(rows[1][2], json!(0));
+    let r = query(&t, "EXPLAIN PLAN FOR SELECT COUNT(*) FROM stats");
+    let ops: Vec<String> = rows_of(&r)
+        .iter()
+        .map(|r| r[0].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        ops,
+        vec![
+            "BROKER_REDUCE(limit:10)",
+            "COMBINE_AGGREGATE",
+            "PLAN_START(numSegmentsForThisPlan:2)",
+            "AGGREGATE_METADATA"
+        ]
+    );
+}
+
+#[test]
+fn segment_pruning_by_min_max_and_bloom() {
+    let t = table(Variant::Indexed);
+    let r = query(&t, "SELECT COUNT(*) FROM stats WHERE hits > 45000000000");
+    assert_eq!(r.num_segments_pruned_by_server, 1);
+    assert_eq!(r.num_segments_processed, 1);
+    assert_eq!(
+        rows_of(&r)[0][0],
+        json!(
+            (0..ROWS)
+                .filter(|&i| i as i64 * 1_000_000_000 > 45_000_000_000)
+                .count()
+        )
+    );
+    let r = query(&t, "SELECT COUNT(*) FROM stats WHERE team = 'ZZZ'");
+    assert_eq!(r.num_segments_processed, 0);
+    assert_eq!(rows_of(&r)[0][0], json!(0));
+}
+
+#[test]
+fn timeouts_become_error_250() {
+    let t = table(Variant::Plain);
+    let (mut plan, _) = plan_sql(
+        "SELECT COUNT(*) FROM stats WHERE name LIKE '%x%'",
+        None,
+        &t.tables,
+    )
+    .unwrap();
+    let QueryPlan::SingleStage(p) = &mut plan else {
+        panic!("not single-stage")
+    };
+    p.server.options.timeout_ms = 0;
+    let r = execute_plan(&plan, &t.tables);
+    assert_eq!(r.exceptions[0].error_code, 250, "{:?}", r.exceptions);
+    assert!(r.exceptions[0].message.starts_with("ExecutionTimeoutError"));
+    assert!(r.result_table.is_none());
+    let r = execute_sql("SELECT COUNT(*) FROM stats", Some("timeoutMs=0"), &t.tables);
+    assert_eq!(r.exceptions[0].error_code, 700);
+}
+
+#[test]
+fn sketches_sum_precision_and_group_limits() {
+    for (v, t) in all_variants() {
+        let r = query(
+            &t,
+            "SELECT DISTINCTCOUNTHLL(team), PERCENTILEEST(year, 50), PERCENTILETDIGEST(year, 50), SUMPRECISION(avg), DISTINCTCOUNTHLL(tags) FROM stats",
+        );
+        let rows = rows_of(&r);
+        assert_eq!(rows[0][0], json!(4), "{v:?}");
+        let median = 2000 + 3;
+        assert!(
+            (median - 1..=median + 1).contains(&rows[0][1].as_i64().unwrap()),
+            "{v:?}: {:?}",
+            rows[0][1]
+        );
+        assert!(
+            (2002.0..=2004.0).contains(&rows[0][2].as_f64().unwrap()),
+            "{v:?}: {:?}",
+            rows[0][2]
+        );
+        let total: f64 = (0..ROWS).map(|i| (i % 10) as f64 / 4.0).sum();
+        assert_eq!(
+            rows[0][3].as_str().unwrap().parse::<f64>().unwrap(),
+            total,
+            "{v:?}"
+        );
+        assert_eq!(rows[0][4], json!(5), "{v:?}");
+        assert_eq!(
+            columns_of(&r).1,
+            vec!["LONG", "LONG", "DOUBLE", "BIG_DECIMAL", "LONG"]
+        );
+        assert_eq!(columns_of(&r).0[1], "percentileest(year, 50.0)");
+
+        let r = query(
+            &t,
+            "SET numGroupsLimit=3; SELECT name, COUNT(*) FROM stats GROUP BY name LIMIT 100",
+        );
+        assert!(r.num_groups_limit_reached, "{v:?}");
+        assert!(r.partial_result);
+        assert_eq!(rows_of(&r).len(), 3, "{v:?}");
+    }
+}
+
+#[test]
+fn missing_columns_and_virtual_columns() {
+    // Plain: documents keep input order (the indexed variant sorts by `league`).
+    let t = table(Variant::Plain);
+    let mut schema = schema();
+    schema
+        .fields
+        .push(FieldSpec::metric("extra", DataType::Int));
+    let mut tables = MemoryTables::new();
+    tables.add("stats", schema, t.tables.segments("stats"));
+    let r = execute_sql(
+        "SELECT SUM(extra), COUNT(*) FROM stats WHERE extra = 0",
+        None,
+        &tables,
+    );
+    assert_eq!(rows_of(&r), vec![vec![json!(0.0), json!(ROWS)]]);
+    let r = execute_sql(
+        "SELECT $docId, $segmentName, name FROM stats WHERE $docId < 2 ORDER BY $segmentName, $docId",
+        None,
+        &tables,
+    );
+    assert_eq!(
+        rows_of(&r),
+        vec![
+            vec![json!(0), json!("stats_0"), json!("player00")],
+            vec![json!(1), json!("stats_0"), json!("player01")],
+            vec![json!(0), json!("stats_1"), json!("player40")],
+            vec![json!(1), json!("stats_1"), json!("player41")],
+        ]
+    );
+}

@@ -1,0 +1,415 @@
+//! Aggregations: the [`AggregateFunction`]s the single-stage engine runs, their parameters
+//! (percentile, HLL precision, …) and v1 result types, and [`AggregateCall`] — one
+//! aggregation in a plan with its argument and optional `FILTER (WHERE …)`.
+//!
+//! Names are resolved by canonical form (lower case, `_` removed), so `BOOL_AND`, `boolAnd`
+//! and `booland` are the same function; `PERCENTILE95(x)` is the legacy spelling of
+//! `PERCENTILE(x, 95)`; the `…MV` variants aggregate every value of a multi-value column.
+
+use super::expr::Expr;
+use super::filter::FilterExpr;
+use segments::types::DataType;
+use serde::{Deserialize, Serialize};
+
+/// Default `log2m` of DISTINCTCOUNTHLL (Pinot's `CommonConstants.Helix.DEFAULT_HYPERLOGLOG_LOG2M`).
+pub const DEFAULT_HLL_LOG2M: u8 = 8;
+/// Default t-digest compression (Pinot's `PercentileTDigestAggregationFunction.DEFAULT_TDIGEST_COMPRESSION`).
+pub const DEFAULT_TDIGEST_COMPRESSION: f64 = 100.0;
+
+/// An aggregation function with its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum AggregateFunction {
+    Count,
+    Sum,
+    Min,
+    Max,
+    Avg,
+    MinMaxRange,
+    /// Exact distinct count (also `COUNT(DISTINCT x)`).
+    DistinctCount,
+    DistinctCountHll {
+        log2m: u8,
+    },
+    /// Exact percentile over all values (0–100).
+    Percentile {
+        percentile: f64,
+    },
+    /// Quantile-digest estimate; LONG result.
+    PercentileEst {
+        percentile: f64,
+    },
+    PercentileTDigest {
+        percentile: f64,
+        compression: f64,
+    },
+    /// Most frequent value (ties: the smallest).
+    Mode,
+    /// Exact decimal sum, rounded to `precision` significant digits and `scale` if given.
+    SumPrecision {
+        precision: Option<u32>,
+        scale: Option<u32>,
+    },
+    BoolAnd,
+    BoolOr,
+}
+
+impl AggregateFunction {
+    /// Pinot's upper-case function name (`DISTINCTCOUNTHLL`), as EXPLAIN prints it lower-cased.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AggregateFunction::Count => "count",
+            AggregateFunction::Sum => "sum",
+            AggregateFunction::Min => "min",
+            AggregateFunction::Max => "max",
+            AggregateFunction::Avg => "avg",
+            AggregateFunction::MinMaxRange => "minmaxrange",
+            AggregateFunction::DistinctCount => "distinctcount",
+            AggregateFunction::DistinctCountHll { .. } => "distinctcounthll",
+            AggregateFunction::Percentile { .. } => "percentile",
+            AggregateFunction::PercentileEst { .. } => "percentileest",
+            AggregateFunction::PercentileTDigest { .. } => "percentiletdigest",
+            AggregateFunction::Mode => "mode",
+            AggregateFunction::SumPrecision { .. } => "sumprecision",
+            AggregateFunction::BoolAnd => "booland",
+            AggregateFunction::BoolOr => "boolor",
+        }
+    }
+
+    /// The v1 final result type.
+    pub fn result_type(&self) -> DataType {
+        match self {
+            AggregateFunction::Count => DataType::Long,
+            AggregateFunction::Sum
+            | AggregateFunction::Min
+            | AggregateFunction::Max
+            | AggregateFunction::Avg
+            | AggregateFunction::MinMaxRange
+            | AggregateFunction::Percentile { .. }
+            | AggregateFunction::PercentileTDigest { .. }
+            | AggregateFunction::Mode => DataType::Double,
+            AggregateFunction::DistinctCount => DataType::Int,
+            AggregateFunction::DistinctCountHll { .. }
+            | AggregateFunction::PercentileEst { .. } => DataType::Long,
+            AggregateFunction::SumPrecision { .. } => DataType::BigDecimal,
+            AggregateFunction::BoolAnd | AggregateFunction::BoolOr => DataType::Boolean,
+        }
+    }
+
+    /// Whether the function needs numeric input.
+    pub fn needs_numeric(&self) -> bool {
+        !matches!(
+            self,
+            AggregateFunction::Count
+                | AggregateFunction::DistinctCount
+                | AggregateFunction::DistinctCountHll { .. }
+                | AggregateFunction::BoolAnd
+                | AggregateFunction::BoolOr
+                | AggregateFunction::SumPrecision { .. }
+        )
+    }
+}
+
+/// One aggregation of a query.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AggregateCall {
+    pub function: AggregateFunction,
+    /// The aggregated expression; `None` for `COUNT(*)`.
+    pub arg: Option<Expr>,
+    /// Aggregate every value of a multi-value argument (the `…MV` functions).
+    pub multi_value: bool,
+    /// `FILTER (WHERE …)`.
+    pub filter: Option<FilterExpr>,
+    /// Result column name (`sum(x)`), also the EXPLAIN text.
+    pub name: String,
+}
+
+impl AggregateCall {
+    /// The v1 result type.
+    pub fn result_type(&self) -> DataType {
+        self.function.result_type()
+    }
+}
+
+/// Aggregate names without their `MV` suffix, canonical form.
+const BASE_NAMES: &[&str] = &[
+    "count",
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "minmaxrange",
+    "distinctcount",
+    "distinctcounthll",
+    "percentile",
+    "percentileest",
+    "percentiletdigest",
+    "mode",
+    "sumprecision",
+    "booland",
+    "boolor",
+];
+
+/// Splits a canonical aggregate name into (base name, legacy percentile digits, is-MV);
+/// `None` when the name is not an aggregate.
+pub fn parse_aggregate_name(canonical: &str) -> Option<(&'static str, Option<f64>, bool)> {
+    let (stem, mv) = match canonical.strip_suffix("mv") {
+        Some(s) if s != "boolor" && !s.is_empty() => (s, true),
+        _ => (canonical, false),
+    };
+    if let Some(b) = BASE_NAMES.iter().find(|b| **b == stem) {
+        return Some((b, None, mv));
+    }
+    // Legacy PERCENTILE95 / PERCENTILEEST50 / PERCENTILETDIGEST99.
+    for base in ["percentiletdigest", "percentileest", "percentile"] {
+        if let Some(digits) = stem.strip_prefix(base)
+            && !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            let p: f64 = digits.parse().ok()?;
+            let b = BASE_NAMES.iter().find(|b| **b == base)?;
+            return Some((b, Some(p), mv));
+        }
+    }
+    None
+}
+
+/// Canonical function name: lower case with `_` removed (Pinot's `FunctionRegistry.canonicalize`).
+pub fn canonical_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Whether a function name (as written) is an aggregate.
+pub fn is_aggregate_name(name: &str) -> bool {
+    parse_aggregate_name(&canonical_name(name)).is_some()
+}
+
+/// Builds the function from its base name, legacy percentile and literal parameters (the
+/// arguments after the first, already constant-folded to numbers/strings).
+pub fn build_function(
+    base: &str,
+    legacy_percentile: Option<f64>,
+    params: &[segments::types::Value],
+) -> Result<AggregateFunction, String> {
+    let num = |i: usize, what: &str| -> Result<f64, String> {
+        params
+            .get(i)
+            .and_then(|v| v.as_f64())
+            .ok_or_else(|| format!("{base} expects a numeric {what}"))
+    };
+    let check_percentile = |p: f64| -> Result<f64, String> {
+        if (0.0..=100.0).contains(&p) {
+            Ok(p)
+        } else {
+            Err(format!("invalid percentile: {p}"))
+        }
+    };
+    let expect_params = |n: usize| -> Result<(), String> {
+        if params.len() > n {
+            Err(format!(
+                "too many arguments for {base}: {}",
+                params.len() + 1
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    if matches!(
+        base,
+        "count"
+            | "sum"
+            | "min"
+            | "max"
+            | "avg"
+            | "minmaxrange"
+            | "distinctcount"
+            | "mode"
+            | "booland"
+            | "boolor"
+    ) {
+        expect_params(0)?;
+    }
+    Ok(match base {
+        "count" => AggregateFunction::Count,
+        "sum" => AggregateFunction::Sum,
+        "min" => AggregateFunction::Min,
+        "max" => AggregateFunction::Max,
+        "avg" => AggregateFunction::Avg,
+        "minmaxrange" => AggregateFunction::MinMaxRange,
+        "distinctcount" => AggregateFunction::DistinctCount,
+        "mode" => AggregateFunction::Mode,
+        "booland" => AggregateFunction::BoolAnd,
+        "boolor" => AggregateFunction::BoolOr,
+        "distinctcounthll" => {
+            expect_params(1)?;
+            let log2m = if params.is_empty() {
+                DEFAULT_HLL_LOG2M as f64
+            } else {
+                num(0, "log2m")?
+            };
+            if !(4.0..=16.0).contains(&log2m) || log2m.fract() != 0.0 {
+                return Err(format!("invalid log2m for distinctcounthll: {log2m}"));
+            }
+            AggregateFunction::DistinctCountHll { log2m: log2m as u8 }
+        }
+        "percentile" | "percentileest" | "percentiletdigest" => {
+            let (p, rest) = match legacy_percentile {
+                Some(p) => (p, 0),
+                None => (num(0, "percentile")?, 1),
+            };
+            let p = check_percentile(p)?;
+            match base {
+                "percentile" => {
+                    expect_params(rest)?;
+                    AggregateFunction::Percentile { percentile: p }
+                }
+                "percentileest" => {
+                    expect_params(rest)?;
+                    AggregateFunction::PercentileEst { percentile: p }
+                }
+                _ => {
+                    expect_params(rest + 1)?;
+                    let compression = if params.len() > rest {
+                        num(rest, "compression")?
+                    } else {
+                        DEFAULT_TDIGEST_COMPRESSION
+                    };
+                    if !(10.0..=10_000.0).contains(&compression) {
+                        return Err(format!(
+                            "invalid compression for percentiletdigest: {compression}"
+                        ));
+                    }
+                    AggregateFunction::PercentileTDigest {
+                        percentile: p,
+                        compression,
+                    }
+                }
+            }
+        }
+        "sumprecision" => {
+            expect_params(2)?;
+            let precision = if params.is_empty() {
+                None
+            } else {
+                Some(num(0, "precision")? as u32)
+            };
+            let scale = if params.len() > 1 {
+                Some(num(1, "scale")? as u32)
+            } else {
+                None
+            };
+            AggregateFunction::SumPrecision { precision, scale }
+        }
+        other => return Err(format!("unsupported aggregation function: {other}")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use segments::types::Value;
+
+    #[test]
+    fn parses_names_canonically() {
+        assert_eq!(canonical_name("BOOL_AND"), "booland");
+        assert_eq!(
+            parse_aggregate_name("booland"),
+            Some(("booland", None, false))
+        );
+        assert_eq!(
+            parse_aggregate_name("boolor"),
+            Some(("boolor", None, false))
+        );
+        assert_eq!(parse_aggregate_name("countmv"), Some(("count", None, true)));
+        assert_eq!(
+            parse_aggregate_name("percentile95"),
+            Some(("percentile", Some(95.0), false))
+        );
+        assert_eq!(
+            parse_aggregate_name("percentileest50mv"),
+            Some(("percentileest", Some(50.0), true))
+        );
+        assert_eq!(
+            parse_aggregate_name("percentiletdigest99"),
+            Some(("percentiletdigest", Some(99.0), false))
+        );
+        assert_eq!(parse_aggregate_name("upper"), None);
+        assert_eq!(parse_aggregate_name("mv"), None);
+        assert!(is_aggregate_name("DistinctCountHLL"));
+    }
+
+    #[test]
+    fn builds_functions_with_parameters() {
+        assert_eq!(
+            build_function("percentile", None, &[Value::Int(90)]).unwrap(),
+            AggregateFunction::Percentile { percentile: 90.0 }
+        );
+        assert_eq!(
+            build_function("percentile", Some(95.0), &[]).unwrap(),
+            AggregateFunction::Percentile { percentile: 95.0 }
+        );
+        assert!(build_function("percentile", None, &[]).is_err());
+        assert!(build_function("percentile", None, &[Value::Int(101)]).is_err());
+        assert_eq!(
+            build_function("distinctcounthll", None, &[]).unwrap(),
+            AggregateFunction::DistinctCountHll { log2m: 8 }
+        );
+        assert_eq!(
+            build_function(
+                "percentiletdigest",
+                None,
+                &[Value::Int(50), Value::Int(200)]
+            )
+            .unwrap(),
+            AggregateFunction::PercentileTDigest {
+                percentile: 50.0,
+                compression: 200.0
+            }
+        );
+        assert!(build_function("distinctcounthll", None, &[Value::Int(17)]).is_err());
+        assert!(
+            build_function("percentiletdigest", None, &[Value::Int(50), Value::Int(5)]).is_err()
+        );
+        assert_eq!(
+            build_function("sumprecision", None, &[Value::Int(10), Value::Int(2)]).unwrap(),
+            AggregateFunction::SumPrecision {
+                precision: Some(10),
+                scale: Some(2)
+            }
+        );
+        assert!(build_function("sum", None, &[Value::Int(1)]).is_err());
+        assert_eq!(
+            build_function("mode", None, &[]).unwrap(),
+            AggregateFunction::Mode
+        );
+    }
+
+    #[test]
+    fn result_types_follow_v1() {
+        assert_eq!(AggregateFunction::Count.result_type(), DataType::Long);
+        assert_eq!(AggregateFunction::Sum.result_type(), DataType::Double);
+        assert_eq!(
+            AggregateFunction::DistinctCount.result_type(),
+            DataType::Int
+        );
+        assert_eq!(
+            AggregateFunction::DistinctCountHll { log2m: 8 }.result_type(),
+            DataType::Long
+        );
+        assert_eq!(
+            AggregateFunction::PercentileEst { percentile: 5.0 }.result_type(),
+            DataType::Long
+        );
+        assert_eq!(
+            AggregateFunction::SumPrecision {
+                precision: None,
+                scale: None
+            }
+            .result_type(),
+            DataType::BigDecimal
+        );
+        assert_eq!(AggregateFunction::BoolOr.result_type(), DataType::Boolean);
+    }
+}

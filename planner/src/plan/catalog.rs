@@ -1,0 +1,115 @@
+//! [`Catalog`]: what the binder knows about tables — their names and schemas, nothing about
+//! where segments live.
+//!
+//! Lookup follows Pinot's broker: a name matches exactly, then case-insensitively; a
+//! `_OFFLINE`/`_REALTIME` suffix and a `default.` database prefix are accepted.
+
+use segments::types::Schema;
+use std::collections::BTreeMap;
+
+/// One table as the binder sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableInfo {
+    /// The table's raw name (no type suffix), as the catalog spells it.
+    pub name: String,
+    /// Its schema.
+    pub schema: Schema,
+}
+
+/// Table metadata for binding.
+pub trait Catalog {
+    /// The table with exactly this raw name, if any.
+    fn table(&self, name: &str) -> Option<TableInfo>;
+
+    /// Every raw table name (used for the case-insensitive fallback).
+    fn table_names(&self) -> Vec<String>;
+
+    /// Resolves a name as written in `FROM`: exact, then without a type suffix or `default.`
+    /// prefix, then case-insensitively.
+    fn resolve_table(&self, written: &str) -> Option<TableInfo> {
+        let mut candidates = vec![written.to_string()];
+        let unprefixed = written
+            .strip_prefix("default.")
+            .or_else(|| written.strip_prefix("DEFAULT."))
+            .unwrap_or(written);
+        for suffix in ["_OFFLINE", "_REALTIME"] {
+            if let Some(raw) = unprefixed.strip_suffix(suffix) {
+                candidates.push(raw.to_string());
+            }
+        }
+        candidates.push(unprefixed.to_string());
+        for c in &candidates {
+            if let Some(t) = self.table(c) {
+                return Some(t);
+            }
+        }
+        let names = self.table_names();
+        for c in &candidates {
+            if let Some(n) = names.iter().find(|n| n.eq_ignore_ascii_case(c)) {
+                return self.table(n);
+            }
+        }
+        None
+    }
+}
+
+/// A catalog held in memory: table name → schema. Used by tests, the CLI and the
+/// single-process broker.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryCatalog {
+    tables: BTreeMap<String, Schema>,
+}
+
+impl MemoryCatalog {
+    /// An empty catalog.
+    pub fn new() -> MemoryCatalog {
+        MemoryCatalog::default()
+    }
+
+    /// Adds (or replaces) a table.
+    pub fn add(&mut self, name: impl Into<String>, schema: Schema) -> &mut MemoryCatalog {
+        self.tables.insert(name.into(), schema);
+        self
+    }
+}
+
+impl Catalog for MemoryCatalog {
+    fn table(&self, name: &str) -> Option<TableInfo> {
+        self.tables.get(name).map(|schema| TableInfo {
+            name: name.to_string(),
+            schema: schema.clone(),
+        })
+    }
+
+    fn table_names(&self) -> Vec<String> {
+        self.tables.keys().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_exact_suffixed_and_case_insensitive_names() {
+        let mut c = MemoryCatalog::new();
+        c.add("baseballStats", Schema::default());
+        assert_eq!(
+            c.resolve_table("baseballStats").unwrap().name,
+            "baseballStats"
+        );
+        assert_eq!(
+            c.resolve_table("baseballstats").unwrap().name,
+            "baseballStats"
+        );
+        assert_eq!(
+            c.resolve_table("baseballStats_OFFLINE").unwrap().name,
+            "baseballStats"
+        );
+        assert_eq!(
+            c.resolve_table("default.BASEBALLSTATS").unwrap().name,
+            "baseballStats"
+        );
+        assert!(c.resolve_table("nope").is_none());
+    }
+}

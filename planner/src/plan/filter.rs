@@ -1,0 +1,429 @@
+//! Filters: a `WHERE` clause (or an aggregate's `FILTER (WHERE …)`) as a tree of
+//! AND/OR/NOT over [`Predicate`]s, the unit an index can answer.
+//!
+//! A predicate is `lhs op literal(s)` where `lhs` is a column or any expression over columns.
+//! Literals are already converted to the type of `lhs` (so a dictionary lookup needs no
+//! conversion) — with one exception: range bounds keep their own numeric type when conversion
+//! would change them (`intCol > 5.5`), and comparisons use [`Value::total_cmp`].
+//! Anything that is not of that shape (`a = b`, `f(a) OR g(b)` as one expression) is an
+//! [`FilterExpr::Expr`], evaluated row by row.
+//!
+//! `Display` follows Pinot's EXPLAIN text: `x = '1.1'`, `x BETWEEN '0' AND '5'`,
+//! `x NOT IN ('a','b')`.
+
+use super::expr::{Expr, quote_literal};
+use segments::types::Value;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A bound filter tree.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FilterExpr {
+    And(Vec<FilterExpr>),
+    Or(Vec<FilterExpr>),
+    Not(Box<FilterExpr>),
+    Predicate(Predicate),
+    /// A boolean expression no index can answer; evaluated per row (NULL counts as false).
+    Expr(Expr),
+    /// Folded to a constant.
+    Constant(bool),
+}
+
+/// `lhs op …`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Predicate {
+    pub lhs: Expr,
+    pub op: PredicateOp,
+}
+
+/// One end of a range.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RangeBound {
+    pub value: Value,
+    pub inclusive: bool,
+}
+
+/// The predicate kinds Pinot distinguishes (`Predicate.Type`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum PredicateOp {
+    Eq(Value),
+    NotEq(Value),
+    In(Vec<Value>),
+    NotIn(Vec<Value>),
+    /// `<`, `<=`, `>`, `>=`, `BETWEEN`; at least one bound is present.
+    Range {
+        lower: Option<RangeBound>,
+        upper: Option<RangeBound>,
+    },
+    /// SQL `LIKE` (`%`, `_`, optional escape character).
+    Like {
+        pattern: String,
+        escape: Option<char>,
+    },
+    /// `REGEXP_LIKE(lhs, pattern[, 'i'])`.
+    RegexpLike {
+        pattern: String,
+        case_insensitive: bool,
+    },
+    /// `TEXT_MATCH(lhs, query)`.
+    TextMatch(String),
+    /// `JSON_MATCH(lhs, filter)`.
+    JsonMatch(String),
+    IsNull,
+    IsNotNull,
+}
+
+impl PredicateOp {
+    /// Pinot's operator name in EXPLAIN (`EQ`, `NOT_IN`, `RANGE`, …).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            PredicateOp::Eq(_) => "EQ",
+            PredicateOp::NotEq(_) => "NOT_EQ",
+            PredicateOp::In(_) => "IN",
+            PredicateOp::NotIn(_) => "NOT_IN",
+            PredicateOp::Range { .. } => "RANGE",
+            PredicateOp::Like { .. } => "LIKE",
+            PredicateOp::RegexpLike { .. } => "REGEXP_LIKE",
+            PredicateOp::TextMatch(_) => "TEXT_MATCH",
+            PredicateOp::JsonMatch(_) => "JSON_MATCH",
+            PredicateOp::IsNull => "IS_NULL",
+            PredicateOp::IsNotNull => "IS_NOT_NULL",
+        }
+    }
+
+    /// Whether the predicate can use a value-pruning structure (bloom filter, min/max).
+    pub fn prunable(&self) -> bool {
+        matches!(
+            self,
+            PredicateOp::Eq(_) | PredicateOp::In(_) | PredicateOp::Range { .. }
+        )
+    }
+
+    /// The negation, when it is itself a predicate.
+    pub fn negate(&self) -> Option<PredicateOp> {
+        Some(match self {
+            PredicateOp::Eq(v) => PredicateOp::NotEq(v.clone()),
+            PredicateOp::NotEq(v) => PredicateOp::Eq(v.clone()),
+            PredicateOp::In(v) => PredicateOp::NotIn(v.clone()),
+            PredicateOp::NotIn(v) => PredicateOp::In(v.clone()),
+            PredicateOp::IsNull => PredicateOp::IsNotNull,
+            PredicateOp::IsNotNull => PredicateOp::IsNull,
+            _ => return None,
+        })
+    }
+}
+
+impl RangeBound {
+    /// An inclusive bound.
+    pub fn inclusive(value: Value) -> RangeBound {
+        RangeBound {
+            value,
+            inclusive: true,
+        }
+    }
+
+    /// An exclusive bound.
+    pub fn exclusive(value: Value) -> RangeBound {
+        RangeBound {
+            value,
+            inclusive: false,
+        }
+    }
+
+    /// Whether `v` is above (for a lower bound) the bound.
+    pub fn admits_above(&self, v: &Value) -> bool {
+        match v.total_cmp(&self.value) {
+            std::cmp::Ordering::Greater => true,
+            std::cmp::Ordering::Equal => self.inclusive,
+            std::cmp::Ordering::Less => false,
+        }
+    }
+
+    /// Whether `v` is below (for an upper bound) the bound.
+    pub fn admits_below(&self, v: &Value) -> bool {
+        match v.total_cmp(&self.value) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Equal => self.inclusive,
+            std::cmp::Ordering::Greater => false,
+        }
+    }
+}
+
+/// Whether a (non-null) value lies in a range.
+pub fn in_range(v: &Value, lower: &Option<RangeBound>, upper: &Option<RangeBound>) -> bool {
+    lower.as_ref().is_none_or(|b| b.admits_above(v))
+        && upper.as_ref().is_none_or(|b| b.admits_below(v))
+}
+
+impl FilterExpr {
+    /// `AND` of the parts, flattened and with constants folded.
+    pub fn and(parts: Vec<FilterExpr>) -> FilterExpr {
+        let mut out = Vec::new();
+        for p in parts {
+            match p {
+                FilterExpr::Constant(true) => {}
+                FilterExpr::Constant(false) => return FilterExpr::Constant(false),
+                FilterExpr::And(inner) => out.extend(inner),
+                other => out.push(other),
+            }
+        }
+        match out.len() {
+            0 => FilterExpr::Constant(true),
+            1 => out.pop().unwrap_or(FilterExpr::Constant(true)),
+            _ => FilterExpr::And(out),
+        }
+    }
+
+    /// `OR` of the parts, flattened and with constants folded.
+    pub fn or(parts: Vec<FilterExpr>) -> FilterExpr {
+        let mut out = Vec::new();
+        for p in parts {
+            match p {
+                FilterExpr::Constant(false) => {}
+                FilterExpr::Constant(true) => return FilterExpr::Constant(true),
+                FilterExpr::Or(inner) => out.extend(inner),
+                other => out.push(other),
+            }
+        }
+        match out.len() {
+            0 => FilterExpr::Constant(false),
+            1 => out.pop().unwrap_or(FilterExpr::Constant(false)),
+            _ => FilterExpr::Or(out),
+        }
+    }
+
+    /// `NOT` of a filter, pushed into predicates that have a negated form.
+    pub fn negate(inner: FilterExpr) -> FilterExpr {
+        match inner {
+            FilterExpr::Constant(b) => FilterExpr::Constant(!b),
+            FilterExpr::Not(e) => *e,
+            FilterExpr::Predicate(p) => match p.op.negate() {
+                Some(op) => FilterExpr::Predicate(Predicate { lhs: p.lhs, op }),
+                None => FilterExpr::Not(Box::new(FilterExpr::Predicate(p))),
+            },
+            other => FilterExpr::Not(Box::new(other)),
+        }
+    }
+
+    /// Every predicate in the tree, pre-order.
+    pub fn predicates(&self) -> Vec<&Predicate> {
+        let mut out = Vec::new();
+        self.collect_predicates(&mut out);
+        out
+    }
+
+    fn collect_predicates<'a>(&'a self, out: &mut Vec<&'a Predicate>) {
+        match self {
+            FilterExpr::And(v) | FilterExpr::Or(v) => {
+                v.iter().for_each(|f| f.collect_predicates(out))
+            }
+            FilterExpr::Not(f) => f.collect_predicates(out),
+            FilterExpr::Predicate(p) => out.push(p),
+            FilterExpr::Expr(_) | FilterExpr::Constant(_) => {}
+        }
+    }
+
+    /// The table columns the filter reads.
+    pub fn columns(&self) -> Vec<super::expr::ColumnRef> {
+        let mut out: Vec<super::expr::ColumnRef> = Vec::new();
+        let mut add = |e: &Expr| {
+            for c in e.columns() {
+                if !out.iter().any(|o| o.name == c.name) {
+                    out.push(c);
+                }
+            }
+        };
+        self.walk_exprs(&mut add);
+        out
+    }
+
+    fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        match self {
+            FilterExpr::And(v) | FilterExpr::Or(v) => v.iter().for_each(|x| x.walk_exprs(f)),
+            FilterExpr::Not(x) => x.walk_exprs(f),
+            FilterExpr::Predicate(p) => f(&p.lhs),
+            FilterExpr::Expr(e) => f(e),
+            FilterExpr::Constant(_) => {}
+        }
+    }
+}
+
+fn write_list(f: &mut fmt::Formatter<'_>, values: &[Value]) -> fmt::Result {
+    f.write_str("(")?;
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        f.write_str(&quote_literal(v))?;
+    }
+    f.write_str(")")
+}
+
+impl fmt::Display for Predicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lhs = &self.lhs;
+        match &self.op {
+            PredicateOp::Eq(v) => write!(f, "{lhs} = {}", quote_literal(v)),
+            PredicateOp::NotEq(v) => write!(f, "{lhs} != {}", quote_literal(v)),
+            PredicateOp::In(vs) => {
+                write!(f, "{lhs} IN ")?;
+                write_list(f, vs)
+            }
+            PredicateOp::NotIn(vs) => {
+                write!(f, "{lhs} NOT IN ")?;
+                write_list(f, vs)
+            }
+            PredicateOp::Range { lower, upper } => match (lower, upper) {
+                (Some(l), Some(u)) if l.inclusive && u.inclusive => write!(
+                    f,
+                    "{lhs} BETWEEN {} AND {}",
+                    quote_literal(&l.value),
+                    quote_literal(&u.value)
+                ),
+                (Some(l), Some(u)) => write!(
+                    f,
+                    "({lhs} {} {} AND {lhs} {} {})",
+                    if l.inclusive { ">=" } else { ">" },
+                    quote_literal(&l.value),
+                    if u.inclusive { "<=" } else { "<" },
+                    quote_literal(&u.value)
+                ),
+                (Some(l), None) => write!(
+                    f,
+                    "{lhs} {} {}",
+                    if l.inclusive { ">=" } else { ">" },
+                    quote_literal(&l.value)
+                ),
+                (None, Some(u)) => write!(
+                    f,
+                    "{lhs} {} {}",
+                    if u.inclusive { "<=" } else { "<" },
+                    quote_literal(&u.value)
+                ),
+                (None, None) => write!(f, "{lhs} IS NOT NULL"),
+            },
+            PredicateOp::Like { pattern, .. } => write!(f, "{lhs} LIKE '{pattern}'"),
+            PredicateOp::RegexpLike { pattern, .. } => write!(f, "regexp_like({lhs},'{pattern}')"),
+            PredicateOp::TextMatch(q) => write!(f, "text_match({lhs},'{q}')"),
+            PredicateOp::JsonMatch(q) => write!(f, "json_match({lhs},'{q}')"),
+            PredicateOp::IsNull => write!(f, "{lhs} IS NULL"),
+            PredicateOp::IsNotNull => write!(f, "{lhs} IS NOT NULL"),
+        }
+    }
+}
+
+impl fmt::Display for FilterExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let join = |f: &mut fmt::Formatter<'_>, parts: &[FilterExpr], sep: &str| -> fmt::Result {
+            f.write_str("(")?;
+            for (i, p) in parts.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(sep)?;
+                }
+                write!(f, "{p}")?;
+            }
+            f.write_str(")")
+        };
+        match self {
+            FilterExpr::And(v) => join(f, v, " AND "),
+            FilterExpr::Or(v) => join(f, v, " OR "),
+            FilterExpr::Not(x) => write!(f, "NOT {x}"),
+            FilterExpr::Predicate(p) => write!(f, "{p}"),
+            FilterExpr::Expr(e) => write!(f, "{e}"),
+            FilterExpr::Constant(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::column_type::ColumnType;
+    use super::super::expr::ColumnRef;
+    use super::*;
+    use segments::types::DataType;
+
+    fn pred(op: PredicateOp) -> FilterExpr {
+        FilterExpr::Predicate(Predicate {
+            lhs: Expr::Column(ColumnRef {
+                name: "x".into(),
+                column_type: ColumnType::sv(DataType::Int),
+            }),
+            op,
+        })
+    }
+
+    #[test]
+    fn folds_and_flattens() {
+        let a = pred(PredicateOp::Eq(Value::Int(1)));
+        assert_eq!(
+            FilterExpr::and(vec![FilterExpr::Constant(true), a.clone()]),
+            a
+        );
+        assert_eq!(
+            FilterExpr::and(vec![a.clone(), FilterExpr::Constant(false)]),
+            FilterExpr::Constant(false)
+        );
+        assert_eq!(
+            FilterExpr::or(vec![a.clone(), FilterExpr::Constant(true)]),
+            FilterExpr::Constant(true)
+        );
+        let nested = FilterExpr::and(vec![FilterExpr::and(vec![a.clone(), a.clone()]), a.clone()]);
+        assert!(matches!(nested, FilterExpr::And(ref v) if v.len() == 3));
+        assert_eq!(
+            FilterExpr::negate(a.clone()),
+            pred(PredicateOp::NotEq(Value::Int(1)))
+        );
+        assert_eq!(
+            FilterExpr::negate(FilterExpr::negate(pred(PredicateOp::Like {
+                pattern: "a%".into(),
+                escape: None
+            }))),
+            pred(PredicateOp::Like {
+                pattern: "a%".into(),
+                escape: None
+            })
+        );
+    }
+
+    #[test]
+    fn displays_like_pinot_explain() {
+        assert_eq!(
+            pred(PredicateOp::Eq(Value::Double(1.1))).to_string(),
+            "x = '1.1'"
+        );
+        assert_eq!(
+            pred(PredicateOp::Range {
+                lower: Some(RangeBound::inclusive(Value::Int(0))),
+                upper: Some(RangeBound::inclusive(Value::Int(5)))
+            })
+            .to_string(),
+            "x BETWEEN '0' AND '5'"
+        );
+        assert_eq!(
+            pred(PredicateOp::NotIn(vec![
+                Value::String("foo".into()),
+                Value::String("mickey".into())
+            ]))
+            .to_string(),
+            "x NOT IN ('foo','mickey')"
+        );
+        assert_eq!(
+            pred(PredicateOp::Range {
+                lower: Some(RangeBound::exclusive(Value::Int(20))),
+                upper: None
+            })
+            .to_string(),
+            "x > '20'"
+        );
+    }
+
+    #[test]
+    fn ranges_admit_the_right_values() {
+        let lower = Some(RangeBound::exclusive(Value::Double(5.5)));
+        let upper = Some(RangeBound::inclusive(Value::Int(10)));
+        assert!(!in_range(&Value::Int(5), &lower, &upper));
+        assert!(in_range(&Value::Int(6), &lower, &upper));
+        assert!(in_range(&Value::Int(10), &lower, &upper));
+        assert!(!in_range(&Value::Int(11), &lower, &upper));
+    }
+}

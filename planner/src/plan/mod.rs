@@ -1,0 +1,61 @@
+//! From a parsed statement to a plan an engine runs.
+//!
+//! ```text
+//! Statement ──binder(Catalog)──► QueryPlan::SingleStage { server: ServerQueryPlan,
+//!                                                         reduce: BrokerReducePlan }
+//!                               QueryPlan::Literal (no FROM)
+//! ```
+//!
+//! * [`catalog`] — what the binder may know about tables (names, schemas).
+//! * [`binder`] — name resolution, typing, aggregate extraction, constant folding.
+//! * [`expr`], [`filter`], [`aggregate`] — the bound vocabulary: typed expressions, filter
+//!   trees of index-friendly predicates, aggregation calls.
+//! * [`query_plan`] — the plan types (serde, so a broker can ship them to servers).
+//! * [`eval`] — row-at-a-time evaluation of bound expressions, shared by folding, the engine's
+//!   general path and the broker's post-aggregation.
+//! * [`error`] — [`PlanError`] with Pinot's error codes.
+//!
+//! The multi-stage (v2) engine will add `QueryPlan::MultiStage` beside these; until then a
+//! query asking for it gets [`PlanError::MultiStageUnavailable`].
+
+pub mod aggregate;
+pub mod binder;
+pub mod catalog;
+pub mod column_type;
+pub mod error;
+pub mod eval;
+pub mod expr;
+pub mod filter;
+pub mod like;
+pub mod query_plan;
+pub mod scalar;
+
+pub use aggregate::{AggregateCall, AggregateFunction};
+pub use binder::bind_statement;
+pub use catalog::{Catalog, MemoryCatalog, TableInfo};
+pub use column_type::ColumnType;
+pub use error::PlanError;
+pub use expr::{ColumnRef, Expr, InputRef};
+pub use filter::{FilterExpr, Predicate, PredicateOp, RangeBound};
+/// Plans a parsed statement for the engine its options ask for: the single-stage engine,
+/// or — with `useMultistageEngine=true` — [`PlanError::MultiStageUnavailable`] until the
+/// multi-stage engine exists.
+pub fn plan_statement(
+    stmt: &crate::sql::ast::Statement,
+    catalog: &dyn Catalog,
+    options: &crate::options::QueryOptions,
+) -> Result<QueryPlan, PlanError> {
+    if options.use_multistage_engine {
+        return Err(PlanError::MultiStageUnavailable);
+    }
+    bind_statement(
+        stmt,
+        catalog,
+        &ExecutionOptions::from_query_options(options),
+    )
+}
+
+pub use query_plan::{
+    BrokerReducePlan, ExecutionOptions, LiteralPlan, OutputColumn, QueryPlan, ServerQueryKind,
+    ServerQueryPlan, SingleStagePlan, SortExpr, SortKey,
+};
