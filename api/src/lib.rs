@@ -1,5 +1,20 @@
 //! Tessera's HTTP edge and command line.
 //!
 //! * [`cli`] — the `tessera` subcommands.
+//! * [`http`] — listener, Pinot error bodies, request extractors, the rayon bridge.
+//! * [`metadata`] — the controller's transactional metadata store.
+//! * [`controller`], [`broker`], [`server`] — the three roles, one tide app each.
+//! * [`cluster`] — starting any subset of roles in one process.
+//! * [`logging`], [`common`] — logging setup and the `/loggers` endpoints every role serves.
+//! * [`quickstart`] — the sample `lineitem` table (generator, schema, config, loader).
 
+pub mod broker;
 pub mod cli;
+pub mod cluster;
+pub mod common;
+pub mod controller;
+pub mod http;
+pub mod logging;
+pub mod metadata;
+pub mod quickstart;
+pub mod server;

@@ -5,7 +5,11 @@ use std::process::ExitCode;
 use tessera_api::cli;
 
 #[derive(Parser)]
-#[command(name = "tessera", version, about = "Tessera: a real-time OLAP database that speaks Apache Pinot's interface")]
+#[command(
+    name = "tessera",
+    version,
+    about = "Tessera: a real-time OLAP database that speaks Apache Pinot's interface"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -18,12 +22,18 @@ enum Command {
     Segment(cli::segment::SegmentCommand),
     /// Run SQL locally over segment directories (no server) and print the broker response.
     Query(cli::query::QueryArgs),
+    /// Run cluster roles (controller, broker, server; all three by default).
+    Start(cli::start::StartArgs),
+    /// Start all roles with a sample table and print example commands.
+    Quickstart(cli::quickstart::QuickstartArgs),
 }
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Segment(cmd) => cli::segment::run(cmd),
         Command::Query(args) => cli::query::run(args),
+        Command::Start(args) => cli::start::run(args),
+        Command::Quickstart(args) => cli::quickstart::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,4 +2,6 @@
 //! `main` prints it and exits non-zero.
 
 pub mod query;
+pub mod quickstart;
 pub mod segment;
+pub mod start;

@@ -1,7 +1,16 @@
-//! `tessera segment create|inspect`.
+//! `tessera segment create|inspect`: build a segment from a CSV / JSON-lines file with a Pinot
+//! schema and table config, and print a segment's metadata and per-column statistics.
+//!
+//! The work is in `segments` (`build_segment`, `ImmutableSegment::open`, `inspect`); this file
+//! only reads the argument files, shows progress and formats messages.
 
 use clap::{Args, Subcommand};
-use std::path::PathBuf;
+use segments::inspect::{inspect_json, inspect_table};
+use segments::segment::ImmutableSegment;
+use segments::types::Schema;
+use segments::{BuildConfig, InputFormat, InputSource, build_segment};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 #[derive(Subcommand)]
 pub enum SegmentCommand {
@@ -13,31 +22,106 @@ pub enum SegmentCommand {
 
 #[derive(Args)]
 pub struct CreateArgs {
+    /// Pinot schema JSON file.
     #[arg(long)]
     pub schema: PathBuf,
+    /// Pinot table config JSON file (plain or `{"OFFLINE": {...}}`).
     #[arg(long = "table-config")]
     pub table_config: PathBuf,
+    /// Input file: CSV with a header row, or JSON lines.
     #[arg(long)]
     pub input: PathBuf,
+    /// Input format; inferred from the input's extension when omitted.
     #[arg(long = "input-format", value_parser = ["csv", "json"])]
     pub input_format: Option<String>,
+    /// Directory to create the segment directory in.
     #[arg(long)]
     pub out: PathBuf,
+    /// Segment name (default `<rawTable>_0`).
     #[arg(long = "segment-name")]
     pub segment_name: Option<String>,
 }
 
 #[derive(Args)]
 pub struct InspectArgs {
+    /// A segment directory.
     pub segment_dir: PathBuf,
+    /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(cmd: SegmentCommand) -> Result<(), String> {
     match cmd {
-        SegmentCommand::Create(_) | SegmentCommand::Inspect(_) => {
-            Err("segment commands are being built".into())
+        SegmentCommand::Create(args) => create(args),
+        SegmentCommand::Inspect(args) => inspect(args),
+    }
+}
+
+fn read_text(path: &Path, what: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {what} '{}': {e}", path.display()))
+}
+
+fn create(args: CreateArgs) -> Result<(), String> {
+    let schema = Schema::from_json(&read_text(&args.schema, "schema")?)
+        .and_then(|s| s.validate().map(|_| s))
+        .map_err(|e| format!("invalid schema '{}': {e}", args.schema.display()))?;
+    let table: serde_json::Value = serde_json::from_str(&read_text(&args.table_config, "table config")?)
+        .map_err(|e| format!("invalid table config '{}': {e}", args.table_config.display()))?;
+    let config = BuildConfig::from_table_config_json(&table, &schema, args.segment_name.as_deref())
+        .map_err(|e| format!("invalid table config '{}': {e}", args.table_config.display()))?;
+    let format = match &args.input_format {
+        Some(f) => InputFormat::parse(f).ok_or_else(|| format!("unknown input format '{f}'"))?,
+        None => InputFormat::from_path(&args.input).ok_or_else(|| {
+            format!(
+                "cannot infer the input format of '{}'; pass --input-format csv|json",
+                args.input.display()
+            )
+        })?,
+    };
+    let input = InputSource { path: args.input.clone(), format };
+
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {human_pos} rows read ({per_sec}) {elapsed}") {
+            bar.set_style(style);
         }
+        bar
+    });
+    let result = build_segment(&schema, &config, &input, &args.out, &mut |rows| {
+        if let Some(b) = &bar {
+            b.set_position(rows);
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let s = result.map_err(|e| e.to_string())?;
+    println!(
+        "created segment {} at {}: {} rows, {} columns, {} bytes in {:.2} s",
+        s.segment_name,
+        s.segment_dir.display(),
+        s.total_docs,
+        s.columns,
+        s.size_bytes,
+        s.seconds
+    );
+    Ok(())
+}
+
+fn inspect(args: InspectArgs) -> Result<(), String> {
+    let seg = ImmutableSegment::open(&args.segment_dir).map_err(|e| e.to_string())?;
+    let text = if args.json {
+        let mut t = serde_json::to_string_pretty(&inspect_json(&seg)).map_err(|e| e.to_string())?;
+        t.push('\n');
+        t
+    } else {
+        inspect_table(&seg)
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        // A closed pipe (`| head`) is not an error.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
+        _ => Ok(()),
     }
 }

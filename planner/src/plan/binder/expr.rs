@@ -411,7 +411,7 @@ impl<'a> ExprBinder<'a> {
             if function.needs_numeric()
                 && matches!(
                     t.data_type,
-                    DataType::Bytes | DataType::Json | DataType::Boolean
+                    DataType::Bytes | DataType::Json | DataType::Boolean | DataType::String
                 )
             {
                 return Err(PlanError::Validation(format!(

@@ -1,0 +1,117 @@
+//! The broker role: Pinot's query endpoints (`POST /query/sql`, `GET /query/sql`, `POST /query`
+//! for the multi-stage engine), routing over the controller's routing tables, scatter-gather to
+//! servers, reduce, and Pinot's response JSON.
+//!
+//! * [`request`] — the request shapes and query options.
+//! * [`response`] — response completion, error codes, HTTP status mapping.
+//! * [`scatter`] — replica choice and scatter-gather with per-server deadlines.
+//! * [`catalog`] — table schemas for planning, mirrored from the controller.
+//! * [`query`] — one query from request to response.
+
+pub mod catalog;
+pub mod query;
+pub mod request;
+pub mod response;
+pub mod scatter;
+
+use crate::common::loggers::{self, LoggerState};
+use crate::http::body::{query_param, read_text};
+use crate::http::{ErrorStyle, new_app};
+use crate::logging::LoggingHandle;
+use request::QueryRequest;
+use std::sync::Arc;
+use std::time::Duration;
+use tide::Request;
+
+/// Broker settings.
+#[derive(Clone, Debug)]
+pub struct BrokerConfig {
+    /// This broker's id (`Broker_<host>_<port>`).
+    pub instance_id: String,
+    /// Base URL of the controller.
+    pub controller_url: String,
+    /// The longest the broker waits for a server; a query's `timeoutMs` can only shorten it.
+    /// A server that has not answered by then is reported as error 427.
+    pub server_timeout: Duration,
+}
+
+/// The broker's state.
+pub struct Broker {
+    pub config: BrokerConfig,
+    pub client: surf::Client,
+    pub logging: LoggingHandle,
+    pub catalog: Arc<catalog::BrokerCatalog>,
+}
+
+/// The tide state of the broker app.
+pub type BrokerState = Arc<Broker>;
+
+impl Broker {
+    /// A broker.
+    pub fn new(config: BrokerConfig, logging: LoggingHandle) -> Broker {
+        Broker {
+            config,
+            client: crate::cluster::http_client(),
+            logging,
+            catalog: Arc::new(catalog::BrokerCatalog::default()),
+        }
+    }
+}
+
+impl LoggerState for BrokerState {
+    fn logging(&self) -> &LoggingHandle {
+        &self.logging
+    }
+}
+
+/// The broker's tide app.
+pub fn app(state: BrokerState) -> tide::Server<BrokerState> {
+    let mut app = new_app(state, ErrorStyle::CodeError);
+    app.at("/health").get(|_| async { Ok("OK") });
+    app.at("/query/sql")
+        .post(|r| post_query(r, false))
+        .get(get_query);
+    app.at("/query/sql/")
+        .post(|r| post_query(r, false))
+        .get(get_query);
+    app.at("/query")
+        .post(|r| post_query(r, true))
+        .get(get_query_multistage);
+    app.at("/query/").post(|r| post_query(r, true));
+    loggers::routes(&mut app);
+    app
+}
+
+fn uses_http_status(req: &Request<BrokerState>) -> bool {
+    req.header("Pinot-Use-Http-Status-For-Errors")
+        .is_some_and(|v| v.as_str().eq_ignore_ascii_case("true"))
+}
+
+async fn post_query(mut req: Request<BrokerState>, force_multistage: bool) -> tide::Result {
+    let use_status = uses_http_status(&req);
+    let url_options = query_param(&req, "queryOptions");
+    let text = read_text(&mut req, 16 << 20).await?;
+    let query = QueryRequest::from_body(&text, url_options.as_deref(), force_multistage)?;
+    let body = query::run(req.state(), &query).await;
+    Ok(response::to_http(&body, use_status))
+}
+
+async fn get_query_with(req: Request<BrokerState>, force_multistage: bool) -> tide::Result {
+    let use_status = uses_http_status(&req);
+    let sql = query_param(&req, "sql").ok_or_else(|| {
+        crate::http::ApiError::bad_request("Payload is missing the query string field 'sql'")
+    })?;
+    let trace = query_param(&req, "trace").is_some_and(|t| t.eq_ignore_ascii_case("true"));
+    let options = query_param(&req, "queryOptions").unwrap_or_default();
+    let query = QueryRequest::new(&sql, trace, &options, None, force_multistage)?;
+    let body = query::run(req.state(), &query).await;
+    Ok(response::to_http(&body, use_status))
+}
+
+async fn get_query(req: Request<BrokerState>) -> tide::Result {
+    get_query_with(req, false).await
+}
+
+async fn get_query_multistage(req: Request<BrokerState>) -> tide::Result {
+    get_query_with(req, true).await
+}

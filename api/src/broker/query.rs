@@ -1,0 +1,151 @@
+//! One query, from request to response: plan (on rayon, over the broker's catalog), route,
+//! scatter the serialized server plan, gather, reduce (on rayon), and Pinot's response JSON.
+//!
+//! Literal-only queries (`SELECT 1`) are answered by the broker itself. A table query fetches
+//! the table's routing table from the controller, sends each chosen server its segments with
+//! the [`ServerQueryPlan`](planner::plan::ServerQueryPlan), and reduces the servers'
+//! [`ServerResult`]s with the engine's broker half. Segments no online server has are reported
+//! as error 305; servers that fail or miss the deadline as 427, with the rest of the result
+//! kept.
+
+use super::Broker;
+use super::catalog;
+use super::request::QueryRequest;
+use super::response::{complete, exception};
+use super::scatter::{RoutingError, choose_replicas, fetch_routing, scatter};
+use crate::controller::table_name::{TableType, with_type};
+use crate::http::on_rayon;
+use engine::server::result::ServerResult;
+use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
+use planner::plan::{QueryPlan, SingleStagePlan};
+use segments::types::ErrorCode;
+use serde_json::{Value as Json, json};
+use std::time::{Duration, Instant};
+
+/// Runs `query` and returns the complete response body.
+pub async fn run(broker: &Broker, query: &QueryRequest) -> Json {
+    let started = Instant::now();
+    let mut body = execute(broker, query).await;
+    body["timeUsedMs"] = json!(started.elapsed().as_millis() as u64);
+    body["requestId"] = json!(engine::execute::next_request_id());
+    body["brokerId"] = json!(broker.config.instance_id);
+    complete(body)
+}
+
+fn to_json(r: &BrokerResponse) -> Json {
+    serde_json::to_value(r).unwrap_or_else(|e| {
+        super::response::error_response_body(
+            ErrorCode::Internal,
+            &format!("cannot serialize the response: {e}"),
+        )
+    })
+}
+
+fn error_json(e: &EngineError) -> Json {
+    to_json(&BrokerResponse::from_error(e))
+}
+
+async fn plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, EngineError> {
+    let mut refreshed = false;
+    loop {
+        let catalog = broker.catalog.clone();
+        let sql = query.sql.clone();
+        let options = query.options_string();
+        let planned = on_rayon(move || plan_sql(&sql, Some(&options), &*catalog).map(|(p, _)| p))
+            .await
+            .map_err(|e| EngineError::execution(format!("planner failed: {e}")))?;
+        match planned {
+            Err(e) if e.code() == ErrorCode::TableDoesNotExist && !refreshed => {
+                refreshed = true;
+                if let Err(why) = catalog::refresh(broker).await {
+                    log::warn!("cannot refresh the table catalog: {why}");
+                }
+            }
+            other => return other,
+        }
+    }
+}
+
+async fn execute(broker: &Broker, query: &QueryRequest) -> Json {
+    log::debug!("query: {} (options: {})", query.sql, query.options_string());
+    let plan = match plan(broker, query).await {
+        Ok(p) => p,
+        Err(e) => return error_json(&e),
+    };
+    match plan {
+        QueryPlan::SingleStage(p) => scatter_gather(broker, p).await,
+        literal => {
+            let catalog = broker.catalog.clone();
+            match on_rayon(move || execute_plan(&literal, &*catalog)).await {
+                Ok(r) => to_json(&r),
+                Err(e) => error_json(&EngineError::execution(e)),
+            }
+        }
+    }
+}
+
+async fn scatter_gather(broker: &Broker, plan: SingleStagePlan) -> Json {
+    let raw = plan.server.table.clone();
+    let mut routing = None;
+    for t in [TableType::Offline, TableType::Realtime] {
+        match fetch_routing(broker, &with_type(&raw, t)).await {
+            Ok(r) => {
+                routing = Some(r);
+                break;
+            }
+            Err(RoutingError::TableMissing(_)) => {}
+            Err(e) => return super::response::error_response_body(e.code(), &e.to_string()),
+        }
+    }
+    let Some(routing) = routing else {
+        return super::response::error_response_body(
+            ErrorCode::TableDoesNotExist,
+            &format!("Unknown table '{raw}'"),
+        );
+    };
+    let replicas = choose_replicas(&routing);
+    let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
+        .min(broker.config.server_timeout);
+    let payload = json!({ "plan": plan.server });
+    let gathered = scatter(
+        broker,
+        &replicas,
+        &routing.table_name_with_type,
+        &payload,
+        timeout,
+    )
+    .await;
+
+    let mut extra = gathered.exceptions;
+    let mut results = Vec::new();
+    for body in gathered.responses {
+        match serde_json::from_value::<ServerResult>(body) {
+            Ok(r) => results.push(r),
+            Err(e) => extra.push(exception(
+                ErrorCode::MergeResponse,
+                &format!("unreadable server result: {e}"),
+            )),
+        }
+    }
+    if !replicas.unavailable.is_empty() {
+        extra.push(json!({
+            "errorCode": 305,
+            "message": format!("{} segments {:?} unavailable", replicas.unavailable.len(), replicas.unavailable),
+        }));
+    }
+    let (queried, responded) = (gathered.servers_queried, gathered.servers_responded);
+    let reduced = on_rayon(move || reduce_response(&plan, results)).await;
+    let mut body = match reduced {
+        Ok(r) => to_json(&r),
+        Err(e) => error_json(&EngineError::execution(format!("reduce failed: {e}"))),
+    };
+    body["numServersQueried"] = json!(queried);
+    body["numServersResponded"] = json!(responded);
+    if !extra.is_empty() {
+        if let Some(list) = body["exceptions"].as_array_mut() {
+            list.extend(extra);
+        }
+        body["partialResult"] = json!(true);
+    }
+    body
+}

@@ -1,0 +1,232 @@
+//! Routing and scatter-gather: fetch a table's routing table from the controller, pick one
+//! replica per segment (rotating over replicas), send each chosen server its share of segments,
+//! and gather the answers with a per-server deadline. A server that fails or misses the
+//! deadline becomes a `ServerNotResponding` (427) exception; the others' results are kept.
+
+use super::Broker;
+use super::response::exception;
+use crate::controller::records::RoutingTable;
+use segments::types::ErrorCode;
+use serde_json::{Value as Json, json};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Why a table could not be routed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RoutingError {
+    /// The controller does not know the table.
+    #[error("table '{0}' does not exist")]
+    TableMissing(String),
+    /// The controller could not be asked.
+    #[error("cannot fetch routing for '{table}' from the controller: {reason}")]
+    Controller { table: String, reason: String },
+}
+
+impl RoutingError {
+    /// Pinot's code for the failure.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            RoutingError::TableMissing(_) => ErrorCode::TableDoesNotExist,
+            RoutingError::Controller { .. } => ErrorCode::BrokerResourceMissing,
+        }
+    }
+}
+
+/// Asks the controller for the routing table of `typed`.
+pub async fn fetch_routing(broker: &Broker, typed: &str) -> Result<RoutingTable, RoutingError> {
+    let url = format!("{}/tessera/routing/{typed}", broker.config.controller_url);
+    let fail = |reason: String| RoutingError::Controller {
+        table: typed.to_string(),
+        reason,
+    };
+    let mut res = broker
+        .client
+        .get(&url)
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    if res.status() == 404 {
+        return Err(RoutingError::TableMissing(typed.to_string()));
+    }
+    if !res.status().is_success() {
+        return Err(fail(format!("HTTP {}", res.status())));
+    }
+    res.body_json().await.map_err(|e| fail(e.to_string()))
+}
+
+/// Which server gets which segments, plus segments no online server has.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// Server id → (base URL, segments).
+    pub per_server: BTreeMap<String, (String, Vec<String>)>,
+    /// Segments with no online replica.
+    pub unavailable: Vec<String>,
+}
+
+/// Picks one replica per segment, rotating the starting replica per query.
+pub fn choose_replicas(routing: &RoutingTable) -> Plan {
+    static ROTATION: AtomicUsize = AtomicUsize::new(0);
+    let turn = ROTATION.fetch_add(1, Ordering::Relaxed);
+    let mut plan = Plan::default();
+    for (i, (segment, hosts)) in routing.segments.iter().enumerate() {
+        let usable: Vec<&String> = hosts
+            .iter()
+            .filter(|h| routing.servers.contains_key(*h))
+            .collect();
+        if usable.is_empty() {
+            plan.unavailable.push(segment.clone());
+            continue;
+        }
+        let host = usable[(turn + i) % usable.len()];
+        let url = routing.servers[host].clone();
+        plan.per_server
+            .entry(host.clone())
+            .or_insert_with(|| (url, Vec::new()))
+            .1
+            .push(segment.clone());
+    }
+    plan
+}
+
+/// The gathered answers of one scatter.
+#[derive(Debug, Default, Clone)]
+pub struct Gathered {
+    pub servers_queried: usize,
+    pub servers_responded: usize,
+    /// Each responding server's body.
+    pub responses: Vec<Json>,
+    /// 427s for servers that failed or timed out.
+    pub exceptions: Vec<Json>,
+}
+
+/// Sends `payload` (plus each server's `segments`) to every server in `plan` and gathers.
+pub async fn scatter(
+    broker: &Broker,
+    plan: &Plan,
+    table: &str,
+    payload: &Json,
+    timeout: Duration,
+) -> Gathered {
+    let mut tasks = Vec::new();
+    for (server, (url, segs)) in &plan.per_server {
+        let mut body = payload.clone();
+        body["tableNameWithType"] = json!(table);
+        body["segments"] = json!(segs);
+        let client = broker.client.clone();
+        let url = format!("{url}/tessera/query");
+        let server = server.clone();
+        tasks.push(async_std::task::spawn(async move {
+            let call = async {
+                let mut res = client
+                    .post(&url)
+                    .body(surf::Body::from_json(&body).map_err(|e| e.to_string())?)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                if !res.status().is_success() {
+                    return Err(format!("HTTP {}", res.status()));
+                }
+                res.body_json::<Json>().await.map_err(|e| e.to_string())
+            };
+            let out = async_std::future::timeout(timeout, call)
+                .await
+                .unwrap_or_else(|_| Err(format!("no response within {} ms", timeout.as_millis())));
+            (server, out)
+        }));
+    }
+    let mut g = Gathered {
+        servers_queried: tasks.len(),
+        ..Gathered::default()
+    };
+    for t in tasks {
+        match t.await {
+            (_, Ok(body)) => {
+                g.servers_responded += 1;
+                g.responses.push(body);
+            }
+            (server, Err(reason)) => g.exceptions.push(exception(
+                ErrorCode::ServerNotResponding,
+                &format!("{server}: {reason}"),
+            )),
+        }
+    }
+    g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_replica_per_segment_and_unavailable_segments() {
+        let mut r = RoutingTable::default();
+        r.servers.insert("A".into(), "http://a".into());
+        r.servers.insert("B".into(), "http://b".into());
+        r.segments.insert("s0".into(), vec!["A".into(), "B".into()]);
+        r.segments.insert("s1".into(), vec!["A".into(), "B".into()]);
+        r.segments.insert("s2".into(), vec![]);
+        let plan = choose_replicas(&r);
+        let total: usize = plan.per_server.values().map(|(_, s)| s.len()).sum();
+        assert_eq!(total, 2);
+        assert_eq!(plan.unavailable, vec!["s2".to_string()]);
+        // Consecutive segments go to different replicas.
+        assert_eq!(plan.per_server.len(), 2);
+    }
+
+    fn fake_server(delay: Duration) -> (String, async_std::task::JoinHandle<std::io::Result<()>>) {
+        let listener = crate::http::bind("127.0.0.1", 0).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let mut app = tide::new();
+        app.at("/tessera/query")
+            .post(move |mut req: tide::Request<()>| async move {
+                let body: Json = req.body_json().await?;
+                async_std::task::sleep(delay).await;
+                Ok(json!({"segments": body["segments"]}).to_string())
+            });
+        (
+            format!("http://127.0.0.1:{port}"),
+            crate::http::serve(app, listener),
+        )
+    }
+
+    #[async_std::test]
+    async fn slow_servers_become_427_and_the_rest_is_kept() {
+        let (fast, fast_task) = fake_server(Duration::ZERO);
+        let (slow, slow_task) = fake_server(Duration::from_secs(3));
+        let broker = Broker::new(
+            super::super::BrokerConfig {
+                instance_id: "Broker_test".into(),
+                controller_url: "http://127.0.0.1:1".into(),
+                server_timeout: Duration::from_millis(300),
+            },
+            crate::logging::init_for_tests().unwrap(),
+        );
+        let mut plan = Plan::default();
+        plan.per_server
+            .insert("Server_fast".into(), (fast, vec!["s0".into()]));
+        plan.per_server
+            .insert("Server_slow".into(), (slow, vec!["s1".into()]));
+        let g = scatter(
+            &broker,
+            &plan,
+            "t_OFFLINE",
+            &json!({"sql": "x"}),
+            Duration::from_millis(300),
+        )
+        .await;
+        assert_eq!((g.servers_queried, g.servers_responded), (2, 1));
+        assert_eq!(g.responses, vec![json!({"segments": ["s0"]})]);
+        assert_eq!(g.exceptions.len(), 1);
+        assert_eq!(g.exceptions[0]["errorCode"], 427);
+        assert!(
+            g.exceptions[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("Server_slow")
+        );
+        // An unknown table is reported as such, an unreachable controller as a routing failure.
+        let err = fetch_routing(&broker, "t_OFFLINE").await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::BrokerResourceMissing);
+        fast_task.cancel().await;
+        slow_task.cancel().await;
+    }
+}

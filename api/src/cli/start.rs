@@ -1,0 +1,88 @@
+//! `tessera start`: runs any subset of the controller, broker and server roles (all three by
+//! default) until killed.
+
+use crate::cluster::{self, Roles, StartOptions};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Options of `tessera start`.
+#[derive(Args, Debug, Clone)]
+pub struct StartArgs {
+    /// Roles to run in this process: any of controller, broker, server (comma-separated).
+    #[arg(long, default_value = "controller,broker,server")]
+    pub roles: String,
+    /// Directory for metadata, the deep store and hosted segments.
+    #[arg(long, default_value = "tessera-data")]
+    pub data_dir: PathBuf,
+    /// Controller port (0 picks a free port).
+    #[arg(long, default_value_t = 9000)]
+    pub controller_port: u16,
+    /// Broker port (0 picks a free port).
+    #[arg(long, default_value_t = 8099)]
+    pub broker_port: u16,
+    /// Server port (0 picks a free port).
+    #[arg(long, default_value_t = 8098)]
+    pub server_port: u16,
+    /// Controller to join when this process does not run the controller.
+    #[arg(long)]
+    pub controller_url: Option<String>,
+    /// Instance id of the server (or of the only role); default `<Role>_<host>_<port>`.
+    #[arg(long)]
+    pub instance_id: Option<String>,
+    /// Address to listen on and to register under.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Heartbeat interval in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    pub heartbeat_ms: u64,
+    /// Largest accepted segment upload, in bytes.
+    #[arg(long, default_value_t = 1 << 30)]
+    pub max_upload_bytes: u64,
+}
+
+impl StartArgs {
+    /// The cluster options these arguments describe.
+    pub fn options(&self) -> Result<StartOptions, String> {
+        let mut o = StartOptions::new(self.data_dir.clone());
+        o.roles = Roles::parse(&self.roles).map_err(|e| e.to_string())?;
+        o.host = self.host.clone();
+        o.controller_port = self.controller_port;
+        o.broker_port = self.broker_port;
+        o.server_port = self.server_port;
+        o.controller_url = self.controller_url.clone();
+        o.instance_id = self.instance_id.clone();
+        o.heartbeat_interval = Duration::from_millis(self.heartbeat_ms.max(10));
+        o.heartbeat_timeout = o.heartbeat_interval * 5;
+        o.max_upload_bytes = self.max_upload_bytes;
+        Ok(o)
+    }
+}
+
+/// Prints where each role listens (one `role url` line each, flushed, so scripts and tests can
+/// read bound ports when started with port 0).
+pub fn print_urls(c: &cluster::Cluster) {
+    use std::io::Write;
+    let mut out = std::io::stdout();
+    for (role, url) in [
+        ("controller", &c.controller_url),
+        ("broker", &c.broker_url),
+        ("server", &c.server_url),
+    ] {
+        if let Some(u) = url {
+            let _ = writeln!(out, "{role} {u}");
+        }
+    }
+    let _ = out.flush();
+}
+
+/// Runs `tessera start`.
+pub fn run(args: StartArgs) -> Result<(), String> {
+    let opts = args.options()?;
+    async_std::task::block_on(async move {
+        let c = cluster::start(opts).await.map_err(|e| e.to_string())?;
+        print_urls(&c);
+        c.wait().await;
+        Ok(())
+    })
+}

@@ -1,0 +1,400 @@
+//! Starting and stopping roles: any subset of controller, broker and server in one process
+//! (all three by default, as `tessera start` and the tests run them), each on its own port
+//! (0 picks a free one), joined to a controller by URL.
+
+use crate::broker::{self, Broker, BrokerConfig};
+use crate::controller::records::{InstanceType, instance_id};
+use crate::controller::{self, Controller, ControllerConfig};
+use crate::http::{bind, serve};
+use crate::logging::{self, LogConfig, LoggingHandle, default_log_dir};
+use crate::metadata::{MetadataStore, RedbStore};
+use crate::server::sync::{Member, broker_loop, server_loop};
+use crate::server::{self, Server, ServerConfig};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// The HTTP client every role uses to call the others (TCP_NODELAY, keep-alive, 30 s timeout).
+pub fn http_client() -> surf::Client {
+    surf::Config::new()
+        .set_tcp_no_delay(true)
+        .set_timeout(Some(Duration::from_secs(30)))
+        .try_into()
+        .unwrap_or_default()
+}
+
+/// Which roles to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roles {
+    pub controller: bool,
+    pub broker: bool,
+    pub server: bool,
+}
+
+impl Roles {
+    /// All three.
+    pub const ALL: Roles = Roles {
+        controller: true,
+        broker: true,
+        server: true,
+    };
+
+    /// Parses `controller,broker,server` (any subset, any order).
+    pub fn parse(text: &str) -> Result<Roles, StartError> {
+        let mut r = Roles {
+            controller: false,
+            broker: false,
+            server: false,
+        };
+        for role in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match role.to_ascii_lowercase().as_str() {
+                "controller" => r.controller = true,
+                "broker" => r.broker = true,
+                "server" => r.server = true,
+                other => {
+                    return Err(StartError::Config(format!(
+                        "unknown role '{other}' (expected controller, broker or server)"
+                    )));
+                }
+            }
+        }
+        if r == (Roles {
+            controller: false,
+            broker: false,
+            server: false,
+        }) {
+            return Err(StartError::Config("no role given".into()));
+        }
+        Ok(r)
+    }
+}
+
+/// Everything `start` needs.
+#[derive(Clone, Debug)]
+pub struct StartOptions {
+    pub roles: Roles,
+    pub data_dir: PathBuf,
+    pub host: String,
+    pub controller_port: u16,
+    pub broker_port: u16,
+    pub server_port: u16,
+    /// Required when the controller is not among `roles`.
+    pub controller_url: Option<String>,
+    /// Overrides the server's (or the only role's) instance id.
+    pub instance_id: Option<String>,
+    pub heartbeat_interval: Duration,
+    pub heartbeat_timeout: Duration,
+    pub max_upload_bytes: u64,
+    pub server_timeout: Duration,
+    /// The logging to use; `None` installs the process logger under `<data dir>/logs`.
+    pub logging: Option<LoggingHandle>,
+    /// Whether the installed logger also writes to stderr.
+    pub log_to_stderr: bool,
+}
+
+impl StartOptions {
+    /// Defaults: all roles, Pinot's ports, 127.0.0.1, 1 s heartbeats, 5 s timeout, 1 GiB uploads.
+    pub fn new(data_dir: PathBuf) -> StartOptions {
+        StartOptions {
+            roles: Roles::ALL,
+            data_dir,
+            host: "127.0.0.1".into(),
+            controller_port: 9000,
+            broker_port: 8099,
+            server_port: 8098,
+            controller_url: None,
+            instance_id: None,
+            heartbeat_interval: Duration::from_secs(1),
+            heartbeat_timeout: Duration::from_secs(5),
+            max_upload_bytes: 1 << 30,
+            server_timeout: Duration::from_secs(10),
+            logging: None,
+            log_to_stderr: true,
+        }
+    }
+
+    /// All roles on free ports with fast heartbeats (tests).
+    pub fn ephemeral(data_dir: PathBuf) -> StartOptions {
+        StartOptions {
+            controller_port: 0,
+            broker_port: 0,
+            server_port: 0,
+            heartbeat_interval: Duration::from_millis(100),
+            heartbeat_timeout: Duration::from_secs(2),
+            log_to_stderr: false,
+            ..StartOptions::new(data_dir)
+        }
+    }
+}
+
+/// Why roles could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("invalid options: {0}")]
+    Config(String),
+    #[error("cannot listen on {host}:{port}: {source}")]
+    Bind {
+        host: String,
+        port: u16,
+        source: std::io::Error,
+    },
+    #[error("cannot prepare '{}': {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Store(#[from] crate::metadata::StoreError),
+    #[error("cannot open server segments: {0}")]
+    Hosting(#[from] crate::server::hosting::HostingError),
+    #[error("cannot set up logging: {0}")]
+    Logging(#[from] crate::logging::LoggingError),
+}
+
+/// Running roles. Dropping without [`Cluster::stop`] leaves them running until the process ends.
+pub struct Cluster {
+    pub controller_url: Option<String>,
+    pub broker_url: Option<String>,
+    pub server_url: Option<String>,
+    pub server_id: Option<String>,
+    store: Option<Arc<dyn MetadataStore>>,
+    http_tasks: Vec<async_std::task::JoinHandle<std::io::Result<()>>>,
+    loops: Vec<async_std::task::JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+}
+
+fn listen(host: &str, port: u16) -> Result<(std::net::TcpListener, u16), StartError> {
+    let l = bind(host, port).map_err(|source| StartError::Bind {
+        host: host.to_string(),
+        port,
+        source,
+    })?;
+    let bound = l
+        .local_addr()
+        .map_err(|source| StartError::Bind {
+            host: host.to_string(),
+            port,
+            source,
+        })?
+        .port();
+    Ok((l, bound))
+}
+
+/// Starts the roles in `opts`.
+pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut cluster = Cluster {
+        controller_url: None,
+        broker_url: None,
+        server_url: None,
+        server_id: None,
+        store: None,
+        http_tasks: Vec::new(),
+        loops: Vec::new(),
+        stop: stop.clone(),
+    };
+    let mkdir = |p: PathBuf| {
+        std::fs::create_dir_all(&p)
+            .map_err(|source| StartError::Io {
+                path: p.clone(),
+                source,
+            })
+            .map(|_| p)
+    };
+    let host = opts.host.clone();
+    let only_role_id = |t: InstanceType, port: u16| {
+        opts.instance_id
+            .clone()
+            .unwrap_or_else(|| instance_id(t, &host, port))
+    };
+
+    if !opts.roles.controller && opts.controller_url.is_none() {
+        return Err(StartError::Config(
+            "--controller-url is required without the controller role".into(),
+        ));
+    }
+    // Bind every port first: instance ids (and the log file name) need the bound ports.
+    let controller_l = opts
+        .roles
+        .controller
+        .then(|| listen(&host, opts.controller_port))
+        .transpose()?;
+    let server_l = opts
+        .roles
+        .server
+        .then(|| listen(&host, opts.server_port))
+        .transpose()?;
+    let broker_l = opts
+        .roles
+        .broker
+        .then(|| listen(&host, opts.broker_port))
+        .transpose()?;
+    let controller_id = controller_l
+        .as_ref()
+        .map(|(_, p)| instance_id(InstanceType::Controller, &host, *p));
+    let server_id = server_l
+        .as_ref()
+        .map(|(_, p)| only_role_id(InstanceType::Server, *p));
+    let broker_id = broker_l.as_ref().map(|(_, p)| {
+        if opts.roles.server {
+            instance_id(InstanceType::Broker, &host, *p)
+        } else {
+            only_role_id(InstanceType::Broker, *p)
+        }
+    });
+    let primary = controller_id
+        .clone()
+        .or(server_id.clone())
+        .or(broker_id.clone())
+        .unwrap_or_default();
+    let logging = match &opts.logging {
+        Some(h) => h.clone(),
+        None => logging::init(LogConfig {
+            stderr: opts.log_to_stderr,
+            ..LogConfig::new(default_log_dir(&opts.data_dir), primary)
+        })?,
+    };
+
+    if let (Some((listener, port)), Some(id)) = (controller_l, controller_id) {
+        let dir = mkdir(opts.data_dir.join("controller"))?;
+        let store: Arc<dyn MetadataStore> = Arc::new(RedbStore::open(&dir.join("metadata.redb"))?);
+        let config = ControllerConfig {
+            data_dir: dir,
+            instance_id: id.clone(),
+            heartbeat_timeout: opts.heartbeat_timeout,
+            max_upload_bytes: opts.max_upload_bytes,
+        };
+        let c = Arc::new(Controller::new(config, store.clone(), logging.clone()));
+        controller::instances::register_instance(
+            &c,
+            &host,
+            port,
+            InstanceType::Controller,
+            Some(id),
+        )
+        .map_err(|e| StartError::Config(e.message))?;
+        cluster.http_tasks.push(serve(controller::app(c), listener));
+        cluster.store = Some(store);
+        cluster.controller_url = Some(format!("http://{host}:{port}"));
+    }
+    let controller_url = match (&cluster.controller_url, &opts.controller_url) {
+        (Some(u), _) | (None, Some(u)) => u.trim_end_matches('/').to_string(),
+        (None, None) => {
+            return Err(StartError::Config(
+                "--controller-url is required without the controller role".into(),
+            ));
+        }
+    };
+
+    if let (Some((listener, port)), Some(id)) = (server_l, server_id) {
+        let segment_dir = mkdir(opts.data_dir.join("server").join(&id))?;
+        let config = ServerConfig {
+            instance_id: id.clone(),
+            host: host.clone(),
+            port,
+            controller_url: controller_url.clone(),
+            segment_dir,
+            heartbeat_interval: opts.heartbeat_interval,
+        };
+        let s = Arc::new(Server::new(config, logging.clone())?);
+        cluster
+            .http_tasks
+            .push(serve(server::app(s.clone()), listener));
+        cluster
+            .loops
+            .push(async_std::task::spawn(server_loop(s, stop.clone())));
+        cluster.server_url = Some(format!("http://{host}:{port}"));
+        cluster.server_id = Some(id);
+    }
+
+    if let (Some((listener, port)), Some(id)) = (broker_l, broker_id) {
+        let b = Arc::new(Broker::new(
+            BrokerConfig {
+                instance_id: id.clone(),
+                controller_url: controller_url.clone(),
+                server_timeout: opts.server_timeout,
+            },
+            logging.clone(),
+        ));
+        let member = Member {
+            instance_id: id,
+            host: host.clone(),
+            port,
+            instance_type: InstanceType::Broker,
+            controller_url,
+        };
+        cluster.loops.push(async_std::task::spawn(broker_loop(
+            member,
+            b.clone(),
+            opts.heartbeat_interval,
+            stop.clone(),
+        )));
+        cluster.http_tasks.push(serve(broker::app(b), listener));
+        cluster.broker_url = Some(format!("http://{host}:{port}"));
+    }
+    log::info!(
+        "started: controller {:?}, broker {:?}, server {:?}",
+        cluster.controller_url,
+        cluster.broker_url,
+        cluster.server_url
+    );
+    Ok(cluster)
+}
+
+impl Cluster {
+    /// Stops every role: background loops end, listeners close, the metadata store is released
+    /// (so the same data dir can be opened again at once).
+    pub async fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for l in self.loops {
+            l.await;
+        }
+        for t in self.http_tasks {
+            t.cancel().await;
+        }
+        if let Some(store) = self.store {
+            store.close();
+        }
+    }
+
+    /// Runs until the process is killed.
+    pub async fn wait(self) {
+        for t in self.http_tasks {
+            if let Err(e) = t.await {
+                log::error!("listener failed: {e}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_roles() {
+        assert_eq!(
+            Roles::parse("controller,broker,server").unwrap(),
+            Roles::ALL
+        );
+        assert_eq!(
+            Roles::parse("Server").unwrap(),
+            Roles {
+                controller: false,
+                broker: false,
+                server: true
+            }
+        );
+        assert!(Roles::parse("minion").is_err());
+        assert!(Roles::parse("").is_err());
+    }
+}

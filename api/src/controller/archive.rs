@@ -1,0 +1,201 @@
+//! Segment archives: a gzip'd tar of the segment directory (`<segmentName>/...`), as Pinot's
+//! upload endpoint takes them. [`unpack`] extracts one safely (no absolute paths, no `..`, no
+//! links, one top-level directory) and validates it by opening the segment; [`pack`] builds one.
+
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use segments::ImmutableSegment;
+use std::path::{Component, Path, PathBuf};
+
+/// Why an archive was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    /// Not a readable tar.gz (truncated, corrupt, wrong format).
+    #[error("invalid segment archive: {0}")]
+    Malformed(String),
+    /// The unpacked directory is not a valid segment.
+    #[error("invalid segment: {0}")]
+    InvalidSegment(String),
+    /// A local I/O failure while unpacking.
+    #[error("i/o error on '{}': {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A validated segment directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnpackedSegment {
+    /// The segment directory (`<into>/<segmentName>`).
+    pub dir: PathBuf,
+    /// The segment's name from its metadata.
+    pub segment_name: String,
+    /// Rows in the segment.
+    pub total_docs: u64,
+    /// The raw table name the segment's metadata names.
+    pub table_name: String,
+}
+
+/// Unpacks `archive` into the (empty) directory `into` and validates the segment in it.
+pub fn unpack(archive: &[u8], into: &Path) -> Result<UnpackedSegment, ArchiveError> {
+    let malformed = |e: std::io::Error| ArchiveError::Malformed(e.to_string());
+    std::fs::create_dir_all(into).map_err(|source| ArchiveError::Io {
+        path: into.to_path_buf(),
+        source,
+    })?;
+    let mut tar = tar::Archive::new(GzDecoder::new(archive));
+    let mut top: Option<String> = None;
+    for entry in tar.entries().map_err(malformed)? {
+        let mut entry = entry.map_err(malformed)?;
+        let kind = entry.header().entry_type();
+        if !(kind.is_file() || kind.is_dir()) {
+            return Err(ArchiveError::Malformed(format!(
+                "unsupported entry type {kind:?}"
+            )));
+        }
+        let path = entry.path().map_err(malformed)?.into_owned();
+        let mut comps = path
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir));
+        let first = match comps.next() {
+            Some(Component::Normal(s)) => s.to_string_lossy().into_owned(),
+            _ => {
+                return Err(ArchiveError::Malformed(format!(
+                    "bad entry path '{}'",
+                    path.display()
+                )));
+            }
+        };
+        if comps.any(|c| !matches!(c, Component::Normal(_))) {
+            return Err(ArchiveError::Malformed(format!(
+                "bad entry path '{}'",
+                path.display()
+            )));
+        }
+        match &top {
+            None => top = Some(first),
+            Some(t) if *t != first => {
+                return Err(ArchiveError::Malformed(format!(
+                    "more than one top-level entry ('{t}', '{first}')"
+                )));
+            }
+            Some(_) => {}
+        }
+        if !entry.unpack_in(into).map_err(malformed)? {
+            return Err(ArchiveError::Malformed(format!(
+                "entry escapes the archive: '{}'",
+                path.display()
+            )));
+        }
+    }
+    let top = top.ok_or_else(|| ArchiveError::Malformed("empty archive".into()))?;
+    let dir = into.join(&top);
+    if !dir.is_dir() {
+        return Err(ArchiveError::Malformed(format!(
+            "'{top}' is not a directory"
+        )));
+    }
+    let seg = open(&dir)?;
+    Ok(UnpackedSegment {
+        segment_name: seg.name().to_string(),
+        total_docs: u64::from(seg.total_docs()),
+        table_name: seg.metadata().table_name.clone(),
+        dir,
+    })
+}
+
+/// Opens the segment in `dir` (memory-mapped, every file's footer and checksum verified).
+pub fn open(dir: &Path) -> Result<ImmutableSegment, ArchiveError> {
+    ImmutableSegment::open(dir).map_err(|e| ArchiveError::InvalidSegment(e.to_string()))
+}
+
+/// Checks that `dir` holds a readable segment; returns its name and row count.
+pub fn validate(dir: &Path) -> Result<(String, u64), ArchiveError> {
+    let seg = open(dir)?;
+    Ok((seg.name().to_string(), u64::from(seg.total_docs())))
+}
+
+/// Packs segment directory `dir` as `<dir name>/...` into a tar.gz.
+pub fn pack(dir: &Path) -> Result<Vec<u8>, ArchiveError> {
+    let io = |e: std::io::Error| ArchiveError::Io {
+        path: dir.to_path_buf(),
+        source: e,
+    };
+    let name = dir
+        .file_name()
+        .ok_or_else(|| ArchiveError::Malformed(format!("'{}' has no name", dir.display())))?;
+    let mut builder = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::fast()));
+    builder.follow_symlinks(false);
+    builder.append_dir_all(name, dir).map_err(io)?;
+    builder.into_inner().map_err(io)?.finish().map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_segment(root: &Path, name: &str) -> PathBuf {
+        crate::controller::archive::tests_support::build(root, name, 3)
+    }
+
+    #[test]
+    fn pack_then_unpack_round_trips() {
+        let src = tempfile::tempdir().unwrap();
+        let bytes = pack(&fake_segment(src.path(), "s0")).unwrap();
+        let dst = tempfile::tempdir().unwrap();
+        let seg = unpack(&bytes, dst.path()).unwrap();
+        assert_eq!(seg.segment_name, "s0");
+        assert_eq!(seg.total_docs, 3);
+        assert_eq!(validate(&seg.dir).unwrap(), ("s0".to_string(), 3));
+    }
+
+    #[test]
+    fn refuses_truncated_and_corrupt_archives() {
+        let src = tempfile::tempdir().unwrap();
+        let bytes = pack(&fake_segment(src.path(), "s0")).unwrap();
+        for bad in [
+            &bytes[..bytes.len() / 2],
+            &b"not a tar.gz at all"[..],
+            &[][..],
+        ] {
+            let dst = tempfile::tempdir().unwrap();
+            assert!(unpack(bad, dst.path()).is_err());
+        }
+        std::fs::write(src.path().join("s0/metadata.json"), "{oops").unwrap();
+        assert!(matches!(
+            validate(&src.path().join("s0")),
+            Err(ArchiveError::InvalidSegment(_))
+        ));
+        let bytes = pack(&src.path().join("s0")).unwrap();
+        let dst = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            unpack(&bytes, dst.path()),
+            Err(ArchiveError::InvalidSegment(_))
+        ));
+    }
+}
+
+/// Small real segments for unit tests.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use segments::types::{DataType, FieldSpec, Schema, Value};
+    use segments::{BuildConfig, build_segment_from_rows};
+    use std::path::{Path, PathBuf};
+
+    /// Builds `<root>/<name>/` with `docs` rows of (`id` INT, `city` STRING).
+    pub fn build(root: &Path, name: &str, docs: i32) -> PathBuf {
+        let schema = Schema {
+            schema_name: "t".into(),
+            fields: vec![
+                FieldSpec::dimension("id", DataType::Int),
+                FieldSpec::dimension("city", DataType::String),
+            ],
+            ..Schema::default()
+        };
+        let rows = (0..docs).map(|i| Ok(vec![Value::Int(i), Value::String(format!("c{}", i % 3))]));
+        build_segment_from_rows(&schema, &BuildConfig::new("t", name), rows, root).unwrap();
+        root.join(name)
+    }
+}

@@ -1,0 +1,155 @@
+//! `POST /ingestFromFile?tableNameWithType=&batchConfigMapStr=`: a CSV or JSON-lines file in a
+//! multipart body becomes one segment (built with the segment builder, stored like an upload).
+//! `batchConfigMapStr` is JSON: `inputFormat` (`csv` | `json`) and
+//! `segmentNameGenerator.configs.segment.name.postfix` (segment name `<table>_<postfix>`).
+//!
+//! `ingestionConfig.transformConfigs` are applied with the query engine's functions
+//! ([`super::transform`]).
+
+use super::ControllerState;
+use super::archive;
+use super::segments::{Scratch, scratch_dir, single_part, store_archive, upload_table};
+use super::table_name;
+use super::transform;
+use crate::cluster::now_ms;
+use crate::http::body::{query_param, read_bounded};
+use crate::http::{ApiError, on_rayon};
+use segments::{BuildConfig, InputFormat, InputSource, build_segment, build_segment_from_rows};
+use serde_json::{Value as Json, json};
+use tide::{Body, Request};
+
+/// Mounts the endpoint.
+pub fn routes(app: &mut tide::Server<ControllerState>) {
+    app.at("/ingestFromFile").post(ingest_from_file);
+}
+
+/// The parsed `batchConfigMapStr`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchConfig {
+    /// `csv` or `json`.
+    pub input_format: String,
+    /// Segment name postfix, if given.
+    pub postfix: Option<String>,
+}
+
+/// Parses `batchConfigMapStr`.
+pub fn parse_batch_config(text: Option<&str>) -> Result<BatchConfig, ApiError> {
+    let json: Json = match text {
+        None | Some("") => Json::Object(Default::default()),
+        Some(t) => serde_json::from_str(t)
+            .map_err(|e| ApiError::bad_request(format!("Invalid batchConfigMapStr: {e}")))?,
+    };
+    let input_format = json["inputFormat"]
+        .as_str()
+        .unwrap_or("csv")
+        .to_ascii_lowercase();
+    if !matches!(input_format.as_str(), "csv" | "json") {
+        return Err(ApiError::bad_request(format!(
+            "Unsupported inputFormat '{input_format}' (expected csv or json)"
+        )));
+    }
+    let postfix = json["segmentNameGenerator.configs.segment.name.postfix"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| {
+            json["segmentNameGenerator.configs.segment.name.postfix"]
+                .as_i64()
+                .map(|n| n.to_string())
+        });
+    Ok(BatchConfig {
+        input_format,
+        postfix,
+    })
+}
+
+async fn ingest_from_file(mut req: Request<ControllerState>) -> tide::Result {
+    let c = req.state().clone();
+    let typed = upload_table(&c, &req, "tableNameWithType")?;
+    let batch = parse_batch_config(query_param(&req, "batchConfigMapStr").as_deref())?;
+    let content_type = req
+        .content_type()
+        .map(|m| m.to_string())
+        .unwrap_or_default();
+    let body = read_bounded(&mut req, c.config.max_upload_bytes).await?;
+    let file = single_part(&content_type, body, "file ingestion")?;
+
+    let raw = table_name::split(&typed).0.to_string();
+    let config = c
+        .table_config(&typed)?
+        .ok_or_else(|| ApiError::bad_request(format!("Failed to find table: {typed}")))?;
+    let schema = c.schema(&raw)?.ok_or_else(|| {
+        ApiError::bad_request(format!("Failed to find schema for table: {typed}"))
+    })?;
+    let segment_name = match &batch.postfix {
+        Some(p) => format!("{raw}_{p}"),
+        None => format!("{raw}_{}", now_ms()),
+    };
+    let format = if batch.input_format == "json" {
+        InputFormat::Json
+    } else {
+        InputFormat::Csv
+    };
+    let scratch = Scratch(scratch_dir(&c)?);
+    let work = scratch.0.clone();
+    let name = segment_name.clone();
+    let archive_bytes = on_rayon(move || -> Result<Vec<u8>, ApiError> {
+        let input = work.join(if format == InputFormat::Json {
+            "input.json"
+        } else {
+            "input.csv"
+        });
+        std::fs::write(&input, &file)
+            .map_err(|e| ApiError::internal(format!("cannot write '{}': {e}", input.display())))?;
+        let build = BuildConfig::from_table_config_json(&config, &schema, Some(&name))
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let out = work.join("built");
+        let source = InputSource {
+            path: input,
+            format,
+        };
+        let failed = |e: String| {
+            ApiError::bad_request(format!("Caught exception while ingesting file: {e}"))
+        };
+        let transforms = transform::transforms(&config);
+        if transforms.is_empty() {
+            build_segment(&schema, &build, &source, &out, &mut |_| {})
+                .map_err(|e| failed(e.to_string()))?;
+        } else {
+            let staging = work.join("staging");
+            let rows = transform::transformed_rows(&schema, &transforms, &source, &staging)
+                .map_err(failed)?;
+            build_segment_from_rows(&schema, &build, rows.into_iter().map(Ok), &out)
+                .map_err(|e| failed(e.to_string()))?;
+        }
+        archive::pack(&out.join(&name)).map_err(|e| ApiError::internal(e.to_string()))
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    store_archive(&c, Some(&typed), None, archive_bytes).await?;
+    let status =
+        format!("Successfully ingested file into table: {typed} as segment: {segment_name}");
+    Ok(Body::from_json(&json!({ "status": status }))?.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_config_parsing() {
+        let b = parse_batch_config(Some(
+            r#"{"inputFormat":"json","segmentNameGenerator.configs.segment.name.postfix":"7"}"#,
+        ))
+        .unwrap();
+        assert_eq!(
+            b,
+            BatchConfig {
+                input_format: "json".into(),
+                postfix: Some("7".into())
+            }
+        );
+        assert_eq!(parse_batch_config(None).unwrap().input_format, "csv");
+        assert!(parse_batch_config(Some(r#"{"inputFormat":"avro"}"#)).is_err());
+        assert!(parse_batch_config(Some("{")).is_err());
+    }
+}

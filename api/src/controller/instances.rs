@@ -1,0 +1,181 @@
+//! Instances: registration of brokers and servers (`POST /instances`, Pinot's shape), listing
+//! (`GET /instances` → `{"instances": [...]}`), heartbeats, and the two Tessera endpoints the
+//! data path needs: a server's assignment (the heartbeat answer) and a table's routing table
+//! for brokers.
+
+use super::catalog::encode;
+use super::records::{
+    AssignedSegment, InstanceRecord, InstanceType, LoadedSegments, RoutingTable, instance_id,
+};
+use super::segments::fill_under_replicated;
+use super::table_name::{self, TableType};
+use super::{Controller, ControllerState};
+use crate::http::ApiError;
+use crate::http::body::{parse_json, path_param, read_text};
+use crate::metadata::{Op, keys};
+use serde::Deserialize;
+use serde_json::json;
+use tide::{Body, Request};
+
+/// Mounts the instance endpoints.
+pub fn routes(app: &mut tide::Server<ControllerState>) {
+    app.at("/instances").get(list).post(register);
+    app.at("/instances/:id").get(get);
+    app.at("/instances/:id/heartbeat").post(heartbeat);
+    app.at("/tessera/routing/:table").get(routing);
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Registration {
+    host: String,
+    port: u16,
+    #[serde(rename = "type")]
+    instance_type: InstanceType,
+    #[serde(default)]
+    instance_name: Option<String>,
+}
+
+/// Registers (or re-registers) an instance; returns its record.
+pub fn register_instance(
+    c: &Controller,
+    host: &str,
+    port: u16,
+    t: InstanceType,
+    name: Option<String>,
+) -> Result<InstanceRecord, ApiError> {
+    let id = name.unwrap_or_else(|| instance_id(t, host, port));
+    let tags = match t {
+        InstanceType::Broker => vec!["DefaultTenant_BROKER".to_string()],
+        InstanceType::Server => vec![
+            "DefaultTenant_OFFLINE".to_string(),
+            "DefaultTenant_REALTIME".to_string(),
+        ],
+        InstanceType::Controller => Vec::new(),
+    };
+    let record = InstanceRecord {
+        instance_name: id.clone(),
+        host_name: host.to_string(),
+        port,
+        instance_type: t,
+        tags,
+        enabled: true,
+    };
+    c.commit(vec![Op::Put(keys::instance(&id), encode(&record))])?;
+    c.heartbeat(&id, None);
+    Ok(record)
+}
+
+async fn register(mut req: Request<ControllerState>) -> tide::Result {
+    let text = read_text(&mut req, 1 << 20).await?;
+    let r: Registration = parse_json(&text, "Invalid instance json: ")?;
+    let c = req.state();
+    let _guard = c.write_lock.lock().await;
+    let record = register_instance(c, &r.host, r.port, r.instance_type, r.instance_name)?;
+    if r.instance_type == InstanceType::Server {
+        fill_under_replicated(c)?;
+    }
+    Ok(
+        Body::from_json(&json!({"status": format!("Added instance: {}", record.instance_name)}))?
+            .into(),
+    )
+}
+
+async fn list(req: Request<ControllerState>) -> tide::Result {
+    let names: Vec<String> = req
+        .state()
+        .instances()?
+        .into_iter()
+        .map(|i| i.instance_name)
+        .collect();
+    Ok(Body::from_json(&json!({ "instances": names }))?.into())
+}
+
+async fn get(req: Request<ControllerState>) -> tide::Result {
+    let id = path_param(&req, "id")?;
+    let c = req.state();
+    let record = c
+        .instance(&id)?
+        .ok_or_else(|| ApiError::not_found(format!("Instance {id} not found")))?;
+    let mut body = serde_json::to_value(&record)?;
+    body["online"] = json!(c.is_online(&id));
+    Ok(Body::from_json(&body)?.into())
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Heartbeat {
+    #[serde(default)]
+    loaded_segments: Option<LoadedSegments>,
+}
+
+/// The segments assigned to server `id`.
+pub fn assignment_of(c: &Controller, id: &str) -> Result<Vec<AssignedSegment>, ApiError> {
+    Ok(c.all_segments()?
+        .into_iter()
+        .filter(|s| s.servers.iter().any(|x| x == id))
+        .map(|s| AssignedSegment {
+            table_name_with_type: s.table_name_with_type,
+            segment_name: s.segment_name,
+            crc: s.crc,
+            reload_version: s.reload_version,
+        })
+        .collect())
+}
+
+async fn heartbeat(mut req: Request<ControllerState>) -> tide::Result {
+    let id = path_param(&req, "id")?;
+    let text = read_text(&mut req, 16 << 20).await?;
+    let beat: Heartbeat = if text.trim().is_empty() {
+        Heartbeat::default()
+    } else {
+        parse_json(&text, "Invalid heartbeat json: ")?
+    };
+    let c = req.state();
+    let record = c
+        .instance(&id)?
+        .ok_or_else(|| ApiError::not_found(format!("Instance {id} not found")))?;
+    let was_online = c.is_online(&id);
+    c.heartbeat(&id, beat.loaded_segments);
+    if record.instance_type != InstanceType::Server {
+        return Ok(Body::from_json(&json!({ "segments": [] }))?.into());
+    }
+    if !was_online {
+        let _guard = c.write_lock.lock().await;
+        fill_under_replicated(c)?;
+    }
+    Ok(Body::from_json(&json!({ "segments": assignment_of(c, &id)? }))?.into())
+}
+
+/// The routing table of a typed table: each segment with the online servers that loaded it.
+pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiError> {
+    let mut table = RoutingTable {
+        table_name_with_type: typed.to_string(),
+        ..RoutingTable::default()
+    };
+    let instances = c.instances()?;
+    for s in c.segments(typed)? {
+        let mut hosts = Vec::new();
+        for server in &s.servers {
+            if c.is_online(server) && c.has_loaded(server, typed, &s.segment_name) {
+                if let Some(i) = instances.iter().find(|i| &i.instance_name == server) {
+                    table.servers.insert(server.clone(), i.base_url());
+                }
+                hosts.push(server.clone());
+            }
+        }
+        table.segments.insert(s.segment_name, hosts);
+    }
+    Ok(table)
+}
+
+async fn routing(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let c = req.state();
+    let (raw, t) = table_name::split(&name);
+    let typed = table_name::with_type(raw, t.unwrap_or(TableType::Offline));
+    if c.table_config(&typed)?.is_none() {
+        return Err(ApiError::not_found(format!("Table {typed} does not exist")).into());
+    }
+    Ok(Body::from_json(&routing_table(c, &typed)?)?.into())
+}

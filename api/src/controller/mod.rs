@@ -1,0 +1,180 @@
+//! The controller role: the cluster's metadata (schemas, table configs, segments and their
+//! assignment, instances) behind Pinot's admin REST API, plus the deep store of uploaded segment
+//! archives that servers download from.
+//!
+//! * [`catalog`] — typed reads and writes over the [`MetadataStore`].
+//! * [`schemas`], [`tables`], [`segments`], [`instances`], [`query`] — the endpoints.
+//! * [`table_config`], [`follow_up`], [`table_name`] — config checks and naming rules.
+//! * [`assignment`] — balanced replica placement.
+//! * [`archive`] — segment tar.gz unpacking and validation.
+
+pub mod archive;
+pub mod assignment;
+pub mod catalog;
+pub mod follow_up;
+pub mod ingest;
+pub mod instances;
+pub mod query;
+pub mod rebuild;
+pub mod records;
+pub mod schemas;
+pub mod segments;
+pub mod table_config;
+pub mod table_name;
+pub mod tables;
+pub mod transform;
+
+use crate::common::loggers::{self, InstanceEndpoint, LoggerState, RemoteLoggerState};
+use crate::http::{ErrorStyle, new_app};
+use crate::logging::LoggingHandle;
+use crate::metadata::MetadataStore;
+use records::LoadedSegments;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Controller settings.
+#[derive(Clone, Debug)]
+pub struct ControllerConfig {
+    /// Where the metadata file, the deep store and temp files live.
+    pub data_dir: PathBuf,
+    /// This controller's instance id (`Controller_<host>_<port>`).
+    pub instance_id: String,
+    /// An instance that has not sent a heartbeat for this long is offline.
+    pub heartbeat_timeout: Duration,
+    /// Largest accepted segment upload / ingestion file, in bytes (larger → 413).
+    pub max_upload_bytes: u64,
+}
+
+/// What the controller knows about live instances (memory only: after a controller restart
+/// every instance is offline until its next heartbeat).
+#[derive(Debug, Default)]
+pub struct Liveness {
+    last_seen: HashMap<String, Instant>,
+    loaded: HashMap<String, LoadedSegments>,
+}
+
+/// The controller's state, shared by its handlers.
+pub struct Controller {
+    pub config: ControllerConfig,
+    pub store: Arc<dyn MetadataStore>,
+    liveness: Mutex<Liveness>,
+    /// Serialises read-check-write sequences (create table, upload, assignment).
+    pub write_lock: async_std::sync::Mutex<()>,
+    pub client: surf::Client,
+    pub logging: LoggingHandle,
+}
+
+/// The tide state of the controller app.
+pub type ControllerState = Arc<Controller>;
+
+impl Controller {
+    /// A controller over `store`.
+    pub fn new(
+        config: ControllerConfig,
+        store: Arc<dyn MetadataStore>,
+        logging: LoggingHandle,
+    ) -> Controller {
+        Controller {
+            config,
+            store,
+            logging,
+            liveness: Mutex::new(Liveness::default()),
+            write_lock: async_std::sync::Mutex::new(()),
+            client: crate::cluster::http_client(),
+        }
+    }
+
+    /// The deep-store directory of a table.
+    pub fn deep_store_dir(&self, table_with_type: &str) -> PathBuf {
+        self.config.data_dir.join("deepstore").join(table_with_type)
+    }
+
+    /// A scratch directory for uploads (same filesystem as the deep store, so renames are atomic).
+    pub fn temp_dir(&self) -> PathBuf {
+        self.config.data_dir.join("tmp")
+    }
+
+    /// Records a heartbeat from `id`, with the segments a server reports loaded.
+    pub fn heartbeat(&self, id: &str, loaded: Option<LoadedSegments>) {
+        if let Ok(mut l) = self.liveness.lock() {
+            l.last_seen.insert(id.to_string(), Instant::now());
+            if let Some(loaded) = loaded {
+                l.loaded.insert(id.to_string(), loaded);
+            }
+        }
+    }
+
+    /// Whether `id` sent a heartbeat within the timeout (the controller itself is always online).
+    pub fn is_online(&self, id: &str) -> bool {
+        if id == self.config.instance_id {
+            return true;
+        }
+        self.liveness
+            .lock()
+            .ok()
+            .and_then(|l| {
+                l.last_seen
+                    .get(id)
+                    .map(|t| t.elapsed() < self.config.heartbeat_timeout)
+            })
+            .unwrap_or(false)
+    }
+
+    /// Whether online server `id` reports `segment` of `table` loaded.
+    pub fn has_loaded(&self, id: &str, table: &str, segment: &str) -> bool {
+        self.liveness
+            .lock()
+            .ok()
+            .and_then(|l| {
+                l.loaded
+                    .get(id)
+                    .and_then(|t| t.get(table))
+                    .map(|s| s.iter().any(|x| x == segment))
+            })
+            .unwrap_or(false)
+    }
+}
+
+/// The controller's tide app.
+pub fn app(state: ControllerState) -> tide::Server<ControllerState> {
+    let mut app = new_app(state, ErrorStyle::CodeError);
+    app.at("/health").get(|_| async { Ok("OK") });
+    app.at("/pinot-controller/admin")
+        .get(|_| async { Ok("GOOD") });
+    schemas::routes(&mut app);
+    tables::routes(&mut app);
+    segments::routes(&mut app);
+    instances::routes(&mut app);
+    query::routes(&mut app);
+    ingest::routes(&mut app);
+    loggers::routes(&mut app);
+    loggers::remote_routes(&mut app);
+    app
+}
+
+impl LoggerState for ControllerState {
+    fn logging(&self) -> &LoggingHandle {
+        &self.logging
+    }
+}
+
+impl RemoteLoggerState for ControllerState {
+    fn instances(&self) -> Vec<InstanceEndpoint> {
+        match Controller::instances(self) {
+            Ok(list) => list
+                .into_iter()
+                .map(|i| InstanceEndpoint {
+                    online: self.is_online(&i.instance_name),
+                    base_url: i.base_url(),
+                    name: i.instance_name,
+                })
+                .collect(),
+            Err(e) => {
+                log::warn!("cannot list instances: {e}");
+                Vec::new()
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! `POST /sql` and `GET /sql` on the controller (`PinotQueryResource`): forwards the query to an
+//! online broker's `POST /query/sql` and relays its answer. Controller-side failures are broker
+//! responses with one exception and HTTP 200, as Pinot does (410 no broker, 420 none online).
+
+use super::ControllerState;
+use super::records::InstanceType;
+use crate::broker::response::error_response_body;
+use crate::http::body::{query_param, read_text};
+use segments::types::ErrorCode;
+use serde_json::{Value as Json, json};
+use tide::{Body, Request, Response, StatusCode};
+
+/// Mounts the query endpoints.
+pub fn routes(app: &mut tide::Server<ControllerState>) {
+    app.at("/sql").post(post_sql).get(get_sql);
+}
+
+fn answer(body: Json) -> tide::Result {
+    let mut res = Response::new(StatusCode::Ok);
+    res.set_body(Body::from_json(&body)?);
+    Ok(res)
+}
+
+async fn forward(c: &ControllerState, payload: Json) -> tide::Result {
+    let brokers: Vec<_> = c
+        .instances()?
+        .into_iter()
+        .filter(|i| i.instance_type == InstanceType::Broker)
+        .collect();
+    if brokers.is_empty() {
+        return answer(error_response_body(
+            ErrorCode::BrokerResourceMissing,
+            "No broker found for the query",
+        ));
+    }
+    let online: Vec<_> = brokers
+        .into_iter()
+        .filter(|b| c.is_online(&b.instance_name))
+        .collect();
+    let Some(broker) = online.get(crate::cluster::now_ms() as usize % online.len().max(1)) else {
+        return answer(error_response_body(
+            ErrorCode::BrokerInstanceMissing,
+            "No online broker found for the query",
+        ));
+    };
+    let url = format!("{}/query/sql", broker.base_url());
+    let sent = c.client.post(&url).body(Body::from_json(&payload)?).await;
+    match sent {
+        Ok(mut res) => {
+            let status = res.status();
+            let text = res.body_string().await.unwrap_or_default();
+            let mut out = Response::new(status);
+            out.set_body(text);
+            out.set_content_type(tide::http::mime::JSON);
+            if let Some(code) = res.header("X-Pinot-Error-Code") {
+                out.insert_header("X-Pinot-Error-Code", code.as_str());
+            }
+            Ok(out)
+        }
+        Err(e) => answer(error_response_body(
+            ErrorCode::BrokerRequestSend,
+            &format!("cannot reach broker {}: {e}", broker.instance_name),
+        )),
+    }
+}
+
+async fn post_sql(mut req: Request<ControllerState>) -> tide::Result {
+    let text = read_text(&mut req, 16 << 20).await?;
+    let payload: Json = match serde_json::from_str(&text) {
+        Ok(p) => p,
+        Err(e) => return answer(error_response_body(ErrorCode::JsonParsing, &e.to_string())),
+    };
+    if !payload.get("sql").is_some_and(Json::is_string) {
+        return answer(error_response_body(
+            ErrorCode::JsonParsing,
+            "Payload is missing the query string field 'sql'",
+        ));
+    }
+    forward(req.state(), payload).await
+}
+
+async fn get_sql(req: Request<ControllerState>) -> tide::Result {
+    let Some(sql) = query_param(&req, "sql") else {
+        return answer(error_response_body(
+            ErrorCode::JsonParsing,
+            "Payload is missing the query string field 'sql'",
+        ));
+    };
+    let mut payload = json!({ "sql": sql });
+    if let Some(t) = query_param(&req, "trace") {
+        payload["trace"] = json!(t.eq_ignore_ascii_case("true"));
+    }
+    if let Some(o) = query_param(&req, "queryOptions") {
+        payload["queryOptions"] = json!(o);
+    }
+    forward(req.state(), payload).await
+}

@@ -1,0 +1,128 @@
+//! The records the controller persists besides schemas and table configs: segments (with their
+//! server assignment) and instances.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One segment of a table as the controller knows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SegmentRecord {
+    pub segment_name: String,
+    pub table_name_with_type: String,
+    /// CRC-32 of the uploaded archive; a refresh changes it, servers re-download on change.
+    pub crc: u32,
+    pub size_bytes: u64,
+    pub total_docs: u64,
+    pub push_time_ms: i64,
+    #[serde(default)]
+    pub refresh_time_ms: Option<i64>,
+    /// File name of the archive in the deep-store directory of the table.
+    pub archive: String,
+    /// Servers assigned to host the segment.
+    pub servers: Vec<String>,
+    /// Bumped by `POST /segments/{t}/reload`: servers reopen the segment.
+    #[serde(default)]
+    pub reload_version: u64,
+}
+
+/// Role of a registered instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum InstanceType {
+    Controller,
+    Broker,
+    Server,
+}
+
+impl InstanceType {
+    /// `Controller` / `Broker` / `Server`, the prefix of instance ids.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            InstanceType::Controller => "Controller",
+            InstanceType::Broker => "Broker",
+            InstanceType::Server => "Server",
+        }
+    }
+}
+
+/// A registered instance (Pinot's `InstanceConfig`, reduced).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstanceRecord {
+    pub instance_name: String,
+    pub host_name: String,
+    pub port: u16,
+    #[serde(rename = "type")]
+    pub instance_type: InstanceType,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default = "enabled")]
+    pub enabled: bool,
+}
+
+fn enabled() -> bool {
+    true
+}
+
+impl InstanceRecord {
+    /// `http://host:port`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}:{}", self.host_name, self.port)
+    }
+}
+
+/// `<Type>_<host>_<port>`, Pinot's instance id.
+pub fn instance_id(t: InstanceType, host: &str, port: u16) -> String {
+    format!("{}_{host}_{port}", t.prefix())
+}
+
+/// What a server reports on each heartbeat: the segments it has loaded, per table.
+pub type LoadedSegments = BTreeMap<String, Vec<String>>;
+
+/// One segment a server must host (its heartbeat answer lists all of them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssignedSegment {
+    pub table_name_with_type: String,
+    pub segment_name: String,
+    pub crc: u32,
+    pub reload_version: u64,
+}
+
+/// The routing table a broker asks for: which online servers have each segment loaded.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RoutingTable {
+    pub table_name_with_type: String,
+    /// Segment → online servers that report it loaded (empty: unavailable).
+    pub segments: BTreeMap<String, Vec<String>>,
+    /// Server id → base URL.
+    pub servers: BTreeMap<String, String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instance_ids_and_json() {
+        assert_eq!(
+            instance_id(InstanceType::Server, "127.0.0.1", 8098),
+            "Server_127.0.0.1_8098"
+        );
+        let r = InstanceRecord {
+            instance_name: "Broker_h_1".into(),
+            host_name: "h".into(),
+            port: 1,
+            instance_type: InstanceType::Broker,
+            tags: vec!["DefaultTenant_BROKER".into()],
+            enabled: true,
+        };
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(j["type"], "BROKER");
+        assert_eq!(j["hostName"], "h");
+        assert_eq!(serde_json::from_value::<InstanceRecord>(j).unwrap(), r);
+        assert_eq!(r.base_url(), "http://h:1");
+    }
+}

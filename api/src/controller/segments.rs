@@ -1,0 +1,545 @@
+//! Segment endpoints: upload (`POST /segments`, `POST /v2/segments`; a new name adds, an
+//! existing name refreshes), list, download (servers fetch archives here), reload, delete.
+//!
+//! Upload: the body is bounded (413 above the limit), the single multipart part is unpacked in
+//! a scratch dir on rayon and validated by opening the segment (400 if it is not one: nothing
+//! changes), then the archive moves into the deep store and one metadata transaction records the
+//! segment with its assignment. A refresh keeps the assignment and bumps the CRC, so servers
+//! swap the new copy in.
+
+use super::archive;
+use super::assignment;
+use super::catalog::encode;
+use super::records::{InstanceType, SegmentRecord};
+use super::table_config;
+use super::table_name::{self, TableType};
+use super::{Controller, ControllerState};
+use crate::cluster::now_ms;
+use crate::http::body::{path_param, query_param, read_bounded};
+use crate::http::{ApiError, multipart, on_rayon};
+use crate::metadata::{Op, keys};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tide::{Body, Request, Response, StatusCode};
+
+/// Mounts the segment endpoints.
+pub fn routes(app: &mut tide::Server<ControllerState>) {
+    app.at("/segments").post(upload);
+    app.at("/v2/segments").post(upload);
+    app.at("/segments/:table").get(list).delete(delete_all);
+    app.at("/segments/:table/reload").post(reload);
+    app.at("/segments/:table/servers").get(servers);
+    app.at("/segments/:table/:segment")
+        .get(download)
+        .delete(delete_segment);
+}
+
+static SCRATCH: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh scratch directory under the controller's temp dir.
+pub fn scratch_dir(c: &Controller) -> Result<std::path::PathBuf, ApiError> {
+    let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
+    let dir = c.temp_dir().join(format!("upload-{}-{n}", now_ms()));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| ApiError::internal(format!("cannot create '{}': {e}", dir.display())))?;
+    Ok(dir)
+}
+
+/// Removes a scratch directory when dropped.
+pub struct Scratch(pub std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Resolves a table name (raw or typed) plus the `tableType` query parameter (default
+/// OFFLINE) to an existing typed table; 400 `Failed to find table: X_OFFLINE` otherwise.
+pub fn resolve_upload_table(
+    c: &Controller,
+    name: &str,
+    table_type: Option<&str>,
+) -> Result<String, ApiError> {
+    let t = table_name::type_param(table_type)?.unwrap_or(TableType::Offline);
+    let (raw, suffix) = table_name::split(name);
+    if let Some(s) = suffix
+        && s != t
+        && table_type.is_some_and(|x| !x.is_empty())
+    {
+        return Err(ApiError::bad_request(format!(
+            "Table name: {name} does not match table type: {}",
+            t.name()
+        )));
+    }
+    let typed = table_name::with_type(raw, suffix.unwrap_or(t));
+    if c.table_config(&typed)?.is_none() {
+        return Err(ApiError::bad_request(format!(
+            "Failed to find table: {typed}"
+        )));
+    }
+    Ok(typed)
+}
+
+/// [`resolve_upload_table`] for the table named by query parameter `param` (required).
+pub fn upload_table(
+    c: &Controller,
+    req: &Request<ControllerState>,
+    param: &str,
+) -> Result<String, ApiError> {
+    let name = query_param(req, param)
+        .ok_or_else(|| ApiError::bad_request(format!("Missing query parameter '{param}'")))?;
+    resolve_upload_table(c, &name, query_param(req, "tableType").as_deref())
+}
+
+/// The bytes of the single file part of a multipart body (or the raw body).
+pub fn single_part(content_type: &str, body: Vec<u8>, what: &str) -> Result<Vec<u8>, ApiError> {
+    match multipart::boundary(content_type) {
+        Some(b) => {
+            let mut parts = multipart::parse(&body, &b)?;
+            if parts.len() != 1 {
+                return Err(ApiError::bad_request(format!(
+                    "Invalid multi-part form for {what}"
+                )));
+            }
+            Ok(parts.remove(0).data)
+        }
+        None => Ok(body),
+    }
+}
+
+async fn upload(mut req: Request<ControllerState>) -> tide::Result {
+    let c = req.state().clone();
+    // Without `tableName`, the table named in the segment's metadata is used (as Pinot does).
+    let typed = match query_param(&req, "tableName") {
+        Some(_) => Some(upload_table(&c, &req, "tableName")?),
+        None => None,
+    };
+    let table_type = query_param(&req, "tableType");
+    let content_type = req
+        .content_type()
+        .map(|m| m.to_string())
+        .unwrap_or_default();
+    let body = read_bounded(&mut req, c.config.max_upload_bytes).await?;
+    let archive = single_part(&content_type, body, "segment metadata")?;
+    let status = store_archive(&c, typed.as_deref(), table_type.as_deref(), archive).await?;
+    Ok(Body::from_json(&json!({ "status": status }))?.into())
+}
+
+/// Validates `archive` and commits it as a new or refreshed segment of `typed` (or, when
+/// `None`, of the table its metadata names, typed by `table_type`). Returns Pinot's success
+/// message.
+pub async fn store_archive(
+    c: &ControllerState,
+    typed: Option<&str>,
+    table_type: Option<&str>,
+    archive: Vec<u8>,
+) -> Result<String, ApiError> {
+    store_archive_if(c, typed, table_type, archive, None).await
+}
+
+/// [`store_archive`], refused with 409 when `expected_crc` is given and the segment's current
+/// CRC differs (it was refreshed meanwhile) — used by reload rebuilds.
+pub async fn store_archive_if(
+    c: &ControllerState,
+    typed: Option<&str>,
+    table_type: Option<&str>,
+    archive: Vec<u8>,
+    expected_crc: Option<u32>,
+) -> Result<String, ApiError> {
+    let scratch = Scratch(scratch_dir(c)?);
+    let unpack_dir = scratch.0.join("unpacked");
+    let archive_path = scratch.0.join("segment.tar.gz");
+    let (archive_path, unpacked, crc, size) = on_rayon(move || -> Result<_, ApiError> {
+        let crc = crc32fast::hash(&archive);
+        std::fs::write(&archive_path, &archive).map_err(|e| {
+            ApiError::internal(format!("cannot write '{}': {e}", archive_path.display()))
+        })?;
+        let seg = archive::unpack(&archive, &unpack_dir)
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        Ok((archive_path, seg, crc, archive.len() as u64))
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    let segment = unpacked.segment_name.clone();
+    if segment.is_empty() || segment.contains('/') || segment.contains("..") {
+        return Err(ApiError::bad_request(format!(
+            "Invalid segment name '{segment}'"
+        )));
+    }
+
+    let typed = match typed {
+        Some(t) => t.to_string(),
+        None => resolve_upload_table(c, &unpacked.table_name, table_type)?,
+    };
+    let typed = typed.as_str();
+    let _guard = c.write_lock.lock().await;
+    let config = c
+        .table_config(typed)?
+        .ok_or_else(|| ApiError::bad_request(format!("Failed to find table: {typed}")))?;
+    let existing = c.segment(typed, &segment)?;
+    if let Some(expected) = expected_crc
+        && existing.as_ref().map(|e| e.crc) != Some(expected)
+    {
+        return Err(ApiError::conflict(format!(
+            "Segment {segment} of table {typed} changed while it was being rebuilt"
+        )));
+    }
+    let deep = c.deep_store_dir(typed);
+    std::fs::create_dir_all(&deep)
+        .map_err(|e| ApiError::internal(format!("cannot create '{}': {e}", deep.display())))?;
+    let file_name = format!("{segment}.{crc:08x}.{}.tar.gz", now_ms());
+    let final_path = deep.join(&file_name);
+    std::fs::rename(&archive_path, &final_path)
+        .map_err(|e| ApiError::internal(format!("cannot move segment into the deep store: {e}")))?;
+
+    let now = now_ms();
+    let record = match &existing {
+        Some(old) => SegmentRecord {
+            crc,
+            size_bytes: size,
+            total_docs: unpacked.total_docs,
+            refresh_time_ms: Some(now),
+            archive: file_name,
+            ..old.clone()
+        },
+        None => {
+            let servers = placement_servers(c)?;
+            let mut load = server_load(c)?;
+            SegmentRecord {
+                segment_name: segment.clone(),
+                table_name_with_type: typed.to_string(),
+                crc,
+                size_bytes: size,
+                total_docs: unpacked.total_docs,
+                push_time_ms: now,
+                refresh_time_ms: None,
+                archive: file_name,
+                servers: assignment::place(
+                    table_config::replication(&config),
+                    &[],
+                    &servers,
+                    &mut load,
+                ),
+                reload_version: 0,
+            }
+        }
+    };
+    if let Err(e) = c.commit(vec![Op::Put(
+        keys::segment(typed, &segment),
+        encode(&record),
+    )]) {
+        let _ = std::fs::remove_file(&final_path);
+        return Err(e);
+    }
+    if let Some(old) = existing {
+        remove_archive(&deep, &old.archive);
+    }
+    Ok(format!(
+        "Successfully uploaded segment: {segment} of table: {typed}"
+    ))
+}
+
+fn remove_archive(deep: &Path, file: &str) {
+    let path = deep.join(file);
+    if let Err(e) = std::fs::remove_file(&path) {
+        log::warn!("cannot remove old archive '{}': {e}", path.display());
+    }
+}
+
+/// Servers new segments may go to: the online ones, else every registered one.
+pub fn placement_servers(c: &Controller) -> Result<Vec<String>, ApiError> {
+    let all: Vec<String> = c
+        .instances()?
+        .into_iter()
+        .filter(|i| i.instance_type == InstanceType::Server && i.enabled)
+        .map(|i| i.instance_name)
+        .collect();
+    let online: Vec<String> = all.iter().filter(|s| c.is_online(s)).cloned().collect();
+    Ok(if online.is_empty() { all } else { online })
+}
+
+/// Segments per server over all tables.
+pub fn server_load(c: &Controller) -> Result<BTreeMap<String, usize>, ApiError> {
+    let mut load = BTreeMap::new();
+    for s in c.all_segments()? {
+        for server in s.servers {
+            *load.entry(server).or_insert(0) += 1;
+        }
+    }
+    Ok(load)
+}
+
+/// Gives segments with fewer servers than their table's replication more servers (after a
+/// server joins). Call with the write lock held.
+pub fn fill_under_replicated(c: &Controller) -> Result<(), ApiError> {
+    let servers = placement_servers(c)?;
+    if servers.is_empty() {
+        return Ok(());
+    }
+    let mut load = server_load(c)?;
+    let mut ops = Vec::new();
+    let mut replication = BTreeMap::new();
+    for mut s in c.all_segments()? {
+        let r = match replication.get(&s.table_name_with_type) {
+            Some(r) => *r,
+            None => {
+                let r = c
+                    .table_config(&s.table_name_with_type)?
+                    .map(|cfg| table_config::replication(&cfg))
+                    .unwrap_or(1);
+                replication.insert(s.table_name_with_type.clone(), r);
+                r
+            }
+        };
+        let live: Vec<String> = s
+            .servers
+            .iter()
+            .filter(|x| servers.contains(x))
+            .cloned()
+            .collect();
+        if live.len() < r && servers.len() > live.len() {
+            let placed = assignment::place(r, &s.servers, &servers, &mut load);
+            let mut merged = s.servers.clone();
+            merged.extend(placed.into_iter().filter(|p| !s.servers.contains(p)));
+            if merged != s.servers {
+                s.servers = merged;
+                ops.push(Op::Put(
+                    keys::segment(&s.table_name_with_type, &s.segment_name),
+                    encode(&s),
+                ));
+            }
+        }
+    }
+    if !ops.is_empty() {
+        c.commit(ops)?;
+    }
+    Ok(())
+}
+
+async fn list(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let t = table_name::type_param(query_param(&req, "type").as_deref())?;
+    let c = req.state();
+    let tables = c.existing_tables(&name, t)?;
+    if tables.is_empty() {
+        return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
+    }
+    let mut out = Vec::new();
+    for (ty, typed) in tables {
+        let names: Vec<String> = c
+            .segments(&typed)?
+            .into_iter()
+            .map(|s| s.segment_name)
+            .collect();
+        out.push(json!({ ty.name(): names }));
+    }
+    Ok(Body::from_json(&out)?.into())
+}
+
+async fn servers(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let t = table_name::type_param(query_param(&req, "type").as_deref())?;
+    let c = req.state();
+    let tables = c.existing_tables(&name, t)?;
+    if tables.is_empty() {
+        return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
+    }
+    let mut out = Vec::new();
+    for (_, typed) in tables {
+        let mut map: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for s in c.segments(&typed)? {
+            for server in s.servers {
+                map.entry(server).or_default().push(s.segment_name.clone());
+            }
+        }
+        let counts: BTreeMap<&String, usize> = map.iter().map(|(k, v)| (k, v.len())).collect();
+        out.push(json!({"tableName": typed, "serverToSegmentsMap": map, "serverToSegmentsCountMap": counts}));
+    }
+    Ok(Body::from_json(&out)?.into())
+}
+
+fn find_segment(c: &Controller, name: &str, segment: &str) -> Result<SegmentRecord, ApiError> {
+    for (_, typed) in c.existing_tables(name, None)? {
+        if let Some(s) = c.segment(&typed, segment)? {
+            return Ok(s);
+        }
+    }
+    Err(ApiError::not_found(format!(
+        "Segment {segment} or table {name} not found"
+    )))
+}
+
+async fn download(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let segment = path_param(&req, "segment")?;
+    let c = req.state();
+    let record = find_segment(c, &name, &segment)?;
+    let path = c
+        .deep_store_dir(&record.table_name_with_type)
+        .join(&record.archive);
+    let body = Body::from_file(&path).await.map_err(|e| {
+        ApiError::not_found(format!(
+            "Segment archive '{}' is missing: {e}",
+            path.display()
+        ))
+    })?;
+    let mut res = Response::new(StatusCode::Ok);
+    res.set_body(body);
+    res.set_content_type(tide::http::mime::BYTE_STREAM);
+    res.insert_header(
+        "Content-Disposition",
+        format!("attachment; filename={segment}.tar.gz"),
+    );
+    res.insert_header("X-Tessera-Segment-Crc", record.crc.to_string());
+    Ok(res)
+}
+
+async fn delete_all(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let t = table_name::type_param(query_param(&req, "type").as_deref())?;
+    let c = req.state();
+    let _guard = c.write_lock.lock().await;
+    let tables = c.existing_tables(&name, t)?;
+    if tables.is_empty() {
+        return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
+    }
+    let mut removed = Vec::new();
+    for (_, typed) in &tables {
+        removed.extend(c.segments(typed)?.into_iter().map(|s| (typed.clone(), s.archive)));
+    }
+    c.commit(tables.iter().map(|(_, typed)| Op::DeletePrefix(keys::segments_of(typed))).collect())?;
+    for (typed, file) in removed {
+        remove_archive(&c.deep_store_dir(&typed), &file);
+    }
+    let names: Vec<&str> = tables.iter().map(|(_, n)| n.as_str()).collect();
+    Ok(Body::from_json(&json!({"status": format!("All segments of table {} deleted", names.join(", "))}))?.into())
+}
+
+async fn delete_segment(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let segment = path_param(&req, "segment")?;
+    let c = req.state();
+    let _guard = c.write_lock.lock().await;
+    let record = find_segment(c, &name, &segment)?;
+    c.commit(vec![Op::Delete(keys::segment(
+        &record.table_name_with_type,
+        &segment,
+    ))])?;
+    remove_archive(
+        &c.deep_store_dir(&record.table_name_with_type),
+        &record.archive,
+    );
+    Ok(Body::from_json(&json!({"status": format!("Segment {segment} deleted")}))?.into())
+}
+
+async fn reload(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let t = table_name::type_param(query_param(&req, "type").as_deref())?;
+    let c = req.state();
+    let _guard = c.write_lock.lock().await;
+    let tables = c.existing_tables(&name, t)?;
+    if tables.is_empty() {
+        return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
+    }
+    let mut ops = Vec::new();
+    let mut status = serde_json::Map::new();
+    for (_, typed) in tables {
+        let mut servers = std::collections::BTreeSet::new();
+        for mut s in c.segments(&typed)? {
+            s.reload_version += 1;
+            servers.extend(s.servers.iter().cloned());
+            ops.push(Op::Put(keys::segment(&typed, &s.segment_name), encode(&s)));
+        }
+        if !servers.is_empty() {
+            status.insert(
+                typed,
+                json!({
+                    "numMessagesSent": servers.len().to_string(),
+                    "reloadJobId": job_id(),
+                    "reloadJobMetaZKStorageStatus": "SUCCESS",
+                }),
+            );
+        }
+    }
+    if status.is_empty() {
+        let raw = table_name::split(&name).0;
+        return Err(ApiError::not_found(format!(
+            "Failed to find any segments in table: {raw} on every instance"
+        ))
+        .into());
+    }
+    c.commit(ops)?;
+    let rebuild: Vec<String> = status.keys().cloned().collect();
+    async_std::task::spawn(rebuild_tables(c.clone(), rebuild));
+    let text = serde_json::Value::Object(status).to_string();
+    Ok(Body::from_json(&json!({ "status": text }))?.into())
+}
+
+/// The reload job: rebuilds every segment of `tables` with the current config and schema and
+/// stores each like a refresh (skipped if the segment changed meanwhile). Failures are logged.
+async fn rebuild_tables(c: ControllerState, tables: Vec<String>) {
+    for typed in tables {
+        let raw = table_name::split(&typed).0.to_string();
+        let (config, schema) = match (c.table_config(&typed), c.schema(&raw)) {
+            (Ok(Some(config)), Ok(Some(schema))) => (config, schema),
+            _ => {
+                log::warn!("reload of {typed}: table config or schema is gone");
+                continue;
+            }
+        };
+        let segments = match c.segments(&typed) {
+            Ok(s) => s,
+            Err(e) => {
+                log::warn!("reload of {typed}: {e}");
+                continue;
+            }
+        };
+        for s in segments {
+            if let Err(e) = rebuild_one(&c, &typed, &s, &config, &schema).await {
+                log::warn!("reload of {typed}/{}: {e}", s.segment_name);
+            }
+        }
+        log::info!("reload of {typed} finished");
+    }
+}
+
+async fn rebuild_one(
+    c: &ControllerState,
+    typed: &str,
+    record: &SegmentRecord,
+    config: &serde_json::Value,
+    schema: &segments::types::Schema,
+) -> Result<(), ApiError> {
+    let path = c.deep_store_dir(typed).join(&record.archive);
+    let scratch = Scratch(scratch_dir(c)?);
+    let work = scratch.0.clone();
+    let (config, schema) = (config.clone(), schema.clone());
+    let bytes = on_rayon(move || -> Result<Vec<u8>, ApiError> {
+        let old = std::fs::read(&path)
+            .map_err(|e| ApiError::internal(format!("cannot read '{}': {e}", path.display())))?;
+        super::rebuild::rebuild_archive(&old, &schema, &config, &work).map_err(ApiError::internal)
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    store_archive_if(c, Some(typed), None, bytes, Some(record.crc))
+        .await
+        .map(|_| ())
+}
+
+/// A UUID-shaped job id (time + counter; unique within a controller's life).
+fn job_id() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let t = now_ms() as u64;
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        (t >> 16) as u32,
+        (t & 0xffff) as u16,
+        n & 0xfff,
+        (n >> 12) & 0xfff,
+        t.wrapping_mul(0x9e37_79b9) & 0xffff_ffff_ffff
+    )
+}

@@ -1,0 +1,294 @@
+//! `/tables` endpoints (`PinotTableRestletResource`, `PinotRealtimeTableResource`): create, list,
+//! get, replace (also at the interface's singular `PUT /table/{t}`), delete, the table's schema,
+//! and pause/resume of realtime consumption.
+
+use super::ControllerState;
+use super::catalog::encode;
+use super::follow_up::required_follow_up;
+use super::schemas::config_text;
+use super::table_config::{self, Checked};
+use super::table_name::{self, TableType};
+use crate::http::ApiError;
+use crate::http::body::{path_param, query_param};
+use crate::metadata::{Op, keys};
+use serde_json::{Map, Value as Json, json};
+use tide::{Body, Request};
+
+/// Mounts the table endpoints.
+pub fn routes(app: &mut tide::Server<ControllerState>) {
+    app.at("/tables").get(list).post(create);
+    app.at("/tables/:table").get(get).put(update).delete(delete);
+    app.at("/table/:table").put(update);
+    app.at("/tables/:table/schema").get(schema);
+    app.at("/tables/:table/pauseConsumption")
+        .post(|r| pause_or_resume(r, true));
+    app.at("/tables/:table/resumeConsumption")
+        .post(|r| pause_or_resume(r, false));
+    app.at("/tables/:table/pauseStatus").get(pause_status);
+    app.at("/tessera/catalog").get(catalog);
+}
+
+fn type_param(req: &Request<ControllerState>) -> Result<Option<TableType>, ApiError> {
+    table_name::type_param(query_param(req, "type").as_deref())
+}
+
+async fn list(req: Request<ControllerState>) -> tide::Result {
+    let t = type_param(&req)?;
+    let names = req.state().table_names()?;
+    let mut tables: Vec<String> = match t {
+        Some(t) => names
+            .into_iter()
+            .filter(|n| table_name::split(n).1 == Some(t))
+            .collect(),
+        None => names
+            .iter()
+            .map(|n| table_name::split(n).0.to_string())
+            .collect(),
+    };
+    tables.sort();
+    tables.dedup();
+    Ok(Body::from_json(&json!({ "tables": tables }))?.into())
+}
+
+/// Parses a config and validates it against the stored schema of its raw table name.
+fn check(c: &ControllerState, text: &str) -> Result<Checked, ApiError> {
+    let checked = table_config::parse(text)?;
+    validate_with_schema(c, &checked)?;
+    Ok(checked)
+}
+
+fn validate_with_schema(c: &ControllerState, checked: &Checked) -> Result<(), ApiError> {
+    let schema = c.schema(checked.raw_name())?.ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "Failed to find schema for table: {}",
+            checked.name_with_type()
+        ))
+    })?;
+    table_config::validate(checked, &schema)
+}
+
+fn config_response(
+    unrecognized: &Map<String, Json>,
+    status: String,
+    follow_up: Option<&str>,
+) -> tide::Result {
+    let mut body = Map::new();
+    body.insert(
+        "unrecognizedProperties".into(),
+        Json::Object(unrecognized.clone()),
+    );
+    body.insert("status".into(), Json::String(status));
+    if let Some(f) = follow_up {
+        body.insert("requiredFollowUp".into(), Json::String(f.into()));
+    }
+    Ok(Body::from_json(&Json::Object(body))?.into())
+}
+
+async fn create(mut req: Request<ControllerState>) -> tide::Result {
+    let text = config_text(&mut req).await?;
+    let c = req.state();
+    let _guard = c.write_lock.lock().await;
+    let checked = table_config::parse(&text)?;
+    let typed = checked.name_with_type().to_string();
+    if c.table_config(&typed)?.is_some() {
+        return Err(ApiError::conflict(format!(
+            "Table config for {typed} already exists. If this is unexpected, try deleting the table to remove all metadata associated with it before attempting to recreate."
+        ))
+        .into());
+    }
+    validate_with_schema(c, &checked)?;
+    c.commit(vec![Op::Put(keys::table(&typed), encode(&checked.json()))])?;
+    config_response(
+        &checked.unrecognized,
+        format!("Table {typed} successfully added"),
+        None,
+    )
+}
+
+async fn get(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let t = type_param(&req)?;
+    let c = req.state();
+    let mut out = Map::new();
+    for (ty, typed) in c.existing_tables(&name, t)? {
+        if let Some(cfg) = c.table_config(&typed)? {
+            out.insert(ty.name().to_string(), cfg);
+        }
+    }
+    if out.is_empty() {
+        let shown = match t {
+            Some(t) => table_name::with_type(table_name::split(&name).0, t),
+            None => name,
+        };
+        return Err(ApiError::not_found(format!("Table {shown} does not exist")).into());
+    }
+    Ok(Body::from_json(&Json::Object(out))?.into())
+}
+
+async fn update(mut req: Request<ControllerState>) -> tide::Result {
+    let path_name = path_param(&req, "table")?;
+    let text = config_text(&mut req).await?;
+    let c = req.state();
+    let _guard = c.write_lock.lock().await;
+    let wrap = |e: ApiError| {
+        ApiError::bad_request(format!(
+            "Invalid table config: {path_name} with error: {}",
+            e.message
+        ))
+    };
+    let parsed = table_config::parse(&text).map_err(wrap)?;
+    let typed = parsed.name_with_type().to_string();
+    let (path_raw, path_type) = table_name::split(&path_name);
+    let path_typed = table_name::with_type(path_raw, path_type.unwrap_or(parsed.config.table_type));
+    if path_typed != typed {
+        return Err(ApiError::bad_request(format!(
+            "Request table {path_typed} does not match table name in the body {typed}"
+        ))
+        .into());
+    }
+    let old = c
+        .table_config(&typed)?
+        .ok_or_else(|| ApiError::not_found(format!("Table {typed} does not exist")))?;
+    let checked = check(c, &text).map_err(|e| if e.status == 400 { wrap(e) } else { e })?;
+    let new = checked.json();
+    let follow_up = required_follow_up(&old, &new, false);
+    c.commit(vec![Op::Put(keys::table(&typed), encode(&new))])?;
+    config_response(
+        &checked.unrecognized,
+        format!("Table config updated for {path_name}"),
+        Some(follow_up.as_str()),
+    )
+}
+
+async fn delete(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let t = type_param(&req)?;
+    let c = req.state();
+    let _guard = c.write_lock.lock().await;
+    let tables = c.existing_tables(&name, t)?;
+    if tables.is_empty() {
+        let shown_type = t
+            .or(table_name::split(&name).1)
+            .map(|t| t.name())
+            .unwrap_or("null");
+        return Err(ApiError::not_found(format!(
+            "Table '{name}' with type {shown_type} does not exist"
+        ))
+        .into());
+    }
+    let mut ops = Vec::new();
+    for (_, typed) in &tables {
+        ops.push(Op::Delete(keys::table(typed)));
+        ops.push(Op::DeletePrefix(keys::segments_of(typed)));
+        ops.push(Op::Delete(pause_key(typed)));
+    }
+    c.commit(ops)?;
+    for (_, typed) in &tables {
+        let dir = c.deep_store_dir(typed);
+        if dir.exists()
+            && let Err(e) = std::fs::remove_dir_all(&dir)
+        {
+            log::warn!("cannot remove deep-store dir '{}': {e}", dir.display());
+        }
+    }
+    let names: Vec<&str> = tables.iter().map(|(_, n)| n.as_str()).collect();
+    Ok(
+        Body::from_json(&json!({"status": format!("Tables: [{}] deleted", names.join(", "))}))?
+            .into(),
+    )
+}
+
+async fn schema(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let raw = table_name::split(&name).0.to_string();
+    let c = req.state();
+    if c.existing_tables(&name, None)?.is_empty() {
+        return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
+    }
+    match c.schema_json(&raw)? {
+        Some(j) => Ok(Body::from_json(&j)?.into()),
+        None => Err(ApiError::not_found(format!("Failed to find schema for table: {raw}")).into()),
+    }
+}
+
+fn pause_key(typed: &str) -> String {
+    format!("paused/{typed}")
+}
+
+fn realtime_table(c: &ControllerState, name: &str) -> Result<String, ApiError> {
+    let typed = table_name::with_type(table_name::split(name).0, TableType::Realtime);
+    if c.table_config(&typed)?.is_none() {
+        return Err(ApiError::not_found(format!("Table {typed} not found!")));
+    }
+    Ok(typed)
+}
+
+fn pause_details(paused: bool, comment: Option<String>) -> Json {
+    let default = if paused {
+        "Pause flag is set. Consuming segments are being committed. Use /pauseStatus endpoint in a few moments to check if all consuming segments have been committed."
+    } else {
+        "Pause flag is cleared. Consuming segments are being created. Use /pauseStatus endpoint in a few moments to double check."
+    };
+    json!({
+        "pauseFlag": paused,
+        "consumingSegments": [],
+        "reasonCode": "ADMINISTRATIVE",
+        "comment": comment.unwrap_or_else(|| default.to_string()),
+        "timestamp": crate::cluster::now_ms().to_string(),
+    })
+}
+
+async fn pause_or_resume(req: Request<ControllerState>, pause: bool) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let c = req.state();
+    let typed = realtime_table(c, &name)?;
+    if !pause
+        && let Some(from) = query_param(&req, "consumeFrom")
+        && !matches!(from.as_str(), "lastConsumed" | "smallest" | "largest")
+    {
+        return Err(ApiError::bad_request(format!(
+            "consumeFrom param '{from}' is not valid, valid values: lastConsumed, smallest, largest"
+        ))
+        .into());
+    }
+    let _guard = c.write_lock.lock().await;
+    c.commit(vec![if pause {
+        Op::Put(pause_key(&typed), b"true".to_vec())
+    } else {
+        Op::Delete(pause_key(&typed))
+    }])?;
+    Ok(Body::from_json(&pause_details(pause, query_param(&req, "comment")))?.into())
+}
+
+async fn pause_status(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let c = req.state();
+    let typed = realtime_table(c, &name)?;
+    let paused = c
+        .store
+        .get(&pause_key(&typed))
+        .map_err(ApiError::from)?
+        .is_some();
+    let mut details = pause_details(paused, None);
+    details["comment"] = Json::Null;
+    if let Some(m) = details.as_object_mut() {
+        m.remove("comment");
+    }
+    Ok(Body::from_json(&details)?.into())
+}
+
+/// `GET /tessera/catalog`: every table's raw name with its schema (what brokers plan with).
+async fn catalog(req: Request<ControllerState>) -> tide::Result {
+    let c = req.state();
+    let mut tables = Map::new();
+    for typed in c.table_names()? {
+        let raw = table_name::split(&typed).0.to_string();
+        if tables.contains_key(&raw) {
+            continue;
+        }
+        if let Some(schema) = c.schema_json(&raw)? {
+            tables.insert(raw, schema);
+        }
+    }
+    Ok(Body::from_json(&json!({ "tables": tables }))?.into())
+}

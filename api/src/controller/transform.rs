@@ -1,0 +1,285 @@
+//! `ingestionConfig.transformConfigs` for file ingestion, done with the query engine: the input
+//! file is first built into a *staging* segment holding the input's own columns, then
+//! `SELECT <transform or column>, … FROM staging` runs over it with the engine's server half,
+//! and its typed rows (cast to the schema's types) become the table's segment. So transform
+//! functions are exactly the query engine's functions (`fromEpochDays(d)`, `upper(s)`, …).
+//!
+//! Staging column types: a column the table schema declares (and does not derive) keeps its
+//! type; an input-only column gets LONG if every value is an integer, DOUBLE if every value is
+//! a number, else STRING.
+
+use engine::server::execute_server;
+use engine::server::result::IntermediateData;
+use engine::{MemoryTables, QueryContext, TableProvider, plan_sql};
+use planner::plan::QueryPlan;
+use segments::types::{DataType, FieldSpec, Schema, Value};
+use segments::{BuildConfig, ImmutableSegment, InputFormat, InputSource, build_segment};
+use serde_json::Value as Json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+/// `columnName → transformFunction` of a table config.
+pub fn transforms(config: &Json) -> BTreeMap<String, String> {
+    config["ingestionConfig"]["transformConfigs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            Some((
+                t["columnName"].as_str()?.to_string(),
+                t["transformFunction"].as_str()?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+#[derive(Default, Clone, Copy)]
+struct Seen {
+    any: bool,
+    all_int: bool,
+    all_num: bool,
+}
+
+impl Seen {
+    fn new() -> Seen {
+        Seen {
+            any: false,
+            all_int: true,
+            all_num: true,
+        }
+    }
+    fn text(&mut self, s: &str) {
+        let s = s.trim();
+        if s.is_empty() {
+            return;
+        }
+        self.any = true;
+        self.all_int &= s.parse::<i64>().is_ok();
+        self.all_num &= s.parse::<f64>().is_ok();
+    }
+    fn data_type(self) -> DataType {
+        match (self.any, self.all_int, self.all_num) {
+            (true, true, _) => DataType::Long,
+            (true, false, true) => DataType::Double,
+            _ => DataType::String,
+        }
+    }
+}
+
+/// Input column names (in file order) and the inferred type of each.
+fn scan_input(path: &Path, format: InputFormat) -> Result<Vec<(String, DataType)>, String> {
+    let mut order = Vec::new();
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    match format {
+        InputFormat::Csv => {
+            let mut reader = csv::Reader::from_path(path).map_err(|e| e.to_string())?;
+            let headers: Vec<String> = reader
+                .headers()
+                .map_err(|e| e.to_string())?
+                .iter()
+                .map(str::to_string)
+                .collect();
+            for h in &headers {
+                order.push(h.clone());
+                seen.insert(h.clone(), Seen::new());
+            }
+            for record in reader.records() {
+                let record = record.map_err(|e| e.to_string())?;
+                for (h, cell) in headers.iter().zip(record.iter()) {
+                    if let Some(s) = seen.get_mut(h) {
+                        s.text(cell);
+                    }
+                }
+            }
+        }
+        InputFormat::Json => {
+            let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+            for (i, line) in text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+            {
+                let row: serde_json::Map<String, Json> =
+                    serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+                for (k, v) in row {
+                    let s = seen.entry(k.clone()).or_insert_with(|| {
+                        order.push(k.clone());
+                        Seen::new()
+                    });
+                    match v {
+                        Json::Null => {}
+                        Json::Number(n) => s.text(&n.to_string()),
+                        Json::String(t) => s.text(&t),
+                        other => s.text(&other.to_string()),
+                    }
+                }
+            }
+        }
+    }
+    Ok(order
+        .into_iter()
+        .map(|c| {
+            let t = seen.get(&c).copied().unwrap_or_default().data_type();
+            (c, t)
+        })
+        .collect())
+}
+
+fn quote(column: &str) -> String {
+    format!("\"{}\"", column.replace('"', "\"\""))
+}
+
+/// Reads `input`, applies `transforms` and returns rows in `schema` field order.
+/// Blocking; run on rayon.
+pub fn transformed_rows(
+    schema: &Schema,
+    transforms: &BTreeMap<String, String>,
+    input: &InputSource,
+    work_dir: &Path,
+) -> Result<Vec<Vec<Value>>, String> {
+    let columns = scan_input(&input.path, input.format)?;
+    let input_names: BTreeSet<&str> = columns.iter().map(|(c, _)| c.as_str()).collect();
+    let staging_fields: Vec<FieldSpec> = columns
+        .iter()
+        .map(|(name, inferred)| {
+            let declared = schema
+                .field(name)
+                .filter(|_| !transforms.contains_key(name))
+                .map(|f| f.data_type);
+            FieldSpec::dimension(name, declared.unwrap_or(*inferred))
+        })
+        .collect();
+    let staging_schema = Schema {
+        schema_name: "tessera_staging".into(),
+        fields: staging_fields,
+        ..Schema::default()
+    };
+    build_segment(
+        &staging_schema,
+        &BuildConfig::new("tessera_staging", "staging"),
+        input,
+        work_dir,
+        &mut |_| {},
+    )
+    .map_err(|e| format!("cannot read the input file: {e}"))?;
+    let staging =
+        Arc::new(ImmutableSegment::open(&work_dir.join("staging")).map_err(|e| e.to_string())?);
+
+    // One SELECT expression per target column that the input or a transform provides.
+    let exprs = schema
+        .fields
+        .iter()
+        .map(|f| match transforms.get(&f.name) {
+            Some(t) => Some(t.clone()),
+            None if input_names.contains(f.name.as_str()) => Some(quote(&f.name)),
+            None => None,
+        })
+        .collect();
+    select_rows(schema, exprs, staging_schema, staging)
+}
+
+/// Runs `SELECT exprs… FROM source LIMIT <all>` over one segment with the engine's server half
+/// and returns rows in `schema` field order (`None` expressions give NULL; values are cast to
+/// the field types). Blocking; run on rayon.
+pub fn select_rows(
+    schema: &Schema,
+    exprs: Vec<Option<String>>,
+    source_schema: Schema,
+    source: Arc<ImmutableSegment>,
+) -> Result<Vec<Vec<Value>>, String> {
+    let docs = source.total_docs();
+    let mut listed = Vec::new();
+    let slots: Vec<Option<usize>> = exprs
+        .into_iter()
+        .map(|e| {
+            e.map(|e| {
+                listed.push(e);
+                listed.len() - 1
+            })
+        })
+        .collect();
+    if listed.is_empty() {
+        return Err("the input has none of the table's columns".into());
+    }
+    let sql = format!(
+        "SELECT {} FROM tessera_source LIMIT {}",
+        listed.join(", "),
+        docs.max(1)
+    );
+    let mut tables = MemoryTables::new();
+    tables.add("tessera_source", source_schema, vec![source]);
+    let (plan, _) = plan_sql(&sql, None, &tables)
+        .map_err(|e| format!("invalid transform function: {}", e.pinot_message()))?;
+    let QueryPlan::SingleStage(plan) = plan else {
+        return Err("transform functions must reference input columns".into());
+    };
+    let ctx = QueryContext::new(plan.server.options.clone());
+    let result = execute_server(&plan.server, &tables.segments("tessera_source"), &ctx);
+    if let Some(e) = result.exceptions.first() {
+        return Err(format!("transform failed: {}", e.message));
+    }
+    let IntermediateData::Rows(rows) = result.data else {
+        return Err("transform query did not produce rows".into());
+    };
+    rows.into_iter()
+        .map(|row| {
+            schema
+                .fields
+                .iter()
+                .zip(&slots)
+                .map(|(f, slot)| match slot.and_then(|i| row.get(i).cloned()) {
+                    None | Some(Value::Null) => Ok(Value::Null),
+                    Some(v @ Value::Array(_)) => Ok(v),
+                    Some(v) if v.data_type() == Some(f.data_type) => Ok(v),
+                    Some(v) => v
+                        .cast(f.data_type)
+                        .map_err(|e| format!("column '{}': {e}", f.name)),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Quotes a column name for the SQL the transforms run as.
+pub fn quote_column(column: &str) -> String {
+    quote(column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derives_columns_with_engine_functions() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.csv");
+        std::fs::write(&input, "name,days,score\nann,18262,1.5\nbob,18263,2\n").unwrap();
+        let schema = Schema::from_json(
+            r#"{"schemaName":"t","dimensionFieldSpecs":[{"name":"NAME","dataType":"STRING"},{"name":"name","dataType":"STRING"}],
+               "metricFieldSpecs":[{"name":"score","dataType":"DOUBLE"}],
+               "dateTimeFieldSpecs":[{"name":"ts","dataType":"TIMESTAMP","format":"1:MILLISECONDS:TIMESTAMP","granularity":"1:DAYS"}]}"#,
+        )
+        .unwrap();
+        let t = BTreeMap::from([
+            ("NAME".to_string(), "upper(name)".to_string()),
+            ("ts".to_string(), "fromEpochDays(days)".to_string()),
+        ]);
+        let work = dir.path().join("work");
+        let rows = transformed_rows(
+            &schema,
+            &t,
+            &InputSource {
+                path: input,
+                format: InputFormat::Csv,
+            },
+            &work,
+        )
+        .unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0][0], Value::String("ANN".into()));
+        assert_eq!(rows[0][1], Value::String("ann".into()));
+        assert_eq!(rows[1][2], Value::Double(2.0));
+        assert_eq!(rows[0][3], Value::Timestamp(18262 * 86_400_000));
+    }
+}

@@ -1,0 +1,41 @@
+//! [`on_rayon`]: run CPU-bound work (query execution, segment builds, untar + validation) on the
+//! process's rayon pool and await its result, so async executor threads never block on it.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Runs `work` on the global rayon pool and awaits its result. A panic in `work` comes back as
+/// `Err(message)` instead of unwinding into the caller.
+pub async fn on_rayon<T, F>(work: F) -> Result<T, String>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let (tx, rx) = async_std::channel::bounded(1);
+    rayon::spawn(move || {
+        let out = catch_unwind(AssertUnwindSafe(work)).map_err(|panic| {
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "worker panicked".to_string())
+        });
+        let _ = tx.try_send(out);
+    });
+    rx.recv()
+        .await
+        .map_err(|_| "worker dropped its result".to_string())?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[async_std::test]
+    async fn returns_values_and_catches_panics() {
+        assert_eq!(on_rayon(|| 6 * 7).await, Ok(42));
+        let err = on_rayon(|| -> u32 { panic!("bad segment") })
+            .await
+            .unwrap_err();
+        assert_eq!(err, "bad segment");
+    }
+}

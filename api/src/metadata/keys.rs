@@ -1,0 +1,41 @@
+//! The key layout of the controller's metadata (one place, so a new store backend or a
+//! migration reads it here):
+//!
+//! | key | value |
+//! |---|---|
+//! | `schemas/<schemaName>` | schema JSON |
+//! | `tables/<tableNameWithType>` | table config JSON |
+//! | `segments/<tableNameWithType>/<segmentName>` | segment record JSON (incl. assignment) |
+//! | `instances/<instanceId>` | instance record JSON |
+
+/// Key of a schema.
+pub fn schema(name: &str) -> String {
+    format!("schemas/{name}")
+}
+/// Prefix of all schemas.
+pub const SCHEMAS: &str = "schemas/";
+
+/// Key of a table config.
+pub fn table(name_with_type: &str) -> String {
+    format!("tables/{name_with_type}")
+}
+/// Prefix of all table configs.
+pub const TABLES: &str = "tables/";
+
+/// Key of a segment record.
+pub fn segment(table_with_type: &str, segment: &str) -> String {
+    format!("segments/{table_with_type}/{segment}")
+}
+/// Prefix of a table's segment records.
+pub fn segments_of(table_with_type: &str) -> String {
+    format!("segments/{table_with_type}/")
+}
+/// Prefix of all segment records.
+pub const SEGMENTS: &str = "segments/";
+
+/// Key of an instance record.
+pub fn instance(id: &str) -> String {
+    format!("instances/{id}")
+}
+/// Prefix of all instances.
+pub const INSTANCES: &str = "instances/";

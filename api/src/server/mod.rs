@@ -1,0 +1,152 @@
+//! The server role: hosts the segments the controller assigns to it (downloaded from the
+//! controller's deep store, kept under the data dir, reopened after a restart) and answers the
+//! broker's per-segment query requests.
+//!
+//! * [`hosting`] — the local segment directory and the set of loaded segments.
+//! * [`sync`] — registration, heartbeats and applying the assignment.
+
+pub mod hosting;
+pub mod sync;
+
+use crate::common::loggers::{self, LoggerState};
+use crate::http::body::{parse_json, read_text};
+use crate::http::on_rayon;
+use crate::http::{ErrorStyle, new_app};
+use crate::logging::LoggingHandle;
+use engine::QueryContext;
+use engine::response::QueryException;
+use engine::server::execute_server;
+use hosting::Hosted;
+use planner::plan::ServerQueryPlan;
+use segments::types::ErrorCode;
+use serde::Deserialize;
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tide::{Body, Request};
+
+/// Server settings.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// `Server_<host>_<port>`.
+    pub instance_id: String,
+    /// Host and port the server registers under.
+    pub host: String,
+    pub port: u16,
+    /// Base URL of the controller.
+    pub controller_url: String,
+    /// Where hosted segments live (`<data dir>/server/<instance id>`).
+    pub segment_dir: PathBuf,
+    /// Time between heartbeats.
+    pub heartbeat_interval: Duration,
+}
+
+/// The server's state.
+pub struct Server {
+    pub config: ServerConfig,
+    pub hosted: Hosted,
+    pub client: surf::Client,
+    pub logging: LoggingHandle,
+}
+
+/// The tide state of the server app.
+pub type ServerState = Arc<Server>;
+
+impl Server {
+    /// A server over its segment directory (segments found there are reopened).
+    pub fn new(
+        config: ServerConfig,
+        logging: LoggingHandle,
+    ) -> Result<Server, hosting::HostingError> {
+        let hosted = Hosted::open(&config.segment_dir)?;
+        Ok(Server {
+            config,
+            hosted,
+            client: crate::cluster::http_client(),
+            logging,
+        })
+    }
+}
+
+impl LoggerState for ServerState {
+    fn logging(&self) -> &LoggingHandle {
+        &self.logging
+    }
+}
+
+/// The server's tide app.
+pub fn app(state: ServerState) -> tide::Server<ServerState> {
+    let mut app = new_app(state, ErrorStyle::MessageStatus);
+    app.at("/health").get(|_| async { Ok("OK") });
+    app.at("/tables").get(tables);
+    app.at("/tessera/query").post(query);
+    app.at("/tessera/segments/:table").get(hosted_segments);
+    loggers::routes(&mut app);
+    app
+}
+
+async fn tables(req: Request<ServerState>) -> tide::Result {
+    let names: Vec<String> = req.state().hosted.loaded().into_keys().collect();
+    Ok(Body::from_json(&json!({ "tables": names }))?.into())
+}
+
+/// `GET /tessera/segments/{table}`: the hosted segments of a table with their row counts.
+async fn hosted_segments(req: Request<ServerState>) -> tide::Result {
+    let table = crate::http::body::path_param(&req, "table")?;
+    let segments: serde_json::Map<String, serde_json::Value> = req
+        .state()
+        .hosted
+        .segments_of(&table)
+        .into_iter()
+        .map(|(name, h)| {
+            (
+                name,
+                json!({"totalDocs": h.total_docs, "crc": h.crc, "reloadVersion": h.reload_version}),
+            )
+        })
+        .collect();
+    Ok(Body::from_json(&json!({ "segments": segments }))?.into())
+}
+
+/// A broker's request: run `plan` over these segments of one table.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ServerQuery {
+    table_name_with_type: String,
+    segments: Vec<String>,
+    plan: ServerQueryPlan,
+}
+
+/// Runs a broker's server plan over the named hosted segments (on rayon) and answers the
+/// engine's [`ServerResult`](engine::server::result::ServerResult). Segments not hosted here
+/// are reported as `ServerSegmentMissing` (235) exceptions.
+async fn query(mut req: Request<ServerState>) -> tide::Result {
+    let text = read_text(&mut req, 64 << 20).await?;
+    let q: ServerQuery = parse_json(&text, "Invalid server query: ")?;
+    let hosted = req.state().hosted.segments_of(&q.table_name_with_type);
+    let mut segments = Vec::with_capacity(q.segments.len());
+    let mut missing = Vec::new();
+    for s in &q.segments {
+        match hosted.get(s) {
+            Some(h) => segments.push(h.segment.clone()),
+            None => missing.push(QueryException {
+                error_code: ErrorCode::ServerSegmentMissing.code(),
+                message: ErrorCode::ServerSegmentMissing.message(&format!(
+                    "segment '{s}' of table '{}' is not hosted on {}",
+                    q.table_name_with_type,
+                    req.state().config.instance_id
+                )),
+            }),
+        }
+    }
+    let plan = q.plan;
+    let mut result = on_rayon(move || {
+        let ctx = QueryContext::new(plan.options.clone());
+        execute_server(&plan, &segments, &ctx)
+    })
+    .await
+    .map_err(|e| crate::http::ApiError::internal(format!("query execution failed: {e}")))?;
+    result.exceptions.extend(missing);
+    Ok(Body::from_json(&result)?.into())
+}

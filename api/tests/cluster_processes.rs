@@ -1,0 +1,263 @@
+//! A cluster of separate `tessera start` processes: one controller, one broker and two
+//! servers. Segments are balanced over the servers, a stopped server goes offline and its
+//! segments leave the routing table, and a restarted server (same id, same data dir) serves
+//! them again.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tessera_api::cluster::http_client;
+use tessera_api::controller::archive;
+use tessera_api::http::multipart;
+
+/// A child process killed when dropped.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `tessera start <args>` and returns it with the URL it printed for `role`.
+fn start(args: &[&str], role: &str) -> (Proc, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .arg("start")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let proc = Proc(child);
+    for line in BufReader::new(stdout).lines() {
+        let line = line.unwrap();
+        if let Some(url) = line.strip_prefix(&format!("{role} ")) {
+            return (proc, url.to_string());
+        }
+    }
+    panic!("tessera start {args:?} printed no {role} url");
+}
+
+async fn call(method: &str, url: &str, body: Option<(Vec<u8>, String)>) -> (u16, Value) {
+    let client = http_client();
+    let mut req = if method == "GET" {
+        client.get(url)
+    } else {
+        client.post(url)
+    };
+    if let Some((b, ct)) = body {
+        req = req.body(b).content_type(ct.as_str());
+    }
+    let mut res = req.await.unwrap();
+    let text = res.body_string().await.unwrap();
+    (
+        res.status().into(),
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+async fn post_json(url: &str, v: Value) -> (u16, Value) {
+    call(
+        "POST",
+        url,
+        Some((v.to_string().into_bytes(), "application/json".into())),
+    )
+    .await
+}
+
+async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !check().await {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        async_std::task::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A generated `lineitem` segment named `name`, packed for upload.
+fn segment(root: &Path, name: &str, docs: u64) -> Vec<u8> {
+    use tessera_api::quickstart::lineitem;
+    let work = root.join(format!("build-{name}"));
+    let schema = segments::types::Schema::from_json(&lineitem::schema().to_string()).unwrap();
+    let config = segments::BuildConfig::from_table_config_json(
+        &lineitem::table_config(),
+        &schema,
+        Some(name),
+    )
+    .unwrap();
+    segments::build_segment_from_rows(
+        &schema,
+        &config,
+        lineitem::rows(docs, docs as usize).map(Ok),
+        &work,
+    )
+    .unwrap();
+    archive::pack(&work.join(name)).unwrap()
+}
+
+#[async_std::test]
+async fn controller_broker_and_two_servers_as_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |sub: &str| dir.path().join(sub).to_string_lossy().into_owned();
+    let fast = ["--heartbeat-ms", "100"];
+    let (_controller, ctl) = start(
+        &[
+            &[
+                "--roles",
+                "controller",
+                "--controller-port",
+                "0",
+                "--data-dir",
+                &d("c"),
+            ][..],
+            &fast,
+        ]
+        .concat(),
+        "controller",
+    );
+    let (_broker, broker) = start(
+        &[
+            &[
+                "--roles",
+                "broker",
+                "--broker-port",
+                "0",
+                "--controller-url",
+                &ctl,
+                "--data-dir",
+                &d("b"),
+            ][..],
+            &fast,
+        ]
+        .concat(),
+        "broker",
+    );
+    let s1_dir = d("s1");
+    let s1_args = [
+        &[
+            "--roles",
+            "server",
+            "--server-port",
+            "0",
+            "--controller-url",
+            &ctl,
+            "--data-dir",
+            &s1_dir,
+            "--instance-id",
+            "Server_one",
+        ][..],
+        &fast,
+    ]
+    .concat();
+    let (s1, _) = start(&s1_args, "server");
+    let (_s2, _) = start(
+        &[
+            &[
+                "--roles",
+                "server",
+                "--server-port",
+                "0",
+                "--controller-url",
+                &ctl,
+                "--data-dir",
+                &d("s2"),
+                "--instance-id",
+                "Server_two",
+            ][..],
+            &fast,
+        ]
+        .concat(),
+        "server",
+    );
+
+    assert_eq!(
+        call("GET", &format!("{broker}/health"), None).await,
+        (200, json!("OK"))
+    );
+    eventually("all instances to register", async || {
+        let (_, body) = call("GET", &format!("{ctl}/instances"), None).await;
+        body["instances"].as_array().is_some_and(|i| i.len() == 4)
+    })
+    .await;
+
+    let schema = tessera_api::quickstart::lineitem::schema();
+    let table = tessera_api::quickstart::lineitem::table_config();
+    assert_eq!(post_json(&format!("{ctl}/schemas"), schema).await.0, 200);
+    assert_eq!(post_json(&format!("{ctl}/tables"), table).await.0, 200);
+    for name in ["lineitem_a", "lineitem_b"] {
+        let bytes = segment(dir.path(), name, 200);
+        let (ct, body) = multipart::encode_file(name, &format!("{name}.tar.gz"), &bytes);
+        let (status, body) = call(
+            "POST",
+            &format!("{ctl}/segments?tableName=lineitem"),
+            Some((body, ct)),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+
+    // Balanced: one segment per server, both loaded.
+    let routing = format!("{ctl}/tessera/routing/lineitem_OFFLINE");
+    eventually("both segments to be served", async || {
+        let (_, body) = call("GET", &routing, None).await;
+        let hosts: Vec<Value> = ["lineitem_a", "lineitem_b"]
+            .iter()
+            .map(|s| body["segments"][s].clone())
+            .collect();
+        hosts
+            .iter()
+            .all(|h| h.as_array().is_some_and(|a| a.len() == 1))
+            && hosts[0] != hosts[1]
+    })
+    .await;
+    let count = async || {
+        let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
+        post_json(&format!("{broker}/query/sql"), sql).await.1
+    };
+    let body = count().await;
+    assert_eq!(body["resultTable"]["rows"], json!([[400]]), "{body}");
+    assert_eq!(
+        (&body["numServersQueried"], &body["numServersResponded"]),
+        (&json!(2), &json!(2))
+    );
+    // Through the controller too.
+    let (_, body) = post_json(
+        &format!("{ctl}/sql"),
+        json!({"sql": "SELECT COUNT(*) FROM lineitem"}),
+    )
+    .await;
+    assert_eq!(body["resultTable"]["rows"], json!([[400]]), "{body}");
+
+    let (_, body) = call("GET", &routing, None).await;
+    let on_one = ["lineitem_a", "lineitem_b"]
+        .into_iter()
+        .find(|s| body["segments"][s] == json!(["Server_one"]))
+        .unwrap();
+
+    // Stop server one: it goes offline and its segment leaves the routing table.
+    drop(s1);
+    eventually("server one to go offline", async || {
+        let (_, body) = call("GET", &format!("{ctl}/instances/Server_one"), None).await;
+        body["online"] == json!(false)
+    })
+    .await;
+    let (_, body) = call("GET", &routing, None).await;
+    assert_eq!(body["segments"][on_one], json!([]));
+    // The broker answers with what is left and says a segment is unavailable (305).
+    let body = count().await;
+    assert_eq!(body["resultTable"]["rows"], json!([[200]]), "{body}");
+    assert_eq!(body["exceptions"][0]["errorCode"], 305, "{body}");
+    assert_eq!(body["partialResult"], true);
+
+    // Restart it on the same data dir: it reopens its local copy and serves again.
+    let (_s1, _) = start(&s1_args, "server");
+    eventually("server one to serve again", async || {
+        let (_, body) = call("GET", &routing, None).await;
+        body["segments"][on_one] == json!(["Server_one"])
+    })
+    .await;
+    assert_eq!(count().await["resultTable"]["rows"], json!([[400]]));
+}
