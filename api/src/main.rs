@@ -22,6 +22,8 @@ enum Command {
     Segment(cli::segment::SegmentCommand),
     /// Run SQL locally over segment directories (no server) and print the broker response.
     Query(cli::query::QueryArgs),
+    /// Time queries over segment directories (median/min of N runs; option comparisons).
+    Bench(cli::bench::BenchArgs),
     /// Run cluster roles (controller, broker, server; all three by default).
     Start(cli::start::StartArgs),
     /// Start all roles with a sample table and print example commands.
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
         Command::Segment(cmd) => cli::segment::run(cmd),
         Command::Query(args) => cli::query::run(args),
         Command::Start(args) => cli::start::run(args),
+        Command::Bench(args) => cli::bench::run(args),
         Command::Quickstart(args) => cli::quickstart::run(args),
     };
     match result {

@@ -154,6 +154,10 @@ pub fn global() -> Option<LoggingHandle> {
 /// temp dir (`tessera-test-logs-<pid>`, instance id `test`, no stderr, root at `INFO`), and
 /// returns it. If the process logger was already installed, returns that one.
 pub fn init_for_tests() -> Result<LoggingHandle, LoggingError> {
+    // Serialised so that two tests starting at once cannot both clear the directory: only
+    // the first caller ever removes it, before the logger is installed.
+    static FIRST: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _first = FIRST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(handle) = global() {
         return Ok(handle);
     }

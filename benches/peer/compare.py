@@ -1,0 +1,128 @@
+"""Tessera vs DuckDB and Polars on TPC-H lineitem, one thread each, alternating runs.
+
+Prepare once with `benches/peer/setup.sh [SF]`, then run
+    benches/.venv-peers/bin/python benches/peer/compare.py [--sf 1] [--runs 7]
+It (1) builds the release `tessera` binary, (2) builds one Tessera segment from lineitem.csv
+(sorted l_orderkey; inverted l_shipmode/l_returnflag/l_linestatus; range l_partkey/l_shipdate)
+and times it against DuckDB's single-thread CSV load of the same file, comparing the segment's
+bytes with the zstd Parquet file's, (3) runs the anchor queries (a)–(e) of the peer research
+(reference peers.md §3) in Tessera (`tessera bench --stdin`, segments memory-mapped, warm),
+DuckDB (in-memory table) and Polars (DataFrame), interleaving the engines run by run, and prints
+median/min ms per engine and Tessera's ratio to the best peer.
+"""
+import argparse, json, os, shutil, statistics, subprocess, sys, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+
+TESSERA_Q = {
+    "a_count_eq": "SELECT COUNT(*) FROM lineitem WHERE l_shipmode = 'AIR'",
+    "b_q1": "SELECT l_returnflag, l_linestatus, SUM(l_quantity), SUM(l_extendedprice), AVG(l_discount), COUNT(*) "
+            "FROM lineitem WHERE l_shipdate <= '1998-09-02' GROUP BY l_returnflag, l_linestatus "
+            "ORDER BY l_returnflag, l_linestatus",
+    "c1_orderkey_range": "SELECT COUNT(*), SUM(l_extendedprice) FROM lineitem WHERE l_orderkey BETWEEN 3000000 AND 3010000",
+    "c2_partkey_range": "SELECT COUNT(*), SUM(l_extendedprice) FROM lineitem WHERE l_partkey BETWEEN 100000 AND 100100",
+    "d_topn": "SELECT l_orderkey, l_linenumber, l_extendedprice FROM lineitem ORDER BY l_extendedprice DESC LIMIT 10",
+    "e_groupby_hi": "SELECT l_suppkey, SUM(l_extendedprice) AS s FROM lineitem GROUP BY l_suppkey ORDER BY s DESC LIMIT 5",
+}
+PEER_Q = dict(TESSERA_Q)
+PEER_Q["b_q1"] = TESSERA_Q["b_q1"].replace("'1998-09-02'", "DATE '1998-09-02'")
+GOALS = {"a_count_eq": 0.1, "b_q1": 0.5, "c1_orderkey_range": 0.5, "c2_partkey_range": 0.5, "d_topn": 1.0, "e_groupby_hi": 1.0}
+Q1_FLOOR_MS = 20.0  # peers.md §4: ~30 B/row x 6M rows at ~9 GB/s on this machine kind (sf=1)
+
+
+def du(path):
+    if os.path.isfile(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sf", default="1")
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--skip-build", action="store_true", help="reuse an existing segment")
+    args = ap.parse_args()
+    data = os.path.join(ROOT, "benches", "data", f"sf{args.sf}")
+    csv_path, pq_path = os.path.join(data, "lineitem.csv"), os.path.join(data, "lineitem_dbl.parquet")
+    if not os.path.exists(csv_path):
+        sys.exit(f"missing {csv_path}: run benches/peer/setup.sh {args.sf} first")
+    env = dict(os.environ, RAYON_NUM_THREADS="1")
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT, check=True)
+    tessera = os.path.join(ROOT, "target", "release", "tessera")
+    seg_root = os.path.join(data, "segments")
+    seg_dir = os.path.join(seg_root, "lineitem_0")
+    import duckdb
+    rows = None
+    if not args.skip_build or not os.path.exists(seg_dir):
+        shutil.rmtree(seg_root, ignore_errors=True)
+        t = time.perf_counter()
+        subprocess.run([tessera, "segment", "create", "--schema", os.path.join(HERE, "lineitem_schema.json"),
+                        "--table-config", os.path.join(HERE, "lineitem_offline_table_config.json"),
+                        "--input", csv_path, "--out", seg_root], check=True, env=env)
+        build_s = time.perf_counter() - t
+        con = duckdb.connect()
+        con.execute("SET threads=1")
+        t = time.perf_counter()
+        con.execute(f"CREATE TABLE l AS SELECT * FROM read_csv('{csv_path}', header=true)")
+        duck_s = time.perf_counter() - t
+        rows = con.execute("SELECT COUNT(*) FROM l").fetchone()[0]
+        con.close()
+        seg_bytes, pq_bytes = du(seg_dir), du(pq_path)
+        print(f"\n## Segment build (one thread), {rows:,} rows")
+        print(f"| | seconds | rows/s |\n|---|---|---|")
+        print(f"| Tessera segment build | {build_s:.2f} | {rows / build_s:,.0f} |")
+        print(f"| DuckDB CSV load | {duck_s:.2f} | {rows / duck_s:,.0f} |")
+        print(f"ratio Tessera/DuckDB rows/s: {duck_s / build_s:.2f}x (goal >= 1)")
+        print(f"segment {seg_bytes / 1e6:.1f} MB vs zstd Parquet {pq_bytes / 1e6:.1f} MB: {seg_bytes / pq_bytes:.2f}x (goal <= 1)")
+
+    proc = subprocess.Popen([tessera, "bench", "--stdin", "--segment", seg_dir], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
+
+    def tessera_run(q):
+        proc.stdin.write(q + "\n"); proc.stdin.flush()
+        r = json.loads(proc.stdout.readline())
+        if r.get("error"):
+            raise RuntimeError(r["error"])
+        return r["ms"], r["rows"]
+
+    con = duckdb.connect()
+    con.execute("SET threads=1")
+    con.execute(f"CREATE TABLE lineitem AS SELECT * FROM '{pq_path}'")
+    os.environ["POLARS_MAX_THREADS"] = "1"
+    import polars as pl
+    ctx = pl.SQLContext(lineitem=pl.read_parquet(pq_path).rechunk())
+
+    def timed(f):
+        t = time.perf_counter(); res = f(); return (time.perf_counter() - t) * 1000, res
+
+    engines = {
+        "tessera": lambda name: tessera_run(TESSERA_Q[name]),
+        "duckdb": lambda name: timed(lambda: con.execute(PEER_Q[name]).fetchall()),
+        "polars": lambda name: timed(lambda: ctx.execute(PEER_Q[name], eager=True).rows()),
+    }
+    print(f"\n## Queries (one thread, {args.runs} alternating runs after a warm-up; ms median / min)")
+    print("| query | Tessera | DuckDB | Polars | Tessera / best peer | goal |\n|---|---|---|---|---|---|")
+    for name in TESSERA_Q:
+        times = {e: [] for e in engines}
+        results = {}
+        for e, f in engines.items():
+            results[e] = f(name)[1]  # warm-up
+        for _ in range(args.runs):
+            for e, f in engines.items():
+                times[e].append(f(name)[0])
+        med = {e: statistics.median(v) for e, v in times.items()}
+        mn = {e: min(v) for e, v in times.items()}
+        best = min(med["duckdb"], med["polars"])
+        ratio = med["tessera"] / best
+        ok = "ok" if ratio <= GOALS[name] else "MISSED"
+        cells = " | ".join(f"{med[e]:.2f} / {mn[e]:.2f}" for e in engines)
+        print(f"| {name} | {cells} | {ratio:.3f}x | <= {GOALS[name]}x {ok} |", flush=True)
+        print(f"<!-- {name}: tessera {str(results['tessera'])[:120]} duckdb {str(results['duckdb'])[:120]} -->")
+        if name == "b_q1":
+            print(f"<!-- Q1 vs memory-bandwidth floor ~{Q1_FLOOR_MS} ms: {med['tessera'] / Q1_FLOOR_MS:.2f}x (goal <= 3x) -->")
+    proc.stdin.close(); proc.wait()
+
+
+if __name__ == "__main__":
+    main()
