@@ -1,5 +1,35 @@
 //! Tessera's segments: what a segment is, on disk and in memory.
 //!
 //! * [`types`] — the shared vocabulary (data types, values, schema, table config, error codes).
+//! * [`format`] — file names, footer, alignment, checksums, the index map.
+//! * [`dictionary`], [`forward`], [`index`] — a column's encodings and indexes, each with its
+//!   writer (`encode`) next to its reader.
+//! * [`builder`] — rows in → per-column dictionaries, forward indexes and indexes → a segment
+//!   directory, written atomically ([`build_config`] says what to build, [`input`] reads files).
+//! * [`segment`] — [`ImmutableSegment::open`](segment::ImmutableSegment::open): memory-mapped,
+//!   verified, zero-copy readers; [`inspect`] renders one for humans and tools.
 
 pub mod types;
+
+pub mod dictionary;
+pub mod error;
+pub mod format;
+pub mod forward;
+pub mod hash;
+pub mod index;
+pub mod metadata;
+pub mod native;
+
+pub use error::SegmentError;
+
+pub mod build_config;
+pub mod builder;
+pub mod input;
+pub mod inspect;
+pub mod segment;
+
+pub use build_config::BuildConfig;
+pub use builder::{BuildSummary, build_segment, build_segment_from_rows};
+pub use input::{InputFormat, InputSource};
+pub use metadata::{ColumnMetadata, SegmentMetadata};
+pub use segment::{ColumnReader, ImmutableSegment};

@@ -143,6 +143,9 @@ mod tests {
             "UnknownColumnError: Unknown columnName 'x' found in the query"
         );
         assert_eq!(ErrorCode::ExecutionTimeout.http_status(), 408);
-        assert_eq!(serde_json::to_string(&ErrorCode::QueryExecution).unwrap(), "200");
+        assert_eq!(
+            serde_json::to_string(&ErrorCode::QueryExecution).unwrap(),
+            "200"
+        );
     }
 }

@@ -322,11 +322,18 @@ mod tests {
         assert_eq!(s.fields.len(), 5);
         assert_eq!(s.field("rsvp_count").unwrap().field_type, FieldType::Metric);
         assert_eq!(s.field("group_id").unwrap().default_null(), Value::Long(-1));
-        assert_eq!(s.field("event_id").unwrap().default_null(), Value::String("null".into()));
+        assert_eq!(
+            s.field("event_id").unwrap().default_null(),
+            Value::String("null".into())
+        );
         let out = s.to_json();
         assert_eq!(out["dimensionFieldSpecs"][1]["singleValueField"], false);
         assert_eq!(out["dimensionFieldSpecs"][0]["fieldType"], "DIMENSION");
-        assert!(out["dimensionFieldSpecs"][0].get("singleValueField").is_none());
+        assert!(
+            out["dimensionFieldSpecs"][0]
+                .get("singleValueField")
+                .is_none()
+        );
         let again = Schema::from_json(&out.to_string()).unwrap();
         assert_eq!(again, s);
     }

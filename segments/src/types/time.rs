@@ -100,7 +100,8 @@ impl DateTime {
         {
             return None;
         }
-        let millis = days_from_civil(self.year, self.month, self.day) as i128 * MILLIS_PER_DAY as i128
+        let millis = days_from_civil(self.year, self.month, self.day) as i128
+            * MILLIS_PER_DAY as i128
             + self.hour as i128 * 3_600_000
             + self.minute as i128 * 60_000
             + self.second as i128 * 1000
@@ -221,9 +222,18 @@ mod tests {
     #[test]
     fn format_and_parse_match_pinot() {
         assert_eq!(format_timestamp(1_577_836_800_000), "2020-01-01 00:00:00.0");
-        assert_eq!(format_timestamp(1_577_836_800_120), "2020-01-01 00:00:00.12");
-        assert_eq!(parse_timestamp("2020-01-01 00:00:00.0"), Some(1_577_836_800_000));
-        assert_eq!(parse_timestamp("2020-01-01T00:00:00.5Z"), Some(1_577_836_800_500));
+        assert_eq!(
+            format_timestamp(1_577_836_800_120),
+            "2020-01-01 00:00:00.12"
+        );
+        assert_eq!(
+            parse_timestamp("2020-01-01 00:00:00.0"),
+            Some(1_577_836_800_000)
+        );
+        assert_eq!(
+            parse_timestamp("2020-01-01T00:00:00.5Z"),
+            Some(1_577_836_800_500)
+        );
         assert_eq!(parse_timestamp("2020-01-01"), Some(1_577_836_800_000));
         assert_eq!(parse_timestamp("1577836800000"), Some(1_577_836_800_000));
         assert_eq!(parse_timestamp("2020-13-01"), None);
@@ -235,13 +245,23 @@ mod tests {
     fn checked_millis_and_iso_weeks() {
         let t = DateTime::from_millis(1_577_836_800_000);
         assert_eq!(t.checked_to_millis(), Some(1_577_836_800_000));
-        let bad = DateTime { day: 30, month: 2, ..t };
+        let bad = DateTime {
+            day: 30,
+            month: 2,
+            ..t
+        };
         assert_eq!(bad.checked_to_millis(), None);
-        let huge = DateTime { year: 400_000_000, ..t };
+        let huge = DateTime {
+            year: 400_000_000,
+            ..t
+        };
         assert_eq!(huge.checked_to_millis(), None);
         // 2020-01-01 (Wednesday) is in ISO week 1 of 2020; 2021-01-01 (Friday) in week 53 of 2020.
         assert_eq!(t.iso_week(), (2020, 1));
-        assert_eq!(DateTime::from_millis(1_609_459_200_000).iso_week(), (2020, 53));
+        assert_eq!(
+            DateTime::from_millis(1_609_459_200_000).iso_week(),
+            (2020, 53)
+        );
         assert_eq!(days_in_month(2000, 2), 29);
         assert_eq!(days_in_month(1900, 2), 28);
     }

@@ -70,7 +70,11 @@ impl Value {
         };
         let t = text.trim();
         Ok(match data_type {
-            DataType::Int => Value::Int(parse_integer(t).and_then(|v| i32::try_from(v).ok()).ok_or_else(err)?),
+            DataType::Int => Value::Int(
+                parse_integer(t)
+                    .and_then(|v| i32::try_from(v).ok())
+                    .ok_or_else(err)?,
+            ),
             DataType::Long => Value::Long(parse_integer(t).ok_or_else(err)?),
             DataType::Float => Value::Float(parse_float(t).ok_or_else(err)? as f32),
             DataType::Double => Value::Double(parse_float(t).ok_or_else(err)?),
@@ -288,11 +292,10 @@ fn parse_float(t: &str) -> Option<f64> {
 /// Plain decimal text without exponent or superfluous leading zeros.
 pub fn canonical_decimal(t: &str) -> String {
     let t = t.trim();
-    if t.contains(['e', 'E']) {
-        if let Ok(f) = t.parse::<f64>() {
+    if t.contains(['e', 'E'])
+        && let Ok(f) = t.parse::<f64>() {
             return format!("{}", f);
         }
-    }
     let (sign, digits) = match t.strip_prefix('-') {
         Some(d) => ("-", d),
         None => ("", t.strip_prefix('+').unwrap_or(t)),
@@ -328,7 +331,7 @@ pub fn encode_hex(bytes: &[u8]) -> String {
 /// Decodes hex text (either case); `None` on odd length or a non-hex digit.
 pub fn decode_hex(text: &str) -> Option<Vec<u8>> {
     let b = text.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     let nib = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
@@ -369,7 +372,11 @@ pub fn java_float(v: f64) -> String {
     if v.is_nan() {
         "NaN".into()
     } else if v.is_infinite() {
-        if v > 0.0 { "Infinity".into() } else { "-Infinity".into() }
+        if v > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
     } else if v.fract() == 0.0 && v.abs() < 1e7 {
         format!("{v:.1}")
     } else {
@@ -387,7 +394,10 @@ mod tests {
         assert_eq!(Value::parse(DataType::Int, "3.0").unwrap(), Value::Int(3));
         assert!(Value::parse(DataType::Int, "3.5").is_err());
         assert!(Value::parse(DataType::Int, "9999999999").is_err());
-        assert_eq!(Value::parse(DataType::Boolean, "TRUE").unwrap(), Value::Boolean(true));
+        assert_eq!(
+            Value::parse(DataType::Boolean, "TRUE").unwrap(),
+            Value::Boolean(true)
+        );
         assert_eq!(
             Value::parse(DataType::Bytes, "0aFF").unwrap(),
             Value::Bytes(vec![10, 255])
@@ -402,7 +412,10 @@ mod tests {
 
     #[test]
     fn json_rendering_follows_pinot() {
-        assert_eq!(Value::Timestamp(0).to_json(), serde_json::json!("1970-01-01 00:00:00.0"));
+        assert_eq!(
+            Value::Timestamp(0).to_json(),
+            serde_json::json!("1970-01-01 00:00:00.0")
+        );
         assert_eq!(Value::Bytes(vec![0xab]).to_json(), serde_json::json!("ab"));
         assert_eq!(Value::Double(f64::NAN).to_json(), serde_json::json!("NaN"));
         assert_eq!(Value::Double(2.5).to_json(), serde_json::json!(2.5));
@@ -416,14 +429,26 @@ mod tests {
             Value::BigDecimal("10".into()).total_cmp(&Value::BigDecimal("9.5".into())),
             Ordering::Greater
         );
-        assert_eq!(Value::Double(1.0).total_cmp(&Value::Int(1)), Ordering::Equal);
+        assert_eq!(
+            Value::Double(1.0).total_cmp(&Value::Int(1)),
+            Ordering::Equal
+        );
     }
 
     #[test]
     fn casts() {
-        assert_eq!(Value::Double(3.9).cast(DataType::Int).unwrap(), Value::Int(3));
-        assert_eq!(Value::String("12".into()).cast(DataType::Long).unwrap(), Value::Long(12));
-        assert_eq!(Value::Int(5).cast(DataType::String).unwrap(), Value::String("5".into()));
+        assert_eq!(
+            Value::Double(3.9).cast(DataType::Int).unwrap(),
+            Value::Int(3)
+        );
+        assert_eq!(
+            Value::String("12".into()).cast(DataType::Long).unwrap(),
+            Value::Long(12)
+        );
+        assert_eq!(
+            Value::Int(5).cast(DataType::String).unwrap(),
+            Value::String("5".into())
+        );
         assert!(Value::String("abc".into()).cast(DataType::Int).is_err());
     }
 }

@@ -1,0 +1,324 @@
+//! Segment build: rows in → per-column dictionaries, forward indexes and indexes → a segment
+//! directory, written atomically.
+//!
+//! Two passes, so memory stays at the dictionaries plus one column:
+//!
+//! 1. **Collect** ([`collector`]): the input is parsed once; each cell gets a provisional
+//!    dictionary id from the column's interner (raw columns keep the value) and is appended to
+//!    the column's spill file; nulls are recorded.
+//! 2. **Write** ([`column_writer`]), one column at a time: sort the dictionary, map provisional
+//!    ids to ranks, put docs in the segment's order (sorted by the declared `sortedColumn`, if
+//!    any), then write the dictionary, forward index and indexes to `columns.bin`.
+//!
+//! Everything is written into a hidden temp directory beside the destination and renamed into
+//! place at the end; on any error the temp directory is removed, so no partial segment is ever
+//! visible.
+
+pub mod collector;
+pub mod column_writer;
+pub mod interner;
+pub mod spill;
+
+use crate::build_config::BuildConfig;
+use crate::error::SegmentError;
+use crate::format::{
+    COLUMNS_FILE, DataFileWriter, FormatVersion, INDEX_MAP_FILE, IndexMap, METADATA_FILE,
+};
+use crate::input::{CellSink, InputSource, read_input};
+use crate::metadata::SegmentMetadata;
+use crate::types::{DocId, Schema, StoredType, Value};
+use collector::ColumnCollector;
+use column_writer::{ColumnPlan, DocOrder, encode_column, sort_permutation};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// What a build produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildSummary {
+    /// The segment directory (`out_dir/<segment_name>`).
+    pub segment_dir: PathBuf,
+    pub segment_name: String,
+    pub total_docs: u32,
+    pub columns: usize,
+    /// Bytes of all files in the segment directory.
+    pub size_bytes: u64,
+    /// Total build time.
+    pub seconds: f64,
+    /// Time spent in pass 1 (reading and parsing the input).
+    pub read_seconds: f64,
+}
+
+/// The hidden build directory; removed on drop unless committed.
+struct Staging {
+    tmp: PathBuf,
+    dest: PathBuf,
+    committed: bool,
+}
+
+impl Staging {
+    fn create(out_dir: &Path, name: &str) -> Result<Staging, SegmentError> {
+        std::fs::create_dir_all(out_dir).map_err(|e| SegmentError::io(out_dir, e))?;
+        let dest = out_dir.join(name);
+        if dest.exists() {
+            return Err(SegmentError::Config(format!(
+                "segment directory '{}' already exists",
+                dest.display()
+            )));
+        }
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let tmp = out_dir.join(format!(".{name}.tmp-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(tmp.join("spill")).map_err(|e| SegmentError::io(&tmp, e))?;
+        Ok(Staging {
+            tmp,
+            dest,
+            committed: false,
+        })
+    }
+
+    fn commit(mut self) -> Result<PathBuf, SegmentError> {
+        let _ = std::fs::remove_dir_all(self.tmp.join("spill"));
+        std::fs::rename(&self.tmp, &self.dest).map_err(|e| SegmentError::io(&self.dest, e))?;
+        self.committed = true;
+        Ok(self.dest.clone())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
+}
+
+/// Pass-1 state: one collector per schema column.
+struct Collectors(Vec<ColumnCollector>);
+
+impl CellSink for ColumnCollector {
+    #[inline]
+    fn text(&mut self, doc: DocId, text: &[u8]) -> Result<Result<(), String>, SegmentError> {
+        self.push_text(doc, text)
+    }
+    fn json(
+        &mut self,
+        doc: DocId,
+        v: &serde_json::Value,
+    ) -> Result<Result<(), String>, SegmentError> {
+        self.push_json(doc, v)
+    }
+    #[inline]
+    fn null(&mut self, doc: DocId) -> Result<(), SegmentError> {
+        self.push_null(doc)
+    }
+}
+
+fn check_schema(schema: &Schema, config: &BuildConfig) -> Result<(), SegmentError> {
+    if schema.fields.is_empty() {
+        return Err(SegmentError::Schema("schema has no columns".into()));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for f in &schema.fields {
+        if !seen.insert(f.name.as_str()) {
+            return Err(SegmentError::Schema(format!(
+                "duplicate column '{}'",
+                f.name
+            )));
+        }
+        f.validate_default_null().map_err(SegmentError::Schema)?;
+    }
+    config.validate(schema)
+}
+
+fn collectors(
+    schema: &Schema,
+    config: &BuildConfig,
+    staging: &Staging,
+) -> Result<Collectors, SegmentError> {
+    let mut out = Vec::with_capacity(schema.fields.len());
+    for (i, f) in schema.fields.iter().enumerate() {
+        let spill = spill::SpillWriter::create(staging.tmp.join("spill").join(format!("{i}.bin")))?;
+        let dict = config.has_dictionary(&f.name, f.single_value_field);
+        out.push(ColumnCollector::new(f, dict, spill)?);
+    }
+    Ok(Collectors(out))
+}
+
+/// Builds `out_dir/<config.segment_name>/` from an input file. `progress` is called with the
+/// number of rows read so far (every 65,536 rows and at the end).
+pub fn build_segment(
+    schema: &Schema,
+    config: &BuildConfig,
+    input: &InputSource,
+    out_dir: &Path,
+    progress: &mut dyn FnMut(u64),
+) -> Result<BuildSummary, SegmentError> {
+    let started = Instant::now();
+    check_schema(schema, config)?;
+    let staging = Staging::create(out_dir, &config.segment_name)?;
+    let mut cols = collectors(schema, config, &staging)?;
+    let docs = read_input(input, schema, &mut cols.0, progress)?;
+    let read = started.elapsed().as_secs_f64();
+    finish(config, cols, docs, staging, started, read)
+}
+
+/// Builds `out_dir/<config.segment_name>/` from rows of values in schema field order
+/// (`Value::Null` for nulls, `Value::Array` for multi-value cells).
+pub fn build_segment_from_rows(
+    schema: &Schema,
+    config: &BuildConfig,
+    rows: impl Iterator<Item = Result<Vec<Value>, SegmentError>>,
+    out_dir: &Path,
+) -> Result<BuildSummary, SegmentError> {
+    let started = Instant::now();
+    check_schema(schema, config)?;
+    let staging = Staging::create(out_dir, &config.segment_name)?;
+    let mut cols = collectors(schema, config, &staging)?;
+    let rows_file = PathBuf::from("<rows>");
+    let mut docs: u32 = 0;
+    for (i, row) in rows.enumerate() {
+        let row = row?;
+        let line = i as u64 + 1;
+        if row.len() != schema.fields.len() {
+            return Err(SegmentError::InputRow {
+                file: rows_file,
+                line,
+                reason: format!(
+                    "expected {} values, found {}",
+                    schema.fields.len(),
+                    row.len()
+                ),
+            });
+        }
+        if docs == u32::MAX - 1 {
+            return Err(SegmentError::InputRow {
+                file: rows_file,
+                line,
+                reason: "a segment holds at most 2^32 - 2 rows".into(),
+            });
+        }
+        for (c, v) in cols.0.iter_mut().zip(&row) {
+            if let Err(reason) = c.push_value(docs, v)? {
+                return Err(SegmentError::Input {
+                    file: rows_file,
+                    line,
+                    column: c.spec.name.clone(),
+                    reason,
+                });
+            }
+        }
+        docs += 1;
+    }
+    let read = started.elapsed().as_secs_f64();
+    finish(config, cols, docs, staging, started, read)
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), SegmentError> {
+    std::fs::write(path, text).map_err(|e| SegmentError::io(path, e))
+}
+
+fn finish(
+    config: &BuildConfig,
+    mut cols: Collectors,
+    docs: u32,
+    staging: Staging,
+    started: Instant,
+    read_seconds: f64,
+) -> Result<BuildSummary, SegmentError> {
+    for c in &mut cols.0 {
+        c.finish()?;
+    }
+    let order = match &config.sorted_column {
+        Some(s) => match cols.0.iter_mut().find(|c| &c.spec.name == s) {
+            Some(c) => sort_permutation(c, docs)?,
+            None => DocOrder::default(),
+        },
+        None => DocOrder::default(),
+    };
+    let mut data = DataFileWriter::create(&staging.tmp, COLUMNS_FILE)?;
+    let mut columns = Vec::with_capacity(cols.0.len());
+    // Columns are encoded a group at a time in parallel (memory: one column per thread) and
+    // written in schema order, so the file is the same whatever the thread count.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4);
+    let mut pending = cols.0.into_iter();
+    loop {
+        let group: Vec<ColumnCollector> = pending.by_ref().take(threads).collect();
+        if group.is_empty() {
+            break;
+        }
+        let encode = |c: ColumnCollector| {
+            let name = c.spec.name.clone();
+            let plan = ColumnPlan {
+                inverted: config.inverted.contains(&name),
+                range: config.range.contains(&name),
+                bloom: config.bloom.get(&name).copied(),
+            };
+            encode_column(c, &plan, docs, &order)
+        };
+        let results: Vec<_> = if group.len() == 1 {
+            group.into_iter().map(encode).collect()
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = group
+                    .into_iter()
+                    .map(|c| s.spawn(move || encode(c)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            })
+        };
+        for r in results {
+            let (meta, entries) = r?;
+            entries.write_to(&meta.name, &mut data)?;
+            columns.push(meta);
+        }
+    }
+    let (entries, _) = data.finish()?;
+    let index_map = IndexMap {
+        format_version: FormatVersion::CURRENT.0,
+        entries,
+    };
+    write_file(&staging.tmp.join(INDEX_MAP_FILE), &index_map.to_json())?;
+
+    let time_range = config.time_column.as_ref().and_then(|t| {
+        let c = columns.iter().find(|c| &c.name == t)?;
+        if !matches!(c.data_type.stored(), StoredType::Int | StoredType::Long) {
+            return None;
+        }
+        Some((c.min_value.as_i64()?, c.max_value.as_i64()?))
+    });
+    let metadata = SegmentMetadata {
+        segment_name: config.segment_name.clone(),
+        table_name: config.table_name.clone(),
+        total_docs: docs,
+        creation_time_ms: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64),
+        format_version: FormatVersion::CURRENT.0,
+        time_column: config.time_column.clone(),
+        start_time: time_range.map(|r| r.0),
+        end_time: time_range.map(|r| r.1),
+        columns,
+    };
+    write_file(&staging.tmp.join(METADATA_FILE), &metadata.to_json())?;
+    let dir = staging.commit()?;
+    let size_bytes = std::fs::read_dir(&dir)
+        .map_err(|e| SegmentError::io(&dir, e))?
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    Ok(BuildSummary {
+        segment_dir: dir,
+        segment_name: config.segment_name.clone(),
+        total_docs: docs,
+        columns: metadata.columns.len(),
+        size_bytes,
+        seconds: started.elapsed().as_secs_f64(),
+        read_seconds,
+    })
+}

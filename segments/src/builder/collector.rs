@@ -1,0 +1,703 @@
+//! Pass 1 of a build, per column: parse each cell to the column's stored type, give it a
+//! provisional dictionary id (or keep the raw value for no-dictionary columns), append it to the
+//! column's spill file, and record nulls.
+//!
+//! Cells arrive as CSV text ([`ColumnCollector::push_text`], parsed without allocating for
+//! numbers and strings), JSON ([`ColumnCollector::push_json`]) or typed [`Value`]s
+//! ([`ColumnCollector::push_value`]). A null cell stores the field's default null value and sets
+//! the doc's bit in the null bitmap.
+
+use super::interner::{NumInterner, VarInterner};
+use super::spill::SpillWriter;
+use crate::error::SegmentError;
+use crate::native::NativeType;
+use crate::types::{DataType, DocId, FieldSpec, StoredType, Value};
+use roaring::RoaringBitmap;
+use std::borrow::Cow;
+
+/// Multi-value cells in CSV are split on this byte.
+pub const MV_DELIMITER: u8 = b';';
+/// Single values of dictionary columns are interned in batches of this many.
+const BATCH: usize = 2048;
+
+/// A cell parsed to its stored representation.
+#[derive(Clone, Debug)]
+pub enum Scalar<'a> {
+    I32(i32),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+    Bytes(Cow<'a, [u8]>),
+}
+
+impl Scalar<'_> {
+    fn into_owned(self) -> Scalar<'static> {
+        match self {
+            Scalar::I32(v) => Scalar::I32(v),
+            Scalar::I64(v) => Scalar::I64(v),
+            Scalar::F32(v) => Scalar::F32(v),
+            Scalar::F64(v) => Scalar::F64(v),
+            Scalar::Bytes(b) => Scalar::Bytes(Cow::Owned(b.into_owned())),
+        }
+    }
+}
+
+/// Distinct values seen so far (dictionary columns) — or none (raw columns).
+pub enum Distinct {
+    Int(NumInterner<i32>),
+    Long(NumInterner<i64>),
+    Float(NumInterner<f32>),
+    Double(NumInterner<f64>),
+    Var(VarInterner),
+    Raw,
+}
+
+/// Parsed single values of a dictionary column waiting to be interned as a batch.
+enum Pending {
+    Int(Vec<i32>),
+    Long(Vec<i64>),
+    Float(Vec<f32>),
+    Double(Vec<f64>),
+    Var {
+        data: Vec<u8>,
+        ends: Vec<usize>,
+    },
+    /// Raw and multi-value columns write through.
+    None,
+}
+
+impl Pending {
+    fn len(&self) -> usize {
+        match self {
+            Pending::Int(v) => v.len(),
+            Pending::Long(v) => v.len(),
+            Pending::Float(v) => v.len(),
+            Pending::Double(v) => v.len(),
+            Pending::Var { ends, .. } => ends.len(),
+            Pending::None => 0,
+        }
+    }
+
+    /// Appends a scalar; `false` if this column does not batch.
+    #[inline]
+    fn push(&mut self, s: &Scalar<'_>) -> bool {
+        match (self, s) {
+            (Pending::Int(v), Scalar::I32(x)) => v.push(*x),
+            (Pending::Long(v), Scalar::I64(x)) => v.push(*x),
+            (Pending::Float(v), Scalar::F32(x)) => v.push(*x),
+            (Pending::Double(v), Scalar::F64(x)) => v.push(*x),
+            (Pending::Var { data, ends }, Scalar::Bytes(b)) => {
+                data.extend_from_slice(b);
+                ends.push(data.len());
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// Pass-1 state of one column.
+pub struct ColumnCollector {
+    pub spec: FieldSpec,
+    /// Dictionary-encoded (else raw).
+    pub dict: bool,
+    pub distinct: Distinct,
+    pub spill: SpillWriter,
+    /// Docs whose input was null.
+    pub nulls: RoaringBitmap,
+    pub default: Value,
+    default_scalar: Scalar<'static>,
+    /// Values written (docs for single-value columns).
+    pub entries: u64,
+    pub max_mv: u32,
+    mv_ids: Vec<u32>,
+    pending: Pending,
+    hashes: Vec<u64>,
+    ids: Vec<u32>,
+    id_bytes: Vec<u8>,
+}
+
+/// Parses an ASCII decimal integer quickly; `None` for anything else (the caller falls back to
+/// the general parser).
+#[inline]
+fn fast_i64(b: &[u8]) -> Option<i64> {
+    let (neg, digits) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        b'+' => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + d as i64;
+    }
+    Some(if neg { -v } else { v })
+}
+
+/// Exact powers of ten representable in an `f64`.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Parses plain decimal text (`-123.45`) with at most 15 significant digits exactly: the
+/// mantissa and the power of ten are both exact `f64`s, so one IEEE division is correctly
+/// rounded (Clinger's fast path). `None` for anything else (the caller falls back to the
+/// general parser).
+#[inline]
+fn fast_f64(b: &[u8]) -> Option<f64> {
+    let (neg, body) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        b'+' => (false, &b[1..]),
+        _ => (false, b),
+    };
+    let mut mantissa: u64 = 0;
+    let mut digits = 0usize;
+    let mut frac: Option<usize> = None;
+    for (i, &c) in body.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + (c - b'0') as u64;
+                digits += 1;
+            }
+            b'.' if frac.is_none() => frac = Some(i),
+            _ => return None,
+        }
+    }
+    let decimals = frac.map_or(0, |f| body.len() - f - 1);
+    if digits == 0 || digits > 15 {
+        return None;
+    }
+    let v = mantissa as f64 / POW10[decimals];
+    Some(if neg { -v } else { v })
+}
+
+fn text_of(b: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(b)
+}
+
+/// Parses CSV/JSON text as a value of `dt`, in stored form.
+pub fn parse_text(dt: DataType, b: &[u8]) -> Result<Scalar<'_>, String> {
+    let general = |dt: DataType| Value::parse(dt, &text_of(b)).map_err(|e| e.to_string());
+    Ok(match dt {
+        DataType::Int => match fast_i64(b).and_then(|v| i32::try_from(v).ok()) {
+            Some(v) => Scalar::I32(v),
+            None => scalar_of_value(dt, &general(dt)?)?.into_owned(),
+        },
+        DataType::Long | DataType::Timestamp => match fast_i64(b) {
+            Some(v) => Scalar::I64(v),
+            None => scalar_of_value(dt, &general(dt)?)?.into_owned(),
+        },
+        DataType::Float => match std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| s.parse::<f32>().ok())
+        {
+            Some(v) => Scalar::F32(v),
+            None => scalar_of_value(dt, &general(dt)?)?.into_owned(),
+        },
+        DataType::Double => {
+            match fast_f64(b).or_else(|| std::str::from_utf8(b).ok()?.parse::<f64>().ok()) {
+                Some(v) => Scalar::F64(v),
+                None => scalar_of_value(dt, &general(dt)?)?.into_owned(),
+            }
+        }
+        DataType::String | DataType::Json => {
+            if !b.is_ascii() {
+                std::str::from_utf8(b)
+                    .map_err(|_| format!("'{}' is not valid utf-8", text_of(b)))?;
+            }
+            Scalar::Bytes(Cow::Borrowed(b))
+        }
+        DataType::Boolean | DataType::BigDecimal | DataType::Bytes => {
+            scalar_of_value(dt, &general(dt)?)?.into_owned()
+        }
+    })
+}
+
+/// Converts a typed value to the stored form of `dt` (casting if needed).
+pub fn scalar_of_value(dt: DataType, v: &Value) -> Result<Scalar<'_>, String> {
+    let err = || format!("cannot convert '{v}' to {dt}");
+    let cast = || v.cast(dt).map_err(|_| err());
+    fn native<T: NativeType>(dt: DataType, v: &Value) -> Result<T, String> {
+        let err = || format!("cannot convert '{v}' to {dt}");
+        if let Some(t) = T::from_value(v) {
+            return Ok(t);
+        }
+        match v {
+            // Integers that do not fit: no silent saturation.
+            Value::Int(_) | Value::Long(_) | Value::Timestamp(_) | Value::Boolean(_)
+                if T::INTEGRAL =>
+            {
+                Err(err())
+            }
+            Value::Int(_) | Value::Long(_) | Value::Timestamp(_) | Value::Boolean(_) => {
+                Ok(T::from_f64(v.as_f64().ok_or_else(err)?))
+            }
+            // Floats into integers only when integral and in range.
+            Value::Float(_) | Value::Double(_) => {
+                let f = v.as_f64().ok_or_else(err)?;
+                let t = T::from_f64(f);
+                (f.fract() == 0.0 && t.to_f64() == f)
+                    .then_some(t)
+                    .ok_or_else(err)
+            }
+            _ => T::from_value(&v.cast(dt).map_err(|_| err())?).ok_or_else(err),
+        }
+    }
+    Ok(match dt.stored() {
+        StoredType::Int => Scalar::I32(native(dt, v)?),
+        StoredType::Long => Scalar::I64(native(dt, v)?),
+        StoredType::Float => Scalar::F32(native(dt, v)?),
+        StoredType::Double => Scalar::F64(native(dt, v)?),
+        StoredType::BigDecimal => match v {
+            Value::BigDecimal(s) => Scalar::Bytes(Cow::Borrowed(s.as_bytes())),
+            _ => match cast()? {
+                Value::BigDecimal(s) => Scalar::Bytes(Cow::Owned(s.into_bytes())),
+                _ => return Err(err()),
+            },
+        },
+        StoredType::String => match v {
+            Value::String(s) | Value::Json(s) => Scalar::Bytes(Cow::Borrowed(s.as_bytes())),
+            Value::Array(_) | Value::Null => return Err(err()),
+            other => Scalar::Bytes(Cow::Owned(other.to_string().into_bytes())),
+        },
+        StoredType::Bytes => match v {
+            Value::Bytes(b) => Scalar::Bytes(Cow::Borrowed(b)),
+            _ => match cast()? {
+                Value::Bytes(b) => Scalar::Bytes(Cow::Owned(b)),
+                _ => return Err(err()),
+            },
+        },
+    })
+}
+
+impl ColumnCollector {
+    /// A collector for `spec`, spilling to `spill`.
+    pub fn new(
+        spec: &FieldSpec,
+        dict: bool,
+        spill: SpillWriter,
+    ) -> Result<ColumnCollector, SegmentError> {
+        let dt = spec.data_type;
+        let default = spec.default_null();
+        let default_scalar = scalar_of_value(dt, &default)
+            .map_err(|e| {
+                SegmentError::Schema(format!("default null value of column '{}': {e}", spec.name))
+            })?
+            .into_owned();
+        let distinct = if !dict {
+            Distinct::Raw
+        } else {
+            match dt.stored() {
+                StoredType::Int => Distinct::Int(NumInterner::default()),
+                StoredType::Long => Distinct::Long(NumInterner::default()),
+                StoredType::Float => Distinct::Float(NumInterner::default()),
+                StoredType::Double => Distinct::Double(NumInterner::default()),
+                _ => Distinct::Var(VarInterner::default()),
+            }
+        };
+        let pending = if !dict || !spec.single_value_field {
+            Pending::None
+        } else {
+            match dt.stored() {
+                StoredType::Int => Pending::Int(Vec::with_capacity(BATCH)),
+                StoredType::Long => Pending::Long(Vec::with_capacity(BATCH)),
+                StoredType::Float => Pending::Float(Vec::with_capacity(BATCH)),
+                StoredType::Double => Pending::Double(Vec::with_capacity(BATCH)),
+                _ => Pending::Var {
+                    data: Vec::new(),
+                    ends: Vec::with_capacity(BATCH),
+                },
+            }
+        };
+        Ok(ColumnCollector {
+            pending,
+            hashes: Vec::with_capacity(BATCH),
+            ids: Vec::with_capacity(BATCH),
+            id_bytes: Vec::with_capacity(BATCH * 4),
+            spec: spec.clone(),
+            dict,
+            distinct,
+            spill,
+            nulls: RoaringBitmap::new(),
+            default,
+            default_scalar,
+            entries: 0,
+            max_mv: 0,
+            mv_ids: Vec::new(),
+        })
+    }
+
+    /// The column's data type.
+    pub fn data_type(&self) -> DataType {
+        self.spec.data_type
+    }
+
+    fn intern(&mut self, s: &Scalar<'_>) -> u32 {
+        match (&mut self.distinct, s) {
+            (Distinct::Int(i), Scalar::I32(v)) => i.intern(*v),
+            (Distinct::Long(i), Scalar::I64(v)) => i.intern(*v),
+            (Distinct::Float(i), Scalar::F32(v)) => i.intern(*v),
+            (Distinct::Double(i), Scalar::F64(v)) => i.intern(*v),
+            (Distinct::Var(i), Scalar::Bytes(b)) => i.intern(b),
+            // Scalars are produced for the column's own stored type.
+            _ => unreachable!("scalar kind does not match the column's stored type"),
+        }
+    }
+
+    /// Interns the pending batch and spills its ids.
+    fn flush_pending(&mut self) -> Result<(), SegmentError> {
+        if self.pending.len() == 0 {
+            return Ok(());
+        }
+        self.ids.clear();
+        match (&mut self.distinct, &mut self.pending) {
+            (Distinct::Int(i), Pending::Int(v)) => {
+                i.intern_batch(v, &mut self.hashes, &mut self.ids)
+            }
+            (Distinct::Long(i), Pending::Long(v)) => {
+                i.intern_batch(v, &mut self.hashes, &mut self.ids)
+            }
+            (Distinct::Float(i), Pending::Float(v)) => {
+                i.intern_batch(v, &mut self.hashes, &mut self.ids)
+            }
+            (Distinct::Double(i), Pending::Double(v)) => {
+                i.intern_batch(v, &mut self.hashes, &mut self.ids)
+            }
+            (Distinct::Var(i), Pending::Var { data, ends }) => {
+                i.intern_batch(data, ends, &mut self.hashes, &mut self.ids)
+            }
+            _ => unreachable!("pending batch kind matches the interner"),
+        }
+        match &mut self.pending {
+            Pending::Int(v) => v.clear(),
+            Pending::Long(v) => v.clear(),
+            Pending::Float(v) => v.clear(),
+            Pending::Double(v) => v.clear(),
+            Pending::Var { data, ends } => {
+                data.clear();
+                ends.clear();
+            }
+            Pending::None => {}
+        }
+        self.id_bytes.clear();
+        for id in &self.ids {
+            self.id_bytes.extend_from_slice(&id.to_le_bytes());
+        }
+        self.spill.write(&self.id_bytes)
+    }
+
+    /// Adds one single value.
+    #[inline]
+    fn add_sv(&mut self, s: &Scalar<'_>) -> Result<(), SegmentError> {
+        self.entries += 1;
+        if self.pending.push(s) {
+            if self.pending.len() >= BATCH {
+                self.flush_pending()?;
+            }
+            return Ok(());
+        }
+        if self.dict {
+            let id = self.intern(s);
+            return self.spill.write_u32(id);
+        }
+        match s {
+            Scalar::I32(v) => self.spill.write(&v.to_le_bytes()),
+            Scalar::I64(v) => self.spill.write(&v.to_le_bytes()),
+            Scalar::F32(v) => self.spill.write(&v.to_le_bytes()),
+            Scalar::F64(v) => self.spill.write(&v.to_le_bytes()),
+            Scalar::Bytes(b) => {
+                let len = u32::try_from(b.len()).map_err(|_| {
+                    SegmentError::Limit(format!(
+                        "a value of column '{}' exceeds 4 GiB",
+                        self.spec.name
+                    ))
+                })?;
+                self.spill.write_u32(len)?;
+                self.spill.write(b)
+            }
+        }
+    }
+
+    fn flush_mv(&mut self) -> Result<(), SegmentError> {
+        let n = self.mv_ids.len() as u32;
+        self.max_mv = self.max_mv.max(n);
+        self.entries += n as u64;
+        self.spill.write_u32(n)?;
+        for i in 0..self.mv_ids.len() {
+            let id = self.mv_ids[i];
+            self.spill.write_u32(id)?;
+        }
+        self.mv_ids.clear();
+        Ok(())
+    }
+
+    /// Records a null cell: the default value is stored and the doc marked null.
+    pub fn push_null(&mut self, doc: DocId) -> Result<(), SegmentError> {
+        self.nulls.insert(doc);
+        let s = self.default_scalar.clone();
+        if self.spec.single_value_field {
+            self.add_sv(&s)
+        } else {
+            self.mv_ids.clear();
+            let id = self.intern(&s);
+            self.mv_ids.push(id);
+            self.flush_mv()
+        }
+    }
+
+    /// Adds a CSV cell (non-empty text; multi-value cells split on `;`, empty parts skipped).
+    /// `Err(String)` is a reason for an input error; `Err(SegmentError)` an I/O failure.
+    pub fn push_text(
+        &mut self,
+        doc: DocId,
+        text: &[u8],
+    ) -> Result<Result<(), String>, SegmentError> {
+        let dt = self.spec.data_type;
+        if self.spec.single_value_field {
+            return match parse_text(dt, text) {
+                Ok(s) => self.add_sv(&s).map(Ok),
+                Err(e) => Ok(Err(e)),
+            };
+        }
+        self.mv_ids.clear();
+        for part in text.split(|&b| b == MV_DELIMITER).filter(|p| !p.is_empty()) {
+            match parse_text(dt, part) {
+                Ok(s) => {
+                    let id = self.intern(&s);
+                    self.mv_ids.push(id);
+                }
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+        if self.mv_ids.is_empty() {
+            return self.push_null(doc).map(Ok);
+        }
+        self.flush_mv().map(Ok)
+    }
+
+    /// Adds a typed value (`Value::Null` for null, `Value::Array` for multi-value cells).
+    pub fn push_value(
+        &mut self,
+        doc: DocId,
+        v: &Value,
+    ) -> Result<Result<(), String>, SegmentError> {
+        let dt = self.spec.data_type;
+        match v {
+            Value::Null => self.push_null(doc).map(Ok),
+            Value::Array(items) if self.spec.single_value_field => {
+                let _ = items;
+                Ok(Err(format!(
+                    "unexpected array '{v}' for a single-value column"
+                )))
+            }
+            _ if self.spec.single_value_field => match scalar_of_value(dt, v) {
+                Ok(s) => self.add_sv(&s).map(Ok),
+                Err(e) => Ok(Err(e)),
+            },
+            _ => {
+                let items = match v {
+                    Value::Array(items) => items.as_slice(),
+                    single => std::slice::from_ref(single),
+                };
+                self.mv_ids.clear();
+                for item in items.iter().filter(|i| !i.is_null()) {
+                    match scalar_of_value(dt, item) {
+                        Ok(s) => {
+                            let id = self.intern(&s);
+                            self.mv_ids.push(id);
+                        }
+                        Err(e) => return Ok(Err(e)),
+                    }
+                }
+                if self.mv_ids.is_empty() {
+                    return self.push_null(doc).map(Ok);
+                }
+                self.flush_mv().map(Ok)
+            }
+        }
+    }
+
+    /// Adds a JSON cell (`null` for null, arrays for multi-value cells; strings are parsed as
+    /// text of the column type, so `"2020-01-01"` fills a TIMESTAMP).
+    pub fn push_json(
+        &mut self,
+        doc: DocId,
+        v: &serde_json::Value,
+    ) -> Result<Result<(), String>, SegmentError> {
+        match json_to_value(self.spec.data_type, v) {
+            Ok(value) => self.push_value(doc, &value),
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    /// Finishes pass 1 for this column (interns what is pending, flushes the spill file).
+    pub fn finish(&mut self) -> Result<(), SegmentError> {
+        self.flush_pending()?;
+        self.spill.finish()
+    }
+}
+
+/// Converts one JSON cell to a [`Value`] for a column of `dt`.
+pub fn json_to_value(dt: DataType, v: &serde_json::Value) -> Result<Value, String> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => Value::Null,
+        J::Bool(b) => Value::Boolean(*b),
+        J::Number(n) => match n.as_i64() {
+            Some(i) => Value::Long(i),
+            None => Value::Double(
+                n.as_f64()
+                    .ok_or_else(|| format!("cannot convert '{n}' to {dt}"))?,
+            ),
+        },
+        J::String(s) => match dt {
+            DataType::String => Value::String(s.clone()),
+            DataType::Json => Value::Json(s.clone()),
+            _ => Value::parse(dt, s).map_err(|e| e.to_string())?,
+        },
+        J::Array(items) if dt != DataType::Json => Value::Array(
+            items
+                .iter()
+                .map(|i| json_to_value(dt, i))
+                .collect::<Result<_, _>>()?,
+        ),
+        other if matches!(dt, DataType::Json | DataType::String) => Value::Json(other.to_string()),
+        other => return Err(format!("cannot convert '{other}' to {dt}")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_text_fast_and_slow() {
+        assert!(matches!(
+            parse_text(DataType::Int, b"-42"),
+            Ok(Scalar::I32(-42))
+        ));
+        assert!(matches!(
+            parse_text(DataType::Int, b" 7 "),
+            Ok(Scalar::I32(7))
+        ));
+        assert!(matches!(
+            parse_text(DataType::Int, b"3.0"),
+            Ok(Scalar::I32(3))
+        ));
+        assert_eq!(
+            parse_text(DataType::Int, b"99999999999").unwrap_err(),
+            "cannot parse '99999999999' as INT"
+        );
+        assert!(matches!(
+            parse_text(DataType::Long, b"1234567890123456789"),
+            Ok(Scalar::I64(1234567890123456789))
+        ));
+        assert!(matches!(parse_text(DataType::Double, b"1.5"), Ok(Scalar::F64(v)) if v == 1.5));
+        assert!(
+            matches!(parse_text(DataType::Double, b"-Infinity"), Ok(Scalar::F64(v)) if v == f64::NEG_INFINITY)
+        );
+        assert_eq!(
+            parse_text(DataType::Double, b"x").unwrap_err(),
+            "cannot parse 'x' as DOUBLE"
+        );
+        assert!(matches!(
+            parse_text(DataType::Timestamp, b"2020-01-01"),
+            Ok(Scalar::I64(1_577_836_800_000))
+        ));
+        assert!(matches!(
+            parse_text(DataType::Boolean, b"true"),
+            Ok(Scalar::I32(1))
+        ));
+        assert!(
+            matches!(parse_text(DataType::Bytes, b"0aff"), Ok(Scalar::Bytes(b)) if *b == [10, 255])
+        );
+        assert!(
+            matches!(parse_text(DataType::BigDecimal, b"01.50"), Ok(Scalar::Bytes(b)) if *b == *b"1.50")
+        );
+        assert!(parse_text(DataType::String, b"\xff").is_err());
+        assert!(
+            matches!(parse_text(DataType::String, b" a "), Ok(Scalar::Bytes(b)) if *b == *b" a ")
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_f64_is_exact(m in 0u64..1_000_000_000_000_000, decimals in 0usize..16, neg: bool) {
+            let digits = m.to_string();
+            let text = if decimals == 0 || decimals >= digits.len() {
+                format!("{}{digits}", if neg { "-" } else { "" })
+            } else {
+                format!("{}{}.{}", if neg { "-" } else { "" }, &digits[..digits.len() - decimals], &digits[digits.len() - decimals..])
+            };
+            let want: f64 = text.parse().unwrap();
+            proptest::prop_assert_eq!(fast_f64(text.as_bytes()).map(f64::to_bits), Some(want.to_bits()), "{}", text);
+        }
+    }
+
+    #[test]
+    fn fast_f64_declines_what_it_cannot_do_exactly() {
+        assert_eq!(fast_f64(b"1e5"), None);
+        assert_eq!(fast_f64(b"1.2.3"), None);
+        assert_eq!(fast_f64(b"."), None);
+        assert_eq!(fast_f64(b"-"), None);
+        assert_eq!(fast_f64(b"1234567890123456"), None);
+        assert_eq!(fast_f64(b"5."), Some(5.0));
+        assert_eq!(fast_f64(b".5"), Some(0.5));
+        assert_eq!(
+            fast_f64(b"-0.0").map(f64::to_bits),
+            Some((-0.0f64).to_bits())
+        );
+    }
+
+    #[test]
+    fn converts_values_and_json() {
+        assert!(matches!(
+            scalar_of_value(DataType::Long, &Value::Int(3)),
+            Ok(Scalar::I64(3))
+        ));
+        assert!(
+            matches!(scalar_of_value(DataType::Double, &Value::Int(3)), Ok(Scalar::F64(v)) if v == 3.0)
+        );
+        assert!(
+            matches!(scalar_of_value(DataType::String, &Value::Int(3)), Ok(Scalar::Bytes(b)) if *b == *b"3")
+        );
+        assert!(scalar_of_value(DataType::Int, &Value::String("x".into())).is_err());
+        assert!(scalar_of_value(DataType::Int, &Value::Long(1 << 40)).is_err());
+        assert!(scalar_of_value(DataType::Int, &Value::Double(2.5)).is_err());
+        assert!(matches!(
+            scalar_of_value(DataType::Int, &Value::Double(2.0)),
+            Ok(Scalar::I32(2))
+        ));
+        assert!(
+            matches!(scalar_of_value(DataType::Float, &Value::Long(3)), Ok(Scalar::F32(v)) if v == 3.0)
+        );
+        assert!(matches!(
+            scalar_of_value(DataType::Timestamp, &Value::String("1970-01-01".into())),
+            Ok(Scalar::I64(0))
+        ));
+        assert_eq!(
+            json_to_value(DataType::Int, &serde_json::json!([1, 2])).unwrap(),
+            Value::Array(vec![Value::Long(1), Value::Long(2)])
+        );
+        assert_eq!(
+            json_to_value(DataType::Json, &serde_json::json!({"a": 1})).unwrap(),
+            Value::Json("{\"a\":1}".into())
+        );
+        assert_eq!(
+            json_to_value(
+                DataType::Timestamp,
+                &serde_json::json!("1970-01-01 00:00:01")
+            )
+            .unwrap(),
+            Value::Timestamp(1000)
+        );
+        assert!(json_to_value(DataType::Int, &serde_json::json!({"a": 1})).is_err());
+    }
+}

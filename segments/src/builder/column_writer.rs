@@ -1,0 +1,500 @@
+//! Pass 2 of a build, one column at a time: sort the dictionary, turn provisional ids into
+//! final ids (ranks), apply the segment's doc order, and write the dictionary, forward index and
+//! requested indexes into the data file, returning the column's metadata.
+
+use super::collector::{ColumnCollector, Distinct};
+use super::interner::{NumInterner, VarInterner};
+use super::spill::u32s;
+use crate::dictionary::var::{VarOrder, bytes_to_value};
+use crate::dictionary::{NumericDictionary, VarDictionary};
+use crate::error::SegmentError;
+use crate::format::DataFileWriter;
+use crate::forward::{bitpacked, mv, raw};
+use crate::hash::hash_bytes;
+use crate::index::bloom::{BloomBuilder, native_hash};
+use crate::index::{IndexKind, inverted, nulls, range, sorted};
+use crate::metadata::{ColumnMetadata, IndexInfo};
+use crate::native::NativeType;
+use crate::types::{DataType, Value};
+use roaring::RoaringBitmap;
+
+/// Which indexes to build for a column.
+#[derive(Clone, Debug, Default)]
+pub struct ColumnPlan {
+    pub inverted: bool,
+    pub range: bool,
+    /// Bloom filter false-positive probability.
+    pub bloom: Option<f64>,
+}
+
+/// The segment's doc order: `perm[new] = old` and its inverse, or identity.
+#[derive(Default)]
+pub struct DocOrder {
+    pub perm: Option<Vec<u32>>,
+    pub inv: Option<Vec<u32>>,
+}
+
+impl DocOrder {
+    /// An order from a permutation (`None` if it is the identity).
+    pub fn new(perm: Vec<u32>) -> DocOrder {
+        if perm.iter().enumerate().all(|(i, &p)| i as u32 == p) {
+            return DocOrder::default();
+        }
+        let mut inv = vec![0u32; perm.len()];
+        for (new, &old) in perm.iter().enumerate() {
+            inv[old as usize] = new as u32;
+        }
+        DocOrder {
+            perm: Some(perm),
+            inv: Some(inv),
+        }
+    }
+
+    fn apply<T: Copy>(&self, v: Vec<T>) -> Vec<T> {
+        match &self.perm {
+            Some(p) => p.iter().map(|&o| v[o as usize]).collect(),
+            None => v,
+        }
+    }
+
+    fn map_docs(&self, b: &RoaringBitmap) -> RoaringBitmap {
+        match &self.inv {
+            Some(inv) => b.iter().map(|d| inv[d as usize]).collect(),
+            None => b.clone(),
+        }
+    }
+}
+
+/// A sorted dictionary: its entry bytes, `remap[provisional id] = final id`, and statistics.
+struct SortedDict {
+    bytes: Vec<u8>,
+    remap: Vec<u32>,
+    min: Value,
+    max: Value,
+    hashes: Vec<u64>,
+}
+
+fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType) -> SortedDict {
+    let vals = i.values();
+    // Order keys are distinct for distinct values, so sorting (key, id) pairs in place is
+    // exact and avoids an indirect comparison per step.
+    let mut keyed: Vec<(u64, u32)> = vals
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.order_key(), i as u32))
+        .collect();
+    keyed.sort_unstable();
+    let order: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
+    let sorted: Vec<T> = order.iter().map(|&o| vals[o as usize]).collect();
+    let mut remap = vec![0u32; vals.len()];
+    for (rank, &o) in order.iter().enumerate() {
+        remap[o as usize] = rank as u32;
+    }
+    SortedDict {
+        bytes: NumericDictionary::encode(&sorted),
+        remap,
+        min: sorted.first().map_or(Value::Null, |v| v.to_value(dt)),
+        max: sorted.last().map_or(Value::Null, |v| v.to_value(dt)),
+        hashes: sorted.iter().map(|&v| native_hash(v)).collect(),
+    }
+}
+
+fn sort_var(i: &VarInterner, dt: DataType) -> Result<SortedDict, SegmentError> {
+    let ord = VarOrder::of(dt);
+    let order: Vec<u32> = if ord == VarOrder::Bytes {
+        // Sort by an inline 8-byte big-endian prefix first; only ties look at the bytes.
+        let prefix = |b: &[u8]| {
+            let mut p = [0u8; 8];
+            let n = b.len().min(8);
+            p[..n].copy_from_slice(&b[..n]);
+            u64::from_be_bytes(p)
+        };
+        let mut keyed: Vec<(u64, u32)> = (0..i.len() as u32)
+            .map(|id| (prefix(i.get(id)), id))
+            .collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| i.get(a.1).cmp(i.get(b.1))));
+        keyed.into_iter().map(|(_, id)| id).collect()
+    } else {
+        let mut order: Vec<u32> = (0..i.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| ord.compare(i.get(a), i.get(b)));
+        order
+    };
+    let mut remap = vec![0u32; i.len()];
+    for (rank, &o) in order.iter().enumerate() {
+        remap[o as usize] = rank as u32;
+    }
+    let bytes =
+        VarDictionary::encode(order.iter().map(|&o| i.get(o))).map_err(SegmentError::Limit)?;
+    Ok(SortedDict {
+        bytes,
+        remap,
+        min: order
+            .first()
+            .map_or(Value::Null, |&o| bytes_to_value(dt, i.get(o))),
+        max: order
+            .last()
+            .map_or(Value::Null, |&o| bytes_to_value(dt, i.get(o))),
+        hashes: order.iter().map(|&o| hash_bytes(i.get(o))).collect(),
+    })
+}
+
+fn sort_dictionary(c: &ColumnCollector) -> Result<SortedDict, SegmentError> {
+    let dt = c.data_type();
+    Ok(match &c.distinct {
+        Distinct::Int(i) => sort_numeric(i, dt),
+        Distinct::Long(i) => sort_numeric(i, dt),
+        Distinct::Float(i) => sort_numeric(i, dt),
+        Distinct::Double(i) => sort_numeric(i, dt),
+        Distinct::Var(i) => sort_var(i, dt)?,
+        Distinct::Raw => unreachable!("raw columns have no dictionary"),
+    })
+}
+
+fn corrupt_spill(c: &ColumnCollector) -> SegmentError {
+    SegmentError::corrupt(
+        c.spill.path(),
+        "spill file is shorter than what was written",
+    )
+}
+
+/// Final dict ids of a single-value dictionary column, in input order.
+fn load_sv_ids(c: &mut ColumnCollector, remap: &[u32]) -> Result<Vec<u32>, SegmentError> {
+    let bytes = c.spill.read_and_remove()?;
+    let ids: Vec<u32> = u32s(&bytes).map(|p| remap[p as usize]).collect();
+    if ids.len() as u64 != c.entries {
+        return Err(corrupt_spill(c));
+    }
+    Ok(ids)
+}
+
+/// The doc permutation that sorts the docs by column `c` (stable), computed from its spill file
+/// (which is then rewritten for the column's own pass 2).
+pub fn sort_permutation(c: &mut ColumnCollector, docs: u32) -> Result<DocOrder, SegmentError> {
+    let bytes = c.spill.read_and_remove()?;
+    let mut respill = super::spill::SpillWriter::create(c.spill.path().to_path_buf())?;
+    respill.write(&bytes)?;
+    respill.finish()?;
+    c.spill = respill;
+    let n = docs as usize;
+    let mut perm: Vec<u32> = (0..docs).collect();
+    if c.dict {
+        let d = sort_dictionary(c)?;
+        let ids: Vec<u32> = u32s(&bytes).map(|p| d.remap[p as usize]).collect();
+        if ids.len() != n {
+            return Err(corrupt_spill(c));
+        }
+        // Counting sort by final id: stable and linear.
+        let mut starts = vec![0u32; d.remap.len() + 1];
+        for &id in &ids {
+            starts[id as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        for (doc, &id) in ids.iter().enumerate() {
+            perm[starts[id as usize] as usize] = doc as u32;
+            starts[id as usize] += 1;
+        }
+    } else {
+        let dt = c.data_type();
+        match crate::with_native_type!(dt.stored(), T => {
+            let vals: Vec<u64> = bytes.chunks_exact(T::WIDTH).map(|b| T::from_le_slice(b).order_key()).collect();
+            Some(vals)
+        }, _ => None)
+        {
+            Some(keys) => {
+                if keys.len() != n {
+                    return Err(corrupt_spill(c));
+                }
+                perm.sort_by_key(|&d| keys[d as usize]);
+            }
+            None => {
+                let (data, ends) = split_var(&bytes).ok_or_else(|| corrupt_spill(c))?;
+                if ends.len() != n {
+                    return Err(corrupt_spill(c));
+                }
+                let ord = VarOrder::of(dt);
+                let get = |i: usize| {
+                    &data[if i == 0 { 0 } else { ends[i - 1] as usize }..ends[i] as usize]
+                };
+                perm.sort_by(|&a, &b| ord.compare(get(a as usize), get(b as usize)));
+            }
+        }
+    }
+    Ok(DocOrder::new(perm))
+}
+
+/// Splits spilled var-width values (`u32 len` + bytes each) into data and end offsets.
+fn split_var(bytes: &[u8]) -> Option<(Vec<u8>, Vec<u64>)> {
+    let mut data = Vec::with_capacity(bytes.len());
+    let mut ends = Vec::new();
+    let mut p = 0;
+    while p < bytes.len() {
+        let l = bytes.get(p..p + 4)?;
+        let len = u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize;
+        data.extend_from_slice(bytes.get(p + 4..p + 4 + len)?);
+        ends.push(data.len() as u64);
+        p += 4 + len;
+    }
+    Some((data, ends))
+}
+
+/// Distinct hashes (sorted, deduplicated).
+fn distinct_hashes(mut h: Vec<u64>) -> Vec<u64> {
+    h.sort_unstable();
+    h.dedup();
+    h
+}
+
+fn bloom_entry(hashes: &[u64], fpp: f64) -> Vec<u8> {
+    let mut b = BloomBuilder::new(hashes.len() as u64, fpp);
+    for &h in hashes {
+        b.insert_hash(h);
+    }
+    b.encode()
+}
+
+/// Doc bitmaps per id from (id per doc) — counting sort, then one bitmap per id.
+fn bitmaps_per_id(ids: &[u32], card: usize) -> Vec<RoaringBitmap> {
+    let mut starts = vec![0u32; card + 1];
+    for &id in ids {
+        starts[id as usize + 1] += 1;
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let mut docs = vec![0u32; ids.len()];
+    let mut pos = starts.clone();
+    for (doc, &id) in ids.iter().enumerate() {
+        docs[pos[id as usize] as usize] = doc as u32;
+        pos[id as usize] += 1;
+    }
+    (0..card)
+        .map(|i| {
+            let slice = &docs[starts[i] as usize..starts[i + 1] as usize];
+            RoaringBitmap::from_sorted_iter(slice.iter().copied()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The encoded entries of one column, in file order.
+#[derive(Default)]
+pub struct ColumnEntries {
+    entries: Vec<(IndexKind, Vec<u8>)>,
+}
+
+impl ColumnEntries {
+    fn add(&mut self, kind: IndexKind, bytes: Vec<u8>) -> Result<(), SegmentError> {
+        self.entries.push((kind, bytes));
+        Ok(())
+    }
+
+    fn infos(&self) -> Vec<IndexInfo> {
+        self.entries
+            .iter()
+            .map(|(kind, b)| IndexInfo {
+                kind: *kind,
+                size_bytes: b.len() as u64,
+            })
+            .collect()
+    }
+
+    /// Appends the entries to the data file under `target`.
+    pub fn write_to(self, target: &str, out: &mut DataFileWriter) -> Result<(), SegmentError> {
+        for (kind, bytes) in self.entries {
+            out.add(target, kind, &bytes)?;
+        }
+        Ok(())
+    }
+}
+
+/// Encodes one column: its metadata and its entries (to be written in column order).
+pub fn encode_column(
+    mut c: ColumnCollector,
+    plan: &ColumnPlan,
+    docs: u32,
+    order: &DocOrder,
+) -> Result<(ColumnMetadata, ColumnEntries), SegmentError> {
+    let dt = c.data_type();
+    let mut w = ColumnEntries::default();
+    let nulls = order.map_docs(&c.nulls);
+    let single = c.spec.single_value_field;
+    let mut meta = ColumnMetadata {
+        name: c.spec.name.clone(),
+        data_type: dt,
+        field_type: c.spec.field_type,
+        single_value: single,
+        cardinality: 0,
+        bits_per_element: 0,
+        min_value: Value::Null,
+        max_value: Value::Null,
+        sorted: false,
+        has_dictionary: c.dict,
+        max_num_multi_values: if single { 0 } else { c.max_mv },
+        total_number_of_entries: c.entries,
+        has_nulls: !nulls.is_empty(),
+        default_null_value: c.default.clone(),
+        indexes: Vec::new(),
+    };
+    if c.dict {
+        let mut d = sort_dictionary(&c)?;
+        let card = d.remap.len();
+        let bits = bitpacked::bits_for_cardinality(card as u32);
+        meta.cardinality = card as u32;
+        meta.bits_per_element = bits;
+        meta.min_value = d.min.clone();
+        meta.max_value = d.max.clone();
+        w.add(IndexKind::Dictionary, std::mem::take(&mut d.bytes))?;
+        if single {
+            let ids = order.apply(load_sv_ids(&mut c, &d.remap)?);
+            let is_sorted = ids.windows(2).all(|p| p[0] <= p[1]);
+            meta.sorted = is_sorted;
+            w.add(IndexKind::Forward, bitpacked::pack(&ids, bits))?;
+            if is_sorted {
+                w.add(IndexKind::Sorted, sorted::encode(&ids, card as u32))?;
+            }
+            if plan.inverted {
+                w.add(
+                    IndexKind::Inverted,
+                    inverted::encode(bitmaps_per_id(&ids, card).into_iter()),
+                )?;
+            }
+            if plan.range {
+                w.add(IndexKind::Range, range::encode_dict_ids(&ids))?;
+            }
+        } else {
+            let bytes = c.spill.read_and_remove()?;
+            let mut words = u32s(&bytes);
+            let mut per_doc: Vec<(u32, u32)> = Vec::with_capacity(docs as usize); // (start, len) in flat
+            let mut flat: Vec<u32> = Vec::with_capacity(c.entries as usize);
+            while let Some(n) = words.next() {
+                per_doc.push((flat.len() as u32, n));
+                for _ in 0..n {
+                    let p = words.next().ok_or_else(|| corrupt_spill(&c))?;
+                    flat.push(d.remap[p as usize]);
+                }
+            }
+            if per_doc.len() != docs as usize {
+                return Err(corrupt_spill(&c));
+            }
+            if flat.len() > u32::MAX as usize {
+                return Err(SegmentError::Limit(format!(
+                    "column '{}' has more than 2^32 - 1 values",
+                    c.spec.name
+                )));
+            }
+            let per_doc = order.apply(per_doc);
+            let mut offsets = Vec::with_capacity(per_doc.len() + 1);
+            let mut ordered = Vec::with_capacity(flat.len());
+            offsets.push(0u32);
+            for &(s, n) in &per_doc {
+                ordered.extend_from_slice(&flat[s as usize..(s + n) as usize]);
+                offsets.push(ordered.len() as u32);
+            }
+            drop(flat);
+            w.add(IndexKind::Forward, mv::encode(&offsets, &ordered, bits))?;
+            if plan.inverted || plan.range {
+                let mut maps = vec![RoaringBitmap::new(); card];
+                for doc in 0..per_doc.len() {
+                    for &id in &ordered[offsets[doc] as usize..offsets[doc + 1] as usize] {
+                        maps[id as usize].insert(doc as u32);
+                    }
+                }
+                if plan.range {
+                    w.add(IndexKind::Range, range::encode_per_id(maps.clone(), docs))?;
+                }
+                if plan.inverted {
+                    w.add(IndexKind::Inverted, inverted::encode(maps.into_iter()))?;
+                }
+            }
+        }
+        if let Some(fpp) = plan.bloom {
+            w.add(IndexKind::Bloom, bloom_entry(&d.hashes, fpp))?;
+        }
+    } else {
+        let bytes = c.spill.read_and_remove()?;
+        let written = crate::with_native_type!(dt.stored(), T => {
+            write_raw_fixed::<T>(&bytes, plan, order, &mut meta, &mut w)?
+        }, _ => write_raw_var(&bytes, plan, order, &mut meta, &mut w)?);
+        if written != docs as usize {
+            return Err(corrupt_spill(&c));
+        }
+    }
+    if !nulls.is_empty() {
+        w.add(IndexKind::NullVector, nulls::encode(&nulls))?;
+    }
+    meta.indexes = w.infos();
+    Ok((meta, w))
+}
+
+fn write_raw_fixed<T: NativeType>(
+    bytes: &[u8],
+    plan: &ColumnPlan,
+    order: &DocOrder,
+    meta: &mut ColumnMetadata,
+    w: &mut ColumnEntries,
+) -> Result<usize, SegmentError> {
+    let vals: Vec<T> = order.apply(bytes.chunks_exact(T::WIDTH).map(T::from_le_slice).collect());
+    let dt = meta.data_type;
+    let hashes = distinct_hashes(vals.iter().map(|&v| native_hash(v)).collect());
+    meta.cardinality = hashes.len() as u32;
+    meta.min_value = vals
+        .iter()
+        .copied()
+        .min_by(|a, b| a.total_cmp(b))
+        .map_or(Value::Null, |v| v.to_value(dt));
+    meta.max_value = vals
+        .iter()
+        .copied()
+        .max_by(|a, b| a.total_cmp(b))
+        .map_or(Value::Null, |v| v.to_value(dt));
+    meta.sorted = vals.windows(2).all(|p| p[0].total_cmp(&p[1]).is_le());
+    w.add(
+        IndexKind::Forward,
+        raw::encode_fixed(&vals).map_err(SegmentError::Limit)?,
+    )?;
+    if plan.range {
+        w.add(IndexKind::Range, range::encode_values(&vals))?;
+    }
+    if let Some(fpp) = plan.bloom {
+        w.add(IndexKind::Bloom, bloom_entry(&hashes, fpp))?;
+    }
+    Ok(vals.len())
+}
+
+fn write_raw_var(
+    bytes: &[u8],
+    plan: &ColumnPlan,
+    order: &DocOrder,
+    meta: &mut ColumnMetadata,
+    w: &mut ColumnEntries,
+) -> Result<usize, SegmentError> {
+    let dt = meta.data_type;
+    let (data, ends) = split_var(bytes).ok_or_else(|| {
+        SegmentError::Limit(format!(
+            "spilled values of column '{}' are malformed",
+            meta.name
+        ))
+    })?;
+    let get = |i: usize| &data[if i == 0 { 0 } else { ends[i - 1] as usize }..ends[i] as usize];
+    let n = ends.len();
+    let at = |i: usize| get(order.perm.as_ref().map_or(i, |p| p[i] as usize));
+    let ord = VarOrder::of(dt);
+    let hashes = distinct_hashes((0..n).map(|i| hash_bytes(get(i))).collect());
+    meta.cardinality = hashes.len() as u32;
+    meta.min_value = (0..n)
+        .map(get)
+        .min_by(|a, b| ord.compare(a, b))
+        .map_or(Value::Null, |b| bytes_to_value(dt, b));
+    meta.max_value = (0..n)
+        .map(get)
+        .max_by(|a, b| ord.compare(a, b))
+        .map_or(Value::Null, |b| bytes_to_value(dt, b));
+    meta.sorted = (1..n).all(|i| ord.compare(at(i - 1), at(i)).is_le());
+    let fwd = raw::encode_var(&data, &ends, order.perm.as_deref()).map_err(SegmentError::Limit)?;
+    w.add(IndexKind::Forward, fwd)?;
+    if let Some(fpp) = plan.bloom {
+        w.add(IndexKind::Bloom, bloom_entry(&hashes, fpp))?;
+    }
+    Ok(n)
+}

@@ -1,0 +1,337 @@
+//! Dictionaries: a column's sorted distinct values, where a value's dict id is its rank.
+//!
+//! [`Dictionary`] is the enum the engine holds, one variant per stored type. Fixed-width
+//! dictionaries ([`NumericDictionary`]) are zero-copy slices of the memory map; var-width ones
+//! ([`VarDictionary`]) are offsets plus bytes. Because ids are ranks, a range predicate becomes
+//! a dict-id range once ([`Dictionary::id_range`]) and everything after works on `u32` ids.
+
+pub mod numeric;
+pub mod var;
+
+pub use numeric::NumericDictionary;
+pub use var::{VarDictionary, VarOrder};
+
+use crate::format::Bytes;
+use crate::types::{DataType, DictId, StoredType, Value};
+use std::ops::{Bound, Range};
+
+/// A column's dictionary.
+#[derive(Clone, Debug)]
+pub enum Dictionary {
+    Int(NumericDictionary<i32>),
+    Long(NumericDictionary<i64>),
+    Float(NumericDictionary<f32>),
+    Double(NumericDictionary<f64>),
+    BigDecimal(VarDictionary),
+    String(VarDictionary),
+    Bytes(VarDictionary),
+}
+
+/// Dispatches `$body` over the variants of a [`Dictionary`], binding the inner dictionary.
+macro_rules! with_dict {
+    ($d:expr, $x:ident => $body:expr) => {
+        match $d {
+            Dictionary::Int($x) => $body,
+            Dictionary::Long($x) => $body,
+            Dictionary::Float($x) => $body,
+            Dictionary::Double($x) => $body,
+            Dictionary::BigDecimal($x) => $body,
+            Dictionary::String($x) => $body,
+            Dictionary::Bytes($x) => $body,
+        }
+    };
+}
+
+impl Dictionary {
+    /// Parses a dictionary entry of a column of `data_type`.
+    pub fn from_bytes(bytes: Bytes, data_type: DataType) -> Result<Dictionary, String> {
+        Ok(match data_type.stored() {
+            StoredType::Int => Dictionary::Int(NumericDictionary::from_bytes(bytes, data_type)?),
+            StoredType::Long => Dictionary::Long(NumericDictionary::from_bytes(bytes, data_type)?),
+            StoredType::Float => {
+                Dictionary::Float(NumericDictionary::from_bytes(bytes, data_type)?)
+            }
+            StoredType::Double => {
+                Dictionary::Double(NumericDictionary::from_bytes(bytes, data_type)?)
+            }
+            StoredType::BigDecimal => {
+                Dictionary::BigDecimal(VarDictionary::from_bytes(bytes, data_type)?)
+            }
+            StoredType::String => Dictionary::String(VarDictionary::from_bytes(bytes, data_type)?),
+            StoredType::Bytes => Dictionary::Bytes(VarDictionary::from_bytes(bytes, data_type)?),
+        })
+    }
+
+    /// Number of distinct values.
+    pub fn len(&self) -> u32 {
+        with_dict!(self, d => d.len())
+    }
+
+    /// Whether the dictionary is empty (a segment with no rows).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The logical data type (BOOLEAN, TIMESTAMP and JSON are kept).
+    pub fn data_type(&self) -> DataType {
+        with_dict!(self, d => d.data_type())
+    }
+
+    /// The value of `id`, typed per the logical type. Panics if `id >= len()`.
+    pub fn value(&self, id: DictId) -> Value {
+        with_dict!(self, d => d.value(id))
+    }
+
+    fn search(&self, v: &Value) -> Option<Result<DictId, DictId>> {
+        with_dict!(self, d => d.search(v))
+    }
+
+    /// The id of a value equal to `v` (converted to the column type first).
+    pub fn index_of(&self, v: &Value) -> Option<DictId> {
+        self.search(v)?.ok()
+    }
+
+    /// Like `slice::binary_search`: `Ok(id)` for an exact match, else `Err(id)` where `id` is the
+    /// number of values smaller than `v`. A value that cannot be compared with the column gives
+    /// `Err(0)`.
+    pub fn insertion_point(&self, v: &Value) -> Result<DictId, DictId> {
+        self.search(v).unwrap_or(Err(0))
+    }
+
+    /// The ids whose values lie between the bounds (empty if a bound cannot be compared).
+    pub fn id_range(&self, lower: Bound<&Value>, upper: Bound<&Value>) -> Range<DictId> {
+        let lo = match lower {
+            Bound::Unbounded => Some(0),
+            Bound::Included(v) => self.search(v).map(|r| r.unwrap_or_else(|i| i)),
+            Bound::Excluded(v) => self.search(v).map(|r| r.map_or_else(|i| i, |i| i + 1)),
+        };
+        let hi = match upper {
+            Bound::Unbounded => Some(self.len()),
+            Bound::Included(v) => self.search(v).map(|r| r.map_or_else(|i| i, |i| i + 1)),
+            Bound::Excluded(v) => self.search(v).map(|r| r.unwrap_or_else(|i| i)),
+        };
+        match (lo, hi) {
+            (Some(lo), Some(hi)) if lo < hi => lo..hi,
+            (Some(lo), Some(_)) => lo..lo,
+            _ => 0..0,
+        }
+    }
+
+    /// Numeric value of `id` (decimals parsed; BOOLEAN 0/1); NaN for non-numeric columns.
+    pub fn f64_at(&self, id: DictId) -> f64 {
+        let i = id as usize;
+        match self {
+            Dictionary::Int(d) => d.values()[i] as f64,
+            Dictionary::Long(d) => d.values()[i] as f64,
+            Dictionary::Float(d) => d.values()[i] as f64,
+            Dictionary::Double(d) => d.values()[i],
+            Dictionary::BigDecimal(d) => std::str::from_utf8(d.get(id))
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(f64::NAN),
+            Dictionary::String(_) | Dictionary::Bytes(_) => f64::NAN,
+        }
+    }
+
+    /// Integer value of `id` for integral columns (floats truncate; 0 for var-width columns).
+    pub fn i64_at(&self, id: DictId) -> i64 {
+        let i = id as usize;
+        match self {
+            Dictionary::Int(d) => d.values()[i] as i64,
+            Dictionary::Long(d) => d.values()[i],
+            Dictionary::Float(d) => d.values()[i] as i64,
+            Dictionary::Double(d) => d.values()[i] as i64,
+            _ => 0,
+        }
+    }
+
+    /// Stored bytes of `id` for var-width columns (UTF-8 for STRING/JSON/BIG_DECIMAL); empty for
+    /// fixed-width columns.
+    pub fn bytes_at(&self, id: DictId) -> &[u8] {
+        match self {
+            Dictionary::BigDecimal(d) | Dictionary::String(d) | Dictionary::Bytes(d) => d.get(id),
+            _ => &[],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn numeric<T: crate::native::NativeType>(mut vals: Vec<T>, dt: DataType) -> Dictionary {
+        vals.sort_by(|a, b| a.total_cmp(b));
+        vals.dedup_by(|a, b| a.to_bits64() == b.to_bits64());
+        let mut bytes = vec![0u8; 8];
+        bytes.extend(NumericDictionary::encode(&vals));
+        let all = Bytes::from_vec(bytes);
+        let entry = all.slice(8, all.len() - 8).unwrap();
+        let d = Dictionary::from_bytes(entry, dt).unwrap();
+        assert_eq!(d.len() as usize, vals.len());
+        d
+    }
+
+    fn strings(mut vals: Vec<String>, dt: DataType) -> (Vec<String>, Dictionary) {
+        let order = VarOrder::of(dt);
+        vals.sort_by(|a, b| order.compare(a.as_bytes(), b.as_bytes()));
+        vals.dedup();
+        let bytes = VarDictionary::encode(vals.iter().map(|s| s.as_bytes())).unwrap();
+        (
+            vals,
+            Dictionary::from_bytes(Bytes::from_vec(bytes), dt).unwrap(),
+        )
+    }
+
+    fn check_lookups(d: &Dictionary, expected: &[Value]) {
+        for (i, v) in expected.iter().enumerate() {
+            assert_eq!(&d.value(i as u32), v);
+            assert_eq!(d.index_of(v), Some(i as u32), "{v:?}");
+            assert_eq!(d.insertion_point(v), Ok(i as u32));
+            assert_eq!(
+                d.id_range(Bound::Included(v), Bound::Unbounded),
+                i as u32..d.len()
+            );
+            assert_eq!(
+                d.id_range(Bound::Unbounded, Bound::Excluded(v)),
+                0..i as u32
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn int_dictionary(vals in proptest::collection::vec(any::<i32>(), 0..200)) {
+            let d = numeric(vals.clone(), DataType::Int);
+            let mut s = vals; s.sort(); s.dedup();
+            let expected: Vec<Value> = s.iter().map(|&v| Value::Int(v)).collect();
+            check_lookups(&d, &expected);
+            for (i, v) in s.iter().enumerate() { prop_assert_eq!(d.i64_at(i as u32), *v as i64); }
+        }
+
+        #[test]
+        fn long_dictionary(vals in proptest::collection::vec(any::<i64>(), 0..200), probe: i64) {
+            let d = numeric(vals.clone(), DataType::Long);
+            let mut s = vals; s.sort(); s.dedup();
+            let expected: Vec<Value> = s.iter().map(|&v| Value::Long(v)).collect();
+            check_lookups(&d, &expected);
+            let ip = d.insertion_point(&Value::Long(probe));
+            prop_assert_eq!(ip, s.binary_search(&probe).map(|i| i as u32).map_err(|i| i as u32));
+        }
+
+        #[test]
+        fn float_dictionary(vals in proptest::collection::vec(any::<f32>().prop_filter("nan", |f| !f.is_nan()), 0..200)) {
+            let d = numeric(vals.clone(), DataType::Float);
+            let mut s = vals; s.sort_by(|a, b| a.total_cmp(b)); s.dedup_by(|a, b| a.to_bits() == b.to_bits());
+            let expected: Vec<Value> = s.iter().map(|&v| Value::Float(v)).collect();
+            check_lookups(&d, &expected);
+        }
+
+        #[test]
+        fn double_dictionary(vals in proptest::collection::vec(-1e6f64..1e6, 0..200), lo in -1e6f64..1e6, hi in -1e6f64..1e6) {
+            let d = numeric(vals.clone(), DataType::Double);
+            let mut s = vals; s.sort_by(|a, b| a.total_cmp(b)); s.dedup_by(|a, b| a.to_bits() == b.to_bits());
+            let expected: Vec<Value> = s.iter().map(|&v| Value::Double(v)).collect();
+            check_lookups(&d, &expected);
+            let r = d.id_range(Bound::Included(&Value::Double(lo)), Bound::Excluded(&Value::Double(hi)));
+            let brute: Vec<u32> = (0..s.len() as u32).filter(|&i| s[i as usize] >= lo && s[i as usize] < hi).collect();
+            prop_assert_eq!(r.collect::<Vec<_>>(), brute);
+        }
+
+        #[test]
+        fn string_dictionary(vals in proptest::collection::vec(".{0,12}", 0..100), probe in ".{0,12}") {
+            let (s, d) = strings(vals, DataType::String);
+            let expected: Vec<Value> = s.iter().map(|v| Value::String(v.clone())).collect();
+            check_lookups(&d, &expected);
+            let ip = d.insertion_point(&Value::String(probe.clone()));
+            prop_assert_eq!(ip, s.binary_search(&probe).map(|i| i as u32).map_err(|i| i as u32));
+        }
+
+        #[test]
+        fn bytes_dictionary(vals in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..10), 0..100)) {
+            let mut s = vals; s.sort(); s.dedup();
+            let bytes = VarDictionary::encode(s.iter().map(|v| v.as_slice())).unwrap();
+            let d = Dictionary::from_bytes(Bytes::from_vec(bytes), DataType::Bytes).unwrap();
+            let expected: Vec<Value> = s.iter().map(|v| Value::Bytes(v.clone())).collect();
+            check_lookups(&d, &expected);
+        }
+
+        #[test]
+        fn decimal_dictionary(vals in proptest::collection::vec(-100000i64..100000, 0..100)) {
+            let texts: Vec<String> = vals.iter().map(|v| crate::types::value::canonical_decimal(&format!("{}.{:02}", v / 100, (v % 100).abs()))).collect();
+            let (s, d) = strings(texts, DataType::BigDecimal);
+            let expected: Vec<Value> = s.iter().map(|v| Value::BigDecimal(v.clone())).collect();
+            check_lookups(&d, &expected);
+            for w in s.windows(2) {
+                prop_assert!(w[0].parse::<f64>().unwrap() <= w[1].parse::<f64>().unwrap());
+            }
+        }
+    }
+
+    #[test]
+    fn logical_types_and_cross_type_probes() {
+        let d = numeric(vec![0i32, 1], DataType::Boolean);
+        assert_eq!(d.value(1), Value::Boolean(true));
+        assert_eq!(d.index_of(&Value::Boolean(false)), Some(0));
+        assert_eq!(d.index_of(&Value::String("true".into())), Some(1));
+
+        let d = numeric(vec![0i64, 1_577_836_800_000], DataType::Timestamp);
+        assert_eq!(d.value(1), Value::Timestamp(1_577_836_800_000));
+        assert_eq!(d.index_of(&Value::String("2020-01-01".into())), Some(1));
+
+        let d = numeric(vec![1i32, 2, 3, 5], DataType::Int);
+        assert_eq!(d.index_of(&Value::Double(2.0)), Some(1));
+        assert_eq!(d.index_of(&Value::Double(2.5)), None);
+        assert_eq!(d.insertion_point(&Value::Double(2.5)), Err(2));
+        assert_eq!(d.index_of(&Value::Long(1 << 40)), None);
+        assert_eq!(d.insertion_point(&Value::Long(1 << 40)), Err(4));
+        assert_eq!(
+            d.id_range(
+                Bound::Excluded(&Value::Double(1.5)),
+                Bound::Included(&Value::Double(4.9))
+            ),
+            1..3
+        );
+        assert_eq!(
+            d.id_range(
+                Bound::Included(&Value::String("abc".into())),
+                Bound::Unbounded
+            ),
+            0..0
+        );
+        assert_eq!(
+            d.id_range(
+                Bound::Included(&Value::Int(9)),
+                Bound::Included(&Value::Int(0))
+            ),
+            4..4
+        );
+        assert!(d.f64_at(3) == 5.0 && d.bytes_at(0).is_empty());
+
+        let d = numeric(vec![0.1f32, 0.5], DataType::Float);
+        assert_eq!(d.index_of(&Value::Double(0.1)), Some(0));
+
+        let (_, d) = strings(
+            vec!["10".into(), "9.5".into(), "-1".into()],
+            DataType::BigDecimal,
+        );
+        assert_eq!(d.value(0), Value::BigDecimal("-1".into()));
+        assert_eq!(d.value(2), Value::BigDecimal("10".into()));
+        assert_eq!(d.index_of(&Value::Double(9.5)), Some(1));
+        assert_eq!(d.f64_at(1), 9.5);
+    }
+
+    #[test]
+    fn rejects_corrupt_var_offsets() {
+        let mut bytes = VarDictionary::encode([b"ab".as_slice(), b"cd"].into_iter()).unwrap();
+        assert!(
+            VarDictionary::from_bytes(Bytes::from_vec(bytes.clone()), DataType::String).is_ok()
+        );
+        bytes[12] = 9; // offset 1 beyond the data
+        assert!(
+            VarDictionary::from_bytes(Bytes::from_vec(bytes.clone()), DataType::String).is_err()
+        );
+        bytes[0] = 200; // count larger than the entry
+        assert!(VarDictionary::from_bytes(Bytes::from_vec(bytes), DataType::String).is_err());
+    }
+}

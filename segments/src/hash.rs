@@ -1,0 +1,93 @@
+//! A small, fast, non-cryptographic 64-bit hash (FxHash-style word mixing plus the murmur3
+//! finaliser) used by the builder's interners and by bloom filters.
+//!
+//! The bloom filter stores hashes on disk, so these functions are part of the format: changing
+//! them changes which bloom bits are set and breaks old segments (the golden-segment test
+//! catches that).
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+const K: u64 = 0x517c_c1b7_2722_0a95;
+
+/// murmur3's 64-bit finaliser: every input bit affects every output bit.
+#[inline]
+pub fn mix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    h
+}
+
+/// Hash of a fixed-width value's bit pattern.
+#[inline]
+pub fn hash_u64(v: u64) -> u64 {
+    mix64(v ^ K)
+}
+
+/// Hash of a byte string.
+#[inline]
+pub fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h = (bytes.len() as u64).wrapping_mul(K);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut tail = [0u8; 8];
+        tail[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+    }
+    mix64(h)
+}
+
+/// A `std` [`Hasher`] over the same mixing, for `HashMap`/`HashSet` keys that are already
+/// well-distributed or short.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    h: u64,
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.h = (self.h.rotate_left(5) ^ hash_bytes(bytes)).wrapping_mul(K);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.h = (self.h.rotate_left(5) ^ v).wrapping_mul(K);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        mix64(self.h)
+    }
+}
+
+/// `BuildHasher` for [`FxHasher`].
+pub type FxBuildHasher = BuildHasherDefault<FxHasher>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stable_values_and_spread() {
+        // Part of the on-disk format (bloom filters): these must never change.
+        assert_eq!(hash_bytes(b""), mix64(0));
+        assert_ne!(hash_bytes(b"a"), hash_bytes(b"b"));
+        assert_ne!(hash_bytes(b"abcdefgh"), hash_bytes(b"abcdefgh\0"));
+        assert_ne!(hash_u64(1), hash_u64(2));
+        // Low bits of sequential keys are well spread.
+        let mut buckets = [0u32; 16];
+        for i in 0..16_000u64 {
+            buckets[(hash_u64(i) & 15) as usize] += 1;
+        }
+        assert!(
+            buckets.iter().all(|&b| (800..1200).contains(&b)),
+            "{buckets:?}"
+        );
+    }
+}
