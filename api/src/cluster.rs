@@ -91,10 +91,14 @@ pub struct StartOptions {
     pub controller_url: Option<String>,
     /// Overrides the server's (or the only role's) instance id.
     pub instance_id: Option<String>,
+    /// Tags for new broker/server instances started here (default: Pinot's per role).
+    pub tags: Option<Vec<String>>,
     pub heartbeat_interval: Duration,
     pub heartbeat_timeout: Duration,
     pub max_upload_bytes: u64,
     pub server_timeout: Duration,
+    /// How often the controller moves aged segments to their tier's servers.
+    pub relocation_interval: Duration,
     /// The logging to use; `None` installs the process logger under `<data dir>/logs`.
     pub logging: Option<LoggingHandle>,
     /// Whether the installed logger also writes to stderr.
@@ -113,10 +117,12 @@ impl StartOptions {
             server_port: 8098,
             controller_url: None,
             instance_id: None,
+            tags: None,
             heartbeat_interval: Duration::from_secs(1),
             heartbeat_timeout: Duration::from_secs(5),
             max_upload_bytes: 1 << 30,
             server_timeout: Duration::from_secs(10),
+            relocation_interval: Duration::from_secs(60),
             logging: None,
             log_to_stderr: true,
         }
@@ -130,6 +136,7 @@ impl StartOptions {
             server_port: 0,
             heartbeat_interval: Duration::from_millis(100),
             heartbeat_timeout: Duration::from_secs(2),
+            relocation_interval: Duration::from_millis(200),
             log_to_stderr: false,
             ..StartOptions::new(data_dir)
         }
@@ -264,6 +271,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         })?,
     };
 
+    let mut local_controller: Option<Arc<Controller>> = None;
     if let (Some((listener, port)), Some(id)) = (controller_l, controller_id) {
         let dir = mkdir(opts.data_dir.join("controller"))?;
         let store: Arc<dyn MetadataStore> = Arc::new(RedbStore::open(&dir.join("metadata.redb"))?);
@@ -280,8 +288,17 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             port,
             InstanceType::Controller,
             Some(id),
+            None,
         )
         .map_err(|e| StartError::Config(e.message))?;
+        local_controller = Some(c.clone());
+        cluster
+            .loops
+            .push(async_std::task::spawn(controller::tiers::tier_loop(
+                c.clone(),
+                opts.relocation_interval,
+                stop.clone(),
+            )));
         cluster.http_tasks.push(serve(controller::app(c), listener));
         cluster.store = Some(store);
         cluster.controller_url = Some(format!("http://{host}:{port}"));
@@ -304,8 +321,12 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             controller_url: controller_url.clone(),
             segment_dir,
             heartbeat_interval: opts.heartbeat_interval,
+            tags: opts.tags.clone(),
         };
         let s = Arc::new(Server::new(config, logging.clone())?);
+        if let Some(c) = &local_controller {
+            register_locally(c, &host, port, InstanceType::Server, &id, &opts.tags).await?;
+        }
         cluster
             .http_tasks
             .push(serve(server::app(s.clone()), listener));
@@ -325,12 +346,16 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             },
             logging.clone(),
         ));
+        if let Some(c) = &local_controller {
+            register_locally(c, &host, port, InstanceType::Broker, &id, &opts.tags).await?;
+        }
         let member = Member {
             instance_id: id,
             host: host.clone(),
             port,
             instance_type: InstanceType::Broker,
             controller_url,
+            tags: opts.tags.clone(),
         };
         cluster.loops.push(async_std::task::spawn(broker_loop(
             member,
@@ -348,6 +373,26 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         cluster.server_url
     );
     Ok(cluster)
+}
+
+/// Registers a role with the in-process controller before `start` returns, so tables can be
+/// created on its tenant at once (the heartbeat loop re-registers, keeping the tags).
+async fn register_locally(
+    c: &Arc<Controller>,
+    host: &str,
+    port: u16,
+    t: InstanceType,
+    id: &str,
+    tags: &Option<Vec<String>>,
+) -> Result<(), StartError> {
+    let _guard = c.write_lock.lock().await;
+    controller::instances::register_instance(c, host, port, t, Some(id.to_string()), tags.clone())
+        .map_err(|e| StartError::Config(e.message))?;
+    if t == InstanceType::Server {
+        controller::segments::fill_under_replicated(c)
+            .map_err(|e| StartError::Config(e.message))?;
+    }
+    Ok(())
 }
 
 impl Cluster {

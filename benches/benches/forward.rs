@@ -3,10 +3,10 @@
 //!
 //! Run: `cargo bench -p tessera-benches --bench forward`
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use segments::forward::ForwardIndex;
 use std::hint::black_box;
-use tessera_benches::{fixture, Rng};
+use tessera_benches::{Rng, fixture};
 
 const ROWS: u32 = 1_000_000;
 const BLOCK: usize = 10_000;
@@ -17,24 +17,31 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(ROWS as u64));
     for col in ["mode", "part", "price"] {
         let reader = f.segment.column(col).expect("column");
-        let ForwardIndex::Dict(fwd) = reader.forward() else { panic!("{col} is dictionary-encoded") };
-        g.bench_function(BenchmarkId::new("read_range", format!("{col}/bits={}", fwd.bits())), |b| {
-            let mut out = vec![0u32; BLOCK];
-            b.iter(|| {
-                let mut acc = 0u64;
-                let mut start = 0;
-                while start < ROWS {
-                    let n = BLOCK.min((ROWS - start) as usize);
-                    fwd.read_range(start, &mut out[..n]);
-                    acc += out[n - 1] as u64;
-                    start += n as u32;
-                }
-                black_box(acc)
-            })
-        });
+        let ForwardIndex::Dict(fwd) = reader.forward() else {
+            panic!("{col} is dictionary-encoded")
+        };
+        g.bench_function(
+            BenchmarkId::new("read_range", format!("{col}/bits={}", fwd.bits())),
+            |b| {
+                let mut out = vec![0u32; BLOCK];
+                b.iter(|| {
+                    let mut acc = 0u64;
+                    let mut start = 0;
+                    while start < ROWS {
+                        let n = BLOCK.min((ROWS - start) as usize);
+                        fwd.read_range(start, &mut out[..n]);
+                        acc += out[n - 1] as u64;
+                        start += n as u32;
+                    }
+                    black_box(acc)
+                })
+            },
+        );
     }
     let reader = f.segment.column("part").expect("part");
-    let ForwardIndex::Dict(fwd) = reader.forward() else { panic!("part is dictionary-encoded") };
+    let ForwardIndex::Dict(fwd) = reader.forward() else {
+        panic!("part is dictionary-encoded")
+    };
     let mut rng = Rng(3);
     let mut docs: Vec<u32> = (0..BLOCK).map(|_| rng.below(ROWS as u64) as u32).collect();
     docs.sort_unstable();

@@ -4,7 +4,7 @@
 //!
 //! Run: `cargo bench -p tessera-benches --bench inverted_range`
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use segments::index::{Inverted, Range, Sorted};
 use segments::types::Value;
 use std::hint::black_box;
@@ -16,18 +16,30 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("index");
     let mode = f.segment.column("mode").expect("mode");
     let inv = mode.index::<Inverted>().expect("inverted index on mode");
-    let air = mode.dictionary().and_then(|d| d.index_of(&Value::String("AIR".into()))).expect("AIR");
-    g.bench_function("inverted/doc_ids/card=7/sel=14%", |b| b.iter(|| black_box(inv.doc_ids(air).len())));
+    let air = mode
+        .dictionary()
+        .and_then(|d| d.index_of(&Value::String("AIR".into())))
+        .expect("AIR");
+    g.bench_function("inverted/doc_ids/card=7/sel=14%", |b| {
+        b.iter(|| black_box(inv.doc_ids(air).len()))
+    });
     let part = f.segment.column("part").expect("part");
     let pinv = part.index::<Inverted>().expect("inverted index on part");
-    g.bench_function("inverted/doc_ids/card=200k/sel=5docs", |b| b.iter(|| black_box(pinv.doc_ids(1234).len())));
+    g.bench_function("inverted/doc_ids/card=200k/sel=5docs", |b| {
+        b.iter(|| black_box(pinv.doc_ids(1234).len()))
+    });
     let id = f.segment.column("id").expect("id");
     let sorted = id.index::<Sorted>().expect("sorted index on id");
-    g.bench_function("sorted/doc_range", |b| b.iter(|| black_box(sorted.doc_range(black_box(500_000)))));
+    g.bench_function("sorted/doc_range", |b| {
+        b.iter(|| black_box(sorted.doc_range(black_box(500_000))))
+    });
     let range = part.index::<Range>().expect("range index on part");
     let dict = part.dictionary().expect("part dictionary");
     for (label, lo, hi) in [("sel=0.05%", 100_000, 100_100), ("sel=50%", 0, 100_000)] {
-        let ids = dict.id_range(Bound::Included(&Value::Int(lo)), Bound::Included(&Value::Int(hi)));
+        let ids = dict.id_range(
+            Bound::Included(&Value::Int(lo)),
+            Bound::Included(&Value::Int(hi)),
+        );
         g.bench_function(format!("range/matching/{label}"), |b| {
             b.iter(|| black_box(range.matching(ids.clone()).exact.len()))
         });

@@ -4,7 +4,7 @@
 //!
 //! Run: `cargo bench -p tessera-benches --bench segment_build`
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use segments::builder::build_segment_from_rows;
 use tessera_benches::{build_config, rows, schema};
 

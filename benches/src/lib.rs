@@ -12,11 +12,11 @@
 //! | `price` | DOUBLE | ~rows distinct | — |
 //! | `price_raw` | DOUBLE | same as `price`, no dictionary | — |
 
+use segments::SegmentError;
 use segments::build_config::BuildConfig;
 use segments::builder::build_segment_from_rows;
 use segments::segment::ImmutableSegment;
 use segments::types::{DataType, FieldSpec, Schema, Value};
-use segments::SegmentError;
 
 /// A segment built for a bench and the directory that keeps it alive.
 pub struct Fixture {
@@ -87,7 +87,8 @@ pub fn rows(rows: u32) -> impl Iterator<Item = Result<Vec<Value>, SegmentError>>
 /// Builds and opens the bench segment.
 pub fn fixture(n: u32) -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir for bench segment");
-    build_segment_from_rows(&schema(), &build_config(), rows(n), dir.path()).expect("bench segment builds");
+    build_segment_from_rows(&schema(), &build_config(), rows(n), dir.path())
+        .expect("bench segment builds");
     let segment = ImmutableSegment::open(&dir.path().join("bench_0")).expect("bench segment opens");
     Fixture { dir, segment }
 }

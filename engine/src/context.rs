@@ -16,6 +16,8 @@ pub struct QueryContext {
     pub options: ExecutionOptions,
     /// Set to stop the query (client gone, `DELETE /query/{id}`).
     pub cancelled: AtomicBool,
+    /// Per-segment operator tracing (`"trace": true`); `None` costs nothing.
+    pub trace: Option<crate::trace::TraceCollector>,
 }
 
 impl QueryContext {
@@ -27,7 +29,14 @@ impl QueryContext {
             deadline: start + Duration::from_millis(options.timeout_ms),
             options,
             cancelled: AtomicBool::new(false),
+            trace: None,
         }
+    }
+
+    /// This context with a trace collector installed.
+    pub fn with_trace(mut self) -> QueryContext {
+        self.trace = Some(crate::trace::TraceCollector::default());
+        self
     }
 
     /// Errors if the query was cancelled or is past its deadline.

@@ -37,6 +37,7 @@ pub mod server;
 pub mod sketch;
 pub mod sort;
 pub mod stats;
+pub mod trace;
 
 pub use context::QueryContext;
 pub use error::EngineError;

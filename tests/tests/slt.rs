@@ -6,8 +6,8 @@
 //! expected answers (computed by DuckDB in `gen/make_slt.py`) and Tessera: integers as-is, floats
 //! rounded to 4 decimals with trailing zeros dropped, NULL as `NULL`, empty strings as `(empty)`.
 
-use engine::provider::MemoryTables;
 use engine::execute_sql;
+use engine::provider::MemoryTables;
 use segments::build_config::BuildConfig;
 use segments::builder::build_segment;
 use segments::input::{InputFormat, InputSource};
@@ -52,8 +52,13 @@ fn build_tables(variant: Variant) -> Tables {
         .collect();
     entries.sort();
     for table_dir in entries {
-        let name = table_dir.file_name().and_then(|n| n.to_str()).expect("table name").to_string();
-        let schema_text = std::fs::read_to_string(table_dir.join("schema.json")).expect("schema.json");
+        let name = table_dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("table name")
+            .to_string();
+        let schema_text =
+            std::fs::read_to_string(table_dir.join("schema.json")).expect("schema.json");
         let schema = Schema::from_json(&schema_text).expect("valid schema");
         let config: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(table_dir.join(variant.config_file())).expect("table config"),
@@ -70,9 +75,14 @@ fn build_tables(variant: Variant) -> Tables {
             let segment_name = format!("{name}_{i}");
             let build = BuildConfig::from_table_config_json(&config, &schema, Some(&segment_name))
                 .expect("build config");
-            let input = InputSource { path: part.clone(), format: InputFormat::Csv };
-            build_segment(&schema, &build, &input, dir.path(), &mut |_| {}).expect("segment builds");
-            let segment = ImmutableSegment::open(&dir.path().join(&segment_name)).expect("segment opens");
+            let input = InputSource {
+                path: part.clone(),
+                format: InputFormat::Csv,
+            };
+            build_segment(&schema, &build, &input, dir.path(), &mut |_| {})
+                .expect("segment builds");
+            let segment =
+                ImmutableSegment::open(&dir.path().join(&segment_name)).expect("segment opens");
             segments.push(Arc::new(segment));
         }
         tables.add(name, schema, segments);
@@ -117,8 +127,16 @@ fn render(v: &serde_json::Value) -> String {
 
 fn render_float(f: f64) -> String {
     let s = format!("{f:.4}");
-    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
-    if s == "-0" || s.is_empty() { "0".into() } else { s }
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s == "-0" || s.is_empty() {
+        "0".into()
+    } else {
+        s
+    }
 }
 
 impl sqllogictest::DB for Tessera {
@@ -135,7 +153,11 @@ impl sqllogictest::DB for Tessera {
         };
         Ok(DBOutput::Rows {
             types: vec![DefaultColumnType::Any; table.data_schema.column_names.len()],
-            rows: table.rows.iter().map(|r| r.iter().map(render).collect()).collect(),
+            rows: table
+                .rows
+                .iter()
+                .map(|r| r.iter().map(render).collect())
+                .collect(),
         })
     }
 
@@ -176,4 +198,12 @@ macro_rules! slt_files {
     };
 }
 
-slt_files!(filter, aggregate, groupby, order_limit, functions, nulls, errors);
+slt_files!(
+    filter,
+    aggregate,
+    groupby,
+    order_limit,
+    functions,
+    nulls,
+    errors
+);

@@ -13,9 +13,11 @@ pub mod query;
 pub mod request;
 pub mod response;
 pub mod scatter;
+pub mod trace;
 
 use crate::common::loggers::{self, LoggerState};
 use crate::http::body::{query_param, read_text};
+use crate::http::metrics::{self, Metrics};
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use request::QueryRequest;
@@ -41,6 +43,7 @@ pub struct Broker {
     pub client: surf::Client,
     pub logging: LoggingHandle,
     pub catalog: Arc<catalog::BrokerCatalog>,
+    pub metrics: Arc<Metrics>,
 }
 
 /// The tide state of the broker app.
@@ -54,6 +57,7 @@ impl Broker {
             client: crate::cluster::http_client(),
             logging,
             catalog: Arc::new(catalog::BrokerCatalog::default()),
+            metrics: Arc::new(Metrics::new("broker")),
         }
     }
 }
@@ -79,6 +83,8 @@ pub fn app(state: BrokerState) -> tide::Server<BrokerState> {
         .get(get_query_multistage);
     app.at("/query/").post(|r| post_query(r, true));
     loggers::routes(&mut app);
+    let m = app.state().metrics.clone();
+    metrics::mount(&mut app, m, |_| Vec::new());
     app
 }
 

@@ -29,7 +29,12 @@ pub async fn run(broker: &Broker, query: &QueryRequest) -> Json {
     body["timeUsedMs"] = json!(started.elapsed().as_millis() as u64);
     body["requestId"] = json!(engine::execute::next_request_id());
     body["brokerId"] = json!(broker.config.instance_id);
-    complete(body)
+    let body = complete(body);
+    let code = super::response::first_error_code(&body);
+    broker
+        .metrics
+        .record_query(started.elapsed(), (code >= 0).then_some(code));
+    body
 }
 
 fn to_json(r: &BrokerResponse) -> Json {
@@ -73,7 +78,7 @@ async fn execute(broker: &Broker, query: &QueryRequest) -> Json {
         Err(e) => return error_json(&e),
     };
     match plan {
-        QueryPlan::SingleStage(p) => scatter_gather(broker, p).await,
+        QueryPlan::SingleStage(p) => scatter_gather(broker, p, query.traced()).await,
         literal => {
             let catalog = broker.catalog.clone();
             match on_rayon(move || execute_plan(&literal, &*catalog)).await {
@@ -84,7 +89,7 @@ async fn execute(broker: &Broker, query: &QueryRequest) -> Json {
     }
 }
 
-async fn scatter_gather(broker: &Broker, plan: SingleStagePlan) -> Json {
+async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> Json {
     let raw = plan.server.table.clone();
     let mut routing = None;
     for t in [TableType::Offline, TableType::Realtime] {
@@ -106,7 +111,11 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan) -> Json {
     let replicas = choose_replicas(&routing);
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
         .min(broker.config.server_timeout);
-    let payload = json!({ "plan": plan.server });
+    let payload = if trace {
+        json!({ "plan": plan.server, "trace": true })
+    } else {
+        json!({ "plan": plan.server })
+    };
     let gathered = scatter(
         broker,
         &replicas,
@@ -118,7 +127,11 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan) -> Json {
 
     let mut extra = gathered.exceptions;
     let mut results = Vec::new();
-    for body in gathered.responses {
+    let mut trace_info = serde_json::Map::new();
+    for (server, mut body) in gathered.responses {
+        if let Some(t) = super::trace::take_server_trace(&mut body) {
+            trace_info.insert(server, json!(super::trace::server_trace(&t)));
+        }
         match serde_json::from_value::<ServerResult>(body) {
             Ok(r) => results.push(r),
             Err(e) => extra.push(exception(
@@ -139,6 +152,9 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan) -> Json {
         Ok(r) => to_json(&r),
         Err(e) => error_json(&EngineError::execution(format!("reduce failed: {e}"))),
     };
+    if trace {
+        body["traceInfo"] = Json::Object(trace_info);
+    }
     body["numServersQueried"] = json!(queried);
     body["numServersResponded"] = json!(responded);
     if !extra.is_empty() {

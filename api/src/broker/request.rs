@@ -101,6 +101,14 @@ impl QueryRequest {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Whether the query is traced (`"trace": true`, or option `trace=true`).
+    pub fn traced(&self) -> bool {
+        self.trace
+            || self
+                .option("trace")
+                .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    }
+
     /// The options as `k1=v1;k2=v2`.
     pub fn options_string(&self) -> String {
         self.options

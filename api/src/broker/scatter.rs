@@ -18,6 +18,9 @@ pub enum RoutingError {
     /// The controller does not know the table.
     #[error("table '{0}' does not exist")]
     TableMissing(String),
+    /// This broker is not in the table's broker tenant.
+    #[error("broker is not serving table '{0}'")]
+    NotServed(String),
     /// The controller could not be asked.
     #[error("cannot fetch routing for '{table}' from the controller: {reason}")]
     Controller { table: String, reason: String },
@@ -28,14 +31,19 @@ impl RoutingError {
     pub fn code(&self) -> ErrorCode {
         match self {
             RoutingError::TableMissing(_) => ErrorCode::TableDoesNotExist,
-            RoutingError::Controller { .. } => ErrorCode::BrokerResourceMissing,
+            RoutingError::Controller { .. } | RoutingError::NotServed(_) => {
+                ErrorCode::BrokerResourceMissing
+            }
         }
     }
 }
 
 /// Asks the controller for the routing table of `typed`.
 pub async fn fetch_routing(broker: &Broker, typed: &str) -> Result<RoutingTable, RoutingError> {
-    let url = format!("{}/tessera/routing/{typed}", broker.config.controller_url);
+    let url = format!(
+        "{}/tessera/routing/{typed}?broker={}",
+        broker.config.controller_url, broker.config.instance_id
+    );
     let fail = |reason: String| RoutingError::Controller {
         table: typed.to_string(),
         reason,
@@ -47,6 +55,9 @@ pub async fn fetch_routing(broker: &Broker, typed: &str) -> Result<RoutingTable,
         .map_err(|e| fail(e.to_string()))?;
     if res.status() == 404 {
         return Err(RoutingError::TableMissing(typed.to_string()));
+    }
+    if res.status() == 403 {
+        return Err(RoutingError::NotServed(typed.to_string()));
     }
     if !res.status().is_success() {
         return Err(fail(format!("HTTP {}", res.status())));
@@ -93,8 +104,8 @@ pub fn choose_replicas(routing: &RoutingTable) -> Plan {
 pub struct Gathered {
     pub servers_queried: usize,
     pub servers_responded: usize,
-    /// Each responding server's body.
-    pub responses: Vec<Json>,
+    /// Each responding server's id and body.
+    pub responses: Vec<(String, Json)>,
     /// 427s for servers that failed or timed out.
     pub exceptions: Vec<Json>,
 }
@@ -139,9 +150,9 @@ pub async fn scatter(
     };
     for t in tasks {
         match t.await {
-            (_, Ok(body)) => {
+            (server, Ok(body)) => {
                 g.servers_responded += 1;
-                g.responses.push(body);
+                g.responses.push((server, body));
             }
             (server, Err(reason)) => g.exceptions.push(exception(
                 ErrorCode::ServerNotResponding,
@@ -214,7 +225,10 @@ mod tests {
         )
         .await;
         assert_eq!((g.servers_queried, g.servers_responded), (2, 1));
-        assert_eq!(g.responses, vec![json!({"segments": ["s0"]})]);
+        assert_eq!(
+            g.responses,
+            vec![("Server_fast".to_string(), json!({"segments": ["s0"]}))]
+        );
         assert_eq!(g.exceptions.len(), 1);
         assert_eq!(g.exceptions[0]["errorCode"], 427);
         assert!(

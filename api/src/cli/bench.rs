@@ -10,7 +10,7 @@
 
 use crate::cli::query::open_table;
 use clap::Args;
-use engine::{execute_sql, BrokerResponse, MemoryTables};
+use engine::{BrokerResponse, MemoryTables, execute_sql};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -53,10 +53,18 @@ fn time_once(sql: &str, options: Option<&str>, tables: &MemoryTables) -> (f64, B
     (start.elapsed().as_secs_f64() * 1000.0, response)
 }
 
-fn time_query(sql: &str, options: Option<&str>, tables: &MemoryTables, runs: usize) -> Result<Timing, String> {
+fn time_query(
+    sql: &str,
+    options: Option<&str>,
+    tables: &MemoryTables,
+    runs: usize,
+) -> Result<Timing, String> {
     let (_, warm) = time_once(sql, options, tables);
     if let Some(e) = warm.exceptions.first() {
-        return Err(format!("query failed: {sql}: [{}] {}", e.error_code, e.message));
+        return Err(format!(
+            "query failed: {sql}: [{}] {}",
+            e.error_code, e.message
+        ));
     }
     let mut times = Vec::with_capacity(runs.max(1));
     let mut response = warm;
@@ -95,7 +103,9 @@ fn serve_stdin(tables: &MemoryTables, options: Option<&str>) -> Result<(), Strin
             "numDocsScanned": r.num_docs_scanned,
             "error": r.exceptions.first().map(|e| format!("[{}] {}", e.error_code, e.message)),
         });
-        writeln!(out, "{answer}").and_then(|_| out.flush()).map_err(|e| e.to_string())?;
+        writeln!(out, "{answer}")
+            .and_then(|_| out.flush())
+            .map_err(|e| e.to_string())?;
     }
     Ok(())
 }
@@ -137,7 +147,11 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
                 c.min_ms,
                 c.response.num_docs_scanned,
                 c.median_ms / t.median_ms.max(1e-9),
-                if same { "(same answer)" } else { "(ANSWERS DIFFER)" }
+                if same {
+                    "(same answer)"
+                } else {
+                    "(ANSWERS DIFFER)"
+                }
             );
         }
     }

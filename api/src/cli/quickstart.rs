@@ -42,6 +42,7 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
         server_port: args.server_port,
         controller_url: None,
         instance_id: None,
+        tags: None,
         host: "127.0.0.1".into(),
         heartbeat_ms: 500,
         max_upload_bytes: 1 << 30,

@@ -59,17 +59,28 @@ pub fn run(cmd: SegmentCommand) -> Result<(), String> {
 }
 
 fn read_text(path: &Path, what: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {what} '{}': {e}", path.display()))
+    std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {what} '{}': {e}", path.display()))
 }
 
 fn create(args: CreateArgs) -> Result<(), String> {
     let schema = Schema::from_json(&read_text(&args.schema, "schema")?)
         .and_then(|s| s.validate().map(|_| s))
         .map_err(|e| format!("invalid schema '{}': {e}", args.schema.display()))?;
-    let table: serde_json::Value = serde_json::from_str(&read_text(&args.table_config, "table config")?)
-        .map_err(|e| format!("invalid table config '{}': {e}", args.table_config.display()))?;
+    let table: serde_json::Value =
+        serde_json::from_str(&read_text(&args.table_config, "table config")?).map_err(|e| {
+            format!(
+                "invalid table config '{}': {e}",
+                args.table_config.display()
+            )
+        })?;
     let config = BuildConfig::from_table_config_json(&table, &schema, args.segment_name.as_deref())
-        .map_err(|e| format!("invalid table config '{}': {e}", args.table_config.display()))?;
+        .map_err(|e| {
+            format!(
+                "invalid table config '{}': {e}",
+                args.table_config.display()
+            )
+        })?;
     let format = match &args.input_format {
         Some(f) => InputFormat::parse(f).ok_or_else(|| format!("unknown input format '{f}'"))?,
         None => InputFormat::from_path(&args.input).ok_or_else(|| {
@@ -79,11 +90,16 @@ fn create(args: CreateArgs) -> Result<(), String> {
             )
         })?,
     };
-    let input = InputSource { path: args.input.clone(), format };
+    let input = InputSource {
+        path: args.input.clone(),
+        format,
+    };
 
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new_spinner();
-        if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {human_pos} rows read ({per_sec}) {elapsed}") {
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{spinner} {human_pos} rows read ({per_sec}) {elapsed}",
+        ) {
             bar.set_style(style);
         }
         bar
@@ -121,7 +137,9 @@ fn inspect(args: InspectArgs) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         // A closed pipe (`| head`) is not an error.
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write output: {e}"))
+        }
         _ => Ok(()),
     }
 }

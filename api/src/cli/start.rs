@@ -30,6 +30,11 @@ pub struct StartArgs {
     /// Instance id of the server (or of the only role); default `<Role>_<host>_<port>`.
     #[arg(long)]
     pub instance_id: Option<String>,
+    /// Tags for the broker/server instances started here, comma-separated (default
+    /// `DefaultTenant_BROKER` on brokers, `DefaultTenant_OFFLINE,DefaultTenant_REALTIME` on
+    /// servers). Applies when the instance first registers.
+    #[arg(long)]
+    pub tags: Option<String>,
     /// Address to listen on and to register under.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
@@ -52,6 +57,11 @@ impl StartArgs {
         o.server_port = self.server_port;
         o.controller_url = self.controller_url.clone();
         o.instance_id = self.instance_id.clone();
+        o.tags = self
+            .tags
+            .as_deref()
+            .map(crate::controller::tenants::parse_tags)
+            .filter(|t| !t.is_empty());
         o.heartbeat_interval = Duration::from_millis(self.heartbeat_ms.max(10));
         o.heartbeat_timeout = o.heartbeat_interval * 5;
         o.max_upload_bytes = self.max_upload_bytes;

@@ -36,6 +36,9 @@ pub struct UnpackedSegment {
     pub total_docs: u64,
     /// The raw table name the segment's metadata names.
     pub table_name: String,
+    /// The time column and the segment's largest value of it (raw units), if any.
+    pub time_column: Option<String>,
+    pub end_time: Option<i64>,
 }
 
 /// Unpacks `archive` into the (empty) directory `into` and validates the segment in it.
@@ -102,6 +105,8 @@ pub fn unpack(archive: &[u8], into: &Path) -> Result<UnpackedSegment, ArchiveErr
         segment_name: seg.name().to_string(),
         total_docs: u64::from(seg.total_docs()),
         table_name: seg.metadata().table_name.clone(),
+        time_column: seg.metadata().time_column.clone(),
+        end_time: seg.metadata().end_time,
         dir,
     })
 }

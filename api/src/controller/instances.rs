@@ -9,9 +9,10 @@ use super::records::{
 };
 use super::segments::fill_under_replicated;
 use super::table_name::{self, TableType};
+use super::tenants::{broker_tag, default_tags};
 use super::{Controller, ControllerState};
 use crate::http::ApiError;
-use crate::http::body::{parse_json, path_param, read_text};
+use crate::http::body::{parse_json, path_param, query_param, read_text};
 use crate::metadata::{Op, keys};
 use serde::Deserialize;
 use serde_json::json;
@@ -34,24 +35,26 @@ struct Registration {
     instance_type: InstanceType,
     #[serde(default)]
     instance_name: Option<String>,
+    /// Tags for a new instance (`tessera start --tags`); default: Pinot's per role.
+    #[serde(default)]
+    tags: Option<Vec<String>>,
 }
 
-/// Registers (or re-registers) an instance; returns its record.
+/// Registers (or re-registers) an instance; returns its record. A known instance keeps its
+/// stored tags (they may have been changed with `updateTags`); a new one gets `tags`, or its
+/// role's default tags.
 pub fn register_instance(
     c: &Controller,
     host: &str,
     port: u16,
     t: InstanceType,
     name: Option<String>,
+    tags: Option<Vec<String>>,
 ) -> Result<InstanceRecord, ApiError> {
     let id = name.unwrap_or_else(|| instance_id(t, host, port));
-    let tags = match t {
-        InstanceType::Broker => vec!["DefaultTenant_BROKER".to_string()],
-        InstanceType::Server => vec![
-            "DefaultTenant_OFFLINE".to_string(),
-            "DefaultTenant_REALTIME".to_string(),
-        ],
-        InstanceType::Controller => Vec::new(),
+    let tags = match c.instance(&id)? {
+        Some(old) if old.instance_type == t => old.tags,
+        _ => tags.unwrap_or_else(|| default_tags(t)),
     };
     let record = InstanceRecord {
         instance_name: id.clone(),
@@ -71,7 +74,7 @@ async fn register(mut req: Request<ControllerState>) -> tide::Result {
     let r: Registration = parse_json(&text, "Invalid instance json: ")?;
     let c = req.state();
     let _guard = c.write_lock.lock().await;
-    let record = register_instance(c, &r.host, r.port, r.instance_type, r.instance_name)?;
+    let record = register_instance(c, &r.host, r.port, r.instance_type, r.instance_name, r.tags)?;
     if r.instance_type == InstanceType::Server {
         fill_under_replicated(c)?;
     }
@@ -174,8 +177,22 @@ async fn routing(req: Request<ControllerState>) -> tide::Result {
     let c = req.state();
     let (raw, t) = table_name::split(&name);
     let typed = table_name::with_type(raw, t.unwrap_or(TableType::Offline));
-    if c.table_config(&typed)?.is_none() {
-        return Err(ApiError::not_found(format!("Table {typed} does not exist")).into());
+    let config = c
+        .table_config(&typed)?
+        .ok_or_else(|| ApiError::not_found(format!("Table {typed} does not exist")))?;
+    // A broker outside the table's broker tenant does not serve it (the broker answers 410).
+    if let Some(broker) = query_param(&req, "broker") {
+        let tag = broker_tag(&config);
+        let serves = c
+            .instance(&broker)?
+            .is_none_or(|b| b.tags.iter().any(|t| t == &tag));
+        if !serves {
+            return Err(ApiError::new(
+                403,
+                format!("Broker {broker} is not tagged {tag}, the broker tenant of table {typed}"),
+            )
+            .into());
+        }
     }
     Ok(Body::from_json(&routing_table(c, &typed)?)?.into())
 }

@@ -21,10 +21,14 @@ pub mod schemas;
 pub mod segments;
 pub mod table_config;
 pub mod table_name;
+pub mod table_views;
 pub mod tables;
+pub mod tenants;
+pub mod tiers;
 pub mod transform;
 
 use crate::common::loggers::{self, InstanceEndpoint, LoggerState, RemoteLoggerState};
+use crate::http::metrics::{self, Metrics};
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use crate::metadata::MetadataStore;
@@ -64,6 +68,7 @@ pub struct Controller {
     pub write_lock: async_std::sync::Mutex<()>,
     pub client: surf::Client,
     pub logging: LoggingHandle,
+    pub metrics: Arc<Metrics>,
 }
 
 /// The tide state of the controller app.
@@ -83,6 +88,7 @@ impl Controller {
             liveness: Mutex::new(Liveness::default()),
             write_lock: async_std::sync::Mutex::new(()),
             client: crate::cluster::http_client(),
+            metrics: Arc::new(Metrics::new("controller")),
         }
     }
 
@@ -145,12 +151,16 @@ pub fn app(state: ControllerState) -> tide::Server<ControllerState> {
         .get(|_| async { Ok("GOOD") });
     schemas::routes(&mut app);
     tables::routes(&mut app);
+    table_views::routes(&mut app);
     segments::routes(&mut app);
     instances::routes(&mut app);
+    tenants::routes(&mut app);
     query::routes(&mut app);
     ingest::routes(&mut app);
     loggers::routes(&mut app);
     loggers::remote_routes(&mut app);
+    let m = app.state().metrics.clone();
+    metrics::mount(&mut app, m, |_| Vec::new());
     app
 }
 

@@ -24,6 +24,12 @@ pub struct SegmentRecord {
     /// Bumped by `POST /segments/{t}/reload`: servers reopen the segment.
     #[serde(default)]
     pub reload_version: u64,
+    /// The segment's end time (largest time-column value) in epoch millis, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_time_ms: Option<i64>,
+    /// Set once a tier move placed the segment on the tier's servers (their tag).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier_tag: Option<String>,
 }
 
 /// Role of a registered instance.

@@ -13,6 +13,7 @@ use super::catalog::encode;
 use super::records::{InstanceType, SegmentRecord};
 use super::table_config;
 use super::table_name::{self, TableType};
+use super::tenants::server_tag;
 use super::{Controller, ControllerState};
 use crate::cluster::now_ms;
 use crate::http::body::{path_param, query_param, read_bounded};
@@ -31,6 +32,8 @@ pub fn routes(app: &mut tide::Server<ControllerState>) {
     app.at("/segments/:table").get(list).delete(delete_all);
     app.at("/segments/:table/reload").post(reload);
     app.at("/segments/:table/servers").get(servers);
+    app.at("/segments/:table/relocate")
+        .post(super::tiers::relocate_endpoint);
     app.at("/segments/:table/:segment")
         .get(download)
         .delete(delete_segment);
@@ -180,6 +183,7 @@ pub async fn store_archive_if(
         .table_config(typed)?
         .ok_or_else(|| ApiError::bad_request(format!("Failed to find table: {typed}")))?;
     let existing = c.segment(typed, &segment)?;
+    let end_time_ms = super::tiers::end_time_ms(c, typed, &unpacked);
     if let Some(expected) = expected_crc
         && existing.as_ref().map(|e| e.crc) != Some(expected)
     {
@@ -203,10 +207,11 @@ pub async fn store_archive_if(
             total_docs: unpacked.total_docs,
             refresh_time_ms: Some(now),
             archive: file_name,
+            end_time_ms,
             ..old.clone()
         },
         None => {
-            let servers = placement_servers(c)?;
+            let servers = placement_servers(c, &server_tag(&config))?;
             let mut load = server_load(c)?;
             SegmentRecord {
                 segment_name: segment.clone(),
@@ -224,6 +229,8 @@ pub async fn store_archive_if(
                     &mut load,
                 ),
                 reload_version: 0,
+                end_time_ms,
+                tier_tag: None,
             }
         }
     };
@@ -249,16 +256,27 @@ fn remove_archive(deep: &Path, file: &str) {
     }
 }
 
-/// Servers new segments may go to: the online ones, else every registered one.
-pub fn placement_servers(c: &Controller) -> Result<Vec<String>, ApiError> {
+/// Servers tagged `tag` that segments may go to: the online ones, else every registered one.
+pub fn placement_servers(c: &Controller, tag: &str) -> Result<Vec<String>, ApiError> {
     let all: Vec<String> = c
         .instances()?
         .into_iter()
-        .filter(|i| i.instance_type == InstanceType::Server && i.enabled)
+        .filter(|i| {
+            i.instance_type == InstanceType::Server && i.enabled && i.tags.iter().any(|t| t == tag)
+        })
         .map(|i| i.instance_name)
         .collect();
     let online: Vec<String> = all.iter().filter(|s| c.is_online(s)).cloned().collect();
     Ok(if online.is_empty() { all } else { online })
+}
+
+/// The server tag a segment belongs on: its tier's tag once relocated, else its table's
+/// server tenant tag.
+pub fn target_tag(segment: &SegmentRecord, config: &serde_json::Value) -> String {
+    segment
+        .tier_tag
+        .clone()
+        .unwrap_or_else(|| server_tag(config))
 }
 
 /// Segments per server over all tables.
@@ -275,25 +293,24 @@ pub fn server_load(c: &Controller) -> Result<BTreeMap<String, usize>, ApiError> 
 /// Gives segments with fewer servers than their table's replication more servers (after a
 /// server joins). Call with the write lock held.
 pub fn fill_under_replicated(c: &Controller) -> Result<(), ApiError> {
-    let servers = placement_servers(c)?;
-    if servers.is_empty() {
-        return Ok(());
-    }
     let mut load = server_load(c)?;
     let mut ops = Vec::new();
-    let mut replication = BTreeMap::new();
+    let mut configs = BTreeMap::new();
+    let mut candidates: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for mut s in c.all_segments()? {
-        let r = match replication.get(&s.table_name_with_type) {
-            Some(r) => *r,
-            None => {
-                let r = c
-                    .table_config(&s.table_name_with_type)?
-                    .map(|cfg| table_config::replication(&cfg))
-                    .unwrap_or(1);
-                replication.insert(s.table_name_with_type.clone(), r);
-                r
-            }
+        if !configs.contains_key(&s.table_name_with_type) {
+            let cfg = c.table_config(&s.table_name_with_type)?;
+            configs.insert(s.table_name_with_type.clone(), cfg);
+        }
+        let Some(Some(config)) = configs.get(&s.table_name_with_type) else {
+            continue;
         };
+        let r = table_config::replication(config);
+        let tag = target_tag(&s, config);
+        if !candidates.contains_key(&tag) {
+            candidates.insert(tag.clone(), placement_servers(c, &tag)?);
+        }
+        let servers = &candidates[&tag];
         let live: Vec<String> = s
             .servers
             .iter()
@@ -301,7 +318,7 @@ pub fn fill_under_replicated(c: &Controller) -> Result<(), ApiError> {
             .cloned()
             .collect();
         if live.len() < r && servers.len() > live.len() {
-            let placed = assignment::place(r, &s.servers, &servers, &mut load);
+            let placed = assignment::place(r, &s.servers, servers, &mut load);
             let mut merged = s.servers.clone();
             merged.extend(placed.into_iter().filter(|p| !s.servers.contains(p)));
             if merged != s.servers {
@@ -408,14 +425,26 @@ async fn delete_all(req: Request<ControllerState>) -> tide::Result {
     }
     let mut removed = Vec::new();
     for (_, typed) in &tables {
-        removed.extend(c.segments(typed)?.into_iter().map(|s| (typed.clone(), s.archive)));
+        removed.extend(
+            c.segments(typed)?
+                .into_iter()
+                .map(|s| (typed.clone(), s.archive)),
+        );
     }
-    c.commit(tables.iter().map(|(_, typed)| Op::DeletePrefix(keys::segments_of(typed))).collect())?;
+    c.commit(
+        tables
+            .iter()
+            .map(|(_, typed)| Op::DeletePrefix(keys::segments_of(typed)))
+            .collect(),
+    )?;
     for (typed, file) in removed {
         remove_archive(&c.deep_store_dir(&typed), &file);
     }
     let names: Vec<&str> = tables.iter().map(|(_, n)| n.as_str()).collect();
-    Ok(Body::from_json(&json!({"status": format!("All segments of table {} deleted", names.join(", "))}))?.into())
+    Ok(Body::from_json(
+        &json!({"status": format!("All segments of table {} deleted", names.join(", "))}),
+    )?
+    .into())
 }
 
 async fn delete_segment(req: Request<ControllerState>) -> tide::Result {

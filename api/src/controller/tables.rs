@@ -8,6 +8,7 @@ use super::follow_up::required_follow_up;
 use super::schemas::config_text;
 use super::table_config::{self, Checked};
 use super::table_name::{self, TableType};
+use super::tenants::validate_tenants;
 use crate::http::ApiError;
 use crate::http::body::{path_param, query_param};
 use crate::metadata::{Op, keys};
@@ -97,6 +98,7 @@ async fn create(mut req: Request<ControllerState>) -> tide::Result {
         .into());
     }
     validate_with_schema(c, &checked)?;
+    validate_tenants(c, &checked.config)?;
     c.commit(vec![Op::Put(keys::table(&typed), encode(&checked.json()))])?;
     config_response(
         &checked.unrecognized,

@@ -10,6 +10,7 @@ pub mod blocking;
 pub mod body;
 pub mod error;
 pub mod listener;
+pub mod metrics;
 pub mod multipart;
 
 pub use blocking::on_rayon;

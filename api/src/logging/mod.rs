@@ -157,7 +157,9 @@ pub fn init_for_tests() -> Result<LoggingHandle, LoggingError> {
     // Serialised so that two tests starting at once cannot both clear the directory: only
     // the first caller ever removes it, before the logger is installed.
     static FIRST: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _first = FIRST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _first = FIRST
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(handle) = global() {
         return Ok(handle);
     }

@@ -10,6 +10,7 @@ pub mod sync;
 
 use crate::common::loggers::{self, LoggerState};
 use crate::http::body::{parse_json, read_text};
+use crate::http::metrics::{self, Metrics};
 use crate::http::on_rayon;
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
@@ -40,6 +41,8 @@ pub struct ServerConfig {
     pub segment_dir: PathBuf,
     /// Time between heartbeats.
     pub heartbeat_interval: Duration,
+    /// Tags to register with when new (default: `DefaultTenant_OFFLINE`/`_REALTIME`).
+    pub tags: Option<Vec<String>>,
 }
 
 /// The server's state.
@@ -48,6 +51,7 @@ pub struct Server {
     pub hosted: Hosted,
     pub client: surf::Client,
     pub logging: LoggingHandle,
+    pub metrics: Arc<Metrics>,
 }
 
 /// The tide state of the server app.
@@ -65,6 +69,7 @@ impl Server {
             hosted,
             client: crate::cluster::http_client(),
             logging,
+            metrics: Arc::new(Metrics::new("server")),
         })
     }
 }
@@ -83,6 +88,15 @@ pub fn app(state: ServerState) -> tide::Server<ServerState> {
     app.at("/tessera/query").post(query);
     app.at("/tessera/segments/:table").get(hosted_segments);
     loggers::routes(&mut app);
+    let m = app.state().metrics.clone();
+    metrics::mount(&mut app, m, |s: &ServerState| {
+        let loaded: usize = s.hosted.loaded().values().map(Vec::len).sum();
+        vec![(
+            "tessera_segments_loaded",
+            "Segments loaded on this server.",
+            loaded as f64,
+        )]
+    });
     app
 }
 
@@ -116,6 +130,9 @@ struct ServerQuery {
     table_name_with_type: String,
     segments: Vec<String>,
     plan: ServerQueryPlan,
+    /// Record per-segment operator traces (`"trace": true`).
+    #[serde(default)]
+    trace: bool,
 }
 
 /// Runs a broker's server plan over the named hosted segments (on rayon) and answers the
@@ -141,12 +158,25 @@ async fn query(mut req: Request<ServerState>) -> tide::Result {
         }
     }
     let plan = q.plan;
-    let mut result = on_rayon(move || {
-        let ctx = QueryContext::new(plan.options.clone());
-        execute_server(&plan, &segments, &ctx)
+    let trace = q.trace;
+    let (mut result, traces) = on_rayon(move || {
+        let mut ctx = QueryContext::new(plan.options.clone());
+        if trace {
+            ctx = ctx.with_trace();
+        }
+        let result = execute_server(&plan, &segments, &ctx);
+        (result, ctx.trace.map(|t| t.take()))
     })
     .await
     .map_err(|e| crate::http::ApiError::internal(format!("query execution failed: {e}")))?;
     result.exceptions.extend(missing);
-    Ok(Body::from_json(&result)?.into())
+    let server = req.state();
+    server
+        .metrics
+        .add_docs_scanned(result.stats.num_docs_scanned);
+    let mut body = serde_json::to_value(&result)?;
+    if let Some(t) = traces {
+        body["trace"] = serde_json::to_value(t)?;
+    }
+    Ok(Body::from_json(&body)?.into())
 }

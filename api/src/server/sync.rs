@@ -21,6 +21,8 @@ pub struct Member {
     pub port: u16,
     pub instance_type: InstanceType,
     pub controller_url: String,
+    /// Tags to register with (used only when the controller does not know us yet).
+    pub tags: Option<Vec<String>>,
 }
 
 impl Member {
@@ -28,6 +30,7 @@ impl Member {
         let body = json!({
             "host": self.host, "port": self.port,
             "type": self.instance_type, "instanceName": self.instance_id,
+            "tags": self.tags,
         });
         let res = client
             .post(format!("{}/instances", self.controller_url))
@@ -113,6 +116,7 @@ pub async fn server_loop(server: ServerState, stop: Arc<AtomicBool>) {
         port: c.port,
         instance_type: InstanceType::Server,
         controller_url: c.controller_url.clone(),
+        tags: c.tags.clone(),
     };
     let mut registered = false;
     while !stop.load(Ordering::Relaxed) {

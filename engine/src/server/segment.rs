@@ -65,8 +65,10 @@ pub fn execute_segment(
             groups_limit_reached: false,
         });
     }
+    let traced = ctx.trace.as_ref().map(|_| std::time::Instant::now());
     let mut exec = FilterExecutor::new(segment, ctx);
     let docs = exec.run(&node)?;
+    let filtered = traced.map(|t0| (t0.elapsed(), std::time::Instant::now()));
     let output = match &plan.kind {
         ServerQueryKind::Selection {
             exprs,
@@ -89,11 +91,41 @@ pub fn execute_segment(
     stats.num_docs_scanned = output.docs_scanned;
     stats.num_entries_scanned_post_filter = output.entries_scanned_post_filter;
     stats.num_segments_matched = u64::from(!docs.is_empty());
+    if let (Some(collector), Some((filter_time, t1))) = (&ctx.trace, filtered) {
+        collector.record(crate::trace::SegmentTrace {
+            segment: segment.name().to_string(),
+            operators: vec![
+                crate::trace::OperatorTrace {
+                    operator: "FilterOperator".into(),
+                    time_ns: filter_time.as_nanos() as u64,
+                    rows: docs.len(),
+                },
+                crate::trace::OperatorTrace {
+                    operator: operator_name(&plan.kind).into(),
+                    time_ns: t1.elapsed().as_nanos() as u64,
+                    rows: output.docs_scanned,
+                },
+            ],
+        });
+    }
     Ok(SegmentResult {
         data: output.data,
         stats,
         groups_limit_reached: output.groups_limit_reached,
     })
+}
+
+/// Pinot's name for the operator that runs a server query kind (tracing).
+fn operator_name(kind: &ServerQueryKind) -> &'static str {
+    match kind {
+        ServerQueryKind::Selection { order_by, .. } if order_by.is_empty() => {
+            "SelectionOnlyOperator"
+        }
+        ServerQueryKind::Selection { .. } => "SelectionOrderByOperator",
+        ServerQueryKind::Distinct { .. } => "DistinctOperator",
+        ServerQueryKind::Aggregation { .. } => "AggregationOperator",
+        ServerQueryKind::GroupBy { .. } => "GroupByOperator",
+    }
 }
 
 fn join(parts: impl IntoIterator<Item = String>) -> String {

@@ -1,0 +1,260 @@
+//! Tenants and instance tags (`PinotTenantRestletResource`, `PinotInstanceRestletResource`).
+//!
+//! A tenant is a set of instances sharing a tag: brokers tagged `<tenant>_BROKER`, servers
+//! `<tenant>_OFFLINE` / `<tenant>_REALTIME`. A table names its broker and server tenant
+//! (`tenants.broker`/`tenants.server`, `DefaultTenant` when unset): its segments go only to
+//! servers with its server tag and its queries are answered only by brokers with its broker tag.
+//! Endpoints: `GET/POST /tenants`, `GET /tenants/{name}`, `PUT /instances/{id}/updateTags`.
+
+use super::ControllerState;
+use super::catalog::encode;
+use super::records::{InstanceRecord, InstanceType};
+use super::{Controller, segments::fill_under_replicated};
+use crate::http::ApiError;
+use crate::http::body::{parse_json, path_param, query_param, read_text};
+use crate::metadata::{Op, keys};
+use segments::types::{TableConfig, TableType};
+use serde::Deserialize;
+use serde_json::{Value as Json, json};
+use std::collections::BTreeSet;
+use tide::{Body, Request};
+
+/// Tag of brokers without a tenant (Pinot's `broker_untagged`).
+pub const BROKER_UNTAGGED: &str = "broker_untagged";
+/// Tag of servers without a tenant (Pinot's `server_untagged`).
+pub const SERVER_UNTAGGED: &str = "server_untagged";
+
+/// Mounts the tenant endpoints.
+pub fn routes(app: &mut tide::Server<ControllerState>) {
+    app.at("/tenants").get(list).post(create);
+    app.at("/tenants/:name").get(get);
+    app.at("/instances/:id/updateTags").put(update_tags);
+}
+
+/// The tags a new instance of type `t` gets when none are given (Pinot's defaults).
+pub fn default_tags(t: InstanceType) -> Vec<String> {
+    match t {
+        InstanceType::Broker => vec!["DefaultTenant_BROKER".to_string()],
+        InstanceType::Server => vec![
+            "DefaultTenant_OFFLINE".to_string(),
+            "DefaultTenant_REALTIME".to_string(),
+        ],
+        InstanceType::Controller => Vec::new(),
+    }
+}
+
+/// Splits `a, b,,c` into tags (trimmed, empties dropped).
+pub fn parse_tags(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The tenant a tag names and whether it is a broker tag (`x_BROKER` → `(x, true)`).
+pub fn tenant_of_tag(tag: &str) -> Option<(&str, bool)> {
+    if let Some(t) = tag.strip_suffix("_BROKER") {
+        return Some((t, true));
+    }
+    tag.strip_suffix("_OFFLINE")
+        .or_else(|| tag.strip_suffix("_REALTIME"))
+        .map(|t| (t, false))
+}
+
+/// Registered instances carrying `tag`.
+pub fn tagged(c: &Controller, tag: &str) -> Result<Vec<InstanceRecord>, ApiError> {
+    Ok(c.instances()?
+        .into_iter()
+        .filter(|i| i.tags.iter().any(|t| t == tag))
+        .collect())
+}
+
+/// The typed config of a stored table config JSON (None when unreadable).
+pub fn parse_config(config: &Json) -> Option<TableConfig> {
+    TableConfig::from_value(config.clone()).ok()
+}
+
+/// The server tag of a stored table config (`DefaultTenant_OFFLINE` when unreadable).
+pub fn server_tag(config: &Json) -> String {
+    parse_config(config)
+        .map(|c| c.tenants.server_tag(c.table_type))
+        .unwrap_or_else(|| "DefaultTenant_OFFLINE".to_string())
+}
+
+/// The broker tag of a stored table config.
+pub fn broker_tag(config: &Json) -> String {
+    parse_config(config)
+        .map(|c| c.tenants.broker_tag())
+        .unwrap_or_else(|| "DefaultTenant_BROKER".to_string())
+}
+
+/// Pinot's check on `POST /tables`: the table's broker and server tags must each have
+/// instances (`Failed to find instances with tag: ... for table: ...`).
+pub fn validate_tenants(c: &Controller, config: &TableConfig) -> Result<(), ApiError> {
+    let typed = config.table_name_with_type();
+    let server = config.tenants.server_tag(config.table_type);
+    for tag in [config.tenants.broker_tag(), server] {
+        if tagged(c, &tag)?.is_empty() {
+            return Err(ApiError::bad_request(format!(
+                "Invalid table config for table {typed}: Failed to find instances with tag: {tag} for table: {typed}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+async fn list(req: Request<ControllerState>) -> tide::Result {
+    let mut servers = BTreeSet::new();
+    let mut brokers = BTreeSet::new();
+    for i in req.state().instances()? {
+        for tag in &i.tags {
+            match tenant_of_tag(tag) {
+                Some((t, true)) => brokers.insert(t.to_string()),
+                Some((t, false)) => servers.insert(t.to_string()),
+                None => false,
+            };
+        }
+    }
+    Ok(Body::from_json(&json!({"SERVER_TENANTS": servers, "BROKER_TENANTS": brokers}))?.into())
+}
+
+async fn get(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "name")?;
+    let mut servers = BTreeSet::new();
+    let mut brokers = BTreeSet::new();
+    for i in req.state().instances()? {
+        for tag in &i.tags {
+            if let Some((t, broker)) = tenant_of_tag(tag)
+                && t == name
+            {
+                if broker {
+                    brokers.insert(i.instance_name.clone());
+                } else {
+                    servers.insert(i.instance_name.clone());
+                }
+            }
+        }
+    }
+    if servers.is_empty() && brokers.is_empty() {
+        return Err(ApiError::not_found(format!("Failed to find tenant {name}")).into());
+    }
+    Ok(Body::from_json(&json!({
+        "ServerInstances": servers, "BrokerInstances": brokers, "tenantName": name,
+    }))?
+    .into())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TenantRequest {
+    tenant_role: String,
+    tenant_name: String,
+    #[serde(default)]
+    number_of_instances: Option<usize>,
+    #[serde(default)]
+    offline_instances: Option<usize>,
+    #[serde(default)]
+    realtime_instances: Option<usize>,
+}
+
+fn is_untagged(i: &InstanceRecord) -> bool {
+    i.tags
+        .iter()
+        .all(|t| t == BROKER_UNTAGGED || t == SERVER_UNTAGGED)
+}
+
+async fn create(mut req: Request<ControllerState>) -> tide::Result {
+    let text = read_text(&mut req, 1 << 20).await?;
+    let r: TenantRequest = parse_json(&text, "Invalid tenant json: ")?;
+    let role = match r.tenant_role.to_ascii_uppercase().as_str() {
+        "SERVER" => InstanceType::Server,
+        "BROKER" => InstanceType::Broker,
+        other => {
+            return Err(ApiError::bad_request(format!("Invalid tenant role: {other}")).into());
+        }
+    };
+    if r.tenant_name.trim().is_empty() {
+        return Err(ApiError::bad_request("Tenant name cannot be empty").into());
+    }
+    let wanted = r
+        .number_of_instances
+        .or(r.offline_instances.max(r.realtime_instances))
+        .unwrap_or(1);
+    let c = req.state();
+    let _guard = c.write_lock.lock().await;
+    let mut free: Vec<InstanceRecord> = c
+        .instances()?
+        .into_iter()
+        .filter(|i| i.instance_type == role && is_untagged(i))
+        .collect();
+    if free.len() < wanted {
+        return Err(ApiError::bad_request(format!(
+            "Failed to create tenant: {}, not enough untagged {} instances (need {wanted}, have {})",
+            r.tenant_name,
+            r.tenant_role.to_ascii_lowercase(),
+            free.len()
+        ))
+        .into());
+    }
+    free.truncate(wanted);
+    let tags: Vec<String> = match role {
+        InstanceType::Broker => vec![format!("{}_BROKER", r.tenant_name)],
+        _ => [TableType::Offline, TableType::Realtime]
+            .iter()
+            .map(|t| format!("{}{}", r.tenant_name, t.suffix()))
+            .collect(),
+    };
+    let ops = free
+        .into_iter()
+        .map(|mut i| {
+            i.tags = tags.clone();
+            Op::Put(keys::instance(&i.instance_name), encode(&i))
+        })
+        .collect();
+    c.commit(ops)?;
+    if role == InstanceType::Server {
+        fill_under_replicated(c)?;
+    }
+    Ok(Body::from_json(&json!({"status": "Succeeded"}))?.into())
+}
+
+async fn update_tags(req: Request<ControllerState>) -> tide::Result {
+    let id = path_param(&req, "id")?;
+    let tags = query_param(&req, "tags")
+        .map(|t| parse_tags(&t))
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| ApiError::bad_request("Must provide tags to update"))?;
+    let c = req.state();
+    let _guard = c.write_lock.lock().await;
+    let mut record = c
+        .instance(&id)?
+        .ok_or_else(|| ApiError::not_found(format!("Instance {id} not found")))?;
+    record.tags = tags.clone();
+    c.commit(vec![Op::Put(keys::instance(&id), encode(&record))])?;
+    if record.instance_type == InstanceType::Server {
+        fill_under_replicated(c)?;
+    }
+    Ok(Body::from_json(&json!({
+        "status": format!("Updated tags: [{}] for instance: {id}", tags.join(", "))
+    }))?
+    .into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_name_tenants() {
+        assert_eq!(tenant_of_tag("a_BROKER"), Some(("a", true)));
+        assert_eq!(
+            tenant_of_tag("DefaultTenant_REALTIME"),
+            Some(("DefaultTenant", false))
+        );
+        assert_eq!(tenant_of_tag("cold_OFFLINE"), Some(("cold", false)));
+        assert_eq!(tenant_of_tag("server_untagged"), None);
+        assert_eq!(parse_tags(" a, b,,c "), vec!["a", "b", "c"]);
+        assert_eq!(default_tags(InstanceType::Server).len(), 2);
+    }
+}
