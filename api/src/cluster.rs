@@ -103,6 +103,14 @@ pub struct StartOptions {
     pub logging: Option<LoggingHandle>,
     /// Whether the installed logger also writes to stderr.
     pub log_to_stderr: bool,
+    /// Directory of the installed logger's files; `None` is `<data dir>/logs`.
+    pub log_dir: Option<PathBuf>,
+    /// Size at which the installed logger rotates its active file.
+    pub log_max_file_bytes: u64,
+    /// Files the installed logger keeps per instance, the active one included.
+    pub log_max_files: usize,
+    /// Level of the installed logger's `root`.
+    pub log_level: log::LevelFilter,
 }
 
 impl StartOptions {
@@ -125,6 +133,10 @@ impl StartOptions {
             relocation_interval: Duration::from_secs(60),
             logging: None,
             log_to_stderr: true,
+            log_dir: None,
+            log_max_file_bytes: 64 << 20,
+            log_max_files: 10,
+            log_level: log::LevelFilter::Info,
         }
     }
 
@@ -265,10 +277,16 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         .unwrap_or_default();
     let logging = match &opts.logging {
         Some(h) => h.clone(),
-        None => logging::init(LogConfig {
-            stderr: opts.log_to_stderr,
-            ..LogConfig::new(default_log_dir(&opts.data_dir), primary)
-        })?,
+        None => {
+            let dir = (opts.log_dir.clone()).unwrap_or_else(|| default_log_dir(&opts.data_dir));
+            logging::init(LogConfig {
+                stderr: opts.log_to_stderr,
+                max_file_bytes: opts.log_max_file_bytes,
+                max_files: opts.log_max_files.max(1),
+                default_level: opts.log_level,
+                ..LogConfig::new(dir, primary)
+            })?
+        }
     };
 
     let mut local_controller: Option<Arc<Controller>> = None;

@@ -261,3 +261,70 @@ async fn controller_broker_and_two_servers_as_processes() {
     .await;
     assert_eq!(count().await["resultTable"]["rows"], json!([[400]]));
 }
+
+#[async_std::test]
+async fn log_dir_rotation_and_level_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("elsewhere");
+    let data = dir.path().join("data");
+    let (_p, ctl) = start(
+        &[
+            "--controller-port",
+            "0",
+            "--broker-port",
+            "0",
+            "--server-port",
+            "0",
+            "--data-dir",
+            data.to_str().unwrap(),
+            "--log-dir",
+            logs.to_str().unwrap(),
+            "--log-max-file-bytes",
+            "4096",
+            "--log-max-files",
+            "3",
+            "--log-level",
+            "debug",
+            "--no-log-stderr",
+        ],
+        "controller",
+    );
+    let (status, root) = call("GET", &format!("{ctl}/loggers/root"), None).await;
+    assert_eq!((status, root["level"].clone()), (200, json!("DEBUG")));
+    // Enough requests to fill several 4 KiB files.
+    for _ in 0..300 {
+        call("GET", &format!("{ctl}/loggers/root"), None).await;
+    }
+    let on_disk: Vec<String> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        (2..=3).contains(&on_disk.len()),
+        "expected rotation to keep 2..=3 files, found {on_disk:?}"
+    );
+    assert!(!data.join("logs").exists(), "logs went to the data dir");
+    let (status, listed) = call("GET", &format!("{ctl}/loggers/files"), None).await;
+    assert_eq!(status, 200);
+    let mut listed: Vec<String> = serde_json::from_value(listed).unwrap();
+    let mut on_disk = on_disk;
+    listed.sort();
+    on_disk.sort();
+    assert_eq!(listed, on_disk);
+}
+
+#[test]
+fn bad_log_flags_are_rejected_before_starting() {
+    for (flag, value, message) in [
+        ("--log-level", "LOUD", "unknown log level 'LOUD'"),
+        ("--log-max-files", "0", "must be at least 1"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_tessera"))
+            .args(["start", "--controller-port", "0", flag, value])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "{flag} {value}: {stderr}");
+    }
+}

@@ -8,7 +8,7 @@ set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 venv="$here/.venv"
-bin="${TESSERA_BIN:-$repo/target/debug/tessera}"
+bin="${TESSERA_BIN:-${CARGO_TARGET_DIR:-$repo/target}/debug/tessera}"
 # Pinned clients (shared/reference/peers.md §1) and the requests/SQLAlchemy versions tested with them.
 requirements=(
     "pinotdb[sqlalchemy]==9.2.2"

@@ -1,7 +1,7 @@
 //! `tessera quickstart`: starts all roles on Pinot's ports, loads the sample `lineitem` table
 //! (generated rows, sorted/inverted/range indexes) and prints curl and pinotdb examples.
 
-use crate::cli::start::{StartArgs, print_urls};
+use crate::cli::start::{LogArgs, StartArgs, print_urls};
 use crate::{cluster, quickstart};
 use clap::Args;
 use std::path::PathBuf;
@@ -27,6 +27,8 @@ pub struct QuickstartArgs {
     /// Server port.
     #[arg(long, default_value_t = 8098)]
     pub server_port: u16,
+    #[command(flatten)]
+    pub log: LogArgs,
 }
 
 /// Runs `tessera quickstart`.
@@ -46,6 +48,7 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
         host: "127.0.0.1".into(),
         heartbeat_ms: 500,
         max_upload_bytes: 1 << 30,
+        log: args.log.clone(),
     };
     let opts = start.options()?;
     async_std::task::block_on(async move {

@@ -44,6 +44,8 @@ pub struct StartArgs {
     /// Largest accepted segment upload, in bytes.
     #[arg(long, default_value_t = 1 << 30)]
     pub max_upload_bytes: u64,
+    #[command(flatten)]
+    pub log: LogArgs,
 }
 
 impl StartArgs {
@@ -65,7 +67,45 @@ impl StartArgs {
         o.heartbeat_interval = Duration::from_millis(self.heartbeat_ms.max(10));
         o.heartbeat_timeout = o.heartbeat_interval * 5;
         o.max_upload_bytes = self.max_upload_bytes;
+        self.log.apply(&mut o)?;
         Ok(o)
+    }
+}
+
+/// Logging options shared by `tessera start` and `tessera quickstart`.
+#[derive(Args, Debug, Clone)]
+pub struct LogArgs {
+    /// Directory of this process's rotating log files (default `<data-dir>/logs`).
+    #[arg(long)]
+    pub log_dir: Option<PathBuf>,
+    /// Size in bytes at which the active log file is rotated.
+    #[arg(long, default_value_t = 64 << 20)]
+    pub log_max_file_bytes: u64,
+    /// Log files kept per instance, the active one included.
+    #[arg(long, default_value_t = 10)]
+    pub log_max_files: usize,
+    /// Level of the `root` logger at start (OFF, ERROR, WARN, INFO, DEBUG, TRACE); change it at
+    /// runtime with `PUT /loggers/root?level=`.
+    #[arg(long, default_value = "INFO")]
+    pub log_level: String,
+    /// Do not copy log lines to stderr (files only).
+    #[arg(long)]
+    pub no_log_stderr: bool,
+}
+
+impl LogArgs {
+    /// Writes these options into `o`; a zero size/count or an unknown level is an error.
+    pub fn apply(&self, o: &mut StartOptions) -> Result<(), String> {
+        if self.log_max_file_bytes == 0 || self.log_max_files == 0 {
+            return Err("--log-max-file-bytes and --log-max-files must be at least 1".into());
+        }
+        o.log_dir = self.log_dir.clone();
+        o.log_max_file_bytes = self.log_max_file_bytes;
+        o.log_max_files = self.log_max_files;
+        o.log_level = crate::logging::levels::parse_level(&self.log_level)
+            .ok_or_else(|| format!("unknown log level '{}'", self.log_level))?;
+        o.log_to_stderr = !self.no_log_stderr;
+        Ok(())
     }
 }
 
