@@ -134,7 +134,13 @@ pub async fn scatter(
                     .await
                     .map_err(|e| e.to_string())?;
                 if !res.status().is_success() {
-                    return Err(format!("HTTP {}", res.status()));
+                    // Read the body whole: it says why, and leaves the pooled connection clean.
+                    let text = res.body_string().await.unwrap_or_default();
+                    let why = serde_json::from_str::<Json>(&text)
+                        .ok()
+                        .and_then(|j| j["message"].as_str().map(str::to_string))
+                        .unwrap_or(text);
+                    return Err(format!("HTTP {}: {}", res.status(), why));
                 }
                 res.body_json::<Json>().await.map_err(|e| e.to_string())
             };

@@ -11,6 +11,7 @@ use super::segments::fill_under_replicated;
 use super::table_name::{self, TableType};
 use super::tenants::{broker_tag, default_tags};
 use super::{Controller, ControllerState};
+use crate::cluster::now_ms;
 use crate::http::ApiError;
 use crate::http::body::{parse_json, path_param, query_param, read_text};
 use crate::metadata::{Op, keys};
@@ -150,7 +151,14 @@ async fn heartbeat(mut req: Request<ControllerState>) -> tide::Result {
     Ok(Body::from_json(&json!({ "segments": assignment_of(c, &id)? }))?.into())
 }
 
+/// How long a pushed segment that no server has loaded yet counts as *new*: as Pinot's
+/// broker (`InstanceSelector`'s new-segment expiration, 5 minutes), a new segment is left out of
+/// routing instead of being reported unavailable, so a query right after an upload answers
+/// from the segments that are online rather than failing with error 305.
+pub const NEW_SEGMENT_GRACE_MS: i64 = 5 * 60 * 1000;
+
 /// The routing table of a typed table: each segment with the online servers that loaded it.
+/// New segments (see [`NEW_SEGMENT_GRACE_MS`]) not yet loaded anywhere are left out.
 pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiError> {
     let mut table = RoutingTable {
         table_name_with_type: typed.to_string(),
@@ -167,7 +175,12 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
                 hosts.push(server.clone());
             }
         }
-        table.segments.insert(s.segment_name, hosts);
+        let new = hosts.is_empty()
+            && now_ms().saturating_sub(s.push_time_ms) < NEW_SEGMENT_GRACE_MS
+            && !c.was_ever_loaded(typed, &s.segment_name);
+        if !new {
+            table.segments.insert(s.segment_name, hosts);
+        }
     }
     Ok(table)
 }

@@ -33,7 +33,7 @@ use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use crate::metadata::MetadataStore;
 use records::LoadedSegments;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -57,6 +57,9 @@ pub struct ControllerConfig {
 pub struct Liveness {
     last_seen: HashMap<String, Instant>,
     loaded: HashMap<String, LoadedSegments>,
+    /// `(table, segment)` pairs some server has reported loaded since this controller started:
+    /// a segment not in here is *new* in Pinot's sense (see [`instances::routing_table`]).
+    ever_loaded: HashSet<(String, String)>,
 }
 
 /// The controller's state, shared by its handlers.
@@ -107,6 +110,13 @@ impl Controller {
         if let Ok(mut l) = self.liveness.lock() {
             l.last_seen.insert(id.to_string(), Instant::now());
             if let Some(loaded) = loaded {
+                for (table, segments) in &loaded {
+                    for segment in segments {
+                        if !l.ever_loaded.contains(&(table.clone(), segment.clone())) {
+                            l.ever_loaded.insert((table.clone(), segment.clone()));
+                        }
+                    }
+                }
                 l.loaded.insert(id.to_string(), loaded);
             }
         }
@@ -126,6 +136,14 @@ impl Controller {
                     .map(|t| t.elapsed() < self.config.heartbeat_timeout)
             })
             .unwrap_or(false)
+    }
+
+    /// Whether any server has reported `segment` of `table` loaded since this controller started.
+    pub fn was_ever_loaded(&self, table: &str, segment: &str) -> bool {
+        self.liveness.lock().is_ok_and(|l| {
+            l.ever_loaded
+                .contains(&(table.to_string(), segment.to_string()))
+        })
     }
 
     /// Whether online server `id` reports `segment` of `table` loaded.

@@ -19,20 +19,21 @@ use std::collections::{HashMap, HashSet};
 pub enum AggState {
     Count(i64),
     /// `None` until a value is seen.
-    Sum(Option<f64>),
-    Min(Option<f64>),
-    Max(Option<f64>),
+    Sum(#[serde(with = "segments::types::value::non_finite::option")] Option<f64>),
+    Min(#[serde(with = "segments::types::value::non_finite::option")] Option<f64>),
+    Max(#[serde(with = "segments::types::value::non_finite::option")] Option<f64>),
     Avg {
+        #[serde(with = "segments::types::value::non_finite")]
         sum: f64,
         count: i64,
     },
-    MinMax(Option<(f64, f64)>),
+    MinMax(#[serde(with = "segments::types::value::non_finite::option_pair")] Option<(f64, f64)>),
     /// Exact distinct values (DISTINCTCOUNT).
     Distinct(HashSet<Key>),
     /// DISTINCTCOUNTHLL.
     Hll(#[serde(with = "super::sketch_serde")] HyperLogLog),
     /// All values (PERCENTILE).
-    Values(Vec<f64>),
+    Values(#[serde(with = "segments::types::value::non_finite::vec")] Vec<f64>),
     /// PERCENTILETDIGEST.
     TDigest(#[serde(with = "super::sketch_serde")] TDigest),
     /// PERCENTILEEST.
@@ -240,6 +241,30 @@ pub fn exact_percentile(values: &[f64], p: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn infinite_and_nan_states_cross_the_wire() {
+        let states = [
+            AggState::Sum(Some(f64::INFINITY)),
+            AggState::Sum(None),
+            AggState::Min(Some(f64::NEG_INFINITY)),
+            AggState::Max(Some(1.5)),
+            AggState::Avg {
+                sum: f64::NEG_INFINITY,
+                count: 2,
+            },
+            AggState::MinMax(Some((f64::NEG_INFINITY, f64::INFINITY))),
+            AggState::Values(vec![1.0, f64::INFINITY]),
+        ];
+        for s in states {
+            let text = serde_json::to_string(&s).unwrap();
+            assert_eq!(
+                serde_json::from_str::<AggState>(&text).unwrap(),
+                s,
+                "{text}"
+            );
+        }
+    }
 
     #[test]
     fn empty_results_follow_v1_defaults() {

@@ -16,8 +16,8 @@ pub enum Value {
     Null,
     Int(i32),
     Long(i64),
-    Float(f32),
-    Double(f64),
+    Float(#[serde(with = "non_finite")] f32),
+    Double(#[serde(with = "non_finite")] f64),
     /// A decimal kept in its canonical plain-string form (`toPlainString`).
     BigDecimal(String),
     Boolean(bool),
@@ -27,6 +27,135 @@ pub enum Value {
     Json(String),
     Bytes(Vec<u8>),
     Array(Vec<Value>),
+}
+
+/// Serde for float cells that keeps NaN and ±infinity (JSON has no literal for them; Pinot's
+/// default null value of a FLOAT/DOUBLE dimension is `-Infinity`): finite values are numbers,
+/// the others the strings `"NaN"`, `"Infinity"`, `"-Infinity"`, as Java prints them.
+pub mod non_finite {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// A float type that travels through `f64`.
+    pub trait Float: Copy {
+        fn to_f64(self) -> f64;
+        fn from_f64(v: f64) -> Self;
+    }
+    impl Float for f64 {
+        fn to_f64(self) -> f64 {
+            self
+        }
+        fn from_f64(v: f64) -> f64 {
+            v
+        }
+    }
+    impl Float for f32 {
+        fn to_f64(self) -> f64 {
+            f64::from(self)
+        }
+        fn from_f64(v: f64) -> f32 {
+            v as f32
+        }
+    }
+
+    /// A float that (de)serializes through this module; for containers of floats.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Wrap<F>(pub F);
+
+    impl<F: Float> serde::Serialize for Wrap<F> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            serialize(&self.0, s)
+        }
+    }
+
+    impl<'de, F: Float> Deserialize<'de> for Wrap<F> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            deserialize(d).map(Wrap)
+        }
+    }
+
+    /// `Option<f64>` fields.
+    pub mod option {
+        use super::Wrap;
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+            v.map(Wrap).serialize(s)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+            Ok(Option::<Wrap<f64>>::deserialize(d)?.map(|w| w.0))
+        }
+    }
+
+    /// `Option<(f64, f64)>` fields.
+    pub mod option_pair {
+        use super::Wrap;
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        pub fn serialize<S: Serializer>(v: &Option<(f64, f64)>, s: S) -> Result<S::Ok, S::Error> {
+            v.map(|(a, b)| (Wrap(a), Wrap(b))).serialize(s)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<(f64, f64)>, D::Error> {
+            Ok(Option::<(Wrap<f64>, Wrap<f64>)>::deserialize(d)?.map(|(a, b)| (a.0, b.0)))
+        }
+    }
+
+    /// `Vec<f64>` fields.
+    pub mod vec {
+        use super::Wrap;
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        pub fn serialize<S: Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(v.iter().map(|x| Wrap(*x)))
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+            Ok(Vec::<Wrap<f64>>::deserialize(d)?
+                .into_iter()
+                .map(|w| w.0)
+                .collect())
+        }
+    }
+
+    /// Serializes `v`, non-finite values as text.
+    pub fn serialize<F: Float, S: Serializer>(v: &F, s: S) -> Result<S::Ok, S::Error> {
+        let v = v.to_f64();
+        if v.is_nan() {
+            s.serialize_str("NaN")
+        } else if v.is_infinite() {
+            s.serialize_str(if v > 0.0 { "Infinity" } else { "-Infinity" })
+        } else {
+            s.serialize_f64(v)
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum NumberOrText {
+        Number(f64),
+        Text(String),
+    }
+
+    /// Deserializes a number or one of the three non-finite texts.
+    pub fn deserialize<'de, F: Float, D: Deserializer<'de>>(d: D) -> Result<F, D::Error> {
+        let v = match NumberOrText::deserialize(d)? {
+            NumberOrText::Number(v) => v,
+            NumberOrText::Text(t) => match t.as_str() {
+                "NaN" => f64::NAN,
+                "Infinity" => f64::INFINITY,
+                "-Infinity" => f64::NEG_INFINITY,
+                other => {
+                    return Err(serde::de::Error::custom(format!(
+                        "expected a number, NaN or Infinity, found '{other}'"
+                    )));
+                }
+            },
+        };
+        Ok(F::from_f64(v))
+    }
 }
 
 /// Why a text could not become a value of a type.
@@ -293,9 +422,10 @@ fn parse_float(t: &str) -> Option<f64> {
 pub fn canonical_decimal(t: &str) -> String {
     let t = t.trim();
     if t.contains(['e', 'E'])
-        && let Ok(f) = t.parse::<f64>() {
-            return format!("{}", f);
-        }
+        && let Ok(f) = t.parse::<f64>()
+    {
+        return format!("{}", f);
+    }
     let (sign, digits) = match t.strip_prefix('-') {
         Some(d) => ("-", d),
         None => ("", t.strip_prefix('+').unwrap_or(t)),
@@ -419,6 +549,25 @@ mod tests {
         assert_eq!(Value::Bytes(vec![0xab]).to_json(), serde_json::json!("ab"));
         assert_eq!(Value::Double(f64::NAN).to_json(), serde_json::json!("NaN"));
         assert_eq!(Value::Double(2.5).to_json(), serde_json::json!(2.5));
+    }
+
+    #[test]
+    fn non_finite_floats_survive_serde() {
+        for v in [
+            Value::Double(f64::NEG_INFINITY),
+            Value::Double(f64::INFINITY),
+            Value::Float(f32::NEG_INFINITY),
+            Value::Double(-0.5),
+            Value::Float(1.25),
+        ] {
+            let text = serde_json::to_string(&v).unwrap();
+            assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v, "{text}");
+        }
+        let nan: Value =
+            serde_json::from_str(&serde_json::to_string(&Value::Double(f64::NAN)).unwrap())
+                .unwrap();
+        assert!(matches!(nan, Value::Double(v) if v.is_nan()));
+        assert!(serde_json::from_str::<Value>(r#"{"Double":"lots"}"#).is_err());
     }
 
     #[test]
