@@ -239,13 +239,12 @@ pub fn scalar_of_value(dt: DataType, v: &Value) -> Result<Scalar<'_>, String> {
             Value::Int(_) | Value::Long(_) | Value::Timestamp(_) | Value::Boolean(_) => {
                 Ok(T::from_f64(v.as_f64().ok_or_else(err)?))
             }
-            // Floats into integers only when integral and in range.
+            // Floats into integers truncate toward zero, as Pinot's `Number.intValue()`; out
+            // of range or NaN is an error rather than Java's silent saturation.
             Value::Float(_) | Value::Double(_) => {
-                let f = v.as_f64().ok_or_else(err)?;
+                let f = v.as_f64().ok_or_else(err)?.trunc();
                 let t = T::from_f64(f);
-                (f.fract() == 0.0 && t.to_f64() == f)
-                    .then_some(t)
-                    .ok_or_else(err)
+                (t.to_f64() == f).then_some(t).ok_or_else(err)
             }
             _ => T::from_value(&v.cast(dt).map_err(|_| err())?).ok_or_else(err),
         }
@@ -670,7 +669,12 @@ mod tests {
         );
         assert!(scalar_of_value(DataType::Int, &Value::String("x".into())).is_err());
         assert!(scalar_of_value(DataType::Int, &Value::Long(1 << 40)).is_err());
-        assert!(scalar_of_value(DataType::Int, &Value::Double(2.5)).is_err());
+        assert!(matches!(
+            scalar_of_value(DataType::Int, &Value::Double(-2.7)),
+            Ok(Scalar::I32(-2))
+        ));
+        assert!(scalar_of_value(DataType::Int, &Value::Double(1e12)).is_err());
+        assert!(scalar_of_value(DataType::Long, &Value::Double(f64::NAN)).is_err());
         assert!(matches!(
             scalar_of_value(DataType::Int, &Value::Double(2.0)),
             Ok(Scalar::I32(2))
