@@ -76,6 +76,7 @@ enum Variant {
 
 fn config(variant: Variant, name: &str) -> BuildConfig {
     let mut c = BuildConfig::new("stats", name);
+    c.null_handling = true;
     match variant {
         Variant::Indexed => {
             c.inverted

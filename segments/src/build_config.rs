@@ -31,8 +31,27 @@ pub struct BuildConfig {
     pub range: BTreeSet<String>,
     /// Column → bloom filter false-positive probability.
     pub bloom: BTreeMap<String, f64>,
-    /// Null bitmaps are always recorded; kept for Pinot compatibility.
+    /// `tableIndexConfig.nullHandlingEnabled`: record a null vector for every column (unless
+    /// the schema enables column-based null handling, see [`BuildConfig::records_nulls`]).
     pub null_handling: bool,
+}
+
+impl BuildConfig {
+    /// Whether the builder keeps a null vector for `field`, as Pinot decides it: with the
+    /// schema's `enableColumnBasedNullHandling`, for every column not declared `notNull`;
+    /// otherwise for every column iff the table's `nullHandlingEnabled`. A column without a
+    /// null vector stores its default null value and is never NULL to `IS NULL`.
+    pub fn records_nulls(
+        &self,
+        schema: &crate::types::Schema,
+        field: &crate::types::FieldSpec,
+    ) -> bool {
+        if schema.enable_column_based_null_handling {
+            !field.not_null
+        } else {
+            self.null_handling
+        }
+    }
 }
 
 fn config_err(msg: impl Into<String>) -> SegmentError {

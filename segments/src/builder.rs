@@ -160,7 +160,7 @@ pub fn build_segment(
     let mut cols = collectors(schema, config, &staging)?;
     let docs = read_input(input, schema, &mut cols.0, progress)?;
     let read = started.elapsed().as_secs_f64();
-    finish(config, cols, docs, staging, started, read)
+    finish(schema, config, cols, docs, staging, started, read)
 }
 
 /// Builds `out_dir/<config.segment_name>/` from rows of values in schema field order
@@ -211,7 +211,7 @@ pub fn build_segment_from_rows(
         docs += 1;
     }
     let read = started.elapsed().as_secs_f64();
-    finish(config, cols, docs, staging, started, read)
+    finish(schema, config, cols, docs, staging, started, read)
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), SegmentError> {
@@ -219,6 +219,7 @@ fn write_file(path: &Path, text: &str) -> Result<(), SegmentError> {
 }
 
 fn finish(
+    schema: &Schema,
     config: &BuildConfig,
     mut cols: Collectors,
     docs: u32,
@@ -255,6 +256,7 @@ fn finish(
                 inverted: config.inverted.contains(&name),
                 range: config.range.contains(&name),
                 bloom: config.bloom.get(&name).copied(),
+                nulls: config.records_nulls(schema, &c.spec),
             };
             encode_column(c, &plan, docs, &order)
         };

@@ -29,7 +29,8 @@ const TABLE: &str = r#"{"OFFLINE": {
   "tableName": "orders_OFFLINE",
   "segmentsConfig": {"timeColumnName": "ts"},
   "tableIndexConfig": {"sortedColumn": ["region"], "invertedIndexColumns": ["tags"], "rangeIndexColumns": ["price"],
-                       "noDictionaryColumns": ["price"], "bloomFilterColumns": ["qty"]}
+                       "noDictionaryColumns": ["price"], "bloomFilterColumns": ["qty"],
+                       "nullHandlingEnabled": true}
 }}"#;
 
 fn setup() -> (Schema, BuildConfig) {
@@ -157,6 +158,46 @@ fn csv_with_nulls_mv_and_ignored_columns() {
         (m.start_time, m.end_time),
         (Some(1_577_836_800_000), Some(1_577_923_200_000))
     );
+}
+
+#[test]
+fn null_vectors_follow_pinot_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = "region,tags,qty,price,ts\nwest,a,,1.5,2020-01-01 00:00:00\n";
+    let (mut schema, mut config) = setup();
+    let build = |schema: &Schema, config: &BuildConfig, name: &str| {
+        let input = dir.path().join(format!("{name}.csv"));
+        std::fs::write(&input, csv).unwrap();
+        let out = dir.path().join(name);
+        let s = build_segment(
+            schema,
+            config,
+            &InputSource {
+                path: input,
+                format: InputFormat::Csv,
+            },
+            &out,
+            &mut |_| {},
+        )
+        .unwrap();
+        ImmutableSegment::open(&s.segment_dir).unwrap()
+    };
+    // Table-level: nullHandlingEnabled off → no null vector, the default value is stored.
+    config.null_handling = false;
+    let seg = build(&schema, &config, "off");
+    assert!(seg.column("qty").unwrap().nulls().is_none());
+    assert_eq!(
+        read_column(seg.column("qty").unwrap(), 1),
+        vec![Value::Int(-1)]
+    );
+    // Column-based: only columns not declared notNull get one, whatever the table says.
+    schema.enable_column_based_null_handling = true;
+    for f in &mut schema.fields {
+        f.not_null = f.name == "flag";
+    }
+    let seg = build(&schema, &config, "column_based");
+    assert_eq!(seg.column("qty").unwrap().nulls().unwrap().len(), 1);
+    assert!(seg.column("flag").unwrap().nulls().is_none());
 }
 
 #[test]

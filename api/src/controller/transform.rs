@@ -155,9 +155,14 @@ pub fn transformed_rows(
         fields: staging_fields,
         ..Schema::default()
     };
+    // The staging segment keeps every null; the final build decides which columns keep theirs.
+    let staging_config = BuildConfig {
+        null_handling: true,
+        ..BuildConfig::new("tessera_staging", "staging")
+    };
     build_segment(
         &staging_schema,
-        &BuildConfig::new("tessera_staging", "staging"),
+        &staging_config,
         input,
         work_dir,
         &mut |_| {},

@@ -25,6 +25,8 @@ pub struct ColumnPlan {
     pub range: bool,
     /// Bloom filter false-positive probability.
     pub bloom: Option<f64>,
+    /// Keep the null vector ([`crate::BuildConfig::records_nulls`]).
+    pub nulls: bool,
 }
 
 /// The segment's doc order: `perm[new] = old` and its inverse, or identity.
@@ -317,7 +319,11 @@ pub fn encode_column(
 ) -> Result<(ColumnMetadata, ColumnEntries), SegmentError> {
     let dt = c.data_type();
     let mut w = ColumnEntries::default();
-    let nulls = order.map_docs(&c.nulls);
+    let nulls = if plan.nulls {
+        order.map_docs(&c.nulls)
+    } else {
+        Default::default()
+    };
     let single = c.spec.single_value_field;
     let mut meta = ColumnMetadata {
         name: c.spec.name.clone(),
