@@ -361,6 +361,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
                 instance_id: id.clone(),
                 controller_url: controller_url.clone(),
                 server_timeout: opts.server_timeout,
+                routing_ttl: opts.heartbeat_interval,
             },
             logging.clone(),
         ));

@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod query;
 pub mod request;
 pub mod response;
+pub mod routing_cache;
 pub mod scatter;
 pub mod trace;
 
@@ -35,6 +36,8 @@ pub struct BrokerConfig {
     /// The longest the broker waits for a server; a query's `timeoutMs` can only shorten it.
     /// A server that has not answered by then is reported as error 427.
     pub server_timeout: Duration,
+    /// How long a routing table fetched from the controller is reused (zero: never).
+    pub routing_ttl: Duration,
 }
 
 /// The broker's state.
@@ -44,6 +47,7 @@ pub struct Broker {
     pub logging: LoggingHandle,
     pub catalog: Arc<catalog::BrokerCatalog>,
     pub metrics: Arc<Metrics>,
+    pub routing: routing_cache::RoutingCache,
 }
 
 /// The tide state of the broker app.
@@ -53,11 +57,12 @@ impl Broker {
     /// A broker.
     pub fn new(config: BrokerConfig, logging: LoggingHandle) -> Broker {
         Broker {
-            config,
             client: crate::cluster::http_client(),
             logging,
             catalog: Arc::new(catalog::BrokerCatalog::default()),
             metrics: Arc::new(Metrics::new("broker")),
+            routing: routing_cache::RoutingCache::new(config.routing_ttl),
+            config,
         }
     }
 }

@@ -12,10 +12,12 @@ use super::Broker;
 use super::catalog;
 use super::request::QueryRequest;
 use super::response::{complete, exception};
-use super::scatter::{RoutingError, choose_replicas, fetch_routing, scatter};
+use super::routing_cache;
+use super::scatter::{Gathered, RoutingError, choose_replicas, scatter};
 use crate::controller::table_name::{TableType, with_type};
 use crate::http::on_rayon;
-use engine::server::result::ServerResult;
+use engine::aggregate::state::AggState;
+use engine::server::result::{IntermediateData, ServerResult};
 use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
 use planner::plan::{QueryPlan, SingleStagePlan};
 use segments::types::ErrorCode;
@@ -91,24 +93,6 @@ async fn execute(broker: &Broker, query: &QueryRequest) -> Json {
 
 async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> Json {
     let raw = plan.server.table.clone();
-    let mut routing = None;
-    for t in [TableType::Offline, TableType::Realtime] {
-        match fetch_routing(broker, &with_type(&raw, t)).await {
-            Ok(r) => {
-                routing = Some(r);
-                break;
-            }
-            Err(RoutingError::TableMissing(_)) => {}
-            Err(e) => return super::response::error_response_body(e.code(), &e.to_string()),
-        }
-    }
-    let Some(routing) = routing else {
-        return super::response::error_response_body(
-            ErrorCode::TableDoesNotExist,
-            &format!("Unknown table '{raw}'"),
-        );
-    };
-    let replicas = choose_replicas(&routing);
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
         .min(broker.config.server_timeout);
     let payload = if trace {
@@ -116,14 +100,43 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     } else {
         json!({ "plan": plan.server })
     };
-    let gathered = scatter(
-        broker,
-        &replicas,
-        &routing.table_name_with_type,
-        &payload,
-        timeout,
-    )
-    .await;
+    // A cached routing table that turns out stale (a segment gone from its server, a server
+    // gone) is dropped and the query asked again once with the controller's current routing.
+    let mut allow_cached = true;
+    let (replicas, gathered) = loop {
+        let mut routing = None;
+        for t in [TableType::Offline, TableType::Realtime] {
+            match routing_cache::routing(broker, &with_type(&raw, t), allow_cached).await {
+                Ok(r) => {
+                    routing = Some(r);
+                    break;
+                }
+                Err(RoutingError::TableMissing(_)) => {}
+                Err(e) => return super::response::error_response_body(e.code(), &e.to_string()),
+            }
+        }
+        let Some((routing, from_cache)) = routing else {
+            return super::response::error_response_body(
+                ErrorCode::TableDoesNotExist,
+                &format!("Unknown table '{raw}'"),
+            );
+        };
+        let replicas = choose_replicas(&routing);
+        let gathered = scatter(
+            broker,
+            &replicas,
+            &routing.table_name_with_type,
+            &payload,
+            timeout,
+        )
+        .await;
+        if from_cache && looks_stale(&gathered) {
+            broker.routing.invalidate(&routing.table_name_with_type);
+            allow_cached = false;
+            continue;
+        }
+        break (replicas, gathered);
+    };
 
     let mut extra = gathered.exceptions;
     let mut results = Vec::new();
@@ -147,7 +160,15 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
         }));
     }
     let (queried, responded) = (gathered.servers_queried, gathered.servers_responded);
-    let reduced = on_rayon(move || reduce_response(&plan, results)).await;
+    // Merging a few small answers costs less than a hop to rayon (whose idle workers spin);
+    // sketches and large answers are merged there.
+    let small = results.iter().map(|r| r.data.entries()).sum::<usize>() <= INLINE_REDUCE_ENTRIES
+        && !results.iter().any(|r| has_sketches(&r.data));
+    let reduced = if small {
+        Ok(reduce_response(&plan, results))
+    } else {
+        on_rayon(move || reduce_response(&plan, results)).await
+    };
     let mut body = match reduced {
         Ok(r) => to_json(&r),
         Err(e) => error_json(&EngineError::execution(format!("reduce failed: {e}"))),
@@ -164,4 +185,39 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
         body["partialResult"] = json!(true);
     }
     body
+}
+
+/// Server answers with at most this many rows/groups in all are reduced on the async thread.
+const INLINE_REDUCE_ENTRIES: usize = 256;
+
+/// Whether the answer holds per-group sketches or value lists, whose merge is not trivial.
+fn has_sketches(data: &IntermediateData) -> bool {
+    let heavy = |s: &AggState| {
+        matches!(
+            s,
+            AggState::Distinct(_)
+                | AggState::Hll(_)
+                | AggState::Values(_)
+                | AggState::TDigest(_)
+                | AggState::QDigest(_)
+                | AggState::Mode(_)
+        )
+    };
+    match data {
+        IntermediateData::Aggregates(a) => a.iter().any(heavy),
+        IntermediateData::Groups(g) => g.iter().any(|(_, a)| a.iter().any(heavy)),
+        IntermediateData::Rows(_) | IntermediateData::Explain(_) => false,
+    }
+}
+
+/// Whether an answer gathered with a cached routing table suggests the table was stale: a
+/// server did not answer, or answered that it does not host a segment it was sent.
+fn looks_stale(g: &Gathered) -> bool {
+    let missing = ErrorCode::ServerSegmentMissing.code();
+    !g.exceptions.is_empty()
+        || g.responses.iter().any(|(_, body)| {
+            body["exceptions"]
+                .as_array()
+                .is_some_and(|list| list.iter().any(|e| e["errorCode"] == json!(missing)))
+        })
 }

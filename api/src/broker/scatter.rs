@@ -214,6 +214,7 @@ mod tests {
                 instance_id: "Broker_test".into(),
                 controller_url: "http://127.0.0.1:1".into(),
                 server_timeout: Duration::from_millis(300),
+                routing_ttl: Duration::ZERO,
             },
             crate::logging::init_for_tests().unwrap(),
         );

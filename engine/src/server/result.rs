@@ -46,6 +46,16 @@ pub struct ServerResult {
 }
 
 impl IntermediateData {
+    /// Rows, aggregates or groups held: a measure of the work merging it takes.
+    pub fn entries(&self) -> usize {
+        match self {
+            IntermediateData::Rows(r) => r.len(),
+            IntermediateData::Aggregates(a) => a.len(),
+            IntermediateData::Groups(g) => g.len(),
+            IntermediateData::Explain(e) => e.len(),
+        }
+    }
+
     /// The empty data of a plan's kind.
     pub fn empty(plan: &ServerQueryPlan) -> IntermediateData {
         if plan.explain {
