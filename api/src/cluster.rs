@@ -330,6 +330,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         }
     };
 
+    let mut local_server = None;
     if let (Some((listener, port)), Some(id)) = (server_l, server_id) {
         let segment_dir = mkdir(opts.data_dir.join("server").join(&id))?;
         let config = ServerConfig {
@@ -342,6 +343,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             tags: opts.tags.clone(),
         };
         let s = Arc::new(Server::new(config, logging.clone())?);
+        local_server = Some(s.clone());
         if let Some(c) = &local_controller {
             register_locally(c, &host, port, InstanceType::Server, &id, &opts.tags).await?;
         }
@@ -365,6 +367,9 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             },
             logging.clone(),
         ));
+        if let Some(s) = local_server.take() {
+            let _ = b.local_server.set(s);
+        }
         if let Some(c) = &local_controller {
             register_locally(c, &host, port, InstanceType::Broker, &id, &opts.tags).await?;
         }

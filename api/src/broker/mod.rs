@@ -48,6 +48,9 @@ pub struct Broker {
     pub catalog: Arc<catalog::BrokerCatalog>,
     pub metrics: Arc<Metrics>,
     pub routing: routing_cache::RoutingCache,
+    /// The server role of this same process, if any: its share of a query is run by a direct
+    /// call instead of over HTTP ([`scatter::scatter`]).
+    pub local_server: std::sync::OnceLock<Arc<crate::server::Server>>,
 }
 
 /// The tide state of the broker app.
@@ -62,6 +65,7 @@ impl Broker {
             catalog: Arc::new(catalog::BrokerCatalog::default()),
             metrics: Arc::new(Metrics::new("broker")),
             routing: routing_cache::RoutingCache::new(config.routing_ttl),
+            local_server: std::sync::OnceLock::new(),
             config,
         }
     }

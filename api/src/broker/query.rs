@@ -58,9 +58,16 @@ async fn plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, Engine
         let catalog = broker.catalog.clone();
         let sql = query.sql.clone();
         let options = query.options_string();
-        let planned = on_rayon(move || plan_sql(&sql, Some(&options), &*catalog).map(|(p, _)| p))
-            .await
-            .map_err(|e| EngineError::execution(format!("planner failed: {e}")))?;
+        let work = move || plan_sql(&sql, Some(&options), &*catalog).map(|(p, _)| p);
+        // Planning a short statement costs about as much as reading its JSON body: it runs
+        // here; long ones (huge IN lists) go to rayon.
+        let planned = if query.sql.len() <= INLINE_PLAN_SQL_BYTES {
+            work()
+        } else {
+            on_rayon(work)
+                .await
+                .map_err(|e| EngineError::execution(format!("planner failed: {e}")))?
+        };
         match planned {
             Err(e) if e.code() == ErrorCode::TableDoesNotExist && !refreshed => {
                 refreshed = true;
@@ -186,6 +193,9 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     }
     body
 }
+
+/// Statements up to this length are planned on the async thread.
+const INLINE_PLAN_SQL_BYTES: usize = 4096;
 
 /// Server answers with at most this many rows/groups in all are reduced on the async thread.
 const INLINE_REDUCE_ENTRIES: usize = 256;

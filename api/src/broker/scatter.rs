@@ -110,7 +110,8 @@ pub struct Gathered {
     pub exceptions: Vec<Json>,
 }
 
-/// Sends `payload` (plus each server's `segments`) to every server in `plan` and gathers.
+/// Sends `payload` (plus each server's `segments`) to every server in `plan` and gathers. The
+/// server of this same process, if any, is called directly rather than over HTTP.
 pub async fn scatter(
     broker: &Broker,
     plan: &Plan,
@@ -126,8 +127,19 @@ pub async fn scatter(
         let client = broker.client.clone();
         let url = format!("{url}/tessera/query");
         let server = server.clone();
+        let local = broker
+            .local_server
+            .get()
+            .filter(|s| s.config.instance_id == server)
+            .cloned();
         tasks.push(async_std::task::spawn(async move {
             let call = async {
+                if let Some(local) = local {
+                    let q = serde_json::from_value(body).map_err(|e| e.to_string())?;
+                    return crate::server::run_query(&local, q)
+                        .await
+                        .map_err(|e| format!("HTTP {}: {}", e.status, e.message));
+                }
                 let mut res = client
                     .post(&url)
                     .body(surf::Body::from_json(&body).map_err(|e| e.to_string())?)

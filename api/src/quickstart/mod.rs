@@ -17,6 +17,8 @@ pub enum QuickstartError {
     Build(String),
     #[error("controller call {call} failed: {reason}")]
     Controller { call: String, reason: String },
+    #[error("the sample segments were not online after {0} s")]
+    NotOnline(u64),
 }
 
 /// Builds `segments` segments of `rows_per_segment` rows each into `work_dir` and returns
@@ -103,7 +105,38 @@ pub async fn load_sample(
         )
         .await?;
     }
-    Ok(())
+    wait_online(&client, controller, "lineitem_OFFLINE", segments).await
+}
+
+/// Waits until every one of `expected` segments of `typed` is loaded on some server, so the
+/// first query a newcomer types sees all the sample rows.
+async fn wait_online(
+    client: &surf::Client,
+    controller: &str,
+    typed: &str,
+    expected: usize,
+) -> Result<(), QuickstartError> {
+    const LIMIT_S: u64 = 120;
+    let url = format!("{controller}/tessera/routing/{typed}");
+    let started = std::time::Instant::now();
+    loop {
+        if let Ok(mut res) = client.get(&url).await
+            && let Ok(r) = res
+                .body_json::<crate::controller::records::RoutingTable>()
+                .await
+            && r.segments
+                .values()
+                .filter(|hosts| !hosts.is_empty())
+                .count()
+                >= expected
+        {
+            return Ok(());
+        }
+        if started.elapsed().as_secs() >= LIMIT_S {
+            return Err(QuickstartError::NotOnline(LIMIT_S));
+        }
+        async_std::task::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use hosting::Hosted;
 use planner::plan::ServerQueryPlan;
 use segments::types::ErrorCode;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value as Json, json};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -126,22 +126,29 @@ async fn hosted_segments(req: Request<ServerState>) -> tide::Result {
 /// A broker's request: run `plan` over these segments of one table.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ServerQuery {
-    table_name_with_type: String,
-    segments: Vec<String>,
-    plan: ServerQueryPlan,
+pub struct ServerQuery {
+    pub table_name_with_type: String,
+    pub segments: Vec<String>,
+    pub plan: ServerQueryPlan,
     /// Record per-segment operator traces (`"trace": true`).
     #[serde(default)]
-    trace: bool,
+    pub trace: bool,
 }
 
-/// Runs a broker's server plan over the named hosted segments (on rayon) and answers the
-/// engine's [`ServerResult`](engine::server::result::ServerResult). Segments not hosted here
-/// are reported as `ServerSegmentMissing` (235) exceptions.
+/// `POST /tessera/query`: [`run_query`] on the request body.
 async fn query(mut req: Request<ServerState>) -> tide::Result {
     let text = read_text(&mut req, 64 << 20).await?;
     let q: ServerQuery = parse_json(&text, "Invalid server query: ")?;
-    let hosted = req.state().hosted.segments_of(&q.table_name_with_type);
+    let body = run_query(req.state(), q).await?;
+    Ok(Body::from_json(&body)?.into())
+}
+
+/// Runs a broker's server plan over the named hosted segments (on rayon) and answers the
+/// engine's [`ServerResult`](engine::server::result::ServerResult) as JSON (plus `trace`).
+/// Segments not hosted here are reported as `ServerSegmentMissing` (235) exceptions. Called
+/// by the HTTP endpoint and directly by a broker in the same process.
+pub async fn run_query(server: &Server, q: ServerQuery) -> Result<Json, crate::http::ApiError> {
+    let hosted = server.hosted.segments_of(&q.table_name_with_type);
     let mut segments = Vec::with_capacity(q.segments.len());
     let mut missing = Vec::new();
     for s in &q.segments {
@@ -151,8 +158,7 @@ async fn query(mut req: Request<ServerState>) -> tide::Result {
                 error_code: ErrorCode::ServerSegmentMissing.code(),
                 message: ErrorCode::ServerSegmentMissing.message(&format!(
                     "segment '{s}' of table '{}' is not hosted on {}",
-                    q.table_name_with_type,
-                    req.state().config.instance_id
+                    q.table_name_with_type, server.config.instance_id
                 )),
             }),
         }
@@ -170,13 +176,13 @@ async fn query(mut req: Request<ServerState>) -> tide::Result {
     .await
     .map_err(|e| crate::http::ApiError::internal(format!("query execution failed: {e}")))?;
     result.exceptions.extend(missing);
-    let server = req.state();
     server
         .metrics
         .add_docs_scanned(result.stats.num_docs_scanned);
-    let mut body = serde_json::to_value(&result)?;
+    let internal = |e: serde_json::Error| crate::http::ApiError::internal(e.to_string());
+    let mut body = serde_json::to_value(&result).map_err(internal)?;
     if let Some(t) = traces {
-        body["trace"] = serde_json::to_value(t)?;
+        body["trace"] = serde_json::to_value(t).map_err(internal)?;
     }
-    Ok(Body::from_json(&body)?.into())
+    Ok(body)
 }
