@@ -4,7 +4,9 @@
 //! the table-config JSON (plain or wrapped as `{"OFFLINE": {...}}`): `tableName`,
 //! `tableIndexConfig.{sortedColumn, invertedIndexColumns, rangeIndexColumns, noDictionaryColumns,
 //! bloomFilterColumns, bloomFilterConfigs, nullHandlingEnabled}`, `fieldConfigList[].{name,
-//! encodingType, indexTypes, indexes}` and `segmentsConfig.timeColumnName`.
+//! encodingType, indexTypes, indexes, timestampConfig}` and `segmentsConfig.timeColumnName`.
+//! A `timestampConfig` adds the timestamp index's derived `$col$GRANULARITY` columns, each
+//! with a range index (see [`crate::timestamp_index`]).
 //! [`BuildConfig::validate`] checks the result against the schema.
 //!
 //! Multi-value columns are always dictionary-encoded: listing one in `noDictionaryColumns` is
@@ -12,6 +14,7 @@
 
 use crate::error::SegmentError;
 use crate::index::bloom::DEFAULT_FPP;
+use crate::timestamp_index::{DerivedColumn, TimestampGranularity};
 use crate::types::{DataType, Schema};
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,6 +37,9 @@ pub struct BuildConfig {
     /// `tableIndexConfig.nullHandlingEnabled`: record a null vector for every column (unless
     /// the schema enables column-based null handling, see [`BuildConfig::records_nulls`]).
     pub null_handling: bool,
+    /// Timestamp index: source column → granularities; each adds a derived
+    /// `$col$GRANULARITY` column (listed in `range` too).
+    pub timestamp_index: BTreeMap<String, BTreeSet<TimestampGranularity>>,
 }
 
 impl BuildConfig {
@@ -193,6 +199,17 @@ impl BuildConfig {
                         _ => {}
                     }
                 }
+                for g in string_list(
+                    f.get("timestampConfig").unwrap_or(&Json::Null),
+                    "granularities",
+                )? {
+                    let g = TimestampGranularity::parse(&g).ok_or_else(|| {
+                        config_err(format!(
+                            "unknown timestamp index granularity '{g}' of column '{name}'"
+                        ))
+                    })?;
+                    c.add_timestamp_index(&name, g);
+                }
                 if let Some(indexes) = f.get("indexes").and_then(Json::as_object) {
                     for (kind, cfg) in indexes.iter().filter(|(_, v)| enabled(v)) {
                         match kind.as_str() {
@@ -221,6 +238,28 @@ impl BuildConfig {
         Ok(c)
     }
 
+    /// Adds a timestamp index granularity on `column`: the derived column and its range index.
+    pub fn add_timestamp_index(&mut self, column: &str, granularity: TimestampGranularity) {
+        self.timestamp_index
+            .entry(column.to_string())
+            .or_default()
+            .insert(granularity);
+        self.range.insert(granularity.derived_column(column));
+    }
+
+    /// The timestamp index's derived columns, by source column then granularity.
+    pub fn derived_columns(&self) -> Vec<DerivedColumn> {
+        self.timestamp_index
+            .iter()
+            .flat_map(|(col, gs)| gs.iter().map(move |g| DerivedColumn::new(col, *g)))
+            .collect()
+    }
+
+    /// The schema a build writes: `schema` plus the derived timestamp-index columns.
+    pub fn build_schema(&self, schema: &Schema) -> Result<Schema, SegmentError> {
+        crate::timestamp_index::extend_schema(schema, &self.derived_columns())
+    }
+
     /// Whether `column` (of the schema) is dictionary-encoded.
     pub fn has_dictionary(&self, column: &str, single_value: bool) -> bool {
         !single_value || !self.no_dictionary.contains(column)
@@ -237,6 +276,8 @@ impl BuildConfig {
                 self.segment_name
             )));
         }
+        let full = self.build_schema(schema)?;
+        let schema = &full;
         let field = |col: &str, what: &str| {
             schema
                 .field(col)

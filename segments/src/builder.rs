@@ -24,7 +24,7 @@ use crate::error::SegmentError;
 use crate::format::{
     COLUMNS_FILE, DataFileWriter, FormatVersion, INDEX_MAP_FILE, IndexMap, METADATA_FILE,
 };
-use crate::input::{CellSink, InputSource, read_input};
+use crate::input::{CellSink, InputSource};
 use crate::metadata::SegmentMetadata;
 use crate::types::{DocId, Schema, StoredType, Value};
 use collector::ColumnCollector;
@@ -156,11 +156,13 @@ pub fn build_segment(
 ) -> Result<BuildSummary, SegmentError> {
     let started = Instant::now();
     check_schema(schema, config)?;
+    // The written schema adds the timestamp index's derived columns, computed while reading.
+    let (full, derived) = (config.build_schema(schema)?, config.derived_columns());
     let staging = Staging::create(out_dir, &config.segment_name)?;
-    let mut cols = collectors(schema, config, &staging)?;
-    let docs = read_input(input, schema, &mut cols.0, progress)?;
+    let mut cols = collectors(&full, config, &staging)?;
+    let docs = crate::timestamp_index::read_input(input, schema, &derived, &mut cols.0, progress)?;
     let read = started.elapsed().as_secs_f64();
-    finish(schema, config, cols, docs, staging, started, read)
+    finish(&full, config, cols, docs, staging, started, read)
 }
 
 /// Builds `out_dir/<config.segment_name>/` from rows of values in schema field order
@@ -173,8 +175,9 @@ pub fn build_segment_from_rows(
 ) -> Result<BuildSummary, SegmentError> {
     let started = Instant::now();
     check_schema(schema, config)?;
+    let (full, derived) = (config.build_schema(schema)?, config.derived_columns());
     let staging = Staging::create(out_dir, &config.segment_name)?;
-    let mut cols = collectors(schema, config, &staging)?;
+    let mut cols = collectors(&full, config, &staging)?;
     let rows_file = PathBuf::from("<rows>");
     let mut docs: u32 = 0;
     for (i, row) in rows.enumerate() {
@@ -208,10 +211,14 @@ pub fn build_segment_from_rows(
                 });
             }
         }
+        if !derived.is_empty() {
+            let extra = &mut cols.0[schema.fields.len()..];
+            crate::timestamp_index::push_row(schema, &derived, extra, docs, &row)?;
+        }
         docs += 1;
     }
     let read = started.elapsed().as_secs_f64();
-    finish(schema, config, cols, docs, staging, started, read)
+    finish(&full, config, cols, docs, staging, started, read)
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), SegmentError> {

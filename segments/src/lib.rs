@@ -27,6 +27,7 @@ pub mod builder;
 pub mod input;
 pub mod inspect;
 pub mod segment;
+pub mod timestamp_index;
 
 pub use build_config::BuildConfig;
 pub use builder::{BuildSummary, build_segment, build_segment_from_rows};

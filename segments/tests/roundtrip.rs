@@ -161,6 +161,7 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
         ..Schema::default()
     };
     let mut config = BuildConfig::new("t", "t_0");
+    config.null_handling = true;
     for (i, c) in case.cols.iter().enumerate() {
         let name = format!("c{i}");
         if c.raw {

@@ -205,5 +205,6 @@ slt_files!(
     order_limit,
     functions,
     nulls,
-    errors
+    errors,
+    timestamp_index
 );

@@ -2,7 +2,9 @@
 //! from its own rows with the table's *current* config and schema (new or dropped indexes, new
 //! columns filled with their default null values, dropped columns removed), then stores it
 //! like a refresh, so every replica swaps in the same rebuilt copy. Rows are read back through
-//! the query engine ([`super::transform::select_rows`]).
+//! the query engine ([`super::transform::select_rows`]). Only the schema's columns are read
+//! back: the timestamp index's derived `$ts$DAY` … columns are recomputed by the build from the
+//! current `fieldConfigList` (added, changed or dropped with it).
 
 use super::archive;
 use super::transform::{quote_column, select_rows};
@@ -84,5 +86,77 @@ mod tests {
                 .has_index(IndexKind::Inverted)
         );
         assert!(seg.column("added").is_some());
+    }
+
+    #[test]
+    fn rebuild_recomputes_timestamp_index_columns_per_config() {
+        use segments::timestamp_index::{TimestampGranularity, truncate};
+        use segments::types::Value;
+        let dir = tempfile::tempdir().unwrap();
+        let schema = Schema::from_json(
+            r#"{"schemaName":"t","dimensionFieldSpecs":[{"name":"id","dataType":"INT"}],
+              "dateTimeFieldSpecs":[{"name":"ts","dataType":"TIMESTAMP","format":"TIMESTAMP","granularity":"1:MILLISECONDS"}]}"#,
+        )
+        .unwrap();
+        let config = |granularities: serde_json::Value| {
+            json!({"tableName": "t", "tableType": "OFFLINE", "segmentsConfig": {}, "tenants": {},
+                "tableIndexConfig": {}, "fieldConfigList": [{"name": "ts", "indexTypes": ["TIMESTAMP"],
+                    "timestampConfig": {"granularities": granularities}}]})
+        };
+        let times: Vec<i64> = (0..30).map(|i| -5_000_000_000 + i * 987_654_321).collect();
+        let rows = times
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Ok(vec![Value::Int(i as i32), Value::Timestamp(*t)]));
+        let build =
+            BuildConfig::from_table_config_json(&config(json!(["DAY"])), &schema, Some("s0"))
+                .unwrap();
+        build_segment_from_rows(&schema, &build, rows, dir.path()).unwrap();
+        let mut bytes = archive::pack(&dir.path().join("s0")).unwrap();
+        // Reload with other granularities: DAY is dropped, MONTH and WEEK are computed from ts.
+        for (round, granularities) in [json!(["MONTH", "WEEK"]), json!([])]
+            .into_iter()
+            .enumerate()
+        {
+            let work = dir.path().join(format!("work{round}"));
+            bytes =
+                rebuild_archive(&bytes, &schema, &config(granularities.clone()), &work).unwrap();
+            let seg = archive::unpack(&bytes, &dir.path().join(format!("check{round}"))).unwrap();
+            let seg = archive::open(&seg.dir).unwrap();
+            let names: Vec<&str> = seg.columns().map(|c| c.name()).collect();
+            let want: Vec<String> = ["id", "ts"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain(granularities.as_array().unwrap().iter().map(|g| {
+                    TimestampGranularity::parse(g.as_str().unwrap())
+                        .unwrap()
+                        .derived_column("ts")
+                }))
+                .collect();
+            let mut sorted_want = want.clone();
+            sorted_want.sort();
+            let mut sorted_names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+            sorted_names.sort();
+            assert_eq!(sorted_names, sorted_want);
+            for g in [TimestampGranularity::Month, TimestampGranularity::Week] {
+                let Some(c) = seg.column(&g.derived_column("ts")) else {
+                    continue;
+                };
+                assert!(c.metadata().has_index(IndexKind::Range));
+                let dict = c.dictionary().unwrap();
+                let segments::forward::ForwardIndex::Dict(f) = c.forward() else {
+                    panic!("dictionary-encoded")
+                };
+                let ids = seg.column("id").unwrap();
+                let id_dict = ids.dictionary().unwrap();
+                let segments::forward::ForwardIndex::Dict(id_f) = ids.forward() else {
+                    panic!("dictionary-encoded")
+                };
+                for doc in 0..seg.total_docs() {
+                    let id = id_dict.value(id_f.get(doc)).as_i64().unwrap() as usize;
+                    assert_eq!(dict.value(f.get(doc)), Value::Long(truncate(g, times[id])));
+                }
+            }
+        }
     }
 }

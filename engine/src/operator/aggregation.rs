@@ -17,13 +17,14 @@ use super::projection::{ColumnSource, ProjectionOperator};
 use super::transform::evaluate;
 use super::{Operator, SegmentOutput};
 use crate::aggregate::{AggState, GroupAccumulator, GroupMap};
-use crate::block::{Block, Projected};
+use crate::block::{Block, ColumnData, Projected};
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::key::Key;
 use crate::server::result::IntermediateData;
 use planner::plan::{AggregateCall, AggregateFunction, ColumnRef, Expr};
 use segments::segment::ImmutableSegment;
+use segments::types::Value;
 
 /// One aggregation of a segment: its call, filter doc set and accumulator.
 pub struct AggSlot<'s, 'q> {
@@ -123,6 +124,18 @@ pub fn valid_rows(
         let m = mask.get_or_insert_with(|| vec![true; block.len()]);
         for (v, &n) in m.iter_mut().zip(nulls) {
             *v &= !n;
+        }
+    }
+    // Computed arguments carry NULL results as values (a function of a NULL input).
+    if let Some(Projected {
+        data: ColumnData::Values(values),
+        ..
+    }) = arg
+        && values.iter().any(Value::is_null)
+    {
+        let m = mask.get_or_insert_with(|| vec![true; block.len()]);
+        for (v, x) in m.iter_mut().zip(values) {
+            *v &= !x.is_null();
         }
     }
     mask

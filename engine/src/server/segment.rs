@@ -11,6 +11,7 @@ use crate::operator::group_by::group_segment;
 use crate::operator::selection::{distinct_segment, select_segment};
 use crate::server::result::{IntermediateData, SegmentExplain};
 use crate::stats::ExecutionStats;
+use planner::plan::binder::timestamp_rewrite::rewrite_for_segment;
 use planner::plan::{AggregateCall, Expr, ServerQueryKind, ServerQueryPlan};
 use segments::segment::ImmutableSegment;
 
@@ -28,6 +29,13 @@ pub fn execute_segment(
     segment: &ImmutableSegment,
     ctx: &QueryContext,
 ) -> Result<SegmentResult, EngineError> {
+    // Timestamp index: `dateTrunc('DAY', ts)` reads `$ts$DAY` where this segment has it.
+    let rewritten = rewrite_for_segment(plan, &|c| {
+        segment.column(c).is_some_and(|r| {
+            r.data_type() == segments::types::DataType::Long && r.metadata().single_value
+        })
+    });
+    let plan = rewritten.as_ref().unwrap_or(plan);
     let mut stats = ExecutionStats {
         num_segments_queried: 1,
         total_docs: segment.total_docs() as u64,

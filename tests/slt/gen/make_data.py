@@ -78,6 +78,9 @@ indexed = table_config("orders", {
     "noDictionaryColumns": ["discount"],
     "nullHandlingEnabled": True,
 })
+# A timestamp index on ship_ts at every granularity (derived $ship_ts$DAY ... columns).
+indexed["fieldConfigList"] = [{"name": "ship_ts", "encodingType": "DICTIONARY", "indexTypes": ["TIMESTAMP"],
+    "timestampConfig": {"granularities": ["MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"]}}]
 plain = table_config("orders", {"nullHandlingEnabled": True})
 write_table("orders", schema, indexed, plain, [rows[0:100], rows[100:200], rows[200:300]], header)
 print("wrote", OUT)

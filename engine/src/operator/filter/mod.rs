@@ -316,7 +316,8 @@ fn plan_predicate<'s>(
         nulls,
     };
     let column = match &p.lhs {
-        Expr::Column(c) if !c.name.starts_with('$') => Some(c),
+        // `$`-columns are virtual (`$docId` …) unless the segment stores them (`$ts$DAY`).
+        Expr::Column(c) if !c.name.starts_with('$') || segment.column(&c.name).is_some() => Some(c),
         _ => None,
     };
     let Some(c) = column else {

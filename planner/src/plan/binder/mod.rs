@@ -6,6 +6,9 @@
 //! 3. syntax rewrites: column spelling, `*`, ordinals, aliases, `COUNT(DISTINCT)` ([`rewrite`]);
 //! 4. bind expressions ([`expr`]) and filters ([`filter`]) and pick the server kind
 //!    ([`select`]).
+//!
+//! Servers then apply [`timestamp_rewrite`] per segment (`dateTrunc` → timestamp-index
+//! columns).
 
 pub mod expr;
 pub mod filter;
@@ -15,6 +18,7 @@ pub mod names;
 pub mod rewrite;
 pub mod scope;
 pub mod select;
+pub mod timestamp_rewrite;
 
 use super::catalog::Catalog;
 use super::column_type::ColumnType;

@@ -65,11 +65,19 @@ impl Scope<'_> {
     }
 
     /// The physical columns for `SELECT *`: sorted by name (Pinot v1 orders them that way),
-    /// virtual columns excluded.
+    /// virtual columns and every other `$`-column (the timestamp index's `$ts$DAY`) excluded,
+    /// as Pinot's `SelectionOperatorUtils` skips names starting with `$`.
     pub fn star_columns(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .table
-            .map(|t| t.schema.fields.iter().map(|f| f.name.clone()).collect())
+            .map(|t| {
+                t.schema
+                    .fields
+                    .iter()
+                    .filter(|f| !f.name.starts_with('$'))
+                    .map(|f| f.name.clone())
+                    .collect()
+            })
             .unwrap_or_default();
         names.sort();
         names
@@ -88,6 +96,9 @@ mod tests {
             .fields
             .push(FieldSpec::dimension("b", DataType::String));
         schema.fields.push(FieldSpec::metric("Runs", DataType::Int));
+        schema
+            .fields
+            .push(FieldSpec::dimension("$ts$DAY", DataType::Long));
         let info = TableInfo {
             name: "t".into(),
             schema,
