@@ -444,6 +444,42 @@ mod tests {
     }
 
     #[test]
+    fn csv_batches_keep_doc_order_and_earliest_error() {
+        let rows = BATCH_ROWS * 2 + 17;
+        let mut text = String::from("a,b\n");
+        for i in 0..rows {
+            text.push_str(&format!("{i},s{i}\n"));
+        }
+        let (r, cells) = run("x.csv", &text);
+        assert_eq!(r.unwrap() as usize, rows);
+        let want: Vec<String> = (0..rows)
+            .map(|i| format!("0:{i}:{i}"))
+            .chain((0..rows).map(|i| format!("1:{i}:s{i}")))
+            .collect();
+        assert_eq!(cells, want);
+        // A bad cell in one batch and a short row in the next: the earlier line wins.
+        let bad = BATCH_ROWS + 5;
+        let mut text = String::from("a,b\n");
+        for i in 0..rows {
+            if i == bad {
+                text.push_str("bad,x\n");
+            } else if i == BATCH_ROWS * 2 + 3 {
+                text.push_str("1\n");
+            } else {
+                text.push_str(&format!("{i},s{i}\n"));
+            }
+        }
+        let msg = run("x.csv", &text).0.unwrap_err().to_string();
+        let line = bad + 2;
+        assert!(
+            msg.ends_with(&format!(
+                "x.csv line {line}, column 'a': cannot parse 'bad' as INT"
+            )),
+            "{msg}"
+        );
+    }
+
+    #[test]
     fn csv_errors_name_file_line_and_column() {
         let (r, _) = run("x.csv", "a,b\n1,x\n2\n");
         let msg = r.unwrap_err().to_string();

@@ -230,6 +230,23 @@ async fn tenants_place_segments_route_queries_and_trace() {
         call("GET", &format!("{ctl}/tenants/nope"), None).await.0,
         404
     );
+    assert_eq!(
+        call("GET", &format!("{ctl}/tenants/tenantB?type=server"), None).await,
+        (
+            200,
+            json!({"ServerInstances": [server_b], "tenantName": "tenantB"})
+        )
+    );
+    assert_eq!(
+        call("GET", &format!("{ctl}/tenants?type=BROKER"), None).await,
+        (200, json!({"BROKER_TENANTS": ["DefaultTenant", "tenantB"]}))
+    );
+    assert_eq!(
+        call("GET", &format!("{ctl}/tenants?type=minion"), None)
+            .await
+            .0,
+        400
+    );
     let (status, inst) = call("GET", &format!("{ctl}/instances/{server_a}"), None).await;
     assert_eq!(status, 200);
     assert_eq!(
@@ -333,6 +350,10 @@ async fn tenants_place_segments_route_queries_and_trace() {
     assert_eq!(body["traceInfo"], json!({}));
     let body = count(&broker_a).await;
     assert_eq!(body["exceptions"][0]["errorCode"], 410, "{body}");
+    assert_eq!(
+        body["exceptions"][0]["message"], "BrokerResourceMissingError",
+        "{body}"
+    );
     assert!(body.get("resultTable").is_none());
 
     // Tracing: per server, per segment, operators with times and rows.
@@ -429,6 +450,15 @@ async fn tenants_place_segments_route_queries_and_trace() {
             "tessera_http_requests_total{role=\"controller\",route=\"/tables\""
         ) > 0.0
     );
+    // Labels are route templates, never raw paths.
+    assert!(
+        metric(
+            &m,
+            "tessera_http_requests_total{role=\"controller\",route=\"/tables/:table/size\",status=\"200\"}"
+        ) > 0.0,
+        "{m:?}"
+    );
+    assert!(m.keys().all(|k| !k.contains("/tables/events")), "{m:?}");
 
     // Tags: update, and create a tenant from untagged instances.
     assert_eq!(

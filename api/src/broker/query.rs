@@ -119,7 +119,7 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
                     break;
                 }
                 Err(RoutingError::TableMissing(_)) => {}
-                Err(e) => return super::response::error_response_body(e.code(), &e.to_string()),
+                Err(e) => return super::response::error_response_body(e.code(), &e.detail()),
             }
         }
         let Some((routing, from_cache)) = routing else {

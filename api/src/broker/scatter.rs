@@ -36,6 +36,15 @@ impl RoutingError {
             }
         }
     }
+
+    /// The detail after Pinot's default message: none for a table this broker does not serve
+    /// (Pinot answers its bare `NO_TABLE_RESULT`, `BrokerResourceMissingError`).
+    pub fn detail(&self) -> String {
+        match self {
+            RoutingError::NotServed(_) => String::new(),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// Asks the controller for the routing table of `typed`.

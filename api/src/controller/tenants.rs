@@ -116,7 +116,24 @@ async fn list(req: Request<ControllerState>) -> tide::Result {
             };
         }
     }
-    Ok(Body::from_json(&json!({"SERVER_TENANTS": servers, "BROKER_TENANTS": brokers}))?.into())
+    let body = match tenant_type(&req)? {
+        Some(true) => json!({ "BROKER_TENANTS": brokers }),
+        Some(false) => json!({ "SERVER_TENANTS": servers }),
+        None => json!({"SERVER_TENANTS": servers, "BROKER_TENANTS": brokers}),
+    };
+    Ok(Body::from_json(&body)?.into())
+}
+
+/// `?type=server|broker` (any case): `Some(true)` for brokers, `None` when absent.
+fn tenant_type(req: &Request<ControllerState>) -> Result<Option<bool>, ApiError> {
+    match query_param(req, "type").map(|t| t.to_ascii_lowercase()) {
+        None => Ok(None),
+        Some(t) if t == "broker" => Ok(Some(true)),
+        Some(t) if t == "server" => Ok(Some(false)),
+        Some(t) => Err(ApiError::bad_request(format!(
+            "Invalid tenant type: {t}, must be 'server' or 'broker'"
+        ))),
+    }
 }
 
 async fn get(req: Request<ControllerState>) -> tide::Result {
@@ -139,10 +156,14 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
     if servers.is_empty() && brokers.is_empty() {
         return Err(ApiError::not_found(format!("Failed to find tenant {name}")).into());
     }
-    Ok(Body::from_json(&json!({
-        "ServerInstances": servers, "BrokerInstances": brokers, "tenantName": name,
-    }))?
-    .into())
+    let body = match tenant_type(&req)? {
+        Some(true) => json!({ "BrokerInstances": brokers, "tenantName": name }),
+        Some(false) => json!({ "ServerInstances": servers, "tenantName": name }),
+        None => json!({
+            "ServerInstances": servers, "BrokerInstances": brokers, "tenantName": name,
+        }),
+    };
+    Ok(Body::from_json(&body)?.into())
 }
 
 #[derive(Deserialize)]

@@ -188,16 +188,82 @@ pub fn resident_bytes() -> Option<u64> {
     Some(pages * 4096)
 }
 
-/// The route label of a path: its first segment (`/tables/x/size` → `/tables`), two for
-/// `/query/sql` and `/tessera/*`, so labels stay few whatever names clients use.
+/// The route templates every role registers (tide's app-level middleware runs before routing,
+/// so the matched template is recovered here); `:x` matches any one path segment.
+const ROUTES: &[&str] = &[
+    "/",
+    "/health",
+    "/metrics",
+    "/instances",
+    "/instances/:id",
+    "/instances/:id/heartbeat",
+    "/instances/:id/updateTags",
+    "/tenants",
+    "/tenants/:name",
+    "/schemas",
+    "/schemas/:name",
+    "/tables",
+    "/tables/:table",
+    "/tables/:table/externalview",
+    "/tables/:table/idealstate",
+    "/tables/:table/size",
+    "/tables/:table/schema",
+    "/tables/:table/pauseConsumption",
+    "/tables/:table/pauseStatus",
+    "/tables/:table/resumeConsumption",
+    "/table/:table",
+    "/segments",
+    "/segments/:table",
+    "/segments/:table/:segment",
+    "/segments/:table/reload",
+    "/segments/:table/relocate",
+    "/segments/:table/servers",
+    "/v2/segments",
+    "/ingestFromFile",
+    "/query",
+    "/query/sql",
+    "/sql",
+    "/pinot-controller/admin",
+    "/loggers",
+    "/loggers/:name",
+    "/loggers/download",
+    "/loggers/files",
+    "/loggers/instances",
+    "/loggers/instances/:name",
+    "/loggers/instances/:name/download",
+    "/tessera/catalog",
+    "/tessera/query",
+    "/tessera/routing/:table",
+    "/tessera/segments/:table",
+];
+
+/// The route label of a path: the registered template it matches (`/tables/x/size` →
+/// `/tables/:table/size`; the one with most literal segments wins), else `other`, so label
+/// cardinality stays bounded whatever names clients use.
 pub fn route_label(path: &str) -> String {
-    let mut parts = path.trim_start_matches('/').split('/');
-    let first = parts.next().unwrap_or("");
-    match (first, parts.next()) {
-        ("query", Some("sql")) => "/query/sql".into(),
-        ("tessera", Some(second)) => format!("/tessera/{second}"),
-        _ => format!("/{first}"),
-    }
+    let parts: Vec<&str> = path
+        .trim_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    ROUTES
+        .iter()
+        .filter_map(|template| {
+            let pattern: Vec<&str> = template.split('/').filter(|p| !p.is_empty()).collect();
+            let fits = pattern.len() == parts.len()
+                && pattern
+                    .iter()
+                    .zip(&parts)
+                    .all(|(t, p)| t.starts_with(':') || t == p);
+            fits.then(|| {
+                (
+                    pattern.iter().filter(|t| !t.starts_with(':')).count(),
+                    *template,
+                )
+            })
+        })
+        .max_by_key(|(literals, _)| *literals)
+        .map_or_else(|| "other".into(), |(_, template)| template.into())
 }
 
 struct Counting(Arc<Metrics>);
@@ -269,13 +335,20 @@ mod tests {
 
     #[test]
     fn route_labels_stay_few() {
-        assert_eq!(route_label("/tables/foo/size"), "/tables");
+        assert_eq!(route_label("/tables/foo/size"), "/tables/:table/size");
         assert_eq!(route_label("/query/sql"), "/query/sql");
+        assert_eq!(route_label("/query/sql/"), "/query/sql");
+        assert_eq!(route_label("/segments/t/reload"), "/segments/:table/reload");
+        assert_eq!(
+            route_label("/segments/t/seg_1"),
+            "/segments/:table/:segment"
+        );
         assert_eq!(
             route_label("/tessera/routing/x_OFFLINE"),
-            "/tessera/routing"
+            "/tessera/routing/:table"
         );
         assert_eq!(route_label("/"), "/");
+        assert_eq!(route_label("/no/such/route/at/all"), "other");
         assert!(resident_bytes().unwrap_or(1) > 0);
     }
 }
