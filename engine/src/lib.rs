@@ -34,7 +34,7 @@ pub mod provider;
 pub mod reduce;
 pub mod response;
 pub mod server;
-pub mod sketch;
+pub use segments::sketch;
 pub mod sort;
 pub mod stats;
 pub mod trace;

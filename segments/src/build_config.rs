@@ -14,7 +14,9 @@
 
 use crate::error::SegmentError;
 use crate::index::bloom::DEFAULT_FPP;
+use crate::startree::StarTreeSpec;
 use crate::timestamp_index::{DerivedColumn, TimestampGranularity};
+use crate::types::table_config::StarTreeIndexConfig;
 use crate::types::{DataType, Schema};
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
@@ -40,6 +42,11 @@ pub struct BuildConfig {
     /// Timestamp index: source column → granularities; each adds a derived
     /// `$col$GRANULARITY` column (listed in `range` too).
     pub timestamp_index: BTreeMap<String, BTreeSet<TimestampGranularity>>,
+    /// `tableIndexConfig.starTreeIndexConfigs`, in order.
+    pub star_trees: Vec<StarTreeSpec>,
+    /// `tableIndexConfig.enableDefaultStarTree`: add Pinot's default tree
+    /// ([`crate::startree::default_spec`]) after the configured ones.
+    pub default_star_tree: bool,
 }
 
 impl BuildConfig {
@@ -169,6 +176,17 @@ impl BuildConfig {
         }
         c.null_handling = idx
             .get("nullHandlingEnabled")
+            .and_then(Json::as_bool)
+            .unwrap_or(false);
+        if let Some(trees) = idx.get("starTreeIndexConfigs").filter(|v| !v.is_null()) {
+            let configs: Vec<StarTreeIndexConfig> = serde_json::from_value(trees.clone())
+                .map_err(|e| config_err(format!("invalid 'starTreeIndexConfigs': {e}")))?;
+            for t in &configs {
+                c.star_trees.push(StarTreeSpec::from_config(t)?);
+            }
+        }
+        c.default_star_tree = idx
+            .get("enableDefaultStarTree")
             .and_then(Json::as_bool)
             .unwrap_or(false);
 
@@ -311,6 +329,49 @@ impl BuildConfig {
                     "range index on no-dictionary column '{c}' needs a numeric type, not {}",
                     f.data_type
                 )));
+            }
+        }
+        for t in &self.star_trees {
+            for d in &t.dimensions {
+                let f = schema.field(d).ok_or_else(|| {
+                    config_err(format!(
+                        "Failed to find dimension column: {d} specified in star-tree index config in schema"
+                    ))
+                })?;
+                if !self.has_dictionary(d, f.single_value_field) {
+                    return Err(config_err(format!(
+                        "Cannot create star-tree index on dimension column: {d} without dictionary"
+                    )));
+                }
+                if !f.single_value_field {
+                    return Err(config_err(format!(
+                        "Cannot create star-tree index on multi-value dimension column: {d}"
+                    )));
+                }
+            }
+            for d in &t.skip_star_node_creation {
+                if !t.dimensions.contains(d) {
+                    return Err(config_err(format!(
+                        "Cannot skip star node creation for dimension: {d} not in the dimensions split order"
+                    )));
+                }
+            }
+            for p in t.function_column_pairs.iter().filter(|p| !p.is_star()) {
+                let f = field(&p.column, "a star-tree function column pair")?;
+                let hashes = crate::startree::values::reads_hashes(p.function);
+                if !f.single_value_field || (!hashes && !f.data_type.is_numeric()) {
+                    return Err(config_err(format!(
+                        "star-tree pair '{p}' needs a single-value{} column, '{}' is {}{}",
+                        if hashes { "" } else { " numeric" },
+                        p.column,
+                        if f.single_value_field {
+                            ""
+                        } else {
+                            "multi-value "
+                        },
+                        f.data_type
+                    )));
+                }
             }
         }
         for (c, fpp) in &self.bloom {

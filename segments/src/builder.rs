@@ -313,8 +313,16 @@ fn finish(
         start_time: time_range.map(|r| r.0),
         end_time: time_range.map(|r| r.1),
         columns,
+        star_trees: Vec::new(),
     };
     write_file(&staging.tmp.join(METADATA_FILE), &metadata.to_json())?;
+    if !config.star_trees.is_empty() || config.default_star_tree {
+        crate::startree::write_star_trees(
+            &staging.tmp,
+            &config.star_trees,
+            config.default_star_tree,
+        )?;
+    }
     let dir = staging.commit()?;
     let size_bytes = std::fs::read_dir(&dir)
         .map_err(|e| SegmentError::io(&dir, e))?

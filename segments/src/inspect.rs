@@ -5,7 +5,9 @@ use crate::segment::ImmutableSegment;
 use serde_json::{Map, Value as Json, json};
 
 /// `{segmentName, tableName, totalDocs, columns: {NAME: {dataType, singleValue, cardinality,
-/// minValue, maxValue, sorted, hasDictionary, indexes: [..], sizeBytes}}}`.
+/// minValue, maxValue, sorted, hasDictionary, indexes: [..], sizeBytes}}, starTrees: [{dimensions,
+/// skipStarNodeCreation, functionColumnPairs, maxLeafRecords, totalRecords, numNodes,
+/// sizeBytes}]}`.
 pub fn inspect_json(seg: &ImmutableSegment) -> Json {
     let m = seg.metadata();
     let mut columns = Map::new();
@@ -30,6 +32,7 @@ pub fn inspect_json(seg: &ImmutableSegment) -> Json {
         "tableName": m.table_name,
         "totalDocs": m.total_docs,
         "columns": columns,
+        "starTrees": m.star_trees,
     })
 }
 
@@ -93,6 +96,22 @@ pub fn inspect_table(seg: &ImmutableSegment) -> String {
             .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
+    }
+    for (i, t) in m.star_trees.iter().enumerate() {
+        out.push_str(&format!(
+            "star-tree {i}: dimensions {} | pairs {} | maxLeafRecords {} | {} records, {} nodes, {} bytes\n",
+            t.spec.dimensions.join(","),
+            t.spec
+                .function_column_pairs
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            t.spec.max_leaf_records,
+            t.total_records,
+            t.num_nodes,
+            t.size_bytes
+        ));
     }
     out
 }

@@ -6,6 +6,10 @@
 //!   writer (`encode`) next to its reader.
 //! * [`builder`] — rows in → per-column dictionaries, forward indexes and indexes → a segment
 //!   directory, written atomically ([`build_config`] says what to build, [`input`] reads files).
+//! * [`sketch`] — HyperLogLog, t-digest and quantile digest: the sketches star-trees
+//!   pre-aggregate and the engine's aggregations merge.
+//! * [`startree`] — star-tree indexes: pre-aggregated records and the tree over them,
+//!   built after the columns and stored in `startree.bin`.
 //! * [`segment`] — [`ImmutableSegment::open`](segment::ImmutableSegment::open): memory-mapped,
 //!   verified, zero-copy readers; [`inspect`] renders one for humans and tools.
 
@@ -19,6 +23,7 @@ pub mod hash;
 pub mod index;
 pub mod metadata;
 pub mod native;
+pub mod sketch;
 
 pub use error::SegmentError;
 
@@ -27,6 +32,7 @@ pub mod builder;
 pub mod input;
 pub mod inspect;
 pub mod segment;
+pub mod startree;
 pub mod timestamp_index;
 
 pub use build_config::BuildConfig;

@@ -74,6 +74,9 @@ pub struct SegmentMetadata {
     pub end_time: Option<i64>,
     /// Columns in schema order.
     pub columns: Vec<ColumnMetadata>,
+    /// Star-trees, in build order (tree `i` is index-map target `startree:<i>`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub star_trees: Vec<crate::startree::StarTreeInfo>,
 }
 
 impl SegmentMetadata {

@@ -19,6 +19,7 @@ use crate::index::{
     SortedIndexReader, nulls,
 };
 use crate::metadata::{ColumnMetadata, SegmentMetadata};
+use crate::startree::StarTree;
 use crate::types::{DataType, DocId};
 use memmap2::Mmap;
 use roaring::RoaringBitmap;
@@ -91,6 +92,7 @@ pub struct ImmutableSegment {
     index_map: IndexMap,
     columns: Vec<ColumnReader>,
     by_name: HashMap<String, usize>,
+    star_trees: Vec<StarTree>,
 }
 
 fn read_small(path: &Path) -> Result<Vec<u8>, SegmentError> {
@@ -352,12 +354,49 @@ impl ImmutableSegment {
                 nulls,
             });
         }
+        let mut star_trees = Vec::with_capacity(metadata.star_trees.len());
+        for (i, info) in metadata.star_trees.iter().enumerate() {
+            let target = format!("startree:{i}");
+            let path = dir.join(crate::startree::STAR_TREE_FILE);
+            let bad = |r: String| SegmentError::corrupt(&path, format!("{target}: {r}"));
+            let bytes = by_key
+                .get(&(target.as_str(), IndexKind::StarTree))
+                .ok_or_else(|| bad("entry is missing".into()))?;
+            let cardinalities = info
+                .spec
+                .dimensions
+                .iter()
+                .map(|d| {
+                    let c = by_name
+                        .get(d)
+                        .map(|&k| &columns[k])
+                        .filter(|c: &&ColumnReader| c.dictionary.is_some() && c.is_single_value())
+                        .ok_or_else(|| bad(format!("dimension '{d}' has no dictionary column")))?;
+                    Ok(c.metadata.cardinality)
+                })
+                .collect::<Result<Vec<u32>, SegmentError>>()?;
+            for p in info
+                .spec
+                .function_column_pairs
+                .iter()
+                .filter(|p| !p.is_star())
+            {
+                if !by_name.contains_key(&p.column) {
+                    return Err(bad(format!("pair column '{}' is missing", p.column)));
+                }
+            }
+            star_trees.push(
+                StarTree::decode(bytes, &cardinalities, &info.spec.function_column_pairs)
+                    .map_err(bad)?,
+            );
+        }
         Ok(ImmutableSegment {
             dir: dir.to_path_buf(),
             metadata,
             index_map,
             columns,
             by_name,
+            star_trees,
         })
     }
 
@@ -389,6 +428,11 @@ impl ImmutableSegment {
     /// All columns, in schema order.
     pub fn columns(&self) -> impl Iterator<Item = &ColumnReader> {
         self.columns.iter()
+    }
+
+    /// The star-trees with their metadata, in build order.
+    pub fn star_trees(&self) -> impl Iterator<Item = (&crate::startree::StarTreeInfo, &StarTree)> {
+        self.metadata.star_trees.iter().zip(&self.star_trees)
     }
 
     /// The segment directory.

@@ -1,8 +1,8 @@
 //! The `.slt` suite (`tests/slt/*.slt`): SQL behaviour as data.
 //!
 //! Every file runs twice, against the tables of `tests/slt/data/` built with every index kind
-//! (`indexed.json`: sorted, inverted, range, bloom, raw columns) and with none (`plain.json`), so the
-//! same expected answers must come out of both paths. Values are rendered one way for both the
+//! (`indexed.json`: sorted, inverted, range, bloom, raw columns, timestamp index, star-trees) and
+//! with none (`plain.json`), so the same expected answers must come out of both paths. Values are rendered one way for both the
 //! expected answers (computed by DuckDB in `gen/make_slt.py`) and Tessera: integers as-is, floats
 //! rounded to 4 decimals with trailing zeros dropped, NULL as `NULL`, empty strings as `(empty)`.
 

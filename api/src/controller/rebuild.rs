@@ -4,7 +4,9 @@
 //! like a refresh, so every replica swaps in the same rebuilt copy. Rows are read back through
 //! the query engine ([`super::transform::select_rows`]). Only the schema's columns are read
 //! back: the timestamp index's derived `$ts$DAY` … columns are recomputed by the build from the
-//! current `fieldConfigList` (added, changed or dropped with it).
+//! current `fieldConfigList` (added, changed or dropped with it). Star-trees follow the current
+//! `starTreeIndexConfigs` / `enableDefaultStarTree` only with `enableDynamicStarTreeCreation`;
+//! otherwise the segment keeps the trees it was built with.
 
 use super::archive;
 use super::transform::{quote_column, select_rows};
@@ -13,6 +15,21 @@ use segments::{BuildConfig, ImmutableSegment, build_segment_from_rows};
 use serde_json::Value as Json;
 use std::path::Path;
 use std::sync::Arc;
+
+/// `tableIndexConfig.enableDynamicStarTreeCreation` (plain or wrapped config).
+fn dynamic_star_trees(config: &Json) -> bool {
+    let cfg = if config.get("tableName").is_some() {
+        config
+    } else {
+        config
+            .get("OFFLINE")
+            .or_else(|| config.get("REALTIME"))
+            .unwrap_or(config)
+    };
+    cfg.pointer("/tableIndexConfig/enableDynamicStarTreeCreation")
+        .and_then(Json::as_bool)
+        .unwrap_or(false)
+}
 
 /// The schema a segment was built with, from its metadata.
 pub fn segment_schema(segment: &ImmutableSegment) -> Schema {
@@ -49,9 +66,25 @@ pub fn rebuild_archive(
         .iter()
         .map(|f| source_schema.field(&f.name).map(|_| quote_column(&f.name)))
         .collect();
+    let old_trees: Vec<_> = segment
+        .metadata()
+        .star_trees
+        .iter()
+        .map(|t| t.spec.clone())
+        .collect();
     let rows = select_rows(schema, exprs, source_schema, segment)?;
-    let build = BuildConfig::from_table_config_json(config, schema, Some(&old.segment_name))
+    let mut build = BuildConfig::from_table_config_json(config, schema, Some(&old.segment_name))
         .map_err(|e| e.to_string())?;
+    if !dynamic_star_trees(config) {
+        // Without `enableDynamicStarTreeCreation` a reload keeps the trees the segment has
+        // (those whose columns still exist).
+        let full = build.build_schema(schema).map_err(|e| e.to_string())?;
+        build.default_star_tree = false;
+        build.star_trees = old_trees
+            .into_iter()
+            .filter(|spec| spec.columns().all(|c| full.field(c).is_some()))
+            .collect();
+    }
     let out = work.join("new");
     build_segment_from_rows(schema, &build, rows.into_iter().map(Ok), &out)
         .map_err(|e| e.to_string())?;
@@ -86,6 +119,44 @@ mod tests {
                 .has_index(IndexKind::Inverted)
         );
         assert!(seg.column("added").is_some());
+    }
+
+    #[test]
+    fn star_trees_change_on_reload_only_when_dynamic() {
+        let dir = tempfile::tempdir().unwrap();
+        let built = archive::tests_support::build(dir.path(), "s0", 40);
+        let schema = Schema::from_json(
+            r#"{"schemaName":"t","dimensionFieldSpecs":[{"name":"id","dataType":"INT"},{"name":"city","dataType":"STRING"}]}"#,
+        )
+        .unwrap();
+        let config = |trees: serde_json::Value, dynamic: bool| {
+            json!({"tableName": "t", "tableType": "OFFLINE", "segmentsConfig": {}, "tenants": {},
+                "tableIndexConfig": {"starTreeIndexConfigs": trees,
+                    "enableDynamicStarTreeCreation": dynamic}})
+        };
+        let dims = |bytes: &[u8], round: &str| -> Vec<Vec<String>> {
+            let seg = archive::unpack(bytes, &dir.path().join(format!("check_{round}"))).unwrap();
+            let seg = archive::open(&seg.dir).unwrap();
+            seg.star_trees()
+                .map(|(i, _)| i.spec.dimensions.clone())
+                .collect()
+        };
+        let city = json!([{"dimensionsSplitOrder": ["city"], "functionColumnPairs": ["COUNT__*"]}]);
+        let both =
+            json!([{"dimensionsSplitOrder": ["city", "id"], "functionColumnPairs": ["COUNT__*"]}]);
+        let mut bytes = archive::pack(&built).unwrap();
+        let work = |n: &str| dir.path().join(format!("work_{n}"));
+        // Without dynamic creation a reload neither adds nor changes trees.
+        bytes = rebuild_archive(&bytes, &schema, &config(city.clone(), false), &work("a")).unwrap();
+        assert!(dims(&bytes, "a").is_empty());
+        bytes = rebuild_archive(&bytes, &schema, &config(city, true), &work("b")).unwrap();
+        assert_eq!(dims(&bytes, "b"), [["city"]]);
+        bytes = rebuild_archive(&bytes, &schema, &config(both.clone(), false), &work("c")).unwrap();
+        assert_eq!(dims(&bytes, "c"), [["city"]]);
+        bytes = rebuild_archive(&bytes, &schema, &config(both, true), &work("d")).unwrap();
+        assert_eq!(dims(&bytes, "d"), [["city", "id"]]);
+        bytes = rebuild_archive(&bytes, &schema, &config(json!([]), true), &work("e")).unwrap();
+        assert!(dims(&bytes, "e").is_empty());
     }
 
     #[test]

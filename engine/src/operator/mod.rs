@@ -5,7 +5,8 @@
 //! documents with the needed columns ([`Operator::next`], one block at a time, deadline
 //! checked per block), [`transform`] evaluates expressions over a block, and one terminal
 //! operator — [`aggregation`], [`group_by`] or [`selection`] (selection and DISTINCT) —
-//! consumes the blocks into the segment's [`SegmentOutput`].
+//! consumes the blocks into the segment's [`SegmentOutput`]. Aggregations a star-tree can
+//! answer skip all of that: [`star_tree`] folds the tree's pre-aggregated records instead.
 
 pub mod aggregation;
 pub mod doc_set;
@@ -13,6 +14,7 @@ pub mod filter;
 pub mod group_by;
 pub mod projection;
 pub mod selection;
+pub mod star_tree;
 pub mod transform;
 
 use crate::block::Block;

@@ -9,6 +9,7 @@ use crate::operator::filter::prune::may_match;
 use crate::operator::filter::{FilterExecutor, FilterNode, plan_filter};
 use crate::operator::group_by::group_segment;
 use crate::operator::selection::{distinct_segment, select_segment};
+use crate::operator::star_tree::{self, StarTreeChoice};
 use crate::server::result::{IntermediateData, SegmentExplain};
 use crate::stats::ExecutionStats;
 use planner::plan::binder::timestamp_rewrite::rewrite_for_segment;
@@ -56,6 +57,37 @@ pub fn execute_segment(
     }
     stats.num_segments_processed = 1;
     ctx.check()?;
+    // As in Pinot, answers from metadata or dictionaries alone beat a tree.
+    let non_scan = plan.filter.is_none()
+        && matches!(&plan.kind, ServerQueryKind::Aggregation { aggregates } if matches!(
+            strategy(aggregates, segment, &DocSet::all(segment.total_docs()), ctx.null_handling()),
+            crate::operator::aggregation::Strategy::Metadata
+                | crate::operator::aggregation::Strategy::Dictionary
+        ));
+    if let Some(choice) = (!non_scan)
+        .then(|| star_tree::choose(plan, segment, ctx))
+        .flatten()
+    {
+        if plan.explain {
+            return Ok(SegmentResult {
+                data: IntermediateData::Explain(vec![SegmentExplain {
+                    rows: star_tree_explain_rows(plan, &choice),
+                    num_segments: 1,
+                }]),
+                stats,
+                groups_limit_reached: false,
+            });
+        }
+        let output = star_tree::execute(&choice, plan, segment, ctx)?;
+        stats.num_docs_scanned = output.docs_scanned;
+        stats.num_entries_scanned_post_filter = output.entries_scanned_post_filter;
+        stats.num_segments_matched = u64::from(output.docs_scanned > 0);
+        return Ok(SegmentResult {
+            data: output.data,
+            stats,
+            groups_limit_reached: output.groups_limit_reached,
+        });
+    }
     let node = plan_filter(plan.filter.as_ref(), segment, &ctx.options)?;
     if plan.explain {
         match node {
@@ -150,6 +182,34 @@ fn column_names(exprs: &[&Expr]) -> Vec<String> {
         }
     }
     out
+}
+
+/// The operator rows of a query answered by a star-tree.
+fn star_tree_explain_rows(
+    plan: &ServerQueryPlan,
+    choice: &StarTreeChoice<'_>,
+) -> Vec<(usize, String)> {
+    let aggs = |a: &[AggregateCall]| join(a.iter().map(|a| a.name.clone()));
+    let head = match &plan.kind {
+        ServerQueryKind::GroupBy { keys, aggregates } => format!(
+            "GROUP_BY(groupKeys:{}, aggregations:{})",
+            join(keys.iter().map(|k| k.to_string())),
+            aggs(aggregates)
+        ),
+        ServerQueryKind::Aggregation { aggregates } => {
+            format!("AGGREGATE(aggregations:{})", aggs(aggregates))
+        }
+        _ => String::new(),
+    };
+    vec![
+        (0, head),
+        (
+            1,
+            format!("PROJECT({})", join(star_tree::explain_columns(choice))),
+        ),
+        (2, "DOC_ID_SET".to_string()),
+        (3, star_tree::explain_filter(choice)),
+    ]
 }
 
 /// The operator rows of one segment (depth relative to the plan start).

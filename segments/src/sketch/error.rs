@@ -1,6 +1,6 @@
 //! [`SketchError`]: a sketch parameter out of range, or bytes that are not a sketch.
 
-use segments::types::ErrorCode;
+use crate::types::ErrorCode;
 
 /// Why a sketch could not be built or decoded.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

@@ -3,7 +3,7 @@
 //! as its `f64` bits (`-0.0` as `0.0`, one NaN), text and decimals as UTF-8, BYTES as is — with
 //! the kind as the seed, so `1` and `"1"` differ but `Int(1)` and `Long(1)` agree.
 
-use segments::types::Value;
+use crate::types::Value;
 
 const P1: u64 = 0x9E37_79B1_85EB_CA87;
 const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;

@@ -13,7 +13,7 @@
 use super::codec::{Reader, Writer};
 use super::error::SketchError;
 use super::hash::{hash_value, xxhash64};
-use segments::types::Value;
+use crate::types::Value;
 
 /// Pinot's default `log2m` for `DISTINCTCOUNTHLL`.
 pub const DEFAULT_LOG2M: u8 = 8;

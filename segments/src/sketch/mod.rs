@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use tessera_engine::sketch::{HyperLogLog, TDigest};
-//! use segments::types::Value;
+//! use crate::types::Value;
 //!
 //! let (mut a, mut b) = (HyperLogLog::default(), HyperLogLog::default());
 //! for i in 0..1000 {

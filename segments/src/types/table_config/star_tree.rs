@@ -114,7 +114,7 @@ impl FunctionColumnPair {
         FunctionColumnPair::new(StarTreeFunction::parse(function)?, column)
     }
 
-    fn new(function: StarTreeFunction, column: &str) -> Option<FunctionColumnPair> {
+    pub fn new(function: StarTreeFunction, column: &str) -> Option<FunctionColumnPair> {
         let column = if function == StarTreeFunction::Count {
             STAR
         } else {
@@ -140,6 +140,21 @@ impl FunctionColumnPair {
 impl fmt::Display for FunctionColumnPair {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}__{}", self.function.name(), self.column)
+    }
+}
+
+impl Serialize for FunctionColumnPair {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for FunctionColumnPair {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        FunctionColumnPair::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!("invalid function column pair '{text}'"))
+        })
     }
 }
 

@@ -1,0 +1,416 @@
+//! Aggregation and GROUP BY answered from a star-tree instead of the documents.
+//!
+//! [`choose`] picks the first tree of the segment that can answer the query exactly, as
+//! Pinot decides it (`StarTreeUtils`): query option `useStarTree` not false; every aggregate
+//! maps to a pair of the tree (`COUNT(*)`/`COUNT(col)` → `COUNT__*`, `SUM(col)` → `SUM__col`, …,
+//! sketch sizes at their defaults) with a plain column argument and no `FILTER`; every group
+//! key is a tree dimension; the filter is an AND of per-dimension parts, each a predicate
+//! (not `REGEXP_LIKE`, `TEXT_MATCH`, `JSON_MATCH`, `IS [NOT] NULL`), an OR or NOT over one
+//! dimension's predicates; with null handling on, no involved column has nulls.
+//!
+//! [`execute`] turns the filter into accepted dictionary ids per dimension, walks the tree
+//! ([`StarTree::matching`]) and folds the pre-aggregated records into the same
+//! [`AggState`]s a scan produces, so the broker cannot tell the two apart.
+
+use super::SegmentOutput;
+use super::filter::id_set::IdSet;
+use super::filter::value_test::positive_form;
+use crate::aggregate::AggState;
+use crate::context::QueryContext;
+use crate::error::EngineError;
+use crate::server::result::IntermediateData;
+use crate::sketch::{DEFAULT_COMPRESSION, DEFAULT_LOG2M};
+use planner::plan::{
+    AggregateCall, AggregateFunction, Expr, FilterExpr, PredicateOp, ServerQueryKind,
+    ServerQueryPlan,
+};
+use segments::segment::ImmutableSegment;
+use segments::startree::values::PairValues;
+use segments::startree::{StarTree, StarTreeInfo, TreeQuery};
+use segments::types::table_config::StarTreeFunction;
+use std::collections::HashMap;
+
+/// A tree chosen for a query on one segment.
+pub struct StarTreeChoice<'s> {
+    /// The tree's position in the segment (`startree:<index>`).
+    pub index: usize,
+    pub info: &'s StarTreeInfo,
+    pub tree: &'s StarTree,
+    /// Per aggregate, the pair that answers it.
+    pairs: Vec<usize>,
+    /// Per group key, its dimension.
+    key_dims: Vec<usize>,
+    filter: Option<&'s FilterExpr>,
+}
+
+/// The pair function an aggregate needs, if a star-tree can answer it.
+fn pair_function(call: &AggregateCall) -> Option<(StarTreeFunction, &str)> {
+    if call.filter.is_some() || call.multi_value {
+        return None;
+    }
+    let column = match &call.arg {
+        None => None,
+        Some(Expr::Column(c)) => Some(c.name.as_str()),
+        Some(_) => return None,
+    };
+    let f = match call.function {
+        AggregateFunction::Count => return Some((StarTreeFunction::Count, "*")),
+        AggregateFunction::Sum => StarTreeFunction::Sum,
+        AggregateFunction::Min => StarTreeFunction::Min,
+        AggregateFunction::Max => StarTreeFunction::Max,
+        AggregateFunction::Avg => StarTreeFunction::Avg,
+        AggregateFunction::MinMaxRange => StarTreeFunction::MinMaxRange,
+        AggregateFunction::DistinctCountHll { log2m } if log2m == DEFAULT_LOG2M => {
+            StarTreeFunction::DistinctCountHll
+        }
+        AggregateFunction::PercentileEst { .. } => StarTreeFunction::PercentileEst,
+        AggregateFunction::PercentileTDigest { compression, .. }
+            if compression == DEFAULT_COMPRESSION =>
+        {
+            StarTreeFunction::PercentileTDigest
+        }
+        _ => return None,
+    };
+    Some((f, column?))
+}
+
+/// Columns of a filter that fits a star-tree (an AND of single-dimension parts), or `None`.
+fn filter_columns<'f>(f: &'f FilterExpr, out: &mut Vec<&'f str>) -> Option<()> {
+    match f {
+        FilterExpr::And(children) => children.iter().try_for_each(|c| filter_columns(c, out)),
+        FilterExpr::Constant(true) => Some(()),
+        other => {
+            out.push(single_dimension(other)?);
+            Some(())
+        }
+    }
+}
+
+/// The one column a filter part constrains, if it is a supported predicate, or an OR / NOT
+/// of such over one column.
+fn single_dimension(f: &FilterExpr) -> Option<&str> {
+    match f {
+        FilterExpr::Predicate(p) => {
+            let supported = matches!(
+                p.op,
+                PredicateOp::Eq(_)
+                    | PredicateOp::NotEq(_)
+                    | PredicateOp::In(_)
+                    | PredicateOp::NotIn(_)
+                    | PredicateOp::Range { .. }
+                    | PredicateOp::Like { .. }
+            );
+            match (&p.lhs, supported) {
+                (Expr::Column(c), true) => Some(c.name.as_str()),
+                _ => None,
+            }
+        }
+        FilterExpr::Or(children) => {
+            let first = single_dimension(children.first()?)?;
+            children[1..]
+                .iter()
+                .all(|c| single_dimension(c) == Some(first))
+                .then_some(first)
+        }
+        FilterExpr::Not(child) => single_dimension(child),
+        _ => None,
+    }
+}
+
+/// The first tree of `segment` that answers `plan` exactly, if any.
+pub fn choose<'s>(
+    plan: &'s ServerQueryPlan,
+    segment: &'s ImmutableSegment,
+    ctx: &QueryContext,
+) -> Option<StarTreeChoice<'s>> {
+    if !ctx.options.use_star_tree {
+        return None;
+    }
+    let (keys, aggregates): (&[Expr], &[AggregateCall]) = match &plan.kind {
+        ServerQueryKind::Aggregation { aggregates } => (&[], aggregates),
+        ServerQueryKind::GroupBy { keys, aggregates } => (keys, aggregates),
+        _ => return None,
+    };
+    let needed: Vec<(StarTreeFunction, &str)> = aggregates
+        .iter()
+        .map(pair_function)
+        .collect::<Option<_>>()?;
+    let key_columns: Vec<&str> = keys
+        .iter()
+        .map(|k| match k {
+            Expr::Column(c) => Some(c.name.as_str()),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let mut filtered = Vec::new();
+    if let Some(f) = &plan.filter {
+        filter_columns(f, &mut filtered)?;
+    }
+    if ctx.null_handling() {
+        let involved = key_columns
+            .iter()
+            .chain(&filtered)
+            .chain(needed.iter().map(|(_, c)| c).filter(|c| **c != "*"));
+        for c in involved {
+            if segment
+                .column(c)
+                .is_some_and(|r| r.nulls().is_some_and(|n| !n.is_empty()))
+            {
+                return None;
+            }
+        }
+    }
+    segment
+        .star_trees()
+        .enumerate()
+        .find_map(|(index, (info, tree))| {
+            let dims = &info.spec.dimensions;
+            let dim = |c: &str| dims.iter().position(|d| d == c);
+            if !filtered.iter().all(|c| dim(c).is_some()) {
+                return None;
+            }
+            Some(StarTreeChoice {
+                index,
+                info,
+                tree,
+                pairs: needed
+                    .iter()
+                    .map(|(f, c)| info.spec.pair_index(*f, c))
+                    .collect::<Option<_>>()?,
+                key_dims: key_columns.iter().map(|c| dim(c)).collect::<Option<_>>()?,
+                filter: plan.filter.as_ref(),
+            })
+        })
+}
+
+/// Accepted ids per dimension for an eligible filter part, folded into `out`.
+fn dimension_ids(
+    f: &FilterExpr,
+    choice: &StarTreeChoice<'_>,
+    segment: &ImmutableSegment,
+    out: &mut [Option<Vec<bool>>],
+) -> Result<(), EngineError> {
+    match f {
+        FilterExpr::And(children) => {
+            for c in children {
+                dimension_ids(c, choice, segment, out)?;
+            }
+            Ok(())
+        }
+        FilterExpr::Constant(true) => Ok(()),
+        other => {
+            let column = single_dimension(other).unwrap_or_default();
+            let d = choice
+                .info
+                .spec
+                .dimensions
+                .iter()
+                .position(|x| x == column)
+                .ok_or_else(|| EngineError::execution(format!("'{column}' is no dimension")))?;
+            let dict = segment
+                .column(column)
+                .and_then(|c| c.dictionary())
+                .ok_or_else(|| EngineError::execution(format!("'{column}' has no dictionary")))?;
+            let bits = accepted(other, dict)?;
+            out[d] = Some(match out[d].take() {
+                Some(prev) => prev.iter().zip(&bits).map(|(a, b)| *a && *b).collect(),
+                None => bits,
+            });
+            Ok(())
+        }
+    }
+}
+
+/// The ids of `dict` a single-dimension filter part accepts.
+fn accepted(
+    f: &FilterExpr,
+    dict: &segments::dictionary::Dictionary,
+) -> Result<Vec<bool>, EngineError> {
+    let n = dict.len() as usize;
+    Ok(match f {
+        FilterExpr::Predicate(p) => {
+            let (positive, negated) = positive_form(&p.op);
+            let mut bits = vec![negated; n];
+            for id in IdSet::for_predicate(&positive, dict)?.iter() {
+                if let Some(b) = bits.get_mut(id as usize) {
+                    *b = !negated;
+                }
+            }
+            bits
+        }
+        FilterExpr::Or(children) => {
+            let mut bits = vec![false; n];
+            for c in children {
+                for (b, x) in bits.iter_mut().zip(accepted(c, dict)?) {
+                    *b |= x;
+                }
+            }
+            bits
+        }
+        FilterExpr::Not(child) => accepted(child, dict)?.into_iter().map(|b| !b).collect(),
+        _ => return Err(EngineError::execution("unsupported star-tree filter")),
+    })
+}
+
+/// Folds record `r` of a pair into an aggregation state.
+fn fold(state: &mut AggState, values: &PairValues, r: usize) {
+    match (state, values) {
+        (AggState::Count(n), PairValues::Count(v)) => *n += v[r],
+        (AggState::Sum(s), PairValues::Sum(v)) => *s = Some(s.unwrap_or(0.0) + v[r]),
+        (AggState::Min(m), PairValues::Min(v)) => *m = Some(m.map_or(v[r], |x| x.min(v[r]))),
+        (AggState::Max(m), PairValues::Max(v)) => *m = Some(m.map_or(v[r], |x| x.max(v[r]))),
+        (AggState::Avg { sum, count }, PairValues::Avg(s, c)) => {
+            *sum += s[r];
+            *count += c[r];
+        }
+        (AggState::MinMax(mm), PairValues::MinMaxRange(lo, hi)) => {
+            *mm = Some(match *mm {
+                Some((a, b)) => (a.min(lo[r]), b.max(hi[r])),
+                None => (lo[r], hi[r]),
+            })
+        }
+        (AggState::Hll(h), PairValues::Hll(v)) => h.merge(&v[r]),
+        (AggState::QDigest(q), PairValues::QDigest(v)) => q.merge(&v[r]),
+        (AggState::TDigest(t), PairValues::TDigest(v)) => t.merge(&v[r]),
+        _ => {}
+    }
+}
+
+/// Runs an aggregation or GROUP BY over the chosen tree.
+pub fn execute(
+    choice: &StarTreeChoice<'_>,
+    plan: &ServerQueryPlan,
+    segment: &ImmutableSegment,
+    ctx: &QueryContext,
+) -> Result<SegmentOutput, EngineError> {
+    let tree = choice.tree;
+    let nd = choice.info.spec.dimensions.len();
+    let mut query = TreeQuery {
+        filters: vec![None; nd],
+        grouped: vec![false; nd],
+    };
+    if let Some(f) = choice.filter {
+        dimension_ids(f, choice, segment, &mut query.filters)?;
+    }
+    choice
+        .key_dims
+        .iter()
+        .for_each(|&d| query.grouped[d] = true);
+    let aggregates = match &plan.kind {
+        ServerQueryKind::Aggregation { aggregates } => aggregates,
+        ServerQueryKind::GroupBy { aggregates, .. } => aggregates,
+        _ => return Err(EngineError::execution("star-tree runs aggregations only")),
+    };
+    let empty = || -> Vec<AggState> {
+        aggregates
+            .iter()
+            .map(|a| AggState::empty(&a.function))
+            .collect()
+    };
+    let mut records = 0u64;
+    let mut limit_reached = false;
+    let grouped = !choice.key_dims.is_empty();
+    let mut total = empty();
+    let mut slots: HashMap<Vec<u32>, usize> = HashMap::new();
+    let mut groups: Vec<(Vec<u32>, Vec<AggState>)> = Vec::new();
+    let limit = ctx.options.num_groups_limit;
+    let mut key = Vec::with_capacity(choice.key_dims.len());
+    for range in tree.matching(&query) {
+        ctx.check()?;
+        for r in range.start..range.end {
+            if let Some(from) = range.check_from
+                && !tree.record_matches(&query, from, r)
+            {
+                continue;
+            }
+            records += 1;
+            let states = if grouped {
+                key.clear();
+                key.extend(choice.key_dims.iter().map(|&d| tree.dims[d][r as usize]));
+                let slot = match slots.get(&key) {
+                    Some(&s) => s,
+                    None if groups.len() >= limit => {
+                        limit_reached = true;
+                        continue;
+                    }
+                    None => {
+                        slots.insert(key.clone(), groups.len());
+                        groups.push((key.clone(), empty()));
+                        groups.len() - 1
+                    }
+                };
+                &mut groups[slot].1
+            } else {
+                &mut total
+            };
+            for (state, &p) in states.iter_mut().zip(&choice.pairs) {
+                fold(state, &tree.values[p], r as usize);
+            }
+        }
+    }
+    let data = if grouped {
+        let dicts: Vec<_> = choice
+            .key_dims
+            .iter()
+            .map(|&d| {
+                segment
+                    .column(&choice.info.spec.dimensions[d])
+                    .and_then(|c| c.dictionary())
+                    .ok_or_else(|| EngineError::execution("star-tree dimension has no dictionary"))
+            })
+            .collect::<Result<_, _>>()?;
+        IntermediateData::Groups(
+            groups
+                .into_iter()
+                .map(|(ids, states)| {
+                    let values = ids.iter().zip(&dicts).map(|(&id, d)| d.value(id)).collect();
+                    (values, states)
+                })
+                .collect(),
+        )
+    } else {
+        IntermediateData::Aggregates(total)
+    };
+    let width = (choice.pairs.len() + choice.key_dims.len()) as u64;
+    Ok(SegmentOutput {
+        data,
+        docs_scanned: records,
+        entries_scanned_post_filter: records * width,
+        groups_limit_reached: limit_reached,
+    })
+}
+
+/// The EXPLAIN filter row naming the tree (`FILTER_STARTREE_INDEX`, Pinot's operator name).
+pub fn explain_filter(choice: &StarTreeChoice<'_>) -> String {
+    format!(
+        "FILTER_STARTREE_INDEX(starTree:{}, dimensions:{}, pairs:{})",
+        choice.index,
+        choice.info.spec.dimensions.join(","),
+        choice
+            .info
+            .spec
+            .function_column_pairs
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    )
+}
+
+/// The columns the tree reads for the query (PROJECT in EXPLAIN): key dimensions, then the
+/// pairs' star-tree column names (`count__*`, `sum__m`).
+pub fn explain_columns(choice: &StarTreeChoice<'_>) -> Vec<String> {
+    let spec = &choice.info.spec;
+    let mut out: Vec<String> = choice
+        .key_dims
+        .iter()
+        .map(|&d| spec.dimensions[d].clone())
+        .collect();
+    for &p in &choice.pairs {
+        let name = spec.function_column_pairs[p].to_column_name();
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
