@@ -363,10 +363,19 @@ pub fn execute(
             groups
                 .into_iter()
                 .map(|(ids, states)| {
-                    let values = ids.iter().zip(&dicts).map(|(&id, d)| d.value(id)).collect();
-                    (values, states)
+                    let values = ids
+                        .iter()
+                        .zip(&dicts)
+                        .map(|(&id, d)| {
+                            // A grouped dimension is never a star in a well-formed tree.
+                            (id < d.len())
+                                .then(|| d.value(id))
+                                .ok_or_else(|| EngineError::execution("corrupt star-tree record"))
+                        })
+                        .collect::<Result<_, _>>()?;
+                    Ok((values, states))
                 })
-                .collect(),
+                .collect::<Result<_, EngineError>>()?,
         )
     } else {
         IntermediateData::Aggregates(total)

@@ -8,7 +8,7 @@
 //!    dimension into one child per id; unless the dimension skips star nodes (or has a single
 //!    child), a star child gets the node's records with that dimension set to [`STAR`],
 //!    re-sorted by the remaining dimensions and merged, appended as new records.
-//! 4. **Aggregate**: every non-leaf node gets one record folding its range.
+//! 4. **Aggregate**: every node of more than one record gets one record folding its range.
 
 use super::tree::{NONE, Node, StarTree};
 use super::values::{DocInput, PairValues, reads_hashes};
@@ -294,13 +294,23 @@ impl TreeBuilder {
             start, end, depth, ..
         } = self.nodes[node];
         let d = depth as usize;
-        if end - start <= self.max_leaf || d >= self.dims.len() {
-            return Ok(());
-        }
         if self.num_records() as u64 + (end - start) as u64 + 1 >= NONE as u64 {
             return Err(config_err(
                 "star-tree has too many records (2^32 - 1)".into(),
             ));
+        }
+        // The aggregated record of this node (leaves too: a query that constrains nothing
+        // below a leaf reads one record instead of up to `maxLeafRecords`).
+        if end - start > 1 {
+            let agg = self.num_records();
+            self.push_record_from(start, d, &[]);
+            for r in start + 1..end {
+                self.merge_record(agg, r);
+            }
+            self.nodes[node].aggregated = agg;
+        }
+        if end - start <= self.max_leaf || d >= self.dims.len() {
+            return Ok(());
         }
         // Children: runs of equal ids of dimension d (records are sorted by d.. here).
         let mut children: Vec<Node> = Vec::new();
@@ -318,19 +328,12 @@ impl TreeBuilder {
             let (s, e) = self.star_records(start, end, d);
             children.push(child(STAR, s, e, depth + 1));
         }
-        // The aggregated record of this node.
-        let agg = self.num_records();
-        self.push_record_from(start, d, &[]);
-        for r in start + 1..end {
-            self.merge_record(agg, r);
-        }
         let first = self.nodes.len() as u32;
         let count = children.len() as u32;
         self.nodes.extend(children);
         let n = &mut self.nodes[node];
         n.first_child = first;
         n.num_children = count;
-        n.aggregated = agg;
         for c in first..first + count {
             self.split(c as usize)?;
         }

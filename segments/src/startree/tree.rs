@@ -2,8 +2,8 @@
 //! encoding, and [`StarTree::matching`], the traversal a query runs.
 //!
 //! Node `0` is the root; a node's children are contiguous, ordered by dimension id with the
-//! star child (id [`STAR`]) last. A node covers the records `[start, end)`; a non-leaf node
-//! also points at one aggregated record that folds its whole range.
+//! star child (id [`STAR`]) last. A node covers the records `[start, end)`; a node of more
+//! than one record also points at one aggregated record that folds its whole range.
 //!
 //! Traversal, per node at depth `d` (children split on dimension `d`): with a filter on `d`,
 //! visit the accepted non-star children; if `d` is grouped, visit every non-star child;
@@ -33,7 +33,7 @@ pub struct Node {
     pub end: u32,
     pub first_child: u32,
     pub num_children: u32,
-    /// The record folding `[start, end)`, or [`NONE`] (leaves).
+    /// The record folding `[start, end)`, or [`NONE`] (single-record nodes).
     pub aggregated: u32,
     /// Depth: the node's children split on dimension `depth`.
     pub depth: u32,
