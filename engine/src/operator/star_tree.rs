@@ -30,6 +30,9 @@ use segments::startree::{StarTree, StarTreeInfo, TreeQuery};
 use segments::types::table_config::StarTreeFunction;
 use std::collections::HashMap;
 
+/// Key spaces up to this many keys use a dense slot table.
+const DENSE_KEYS: u128 = 1 << 16;
+
 /// A tree chosen for a query on one segment.
 pub struct StarTreeChoice<'s> {
     /// The tree's position in the segment (`startree:<index>`).
@@ -40,6 +43,8 @@ pub struct StarTreeChoice<'s> {
     pairs: Vec<usize>,
     /// Per group key, its dimension.
     key_dims: Vec<usize>,
+    /// Per group key, the dimension's cardinality (keys pack into one `u128`).
+    key_cards: Vec<u32>,
     filter: Option<&'s FilterExpr>,
 }
 
@@ -169,7 +174,19 @@ pub fn choose<'s>(
             if !filtered.iter().all(|c| dim(c).is_some()) {
                 return None;
             }
+            let key_cards: Vec<u32> = key_columns
+                .iter()
+                .map(|c| {
+                    segment
+                        .column(c)
+                        .map_or(1, |r| r.metadata().cardinality.max(1))
+                })
+                .collect();
+            key_cards
+                .iter()
+                .try_fold(1u128, |p, &c| p.checked_mul(c as u128))?;
             Some(StarTreeChoice {
+                key_cards,
                 index,
                 info,
                 tree,
@@ -311,10 +328,22 @@ pub fn execute(
     let mut limit_reached = false;
     let grouped = !choice.key_dims.is_empty();
     let mut total = empty();
-    let mut slots: HashMap<Vec<u32>, usize> = HashMap::new();
-    let mut groups: Vec<(Vec<u32>, Vec<AggState>)> = Vec::new();
+    // Group keys pack into one number (mixed radix over the key cardinalities); small key
+    // spaces map to slots through a dense table.
+    let mut strides = Vec::with_capacity(choice.key_cards.len());
+    let mut space: u128 = 1;
+    for &c in &choice.key_cards {
+        strides.push(space);
+        space = space.saturating_mul(c as u128);
+    }
+    let mut dense: Vec<u32> = if grouped && space <= DENSE_KEYS {
+        vec![u32::MAX; space as usize]
+    } else {
+        Vec::new()
+    };
+    let mut sparse: HashMap<u128, u32> = HashMap::new();
+    let mut groups: Vec<(u128, Vec<AggState>)> = Vec::new();
     let limit = ctx.options.num_groups_limit;
-    let mut key = Vec::with_capacity(choice.key_dims.len());
     for range in tree.matching(&query) {
         ctx.check()?;
         for r in range.start..range.end {
@@ -325,19 +354,35 @@ pub fn execute(
             }
             records += 1;
             let states = if grouped {
-                key.clear();
-                key.extend(choice.key_dims.iter().map(|&d| tree.dims[d][r as usize]));
-                let slot = match slots.get(&key) {
-                    Some(&s) => s,
-                    None if groups.len() >= limit => {
-                        limit_reached = true;
-                        continue;
+                let mut key: u128 = 0;
+                for ((&d, &card), stride) in
+                    choice.key_dims.iter().zip(&choice.key_cards).zip(&strides)
+                {
+                    let id = tree.dims[d][r as usize];
+                    if id >= card {
+                        // A grouped dimension is never a star in a well-formed tree.
+                        return Err(EngineError::execution("corrupt star-tree record"));
                     }
-                    None => {
-                        slots.insert(key.clone(), groups.len());
-                        groups.push((key.clone(), empty()));
-                        groups.len() - 1
+                    key += id as u128 * stride;
+                }
+                let existing = match dense.get(key as usize) {
+                    Some(&s) if !dense.is_empty() => s,
+                    _ => sparse.get(&key).copied().unwrap_or(u32::MAX),
+                };
+                let slot = if existing != u32::MAX {
+                    existing as usize
+                } else if groups.len() >= limit {
+                    limit_reached = true;
+                    continue;
+                } else {
+                    let slot = groups.len();
+                    if dense.is_empty() {
+                        sparse.insert(key, slot as u32);
+                    } else {
+                        dense[key as usize] = slot as u32;
                     }
+                    groups.push((key, empty()));
+                    slot
                 };
                 &mut groups[slot].1
             } else {
@@ -362,17 +407,13 @@ pub fn execute(
         IntermediateData::Groups(
             groups
                 .into_iter()
-                .map(|(ids, states)| {
-                    let values = ids
+                .map(|(key, states)| {
+                    let values = dicts
                         .iter()
-                        .zip(&dicts)
-                        .map(|(&id, d)| {
-                            // A grouped dimension is never a star in a well-formed tree.
-                            (id < d.len())
-                                .then(|| d.value(id))
-                                .ok_or_else(|| EngineError::execution("corrupt star-tree record"))
-                        })
-                        .collect::<Result<_, _>>()?;
+                        .zip(&choice.key_cards)
+                        .zip(&strides)
+                        .map(|((d, &card), stride)| d.value(((key / stride) % card as u128) as u32))
+                        .collect();
                     Ok((values, states))
                 })
                 .collect::<Result<_, EngineError>>()?,
