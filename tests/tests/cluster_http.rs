@@ -934,3 +934,136 @@ async fn ingest_from_file_applies_transform_configs() {
     .await;
     c.stop().await;
 }
+
+/// EXPLAIN and answer of `sql` through the broker, with and without star-trees.
+async fn explain_and_rows(broker: &str, sql: &str) -> (String, Value, Value) {
+    let post = |sql: String| {
+        let broker = broker.to_string();
+        async move {
+            call(
+                "POST",
+                &format!("{broker}/query/sql"),
+                Some(json!({ "sql": sql })),
+            )
+            .await
+            .1
+        }
+    };
+    let explained = post(format!("EXPLAIN PLAN FOR {sql}")).await;
+    let plan = format!(
+        "{}{}",
+        explained["resultTable"]["rows"], explained["exceptions"]
+    );
+    let with = post(sql.to_string()).await["resultTable"]["rows"].clone();
+    let without =
+        post(format!("SET useStarTree = false; {sql}")).await["resultTable"]["rows"].clone();
+    (plan, with, without)
+}
+
+#[async_std::test]
+async fn star_trees_through_the_cluster_and_dynamic_reload() {
+    let dir = tempfile::tempdir().unwrap();
+    let seg_src = tempfile::tempdir().unwrap();
+    let c = start(dir.path(), 1 << 20).await;
+    let (ctl, broker, _server) = urls(&c);
+    let mut config = table();
+    config["tableIndexConfig"]["starTreeIndexConfigs"] = json!([{
+        "dimensionsSplitOrder": ["teamID"], "functionColumnPairs": ["COUNT__*", "SUM__runs"],
+        "maxLeafRecords": 1}]);
+    call("POST", &format!("{ctl}/schemas"), Some(schema())).await;
+    let (status, body) = call("POST", &format!("{ctl}/tables"), Some(config.clone())).await;
+    assert_eq!(status, 200, "{body}");
+    // The segment carries the table's tree (built with the same config the controller holds).
+    let schema = Schema::from_json(&schema().to_string()).unwrap();
+    let build =
+        BuildConfig::from_table_config_json(&config, &schema, Some("baseballStats_0")).unwrap();
+    let rows = (0..30).map(|i| {
+        Ok(vec![
+            Cell::String(format!("player{i}")),
+            Cell::String(["BOS", "NYA", "SFN"][i as usize % 3].into()),
+            Cell::Int(i * 10),
+            Cell::Int(1990 + i % 4),
+        ])
+    });
+    build_segment_from_rows(&schema, &build, rows, seg_src.path()).unwrap();
+    let bytes = archive::pack(&seg_src.path().join("baseballStats_0")).unwrap();
+    assert_eq!(
+        upload(&ctl, "baseballStats", "baseballStats_0", &bytes)
+            .await
+            .0,
+        200
+    );
+    eventually("the broker to answer from the segment", || {
+        let broker = broker.clone();
+        async move { count(&broker).await["resultTable"]["rows"] == json!([[30]]) }
+    })
+    .await;
+
+    let by_team =
+        "SELECT teamID, SUM(runs), COUNT(*) FROM baseballStats GROUP BY teamID ORDER BY teamID";
+    let by_year = "SELECT yearID, SUM(runs) FROM baseballStats GROUP BY yearID ORDER BY yearID";
+    let (plan, with, without) = explain_and_rows(&broker, by_team).await;
+    assert!(
+        plan.contains("FILTER_STARTREE_INDEX(starTree:0, dimensions:teamID"),
+        "{plan}"
+    );
+    assert_eq!(
+        (&with, &with),
+        (
+            &without,
+            &json!([
+                ["BOS", 1350.0, 10],
+                ["NYA", 1450.0, 10],
+                ["SFN", 1550.0, 10]
+            ])
+        )
+    );
+    let (plan, with, without) = explain_and_rows(&broker, by_year).await;
+    assert!(!plan.contains("STARTREE"), "{plan}");
+    assert_eq!(with, without);
+
+    // A new tree in the config: a reload without enableDynamicStarTreeCreation keeps the old
+    // tree; with it, the segment is rebuilt with the new one.
+    let reload_with = |dynamic: bool| {
+        let mut next = config.clone();
+        next["tableIndexConfig"]["starTreeIndexConfigs"] = json!([{
+            "dimensionsSplitOrder": ["yearID"], "functionColumnPairs": ["SUM__runs"]}]);
+        next["tableIndexConfig"]["enableDynamicStarTreeCreation"] = json!(dynamic);
+        let (ctl, broker) = (ctl.clone(), broker.clone());
+        async move {
+            let (status, body) =
+                call("PUT", &format!("{ctl}/tables/baseballStats"), Some(next)).await;
+            assert_eq!(status, 200, "{body}");
+            let (status, _) = call(
+                "POST",
+                &format!("{ctl}/segments/baseballStats/reload"),
+                None,
+            )
+            .await;
+            assert_eq!(status, 200);
+            let _ = broker;
+        }
+    };
+    reload_with(false).await;
+    // The reload swaps in a rebuilt copy; the old tree keeps answering by team.
+    async_std::task::sleep(Duration::from_millis(300)).await;
+    let (plan, ..) = explain_and_rows(&broker, by_team).await;
+    assert!(plan.contains("dimensions:teamID"), "{plan}");
+    reload_with(true).await;
+    eventually("the rebuilt segment with the year tree", || {
+        let broker = broker.clone();
+        async move {
+            explain_and_rows(&broker, by_year)
+                .await
+                .0
+                .contains("dimensions:yearID")
+        }
+    })
+    .await;
+    let (plan, with, without) = explain_and_rows(&broker, by_year).await;
+    assert!(plan.contains("FILTER_STARTREE_INDEX"), "{plan}");
+    assert_eq!(with, without);
+    let (plan, ..) = explain_and_rows(&broker, by_team).await;
+    assert!(!plan.contains("STARTREE"), "{plan}");
+    c.stop().await;
+}
