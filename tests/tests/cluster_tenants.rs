@@ -253,6 +253,20 @@ async fn tenants_place_segments_route_queries_and_trace() {
         inst["tags"],
         json!(["DefaultTenant_OFFLINE", "DefaultTenant_REALTIME"])
     );
+    // Pinot's InstanceConfig fields: the port as a string, unopened ports -1.
+    assert!(inst["port"].is_string(), "{inst}");
+    assert_eq!(
+        server_a,
+        format!(
+            "Server_{}_{}",
+            inst["hostName"].as_str().unwrap(),
+            inst["port"].as_str().unwrap()
+        )
+    );
+    assert_eq!(
+        (inst["grpcPort"].clone(), inst["enabled"].clone()),
+        (json!(-1), json!(true))
+    );
 
     // A table on a tenant without instances is rejected with Pinot's message.
     assert_eq!(
@@ -503,6 +517,19 @@ async fn tenants_place_segments_route_queries_and_trace() {
     );
     let (_, inst) = call("GET", &format!("{ctl}/instances/{server_a}"), None).await;
     assert_eq!(inst["tags"], json!(["fresh_OFFLINE", "fresh_REALTIME"]));
+    // With Pinot's offline/realtime split, the instance serves only what it was given.
+    let untag = format!("{ctl}/instances/{server_a}/updateTags?tags=server_untagged");
+    assert_eq!(call("PUT", &untag, None).await.0, 200);
+    let split = |o: usize, n: usize| {
+        json!({"tenantRole": "SERVER", "tenantName": "batch", "numberOfInstances": n,
+            "offlineInstances": o, "realtimeInstances": 0})
+    };
+    let (status, body) = call("POST", &format!("{ctl}/tenants"), Some(split(2, 1))).await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = call("POST", &format!("{ctl}/tenants"), Some(split(1, 1))).await;
+    assert_eq!(status, 200, "{body}");
+    let (_, inst) = call("GET", &format!("{ctl}/instances/{server_a}"), None).await;
+    assert_eq!(inst["tags"], json!(["batch_OFFLINE"]));
 
     bb.stop().await;
     sb.stop().await;

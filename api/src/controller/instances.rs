@@ -102,6 +102,18 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
         .instance(&id)?
         .ok_or_else(|| ApiError::not_found(format!("Instance {id} not found")))?;
     let mut body = serde_json::to_value(&record)?;
+    // Pinot's InstanceConfig view: the port as a string, the ports Tessera does not open as -1.
+    body["port"] = json!(record.port.to_string());
+    for port in [
+        "grpcPort",
+        "adminPort",
+        "queryServicePort",
+        "queryMailboxPort",
+    ] {
+        body[port] = json!(-1);
+    }
+    body["pools"] = json!(null);
+    body["systemResourceInfo"] = json!(null);
     body["online"] = json!(c.is_online(&id));
     Ok(Body::from_json(&body)?.into())
 }

@@ -198,10 +198,23 @@ async fn create(mut req: Request<ControllerState>) -> tide::Result {
     if r.tenant_name.trim().is_empty() {
         return Err(ApiError::bad_request("Tenant name cannot be empty").into());
     }
+    let split = match (r.offline_instances, r.realtime_instances) {
+        (None, None) => None,
+        (o, rt) => Some((o.unwrap_or(0), rt.unwrap_or(0))),
+    };
     let wanted = r
         .number_of_instances
-        .or(r.offline_instances.max(r.realtime_instances))
+        .or(split.map(|(o, rt)| o + rt))
         .unwrap_or(1);
+    if let Some((o, rt)) =
+        split.filter(|(o, rt)| role == InstanceType::Server && (*o > wanted || *rt > wanted))
+    {
+        return Err(ApiError::bad_request(format!(
+            "Failed to create tenant: {}, offlineInstances ({o}) and realtimeInstances ({rt}) must each be at most numberOfInstances ({wanted})",
+            r.tenant_name
+        ))
+        .into());
+    }
     let c = req.state();
     let _guard = c.write_lock.lock().await;
     let mut free: Vec<InstanceRecord> = c
@@ -219,18 +232,32 @@ async fn create(mut req: Request<ControllerState>) -> tide::Result {
         .into());
     }
     free.truncate(wanted);
-    let tags: Vec<String> = match role {
-        InstanceType::Broker => vec![format!("{}_BROKER", r.tenant_name)],
-        _ => [TableType::Offline, TableType::Realtime]
-            .iter()
-            .map(|t| format!("{}{}", r.tenant_name, t.suffix()))
-            .collect(),
+    let tag = |t: TableType| format!("{}{}", r.tenant_name, t.suffix());
+    // Servers, as Pinot assigns them: the first `offlineInstances` serve OFFLINE, the last
+    // `realtimeInstances` REALTIME (overlapping when they add up to more than the total);
+    // without the split, every server serves both.
+    let tags_of = |k: usize| -> Vec<String> {
+        match (role, split) {
+            (InstanceType::Broker, _) => vec![format!("{}_BROKER", r.tenant_name)],
+            (_, None) => vec![tag(TableType::Offline), tag(TableType::Realtime)],
+            (_, Some((o, rt))) => {
+                let mut tags = Vec::new();
+                if k < o {
+                    tags.push(tag(TableType::Offline));
+                }
+                if k + rt >= wanted {
+                    tags.push(tag(TableType::Realtime));
+                }
+                tags
+            }
+        }
     };
     let ops = free
         .into_iter()
-        .map(|mut i| {
-            i.tags = tags.clone();
-            Op::Put(keys::instance(&i.instance_name), encode(&i))
+        .enumerate()
+        .filter_map(|(k, mut i)| {
+            i.tags = tags_of(k);
+            (!i.tags.is_empty()).then(|| Op::Put(keys::instance(&i.instance_name), encode(&i)))
         })
         .collect();
     c.commit(ops)?;
