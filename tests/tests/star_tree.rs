@@ -9,11 +9,9 @@ use engine::execute_sql;
 use engine::provider::MemoryTables;
 use engine::response::BrokerResponse;
 use segments::build_config::BuildConfig;
-use segments::builder::build_segment_from_rows;
 use segments::segment::ImmutableSegment;
 use segments::types::{Schema, Value};
 use serde_json::json;
-use std::sync::Arc;
 
 fn schema() -> Schema {
     Schema::from_json(
@@ -76,24 +74,14 @@ fn rows(from: i64, to: i64) -> Vec<Vec<Value>> {
 
 /// Three segments; `trees[i]` says whether segment `i` has star-trees.
 fn table(dir: &std::path::Path, trees: [bool; 3]) -> MemoryTables {
-    let mut segments = Vec::new();
-    for (i, with) in trees.into_iter().enumerate() {
-        let name = format!("sales_{i}_{with}");
-        let (from, to) = (i as i64 * 700, i as i64 * 700 + 700);
-        build_segment_from_rows(
-            &schema(),
-            &config(with, &name),
-            rows(from, to).into_iter().map(Ok),
-            dir,
+    let parts = trees.into_iter().enumerate().map(|(i, with)| {
+        let from = i as i64 * 700;
+        (
+            config(with, &format!("sales_{i}_{with}")),
+            rows(from, from + 700),
         )
-        .expect("builds");
-        segments.push(Arc::new(
-            ImmutableSegment::open(&dir.join(&name)).expect("opens"),
-        ));
-    }
-    let mut t = MemoryTables::new();
-    t.add("sales", schema(), segments);
-    t
+    });
+    tessera_tests::table_of_segments(dir, "sales", &schema(), parts)
 }
 
 fn run(tables: &MemoryTables, sql: &str) -> BrokerResponse {

@@ -7,11 +7,8 @@ use engine::execute_sql;
 use engine::provider::MemoryTables;
 use engine::response::BrokerResponse;
 use segments::build_config::BuildConfig;
-use segments::builder::build_segment_from_rows;
-use segments::segment::ImmutableSegment;
 use segments::types::{Schema, Value};
 use serde_json::json;
-use std::sync::Arc;
 
 fn schema() -> Schema {
     Schema::from_json(
@@ -52,24 +49,14 @@ fn rows(from: i64, to: i64) -> Vec<Vec<Value>> {
 
 /// A table of three segments; `indexed[i]` says whether segment `i` has the timestamp index.
 fn table(dir: &std::path::Path, indexed: [bool; 3]) -> MemoryTables {
-    let mut segments = Vec::new();
-    for (i, with_index) in indexed.into_iter().enumerate() {
-        let name = format!("events_{i}_{with_index}");
-        let (from, to) = (i as i64 * 400, i as i64 * 400 + 400);
-        build_segment_from_rows(
-            &schema(),
-            &config(with_index, &name),
-            rows(from, to).into_iter().map(Ok),
-            dir,
+    let parts = indexed.into_iter().enumerate().map(|(i, with)| {
+        let from = i as i64 * 400;
+        (
+            config(with, &format!("events_{i}_{with}")),
+            rows(from, from + 400),
         )
-        .expect("builds");
-        segments.push(Arc::new(
-            ImmutableSegment::open(&dir.join(&name)).expect("opens"),
-        ));
-    }
-    let mut t = MemoryTables::new();
-    t.add("events", schema(), segments);
-    t
+    });
+    tessera_tests::table_of_segments(dir, "events", &schema(), parts)
 }
 
 fn answer(r: &BrokerResponse) -> serde_json::Value {
