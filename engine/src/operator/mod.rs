@@ -4,8 +4,9 @@
 //! [`doc_set::DocSet`] (indexes first, scans last), [`projection`] pulls blocks of those
 //! documents with the needed columns ([`Operator::next`], one block at a time, deadline
 //! checked per block), [`transform`] evaluates expressions over a block, and one terminal
-//! operator — [`aggregation`], [`group_by`] or [`selection`] (selection and DISTINCT) —
-//! consumes the blocks into the segment's [`SegmentOutput`].
+//! operator — [`aggregation`], [`group_by`] or [`selection`] (selection and DISTINCT, with
+//! [`top_candidates`] narrowing `ORDER BY … LIMIT` on a typed first key) — consumes the
+//! blocks into the segment's [`SegmentOutput`].
 
 pub mod aggregation;
 pub mod doc_set;
@@ -13,6 +14,7 @@ pub mod filter;
 pub mod group_by;
 pub mod projection;
 pub mod selection;
+pub mod top_candidates;
 pub mod transform;
 
 use crate::block::Block;
