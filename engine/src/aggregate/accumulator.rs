@@ -40,22 +40,24 @@ fn drive(
     valid: Option<&[bool]>,
     mut body: impl FnMut(usize, usize),
 ) {
-    let ok = |r: usize| valid.is_none_or(|m| m[r]);
-    match groups {
-        GroupMap::Single => match valid {
-            None => (0..n).for_each(|r| body(r, 0)),
-            Some(m) => (0..n).filter(|&r| m[r]).for_each(|r| body(r, 0)),
-        },
-        GroupMap::PerRow(gs) => {
+    match (groups, valid) {
+        (GroupMap::Single, None) => (0..n).for_each(|r| body(r, 0)),
+        (GroupMap::Single, Some(m)) => (0..n).filter(|&r| m[r]).for_each(|r| body(r, 0)),
+        (GroupMap::PerRow(gs), None) => {
+            for (r, &g) in gs[..n.min(gs.len())].iter().enumerate() {
+                body(r, g as usize);
+            }
+        }
+        (GroupMap::PerRow(gs), Some(m)) => {
             for (r, &g) in gs.iter().enumerate().take(n) {
-                if ok(r) {
+                if m[r] {
                     body(r, g as usize);
                 }
             }
         }
-        GroupMap::Pairs { rows, groups } => {
+        (GroupMap::Pairs { rows, groups }, valid) => {
             for (&r, &g) in rows.iter().zip(groups) {
-                if ok(r as usize) {
+                if valid.is_none_or(|m| m[r as usize]) {
                     body(r as usize, g as usize);
                 }
             }
@@ -84,12 +86,10 @@ pub fn visit_numbers(
     match &arg.data {
         ColumnData::F64(v) => drive(n, groups, valid, |r, g| f(g, v[r])),
         ColumnData::I64(v) => drive(n, groups, valid, |r, g| f(g, v[r] as f64)),
-        ColumnData::Dict { ids, dict, decoded } => {
-            let decoded = decoded.as_deref();
-            drive(n, groups, valid, |r, g| {
-                f(g, dict_number(dict, decoded, ids[r]))
-            })
-        }
+        ColumnData::Dict { ids, dict, decoded } => match decoded.as_deref() {
+            Some(d) => drive(n, groups, valid, |r, g| f(g, d[ids[r] as usize])),
+            None => drive(n, groups, valid, |r, g| f(g, dict.f64_at(ids[r]))),
+        },
         ColumnData::DictMv {
             ids,
             offsets,
