@@ -5,8 +5,8 @@
 //! 0 for a plain aggregation, one group per row for single-value keys, several for
 //! multi-value keys) and a validity mask (the aggregate's `FILTER`, NULLs). The per-function
 //! loops are written once over `f64` ([`visit_numbers`]), with the column's representation
-//! matched outside the loop: dictionary ids read a dictionary decoded once per segment, raw
-//! columns read their vectors directly. `DISTINCTCOUNT` over a dictionary column collects
+//! matched outside the loop: dictionary ids read a dictionary decoded once per segment
+//! (gathered into the block's values before the loop), raw columns read their vectors directly. `DISTINCTCOUNT` over a dictionary column collects
 //! dictionary ids in bitmaps and decodes them once, when the segment's states are taken.
 
 use super::decimal::Decimal;
@@ -87,7 +87,12 @@ pub fn visit_numbers(
         ColumnData::F64(v) => drive(n, groups, valid, |r, g| f(g, v[r])),
         ColumnData::I64(v) => drive(n, groups, valid, |r, g| f(g, v[r] as f64)),
         ColumnData::Dict { ids, dict, decoded } => match decoded.as_deref() {
-            Some(d) => drive(n, groups, valid, |r, g| f(g, d[ids[r] as usize])),
+            Some(d) => {
+                // Gather first, in a loop of independent loads (a large decoded dictionary
+                // misses the cache), then accumulate from the block's values.
+                let values: Vec<f64> = ids.iter().map(|&id| d[id as usize]).collect();
+                drive(n, groups, valid, |r, g| f(g, values[r]))
+            }
             None => drive(n, groups, valid, |r, g| f(g, dict.f64_at(ids[r]))),
         },
         ColumnData::DictMv {
