@@ -5,8 +5,8 @@
 //! 0 for a plain aggregation, one group per row for single-value keys, several for
 //! multi-value keys) and a validity mask (the aggregate's `FILTER`, NULLs). The per-function
 //! loops are written once over `f64` ([`visit_numbers`]), with the column's representation
-//! matched outside the loop: dictionary ids read a dictionary decoded once per segment, raw
-//! columns read their vectors directly. `DISTINCTCOUNT` over a dictionary column collects
+//! matched outside the loop: dictionary ids read a dictionary decoded once per segment
+//! (gathered into the block's values before the loop), raw columns read their vectors directly. `DISTINCTCOUNT` over a dictionary column collects
 //! dictionary ids in bitmaps and decodes them once, when the segment's states are taken.
 
 use super::decimal::Decimal;
@@ -40,22 +40,24 @@ fn drive(
     valid: Option<&[bool]>,
     mut body: impl FnMut(usize, usize),
 ) {
-    let ok = |r: usize| valid.is_none_or(|m| m[r]);
-    match groups {
-        GroupMap::Single => match valid {
-            None => (0..n).for_each(|r| body(r, 0)),
-            Some(m) => (0..n).filter(|&r| m[r]).for_each(|r| body(r, 0)),
-        },
-        GroupMap::PerRow(gs) => {
+    match (groups, valid) {
+        (GroupMap::Single, None) => (0..n).for_each(|r| body(r, 0)),
+        (GroupMap::Single, Some(m)) => (0..n).filter(|&r| m[r]).for_each(|r| body(r, 0)),
+        (GroupMap::PerRow(gs), None) => {
+            for (r, &g) in gs[..n.min(gs.len())].iter().enumerate() {
+                body(r, g as usize);
+            }
+        }
+        (GroupMap::PerRow(gs), Some(m)) => {
             for (r, &g) in gs.iter().enumerate().take(n) {
-                if ok(r) {
+                if m[r] {
                     body(r, g as usize);
                 }
             }
         }
-        GroupMap::Pairs { rows, groups } => {
+        (GroupMap::Pairs { rows, groups }, valid) => {
             for (&r, &g) in rows.iter().zip(groups) {
-                if ok(r as usize) {
+                if valid.is_none_or(|m| m[r as usize]) {
                     body(r as usize, g as usize);
                 }
             }
@@ -84,12 +86,15 @@ pub fn visit_numbers(
     match &arg.data {
         ColumnData::F64(v) => drive(n, groups, valid, |r, g| f(g, v[r])),
         ColumnData::I64(v) => drive(n, groups, valid, |r, g| f(g, v[r] as f64)),
-        ColumnData::Dict { ids, dict, decoded } => {
-            let decoded = decoded.as_deref();
-            drive(n, groups, valid, |r, g| {
-                f(g, dict_number(dict, decoded, ids[r]))
-            })
-        }
+        ColumnData::Dict { ids, dict, decoded } => match decoded.as_deref() {
+            Some(d) => {
+                // Gather first, in a loop of independent loads (a large decoded dictionary
+                // misses the cache), then accumulate from the block's values.
+                let values: Vec<f64> = ids.iter().map(|&id| d[id as usize]).collect();
+                drive(n, groups, valid, |r, g| f(g, values[r]))
+            }
+            None => drive(n, groups, valid, |r, g| f(g, dict.f64_at(ids[r]))),
+        },
         ColumnData::DictMv {
             ids,
             offsets,

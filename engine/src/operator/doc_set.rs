@@ -165,8 +165,10 @@ impl Iterator for DocBlocks<'_> {
             }
             DocSet::Bitmap(_) => {
                 let it = self.bitmap_iter.as_mut()?;
-                let docs: Vec<DocId> = it.take(BLOCK_SIZE).collect();
-                (!docs.is_empty()).then_some(docs)
+                let mut docs = vec![0; BLOCK_SIZE];
+                let n = it.next_many(&mut docs).len();
+                docs.truncate(n);
+                (n > 0).then_some(docs)
             }
         }
     }

@@ -3,7 +3,8 @@
 //! Group keys stay in dictionary space whenever every key is a plain dictionary column: the
 //! key of a row is the mixed-radix number of its dictionary ids (`Σ idₖ·strideₖ`), mapped to a
 //! slot through a dense array when the product of cardinalities is small (≤ 1M) and a hash map
-//! otherwise; values are decoded once per group at the end. Other keys (expressions, raw
+//! otherwise; values are decoded once per group at the end. Single-value dictionary keys are
+//! combined a block at a time, column by column, before one slot lookup per row. Other keys (expressions, raw
 //! columns, nullable columns under null handling) hash the row's key values. Multi-value keys
 //! put a row in one group per value (the cross product for several such keys).
 //!
@@ -174,6 +175,18 @@ impl<'s> GroupKeys<'s> {
     /// Assigns the rows of a block: `(rows, groups)` pairs, or per-row groups when every row
     /// has exactly one group (`rows` empty).
     pub fn assign(&mut self, key_columns: &[&Projected<'_>], n: usize) -> (Vec<u32>, Vec<u32>) {
+        if self.dicts.is_some() {
+            let ids: Option<Vec<&[u32]>> = key_columns
+                .iter()
+                .map(|k| match &k.data {
+                    ColumnData::Dict { ids, .. } if ids.len() >= n => Some(&ids[..n]),
+                    _ => None,
+                })
+                .collect();
+            if let Some(ids) = ids {
+                return self.assign_ids(&ids, n);
+            }
+        }
         let mut rows = Vec::new();
         let mut groups = Vec::with_capacity(n);
         let per_row = key_columns.iter().all(|k| !matches!(k.data, ColumnData::DictMv { .. }))
@@ -241,6 +254,53 @@ impl<'s> GroupKeys<'s> {
             return pairs;
         }
         (rows, groups)
+    }
+
+    /// [`GroupKeys::assign`] for single-value dictionary keys (`ids[k]`: key `k`'s ids): the
+    /// combined ids of the block first, column by column, then one slot lookup per row.
+    fn assign_ids(&mut self, ids: &[&[u32]], n: usize) -> (Vec<u32>, Vec<u32>) {
+        let mut groups = Vec::with_capacity(n);
+        match ids {
+            [only] => {
+                for &id in only.iter() {
+                    groups.push(self.slot_of(id as u64));
+                }
+            }
+            _ => {
+                let mut combined = vec![0u64; n];
+                for (key_ids, &stride) in ids.iter().zip(&self.strides) {
+                    for (c, &id) in combined.iter_mut().zip(key_ids.iter()) {
+                        *c += id as u64 * stride;
+                    }
+                }
+                for &c in &combined {
+                    groups.push(self.slot_of(c));
+                }
+            }
+        }
+        if groups.contains(&UNASSIGNED) {
+            // Rows whose group was dropped: switch to pairs without them.
+            return groups
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| **g != UNASSIGNED)
+                .map(|(r, g)| (r as u32, *g))
+                .unzip();
+        }
+        (Vec::new(), groups)
+    }
+
+    /// The slot of a combined id: a dense-array hit inline, anything else through
+    /// [`GroupKeys::slot_for_id`].
+    #[inline]
+    fn slot_of(&mut self, combined: u64) -> u32 {
+        if let Some(d) = &self.dense {
+            let s = d[combined as usize];
+            if s != UNASSIGNED {
+                return s;
+            }
+        }
+        self.slot_for_id(combined)
     }
 
     /// The key values of group `slot`.

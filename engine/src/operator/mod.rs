@@ -4,9 +4,10 @@
 //! [`doc_set::DocSet`] (indexes first, scans last), [`projection`] pulls blocks of those
 //! documents with the needed columns ([`Operator::next`], one block at a time, deadline
 //! checked per block), [`transform`] evaluates expressions over a block, and one terminal
-//! operator — [`aggregation`], [`group_by`] or [`selection`] (selection and DISTINCT) —
-//! consumes the blocks into the segment's [`SegmentOutput`]. Aggregations a star-tree can
-//! answer skip all of that: [`star_tree`] folds the tree's pre-aggregated records instead.
+//! operator — [`aggregation`], [`group_by`] or [`selection`] (selection and DISTINCT, with
+//! [`top_candidates`] narrowing `ORDER BY … LIMIT` on a typed first key) — consumes the
+//! blocks into the segment's [`SegmentOutput`]. Aggregations a star-tree can answer skip all
+//! of that: [`star_tree`] folds the tree's pre-aggregated records instead.
 
 pub mod aggregation;
 pub mod doc_set;
@@ -15,6 +16,7 @@ pub mod group_by;
 pub mod projection;
 pub mod selection;
 pub mod star_tree;
+pub mod top_candidates;
 pub mod transform;
 
 use crate::block::Block;

@@ -1,8 +1,9 @@
 //! Projection: reads the columns a query needs for a block of documents.
 //!
 //! A [`ColumnSource`] is one column of one segment, opened once per segment: dictionary
-//! columns yield ids (bulk `read_range` for contiguous docs, gathers otherwise), raw columns
-//! yield typed vectors through a chunk-caching cursor, virtual columns (`$docId`,
+//! columns yield ids (bulk `read_range` for contiguous docs and for dense blocks — their span
+//! decoded in bulk, then picked —, per-document gathers otherwise), raw columns yield typed
+//! vectors through a chunk-caching cursor (bulk for contiguous and dense blocks alike), virtual columns (`$docId`,
 //! `$segmentName`, `$hostName`) are computed, and a column the segment lacks (schema
 //! evolution) reads as its default value. With null handling on, the column's null bitmap
 //! becomes per-row null flags.
@@ -26,6 +27,10 @@ use std::sync::Arc;
 /// Dictionaries up to this size are always decoded for numeric aggregation.
 const DECODE_ALWAYS: u32 = 1 << 16;
 
+/// A block whose documents span at most this many times their count is read as one range
+/// (bulk decode) and gathered from it, rather than document by document.
+const DENSE_SPAN: usize = 4;
+
 /// How to read one column of one segment.
 pub struct ColumnSource<'s> {
     pub name: String,
@@ -33,6 +38,10 @@ pub struct ColumnSource<'s> {
     reader: Option<&'s ColumnReader>,
     cursor: Option<RawCursor<'s>>,
     decoded: Option<Arc<Vec<f64>>>,
+    /// Reused buffers for dense blocks' spans.
+    span_ids: Vec<u32>,
+    span_i64: Vec<i64>,
+    span_f64: Vec<f64>,
     null_handling: bool,
     /// What the column reads as if the segment lacks it.
     default: Value,
@@ -83,6 +92,9 @@ impl<'s> ColumnSource<'s> {
             reader,
             cursor,
             decoded,
+            span_ids: Vec::new(),
+            span_i64: Vec::new(),
+            span_f64: Vec::new(),
             null_handling: options.enable_null_handling,
             default: options.column_default(&column.name, column.column_type.data_type),
             segment_name: segment.name(),
@@ -100,12 +112,22 @@ impl<'s> ColumnSource<'s> {
             return self.read_virtual_or_default(docs);
         };
         let data_type = reader.data_type();
-        let contiguous = docs.len() > 1 && docs[docs.len() - 1] - docs[0] == docs.len() as u32 - 1;
+        let span = match (docs.first(), docs.last()) {
+            (Some(&first), Some(&last)) => (last - first) as usize + 1,
+            _ => 0,
+        };
+        let contiguous = docs.len() > 1 && span == docs.len();
+        // Dense but with gaps: decode the span in bulk, then pick the documents.
+        let dense = !contiguous && docs.len() > 1 && span <= docs.len() * DENSE_SPAN;
         let data = match (reader.forward(), reader.dictionary()) {
             (ForwardIndex::Dict(f), Some(dict)) => {
                 let mut ids = vec![0u32; docs.len()];
                 if contiguous {
                     f.read_range(docs[0], &mut ids);
+                } else if dense {
+                    self.span_ids.resize(span, 0);
+                    f.read_range(docs[0], &mut self.span_ids);
+                    gather(&self.span_ids, docs, &mut ids);
                 } else {
                     f.read_docs(docs, &mut ids);
                 }
@@ -139,6 +161,10 @@ impl<'s> ColumnSource<'s> {
                         let mut out = vec![0i64; docs.len()];
                         if contiguous {
                             cursor.read_i64_range(docs[0], &mut out);
+                        } else if dense {
+                            self.span_i64.resize(span, 0);
+                            cursor.read_i64_range(docs[0], &mut self.span_i64);
+                            gather(&self.span_i64, docs, &mut out);
                         } else {
                             for (o, &d) in out.iter_mut().zip(docs) {
                                 *o = cursor.i64(d);
@@ -150,6 +176,10 @@ impl<'s> ColumnSource<'s> {
                         let mut out = vec![0f64; docs.len()];
                         if contiguous {
                             cursor.read_f64_range(docs[0], &mut out);
+                        } else if dense {
+                            self.span_f64.resize(span, 0.0);
+                            cursor.read_f64_range(docs[0], &mut self.span_f64);
+                            gather(&self.span_f64, docs, &mut out);
                         } else {
                             for (o, &d) in out.iter_mut().zip(docs) {
                                 *o = cursor.f64(d);
@@ -205,6 +235,14 @@ impl<'s> ColumnSource<'s> {
     }
 }
 
+/// `out[i] = span[docs[i] - docs[0]]`: documents picked from their span's values.
+fn gather<T: Copy>(span: &[T], docs: &[DocId], out: &mut [T]) {
+    let first = docs[0];
+    for (o, &d) in out.iter_mut().zip(docs) {
+        *o = span[(d - first) as usize];
+    }
+}
+
 /// Pulls blocks of documents from a doc set and reads the needed columns for each.
 pub struct ProjectionOperator<'s, 'q> {
     blocks: DocBlocks<'q>,
@@ -248,5 +286,56 @@ impl<'s> Operator<'s> for ProjectionOperator<'s, '_> {
             .map(|s| (s.name.clone(), s.read(&docs)))
             .collect();
         Ok(Some(Block { docs, columns }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use planner::plan::ColumnType;
+    use segments::build_config::BuildConfig;
+    use segments::builder::build_segment_from_rows;
+    use segments::types::{FieldSpec, Schema};
+
+    #[test]
+    fn dense_blocks_read_like_single_documents() {
+        let dir = tempfile::tempdir().unwrap();
+        let cols = [
+            ("d", DataType::Int),
+            ("l", DataType::Long),
+            ("x", DataType::Double),
+        ];
+        let mut schema = Schema {
+            schema_name: "t".into(),
+            ..Schema::default()
+        };
+        for (name, dt) in cols {
+            schema.fields.push(FieldSpec::dimension(name, dt));
+        }
+        let mut cfg = BuildConfig::new("t", "t_0");
+        cfg.no_dictionary.extend(["l".to_string(), "x".to_string()]);
+        let rows = (0..5000i64).map(|i| {
+            Ok(vec![
+                Value::Int((i * 7919 % 613) as i32),
+                Value::Long(i * i - 77),
+                Value::Double(i as f64 / 3.0),
+            ])
+        });
+        let summary = build_segment_from_rows(&schema, &cfg, rows, dir.path()).unwrap();
+        let segment = ImmutableSegment::open(&summary.segment_dir).unwrap();
+        let options = ExecutionOptions::default();
+        // Gaps of every kind, dense enough to be read as one span.
+        let docs: Vec<DocId> = (17..4900).filter(|d| d % 3 != 0 && d % 7 != 2).collect();
+        for (name, dt) in cols {
+            let column = ColumnRef {
+                name: name.into(),
+                column_type: ColumnType::sv(dt),
+            };
+            let block = ColumnSource::new(&segment, &column, None, &options).read(&docs);
+            let mut single = ColumnSource::new(&segment, &column, None, &options);
+            for (i, &d) in docs.iter().enumerate() {
+                assert_eq!(block.value(i), single.read(&[d]).value(0), "{name} doc {d}");
+            }
+        }
     }
 }

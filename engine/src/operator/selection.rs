@@ -1,13 +1,15 @@
 //! Selection and DISTINCT over one segment.
 //!
 //! * Selection without ORDER BY reads blocks until `limit` rows are collected (documents in
-//!   ascending order) and stops; with ORDER BY it keeps the segment's top `limit` rows,
-//!   trimming as it goes.
+//!   ascending order) and stops; with ORDER BY it keeps the segment's top `limit` rows in a
+//!   heap over the sort keys, after a typed pre-pass on a plain first key has narrowed the
+//!   documents ([`super::top_candidates`]), and reads full rows for the winners only.
 //! * DISTINCT collects distinct rows in first-seen order; without ORDER BY it stops at
 //!   `limit`, with ORDER BY it keeps the top `limit`.
 
 use super::doc_set::DocSet;
 use super::projection::{ColumnSource, ProjectionOperator};
+use super::top_candidates;
 use super::transform::evaluate;
 use super::{Operator, SegmentOutput};
 use crate::context::QueryContext;
@@ -96,7 +98,9 @@ pub fn select_segment(
 
 /// `ORDER BY … LIMIT k` in two passes (Pinot's `SelectionOrderByOperator`): every document
 /// is read for the sort keys only and offered to a top-k heap with its doc id; then the full
-/// rows are read for the `k` winners alone.
+/// rows are read for the `k` winners alone. When the first sort key is a plain typed column,
+/// a typed pre-pass over that column alone ([`super::top_candidates`]) first narrows the
+/// documents the heap sees to the few that can still win.
 fn select_ordered(
     exprs: &[Expr],
     order_by: &[SortKey],
@@ -104,6 +108,19 @@ fn select_ordered(
     segment: &ImmutableSegment,
     docs: &DocSet,
     ctx: &QueryContext,
+) -> Result<SegmentOutput, EngineError> {
+    select_ordered_with(exprs, order_by, limit, segment, docs, ctx, true)
+}
+
+/// [`select_ordered`], with the typed pre-pass allowed or not (tests compare both).
+fn select_ordered_with(
+    exprs: &[Expr],
+    order_by: &[SortKey],
+    limit: usize,
+    segment: &ImmutableSegment,
+    docs: &DocSet,
+    ctx: &QueryContext,
+    typed: bool,
 ) -> Result<SegmentOutput, EngineError> {
     let key_exprs: Vec<Expr> = order_by
         .iter()
@@ -113,6 +130,37 @@ fn select_ordered(
             })
         })
         .collect::<Result<_, _>>()?;
+    let key_width = columns_of(&key_exprs).len() as u64;
+    let full_width = columns_of(exprs).len() as u64;
+    let narrowed = match key_exprs.first() {
+        Some(first) if typed => top_candidates::narrow(first, order_by, limit, segment, docs, ctx)?,
+        _ => None,
+    };
+    let (heap_docs, docs_scanned) = match &narrowed {
+        Some(c) => (&c.docs, c.docs_scanned),
+        None => (docs, docs.len()),
+    };
+    let rows = top_rows(exprs, &key_exprs, order_by, limit, segment, heap_docs, ctx)?;
+    Ok(SegmentOutput {
+        entries_scanned_post_filter: docs_scanned * key_width
+            + rows.len() as u64 * full_width.saturating_sub(key_width),
+        data: IntermediateData::Rows(rows),
+        docs_scanned,
+        groups_limit_reached: false,
+    })
+}
+
+/// The top `limit` rows of `docs` by `order_by` (over `key_exprs`, the sort keys' expressions),
+/// best first: sort keys into the heap, then the winners' full rows.
+fn top_rows(
+    exprs: &[Expr],
+    key_exprs: &[Expr],
+    order_by: &[SortKey],
+    limit: usize,
+    segment: &ImmutableSegment,
+    docs: &DocSet,
+    ctx: &QueryContext,
+) -> Result<Vec<Vec<Value>>, EngineError> {
     let heap_keys: Vec<SortKey> = order_by
         .iter()
         .enumerate()
@@ -122,11 +170,8 @@ fn select_ordered(
         })
         .collect();
     let mut top = TopK::new(&heap_keys, limit);
-    let mut proj = projection(&key_exprs, segment, docs, ctx);
-    let key_width = proj.num_columns() as u64;
-    let mut docs_scanned = 0u64;
+    let mut proj = projection(key_exprs, segment, docs, ctx);
     while let Some(block) = proj.next()? {
-        docs_scanned += block.len() as u64;
         let columns = key_exprs
             .iter()
             .map(|e| evaluate(e, &block))
@@ -150,20 +195,12 @@ fn select_ordered(
     // Second pass: the full rows of the winners, read in doc order, emitted in sort order.
     let winner_set = DocSet::Bitmap(winners.iter().copied().collect());
     let mut full = projection(exprs, segment, &winner_set, ctx);
-    let full_width = full.num_columns() as u64;
     let mut by_doc: HashMap<u32, Vec<Value>> = HashMap::with_capacity(winners.len());
     while let Some(block) = full.next()? {
         let rows = block_rows(exprs, &block, block.len())?;
         by_doc.extend(block.docs.iter().copied().zip(rows));
     }
-    let rows = winners.iter().filter_map(|d| by_doc.remove(d)).collect();
-    Ok(SegmentOutput {
-        data: IntermediateData::Rows(rows),
-        docs_scanned,
-        entries_scanned_post_filter: docs_scanned * key_width
-            + winners.len() as u64 * full_width.saturating_sub(key_width),
-        groups_limit_reached: false,
-    })
+    Ok(winners.iter().filter_map(|d| by_doc.remove(d)).collect())
 }
 
 /// Runs a DISTINCT over `docs`.
@@ -209,4 +246,156 @@ pub fn distinct_segment(
         entries_scanned_post_filter: docs_scanned * width,
         groups_limit_reached: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sort::compare_all;
+    use planner::plan::{ColumnType, ExecutionOptions};
+    use proptest::prelude::*;
+    use segments::build_config::BuildConfig;
+    use segments::builder::build_segment_from_rows;
+    use segments::types::{DataType, FieldSpec, Schema};
+    use std::ops::Not;
+    use std::sync::{Arc, OnceLock};
+
+    const COLUMNS: [(&str, DataType); 6] = [
+        ("a", DataType::Int),
+        ("b", DataType::Double),
+        ("c", DataType::Long),
+        ("s", DataType::String),
+        ("f", DataType::Float),
+        ("t", DataType::Boolean),
+    ];
+    const DOCS: usize = 23_000;
+
+    /// A deterministic pseudo-random row with many ties, NULLs, ±0.0 and NaN.
+    fn row(i: usize) -> Vec<Value> {
+        let h = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let pick = |shift: u32, m: u64| (h >> shift) % m;
+        let null = |shift: u32| pick(shift, 13) == 0;
+        let b = match pick(8, 50) {
+            0 => -0.0,
+            1 => 0.0,
+            2 => f64::NAN,
+            x => (x as f64 - 25.0) * 1.25,
+        };
+        vec![
+            if null(1) {
+                Value::Null
+            } else {
+                Value::Int(pick(3, 20) as i32 - 5)
+            },
+            if null(5) {
+                Value::Null
+            } else {
+                Value::Double(b)
+            },
+            Value::Long((h >> 11) as i64 - (1 << 52)),
+            if null(17) {
+                Value::Null
+            } else {
+                Value::String(format!("s{}", pick(21, 30)))
+            },
+            Value::Float(pick(27, 40) as f32 / 8.0 - 2.0),
+            Value::Boolean(pick(33, 2) == 1),
+        ]
+    }
+
+    /// Segments with dictionaries and without (raw), built once.
+    fn segments() -> &'static [Arc<ImmutableSegment>] {
+        static SEGMENTS: OnceLock<(tempfile::TempDir, Vec<Arc<ImmutableSegment>>)> =
+            OnceLock::new();
+        let (_, segs) = SEGMENTS.get_or_init(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let mut schema = Schema {
+                schema_name: "t".into(),
+                ..Schema::default()
+            };
+            for (name, dt) in COLUMNS {
+                schema.fields.push(FieldSpec::dimension(name, dt));
+            }
+            let segs = [false, true]
+                .into_iter()
+                .map(|raw| {
+                    let mut cfg = BuildConfig::new("t", if raw { "t_raw" } else { "t_dict" });
+                    cfg.null_handling = true;
+                    if raw {
+                        cfg.no_dictionary
+                            .extend(COLUMNS.iter().map(|(n, _)| n.to_string()));
+                    }
+                    let rows = (0..DOCS).map(|i| Ok(row(i)));
+                    let summary = build_segment_from_rows(&schema, &cfg, rows, dir.path()).unwrap();
+                    Arc::new(ImmutableSegment::open(&summary.segment_dir).unwrap())
+                })
+                .collect();
+            (dir, segs)
+        });
+        segs
+    }
+
+    fn exprs() -> Vec<Expr> {
+        COLUMNS
+            .iter()
+            .map(|(name, dt)| {
+                Expr::Column(ColumnRef {
+                    name: name.to_string(),
+                    column_type: ColumnType::sv(*dt),
+                })
+            })
+            .collect()
+    }
+
+    /// Raw strings are the one first key the typed pre-pass leaves to the row path.
+    fn raw_string_first(raw: bool, column: usize) -> bool {
+        raw && COLUMNS[column].1 == DataType::String
+    }
+
+    fn rows_of(out: &SegmentOutput) -> &Vec<Vec<Value>> {
+        match &out.data {
+            IntermediateData::Rows(r) => r,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+        #[test]
+        fn typed_first_key_matches_the_row_path(
+            raw in any::<bool>(),
+            null_handling in any::<bool>(),
+            keys in proptest::collection::vec((0usize..6, any::<bool>(), any::<bool>()), 1..3),
+            limit in prop_oneof![1usize..12, 12usize..400],
+            filtered in any::<bool>(),
+            seed in any::<u32>(),
+        ) {
+            let segment = &segments()[raw as usize];
+            let order_by: Vec<SortKey> = keys
+                .iter()
+                .map(|&(column, asc, nulls_last)| SortKey { column, asc, nulls_last })
+                .collect();
+            let docs = if filtered {
+                DocSet::Bitmap((0..DOCS as u32).filter(|d| (d ^ seed) % 3 != 0).collect())
+            } else {
+                DocSet::all(DOCS as u32)
+            };
+            let options = ExecutionOptions { enable_null_handling: null_handling, ..Default::default() };
+            let ctx = QueryContext::new(options);
+            let exprs = exprs();
+            let typed = select_ordered_with(&exprs, &order_by, limit, segment, &docs, &ctx, true).unwrap();
+            let plain = select_ordered_with(&exprs, &order_by, limit, segment, &docs, &ctx, false).unwrap();
+            let first = &exprs[order_by[0].column];
+            let narrowed = top_candidates::narrow(first, &order_by, limit, segment, &docs, &ctx).unwrap();
+            prop_assert_eq!(narrowed.is_some(), raw_string_first(raw, order_by[0].column).not());
+            let (t, p) = (rows_of(&typed), rows_of(&plain));
+            prop_assert_eq!(t.len(), p.len());
+            for (x, y) in t.iter().zip(p) {
+                // NaN != NaN: compare with the total order.
+                prop_assert!(compare_all(x, y) == std::cmp::Ordering::Equal, "{:?} vs {:?}", x, y);
+            }
+            prop_assert_eq!(typed.docs_scanned, plain.docs_scanned);
+            prop_assert_eq!(typed.entries_scanned_post_filter, plain.entries_scanned_post_filter);
+        }
+    }
 }
