@@ -10,6 +10,7 @@
 //! dictionary ids in bitmaps and decodes them once, when the segment's states are taken.
 
 use super::decimal::Decimal;
+use super::moments::Moments;
 use super::state::{AggState, new_hll, new_tdigest};
 use crate::block::{ColumnData, Projected};
 use crate::error::EngineError;
@@ -154,6 +155,7 @@ enum States<'a> {
     Mode(Vec<HashMap<u64, i64>>),
     Decimal(Vec<Option<Decimal>>),
     Bool(Vec<Option<bool>>),
+    Moments(Vec<Moments>),
 }
 
 /// One aggregation's states for the groups of one segment.
@@ -188,6 +190,9 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::Mode => States::Mode(Vec::new()),
             AggregateFunction::SumPrecision { .. } => States::Decimal(Vec::new()),
             AggregateFunction::BoolAnd | AggregateFunction::BoolOr => States::Bool(Vec::new()),
+            AggregateFunction::Skewness | AggregateFunction::Kurtosis => {
+                States::Moments(Vec::new())
+            }
         };
         GroupAccumulator {
             function: call.function.clone(),
@@ -246,6 +251,7 @@ impl<'a> GroupAccumulator<'a> {
             States::Mode(v) => v.resize_with(n, HashMap::new),
             States::Decimal(v) => v.resize(n, None),
             States::Bool(v) => v.resize(n, None),
+            States::Moments(v) => v.resize(n, Moments::default()),
         }
     }
 
@@ -300,6 +306,7 @@ impl<'a> GroupAccumulator<'a> {
                 v[g] += x;
                 c[g] += 1;
             }),
+            States::Moments(m) => visit_numbers(arg, groups, valid, |g, x| m[g].add(x)),
             States::MinMax(v, s) => visit_numbers(arg, groups, valid, |g, x| {
                 let (lo, hi) = &mut v[g];
                 *lo = lo.min(x);
@@ -398,6 +405,7 @@ impl<'a> GroupAccumulator<'a> {
             States::Mode(m) => AggState::Mode(m[g].clone()),
             States::Decimal(d) => AggState::Decimal(d[g]),
             States::Bool(b) => AggState::Bool(b[g]),
+            States::Moments(m) => AggState::Moments(m[g]),
         }
     }
 }

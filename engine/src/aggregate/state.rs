@@ -6,6 +6,7 @@
 //! `0.0`) and returns NULL instead when it is on (`COUNT` is never NULL).
 
 use super::decimal::Decimal;
+use super::moments::Moments;
 use crate::error::EngineError;
 use crate::key::Key;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
@@ -42,6 +43,8 @@ pub enum AggState {
     Mode(HashMap<u64, i64>),
     Decimal(Option<Decimal>),
     Bool(Option<bool>),
+    /// SKEWNESS, KURTOSIS.
+    Moments(Moments),
 }
 
 impl AggState {
@@ -64,6 +67,9 @@ impl AggState {
             AggregateFunction::Mode => AggState::Mode(HashMap::new()),
             AggregateFunction::SumPrecision { .. } => AggState::Decimal(None),
             AggregateFunction::BoolAnd | AggregateFunction::BoolOr => AggState::Bool(None),
+            AggregateFunction::Skewness | AggregateFunction::Kurtosis => {
+                AggState::Moments(Moments::default())
+            }
         }
     }
 
@@ -117,6 +123,7 @@ impl AggState {
                     (None, y) => y,
                 }
             }
+            (AggState::Moments(a), AggState::Moments(b)) => a.merge(&b),
             (AggState::Bool(a), AggState::Bool(b)) => {
                 let and = matches!(f, AggregateFunction::BoolAnd);
                 *a = match (*a, b) {
@@ -192,6 +199,14 @@ impl AggState {
                     Value::BigDecimal(out.to_plain_string())
                 }
             },
+            AggState::Moments(m) => {
+                let value = if matches!(f, AggregateFunction::Kurtosis) {
+                    m.kurtosis()
+                } else {
+                    m.skewness()
+                };
+                or_default((m.n > 0).then_some(value), f64::NAN)
+            }
             AggState::Bool(b) => match b {
                 Some(x) => Value::Boolean(*x),
                 None if null_handling => Value::Null,

@@ -51,6 +51,10 @@ pub enum AggregateFunction {
     },
     BoolAnd,
     BoolOr,
+    /// Sample skewness (Pinot's fourth-moment `SKEWNESS`).
+    Skewness,
+    /// Sample excess kurtosis (`KURTOSIS`).
+    Kurtosis,
 }
 
 impl AggregateFunction {
@@ -72,6 +76,8 @@ impl AggregateFunction {
             AggregateFunction::SumPrecision { .. } => "sumprecision",
             AggregateFunction::BoolAnd => "booland",
             AggregateFunction::BoolOr => "boolor",
+            AggregateFunction::Skewness => "skewness",
+            AggregateFunction::Kurtosis => "kurtosis",
         }
     }
 
@@ -86,7 +92,9 @@ impl AggregateFunction {
             | AggregateFunction::MinMaxRange
             | AggregateFunction::Percentile { .. }
             | AggregateFunction::PercentileTDigest { .. }
-            | AggregateFunction::Mode => DataType::Double,
+            | AggregateFunction::Mode
+            | AggregateFunction::Skewness
+            | AggregateFunction::Kurtosis => DataType::Double,
             AggregateFunction::DistinctCount => DataType::Int,
             AggregateFunction::DistinctCountHll { .. }
             | AggregateFunction::PercentileEst { .. } => DataType::Long,
@@ -147,6 +155,8 @@ const BASE_NAMES: &[&str] = &[
     "sumprecision",
     "booland",
     "boolor",
+    "skewness",
+    "kurtosis",
 ];
 
 /// Splits a canonical aggregate name into (base name, legacy percentile digits, is-MV);
@@ -228,6 +238,8 @@ pub fn build_function(
             | "mode"
             | "booland"
             | "boolor"
+            | "skewness"
+            | "kurtosis"
     ) {
         expect_params(0)?;
     }
@@ -242,6 +254,8 @@ pub fn build_function(
         "mode" => AggregateFunction::Mode,
         "booland" => AggregateFunction::BoolAnd,
         "boolor" => AggregateFunction::BoolOr,
+        "skewness" => AggregateFunction::Skewness,
+        "kurtosis" => AggregateFunction::Kurtosis,
         "distinctcounthll" => {
             expect_params(1)?;
             let log2m = if params.is_empty() {

@@ -94,6 +94,8 @@ FILES = {
   ("SELECT SUM(discount), MAX(discount) FROM orders", None),
   ("SELECT BOOL_AND(quantity > 0), BOOL_OR(quantity > 49) FROM orders", None),
   ("SELECT PERCENTILE(quantity, 50) FROM orders", "SELECT quantile_disc(quantity, 0.5)::DOUBLE FROM orders"),
+  ("SELECT SKEWNESS(amount), KURTOSIS(amount), SKEWNESS(quantity), KURTOSIS(quantity) FROM orders", None),
+  ("SELECT region, SKEWNESS(amount), KURTOSIS(quantity) FROM orders GROUP BY region ORDER BY region", None),
 ],
 "groupby": [
   ("SELECT status, COUNT(*) FROM orders GROUP BY status", None),
