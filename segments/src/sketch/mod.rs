@@ -16,8 +16,8 @@
 //! land in the same register.
 //!
 //! ```
-//! use tessera_engine::sketch::{HyperLogLog, TDigest};
-//! use crate::types::Value;
+//! use tessera_segments::sketch::{HyperLogLog, TDigest};
+//! use tessera_segments::types::Value;
 //!
 //! let (mut a, mut b) = (HyperLogLog::default(), HyperLogLog::default());
 //! for i in 0..1000 {

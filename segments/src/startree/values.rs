@@ -324,10 +324,13 @@ mod tests {
             v.encode(&mut bytes);
             let mut r = Reader::new(&bytes);
             let back = PairValues::decode(*f, &mut r, 2).unwrap();
-            assert_eq!(back, v, "{f}");
+            // Compared by encoding: a sketch may compact its buffer when serialized.
+            let mut again = Vec::new();
+            back.encode(&mut again);
+            assert_eq!(again, bytes, "{f}");
             assert_eq!(r.remaining(), 0);
-            let perm = v.permuted(&[1, 0]);
-            assert_eq!(perm.permuted(&[1, 0]), v);
+            let perm = back.permuted(&[1, 0]);
+            assert_eq!(perm.permuted(&[1, 0]), back);
         }
         let mut s = PairValues::new(StarTreeFunction::Sum);
         s.push_empty();
