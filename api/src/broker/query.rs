@@ -11,13 +11,13 @@
 use super::Broker;
 use super::catalog;
 use super::request::QueryRequest;
-use super::response::{complete, exception};
+use super::response::complete;
 use super::routing_cache;
 use super::scatter::{Gathered, RoutingError, choose_replicas, scatter};
 use crate::controller::table_name::{TableType, with_type};
 use crate::http::on_rayon;
 use engine::aggregate::state::AggState;
-use engine::server::result::{IntermediateData, ServerResult};
+use engine::server::result::IntermediateData;
 use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
 use planner::plan::{QueryPlan, SingleStagePlan};
 use segments::types::ErrorCode;
@@ -102,11 +102,6 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     let raw = plan.server.table.clone();
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
         .min(broker.config.server_timeout);
-    let payload = if trace {
-        json!({ "plan": plan.server, "trace": true })
-    } else {
-        json!({ "plan": plan.server })
-    };
     // A cached routing table that turns out stale (a segment gone from its server, a server
     // gone) is dropped and the query asked again once with the controller's current routing.
     let mut allow_cached = true;
@@ -133,7 +128,8 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
             broker,
             &replicas,
             &routing.table_name_with_type,
-            &payload,
+            &plan.server,
+            trace,
             timeout,
         )
         .await;
@@ -148,17 +144,11 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     let mut extra = gathered.exceptions;
     let mut results = Vec::new();
     let mut trace_info = serde_json::Map::new();
-    for (server, mut body) in gathered.responses {
-        if let Some(t) = super::trace::take_server_trace(&mut body) {
+    for (server, mut result) in gathered.responses {
+        if let Some(t) = result.trace.take() {
             trace_info.insert(server, json!(super::trace::server_trace(&t)));
         }
-        match serde_json::from_value::<ServerResult>(body) {
-            Ok(r) => results.push(r),
-            Err(e) => extra.push(exception(
-                ErrorCode::MergeResponse,
-                &format!("unreadable server result: {e}"),
-            )),
-        }
+        results.push(result);
     }
     if !replicas.unavailable.is_empty() {
         extra.push(json!({
@@ -225,9 +215,7 @@ fn has_sketches(data: &IntermediateData) -> bool {
 fn looks_stale(g: &Gathered) -> bool {
     let missing = ErrorCode::ServerSegmentMissing.code();
     !g.exceptions.is_empty()
-        || g.responses.iter().any(|(_, body)| {
-            body["exceptions"]
-                .as_array()
-                .is_some_and(|list| list.iter().any(|e| e["errorCode"] == json!(missing)))
-        })
+        || g.responses
+            .iter()
+            .any(|(_, r)| r.exceptions.iter().any(|e| e.error_code == missing))
 }

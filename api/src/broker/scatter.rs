@@ -6,8 +6,11 @@
 use super::Broker;
 use super::response::exception;
 use crate::controller::records::RoutingTable;
+use crate::server::ServerQuery;
+use engine::server::result::ServerResult;
+use planner::plan::ServerQueryPlan;
 use segments::types::ErrorCode;
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -113,26 +116,30 @@ pub fn choose_replicas(routing: &RoutingTable) -> Plan {
 pub struct Gathered {
     pub servers_queried: usize,
     pub servers_responded: usize,
-    /// Each responding server's id and body.
-    pub responses: Vec<(String, Json)>,
-    /// 427s for servers that failed or timed out.
+    /// Each responding server's id and result.
+    pub responses: Vec<(String, ServerResult)>,
+    /// 427s for servers that failed, timed out or answered something unreadable.
     pub exceptions: Vec<Json>,
 }
 
-/// Sends `payload` (plus each server's `segments`) to every server in `plan` and gathers. The
-/// server of this same process, if any, is called directly rather than over HTTP.
+/// Sends `query` for each server's segments to every server in `plan` and gathers. The server
+/// of this same process, if any, is called directly, with no serialization either way.
 pub async fn scatter(
     broker: &Broker,
     plan: &Plan,
     table: &str,
-    payload: &Json,
+    query: &ServerQueryPlan,
+    trace: bool,
     timeout: Duration,
 ) -> Gathered {
     let mut tasks = Vec::new();
     for (server, (url, segs)) in &plan.per_server {
-        let mut body = payload.clone();
-        body["tableNameWithType"] = json!(table);
-        body["segments"] = json!(segs);
+        let q = ServerQuery {
+            table_name_with_type: table.to_string(),
+            segments: segs.clone(),
+            plan: query.clone(),
+            trace,
+        };
         let client = broker.client.clone();
         let url = format!("{url}/tessera/query");
         let server = server.clone();
@@ -144,14 +151,13 @@ pub async fn scatter(
         tasks.push(async_std::task::spawn(async move {
             let call = async {
                 if let Some(local) = local {
-                    let q = serde_json::from_value(body).map_err(|e| e.to_string())?;
                     return crate::server::run_query(&local, q)
                         .await
                         .map_err(|e| format!("HTTP {}: {}", e.status, e.message));
                 }
                 let mut res = client
                     .post(&url)
-                    .body(surf::Body::from_json(&body).map_err(|e| e.to_string())?)
+                    .body(surf::Body::from_json(&q).map_err(|e| e.to_string())?)
                     .await
                     .map_err(|e| e.to_string())?;
                 if !res.status().is_success() {
@@ -163,7 +169,9 @@ pub async fn scatter(
                         .unwrap_or(text);
                     return Err(format!("HTTP {}: {}", res.status(), why));
                 }
-                res.body_json::<Json>().await.map_err(|e| e.to_string())
+                let text = res.body_string().await.map_err(|e| e.to_string())?;
+                serde_json::from_str::<ServerResult>(&text)
+                    .map_err(|e| format!("unreadable server result: {e}"))
             };
             let out = async_std::future::timeout(timeout, call)
                 .await
@@ -210,15 +218,42 @@ mod tests {
         assert_eq!(plan.per_server.len(), 2);
     }
 
+    fn test_plan() -> ServerQueryPlan {
+        ServerQueryPlan {
+            table: "t".into(),
+            filter: None,
+            kind: planner::plan::ServerQueryKind::Selection {
+                exprs: Vec::new(),
+                order_by: Vec::new(),
+                limit: 10,
+            },
+            options: planner::plan::ExecutionOptions::default(),
+            explain: false,
+        }
+    }
+
     fn fake_server(delay: Duration) -> (String, async_std::task::JoinHandle<std::io::Result<()>>) {
         let listener = crate::http::bind("127.0.0.1", 0).unwrap();
         let port = listener.local_addr().unwrap().port();
         let mut app = tide::new();
         app.at("/tessera/query")
             .post(move |mut req: tide::Request<()>| async move {
-                let body: Json = req.body_json().await?;
+                let q: ServerQuery = req.body_json().await?;
                 async_std::task::sleep(delay).await;
-                Ok(json!({"segments": body["segments"]}).to_string())
+                // An empty aggregation result naming the segments it was sent.
+                let result = ServerResult {
+                    data: engine::server::result::IntermediateData::Rows(
+                        q.segments
+                            .iter()
+                            .map(|s| vec![segments::types::Value::String(s.clone())])
+                            .collect(),
+                    ),
+                    stats: Default::default(),
+                    num_groups_limit_reached: false,
+                    exceptions: Vec::new(),
+                    trace: None,
+                };
+                Ok(serde_json::to_string(&result)?)
             });
         (
             format!("http://127.0.0.1:{port}"),
@@ -248,14 +283,19 @@ mod tests {
             &broker,
             &plan,
             "t_OFFLINE",
-            &json!({"sql": "x"}),
+            &test_plan(),
+            false,
             Duration::from_millis(300),
         )
         .await;
         assert_eq!((g.servers_queried, g.servers_responded), (2, 1));
+        assert_eq!(g.responses.len(), 1);
+        assert_eq!(g.responses[0].0, "Server_fast");
         assert_eq!(
-            g.responses,
-            vec![("Server_fast".to_string(), json!({"segments": ["s0"]}))]
+            g.responses[0].1.data,
+            engine::server::result::IntermediateData::Rows(vec![vec![
+                segments::types::Value::String("s0".into())
+            ]])
         );
         assert_eq!(g.exceptions.len(), 1);
         assert_eq!(g.exceptions[0]["errorCode"], 427);

@@ -17,11 +17,12 @@ use crate::logging::LoggingHandle;
 use engine::QueryContext;
 use engine::response::QueryException;
 use engine::server::execute_server;
+use engine::server::result::ServerResult;
 use hosting::Hosted;
 use planner::plan::ServerQueryPlan;
 use segments::types::ErrorCode;
-use serde::Deserialize;
-use serde_json::{Value as Json, json};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -124,7 +125,7 @@ async fn hosted_segments(req: Request<ServerState>) -> tide::Result {
 }
 
 /// A broker's request: run `plan` over these segments of one table.
-#[derive(Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerQuery {
     pub table_name_with_type: String,
@@ -139,15 +140,18 @@ pub struct ServerQuery {
 async fn query(mut req: Request<ServerState>) -> tide::Result {
     let text = read_text(&mut req, 64 << 20).await?;
     let q: ServerQuery = parse_json(&text, "Invalid server query: ")?;
-    let body = run_query(req.state(), q).await?;
-    Ok(Body::from_json(&body)?.into())
+    let result = run_query(req.state(), q).await?;
+    Ok(Body::from_json(&result)?.into())
 }
 
 /// Runs a broker's server plan over the named hosted segments (on rayon) and answers the
-/// engine's [`ServerResult`](engine::server::result::ServerResult) as JSON (plus `trace`).
-/// Segments not hosted here are reported as `ServerSegmentMissing` (235) exceptions. Called
-/// by the HTTP endpoint and directly by a broker in the same process.
-pub async fn run_query(server: &Server, q: ServerQuery) -> Result<Json, crate::http::ApiError> {
+/// engine's [`ServerResult`] (with `trace` for traced queries). Segments not hosted here are
+/// reported as `ServerSegmentMissing` (235) exceptions. Called by the HTTP endpoint and
+/// directly, without serialization, by a broker in the same process.
+pub async fn run_query(
+    server: &Server,
+    q: ServerQuery,
+) -> Result<ServerResult, crate::http::ApiError> {
     let hosted = server.hosted.segments_of(&q.table_name_with_type);
     let mut segments = Vec::with_capacity(q.segments.len());
     let mut missing = Vec::new();
@@ -179,10 +183,6 @@ pub async fn run_query(server: &Server, q: ServerQuery) -> Result<Json, crate::h
     server
         .metrics
         .add_docs_scanned(result.stats.num_docs_scanned);
-    let internal = |e: serde_json::Error| crate::http::ApiError::internal(e.to_string());
-    let mut body = serde_json::to_value(&result).map_err(internal)?;
-    if let Some(t) = traces {
-        body["trace"] = serde_json::to_value(t).map_err(internal)?;
-    }
-    Ok(body)
+    result.trace = traces;
+    Ok(result)
 }

@@ -62,5 +62,6 @@ pub fn execute_server(
         stats,
         num_groups_limit_reached: groups_limit_reached,
         exceptions,
+        trace: None,
     }
 }

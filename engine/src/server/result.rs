@@ -43,6 +43,9 @@ pub struct ServerResult {
     pub stats: ExecutionStats,
     pub num_groups_limit_reached: bool,
     pub exceptions: Vec<QueryException>,
+    /// Per-segment operator traces of a traced query (`"trace": true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Vec<crate::trace::SegmentTrace>>,
 }
 
 impl IntermediateData {
@@ -338,6 +341,7 @@ mod tests {
             },
             num_groups_limit_reached: true,
             exceptions: vec![],
+            trace: None,
         };
         let json = serde_json::to_string(&r).unwrap();
         assert_eq!(serde_json::from_str::<ServerResult>(&json).unwrap(), r);
