@@ -173,15 +173,17 @@ impl RangeIndexReader {
         b
     }
 
-    /// Docs whose key is `<= c` (O'Neil & Quass).
-    fn le(&self, c: u64) -> RoaringBitmap {
+    /// Docs of `base` whose key, restricted to its low `bits` bits, is `<= c` (O'Neil &
+    /// Quass over slices `bits-1 ..= 0`).
+    fn le_within(&self, base: &RoaringBitmap, c: u64, bits: usize) -> RoaringBitmap {
         let slices = self.slices();
-        if slices.len() < 64 && c >> slices.len() != 0 {
-            return self.all_docs();
-        }
         let mut lt = RoaringBitmap::new();
-        let mut eq = self.all_docs();
-        for (b, slice) in slices.iter().enumerate().rev() {
+        let mut eq = base.clone();
+        for b in (0..bits).rev() {
+            if eq.is_empty() {
+                break;
+            }
+            let slice = &slices[b];
             if c >> b & 1 == 1 {
                 lt |= &eq - slice;
                 eq &= slice;
@@ -192,16 +194,49 @@ impl RangeIndexReader {
         lt | eq
     }
 
-    /// Docs whose key lies in `lo..=hi`.
+    /// Docs whose key lies in `lo..=hi`. The bits above the highest bit where `lo` and `hi`
+    /// differ must equal theirs: those slices are intersected first, so a narrow range
+    /// shrinks the candidate set before the comparisons on the low bits run.
     fn key_range(&self, lo: u64, hi: u64) -> RoaringBitmap {
+        let slices = self.slices();
+        let n = slices.len();
+        let max = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let hi = hi.min(max);
         if lo > hi {
             return RoaringBitmap::new();
         }
-        let upto = self.le(hi);
-        if lo == 0 {
+        let low_bits = (64 - (lo ^ hi).leading_zeros()) as usize;
+        let mut prefix: Option<RoaringBitmap> = None;
+        for b in (low_bits..n).rev() {
+            let slice = &slices[b];
+            let set = lo >> b & 1 == 1;
+            prefix = Some(match prefix {
+                None if set => slice.clone(),
+                None => self.all_docs() - slice,
+                Some(p) if set => p & slice,
+                Some(p) => p - slice,
+            });
+            if prefix.as_ref().is_some_and(RoaringBitmap::is_empty) {
+                return RoaringBitmap::new();
+            }
+        }
+        let base = prefix.unwrap_or_else(|| self.all_docs());
+        let mask = if low_bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << low_bits) - 1
+        };
+        let (lo_low, hi_low) = (lo & mask, hi & mask);
+        let upto = if hi_low == mask {
+            base
+        } else {
+            self.le_within(&base, hi_low, low_bits)
+        };
+        if lo_low == 0 {
             upto
         } else {
-            upto - self.le(lo - 1)
+            let below = self.le_within(&upto, lo_low - 1, low_bits);
+            upto - below
         }
     }
 
