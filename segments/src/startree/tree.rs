@@ -231,11 +231,23 @@ impl StarTree {
             }
             nodes.push(n);
         }
-        // Children come after their parent, so traversal always terminates.
+        // A tree: every node but the root is the child of exactly one node, one level
+        // deeper and after it, so a traversal visits each node at most once.
+        let mut parent_of = vec![u32::MAX; nodes.len()];
         for (i, n) in nodes.iter().enumerate() {
             if n.num_children > 0 && (n.first_child as usize) <= i {
                 return Err(format!("node {i} points back at node {}", n.first_child));
             }
+            for c in n.first_child..n.first_child + n.num_children {
+                let child = &nodes[c as usize];
+                if parent_of[c as usize] != u32::MAX || child.depth != n.depth + 1 {
+                    return Err(format!("node {c} is not a child of node {i} alone"));
+                }
+                parent_of[c as usize] = i as u32;
+            }
+        }
+        if nodes[0].depth != 0 || parent_of[1..].contains(&u32::MAX) {
+            return Err("nodes do not form one tree".into());
         }
         if (nr as usize).saturating_mul(4 * nd as usize) > r.remaining() {
             return Err(format!("{nr} records do not fit the entry"));
