@@ -12,7 +12,7 @@ use crate::format::DataFileWriter;
 use crate::forward::{bitpacked, mv, raw};
 use crate::hash::hash_bytes;
 use crate::index::bloom::{BloomBuilder, native_hash};
-use crate::index::{IndexKind, inverted, nulls, range, sorted};
+use crate::index::{IndexKind, dense, inverted, nulls, range, sorted};
 use crate::metadata::{ColumnMetadata, IndexInfo};
 use crate::native::NativeType;
 use crate::types::{DataType, Value};
@@ -274,7 +274,13 @@ fn bitmaps_per_id(ids: &[u32], card: usize) -> Vec<RoaringBitmap> {
     (0..card)
         .map(|i| {
             let slice = &docs[starts[i] as usize..starts[i + 1] as usize];
-            RoaringBitmap::from_sorted_iter(slice.iter().copied()).unwrap_or_default()
+            if dense::is_dense(slice.len(), ids.len()) {
+                let mut bits = dense::DenseBits::new(ids.len());
+                slice.iter().for_each(|&d| bits.set(d));
+                bits.to_roaring()
+            } else {
+                RoaringBitmap::from_sorted_iter(slice.iter().copied()).unwrap_or_default()
+            }
         })
         .collect()
 }
