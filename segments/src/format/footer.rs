@@ -17,7 +17,8 @@ pub struct FormatVersion(pub u32);
 
 impl FormatVersion {
     /// The version this build writes and reads. History: 1 — first format; 2 — var-width
-    /// dictionaries carry an encoding header and large ones are zstd-compressed blocks.
+    /// dictionaries carry an encoding header and large ones are zstd-compressed blocks; sorted
+    /// indexes store one start doc per dict id.
     pub const CURRENT: FormatVersion = FormatVersion(2);
 
     /// The footer for a body with checksum `crc`.
