@@ -125,18 +125,32 @@ fn sort_var(i: &VarInterner, dt: DataType) -> Result<SortedDict, SegmentError> {
     for (rank, &o) in order.iter().enumerate() {
         remap[o as usize] = rank as u32;
     }
-    let bytes =
-        VarDictionary::encode(order.iter().map(|&o| i.get(o))).map_err(SegmentError::Limit)?;
+    // One pass in random interner order copies the values out sorted; encoding, hashing and
+    // min/max then read them sequentially.
+    let mut data = Vec::with_capacity((0..i.len() as u32).map(|id| i.get(id).len()).sum());
+    let mut ends = Vec::with_capacity(order.len());
+    for &o in &order {
+        data.extend_from_slice(i.get(o));
+        ends.push(data.len());
+    }
+    let value = |k: usize| &data[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
+    let sorted = (0..ends.len()).map(value);
+    let bytes = VarDictionary::encode(sorted.clone()).map_err(SegmentError::Limit)?;
+    let n = ends.len();
     Ok(SortedDict {
         bytes,
         remap,
-        min: order
-            .first()
-            .map_or(Value::Null, |&o| bytes_to_value(dt, i.get(o))),
-        max: order
-            .last()
-            .map_or(Value::Null, |&o| bytes_to_value(dt, i.get(o))),
-        hashes: order.iter().map(|&o| hash_bytes(i.get(o))).collect(),
+        min: if n > 0 {
+            bytes_to_value(dt, value(0))
+        } else {
+            Value::Null
+        },
+        max: if n > 0 {
+            bytes_to_value(dt, value(n - 1))
+        } else {
+            Value::Null
+        },
+        hashes: sorted.map(hash_bytes).collect(),
     })
 }
 
