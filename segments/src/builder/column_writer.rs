@@ -104,18 +104,46 @@ fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType) -> SortedDict {
 fn sort_var(i: &VarInterner, dt: DataType) -> Result<SortedDict, SegmentError> {
     let ord = VarOrder::of(dt);
     let order: Vec<u32> = if ord == VarOrder::Bytes {
-        // Sort by an inline 8-byte big-endian prefix first; only ties look at the bytes.
+        // Sort by an inline 16-byte big-endian prefix (zero-padded) with plain tuple compares;
+        // then each run of equal prefixes is ordered by the bytes after the prefix (or by the
+        // whole values when one is shorter than the prefix, as padding may tie).
         let prefix = |b: &[u8]| {
-            let mut p = [0u8; 8];
-            let n = b.len().min(8);
+            let mut p = [0u8; 16];
+            let n = b.len().min(16);
             p[..n].copy_from_slice(&b[..n]);
-            u64::from_be_bytes(p)
+            (
+                u64::from_be_bytes(p[..8].try_into().expect("8 bytes")),
+                u64::from_be_bytes(p[8..].try_into().expect("8 bytes")),
+            )
         };
-        let mut keyed: Vec<(u64, u32)> = (0..i.len() as u32)
-            .map(|id| (prefix(i.get(id)), id))
+        let mut keyed: Vec<(u64, u64, u32)> = (0..i.len() as u32)
+            .map(|id| {
+                let (a, b) = prefix(i.get(id));
+                (a, b, id)
+            })
             .collect();
-        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| i.get(a.1).cmp(i.get(b.1))));
-        keyed.into_iter().map(|(_, id)| id).collect()
+        keyed.sort_unstable();
+        let tie = |a: &(u64, u64, u32), b: &(u64, u64, u32)| {
+            let (x, y) = (i.get(a.2), i.get(b.2));
+            if x.len() >= 16 && y.len() >= 16 {
+                x[16..].cmp(&y[16..])
+            } else {
+                x.cmp(y)
+            }
+        };
+        let mut start = 0;
+        while start < keyed.len() {
+            let key = (keyed[start].0, keyed[start].1);
+            let mut end = start + 1;
+            while end < keyed.len() && (keyed[end].0, keyed[end].1) == key {
+                end += 1;
+            }
+            if end - start > 1 {
+                keyed[start..end].sort_unstable_by(tie);
+            }
+            start = end;
+        }
+        keyed.into_iter().map(|(_, _, id)| id).collect()
     } else {
         let mut order: Vec<u32> = (0..i.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| ord.compare(i.get(a), i.get(b)));
@@ -523,4 +551,34 @@ fn write_raw_var(
         w.add(IndexKind::Bloom, bloom_entry(&hashes, fpp))?;
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn var_dictionary_sorts_by_bytes(
+            suffixes in proptest::collection::vec(proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), Just(b'b'), any::<u8>()], 0..6), 0..200),
+            prefix_len in 0usize..20,
+        ) {
+            // Values share a prefix around the 16-byte inline key, so ties and padding matter.
+            let prefix = vec![b'p'; prefix_len];
+            let mut interner = VarInterner::default();
+            let mut expected: Vec<Vec<u8>> = Vec::new();
+            for (k, s) in suffixes.iter().enumerate() {
+                let v: Vec<u8> = prefix[..prefix_len.min(k % 20)].iter().chain(s).copied().collect();
+                interner.intern(&v);
+                expected.push(v);
+            }
+            expected.sort();
+            expected.dedup();
+            let d = sort_var(&interner, DataType::Bytes).unwrap();
+            let dict = VarDictionary::from_bytes(crate::format::Bytes::from_vec(d.bytes), DataType::Bytes).unwrap();
+            let got: Vec<Vec<u8>> = (0..dict.len()).map(|id| dict.bytes(id).into_owned()).collect();
+            prop_assert_eq!(got, expected);
+        }
+    }
 }
