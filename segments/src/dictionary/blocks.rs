@@ -6,7 +6,10 @@
 //! decodes one block. The other values of a block are front-coded against their predecessor
 //! (varint shared-prefix length, varint suffix length, suffix bytes) and the result is one zstd
 //! frame. Decoding a block costs one frame decompression; the last decoded block is cached, so
-//! scanning ids in order decodes each block once.
+//! scanning ids in order decodes each block once. Measured (`benches/benches/dictionary.rs`,
+//! 1M comment strings, shared 2-core machine): `value` at random ids ~8 µs (a decode each,
+//! mostly zstd entropy-table setup) vs ~7 ns plain; in id order ~170 ns per value; `index_of`
+//! ~270 ns when the probed block is cached, else one decode more than plain's ~250 ns.
 //!
 //! Section layout: `blocks + 1` little-endian `u32` head end offsets (the first is 0), then per
 //! block a `u32` frame end offset and the `u32` length of its decoded front-coded bytes, padding
