@@ -1,6 +1,7 @@
 """Tessera vs DuckDB and Polars on TPC-H lineitem, one thread each, alternating runs.
 
-Prepare once with `benches/peer/setup.sh [SF]`, then run
+Prepare once with `benches/peer/setup.sh [SF]`, then run (`--build-only` stops after step 2;
+`--seg-root DIR` builds the segment elsewhere than the shared data directory)
     benches/.venv-peers/bin/python benches/peer/compare.py [--sf 1] [--runs 7]
 It (1) builds the release `tessera` binary, (2) builds one Tessera segment from lineitem.csv
 (sorted l_orderkey; inverted l_shipmode/l_returnflag/l_linestatus; range l_partkey/l_shipdate)
@@ -42,6 +43,8 @@ def main():
     ap.add_argument("--sf", default="1")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--skip-build", action="store_true", help="reuse an existing segment")
+    ap.add_argument("--build-only", action="store_true", help="stop after the build/size comparison")
+    ap.add_argument("--seg-root", help="where to build the segment (default: <data>/segments)")
     args = ap.parse_args()
     data = os.path.join(ROOT, "benches", "data", f"sf{args.sf}")
     csv_path, pq_path = os.path.join(data, "lineitem.csv"), os.path.join(data, "lineitem_dbl.parquet")
@@ -50,7 +53,7 @@ def main():
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT, check=True)
     tessera = os.path.join(ROOT, "target", "release", "tessera")
-    seg_root = os.path.join(data, "segments")
+    seg_root = args.seg_root or os.path.join(data, "segments")
     seg_dir = os.path.join(seg_root, "lineitem_0")
     import duckdb
     rows = None
@@ -75,6 +78,8 @@ def main():
         print(f"| DuckDB CSV load | {duck_s:.2f} | {rows / duck_s:,.0f} |")
         print(f"ratio Tessera/DuckDB rows/s: {duck_s / build_s:.2f}x (goal >= 1)")
         print(f"segment {seg_bytes / 1e6:.1f} MB vs zstd Parquet {pq_bytes / 1e6:.1f} MB: {seg_bytes / pq_bytes:.2f}x (goal <= 1)")
+    if args.build_only:
+        return
 
     proc = subprocess.Popen([tessera, "bench", "--stdin", "--segment", seg_dir], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, env=env)

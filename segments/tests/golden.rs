@@ -1,12 +1,13 @@
-//! The checked-in golden segment (`testdata/golden_v1/segment/golden_0`, built from
-//! `testdata/golden_v1/input.csv`) must keep opening with the same values — a format change that
+//! The checked-in golden segment (`testdata/golden_v2/segment/golden_0`, built from
+//! `testdata/golden_v2/input.csv`) must keep opening with the same values — a format change that
 //! breaks old segments fails here — and rebuilding it from the CSV must reproduce the data file
 //! and index map byte for byte (metadata differs only in `creationTimeMs`).
 //!
 //! Byte identity relies on the pinned zstd (raw chunks) and roaring (bitmaps) versions; after an
 //! intentional, compatible change of either, regenerate with
 //! `TESSERA_REGEN_GOLDEN=1 cargo test -p tessera-segments --test golden` and review the diff.
-//! A new format version gets a new `golden_v<N>` directory; old ones stay.
+//! A new format version gets a new `golden_v<N>` directory; old ones stay, and must be refused
+//! with [`SegmentError::UnsupportedVersion`] (v1 stored every var-width dictionary plainly).
 
 mod common;
 
@@ -14,13 +15,15 @@ use common::read_column;
 use segments::format::{COLUMNS_FILE, INDEX_MAP_FILE, METADATA_FILE};
 use segments::index::{Bloom, Inverted, Range, Sorted};
 use segments::types::{Schema, Value};
-use segments::{BuildConfig, ImmutableSegment, InputFormat, InputSource, build_segment};
+use segments::{
+    BuildConfig, ImmutableSegment, InputFormat, InputSource, SegmentError, build_segment,
+};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use tessera_segments as segments;
 
 fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/golden_v1")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/golden_v2")
 }
 
 fn build_into(out: &Path) -> PathBuf {
@@ -57,6 +60,19 @@ fn st(s: &str) -> Value {
 }
 
 #[test]
+fn v1_golden_segment_is_refused_with_a_version_error() {
+    let v1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/golden_v1/segment/golden_0");
+    match ImmutableSegment::open(&v1) {
+        Err(SegmentError::UnsupportedVersion {
+            found: 1,
+            expected: 2,
+            file,
+        }) => assert!(file.starts_with(&v1), "{file:?}"),
+        other => panic!("expected a version error, got {other:?}"),
+    }
+}
+
+#[test]
 fn golden_segment_opens_with_expected_values() {
     let seg = ImmutableSegment::open(&golden_segment()).expect("golden segment must open");
     let m = seg.metadata();
@@ -67,7 +83,7 @@ fn golden_segment_opens_with_expected_values() {
             m.total_docs,
             m.format_version
         ),
-        ("golden_0", "golden", 12, 1)
+        ("golden_0", "golden", 12, 2)
     );
     assert_eq!(m.time_column.as_deref(), Some("ts"));
     assert_eq!(

@@ -12,7 +12,7 @@ use crate::format::DataFileWriter;
 use crate::forward::{bitpacked, mv, raw};
 use crate::hash::hash_bytes;
 use crate::index::bloom::{BloomBuilder, native_hash};
-use crate::index::{IndexKind, inverted, nulls, range, sorted};
+use crate::index::{IndexKind, dense, inverted, nulls, range, sorted};
 use crate::metadata::{ColumnMetadata, IndexInfo};
 use crate::native::NativeType;
 use crate::types::{DataType, Value};
@@ -104,18 +104,46 @@ fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType) -> SortedDict {
 fn sort_var(i: &VarInterner, dt: DataType) -> Result<SortedDict, SegmentError> {
     let ord = VarOrder::of(dt);
     let order: Vec<u32> = if ord == VarOrder::Bytes {
-        // Sort by an inline 8-byte big-endian prefix first; only ties look at the bytes.
+        // Sort by an inline 16-byte big-endian prefix (zero-padded) with plain tuple compares;
+        // then each run of equal prefixes is ordered by the bytes after the prefix (or by the
+        // whole values when one is shorter than the prefix, as padding may tie).
         let prefix = |b: &[u8]| {
-            let mut p = [0u8; 8];
-            let n = b.len().min(8);
+            let mut p = [0u8; 16];
+            let n = b.len().min(16);
             p[..n].copy_from_slice(&b[..n]);
-            u64::from_be_bytes(p)
+            (
+                u64::from_be_bytes(p[..8].try_into().expect("8 bytes")),
+                u64::from_be_bytes(p[8..].try_into().expect("8 bytes")),
+            )
         };
-        let mut keyed: Vec<(u64, u32)> = (0..i.len() as u32)
-            .map(|id| (prefix(i.get(id)), id))
+        let mut keyed: Vec<(u64, u64, u32)> = (0..i.len() as u32)
+            .map(|id| {
+                let (a, b) = prefix(i.get(id));
+                (a, b, id)
+            })
             .collect();
-        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| i.get(a.1).cmp(i.get(b.1))));
-        keyed.into_iter().map(|(_, id)| id).collect()
+        keyed.sort_unstable();
+        let tie = |a: &(u64, u64, u32), b: &(u64, u64, u32)| {
+            let (x, y) = (i.get(a.2), i.get(b.2));
+            if x.len() >= 16 && y.len() >= 16 {
+                x[16..].cmp(&y[16..])
+            } else {
+                x.cmp(y)
+            }
+        };
+        let mut start = 0;
+        while start < keyed.len() {
+            let key = (keyed[start].0, keyed[start].1);
+            let mut end = start + 1;
+            while end < keyed.len() && (keyed[end].0, keyed[end].1) == key {
+                end += 1;
+            }
+            if end - start > 1 {
+                keyed[start..end].sort_unstable_by(tie);
+            }
+            start = end;
+        }
+        keyed.into_iter().map(|(_, _, id)| id).collect()
     } else {
         let mut order: Vec<u32> = (0..i.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| ord.compare(i.get(a), i.get(b)));
@@ -125,18 +153,32 @@ fn sort_var(i: &VarInterner, dt: DataType) -> Result<SortedDict, SegmentError> {
     for (rank, &o) in order.iter().enumerate() {
         remap[o as usize] = rank as u32;
     }
-    let bytes =
-        VarDictionary::encode(order.iter().map(|&o| i.get(o))).map_err(SegmentError::Limit)?;
+    // One pass in random interner order copies the values out sorted; encoding, hashing and
+    // min/max then read them sequentially.
+    let mut data = Vec::with_capacity((0..i.len() as u32).map(|id| i.get(id).len()).sum());
+    let mut ends = Vec::with_capacity(order.len());
+    for &o in &order {
+        data.extend_from_slice(i.get(o));
+        ends.push(data.len());
+    }
+    let value = |k: usize| &data[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
+    let sorted = (0..ends.len()).map(value);
+    let bytes = VarDictionary::encode(sorted.clone()).map_err(SegmentError::Limit)?;
+    let n = ends.len();
     Ok(SortedDict {
         bytes,
         remap,
-        min: order
-            .first()
-            .map_or(Value::Null, |&o| bytes_to_value(dt, i.get(o))),
-        max: order
-            .last()
-            .map_or(Value::Null, |&o| bytes_to_value(dt, i.get(o))),
-        hashes: order.iter().map(|&o| hash_bytes(i.get(o))).collect(),
+        min: if n > 0 {
+            bytes_to_value(dt, value(0))
+        } else {
+            Value::Null
+        },
+        max: if n > 0 {
+            bytes_to_value(dt, value(n - 1))
+        } else {
+            Value::Null
+        },
+        hashes: sorted.map(hash_bytes).collect(),
     })
 }
 
@@ -274,7 +316,13 @@ fn bitmaps_per_id(ids: &[u32], card: usize) -> Vec<RoaringBitmap> {
     (0..card)
         .map(|i| {
             let slice = &docs[starts[i] as usize..starts[i + 1] as usize];
-            RoaringBitmap::from_sorted_iter(slice.iter().copied()).unwrap_or_default()
+            if dense::is_dense(slice.len(), ids.len()) {
+                let mut bits = dense::DenseBits::new(ids.len());
+                slice.iter().for_each(|&d| bits.set(d));
+                bits.to_roaring()
+            } else {
+                RoaringBitmap::from_sorted_iter(slice.iter().copied()).unwrap_or_default()
+            }
         })
         .collect()
 }
@@ -503,4 +551,34 @@ fn write_raw_var(
         w.add(IndexKind::Bloom, bloom_entry(&hashes, fpp))?;
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn var_dictionary_sorts_by_bytes(
+            suffixes in proptest::collection::vec(proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), Just(b'b'), any::<u8>()], 0..6), 0..200),
+            prefix_len in 0usize..20,
+        ) {
+            // Values share a prefix around the 16-byte inline key, so ties and padding matter.
+            let prefix = vec![b'p'; prefix_len];
+            let mut interner = VarInterner::default();
+            let mut expected: Vec<Vec<u8>> = Vec::new();
+            for (k, s) in suffixes.iter().enumerate() {
+                let v: Vec<u8> = prefix[..prefix_len.min(k % 20)].iter().chain(s).copied().collect();
+                interner.intern(&v);
+                expected.push(v);
+            }
+            expected.sort();
+            expected.dedup();
+            let d = sort_var(&interner, DataType::Bytes).unwrap();
+            let dict = VarDictionary::from_bytes(crate::format::Bytes::from_vec(d.bytes), DataType::Bytes).unwrap();
+            let got: Vec<Vec<u8>> = (0..dict.len()).map(|id| dict.bytes(id).into_owned()).collect();
+            prop_assert_eq!(got, expected);
+        }
+    }
 }

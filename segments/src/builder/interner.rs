@@ -181,6 +181,8 @@ pub struct VarInterner {
     mask: usize,
     arena: Vec<u8>,
     ends: Vec<u64>,
+    /// The low 32 hash bits of each id, so growing re-slots ids without rehashing their bytes.
+    lows: Vec<u32>,
     /// The last id interned and its hash.
     last: Option<(u32, u64)>,
 }
@@ -192,6 +194,7 @@ impl Default for VarInterner {
             mask: 63,
             arena: Vec::new(),
             ends: Vec::new(),
+            lows: Vec::new(),
             last: None,
         }
     }
@@ -224,6 +227,7 @@ impl VarInterner {
                 let id = self.ends.len() as u32;
                 self.arena.extend_from_slice(v);
                 self.ends.push(self.arena.len() as u64);
+                self.lows.push(h as u32);
                 self.slots[i] = (tag, id);
                 if self.ends.len() * 2 > self.slots.len() {
                     self.grow();
@@ -283,6 +287,7 @@ impl VarInterner {
                 let id = self.ends.len() as u32;
                 self.arena.extend_from_slice(v);
                 self.ends.push(self.arena.len() as u64);
+                self.lows.push(h as u32);
                 self.slots[i] = (tag, id);
                 self.last = Some((id, h));
                 return id;
@@ -297,15 +302,23 @@ impl VarInterner {
 
     fn grow(&mut self) {
         let cap = self.slots.len() * 2;
-        self.slots = vec![(0, EMPTY); cap];
+        let old = std::mem::replace(&mut self.slots, vec![(0, EMPTY); cap]);
         self.mask = cap - 1;
-        for id in 0..self.ends.len() as u32 {
-            let h = hash_bytes(self.get(id));
-            let mut i = h as usize & self.mask;
+        for (tag, id) in old {
+            if id == EMPTY {
+                continue;
+            }
+            // Past 2^32 slots the stored low bits no longer cover the mask: rehash.
+            let h = if cap > 1 << 32 {
+                hash_bytes(self.get(id)) as usize
+            } else {
+                self.lows[id as usize] as usize
+            };
+            let mut i = h & self.mask;
             while self.slots[i].1 != EMPTY {
                 i = (i + 1) & self.mask;
             }
-            self.slots[i] = ((h >> 32) as u32, id);
+            self.slots[i] = (tag, id);
         }
     }
 
@@ -321,7 +334,10 @@ impl VarInterner {
 
     /// Bytes of memory held.
     pub fn memory(&self) -> usize {
-        self.slots.len() * 8 + self.arena.capacity() + self.ends.capacity() * 8
+        self.slots.len() * 8
+            + self.arena.capacity()
+            + self.ends.capacity() * 8
+            + self.lows.capacity() * 4
     }
 }
 

@@ -2,9 +2,11 @@
 //!
 //! [`Dictionary`] is the enum the engine holds, one variant per stored type. Fixed-width
 //! dictionaries ([`NumericDictionary`]) are zero-copy slices of the memory map; var-width ones
-//! ([`VarDictionary`]) are offsets plus bytes. Because ids are ranks, a range predicate becomes
+//! ([`VarDictionary`]) are offsets plus bytes, or front-coded zstd blocks when large
+//! ([`blocks::ValueBlocks`]). Because ids are ranks, a range predicate becomes
 //! a dict-id range once ([`Dictionary::id_range`]) and everything after works on `u32` ids.
 
+pub mod blocks;
 pub mod numeric;
 pub mod var;
 
@@ -125,10 +127,12 @@ impl Dictionary {
             Dictionary::Long(d) => d.values()[i] as f64,
             Dictionary::Float(d) => d.values()[i] as f64,
             Dictionary::Double(d) => d.values()[i],
-            Dictionary::BigDecimal(d) => std::str::from_utf8(d.get(id))
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(f64::NAN),
+            Dictionary::BigDecimal(d) => d.with_bytes(id, |b| {
+                std::str::from_utf8(b)
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(f64::NAN)
+            }),
             Dictionary::String(_) | Dictionary::Bytes(_) => f64::NAN,
         }
     }
@@ -146,11 +150,11 @@ impl Dictionary {
     }
 
     /// Stored bytes of `id` for var-width columns (UTF-8 for STRING/JSON/BIG_DECIMAL); empty for
-    /// fixed-width columns.
-    pub fn bytes_at(&self, id: DictId) -> &[u8] {
+    /// fixed-width columns. Borrowed for plain dictionaries, decoded for blocked ones.
+    pub fn bytes_at(&self, id: DictId) -> std::borrow::Cow<'_, [u8]> {
         match self {
-            Dictionary::BigDecimal(d) | Dictionary::String(d) | Dictionary::Bytes(d) => d.get(id),
-            _ => &[],
+            Dictionary::BigDecimal(d) | Dictionary::String(d) | Dictionary::Bytes(d) => d.bytes(id),
+            _ => std::borrow::Cow::Borrowed(&[]),
         }
     }
 }
@@ -172,11 +176,21 @@ mod tests {
         d
     }
 
-    fn strings(mut vals: Vec<String>, dt: DataType) -> (Vec<String>, Dictionary) {
+    fn strings(vals: Vec<String>, dt: DataType) -> (Vec<String>, Dictionary) {
+        strings_in(vals, dt, None)
+    }
+
+    /// Like [`strings`], in blocks of `block_len` values when given.
+    fn strings_in(
+        mut vals: Vec<String>,
+        dt: DataType,
+        block_len: Option<u32>,
+    ) -> (Vec<String>, Dictionary) {
         let order = VarOrder::of(dt);
         vals.sort_by(|a, b| order.compare(a.as_bytes(), b.as_bytes()));
         vals.dedup();
-        let bytes = VarDictionary::encode(vals.iter().map(|s| s.as_bytes())).unwrap();
+        let bytes =
+            VarDictionary::encode_with(vals.iter().map(|s| s.as_bytes()), block_len).unwrap();
         (
             vals,
             Dictionary::from_bytes(Bytes::from_vec(bytes), dt).unwrap(),
@@ -245,6 +259,26 @@ mod tests {
             check_lookups(&d, &expected);
             let ip = d.insertion_point(&Value::String(probe.clone()));
             prop_assert_eq!(ip, s.binary_search(&probe).map(|i| i as u32).map_err(|i| i as u32));
+        }
+
+        #[test]
+        fn blocked_string_dictionary(vals in proptest::collection::vec("[a-c]{0,6}", 0..100), probe in "[a-c]{0,6}", block_len in 1u32..9) {
+            let (s, d) = strings_in(vals, DataType::String, Some(block_len));
+            let expected: Vec<Value> = s.iter().map(|v| Value::String(v.clone())).collect();
+            check_lookups(&d, &expected);
+            let ip = d.insertion_point(&Value::String(probe.clone()));
+            prop_assert_eq!(ip, s.binary_search(&probe).map(|i| i as u32).map_err(|i| i as u32));
+            for (i, v) in s.iter().enumerate() {
+                prop_assert_eq!(&*d.bytes_at(i as u32), v.as_bytes());
+            }
+        }
+
+        #[test]
+        fn blocked_decimal_dictionary(vals in proptest::collection::vec(-100000i64..100000, 0..60), block_len in 1u32..6) {
+            let texts: Vec<String> = vals.iter().map(|v| crate::types::value::canonical_decimal(&format!("{}.{:02}", v / 100, (v % 100).abs()))).collect();
+            let (s, d) = strings_in(texts, DataType::BigDecimal, Some(block_len));
+            let expected: Vec<Value> = s.iter().map(|v| Value::BigDecimal(v.clone())).collect();
+            check_lookups(&d, &expected);
         }
 
         #[test]
@@ -327,11 +361,70 @@ mod tests {
         assert!(
             VarDictionary::from_bytes(Bytes::from_vec(bytes.clone()), DataType::String).is_ok()
         );
-        bytes[12] = 9; // offset 1 beyond the data
+        bytes[20] = 9; // offset 1 beyond the data
         assert!(
             VarDictionary::from_bytes(Bytes::from_vec(bytes.clone()), DataType::String).is_err()
         );
         bytes[0] = 200; // count larger than the entry
         assert!(VarDictionary::from_bytes(Bytes::from_vec(bytes), DataType::String).is_err());
+    }
+
+    fn blocked_entry() -> Vec<u8> {
+        let vals: Vec<String> = (0..40).map(|i| format!("comment {i:02} text")).collect();
+        VarDictionary::encode_with(vals.iter().map(|s| s.as_bytes()), Some(8)).unwrap()
+    }
+
+    fn parse(bytes: &[u8]) -> Result<VarDictionary, String> {
+        VarDictionary::from_bytes(Bytes::from_vec(bytes.to_vec()), DataType::String)
+    }
+
+    #[test]
+    fn large_dictionaries_are_blocked_small_ones_plain() {
+        let big: Vec<String> = (0..70_000)
+            .map(|i| format!("value number {i:08}"))
+            .collect();
+        let bytes = VarDictionary::encode(big.iter().map(|s| s.as_bytes())).unwrap();
+        let raw: usize = big.iter().map(|s| s.len()).sum();
+        assert!(bytes.len() < raw / 4, "{} vs {raw}", bytes.len());
+        let d = parse(&bytes).unwrap();
+        assert!(d.is_blocked());
+        for i in [0u32, 1, 63, 64, 65, 69_999] {
+            assert_eq!(d.value(i), Value::String(big[i as usize].clone()));
+            let v = Value::String(big[i as usize].clone());
+            assert_eq!(Dictionary::String(d.clone()).index_of(&v), Some(i));
+        }
+        let small = VarDictionary::encode([b"a".as_slice(), b"b"].into_iter()).unwrap();
+        assert!(!parse(&small).unwrap().is_blocked());
+    }
+
+    #[test]
+    fn rejects_corrupt_blocks() {
+        let good = blocked_entry();
+        let d = parse(&good).unwrap();
+        assert!(d.is_blocked());
+        assert_eq!(d.value(17), Value::String("comment 17 text".into()));
+        // Every truncation is an error, never a panic.
+        for n in 0..good.len() {
+            assert!(parse(&good[..n]).is_err(), "truncated to {n}");
+        }
+        // Flipping any byte is an error or (e.g. in a head's text) still parses — never a panic.
+        for i in 0..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0x5a;
+            let _ = parse(&bad);
+        }
+        let mut bad = good.clone();
+        bad[12..16].copy_from_slice(&0u32.to_le_bytes()); // block length 0
+        assert!(parse(&bad).is_err());
+        let mut bad = good.clone();
+        bad[8..12].copy_from_slice(&7u32.to_le_bytes()); // unknown encoding
+        assert!(parse(&bad).unwrap_err().contains("encoding"));
+        let mut bad = good.clone();
+        let last = bad.len() - 3;
+        bad[last] ^= 0xff; // inside the last zstd frame
+        assert!(parse(&bad).is_err());
+        let mut bad = good;
+        bad.push(0); // trailing bytes after the last frame
+        assert!(parse(&bad).unwrap_err().contains("trailing"));
     }
 }

@@ -1,11 +1,20 @@
 //! [`VarDictionary`]: the sorted distinct values of a STRING/JSON/BYTES/BIG_DECIMAL column.
 //!
-//! Layout: `u64 count`, `count + 1` little-endian `u32` end offsets (the first is 0), padding to
-//! 8 bytes, then the concatenated value bytes. Strings sort by UTF-8 bytes (which is code-point
-//! order), bytes by bytes, decimals numerically ([`VarOrder::Decimal`]).
+//! Layout: `u64 count`, `u32 encoding`, `u32 block length`, then per encoding:
+//! - plain (0, dictionaries under [`BLOCK_MIN_BYTES`] of values): `count + 1` little-endian
+//!   `u32` end offsets (the first is 0), padding to 8 bytes, then the concatenated value bytes;
+//!   lookups read the memory map directly.
+//! - blocks (1): [`ValueBlocks`] — front-coded zstd blocks of `block length` values whose first
+//!   values stay uncompressed. A search binary-searches those heads, then decodes one block;
+//!   `value(id)` decodes the id's block (the last decoded block is cached).
+//!
+//! Strings sort by UTF-8 bytes (which is code-point order), bytes by bytes, decimals numerically
+//! ([`VarOrder::Decimal`]).
 
+use super::blocks::ValueBlocks;
 use crate::format::{ByteReader, Bytes};
 use crate::types::{DataType, DictId, StoredType, Value};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 /// The order values of a var-width column sort in.
@@ -42,20 +51,80 @@ impl VarOrder {
     }
 }
 
+/// Plain encoding: every value uncompressed, found through an offset table.
+const ENCODING_PLAIN: u32 = 0;
+/// Block encoding ([`ValueBlocks`]).
+const ENCODING_BLOCKS: u32 = 1;
+/// Values per block of the block encoding: a lookup decodes up to this many values.
+pub const BLOCK_LEN: u32 = 64;
+/// Dictionaries with fewer value bytes than this stay plain (cheap lookups, little to save).
+pub const BLOCK_MIN_BYTES: usize = 1 << 20;
+
+#[derive(Clone, Debug)]
+enum Values {
+    Plain { offsets: Bytes, data: Bytes },
+    Blocks(ValueBlocks),
+}
+
 /// Sorted distinct var-width values; the dict id of a value is its rank.
 #[derive(Clone, Debug)]
 pub struct VarDictionary {
-    offsets: Bytes,
-    data: Bytes,
+    values: Values,
     len: u32,
     data_type: DataType,
 }
 
 impl VarDictionary {
-    /// Parses the entry written by [`VarDictionary::encode`], validating every offset.
+    /// Parses the entry written by [`VarDictionary::encode`], validating every offset (and
+    /// decoding every block once).
     pub fn from_bytes(bytes: Bytes, data_type: DataType) -> Result<VarDictionary, String> {
         let mut r = ByteReader::new(&bytes);
-        let count = r.len_at_most((r.remaining() / 4).saturating_sub(1), "dictionary length")?;
+        let count = r.u64()?;
+        let encoding = r.u32()?;
+        let block_len = r.u32()?;
+        let utf8 = data_type.stored() == StoredType::String
+            || data_type.stored() == StoredType::BigDecimal;
+        let values = match encoding {
+            ENCODING_PLAIN => {
+                let count = usize::try_from(count)
+                    .ok()
+                    .filter(|&c| c < r.remaining() / 4)
+                    .ok_or_else(|| format!("dictionary length {count} exceeds the entry"))?;
+                let values = Self::plain_from(&bytes, &mut r, count, utf8)?;
+                return Ok(VarDictionary {
+                    values,
+                    len: count as u32,
+                    data_type,
+                });
+            }
+            ENCODING_BLOCKS => {
+                let blocks = count.div_ceil(block_len.max(1) as u64);
+                if count > u32::MAX as u64 || blocks > (r.remaining() / 12) as u64 {
+                    return Err(format!("dictionary length {count} exceeds the entry"));
+                }
+                Values::Blocks(ValueBlocks::from_bytes(
+                    &bytes,
+                    &mut r,
+                    count as u32,
+                    block_len,
+                    utf8,
+                )?)
+            }
+            other => return Err(format!("unknown dictionary encoding {other}")),
+        };
+        Ok(VarDictionary {
+            values,
+            len: count as u32,
+            data_type,
+        })
+    }
+
+    fn plain_from(
+        bytes: &Bytes,
+        r: &mut ByteReader,
+        count: usize,
+        utf8: bool,
+    ) -> Result<Values, String> {
         let offsets_at = r.pos();
         r.take((count + 1) * 4)?;
         r.align(8)?;
@@ -76,48 +145,81 @@ impl VarDictionary {
             }
             prev = off;
         }
-        if data_type.stored() == StoredType::String || data_type.stored() == StoredType::BigDecimal
-        {
+        if utf8 {
             std::str::from_utf8(&data[..prev as usize])
                 .map_err(|e| format!("dictionary text is not utf-8: {e}"))?;
         }
-        Ok(VarDictionary {
-            offsets,
-            data,
-            len: count as u32,
-            data_type,
-        })
+        Ok(Values::Plain { offsets, data })
     }
 
-    /// Serializes values already in dictionary order. Fails if they exceed 4 GiB in total.
-    pub fn encode<'a>(sorted: impl ExactSizeIterator<Item = &'a [u8]>) -> Result<Vec<u8>, String> {
+    /// Serializes values already in dictionary order: plainly when they total less than
+    /// [`BLOCK_MIN_BYTES`], else in compressed blocks of [`BLOCK_LEN`]. Fails if they exceed
+    /// 4 GiB.
+    pub fn encode<'a>(
+        sorted: impl ExactSizeIterator<Item = &'a [u8]> + Clone,
+    ) -> Result<Vec<u8>, String> {
+        let total: usize = sorted.clone().map(|v| v.len()).sum();
+        let block_len = (total >= BLOCK_MIN_BYTES).then_some(BLOCK_LEN);
+        Self::encode_with(sorted, block_len)
+    }
+
+    /// Serializes values already in dictionary order, in blocks of `block_len` values when
+    /// given (at least 1), else plainly.
+    pub fn encode_with<'a>(
+        sorted: impl ExactSizeIterator<Item = &'a [u8]>,
+        block_len: Option<u32>,
+    ) -> Result<Vec<u8>, String> {
         let count = sorted.len();
-        let mut offsets = Vec::with_capacity(8 + (count + 1) * 4);
-        offsets.extend_from_slice(&(count as u64).to_le_bytes());
-        offsets.extend_from_slice(&0u32.to_le_bytes());
+        let mut out = Vec::with_capacity(16 + (count + 1) * 4);
+        out.extend_from_slice(&(count as u64).to_le_bytes());
+        if let Some(block_len) = block_len {
+            let block_len = block_len.max(1);
+            out.extend_from_slice(&ENCODING_BLOCKS.to_le_bytes());
+            out.extend_from_slice(&block_len.to_le_bytes());
+            ValueBlocks::encode(sorted, count, block_len, &mut out)?;
+            return Ok(out);
+        }
+        out.extend_from_slice(&ENCODING_PLAIN.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
         let mut data = Vec::new();
         for v in sorted {
             data.extend_from_slice(v);
             let end = u32::try_from(data.len())
                 .map_err(|_| "dictionary values exceed 4 GiB".to_string())?;
-            offsets.extend_from_slice(&end.to_le_bytes());
+            out.extend_from_slice(&end.to_le_bytes());
         }
-        crate::format::bytes::pad_to(&mut offsets, 8);
-        offsets.extend_from_slice(&data);
-        Ok(offsets)
+        crate::format::bytes::pad_to(&mut out, 8);
+        out.extend_from_slice(&data);
+        Ok(out)
     }
 
-    #[inline]
-    fn offset(&self, i: usize) -> usize {
-        let c = &self.offsets[i * 4..i * 4 + 4];
-        u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize
+    /// Whether the values are stored in compressed blocks.
+    pub fn is_blocked(&self) -> bool {
+        matches!(self.values, Values::Blocks(_))
     }
 
-    /// The stored bytes of `id` (UTF-8 for STRING/JSON/BIG_DECIMAL).
+    /// Calls `f` with the stored bytes of `id` (UTF-8 for STRING/JSON/BIG_DECIMAL). Panics if
+    /// `id >= len()`.
     #[inline]
-    pub fn get(&self, id: DictId) -> &[u8] {
-        let i = id as usize;
-        &self.data[self.offset(i)..self.offset(i + 1)]
+    pub fn with_bytes<R>(&self, id: DictId, f: impl FnOnce(&[u8]) -> R) -> R {
+        assert!(id < self.len, "dict id {id} out of range 0..{}", self.len);
+        match &self.values {
+            Values::Plain { offsets, data } => f(plain_get(offsets, data, id)),
+            Values::Blocks(b) => {
+                let len = b.block_len();
+                f(b.block(id / len).get((id % len) as usize))
+            }
+        }
+    }
+
+    /// The stored bytes of `id` (borrowed from the map for plain dictionaries, copied out of
+    /// the decoded block otherwise).
+    pub fn bytes(&self, id: DictId) -> Cow<'_, [u8]> {
+        match &self.values {
+            Values::Plain { offsets, data } => Cow::Borrowed(plain_get(offsets, data, id)),
+            Values::Blocks(_) => Cow::Owned(self.with_bytes(id, |b| b.to_vec())),
+        }
     }
 
     /// Number of values.
@@ -137,7 +239,7 @@ impl VarDictionary {
 
     /// The value of `id`, typed per the logical data type.
     pub fn value(&self, id: DictId) -> Value {
-        bytes_to_value(self.data_type, self.get(id))
+        self.with_bytes(id, |b| bytes_to_value(self.data_type, b))
     }
 
     /// The stored bytes `v` would have in this column; `None` if it cannot be converted.
@@ -149,10 +251,39 @@ impl VarDictionary {
     pub fn search(&self, v: &Value) -> Option<Result<DictId, DictId>> {
         let key = self.probe(v)?;
         let order = VarOrder::of(self.data_type);
+        // `(lo, hi)` of the ids to binary-search; blocks first narrow it by their heads.
         let (mut lo, mut hi) = (0u32, self.len);
+        if let Values::Blocks(b) = &self.values {
+            let (mut blo, mut bhi) = (0u32, b.blocks());
+            // Find the last block whose head is <= key.
+            while blo < bhi {
+                let mid = blo + (bhi - blo) / 2;
+                match order.compare(b.head(mid), &key) {
+                    Ordering::Less => blo = mid + 1,
+                    Ordering::Greater => bhi = mid,
+                    Ordering::Equal => return Some(Ok(mid * b.block_len())),
+                }
+            }
+            if blo == 0 {
+                return Some(Err(0));
+            }
+            let block = blo - 1;
+            let first = block * b.block_len();
+            let decoded = b.block(block);
+            let (mut l, mut h) = (1usize, decoded.len());
+            while l < h {
+                let mid = l + (h - l) / 2;
+                match order.compare(decoded.get(mid), &key) {
+                    Ordering::Less => l = mid + 1,
+                    Ordering::Greater => h = mid,
+                    Ordering::Equal => return Some(Ok(first + mid as u32)),
+                }
+            }
+            return Some(Err(first + l as u32));
+        }
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match order.compare(self.get(mid), &key) {
+            match self.with_bytes(mid, |m| order.compare(m, &key)) {
                 Ordering::Less => lo = mid + 1,
                 Ordering::Greater => hi = mid,
                 Ordering::Equal => return Some(Ok(mid)),
@@ -160,6 +291,17 @@ impl VarDictionary {
         }
         Some(Err(lo))
     }
+}
+
+/// Value `id` of a plain dictionary.
+#[inline]
+fn plain_get<'a>(offsets: &Bytes, data: &'a Bytes, id: DictId) -> &'a [u8] {
+    let at = |i: usize| {
+        let c = &offsets[i * 4..i * 4 + 4];
+        u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize
+    };
+    let i = id as usize;
+    &data[at(i)..at(i + 1)]
 }
 
 /// A var-width column's value from its stored bytes.

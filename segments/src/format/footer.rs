@@ -16,8 +16,10 @@ pub const FOOTER_LEN: usize = 16;
 pub struct FormatVersion(pub u32);
 
 impl FormatVersion {
-    /// The version this build writes and reads.
-    pub const CURRENT: FormatVersion = FormatVersion(1);
+    /// The version this build writes and reads. History: 1 — first format; 2 — var-width
+    /// dictionaries carry an encoding header and large ones are zstd-compressed blocks; sorted
+    /// indexes store one start doc per dict id.
+    pub const CURRENT: FormatVersion = FormatVersion(2);
 
     /// The footer for a body with checksum `crc`.
     pub fn footer(self, crc: u32) -> [u8; FOOTER_LEN] {
@@ -88,12 +90,12 @@ mod tests {
         let err = FormatVersion::check_file(p, &good[..3]).unwrap_err();
         assert!(err.to_string().contains("shorter"), "{err}");
 
-        let v2 = file_with(b"hello", FormatVersion(2));
+        let v1 = file_with(b"hello", FormatVersion(1));
         assert!(matches!(
-            FormatVersion::check_file(p, &v2),
+            FormatVersion::check_file(p, &v1),
             Err(SegmentError::UnsupportedVersion {
-                found: 2,
-                expected: 1,
+                found: 1,
+                expected: 2,
                 ..
             })
         ));

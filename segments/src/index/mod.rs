@@ -7,8 +7,11 @@
 //! * [`range`] — bit-sliced index (Pinot's range index version 2) giving exact answers.
 //! * [`bloom`] — bloom filter over a column's distinct values, for segment pruning.
 //! * [`nulls`] — the null vector: docs whose input was null.
+//!
+//! [`dense`] is the build-time helper turning flat bit arrays into the bitmaps above.
 
 pub mod bloom;
+pub mod dense;
 pub mod inverted;
 pub mod nulls;
 pub mod range;

@@ -16,6 +16,7 @@
 //! Layout: `u32 mode` (0 bit-sliced, 1 per-id), `u32 slices`, `u64 base key`, `u64 docs`,
 //! `slices + 1` `u64` end offsets (first 0), then the serialized bitmaps.
 
+use super::dense::DenseBits;
 use crate::format::{ByteReader, Bytes};
 use crate::native::NativeType;
 use crate::types::{DataType, DictId, Value};
@@ -57,14 +58,16 @@ fn encode_bitmaps(mode: u32, base: u64, docs: u32, maps: Vec<RoaringBitmap>) -> 
 pub fn encode_bit_sliced(keys: &[u64], base: u64) -> Vec<u8> {
     let max = keys.iter().copied().max().unwrap_or(0);
     let slices = (64 - max.leading_zeros()) as usize;
-    let mut maps = vec![RoaringBitmap::new(); slices];
+    // Slices are dense (about half the docs each): set bits flat, convert each slice once.
+    let mut bits = vec![DenseBits::new(keys.len()); slices];
     for (doc, &k) in keys.iter().enumerate() {
         let mut k = k;
         while k != 0 {
-            let _ = maps[k.trailing_zeros() as usize].try_push(doc as u32);
+            bits[k.trailing_zeros() as usize].set(doc as u32);
             k &= k - 1;
         }
     }
+    let maps = bits.iter().map(DenseBits::to_roaring).collect();
     encode_bitmaps(MODE_BIT_SLICED, base, keys.len() as u32, maps)
 }
 
