@@ -103,7 +103,8 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
         .min(broker.config.server_timeout);
     // A cached routing table that turns out stale (a segment gone from its server, a server
-    // gone) is dropped and the query asked again once with the controller's current routing.
+    // gone, a segment with no live replica in it) is dropped and the query asked again once
+    // with the controller's current routing.
     let mut allow_cached = true;
     let (replicas, gathered) = loop {
         let mut routing = None;
@@ -133,7 +134,7 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
             timeout,
         )
         .await;
-        if from_cache && looks_stale(&gathered) {
+        if from_cache && (looks_stale(&gathered) || !replicas.unavailable.is_empty()) {
             broker.routing.invalidate(&routing.table_name_with_type);
             allow_cached = false;
             continue;

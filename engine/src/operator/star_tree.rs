@@ -269,27 +269,95 @@ fn accepted(
     })
 }
 
-/// Folds record `r` of a pair into an aggregation state.
-fn fold(state: &mut AggState, values: &PairValues, r: usize) {
-    match (state, values) {
-        (AggState::Count(n), PairValues::Count(v)) => *n += v[r],
-        (AggState::Sum(s), PairValues::Sum(v)) => *s = Some(s.unwrap_or(0.0) + v[r]),
-        (AggState::Min(m), PairValues::Min(v)) => *m = Some(m.map_or(v[r], |x| x.min(v[r]))),
-        (AggState::Max(m), PairValues::Max(v)) => *m = Some(m.map_or(v[r], |x| x.max(v[r]))),
-        (AggState::Avg { sum, count }, PairValues::Avg(s, c)) => {
-            *sum += s[r];
-            *count += c[r];
+/// One aggregate's per-group accumulation over tree records: typed columns for the numeric
+/// pairs (a tight loop per range), states for sketches. A group exists only once a record
+/// folded into it, so every group's value is defined.
+enum Folder {
+    Count(Vec<i64>),
+    Sum(Vec<f64>),
+    Min(Vec<f64>),
+    Max(Vec<f64>),
+    Avg(Vec<f64>, Vec<i64>),
+    MinMax(Vec<f64>, Vec<f64>),
+    States(Vec<AggState>, AggregateFunction),
+}
+
+impl Folder {
+    fn new(values: &PairValues, function: &AggregateFunction) -> Folder {
+        match values {
+            PairValues::Count(_) => Folder::Count(Vec::new()),
+            PairValues::Sum(_) => Folder::Sum(Vec::new()),
+            PairValues::Min(_) => Folder::Min(Vec::new()),
+            PairValues::Max(_) => Folder::Max(Vec::new()),
+            PairValues::Avg(..) => Folder::Avg(Vec::new(), Vec::new()),
+            PairValues::MinMaxRange(..) => Folder::MinMax(Vec::new(), Vec::new()),
+            _ => Folder::States(Vec::new(), function.clone()),
         }
-        (AggState::MinMax(mm), PairValues::MinMaxRange(lo, hi)) => {
-            *mm = Some(match *mm {
-                Some((a, b)) => (a.min(lo[r]), b.max(hi[r])),
-                None => (lo[r], hi[r]),
-            })
+    }
+
+    /// Makes room for `n` groups.
+    fn grow(&mut self, n: usize) {
+        match self {
+            Folder::Count(v) => v.resize(n, 0),
+            Folder::Sum(v) => v.resize(n, 0.0),
+            Folder::Min(v) => v.resize(n, f64::INFINITY),
+            Folder::Max(v) => v.resize(n, f64::NEG_INFINITY),
+            Folder::Avg(s, c) => {
+                s.resize(n, 0.0);
+                c.resize(n, 0);
+            }
+            Folder::MinMax(lo, hi) => {
+                lo.resize(n, f64::INFINITY);
+                hi.resize(n, f64::NEG_INFINITY);
+            }
+            Folder::States(v, f) => v.resize_with(n, || AggState::empty(f)),
         }
-        (AggState::Hll(h), PairValues::Hll(v)) => h.merge(&v[r]),
-        (AggState::QDigest(q), PairValues::QDigest(v)) => q.merge(&v[r]),
-        (AggState::TDigest(t), PairValues::TDigest(v)) => t.merge(&v[r]),
-        _ => {}
+    }
+
+    /// Folds the records of `hits` (record, group) in order.
+    fn fold(&mut self, values: &PairValues, hits: &[(u32, u32)]) {
+        let each = |f: &mut dyn FnMut(usize, usize)| {
+            hits.iter().for_each(|&(r, g)| f(r as usize, g as usize))
+        };
+        match (self, values) {
+            (Folder::Count(acc), PairValues::Count(v)) => each(&mut |r, g| acc[g] += v[r]),
+            (Folder::Sum(acc), PairValues::Sum(v)) => each(&mut |r, g| acc[g] += v[r]),
+            (Folder::Min(acc), PairValues::Min(v)) => each(&mut |r, g| acc[g] = acc[g].min(v[r])),
+            (Folder::Max(acc), PairValues::Max(v)) => each(&mut |r, g| acc[g] = acc[g].max(v[r])),
+            (Folder::Avg(sum, count), PairValues::Avg(s, c)) => each(&mut |r, g| {
+                sum[g] += s[r];
+                count[g] += c[r];
+            }),
+            (Folder::MinMax(lo, hi), PairValues::MinMaxRange(l, h)) => each(&mut |r, g| {
+                lo[g] = lo[g].min(l[r]);
+                hi[g] = hi[g].max(h[r]);
+            }),
+            (Folder::States(states, _), values) => {
+                each(&mut |r, g| match (&mut states[g], values) {
+                    (AggState::Hll(h), PairValues::Hll(v)) => h.merge(&v[r]),
+                    (AggState::QDigest(q), PairValues::QDigest(v)) => q.merge(&v[r]),
+                    (AggState::TDigest(t), PairValues::TDigest(v)) => t.merge(&v[r]),
+                    _ => {}
+                })
+            }
+            _ => {}
+        }
+    }
+
+    /// The state of group `g` (which has records).
+    fn state(&self, g: usize) -> AggState {
+        match self {
+            Folder::Count(v) => AggState::Count(v[g]),
+            Folder::Sum(v) => AggState::Sum(Some(v[g])),
+            Folder::Min(v) => AggState::Min(Some(v[g])),
+            Folder::Max(v) => AggState::Max(Some(v[g])),
+            Folder::Avg(s, c) => AggState::Avg {
+                sum: s[g],
+                count: c[g],
+            },
+            Folder::MinMax(lo, hi) => AggState::MinMax(Some((lo[g], hi[g]))),
+            Folder::States(v, _) => v[g].clone(),
+        }
     }
 }
 
@@ -318,16 +386,14 @@ pub fn execute(
         ServerQueryKind::GroupBy { aggregates, .. } => aggregates,
         _ => return Err(EngineError::execution("star-tree runs aggregations only")),
     };
-    let empty = || -> Vec<AggState> {
-        aggregates
-            .iter()
-            .map(|a| AggState::empty(&a.function))
-            .collect()
-    };
+    let mut folders: Vec<Folder> = aggregates
+        .iter()
+        .zip(&choice.pairs)
+        .map(|(a, &p)| Folder::new(&tree.values[p], &a.function))
+        .collect();
     let mut records = 0u64;
     let mut limit_reached = false;
     let grouped = !choice.key_dims.is_empty();
-    let mut total = empty();
     // Group keys pack into one number (mixed radix over the key cardinalities); small key
     // spaces map to slots through a dense table.
     let mut strides = Vec::with_capacity(choice.key_cards.len());
@@ -342,18 +408,23 @@ pub fn execute(
         Vec::new()
     };
     let mut sparse: HashMap<u128, u32> = HashMap::new();
-    let mut groups: Vec<(u128, Vec<AggState>)> = Vec::new();
+    let mut keys: Vec<u128> = Vec::new();
+    if !grouped {
+        keys.push(0);
+        folders.iter_mut().for_each(|f| f.grow(1));
+    }
     let limit = ctx.options.num_groups_limit;
+    let mut hits: Vec<(u32, u32)> = Vec::new();
     for range in tree.matching(&query) {
         ctx.check()?;
+        hits.clear();
         for r in range.start..range.end {
             if let Some(from) = range.check_from
                 && !tree.record_matches(&query, from, r)
             {
                 continue;
             }
-            records += 1;
-            let states = if grouped {
+            let slot = if grouped {
                 let mut key: u128 = 0;
                 for ((&d, &card), stride) in
                     choice.key_dims.iter().zip(&choice.key_cards).zip(&strides)
@@ -369,30 +440,33 @@ pub fn execute(
                     Some(&s) if !dense.is_empty() => s,
                     _ => sparse.get(&key).copied().unwrap_or(u32::MAX),
                 };
-                let slot = if existing != u32::MAX {
-                    existing as usize
-                } else if groups.len() >= limit {
+                if existing != u32::MAX {
+                    existing
+                } else if keys.len() >= limit {
                     limit_reached = true;
                     continue;
                 } else {
-                    let slot = groups.len();
+                    let slot = keys.len() as u32;
                     if dense.is_empty() {
-                        sparse.insert(key, slot as u32);
+                        sparse.insert(key, slot);
                     } else {
-                        dense[key as usize] = slot as u32;
+                        dense[key as usize] = slot;
                     }
-                    groups.push((key, empty()));
+                    keys.push(key);
                     slot
-                };
-                &mut groups[slot].1
+                }
             } else {
-                &mut total
+                0
             };
-            for (state, &p) in states.iter_mut().zip(&choice.pairs) {
-                fold(state, &tree.values[p], r as usize);
-            }
+            hits.push((r, slot));
+        }
+        records += hits.len() as u64;
+        for (folder, &p) in folders.iter_mut().zip(&choice.pairs) {
+            folder.grow(keys.len());
+            folder.fold(&tree.values[p], &hits);
         }
     }
+    let states_of = |g: usize| -> Vec<AggState> { folders.iter().map(|f| f.state(g)).collect() };
     let data = if grouped {
         let dicts: Vec<_> = choice
             .key_dims
@@ -405,21 +479,28 @@ pub fn execute(
             })
             .collect::<Result<_, _>>()?;
         IntermediateData::Groups(
-            groups
-                .into_iter()
-                .map(|(key, states)| {
+            keys.iter()
+                .enumerate()
+                .map(|(g, &key)| {
                     let values = dicts
                         .iter()
                         .zip(&choice.key_cards)
                         .zip(&strides)
                         .map(|((d, &card), stride)| d.value(((key / stride) % card as u128) as u32))
                         .collect();
-                    Ok((values, states))
+                    Ok((values, states_of(g)))
                 })
                 .collect::<Result<_, EngineError>>()?,
         )
+    } else if records == 0 {
+        IntermediateData::Aggregates(
+            aggregates
+                .iter()
+                .map(|a| AggState::empty(&a.function))
+                .collect(),
+        )
     } else {
-        IntermediateData::Aggregates(total)
+        IntermediateData::Aggregates(states_of(0))
     };
     let width = (choice.pairs.len() + choice.key_dims.len()) as u64;
     Ok(SegmentOutput {
