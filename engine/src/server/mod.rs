@@ -1,10 +1,10 @@
 //! The server side of a single-stage query: run a [`ServerQueryPlan`] over a table's
 //! segments and merge the segment results into one [`ServerResult`].
 //!
-//! Segments run in parallel on rayon's global pool (`par_iter`, one task per segment); their
-//! results are merged in segment order, so the answer does not depend on scheduling. A
-//! failing segment (including a timeout) becomes an exception in the result; the others
-//! still count.
+//! Segments run in parallel on rayon's global pool (`par_iter`, one task per segment; a lone
+//! segment runs on the calling thread, itself a rayon worker on a server); their results are
+//! merged in segment order, so the answer does not depend on scheduling. A failing segment
+//! (including a timeout) becomes an exception in the result; the others still count.
 
 pub mod result;
 pub mod segment;
@@ -26,10 +26,19 @@ pub fn execute_server(
     segments: &[Arc<ImmutableSegment>],
     ctx: &QueryContext,
 ) -> ServerResult {
-    let results: Vec<_> = segments
-        .par_iter()
-        .map(|s| execute_segment(plan, s, ctx))
-        .collect();
+    // One segment runs on the calling thread: handing it to the pool would only add a
+    // cross-thread wake-up (the servers' callers are rayon workers already).
+    let results: Vec<_> = if segments.len() == 1 {
+        segments
+            .iter()
+            .map(|s| execute_segment(plan, s, ctx))
+            .collect()
+    } else {
+        segments
+            .par_iter()
+            .map(|s| execute_segment(plan, s, ctx))
+            .collect()
+    };
     let mut combiner = Combiner::new(plan);
     let mut stats = ExecutionStats::default();
     let mut exceptions: Vec<QueryException> = Vec::new();
