@@ -47,6 +47,9 @@ pub struct BuildConfig {
     /// `tableIndexConfig.enableDefaultStarTree`: add Pinot's default tree
     /// ([`crate::startree::default_spec`]) after the configured ones.
     pub default_star_tree: bool,
+    /// `tableIndexConfig.enableDynamicStarTreeCreation`: a reload builds, rebuilds or drops
+    /// trees per the config; without it, segments keep the trees they have.
+    pub dynamic_star_trees: bool,
 }
 
 impl BuildConfig {
@@ -187,6 +190,10 @@ impl BuildConfig {
         }
         c.default_star_tree = idx
             .get("enableDefaultStarTree")
+            .and_then(Json::as_bool)
+            .unwrap_or(false);
+        c.dynamic_star_trees = idx
+            .get("enableDynamicStarTreeCreation")
             .and_then(Json::as_bool)
             .unwrap_or(false);
 

@@ -221,7 +221,8 @@ pub fn build_segment_from_rows(
     finish(&full, config, cols, docs, staging, started, read)
 }
 
-fn write_file(path: &Path, text: &str) -> Result<(), SegmentError> {
+/// Writes a small text file of a segment directory.
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), SegmentError> {
     std::fs::write(path, text).map_err(|e| SegmentError::io(path, e))
 }
 

@@ -16,21 +16,6 @@ use serde_json::Value as Json;
 use std::path::Path;
 use std::sync::Arc;
 
-/// `tableIndexConfig.enableDynamicStarTreeCreation` (plain or wrapped config).
-fn dynamic_star_trees(config: &Json) -> bool {
-    let cfg = if config.get("tableName").is_some() {
-        config
-    } else {
-        config
-            .get("OFFLINE")
-            .or_else(|| config.get("REALTIME"))
-            .unwrap_or(config)
-    };
-    cfg.pointer("/tableIndexConfig/enableDynamicStarTreeCreation")
-        .and_then(Json::as_bool)
-        .unwrap_or(false)
-}
-
 /// The schema a segment was built with, from its metadata.
 pub fn segment_schema(segment: &ImmutableSegment) -> Schema {
     let fields = segment
@@ -75,7 +60,7 @@ pub fn rebuild_archive(
     let rows = select_rows(schema, exprs, source_schema, segment)?;
     let mut build = BuildConfig::from_table_config_json(config, schema, Some(&old.segment_name))
         .map_err(|e| e.to_string())?;
-    if !dynamic_star_trees(config) {
+    if !build.dynamic_star_trees {
         // Without `enableDynamicStarTreeCreation` a reload keeps the trees the segment has
         // (those whose columns still exist).
         let full = build.build_schema(schema).map_err(|e| e.to_string())?;

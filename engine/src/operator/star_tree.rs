@@ -165,6 +165,18 @@ pub fn choose<'s>(
             }
         }
     }
+    // Group keys pack into one u128: no tree serves keys whose space does not fit.
+    let key_cards: Vec<u32> = key_columns
+        .iter()
+        .map(|c| {
+            segment
+                .column(c)
+                .map_or(1, |r| r.metadata().cardinality.max(1))
+        })
+        .collect();
+    key_cards
+        .iter()
+        .try_fold(1u128, |p, &c| p.checked_mul(c as u128))?;
     segment
         .star_trees()
         .enumerate()
@@ -174,19 +186,8 @@ pub fn choose<'s>(
             if !filtered.iter().all(|c| dim(c).is_some()) {
                 return None;
             }
-            let key_cards: Vec<u32> = key_columns
-                .iter()
-                .map(|c| {
-                    segment
-                        .column(c)
-                        .map_or(1, |r| r.metadata().cardinality.max(1))
-                })
-                .collect();
-            key_cards
-                .iter()
-                .try_fold(1u128, |p, &c| p.checked_mul(c as u128))?;
             Some(StarTreeChoice {
-                key_cards,
+                key_cards: key_cards.clone(),
                 index,
                 info,
                 tree,

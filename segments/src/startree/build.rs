@@ -236,28 +236,24 @@ pub fn build_star_tree(
     // 2. Sort.
     let count = rec_dims.first().map_or(0, Vec::len);
     let mut perm: Vec<u32> = (0..count as u32).collect();
-    perm.sort_unstable_by(|&a, &b| {
-        rec_dims
-            .iter()
-            .map(|d| d[a as usize].cmp(&d[b as usize]))
-            .find(|o| o.is_ne())
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
+    perm.sort_unstable_by(|&a, &b| cmp_dims(&rec_dims, 0, a, b));
     let mut builder = TreeBuilder {
-        dims: rec_dims
-            .iter()
-            .map(|d| perm.iter().map(|&i| d[i as usize]).collect())
-            .collect(),
-        values: values.iter().map(|v| v.permuted(&perm)).collect(),
-        nodes: vec![Node {
-            value: STAR,
-            start: 0,
-            end: count as u32,
-            first_child: 0,
-            num_children: 0,
-            aggregated: NONE,
-            depth: 0,
-        }],
+        tree: StarTree {
+            dims: rec_dims
+                .iter()
+                .map(|d| perm.iter().map(|&i| d[i as usize]).collect())
+                .collect(),
+            values: values.iter().map(|v| v.permuted(&perm)).collect(),
+            nodes: vec![Node {
+                value: STAR,
+                start: 0,
+                end: count as u32,
+                first_child: 0,
+                num_children: 0,
+                aggregated: NONE,
+                depth: 0,
+            }],
+        },
         skip_star: spec
             .dimensions
             .iter()
@@ -267,34 +263,32 @@ pub fn build_star_tree(
     };
     // 3 + 4. Split and aggregate.
     builder.split(0)?;
-    Ok(StarTree {
-        nodes: builder.nodes,
-        dims: builder.dims,
-        values: builder.values,
-    })
+    Ok(builder.tree)
 }
 
+/// Records `a` and `b` compared by their ids of dimensions `from..`.
+fn cmp_dims(dims: &[Vec<u32>], from: usize, a: u32, b: u32) -> std::cmp::Ordering {
+    dims[from..]
+        .iter()
+        .map(|d| d[a as usize].cmp(&d[b as usize]))
+        .find(|o| o.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
+}
+
+/// A tree being split: its records grow as star and aggregated records are appended.
 struct TreeBuilder {
-    dims: Vec<Vec<u32>>,
-    values: Vec<PairValues>,
-    nodes: Vec<Node>,
+    tree: StarTree,
     skip_star: Vec<bool>,
     max_leaf: u32,
 }
 
 impl TreeBuilder {
-    fn num_records(&self) -> u32 {
-        self.values
-            .first()
-            .map_or_else(|| self.dims.first().map_or(0, Vec::len), PairValues::len) as u32
-    }
-
     fn split(&mut self, node: usize) -> Result<(), SegmentError> {
         let Node {
             start, end, depth, ..
-        } = self.nodes[node];
+        } = self.tree.nodes[node];
         let d = depth as usize;
-        if self.num_records() as u64 + (end - start) as u64 + 1 >= NONE as u64 {
+        if self.tree.num_records() as u64 + (end - start) as u64 + 1 >= NONE as u64 {
             return Err(config_err(
                 "star-tree has too many records (2^32 - 1)".into(),
             ));
@@ -302,23 +296,24 @@ impl TreeBuilder {
         // The aggregated record of this node (leaves too: a query that constrains nothing
         // below a leaf reads one record instead of up to `maxLeafRecords`).
         if end - start > 1 {
-            let agg = self.num_records();
-            self.push_record_from(start, d, &[]);
+            let agg = self.tree.num_records();
+            self.push_record(start, |k| k >= d);
             for r in start + 1..end {
                 self.merge_record(agg, r);
             }
-            self.nodes[node].aggregated = agg;
+            self.tree.nodes[node].aggregated = agg;
         }
-        if end - start <= self.max_leaf || d >= self.dims.len() {
+        let dims = &self.tree.dims;
+        if end - start <= self.max_leaf || d >= dims.len() {
             return Ok(());
         }
         // Children: runs of equal ids of dimension d (records are sorted by d.. here).
         let mut children: Vec<Node> = Vec::new();
         let mut r = start;
         while r < end {
-            let id = self.dims[d][r as usize];
+            let id = dims[d][r as usize];
             let mut e = r + 1;
-            while e < end && self.dims[d][e as usize] == id {
+            while e < end && dims[d][e as usize] == id {
                 e += 1;
             }
             children.push(child(id, r, e, depth + 1));
@@ -328,10 +323,10 @@ impl TreeBuilder {
             let (s, e) = self.star_records(start, end, d);
             children.push(child(STAR, s, e, depth + 1));
         }
-        let first = self.nodes.len() as u32;
+        let first = self.tree.nodes.len() as u32;
         let count = children.len() as u32;
-        self.nodes.extend(children);
-        let n = &mut self.nodes[node];
+        self.tree.nodes.extend(children);
+        let n = &mut self.tree.nodes[node];
         n.first_child = first;
         n.num_children = count;
         for c in first..first + count {
@@ -340,60 +335,43 @@ impl TreeBuilder {
         Ok(())
     }
 
-    /// Appends a copy of record `r` with dimensions `from..` set to STAR (and those in
-    /// `star` too).
-    fn push_record_from(&mut self, r: u32, from: usize, star: &[usize]) {
-        for (k, d) in self.dims.iter_mut().enumerate() {
-            let id = if k >= from || star.contains(&k) {
-                STAR
-            } else {
-                d[r as usize]
-            };
-            d.push(id);
+    /// Appends a copy of record `r` with the dimensions `star` picks set to STAR.
+    fn push_record(&mut self, r: u32, star: impl Fn(usize) -> bool) {
+        for (k, d) in self.tree.dims.iter_mut().enumerate() {
+            d.push(if star(k) { STAR } else { d[r as usize] });
         }
-        for v in &mut self.values {
+        for v in &mut self.tree.values {
             v.push_copy(r as usize);
         }
     }
 
     fn merge_record(&mut self, into: u32, r: u32) {
-        for v in &mut self.values {
+        for v in &mut self.tree.values {
             v.merge_within(into as usize, r as usize);
         }
     }
 
     /// Appends the star records of `[start, end)` for dimension `d`; returns their range.
     fn star_records(&mut self, start: u32, end: u32, d: usize) -> (u32, u32) {
+        let dims = &self.tree.dims;
         let mut order: Vec<u32> = (start..end).collect();
-        let dims = &self.dims;
-        let key_cmp = |a: u32, b: u32| {
-            (d + 1..dims.len())
-                .map(|k| dims[k][a as usize].cmp(&dims[k][b as usize]))
-                .find(|o| o.is_ne())
-                .unwrap_or(std::cmp::Ordering::Equal)
-        };
-        order.sort_by(|&a, &b| key_cmp(a, b));
+        order.sort_by(|&a, &b| cmp_dims(dims, d + 1, a, b));
         // Whether each record (in `order`) starts a new star record.
         let starts: Vec<bool> = order
             .iter()
             .enumerate()
-            .map(|(k, &r)| k == 0 || key_cmp(order[k - 1], r).is_ne())
+            .map(|(k, &r)| k == 0 || cmp_dims(dims, d + 1, order[k - 1], r).is_ne())
             .collect();
-        let first = self.num_records();
+        let first = self.tree.num_records();
         for (&r, new) in order.iter().zip(starts) {
             if new {
-                self.push_record_from_star(r, d);
+                self.push_record(r, |k| k == d);
             } else {
-                let into = self.num_records() - 1;
+                let into = self.tree.num_records() - 1;
                 self.merge_record(into, r);
             }
         }
-        (first, self.num_records())
-    }
-
-    /// Appends a copy of record `r` with dimension `d` set to STAR.
-    fn push_record_from_star(&mut self, r: u32, d: usize) {
-        self.push_record_from(r, usize::MAX, &[d]);
+        (first, self.tree.num_records())
     }
 }
 

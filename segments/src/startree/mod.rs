@@ -212,10 +212,7 @@ pub fn write_star_trees(
     drop(segment);
     index_map.entries.extend(entries);
     metadata.star_trees = infos;
-    let write = |name: &str, text: String| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).map_err(|e| SegmentError::io(&path, e))
-    };
-    write(INDEX_MAP_FILE, index_map.to_json())?;
-    write(METADATA_FILE, metadata.to_json())
+    use crate::builder::write_file;
+    write_file(&dir.join(INDEX_MAP_FILE), &index_map.to_json())?;
+    write_file(&dir.join(METADATA_FILE), &metadata.to_json())
 }

@@ -124,28 +124,6 @@ impl PairValues {
         }
     }
 
-    /// Folds record `i` of `src` (same function) into record `r` of `self`.
-    pub fn merge_record(&mut self, r: usize, src: &PairValues, i: usize) {
-        match (self, src) {
-            (PairValues::Count(v), PairValues::Count(s)) => v[r] += s[i],
-            (PairValues::Sum(v), PairValues::Sum(s)) => v[r] += s[i],
-            (PairValues::Min(v), PairValues::Min(s)) => v[r] = v[r].min(s[i]),
-            (PairValues::Max(v), PairValues::Max(s)) => v[r] = v[r].max(s[i]),
-            (PairValues::Avg(vs, vc), PairValues::Avg(ss, sc)) => {
-                vs[r] += ss[i];
-                vc[r] += sc[i];
-            }
-            (PairValues::MinMaxRange(lo, hi), PairValues::MinMaxRange(slo, shi)) => {
-                lo[r] = lo[r].min(slo[i]);
-                hi[r] = hi[r].max(shi[i]);
-            }
-            (PairValues::Hll(v), PairValues::Hll(s)) => v[r].merge(&s[i]),
-            (PairValues::QDigest(v), PairValues::QDigest(s)) => v[r].merge(&s[i]),
-            (PairValues::TDigest(v), PairValues::TDigest(s)) => v[r].merge(&s[i]),
-            _ => {}
-        }
-    }
-
     /// Folds record `from` into record `into` of the same column.
     pub fn merge_within(&mut self, into: usize, from: usize) {
         match self {
@@ -181,13 +159,6 @@ impl PairValues {
         self.push_empty();
         let into = self.len() - 1;
         self.merge_within(into, from);
-    }
-
-    /// A copy of record `i` of `src` appended to `self` (same function).
-    pub fn push_record(&mut self, src: &PairValues, i: usize) {
-        self.push_empty();
-        let r = self.len() - 1;
-        self.merge_record(r, src, i);
     }
 
     /// The records in the order `perm` (new record `k` is old record `perm[k]`).
@@ -318,8 +289,7 @@ mod tests {
             for i in 0..3 {
                 v.add_doc(i % 2, input, i);
             }
-            let before = v.clone();
-            v.merge_record(0, &before, 1);
+            v.merge_within(0, 1);
             let mut bytes = Vec::new();
             v.encode(&mut bytes);
             let mut r = Reader::new(&bytes);
