@@ -21,7 +21,13 @@ fn bench(c: &mut Criterion) {
             panic!("{col} is dictionary-encoded")
         };
         g.bench_function(
-            BenchmarkId::new("read_range", format!("{col}/bits={}", fwd.bits())),
+            BenchmarkId::new(
+                "read_range",
+                match fwd.packed() {
+                    Some(p) => format!("{col}/bits={}", p.bits()),
+                    None => format!("{col}/sorted"),
+                },
+            ),
             |b| {
                 let mut out = vec![0u32; BLOCK];
                 b.iter(|| {

@@ -3,10 +3,11 @@
 Prepare once with `benches/peer/setup.sh [SF]`, then run (`--build-only` stops after step 2;
 `--seg-root DIR` builds the segment elsewhere than the shared data directory)
     benches/.venv-peers/bin/python benches/peer/compare.py [--sf 1] [--runs 7]
-It (1) builds the release `tessera` binary, (2) builds one Tessera segment from lineitem.csv
-(sorted l_orderkey; inverted l_shipmode/l_returnflag/l_linestatus; range l_partkey/l_shipdate)
-and times it against DuckDB's single-thread CSV load of the same file, comparing the segment's
-bytes with the zstd Parquet file's, (3) runs the anchor queries (a)–(e) of the peer research
+It (1) builds the release `tessera` binary, (2) builds two Tessera segments from lineitem.csv —
+one with the default table config (the data alone, like the Parquet file) and the indexed one the
+queries use (sorted l_orderkey; inverted l_shipmode/l_returnflag/l_linestatus; range
+l_partkey/l_shipdate) — and times each against DuckDB's single-thread CSV load of the same file,
+comparing the segment's bytes with the zstd Parquet file's, (3) runs the anchor queries (a)–(e) of the peer research
 (reference peers.md §3) in Tessera (`tessera bench --stdin`, segments memory-mapped, warm),
 DuckDB (in-memory table) and Polars (DataFrame), interleaving the engines run by run, and prints
 median/min ms per engine and Tessera's ratio to the best peer.
@@ -58,12 +59,19 @@ def main():
     import duckdb
     rows = None
     if not args.skip_build or not os.path.exists(seg_dir):
-        shutil.rmtree(seg_root, ignore_errors=True)
-        t = time.perf_counter()
-        subprocess.run([tessera, "segment", "create", "--schema", os.path.join(HERE, "lineitem_schema.json"),
-                        "--table-config", os.path.join(HERE, "lineitem_offline_table_config.json"),
-                        "--input", csv_path, "--out", seg_root], check=True, env=env)
-        build_s = time.perf_counter() - t
+        # The build goal compares like with like: the data alone (default table config, as the
+        # Parquet file holds no indexes), then the indexed segment the queries below use.
+        plain_root = seg_root + "_plain"
+        builds = []
+        for label, cfg, root in [("default config", "lineitem_plain_table_config.json", plain_root),
+                                 ("indexed", "lineitem_offline_table_config.json", seg_root)]:
+            shutil.rmtree(root, ignore_errors=True)
+            t = time.perf_counter()
+            subprocess.run([tessera, "segment", "create", "--schema", os.path.join(HERE, "lineitem_schema.json"),
+                            "--table-config", os.path.join(HERE, cfg),
+                            "--input", csv_path, "--out", root], check=True, env=env)
+            builds.append((label, time.perf_counter() - t, du(os.path.join(root, "lineitem_0"))))
+        shutil.rmtree(plain_root, ignore_errors=True)
         con = duckdb.connect()
         con.execute("SET threads=1")
         t = time.perf_counter()
@@ -71,13 +79,14 @@ def main():
         duck_s = time.perf_counter() - t
         rows = con.execute("SELECT COUNT(*) FROM l").fetchone()[0]
         con.close()
-        seg_bytes, pq_bytes = du(seg_dir), du(pq_path)
-        print(f"\n## Segment build (one thread), {rows:,} rows")
-        print(f"| | seconds | rows/s |\n|---|---|---|")
-        print(f"| Tessera segment build | {build_s:.2f} | {rows / build_s:,.0f} |")
-        print(f"| DuckDB CSV load | {duck_s:.2f} | {rows / duck_s:,.0f} |")
-        print(f"ratio Tessera/DuckDB rows/s: {duck_s / build_s:.2f}x (goal >= 1)")
-        print(f"segment {seg_bytes / 1e6:.1f} MB vs zstd Parquet {pq_bytes / 1e6:.1f} MB: {seg_bytes / pq_bytes:.2f}x (goal <= 1)")
+        pq_bytes = du(pq_path)
+        print(f"\n## Segment build (one thread), {rows:,} rows; DuckDB CSV load {duck_s:.2f} s "
+              f"({rows / duck_s:,.0f} rows/s), zstd Parquet {pq_bytes / 1e6:.1f} MB")
+        print("| segment | build s | rows/s | rows/s vs DuckDB (goal >= 1) | MB | size vs Parquet (goal <= 1) |")
+        print("|---|---|---|---|---|---|")
+        for label, build_s, seg_bytes in builds:
+            print(f"| {label} | {build_s:.2f} | {rows / build_s:,.0f} | {duck_s / build_s:.2f}x | "
+                  f"{seg_bytes / 1e6:.1f} | {seg_bytes / pq_bytes:.2f}x |")
     if args.build_only:
         return
 

@@ -13,7 +13,7 @@ use crate::format::{
     Bytes, COLUMNS_FILE, FOOTER_LEN, FormatVersion, INDEX_MAP_FILE, IndexEntry, IndexMap,
     METADATA_FILE,
 };
-use crate::forward::{BitPackedForward, ForwardIndex, MvForward, RawForward};
+use crate::forward::{BitPackedForward, DictIds, ForwardIndex, MvForward, RawForward};
 use crate::index::{
     BloomFilterReader, ColumnIndexes, IndexKind, IndexType, InvertedIndexReader, RangeIndexReader,
     SortedIndexReader, nulls,
@@ -254,27 +254,45 @@ impl ImmutableSegment {
             } else {
                 None
             };
-            let fwd_bytes = need(IndexKind::Forward)?;
+            let sorted_index = match get(IndexKind::Sorted) {
+                Some(b) => {
+                    let r = SortedIndexReader::from_bytes(b, docs)
+                        .map_err(|r| bad(IndexKind::Sorted, r))?;
+                    check(
+                        IndexKind::Sorted,
+                        r.len() == c.cardinality,
+                        format!("{} ranges for cardinality {}", r.len(), c.cardinality),
+                    )?;
+                    Some(r)
+                }
+                None => None,
+            };
             let fwd_err = |r: String| bad(IndexKind::Forward, r);
             let forward = match (c.has_dictionary, c.single_value) {
-                (true, true) => {
-                    let f = BitPackedForward::from_bytes(fwd_bytes).map_err(fwd_err)?;
-                    check(
-                        IndexKind::Forward,
-                        f.bits() == c.bits_per_element,
-                        format!(
-                            "{} bits per element, metadata says {}",
-                            f.bits(),
-                            c.bits_per_element
-                        ),
-                    )?;
-                    ForwardIndex::Dict(f)
-                }
-                (true, false) => {
-                    ForwardIndex::DictMv(MvForward::from_bytes(fwd_bytes).map_err(fwd_err)?)
-                }
+                (true, true) => match (get(IndexKind::Forward), &sorted_index) {
+                    // A sorted column's doc runs are its forward index.
+                    (None, Some(runs)) => ForwardIndex::Dict(DictIds::Sorted(runs.clone())),
+                    _ => {
+                        let f = BitPackedForward::from_bytes(need(IndexKind::Forward)?)
+                            .map_err(fwd_err)?;
+                        check(
+                            IndexKind::Forward,
+                            f.bits() == c.bits_per_element,
+                            format!(
+                                "{} bits per element, metadata says {}",
+                                f.bits(),
+                                c.bits_per_element
+                            ),
+                        )?;
+                        ForwardIndex::Dict(DictIds::Packed(f))
+                    }
+                },
+                (true, false) => ForwardIndex::DictMv(
+                    MvForward::from_bytes(need(IndexKind::Forward)?).map_err(fwd_err)?,
+                ),
                 (false, true) => ForwardIndex::Raw(
-                    RawForward::from_bytes(fwd_bytes, c.data_type).map_err(fwd_err)?,
+                    RawForward::from_bytes(need(IndexKind::Forward)?, c.data_type)
+                        .map_err(fwd_err)?,
                 ),
                 (false, false) => {
                     return Err(bad(
@@ -289,7 +307,7 @@ impl ImmutableSegment {
                 format!("{} docs, segment has {docs}", forward.len()),
             )?;
             let ids = match &forward {
-                ForwardIndex::Dict(f) => Some(f),
+                ForwardIndex::Dict(f) => f.packed(),
                 ForwardIndex::DictMv(f) => Some(f.ids()),
                 ForwardIndex::Raw(_) => None,
             };
@@ -306,17 +324,10 @@ impl ImmutableSegment {
                 )?;
             }
 
-            let mut indexes = ColumnIndexes::default();
-            if let Some(b) = get(IndexKind::Sorted) {
-                let r = SortedIndexReader::from_bytes(b, docs)
-                    .map_err(|r| bad(IndexKind::Sorted, r))?;
-                check(
-                    IndexKind::Sorted,
-                    r.len() == c.cardinality,
-                    format!("{} ranges for cardinality {}", r.len(), c.cardinality),
-                )?;
-                indexes.sorted = Some(r);
-            }
+            let mut indexes = ColumnIndexes {
+                sorted: sorted_index,
+                ..Default::default()
+            };
             if let Some(b) = get(IndexKind::Inverted) {
                 let r =
                     InvertedIndexReader::from_bytes(b).map_err(|r| bad(IndexKind::Inverted, r))?;

@@ -180,7 +180,7 @@ fn wrong_magic_and_versions() {
     std::fs::write(work.join(COLUMNS_FILE), &b).unwrap();
     let err = ImmutableSegment::open(&work).unwrap_err();
     assert!(
-        matches!(&err, SegmentError::UnsupportedVersion { found: 7, expected: 2, file } if file.ends_with(COLUMNS_FILE)),
+        matches!(&err, SegmentError::UnsupportedVersion { found: 7, expected: 3, file } if file.ends_with(COLUMNS_FILE)),
         "{err:?}"
     );
 
@@ -194,12 +194,12 @@ fn wrong_magic_and_versions() {
     let meta = std::fs::read_to_string(seg.join(METADATA_FILE)).unwrap();
     std::fs::write(
         work.join(METADATA_FILE),
-        meta.replace("\"formatVersion\": 2", "\"formatVersion\": 3"),
+        meta.replace("\"formatVersion\": 3", "\"formatVersion\": 4"),
     )
     .unwrap();
     let err = ImmutableSegment::open(&work).unwrap_err();
     assert!(
-        matches!(&err, SegmentError::UnsupportedVersion { found: 3, file, .. } if file.ends_with(METADATA_FILE)),
+        matches!(&err, SegmentError::UnsupportedVersion { found: 4, file, .. } if file.ends_with(METADATA_FILE)),
         "{err:?}"
     );
 
@@ -207,7 +207,7 @@ fn wrong_magic_and_versions() {
     let map = std::fs::read_to_string(seg.join(INDEX_MAP_FILE)).unwrap();
     std::fs::write(
         work.join(INDEX_MAP_FILE),
-        map.replace("\"formatVersion\": 2", "\"formatVersion\": 9"),
+        map.replace("\"formatVersion\": 3", "\"formatVersion\": 9"),
     )
     .unwrap();
     let err = ImmutableSegment::open(&work).unwrap_err();

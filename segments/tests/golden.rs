@@ -1,5 +1,5 @@
-//! The checked-in golden segment (`testdata/golden_v2/segment/golden_0`, built from
-//! `testdata/golden_v2/input.csv`) must keep opening with the same values — a format change that
+//! The checked-in golden segment (`testdata/golden_v3/segment/golden_0`, built from
+//! `testdata/golden_v3/input.csv`) must keep opening with the same values — a format change that
 //! breaks old segments fails here — and rebuilding it from the CSV must reproduce the data file
 //! and index map byte for byte (metadata differs only in `creationTimeMs`).
 //!
@@ -7,7 +7,8 @@
 //! intentional, compatible change of either, regenerate with
 //! `TESSERA_REGEN_GOLDEN=1 cargo test -p tessera-segments --test golden` and review the diff.
 //! A new format version gets a new `golden_v<N>` directory; old ones stay, and must be refused
-//! with [`SegmentError::UnsupportedVersion`] (v1 stored every var-width dictionary plainly).
+//! with [`SegmentError::UnsupportedVersion`] (v1 stored every var-width dictionary plainly; v2
+//! stored numeric dictionaries plainly and a sorted column's forward index beside its runs).
 
 mod common;
 
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 use tessera_segments as segments;
 
 fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/golden_v2")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/golden_v3")
 }
 
 fn build_into(out: &Path) -> PathBuf {
@@ -60,15 +61,18 @@ fn st(s: &str) -> Value {
 }
 
 #[test]
-fn v1_golden_segment_is_refused_with_a_version_error() {
-    let v1 = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/golden_v1/segment/golden_0");
-    match ImmutableSegment::open(&v1) {
-        Err(SegmentError::UnsupportedVersion {
-            found: 1,
-            expected: 2,
-            file,
-        }) => assert!(file.starts_with(&v1), "{file:?}"),
-        other => panic!("expected a version error, got {other:?}"),
+fn older_golden_segments_are_refused_with_a_version_error() {
+    for v in [1, 2] {
+        let old = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("testdata/golden_v{v}/segment/golden_0"));
+        match ImmutableSegment::open(&old) {
+            Err(SegmentError::UnsupportedVersion {
+                found,
+                expected: 3,
+                file,
+            }) if found == v => assert!(file.starts_with(&old), "{file:?}"),
+            other => panic!("expected a version error for v{v}, got {other:?}"),
+        }
     }
 }
 
@@ -83,7 +87,7 @@ fn golden_segment_opens_with_expected_values() {
             m.total_docs,
             m.format_version
         ),
-        ("golden_0", "golden", 12, 2)
+        ("golden_0", "golden", 12, 3)
     );
     assert_eq!(m.time_column.as_deref(), Some("ts"));
     assert_eq!(

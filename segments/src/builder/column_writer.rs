@@ -403,9 +403,11 @@ pub fn encode_column(
             let ids = order.apply(load_sv_ids(&mut c, &d.remap)?);
             let is_sorted = ids.windows(2).all(|p| p[0] <= p[1]);
             meta.sorted = is_sorted;
-            w.add(IndexKind::Forward, bitpacked::pack(&ids, bits))?;
             if is_sorted {
+                // The doc runs double as the forward index.
                 w.add(IndexKind::Sorted, sorted::encode(&ids, card as u32))?;
+            } else {
+                w.add(IndexKind::Forward, bitpacked::pack(&ids, bits))?;
             }
             if plan.inverted {
                 w.add(

@@ -1,10 +1,16 @@
 //! [`NumericDictionary`]: the sorted distinct values of an INT/LONG/FLOAT/DOUBLE column (and of
 //! BOOLEAN and TIMESTAMP, stored as INT and LONG), a zero-copy `&[T]` over the memory map.
 //!
-//! Layout: `u64 count`, then `count` little-endian values (8-byte aligned, so the slice is
-//! viewed in place).
+//! Layout: `u64 count`, `u32 encoding`, `u32 scale`, then the values in one of two encodings,
+//! whichever is smaller:
+//! * `0` plain: `count` little-endian values (8-byte aligned, so the slice is viewed in place);
+//! * `1` deltas: integers `k` delta-packed ([`crate::format::deltas`]) as `order_key(k) - rank`,
+//!   non-decreasing because the values are distinct and sorted. Integer columns store their
+//!   values; float columns whose every value is exactly `k / 10^scale` (prices, rates: decimal
+//!   data) store `k`. Decoded into memory when the segment opens, after which lookups are the
+//!   same array reads as the plain encoding.
 
-use crate::format::{ByteReader, Bytes, TypedSlice};
+use crate::format::{ByteReader, Bytes, TypedSlice, deltas};
 use crate::native::NativeType;
 use crate::types::{DataType, DictId, Value};
 use std::cmp::Ordering;
@@ -14,6 +20,51 @@ use std::cmp::Ordering;
 pub struct NumericDictionary<T: NativeType> {
     values: TypedSlice<T>,
     data_type: DataType,
+}
+
+const PLAIN: u32 = 0;
+const DELTAS: u32 = 1;
+/// Largest decimal scale tried for float dictionaries.
+const MAX_SCALE: u32 = 6;
+/// Flips the sign bit: an order-preserving map from `i64` to `u64`.
+const SIGN: u64 = 1 << 63;
+
+/// The value `k / 10^scale` (floats) or `k` (integers, `scale` 0).
+#[inline]
+fn from_scaled<T: NativeType>(k: i64, scale: u32) -> T {
+    if T::INTEGRAL {
+        T::from_bits64(k as u64)
+    } else {
+        T::from_f64(k as f64 / 10f64.powi(scale as i32))
+    }
+}
+
+/// Whether `k` fits the integer type `T` (floats take any decoded integer).
+fn in_range<T: NativeType>(k: i64) -> bool {
+    !T::INTEGRAL || T::from_bits64(k as u64).to_i64() == k
+}
+
+/// Sorted distinct `values` as the integers they are `k / 10^scale` of, with the smallest such
+/// scale: the integers themselves for integer columns; for float columns, only when every value
+/// is finite, below 2^53 once scaled, and exactly recovered (bit for bit) by [`from_scaled`].
+fn as_scaled_integers<T: NativeType>(values: &[T]) -> Option<(u32, Vec<i64>)> {
+    if T::INTEGRAL {
+        return Some((0, values.iter().map(|v| v.to_i64()).collect()));
+    }
+    (0..=MAX_SCALE).find_map(|scale| {
+        let p = 10f64.powi(scale as i32);
+        values
+            .iter()
+            .map(|&v| {
+                let x = (v.to_f64() * p).round();
+                let k = x as i64;
+                (x.abs() < (1u64 << 53) as f64
+                    && from_scaled::<T>(k, scale).to_bits64() == v.to_bits64())
+                .then_some(k)
+            })
+            .collect::<Option<Vec<i64>>>()
+            .map(|ks| (scale, ks))
+    })
 }
 
 /// How a probe value compares against a numeric dictionary.
@@ -30,21 +81,68 @@ impl<T: NativeType> NumericDictionary<T> {
     /// Parses the entry written by [`NumericDictionary::encode`].
     pub fn from_bytes(bytes: Bytes, data_type: DataType) -> Result<NumericDictionary<T>, String> {
         let mut r = ByteReader::new(&bytes);
-        let count = r.len_at_most(r.remaining() / T::WIDTH, "dictionary length")?;
-        let start = r.pos();
-        let values = bytes
-            .slice(start, count * T::WIDTH)
-            .ok_or("dictionary values out of bounds")?;
-        Ok(NumericDictionary {
-            values: TypedSlice::new(values)?,
-            data_type,
-        })
+        let count = r.u64()?;
+        let encoding = r.u32()?;
+        let scale = r.u32()?;
+        let values = match encoding {
+            PLAIN => {
+                let count = usize::try_from(count)
+                    .ok()
+                    .filter(|&n| n <= r.remaining() / T::WIDTH)
+                    .ok_or_else(|| format!("dictionary length {count} exceeds the entry"))?;
+                let values = bytes
+                    .slice(r.pos(), count * T::WIDTH)
+                    .ok_or("dictionary values out of bounds")?;
+                TypedSlice::new(values)?
+            }
+            DELTAS => {
+                // A block of 128 deltas takes at least one byte.
+                let count = usize::try_from(count)
+                    .ok()
+                    .filter(|&n| n <= 1 + r.remaining().saturating_sub(8) * 128)
+                    .ok_or_else(|| format!("dictionary length {count} exceeds the entry"))?;
+                if scale > MAX_SCALE || (T::INTEGRAL && scale != 0) {
+                    return Err(format!(
+                        "decimal scale {scale} is not valid for this column"
+                    ));
+                }
+                let keys = deltas::decode(&mut r, count)?;
+                let values = keys
+                    .iter()
+                    .enumerate()
+                    .map(|(rank, &key)| {
+                        let k = (key.checked_add(rank as u64)? ^ SIGN) as i64;
+                        in_range::<T>(k).then(|| from_scaled::<T>(k, scale))
+                    })
+                    .collect::<Option<Vec<T>>>()
+                    .ok_or("delta-packed dictionary value out of range")?;
+                TypedSlice::Owned(std::sync::Arc::new(values))
+            }
+            e => return Err(format!("unknown dictionary encoding {e}")),
+        };
+        Ok(NumericDictionary { values, data_type })
     }
 
-    /// Serializes sorted distinct values.
+    /// Serializes sorted distinct values, delta-packed when that is smaller.
     pub fn encode(sorted: &[T]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(8 + sorted.len() * T::WIDTH);
+        let mut out = Vec::with_capacity(16 + sorted.len() * T::WIDTH);
         out.extend_from_slice(&(sorted.len() as u64).to_le_bytes());
+        if let Some((scale, ints)) = as_scaled_integers(sorted) {
+            let keys: Vec<u64> = ints
+                .iter()
+                .enumerate()
+                .map(|(rank, &k)| ((k as u64) ^ SIGN) - rank as u64)
+                .collect();
+            out.extend_from_slice(&DELTAS.to_le_bytes());
+            out.extend_from_slice(&scale.to_le_bytes());
+            deltas::encode(&keys, &mut out);
+            if out.len() < 16 + sorted.len() * T::WIDTH {
+                return out;
+            }
+            out.truncate(8);
+        }
+        out.extend_from_slice(&PLAIN.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
         for v in sorted {
             v.write_le(&mut out);
         }
@@ -123,5 +221,90 @@ impl<T: NativeType> NumericDictionary<T> {
             Probe::None => return None,
         };
         Some(r.map(|i| i as DictId).map_err(|i| i as DictId))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn round_trip<T: NativeType>(mut v: Vec<T>, dt: DataType) -> (Vec<T>, u32) {
+        v.sort_by(|a, b| a.total_cmp(b));
+        v.dedup_by(|a, b| a.total_cmp(b).is_eq());
+        let bytes = NumericDictionary::<T>::encode(&v);
+        let encoding = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+        let d = NumericDictionary::<T>::from_bytes(Bytes::from_vec(bytes.clone()), dt).unwrap();
+        let bits = |s: &[T]| s.iter().map(|x| x.to_bits64()).collect::<Vec<_>>();
+        assert_eq!(bits(d.values()), bits(&v));
+        for n in 0..bytes.len() {
+            // Truncation is an error or (plain, cut inside the values) fewer values; never a panic.
+            let _ = NumericDictionary::<T>::from_bytes(Bytes::from_vec(bytes[..n].to_vec()), dt);
+        }
+        (v, encoding)
+    }
+
+    proptest! {
+        #[test]
+        fn integers_round_trip(v in proptest::collection::vec(any::<i64>(), 0..400), dense in any::<bool>()) {
+            let v = if dense { v.iter().map(|x| x % 5000).collect() } else { v };
+            let (v, enc) = round_trip::<i64>(v, DataType::Long);
+            if dense && v.len() > 8 {
+                prop_assert_eq!(enc, DELTAS);
+            }
+        }
+
+        #[test]
+        fn ints_round_trip(v in proptest::collection::vec(any::<i32>(), 0..400)) {
+            round_trip::<i32>(v, DataType::Int);
+        }
+
+        #[test]
+        fn decimal_doubles_are_delta_packed(k in proptest::collection::vec(-10_000_000i64..10_000_000, 20..400), scale in 0u32..4) {
+            let p = 10f64.powi(scale as i32);
+            let v: Vec<f64> = k.iter().map(|&k| k as f64 / p).filter(|x| *x != 0.0).collect();
+            let (v, enc) = round_trip::<f64>(v, DataType::Double);
+            prop_assume!(v.len() > 16);
+            prop_assert_eq!(enc, DELTAS);
+        }
+
+        #[test]
+        fn any_doubles_and_floats_round_trip(v in proptest::collection::vec(any::<f64>(), 0..200), f in proptest::collection::vec(any::<f32>(), 0..200)) {
+            round_trip::<f64>(v, DataType::Double);
+            round_trip::<f32>(f, DataType::Float);
+        }
+    }
+
+    #[test]
+    fn signed_zero_and_huge_values_stay_plain() {
+        assert_eq!(
+            round_trip(vec![-0.0f64, 0.0, 1.5, 2.25], DataType::Double).1,
+            PLAIN
+        );
+        let (_, enc) = round_trip(vec![1e300f64, 2e300], DataType::Double);
+        assert_eq!(enc, PLAIN);
+        let (_, enc) = round_trip(
+            (0..100).map(|i| i as f64 * 0.25).collect(),
+            DataType::Double,
+        );
+        assert_eq!(enc, DELTAS);
+    }
+
+    #[test]
+    fn rejects_bad_headers() {
+        let mut b = NumericDictionary::<i64>::encode(&(0..100).collect::<Vec<_>>());
+        b[8] = 9;
+        assert!(
+            NumericDictionary::<i64>::from_bytes(Bytes::from_vec(b.clone()), DataType::Long)
+                .is_err()
+        );
+        b[8] = DELTAS as u8;
+        b[12] = 1; // a scale on an integer column
+        assert!(NumericDictionary::<i64>::from_bytes(Bytes::from_vec(b), DataType::Long).is_err());
+        // Keys that decode outside INT.
+        let wide = NumericDictionary::<i64>::encode(&[0, 1, 1 << 40]);
+        assert!(
+            NumericDictionary::<i32>::from_bytes(Bytes::from_vec(wide), DataType::Int).is_err()
+        );
     }
 }

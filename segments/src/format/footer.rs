@@ -18,8 +18,9 @@ pub struct FormatVersion(pub u32);
 impl FormatVersion {
     /// The version this build writes and reads. History: 1 — first format; 2 — var-width
     /// dictionaries carry an encoding header and large ones are zstd-compressed blocks; sorted
-    /// indexes store one start doc per dict id.
-    pub const CURRENT: FormatVersion = FormatVersion(2);
+    /// indexes store one start doc per dict id; 3 — numeric dictionaries and sorted-index starts
+    /// may be delta-packed, and a sorted column keeps no bit-packed forward index.
+    pub const CURRENT: FormatVersion = FormatVersion(3);
 
     /// The footer for a body with checksum `crc`.
     pub fn footer(self, crc: u32) -> [u8; FOOTER_LEN] {
@@ -95,7 +96,7 @@ mod tests {
             FormatVersion::check_file(p, &v1),
             Err(SegmentError::UnsupportedVersion {
                 found: 1,
-                expected: 2,
+                expected: 3,
                 ..
             })
         ));

@@ -18,6 +18,7 @@
 
 pub mod bytes;
 pub mod data_file;
+pub mod deltas;
 pub mod footer;
 pub mod index_map;
 

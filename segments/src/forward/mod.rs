@@ -1,6 +1,7 @@
 //! Forward indexes: doc id → value (or dictionary id).
 //!
-//! * [`BitPackedForward`] — single-value dict ids, bit-packed (the default encoding).
+//! * [`DictIds`] — single-value dict ids: a [`BitPackedForward`] (the default encoding), or the
+//!   doc runs of a sorted column.
 //! * [`MvForward`] — multi-value dict ids: per-doc offsets plus one packed id stream.
 //! * [`RawForward`] — no-dictionary single-value columns: zstd-compressed chunks of values.
 //!
@@ -8,10 +9,12 @@
 //! multi-value column is ignored), so there is no raw multi-value variant.
 
 pub mod bitpacked;
+pub mod dict_ids;
 pub mod mv;
 pub mod raw;
 
 pub use bitpacked::BitPackedForward;
+pub use dict_ids::DictIds;
 pub use mv::MvForward;
 pub use raw::{RawCursor, RawForward};
 
@@ -19,7 +22,7 @@ pub use raw::{RawCursor, RawForward};
 #[derive(Clone, Debug)]
 pub enum ForwardIndex {
     /// Single-value, dictionary-encoded.
-    Dict(BitPackedForward),
+    Dict(DictIds),
     /// Multi-value, dictionary-encoded.
     DictMv(MvForward),
     /// Single-value, raw values.

@@ -30,8 +30,8 @@ fn config_err(msg: String) -> SegmentError {
 enum PairReader<'s> {
     Ones,
     /// Dictionary column: per-id numbers or hashes, computed once.
-    DictNumbers(&'s crate::forward::BitPackedForward, Vec<f64>),
-    DictHashes(&'s crate::forward::BitPackedForward, Vec<u64>),
+    DictNumbers(&'s crate::forward::DictIds, Vec<f64>),
+    DictHashes(&'s crate::forward::DictIds, Vec<u64>),
     RawNumbers(crate::forward::RawCursor<'s>),
     RawHashes(crate::forward::RawCursor<'s>),
 }
@@ -117,7 +117,7 @@ pub fn build_star_tree(
     segment: &ImmutableSegment,
     spec: &StarTreeSpec,
 ) -> Result<StarTree, SegmentError> {
-    let dims: Vec<&crate::forward::BitPackedForward> = spec
+    let dims: Vec<&crate::forward::DictIds> = spec
         .dimensions
         .iter()
         .map(|d| {
