@@ -177,11 +177,14 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::Max => States::Max(Vec::new(), Vec::new()),
             AggregateFunction::Avg => States::Avg(Vec::new(), Vec::new()),
             AggregateFunction::MinMaxRange => States::MinMax(Vec::new(), Vec::new()),
-            AggregateFunction::DistinctCount | AggregateFunction::DistinctCountHll { .. } => {
+            AggregateFunction::DistinctCount
+            | AggregateFunction::DistinctCountHll { .. }
+            | AggregateFunction::DistinctCountSmartHll { .. }
+            | AggregateFunction::SegmentPartitionedDistinctCount => {
                 match (arg_dict, &call.function) {
                     (Some(d), _) => States::DistinctIds(Vec::new(), d),
-                    (None, AggregateFunction::DistinctCount) => States::DistinctValues(Vec::new()),
-                    (None, _) => States::Hll(Vec::new()),
+                    (None, AggregateFunction::DistinctCountHll { .. }) => States::Hll(Vec::new()),
+                    (None, _) => States::DistinctValues(Vec::new()),
                 }
             }
             AggregateFunction::Percentile { .. } => States::Values(Vec::new()),
@@ -395,9 +398,27 @@ impl<'a> GroupAccumulator<'a> {
                     sets[g].iter().for_each(|id| h.add(&dict.value(id)));
                     AggState::Hll(h)
                 }
-                _ => AggState::Distinct(sets[g].iter().map(|id| Key(dict.value(id))).collect()),
+                // Each segment contributes its own distinct count.
+                AggregateFunction::SegmentPartitionedDistinctCount => {
+                    AggState::Count(sets[g].len() as i64)
+                }
+                _ => {
+                    let mut state =
+                        AggState::Distinct(sets[g].iter().map(|id| Key(dict.value(id))).collect());
+                    state.convert_past_threshold(&self.function);
+                    state
+                }
             },
-            States::DistinctValues(sets) => AggState::Distinct(sets[g].clone()),
+            States::DistinctValues(sets) => match self.function {
+                AggregateFunction::SegmentPartitionedDistinctCount => {
+                    AggState::Count(sets[g].len() as i64)
+                }
+                _ => {
+                    let mut state = AggState::Distinct(sets[g].clone());
+                    state.convert_past_threshold(&self.function);
+                    state
+                }
+            },
             States::Hll(h) => AggState::Hll(h[g].clone()),
             States::Values(v) => AggState::Values(v[g].clone()),
             States::TDigest(t) => AggState::TDigest(t[g].clone()),

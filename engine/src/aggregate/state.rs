@@ -57,7 +57,10 @@ impl AggState {
             AggregateFunction::Max => AggState::Max(None),
             AggregateFunction::Avg => AggState::Avg { sum: 0.0, count: 0 },
             AggregateFunction::MinMaxRange => AggState::MinMax(None),
-            AggregateFunction::DistinctCount => AggState::Distinct(HashSet::new()),
+            AggregateFunction::DistinctCount | AggregateFunction::DistinctCountSmartHll { .. } => {
+                AggState::Distinct(HashSet::new())
+            }
+            AggregateFunction::SegmentPartitionedDistinctCount => AggState::Count(0),
             AggregateFunction::DistinctCountHll { log2m } => AggState::Hll(new_hll(*log2m)),
             AggregateFunction::Percentile { .. } => AggState::Values(Vec::new()),
             AggregateFunction::PercentileEst { .. } => AggState::QDigest(QuantileDigest::default()),
@@ -80,7 +83,7 @@ impl AggState {
             (x, None) => x,
             (None, y) => y,
         };
-        match (self, other) {
+        match (&mut *self, other) {
             (AggState::Count(a), AggState::Count(b)) => *a += b,
             (AggState::Sum(a), AggState::Sum(b)) => *a = opt(*a, b, |x, y| x + y),
             (AggState::Min(a), AggState::Min(b)) => *a = opt(*a, b, f64::min),
@@ -106,6 +109,14 @@ impl AggState {
             }
             (AggState::Values(a), AggState::Values(b)) => a.extend(b),
             (AggState::Hll(a), AggState::Hll(b)) => a.merge(&b),
+            // DISTINCTCOUNTSMARTHLL: one side already converted to a sketch.
+            (AggState::Hll(a), AggState::Distinct(b)) => b.iter().for_each(|k| a.add(&k.0)),
+            (me @ AggState::Distinct(_), AggState::Hll(mut b)) => {
+                if let AggState::Distinct(a) = me {
+                    a.iter().for_each(|k| b.add(&k.0));
+                }
+                *me = AggState::Hll(b);
+            }
             (AggState::TDigest(a), AggState::TDigest(b)) => a.merge(&b),
             (AggState::QDigest(a), AggState::QDigest(b)) => a.merge(&b),
             (AggState::Mode(a), AggState::Mode(b)) => {
@@ -139,7 +150,22 @@ impl AggState {
                 )));
             }
         }
+        self.convert_past_threshold(f);
         Ok(())
+    }
+
+    /// DISTINCTCOUNTSMARTHLL: an exact set of more than `threshold` values becomes a sketch.
+    pub fn convert_past_threshold(&mut self, f: &AggregateFunction) {
+        if let (
+            AggState::Distinct(set),
+            AggregateFunction::DistinctCountSmartHll { log2m, threshold },
+        ) = (&*self, f)
+            && set.len() > *threshold as usize
+        {
+            let mut h = new_hll(*log2m);
+            set.iter().for_each(|k| h.add(&k.0));
+            *self = AggState::Hll(h);
+        }
     }
 
     /// The final value.
@@ -159,7 +185,12 @@ impl AggState {
             }
             AggState::MinMax(mm) => or_default(mm.map(|(lo, hi)| hi - lo), f64::NEG_INFINITY),
             AggState::Distinct(set) => Value::Int(set.len() as i32),
-            AggState::Hll(h) => Value::Long(h.estimate() as i64),
+            AggState::Hll(h) => match f {
+                AggregateFunction::DistinctCountSmartHll { .. } => {
+                    Value::Int(h.estimate().min(i32::MAX as u64) as i32)
+                }
+                _ => Value::Long(h.estimate() as i64),
+            },
             AggState::Values(values) => or_default(
                 exact_percentile(values, percentile_of(f)),
                 f64::NEG_INFINITY,
@@ -305,6 +336,36 @@ mod tests {
         );
         let f = AggregateFunction::DistinctCount;
         assert_eq!(AggState::empty(&f).finalize(&f, false), Value::Int(0));
+    }
+
+    #[test]
+    fn smart_hll_turns_into_a_sketch_past_its_threshold() {
+        let f = AggregateFunction::DistinctCountSmartHll {
+            log2m: 12,
+            threshold: 3,
+        };
+        let set =
+            |r: std::ops::Range<i64>| AggState::Distinct(r.map(|i| Key(Value::Long(i))).collect());
+        let mut a = set(0..2);
+        a.merge(set(1..3), &f).unwrap();
+        assert!(
+            matches!(a, AggState::Distinct(_)),
+            "three values stay exact"
+        );
+        assert_eq!(a.finalize(&f, false), Value::Int(3));
+        a.merge(set(3..5), &f).unwrap();
+        assert!(matches!(a, AggState::Hll(_)), "five values convert");
+        assert_eq!(a.finalize(&f, false), Value::Int(5), "exact at this size");
+        a.merge(set(4..7), &f).unwrap();
+        let mut b = set(100..102);
+        b.merge(a, &f).unwrap();
+        assert!(matches!(b, AggState::Hll(_)));
+        assert_eq!(b.finalize(&f, false), Value::Int(9));
+        let spdc = AggregateFunction::SegmentPartitionedDistinctCount;
+        let mut c = AggState::empty(&spdc);
+        c.merge(AggState::Count(4), &spdc).unwrap();
+        c.merge(AggState::Count(3), &spdc).unwrap();
+        assert_eq!(c.finalize(&spdc, true), Value::Long(7));
     }
 
     #[test]

@@ -62,7 +62,10 @@ pub fn agg_slots<'s, 'q>(
             None => None,
         };
         let dict = match call.function {
-            AggregateFunction::DistinctCount | AggregateFunction::DistinctCountHll { .. } => {
+            AggregateFunction::DistinctCount
+            | AggregateFunction::DistinctCountHll { .. }
+            | AggregateFunction::DistinctCountSmartHll { .. }
+            | AggregateFunction::SegmentPartitionedDistinctCount => {
                 plain_dict_column(call, segment).filter(|_| {
                     // With null handling, NULL documents must not contribute their default value:
                     // the id path cannot see nulls, so only use it when the column has none.
@@ -210,7 +213,13 @@ fn is_dictionary_answer(
         call.function,
         AggregateFunction::Min | AggregateFunction::Max | AggregateFunction::MinMaxRange
     );
-    if call.filter.is_some() || !(numeric_fn || call.function == AggregateFunction::DistinctCount) {
+    let distinct_fn = matches!(
+        call.function,
+        AggregateFunction::DistinctCount
+            | AggregateFunction::DistinctCountSmartHll { .. }
+            | AggregateFunction::SegmentPartitionedDistinctCount
+    );
+    if call.filter.is_some() || !(numeric_fn || distinct_fn) {
         return false;
     }
     let Some(Expr::Column(c)) = &call.arg else {
@@ -272,9 +281,12 @@ fn dictionary_state(call: &AggregateCall, segment: &ImmutableSegment) -> Option<
         AggregateFunction::Min => AggState::Min(Some(lo)),
         AggregateFunction::Max => AggState::Max(Some(hi)),
         AggregateFunction::MinMaxRange => AggState::MinMax(Some((lo, hi))),
-        AggregateFunction::DistinctCount => {
-            AggState::Distinct((0..n).map(|id| Key(dict.value(id))).collect())
+        AggregateFunction::DistinctCount | AggregateFunction::DistinctCountSmartHll { .. } => {
+            let mut state = AggState::Distinct((0..n).map(|id| Key(dict.value(id))).collect());
+            state.convert_past_threshold(&call.function);
+            state
         }
+        AggregateFunction::SegmentPartitionedDistinctCount => AggState::Count(n as i64),
         _ => return None,
     })
 }

@@ -30,6 +30,15 @@ pub enum AggregateFunction {
     DistinctCountHll {
         log2m: u8,
     },
+    /// Exact distinct count that turns into a HyperLogLog of `2^log2m` registers once more
+    /// than `threshold` distinct values are seen (`DISTINCTCOUNTSMARTHLL`); INT result.
+    DistinctCountSmartHll {
+        log2m: u8,
+        threshold: u32,
+    },
+    /// The sum over segments of each segment's exact distinct count
+    /// (`SEGMENTPARTITIONEDDISTINCTCOUNT`): exact when the column is partitioned by segment.
+    SegmentPartitionedDistinctCount,
     /// Exact percentile over all values (0–100).
     Percentile {
         percentile: f64,
@@ -69,6 +78,8 @@ impl AggregateFunction {
             AggregateFunction::MinMaxRange => "minmaxrange",
             AggregateFunction::DistinctCount => "distinctcount",
             AggregateFunction::DistinctCountHll { .. } => "distinctcounthll",
+            AggregateFunction::DistinctCountSmartHll { .. } => "distinctcountsmarthll",
+            AggregateFunction::SegmentPartitionedDistinctCount => "segmentpartitioneddistinctcount",
             AggregateFunction::Percentile { .. } => "percentile",
             AggregateFunction::PercentileEst { .. } => "percentileest",
             AggregateFunction::PercentileTDigest { .. } => "percentiletdigest",
@@ -95,8 +106,11 @@ impl AggregateFunction {
             | AggregateFunction::Mode
             | AggregateFunction::Skewness
             | AggregateFunction::Kurtosis => DataType::Double,
-            AggregateFunction::DistinctCount => DataType::Int,
+            AggregateFunction::DistinctCount | AggregateFunction::DistinctCountSmartHll { .. } => {
+                DataType::Int
+            }
             AggregateFunction::DistinctCountHll { .. }
+            | AggregateFunction::SegmentPartitionedDistinctCount
             | AggregateFunction::PercentileEst { .. } => DataType::Long,
             AggregateFunction::SumPrecision { .. } => DataType::BigDecimal,
             AggregateFunction::BoolAnd | AggregateFunction::BoolOr => DataType::Boolean,
@@ -110,6 +124,8 @@ impl AggregateFunction {
             AggregateFunction::Count
                 | AggregateFunction::DistinctCount
                 | AggregateFunction::DistinctCountHll { .. }
+                | AggregateFunction::DistinctCountSmartHll { .. }
+                | AggregateFunction::SegmentPartitionedDistinctCount
                 | AggregateFunction::BoolAnd
                 | AggregateFunction::BoolOr
                 | AggregateFunction::SumPrecision { .. }
@@ -148,6 +164,8 @@ const BASE_NAMES: &[&str] = &[
     "minmaxrange",
     "distinctcount",
     "distinctcounthll",
+    "distinctcountsmarthll",
+    "segmentpartitioneddistinctcount",
     "percentile",
     "percentileest",
     "percentiletdigest",
@@ -196,6 +214,44 @@ pub fn is_aggregate_name(name: &str) -> bool {
     parse_aggregate_name(&canonical_name(name)).is_some()
 }
 
+/// Pinot's `DISTINCTCOUNTSMARTHLL` defaults: `log2m` 12, conversion past 100,000 values.
+const SMART_HLL_LOG2M: u8 = 12;
+const SMART_HLL_THRESHOLD: u32 = 100_000;
+
+/// Parses `'hllLog2m=8;hllConversionThreshold=10'` (keys case-insensitive; a non-positive
+/// threshold never converts).
+fn smart_hll_parameters(text: &str) -> Result<AggregateFunction, String> {
+    let (mut log2m, mut threshold) = (SMART_HLL_LOG2M, SMART_HLL_THRESHOLD);
+    for pair in text.split(';').filter(|p| !p.trim().is_empty()) {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("Invalid parameter: {pair}"))?;
+        let number: i64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("Invalid parameter: {pair}"))?;
+        match key.trim().to_ascii_uppercase().as_str() {
+            "HLLLOG2M" => {
+                log2m = u8::try_from(number)
+                    .ok()
+                    .filter(|l| (1..=16).contains(l))
+                    .ok_or_else(|| {
+                        format!("invalid hllLog2m for distinctcountsmarthll: {number}")
+                    })?;
+            }
+            "HLLCONVERSIONTHRESHOLD" => {
+                threshold = if number <= 0 {
+                    u32::MAX
+                } else {
+                    u32::try_from(number).unwrap_or(u32::MAX)
+                };
+            }
+            _ => return Err(format!("Invalid parameter key: {}", key.trim())),
+        }
+    }
+    Ok(AggregateFunction::DistinctCountSmartHll { log2m, threshold })
+}
+
 /// Builds the function from its base name, legacy percentile and literal parameters (the
 /// arguments after the first, already constant-folded to numbers/strings).
 pub fn build_function(
@@ -235,6 +291,7 @@ pub fn build_function(
             | "avg"
             | "minmaxrange"
             | "distinctcount"
+            | "segmentpartitioneddistinctcount"
             | "mode"
             | "booland"
             | "boolor"
@@ -251,6 +308,15 @@ pub fn build_function(
         "avg" => AggregateFunction::Avg,
         "minmaxrange" => AggregateFunction::MinMaxRange,
         "distinctcount" => AggregateFunction::DistinctCount,
+        "segmentpartitioneddistinctcount" => AggregateFunction::SegmentPartitionedDistinctCount,
+        "distinctcountsmarthll" => {
+            expect_params(1)?;
+            match params.first() {
+                None => smart_hll_parameters("")?,
+                Some(segments::types::Value::String(p)) => smart_hll_parameters(p)?,
+                Some(_) => return Err(format!("{base} expects its parameters as a string")),
+            }
+        }
         "mode" => AggregateFunction::Mode,
         "booland" => AggregateFunction::BoolAnd,
         "boolor" => AggregateFunction::BoolOr,
@@ -397,6 +463,47 @@ mod tests {
         assert_eq!(
             build_function("mode", None, &[]).unwrap(),
             AggregateFunction::Mode
+        );
+        let smart =
+            |p: &str| build_function("distinctcountsmarthll", None, &[Value::String(p.into())]);
+        assert_eq!(
+            build_function("distinctcountsmarthll", None, &[]).unwrap(),
+            AggregateFunction::DistinctCountSmartHll {
+                log2m: 12,
+                threshold: 100_000
+            }
+        );
+        assert_eq!(
+            smart("hllLog2m=8;HLLCONVERSIONTHRESHOLD=10").unwrap(),
+            AggregateFunction::DistinctCountSmartHll {
+                log2m: 8,
+                threshold: 10
+            }
+        );
+        assert_eq!(
+            smart("hllConversionThreshold=-1").unwrap(),
+            AggregateFunction::DistinctCountSmartHll {
+                log2m: 12,
+                threshold: u32::MAX
+            }
+        );
+        assert!(
+            smart("threshold=10")
+                .unwrap_err()
+                .contains("Invalid parameter key")
+        );
+        assert!(
+            smart("hllLog2m").is_err()
+                && smart("hllLog2m=x").is_err()
+                && smart("hllLog2m=40").is_err()
+        );
+        assert!(build_function("distinctcountsmarthll", None, &[Value::Int(3)]).is_err());
+        assert_eq!(
+            build_function("segmentpartitioneddistinctcount", None, &[]).unwrap(),
+            AggregateFunction::SegmentPartitionedDistinctCount
+        );
+        assert!(
+            parse_aggregate_name(&canonical_name("SEGMENT_PARTITIONED_DISTINCT_COUNT")).is_some()
         );
     }
 

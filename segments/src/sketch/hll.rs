@@ -17,7 +17,7 @@ use crate::types::Value;
 
 /// Pinot's default `log2m` for `DISTINCTCOUNTHLL`.
 pub const DEFAULT_LOG2M: u8 = 8;
-const MIN_LOG2M: u8 = 4;
+const MIN_LOG2M: u8 = 1;
 const MAX_LOG2M: u8 = 16;
 const MAGIC: &[u8; 4] = b"THLL";
 const NAME: &str = "hyperloglog";
@@ -39,13 +39,13 @@ impl Default for HyperLogLog {
 }
 
 impl HyperLogLog {
-    /// An empty sketch with `2^log2m` registers (`log2m` from 4 to 16).
+    /// An empty sketch with `2^log2m` registers (`log2m` from 1 to 16).
     pub fn new(log2m: u8) -> Result<HyperLogLog, SketchError> {
         if !(MIN_LOG2M..=MAX_LOG2M).contains(&log2m) {
             return Err(SketchError::InvalidParameter {
                 sketch: NAME,
                 value: log2m.to_string(),
-                reason: "log2m must be between 4 and 16",
+                reason: "log2m must be between 1 and 16",
             });
         }
         Ok(HyperLogLog {
@@ -267,7 +267,7 @@ mod tests {
             let garbage: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
             assert!(HyperLogLog::from_bytes(&garbage).is_err());
         }
-        assert!(HyperLogLog::new(3).is_err());
+        assert!(HyperLogLog::new(0).is_err());
         assert!(HyperLogLog::new(17).is_err());
     }
 }

@@ -16,6 +16,9 @@ con.execute(f"""CREATE TABLE orders AS SELECT order_id::BIGINT order_id, custome
   quantity::INT quantity, discount::DOUBLE discount, make_timestamp(ship_ts::BIGINT * 1000) ship_ts, priority::BOOLEAN priority,
   note, score::INT score
   FROM read_csv('{DATA}/orders/part-*.csv', header=true, all_varchar=true, nullstr='')""")
+# One segment per part file: per-segment answers (SEGMENTPARTITIONEDDISTINCTCOUNT) group by `filename`.
+con.execute(f"""CREATE VIEW orders_seg AS SELECT customer, region, quantity::INT quantity, filename
+  FROM read_csv('{DATA}/orders/part-*.csv', header=true, all_varchar=true, nullstr='', filename=true)""")
 # Pinot without null handling stores default values for nulls: metric INT 0, STRING 'null'.
 con.execute("CREATE VIEW orders_nn AS SELECT * REPLACE (coalesce(note, 'null') AS note, coalesce(score, 0) AS score) FROM orders")
 
@@ -85,6 +88,14 @@ FILES = {
   ("SELECT MINMAXRANGE(amount) FROM orders", "SELECT MAX(amount) - MIN(amount) FROM orders"),
   ("SELECT DISTINCTCOUNT(customer) FROM orders", "SELECT COUNT(DISTINCT customer) FROM orders"),
   ("SELECT COUNT(DISTINCT region) FROM orders WHERE quantity > 40", None),
+  ("SELECT SEGMENTPARTITIONEDDISTINCTCOUNT(customer), SEGMENT_PARTITIONED_DISTINCT_COUNT(region) FROM orders",
+   "SELECT SUM(c)::BIGINT, SUM(r)::BIGINT FROM (SELECT COUNT(DISTINCT customer) c, COUNT(DISTINCT region) r FROM orders_seg GROUP BY filename)"),
+  ("SELECT SEGMENTPARTITIONEDDISTINCTCOUNT(customer) FROM orders WHERE quantity > 40",
+   "SELECT SUM(c)::BIGINT FROM (SELECT COUNT(DISTINCT customer) c FROM orders_seg WHERE quantity > 40 GROUP BY filename)"),
+  ("SELECT DISTINCTCOUNTSMARTHLL(customer), DISTINCTCOUNTSMARTHLL(region, 'hllLog2m=2') FROM orders",
+   "SELECT COUNT(DISTINCT customer), COUNT(DISTINCT region) FROM orders"),
+  # Past the threshold every segment converts to a 4096-register sketch, exact at this size.
+  ("SELECT DISTINCTCOUNTSMARTHLL(customer, 'hllConversionThreshold=3') FROM orders", "SELECT COUNT(DISTINCT customer) FROM orders"),
   ("SELECT SUM(amount) FILTER (WHERE status = 'OPEN'), COUNT(*) FROM orders", None),
   ("SELECT COUNT(*) FILTER (WHERE priority = true), COUNT(*) FILTER (WHERE quantity < 5) FROM orders", None),
   ("SELECT SUM(amount * (1 - discount)) FROM orders", None),
@@ -105,6 +116,10 @@ FILES = {
   ("SELECT status, AVG(amount) FROM orders WHERE quantity > 10 GROUP BY status HAVING COUNT(*) > 30", None),
   ("SELECT customer, SUM(quantity) FROM orders GROUP BY customer ORDER BY SUM(quantity) DESC, customer LIMIT 5", None),
   ("SELECT region, DISTINCTCOUNT(customer) FROM orders GROUP BY region", "SELECT region, COUNT(DISTINCT customer) FROM orders GROUP BY region"),
+  ("SELECT region, SEGMENTPARTITIONEDDISTINCTCOUNT(customer), DISTINCTCOUNTSMARTHLL(customer) FROM orders GROUP BY region",
+   "SELECT s.region, s.spdc, d.dc FROM (SELECT region, SUM(c)::BIGINT spdc FROM (SELECT region, filename, COUNT(DISTINCT customer) c "
+   "FROM orders_seg GROUP BY region, filename) GROUP BY region) s JOIN (SELECT region, COUNT(DISTINCT customer) dc FROM orders GROUP BY region) d "
+   "ON s.region IS NOT DISTINCT FROM d.region"),
   ("SELECT priority, COUNT(*) FROM orders GROUP BY priority", None),
   ("SELECT status, COUNT(*) FROM orders GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10", None),
   ("SELECT quantity, COUNT(*) FROM orders WHERE quantity > 45 GROUP BY quantity ORDER BY quantity LIMIT 10", None),
