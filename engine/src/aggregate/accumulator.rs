@@ -179,11 +179,12 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::MinMaxRange => States::MinMax(Vec::new(), Vec::new()),
             AggregateFunction::DistinctCount
             | AggregateFunction::DistinctCountHll { .. }
+            | AggregateFunction::DistinctCountRawHll { .. }
             | AggregateFunction::DistinctCountSmartHll { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount => {
                 match (arg_dict, &call.function) {
                     (Some(d), _) => States::DistinctIds(Vec::new(), d),
-                    (None, AggregateFunction::DistinctCountHll { .. }) => States::Hll(Vec::new()),
+                    (None, f) if f.hll_log2m().is_some() => States::Hll(Vec::new()),
                     (None, _) => States::DistinctValues(Vec::new()),
                 }
             }
@@ -236,10 +237,10 @@ impl<'a> GroupAccumulator<'a> {
             States::DistinctIds(v, _) => v.resize(n, RoaringBitmap::new()),
             States::DistinctValues(v) => v.resize_with(n, HashSet::new),
             States::Hll(v) => {
-                let log2m = match self.function {
-                    AggregateFunction::DistinctCountHll { log2m } => log2m,
-                    _ => crate::sketch::DEFAULT_LOG2M,
-                };
+                let log2m = self
+                    .function
+                    .hll_log2m()
+                    .unwrap_or(crate::sketch::DEFAULT_LOG2M);
                 v.resize_with(n, || new_hll(log2m))
             }
             States::Values(v) => v.resize_with(n, Vec::new),
@@ -393,7 +394,8 @@ impl<'a> GroupAccumulator<'a> {
             },
             States::MinMax(v, s) => AggState::MinMax(s[g].then_some(v[g])),
             States::DistinctIds(sets, dict) => match self.function {
-                AggregateFunction::DistinctCountHll { log2m } => {
+                AggregateFunction::DistinctCountHll { log2m }
+                | AggregateFunction::DistinctCountRawHll { log2m } => {
                     let mut h = new_hll(log2m);
                     sets[g].iter().for_each(|id| h.add(&dict.value(id)));
                     AggState::Hll(h)

@@ -61,7 +61,8 @@ impl AggState {
                 AggState::Distinct(HashSet::new())
             }
             AggregateFunction::SegmentPartitionedDistinctCount => AggState::Count(0),
-            AggregateFunction::DistinctCountHll { log2m } => AggState::Hll(new_hll(*log2m)),
+            AggregateFunction::DistinctCountHll { log2m }
+            | AggregateFunction::DistinctCountRawHll { log2m } => AggState::Hll(new_hll(*log2m)),
             AggregateFunction::Percentile { .. } => AggState::Values(Vec::new()),
             AggregateFunction::PercentileEst { .. } => AggState::QDigest(QuantileDigest::default()),
             AggregateFunction::PercentileTDigest { compression, .. } => {
@@ -189,6 +190,12 @@ impl AggState {
                 AggregateFunction::DistinctCountSmartHll { .. } => {
                     Value::Int(h.estimate().min(i32::MAX as u64) as i32)
                 }
+                AggregateFunction::DistinctCountRawHll { .. } => Value::String(
+                    h.to_pinot_bytes()
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect(),
+                ),
                 _ => Value::Long(h.estimate() as i64),
             },
             AggState::Values(values) => or_default(

@@ -64,6 +64,7 @@ pub fn agg_slots<'s, 'q>(
         let dict = match call.function {
             AggregateFunction::DistinctCount
             | AggregateFunction::DistinctCountHll { .. }
+            | AggregateFunction::DistinctCountRawHll { .. }
             | AggregateFunction::DistinctCountSmartHll { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount => {
                 plain_dict_column(call, segment).filter(|_| {

@@ -30,6 +30,11 @@ pub enum AggregateFunction {
     DistinctCountHll {
         log2m: u8,
     },
+    /// The HyperLogLog of DISTINCTCOUNTHLL itself, serialized as Pinot does and hex-encoded
+    /// (`DISTINCTCOUNTRAWHLL`); STRING result.
+    DistinctCountRawHll {
+        log2m: u8,
+    },
     /// Exact distinct count that turns into a HyperLogLog of `2^log2m` registers once more
     /// than `threshold` distinct values are seen (`DISTINCTCOUNTSMARTHLL`); INT result.
     DistinctCountSmartHll {
@@ -78,6 +83,7 @@ impl AggregateFunction {
             AggregateFunction::MinMaxRange => "minmaxrange",
             AggregateFunction::DistinctCount => "distinctcount",
             AggregateFunction::DistinctCountHll { .. } => "distinctcounthll",
+            AggregateFunction::DistinctCountRawHll { .. } => "distinctcountrawhll",
             AggregateFunction::DistinctCountSmartHll { .. } => "distinctcountsmarthll",
             AggregateFunction::SegmentPartitionedDistinctCount => "segmentpartitioneddistinctcount",
             AggregateFunction::Percentile { .. } => "percentile",
@@ -113,7 +119,17 @@ impl AggregateFunction {
             | AggregateFunction::SegmentPartitionedDistinctCount
             | AggregateFunction::PercentileEst { .. } => DataType::Long,
             AggregateFunction::SumPrecision { .. } => DataType::BigDecimal,
+            AggregateFunction::DistinctCountRawHll { .. } => DataType::String,
             AggregateFunction::BoolAnd | AggregateFunction::BoolOr => DataType::Boolean,
+        }
+    }
+
+    /// The `log2m` of the functions whose state is a HyperLogLog from the start.
+    pub fn hll_log2m(&self) -> Option<u8> {
+        match self {
+            AggregateFunction::DistinctCountHll { log2m }
+            | AggregateFunction::DistinctCountRawHll { log2m } => Some(*log2m),
+            _ => None,
         }
     }
 
@@ -124,6 +140,7 @@ impl AggregateFunction {
             AggregateFunction::Count
                 | AggregateFunction::DistinctCount
                 | AggregateFunction::DistinctCountHll { .. }
+                | AggregateFunction::DistinctCountRawHll { .. }
                 | AggregateFunction::DistinctCountSmartHll { .. }
                 | AggregateFunction::SegmentPartitionedDistinctCount
                 | AggregateFunction::BoolAnd
@@ -164,6 +181,7 @@ const BASE_NAMES: &[&str] = &[
     "minmaxrange",
     "distinctcount",
     "distinctcounthll",
+    "distinctcountrawhll",
     "distinctcountsmarthll",
     "segmentpartitioneddistinctcount",
     "percentile",
@@ -322,17 +340,22 @@ pub fn build_function(
         "boolor" => AggregateFunction::BoolOr,
         "skewness" => AggregateFunction::Skewness,
         "kurtosis" => AggregateFunction::Kurtosis,
-        "distinctcounthll" => {
+        "distinctcounthll" | "distinctcountrawhll" => {
             expect_params(1)?;
             let log2m = if params.is_empty() {
                 DEFAULT_HLL_LOG2M as f64
             } else {
                 num(0, "log2m")?
             };
-            if !(4.0..=16.0).contains(&log2m) || log2m.fract() != 0.0 {
-                return Err(format!("invalid log2m for distinctcounthll: {log2m}"));
+            if !(1.0..=16.0).contains(&log2m) || log2m.fract() != 0.0 {
+                return Err(format!("invalid log2m for {base}: {log2m}"));
             }
-            AggregateFunction::DistinctCountHll { log2m: log2m as u8 }
+            let log2m = log2m as u8;
+            if base == "distinctcounthll" {
+                AggregateFunction::DistinctCountHll { log2m }
+            } else {
+                AggregateFunction::DistinctCountRawHll { log2m }
+            }
         }
         "percentile" | "percentileest" | "percentiletdigest" => {
             let (p, rest) = match legacy_percentile {
@@ -449,6 +472,11 @@ mod tests {
             }
         );
         assert!(build_function("distinctcounthll", None, &[Value::Int(17)]).is_err());
+        assert!(build_function("distinctcountrawhll", None, &[Value::Int(0)]).is_err());
+        assert_eq!(
+            build_function("distinctcountrawhll", None, &[Value::Int(2)]).unwrap(),
+            AggregateFunction::DistinctCountRawHll { log2m: 2 }
+        );
         assert!(
             build_function("percentiletdigest", None, &[Value::Int(50), Value::Int(5)]).is_err()
         );

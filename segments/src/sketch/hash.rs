@@ -1,157 +1,125 @@
-//! The 64-bit hash sketches use: xxHash64 (Yann Collet's XXH64), over a canonical byte form of
-//! a [`Value`] — whole numbers (INT, LONG, TIMESTAMP, BOOLEAN) as their `i64`, floating point
-//! as its `f64` bits (`-0.0` as `0.0`, one NaN), text and decimals as UTF-8, BYTES as is — with
-//! the kind as the seed, so `1` and `"1"` differ but `Int(1)` and `Long(1)` agree.
+//! The 32-bit hash HyperLogLog uses: Pinot's (stream-lib's `MurmurHash.hash(Object)`, MurmurHash2),
+//! so a sketch built here has the very registers Pinot's would and `DISTINCTCOUNTHLL` /
+//! `DISTINCTCOUNTRAWHLL` answers match Pinot's. Per value kind, as Pinot offers it:
+//! * whole numbers (INT, LONG, TIMESTAMP, BOOLEAN as 0/1) — `hashLong` of the value;
+//! * FLOAT — `hashLong` of its raw `int` bits (sign-extended), DOUBLE — of its raw `long` bits;
+//! * STRING, JSON and BIG_DECIMAL — MurmurHash2 (seed −1) of the UTF-8 text; BYTES — of the bytes.
 
 use crate::types::Value;
 
-const P1: u64 = 0x9E37_79B1_85EB_CA87;
-const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
-const P3: u64 = 0x1656_67B1_9E37_79F9;
-const P4: u64 = 0x85EB_CA77_C2B2_AE63;
-const P5: u64 = 0x27D4_EB2F_1656_67C5;
+const M: i32 = 0x5bd1_e995;
+const R: u32 = 24;
 
-fn read_u64(b: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[..8]);
-    u64::from_le_bytes(a)
-}
-
-fn read_u32(b: &[u8]) -> u64 {
-    let mut a = [0u8; 4];
-    a.copy_from_slice(&b[..4]);
-    u32::from_le_bytes(a) as u64
-}
-
-fn round(acc: u64, input: u64) -> u64 {
-    acc.wrapping_add(input.wrapping_mul(P2))
-        .rotate_left(31)
-        .wrapping_mul(P1)
-}
-
-fn merge_round(acc: u64, value: u64) -> u64 {
-    (acc ^ round(0, value)).wrapping_mul(P1).wrapping_add(P4)
-}
-
-/// XXH64 of `input` with `seed`.
-pub fn xxhash64(input: &[u8], seed: u64) -> u64 {
-    let mut rest = input;
-    let mut h = if input.len() >= 32 {
-        let mut v = [
-            seed.wrapping_add(P1).wrapping_add(P2),
-            seed.wrapping_add(P2),
-            seed,
-            seed.wrapping_sub(P1),
-        ];
-        while rest.len() >= 32 {
-            for (i, lane) in v.iter_mut().enumerate() {
-                *lane = round(*lane, read_u64(&rest[i * 8..]));
-            }
-            rest = &rest[32..];
+/// MurmurHash2 of `data` with seed −1 (stream-lib's `MurmurHash.hash(byte[])`).
+pub fn murmur2(data: &[u8]) -> u32 {
+    let len = data.len();
+    let mut h: i32 = -1 ^ (len as i32);
+    let mut chunks = data.chunks_exact(4);
+    for c in &mut chunks {
+        let mut k = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        k = k.wrapping_mul(M);
+        k ^= ((k as u32) >> R) as i32;
+        k = k.wrapping_mul(M);
+        h = h.wrapping_mul(M);
+        h ^= k;
+    }
+    let tail = chunks.remainder();
+    if !tail.is_empty() {
+        // Java sign-extends each byte before shifting.
+        let b = |i: usize| tail[i] as i8 as i32;
+        if tail.len() >= 3 {
+            h ^= b(tail.len() - 3) << 16;
         }
-        let mut h = v[0]
-            .rotate_left(1)
-            .wrapping_add(v[1].rotate_left(7))
-            .wrapping_add(v[2].rotate_left(12))
-            .wrapping_add(v[3].rotate_left(18));
-        for lane in v {
-            h = merge_round(h, lane);
+        if tail.len() >= 2 {
+            h ^= b(tail.len() - 2) << 8;
         }
-        h
-    } else {
-        seed.wrapping_add(P5)
-    };
-    h = h.wrapping_add(input.len() as u64);
-    while rest.len() >= 8 {
-        h ^= round(0, read_u64(rest));
-        h = h.rotate_left(27).wrapping_mul(P1).wrapping_add(P4);
-        rest = &rest[8..];
+        h ^= b(tail.len() - 1);
+        h = h.wrapping_mul(M);
     }
-    if rest.len() >= 4 {
-        h ^= read_u32(rest).wrapping_mul(P1);
-        h = h.rotate_left(23).wrapping_mul(P2).wrapping_add(P3);
-        rest = &rest[4..];
-    }
-    for byte in rest {
-        h ^= (*byte as u64).wrapping_mul(P5);
-        h = h.rotate_left(11).wrapping_mul(P1);
-    }
-    h ^= h >> 33;
-    h = h.wrapping_mul(P2);
-    h ^= h >> 29;
-    h = h.wrapping_mul(P3);
-    h ^ (h >> 32)
+    finish(h)
 }
 
-/// The sketch hash of a value (see the module docs for the canonical form).
-pub fn hash_value(value: &Value) -> u64 {
-    match value {
-        Value::Null => xxhash64(&[], 0),
-        Value::Int(v) => xxhash64(&(*v as i64).to_le_bytes(), 1),
-        Value::Long(v) | Value::Timestamp(v) => xxhash64(&v.to_le_bytes(), 1),
-        Value::Boolean(b) => xxhash64(&(*b as i64).to_le_bytes(), 1),
-        Value::Float(v) => hash_f64(*v as f64),
-        Value::Double(v) => hash_f64(*v),
-        Value::BigDecimal(s) => xxhash64(s.as_bytes(), 3),
-        Value::String(s) | Value::Json(s) => xxhash64(s.as_bytes(), 4),
-        Value::Bytes(b) => xxhash64(b, 5),
-        Value::Array(items) => {
-            let mut bytes = Vec::with_capacity(items.len() * 8);
-            for item in items {
-                bytes.extend_from_slice(&hash_value(item).to_le_bytes());
-            }
-            xxhash64(&bytes, 6)
-        }
-    }
+/// stream-lib's `MurmurHash.hashLong`.
+pub fn murmur2_long(data: i64) -> u32 {
+    let mut k = (data as i32).wrapping_mul(M);
+    k ^= ((k as u32) >> R) as i32;
+    let mut h = k.wrapping_mul(M);
+    k = ((data >> 32) as i32).wrapping_mul(M);
+    k ^= ((k as u32) >> R) as i32;
+    h = h.wrapping_mul(M);
+    h ^= k.wrapping_mul(M);
+    finish(h)
 }
 
-fn hash_f64(v: f64) -> u64 {
-    let canonical = if v == 0.0 {
-        0.0
-    } else if v.is_nan() {
-        f64::NAN
-    } else {
-        v
-    };
-    xxhash64(&canonical.to_bits().to_le_bytes(), 2)
+fn finish(mut h: i32) -> u32 {
+    h ^= ((h as u32) >> 13) as i32;
+    h = h.wrapping_mul(M);
+    h ^= ((h as u32) >> 15) as i32;
+    h as u32
+}
+
+/// The sketch hash of a single value (see the module docs); `None` for NULL and arrays, whose
+/// elements are hashed one by one.
+pub fn hash_value(value: &Value) -> Option<u32> {
+    Some(match value {
+        Value::Null | Value::Array(_) => return None,
+        Value::Int(v) => murmur2_long(*v as i64),
+        Value::Long(v) | Value::Timestamp(v) => murmur2_long(*v),
+        Value::Boolean(b) => murmur2_long(*b as i64),
+        Value::Float(v) => murmur2_long(v.to_bits() as i32 as i64),
+        Value::Double(v) => murmur2_long(v.to_bits() as i64),
+        Value::BigDecimal(s) | Value::String(s) | Value::Json(s) => murmur2(s.as_bytes()),
+        Value::Bytes(b) => murmur2(b),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Reference values from stream-lib's `MurmurHash` run on a JVM.
     #[test]
-    fn matches_reference_vectors() {
-        assert_eq!(xxhash64(b"", 0), 0xEF46_DB37_51D8_E999);
-        assert_eq!(xxhash64(b"a", 0), 0xD24E_C4F1_A98C_6E5B);
-        assert_eq!(xxhash64(b"abc", 0), 0x44BC_2CF5_AD77_0999);
-        assert_eq!(xxhash64(b"xxhash", 0), 0x32DD_3895_2C4B_C720);
-        assert_eq!(xxhash64(b"xxhash", 20_141_025), 0xB559_B98D_844E_0635);
+    fn matches_stream_lib() {
+        for (s, h) in [
+            ("", 3_008_980_656u32),
+            ("a", 713_507_990),
+            ("foo", 1_741_070_284),
+            ("bar", 1_297_951_713),
+            ("baz", 2_870_078_482),
+            ("hello world", 1_964_480_955),
+            ("\u{e9}t\u{e9}!", 4_145_939_645),
+        ] {
+            assert_eq!(murmur2(s.as_bytes()), h, "{s:?}");
+        }
         assert_eq!(
-            xxhash64(b"Nobody inspects the spammish repetition", 0),
-            0xFBCE_A83C_8A37_8BF1
+            murmur2(&[0x80, 0xff, 0x7f]),
+            3_771_828_455,
+            "sign-extended tail bytes"
         );
-    }
-
-    #[test]
-    fn canonical_forms() {
-        assert_eq!(hash_value(&Value::Int(7)), hash_value(&Value::Long(7)));
-        assert_eq!(
-            hash_value(&Value::Float(1.5)),
-            hash_value(&Value::Double(1.5))
-        );
-        assert_eq!(
-            hash_value(&Value::Double(-0.0)),
-            hash_value(&Value::Double(0.0))
-        );
+        for (v, h) in [
+            (0i64, 0u32),
+            (1, 1_527_037_976),
+            (-1, 2_257_181_111),
+            (7, 3_529_359_273),
+            (1 << 40, 3_357_743_195),
+            (i64::MIN, 630_388_283),
+        ] {
+            assert_eq!(murmur2_long(v), h, "{v}");
+        }
+        assert_eq!(hash_value(&Value::Float(1.5)), Some(2_837_477_805));
+        assert_eq!(hash_value(&Value::Float(-2.5)), Some(4_261_392_926));
+        assert_eq!(hash_value(&Value::Double(1.5)), Some(2_606_208_351));
+        assert_eq!(hash_value(&Value::Int(7)), Some(3_529_359_273));
+        assert_eq!(hash_value(&Value::Timestamp(7)), Some(3_529_359_273));
         assert_ne!(
-            hash_value(&Value::Long(1)),
-            hash_value(&Value::String("1".into()))
+            hash_value(&Value::Double(-0.0)),
+            hash_value(&Value::Double(0.0)),
+            "raw bits, as Java's doubleToRawLongBits"
         );
-        assert_ne!(hash_value(&Value::Long(1)), hash_value(&Value::Double(1.0)));
         assert_eq!(
             hash_value(&Value::String("x".into())),
             hash_value(&Value::Json("x".into()))
         );
+        assert_eq!(hash_value(&Value::Null), None);
     }
 }

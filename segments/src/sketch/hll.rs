@@ -1,18 +1,22 @@
-//! [`HyperLogLog`]: distinct-count estimation for `DISTINCTCOUNTHLL` (Flajolet et al.).
+//! [`HyperLogLog`]: distinct-count estimation for `DISTINCTCOUNTHLL`, `DISTINCTCOUNTRAWHLL` and
+//! `DISTINCTCOUNTSMARTHLL` (Flajolet et al.), register for register the sketch Pinot builds
+//! (stream-lib's `HyperLogLog`).
 //!
-//! `2^log2m` one-byte registers (Pinot's default `log2m` is 8: 256 registers, a standard error
-//! of about `1.04 / sqrt(256)` = 6.5%). A value's 64-bit hash picks a register with its top
-//! `log2m` bits; the register keeps the largest rank (leading zeros + 1) of the remaining bits.
-//! The estimate is the harmonic-mean estimator with linear counting while it is below
-//! `2.5 × registers` and some register is empty, as stream-lib's `HyperLogLog` (Pinot's).
+//! `2^log2m` registers (Pinot's default `log2m` is 8: 256 registers, a standard error of about
+//! `1.04 / sqrt(256)` = 6.5%). A value's 32-bit hash ([`super::hash`], Pinot's MurmurHash2)
+//! picks a register with its top `log2m` bits; the register keeps the largest rank, one more
+//! than the leading zeros of `(hash << log2m) | (2^(log2m-1) + 1)` (stream-lib's formula, whose
+//! low bits cap the rank at `33 - log2m`). The estimate is the harmonic-mean estimator with
+//! linear counting while it is below `2.5 × registers` and some register is empty.
 //!
 //! Merging takes register-wise maxima, so a merge equals the sketch of the union exactly.
 //! Sketches of different sizes merge by first folding the larger one down to the smaller
 //! precision (exact as well: the dropped index bits continue the rank's bit string).
+//! [`HyperLogLog::to_pinot_bytes`] is Pinot's serialized form (`DISTINCTCOUNTRAWHLL`).
 
 use super::codec::{Reader, Writer};
 use super::error::SketchError;
-use super::hash::{hash_value, xxhash64};
+use super::hash::hash_value;
 use crate::types::Value;
 
 /// Pinot's default `log2m` for `DISTINCTCOUNTHLL`.
@@ -60,35 +64,28 @@ impl HyperLogLog {
 
     /// The largest rank a register can hold.
     fn max_rank(log2m: u8) -> u8 {
-        64 - log2m + 1
+        32 - log2m + 1
     }
 
     /// Adds a value by its hash; NULL is ignored and a multi-value adds each element.
     pub fn add(&mut self, value: &Value) {
         match value {
-            Value::Null => {}
             Value::Array(items) => items.iter().for_each(|v| self.add(v)),
-            v => self.add_hash(hash_value(v)),
+            v => {
+                if let Some(h) = hash_value(v) {
+                    self.add_hash(h);
+                }
+            }
         }
     }
 
-    /// Adds raw bytes (hashed with xxHash64).
-    pub fn add_bytes(&mut self, bytes: &[u8]) {
-        self.add_hash(xxhash64(bytes, 0));
-    }
-
-    /// Adds an already-hashed value (the hash must be uniformly distributed).
-    pub fn add_hash(&mut self, hash: u64) {
+    /// Adds an already-hashed value ([`super::hash_value`]).
+    pub fn add_hash(&mut self, hash: u32) {
         let p = self.log2m as u32;
-        let index = (hash >> (64 - p)) as usize;
-        let rest = hash << p;
-        let rank = if rest == 0 {
-            Self::max_rank(self.log2m)
-        } else {
-            (rest.leading_zeros() + 1).min(Self::max_rank(self.log2m) as u32) as u8
-        };
+        let index = (hash >> (32 - p)) as usize;
+        let rank = ((hash << p) | ((1 << (p - 1)) + 1)).leading_zeros() + 1;
         if let Some(register) = self.registers.get_mut(index) {
-            *register = (*register).max(rank);
+            *register = (*register).max(rank as u8);
         }
     }
 
@@ -148,6 +145,30 @@ impl HyperLogLog {
             raw
         };
         estimate.round() as u64
+    }
+
+    /// Pinot's serialized sketch (stream-lib's `HyperLogLog.getBytes`): big-endian `int log2m`,
+    /// the register words' byte length, then the words, six 5-bit registers per 32-bit word
+    /// (at least one word; one spare word unless the count divides evenly, as stream-lib sizes
+    /// its `RegisterSet`).
+    pub fn to_pinot_bytes(&self) -> Vec<u8> {
+        let bits = self.registers.len() / 6;
+        let words = match bits {
+            0 => 1,
+            b if b % 32 == 0 => b,
+            b => b + 1,
+        };
+        let mut packed = vec![0u32; words];
+        for (pos, &rank) in self.registers.iter().enumerate() {
+            packed[pos / 6] |= (rank as u32 & 0x1f) << (5 * (pos % 6));
+        }
+        let mut out = Vec::with_capacity(8 + words * 4);
+        out.extend_from_slice(&(self.log2m as i32).to_be_bytes());
+        out.extend_from_slice(&((words * 4) as i32).to_be_bytes());
+        for w in packed {
+            out.extend_from_slice(&w.to_be_bytes());
+        }
+        out
     }
 
     /// `THLL`, version, `log2m`, then one byte per register.
@@ -245,6 +266,31 @@ mod tests {
         let mut fine_first = fine.clone();
         fine_first.merge(&HyperLogLog::default());
         assert_eq!(fine_first, union);
+    }
+
+    /// Pinot's answers for `DISTINCTCOUNTRAWHLL` (its multi-stage query tests).
+    #[test]
+    fn serializes_as_pinot() {
+        let of = |words: &[&str], log2m: u8| {
+            let mut h = HyperLogLog::new(log2m).unwrap();
+            words
+                .iter()
+                .for_each(|w| h.add(&Value::String((*w).into())));
+            h.to_pinot_bytes()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        };
+        assert_eq!(of(&["foo", "bar", "baz"], 2), "000000020000000400000460");
+        assert_eq!(of(&["foo", "bar"], 2), "000000020000000400000060");
+        assert_eq!(of(&["foo", "baz"], 2), "000000020000000400000420");
+        let a = of(&["foo", "bar"], 8);
+        assert!(a.starts_with("00000008000000ac"));
+        assert_eq!(a.len(), 2 * (8 + 43 * 4));
+        assert_eq!(
+            a,
+            "00000008000000ac00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000004000000000000000000000000000000000000000000002000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        );
     }
 
     #[test]

@@ -12,8 +12,8 @@
 //! Every sketch has `new`, `add`, `merge(&other)`, `to_bytes` / `from_bytes` (a magic tag, a
 //! format version and the payload; `from_bytes` rejects anything malformed with a
 //! [`SketchError`] and never panics) and its estimate. Values are hashed for HyperLogLog by
-//! [`hash_value`] (xxHash64 over a canonical byte form), so equal values from different segments
-//! land in the same register.
+//! [`hash_value`] (Pinot's 32-bit MurmurHash2 of the value as Pinot offers it), so equal values
+//! from different segments land in the same register, and in the same register as in Pinot.
 //!
 //! ```
 //! use tessera_segments::sketch::{HyperLogLog, TDigest};
@@ -43,7 +43,7 @@ mod quantile_digest;
 mod tdigest;
 
 pub use error::SketchError;
-pub use hash::{hash_value, xxhash64};
+pub use hash::{hash_value, murmur2, murmur2_long};
 pub use hll::{DEFAULT_LOG2M, HyperLogLog};
 pub use quantile_digest::{DEFAULT_MAX_ERROR, QuantileDigest};
 pub use tdigest::{DEFAULT_COMPRESSION, TDigest};

@@ -31,7 +31,7 @@ enum PairReader<'s> {
     Ones,
     /// Dictionary column: per-id numbers or hashes, computed once.
     DictNumbers(&'s crate::forward::DictIds, Vec<f64>),
-    DictHashes(&'s crate::forward::DictIds, Vec<u64>),
+    DictHashes(&'s crate::forward::DictIds, Vec<Option<u32>>),
     RawNumbers(crate::forward::RawCursor<'s>),
     RawHashes(crate::forward::RawCursor<'s>),
 }
@@ -80,7 +80,7 @@ impl<'s> PairReader<'s> {
         n: usize,
         ids: &mut [u32],
         nums: &mut Vec<f64>,
-        hashes: &mut Vec<u64>,
+        hashes: &mut Vec<Option<u32>>,
     ) {
         nums.clear();
         hashes.clear();

@@ -18,7 +18,7 @@ pub enum DocInput<'a> {
     /// Numeric values, one per document of the block.
     Numbers(&'a [f64]),
     /// Sketch hashes of the values, one per document of the block.
-    Hashes(&'a [u64]),
+    Hashes(&'a [Option<u32>]),
 }
 
 /// One pair's values, one per record.
@@ -115,8 +115,10 @@ impl PairValues {
                 hi[r] = hi[r].max(x);
             }
             PairValues::Hll(v) => {
-                if let DocInput::Hashes(h) = input {
-                    v[r].add_hash(h[i]);
+                if let DocInput::Hashes(h) = input
+                    && let Some(h) = h[i]
+                {
+                    v[r].add_hash(h);
                 }
             }
             PairValues::QDigest(v) => v[r].add(x as i64),
@@ -278,7 +280,7 @@ mod tests {
             v.push_empty();
             v.push_empty();
             let xs = [1.0, 5.0, 3.0];
-            let hs = [11u64, 12, 13];
+            let hs = [Some(11u32), Some(12), Some(13)];
             let input = if reads_hashes(*f) {
                 DocInput::Hashes(&hs)
             } else if *f == StarTreeFunction::Count {

@@ -94,6 +94,9 @@ FILES = {
    "SELECT SUM(c)::BIGINT FROM (SELECT COUNT(DISTINCT customer) c FROM orders_seg WHERE quantity > 40 GROUP BY filename)"),
   ("SELECT DISTINCTCOUNTSMARTHLL(customer), DISTINCTCOUNTSMARTHLL(region, 'hllLog2m=2') FROM orders",
    "SELECT COUNT(DISTINCT customer), COUNT(DISTINCT region) FROM orders"),
+  # Pinot's serialized sketch, as stream-lib's Java HyperLogLog writes it for these five regions.
+  ("SELECT DISTINCTCOUNTRAWHLL(region, 4) FROM orders", "SELECT '000000040000000c0000800a0040000000000020'"),
+  ("SELECT DISTINCTCOUNTHLL(region, 4) FROM orders", "SELECT COUNT(DISTINCT region) FROM orders"),
   # Past the threshold every segment converts to a 4096-register sketch, exact at this size.
   ("SELECT DISTINCTCOUNTSMARTHLL(customer, 'hllConversionThreshold=3') FROM orders", "SELECT COUNT(DISTINCT customer) FROM orders"),
   ("SELECT SUM(amount) FILTER (WHERE status = 'OPEN'), COUNT(*) FROM orders", None),
