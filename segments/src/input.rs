@@ -2,15 +2,18 @@
 //! cell is null) and JSON lines (one object per line; a missing key or `null` is null; arrays
 //! for multi-value cells).
 //!
-//! Readers stream rows once, handing each cell to its column's [`CellSink`]. CSV rows are read
-//! in batches; while one thread parses the next batch, the columns of the current one are fed to
-//! their sinks in parallel (a column per task, up to four threads), and the first bad cell in row
-//! order is reported. Input
-//! columns the schema does not know are ignored; schema columns missing from the input are null.
+//! Readers stream rows once, handing each cell to its column's [`CellSink`]. CSV rows are split
+//! in batches straight over the read buffer ([`csv_split`]); while one thread splits the next
+//! batch, the columns of the current one are fed to their sinks in parallel (a column per task,
+//! up to four threads), and the first bad cell in row order is reported. Input columns the
+//! schema does not know are ignored; schema columns missing from the input are null.
 //! Every error names the file, the line and (for a cell) the column.
+
+mod csv_split;
 
 use crate::error::SegmentError;
 use crate::types::{DocId, Schema};
+use csv_split::{CsvBatch, CsvSplitter};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -114,59 +117,17 @@ fn cell_error(path: &Path, line: u64, column: &str, reason: String) -> SegmentEr
     }
 }
 
-fn csv_error(path: &Path, e: csv::Error) -> SegmentError {
-    let line = e.position().map_or(0, |p| p.line());
-    match e.into_kind() {
-        csv::ErrorKind::Io(io) => SegmentError::io(path, io),
-        other => SegmentError::InputRow {
-            file: path.to_path_buf(),
-            line,
-            reason: format!("{other:?}"),
-        },
-    }
-}
-
-/// A batch of parsed CSV records.
-#[derive(Default)]
-struct Batch {
-    records: Vec<csv::ByteRecord>,
-    lines: Vec<u64>,
-    len: usize,
-    first_doc: u64,
-}
-
-/// Fills `batch` with up to [`BATCH_ROWS`] records, checking their arity.
+/// Fills `batch` with up to [`BATCH_ROWS`] records of `width` fields.
 fn fill_batch(
     path: &Path,
-    rdr: &mut csv::Reader<File>,
+    rdr: &mut CsvSplitter<'_, File>,
     width: usize,
-    batch: &mut Batch,
+    batch: &mut CsvBatch,
     first_doc: u64,
 ) -> Result<(), SegmentError> {
-    batch.len = 0;
-    batch.first_doc = first_doc;
-    while batch.len < BATCH_ROWS {
-        if batch.records.len() == batch.len {
-            batch.records.push(csv::ByteRecord::new());
-            batch.lines.push(0);
-        }
-        let rec = &mut batch.records[batch.len];
-        if !rdr.read_byte_record(rec).map_err(|e| csv_error(path, e))? {
-            break;
-        }
-        let line = rec
-            .position()
-            .map_or(first_doc + batch.len as u64 + 2, |p| p.line());
-        if rec.len() != width {
-            return Err(SegmentError::InputRow {
-                file: path.to_path_buf(),
-                line,
-                reason: format!("expected {width} fields, found {}", rec.len()),
-            });
-        }
-        next_doc(path, line, first_doc + batch.len as u64)?;
-        batch.lines[batch.len] = line;
-        batch.len += 1;
+    rdr.fill(batch, Some(width), BATCH_ROWS, first_doc)?;
+    if let Some(&line) = batch.lines.last() {
+        next_doc(path, line, first_doc + batch.len as u64 - 1)?;
     }
     Ok(())
 }
@@ -177,14 +138,12 @@ fn column_task<S: CellSink>(
     path: &Path,
     name: &str,
     position: Option<usize>,
-    batch: &Batch,
+    batch: &CsvBatch,
     sink: &mut S,
 ) -> Result<(), (usize, SegmentError)> {
     for i in 0..batch.len {
         let doc = (batch.first_doc + i as u64) as DocId;
-        let cell = position
-            .and_then(|p| batch.records[i].get(p))
-            .unwrap_or(b"");
+        let cell = position.map_or(&b""[..], |p| batch.cell(i, p));
         let r = if cell.is_empty() {
             sink.null(doc)
         } else {
@@ -206,12 +165,8 @@ fn read_csv<S: CellSink>(
     sinks: &mut [S],
     progress: &mut dyn FnMut(u64),
 ) -> Result<u32, SegmentError> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(true)
-        .buffer_capacity(1 << 20)
-        .from_reader(file);
-    let headers = rdr.byte_headers().map_err(|e| csv_error(path, e))?.clone();
+    let mut rdr = CsvSplitter::new(path, file);
+    let headers = rdr.header()?.unwrap_or_default();
     if headers.is_empty() {
         return Err(SegmentError::InputRow {
             file: path.to_path_buf(),
@@ -221,15 +176,7 @@ fn read_csv<S: CellSink>(
     }
     let names: Vec<String> = headers
         .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            let h = if i == 0 {
-                h.strip_prefix(b"\xef\xbb\xbf").unwrap_or(h)
-            } else {
-                h
-            };
-            String::from_utf8_lossy(h).trim().to_string()
-        })
+        .map(|h| String::from_utf8_lossy(h).trim().to_string())
         .collect();
     // Schema column -> input position (None: missing, all null).
     let positions: Vec<Option<usize>> = schema
@@ -239,7 +186,7 @@ fn read_csv<S: CellSink>(
         .collect();
     let width = headers.len();
     let threads = worker_threads(sinks.len());
-    let mut batches = [Batch::default(), Batch::default()];
+    let mut batches = [CsvBatch::default(), CsvBatch::default()];
     fill_batch(path, &mut rdr, width, &mut batches[0], 0)?;
     let mut cur = 0;
     let mut docs: u64 = 0;

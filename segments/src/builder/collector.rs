@@ -395,13 +395,10 @@ impl ColumnCollector {
     /// Adds one single value.
     #[inline]
     fn add_sv(&mut self, s: &Scalar<'_>) -> Result<(), SegmentError> {
-        self.entries += 1;
         if self.pending.push(s) {
-            if self.pending.len() >= BATCH {
-                self.flush_pending()?;
-            }
-            return Ok(());
+            return self.after_pending();
         }
+        self.entries += 1;
         if self.dict {
             let id = self.intern(s);
             return self.spill.write_u32(id);
@@ -437,6 +434,45 @@ impl ColumnCollector {
         Ok(())
     }
 
+    /// The fast path of [`ColumnCollector::push_text`]: plain integers, short decimals and
+    /// ASCII strings of a batched dictionary column go straight to the pending batch, with
+    /// the same values [`parse_text`] gives them. `false` (nothing done) for anything else.
+    #[inline]
+    fn push_plain_text(&mut self, dt: DataType, text: &[u8]) -> bool {
+        match (&mut self.pending, dt) {
+            (Pending::Int(v), DataType::Int) => {
+                match fast_i64(text).and_then(|x| i32::try_from(x).ok()) {
+                    Some(x) => v.push(x),
+                    None => return false,
+                }
+            }
+            (Pending::Long(v), DataType::Long | DataType::Timestamp) => match fast_i64(text) {
+                Some(x) => v.push(x),
+                None => return false,
+            },
+            (Pending::Double(v), DataType::Double) => match fast_f64(text) {
+                Some(x) => v.push(x),
+                None => return false,
+            },
+            (Pending::Var { data, ends }, DataType::String | DataType::Json) if text.is_ascii() => {
+                data.extend_from_slice(text);
+                ends.push(data.len());
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Counts a value just added to the pending batch, interning the batch when full.
+    #[inline]
+    fn after_pending(&mut self) -> Result<(), SegmentError> {
+        self.entries += 1;
+        if self.pending.len() >= BATCH {
+            self.flush_pending()?;
+        }
+        Ok(())
+    }
+
     /// Records a null cell: the default value is stored and the doc marked null.
     pub fn push_null(&mut self, doc: DocId) -> Result<(), SegmentError> {
         self.nulls.insert(doc);
@@ -460,6 +496,9 @@ impl ColumnCollector {
     ) -> Result<Result<(), String>, SegmentError> {
         let dt = self.spec.data_type;
         if self.spec.single_value_field {
+            if self.push_plain_text(dt, text) {
+                return self.after_pending().map(Ok);
+            }
             return match parse_text(dt, text) {
                 Ok(s) => self.add_sv(&s).map(Ok),
                 Err(e) => Ok(Err(e)),

@@ -24,20 +24,25 @@ fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-/// Byte-string equality with an inline path for short strings (most dictionary values), which
-/// avoids a `memcmp` call per lookup.
+/// Byte-string equality with an inline path for strings up to 16 bytes (most dictionary
+/// values: codes, dates, short names), which avoids a `memcmp` call per lookup.
 #[inline(always)]
 fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    if a.len() <= 8 {
-        let word = |s: &[u8]| {
-            let mut w = [0u8; 8];
-            w[..s.len()].copy_from_slice(s);
-            u64::from_ne_bytes(w)
-        };
+    let word = |s: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..s.len()].copy_from_slice(s);
+        u64::from_ne_bytes(w)
+    };
+    let n = a.len();
+    if n <= 8 {
         return word(a) == word(b);
+    }
+    if n <= 16 {
+        // Two overlapping words cover the string.
+        return word(&a[..8]) == word(&b[..8]) && word(&a[n - 8..]) == word(&b[n - 8..]);
     }
     a == b
 }
