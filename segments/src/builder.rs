@@ -114,6 +114,12 @@ impl CellSink for ColumnCollector {
     }
 }
 
+/// Threads a segment build uses at most: the current rayon pool's size (which honours
+/// `RAYON_NUM_THREADS`), capped at 4 because memory grows with each column in flight.
+pub fn build_threads() -> usize {
+    rayon::current_num_threads().clamp(1, 4)
+}
+
 fn check_schema(schema: &Schema, config: &BuildConfig) -> Result<(), SegmentError> {
     if schema.fields.is_empty() {
         return Err(SegmentError::Schema("schema has no columns".into()));
@@ -249,9 +255,7 @@ fn finish(
     let mut columns = Vec::with_capacity(cols.0.len());
     // Columns are encoded a group at a time in parallel (memory: one column per thread) and
     // written in schema order, so the file is the same whatever the thread count.
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4);
+    let threads = build_threads();
     let mut pending = cols.0.into_iter();
     loop {
         let group: Vec<ColumnCollector> = pending.by_ref().take(threads).collect();

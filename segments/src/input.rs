@@ -80,12 +80,10 @@ fn next_doc(file: &Path, line: u64, docs: u64) -> Result<DocId, SegmentError> {
         })
 }
 
-/// Threads used to process a batch's columns (the reader's own thread included).
+/// Threads used to process a batch's columns (the reader's own thread included): the CPU
+/// budget of the current rayon pool (so `RAYON_NUM_THREADS=1` builds on one thread), at most 4.
 fn worker_threads(columns: usize) -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(4)
-        .min(columns.max(1))
+    crate::builder::build_threads().min(columns.max(1))
 }
 
 /// Reads `source` into one sink per schema column; returns the number of rows. `progress` is
