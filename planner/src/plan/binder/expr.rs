@@ -377,7 +377,7 @@ impl<'a> ExprBinder<'a> {
         }
         if args.iter().any(contains_aggregate) {
             return Err(PlanError::Compilation(format!(
-                "nested aggregation in '{}'",
+                "Aggregate expressions cannot be nested: '{}'",
                 v1_name(e)
             )));
         }
