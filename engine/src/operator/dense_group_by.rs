@@ -1,0 +1,392 @@
+//! Fused GROUP BY for a small dictionary key space (TPC-H Q1's shape): single-value
+//! dictionary keys whose cardinalities multiply to at most [`MAX_KEY_SPACE`], and only
+//! `COUNT`, `SUM` and `AVG` of plain numeric columns, without `FILTER (WHERE …)` and without
+//! NULLs to skip.
+//!
+//! It replaces projection → key evaluation → per-aggregate accumulation with one typed loop
+//! per block. A block of documents dense enough ([`DENSE_SPAN`]) is read as the whole range
+//! it spans: every column's dict ids are bulk-unpacked for the range, the keys combine into
+//! dictionary-space ids, and the rows the filter did not select go to a dump slot past the
+//! real groups instead of being gathered out (no per-column doc-id gathers). Values are
+//! gathered from the dictionary by id (a `DOUBLE` dictionary in place, no decoding), raw
+//! columns read in bulk, and sums and counts go to lane-split states ([`crate::aggregate::lanes`])
+//! so a handful of hot groups does not serialise on one add chain. Every argument column is
+//! read once however many aggregates use it; `COUNT(*)` and `AVG`'s counts share one count.
+//!
+//! Anything else — other functions, expressions, multi-value or nullable columns under null
+//! handling, larger key spaces — takes the general path in [`super::group_by`]. Groups get
+//! their slots from the same [`GroupKeys`] in the same (first-row) order, so results match
+//! the general path except for the last bits of floating sums (lanes change the order).
+
+use super::doc_set::DocSet;
+use super::group_by::GroupKeys;
+use super::projection::{DECODE_ALWAYS, DENSE_SPAN, decode_dictionary};
+use super::aggregation::needed_columns;
+use super::SegmentOutput;
+use crate::aggregate::AggState;
+use crate::aggregate::lanes::{LaneCounts, LaneSums};
+use crate::context::QueryContext;
+use crate::error::EngineError;
+use crate::server::result::IntermediateData;
+use planner::plan::{AggregateCall, AggregateFunction, Expr};
+use segments::dictionary::Dictionary;
+use segments::forward::{BitPackedForward, ForwardIndex, RawCursor};
+use segments::segment::{ColumnReader, ImmutableSegment};
+use segments::types::{DocId, StoredType};
+use std::borrow::Cow;
+
+/// Largest key space (product of the keys' cardinalities) the kernel serves.
+pub const MAX_KEY_SPACE: u64 = 256;
+
+/// Dictionary tables of at least this many values are prefetched ahead of the gather.
+const PREFETCH_TABLE: usize = 1 << 16;
+/// Rows between a value's prefetch and its use.
+const PREFETCH_ROWS: usize = 64;
+
+/// Hints the CPU to load the cache line of `p` (no effect where unsupported).
+#[inline(always)]
+fn prefetch(p: *const f64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no architectural effect and cannot fault, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Where an argument column's numbers come from.
+enum Numbers<'s> {
+    /// Dictionary values by id: a `DOUBLE` dictionary in place, others widened once.
+    Table(Cow<'s, [f64]>, &'s BitPackedForward),
+    /// A large dictionary read id by id (few documents to read).
+    Dict(&'s Dictionary, &'s BitPackedForward),
+    /// Raw fixed-width numbers.
+    Raw(RawCursor<'s>),
+}
+
+/// One argument column: its reader and one lane-split sum.
+struct ArgColumn<'s> {
+    name: &'s str,
+    reader: ArgReader<'s>,
+    sums: LaneSums,
+}
+
+/// An argument column's numbers with reusable buffers.
+struct ArgReader<'s> {
+    numbers: Numbers<'s>,
+    ids: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl ArgReader<'_> {
+    /// Adds the column's numbers for the block's rows (`docs`, or the range they span) to
+    /// `sums`, row `i` to group `slots[i]`.
+    fn add_to(&mut self, sums: &mut LaneSums, docs: &[DocId], rows: Rows, slots: &[u32]) {
+        let n = slots.len();
+        let ids = &mut self.ids;
+        let read_ids = |fwd: &BitPackedForward, ids: &mut Vec<u32>| {
+            ids.resize(n, 0);
+            match rows {
+                Rows::Span(_) => fwd.read_range(docs[0], ids),
+                Rows::Docs => fwd.read_docs(docs, ids),
+            }
+        };
+        match &mut self.numbers {
+            Numbers::Table(table, fwd) => {
+                read_ids(fwd, ids);
+                // The loads do not depend on each other or on the adds, so a large
+                // dictionary's cache misses overlap.
+                let (table, ids) = (&**table, &ids[..n]);
+                if table.len() < PREFETCH_TABLE {
+                    sums.add_with(slots, |i| table[ids[i] as usize]);
+                } else {
+                    // A table past the L2 cache: prefetch the value `PREFETCH_ROWS` rows ahead
+                    // so more misses overlap than the out-of-order window alone allows.
+                    sums.add_with(slots, |i| {
+                        if let Some(&ahead) = ids.get(i + PREFETCH_ROWS) {
+                            prefetch(table.as_ptr().wrapping_add(ahead as usize));
+                        }
+                        table[ids[i] as usize]
+                    });
+                }
+            }
+            Numbers::Dict(dict, fwd) => {
+                read_ids(fwd, ids);
+                let ids = &ids[..n];
+                sums.add_with(slots, |i| dict.f64_at(ids[i]));
+            }
+            Numbers::Raw(cursor) => {
+                self.values.resize(n, 0.0);
+                match rows {
+                    Rows::Span(_) => cursor.read_f64_range(docs[0], &mut self.values),
+                    Rows::Docs => {
+                        for (v, &d) in self.values.iter_mut().zip(docs) {
+                            *v = cursor.f64(d);
+                        }
+                    }
+                }
+                sums.add(slots, &self.values);
+            }
+        }
+    }
+}
+
+/// How a block's rows map to documents.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Rows {
+    /// Row `i` is document `docs[0] + i`, for the whole span; `true` if every document of
+    /// the span is selected.
+    Span(bool),
+    /// Row `i` is document `docs[i]`.
+    Docs,
+}
+
+impl Rows {
+    fn of(docs: &[DocId]) -> Rows {
+        let span = (docs[docs.len() - 1] - docs[0]) as usize + 1;
+        if span == docs.len() {
+            Rows::Span(true)
+        } else if span <= docs.len() * DENSE_SPAN {
+            Rows::Span(false)
+        } else {
+            Rows::Docs
+        }
+    }
+
+    fn len(self, docs: &[DocId]) -> usize {
+        match self {
+            Rows::Span(_) => (docs[docs.len() - 1] - docs[0]) as usize + 1,
+            Rows::Docs => docs.len(),
+        }
+    }
+}
+
+/// A combined id whose slot is not known yet.
+const UNMAPPED: u32 = u32::MAX;
+
+/// What one aggregate reads from the kernel's states.
+#[derive(Clone, Copy, Debug)]
+enum Output {
+    Count,
+    Sum(usize),
+    Avg(usize),
+}
+
+/// The fused plan for one segment.
+pub struct DenseGroupBy<'s> {
+    keys: Vec<&'s BitPackedForward>,
+    args: Vec<ArgColumn<'s>>,
+    outputs: Vec<Output>,
+    counts: Option<LaneCounts>,
+    /// Columns the general path would project (for the scan statistics).
+    num_columns: usize,
+}
+
+/// A single-value dictionary column, if `name` is one and holds no NULL that matters.
+fn plain_column<'s>(
+    segment: &'s ImmutableSegment,
+    name: &str,
+    null_handling: bool,
+) -> Option<&'s ColumnReader> {
+    let col = segment.column(name)?;
+    let nullable = null_handling && col.nulls().is_some_and(|n| !n.is_empty());
+    (col.is_single_value() && !nullable).then_some(col)
+}
+
+impl<'s> DenseGroupBy<'s> {
+    /// The kernel for `keys`/`aggregates` over `segment`, or `None` when the general path
+    /// must run (see the module docs). `group_keys` is the segment's key assignment.
+    pub fn new(
+        keys: &[Expr],
+        aggregates: &[AggregateCall],
+        segment: &'s ImmutableSegment,
+        group_keys: &GroupKeys<'s>,
+        docs: &DocSet,
+        ctx: &QueryContext,
+    ) -> Option<DenseGroupBy<'s>> {
+        if group_keys.dense_key_space()? > MAX_KEY_SPACE {
+            return None;
+        }
+        let null_handling = ctx.null_handling();
+        let key_fwd = keys
+            .iter()
+            .map(|k| match k {
+                Expr::Column(c) => match plain_column(segment, &c.name, null_handling)?.forward()
+                {
+                    ForwardIndex::Dict(f) => Some(f),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let mut args: Vec<ArgColumn<'s>> = Vec::new();
+        let mut outputs = Vec::with_capacity(aggregates.len());
+        let mut counted = false;
+        for call in aggregates {
+            if call.filter.is_some() || call.multi_value {
+                return None;
+            }
+            let column = match &call.arg {
+                None => None,
+                Some(Expr::Column(c)) => Some(plain_column(segment, &c.name, null_handling)?),
+                Some(_) => return None,
+            };
+            let output = match (&call.function, column) {
+                (AggregateFunction::Count, _) => Output::Count,
+                (AggregateFunction::Sum, Some(col)) => Output::Sum(arg_index(&mut args, col, docs)?),
+                (AggregateFunction::Avg, Some(col)) => Output::Avg(arg_index(&mut args, col, docs)?),
+                _ => return None,
+            };
+            counted |= matches!(output, Output::Count | Output::Avg(_));
+            outputs.push(output);
+        }
+        Some(DenseGroupBy {
+            keys: key_fwd,
+            args,
+            outputs,
+            counts: counted.then(LaneCounts::default),
+            num_columns: needed_columns(aggregates, keys).len(),
+        })
+    }
+
+    /// Runs the kernel over the documents `docs`, slotting groups through `group_keys`.
+    pub fn run(
+        mut self,
+        group_keys: &mut GroupKeys<'s>,
+        docs: &DocSet,
+        ctx: &QueryContext,
+    ) -> Result<SegmentOutput, EngineError> {
+        // Real slots are below the key space; the dump slot (= the key space) takes skipped
+        // rows and rows of groups dropped by the groups limit.
+        let dump = group_keys.dense_key_space().unwrap_or(0) as u32;
+        let states = dump as usize + 1;
+        let strides: Vec<u32> = group_keys.strides().iter().map(|&s| s as u32).collect();
+        if let Some(c) = &mut self.counts {
+            *c = LaneCounts::new(states);
+        }
+        for a in &mut self.args {
+            a.sums = LaneSums::new(states);
+        }
+        let (mut ids, mut combined, mut slots) = (Vec::new(), Vec::new(), Vec::new());
+        // Combined id → slot, [`UNMAPPED`] until its first row; the id `dump` (past the key
+        // space) marks skipped rows.
+        let mut map = vec![UNMAPPED; states];
+        map[dump as usize] = dump;
+        for block in docs.blocks() {
+            ctx.check()?;
+            let rows = Rows::of(&block);
+            let n = rows.len(&block);
+            combined.clear();
+            combined.resize(n, 0u32);
+            for (fwd, &stride) in self.keys.iter().zip(&strides) {
+                ids.resize(n, 0);
+                match rows {
+                    Rows::Span(_) => fwd.read_range(block[0], &mut ids),
+                    Rows::Docs => fwd.read_docs(&block, &mut ids),
+                }
+                for (c, &id) in combined.iter_mut().zip(&ids) {
+                    *c += id * stride;
+                }
+            }
+            if rows == Rows::Span(false) {
+                // Documents the filter skipped inside the span go to the dump slot.
+                let mut next = block[0];
+                for &d in &block {
+                    for skipped in next..d {
+                        combined[(skipped - block[0]) as usize] = dump;
+                    }
+                    next = d + 1;
+                }
+            }
+            slots.clear();
+            slots.extend(combined.iter().map(|&c| map[c as usize]));
+            if slots.contains(&UNMAPPED) {
+                // New groups, slotted in row order (the general path's order).
+                for (s, &c) in slots.iter_mut().zip(&combined) {
+                    if map[c as usize] == UNMAPPED {
+                        map[c as usize] = match group_keys.slot_of(c as u64) {
+                            u32::MAX => dump,
+                            slot => slot,
+                        };
+                    }
+                    *s = map[c as usize];
+                }
+            }
+            if let Some(c) = &mut self.counts {
+                c.add(&slots);
+            }
+            for a in &mut self.args {
+                a.reader.add_to(&mut a.sums, &block, rows, &slots);
+            }
+        }
+        let zero = LaneCounts::new(0);
+        let counts = self.counts.as_ref().unwrap_or(&zero);
+        let out = (0..group_keys.len())
+            .map(|g| {
+                let states = self
+                    .outputs
+                    .iter()
+                    .map(|o| match *o {
+                        Output::Count => AggState::Count(counts.total(g)),
+                        Output::Sum(a) => AggState::Sum(Some(self.args[a].sums.total(g))),
+                        Output::Avg(a) => AggState::Avg {
+                            sum: self.args[a].sums.total(g),
+                            count: counts.total(g),
+                        },
+                    })
+                    .collect();
+                (group_keys.key_values(g), states)
+            })
+            .collect();
+        Ok(SegmentOutput {
+            data: IntermediateData::Groups(out),
+            docs_scanned: docs.len(),
+            entries_scanned_post_filter: docs.len() * self.num_columns as u64,
+            groups_limit_reached: group_keys.limit_reached,
+        })
+    }
+}
+
+/// The index in `args` of column `col` (added if new), or `None` if its numbers cannot be
+/// read by the kernel.
+fn arg_index<'s>(
+    args: &mut Vec<ArgColumn<'s>>,
+    col: &'s ColumnReader,
+    docs: &DocSet,
+) -> Option<usize> {
+    if let Some(i) = args.iter().position(|a| a.name == col.name()) {
+        return Some(i);
+    }
+    let numbers = match (col.forward(), col.dictionary()) {
+        (ForwardIndex::Dict(fwd), Some(dict)) => match dict {
+            Dictionary::Double(d) => Numbers::Table(Cow::Borrowed(d.values()), fwd),
+            Dictionary::Int(_) | Dictionary::Long(_) | Dictionary::Float(_) => {
+                if dict.len() <= DECODE_ALWAYS || dict.len() as u64 <= docs.len() {
+                    Numbers::Table(Cow::Owned(decode_dictionary(dict)), fwd)
+                } else {
+                    Numbers::Dict(dict, fwd)
+                }
+            }
+            _ => return None,
+        },
+        (ForwardIndex::Raw(raw), _) => match col.data_type().stored() {
+            StoredType::Int | StoredType::Long | StoredType::Float | StoredType::Double => {
+                Numbers::Raw(raw.cursor())
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    args.push(ArgColumn {
+        name: col.name(),
+        reader: ArgReader {
+            numbers,
+            ids: Vec::new(),
+            values: Vec::new(),
+        },
+        sums: LaneSums::default(),
+    });
+    Some(args.len() - 1)
+}
