@@ -254,7 +254,7 @@ impl<'s> DenseGroupBy<'s> {
     /// Runs the kernel over the documents `docs`, slotting groups through `group_keys`.
     pub fn run(
         mut self,
-        group_keys: &mut GroupKeys<'s>,
+        mut group_keys: GroupKeys<'s>,
         docs: &DocSet,
         ctx: &QueryContext,
     ) -> Result<SegmentOutput, EngineError> {
@@ -389,4 +389,215 @@ fn arg_index<'s>(
         sums: LaneSums::default(),
     });
     Some(args.len() - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::filter::FilterExecutor;
+    use super::super::group_by::{group_rows, group_segment};
+    use super::*;
+    use planner::plan::{ColumnRef, ColumnType, ExecutionOptions, FilterExpr};
+    use segments::build_config::BuildConfig;
+    use segments::builder::build_segment_from_rows;
+    use segments::types::{DataType, FieldSpec, Schema, Value};
+    use std::sync::OnceLock;
+
+    const DOCS: u32 = 25_000;
+    const COLUMNS: [(&str, DataType); 7] = [
+        ("rf", DataType::String),
+        ("ls", DataType::Int),
+        ("x", DataType::Double),
+        ("y", DataType::Long),
+        ("z", DataType::Double),
+        ("n", DataType::Int),
+        ("nk", DataType::String),
+    ];
+
+    /// Values are multiples of 1/4, so every sum is exact in any order and the kernel must
+    /// match the general path bit for bit.
+    fn row(i: u32) -> Vec<Value> {
+        let h = i.wrapping_mul(2_654_435_761);
+        vec![
+            Value::String(["A", "N", "R"][(h >> 7) as usize % 3].into()),
+            Value::Int((h >> 13) as i32 & 1),
+            Value::Double((h >> 5) as f64 % 997.0 * 0.25),
+            Value::Long((i as i64 * 31) % 500 - 100),
+            Value::Double((i % 113) as f64 * 0.5),
+            if i % 7 == 0 {
+                Value::Null
+            } else {
+                Value::Int((i % 50) as i32)
+            },
+            if i % 11 == 0 {
+                Value::Null
+            } else {
+                Value::String(format!("k{}", i % 4))
+            },
+        ]
+    }
+
+    fn segment() -> &'static ImmutableSegment {
+        static SEGMENT: OnceLock<(tempfile::TempDir, ImmutableSegment)> = OnceLock::new();
+        &SEGMENT
+            .get_or_init(|| {
+                let dir = tempfile::tempdir().unwrap();
+                let mut schema = Schema {
+                    schema_name: "t".into(),
+                    ..Schema::default()
+                };
+                for (name, dt) in COLUMNS {
+                    schema.fields.push(FieldSpec::dimension(name, dt));
+                }
+                let mut cfg = BuildConfig::new("t", "t_0");
+                cfg.null_handling = true;
+                cfg.no_dictionary.insert("z".into());
+                let rows = (0..DOCS).map(|i| Ok(row(i)));
+                let summary = build_segment_from_rows(&schema, &cfg, rows, dir.path()).unwrap();
+                let segment = ImmutableSegment::open(&summary.segment_dir).unwrap();
+                (dir, segment)
+            })
+            .1
+    }
+
+    fn col(name: &str) -> Expr {
+        let dt = COLUMNS.iter().find(|(n, _)| *n == name).unwrap().1;
+        Expr::Column(ColumnRef {
+            name: name.into(),
+            column_type: ColumnType::sv(dt),
+        })
+    }
+
+    fn agg(function: AggregateFunction, arg: Option<&str>) -> AggregateCall {
+        AggregateCall {
+            function,
+            arg: arg.map(col),
+            multi_value: false,
+            filter: None,
+            name: "a".into(),
+        }
+    }
+
+    fn doc_sets() -> Vec<DocSet> {
+        vec![
+            DocSet::all(DOCS),
+            DocSet::Range(5_003..17_011),
+            // Dense: spans read whole with partial masks, one block with a long gap.
+            DocSet::Bitmap(
+                (0..DOCS)
+                    .filter(|d| d % 7 != 3 && !(12_000..12_500).contains(d))
+                    .collect(),
+            ),
+            // Sparse: read document by document.
+            DocSet::Bitmap((0..DOCS).filter(|d| d % 13 == 0).collect()),
+            DocSet::empty(),
+        ]
+    }
+
+    /// Runs the kernel (which must apply) and the general path; they must agree.
+    fn check(keys: &[&str], aggregates: &[AggregateCall], options: ExecutionOptions) {
+        let segment = segment();
+        let keys: Vec<Expr> = keys.iter().map(|k| col(k)).collect();
+        let ctx = QueryContext::new(options);
+        for docs in doc_sets() {
+            let new_keys = || {
+                GroupKeys::new(
+                    &keys,
+                    segment,
+                    ctx.null_handling(),
+                    ctx.options.num_groups_limit,
+                )
+            };
+            let kernel = DenseGroupBy::new(&keys, aggregates, segment, &new_keys(), &docs, &ctx)
+                .expect("the kernel applies");
+            let fused = kernel.run(new_keys(), &docs, &ctx).unwrap();
+            let mut exec = FilterExecutor::new(segment, &ctx);
+            let general =
+                group_rows(&keys, aggregates, segment, &docs, &mut exec, &ctx, new_keys()).unwrap();
+            assert_eq!(fused.data, general.data, "{keys:?} over {} docs", docs.len());
+            assert_eq!(fused.docs_scanned, general.docs_scanned);
+            assert_eq!(
+                fused.entries_scanned_post_filter,
+                general.entries_scanned_post_filter
+            );
+            assert_eq!(fused.groups_limit_reached, general.groups_limit_reached);
+        }
+    }
+
+    fn q1_aggregates() -> Vec<AggregateCall> {
+        use AggregateFunction::*;
+        vec![
+            agg(Count, None),
+            agg(Sum, Some("x")),
+            agg(Avg, Some("x")),
+            agg(Sum, Some("y")),
+            agg(Avg, Some("z")),
+            agg(Sum, Some("z")),
+            agg(Count, Some("x")),
+        ]
+    }
+
+    #[test]
+    fn matches_the_general_path() {
+        check(&["rf", "ls"], &q1_aggregates(), ExecutionOptions::default());
+        check(&["ls"], &q1_aggregates(), ExecutionOptions::default());
+        // Without null handling, stored NULLs are their default values for keys and
+        // arguments alike.
+        check(
+            &["nk", "rf"],
+            &[agg(AggregateFunction::Sum, Some("n"))],
+            ExecutionOptions::default(),
+        );
+        // With null handling, columns without NULLs still take the kernel.
+        let nh = ExecutionOptions {
+            enable_null_handling: true,
+            ..Default::default()
+        };
+        check(&["rf", "ls"], &q1_aggregates(), nh);
+    }
+
+    #[test]
+    fn groups_limit_drops_rows_like_the_general_path() {
+        let limited = ExecutionOptions {
+            num_groups_limit: 2,
+            ..Default::default()
+        };
+        check(&["ls", "rf"], &q1_aggregates(), limited);
+    }
+
+    #[test]
+    fn falls_back_where_it_does_not_apply() {
+        use AggregateFunction::*;
+        let segment = segment();
+        let nh = QueryContext::new(ExecutionOptions {
+            enable_null_handling: true,
+            ..Default::default()
+        });
+        let plain = QueryContext::new(ExecutionOptions::default());
+        let docs = DocSet::all(DOCS);
+        let applies = |keys: &[&str], aggs: &[AggregateCall], ctx: &QueryContext| {
+            let keys: Vec<Expr> = keys.iter().map(|k| col(k)).collect();
+            let gk = GroupKeys::new(&keys, segment, ctx.null_handling(), 100_000);
+            DenseGroupBy::new(&keys, aggs, segment, &gk, &docs, ctx).is_some()
+        };
+        assert!(applies(&["rf"], &[agg(Sum, Some("n"))], &plain));
+        // NULLs that matter: a nullable argument or key under null handling.
+        assert!(!applies(&["rf"], &[agg(Sum, Some("n"))], &nh));
+        assert!(!applies(&["rf"], &[agg(Count, Some("n"))], &nh));
+        assert!(!applies(&["nk"], &[agg(Count, None)], &nh));
+        // FILTER (WHERE …), other functions, raw or large keys.
+        let mut filtered = agg(Sum, Some("x"));
+        filtered.filter = Some(FilterExpr::Constant(true));
+        assert!(!applies(&["rf"], &[filtered], &plain));
+        assert!(!applies(&["rf"], &[agg(Max, Some("x"))], &plain));
+        assert!(!applies(&["z"], &[agg(Count, None)], &plain));
+        assert!(!applies(&["x"], &[agg(Count, None)], &plain));
+        // The fallback gives the general path's answer through `group_segment`.
+        let keys = vec![col("rf"), col("ls")];
+        let aggs = [agg(Sum, Some("n")), agg(Avg, Some("n")), agg(Count, Some("n"))];
+        let mut exec = FilterExecutor::new(segment, &nh);
+        let out = group_segment(&keys, &aggs, segment, &docs, &mut exec, &nh).unwrap();
+        let gk = GroupKeys::new(&keys, segment, true, 100_000);
+        let general = group_rows(&keys, &aggs, segment, &docs, &mut exec, &nh, gk).unwrap();
+        assert_eq!(out.data, general.data);
+    }
 }

@@ -354,11 +354,23 @@ pub fn group_segment<'s>(
     exec: &mut FilterExecutor<'s, '_>,
     ctx: &QueryContext,
 ) -> Result<SegmentOutput, EngineError> {
-    let null_handling = ctx.null_handling();
-    let mut group_keys = GroupKeys::new(keys, segment, null_handling, ctx.options.num_groups_limit);
-    if let Some(kernel) = DenseGroupBy::new(keys, aggregates, segment, &group_keys, docs, ctx) {
-        return kernel.run(&mut group_keys, docs, ctx);
+    let group_keys = GroupKeys::new(keys, segment, ctx.null_handling(), ctx.options.num_groups_limit);
+    match DenseGroupBy::new(keys, aggregates, segment, &group_keys, docs, ctx) {
+        Some(kernel) => kernel.run(group_keys, docs, ctx),
+        None => group_rows(keys, aggregates, segment, docs, exec, ctx, group_keys),
     }
+}
+
+/// The general GROUP BY path: projected blocks, evaluated keys, one accumulator per aggregate.
+pub(super) fn group_rows<'s>(
+    keys: &[Expr],
+    aggregates: &[AggregateCall],
+    segment: &'s ImmutableSegment,
+    docs: &DocSet,
+    exec: &mut FilterExecutor<'s, '_>,
+    ctx: &QueryContext,
+    mut group_keys: GroupKeys<'s>,
+) -> Result<SegmentOutput, EngineError> {
     let mut slots = agg_slots(aggregates, segment, docs, exec)?;
     let sources: Vec<ColumnSource<'s>> = needed_columns(aggregates, keys)
         .iter()
