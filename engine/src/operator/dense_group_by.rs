@@ -5,7 +5,8 @@
 //!
 //! It replaces projection → key evaluation → per-aggregate accumulation with one typed loop
 //! per block. A block of documents dense enough ([`DENSE_SPAN`]) is read as the whole range
-//! it spans: every column's dict ids are bulk-unpacked for the range, the keys combine into
+//! it spans (a bitmap selecting most of its range in fixed windows, with the unselected
+//! documents listed rather than the selected ones): every column's dict ids are bulk-unpacked for the range, the keys combine into
 //! dictionary-space ids, and the rows the filter did not select go to a dump slot past the
 //! real groups instead of being gathered out (no per-column doc-id gathers). Values are
 //! gathered from the dictionary by id (a `DOUBLE` dictionary in place, no decoding), raw
@@ -24,6 +25,7 @@ use super::projection::{DECODE_ALWAYS, DENSE_SPAN, decode_dictionary};
 use super::aggregation::needed_columns;
 use super::SegmentOutput;
 use crate::aggregate::AggState;
+use crate::block::BLOCK_SIZE;
 use crate::aggregate::lanes::{LaneCounts, LaneSums};
 use crate::context::QueryContext;
 use crate::error::EngineError;
@@ -33,7 +35,9 @@ use segments::dictionary::Dictionary;
 use segments::forward::{BitPackedForward, ForwardIndex, RawCursor};
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType};
+use roaring::RoaringBitmap;
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// Largest key space (product of the keys' cardinalities) the kernel serves.
 pub const MAX_KEY_SPACE: u64 = 256;
@@ -81,21 +85,13 @@ struct ArgReader<'s> {
 }
 
 impl ArgReader<'_> {
-    /// Adds the column's numbers for the block's rows (`docs`, or the range they span) to
-    /// `sums`, row `i` to group `slots[i]`.
-    fn add_to(&mut self, sums: &mut LaneSums, docs: &[DocId], rows: Rows, slots: &[u32]) {
+    /// Adds the column's numbers for the rows of `chunk` to `sums`, row `i` to group `slots[i]`.
+    fn add_to(&mut self, sums: &mut LaneSums, chunk: &Chunk, slots: &[u32]) {
         let n = slots.len();
         let ids = &mut self.ids;
-        let read_ids = |fwd: &BitPackedForward, ids: &mut Vec<u32>| {
-            ids.resize(n, 0);
-            match rows {
-                Rows::Span(_) => fwd.read_range(docs[0], ids),
-                Rows::Docs => fwd.read_docs(docs, ids),
-            }
-        };
         match &mut self.numbers {
             Numbers::Table(table, fwd) => {
-                read_ids(fwd, ids);
+                chunk.read_ids(fwd, ids);
                 // The loads do not depend on each other or on the adds, so a large
                 // dictionary's cache misses overlap.
                 let (table, ids) = (&**table, &ids[..n]);
@@ -113,15 +109,15 @@ impl ArgReader<'_> {
                 }
             }
             Numbers::Dict(dict, fwd) => {
-                read_ids(fwd, ids);
+                chunk.read_ids(fwd, ids);
                 let ids = &ids[..n];
                 sums.add_with(slots, |i| dict.f64_at(ids[i]));
             }
             Numbers::Raw(cursor) => {
                 self.values.resize(n, 0.0);
-                match rows {
-                    Rows::Span(_) => cursor.read_f64_range(docs[0], &mut self.values),
-                    Rows::Docs => {
+                match chunk {
+                    Chunk::Span { first, .. } => cursor.read_f64_range(*first, &mut self.values),
+                    Chunk::Docs(docs) => {
                         for (v, &d) in self.values.iter_mut().zip(docs) {
                             *v = cursor.f64(d);
                         }
@@ -133,33 +129,85 @@ impl ArgReader<'_> {
     }
 }
 
-/// How a block's rows map to documents.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Rows {
-    /// Row `i` is document `docs[0] + i`, for the whole span; `true` if every document of
-    /// the span is selected.
-    Span(bool),
-    /// Row `i` is document `docs[i]`.
-    Docs,
+/// One block of rows.
+enum Chunk {
+    /// Row `i` is document `first + i`; the documents of `skipped` were not selected.
+    Span {
+        first: DocId,
+        len: usize,
+        skipped: Vec<DocId>,
+    },
+    /// Row `i` is document `docs[i]` (a sparse block).
+    Docs(Vec<DocId>),
 }
 
-impl Rows {
-    fn of(docs: &[DocId]) -> Rows {
-        let span = (docs[docs.len() - 1] - docs[0]) as usize + 1;
-        if span == docs.len() {
-            Rows::Span(true)
-        } else if span <= docs.len() * DENSE_SPAN {
-            Rows::Span(false)
-        } else {
-            Rows::Docs
+impl Chunk {
+    /// Number of rows.
+    fn len(&self) -> usize {
+        match self {
+            Chunk::Span { len, .. } => *len,
+            Chunk::Docs(docs) => docs.len(),
         }
     }
 
-    fn len(self, docs: &[DocId]) -> usize {
-        match self {
-            Rows::Span(_) => (docs[docs.len() - 1] - docs[0]) as usize + 1,
-            Rows::Docs => docs.len(),
+    /// A block of ascending documents: its span if dense enough, else the documents.
+    fn of_block(docs: Vec<DocId>) -> Chunk {
+        let (first, last) = (docs[0], docs[docs.len() - 1]);
+        let len = (last - first) as usize + 1;
+        if len > docs.len() * DENSE_SPAN {
+            return Chunk::Docs(docs);
         }
+        let mut skipped = Vec::with_capacity(len - docs.len());
+        let mut next = first;
+        for &d in &docs {
+            skipped.extend(next..d);
+            next = d + 1;
+        }
+        Chunk::Span {
+            first,
+            len,
+            skipped,
+        }
+    }
+
+    /// Reads the dict ids of the block's rows.
+    fn read_ids(&self, fwd: &BitPackedForward, ids: &mut Vec<u32>) {
+        ids.resize(self.len(), 0);
+        match self {
+            Chunk::Span { first, .. } => fwd.read_range(*first, ids),
+            Chunk::Docs(docs) => fwd.read_docs(docs, ids),
+        }
+    }
+}
+
+/// The blocks of a doc set. A bitmap selecting most of the range it spans is cut into
+/// fixed windows with the (few) unselected documents listed, instead of listing the
+/// selected ones; other bitmaps go block by block ([`Chunk::of_block`]).
+fn chunks(docs: &DocSet) -> Box<dyn Iterator<Item = Chunk> + '_> {
+    let windows = |range: Range<DocId>, skipped: Option<RoaringBitmap>| {
+        let (step, stop) = (BLOCK_SIZE as DocId, range.end);
+        Box::new(range.step_by(BLOCK_SIZE).map(move |first| {
+            let end = first.saturating_add(step).min(stop);
+            Chunk::Span {
+                first,
+                len: (end - first) as usize,
+                skipped: skipped
+                    .as_ref()
+                    .map_or_else(Vec::new, |s| s.range(first..end).collect()),
+            }
+        })) as Box<dyn Iterator<Item = Chunk>>
+    };
+    match docs {
+        DocSet::Range(r) => windows(r.clone(), None),
+        DocSet::Bitmap(b) => match (b.min(), b.max()) {
+            (Some(lo), Some(hi)) if (hi - lo) as u64 + 1 <= b.len() * 2 => {
+                let mut skipped = RoaringBitmap::new();
+                skipped.insert_range(lo..=hi);
+                skipped -= b;
+                windows(lo..hi + 1, Some(skipped))
+            }
+            _ => Box::new(docs.blocks().map(Chunk::of_block)),
+        },
     }
 }
 
@@ -274,30 +322,21 @@ impl<'s> DenseGroupBy<'s> {
         // space) marks skipped rows.
         let mut map = vec![UNMAPPED; states];
         map[dump as usize] = dump;
-        for block in docs.blocks() {
+        for chunk in chunks(docs) {
             ctx.check()?;
-            let rows = Rows::of(&block);
-            let n = rows.len(&block);
+            let n = chunk.len();
             combined.clear();
             combined.resize(n, 0u32);
             for (fwd, &stride) in self.keys.iter().zip(&strides) {
-                ids.resize(n, 0);
-                match rows {
-                    Rows::Span(_) => fwd.read_range(block[0], &mut ids),
-                    Rows::Docs => fwd.read_docs(&block, &mut ids),
-                }
+                chunk.read_ids(fwd, &mut ids);
                 for (c, &id) in combined.iter_mut().zip(&ids) {
                     *c += id * stride;
                 }
             }
-            if rows == Rows::Span(false) {
+            if let Chunk::Span { first, skipped, .. } = &chunk {
                 // Documents the filter skipped inside the span go to the dump slot.
-                let mut next = block[0];
-                for &d in &block {
-                    for skipped in next..d {
-                        combined[(skipped - block[0]) as usize] = dump;
-                    }
-                    next = d + 1;
+                for &d in skipped {
+                    combined[(d - first) as usize] = dump;
                 }
             }
             slots.clear();
@@ -318,7 +357,7 @@ impl<'s> DenseGroupBy<'s> {
                 c.add(&slots);
             }
             for a in &mut self.args {
-                a.reader.add_to(&mut a.sums, &block, rows, &slots);
+                a.reader.add_to(&mut a.sums, &chunk, &slots);
             }
         }
         let zero = LaneCounts::new(0);
@@ -485,6 +524,13 @@ mod tests {
             DocSet::Bitmap(
                 (0..DOCS)
                     .filter(|d| d % 7 != 3 && !(12_000..12_500).contains(d))
+                    .collect(),
+            ),
+            // Sparse overall, so block by block: a dense-enough block read as its span.
+            DocSet::Bitmap(
+                (0..12_000)
+                    .filter(|d| d % 3 != 0)
+                    .chain((20_000..DOCS).filter(|d| d % 50 == 0))
                     .collect(),
             ),
             // Sparse: read document by document.
