@@ -5,13 +5,14 @@
 //!
 //! It replaces projection → key evaluation → per-aggregate accumulation with one typed loop
 //! per block. A block of documents dense enough ([`DENSE_SPAN`]) is read as the whole range
-//! it spans (a bitmap selecting most of its range in fixed windows, with the unselected
-//! documents listed rather than the selected ones): every column's dict ids are bulk-unpacked for the range, the keys combine into
-//! dictionary-space ids, and the rows the filter did not select go to a dump slot past the
-//! real groups instead of being gathered out (no per-column doc-id gathers). Values are
-//! gathered from the dictionary by id (a `DOUBLE` dictionary in place, no decoding), raw
-//! columns read in bulk, and sums and counts go to lane-split states ([`crate::aggregate::lanes`])
-//! so a handful of hot groups does not serialise on one add chain. Every argument column is
+//! it spans (a bitmap selecting most of its range goes in fixed windows, with the unselected
+//! documents listed rather than the selected ones): every column's dict ids are
+//! bulk-unpacked for the range, the keys combine into dictionary-space ids, and the rows the
+//! filter did not select go to a dump slot past the real groups instead of being gathered
+//! out (no per-column doc-id gathers). Values are gathered from the dictionary by id (a
+//! `DOUBLE` dictionary in place, no decoding; a large one prefetched ahead), raw columns
+//! read in bulk, and sums and counts go to lane-split states ([`crate::aggregate::lanes`]) so
+//! a handful of hot groups does not serialise on one add chain. Every argument column is
 //! read once however many aggregates use it; `COUNT(*)` and `AVG`'s counts share one count.
 //!
 //! Anything else — other functions, expressions, multi-value or nullable columns under null
@@ -19,23 +20,23 @@
 //! their slots from the same [`GroupKeys`] in the same (first-row) order, so results match
 //! the general path except for the last bits of floating sums (lanes change the order).
 
+use super::SegmentOutput;
+use super::aggregation::needed_columns;
 use super::doc_set::DocSet;
 use super::group_by::GroupKeys;
 use super::projection::{DECODE_ALWAYS, DENSE_SPAN, decode_dictionary};
-use super::aggregation::needed_columns;
-use super::SegmentOutput;
 use crate::aggregate::AggState;
-use crate::block::BLOCK_SIZE;
 use crate::aggregate::lanes::{LaneCounts, LaneSums};
+use crate::block::BLOCK_SIZE;
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::server::result::IntermediateData;
 use planner::plan::{AggregateCall, AggregateFunction, Expr};
+use roaring::RoaringBitmap;
 use segments::dictionary::Dictionary;
 use segments::forward::{BitPackedForward, ForwardIndex, RawCursor};
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType};
-use roaring::RoaringBitmap;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -200,7 +201,7 @@ fn chunks(docs: &DocSet) -> Box<dyn Iterator<Item = Chunk> + '_> {
     match docs {
         DocSet::Range(r) => windows(r.clone(), None),
         DocSet::Bitmap(b) => match (b.min(), b.max()) {
-            (Some(lo), Some(hi)) if (hi - lo) as u64 + 1 <= b.len() * 2 => {
+            (Some(lo), Some(hi)) if ((hi - lo) as u64) < b.len() * 2 => {
                 let mut skipped = RoaringBitmap::new();
                 skipped.insert_range(lo..=hi);
                 skipped -= b;
@@ -261,8 +262,7 @@ impl<'s> DenseGroupBy<'s> {
         let key_fwd = keys
             .iter()
             .map(|k| match k {
-                Expr::Column(c) => match plain_column(segment, &c.name, null_handling)?.forward()
-                {
+                Expr::Column(c) => match plain_column(segment, &c.name, null_handling)?.forward() {
                     ForwardIndex::Dict(f) => Some(f),
                     _ => None,
                 },
@@ -283,8 +283,12 @@ impl<'s> DenseGroupBy<'s> {
             };
             let output = match (&call.function, column) {
                 (AggregateFunction::Count, _) => Output::Count,
-                (AggregateFunction::Sum, Some(col)) => Output::Sum(arg_index(&mut args, col, docs)?),
-                (AggregateFunction::Avg, Some(col)) => Output::Avg(arg_index(&mut args, col, docs)?),
+                (AggregateFunction::Sum, Some(col)) => {
+                    Output::Sum(arg_index(&mut args, col, docs)?)
+                }
+                (AggregateFunction::Avg, Some(col)) => {
+                    Output::Avg(arg_index(&mut args, col, docs)?)
+                }
                 _ => return None,
             };
             counted |= matches!(output, Output::Count | Output::Avg(_));
@@ -462,12 +466,12 @@ mod tests {
             Value::Double((h >> 5) as f64 % 997.0 * 0.25),
             Value::Long((i as i64 * 31) % 500 - 100),
             Value::Double((i % 113) as f64 * 0.5),
-            if i % 7 == 0 {
+            if i.is_multiple_of(7) {
                 Value::Null
             } else {
                 Value::Int((i % 50) as i32)
             },
-            if i % 11 == 0 {
+            if i.is_multiple_of(11) {
                 Value::Null
             } else {
                 Value::String(format!("k{}", i % 4))
@@ -557,9 +561,22 @@ mod tests {
                 .expect("the kernel applies");
             let fused = kernel.run(new_keys(), &docs, &ctx).unwrap();
             let mut exec = FilterExecutor::new(segment, &ctx);
-            let general =
-                group_rows(&keys, aggregates, segment, &docs, &mut exec, &ctx, new_keys()).unwrap();
-            assert_eq!(fused.data, general.data, "{keys:?} over {} docs", docs.len());
+            let general = group_rows(
+                &keys,
+                aggregates,
+                segment,
+                &docs,
+                &mut exec,
+                &ctx,
+                new_keys(),
+            )
+            .unwrap();
+            assert_eq!(
+                fused.data,
+                general.data,
+                "{keys:?} over {} docs",
+                docs.len()
+            );
             assert_eq!(fused.docs_scanned, general.docs_scanned);
             assert_eq!(
                 fused.entries_scanned_post_filter,
@@ -639,7 +656,11 @@ mod tests {
         assert!(!applies(&["x"], &[agg(Count, None)], &plain));
         // The fallback gives the general path's answer through `group_segment`.
         let keys = vec![col("rf"), col("ls")];
-        let aggs = [agg(Sum, Some("n")), agg(Avg, Some("n")), agg(Count, Some("n"))];
+        let aggs = [
+            agg(Sum, Some("n")),
+            agg(Avg, Some("n")),
+            agg(Count, Some("n")),
+        ];
         let mut exec = FilterExecutor::new(segment, &nh);
         let out = group_segment(&keys, &aggs, segment, &docs, &mut exec, &nh).unwrap();
         let gk = GroupKeys::new(&keys, segment, true, 100_000);

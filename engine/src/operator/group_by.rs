@@ -354,7 +354,12 @@ pub fn group_segment<'s>(
     exec: &mut FilterExecutor<'s, '_>,
     ctx: &QueryContext,
 ) -> Result<SegmentOutput, EngineError> {
-    let group_keys = GroupKeys::new(keys, segment, ctx.null_handling(), ctx.options.num_groups_limit);
+    let group_keys = GroupKeys::new(
+        keys,
+        segment,
+        ctx.null_handling(),
+        ctx.options.num_groups_limit,
+    );
     match DenseGroupBy::new(keys, aggregates, segment, &group_keys, docs, ctx) {
         Some(kernel) => kernel.run(group_keys, docs, ctx),
         None => group_rows(keys, aggregates, segment, docs, exec, ctx, group_keys),
