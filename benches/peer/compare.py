@@ -53,8 +53,8 @@ def main():
         sys.exit(f"missing {csv_path}: run benches/peer/setup.sh {args.sf} first")
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT, check=True)
-    target_dir = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
-    tessera = os.path.join(os.path.abspath(os.path.join(ROOT, target_dir)), "release", "tessera")
+    # Cargo puts the binary under CARGO_TARGET_DIR when set (relative to ROOT, where it ran).
+    tessera = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR", "target"), "release", "tessera")
     seg_root = args.seg_root or os.path.join(data, "segments")
     seg_dir = os.path.join(seg_root, "lineitem_0")
     import duckdb

@@ -10,8 +10,12 @@
 //!
 //! `numGroupsLimit` caps the groups per segment: rows of new groups past it are dropped and
 //! the result is flagged (`numGroupsLimitReached`).
+//!
+//! A small dictionary key space with only counts and sums runs fused instead
+//! ([`super::dense_group_by`]), through the same [`GroupKeys`].
 
 use super::aggregation::{accumulate_block, agg_slots, needed_columns};
+use super::dense_group_by::DenseGroupBy;
 use super::doc_set::DocSet;
 use super::filter::FilterExecutor;
 use super::projection::{ColumnSource, ProjectionOperator};
@@ -290,10 +294,21 @@ impl<'s> GroupKeys<'s> {
         (Vec::new(), groups)
     }
 
+    /// The size of the dictionary key space (the product of the keys' cardinalities) when
+    /// groups are slotted through a dense array.
+    pub fn dense_key_space(&self) -> Option<u64> {
+        self.dense.as_ref().map(|d| d.len() as u64)
+    }
+
+    /// Key `k`'s multiplier in a combined id (`Σ idₖ·strideₖ`).
+    pub fn strides(&self) -> &[u64] {
+        &self.strides
+    }
+
     /// The slot of a combined id: a dense-array hit inline, anything else through
-    /// [`GroupKeys::slot_for_id`].
+    /// [`GroupKeys::slot_for_id`]; `u32::MAX` when the group limit dropped it.
     #[inline]
-    fn slot_of(&mut self, combined: u64) -> u32 {
+    pub(super) fn slot_of(&mut self, combined: u64) -> u32 {
         if let Some(d) = &self.dense {
             let s = d[combined as usize];
             if s != UNASSIGNED {
@@ -339,9 +354,29 @@ pub fn group_segment<'s>(
     exec: &mut FilterExecutor<'s, '_>,
     ctx: &QueryContext,
 ) -> Result<SegmentOutput, EngineError> {
-    let null_handling = ctx.null_handling();
+    let group_keys = GroupKeys::new(
+        keys,
+        segment,
+        ctx.null_handling(),
+        ctx.options.num_groups_limit,
+    );
+    match DenseGroupBy::new(keys, aggregates, segment, &group_keys, docs, ctx) {
+        Some(kernel) => kernel.run(group_keys, docs, ctx),
+        None => group_rows(keys, aggregates, segment, docs, exec, ctx, group_keys),
+    }
+}
+
+/// The general GROUP BY path: projected blocks, evaluated keys, one accumulator per aggregate.
+pub(super) fn group_rows<'s>(
+    keys: &[Expr],
+    aggregates: &[AggregateCall],
+    segment: &'s ImmutableSegment,
+    docs: &DocSet,
+    exec: &mut FilterExecutor<'s, '_>,
+    ctx: &QueryContext,
+    mut group_keys: GroupKeys<'s>,
+) -> Result<SegmentOutput, EngineError> {
     let mut slots = agg_slots(aggregates, segment, docs, exec)?;
-    let mut group_keys = GroupKeys::new(keys, segment, null_handling, ctx.options.num_groups_limit);
     let sources: Vec<ColumnSource<'s>> = needed_columns(aggregates, keys)
         .iter()
         .map(|(c, numeric)| {

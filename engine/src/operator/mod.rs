@@ -4,12 +4,14 @@
 //! [`doc_set::DocSet`] (indexes first, scans last), [`projection`] pulls blocks of those
 //! documents with the needed columns ([`Operator::next`], one block at a time, deadline
 //! checked per block), [`transform`] evaluates expressions over a block, and one terminal
-//! operator — [`aggregation`], [`group_by`] or [`selection`] (selection and DISTINCT, with
+//! operator — [`aggregation`], [`group_by`] (with [`dense_group_by`] fusing a small
+//! dictionary key space with sums and counts into one loop) or [`selection`] (selection and DISTINCT, with
 //! [`top_candidates`] narrowing `ORDER BY … LIMIT` on a typed first key) — consumes the
 //! blocks into the segment's [`SegmentOutput`]. Aggregations a star-tree can answer skip all
 //! of that: [`star_tree`] folds the tree's pre-aggregated records instead.
 
 pub mod aggregation;
+pub mod dense_group_by;
 pub mod doc_set;
 pub mod filter;
 pub mod group_by;

@@ -25,11 +25,11 @@ use segments::types::{DataType, DocId, StoredType, Value};
 use std::sync::Arc;
 
 /// Dictionaries up to this size are always decoded for numeric aggregation.
-const DECODE_ALWAYS: u32 = 1 << 16;
+pub(super) const DECODE_ALWAYS: u32 = 1 << 16;
 
 /// A block whose documents span at most this many times their count is read as one range
 /// (bulk decode) and gathered from it, rather than document by document.
-const DENSE_SPAN: usize = 4;
+pub(super) const DENSE_SPAN: usize = 4;
 
 /// How to read one column of one segment.
 pub struct ColumnSource<'s> {
