@@ -34,7 +34,7 @@ use crate::server::result::IntermediateData;
 use planner::plan::{AggregateCall, AggregateFunction, Expr};
 use roaring::RoaringBitmap;
 use segments::dictionary::Dictionary;
-use segments::forward::{BitPackedForward, ForwardIndex, RawCursor};
+use segments::forward::{DictIds, ForwardIndex, RawCursor};
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType};
 use std::borrow::Cow;
@@ -64,9 +64,9 @@ fn prefetch(p: *const f64) {
 /// Where an argument column's numbers come from.
 enum Numbers<'s> {
     /// Dictionary values by id: a `DOUBLE` dictionary in place, others widened once.
-    Table(Cow<'s, [f64]>, &'s BitPackedForward),
+    Table(Cow<'s, [f64]>, &'s DictIds),
     /// A large dictionary read id by id (few documents to read).
-    Dict(&'s Dictionary, &'s BitPackedForward),
+    Dict(&'s Dictionary, &'s DictIds),
     /// Raw fixed-width numbers.
     Raw(RawCursor<'s>),
 }
@@ -172,7 +172,7 @@ impl Chunk {
     }
 
     /// Reads the dict ids of the block's rows.
-    fn read_ids(&self, fwd: &BitPackedForward, ids: &mut Vec<u32>) {
+    fn read_ids(&self, fwd: &DictIds, ids: &mut Vec<u32>) {
         ids.resize(self.len(), 0);
         match self {
             Chunk::Span { first, .. } => fwd.read_range(*first, ids),
@@ -225,7 +225,7 @@ enum Output {
 
 /// The fused plan for one segment.
 pub struct DenseGroupBy<'s> {
-    keys: Vec<&'s BitPackedForward>,
+    keys: Vec<&'s DictIds>,
     args: Vec<ArgColumn<'s>>,
     outputs: Vec<Output>,
     counts: Option<LaneCounts>,
