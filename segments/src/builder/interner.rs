@@ -257,17 +257,30 @@ impl VarInterner {
         hashes: &mut Vec<u64>,
         out: &mut Vec<u32>,
     ) {
-        while (self.ends.len() + ends.len()) * 2 > self.slots.len() {
+        let value = |i: usize| &data[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+        self.intern_each(ends.len(), value, hashes, out);
+    }
+
+    /// Interns `n` values given by `value(0..n)` (typically cells of a CSV read buffer, so
+    /// nothing is copied before interning), appending ids to `out`, with hash slots prefetched
+    /// a few values ahead.
+    pub fn intern_each<'v>(
+        &mut self,
+        n: usize,
+        value: impl Fn(usize) -> &'v [u8],
+        hashes: &mut Vec<u64>,
+        out: &mut Vec<u32>,
+    ) {
+        while (self.ends.len() + n) * 2 > self.slots.len() {
             self.grow();
         }
-        let value = |i: usize| &data[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
         hashes.clear();
-        hashes.extend((0..ends.len()).map(|i| hash_bytes(value(i))));
+        hashes.extend((0..n).map(|i| hash_bytes(value(i))));
         let base = self.slots.as_ptr();
         for &h in hashes.iter().take(PREFETCH_AHEAD) {
             prefetch(base.wrapping_add(h as usize & self.mask));
         }
-        for i in 0..ends.len() {
+        for i in 0..n {
             if let Some(&h) = hashes.get(i + PREFETCH_AHEAD) {
                 prefetch(base.wrapping_add(h as usize & self.mask));
             }
