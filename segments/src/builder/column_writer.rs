@@ -10,7 +10,7 @@ use crate::dictionary::{NumericDictionary, VarDictionary};
 use crate::error::SegmentError;
 use crate::format::DataFileWriter;
 use crate::forward::{bitpacked, mv, raw};
-use crate::hash::hash_bytes;
+use crate::hash::{hash_bytes, load_le_padded};
 use crate::index::bloom::{BloomBuilder, native_hash};
 use crate::index::{IndexKind, dense, inverted, nulls, range, sorted};
 use crate::metadata::{ColumnMetadata, IndexInfo};
@@ -73,10 +73,11 @@ struct SortedDict {
     remap: Vec<u32>,
     min: Value,
     max: Value,
+    /// Entry hashes in sorted order, when asked for (bloom filters).
     hashes: Vec<u64>,
 }
 
-fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType) -> SortedDict {
+fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType, hashes: bool) -> SortedDict {
     let vals = i.values();
     // Order keys are distinct for distinct values, so sorting (key, id) pairs in place is
     // exact and avoids an indirect comparison per step.
@@ -97,7 +98,11 @@ fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType) -> SortedDict {
         remap,
         min: sorted.first().map_or(Value::Null, |v| v.to_value(dt)),
         max: sorted.last().map_or(Value::Null, |v| v.to_value(dt)),
-        hashes: sorted.iter().map(|&v| native_hash(v)).collect(),
+        hashes: if hashes {
+            sorted.iter().map(|&v| native_hash(v)).collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -106,14 +111,9 @@ fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType) -> SortedDict {
 fn var_key(v: &[u8], depth: usize, id: u32) -> (u64, u64, u32, u32) {
     let rest = v.get(depth..).unwrap_or_default();
     let n = rest.len().min(16);
-    let mut p = [0u8; 16];
-    p[..n].copy_from_slice(&rest[..n]);
-    let (hi, lo) = p.split_at(8);
-    let word = |s: &[u8]| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(s);
-        u64::from_be_bytes(w)
-    };
+    // Big-endian words of the zero-padded bytes, without a `memcpy` call per key.
+    let word = |s: &[u8]| load_le_padded(s).swap_bytes();
+    let (hi, lo) = rest[..n].split_at(n.min(8));
     (word(hi), word(lo), n as u32, id)
 }
 
@@ -149,7 +149,7 @@ fn sort_bytes_order(i: &VarInterner) -> Vec<u32> {
     keyed.into_iter().map(|k| k.3).collect()
 }
 
-fn sort_var(i: &VarInterner, dt: DataType) -> Result<SortedDict, SegmentError> {
+fn sort_var(i: &VarInterner, dt: DataType, hashes: bool) -> Result<SortedDict, SegmentError> {
     let ord = VarOrder::of(dt);
     let order: Vec<u32> = if ord == VarOrder::Bytes {
         sort_bytes_order(i)
@@ -187,18 +187,23 @@ fn sort_var(i: &VarInterner, dt: DataType) -> Result<SortedDict, SegmentError> {
         } else {
             Value::Null
         },
-        hashes: sorted.map(hash_bytes).collect(),
+        hashes: if hashes {
+            sorted.map(hash_bytes).collect()
+        } else {
+            Vec::new()
+        },
     })
 }
 
-fn sort_dictionary(c: &ColumnCollector) -> Result<SortedDict, SegmentError> {
+/// The column's sorted dictionary; `hashes` asks for the entries' hashes (for a bloom filter).
+fn sort_dictionary(c: &ColumnCollector, hashes: bool) -> Result<SortedDict, SegmentError> {
     let dt = c.data_type();
     Ok(match &c.distinct {
-        Distinct::Int(i) => sort_numeric(i, dt),
-        Distinct::Long(i) => sort_numeric(i, dt),
-        Distinct::Float(i) => sort_numeric(i, dt),
-        Distinct::Double(i) => sort_numeric(i, dt),
-        Distinct::Var(i) => sort_var(i, dt)?,
+        Distinct::Int(i) => sort_numeric(i, dt, hashes),
+        Distinct::Long(i) => sort_numeric(i, dt, hashes),
+        Distinct::Float(i) => sort_numeric(i, dt, hashes),
+        Distinct::Double(i) => sort_numeric(i, dt, hashes),
+        Distinct::Var(i) => sort_var(i, dt, hashes)?,
         Distinct::Raw => unreachable!("raw columns have no dictionary"),
     })
 }
@@ -231,7 +236,7 @@ pub fn sort_permutation(c: &mut ColumnCollector, docs: u32) -> Result<DocOrder, 
     let n = docs as usize;
     let mut perm: Vec<u32> = (0..docs).collect();
     if c.dict {
-        let d = sort_dictionary(c)?;
+        let d = sort_dictionary(c, false)?;
         let ids: Vec<u32> = u32s(&bytes).map(|p| d.remap[p as usize]).collect();
         if ids.len() != n {
             return Err(corrupt_spill(c));
@@ -400,7 +405,7 @@ pub fn encode_column(
         indexes: Vec::new(),
     };
     if c.dict {
-        let mut d = sort_dictionary(&c)?;
+        let mut d = sort_dictionary(&c, plan.bloom.is_some())?;
         let card = d.remap.len();
         let bits = bitpacked::bits_for_cardinality(card as u32);
         meta.cardinality = card as u32;
@@ -586,7 +591,7 @@ mod tests {
             }
             expected.sort();
             expected.dedup();
-            let d = sort_var(&interner, DataType::Bytes).unwrap();
+            let d = sort_var(&interner, DataType::Bytes, false).unwrap();
             let dict = VarDictionary::from_bytes(crate::format::Bytes::from_vec(d.bytes), DataType::Bytes).unwrap();
             let got: Vec<Vec<u8>> = (0..dict.len()).map(|id| dict.bytes(id).into_owned()).collect();
             prop_assert_eq!(got, expected);

@@ -5,7 +5,7 @@
 //! [`VarInterner`] keeps a 32-bit hash tag next to the id and the bytes in one arena. Both
 //! remember the last value interned, which makes sorted or run-heavy input nearly free.
 
-use crate::hash::{hash_bytes, hash_u64};
+use crate::hash::{hash_bytes, hash_u64, load_le_padded};
 use crate::native::NativeType;
 
 const EMPTY: u32 = u32::MAX;
@@ -31,11 +31,7 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    let word = |s: &[u8]| {
-        let mut w = [0u8; 8];
-        w[..s.len()].copy_from_slice(s);
-        u64::from_ne_bytes(w)
-    };
+    let word = load_le_padded;
     let n = a.len();
     if n <= 8 {
         return word(a) == word(b);
