@@ -517,9 +517,12 @@ impl ColumnCollector {
                 }
                 self.ids.clear();
                 match &mut self.distinct {
-                    Distinct::Var(interner) => {
-                        interner.intern_each(j - i, |k| cell(i + k), &mut self.hashes, &mut self.ids)
-                    }
+                    Distinct::Var(interner) => interner.intern_each(
+                        j - i,
+                        |k| cell(i + k),
+                        &mut self.hashes,
+                        &mut self.ids,
+                    ),
                     _ => unreachable!("string columns have a byte-string interner"),
                 }
                 self.entries += (j - i) as u64;
@@ -528,12 +531,75 @@ impl ColumnCollector {
             }
             return Ok(i);
         }
-        let mut i = 0;
-        while i < n && self.push_plain_text(dt, cell(i)) {
-            self.after_pending()?;
-            i += 1;
+        match (&self.pending, dt) {
+            (Pending::Int(_), DataType::Int) => self.plain_numbers(
+                n,
+                cell,
+                |b| fast_i64(b).and_then(|x| i32::try_from(x).ok()),
+                |p| match p {
+                    Pending::Int(v) => Some(v),
+                    _ => None,
+                },
+            ),
+            (Pending::Long(_), DataType::Long) => {
+                self.plain_numbers(n, cell, fast_i64, |p| match p {
+                    Pending::Long(v) => Some(v),
+                    _ => None,
+                })
+            }
+            (Pending::Long(_), DataType::Timestamp) => self.plain_numbers(
+                n,
+                cell,
+                |b| fast_i64(b).or_else(|| fast_date_millis(b)),
+                |p| match p {
+                    Pending::Long(v) => Some(v),
+                    _ => None,
+                },
+            ),
+            (Pending::Double(_), DataType::Double) => {
+                self.plain_numbers(n, cell, fast_f64, |p| match p {
+                    Pending::Double(v) => Some(v),
+                    _ => None,
+                })
+            }
+            _ => Ok(0),
         }
-        Ok(i)
+    }
+
+    /// [`Self::push_plain_cells`] for a numeric column: `parse` is its fast parser, `values`
+    /// its pending batch. One tight loop per batch, interning each batch as it fills.
+    #[inline]
+    fn plain_numbers<'c, T>(
+        &mut self,
+        n: usize,
+        cell: impl Fn(usize) -> &'c [u8],
+        parse: impl Fn(&[u8]) -> Option<T>,
+        values: impl Fn(&mut Pending) -> Option<&mut Vec<T>>,
+    ) -> Result<usize, SegmentError> {
+        let mut i = 0;
+        loop {
+            let Some(v) = values(&mut self.pending) else {
+                return Ok(i);
+            };
+            // A pending batch is interned as soon as it fills, so there is room.
+            let stop = (i + BATCH.saturating_sub(v.len())).min(n);
+            let start = i;
+            while i < stop {
+                match parse(cell(i)) {
+                    Some(x) => v.push(x),
+                    None => break,
+                }
+                i += 1;
+            }
+            let full = v.len() >= BATCH;
+            self.entries += (i - start) as u64;
+            if full {
+                self.flush_pending()?;
+            }
+            if i < stop || i == n {
+                return Ok(i);
+            }
+        }
     }
 
     /// Appends the interned ids in `self.ids` to the spill file.
@@ -776,17 +842,43 @@ mod tests {
     fn plain_cells_match_cell_by_cell() {
         let dir = tempfile::tempdir().unwrap();
         let cells: Vec<&[u8]> = vec![
-            b"b", b"a", b"", b"b", "é".as_bytes(), b"c", b"", b"", b"a", b"zz", b"1996-03-13",
-            b"12", b"-7", b"1.5", b"x", b"3.0", b"1e3", b" 4 ",
+            b"b",
+            b"a",
+            b"",
+            b"b",
+            "é".as_bytes(),
+            b"c",
+            b"",
+            b"",
+            b"a",
+            b"zz",
+            b"1996-03-13",
+            b"12",
+            b"-7",
+            b"1.5",
+            b"x",
+            b"3.0",
+            b"1e3",
+            b" 4 ",
         ];
         // Many cells, so batches of the fast path fill and flush.
-        let cells: Vec<&[u8]> = (0..5000).map(|i| cells[(i * 7 + i / 13) % cells.len()]).collect();
-        for (k, dt) in [DataType::String, DataType::Long, DataType::Int, DataType::Double, DataType::Timestamp, DataType::Float]
-            .into_iter()
-            .enumerate()
+        let cells: Vec<&[u8]> = (0..5000)
+            .map(|i| cells[(i * 7 + i / 13) % cells.len()])
+            .collect();
+        for (k, dt) in [
+            DataType::String,
+            DataType::Long,
+            DataType::Int,
+            DataType::Double,
+            DataType::Timestamp,
+            DataType::Float,
+        ]
+        .into_iter()
+        .enumerate()
         {
             let spec = FieldSpec::dimension("c", dt);
-            let spill = |name: &str| SpillWriter::create(dir.path().join(format!("{k}{name}"))).unwrap();
+            let spill =
+                |name: &str| SpillWriter::create(dir.path().join(format!("{k}{name}"))).unwrap();
             let mut one = ColumnCollector::new(&spec, true, spill("one")).unwrap();
             let mut fast = ColumnCollector::new(&spec, true, spill("fast")).unwrap();
             let (mut errs_one, mut errs_fast) = (Vec::new(), Vec::new());
@@ -804,7 +896,9 @@ mod tests {
             let mut i = 0;
             while i < cells.len() {
                 let start = i;
-                i += fast.push_plain_cells(cells.len() - start, |j| cells[start + j]).unwrap();
+                i += fast
+                    .push_plain_cells(cells.len() - start, |j| cells[start + j])
+                    .unwrap();
                 if i < cells.len() {
                     feed(&mut fast, i, &mut errs_fast);
                     i += 1;
@@ -815,7 +909,11 @@ mod tests {
             assert_eq!(errs_one, errs_fast, "{dt}");
             assert_eq!(one.nulls, fast.nulls, "{dt}");
             assert_eq!(one.entries, fast.entries, "{dt}");
-            assert_eq!(one.spill.read_and_remove().unwrap(), fast.spill.read_and_remove().unwrap(), "{dt}");
+            assert_eq!(
+                one.spill.read_and_remove().unwrap(),
+                fast.spill.read_and_remove().unwrap(),
+                "{dt}"
+            );
             if let (Distinct::Var(a), Distinct::Var(b)) = (&one.distinct, &fast.distinct) {
                 assert_eq!(a.len(), b.len());
                 for id in 0..a.len() as u32 {

@@ -156,16 +156,14 @@ fn scan_record(
                 match find_quote(buf, j) {
                     None if eof => break None,
                     None => return Scan::NeedMore,
-                    Some(q) => {
-                        match buf.get(q + 1) {
-                            Some(b'"') => {
-                                simple = false;
-                                j = q + 2;
-                            }
-                            None if !eof => return Scan::NeedMore,
-                            _ => break Some(q),
+                    Some(q) => match buf.get(q + 1) {
+                        Some(b'"') => {
+                            simple = false;
+                            j = q + 2;
                         }
-                    }
+                        None if !eof => return Scan::NeedMore,
+                        _ => break Some(q),
+                    },
                 }
             };
             i = match close {
