@@ -112,6 +112,13 @@ impl CellSink for ColumnCollector {
     fn null(&mut self, doc: DocId) -> Result<(), SegmentError> {
         self.push_null(doc)
     }
+    fn plain_cells<'c>(
+        &mut self,
+        n: usize,
+        cell: impl Fn(usize) -> &'c [u8],
+    ) -> Result<usize, SegmentError> {
+        self.push_plain_cells(n, cell)
+    }
 }
 
 /// Threads a segment build uses at most: the current rayon pool's size (which honours

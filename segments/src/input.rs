@@ -64,6 +64,18 @@ pub trait CellSink: Send {
     ) -> Result<Result<(), String>, SegmentError>;
     /// A null cell.
     fn null(&mut self, doc: DocId) -> Result<(), SegmentError>;
+    /// A fast path for a run of CSV cells `cell(0..n)` (the next docs): takes as many leading
+    /// cells as it can, each exactly as [`CellSink::text`] would, and returns how many. It
+    /// never takes an empty (null) cell nor reports a bad one: the reader passes the cell it
+    /// stopped at to [`CellSink::text`] or [`CellSink::null`] and then calls this again.
+    fn plain_cells<'c>(
+        &mut self,
+        n: usize,
+        cell: impl Fn(usize) -> &'c [u8],
+    ) -> Result<usize, SegmentError> {
+        let _ = (n, cell);
+        Ok(0)
+    }
 }
 
 /// Rows per CSV batch.
@@ -139,7 +151,17 @@ fn column_task<S: CellSink>(
     batch: &CsvBatch,
     sink: &mut S,
 ) -> Result<(), (usize, SegmentError)> {
-    for i in 0..batch.len {
+    let mut i = 0;
+    while i < batch.len {
+        if let Some(p) = position {
+            let start = i;
+            i += sink
+                .plain_cells(batch.len - start, |k| batch.cell(start + k, p))
+                .map_err(|e| (start, e))?;
+            if i == batch.len {
+                break;
+            }
+        }
         let doc = (batch.first_doc + i as u64) as DocId;
         let cell = position.map_or(&b""[..], |p| batch.cell(i, p));
         let r = if cell.is_empty() {
@@ -152,6 +174,7 @@ fn column_task<S: CellSink>(
             }
         };
         r.map_err(|e| (i, e))?;
+        i += 1;
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ use crate::dictionary::{NumericDictionary, VarDictionary};
 use crate::error::SegmentError;
 use crate::format::DataFileWriter;
 use crate::forward::{bitpacked, mv, raw};
-use crate::hash::hash_bytes;
+use crate::hash::{hash_bytes, load_le_padded};
 use crate::index::bloom::{BloomBuilder, native_hash};
 use crate::index::{IndexKind, dense, inverted, nulls, range, sorted};
 use crate::metadata::{ColumnMetadata, IndexInfo};
@@ -73,10 +73,11 @@ struct SortedDict {
     remap: Vec<u32>,
     min: Value,
     max: Value,
+    /// Entry hashes in sorted order, when asked for (bloom filters).
     hashes: Vec<u64>,
 }
 
-fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType) -> SortedDict {
+fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType, hashes: bool) -> SortedDict {
     let vals = i.values();
     // Order keys are distinct for distinct values, so sorting (key, id) pairs in place is
     // exact and avoids an indirect comparison per step.
@@ -97,7 +98,11 @@ fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType) -> SortedDict {
         remap,
         min: sorted.first().map_or(Value::Null, |v| v.to_value(dt)),
         max: sorted.last().map_or(Value::Null, |v| v.to_value(dt)),
-        hashes: sorted.iter().map(|&v| native_hash(v)).collect(),
+        hashes: if hashes {
+            sorted.iter().map(|&v| native_hash(v)).collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -106,25 +111,50 @@ fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType) -> SortedDict {
 fn var_key(v: &[u8], depth: usize, id: u32) -> (u64, u64, u32, u32) {
     let rest = v.get(depth..).unwrap_or_default();
     let n = rest.len().min(16);
-    let mut p = [0u8; 16];
-    p[..n].copy_from_slice(&rest[..n]);
-    let (hi, lo) = p.split_at(8);
-    let word = |s: &[u8]| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(s);
-        u64::from_be_bytes(w)
-    };
+    // Big-endian words of the zero-padded bytes, without a `memcpy` call per key.
+    let word = |s: &[u8]| load_le_padded(s).swap_bytes();
+    let (hi, lo) = rest[..n].split_at(n.min(8));
     (word(hi), word(lo), n as u32, id)
+}
+
+/// Sorts keys as `sort_unstable` does; large inputs are first distributed by their first two
+/// bytes (a counting sort on the most significant 16 bits), so the comparison sort only runs
+/// within each bucket, which saves most of its levels on a large dictionary.
+fn sort_by_first_bytes(mut keyed: Vec<(u64, u64, u32, u32)>) -> Vec<(u64, u64, u32, u32)> {
+    const BUCKETS: usize = 1 << 16;
+    if keyed.len() < BUCKETS {
+        keyed.sort_unstable();
+        return keyed;
+    }
+    let bucket = |k: &(u64, u64, u32, u32)| (k.0 >> 48) as usize;
+    let mut starts = vec![0usize; BUCKETS + 1];
+    for k in &keyed {
+        starts[bucket(k) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut out = vec![(0, 0, 0, 0); keyed.len()];
+    let mut pos = starts.clone();
+    for k in keyed {
+        let b = bucket(&k);
+        out[pos[b]] = k;
+        pos[b] += 1;
+    }
+    for b in 0..BUCKETS {
+        out[starts[b]..starts[b + 1]].sort_unstable();
+    }
+    out
 }
 
 /// Provisional ids in byte order of their values: a multikey sort on inline 16-byte keys with
 /// plain tuple compares. Runs that tie on a full key are re-keyed on their next 16 bytes and
 /// sorted again, so long shared prefixes (text columns) never fall back to `memcmp` compares.
 fn sort_bytes_order(i: &VarInterner) -> Vec<u32> {
-    let mut keyed: Vec<(u64, u64, u32, u32)> = (0..i.len() as u32)
+    let keyed: Vec<(u64, u64, u32, u32)> = (0..i.len() as u32)
         .map(|id| var_key(i.get(id), 0, id))
         .collect();
-    keyed.sort_unstable();
+    let mut keyed = sort_by_first_bytes(keyed);
     // Ranges sorted on their key at a depth, to scan for ties.
     let mut todo = vec![(0, keyed.len(), 0)];
     while let Some((start, end, depth)) = todo.pop() {
@@ -149,7 +179,7 @@ fn sort_bytes_order(i: &VarInterner) -> Vec<u32> {
     keyed.into_iter().map(|k| k.3).collect()
 }
 
-fn sort_var(i: &VarInterner, dt: DataType) -> Result<SortedDict, SegmentError> {
+fn sort_var(i: &VarInterner, dt: DataType, hashes: bool) -> Result<SortedDict, SegmentError> {
     let ord = VarOrder::of(dt);
     let order: Vec<u32> = if ord == VarOrder::Bytes {
         sort_bytes_order(i)
@@ -187,18 +217,23 @@ fn sort_var(i: &VarInterner, dt: DataType) -> Result<SortedDict, SegmentError> {
         } else {
             Value::Null
         },
-        hashes: sorted.map(hash_bytes).collect(),
+        hashes: if hashes {
+            sorted.map(hash_bytes).collect()
+        } else {
+            Vec::new()
+        },
     })
 }
 
-fn sort_dictionary(c: &ColumnCollector) -> Result<SortedDict, SegmentError> {
+/// The column's sorted dictionary; `hashes` asks for the entries' hashes (for a bloom filter).
+fn sort_dictionary(c: &ColumnCollector, hashes: bool) -> Result<SortedDict, SegmentError> {
     let dt = c.data_type();
     Ok(match &c.distinct {
-        Distinct::Int(i) => sort_numeric(i, dt),
-        Distinct::Long(i) => sort_numeric(i, dt),
-        Distinct::Float(i) => sort_numeric(i, dt),
-        Distinct::Double(i) => sort_numeric(i, dt),
-        Distinct::Var(i) => sort_var(i, dt)?,
+        Distinct::Int(i) => sort_numeric(i, dt, hashes),
+        Distinct::Long(i) => sort_numeric(i, dt, hashes),
+        Distinct::Float(i) => sort_numeric(i, dt, hashes),
+        Distinct::Double(i) => sort_numeric(i, dt, hashes),
+        Distinct::Var(i) => sort_var(i, dt, hashes)?,
         Distinct::Raw => unreachable!("raw columns have no dictionary"),
     })
 }
@@ -231,7 +266,7 @@ pub fn sort_permutation(c: &mut ColumnCollector, docs: u32) -> Result<DocOrder, 
     let n = docs as usize;
     let mut perm: Vec<u32> = (0..docs).collect();
     if c.dict {
-        let d = sort_dictionary(c)?;
+        let d = sort_dictionary(c, false)?;
         let ids: Vec<u32> = u32s(&bytes).map(|p| d.remap[p as usize]).collect();
         if ids.len() != n {
             return Err(corrupt_spill(c));
@@ -400,7 +435,7 @@ pub fn encode_column(
         indexes: Vec::new(),
     };
     if c.dict {
-        let mut d = sort_dictionary(&c)?;
+        let mut d = sort_dictionary(&c, plan.bloom.is_some())?;
         let card = d.remap.len();
         let bits = bitpacked::bits_for_cardinality(card as u32);
         meta.cardinality = card as u32;
@@ -569,6 +604,28 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn bucketed_sort_matches_a_plain_sort() {
+        // Enough keys for the bucketed path, with many sharing their first bytes.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let keys: Vec<(u64, u64, u32, u32)> = (0..100_000u32)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let hi = if i % 3 == 0 {
+                    x & 0x00ff_ffff_ffff_ffff
+                } else {
+                    x
+                };
+                (hi, x.rotate_left(7) % 5, (i % 17), i)
+            })
+            .collect();
+        let mut want = keys.clone();
+        want.sort_unstable();
+        assert_eq!(sort_by_first_bytes(keys), want);
+    }
+
     proptest! {
         #[test]
         fn var_dictionary_sorts_by_bytes(
@@ -586,7 +643,7 @@ mod tests {
             }
             expected.sort();
             expected.dedup();
-            let d = sort_var(&interner, DataType::Bytes).unwrap();
+            let d = sort_var(&interner, DataType::Bytes, false).unwrap();
             let dict = VarDictionary::from_bytes(crate::format::Bytes::from_vec(d.bytes), DataType::Bytes).unwrap();
             let got: Vec<Vec<u8>> = (0..dict.len()).map(|id| dict.bytes(id).into_owned()).collect();
             prop_assert_eq!(got, expected);

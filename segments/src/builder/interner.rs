@@ -5,7 +5,7 @@
 //! [`VarInterner`] keeps a 32-bit hash tag next to the id and the bytes in one arena. Both
 //! remember the last value interned, which makes sorted or run-heavy input nearly free.
 
-use crate::hash::{hash_bytes, hash_u64};
+use crate::hash::{hash_bytes, hash_u64, load_le_padded};
 use crate::native::NativeType;
 
 const EMPTY: u32 = u32::MAX;
@@ -31,11 +31,7 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    let word = |s: &[u8]| {
-        let mut w = [0u8; 8];
-        w[..s.len()].copy_from_slice(s);
-        u64::from_ne_bytes(w)
-    };
+    let word = load_le_padded;
     let n = a.len();
     if n <= 8 {
         return word(a) == word(b);
@@ -257,17 +253,30 @@ impl VarInterner {
         hashes: &mut Vec<u64>,
         out: &mut Vec<u32>,
     ) {
-        while (self.ends.len() + ends.len()) * 2 > self.slots.len() {
+        let value = |i: usize| &data[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+        self.intern_each(ends.len(), value, hashes, out);
+    }
+
+    /// Interns `n` values given by `value(0..n)` (typically cells of a CSV read buffer, so
+    /// nothing is copied before interning), appending ids to `out`, with hash slots prefetched
+    /// a few values ahead.
+    pub fn intern_each<'v>(
+        &mut self,
+        n: usize,
+        value: impl Fn(usize) -> &'v [u8],
+        hashes: &mut Vec<u64>,
+        out: &mut Vec<u32>,
+    ) {
+        while (self.ends.len() + n) * 2 > self.slots.len() {
             self.grow();
         }
-        let value = |i: usize| &data[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
         hashes.clear();
-        hashes.extend((0..ends.len()).map(|i| hash_bytes(value(i))));
+        hashes.extend((0..n).map(|i| hash_bytes(value(i))));
         let base = self.slots.as_ptr();
         for &h in hashes.iter().take(PREFETCH_AHEAD) {
             prefetch(base.wrapping_add(h as usize & self.mask));
         }
-        for i in 0..ends.len() {
+        for i in 0..n {
             if let Some(&h) = hashes.get(i + PREFETCH_AHEAD) {
                 prefetch(base.wrapping_add(h as usize & self.mask));
             }

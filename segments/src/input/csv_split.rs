@@ -53,13 +53,52 @@ enum Scan {
     NeedMore,
 }
 
-/// Index of the first of `,`, `\n` or `\r` at or after `i` (or `buf.len()`).
+/// Bit 7 of each byte of `w` that equals `c` (and possibly of higher bytes after such a byte,
+/// so only the lowest set bit is exact): the classic "has zero byte" word trick.
+#[inline(always)]
+fn bytes_equal(w: u64, c: u8) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let x = w ^ (LO * c as u64);
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// The little-endian word at `buf[i..i + 8]`.
+#[inline(always)]
+fn word_at(buf: &[u8], i: usize) -> u64 {
+    let b = &buf[i..i + 8];
+    u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+}
+
+/// Index of the first of `,`, `\n` or `\r` at or after `i` (or `buf.len()`), eight bytes at a
+/// time.
 #[inline]
 fn field_end(buf: &[u8], mut i: usize) -> usize {
+    while i + 8 <= buf.len() {
+        let w = word_at(buf, i);
+        let m = bytes_equal(w, b',') | bytes_equal(w, b'\n') | bytes_equal(w, b'\r');
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
     while i < buf.len() && !matches!(buf[i], b',' | b'\n' | b'\r') {
         i += 1;
     }
     i
+}
+
+/// Index of the first `"` at or after `i`, eight bytes at a time.
+#[inline]
+fn find_quote(buf: &[u8], mut i: usize) -> Option<usize> {
+    while i + 8 <= buf.len() {
+        let m = bytes_equal(word_at(buf, i), b'"');
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    buf[i..].iter().position(|&c| c == b'"').map(|q| i + q)
 }
 
 /// Rewrites the raw quoted field `buf[start..end]` (starting with `"`) to its value in place;
@@ -114,20 +153,17 @@ fn scan_record(
             let mut simple = true;
             let mut j = i + 1;
             let close = loop {
-                match buf[j..].iter().position(|&c| c == b'"') {
+                match find_quote(buf, j) {
                     None if eof => break None,
                     None => return Scan::NeedMore,
-                    Some(q) => {
-                        let q = j + q;
-                        match buf.get(q + 1) {
-                            Some(b'"') => {
-                                simple = false;
-                                j = q + 2;
-                            }
-                            None if !eof => return Scan::NeedMore,
-                            _ => break Some(q),
+                    Some(q) => match buf.get(q + 1) {
+                        Some(b'"') => {
+                            simple = false;
+                            j = q + 2;
                         }
-                    }
+                        None if !eof => return Scan::NeedMore,
+                        _ => break Some(q),
+                    },
                 }
             };
             i = match close {
@@ -385,12 +421,23 @@ mod tests {
 
     proptest! {
         #[test]
+        fn word_scans_match_byte_scans(
+            buf in proptest::collection::vec(prop_oneof![Just(b','), Just(b'\n'), Just(b'\r'), Just(b'"'), Just(b'a'), Just(0x80u8), Just(0xacu8), any::<u8>()], 0..40),
+            from in 0usize..40,
+        ) {
+            let from = from.min(buf.len());
+            let naive_end = (from..buf.len()).find(|&i| matches!(buf[i], b',' | b'\n' | b'\r')).unwrap_or(buf.len());
+            prop_assert_eq!(field_end(&buf, from), naive_end);
+            prop_assert_eq!(find_quote(&buf, from), (from..buf.len()).find(|&i| buf[i] == b'"'));
+        }
+
+        #[test]
         fn agrees_with_the_csv_crate(
             parts in proptest::collection::vec(
                 prop_oneof![
                     Just(&b","[..]), Just(&b"\""[..]), Just(&b"\n"[..]), Just(&b"\r"[..]),
                     Just(&b"\r\n"[..]), Just(&b"ab"[..]), Just(&b" "[..]), Just(&b"\"\""[..]),
-                    Just(&b"\xc3\xa9"[..]),
+                    Just(&b"\xc3\xa9"[..]), Just(&b"long field text"[..]),
                 ],
                 0..60,
             ),
