@@ -114,13 +114,14 @@ fn create(args: CreateArgs) -> Result<(), String> {
     }
     let s = result.map_err(|e| e.to_string())?;
     println!(
-        "created segment {} at {}: {} rows, {} columns, {} bytes in {:.2} s",
+        "created segment {} at {}: {} rows, {} columns, {} bytes in {:.2} s (reading the input {:.2} s)",
         s.segment_name,
         s.segment_dir.display(),
         s.total_docs,
         s.columns,
         s.size_bytes,
-        s.seconds
+        s.seconds,
+        s.read_seconds
     );
     Ok(())
 }

@@ -460,7 +460,7 @@ pub fn encode_column(
                 )?;
             }
             if plan.range {
-                w.add(IndexKind::Range, range::encode_dict_ids(&ids))?;
+                w.add(IndexKind::Range, range::encode_dict_ids(&ids, card as u32))?;
             }
         } else {
             let bytes = c.spill.read_and_remove()?;

@@ -21,6 +21,21 @@ impl DenseBits {
         }
     }
 
+    /// All bits of docs `0..len` set.
+    pub fn full(len: usize) -> DenseBits {
+        let mut words = vec![u64::MAX; len.div_ceil(64)];
+        if let Some(last) = words.last_mut().filter(|_| len % 64 != 0) {
+            *last = (1u64 << (len % 64)) - 1;
+        }
+        DenseBits { words }
+    }
+
+    /// Clears the bit of `doc` (which must be below the length given at creation).
+    #[inline]
+    pub fn clear(&mut self, doc: u32) {
+        self.words[(doc >> 6) as usize] &= !(1u64 << (doc & 63));
+    }
+
     /// Sets the bit of `doc` (which must be below the length given to [`DenseBits::new`]).
     #[inline]
     pub fn set(&mut self, doc: u32) {
@@ -51,6 +66,14 @@ mod tests {
             let mut d = DenseBits::new(len);
             docs.iter().for_each(|&x| d.set(x));
             let expected: RoaringBitmap = docs.iter().copied().collect();
+            prop_assert_eq!(d.to_roaring(), expected);
+        }
+
+        #[test]
+        fn full_minus_cleared(docs in proptest::collection::btree_set(0u32..5_000, 0..300), len in 5_000usize..5_200) {
+            let mut d = DenseBits::full(len);
+            docs.iter().for_each(|&x| d.clear(x));
+            let expected: RoaringBitmap = (0..len as u32).filter(|x| !docs.contains(x)).collect();
             prop_assert_eq!(d.to_roaring(), expected);
         }
     }

@@ -1,27 +1,36 @@
-//! [`RangeIndexReader`]: Pinot's range index version 2 — a **bit-sliced** index, answering
-//! `<, <=, >, >=, BETWEEN` exactly (no partial matches).
+//! [`RangeIndexReader`]: Pinot's range index version 2 — ranges of keys to bitmaps, answering
+//! `<, <=, >, >=, BETWEEN` with exact and partial matches.
 //!
 //! Each doc gets an unsigned key whose order is the value order: its dict id for dictionary
 //! columns, or for raw numeric columns the order-preserving encoding of its value
-//! ([`NativeType::order_key`]) minus the column minimum. Slice `b` is the bitmap of docs whose key
-//! has bit `b` set; "key ≤ c" is computed from the slices with O'Neil & Quass's algorithm, and a
-//! range is `le(hi) − lt(lo)`. Since every doc's key is exact, so is the answer:
-//! [`RangeMatch::partial`] is always empty for this format (it exists for future bucketed
-//! variants and for [`RangeIndexReader::matching_values`] on dictionary columns, which cannot
-//! map values without the dictionary).
+//! ([`NativeType::order_key`]) minus the column minimum. Three layouts:
 //!
-//! Multi-value columns (a doc matches if any of its values does) store one bitmap per dict id
-//! instead, and a range is the union of the bitmaps of its ids.
+//! * **bucketed** (single-value dictionary columns): the dict ids are cut into consecutive
+//!   ranges holding about [`BUCKET_DOCS`] docs each (an id is never split), with one bitmap
+//!   per range. Buckets inside a queried range match exactly; the at most two buckets it cuts
+//!   through are [`RangeMatch::partial`], confirmed by the caller from the bit-packed forward
+//!   index, which reads a doc's id at random cheaply. A narrow range costs two buckets' worth
+//!   of docs whatever the column's cardinality; a wide one is built as all docs minus the
+//!   buckets outside it, so it costs the docs it does *not* match.
+//! * **bit-sliced** (raw numeric columns, whose zstd-chunked forward index is costly to read
+//!   at random, so every answer must be exact): slice `b` is the bitmap of docs whose key has
+//!   bit `b` set; "key ≤ c" is computed from the slices with O'Neil & Quass's algorithm, and a
+//!   range is `le(hi) − lt(lo)`. Segments written before the bucketed layout existed also
+//!   carry it for dictionary columns, and are read as they are.
+//! * **per id** (multi-value columns, where a doc matches if any of its values does): one
+//!   bitmap per dict id, and a range is the union of the bitmaps of its ids.
 //!
-//! Layout: `u32 mode` (0 bit-sliced, 1 per-id), `u32 slices`, `u64 base key`, `u64 docs`,
-//! `slices + 1` `u64` end offsets (first 0), then the serialized bitmaps.
+//! Layout: `u32 mode` (0 bit-sliced, 1 per-id, 2 bucketed), `u32 count` (bitmaps), `u64 base
+//! key`, `u64 docs`, `count + 1` `u64` end offsets (first 0), for the bucketed mode `count + 1`
+//! `u64` bucket bounds (bucket `b` holds keys `bounds[b] .. bounds[b + 1]`), then the
+//! serialized bitmaps.
 
-use super::dense::DenseBits;
+use super::dense::{DenseBits, is_dense};
 use crate::format::{ByteReader, Bytes};
 use crate::native::NativeType;
 use crate::types::{DataType, DictId, Value};
 use crate::with_native_type;
-use roaring::RoaringBitmap;
+use roaring::{MultiOps, RoaringBitmap};
 use std::cmp::Ordering;
 use std::ops::{Bound, Range};
 use std::sync::OnceLock;
@@ -35,8 +44,20 @@ pub struct RangeMatch {
 
 const MODE_BIT_SLICED: u32 = 0;
 const MODE_PER_ID: u32 = 1;
+const MODE_BUCKETED: u32 = 2;
 
-fn encode_bitmaps(mode: u32, base: u64, docs: u32, maps: Vec<RoaringBitmap>) -> Vec<u8> {
+/// Docs per bucket the bucketed layout aims for: a range confirms at most two buckets doc by
+/// doc, and the bitmaps' container headers stay small next to the docs they hold.
+pub const BUCKET_DOCS: u64 = 16_384;
+
+/// Writes the header, the offsets, `bounds` (bucketed mode only) and the bitmaps.
+fn encode_bitmaps(
+    mode: u32,
+    base: u64,
+    docs: u32,
+    maps: Vec<RoaringBitmap>,
+    bounds: &[u64],
+) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(&mode.to_le_bytes());
     out.extend_from_slice(&(maps.len() as u32).to_le_bytes());
@@ -49,6 +70,9 @@ fn encode_bitmaps(mode: u32, base: u64, docs: u32, maps: Vec<RoaringBitmap>) -> 
         // Writing into a Vec cannot fail.
         let _ = m.serialize_into(&mut data);
         out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    }
+    for b in bounds {
+        out.extend_from_slice(&b.to_le_bytes());
     }
     out.extend_from_slice(&data);
     out
@@ -68,13 +92,41 @@ pub fn encode_bit_sliced(keys: &[u64], base: u64) -> Vec<u8> {
         }
     }
     let maps = bits.iter().map(DenseBits::to_roaring).collect();
-    encode_bitmaps(MODE_BIT_SLICED, base, keys.len() as u32, maps)
+    encode_bitmaps(MODE_BIT_SLICED, base, keys.len() as u32, maps, &[])
 }
 
-/// Builds a bit-sliced index over the dict ids of a single-value column.
-pub fn encode_dict_ids(ids: &[u32]) -> Vec<u8> {
-    let keys: Vec<u64> = ids.iter().map(|&i| i as u64).collect();
-    encode_bit_sliced(&keys, 0)
+/// Builds the bucketed index over the dict ids of a single-value column of `cardinality`
+/// values: consecutive ids go to one bucket until it holds [`BUCKET_DOCS`] docs.
+pub fn encode_dict_ids(ids: &[u32], cardinality: u32) -> Vec<u8> {
+    encode_buckets(ids, cardinality, BUCKET_DOCS)
+}
+
+/// [`encode_dict_ids`] with buckets of `bucket_docs` docs.
+fn encode_buckets(ids: &[u32], cardinality: u32, bucket_docs: u64) -> Vec<u8> {
+    let mut counts = vec![0u64; cardinality as usize];
+    for &id in ids {
+        counts[id as usize] += 1;
+    }
+    let mut bounds = vec![0u64];
+    let mut bucket_of = Vec::with_capacity(counts.len());
+    let mut held = 0;
+    for (id, &n) in counts.iter().enumerate() {
+        bucket_of.push((bounds.len() - 1) as u32);
+        held += n;
+        if held >= bucket_docs && id + 1 < counts.len() {
+            bounds.push(id as u64 + 1);
+            held = 0;
+        }
+    }
+    if cardinality > 0 {
+        bounds.push(cardinality as u64);
+    }
+    let mut maps = vec![RoaringBitmap::new(); bounds.len() - 1];
+    for (doc, &id) in ids.iter().enumerate() {
+        // Docs arrive in increasing order, so each push appends.
+        let _ = maps[bucket_of[id as usize] as usize].try_push(doc as u32);
+    }
+    encode_bitmaps(MODE_BUCKETED, 0, ids.len() as u32, maps, &bounds)
 }
 
 /// Builds a bit-sliced index over the values of a raw numeric column.
@@ -86,7 +138,7 @@ pub fn encode_values<T: NativeType>(values: &[T]) -> Vec<u8> {
 
 /// Builds the per-dict-id form (multi-value columns).
 pub fn encode_per_id(bitmaps: Vec<RoaringBitmap>, docs: u32) -> Vec<u8> {
-    encode_bitmaps(MODE_PER_ID, 0, docs, bitmaps)
+    encode_bitmaps(MODE_PER_ID, 0, docs, bitmaps, &[])
 }
 
 /// A range index.
@@ -98,6 +150,8 @@ pub struct RangeIndexReader {
     offsets: Bytes,
     data: Bytes,
     count: usize,
+    /// Bucketed mode: bucket `b` holds keys `bounds[b] .. bounds[b + 1]` (empty otherwise).
+    bounds: Vec<u64>,
     /// The raw column's logical type (`None` for dictionary columns: keys are dict ids).
     value_type: Option<DataType>,
     decoded: OnceLock<Vec<RoaringBitmap>>,
@@ -116,7 +170,7 @@ impl RangeIndexReader {
         let count = r.u32()? as usize;
         let base = r.u64()?;
         let docs = r.u64()?;
-        if mode != MODE_BIT_SLICED && mode != MODE_PER_ID {
+        if ![MODE_BIT_SLICED, MODE_PER_ID, MODE_BUCKETED].contains(&mode) {
             return Err(format!("unknown range index mode {mode}"));
         }
         if mode == MODE_BIT_SLICED && count > 64 {
@@ -129,6 +183,19 @@ impl RangeIndexReader {
         }
         let offsets_at = r.pos();
         r.take((count + 1) * 8)?;
+        let mut bounds = Vec::new();
+        if mode == MODE_BUCKETED {
+            if count == 0 && docs != 0 {
+                return Err("a bucketed range index without buckets".into());
+            }
+            for _ in 0..=count {
+                let b = r.u64()?;
+                if bounds.last().is_some_and(|&p| p >= b) {
+                    return Err(format!("bucket bound {b} is out of order"));
+                }
+                bounds.push(b);
+            }
+        }
         let data_at = r.pos();
         let reader = RangeIndexReader {
             mode,
@@ -141,6 +208,7 @@ impl RangeIndexReader {
                 .slice(data_at, bytes.len() - data_at)
                 .ok_or("bitmaps out of bounds")?,
             count,
+            bounds,
             value_type,
             decoded: OnceLock::new(),
         };
@@ -165,7 +233,7 @@ impl RangeIndexReader {
             .unwrap_or_default()
     }
 
-    fn slices(&self) -> &[RoaringBitmap] {
+    fn bitmaps(&self) -> &[RoaringBitmap] {
         self.decoded
             .get_or_init(|| (0..self.count).map(|i| self.bitmap(i)).collect())
     }
@@ -179,7 +247,7 @@ impl RangeIndexReader {
     /// Docs of `base` whose key, restricted to its low `bits` bits, is `<= c` (O'Neil &
     /// Quass over slices `bits-1 ..= 0`).
     fn le_within(&self, base: &RoaringBitmap, c: u64, bits: usize) -> RoaringBitmap {
-        let slices = self.slices();
+        let slices = self.bitmaps();
         let mut lt = RoaringBitmap::new();
         let mut eq = base.clone();
         for b in (0..bits).rev() {
@@ -201,7 +269,7 @@ impl RangeIndexReader {
     /// differ must equal theirs: those slices are intersected first, so a narrow range
     /// shrinks the candidate set before the comparisons on the low bits run.
     fn key_range(&self, lo: u64, hi: u64) -> RoaringBitmap {
-        let slices = self.slices();
+        let slices = self.bitmaps();
         let n = slices.len();
         let max = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
         let hi = hi.min(max);
@@ -254,6 +322,8 @@ impl RangeIndexReader {
                 out |= self.bitmap(i);
             }
             out
+        } else if self.mode == MODE_BUCKETED {
+            return self.bucket_range(ids.start as u64, ids.end as u64 - 1);
         } else {
             self.key_range(ids.start as u64, ids.end as u64 - 1)
         };
@@ -261,6 +331,51 @@ impl RangeIndexReader {
             exact,
             partial: RoaringBitmap::new(),
         }
+    }
+
+    /// Bucketed mode: docs whose key lies in `lo..=hi`, exact for the buckets inside the range
+    /// and partial for the ones it cuts through.
+    fn bucket_range(&self, lo: u64, hi: u64) -> RangeMatch {
+        let mut m = RangeMatch::default();
+        let (Some(&first_key), Some(&end_key)) = (self.bounds.first(), self.bounds.last()) else {
+            return m;
+        };
+        let Some(last_key) = end_key.checked_sub(1) else {
+            return m;
+        };
+        let (lo, hi) = (lo.max(first_key), hi.min(last_key));
+        if lo > hi {
+            return m;
+        }
+        // The buckets holding `lo` and `hi`.
+        let bucket = |k: u64| self.bounds.partition_point(|&b| b <= k) - 1;
+        let (first, last) = (bucket(lo), bucket(hi));
+        let maps = self.bitmaps();
+        let inside = |b: usize| lo <= self.bounds[b] && self.bounds[b + 1] - 1 <= hi;
+        let mut exact_docs = 0;
+        for b in first..=last {
+            if inside(b) {
+                exact_docs += maps[b].len();
+            } else {
+                m.partial |= &maps[b];
+            }
+        }
+        m.exact = if exact_docs <= self.docs as u64 / 2 {
+            let exact = (first..=last).filter(|&b| inside(b)).map(|b| &maps[b]);
+            if is_dense(exact_docs as usize, self.docs as usize) {
+                exact.union()
+            } else {
+                exact.fold(RoaringBitmap::new(), |acc, m| acc | m)
+            }
+        } else {
+            // Most docs match: remove the docs of the other buckets from all docs instead.
+            let others = (0..maps.len())
+                .filter(|&b| !(first..=last).contains(&b) || !inside(b))
+                .map(|b| &maps[b])
+                .union();
+            DenseBits::full(self.docs as usize).to_roaring() - others
+        };
+        m
     }
 
     /// Docs whose value lies between the bounds (raw numeric columns). Exact. On a dictionary
@@ -394,8 +509,28 @@ mod tests {
 
     proptest! {
         #[test]
-        fn dict_id_ranges_match_brute_force(ids in proptest::collection::vec(0u32..1000, 0..600), a in 0u32..1100, b in 0u32..1100) {
-            let r = RangeIndexReader::from_bytes(Bytes::from_vec(encode_dict_ids(&ids)), ids.len() as u32, None).unwrap();
+        fn dict_id_buckets_match_brute_force(ids in proptest::collection::vec(0u32..1000, 0..600), a in 0u32..1100, b in 0u32..1100, bucket_docs in 1u64..200) {
+            let card = ids.iter().max().map_or(0, |m| m + 1);
+            let r = RangeIndexReader::from_bytes(Bytes::from_vec(encode_buckets(&ids, card, bucket_docs)), ids.len() as u32, None).unwrap();
+            let m = r.matching(a..b);
+            let brute: RoaringBitmap = (0..ids.len() as u32).filter(|&d| (a..b).contains(&ids[d as usize])).collect();
+            // Exact docs all match, partial ones are disjoint from them, and together they
+            // hold every match.
+            prop_assert!(m.exact.is_subset(&brute));
+            prop_assert!(m.exact.is_disjoint(&m.partial));
+            prop_assert_eq!(&(&m.exact | &(&m.partial & &brute)), &brute);
+            // Only the (at most two) buckets the range cuts through are partial.
+            let mut counts = [0u64; 1000];
+            ids.iter().for_each(|&i| counts[i as usize] += 1);
+            let heaviest = counts.iter().copied().max().unwrap_or(0);
+            prop_assert!(m.partial.len() <= 2 * (bucket_docs - 1 + heaviest));
+        }
+
+        #[test]
+        fn dict_id_bit_slices_match_brute_force(ids in proptest::collection::vec(0u32..1000, 0..600), a in 0u32..1100, b in 0u32..1100) {
+            // Segments written before the bucketed layout carry bit slices over dict ids.
+            let keys: Vec<u64> = ids.iter().map(|&i| i as u64).collect();
+            let r = RangeIndexReader::from_bytes(Bytes::from_vec(encode_bit_sliced(&keys, 0)), ids.len() as u32, None).unwrap();
             let m = r.matching(a..b);
             let brute: RoaringBitmap = (0..ids.len() as u32).filter(|&d| (a..b).contains(&ids[d as usize])).collect();
             prop_assert_eq!(m.exact, brute);
@@ -480,13 +615,18 @@ mod tests {
         );
         assert_eq!(m.exact.iter().collect::<Vec<_>>(), vec![1]);
 
-        let r = RangeIndexReader::from_bytes(Bytes::from_vec(encode_dict_ids(&[0, 1])), 2, None)
+        let r = RangeIndexReader::from_bytes(Bytes::from_vec(encode_dict_ids(&[0, 1], 2)), 2, None)
             .unwrap();
         let m = r.matching_values(Bound::Unbounded, Bound::Unbounded);
         assert_eq!((m.exact.len(), m.partial.len()), (0, 2));
         assert!(
-            RangeIndexReader::from_bytes(Bytes::from_vec(encode_dict_ids(&[0, 1])), 3, None)
+            RangeIndexReader::from_bytes(Bytes::from_vec(encode_dict_ids(&[0, 1], 2)), 3, None)
                 .is_err()
         );
+        // Bucket bounds out of order are refused.
+        let mut bytes = encode_buckets(&[0, 1, 2, 3], 4, 1);
+        let bounds_at = 24 + 5 * 8;
+        bytes[bounds_at..bounds_at + 8].copy_from_slice(&9u64.to_le_bytes());
+        assert!(RangeIndexReader::from_bytes(Bytes::from_vec(bytes), 4, None).is_err());
     }
 }

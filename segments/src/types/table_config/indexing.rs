@@ -10,7 +10,7 @@ use super::star_tree::StarTreeIndexConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
 
-/// Pinot's default `rangeIndexVersion` (the bit-sliced range index).
+/// Pinot's default `rangeIndexVersion` (2; see `segments::index::range` for Tessera's layouts).
 pub const DEFAULT_RANGE_INDEX_VERSION: i32 = 2;
 /// Pinot's default `noDictionarySizeRatioThreshold`.
 pub const DEFAULT_NO_DICTIONARY_SIZE_RATIO_THRESHOLD: f64 = 0.85;
