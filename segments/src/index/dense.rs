@@ -24,7 +24,7 @@ impl DenseBits {
     /// All bits of docs `0..len` set.
     pub fn full(len: usize) -> DenseBits {
         let mut words = vec![u64::MAX; len.div_ceil(64)];
-        if let Some(last) = words.last_mut().filter(|_| len % 64 != 0) {
+        if let Some(last) = words.last_mut().filter(|_| !len.is_multiple_of(64)) {
             *last = (1u64 << (len % 64)) - 1;
         }
         DenseBits { words }

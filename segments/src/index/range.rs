@@ -353,11 +353,11 @@ impl RangeIndexReader {
         let maps = self.bitmaps();
         let inside = |b: usize| lo <= self.bounds[b] && self.bounds[b + 1] - 1 <= hi;
         let mut exact_docs = 0;
-        for b in first..=last {
+        for (b, map) in maps.iter().enumerate().take(last + 1).skip(first) {
             if inside(b) {
-                exact_docs += maps[b].len();
+                exact_docs += map.len();
             } else {
-                m.partial |= &maps[b];
+                m.partial |= map;
             }
         }
         m.exact = if exact_docs <= self.docs as u64 / 2 {
