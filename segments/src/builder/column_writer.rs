@@ -4,7 +4,7 @@
 
 use super::collector::{ColumnCollector, Distinct};
 use super::interner::{NumInterner, VarInterner};
-use super::spill::u32s;
+use super::spill::{read_id_chunks, u32s};
 use crate::dictionary::var::{VarOrder, bytes_to_value};
 use crate::dictionary::{NumericDictionary, VarDictionary};
 use crate::error::SegmentError;
@@ -245,14 +245,21 @@ fn corrupt_spill(c: &ColumnCollector) -> SegmentError {
     )
 }
 
+/// Spilled provisional ids mapped to final ones; `None` if the spill or an id is out of shape.
+fn spilled_ids(bytes: &[u8], remap: &[u32]) -> Option<Vec<u32>> {
+    let ids = read_id_chunks(bytes, |p| {
+        remap.get(p as usize).copied().unwrap_or(u32::MAX)
+    })?;
+    (!ids.contains(&u32::MAX)).then_some(ids)
+}
+
 /// Final dict ids of a single-value dictionary column, in input order.
 fn load_sv_ids(c: &mut ColumnCollector, remap: &[u32]) -> Result<Vec<u32>, SegmentError> {
     let bytes = c.spill.read_and_remove()?;
-    let ids: Vec<u32> = u32s(&bytes).map(|p| remap[p as usize]).collect();
-    if ids.len() as u64 != c.entries {
-        return Err(corrupt_spill(c));
+    match spilled_ids(&bytes, remap) {
+        Some(ids) if ids.len() as u64 == c.entries => Ok(ids),
+        _ => Err(corrupt_spill(c)),
     }
-    Ok(ids)
 }
 
 /// The doc permutation that sorts the docs by column `c` (stable), computed from its spill file
@@ -267,10 +274,10 @@ pub fn sort_permutation(c: &mut ColumnCollector, docs: u32) -> Result<DocOrder, 
     let mut perm: Vec<u32> = (0..docs).collect();
     if c.dict {
         let d = sort_dictionary(c, false)?;
-        let ids: Vec<u32> = u32s(&bytes).map(|p| d.remap[p as usize]).collect();
-        if ids.len() != n {
-            return Err(corrupt_spill(c));
-        }
+        let ids = match spilled_ids(&bytes, &d.remap) {
+            Some(ids) if ids.len() == n => ids,
+            _ => return Err(corrupt_spill(c)),
+        };
         // Counting sort by final id: stable and linear.
         let mut starts = vec![0u32; d.remap.len() + 1];
         for &id in &ids {
