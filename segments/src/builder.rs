@@ -119,6 +119,9 @@ impl CellSink for ColumnCollector {
     ) -> Result<usize, SegmentError> {
         self.push_plain_cells(n, cell)
     }
+    fn expect_rows(&mut self, rows: u64) {
+        self.expect_rows(rows);
+    }
 }
 
 /// Threads a segment build uses at most: the current rayon pool's size (which honours

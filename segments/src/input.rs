@@ -76,6 +76,10 @@ pub trait CellSink: Send {
         let _ = (n, cell);
         Ok(0)
     }
+    /// A hint, given once after the first batch: the input holds about `rows` rows in all.
+    fn expect_rows(&mut self, rows: u64) {
+        let _ = rows;
+    }
 }
 
 /// Rows per CSV batch.
@@ -274,6 +278,16 @@ fn read_csv<S: CellSink>(
         }
         if let Some(e) = parse_err {
             return Err(e);
+        }
+        if docs == 0 && more {
+            // Size the inputs' tables once for the whole file, judged by the first batch.
+            let file_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+            let rows = file_bytes.saturating_mul(batch.len as u64) / batch.bytes().max(1) as u64;
+            for sink in &sinks {
+                sink.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .expect_rows(rows);
+            }
         }
         docs = next_first;
         progress(docs);

@@ -221,6 +221,10 @@ impl CellSink for DerivingSink<'_> {
         self.source.null(doc)?;
         self.push(doc, None)
     }
+
+    fn expect_rows(&mut self, rows: u64) {
+        self.source.expect_rows(rows);
+    }
 }
 
 /// Reads `input` into `cols` — one collector per field of `schema`, then one per derived

@@ -604,6 +604,22 @@ impl ColumnCollector {
         }
     }
 
+    /// Sizes a string column's dictionary for `rows` input rows when nearly every value so far
+    /// was new (free text such as `l_comment`), so its table is not rebuilt at every doubling.
+    /// Columns that repeat their values keep growing as they go.
+    pub fn expect_rows(&mut self, rows: u64) {
+        let seen = self.entries;
+        if let Distinct::Var(i) = &mut self.distinct
+            && self.spec.single_value_field
+            && seen >= 1024
+            && i.len() as u64 * 10 >= seen * 9
+        {
+            let bytes_per_value = i.bytes() as u64 / (i.len() as u64).max(1);
+            let rows = rows.min(u32::MAX as u64);
+            i.reserve(rows as usize, (rows * bytes_per_value) as usize);
+        }
+    }
+
     /// Appends the interned ids in `self.ids` to the spill file.
     fn spill_ids(&mut self) -> Result<(), SegmentError> {
         self.id_chunks.write(&self.ids, &mut self.spill)

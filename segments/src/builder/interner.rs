@@ -314,8 +314,31 @@ impl VarInterner {
         }
     }
 
+    /// Bytes of the values interned so far.
+    pub fn bytes(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// Makes room for `values` distinct values of `bytes` bytes in all without growing.
+    pub fn reserve(&mut self, values: usize, bytes: usize) {
+        let mut slots = self.slots.len();
+        while values.saturating_mul(2) > slots {
+            slots *= 2;
+        }
+        if slots > self.slots.len() {
+            self.resize(slots);
+        }
+        self.arena.reserve(bytes.saturating_sub(self.arena.len()));
+        self.ends.reserve(values.saturating_sub(self.ends.len()));
+        self.lows.reserve(values.saturating_sub(self.lows.len()));
+    }
+
     fn grow(&mut self) {
-        let cap = self.slots.len() * 2;
+        self.resize(self.slots.len() * 2);
+    }
+
+    /// Re-slots every id into a table of `cap` (a power of two) slots.
+    fn resize(&mut self, cap: usize) {
         let old = std::mem::replace(&mut self.slots, vec![(0, EMPTY); cap]);
         self.mask = cap - 1;
         for (tag, id) in old {
@@ -405,6 +428,22 @@ mod tests {
             let single: Vec<u32> = strs.iter().map(|s| a.intern(s.as_bytes())).collect();
             prop_assert_eq!(ids, single);
         }
+    }
+
+    #[test]
+    fn reserved_room_takes_values_without_growing() {
+        let mut s = VarInterner::default();
+        s.intern(b"first");
+        s.reserve(1000, 8000);
+        let slots = s.slots.len();
+        assert!(slots >= 2000);
+        for i in 0..999 {
+            s.intern(format!("value {i}").as_bytes());
+        }
+        assert_eq!((s.slots.len(), s.len()), (slots, 1000));
+        // Ids and values survive the resize.
+        assert_eq!(s.intern(b"first"), 0);
+        assert_eq!(s.get(5), b"value 4");
     }
 
     #[test]

@@ -35,6 +35,11 @@ pub struct CsvBatch {
 }
 
 impl CsvBatch {
+    /// Bytes of the batch's records.
+    pub fn bytes(&self) -> usize {
+        self.buf.len()
+    }
+
     /// Field `pos` of record `row`.
     #[inline]
     pub fn cell(&self, row: usize, pos: usize) -> &[u8] {
