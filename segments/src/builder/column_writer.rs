@@ -196,10 +196,7 @@ fn sort_var(i: &VarInterner, dt: DataType, hashes: bool) -> Result<SortedDict, S
     // min/max then read them sequentially.
     let mut data = Vec::with_capacity((0..i.len() as u32).map(|id| i.get(id).len()).sum());
     let mut ends = Vec::with_capacity(order.len());
-    for &o in &order {
-        data.extend_from_slice(i.get(o));
-        ends.push(data.len());
-    }
+    i.gather(&order, &mut data, &mut ends);
     let value = |k: usize| &data[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
     let sorted = (0..ends.len()).map(value);
     let bytes = VarDictionary::encode(sorted.clone()).map_err(SegmentError::Limit)?;
