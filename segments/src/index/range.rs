@@ -368,7 +368,9 @@ impl RangeIndexReader {
                 exact.fold(RoaringBitmap::new(), |acc, m| acc | m)
             }
         } else {
-            // Most docs match: remove the docs of the other buckets from all docs instead.
+            // Most docs match: remove the docs of the other buckets from all docs instead. All
+            // docs as bitmap containers (not `all_docs`' run containers, which a subtraction
+            // splits run by run) keep the subtraction word-wise.
             let others = (0..maps.len())
                 .filter(|&b| !(first..=last).contains(&b) || !inside(b))
                 .map(|b| &maps[b])
