@@ -244,10 +244,7 @@ fn corrupt_spill(c: &ColumnCollector) -> SegmentError {
 
 /// Spilled provisional ids mapped to final ones; `None` if the spill or an id is out of shape.
 fn spilled_ids(bytes: &[u8], remap: &[u32]) -> Option<Vec<u32>> {
-    let ids = read_id_chunks(bytes, |p| {
-        remap.get(p as usize).copied().unwrap_or(u32::MAX)
-    })?;
-    (!ids.contains(&u32::MAX)).then_some(ids)
+    read_id_chunks(bytes, |p| remap.get(p as usize).copied())
 }
 
 /// Final dict ids of a single-value dictionary column, in input order.

@@ -113,8 +113,8 @@ impl IdChunks {
 }
 
 /// Decodes spilled id chunks, mapping each id through `map`; `None` if the bytes are not whole
-/// chunks.
-pub fn read_id_chunks(bytes: &[u8], map: impl Fn(u32) -> u32) -> Option<Vec<u32>> {
+/// chunks or `map` refuses an id.
+pub fn read_id_chunks(bytes: &[u8], map: impl Fn(u32) -> Option<u32>) -> Option<Vec<u32>> {
     let mut out = Vec::new();
     let mut rest = bytes;
     while let [width, c0, c1, c2, c3, tail @ ..] = rest {
@@ -124,13 +124,23 @@ pub fn read_id_chunks(bytes: &[u8], map: impl Fn(u32) -> u32) -> Option<Vec<u32>
             return None;
         }
         let data = tail.get(..n * width)?;
+        out.reserve(n);
         match width {
-            1 => out.extend(data.iter().map(|&id| map(id as u32))),
-            2 => out.extend(
-                data.chunks_exact(2)
-                    .map(|c| map(u16::from_le_bytes([c[0], c[1]]) as u32)),
-            ),
-            _ => out.extend(u32s(data).map(&map)),
+            1 => {
+                for &id in data {
+                    out.push(map(id as u32)?);
+                }
+            }
+            2 => {
+                for c in data.chunks_exact(2) {
+                    out.push(map(u16::from_le_bytes([c[0], c[1]]) as u32)?);
+                }
+            }
+            _ => {
+                for id in u32s(data) {
+                    out.push(map(id)?);
+                }
+            }
         }
         rest = &tail[n * width..];
     }
@@ -160,10 +170,14 @@ mod tests {
             }
             let bytes = spill.read_and_remove().unwrap();
             let want: Vec<u32> = chunks.concat().iter().map(|&id| id ^ 1).collect();
-            prop_assert_eq!(read_id_chunks(&bytes, |id| id ^ 1), Some(want));
+            prop_assert_eq!(read_id_chunks(&bytes, |id| Some(id ^ 1)), Some(want));
+            // An id the map refuses fails the whole read.
+            if let Some(&first) = chunks.concat().first() {
+                prop_assert_eq!(read_id_chunks(&bytes, |id| (id != first).then_some(id)), None);
+            }
             // A cut chunk is refused.
             if let Some(len) = bytes.len().checked_sub(1) {
-                prop_assert_eq!(read_id_chunks(&bytes[..len], |id| id), None);
+                prop_assert_eq!(read_id_chunks(&bytes[..len], Some), None);
             }
         }
     }
