@@ -5,6 +5,7 @@
 //! * [`metadata`] — the controller's transactional metadata store.
 //! * [`controller`], [`broker`], [`server`] — the three roles, one tide app each.
 //! * [`cluster`] — starting any subset of roles in one process.
+//! * [`heap`] — allocator settings for large short-lived buffers.
 //! * [`logging`], [`common`] — logging setup and the `/loggers` endpoints every role serves.
 //! * [`quickstart`] — the sample `lineitem` table (generator, schema, config, loader).
 
@@ -13,6 +14,7 @@ pub mod cli;
 pub mod cluster;
 pub mod common;
 pub mod controller;
+pub mod heap;
 pub mod http;
 pub mod logging;
 pub mod metadata;

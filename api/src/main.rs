@@ -31,6 +31,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    tessera_api::heap::tune();
     let result = match Cli::parse().command {
         Command::Segment(cmd) => cli::segment::run(cmd),
         Command::Query(args) => cli::query::run(args),
