@@ -106,14 +106,13 @@ fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType, hashes: bool) -
     }
 }
 
-/// The sort key of `v` at byte `depth`: the next 16 bytes big-endian (zero-padded), how many
-/// of them are real (ties in padding are ordered by length: a prefix sorts first), and the id.
-fn var_key(v: &[u8], depth: usize, id: u32) -> (u64, u64, u32, u32) {
-    let rest = v.get(depth..).unwrap_or_default();
-    let n = rest.len().min(16);
+/// The sort key of `v`: its first 16 bytes big-endian (zero-padded), how many of them are real
+/// (ties in padding are ordered by length: a prefix sorts first), and the id.
+fn var_key(v: &[u8], id: u32) -> (u64, u64, u32, u32) {
+    let n = v.len().min(16);
     // Big-endian words of the zero-padded bytes, without a `memcpy` call per key.
     let word = |s: &[u8]| load_le_padded(s).swap_bytes();
-    let (hi, lo) = rest[..n].split_at(n.min(8));
+    let (hi, lo) = v[..n].split_at(n.min(8));
     (word(hi), word(lo), n as u32, id)
 }
 
@@ -147,75 +146,124 @@ fn sort_by_first_bytes(mut keyed: Vec<(u64, u64, u32, u32)>) -> Vec<(u64, u64, u
     out
 }
 
-/// Provisional ids in byte order of their values: a multikey sort on inline 16-byte keys with
-/// plain tuple compares. Runs that tie on a full key are re-keyed on their next 16 bytes and
-/// sorted again, so long shared prefixes (text columns) never fall back to `memcmp` compares.
-fn sort_bytes_order(i: &VarInterner) -> Vec<u32> {
-    let keyed: Vec<(u64, u64, u32, u32)> = (0..i.len() as u32)
-        .map(|id| var_key(i.get(id), 0, id))
-        .collect();
-    let mut keyed = sort_by_first_bytes(keyed);
-    // Ranges sorted on their key at a depth, to scan for ties.
-    let mut todo = vec![(0, keyed.len(), 0)];
-    while let Some((start, end, depth)) = todo.pop() {
-        let mut a = start;
-        while a < end {
-            let key = |k: &(u64, u64, u32, u32)| (k.0, k.1, k.2);
-            let mut b = a + 1;
-            while b < end && key(&keyed[b]) == key(&keyed[a]) {
-                b += 1;
-            }
-            // Distinct values can only tie on a full 16-byte key.
-            if b - a > 1 && keyed[a].2 == 16 {
-                for k in &mut keyed[a..b] {
-                    *k = var_key(i.get(k.3), depth + 16, k.3);
-                }
-                keyed[a..b].sort_unstable();
-                todo.push((a, b, depth + 16));
-            }
-            a = b;
+/// A var-width dictionary in sorted order: `order[rank]` is the provisional id of the value
+/// at `rank`, whose bytes are `data[ends[rank - 1]..ends[rank]]` (from 0 for rank 0).
+struct SortedValues {
+    order: Vec<u32>,
+    data: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl SortedValues {
+    /// Copies the values of `order` out of the interner.
+    fn gather(i: &VarInterner, order: Vec<u32>) -> SortedValues {
+        let mut data = Vec::with_capacity((0..i.len() as u32).map(|id| i.get(id).len()).sum());
+        let mut ends = Vec::with_capacity(order.len());
+        i.gather(&order, &mut data, &mut ends);
+        SortedValues { order, data, ends }
+    }
+
+    fn start(&self, rank: usize) -> usize {
+        if rank == 0 { 0 } else { self.ends[rank - 1] }
+    }
+
+    fn value(&self, rank: usize) -> &[u8] {
+        &self.data[self.start(rank)..self.ends[rank]]
+    }
+
+    /// Sorts ranks `a..b`, whose values share their first `depth` bytes, by the bytes after
+    /// them; the run's bytes are rewritten in place, so they stay contiguous.
+    fn sort_run(&mut self, a: usize, b: usize, depth: usize, s: &mut RunScratch) {
+        let (from, to) = (self.start(a), self.ends[b - 1]);
+        // The run as it was: its bytes, and each value's span in them and id.
+        s.bytes.clear();
+        s.bytes.extend_from_slice(&self.data[from..to]);
+        s.values.clear();
+        s.values
+            .extend((a..b).map(|r| (self.start(r) - from, self.ends[r] - from, self.order[r])));
+        let bytes = &s.bytes;
+        s.values
+            .sort_unstable_by(|x, y| bytes[x.0 + depth..x.1].cmp(&bytes[y.0 + depth..y.1]));
+        let mut at = from;
+        for (rank, &(start, end, id)) in (a..b).zip(&s.values) {
+            self.data[at..at + end - start].copy_from_slice(&bytes[start..end]);
+            at += end - start;
+            self.ends[rank] = at;
+            self.order[rank] = id;
         }
     }
-    keyed.into_iter().map(|k| k.3).collect()
+}
+
+/// Buffers [`SortedValues::sort_run`] reuses from run to run.
+#[derive(Default)]
+struct RunScratch {
+    bytes: Vec<u8>,
+    values: Vec<(usize, usize, u32)>,
+}
+
+/// The values in byte order: a bucketed sort on inline 16-byte keys with plain tuple compares
+/// orders most of them; the values are then copied out in that order, and each run of values
+/// that tie on a full 16-byte key (text columns share long prefixes) is finished by comparing
+/// the rest of its bytes, which now lie side by side rather than scattered over the interner.
+fn sort_bytes(i: &VarInterner) -> SortedValues {
+    let keyed: Vec<(u64, u64, u32, u32)> = (0..i.len() as u32)
+        .map(|id| var_key(i.get(id), id))
+        .collect();
+    let keyed = sort_by_first_bytes(keyed);
+    let mut ties = Vec::new();
+    let key = |k: &(u64, u64, u32, u32)| (k.0, k.1, k.2);
+    let mut a = 0;
+    while a < keyed.len() {
+        let mut b = a + 1;
+        while b < keyed.len() && key(&keyed[b]) == key(&keyed[a]) {
+            b += 1;
+        }
+        // Distinct values can only tie on a full 16-byte key.
+        if b - a > 1 && keyed[a].2 == 16 {
+            ties.push((a, b));
+        }
+        a = b;
+    }
+    let order = keyed.into_iter().map(|k| k.3).collect();
+    let mut sorted = SortedValues::gather(i, order);
+    let mut scratch = RunScratch::default();
+    for (a, b) in ties {
+        sorted.sort_run(a, b, 16, &mut scratch);
+    }
+    sorted
 }
 
 fn sort_var(i: &VarInterner, dt: DataType, hashes: bool) -> Result<SortedDict, SegmentError> {
     let ord = VarOrder::of(dt);
-    let order: Vec<u32> = if ord == VarOrder::Bytes {
-        sort_bytes_order(i)
+    let sorted = if ord == VarOrder::Bytes {
+        sort_bytes(i)
     } else {
         let mut order: Vec<u32> = (0..i.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| ord.compare(i.get(a), i.get(b)));
-        order
+        SortedValues::gather(i, order)
     };
     let mut remap = vec![0u32; i.len()];
-    for (rank, &o) in order.iter().enumerate() {
+    for (rank, &o) in sorted.order.iter().enumerate() {
         remap[o as usize] = rank as u32;
     }
-    // One pass in random interner order copies the values out sorted; encoding, hashing and
-    // min/max then read them sequentially.
-    let mut data = Vec::with_capacity((0..i.len() as u32).map(|id| i.get(id).len()).sum());
-    let mut ends = Vec::with_capacity(order.len());
-    i.gather(&order, &mut data, &mut ends);
-    let value = |k: usize| &data[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
-    let sorted = (0..ends.len()).map(value);
-    let bytes = VarDictionary::encode(sorted.clone()).map_err(SegmentError::Limit)?;
-    let n = ends.len();
+    let n = sorted.ends.len();
+    let values = (0..n).map(|k| sorted.value(k));
+    let bytes = VarDictionary::encode(values.clone()).map_err(SegmentError::Limit)?;
     Ok(SortedDict {
         bytes,
         remap,
         min: if n > 0 {
-            bytes_to_value(dt, value(0))
+            bytes_to_value(dt, sorted.value(0))
         } else {
             Value::Null
         },
         max: if n > 0 {
-            bytes_to_value(dt, value(n - 1))
+            bytes_to_value(dt, sorted.value(n - 1))
         } else {
             Value::Null
         },
         hashes: if hashes {
-            sorted.map(hash_bytes).collect()
+            values.map(hash_bytes).collect()
         } else {
             Vec::new()
         },
