@@ -317,6 +317,52 @@ fn refuses_to_overwrite_and_accepts_empty_input() {
 }
 
 #[test]
+fn free_text_that_later_repeats_folds_into_one_dictionary() {
+    // The first batch of `region` is all distinct, so the build keeps every value from then on;
+    // later rows repeat earlier values, plus a null and a non-ASCII value (the slow path).
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("region,qty\n");
+    let mut rows: Vec<(String, i32)> = Vec::new();
+    for i in 0..5000i32 {
+        let region = match i {
+            4000 => String::new(),
+            4500 => "r\u{e9}gion".to_string(),
+            i if i < 3000 => format!("r{i:05}"),
+            i => format!("r{:05}", (i * 7) % 3000),
+        };
+        csv.push_str(&format!("{region},{i}\n"));
+        rows.push((
+            if region.is_empty() {
+                "null".into()
+            } else {
+                region
+            },
+            i,
+        ));
+    }
+    let summary = build(dir.path(), "orders.csv", &csv).unwrap();
+    let seg = ImmutableSegment::open(&summary.segment_dir).unwrap();
+    let region = seg.column("region").unwrap();
+    assert_eq!(region.metadata().cardinality, 3002);
+    let dict = region.dictionary().unwrap();
+    let entries: Vec<Value> = (0..3002).map(|id| dict.value(id)).collect();
+    let mut want: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    want.sort();
+    want.dedup();
+    assert_eq!(entries, want.iter().map(|v| st(v)).collect::<Vec<_>>());
+    // Docs sorted by region (stable), so `qty` follows its row.
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        read_column(region, 5000),
+        rows.iter().map(|r| st(&r.0)).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        read_column(seg.column("qty").unwrap(), 5000),
+        rows.iter().map(|r| Value::Int(r.1)).collect::<Vec<_>>()
+    );
+}
+
+#[test]
 fn every_data_type_from_csv() {
     let schema = Schema::from_json(r#"{"schemaName": "t", "dimensionFieldSpecs": [
         {"name": "i", "dataType": "INT"}, {"name": "l", "dataType": "LONG"}, {"name": "f", "dataType": "FLOAT"},

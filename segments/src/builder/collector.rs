@@ -604,9 +604,10 @@ impl ColumnCollector {
         }
     }
 
-    /// Sizes a string column's dictionary for `rows` input rows when nearly every value so far
-    /// was new (free text such as `l_comment`), so its table is not rebuilt at every doubling.
-    /// Columns that repeat their values keep growing as they go.
+    /// Told that the input holds about `rows` rows: a string column whose values so far were
+    /// nearly all new (free text such as `l_comment`) keeps every value from now on rather than
+    /// looking each one up ([`VarInterner::keep_every_value`]), with room for all of them.
+    /// Columns that repeat their values keep interning.
     pub fn expect_rows(&mut self, rows: u64) {
         let seen = self.entries;
         if let Distinct::Var(i) = &mut self.distinct
@@ -616,7 +617,7 @@ impl ColumnCollector {
         {
             let bytes_per_value = i.bytes() as u64 / (i.len() as u64).max(1);
             let rows = rows.min(u32::MAX as u64);
-            i.reserve(rows as usize, (rows * bytes_per_value) as usize);
+            i.keep_every_value(rows as usize, (rows * bytes_per_value) as usize);
         }
     }
 

@@ -71,6 +71,8 @@ impl DocOrder {
 struct SortedDict {
     bytes: Vec<u8>,
     remap: Vec<u32>,
+    /// Distinct values (provisional ids may repeat a value: [`VarInterner::keep_every_value`]).
+    cardinality: usize,
     min: Value,
     max: Value,
     /// Entry hashes in sorted order, when asked for (bloom filters).
@@ -95,6 +97,7 @@ fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType, hashes: bool) -
     }
     SortedDict {
         bytes: NumericDictionary::encode(&sorted),
+        cardinality: remap.len(),
         remap,
         min: sorted.first().map_or(Value::Null, |v| v.to_value(dt)),
         max: sorted.last().map_or(Value::Null, |v| v.to_value(dt)),
@@ -194,6 +197,39 @@ impl SortedValues {
     }
 }
 
+impl SortedValues {
+    /// Folds repeated values into their first rank, in place, and returns
+    /// `remap[provisional id] = final id` for `ids` provisional ids. Repeats lie side by side,
+    /// so each value is compared with its predecessor only.
+    fn dedup(&mut self, ids: usize) -> Vec<u32> {
+        let mut remap = vec![0u32; ids];
+        let (mut distinct, mut at, mut last_start, mut read_start) = (0usize, 0usize, 0, 0);
+        for rank in 0..self.ends.len() {
+            let (read_end, id) = (self.ends[rank], self.order[rank]);
+            let len = read_end - read_start;
+            let repeat = distinct > 0
+                && at - last_start == len
+                && self.data[last_start..at] == self.data[read_start..read_end];
+            if !repeat {
+                if at != read_start {
+                    self.data.copy_within(read_start..read_end, at);
+                }
+                last_start = at;
+                at += len;
+                self.ends[distinct] = at;
+                self.order[distinct] = id;
+                distinct += 1;
+            }
+            remap[id as usize] = (distinct - 1) as u32;
+            read_start = read_end;
+        }
+        self.data.truncate(at);
+        self.ends.truncate(distinct);
+        self.order.truncate(distinct);
+        remap
+    }
+}
+
 /// Buffers [`SortedValues::sort_run`] reuses from run to run.
 #[derive(Default)]
 struct RunScratch {
@@ -235,23 +271,29 @@ fn sort_bytes(i: &VarInterner) -> SortedValues {
 
 fn sort_var(i: &VarInterner, dt: DataType, hashes: bool) -> Result<SortedDict, SegmentError> {
     let ord = VarOrder::of(dt);
-    let sorted = if ord == VarOrder::Bytes {
+    let mut sorted = if ord == VarOrder::Bytes {
         sort_bytes(i)
     } else {
         let mut order: Vec<u32> = (0..i.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| ord.compare(i.get(a), i.get(b)));
         SortedValues::gather(i, order)
     };
-    let mut remap = vec![0u32; i.len()];
-    for (rank, &o) in sorted.order.iter().enumerate() {
-        remap[o as usize] = rank as u32;
-    }
+    let remap = if i.keeps_every_value() {
+        sorted.dedup(i.len())
+    } else {
+        let mut remap = vec![0u32; i.len()];
+        for (rank, &o) in sorted.order.iter().enumerate() {
+            remap[o as usize] = rank as u32;
+        }
+        remap
+    };
     let n = sorted.ends.len();
     let values = (0..n).map(|k| sorted.value(k));
     let bytes = VarDictionary::encode(values.clone()).map_err(SegmentError::Limit)?;
     Ok(SortedDict {
         bytes,
         remap,
+        cardinality: n,
         min: if n > 0 {
             bytes_to_value(dt, sorted.value(0))
         } else {
@@ -321,7 +363,7 @@ pub fn sort_permutation(c: &mut ColumnCollector, docs: u32) -> Result<DocOrder, 
             _ => return Err(corrupt_spill(c)),
         };
         // Counting sort by final id: stable and linear.
-        let mut starts = vec![0u32; d.remap.len() + 1];
+        let mut starts = vec![0u32; d.cardinality + 1];
         for &id in &ids {
             starts[id as usize + 1] += 1;
         }
@@ -485,7 +527,7 @@ pub fn encode_column(
     };
     if c.dict {
         let mut d = sort_dictionary(&c, plan.bloom.is_some())?;
-        let card = d.remap.len();
+        let card = d.cardinality;
         let bits = bitpacked::bits_for_cardinality(card as u32);
         meta.cardinality = card as u32;
         meta.bits_per_element = bits;
@@ -680,19 +722,30 @@ mod tests {
         fn var_dictionary_sorts_by_bytes(
             suffixes in proptest::collection::vec(proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), Just(b'b'), any::<u8>()], 0..6), 0..200),
             prefix_len in 0usize..40,
+            keep_from in 0usize..250,
         ) {
-            // Values share prefixes around one or two 16-byte inline keys, so ties and padding matter.
+            // Values share prefixes around one or two 16-byte inline keys, so ties and padding
+            // matter; from `keep_from` on, the interner keeps repeats, which the sort folds.
             let prefix = vec![b'p'; prefix_len];
             let mut interner = VarInterner::default();
-            let mut expected: Vec<Vec<u8>> = Vec::new();
+            let mut values: Vec<Vec<u8>> = Vec::new();
             for (k, s) in suffixes.iter().enumerate() {
+                if k == keep_from {
+                    interner.keep_every_value(0, 0);
+                }
                 let v: Vec<u8> = prefix[..prefix_len.min(k % 40)].iter().chain(s).copied().collect();
                 interner.intern(&v);
-                expected.push(v);
+                values.push(v);
             }
+            let mut expected = values.clone();
             expected.sort();
             expected.dedup();
             let d = sort_var(&interner, DataType::Bytes, false).unwrap();
+            prop_assert_eq!(d.cardinality, expected.len());
+            for id in 0..interner.len() as u32 {
+                let rank = expected.binary_search_by(|e| e.as_slice().cmp(interner.get(id))).unwrap();
+                prop_assert_eq!(d.remap[id as usize] as usize, rank);
+            }
             let dict = VarDictionary::from_bytes(crate::format::Bytes::from_vec(d.bytes), DataType::Bytes).unwrap();
             let got: Vec<Vec<u8>> = (0..dict.len()).map(|id| dict.bytes(id).into_owned()).collect();
             prop_assert_eq!(got, expected);

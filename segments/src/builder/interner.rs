@@ -303,8 +303,14 @@ impl<T: NativeType> NumInterner<T> {
 }
 
 /// Distinct byte strings → provisional ids.
+///
+/// A column of nearly all distinct values (free text) can instead **keep every value**
+/// ([`VarInterner::keep_every_value`]): each value from then on is appended with a new id, with
+/// no hashing or probing, and the dictionary's sort folds repeats into one entry. That trades
+/// memory for the column's bytes (rather than its distinct bytes) against a hash lookup that
+/// misses the cache on nearly every value.
 pub struct VarInterner {
-    /// `(hash tag, id)`.
+    /// `(hash tag, id)`; empty once every value is kept.
     slots: Vec<(u32, u32)>,
     mask: usize,
     arena: Vec<u8>,
@@ -313,6 +319,8 @@ pub struct VarInterner {
     lows: Vec<u32>,
     /// The last id interned and its hash.
     last: Option<(u32, u64)>,
+    /// Every value gets its own id (ids may repeat values).
+    keep_all: bool,
 }
 
 impl Default for VarInterner {
@@ -324,6 +332,7 @@ impl Default for VarInterner {
             ends: Vec::new(),
             lows: Vec::new(),
             last: None,
+            keep_all: false,
         }
     }
 }
@@ -364,9 +373,38 @@ impl VarInterner {
         }
     }
 
+    /// From now on, gives every value a new id without looking it up, with room for `values`
+    /// ids of `bytes` bytes in all. Ids given so far keep their (distinct) values.
+    pub fn keep_every_value(&mut self, values: usize, bytes: usize) {
+        self.keep_all = true;
+        self.slots = Vec::new();
+        self.mask = 0;
+        self.lows = Vec::new();
+        self.last = None;
+        self.arena.reserve(bytes.saturating_sub(self.arena.len()));
+        self.ends.reserve(values.saturating_sub(self.ends.len()));
+    }
+
+    /// Whether ids may repeat values ([`VarInterner::keep_every_value`]).
+    pub fn keeps_every_value(&self) -> bool {
+        self.keep_all
+    }
+
+    /// Appends `v` with a new id.
+    #[inline]
+    fn append(&mut self, v: &[u8]) -> u32 {
+        let id = self.ends.len() as u32;
+        self.arena.extend_from_slice(v);
+        self.ends.push(self.arena.len() as u64);
+        id
+    }
+
     /// The provisional id of `v`, adding it if new.
     #[inline]
     pub fn intern(&mut self, v: &[u8]) -> u32 {
+        if self.keep_all {
+            return self.append(v);
+        }
         let h = hash_bytes(v);
         if let Some((id, lh)) = self.last
             && lh == h
@@ -421,6 +459,10 @@ impl VarInterner {
         hashes: &mut Vec<u64>,
         out: &mut Vec<u32>,
     ) {
+        if self.keep_all {
+            out.extend((0..n).map(|i| self.append(value(i))));
+            return;
+        }
         while (self.ends.len() + n) * 2 > self.slots.len() {
             self.grow();
         }
@@ -473,20 +515,6 @@ impl VarInterner {
         self.arena.len()
     }
 
-    /// Makes room for `values` distinct values of `bytes` bytes in all without growing.
-    pub fn reserve(&mut self, values: usize, bytes: usize) {
-        let mut slots = self.slots.len();
-        while values.saturating_mul(2) > slots {
-            slots *= 2;
-        }
-        if slots > self.slots.len() {
-            self.resize(slots);
-        }
-        self.arena.reserve(bytes.saturating_sub(self.arena.len()));
-        self.ends.reserve(values.saturating_sub(self.ends.len()));
-        self.lows.reserve(values.saturating_sub(self.lows.len()));
-    }
-
     fn grow(&mut self) {
         self.resize(self.slots.len() * 2);
     }
@@ -513,7 +541,7 @@ impl VarInterner {
         }
     }
 
-    /// Number of distinct values.
+    /// Number of ids given: distinct values, unless every value is kept.
     pub fn len(&self) -> usize {
         self.ends.len()
     }
@@ -601,19 +629,16 @@ mod tests {
     }
 
     #[test]
-    fn reserved_room_takes_values_without_growing() {
+    fn keeping_every_value_gives_each_a_new_id() {
         let mut s = VarInterner::default();
-        s.intern(b"first");
-        s.reserve(1000, 8000);
-        let slots = s.slots.len();
-        assert!(slots >= 2000);
-        for i in 0..999 {
-            s.intern(format!("value {i}").as_bytes());
-        }
-        assert_eq!((s.slots.len(), s.len()), (slots, 1000));
-        // Ids and values survive the resize.
-        assert_eq!(s.intern(b"first"), 0);
-        assert_eq!(s.get(5), b"value 4");
+        assert_eq!((s.intern(b"a"), s.intern(b"b"), s.intern(b"a")), (0, 1, 0));
+        s.keep_every_value(10, 100);
+        assert!(s.keeps_every_value());
+        assert_eq!(s.intern(b"a"), 2);
+        let (mut hashes, mut ids) = (Vec::new(), Vec::new());
+        s.intern_batch(b"bcb", &[1, 2, 3], &mut hashes, &mut ids);
+        assert_eq!(ids, [3, 4, 5]);
+        assert_eq!((s.len(), s.get(2), s.get(5)), (6, &b"a"[..], &b"b"[..]));
     }
 
     proptest! {
