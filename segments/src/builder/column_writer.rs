@@ -109,9 +109,13 @@ fn sort_numeric<T: NativeType>(i: &NumInterner<T>, dt: DataType, hashes: bool) -
     }
 }
 
+/// A string's sort key: its first 16 bytes as two big-endian words (zero-padded), how many of
+/// them are real, and its provisional id.
+type VarKey = (u64, u64, u32, u32);
+
 /// The sort key of `v`: its first 16 bytes big-endian (zero-padded), how many of them are real
 /// (ties in padding are ordered by length: a prefix sorts first), and the id.
-fn var_key(v: &[u8], id: u32) -> (u64, u64, u32, u32) {
+fn var_key(v: &[u8], id: u32) -> VarKey {
     let n = v.len().min(16);
     // Big-endian words of the zero-padded bytes, without a `memcpy` call per key.
     let word = |s: &[u8]| load_le_padded(s).swap_bytes();
@@ -119,16 +123,17 @@ fn var_key(v: &[u8], id: u32) -> (u64, u64, u32, u32) {
     (word(hi), word(lo), n as u32, id)
 }
 
-/// Sorts keys as `sort_unstable` does; large inputs are first distributed by their first two
-/// bytes (a counting sort on the most significant 16 bits), so the comparison sort only runs
-/// within each bucket, which saves most of its levels on a large dictionary.
-fn sort_by_first_bytes(mut keyed: Vec<(u64, u64, u32, u32)>) -> Vec<(u64, u64, u32, u32)> {
+/// Sorts keys as `sort_unstable` does, by most-significant-digit radix sort: large inputs are
+/// first distributed by their first two bytes (a counting sort on the top 16 bits), then
+/// each bucket by its next byte, and so on ([`refine_by_byte`]), which replaces the many
+/// mispredicted levels of a comparison sort with a few linear passes.
+fn sort_by_first_bytes(mut keyed: Vec<VarKey>) -> Vec<VarKey> {
     const BUCKETS: usize = 1 << 16;
     if keyed.len() < BUCKETS {
         keyed.sort_unstable();
         return keyed;
     }
-    let bucket = |k: &(u64, u64, u32, u32)| (k.0 >> 48) as usize;
+    let bucket = |k: &VarKey| (k.0 >> 48) as usize;
     let mut starts = vec![0usize; BUCKETS + 1];
     for k in &keyed {
         starts[bucket(k) + 1] += 1;
@@ -138,15 +143,75 @@ fn sort_by_first_bytes(mut keyed: Vec<(u64, u64, u32, u32)>) -> Vec<(u64, u64, u
     }
     let mut out = vec![(0, 0, 0, 0); keyed.len()];
     let mut pos = starts.clone();
-    for k in keyed {
-        let b = bucket(&k);
-        out[pos[b]] = k;
+    for k in &keyed {
+        let b = bucket(k);
+        out[pos[b]] = *k;
         pos[b] += 1;
     }
+    // `keyed` is now scratch space for the buckets' own passes.
     for b in 0..BUCKETS {
-        out[starts[b]..starts[b + 1]].sort_unstable();
+        let (s, e) = (starts[b], starts[b + 1]);
+        refine_by_byte(&mut out[s..e], &mut keyed[s..e], 2);
     }
     out
+}
+
+/// Byte `b` (0..16) of a key's 16 inline bytes.
+#[inline]
+fn key_byte(k: &VarKey, b: usize) -> usize {
+    let word = if b < 8 { k.0 } else { k.1 };
+    ((word >> (56 - 8 * (b % 8))) & 0xff) as usize
+}
+
+/// Sorts `v`, whose keys agree on their first `byte` bytes, with `scratch` (as long as `v`):
+/// a counting sort on byte `byte`, then each bucket on the next byte; small slices, and keys
+/// that agree on all 16 bytes, finish with a comparison sort.
+fn refine_by_byte(v: &mut [VarKey], scratch: &mut [VarKey], byte: usize) {
+    const SMALL: usize = 64;
+    if v.len() <= SMALL || byte == 16 {
+        v.sort_unstable();
+        return;
+    }
+    // Skip the bytes every key shares (common in text: `furiously ...`), found in one pass.
+    let (first0, first1) = (v[0].0, v[0].1);
+    let (mut diff0, mut diff1) = (0u64, 0u64);
+    for k in v.iter() {
+        diff0 |= k.0 ^ first0;
+        diff1 |= k.1 ^ first1;
+    }
+    let shared = if diff0 != 0 {
+        diff0.leading_zeros() / 8
+    } else if diff1 != 0 {
+        8 + diff1.leading_zeros() / 8
+    } else {
+        16
+    } as usize;
+    let byte = byte.max(shared);
+    if byte == 16 {
+        v.sort_unstable();
+        return;
+    }
+    let mut counts = [0usize; 256];
+    for k in v.iter() {
+        counts[key_byte(k, byte)] += 1;
+    }
+    let mut starts = [0usize; 257];
+    for d in 0..256 {
+        starts[d + 1] = starts[d] + counts[d];
+    }
+    let mut pos = starts;
+    for k in v.iter() {
+        let d = key_byte(k, byte);
+        scratch[pos[d]] = *k;
+        pos[d] += 1;
+    }
+    v.copy_from_slice(scratch);
+    for d in 0..256 {
+        let (s, e) = (starts[d], starts[d + 1]);
+        if e - s > 1 {
+            refine_by_byte(&mut v[s..e], &mut scratch[s..e], byte + 1);
+        }
+    }
 }
 
 /// A var-width dictionary in sorted order: `order[rank]` is the provisional id of the value
@@ -242,12 +307,12 @@ struct RunScratch {
 /// that tie on a full 16-byte key (text columns share long prefixes) is finished by comparing
 /// the rest of its bytes, which now lie side by side rather than scattered over the interner.
 fn sort_bytes(i: &VarInterner) -> SortedValues {
-    let keyed: Vec<(u64, u64, u32, u32)> = (0..i.len() as u32)
+    let keyed: Vec<VarKey> = (0..i.len() as u32)
         .map(|id| var_key(i.get(id), id))
         .collect();
     let keyed = sort_by_first_bytes(keyed);
     let mut ties = Vec::new();
-    let key = |k: &(u64, u64, u32, u32)| (k.0, k.1, k.2);
+    let key = |k: &VarKey| (k.0, k.1, k.2);
     let mut a = 0;
     while a < keyed.len() {
         let mut b = a + 1;
