@@ -115,6 +115,25 @@ fn decompress_frame(
     .map_err(|code| zstd::zstd_safe::get_error_name(code).to_string())
 }
 
+/// Length of the longest common prefix of `a` and `b`, eight bytes at a time.
+fn shared_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().unwrap_or_default())
+            ^ u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        if x != 0 {
+            return i + x.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
 fn put_varint(out: &mut Vec<u8>, mut v: usize) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
@@ -176,20 +195,27 @@ impl ValueBlocks {
         let mut raw_ends = Vec::with_capacity(blocks);
         let mut prev: &[u8] = &[];
         head_ends.push(0u32);
+        // Position in the current block.
+        let mut in_block = 0;
         for (i, v) in sorted.enumerate() {
-            if i % block_len == 0 {
+            if in_block == 0 {
                 if i > 0 {
                     raw_ends.push(raw.len());
                 }
                 heads.extend_from_slice(v);
                 head_ends.push(to_u32(heads.len())?);
             } else {
-                let shared = prev.iter().zip(v).take_while(|(a, b)| a == b).count();
+                let shared = shared_prefix(prev, v);
                 put_varint(&mut raw, shared);
                 put_varint(&mut raw, v.len() - shared);
                 raw.extend_from_slice(&v[shared..]);
             }
             prev = v;
+            in_block = if in_block + 1 == block_len {
+                0
+            } else {
+                in_block + 1
+            };
         }
         if count > 0 {
             raw_ends.push(raw.len());
@@ -430,6 +456,20 @@ impl ValueBlocks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn shared_prefix_counts_equal_leading_bytes(
+            common in proptest::collection::vec(any::<u8>(), 0..40),
+            a in proptest::collection::vec(0u8..3, 0..20),
+            b in proptest::collection::vec(0u8..3, 0..20),
+        ) {
+            let (a, b) = ([&common[..], &a].concat(), [&common[..], &b].concat());
+            let want = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            prop_assert_eq!(shared_prefix(&a, &b), want);
+        }
+    }
 
     fn roundtrip(vals: &[&[u8]], block_len: u32) -> ValueBlocks {
         let mut out = Vec::new();
