@@ -115,9 +115,10 @@ impl CellSink for ColumnCollector {
     fn plain_cells<'c>(
         &mut self,
         n: usize,
+        all_ascii: bool,
         cell: impl Fn(usize) -> &'c [u8],
     ) -> Result<usize, SegmentError> {
-        self.push_plain_cells(n, cell)
+        self.push_plain_cells(n, all_ascii, cell)
     }
     fn expect_rows(&mut self, rows: u64) {
         self.expect_rows(rows);

@@ -68,12 +68,14 @@ pub trait CellSink: Send {
     /// cells as it can, each exactly as [`CellSink::text`] would, and returns how many. It
     /// never takes an empty (null) cell nor reports a bad one: the reader passes the cell it
     /// stopped at to [`CellSink::text`] or [`CellSink::null`] and then calls this again.
+    /// `all_ascii` says every cell is ASCII (so valid UTF-8).
     fn plain_cells<'c>(
         &mut self,
         n: usize,
+        all_ascii: bool,
         cell: impl Fn(usize) -> &'c [u8],
     ) -> Result<usize, SegmentError> {
-        let _ = (n, cell);
+        let _ = (n, all_ascii, cell);
         Ok(0)
     }
     /// A hint, given once after the first batch: the input holds about `rows` rows in all.
@@ -161,7 +163,7 @@ fn column_task<S: CellSink>(
         if let Some(p) = position {
             let start = i;
             i += sink
-                .plain_cells(batch.len - start, |k| batch.cell(start + k, p))
+                .plain_cells(batch.len - start, batch.ascii, |k| batch.cell(start + k, p))
                 .map_err(|e| (start, e))?;
             if i == batch.len {
                 break;

@@ -34,6 +34,8 @@ pub struct CsvBatch {
     pub lines: Vec<u64>,
     /// Records in the batch.
     pub len: usize,
+    /// Whether every byte of the records is ASCII, so no cell needs a UTF-8 check.
+    pub ascii: bool,
     /// Doc id of the first record.
     pub first_doc: u64,
 }
@@ -459,6 +461,7 @@ impl<'p, R: Read> CsvSplitter<'p, R> {
         }
         self.carry.extend_from_slice(&batch.buf[pos..]);
         batch.buf.truncate(pos);
+        batch.ascii = batch.buf.is_ascii();
         Ok(())
     }
 }
