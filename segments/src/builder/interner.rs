@@ -3,7 +3,9 @@
 //!
 //! [`NumInterner`] keeps the value bits in the slot, so a lookup touches one cache line;
 //! [`VarInterner`] keeps a 32-bit hash tag next to the id and the bytes in one arena. Both
-//! remember the last value interned, which makes sorted or run-heavy input nearly free.
+//! remember the last value interned, which makes sorted or run-heavy input nearly free. A
+//! [`VarInterner`] of free text can instead keep every value, unhashed
+//! ([`VarInterner::keep_every_value`]).
 //!
 //! Integers start out **dense** ([`DenseIds`]): an id per value of the window `min..=max`
 //! seen so far, so a lookup is one array read, with no hashing or probing (keys, codes and
