@@ -265,30 +265,36 @@ impl SortedValues {
 impl SortedValues {
     /// Folds repeated values into their first rank, in place, and returns
     /// `remap[provisional id] = final id` for `ids` provisional ids. Repeats lie side by side,
-    /// so each value is compared with its predecessor only.
+    /// so each value is compared with its predecessor only; the bytes between two repeats move
+    /// down together, one copy per repeat.
     fn dedup(&mut self, ids: usize) -> Vec<u32> {
         let mut remap = vec![0u32; ids];
-        let (mut distinct, mut at, mut last_start, mut read_start) = (0usize, 0usize, 0, 0);
+        // Bytes dropped so far, and where the span of kept values not yet moved starts.
+        let (mut dropped, mut span) = (0usize, 0usize);
+        let (mut distinct, mut prev) = (0usize, 0..0);
+        let mut read_start = 0;
         for rank in 0..self.ends.len() {
             let (read_end, id) = (self.ends[rank], self.order[rank]);
-            let len = read_end - read_start;
-            let repeat = distinct > 0
-                && at - last_start == len
-                && self.data[last_start..at] == self.data[read_start..read_end];
-            if !repeat {
-                if at != read_start {
-                    self.data.copy_within(read_start..read_end, at);
+            let repeat = distinct > 0 && self.data[prev.clone()] == self.data[read_start..read_end];
+            if repeat {
+                self.data.copy_within(span..read_start, span - dropped);
+                if prev.start >= span {
+                    // The kept value just moved down with its span.
+                    prev = prev.start - dropped..prev.end - dropped;
                 }
-                last_start = at;
-                at += len;
-                self.ends[distinct] = at;
+                dropped += read_end - read_start;
+                span = read_end;
+            } else {
+                self.ends[distinct] = read_end - dropped;
                 self.order[distinct] = id;
                 distinct += 1;
+                prev = read_start..read_end;
             }
             remap[id as usize] = (distinct - 1) as u32;
             read_start = read_end;
         }
-        self.data.truncate(at);
+        self.data.copy_within(span..read_start, span - dropped);
+        self.data.truncate(read_start - dropped);
         self.ends.truncate(distinct);
         self.order.truncate(distinct);
         remap
