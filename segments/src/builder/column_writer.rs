@@ -123,35 +123,39 @@ fn var_key(v: &[u8], id: u32) -> VarKey {
     (word(hi), word(lo), n as u32, id)
 }
 
-/// Sorts keys as `sort_unstable` does, by most-significant-digit radix sort: large inputs are
-/// first distributed by their first two bytes (a counting sort on the top 16 bits), then
-/// each bucket by its next byte, and so on ([`refine_by_byte`]), which replaces the many
-/// mispredicted levels of a comparison sort with a few linear passes.
-fn sort_by_first_bytes(mut keyed: Vec<VarKey>) -> Vec<VarKey> {
+/// The keys `key(0..n)`, sorted as `sort_unstable` would, by most-significant-digit radix sort:
+/// large inputs are built straight into buckets of their first two bytes (a counting sort on
+/// the top 16 bits, so no unsorted copy is ever held), then each bucket is sorted by its next
+/// byte, and so on ([`refine_by_byte`]), which replaces the many mispredicted levels of a
+/// comparison sort with a few linear passes.
+fn sorted_keys(n: usize, key: impl Fn(u32) -> VarKey) -> Vec<VarKey> {
     const BUCKETS: usize = 1 << 16;
-    if keyed.len() < BUCKETS {
+    if n < BUCKETS {
+        let mut keyed: Vec<VarKey> = (0..n as u32).map(key).collect();
         keyed.sort_unstable();
         return keyed;
     }
     let bucket = |k: &VarKey| (k.0 >> 48) as usize;
     let mut starts = vec![0usize; BUCKETS + 1];
-    for k in &keyed {
-        starts[bucket(k) + 1] += 1;
+    for id in 0..n as u32 {
+        starts[bucket(&key(id)) + 1] += 1;
     }
+    let largest = starts.iter().copied().max().unwrap_or(0);
     for b in 1..starts.len() {
         starts[b] += starts[b - 1];
     }
-    let mut out = vec![(0, 0, 0, 0); keyed.len()];
+    let mut out = vec![(0, 0, 0, 0); n];
     let mut pos = starts.clone();
-    for k in &keyed {
-        let b = bucket(k);
-        out[pos[b]] = *k;
+    for id in 0..n as u32 {
+        let k = key(id);
+        let b = bucket(&k);
+        out[pos[b]] = k;
         pos[b] += 1;
     }
-    // `keyed` is now scratch space for the buckets' own passes.
+    let mut scratch = vec![(0, 0, 0, 0); largest];
     for b in 0..BUCKETS {
         let (s, e) = (starts[b], starts[b + 1]);
-        refine_by_byte(&mut out[s..e], &mut keyed[s..e], 2);
+        refine_by_byte(&mut out[s..e], &mut scratch[..e - s], 2);
     }
     out
 }
@@ -313,10 +317,7 @@ struct RunScratch {
 /// that tie on a full 16-byte key (text columns share long prefixes) is finished by comparing
 /// the rest of its bytes, which now lie side by side rather than scattered over the interner.
 fn sort_bytes(i: &VarInterner) -> SortedValues {
-    let keyed: Vec<VarKey> = (0..i.len() as u32)
-        .map(|id| var_key(i.get(id), id))
-        .collect();
-    let keyed = sort_by_first_bytes(keyed);
+    let keyed = sorted_keys(i.len(), |id| var_key(i.get(id), id));
     let mut ties = Vec::new();
     let key = |k: &VarKey| (k.0, k.1, k.2);
     let mut a = 0;
@@ -340,8 +341,24 @@ fn sort_bytes(i: &VarInterner) -> SortedValues {
     sorted
 }
 
-fn sort_var(i: &VarInterner, dt: DataType, hashes: bool) -> Result<SortedDict, SegmentError> {
+/// Whether the column's distinct values are needed after its dictionary is sorted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AfterSort {
+    /// Sorted again later (the `sortedColumn`, sorted first for the doc order).
+    Keep,
+    /// Released once copied out, before the dictionary is encoded: a free-text column's
+    /// interner is as large as the copy.
+    Release,
+}
+
+fn sort_var(
+    i: &mut VarInterner,
+    dt: DataType,
+    hashes: bool,
+    after: AfterSort,
+) -> Result<SortedDict, SegmentError> {
     let ord = VarOrder::of(dt);
+    let (ids, keeps_every_value) = (i.len(), i.keeps_every_value());
     let mut sorted = if ord == VarOrder::Bytes {
         sort_bytes(i)
     } else {
@@ -349,10 +366,13 @@ fn sort_var(i: &VarInterner, dt: DataType, hashes: bool) -> Result<SortedDict, S
         order.sort_unstable_by(|&a, &b| ord.compare(i.get(a), i.get(b)));
         SortedValues::gather(i, order)
     };
-    let remap = if i.keeps_every_value() {
-        sorted.dedup(i.len())
+    if after == AfterSort::Release {
+        *i = VarInterner::default();
+    }
+    let remap = if keeps_every_value {
+        sorted.dedup(ids)
     } else {
-        let mut remap = vec![0u32; i.len()];
+        let mut remap = vec![0u32; ids];
         for (rank, &o) in sorted.order.iter().enumerate() {
             remap[o as usize] = rank as u32;
         }
@@ -384,14 +404,18 @@ fn sort_var(i: &VarInterner, dt: DataType, hashes: bool) -> Result<SortedDict, S
 }
 
 /// The column's sorted dictionary; `hashes` asks for the entries' hashes (for a bloom filter).
-fn sort_dictionary(c: &ColumnCollector, hashes: bool) -> Result<SortedDict, SegmentError> {
+fn sort_dictionary(
+    c: &mut ColumnCollector,
+    hashes: bool,
+    after: AfterSort,
+) -> Result<SortedDict, SegmentError> {
     let dt = c.data_type();
-    Ok(match &c.distinct {
+    Ok(match &mut c.distinct {
         Distinct::Int(i) => sort_numeric(i, dt, hashes),
         Distinct::Long(i) => sort_numeric(i, dt, hashes),
         Distinct::Float(i) => sort_numeric(i, dt, hashes),
         Distinct::Double(i) => sort_numeric(i, dt, hashes),
-        Distinct::Var(i) => sort_var(i, dt, hashes)?,
+        Distinct::Var(i) => sort_var(i, dt, hashes, after)?,
         Distinct::Raw => unreachable!("raw columns have no dictionary"),
     })
 }
@@ -428,7 +452,7 @@ pub fn sort_permutation(c: &mut ColumnCollector, docs: u32) -> Result<DocOrder, 
     let n = docs as usize;
     let mut perm: Vec<u32> = (0..docs).collect();
     if c.dict {
-        let d = sort_dictionary(c, false)?;
+        let d = sort_dictionary(c, false, AfterSort::Keep)?;
         let ids = match spilled_ids(&bytes, &d.remap) {
             Some(ids) if ids.len() == n => ids,
             _ => return Err(corrupt_spill(c)),
@@ -597,7 +621,7 @@ pub fn encode_column(
         indexes: Vec::new(),
     };
     if c.dict {
-        let mut d = sort_dictionary(&c, plan.bloom.is_some())?;
+        let mut d = sort_dictionary(&mut c, plan.bloom.is_some(), AfterSort::Release)?;
         let card = d.cardinality;
         let bits = bitpacked::bits_for_cardinality(card as u32);
         meta.cardinality = card as u32;
@@ -785,7 +809,7 @@ mod tests {
             .collect();
         let mut want = keys.clone();
         want.sort_unstable();
-        assert_eq!(sort_by_first_bytes(keys), want);
+        assert_eq!(sorted_keys(keys.len(), |i| keys[i as usize]), want);
     }
 
     proptest! {
@@ -811,7 +835,7 @@ mod tests {
             let mut expected = values.clone();
             expected.sort();
             expected.dedup();
-            let d = sort_var(&interner, DataType::Bytes, false).unwrap();
+            let d = sort_var(&mut interner, DataType::Bytes, false, AfterSort::Keep).unwrap();
             prop_assert_eq!(d.cardinality, expected.len());
             for id in 0..interner.len() as u32 {
                 let rank = expected.binary_search_by(|e| e.as_slice().cmp(interner.get(id))).unwrap();
