@@ -133,9 +133,9 @@ pub fn read_id_chunks(bytes: &[u8], map: impl Fn(u32) -> Option<u32>) -> Option<
         if width == 0 {
             let (first, tail) = tail.split_first_chunk::<4>()?;
             let first = u32::from_le_bytes(*first);
-            first.checked_add(u32::try_from(n).ok()?.checked_sub(1)?)?;
+            let last = first.checked_add(u32::try_from(n).ok()?.checked_sub(1)?)?;
             out.reserve(n);
-            for id in first..first + n as u32 {
+            for id in first..=last {
                 out.push(map(id)?);
             }
             rest = tail;
@@ -186,7 +186,7 @@ mod tests {
             chunks in proptest::collection::vec(prop_oneof![
                 proptest::collection::vec(prop_oneof![0u32..256, 0u32..70_000, any::<u32>()], 0..50),
                 // Consecutive ids, some ending at u32::MAX.
-                (any::<u32>(), 1u32..60).prop_map(|(first, n)| (first.min(u32::MAX - n + 1)..=first.min(u32::MAX - n + 1) + (n - 1)).collect()),
+                (prop_oneof![any::<u32>(), Just(u32::MAX)], 1u32..60).prop_map(|(first, n)| (first.min(u32::MAX - n + 1)..=first.min(u32::MAX - n + 1) + (n - 1)).collect()),
             ], 0..20)
         ) {
             let dir = tempfile::tempdir().unwrap();
