@@ -229,7 +229,7 @@ struct SortedValues {
 impl SortedValues {
     /// Copies the values of `order` out of the interner.
     fn gather(i: &VarInterner, order: Vec<u32>) -> SortedValues {
-        let mut data = Vec::with_capacity((0..i.len() as u32).map(|id| i.get(id).len()).sum());
+        let mut data = Vec::with_capacity(i.bytes());
         let mut ends = Vec::with_capacity(order.len());
         i.gather(&order, &mut data, &mut ends);
         SortedValues { order, data, ends }
@@ -264,9 +264,7 @@ impl SortedValues {
             self.order[rank] = id;
         }
     }
-}
 
-impl SortedValues {
     /// Folds repeated values into their first rank, in place, and returns
     /// `remap[provisional id] = final id` for `ids` provisional ids. Repeats lie side by side,
     /// so each value is compared with its predecessor only; the bytes between two repeats move
