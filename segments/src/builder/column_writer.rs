@@ -315,6 +315,9 @@ struct RunScratch {
 /// that tie on a full 16-byte key (text columns share long prefixes) is finished by comparing
 /// the rest of its bytes, which now lie side by side rather than scattered over the interner.
 fn sort_bytes(i: &VarInterner) -> SortedValues {
+    // The order is allocated before the keys, so that the keys are the newest block of the
+    // heap when they are dropped and the copy-out grows into their pages instead of fresh ones.
+    let mut order = Vec::with_capacity(i.len());
     let keyed = sorted_keys(i.len(), |id| var_key(i.get(id), id));
     let mut ties = Vec::new();
     let key = |k: &VarKey| (k.0, k.1, k.2);
@@ -330,7 +333,8 @@ fn sort_bytes(i: &VarInterner) -> SortedValues {
         }
         a = b;
     }
-    let order = keyed.into_iter().map(|k| k.3).collect();
+    order.extend(keyed.iter().map(|k| k.3));
+    drop(keyed);
     let mut sorted = SortedValues::gather(i, order);
     let mut scratch = RunScratch::default();
     for (a, b) in ties {
