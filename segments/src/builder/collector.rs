@@ -506,14 +506,18 @@ impl ColumnCollector {
         if let (Pending::Var { .. }, DataType::String | DataType::Json) = (&self.pending, dt) {
             // Earlier (slow-path) values go first, so ids stay in doc order.
             self.flush_pending()?;
+            // The batch's cells, looked up once.
+            let mut cells: Vec<&[u8]> = Vec::with_capacity(n.min(BATCH));
             let mut i = 0;
             while i < n {
+                cells.clear();
                 let mut j = i;
                 while j < n && j - i < BATCH {
                     let c = cell(j);
                     if c.is_empty() || (!all_ascii && !c.is_ascii()) {
                         break;
                     }
+                    cells.push(c);
                     j += 1;
                 }
                 if j == i {
@@ -522,8 +526,8 @@ impl ColumnCollector {
                 self.ids.clear();
                 match &mut self.distinct {
                     Distinct::Var(interner) => interner.intern_each(
-                        j - i,
-                        |k| cell(i + k),
+                        cells.len(),
+                        |k| cells[k],
                         &mut self.hashes,
                         &mut self.ids,
                     ),

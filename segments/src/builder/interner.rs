@@ -2,10 +2,12 @@
 //! provisional id (insertion order) without allocating per value.
 //!
 //! [`NumInterner`] keeps the value bits in the slot, so a lookup touches one cache line;
-//! [`VarInterner`] keeps a 32-bit hash tag next to the id and the bytes in one arena. Both
-//! remember the last value interned, which makes sorted or run-heavy input nearly free. A
-//! [`VarInterner`] of free text can instead keep every value, unhashed
-//! ([`VarInterner::keep_every_value`]).
+//! [`VarInterner`] keeps a 32-bit hash tag next to the id, the bytes in one arena, and per id
+//! its first 16 bytes as two words with its length ([`IdKey`]), so most compares never read
+//! the arena. A table small enough to stay in cache ([`CACHED_SLOTS`]) takes a batch in one
+//! tight pass; a larger one prefetches slots ahead and remembers the last value interned,
+//! which makes sorted or run-heavy input nearly free. A [`VarInterner`] of free text can
+//! instead keep every value, unhashed ([`VarInterner::keep_every_value`]).
 //!
 //! Integers start out **dense** ([`DenseIds`]): an id per value of the window `min..=max`
 //! seen so far, so a lookup is one array read, with no hashing or probing (keys, codes and
@@ -13,10 +15,13 @@
 //! [`DENSE_ALWAYS`] slots and more than [`DENSE_SPREAD`] slots per distinct value (epoch
 //! milliseconds, hashes, sparse ids) moves every value into the hash table once, for good.
 
-use crate::hash::{hash_bytes, hash_u64, load_le_padded};
+use crate::hash::{hash_bytes, hash_u64, load_le_padded, mix64};
 use crate::native::NativeType;
 
 const EMPTY: u32 = u32::MAX;
+/// Tables of at most this many slots stay in cache: batches look their values up in one
+/// pass, without prefetching.
+const CACHED_SLOTS: usize = 1 << 14;
 /// How many values ahead batch interning prefetches hash slots.
 const PREFETCH_AHEAD: usize = 16;
 
@@ -32,23 +37,48 @@ fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-/// Byte-string equality with an inline path for strings up to 16 bytes (most dictionary
-/// values: codes, dates, short names), which avoids a `memcmp` call per lookup.
+/// What a [`VarInterner`] keeps of each id's value beside its bytes: its [`head_words`], its
+/// length, and the low 32 bits of its hash (so growing re-slots ids without rehashing their
+/// bytes). A lookup compares this one record instead of reading the id's offsets and bytes from
+/// the arena; only a value longer than 16 bytes whose record matches compares the rest.
+#[derive(Clone, Copy)]
+struct IdKey {
+    words: [u64; 2],
+    len: u32,
+    low: u32,
+}
+
+/// The first 16 bytes of `v` as two zero-padded little-endian words.
 #[inline(always)]
-fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
+fn head_words(v: &[u8]) -> [u64; 2] {
+    let n = v.len();
+    let load8 = |b: &[u8]| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    if n >= 16 {
+        [load8(v), load8(&v[8..])]
+    } else if n > 8 {
+        // The last eight bytes hold bytes 8.. in their top `n - 8`.
+        [load8(v), load8(&v[n - 8..]) >> (8 * (16 - n))]
+    } else {
+        [load_le_padded(v), 0]
     }
-    let word = load_le_padded;
-    let n = a.len();
-    if n <= 8 {
-        return word(a) == word(b);
+}
+
+/// The interner's hash of `v`, whose head words are `words`: for up to 16 bytes a mix of the
+/// words and the length (so the words are loaded once, for the hash and the compare), for
+/// longer values [`hash_bytes`].
+#[inline(always)]
+fn value_hash(v: &[u8], words: [u64; 2]) -> u64 {
+    #[cfg(test)]
+    if tests::COLLIDING.get() {
+        // Every value on one slot and tag, so lookups must tell values apart by their keys.
+        return 0x5555_5555_0000_0000;
     }
-    if n <= 16 {
-        // Two overlapping words cover the string.
-        return word(&a[..8]) == word(&b[..8]) && word(&a[n - 8..]) == word(&b[n - 8..]);
+    if v.len() <= 16 {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        mix64(words[0] ^ words[1].wrapping_mul(K) ^ (v.len() as u64).rotate_right(5))
+    } else {
+        hash_bytes(v)
     }
-    a == b
 }
 
 /// Dense windows of up to this many slots are always allowed (4 MiB of ids).
@@ -178,31 +208,10 @@ impl<T: NativeType> NumInterner<T> {
         {
             return id;
         }
-        let bits = v.to_bits64();
-        if let Some((b, id)) = self.last
-            && b == bits
-        {
-            return id;
+        if (self.values.len() + 1) * 2 > self.slots.len() {
+            self.grow();
         }
-        let mut i = hash_u64(bits) as usize & self.mask;
-        loop {
-            let (b, id) = self.slots[i];
-            if id == EMPTY {
-                let id = self.values.len() as u32;
-                self.slots[i] = (bits, id);
-                self.values.push(v);
-                if self.values.len() * 2 > self.slots.len() {
-                    self.grow();
-                }
-                self.last = Some((bits, id));
-                return id;
-            }
-            if b == bits {
-                self.last = Some((bits, id));
-                return id;
-            }
-            i = (i + 1) & self.mask;
-        }
+        self.intern_hashed(v, hash_u64(v.to_bits64()))
     }
 
     /// Interns a batch, appending the ids to `out`. Hash slots are prefetched a few values
@@ -225,6 +234,15 @@ impl<T: NativeType> NumInterner<T> {
         }
         while (self.values.len() + vals.len()) * 2 > self.slots.len() {
             self.grow();
+        }
+        if self.slots.len() <= CACHED_SLOTS {
+            // Every probe hits the cache: one pass, no prefetching and no last-value check
+            // (whose branch mispredicts on a column of a few values in random order).
+            out.extend(vals.iter().map(|&v| {
+                let bits = v.to_bits64();
+                self.find_or_add(v, bits, hash_u64(bits))
+            }));
+            return;
         }
         hashes.clear();
         hashes.extend(vals.iter().map(|v| hash_u64(v.to_bits64())));
@@ -250,6 +268,14 @@ impl<T: NativeType> NumInterner<T> {
         {
             return id;
         }
+        let id = self.find_or_add(v, bits, h);
+        self.last = Some((bits, id));
+        id
+    }
+
+    /// The id of `v` (bits `bits`, hash `h`), added if new; never grows the table.
+    #[inline(always)]
+    fn find_or_add(&mut self, v: T, bits: u64, h: u64) -> u32 {
         let mut i = h as usize & self.mask;
         loop {
             let (b, id) = self.slots[i];
@@ -257,11 +283,9 @@ impl<T: NativeType> NumInterner<T> {
                 let id = self.values.len() as u32;
                 self.slots[i] = (bits, id);
                 self.values.push(v);
-                self.last = Some((bits, id));
                 return id;
             }
             if b == bits {
-                self.last = Some((bits, id));
                 return id;
             }
             i = (i + 1) & self.mask;
@@ -317,8 +341,8 @@ pub struct VarInterner {
     mask: usize,
     arena: Vec<u8>,
     ends: Vec<u64>,
-    /// The low 32 hash bits of each id, so growing re-slots ids without rehashing their bytes.
-    lows: Vec<u32>,
+    /// Each id's [`IdKey`] (none once every value is kept).
+    keys: Vec<IdKey>,
     /// The last id interned and its hash.
     last: Option<(u32, u64)>,
     /// Every value gets its own id (ids may repeat values).
@@ -332,7 +356,7 @@ impl Default for VarInterner {
             mask: 63,
             arena: Vec::new(),
             ends: Vec::new(),
-            lows: Vec::new(),
+            keys: Vec::new(),
             last: None,
             keep_all: false,
         }
@@ -381,7 +405,7 @@ impl VarInterner {
         self.keep_all = true;
         self.slots = Vec::new();
         self.mask = 0;
-        self.lows = Vec::new();
+        self.keys = Vec::new();
         self.last = None;
         self.arena.reserve(bytes.saturating_sub(self.arena.len()));
         self.ends.reserve(values.saturating_sub(self.ends.len()));
@@ -407,35 +431,10 @@ impl VarInterner {
         if self.keep_all {
             return self.append(v);
         }
-        let h = hash_bytes(v);
-        if let Some((id, lh)) = self.last
-            && lh == h
-            && bytes_eq(self.get(id), v)
-        {
-            return id;
+        if (self.ends.len() + 1) * 2 > self.slots.len() {
+            self.grow();
         }
-        let tag = (h >> 32) as u32;
-        let mut i = h as usize & self.mask;
-        loop {
-            let (t, id) = self.slots[i];
-            if id == EMPTY {
-                let id = self.ends.len() as u32;
-                self.arena.extend_from_slice(v);
-                self.ends.push(self.arena.len() as u64);
-                self.lows.push(h as u32);
-                self.slots[i] = (tag, id);
-                if self.ends.len() * 2 > self.slots.len() {
-                    self.grow();
-                }
-                self.last = Some((id, h));
-                return id;
-            }
-            if t == tag && bytes_eq(self.get(id), v) {
-                self.last = Some((id, h));
-                return id;
-            }
-            i = (i + 1) & self.mask;
-        }
+        self.intern_hashed(v, value_hash(v, head_words(v)))
     }
 
     /// Interns a batch of values (`data[ends[i-1]..ends[i]]`), appending ids to `out`, with
@@ -468,8 +467,21 @@ impl VarInterner {
         while (self.ends.len() + n) * 2 > self.slots.len() {
             self.grow();
         }
+        if self.slots.len() <= CACHED_SLOTS {
+            // Every probe hits the cache: one pass, no prefetching and no last-value check
+            // (whose branch mispredicts on a column of a few values in random order).
+            out.extend((0..n).map(|i| {
+                let v = value(i);
+                let words = head_words(v);
+                self.find_or_add(v, words, value_hash(v, words))
+            }));
+            return;
+        }
         hashes.clear();
-        hashes.extend((0..n).map(|i| hash_bytes(value(i))));
+        hashes.extend((0..n).map(|i| {
+            let v = value(i);
+            value_hash(v, head_words(v))
+        }));
         let base = self.slots.as_ptr();
         for &h in hashes.iter().take(PREFETCH_AHEAD) {
             prefetch(base.wrapping_add(h as usize & self.mask));
@@ -485,31 +497,57 @@ impl VarInterner {
     /// Like [`VarInterner::intern`] with the hash already computed; never grows the table.
     #[inline]
     fn intern_hashed(&mut self, v: &[u8], h: u64) -> u32 {
+        let words = head_words(v);
         if let Some((id, lh)) = self.last
             && lh == h
-            && bytes_eq(self.get(id), v)
+            && self.is(id, words, v)
         {
             return id;
         }
+        let id = self.find_or_add(v, words, h);
+        self.last = Some((id, h));
+        id
+    }
+
+    /// The id of `v` (head words `words`, hash `h`), added if new; never grows the table.
+    #[inline(always)]
+    fn find_or_add(&mut self, v: &[u8], words: [u64; 2], h: u64) -> u32 {
         let tag = (h >> 32) as u32;
         let mut i = h as usize & self.mask;
         loop {
             let (t, id) = self.slots[i];
             if id == EMPTY {
-                let id = self.ends.len() as u32;
-                self.arena.extend_from_slice(v);
-                self.ends.push(self.arena.len() as u64);
-                self.lows.push(h as u32);
-                self.slots[i] = (tag, id);
-                self.last = Some((id, h));
-                return id;
+                return self.add(i, v, words, h);
             }
-            if t == tag && bytes_eq(self.get(id), v) {
-                self.last = Some((id, h));
+            if t == tag && self.is(id, words, v) {
                 return id;
             }
             i = (i + 1) & self.mask;
         }
+    }
+
+    /// Adds `v` as a new id in empty slot `slot`.
+    fn add(&mut self, slot: usize, v: &[u8], words: [u64; 2], h: u64) -> u32 {
+        let id = self.ends.len() as u32;
+        self.arena.extend_from_slice(v);
+        self.ends.push(self.arena.len() as u64);
+        self.keys.push(IdKey {
+            words,
+            // Values of 4 GiB and more share one length here; their bytes decide.
+            len: v.len().min(u32::MAX as usize) as u32,
+            low: h as u32,
+        });
+        self.slots[slot] = ((h >> 32) as u32, id);
+        id
+    }
+
+    /// Whether id `id` holds `v`, whose head words are `words`.
+    #[inline(always)]
+    fn is(&self, id: u32, words: [u64; 2], v: &[u8]) -> bool {
+        let k = &self.keys[id as usize];
+        k.words == words
+            && k.len as usize == v.len().min(u32::MAX as usize)
+            && (v.len() <= 16 || self.get(id) == v)
     }
 
     /// Bytes of the values interned so far.
@@ -531,9 +569,10 @@ impl VarInterner {
             }
             // Past 2^32 slots the stored low bits no longer cover the mask: rehash.
             let h = if cap > 1 << 32 {
-                hash_bytes(self.get(id)) as usize
+                let v = self.get(id);
+                value_hash(v, head_words(v)) as usize
             } else {
-                self.lows[id as usize] as usize
+                self.keys[id as usize].low as usize
             };
             let mut i = h & self.mask;
             while self.slots[i].1 != EMPTY {
@@ -558,7 +597,7 @@ impl VarInterner {
         self.slots.len() * 8
             + self.arena.capacity()
             + self.ends.capacity() * 8
-            + self.lows.capacity() * 4
+            + self.keys.capacity() * std::mem::size_of::<IdKey>()
     }
 }
 
@@ -612,6 +651,90 @@ mod tests {
             let single: Vec<u32> = strs.iter().map(|s| a.intern(s.as_bytes())).collect();
             prop_assert_eq!(ids, single);
         }
+    }
+
+    thread_local! {
+        /// Whether [`value_hash`] gives every value the same hash.
+        pub static COLLIDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// Ids from interning `vals` one by one and in batches of `batch`, checked against a map
+    /// that gives each distinct value the next id.
+    fn check_var_ids(vals: &[Vec<u8>], batch: usize) {
+        let mut want = std::collections::HashMap::new();
+        let expected: Vec<u32> = vals
+            .iter()
+            .map(|v| {
+                let next = want.len() as u32;
+                *want.entry(v.clone()).or_insert(next)
+            })
+            .collect();
+        let mut single = VarInterner::default();
+        let ids: Vec<u32> = vals.iter().map(|v| single.intern(v)).collect();
+        assert_eq!(ids, expected);
+        let (mut batched, mut hashes, mut ids) = (VarInterner::default(), Vec::new(), Vec::new());
+        for chunk in vals.chunks(batch) {
+            batched.intern_each(chunk.len(), |k| &chunk[k], &mut hashes, &mut ids);
+        }
+        assert_eq!(ids, expected);
+        for (v, &id) in &want {
+            assert_eq!(single.get(id), &v[..]);
+            assert_eq!(batched.get(id), &v[..]);
+        }
+        assert_eq!(batched.len(), want.len());
+    }
+
+    proptest! {
+        #[test]
+        fn values_that_differ_in_padding_or_past_16_bytes_get_their_own_ids(
+            pool in proptest::collection::vec(
+                proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), any::<u8>()], 0..40),
+                1..40,
+            ),
+            picks in proptest::collection::vec(any::<prop::sample::Index>(), 0..1500),
+            batch in 1usize..600,
+        ) {
+            // Zero bytes and equal heads: "a" vs "a\0", 17-byte values sharing 16 bytes.
+            let mut pool = pool;
+            let long = [b'x'; 16];
+            pool.push([&long[..], b"1"].concat());
+            pool.push([&long[..], b"2"].concat());
+            pool.push(b"a".to_vec());
+            pool.push(b"a\0".to_vec());
+            let vals: Vec<Vec<u8>> = picks.iter().map(|i| pool[i.index(pool.len())].clone()).collect();
+            check_var_ids(&vals, batch);
+            // With every hash equal, only the keys (and bytes past 16) tell values apart.
+            COLLIDING.set(true);
+            let colliding = std::panic::catch_unwind(|| check_var_ids(&vals, batch));
+            COLLIDING.set(false);
+            prop_assert!(colliding.is_ok());
+        }
+    }
+
+    #[test]
+    fn large_tables_prefetch_and_agree() {
+        // More distinct values than a cached table holds, of every length class.
+        let vals: Vec<Vec<u8>> = (0..60_000u64)
+            .map(|i| {
+                let x = crate::hash::mix64(i % 20_000);
+                let len = (x % 40) as usize;
+                (0..len).map(|k| (x >> (k % 8 * 8)) as u8 & 0x3f).collect()
+            })
+            .collect();
+        check_var_ids(&vals, 2048);
+        let mut single = NumInterner::<f64>::default();
+        let (mut batched, mut hashes, mut ids) =
+            (NumInterner::<f64>::default(), Vec::new(), Vec::new());
+        let nums: Vec<f64> = (0..60_000u64)
+            .map(|i| (crate::hash::mix64(i % 20_000) % 1_000_000) as f64 / 100.0)
+            .collect();
+        for chunk in nums.chunks(2048) {
+            batched.intern_batch(chunk, &mut hashes, &mut ids);
+        }
+        let one: Vec<u32> = nums.iter().map(|&v| single.intern(v)).collect();
+        assert_eq!(ids, one);
+        assert_eq!(batched.values(), single.values());
+        assert!(batched.slots.len() > CACHED_SLOTS);
     }
 
     #[test]
