@@ -3,8 +3,8 @@
 //!
 //! [`NumInterner`] keeps the value bits in the slot, so a lookup touches one cache line;
 //! [`VarInterner`] keeps a 32-bit hash tag next to the id, the bytes in one arena, and per id
-//! its first 16 bytes as two words with its length ([`IdKey`]), so most compares never read
-//! the arena. A table small enough to stay in cache ([`CACHED_SLOTS`]) takes a batch in one
+//! its first 16 bytes as two words with its length (`IdKey`), so most compares never read
+//! the arena. A table small enough to stay in cache (`CACHED_SLOTS`) takes a batch in one
 //! tight pass; a larger one prefetches slots ahead and remembers the last value interned,
 //! which makes sorted or run-heavy input nearly free. A [`VarInterner`] of free text can
 //! instead keep every value, unhashed ([`VarInterner::keep_every_value`]).
