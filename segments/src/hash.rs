@@ -47,6 +47,22 @@ pub fn load_le_padded(s: &[u8]) -> u64 {
     }
 }
 
+/// The first 16 bytes of `v` as two zero-padded little-endian words: what the builder's
+/// interner compares and, byte-swapped, the prefix its string sort orders by.
+#[inline(always)]
+pub fn head_words(v: &[u8]) -> [u64; 2] {
+    let n = v.len();
+    let load8 = |b: &[u8]| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    if n >= 16 {
+        [load8(v), load8(&v[8..])]
+    } else if n > 8 {
+        // The last eight bytes hold bytes 8.. in their top `n - 8`.
+        [load8(v), load8(&v[n - 8..]) >> (8 * (16 - n))]
+    } else {
+        [load_le_padded(v), 0]
+    }
+}
+
 /// Hash of a byte string.
 #[inline]
 pub fn hash_bytes(bytes: &[u8]) -> u64 {

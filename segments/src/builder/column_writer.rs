@@ -10,7 +10,7 @@ use crate::dictionary::{NumericDictionary, VarDictionary};
 use crate::error::SegmentError;
 use crate::format::DataFileWriter;
 use crate::forward::{bitpacked, mv, raw};
-use crate::hash::{hash_bytes, load_le_padded};
+use crate::hash::{hash_bytes, head_words};
 use crate::index::bloom::{BloomBuilder, native_hash};
 use crate::index::{IndexKind, dense, inverted, nulls, range, sorted};
 use crate::metadata::{ColumnMetadata, IndexInfo};
@@ -116,11 +116,8 @@ type VarKey = (u64, u64, u32, u32);
 /// The sort key of `v`: its first 16 bytes big-endian (zero-padded), how many of them are real
 /// (ties in padding are ordered by length: a prefix sorts first), and the id.
 fn var_key(v: &[u8], id: u32) -> VarKey {
-    let n = v.len().min(16);
-    // Big-endian words of the zero-padded bytes, without a `memcpy` call per key.
-    let word = |s: &[u8]| load_le_padded(s).swap_bytes();
-    let (hi, lo) = v[..n].split_at(n.min(8));
-    (word(hi), word(lo), n as u32, id)
+    let [hi, lo] = head_words(v);
+    (hi.swap_bytes(), lo.swap_bytes(), v.len().min(16) as u32, id)
 }
 
 /// The keys `key(0..n)`, sorted as `sort_unstable` would, by most-significant-digit radix sort:

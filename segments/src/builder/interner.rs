@@ -15,7 +15,7 @@
 //! [`DENSE_ALWAYS`] slots and more than [`DENSE_SPREAD`] slots per distinct value (epoch
 //! milliseconds, hashes, sparse ids) moves every value into the hash table once, for good.
 
-use crate::hash::{hash_bytes, hash_u64, load_le_padded, mix64};
+use crate::hash::{hash_bytes, hash_u64, head_words, mix64};
 use crate::native::NativeType;
 
 const EMPTY: u32 = u32::MAX;
@@ -46,21 +46,6 @@ struct IdKey {
     words: [u64; 2],
     len: u32,
     low: u32,
-}
-
-/// The first 16 bytes of `v` as two zero-padded little-endian words.
-#[inline(always)]
-fn head_words(v: &[u8]) -> [u64; 2] {
-    let n = v.len();
-    let load8 = |b: &[u8]| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    if n >= 16 {
-        [load8(v), load8(&v[8..])]
-    } else if n > 8 {
-        // The last eight bytes hold bytes 8.. in their top `n - 8`.
-        [load8(v), load8(&v[n - 8..]) >> (8 * (16 - n))]
-    } else {
-        [load_le_padded(v), 0]
-    }
 }
 
 /// The interner's hash of `v`, whose head words are `words`: for up to 16 bytes a mix of the
