@@ -105,6 +105,9 @@ pub fn execute_plan(plan: &QueryPlan, tables: &dyn TableProvider) -> BrokerRespo
             r.num_servers_responded = 1;
             r
         }
+        QueryPlan::MultiStage(_) => BrokerResponse::from_error(&EngineError::execution(
+            "the multi-stage engine runs only through a broker".to_string(),
+        )),
     }
 }
 

@@ -27,6 +27,7 @@ pub mod eval;
 pub mod expr;
 pub mod filter;
 pub mod like;
+pub mod multistage;
 pub mod query_plan;
 pub mod scalar;
 

@@ -31,6 +31,8 @@ pub enum QueryPlan {
     SingleStage(SingleStagePlan),
     /// A query without a table (`SELECT 1, 'a'`), answered by the broker alone.
     Literal(LiteralPlan),
+    /// Pinot's multi-stage (v2) engine: stages over the servers, the root at the broker.
+    MultiStage(super::multistage::MultiStagePlan),
 }
 
 /// A v1 plan: server part plus broker part.
@@ -248,7 +250,7 @@ impl QueryPlan {
     pub fn server(&self) -> Option<&ServerQueryPlan> {
         match self {
             QueryPlan::SingleStage(p) => Some(&p.server),
-            QueryPlan::Literal(_) => None,
+            QueryPlan::Literal(_) | QueryPlan::MultiStage(_) => None,
         }
     }
 }

@@ -1,0 +1,38 @@
+//! The multi-stage (v2) plan: what the broker runs when a query asks for
+//! `useMultistageEngine=true`.
+//!
+//! ```text
+//! Statement ──bind──► RelNode tree (one per query, exchanges marked)
+//!           ──split──► MultiStagePlan { stages: [Stage 0 (broker root), Stage 1.., leaf stages] }
+//! ```
+//!
+//! A [`MultiStagePlan`] is a tree of [`Stage`]s (Pinot's `PlanFragment`s) cut at exchanges
+//! (Pinot's `PinotLogicalExchange`). Each stage is a tree of relational operators
+//! ([`RelNode`]); a stage reads its children's output through [`RelNode::Receive`] and sends
+//! its own output to its parent stage as the parent's [`Stage::input_distribution`] says: hashed on
+//! key columns, broadcast to every worker, all to one worker (singleton), or spread at random.
+//!
+//! * Stage 0 is the root: it runs on the broker, receives the final rows and shapes the result
+//!   (names in [`MultiStagePlan::columns`]).
+//! * A **leaf** stage ([`RelNode::Leaf`]) is a v1 [`ServerQueryPlan`](crate::plan::ServerQueryPlan) run by the servers that
+//!   host the table's segments: filters, projections and partial aggregations are pushed into
+//!   it, so v2 uses every index v1 uses. Its output rows are the v1 intermediate row layout
+//!   (selection columns; or group keys followed by one aggregation state per aggregate).
+//! * **Intermediate** stages (joins, final aggregations, windows, set operations) run on the
+//!   servers, each worker receiving one hash partition of its inputs.
+//!
+//! Every value between operators is a row column of a known [`ColumnType`](crate::plan::ColumnType); expressions over
+//! a node's input read it through [`Expr::Input`](crate::plan::Expr::Input) (index into the input row). Column names of
+//! intermediate rows exist only for EXPLAIN; the result's names are
+//! [`MultiStagePlan::columns`].
+//!
+//! Everything derives serde: the broker ships each stage to the servers that run it.
+//!
+//! * [`rel`] — the relational operators.
+//! * [`stage`] — stages, exchanges, distributions.
+
+pub mod rel;
+pub mod stage;
+
+pub use rel::{AggMode, JoinKind, RelNode, SetOpKind, WindowCall, WindowFrame, WindowFunction};
+pub use stage::{Distribution, MultiStagePlan, Stage, StageId, StageKind};

@@ -1,0 +1,212 @@
+//! Relational operators of a stage.
+//!
+//! Conventions every operator follows (the engine relies on them):
+//! * a node's output row is a list of columns with known types ([`RelNode::output_types`]);
+//! * expressions over a node's input use [`Expr::Input`] with the input column's index;
+//! * [`RelNode::Join`]'s output is the left row followed by the right row (for `Semi`/`Anti`,
+//!   the left row only); its `condition` reads that concatenated row;
+//! * [`RelNode::Aggregate`]'s output is the group keys followed by one column per aggregate:
+//!   the final value in [`AggMode::Direct`]/[`AggMode::Final`], the aggregation state in
+//!   [`AggMode::Partial`]. In `Final` mode the input is a partial row: keys, then one state
+//!   column per aggregate (`aggregates[i]` reads column `group_keys.len() + i`), which is
+//!   exactly what a [`RelNode::Leaf`] with a v1 group-by or aggregation plan produces;
+//! * [`RelNode::Window`]'s output is the input row followed by one column per window call.
+
+use super::stage::StageId;
+use crate::plan::aggregate::AggregateCall;
+use crate::plan::column_type::ColumnType;
+use crate::plan::expr::Expr;
+use crate::plan::query_plan::{ServerQueryPlan, SortKey};
+use segments::types::Value;
+use serde::{Deserialize, Serialize};
+
+/// Join kinds, as Calcite names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Full,
+    /// Left rows with at least one match (`IN`, `EXISTS`); output is the left row.
+    Semi,
+    /// Left rows with no match (`NOT IN`, `NOT EXISTS`); output is the left row.
+    Anti,
+}
+
+/// How an aggregate node treats its input and output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AggMode {
+    /// Raw rows in, final values out (one node does all).
+    Direct,
+    /// Raw rows in, aggregation states out.
+    Partial,
+    /// States in (one column per aggregate after the keys), final values out.
+    Final,
+}
+
+/// Set operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SetOpKind {
+    Union,
+    Intersect,
+    Except,
+}
+
+/// Window functions beyond the aggregates.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum WindowFunction {
+    RowNumber,
+    Rank,
+    DenseRank,
+    Ntile(u64),
+    /// `LAG(arg, offset, default)`.
+    Lag { offset: u64, default: Option<Value> },
+    /// `LEAD(arg, offset, default)`.
+    Lead { offset: u64, default: Option<Value> },
+    FirstValue,
+    LastValue,
+    /// An aggregate over the frame (`SUM(x) OVER (...)`); its `arg` reads the input row.
+    Aggregate(AggregateCall),
+}
+
+/// One end of a window frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FrameBound {
+    UnboundedPreceding,
+    Preceding(u64),
+    CurrentRow,
+    Following(u64),
+    UnboundedFollowing,
+}
+
+/// `ROWS` or `RANGE` frame (SQL's default with ORDER BY: `RANGE UNBOUNDED PRECEDING` to the
+/// current row's peers; without ORDER BY: the whole partition).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WindowFrame {
+    pub rows: bool,
+    pub start: FrameBound,
+    pub end: FrameBound,
+}
+
+/// One window function call of a [`RelNode::Window`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WindowCall {
+    pub function: WindowFunction,
+    /// The argument (for LAG/LEAD/FIRST_VALUE/LAST_VALUE; aggregates carry theirs).
+    pub arg: Option<Expr>,
+    pub frame: WindowFrame,
+    pub output_type: ColumnType,
+}
+
+/// A relational operator.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum RelNode {
+    /// A v1 server plan over one table's segments (filter, projection and partial
+    /// aggregation pushed down). Output: the plan's intermediate row (`row_types`). Its kind is
+    /// never limited by v1's implicit `LIMIT 10`: the binder sets the limit it needs.
+    Leaf { plan: ServerQueryPlan },
+    /// The rows child stage `stage` sends to this worker.
+    Receive {
+        stage: StageId,
+        types: Vec<ColumnType>,
+    },
+    /// Computed columns.
+    Project {
+        input: Box<RelNode>,
+        exprs: Vec<Expr>,
+    },
+    /// Rows for which `condition` is TRUE.
+    Filter {
+        input: Box<RelNode>,
+        condition: Expr,
+    },
+    /// Grouping and aggregation (see the module docs for the row layout per mode).
+    Aggregate {
+        input: Box<RelNode>,
+        group_keys: Vec<usize>,
+        aggregates: Vec<AggregateCall>,
+        mode: AggMode,
+        /// Output types: keys then aggregates (states count as their function's type).
+        output_types: Vec<ColumnType>,
+    },
+    /// A hash join on `left_keys = right_keys` (empty: a nested-loop/cross join), then
+    /// `condition` over the joined row.
+    Join {
+        left: Box<RelNode>,
+        right: Box<RelNode>,
+        kind: JoinKind,
+        left_keys: Vec<usize>,
+        right_keys: Vec<usize>,
+        condition: Option<Expr>,
+    },
+    /// Window functions over partitions of the input.
+    Window {
+        input: Box<RelNode>,
+        partition_by: Vec<usize>,
+        order_by: Vec<SortKey>,
+        calls: Vec<WindowCall>,
+    },
+    /// Sort by `keys` (may be empty), skip `offset`, keep `limit` (None: all).
+    Sort {
+        input: Box<RelNode>,
+        keys: Vec<SortKey>,
+        offset: usize,
+        limit: Option<usize>,
+    },
+    /// UNION / INTERSECT / EXCEPT of inputs with the same row types; `all` keeps duplicates.
+    SetOp {
+        kind: SetOpKind,
+        all: bool,
+        inputs: Vec<RelNode>,
+    },
+    /// Literal rows.
+    Values {
+        rows: Vec<Vec<Value>>,
+        types: Vec<ColumnType>,
+    },
+}
+
+impl RelNode {
+    /// Types of the rows this node outputs.
+    pub fn output_types(&self) -> Vec<ColumnType> {
+        match self {
+            RelNode::Leaf { plan } => plan.kind.row_types(),
+            RelNode::Receive { types, .. } | RelNode::Values { types, .. } => types.clone(),
+            RelNode::Project { exprs, .. } => exprs.iter().map(Expr::column_type).collect(),
+            RelNode::Filter { input, .. } | RelNode::Sort { input, .. } => input.output_types(),
+            RelNode::Aggregate { output_types, .. } => output_types.clone(),
+            RelNode::Join {
+                left, right, kind, ..
+            } => {
+                let mut t = left.output_types();
+                if !matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+                    t.extend(right.output_types());
+                }
+                t
+            }
+            RelNode::Window { input, calls, .. } => {
+                let mut t = input.output_types();
+                t.extend(calls.iter().map(|c| c.output_type));
+                t
+            }
+            RelNode::SetOp { inputs, .. } => inputs
+                .first()
+                .map(RelNode::output_types)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The direct inputs of this node.
+    pub fn inputs(&self) -> Vec<&RelNode> {
+        match self {
+            RelNode::Leaf { .. } | RelNode::Receive { .. } | RelNode::Values { .. } => vec![],
+            RelNode::Project { input, .. }
+            | RelNode::Filter { input, .. }
+            | RelNode::Aggregate { input, .. }
+            | RelNode::Window { input, .. }
+            | RelNode::Sort { input, .. } => vec![input],
+            RelNode::Join { left, right, .. } => vec![left, right],
+            RelNode::SetOp { inputs, .. } => inputs.iter().collect(),
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Stages and the exchanges between them.
+
+use super::rel::RelNode;
+use crate::plan::column_type::ColumnType;
+use crate::plan::query_plan::ExecutionOptions;
+use serde::{Deserialize, Serialize};
+
+/// A stage's number: its index in [`MultiStagePlan::stages`]; 0 is the root.
+pub type StageId = usize;
+
+/// How a sending stage's rows are spread over the workers of the stage that receives them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Distribution {
+    /// Row goes to worker `hash(columns) % workers` (equal keys meet on one worker).
+    Hash(Vec<usize>),
+    /// Every row to every worker (the small side of a broadcast join).
+    Broadcast,
+    /// Every row to the one worker of the receiver (the root, a global sort or aggregate).
+    Singleton,
+    /// Rows spread evenly, no placement guarantee.
+    Random,
+}
+
+/// Where a stage runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StageKind {
+    /// The broker (stage 0 only).
+    Root,
+    /// The servers hosting `table_name`'s segments (raw name), one worker per server with
+    /// that server's segments; the stage's tree bottoms out in a [`RelNode::Leaf`].
+    Leaf { table: String },
+    /// Servers, one worker each (or one worker in all when `singleton`).
+    Intermediate { singleton: bool },
+}
+
+/// One stage: a tree of operators run by one or more workers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stage {
+    pub id: StageId,
+    pub kind: StageKind,
+    pub root: RelNode,
+    /// The stage this one sends its rows to (`None` for the root).
+    pub parent: Option<StageId>,
+    /// How the rows this stage *receives* from each child are spread over its workers, per
+    /// child stage id (the distribution is decided by the receiving side of an exchange, as in
+    /// Pinot's `PinotLogicalExchange` above the sender).
+    pub input_distribution: Vec<(StageId, Distribution)>,
+    /// Types of the rows this stage outputs.
+    pub output_types: Vec<ColumnType>,
+}
+
+/// A planned multi-stage query.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MultiStagePlan {
+    /// All stages; `stages[i].id == i`; `stages[0]` is the root.
+    pub stages: Vec<Stage>,
+    /// Result column names and types, in order (the root's output).
+    pub columns: Vec<(String, ColumnType)>,
+    /// Options every stage honours (timeout, null handling, join limits).
+    pub options: ExecutionOptions,
+    /// Options of the v2 engine only.
+    pub v2_options: MultiStageOptions,
+    /// `EXPLAIN PLAN FOR`: describe the stages instead of running them.
+    pub explain: bool,
+}
+
+/// What to do when a hash join's build side exceeds `max_rows_in_join`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum JoinOverflowMode {
+    /// Fail the query with Pinot's error naming `maxRowsInJoin`.
+    #[default]
+    Throw,
+    /// Stop adding rows and mark the result partial.
+    Break,
+}
+
+/// Typed v2 query options (`maxRowsInJoin`, `joinOverflowMode`, …).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MultiStageOptions {
+    /// Pinot's default: 1,048,576 rows.
+    pub max_rows_in_join: usize,
+    pub join_overflow_mode: JoinOverflowMode,
+    /// Rows a window operator may hold (Pinot's `maxRowsInWindow`, default 1,048,576).
+    pub max_rows_in_window: usize,
+}
+
+impl Default for MultiStageOptions {
+    fn default() -> MultiStageOptions {
+        MultiStageOptions {
+            max_rows_in_join: 1 << 20,
+            join_overflow_mode: JoinOverflowMode::Throw,
+            max_rows_in_window: 1 << 20,
+        }
+    }
+}
+
+impl MultiStagePlan {
+    /// The stages that send to `id`.
+    pub fn children(&self, id: StageId) -> impl Iterator<Item = &Stage> {
+        self.stages.iter().filter(move |s| s.parent == Some(id))
+    }
+}
