@@ -1,36 +1,26 @@
-//! Starting and stopping roles: any subset of controller, broker and server in one process
+//! The composition root: starts any subset of controller, broker and server in one process
 //! (all three by default, as `tessera start` and the tests run them), each on its own port
-//! (0 picks a free one), joined to a controller by URL.
+//! (0 picks a free one), and wires how they reach each other. Roles never import one another:
+//! a role of this process is handed to the others as their transport client (the controller as
+//! their [`ControllerClient`], the server as the broker's [`ServerClient`]), decided here, once;
+//! every other role is reached over HTTP.
 
+use crate::broker::membership::broker_loop;
 use crate::broker::{self, Broker, BrokerConfig};
-use crate::controller::records::{InstanceType, instance_id};
 use crate::controller::{self, Controller, ControllerConfig};
-use crate::http::{bind, serve};
+use crate::http::{bind, http_client, serve};
 use crate::logging::{self, LogConfig, LoggingHandle, default_log_dir};
+use crate::metadata::records::{InstanceType, instance_id};
 use crate::metadata::{MetadataStore, RedbStore};
-use crate::server::sync::{Member, broker_loop, server_loop};
+use crate::server::sync::server_loop;
 use crate::server::{self, Server, ServerConfig};
+use crate::transport::{
+    ControllerClient, HttpControllerClient, Registration, ServerClient, ServerDirectory,
+};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-/// The HTTP client every role uses to call the others (TCP_NODELAY, keep-alive, 30 s timeout).
-pub fn http_client() -> surf::Client {
-    surf::Config::new()
-        .set_tcp_no_delay(true)
-        .set_timeout(Some(Duration::from_secs(30)))
-        .try_into()
-        .unwrap_or_default()
-}
 
 /// Which roles to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -330,20 +320,35 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         }
     };
 
-    let mut local_server = None;
+    let controller_client: Arc<dyn ControllerClient> = match &local_controller {
+        Some(c) => c.clone(),
+        None => Arc::new(HttpControllerClient::new(&controller_url, http_client())),
+    };
+    let servers = Arc::new(ServerDirectory::new(http_client()));
+
     if let (Some((listener, port)), Some(id)) = (server_l, server_id) {
         let segment_dir = mkdir(opts.data_dir.join("server").join(&id))?;
         let config = ServerConfig {
             instance_id: id.clone(),
             host: host.clone(),
             port,
-            controller_url: controller_url.clone(),
             segment_dir,
             heartbeat_interval: opts.heartbeat_interval,
             tags: opts.tags.clone(),
         };
-        let s = Arc::new(Server::new(config, logging.clone())?);
-        local_server = Some(s.clone());
+        let s = Arc::new(Server::new(
+            config,
+            controller_client.clone(),
+            logging.clone(),
+        )?);
+        servers.add_local(&id, s.clone() as Arc<dyn ServerClient>);
+        if let Some(c) = &local_controller {
+            controller::changes::add_listener(
+                c,
+                &id,
+                Arc::new(server::sync::SyncOnChange(s.clone())),
+            );
+        }
         if let Some(c) = &local_controller {
             register_locally(c, &host, port, InstanceType::Server, &id, &opts.tags).await?;
         }
@@ -361,28 +366,26 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         let b = Arc::new(Broker::new(
             BrokerConfig {
                 instance_id: id.clone(),
-                controller_url: controller_url.clone(),
                 server_timeout: opts.server_timeout,
                 routing_ttl: opts.heartbeat_interval,
             },
+            controller_client.clone(),
+            servers.clone(),
             logging.clone(),
         ));
-        if let Some(s) = local_server.take() {
-            let _ = b.local_server.set(s);
-        }
         if let Some(c) = &local_controller {
             register_locally(c, &host, port, InstanceType::Broker, &id, &opts.tags).await?;
+            controller::changes::add_listener(c, &id, b.clone());
         }
-        let member = Member {
-            instance_id: id,
+        let registration = Registration {
             host: host.clone(),
             port,
             instance_type: InstanceType::Broker,
-            controller_url,
+            instance_name: Some(id),
             tags: opts.tags.clone(),
         };
         cluster.loops.push(async_std::task::spawn(broker_loop(
-            member,
+            registration,
             b.clone(),
             opts.heartbeat_interval,
             stop.clone(),

@@ -2,7 +2,8 @@
 //!
 //! * [`cli`] — the `tessera` subcommands.
 //! * [`http`] — listener, Pinot error bodies, request extractors, the rayon bridge.
-//! * [`metadata`] — the controller's transactional metadata store.
+//! * [`metadata`] — the cluster's records and the controller's transactional metadata store.
+//! * [`transport`] — how one role reaches another (HTTP or in-process).
 //! * [`controller`], [`broker`], [`server`] — the three roles, one tide app each.
 //! * [`cluster`] — starting any subset of roles in one process.
 //! * [`heap`] — allocator settings for large short-lived buffers.
@@ -20,3 +21,4 @@ pub mod logging;
 pub mod metadata;
 pub mod quickstart;
 pub mod server;
+pub mod transport;

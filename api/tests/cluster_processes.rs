@@ -8,8 +8,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use tessera_api::cluster::http_client;
-use tessera_api::controller::archive;
+use tessera_api::common::archive;
+use tessera_api::http::http_client;
 use tessera_api::http::multipart;
 
 /// A child process killed when dropped.

@@ -193,6 +193,22 @@ impl BrokerResponse {
         r
     }
 
+    /// A response carrying one exception with Pinot's message for `code` and `detail`.
+    pub fn from_exception(code: segments::types::ErrorCode, detail: &str) -> BrokerResponse {
+        let mut r = BrokerResponse::default();
+        r.add_exception(QueryException {
+            error_code: code.code(),
+            message: code.message(detail),
+        });
+        r
+    }
+
+    /// Adds an exception (and marks the result partial).
+    pub fn add_exception(&mut self, e: QueryException) {
+        self.exceptions.push(e);
+        self.partial_result = true;
+    }
+
     /// Adds an exception (and marks the result partial, as Pinot does).
     pub fn push_exception(&mut self, e: &EngineError) {
         self.exceptions.push(QueryException::from(e));

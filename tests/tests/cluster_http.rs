@@ -4,7 +4,7 @@
 //! broker's query request/response shapes.
 
 use api::cluster::{self, Cluster, StartOptions};
-use api::controller::archive;
+use api::common::archive;
 use api::http::multipart;
 use segments::types::{Schema, Value as Cell};
 use segments::{BuildConfig, build_segment_from_rows};
@@ -31,7 +31,7 @@ async fn call_with(
     content_type: Option<&str>,
     headers: &[(&str, &str)],
 ) -> ((u16, Value), Option<String>) {
-    let client = cluster::http_client();
+    let client = api::http::http_client();
     let mut req = match method {
         "GET" => client.get(url),
         "POST" => client.post(url),
@@ -665,7 +665,7 @@ async fn segment_upload_refresh_rejects_and_restart() {
         }
     })
     .await;
-    let mut res = cluster::http_client()
+    let mut res = api::http::http_client()
         .get(format!("{ctl}/segments/baseballStats/baseballStats_0"))
         .await
         .unwrap();
@@ -1065,5 +1065,70 @@ async fn star_trees_through_the_cluster_and_dynamic_reload() {
     assert_eq!(with, without);
     let (plan, ..) = explain_and_rows(&broker, by_team).await;
     assert!(!plan.contains("STARTREE"), "{plan}");
+    c.stop().await;
+}
+
+/// A deleted table never answers: not from the broker's cached routing, not from the
+/// server's still-loaded segments. Re-created under the same name with the same segment name,
+/// it answers only the new rows — at once, with no wait for a heartbeat (the cluster's
+/// heartbeat interval is made long so that nothing but the published change can explain it).
+#[async_std::test]
+async fn deleted_table_never_answers_and_recreated_table_starts_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = StartOptions::ephemeral(dir.path().to_path_buf());
+    opts.logging = Some(test_logging());
+    opts.heartbeat_interval = Duration::from_secs(30);
+    opts.heartbeat_timeout = Duration::from_secs(120);
+    let c = cluster::start(opts).await.unwrap();
+    let (ctl, broker, _) = urls(&c);
+    assert_eq!(
+        call("POST", &format!("{ctl}/schemas"), Some(schema()))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        call("POST", &format!("{ctl}/tables"), Some(table()))
+            .await
+            .0,
+        200
+    );
+    let seg_dir = tempfile::tempdir().unwrap();
+    let old = segment_archive(seg_dir.path(), "baseballStats_0", 200);
+    assert_eq!(
+        upload(&ctl, "baseballStats", "baseballStats_0", &old)
+            .await
+            .0,
+        200
+    );
+    // The upload itself published the change: the segment answers without a heartbeat.
+    assert_eq!(count(&broker).await["resultTable"]["rows"][0][0], 200);
+    // Warm the broker's routing cache, then delete.
+    assert_eq!(count(&broker).await["resultTable"]["rows"][0][0], 200);
+    let (status, _) = call("DELETE", &format!("{ctl}/tables/baseballStats"), None).await;
+    assert_eq!(status, 200);
+    let after = count(&broker).await;
+    assert!(
+        after.get("resultTable").is_none(),
+        "deleted table answered: {after}"
+    );
+    assert_eq!(after["exceptions"][0]["errorCode"], 190, "{after}");
+    // Re-created with the same segment name and other rows: only the new rows answer.
+    assert_eq!(
+        call("POST", &format!("{ctl}/tables"), Some(table()))
+            .await
+            .0,
+        200
+    );
+    let seg_dir2 = tempfile::tempdir().unwrap();
+    let new = segment_archive(seg_dir2.path(), "baseballStats_0", 7);
+    assert_eq!(
+        upload(&ctl, "baseballStats", "baseballStats_0", &new)
+            .await
+            .0,
+        200
+    );
+    let recreated = count(&broker).await;
+    assert_eq!(recreated["resultTable"]["rows"][0][0], 7, "{recreated}");
     c.stop().await;
 }

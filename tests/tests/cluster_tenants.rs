@@ -6,7 +6,7 @@
 //! `/metrics` on every role, the broker's request errors, and a tier move under query load.
 
 use api::cluster::{self, Cluster, Roles, StartOptions};
-use api::controller::archive;
+use api::common::archive;
 use api::http::multipart;
 use segments::types::{Schema, Value as Cell};
 use segments::{BuildConfig, build_segment_from_rows};
@@ -27,7 +27,7 @@ async fn call_raw(
     body: Option<Vec<u8>>,
     content_type: Option<&str>,
 ) -> (u16, Value) {
-    let client = cluster::http_client();
+    let client = api::http::http_client();
     let mut req = match method {
         "GET" => client.get(url),
         "POST" => client.post(url),
@@ -157,7 +157,7 @@ fn parse_metrics(text: &str) -> BTreeMap<String, f64> {
 }
 
 async fn metrics(base: &str) -> BTreeMap<String, f64> {
-    let client = cluster::http_client();
+    let client = api::http::http_client();
     let mut res = client.get(format!("{base}/metrics")).await.unwrap();
     assert_eq!(res.status(), 200);
     assert!(
@@ -311,7 +311,7 @@ async fn tenants_place_segments_route_queries_and_trace() {
 
     // Segments go only to the tenant's server.
     let work = tempfile::tempdir().unwrap();
-    let now = cluster::now_ms();
+    let now = api::common::clock::now_ms();
     for (name, docs) in [("events_0", 40), ("events_1", 60)] {
         upload(
             &ctl,
@@ -563,7 +563,7 @@ async fn aged_segments_move_to_the_tier_without_going_missing() {
     let good = Arc::new(AtomicUsize::new(0));
     let work = tempfile::tempdir().unwrap();
     let day = 86_400_000;
-    let now = cluster::now_ms();
+    let now = api::common::clock::now_ms();
     upload(
         &ctl,
         "events_new",

@@ -1,5 +1,5 @@
 //! The broker's view of the cluster's tables for planning: raw table name → schema, fetched
-//! from the controller (`GET /tessera/catalog`) on every heartbeat and on demand when a query
+//! from the controller on every heartbeat and on demand when a query
 //! names a table the broker has not seen yet. It is the engine's
 //! [`TableProvider`](engine::TableProvider) at the broker, which plans but hosts no segments.
 
@@ -7,7 +7,6 @@ use super::Broker;
 use engine::TableProvider;
 use segments::ImmutableSegment;
 use segments::types::Schema;
-use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
@@ -43,25 +42,11 @@ impl TableProvider for BrokerCatalog {
 
 /// Fetches the catalog from the controller into `broker.catalog`.
 pub async fn refresh(broker: &Broker) -> Result<(), String> {
-    let url = format!("{}/tessera/catalog", broker.config.controller_url);
-    let mut res = broker.client.get(&url).await.map_err(|e| e.to_string())?;
-    if !res.status().is_success() {
-        return Err(format!("catalog answered HTTP {}", res.status()));
-    }
-    let body: Json = res.body_json().await.map_err(|e| e.to_string())?;
-    let mut tables = BTreeMap::new();
-    if let Some(map) = body["tables"].as_object() {
-        for (name, schema) in map {
-            match Schema::from_json(&schema.to_string()) {
-                Ok(s) => {
-                    tables.insert(name.clone(), s);
-                }
-                Err(e) => {
-                    log::warn!("schema of table '{name}' from the controller is invalid: {e}")
-                }
-            }
-        }
-    }
+    let tables = broker
+        .controller
+        .catalog()
+        .await
+        .map_err(|e| e.to_string())?;
     broker.catalog.replace(tables);
     Ok(())
 }

@@ -7,8 +7,10 @@
 //! * [`scatter`] — replica choice and scatter-gather with per-server deadlines.
 //! * [`catalog`] — table schemas for planning, mirrored from the controller.
 //! * [`query`] — one query from request to response.
+//! * [`membership`] — registration, heartbeats, catalog refresh.
 
 pub mod catalog;
+pub mod membership;
 pub mod query;
 pub mod request;
 pub mod response;
@@ -21,6 +23,8 @@ use crate::http::body::{query_param, read_text};
 use crate::http::metrics::{self, Metrics};
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
+use crate::metadata::changes::{Change, ChangeListener};
+use crate::transport::{ControllerClient, ServerDirectory};
 use request::QueryRequest;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,8 +35,6 @@ use tide::Request;
 pub struct BrokerConfig {
     /// This broker's id (`Broker_<host>_<port>`).
     pub instance_id: String,
-    /// Base URL of the controller.
-    pub controller_url: String,
     /// The longest the broker waits for a server; a query's `timeoutMs` can only shorten it.
     /// A server that has not answered by then is reported as error 427.
     pub server_timeout: Duration,
@@ -43,14 +45,14 @@ pub struct BrokerConfig {
 /// The broker's state.
 pub struct Broker {
     pub config: BrokerConfig,
-    pub client: surf::Client,
+    /// The controller: routing tables and the table catalog.
+    pub controller: Arc<dyn ControllerClient>,
+    /// The servers, in-process ones called directly.
+    pub servers: Arc<ServerDirectory>,
     pub logging: LoggingHandle,
     pub catalog: Arc<catalog::BrokerCatalog>,
     pub metrics: Arc<Metrics>,
     pub routing: routing_cache::RoutingCache,
-    /// The server role of this same process, if any: its share of a query is run by a direct
-    /// call instead of over HTTP ([`scatter::scatter`]).
-    pub local_server: std::sync::OnceLock<Arc<crate::server::Server>>,
 }
 
 /// The tide state of the broker app.
@@ -58,14 +60,19 @@ pub type BrokerState = Arc<Broker>;
 
 impl Broker {
     /// A broker.
-    pub fn new(config: BrokerConfig, logging: LoggingHandle) -> Broker {
+    pub fn new(
+        config: BrokerConfig,
+        controller: Arc<dyn ControllerClient>,
+        servers: Arc<ServerDirectory>,
+        logging: LoggingHandle,
+    ) -> Broker {
         Broker {
-            client: crate::cluster::http_client(),
+            controller,
+            servers,
             logging,
             catalog: Arc::new(catalog::BrokerCatalog::default()),
             metrics: Arc::new(Metrics::new("broker")),
             routing: routing_cache::RoutingCache::new(config.routing_ttl),
-            local_server: std::sync::OnceLock::new(),
             config,
         }
     }
@@ -91,6 +98,7 @@ pub fn app(state: BrokerState) -> tide::Server<BrokerState> {
         .post(|r| post_query(r, true))
         .get(get_query_multistage);
     app.at("/query/").post(|r| post_query(r, true));
+    app.at("/tessera/changed").post(changed);
     loggers::routes(&mut app);
     let m = app.state().metrics.clone();
     metrics::mount(&mut app, m, |_| Vec::new());
@@ -107,8 +115,8 @@ async fn post_query(mut req: Request<BrokerState>, force_multistage: bool) -> ti
     let url_options = query_param(&req, "queryOptions");
     let text = read_text(&mut req, 16 << 20).await?;
     let query = QueryRequest::from_body(&text, url_options.as_deref(), force_multistage)?;
-    let body = query::run(req.state(), &query).await;
-    Ok(response::to_http(&body, use_status))
+    let r = query::run(req.state(), &query).await;
+    Ok(response::to_http(&r, use_status))
 }
 
 async fn get_query_with(req: Request<BrokerState>, force_multistage: bool) -> tide::Result {
@@ -119,8 +127,8 @@ async fn get_query_with(req: Request<BrokerState>, force_multistage: bool) -> ti
     let trace = query_param(&req, "trace").is_some_and(|t| t.eq_ignore_ascii_case("true"));
     let options = query_param(&req, "queryOptions").unwrap_or_default();
     let query = QueryRequest::new(&sql, trace, &options, None, force_multistage)?;
-    let body = query::run(req.state(), &query).await;
-    Ok(response::to_http(&body, use_status))
+    let r = query::run(req.state(), &query).await;
+    Ok(response::to_http(&r, use_status))
 }
 
 async fn get_query(req: Request<BrokerState>) -> tide::Result {
@@ -129,4 +137,12 @@ async fn get_query(req: Request<BrokerState>) -> tide::Result {
 
 async fn get_query_multistage(req: Request<BrokerState>) -> tide::Result {
     get_query_with(req, true).await
+}
+
+/// `POST /tessera/changed`: the controller's push of a metadata change.
+async fn changed(mut req: Request<BrokerState>) -> tide::Result {
+    let text = read_text(&mut req, 1 << 20).await?;
+    let change: Change = crate::http::body::parse_json(&text, "Invalid change: ")?;
+    req.state().changed(&change).await;
+    Ok("OK".into())
 }

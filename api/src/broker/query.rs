@@ -11,45 +11,32 @@
 use super::Broker;
 use super::catalog;
 use super::request::QueryRequest;
-use super::response::complete;
 use super::routing_cache;
-use super::scatter::{Gathered, RoutingError, choose_replicas, scatter};
-use crate::controller::table_name::{TableType, with_type};
+use super::scatter::{Gathered, choose_replicas, scatter};
 use crate::http::on_rayon;
+use crate::metadata::table_name::{TableType, with_type};
+use crate::transport::RoutingError;
 use engine::aggregate::state::AggState;
+use engine::response::QueryException;
 use engine::server::result::IntermediateData;
 use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
 use planner::plan::{QueryPlan, SingleStagePlan};
 use segments::types::ErrorCode;
-use serde_json::{Value as Json, json};
 use std::time::{Duration, Instant};
 
-/// Runs `query` and returns the complete response body.
-pub async fn run(broker: &Broker, query: &QueryRequest) -> Json {
+/// Runs `query` and returns the complete response.
+pub async fn run(broker: &Broker, query: &QueryRequest) -> BrokerResponse {
     let started = Instant::now();
-    let mut body = execute(broker, query).await;
-    body["timeUsedMs"] = json!(started.elapsed().as_millis() as u64);
-    body["requestId"] = json!(engine::execute::next_request_id());
-    body["brokerId"] = json!(broker.config.instance_id);
-    let body = complete(body);
-    let code = super::response::first_error_code(&body);
+    let mut r = execute(broker, query).await;
+    r.time_used_ms = started.elapsed().as_millis() as u64;
+    r.request_id = engine::execute::next_request_id();
+    r.broker_id = broker.config.instance_id.clone();
+    r.partial_result |= !r.exceptions.is_empty() || r.num_groups_limit_reached;
+    let code = r.error_code() as i64;
     broker
         .metrics
         .record_query(started.elapsed(), (code >= 0).then_some(code));
-    body
-}
-
-fn to_json(r: &BrokerResponse) -> Json {
-    serde_json::to_value(r).unwrap_or_else(|e| {
-        super::response::error_response_body(
-            ErrorCode::Internal,
-            &format!("cannot serialize the response: {e}"),
-        )
-    })
-}
-
-fn error_json(e: &EngineError) -> Json {
-    to_json(&BrokerResponse::from_error(e))
+    r
 }
 
 async fn plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, EngineError> {
@@ -80,25 +67,25 @@ async fn plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, Engine
     }
 }
 
-async fn execute(broker: &Broker, query: &QueryRequest) -> Json {
+async fn execute(broker: &Broker, query: &QueryRequest) -> BrokerResponse {
     log::debug!("query: {} (options: {})", query.sql, query.options_string());
     let plan = match plan(broker, query).await {
         Ok(p) => p,
-        Err(e) => return error_json(&e),
+        Err(e) => return BrokerResponse::from_error(&e),
     };
     match plan {
         QueryPlan::SingleStage(p) => scatter_gather(broker, p, query.traced()).await,
         literal => {
             let catalog = broker.catalog.clone();
             match on_rayon(move || execute_plan(&literal, &*catalog)).await {
-                Ok(r) => to_json(&r),
-                Err(e) => error_json(&EngineError::execution(e)),
+                Ok(r) => r,
+                Err(e) => BrokerResponse::from_error(&EngineError::execution(e)),
             }
         }
     }
 }
 
-async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> Json {
+async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> BrokerResponse {
     let raw = plan.server.table.clone();
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
         .min(broker.config.server_timeout);
@@ -115,11 +102,11 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
                     break;
                 }
                 Err(RoutingError::TableMissing(_)) => {}
-                Err(e) => return super::response::error_response_body(e.code(), &e.detail()),
+                Err(e) => return BrokerResponse::from_exception(e.code(), &e.detail()),
             }
         }
         let Some((routing, from_cache)) = routing else {
-            return super::response::error_response_body(
+            return BrokerResponse::from_exception(
                 ErrorCode::TableDoesNotExist,
                 &format!("Unknown table '{raw}'"),
             );
@@ -147,15 +134,19 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     let mut trace_info = serde_json::Map::new();
     for (server, mut result) in gathered.responses {
         if let Some(t) = result.trace.take() {
-            trace_info.insert(server, json!(super::trace::server_trace(&t)));
+            trace_info.insert(server, super::trace::server_trace(&t).into());
         }
         results.push(result);
     }
     if !replicas.unavailable.is_empty() {
-        extra.push(json!({
-            "errorCode": 305,
-            "message": format!("{} segments {:?} unavailable", replicas.unavailable.len(), replicas.unavailable),
-        }));
+        extra.push(QueryException {
+            error_code: 305,
+            message: format!(
+                "{} segments {:?} unavailable",
+                replicas.unavailable.len(),
+                replicas.unavailable
+            ),
+        });
     }
     let (queried, responded) = (gathered.servers_queried, gathered.servers_responded);
     // Merging a few small answers costs less than a hop to rayon (whose idle workers spin);
@@ -167,22 +158,21 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     } else {
         on_rayon(move || reduce_response(&plan, results)).await
     };
-    let mut body = match reduced {
-        Ok(r) => to_json(&r),
-        Err(e) => error_json(&EngineError::execution(format!("reduce failed: {e}"))),
+    let mut r = match reduced {
+        Ok(r) => r,
+        Err(e) => {
+            BrokerResponse::from_error(&EngineError::execution(format!("reduce failed: {e}")))
+        }
     };
     if trace {
-        body["traceInfo"] = Json::Object(trace_info);
+        r.trace_info = trace_info;
     }
-    body["numServersQueried"] = json!(queried);
-    body["numServersResponded"] = json!(responded);
-    if !extra.is_empty() {
-        if let Some(list) = body["exceptions"].as_array_mut() {
-            list.extend(extra);
-        }
-        body["partialResult"] = json!(true);
+    r.num_servers_queried = queried as u64;
+    r.num_servers_responded = responded as u64;
+    for e in extra {
+        r.add_exception(e);
     }
-    body
+    r
 }
 
 /// Statements up to this length are planned on the async thread.

@@ -6,8 +6,8 @@
 //! Errors (unknown table, broker not serving it) are not cached.
 
 use super::Broker;
-use super::scatter::{RoutingError, fetch_routing};
-use crate::controller::records::RoutingTable;
+use crate::metadata::records::RoutingTable;
+use crate::transport::RoutingError;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -65,7 +65,12 @@ pub async fn routing(
     if allow_cached && let Some(r) = broker.routing.cached(typed) {
         return Ok((r, true));
     }
-    let fresh = Arc::new(fetch_routing(broker, typed).await?);
+    let fresh = Arc::new(
+        broker
+            .controller
+            .routing(typed, &broker.config.instance_id)
+            .await?,
+    );
     broker.routing.store(typed, fresh.clone());
     Ok((fresh, false))
 }

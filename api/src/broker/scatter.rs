@@ -4,78 +4,15 @@
 //! deadline becomes a `ServerNotResponding` (427) exception; the others' results are kept.
 
 use super::Broker;
-use super::response::exception;
-use crate::controller::records::RoutingTable;
-use crate::server::ServerQuery;
+use crate::metadata::records::RoutingTable;
+use crate::transport::ServerQuery;
+use engine::response::QueryException;
 use engine::server::result::ServerResult;
 use planner::plan::ServerQueryPlan;
 use segments::types::ErrorCode;
-use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-
-/// Why a table could not be routed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum RoutingError {
-    /// The controller does not know the table.
-    #[error("table '{0}' does not exist")]
-    TableMissing(String),
-    /// This broker is not in the table's broker tenant.
-    #[error("broker is not serving table '{0}'")]
-    NotServed(String),
-    /// The controller could not be asked.
-    #[error("cannot fetch routing for '{table}' from the controller: {reason}")]
-    Controller { table: String, reason: String },
-}
-
-impl RoutingError {
-    /// Pinot's code for the failure.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            RoutingError::TableMissing(_) => ErrorCode::TableDoesNotExist,
-            RoutingError::Controller { .. } | RoutingError::NotServed(_) => {
-                ErrorCode::BrokerResourceMissing
-            }
-        }
-    }
-
-    /// The detail after Pinot's default message: none for a table this broker does not serve
-    /// (Pinot answers its bare `NO_TABLE_RESULT`, `BrokerResourceMissingError`).
-    pub fn detail(&self) -> String {
-        match self {
-            RoutingError::NotServed(_) => String::new(),
-            other => other.to_string(),
-        }
-    }
-}
-
-/// Asks the controller for the routing table of `typed`.
-pub async fn fetch_routing(broker: &Broker, typed: &str) -> Result<RoutingTable, RoutingError> {
-    let url = format!(
-        "{}/tessera/routing/{typed}?broker={}",
-        broker.config.controller_url, broker.config.instance_id
-    );
-    let fail = |reason: String| RoutingError::Controller {
-        table: typed.to_string(),
-        reason,
-    };
-    let mut res = broker
-        .client
-        .get(&url)
-        .await
-        .map_err(|e| fail(e.to_string()))?;
-    if res.status() == 404 {
-        return Err(RoutingError::TableMissing(typed.to_string()));
-    }
-    if res.status() == 403 {
-        return Err(RoutingError::NotServed(typed.to_string()));
-    }
-    if !res.status().is_success() {
-        return Err(fail(format!("HTTP {}", res.status())));
-    }
-    res.body_json().await.map_err(|e| fail(e.to_string()))
-}
 
 /// Which server gets which segments, plus segments no online server has.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -119,11 +56,11 @@ pub struct Gathered {
     /// Each responding server's id and result.
     pub responses: Vec<(String, ServerResult)>,
     /// 427s for servers that failed, timed out or answered something unreadable.
-    pub exceptions: Vec<Json>,
+    pub exceptions: Vec<QueryException>,
 }
 
-/// Sends `query` for each server's segments to every server in `plan` and gathers. The server
-/// of this same process, if any, is called directly, with no serialization either way.
+/// Sends `query` for each server's segments to every server in `plan` and gathers, each
+/// server through its [`ServerClient`](crate::transport::ServerClient) (in-process or HTTP).
 pub async fn scatter(
     broker: &Broker,
     plan: &Plan,
@@ -140,41 +77,12 @@ pub async fn scatter(
             plan: query.clone(),
             trace,
         };
-        let client = broker.client.clone();
-        let url = format!("{url}/tessera/query");
+        let client = broker.servers.client(server, url);
         let server = server.clone();
-        let local = broker
-            .local_server
-            .get()
-            .filter(|s| s.config.instance_id == server)
-            .cloned();
         tasks.push(async_std::task::spawn(async move {
-            let call = async {
-                if let Some(local) = local {
-                    return crate::server::run_query(&local, q)
-                        .await
-                        .map_err(|e| format!("HTTP {}: {}", e.status, e.message));
-                }
-                let mut res = client
-                    .post(&url)
-                    .body(surf::Body::from_json(&q).map_err(|e| e.to_string())?)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                if !res.status().is_success() {
-                    // Read the body whole: it says why, and leaves the pooled connection clean.
-                    let text = res.body_string().await.unwrap_or_default();
-                    let why = serde_json::from_str::<Json>(&text)
-                        .ok()
-                        .and_then(|j| j["message"].as_str().map(str::to_string))
-                        .unwrap_or(text);
-                    return Err(format!("HTTP {}: {}", res.status(), why));
-                }
-                let text = res.body_string().await.map_err(|e| e.to_string())?;
-                serde_json::from_str::<ServerResult>(&text)
-                    .map_err(|e| format!("unreadable server result: {e}"))
-            };
-            let out = async_std::future::timeout(timeout, call)
+            let out = async_std::future::timeout(timeout, client.query(q))
                 .await
+                .map(|r| r.map_err(|e| e.to_string()))
                 .unwrap_or_else(|_| Err(format!("no response within {} ms", timeout.as_millis())));
             (server, out)
         }));
@@ -189,10 +97,10 @@ pub async fn scatter(
                 g.servers_responded += 1;
                 g.responses.push((server, body));
             }
-            (server, Err(reason)) => g.exceptions.push(exception(
-                ErrorCode::ServerNotResponding,
-                &format!("{server}: {reason}"),
-            )),
+            (server, Err(reason)) => g.exceptions.push(QueryException {
+                error_code: ErrorCode::ServerNotResponding.code(),
+                message: ErrorCode::ServerNotResponding.message(&format!("{server}: {reason}")),
+            }),
         }
     }
     g
@@ -265,13 +173,18 @@ mod tests {
     async fn slow_servers_become_427_and_the_rest_is_kept() {
         let (fast, fast_task) = fake_server(Duration::ZERO);
         let (slow, slow_task) = fake_server(Duration::from_secs(3));
+        let http = crate::http::http_client();
         let broker = Broker::new(
             super::super::BrokerConfig {
                 instance_id: "Broker_test".into(),
-                controller_url: "http://127.0.0.1:1".into(),
                 server_timeout: Duration::from_millis(300),
                 routing_ttl: Duration::ZERO,
             },
+            std::sync::Arc::new(crate::transport::HttpControllerClient::new(
+                "http://127.0.0.1:1",
+                http.clone(),
+            )),
+            std::sync::Arc::new(crate::transport::ServerDirectory::new(http)),
             crate::logging::init_for_tests().unwrap(),
         );
         let mut plan = Plan::default();
@@ -298,15 +211,14 @@ mod tests {
             ]])
         );
         assert_eq!(g.exceptions.len(), 1);
-        assert_eq!(g.exceptions[0]["errorCode"], 427);
-        assert!(
-            g.exceptions[0]["message"]
-                .as_str()
-                .unwrap()
-                .contains("Server_slow")
-        );
-        // An unknown table is reported as such, an unreachable controller as a routing failure.
-        let err = fetch_routing(&broker, "t_OFFLINE").await.unwrap_err();
+        assert_eq!(g.exceptions[0].error_code, 427);
+        assert!(g.exceptions[0].message.contains("Server_slow"));
+        // An unreachable controller is a routing failure.
+        let err = broker
+            .controller
+            .routing("t_OFFLINE", "Broker_test")
+            .await
+            .unwrap_err();
         assert_eq!(err.code(), ErrorCode::BrokerResourceMissing);
         fast_task.cancel().await;
         slow_task.cancel().await;

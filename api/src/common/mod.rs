@@ -1,3 +1,16 @@
-//! Endpoints every role serves.
+//! What every role shares below the metadata layer: the clock, segment archives and the
+//! `/loggers` endpoints.
+//!
+//! * [`clock`] — wall-clock milliseconds.
+//! * [`archive`] — a segment directory as a tar.gz: packing, unpacking, validating.
+//! * [`loggers`] — `/loggers` on every role, other instances' logs on the controller.
 
+pub mod archive;
+pub mod clock;
 pub mod loggers;
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed future, so async traits (transport clients, change listeners) can be used as `dyn`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -2,9 +2,9 @@
 //! segment record or instance goes through here, so handlers never see keys or bytes.
 
 use super::Controller;
-use super::records::{InstanceRecord, SegmentRecord};
-use super::table_name::{self, TableType};
 use crate::http::ApiError;
+use crate::metadata::records::{InstanceRecord, SegmentRecord};
+use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, StoreError, keys};
 use segments::types::Schema;
 use serde::Serialize;
@@ -126,8 +126,28 @@ impl Controller {
         self.read(&keys::instance(id))
     }
 
-    /// Applies ops atomically.
-    pub fn commit(&self, ops: Vec<Op>) -> Result<(), ApiError> {
-        Ok(self.store.commit(ops)?)
+    /// Applies ops atomically, with the metadata version bumped in the same commit; the
+    /// change is published to brokers and servers when the request is done
+    /// ([`super::changes`]).
+    pub fn commit(&self, mut ops: Vec<Op>) -> Result<(), ApiError> {
+        let version = self.changes.next_version();
+        ops.push(Op::Put(
+            keys::VERSION.to_string(),
+            version.to_string().into_bytes(),
+        ));
+        self.store.commit(ops.clone())?;
+        self.changes.record(version, &ops);
+        Ok(())
+    }
+
+    /// The stored metadata version (0 for a new store).
+    pub fn stored_version(store: &dyn crate::metadata::MetadataStore) -> u64 {
+        store
+            .get(keys::VERSION)
+            .ok()
+            .flatten()
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0)
     }
 }

@@ -7,13 +7,13 @@
 //! ([`super::transform`]).
 
 use super::ControllerState;
-use super::archive;
 use super::segments::{Scratch, scratch_dir, single_part, store_archive, upload_table};
-use super::table_name;
 use super::transform;
-use crate::cluster::now_ms;
+use crate::common::archive;
+use crate::common::clock::now_ms;
 use crate::http::body::{query_param, read_bounded};
 use crate::http::{ApiError, on_rayon};
+use crate::metadata::table_name;
 use segments::{BuildConfig, InputFormat, InputSource, build_segment, build_segment_from_rows};
 use serde_json::{Value as Json, json};
 use tide::{Body, Request};

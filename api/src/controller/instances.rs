@@ -4,41 +4,28 @@
 //! for brokers.
 
 use super::catalog::encode;
-use super::records::{
-    AssignedSegment, InstanceRecord, InstanceType, LoadedSegments, RoutingTable, instance_id,
-};
 use super::segments::fill_under_replicated;
-use super::table_name::{self, TableType};
 use super::tenants::{broker_tag, default_tags};
 use super::{Controller, ControllerState};
-use crate::cluster::now_ms;
+use crate::common::clock::now_ms;
 use crate::http::ApiError;
 use crate::http::body::{parse_json, path_param, query_param, read_text};
+use crate::metadata::records::{
+    AssignedSegment, InstanceRecord, InstanceType, LoadedSegments, RoutingTable, instance_id,
+};
+use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
+use crate::transport::Registration;
 use serde::Deserialize;
 use serde_json::json;
 use tide::{Body, Request};
 
 /// Mounts the instance endpoints.
 pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/instances").get(list).post(register);
+    app.at("/instances").get(list).post(post_register);
     app.at("/instances/:id").get(get);
-    app.at("/instances/:id/heartbeat").post(heartbeat);
+    app.at("/instances/:id/heartbeat").post(post_heartbeat);
     app.at("/tessera/routing/:table").get(routing);
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Registration {
-    host: String,
-    port: u16,
-    #[serde(rename = "type")]
-    instance_type: InstanceType,
-    #[serde(default)]
-    instance_name: Option<String>,
-    /// Tags for a new instance (`tessera start --tags`); default: Pinot's per role.
-    #[serde(default)]
-    tags: Option<Vec<String>>,
 }
 
 /// Registers (or re-registers) an instance; returns its record. A known instance keeps its
@@ -70,19 +57,31 @@ pub fn register_instance(
     Ok(record)
 }
 
-async fn register(mut req: Request<ControllerState>) -> tide::Result {
+async fn post_register(mut req: Request<ControllerState>) -> tide::Result {
     let text = read_text(&mut req, 1 << 20).await?;
     let r: Registration = parse_json(&text, "Invalid instance json: ")?;
-    let c = req.state();
-    let _guard = c.write_lock.lock().await;
-    let record = register_instance(c, &r.host, r.port, r.instance_type, r.instance_name, r.tags)?;
-    if r.instance_type == InstanceType::Server {
-        fill_under_replicated(c)?;
-    }
+    let record = register(req.state(), &r).await?;
     Ok(
         Body::from_json(&json!({"status": format!("Added instance: {}", record.instance_name)}))?
             .into(),
     )
+}
+
+/// Registers an instance and, for a server, places under-replicated segments on it.
+pub async fn register(c: &Controller, r: &Registration) -> Result<InstanceRecord, ApiError> {
+    let _guard = c.write_lock.lock().await;
+    let record = register_instance(
+        c,
+        &r.host,
+        r.port,
+        r.instance_type,
+        r.instance_name.clone(),
+        r.tags.clone(),
+    )?;
+    if r.instance_type == InstanceType::Server {
+        fill_under_replicated(c)?;
+    }
+    Ok(record)
 }
 
 async fn list(req: Request<ControllerState>) -> tide::Result {
@@ -139,7 +138,7 @@ pub fn assignment_of(c: &Controller, id: &str) -> Result<Vec<AssignedSegment>, A
         .collect())
 }
 
-async fn heartbeat(mut req: Request<ControllerState>) -> tide::Result {
+async fn post_heartbeat(mut req: Request<ControllerState>) -> tide::Result {
     let id = path_param(&req, "id")?;
     let text = read_text(&mut req, 16 << 20).await?;
     let beat: Heartbeat = if text.trim().is_empty() {
@@ -147,20 +146,33 @@ async fn heartbeat(mut req: Request<ControllerState>) -> tide::Result {
     } else {
         parse_json(&text, "Invalid heartbeat json: ")?
     };
-    let c = req.state();
-    let record = c
-        .instance(&id)?
+    let segments = heartbeat(req.state(), &id, beat.loaded_segments)
+        .await?
         .ok_or_else(|| ApiError::not_found(format!("Instance {id} not found")))?;
-    let was_online = c.is_online(&id);
-    c.heartbeat(&id, beat.loaded_segments);
+    Ok(Body::from_json(&json!({ "segments": segments }))?.into())
+}
+
+/// Records a heartbeat of instance `id`; `None` if the instance is unknown, else the segments
+/// assigned to it (none for brokers). A server coming back online first gets under-replicated
+/// segments placed on it.
+pub async fn heartbeat(
+    c: &Controller,
+    id: &str,
+    loaded: Option<LoadedSegments>,
+) -> Result<Option<Vec<AssignedSegment>>, ApiError> {
+    let Some(record) = c.instance(id)? else {
+        return Ok(None);
+    };
+    let was_online = c.is_online(id);
+    c.heartbeat(id, loaded);
     if record.instance_type != InstanceType::Server {
-        return Ok(Body::from_json(&json!({ "segments": [] }))?.into());
+        return Ok(Some(Vec::new()));
     }
     if !was_online {
         let _guard = c.write_lock.lock().await;
         fill_under_replicated(c)?;
     }
-    Ok(Body::from_json(&json!({ "segments": assignment_of(c, &id)? }))?.into())
+    Ok(Some(assignment_of(c, id)?))
 }
 
 /// How long a pushed segment that no server has loaded yet counts as *new*: as Pinot's
@@ -199,25 +211,33 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
 
 async fn routing(req: Request<ControllerState>) -> tide::Result {
     let name = path_param(&req, "table")?;
-    let c = req.state();
-    let (raw, t) = table_name::split(&name);
+    let broker = query_param(&req, "broker");
+    Ok(Body::from_json(&routing_for_broker(req.state(), &name, broker.as_deref())?)?.into())
+}
+
+/// The routing table of `name` (typed, or raw for OFFLINE) for `broker`: 404 for an unknown
+/// table, 403 when the broker is outside the table's broker tenant (the broker answers 410).
+pub fn routing_for_broker(
+    c: &Controller,
+    name: &str,
+    broker: Option<&str>,
+) -> Result<RoutingTable, ApiError> {
+    let (raw, t) = table_name::split(name);
     let typed = table_name::with_type(raw, t.unwrap_or(TableType::Offline));
     let config = c
         .table_config(&typed)?
         .ok_or_else(|| ApiError::not_found(format!("Table {typed} does not exist")))?;
-    // A broker outside the table's broker tenant does not serve it (the broker answers 410).
-    if let Some(broker) = query_param(&req, "broker") {
+    if let Some(broker) = broker {
         let tag = broker_tag(&config);
         let serves = c
-            .instance(&broker)?
+            .instance(broker)?
             .is_none_or(|b| b.tags.iter().any(|t| t == &tag));
         if !serves {
             return Err(ApiError::new(
                 403,
                 format!("Broker {broker} is not tagged {tag}, the broker tenant of table {typed}"),
-            )
-            .into());
+            ));
         }
     }
-    Ok(Body::from_json(&routing_table(c, &typed)?)?.into())
+    routing_table(c, &typed)
 }

@@ -3,24 +3,23 @@
 //! archives that servers download from.
 //!
 //! * [`catalog`] — typed reads and writes over the [`MetadataStore`].
+//! * [`changes`] — publishing each committed change to brokers and servers.
 //! * [`schemas`], [`tables`], [`segments`], [`instances`], [`query`] — the endpoints.
-//! * [`table_config`], [`follow_up`], [`table_name`] — config checks and naming rules.
+//! * [`table_config`], [`follow_up`] — config checks.
 //! * [`assignment`] — balanced replica placement.
-//! * [`archive`] — segment tar.gz unpacking and validation.
 
-pub mod archive;
 pub mod assignment;
 pub mod catalog;
+pub mod changes;
 pub mod follow_up;
 pub mod ingest;
 pub mod instances;
+pub mod local_client;
 pub mod query;
 pub mod rebuild;
-pub mod records;
 pub mod schemas;
 pub mod segments;
 pub mod table_config;
-pub mod table_name;
 pub mod table_views;
 pub mod tables;
 pub mod tenants;
@@ -32,7 +31,8 @@ use crate::http::metrics::{self, Metrics};
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use crate::metadata::MetadataStore;
-use records::LoadedSegments;
+use crate::metadata::changes::{ChangeListener, ChangeLog};
+use crate::metadata::records::LoadedSegments;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -72,6 +72,10 @@ pub struct Controller {
     pub client: surf::Client,
     pub logging: LoggingHandle,
     pub metrics: Arc<Metrics>,
+    /// The metadata version and the changes not yet published.
+    pub changes: ChangeLog,
+    /// Roles of this process told of every change before the answer returns, by instance id.
+    pub listeners: std::sync::RwLock<Vec<(String, Arc<dyn ChangeListener>)>>,
 }
 
 /// The tide state of the controller app.
@@ -85,12 +89,14 @@ impl Controller {
         logging: LoggingHandle,
     ) -> Controller {
         Controller {
+            changes: ChangeLog::new(Controller::stored_version(&*store)),
+            listeners: std::sync::RwLock::default(),
             config,
             store,
             logging,
             liveness: Mutex::new(Liveness::default()),
             write_lock: async_std::sync::Mutex::new(()),
-            client: crate::cluster::http_client(),
+            client: crate::http::http_client(),
             metrics: Arc::new(Metrics::new("controller")),
         }
     }
@@ -164,6 +170,7 @@ impl Controller {
 /// The controller's tide app.
 pub fn app(state: ControllerState) -> tide::Server<ControllerState> {
     let mut app = new_app(state, ErrorStyle::CodeError);
+    app.with(changes::PublishChanges);
     app.at("/health").get(|_| async { Ok("OK") });
     app.at("/pinot-controller/admin")
         .get(|_| async { Ok("GOOD") });

@@ -3,9 +3,9 @@
 //! responses with one exception and HTTP 200, as Pinot does (410 no broker, 420 none online).
 
 use super::ControllerState;
-use super::records::InstanceType;
-use crate::broker::response::error_response_body;
 use crate::http::body::{query_param, read_text};
+use crate::metadata::records::InstanceType;
+use engine::BrokerResponse;
 use segments::types::ErrorCode;
 use serde_json::{Value as Json, json};
 use tide::{Body, Request, Response, StatusCode};
@@ -15,7 +15,7 @@ pub fn routes(app: &mut tide::Server<ControllerState>) {
     app.at("/sql").post(post_sql).get(get_sql);
 }
 
-fn answer(body: Json) -> tide::Result {
+fn answer(body: BrokerResponse) -> tide::Result {
     let mut res = Response::new(StatusCode::Ok);
     res.set_body(Body::from_json(&body)?);
     Ok(res)
@@ -28,7 +28,7 @@ async fn forward(c: &ControllerState, payload: Json) -> tide::Result {
         .filter(|i| i.instance_type == InstanceType::Broker)
         .collect();
     if brokers.is_empty() {
-        return answer(error_response_body(
+        return answer(BrokerResponse::from_exception(
             ErrorCode::BrokerResourceMissing,
             "No broker found for the query",
         ));
@@ -37,8 +37,9 @@ async fn forward(c: &ControllerState, payload: Json) -> tide::Result {
         .into_iter()
         .filter(|b| c.is_online(&b.instance_name))
         .collect();
-    let Some(broker) = online.get(crate::cluster::now_ms() as usize % online.len().max(1)) else {
-        return answer(error_response_body(
+    let Some(broker) = online.get(crate::common::clock::now_ms() as usize % online.len().max(1))
+    else {
+        return answer(BrokerResponse::from_exception(
             ErrorCode::BrokerInstanceMissing,
             "No online broker found for the query",
         ));
@@ -57,7 +58,7 @@ async fn forward(c: &ControllerState, payload: Json) -> tide::Result {
             }
             Ok(out)
         }
-        Err(e) => answer(error_response_body(
+        Err(e) => answer(BrokerResponse::from_exception(
             ErrorCode::BrokerRequestSend,
             &format!("cannot reach broker {}: {e}", broker.instance_name),
         )),
@@ -68,10 +69,15 @@ async fn post_sql(mut req: Request<ControllerState>) -> tide::Result {
     let text = read_text(&mut req, 16 << 20).await?;
     let payload: Json = match serde_json::from_str(&text) {
         Ok(p) => p,
-        Err(e) => return answer(error_response_body(ErrorCode::JsonParsing, &e.to_string())),
+        Err(e) => {
+            return answer(BrokerResponse::from_exception(
+                ErrorCode::JsonParsing,
+                &e.to_string(),
+            ));
+        }
     };
     if !payload.get("sql").is_some_and(Json::is_string) {
-        return answer(error_response_body(
+        return answer(BrokerResponse::from_exception(
             ErrorCode::JsonParsing,
             "Payload is missing the query string field 'sql'",
         ));
@@ -81,7 +87,7 @@ async fn post_sql(mut req: Request<ControllerState>) -> tide::Result {
 
 async fn get_sql(req: Request<ControllerState>) -> tide::Result {
     let Some(sql) = query_param(&req, "sql") else {
-        return answer(error_response_body(
+        return answer(BrokerResponse::from_exception(
             ErrorCode::JsonParsing,
             "Payload is missing the query string field 'sql'",
         ));

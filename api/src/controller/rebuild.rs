@@ -8,8 +8,8 @@
 //! `starTreeIndexConfigs` / `enableDefaultStarTree` only with `enableDynamicStarTreeCreation`;
 //! otherwise the segment keeps the trees it was built with.
 
-use super::archive;
 use super::transform::{quote_column, select_rows};
+use crate::common::archive;
 use segments::types::{FieldSpec, Schema};
 use segments::{BuildConfig, ImmutableSegment, build_segment_from_rows};
 use serde_json::Value as Json;

@@ -4,9 +4,9 @@
 use super::ControllerState;
 use super::catalog::encode;
 use super::follow_up::FollowUp;
-use super::table_name;
 use crate::http::body::{path_param, query_param, read_bounded};
 use crate::http::{ApiError, multipart};
+use crate::metadata::table_name;
 use crate::metadata::{Op, keys};
 use segments::types::Schema;
 use serde_json::{Value as Json, json};

@@ -7,17 +7,17 @@
 //! segment with its assignment. A refresh keeps the assignment and bumps the CRC, so servers
 //! swap the new copy in.
 
-use super::archive;
 use super::assignment;
 use super::catalog::encode;
-use super::records::{InstanceType, SegmentRecord};
 use super::table_config;
-use super::table_name::{self, TableType};
 use super::tenants::server_tag;
 use super::{Controller, ControllerState};
-use crate::cluster::now_ms;
+use crate::common::archive;
+use crate::common::clock::now_ms;
 use crate::http::body::{path_param, query_param, read_bounded};
 use crate::http::{ApiError, multipart, on_rayon};
+use crate::metadata::records::{InstanceType, SegmentRecord};
+use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -378,7 +378,7 @@ async fn servers(req: Request<ControllerState>) -> tide::Result {
     Ok(Body::from_json(&out)?.into())
 }
 
-fn find_segment(c: &Controller, name: &str, segment: &str) -> Result<SegmentRecord, ApiError> {
+pub fn find_segment(c: &Controller, name: &str, segment: &str) -> Result<SegmentRecord, ApiError> {
     for (_, typed) in c.existing_tables(name, None)? {
         if let Some(s) = c.segment(&typed, segment)? {
             return Ok(s);

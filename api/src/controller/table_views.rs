@@ -6,10 +6,10 @@
 //! in the ideal state every assigned replica is `ONLINE`, in the external view a replica is
 //! `ONLINE` when its server is alive and reports the segment loaded, else `OFFLINE`.
 
-use super::table_name::{self, TableType};
 use super::{Controller, ControllerState};
 use crate::http::ApiError;
 use crate::http::body::{path_param, query_param};
+use crate::metadata::table_name::{self, TableType};
 use serde_json::{Map, Value as Json, json};
 use tide::{Body, Request};
 

@@ -2,15 +2,15 @@
 //! get, replace (also at the interface's singular `PUT /table/{t}`), delete, the table's schema,
 //! and pause/resume of realtime consumption.
 
-use super::ControllerState;
 use super::catalog::encode;
 use super::follow_up::required_follow_up;
 use super::schemas::config_text;
 use super::table_config::{self, Checked};
-use super::table_name::{self, TableType};
 use super::tenants::validate_tenants;
+use super::{Controller, ControllerState};
 use crate::http::ApiError;
 use crate::http::body::{path_param, query_param};
+use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
 use serde_json::{Map, Value as Json, json};
 use tide::{Body, Request};
@@ -236,7 +236,7 @@ fn pause_details(paused: bool, comment: Option<String>) -> Json {
         "consumingSegments": [],
         "reasonCode": "ADMINISTRATIVE",
         "comment": comment.unwrap_or_else(|| default.to_string()),
-        "timestamp": crate::cluster::now_ms().to_string(),
+        "timestamp": crate::common::clock::now_ms().to_string(),
     })
 }
 
@@ -281,16 +281,21 @@ async fn pause_status(req: Request<ControllerState>) -> tide::Result {
 
 /// `GET /tessera/catalog`: every table's raw name with its schema (what brokers plan with).
 async fn catalog(req: Request<ControllerState>) -> tide::Result {
-    let c = req.state();
-    let mut tables = Map::new();
+    let tables: Map<String, Json> = catalog_schemas(req.state())?.into_iter().collect();
+    Ok(Body::from_json(&json!({ "tables": tables }))?.into())
+}
+
+/// Every table's raw name with its schema's JSON.
+pub fn catalog_schemas(c: &Controller) -> Result<Vec<(String, Json)>, ApiError> {
+    let mut tables: Vec<(String, Json)> = Vec::new();
     for typed in c.table_names()? {
         let raw = table_name::split(&typed).0.to_string();
-        if tables.contains_key(&raw) {
+        if tables.iter().any(|(t, _)| t == &raw) {
             continue;
         }
         if let Some(schema) = c.schema_json(&raw)? {
-            tables.insert(raw, schema);
+            tables.push((raw, schema));
         }
     }
-    Ok(Body::from_json(&json!({ "tables": tables }))?.into())
+    Ok(tables)
 }

@@ -8,10 +8,10 @@
 
 use super::ControllerState;
 use super::catalog::encode;
-use super::records::{InstanceRecord, InstanceType};
 use super::{Controller, segments::fill_under_replicated};
 use crate::http::ApiError;
 use crate::http::body::{parse_json, path_param, query_param, read_text};
+use crate::metadata::records::{InstanceRecord, InstanceType};
 use crate::metadata::{Op, keys};
 use segments::types::{TableConfig, TableType};
 use serde::Deserialize;

@@ -9,16 +9,16 @@
 //! report the segment loaded. Brokers route only to loaded replicas, so queries see the segment
 //! on the old servers, then on both, then on the new ones.
 
-use super::archive::UnpackedSegment;
 use super::catalog::encode;
-use super::records::SegmentRecord;
 use super::segments::{placement_servers, server_load};
-use super::table_name;
 use super::tenants::parse_config;
 use super::{Controller, ControllerState, assignment, table_config};
-use crate::cluster::now_ms;
+use crate::common::archive::UnpackedSegment;
+use crate::common::clock::now_ms;
 use crate::http::ApiError;
 use crate::http::body::path_param;
+use crate::metadata::records::SegmentRecord;
+use crate::metadata::table_name;
 use crate::metadata::{Op, keys};
 use segments::types::table_config::parse_period_millis;
 use serde_json::json;

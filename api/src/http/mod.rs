@@ -9,6 +9,7 @@
 
 pub mod blocking;
 pub mod body;
+pub mod client;
 pub mod error;
 pub mod listener;
 pub mod metrics;
@@ -16,6 +17,7 @@ pub mod multipart;
 pub mod request_log;
 
 pub use blocking::on_rayon;
+pub use client::http_client;
 pub use error::{ApiError, ErrorBodies, ErrorStyle, error_response};
 pub use listener::{bind, serve};
 

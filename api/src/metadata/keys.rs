@@ -7,6 +7,7 @@
 //! | `tables/<tableNameWithType>` | table config JSON |
 //! | `segments/<tableNameWithType>/<segmentName>` | segment record JSON (incl. assignment) |
 //! | `instances/<instanceId>` | instance record JSON |
+//! | `version` | the metadata version, bumped by every commit (decimal text) |
 
 /// Key of a schema.
 pub fn schema(name: &str) -> String {
@@ -39,3 +40,6 @@ pub fn instance(id: &str) -> String {
 }
 /// Prefix of all instances.
 pub const INSTANCES: &str = "instances/";
+
+/// Key of the metadata version.
+pub const VERSION: &str = "version";

@@ -5,8 +5,11 @@
 //! transactions. [`RedbStore`] keeps it in an embedded transactional file under the data dir;
 //! a ZooKeeper- or etcd-backed store can implement the same trait. [`keys`] owns the key layout.
 
+pub mod changes;
 pub mod keys;
+pub mod records;
 pub mod redb_store;
+pub mod table_name;
 
 pub use redb_store::RedbStore;
 

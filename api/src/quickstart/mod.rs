@@ -4,7 +4,7 @@
 
 pub mod lineitem;
 
-use crate::controller::archive;
+use crate::common::archive;
 use segments::types::Schema;
 use segments::{BuildConfig, build_segment_from_rows};
 use serde_json::Value as Json;
@@ -74,7 +74,7 @@ pub async fn load_sample(
     segments: usize,
     rows_per_segment: usize,
 ) -> Result<(), QuickstartError> {
-    let client = crate::cluster::http_client();
+    let client = crate::http::http_client();
     let json_body = |v: Json| surf::Body::from_string(v.to_string());
     post(
         &client,
@@ -122,7 +122,7 @@ async fn wait_online(
     loop {
         if let Ok(mut res) = client.get(&url).await
             && let Ok(r) = res
-                .body_json::<crate::controller::records::RoutingTable>()
+                .body_json::<crate::metadata::records::RoutingTable>()
                 .await
             && r.segments
                 .values()

@@ -5,7 +5,7 @@
 //! so a crash mid-swap leaves a segment that is simply re-downloaded). Installing a new copy
 //! unpacks into a scratch dir beside it, validates it, and swaps directories by rename.
 
-use crate::controller::archive::{self, ArchiveError};
+use crate::common::archive::{self, ArchiveError};
 use segments::ImmutableSegment;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,6 +4,8 @@
 //!
 //! * [`hosting`] — the local segment directory and the set of loaded segments.
 //! * [`sync`] — registration, heartbeats and applying the assignment.
+//!
+//! The server is also a [`ServerClient`]: a broker in the same process calls it directly.
 
 pub mod hosting;
 pub mod sync;
@@ -14,14 +16,13 @@ use crate::http::metrics::{self, Metrics};
 use crate::http::on_rayon;
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
+use crate::transport::{BoxFuture, ControllerClient, ServerClient, ServerQuery, TransportError};
 use engine::QueryContext;
 use engine::response::QueryException;
 use engine::server::execute_server;
 use engine::server::result::ServerResult;
 use hosting::Hosted;
-use planner::plan::ServerQueryPlan;
 use segments::types::ErrorCode;
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,8 +37,6 @@ pub struct ServerConfig {
     /// Host and port the server registers under.
     pub host: String,
     pub port: u16,
-    /// Base URL of the controller.
-    pub controller_url: String,
     /// Where hosted segments live (`<data dir>/server/<instance id>`).
     pub segment_dir: PathBuf,
     /// Time between heartbeats.
@@ -50,7 +49,11 @@ pub struct ServerConfig {
 pub struct Server {
     pub config: ServerConfig,
     pub hosted: Hosted,
-    pub client: surf::Client,
+    /// The controller: registration, heartbeats, segment downloads.
+    pub controller: Arc<dyn ControllerClient>,
+    /// Held while a heartbeat's assignment is applied, so a pushed change and the heartbeat
+    /// loop never apply at once.
+    pub sync_lock: async_std::sync::Mutex<()>,
     pub logging: LoggingHandle,
     pub metrics: Arc<Metrics>,
 }
@@ -62,13 +65,15 @@ impl Server {
     /// A server over its segment directory (segments found there are reopened).
     pub fn new(
         config: ServerConfig,
+        controller: Arc<dyn ControllerClient>,
         logging: LoggingHandle,
     ) -> Result<Server, hosting::HostingError> {
         let hosted = Hosted::open(&config.segment_dir)?;
         Ok(Server {
             config,
             hosted,
-            client: crate::cluster::http_client(),
+            controller,
+            sync_lock: async_std::sync::Mutex::new(()),
             logging,
             metrics: Arc::new(Metrics::new("server")),
         })
@@ -87,6 +92,7 @@ pub fn app(state: ServerState) -> tide::Server<ServerState> {
     app.at("/health").get(|_| async { Ok("OK") });
     app.at("/tables").get(tables);
     app.at("/tessera/query").post(query);
+    app.at("/tessera/changed").post(changed);
     app.at("/tessera/segments/:table").get(hosted_segments);
     loggers::routes(&mut app);
     let m = app.state().metrics.clone();
@@ -124,16 +130,14 @@ async fn hosted_segments(req: Request<ServerState>) -> tide::Result {
     Ok(Body::from_json(&json!({ "segments": segments }))?.into())
 }
 
-/// A broker's request: run `plan` over these segments of one table.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerQuery {
-    pub table_name_with_type: String,
-    pub segments: Vec<String>,
-    pub plan: ServerQueryPlan,
-    /// Record per-segment operator traces (`"trace": true`).
-    #[serde(default)]
-    pub trace: bool,
+/// `POST /tessera/changed`: the controller pushed a metadata change; the assignment is
+/// fetched and applied in the background (the controller does not wait for downloads).
+async fn changed(req: Request<ServerState>) -> tide::Result {
+    let server = req.state().clone();
+    async_std::task::spawn(async move {
+        sync::sync_once(&server).await;
+    });
+    Ok("OK".into())
 }
 
 /// `POST /tessera/query`: [`run_query`] on the request body.
@@ -147,7 +151,7 @@ async fn query(mut req: Request<ServerState>) -> tide::Result {
 /// Runs a broker's server plan over the named hosted segments (on rayon) and answers the
 /// engine's [`ServerResult`] (with `trace` for traced queries). Segments not hosted here are
 /// reported as `ServerSegmentMissing` (235) exceptions. Called by the HTTP endpoint and
-/// directly, without serialization, by a broker in the same process.
+/// directly, without serialization, by a broker in the same process (as its [`ServerClient`]).
 pub async fn run_query(
     server: &Server,
     q: ServerQuery,
@@ -185,4 +189,10 @@ pub async fn run_query(
         .add_docs_scanned(result.stats.num_docs_scanned);
     result.trace = traces;
     Ok(result)
+}
+
+impl ServerClient for Server {
+    fn query(&self, q: ServerQuery) -> BoxFuture<'_, Result<ServerResult, TransportError>> {
+        Box::pin(async move { Ok(run_query(self, q).await?) })
+    }
 }

@@ -1,152 +1,76 @@
-//! Cluster membership for brokers and servers: register with the controller, heartbeat every
-//! interval (re-registering if the controller forgot us), and — for servers — apply the
-//! assignment each heartbeat returns: download new or refreshed segments, reopen reloaded ones,
-//! drop unassigned ones. A failed heartbeat changes nothing locally.
+//! A server's membership: register with the controller, heartbeat every interval
+//! (re-registering if the controller forgot us), and apply the assignment each heartbeat
+//! returns: download new or refreshed segments, reopen reloaded ones, drop unassigned ones. A
+//! failed heartbeat changes nothing locally.
 
 use super::ServerState;
-use crate::broker::BrokerState;
-use crate::controller::records::{AssignedSegment, InstanceType};
+use crate::common::BoxFuture;
+use crate::common::clock::sleep_unless_stopped;
 use crate::http::on_rayon;
-use serde_json::{Value as Json, json};
+use crate::metadata::changes::{Change, ChangeListener};
+use crate::metadata::records::{AssignedSegment, InstanceType};
+use crate::transport::Registration;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
-
-/// Who an instance is, for registration.
-#[derive(Clone, Debug)]
-pub struct Member {
-    pub instance_id: String,
-    pub host: String,
-    pub port: u16,
-    pub instance_type: InstanceType,
-    pub controller_url: String,
-    /// Tags to register with (used only when the controller does not know us yet).
-    pub tags: Option<Vec<String>>,
-}
-
-impl Member {
-    async fn register(&self, client: &surf::Client) -> Result<(), String> {
-        let body = json!({
-            "host": self.host, "port": self.port,
-            "type": self.instance_type, "instanceName": self.instance_id,
-            "tags": self.tags,
-        });
-        let res = client
-            .post(format!("{}/instances", self.controller_url))
-            .body(surf::Body::from_json(&body).map_err(|e| e.to_string())?)
-            .await
-            .map_err(|e| e.to_string())?;
-        if !res.status().is_success() {
-            return Err(format!("registration answered HTTP {}", res.status()));
-        }
-        Ok(())
-    }
-
-    /// One heartbeat; `Ok(None)` when the controller does not know us (register again).
-    async fn heartbeat(&self, client: &surf::Client, body: Json) -> Result<Option<Json>, String> {
-        let mut res = client
-            .post(format!(
-                "{}/instances/{}/heartbeat",
-                self.controller_url, self.instance_id
-            ))
-            .body(surf::Body::from_json(&body).map_err(|e| e.to_string())?)
-            .await
-            .map_err(|e| e.to_string())?;
-        if res.status() == 404 {
-            return Ok(None);
-        }
-        if !res.status().is_success() {
-            return Err(format!("heartbeat answered HTTP {}", res.status()));
-        }
-        res.body_json().await.map(Some).map_err(|e| e.to_string())
-    }
-}
-
-async fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
-    let step = Duration::from_millis(50).min(total);
-    let mut waited = Duration::ZERO;
-    while waited < total && !stop.load(Ordering::Relaxed) {
-        async_std::task::sleep(step).await;
-        waited += step;
-    }
-}
-
-/// Heartbeats for a broker (refreshing its table catalog each time) until `stop`.
-pub async fn broker_loop(
-    member: Member,
-    broker: BrokerState,
-    interval: Duration,
-    stop: Arc<AtomicBool>,
-) {
-    let client = broker.client.clone();
-    let mut registered = false;
-    while !stop.load(Ordering::Relaxed) {
-        if !registered {
-            registered = member
-                .register(&client)
-                .await
-                .map_err(|e| log::warn!("{}: {e}", member.instance_id))
-                .is_ok();
-        }
-        if registered {
-            match member.heartbeat(&client, json!({})).await {
-                Ok(None) => registered = false,
-                Ok(Some(_)) => {
-                    if let Err(e) = crate::broker::catalog::refresh(&broker).await {
-                        log::warn!(
-                            "{}: cannot refresh the table catalog: {e}",
-                            member.instance_id
-                        );
-                    }
-                }
-                Err(e) => log::warn!("{}: {e}", member.instance_id),
-            }
-        }
-        sleep_unless_stopped(&stop, interval).await;
-    }
-}
 
 /// Heartbeats for a server and applies its assignment, until `stop`.
 pub async fn server_loop(server: ServerState, stop: Arc<AtomicBool>) {
     let c = &server.config;
-    let member = Member {
-        instance_id: c.instance_id.clone(),
+    let registration = Registration {
         host: c.host.clone(),
         port: c.port,
         instance_type: InstanceType::Server,
-        controller_url: c.controller_url.clone(),
+        instance_name: Some(c.instance_id.clone()),
         tags: c.tags.clone(),
     };
     let mut registered = false;
     while !stop.load(Ordering::Relaxed) {
         if !registered {
-            registered = member
-                .register(&server.client)
+            registered = server
+                .controller
+                .register(&registration)
                 .await
-                .map_err(|e| log::warn!("{}: {e}", member.instance_id))
+                .map_err(|e| log::warn!("{}: registration failed: {e}", c.instance_id))
                 .is_ok();
         }
         if registered {
-            let body = json!({ "loadedSegments": server.hosted.loaded() });
-            match member.heartbeat(&server.client, body).await {
-                Ok(None) => registered = false,
-                Ok(Some(answer)) => {
-                    match serde_json::from_value::<Vec<AssignedSegment>>(answer["segments"].clone())
-                    {
-                        Ok(assigned) => {
-                            if apply(&server, &assigned).await {
-                                // Report the new state at once instead of one interval later.
-                                continue;
-                            }
-                        }
-                        Err(e) => log::warn!("{}: bad heartbeat answer: {e}", member.instance_id),
-                    }
-                }
-                Err(e) => log::warn!("{}: {e}", member.instance_id),
+            match sync_once(&server).await {
+                // Report the new state at once instead of one interval later.
+                Synced::Applied { changed: true } => continue,
+                Synced::Unknown => registered = false,
+                Synced::Applied { changed: false } | Synced::Failed => {}
             }
         }
         sleep_unless_stopped(&stop, c.heartbeat_interval).await;
+    }
+}
+
+/// What one heartbeat did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Synced {
+    /// The assignment was applied; `changed` when a segment was added, dropped or reloaded.
+    Applied { changed: bool },
+    /// The controller does not know this server (register again).
+    Unknown,
+    /// The heartbeat failed; nothing changed.
+    Failed,
+}
+
+/// One heartbeat, and the assignment it answers applied.
+pub async fn sync_once(server: &ServerState) -> Synced {
+    let _applying = server.sync_lock.lock().await;
+    let id = &server.config.instance_id;
+    let loaded = server.hosted.loaded();
+    match server.controller.heartbeat(id, Some(loaded)).await {
+        Ok(None) => Synced::Unknown,
+        Ok(Some(assigned)) => Synced::Applied {
+            changed: apply(server, &assigned).await,
+        },
+        Err(e) => {
+            log::warn!("{id}: heartbeat failed: {e}");
+            Synced::Failed
+        }
     }
 }
 
@@ -157,6 +81,16 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
         .iter()
         .map(|a| (a.table_name_with_type.clone(), a.segment_name.clone()))
         .collect();
+    // Drops first: a segment deleted and re-created under the same name must never answer
+    // with the old data while the new one downloads.
+    for (table, segs) in server.hosted.loaded() {
+        for seg in segs {
+            if !wanted.contains(&(table.clone(), seg.clone())) {
+                server.hosted.remove(&table, &seg);
+                changed = true;
+            }
+        }
+    }
     for a in assigned {
         let (table, seg) = (a.table_name_with_type.clone(), a.segment_name.clone());
         match server.hosted.get(&table, &seg) {
@@ -178,27 +112,15 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
             },
         }
     }
-    for (table, segs) in server.hosted.loaded() {
-        for seg in segs {
-            if !wanted.contains(&(table.clone(), seg.clone())) {
-                server.hosted.remove(&table, &seg);
-                changed = true;
-            }
-        }
-    }
     changed
 }
 
 async fn download(server: &ServerState, a: &AssignedSegment) -> Result<(), String> {
-    let url = format!(
-        "{}/segments/{}/{}",
-        server.config.controller_url, a.table_name_with_type, a.segment_name
-    );
-    let mut res = server.client.get(&url).await.map_err(|e| e.to_string())?;
-    if !res.status().is_success() {
-        return Err(format!("download answered HTTP {}", res.status()));
-    }
-    let bytes = res.body_bytes().await.map_err(|e| e.to_string())?;
+    let bytes = server
+        .controller
+        .download_segment(&a.table_name_with_type, &a.segment_name)
+        .await
+        .map_err(|e| format!("download failed: {e}"))?;
     let s = server.clone();
     let a = a.clone();
     on_rayon(move || {
@@ -212,4 +134,24 @@ async fn download(server: &ServerState, a: &AssignedSegment) -> Result<(), Strin
     })
     .await?
     .map_err(|e| e.to_string())
+}
+
+/// A server of this process as a listener of the controller's changes: it applies its
+/// assignment before the controller answers the request that made the change.
+pub struct SyncOnChange(pub ServerState);
+
+impl ChangeListener for SyncOnChange {
+    fn changed<'a>(&'a self, change: &'a Change) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            // Apply, then report what is now loaded (so routing includes it), as the
+            // heartbeat loop does after a change.
+            let mut rounds = 0;
+            while !change.tables.is_empty()
+                && rounds < 3
+                && sync_once(&self.0).await == (Synced::Applied { changed: true })
+            {
+                rounds += 1;
+            }
+        })
+    }
 }

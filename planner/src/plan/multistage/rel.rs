@@ -12,13 +12,15 @@
 //!   exactly what a [`RelNode::Leaf`] with a v1 group-by or aggregation plan produces;
 //! * [`RelNode::Window`]'s output is the input row followed by one column per window call.
 
-use super::stage::StageId;
 use crate::plan::aggregate::AggregateCall;
 use crate::plan::column_type::ColumnType;
 use crate::plan::expr::Expr;
 use crate::plan::query_plan::{ServerQueryPlan, SortKey};
 use segments::types::Value;
 use serde::{Deserialize, Serialize};
+
+/// A stage's number: its index in [`MultiStagePlan::stages`](super::MultiStagePlan::stages); 0 is the root.
+pub type StageId = usize;
 
 /// Join kinds, as Calcite names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -52,7 +54,9 @@ pub enum SetOpKind {
     Except,
 }
 
-/// Window functions beyond the aggregates.
+/// Window functions beyond the aggregates. (A plan is built once per query: the size
+/// difference of the variants does not matter.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum WindowFunction {
     RowNumber,
@@ -60,9 +64,15 @@ pub enum WindowFunction {
     DenseRank,
     Ntile(u64),
     /// `LAG(arg, offset, default)`.
-    Lag { offset: u64, default: Option<Value> },
+    Lag {
+        offset: u64,
+        default: Option<Value>,
+    },
     /// `LEAD(arg, offset, default)`.
-    Lead { offset: u64, default: Option<Value> },
+    Lead {
+        offset: u64,
+        default: Option<Value>,
+    },
     FirstValue,
     LastValue,
     /// An aggregate over the frame (`SUM(x) OVER (...)`); its `arg` reads the input row.

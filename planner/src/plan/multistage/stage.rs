@@ -1,12 +1,10 @@
 //! Stages and the exchanges between them.
 
 use super::rel::RelNode;
+pub use super::rel::StageId;
 use crate::plan::column_type::ColumnType;
 use crate::plan::query_plan::ExecutionOptions;
 use serde::{Deserialize, Serialize};
-
-/// A stage's number: its index in [`MultiStagePlan::stages`]; 0 is the root.
-pub type StageId = usize;
 
 /// How a sending stage's rows are spread over the workers of the stage that receives them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -142,7 +142,7 @@ mod tests {
     use super::*;
 
     fn fake_segment(root: &Path, name: &str) -> PathBuf {
-        crate::controller::archive::tests_support::build(root, name, 3)
+        crate::common::archive::tests_support::build(root, name, 3)
     }
 
     #[test]

@@ -1,0 +1,76 @@
+//! The controller as a [`ControllerClient`] for the brokers and servers of its own process:
+//! the same functions the HTTP endpoints call, with typed values and no serialization.
+
+use super::Controller;
+use super::instances::{heartbeat, register, routing_for_broker};
+use super::segments::find_segment;
+use super::tables::catalog_schemas;
+use crate::metadata::records::{AssignedSegment, LoadedSegments, RoutingTable};
+use crate::transport::{BoxFuture, ControllerClient, Registration, RoutingError, TransportError};
+use segments::types::Schema;
+use std::collections::BTreeMap;
+
+impl ControllerClient for Controller {
+    fn routing<'a>(
+        &'a self,
+        typed: &'a str,
+        broker: &'a str,
+    ) -> BoxFuture<'a, Result<RoutingTable, RoutingError>> {
+        Box::pin(async move {
+            routing_for_broker(self, typed, Some(broker)).map_err(|e| match e.status {
+                404 => RoutingError::TableMissing(typed.to_string()),
+                403 => RoutingError::NotServed(typed.to_string()),
+                _ => RoutingError::Controller {
+                    table: typed.to_string(),
+                    reason: e.message,
+                },
+            })
+        })
+    }
+
+    fn catalog(&self) -> BoxFuture<'_, Result<BTreeMap<String, Schema>, TransportError>> {
+        Box::pin(async move {
+            let mut tables = BTreeMap::new();
+            for (name, json) in catalog_schemas(self)? {
+                match Schema::from_json(&json.to_string()) {
+                    Ok(s) => {
+                        tables.insert(name, s);
+                    }
+                    Err(e) => log::warn!("stored schema of table '{name}' is invalid: {e}"),
+                }
+            }
+            Ok(tables)
+        })
+    }
+
+    fn register<'a>(&'a self, r: &'a Registration) -> BoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(async move { Ok(register(self, r).await.map(|_| ())?) })
+    }
+
+    fn heartbeat<'a>(
+        &'a self,
+        id: &'a str,
+        loaded: Option<LoadedSegments>,
+    ) -> BoxFuture<'a, Result<Option<Vec<AssignedSegment>>, TransportError>> {
+        Box::pin(async move { Ok(heartbeat(self, id, loaded).await?) })
+    }
+
+    fn download_segment<'a>(
+        &'a self,
+        typed: &'a str,
+        segment: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<u8>, TransportError>> {
+        Box::pin(async move {
+            let record = find_segment(self, typed, segment)?;
+            let path = self
+                .deep_store_dir(&record.table_name_with_type)
+                .join(&record.archive);
+            async_std::fs::read(&path)
+                .await
+                .map_err(|e| TransportError::Status {
+                    status: 404,
+                    message: format!("Segment archive '{}' is missing: {e}", path.display()),
+                })
+        })
+    }
+}

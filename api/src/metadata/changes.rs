@@ -1,0 +1,137 @@
+//! Change notification: every commit of the controller bumps the cluster's metadata version
+//! and records which tables it touched; once the request that committed is done, the
+//! controller publishes one [`Change`] to every [`ChangeListener`] — the broker and server of
+//! its own process (awaited, so they see the change before the HTTP answer returns) and every
+//! other online instance (pushed over HTTP, not awaited; their heartbeat polling is the
+//! fallback).
+
+use super::Op;
+use crate::common::BoxFuture;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// One published change.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    /// The metadata version after the change.
+    pub version: u64,
+    /// Raw names of the tables whose config, schema or segments changed.
+    pub tables: Vec<String>,
+    /// Whether instances or tenants changed.
+    pub instances: bool,
+}
+
+/// What reacts to a change (a broker drops cached routing, a server applies its assignment).
+pub trait ChangeListener: Send + Sync {
+    /// Called once per published change; returns when the listener has applied it.
+    fn changed<'a>(&'a self, change: &'a Change) -> BoxFuture<'a, ()>;
+}
+
+/// The version and the changes committed but not yet published.
+#[derive(Debug, Default)]
+pub struct ChangeLog {
+    version: AtomicU64,
+    pending: Mutex<(BTreeSet<String>, bool)>,
+}
+
+impl ChangeLog {
+    /// A log starting at `version` (the stored one).
+    pub fn new(version: u64) -> ChangeLog {
+        ChangeLog {
+            version: AtomicU64::new(version),
+            pending: Mutex::default(),
+        }
+    }
+
+    /// The current version.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::SeqCst)
+    }
+
+    /// The next version, for a commit about to be made of `ops`.
+    pub fn next_version(&self) -> u64 {
+        self.version() + 1
+    }
+
+    /// Records a successful commit of `ops` at `version`.
+    pub fn record(&self, version: u64, ops: &[Op]) {
+        self.version.fetch_max(version, Ordering::SeqCst);
+        if let Ok(mut p) = self.pending.lock() {
+            for op in ops {
+                let key = match op {
+                    Op::Put(k, _) | Op::Delete(k) | Op::DeletePrefix(k) => k,
+                };
+                match touched(key) {
+                    Some(Touched::Table(t)) => {
+                        p.0.insert(t);
+                    }
+                    Some(Touched::Instances) => p.1 = true,
+                    None => {}
+                }
+            }
+        }
+    }
+
+    /// The change to publish, if anything was committed since the last call.
+    pub fn take(&self) -> Option<Change> {
+        let mut p = self.pending.lock().ok()?;
+        if p.0.is_empty() && !p.1 {
+            return None;
+        }
+        let tables = std::mem::take(&mut p.0).into_iter().collect();
+        let instances = std::mem::take(&mut p.1);
+        Some(Change {
+            version: self.version(),
+            tables,
+            instances,
+        })
+    }
+}
+
+enum Touched {
+    Table(String),
+    Instances,
+}
+
+/// What a key names (see [`super::keys`]).
+fn touched(key: &str) -> Option<Touched> {
+    let (kind, rest) = key.split_once('/')?;
+    let name = rest.split('/').next().unwrap_or(rest);
+    let raw = super::table_name::split(name).0.to_string();
+    match kind {
+        "schemas" | "tables" | "segments" if !raw.is_empty() => Some(Touched::Table(raw)),
+        "instances" => Some(Touched::Instances),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commits_collect_tables_until_taken() {
+        let log = ChangeLog::new(7);
+        assert_eq!(log.take(), None);
+        let v = log.next_version();
+        log.record(
+            v,
+            &[
+                Op::Delete("tables/events_OFFLINE".into()),
+                Op::DeletePrefix("segments/events_OFFLINE/".into()),
+                Op::Put("schemas/orders".into(), vec![]),
+                Op::Put("version".into(), vec![]),
+            ],
+        );
+        let c = log.take().unwrap();
+        assert_eq!(c.version, 8);
+        assert_eq!(c.tables, vec!["events".to_string(), "orders".to_string()]);
+        assert!(!c.instances);
+        assert_eq!(log.take(), None);
+        log.record(9, &[Op::Put("instances/Server_h_1".into(), vec![])]);
+        assert!(log.take().unwrap().instances);
+    }
+}

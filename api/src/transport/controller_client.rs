@@ -1,0 +1,247 @@
+//! [`ControllerClient`]: what brokers and servers ask of the controller — routing tables, the
+//! table catalog, registration and heartbeats (a server's heartbeat answer is its
+//! assignment), and segment archives. [`HttpControllerClient`] reaches a controller in another
+//! process; the controller role implements the trait itself for the roles of its own process.
+
+use super::error::status_error;
+use super::{BoxFuture, TransportError};
+use crate::metadata::records::{AssignedSegment, InstanceType, LoadedSegments, RoutingTable};
+use segments::types::{ErrorCode, Schema};
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+
+/// Why a table could not be routed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RoutingError {
+    /// The controller does not know the table.
+    #[error("table '{0}' does not exist")]
+    TableMissing(String),
+    /// This broker is not in the table's broker tenant.
+    #[error("broker is not serving table '{0}'")]
+    NotServed(String),
+    /// The controller could not be asked.
+    #[error("cannot fetch routing for '{table}' from the controller: {reason}")]
+    Controller { table: String, reason: String },
+}
+
+impl RoutingError {
+    /// Pinot's code for the failure.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            RoutingError::TableMissing(_) => ErrorCode::TableDoesNotExist,
+            RoutingError::Controller { .. } | RoutingError::NotServed(_) => {
+                ErrorCode::BrokerResourceMissing
+            }
+        }
+    }
+
+    /// The detail after Pinot's default message: none for a table this broker does not serve
+    /// (Pinot answers its bare `NO_TABLE_RESULT`, `BrokerResourceMissingError`).
+    pub fn detail(&self) -> String {
+        match self {
+            RoutingError::NotServed(_) => String::new(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// A broker's or server's registration (`POST /instances`, Pinot's shape).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Registration {
+    pub host: String,
+    pub port: u16,
+    #[serde(rename = "type")]
+    pub instance_type: InstanceType,
+    #[serde(default)]
+    pub instance_name: Option<String>,
+    /// Tags for a new instance (`tessera start --tags`); default: Pinot's per role.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
+}
+
+/// The controller, as brokers and servers reach it.
+pub trait ControllerClient: Send + Sync {
+    /// The routing table of typed table `typed` for broker `broker`.
+    fn routing<'a>(
+        &'a self,
+        typed: &'a str,
+        broker: &'a str,
+    ) -> BoxFuture<'a, Result<RoutingTable, RoutingError>>;
+
+    /// Every table's raw name with its schema (what brokers plan with).
+    fn catalog(&self) -> BoxFuture<'_, Result<BTreeMap<String, Schema>, TransportError>>;
+
+    /// Registers (or re-registers) an instance.
+    fn register<'a>(&'a self, r: &'a Registration) -> BoxFuture<'a, Result<(), TransportError>>;
+
+    /// One heartbeat of instance `id` (with the segments a server has loaded). `Ok(None)`: the
+    /// controller does not know the instance (register again); otherwise the segments assigned
+    /// to it (empty for brokers).
+    fn heartbeat<'a>(
+        &'a self,
+        id: &'a str,
+        loaded: Option<LoadedSegments>,
+    ) -> BoxFuture<'a, Result<Option<Vec<AssignedSegment>>, TransportError>>;
+
+    /// The archive (tar.gz) of one segment from the deep store.
+    fn download_segment<'a>(
+        &'a self,
+        typed: &'a str,
+        segment: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<u8>, TransportError>>;
+}
+
+/// A controller in another process.
+#[derive(Clone)]
+pub struct HttpControllerClient {
+    base_url: String,
+    client: surf::Client,
+}
+
+impl HttpControllerClient {
+    /// A client for the controller at `base_url`.
+    pub fn new(base_url: &str, client: surf::Client) -> HttpControllerClient {
+        HttpControllerClient {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            client,
+        }
+    }
+
+    /// The controller's base URL.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+}
+
+fn unreachable(e: impl std::fmt::Display) -> TransportError {
+    TransportError::Unreachable(e.to_string())
+}
+
+impl ControllerClient for HttpControllerClient {
+    fn routing<'a>(
+        &'a self,
+        typed: &'a str,
+        broker: &'a str,
+    ) -> BoxFuture<'a, Result<RoutingTable, RoutingError>> {
+        Box::pin(async move {
+            let url = format!("{}/tessera/routing/{typed}?broker={broker}", self.base_url);
+            let fail = |reason: String| RoutingError::Controller {
+                table: typed.to_string(),
+                reason,
+            };
+            let mut res = self
+                .client
+                .get(&url)
+                .await
+                .map_err(|e| fail(e.to_string()))?;
+            match res.status() as u16 {
+                404 => return Err(RoutingError::TableMissing(typed.to_string())),
+                403 => return Err(RoutingError::NotServed(typed.to_string())),
+                s if !(200..300).contains(&s) => return Err(fail(format!("HTTP {s}"))),
+                _ => {}
+            }
+            res.body_json().await.map_err(|e| fail(e.to_string()))
+        })
+    }
+
+    fn catalog(&self) -> BoxFuture<'_, Result<BTreeMap<String, Schema>, TransportError>> {
+        Box::pin(async move {
+            let url = format!("{}/tessera/catalog", self.base_url);
+            let mut res = self.client.get(&url).await.map_err(unreachable)?;
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            let body: Json = res
+                .body_json()
+                .await
+                .map_err(|e| TransportError::Unreadable(e.to_string()))?;
+            let mut tables = BTreeMap::new();
+            if let Some(map) = body["tables"].as_object() {
+                for (name, schema) in map {
+                    match Schema::from_json(&schema.to_string()) {
+                        Ok(s) => {
+                            tables.insert(name.clone(), s);
+                        }
+                        Err(e) => {
+                            log::warn!(
+                                "schema of table '{name}' from the controller is invalid: {e}"
+                            )
+                        }
+                    }
+                }
+            }
+            Ok(tables)
+        })
+    }
+
+    fn register<'a>(&'a self, r: &'a Registration) -> BoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(async move {
+            let body =
+                surf::Body::from_json(r).map_err(|e| TransportError::Unreadable(e.to_string()))?;
+            let mut res = self
+                .client
+                .post(format!("{}/instances", self.base_url))
+                .body(body)
+                .await
+                .map_err(unreachable)?;
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            Ok(())
+        })
+    }
+
+    fn heartbeat<'a>(
+        &'a self,
+        id: &'a str,
+        loaded: Option<LoadedSegments>,
+    ) -> BoxFuture<'a, Result<Option<Vec<AssignedSegment>>, TransportError>> {
+        Box::pin(async move {
+            let body = match loaded {
+                Some(l) => serde_json::json!({ "loadedSegments": l }),
+                None => serde_json::json!({}),
+            };
+            let body = surf::Body::from_json(&body)
+                .map_err(|e| TransportError::Unreadable(e.to_string()))?;
+            let mut res = self
+                .client
+                .post(format!("{}/instances/{id}/heartbeat", self.base_url))
+                .body(body)
+                .await
+                .map_err(unreachable)?;
+            if res.status() == 404 {
+                return Ok(None);
+            }
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            #[derive(Deserialize)]
+            struct Answer {
+                #[serde(default)]
+                segments: Vec<AssignedSegment>,
+            }
+            let answer: Answer = res
+                .body_json()
+                .await
+                .map_err(|e| TransportError::Unreadable(format!("heartbeat answer: {e}")))?;
+            Ok(Some(answer.segments))
+        })
+    }
+
+    fn download_segment<'a>(
+        &'a self,
+        typed: &'a str,
+        segment: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<u8>, TransportError>> {
+        Box::pin(async move {
+            let url = format!("{}/segments/{typed}/{segment}", self.base_url);
+            let mut res = self.client.get(&url).await.map_err(unreachable)?;
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            res.body_bytes().await.map_err(unreachable)
+        })
+    }
+}

@@ -1,0 +1,23 @@
+//! How one role reaches another. Each seam is a trait with an HTTP implementation (roles in
+//! separate processes) and an in-process one (the role itself, called directly with the same
+//! typed values and no serialization). Which one a role holds is decided once, when
+//! [`crate::cluster`] starts the roles; no role imports another role to take a shortcut.
+//!
+//! * [`server_client`] — [`ServerClient`]: run a v1 server plan over some segments (and, with
+//!   the multi-stage engine, stages and their mailboxes); [`ServerQuery`] is the wire shape.
+//! * [`controller_client`] — [`ControllerClient`]: routing tables, the table catalog,
+//!   registration, heartbeats with their assignment, segment downloads.
+//! * [`servers`] — [`ServerDirectory`]: the client for a server id, in-process when that server
+//!   runs in this process.
+//! * [`error`] — [`TransportError`], what a failed call reports.
+
+pub mod controller_client;
+pub mod error;
+pub mod server_client;
+pub mod servers;
+
+pub use crate::common::BoxFuture;
+pub use controller_client::{ControllerClient, HttpControllerClient, Registration, RoutingError};
+pub use error::TransportError;
+pub use server_client::{HttpServerClient, ServerClient, ServerQuery};
+pub use servers::ServerDirectory;

@@ -1,0 +1,69 @@
+//! [`ServerClient`]: what a broker asks of a server. [`HttpServerClient`] calls a server in
+//! another process (`POST /tessera/query`, the typed values as JSON); the server role
+//! implements the trait itself for the broker of its own process.
+
+use super::error::status_error;
+use super::{BoxFuture, TransportError};
+use engine::server::result::ServerResult;
+use planner::plan::ServerQueryPlan;
+use serde::{Deserialize, Serialize};
+
+/// A broker's request: run `plan` over these segments of one table.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerQuery {
+    pub table_name_with_type: String,
+    pub segments: Vec<String>,
+    pub plan: ServerQueryPlan,
+    /// Record per-segment operator traces (`"trace": true`).
+    #[serde(default)]
+    pub trace: bool,
+}
+
+/// A server, as a broker reaches it.
+pub trait ServerClient: Send + Sync {
+    /// Runs a v1 server plan over the named segments; segments the server does not host are
+    /// `ServerSegmentMissing` exceptions inside the result.
+    fn query(&self, q: ServerQuery) -> BoxFuture<'_, Result<ServerResult, TransportError>>;
+}
+
+/// A server in another process.
+#[derive(Clone)]
+pub struct HttpServerClient {
+    base_url: String,
+    client: surf::Client,
+}
+
+impl HttpServerClient {
+    /// A client for the server at `base_url` (`http://host:port`).
+    pub fn new(base_url: &str, client: surf::Client) -> HttpServerClient {
+        HttpServerClient {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            client,
+        }
+    }
+}
+
+impl ServerClient for HttpServerClient {
+    fn query(&self, q: ServerQuery) -> BoxFuture<'_, Result<ServerResult, TransportError>> {
+        Box::pin(async move {
+            let body =
+                surf::Body::from_json(&q).map_err(|e| TransportError::Unreadable(e.to_string()))?;
+            let mut res = self
+                .client
+                .post(format!("{}/tessera/query", self.base_url))
+                .body(body)
+                .await
+                .map_err(|e| TransportError::Unreachable(e.to_string()))?;
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            let text = res
+                .body_string()
+                .await
+                .map_err(|e| TransportError::Unreachable(e.to_string()))?;
+            serde_json::from_str::<ServerResult>(&text)
+                .map_err(|e| TransportError::Unreadable(format!("server result: {e}")))
+        })
+    }
+}
