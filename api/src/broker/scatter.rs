@@ -21,13 +21,18 @@ pub struct Plan {
     pub per_server: BTreeMap<String, (String, Vec<String>)>,
     /// Segments with no online replica.
     pub unavailable: Vec<String>,
+    /// Segment → CRC of the copy to query (from the routing table).
+    pub crcs: BTreeMap<String, u32>,
 }
 
 /// Picks one replica per segment, rotating the starting replica per query.
 pub fn choose_replicas(routing: &RoutingTable) -> Plan {
     static ROTATION: AtomicUsize = AtomicUsize::new(0);
     let turn = ROTATION.fetch_add(1, Ordering::Relaxed);
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        crcs: routing.crcs.clone(),
+        ..Plan::default()
+    };
     for (i, (segment, hosts)) in routing.segments.iter().enumerate() {
         let usable: Vec<&String> = hosts
             .iter()
@@ -74,6 +79,10 @@ pub async fn scatter(
         let q = ServerQuery {
             table_name_with_type: table.to_string(),
             segments: segs.clone(),
+            segment_crcs: segs
+                .iter()
+                .map_while(|s| plan.crcs.get(s).copied())
+                .collect(),
             plan: query.clone(),
             trace,
         };

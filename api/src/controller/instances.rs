@@ -203,6 +203,7 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
             && now_ms().saturating_sub(s.push_time_ms) < NEW_SEGMENT_GRACE_MS
             && !c.was_ever_loaded(typed, &s.segment_name);
         if !new {
+            table.crcs.insert(s.segment_name.clone(), s.crc);
             table.segments.insert(s.segment_name, hosts);
         }
     }

@@ -105,6 +105,10 @@ pub struct RoutingTable {
     pub segments: BTreeMap<String, Vec<String>>,
     /// Server id → base URL.
     pub servers: BTreeMap<String, String>,
+    /// Segment → CRC of the copy the controller routes: a server holding another copy under
+    /// the same name (a table deleted and re-created, a refresh not yet applied) refuses it.
+    #[serde(default)]
+    pub crcs: BTreeMap<String, u32>,
 }
 
 #[cfg(test)]

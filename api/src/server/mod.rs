@@ -159,16 +159,27 @@ pub async fn run_query(
     let hosted = server.hosted.segments_of(&q.table_name_with_type);
     let mut segments = Vec::with_capacity(q.segments.len());
     let mut missing = Vec::new();
-    for s in &q.segments {
+    let checked = q.segment_crcs.len() == q.segments.len();
+    for (i, s) in q.segments.iter().enumerate() {
+        let expected = checked.then(|| q.segment_crcs[i]);
         match hosted.get(s) {
-            Some(h) => segments.push(h.segment.clone()),
-            None => missing.push(QueryException {
-                error_code: ErrorCode::ServerSegmentMissing.code(),
-                message: ErrorCode::ServerSegmentMissing.message(&format!(
-                    "segment '{s}' of table '{}' is not hosted on {}",
-                    q.table_name_with_type, server.config.instance_id
-                )),
-            }),
+            Some(h) if expected.is_none_or(|crc| crc == h.crc) => segments.push(h.segment.clone()),
+            other => {
+                let why = match (other, expected) {
+                    (Some(h), Some(crc)) => format!(
+                        "segment '{s}' of table '{}' on {} is another copy (crc {}, expected {crc})",
+                        q.table_name_with_type, server.config.instance_id, h.crc
+                    ),
+                    _ => format!(
+                        "segment '{s}' of table '{}' is not hosted on {}",
+                        q.table_name_with_type, server.config.instance_id
+                    ),
+                };
+                missing.push(QueryException {
+                    error_code: ErrorCode::ServerSegmentMissing.code(),
+                    message: ErrorCode::ServerSegmentMissing.message(&why),
+                })
+            }
         }
     }
     let plan = q.plan;
@@ -194,5 +205,87 @@ pub async fn run_query(
 impl ServerClient for Server {
     fn query(&self, q: ServerQuery) -> BoxFuture<'_, Result<ServerResult, TransportError>> {
         Box::pin(async move { Ok(run_query(self, q).await?) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::common::archive;
+    use planner::plan::{ExecutionOptions, ServerQueryKind, ServerQueryPlan};
+
+    fn count_plan() -> ServerQueryPlan {
+        ServerQueryPlan {
+            table: "t".into(),
+            filter: None,
+            kind: ServerQueryKind::Aggregation {
+                aggregates: vec![planner::plan::AggregateCall {
+                    function: planner::plan::AggregateFunction::Count,
+                    arg: None,
+                    multi_value: false,
+                    filter: None,
+                    name: "count(*)".into(),
+                }],
+            },
+            options: ExecutionOptions::default(),
+            explain: false,
+        }
+    }
+
+    /// A server holding another copy of a segment under the routed name (a table deleted and
+    /// re-created before this server heard of it) answers 235, never the old rows.
+    #[async_std::test]
+    async fn another_copy_under_the_same_name_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let http = crate::http::http_client();
+        let server = Server::new(
+            ServerConfig {
+                instance_id: "Server_test".into(),
+                host: "127.0.0.1".into(),
+                port: 1,
+                segment_dir: dir.path().join("segs"),
+                heartbeat_interval: Duration::from_secs(1),
+                tags: None,
+            },
+            Arc::new(crate::transport::HttpControllerClient::new(
+                "http://127.0.0.1:1",
+                http,
+            )),
+            crate::logging::init_for_tests().unwrap(),
+        )
+        .unwrap();
+        let src = tempfile::tempdir().unwrap();
+        let bytes = archive::pack(&archive::tests_support::build(src.path(), "s0", 5)).unwrap();
+        server
+            .hosted
+            .install("t_OFFLINE", "s0", &bytes, 11, 0)
+            .unwrap();
+        let query = |crcs: Vec<u32>| ServerQuery {
+            table_name_with_type: "t_OFFLINE".into(),
+            segments: vec!["s0".into()],
+            segment_crcs: crcs,
+            plan: count_plan(),
+            trace: false,
+        };
+        let same = run_query(&server, query(vec![11])).await.unwrap();
+        assert!(same.exceptions.is_empty());
+        assert_eq!(same.stats.total_docs, 5);
+        let other = run_query(&server, query(vec![12])).await.unwrap();
+        assert_eq!(other.exceptions.len(), 1);
+        assert_eq!(other.exceptions[0].error_code, 235);
+        assert!(
+            other.exceptions[0].message.contains("another copy"),
+            "{:?}",
+            other.exceptions
+        );
+        assert_eq!(other.stats.total_docs, 0);
+        // Without CRCs (an older broker) any copy answers.
+        assert!(
+            run_query(&server, query(vec![]))
+                .await
+                .unwrap()
+                .exceptions
+                .is_empty()
+        );
     }
 }

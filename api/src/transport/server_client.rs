@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 pub struct ServerQuery {
     pub table_name_with_type: String,
     pub segments: Vec<String>,
+    /// The CRC of the copy each of `segments` must be (same order; empty: any copy).
+    #[serde(default)]
+    pub segment_crcs: Vec<u32>,
     pub plan: ServerQueryPlan,
     /// Record per-segment operator traces (`"trace": true`).
     #[serde(default)]
