@@ -45,7 +45,7 @@ pub struct BuildConfig {
     /// `tableIndexConfig.starTreeIndexConfigs`, in order.
     pub star_trees: Vec<StarTreeSpec>,
     /// `tableIndexConfig.enableDefaultStarTree`: add Pinot's default tree
-    /// ([`crate::startree::default_spec`]) after the configured ones.
+    /// ([`crate::startree::writer::default_spec`]) after the configured ones.
     pub default_star_tree: bool,
     /// `tableIndexConfig.enableDynamicStarTreeCreation`: a reload builds, rebuilds or drops
     /// trees per the config; without it, segments keep the trees they have.

@@ -23,8 +23,9 @@ use crate::build_config::BuildConfig;
 use crate::error::SegmentError;
 use crate::format::{
     COLUMNS_FILE, DataFileWriter, FormatVersion, INDEX_MAP_FILE, IndexMap, METADATA_FILE,
+    write_text,
 };
-use crate::input::{CellSink, InputSource};
+use crate::input::{CellSink, InputSource, build_threads};
 use crate::metadata::SegmentMetadata;
 use crate::types::{DocId, Schema, StoredType, Value};
 use collector::ColumnCollector;
@@ -123,12 +124,6 @@ impl CellSink for ColumnCollector {
     fn expect_rows(&mut self, rows: u64) {
         self.expect_rows(rows);
     }
-}
-
-/// Threads a segment build uses at most: the current rayon pool's size (which honours
-/// `RAYON_NUM_THREADS`), capped at 4 because memory grows with each column in flight.
-pub fn build_threads() -> usize {
-    rayon::current_num_threads().clamp(1, 4)
 }
 
 fn check_schema(schema: &Schema, config: &BuildConfig) -> Result<(), SegmentError> {
@@ -239,10 +234,6 @@ pub fn build_segment_from_rows(
 }
 
 /// Writes a small text file of a segment directory.
-pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), SegmentError> {
-    std::fs::write(path, text).map_err(|e| SegmentError::io(path, e))
-}
-
 fn finish(
     schema: &Schema,
     config: &BuildConfig,
@@ -308,7 +299,7 @@ fn finish(
         format_version: FormatVersion::CURRENT.0,
         entries,
     };
-    write_file(&staging.tmp.join(INDEX_MAP_FILE), &index_map.to_json())?;
+    write_text(&staging.tmp.join(INDEX_MAP_FILE), &index_map.to_json())?;
 
     let time_range = config.time_column.as_ref().and_then(|t| {
         let c = columns.iter().find(|c| &c.name == t)?;
@@ -331,9 +322,9 @@ fn finish(
         columns,
         star_trees: Vec::new(),
     };
-    write_file(&staging.tmp.join(METADATA_FILE), &metadata.to_json())?;
+    write_text(&staging.tmp.join(METADATA_FILE), &metadata.to_json())?;
     if !config.star_trees.is_empty() || config.default_star_tree {
-        crate::startree::write_star_trees(
+        crate::startree::writer::write_star_trees(
             &staging.tmp,
             &config.star_trees,
             config.default_star_tree,

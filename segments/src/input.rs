@@ -102,7 +102,7 @@ fn next_doc(file: &Path, line: u64, docs: u64) -> Result<DocId, SegmentError> {
 /// Threads used to process a batch's columns (the reader's own thread included): the CPU
 /// budget of the current rayon pool (so `RAYON_NUM_THREADS=1` builds on one thread), at most 4.
 fn worker_threads(columns: usize) -> usize {
-    crate::builder::build_threads().min(columns.max(1))
+    build_threads().min(columns.max(1))
 }
 
 /// Reads `source` into one sink per schema column; returns the number of rows. `progress` is
@@ -352,6 +352,12 @@ fn read_json<S: CellSink>(
     }
     progress(docs);
     Ok(docs as u32)
+}
+
+/// Threads a segment build uses at most: the current rayon pool's size (which honours
+/// `RAYON_NUM_THREADS`), capped at 4 because memory grows with each column in flight.
+pub fn build_threads() -> usize {
+    rayon::current_num_threads().clamp(1, 4)
 }
 
 #[cfg(test)]

@@ -35,3 +35,8 @@ pub const INDEX_MAP_FILE: &str = "index_map.json";
 pub const COLUMNS_FILE: &str = "columns.bin";
 /// Alignment of every entry in a data file, so fixed-width arrays are zero-copy slices.
 pub const ALIGNMENT: usize = 8;
+
+/// Writes a segment's text file (metadata, index map), naming the file on failure.
+pub fn write_text(path: &std::path::Path, text: &str) -> Result<(), crate::SegmentError> {
+    std::fs::write(path, text).map_err(|e| crate::SegmentError::io(path, e))
+}

@@ -10,9 +10,9 @@
 //!    re-sorted by the remaining dimensions and merged, appended as new records.
 //! 4. **Aggregate**: every node of more than one record gets one record folding its range.
 
-use super::tree::{NONE, Node, StarTree};
+use super::StarTreeSpec;
+use super::tree::{NONE, Node, STAR, StarTree};
 use super::values::{DocInput, PairValues, reads_hashes};
-use super::{STAR, StarTreeSpec};
 use crate::error::SegmentError;
 use crate::forward::ForwardIndex;
 use crate::segment::{ColumnReader, ImmutableSegment};

@@ -16,10 +16,12 @@
 //! nodes (7 × `u32` each); per dimension one `u32` id per record; per pair its values
 //! ([`PairValues::encode`]).
 
-use super::STAR;
 use super::values::PairValues;
 use crate::format::bytes::ByteReader;
 use crate::types::table_config::FunctionColumnPair;
+
+/// The dictionary id of a star (aggregated over all values) dimension in a record.
+pub const STAR: u32 = u32::MAX;
 
 /// No aggregated record / no child.
 pub const NONE: u32 = u32::MAX;
