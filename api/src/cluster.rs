@@ -15,7 +15,7 @@ use crate::metadata::{MetadataStore, RedbStore};
 use crate::server::sync::server_loop;
 use crate::server::{self, Server, ServerConfig};
 use crate::transport::{
-    ControllerClient, HttpControllerClient, Registration, ServerClient, ServerDirectory,
+    ControllerClient, HttpControllerClient, Mailboxes, Registration, ServerDirectory,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -325,6 +325,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         None => Arc::new(HttpControllerClient::new(&controller_url, http_client())),
     };
     let servers = Arc::new(ServerDirectory::new(http_client()));
+    let mailboxes = Arc::new(Mailboxes::new(http_client()));
 
     if let (Some((listener, port)), Some(id)) = (server_l, server_id) {
         let segment_dir = mkdir(opts.data_dir.join("server").join(&id))?;
@@ -339,9 +340,11 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         let s = Arc::new(Server::new(
             config,
             controller_client.clone(),
+            mailboxes.clone(),
             logging.clone(),
         )?);
-        servers.add_local(&id, s.clone() as Arc<dyn ServerClient>);
+        servers.add_local(&id, Arc::new(server::LocalServer(s.clone())));
+        mailboxes.add_local(&id);
         if let Some(c) = &local_controller {
             controller::changes::add_listener(
                 c,
@@ -366,13 +369,16 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         let b = Arc::new(Broker::new(
             BrokerConfig {
                 instance_id: id.clone(),
+                url: format!("http://{host}:{port}"),
                 server_timeout: opts.server_timeout,
                 routing_ttl: opts.heartbeat_interval,
             },
             controller_client.clone(),
             servers.clone(),
+            mailboxes.clone(),
             logging.clone(),
         ));
+        mailboxes.add_local(&id);
         if let Some(c) = &local_controller {
             register_locally(c, &host, port, InstanceType::Broker, &id, &opts.tags).await?;
             controller::changes::add_listener(c, &id, b.clone());

@@ -29,6 +29,9 @@ pub enum EngineError {
     /// A segment could not be read (200).
     #[error("segment '{segment}': {message}")]
     Segment { segment: String, message: String },
+    /// Another stage of a multi-stage query failed; its exception as that stage reported it.
+    #[error("{}", .0.message)]
+    Remote(crate::response::QueryException),
 }
 
 impl From<EvalError> for EngineError {
@@ -46,7 +49,9 @@ impl EngineError {
             EngineError::Plan(p) => p.code(),
             EngineError::Timeout(_) => ErrorCode::ExecutionTimeout,
             EngineError::Cancelled => ErrorCode::QueryCancellation,
-            EngineError::Execution(_) | EngineError::Segment { .. } => ErrorCode::QueryExecution,
+            EngineError::Execution(_) | EngineError::Segment { .. } | EngineError::Remote(_) => {
+                ErrorCode::QueryExecution
+            }
         }
     }
 
@@ -57,6 +62,7 @@ impl EngineError {
                 "Caught exception while parsing query: {sql}: {message}"
             )),
             EngineError::Plan(p) => p.pinot_message(),
+            EngineError::Remote(q) => q.message.clone(),
             other => other.code().message(&other.to_string()),
         }
     }

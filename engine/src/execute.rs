@@ -105,11 +105,17 @@ pub fn execute_plan(plan: &QueryPlan, tables: &dyn TableProvider) -> BrokerRespo
             r.num_servers_responded = 1;
             r
         }
-        QueryPlan::MultiStage(_) => BrokerResponse::from_error(&EngineError::execution(
-            "the multi-stage engine runs only through a broker".to_string(),
-        )),
+        QueryPlan::MultiStage(p) => {
+            let mut r = crate::multistage::run_local(p, tables, LOCAL_WORKERS_PER_STAGE);
+            r.num_servers_queried = 1;
+            r.num_servers_responded = 1;
+            r
+        }
     }
 }
+
+/// Workers per stage when a multi-stage plan runs in one process.
+const LOCAL_WORKERS_PER_STAGE: usize = 2;
 
 /// The broker's half: reduces server results into a response (stats summed, exceptions
 /// collected; the result table is kept even when some segments failed).

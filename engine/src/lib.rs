@@ -12,6 +12,7 @@
 //!   post-aggregation expressions, names and types, EXPLAIN tables.
 //! * [`operator`], [`block`], [`aggregate`] — the pull-based operators, the blocks they pass,
 //!   and the aggregation states; [`sketch`] — HyperLogLog, t-digest and quantile digest.
+//! * [`multistage`] — the multi-stage (v2) runtime: blocks, mailboxes, stage operators.
 //! * [`response`] — Pinot's `BrokerResponseNative` JSON; [`error`] — failures with Pinot's codes.
 //!
 //! ```no_run
@@ -29,6 +30,7 @@ pub mod context;
 pub mod error;
 pub mod execute;
 pub mod key;
+pub mod multistage;
 pub mod operator;
 pub mod provider;
 pub mod reduce;

@@ -53,6 +53,9 @@ pub struct QueryException {
 
 impl From<&EngineError> for QueryException {
     fn from(e: &EngineError) -> QueryException {
+        if let EngineError::Remote(q) = e {
+            return q.clone();
+        }
         QueryException {
             error_code: e.code().code(),
             message: e.pinot_message(),

@@ -7,10 +7,12 @@
 //! * [`scatter`] — replica choice and scatter-gather with per-server deadlines.
 //! * [`catalog`] — table schemas for planning, mirrored from the controller.
 //! * [`query`] — one query from request to response.
+//! * [`multistage`] — placing and running a multi-stage (v2) query's stages.
 //! * [`membership`] — registration, heartbeats, catalog refresh.
 
 pub mod catalog;
 pub mod membership;
+pub mod multistage;
 pub mod query;
 pub mod request;
 pub mod response;
@@ -24,7 +26,8 @@ use crate::http::metrics::{self, Metrics};
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use crate::metadata::changes::{Change, ChangeListener};
-use crate::transport::{ControllerClient, ServerDirectory};
+use crate::transport::stages::{MailboxState, mailbox_routes};
+use crate::transport::{ControllerClient, Mailboxes, ServerDirectory};
 use request::QueryRequest;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +38,8 @@ use tide::Request;
 pub struct BrokerConfig {
     /// This broker's id (`Broker_<host>_<port>`).
     pub instance_id: String,
+    /// Base URL other processes reach this broker at (multi-stage root mailboxes).
+    pub url: String,
     /// The longest the broker waits for a server; a query's `timeoutMs` can only shorten it.
     /// A server that has not answered by then is reported as error 427.
     pub server_timeout: Duration,
@@ -49,6 +54,8 @@ pub struct Broker {
     pub controller: Arc<dyn ControllerClient>,
     /// The servers, in-process ones called directly.
     pub servers: Arc<ServerDirectory>,
+    /// The process's mailboxes (the root stage of multi-stage queries receives here).
+    pub mailboxes: Arc<Mailboxes>,
     pub logging: LoggingHandle,
     pub catalog: Arc<catalog::BrokerCatalog>,
     pub metrics: Arc<Metrics>,
@@ -64,17 +71,25 @@ impl Broker {
         config: BrokerConfig,
         controller: Arc<dyn ControllerClient>,
         servers: Arc<ServerDirectory>,
+        mailboxes: Arc<Mailboxes>,
         logging: LoggingHandle,
     ) -> Broker {
         Broker {
             controller,
             servers,
+            mailboxes,
             logging,
             catalog: Arc::new(catalog::BrokerCatalog::default()),
             metrics: Arc::new(Metrics::new("broker")),
             routing: routing_cache::RoutingCache::new(config.routing_ttl),
             config,
         }
+    }
+}
+
+impl MailboxState for BrokerState {
+    fn mailboxes(&self) -> &Arc<Mailboxes> {
+        &self.mailboxes
     }
 }
 
@@ -99,6 +114,7 @@ pub fn app(state: BrokerState) -> tide::Server<BrokerState> {
         .get(get_query_multistage);
     app.at("/query/").post(|r| post_query(r, true));
     app.at("/tessera/changed").post(changed);
+    mailbox_routes(&mut app);
     loggers::routes(&mut app);
     let m = app.state().metrics.clone();
     metrics::mount(&mut app, m, |_| Vec::new());

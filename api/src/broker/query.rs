@@ -75,6 +75,7 @@ async fn execute(broker: &Broker, query: &QueryRequest) -> BrokerResponse {
     };
     match plan {
         QueryPlan::SingleStage(p) => scatter_gather(broker, p, query.traced()).await,
+        QueryPlan::MultiStage(p) => super::multistage::run(broker, p).await,
         literal => {
             let catalog = broker.catalog.clone();
             match on_rayon(move || execute_plan(&literal, &*catalog)).await {

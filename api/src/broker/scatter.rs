@@ -186,6 +186,7 @@ mod tests {
         let broker = Broker::new(
             super::super::BrokerConfig {
                 instance_id: "Broker_test".into(),
+                url: "http://127.0.0.1:1".into(),
                 server_timeout: Duration::from_millis(300),
                 routing_ttl: Duration::ZERO,
             },
@@ -193,7 +194,8 @@ mod tests {
                 "http://127.0.0.1:1",
                 http.clone(),
             )),
-            std::sync::Arc::new(crate::transport::ServerDirectory::new(http)),
+            std::sync::Arc::new(crate::transport::ServerDirectory::new(http.clone())),
+            std::sync::Arc::new(crate::transport::Mailboxes::new(http)),
             crate::logging::init_for_tests().unwrap(),
         );
         let mut plan = Plan::default();

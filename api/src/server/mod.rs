@@ -4,10 +4,13 @@
 //!
 //! * [`hosting`] — the local segment directory and the set of loaded segments.
 //! * [`sync`] — registration, heartbeats and applying the assignment.
+//! * [`stages`] — the workers of multi-stage queries assigned to this server.
 //!
-//! The server is also a [`ServerClient`]: a broker in the same process calls it directly.
+//! [`LocalServer`] is the server as a [`ServerClient`]: a broker in the same process calls it
+//! directly.
 
 pub mod hosting;
+pub mod stages;
 pub mod sync;
 
 use crate::common::loggers::{self, LoggerState};
@@ -16,7 +19,10 @@ use crate::http::metrics::{self, Metrics};
 use crate::http::on_rayon;
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
-use crate::transport::{BoxFuture, ControllerClient, ServerClient, ServerQuery, TransportError};
+use crate::transport::stages::{MailboxState, mailbox_routes};
+use crate::transport::{
+    BoxFuture, ControllerClient, Mailboxes, ServerClient, ServerQuery, StageRequest, TransportError,
+};
 use engine::QueryContext;
 use engine::response::QueryException;
 use engine::server::execute_server;
@@ -54,6 +60,10 @@ pub struct Server {
     /// Held while a heartbeat's assignment is applied, so a pushed change and the heartbeat
     /// loop never apply at once.
     pub sync_lock: async_std::sync::Mutex<()>,
+    /// The process's mailboxes for multi-stage queries.
+    pub mailboxes: Arc<Mailboxes>,
+    /// Multi-stage workers running here.
+    pub stages: stages::RunningStages,
     pub logging: LoggingHandle,
     pub metrics: Arc<Metrics>,
 }
@@ -66,6 +76,7 @@ impl Server {
     pub fn new(
         config: ServerConfig,
         controller: Arc<dyn ControllerClient>,
+        mailboxes: Arc<Mailboxes>,
         logging: LoggingHandle,
     ) -> Result<Server, hosting::HostingError> {
         let hosted = Hosted::open(&config.segment_dir)?;
@@ -74,6 +85,8 @@ impl Server {
             hosted,
             controller,
             sync_lock: async_std::sync::Mutex::new(()),
+            mailboxes,
+            stages: stages::RunningStages::default(),
             logging,
             metrics: Arc::new(Metrics::new("server")),
         })
@@ -93,6 +106,9 @@ pub fn app(state: ServerState) -> tide::Server<ServerState> {
     app.at("/tables").get(tables);
     app.at("/tessera/query").post(query);
     app.at("/tessera/changed").post(changed);
+    app.at("/tessera/stage").post(submit_stage);
+    app.at("/tessera/cancel").post(cancel_query);
+    mailbox_routes(&mut app);
     app.at("/tessera/segments/:table").get(hosted_segments);
     loggers::routes(&mut app);
     let m = app.state().metrics.clone();
@@ -137,6 +153,23 @@ async fn changed(req: Request<ServerState>) -> tide::Result {
     async_std::task::spawn(async move {
         sync::sync_once(&server).await;
     });
+    Ok("OK".into())
+}
+
+/// `POST /tessera/stage`: start this server's workers of one stage.
+async fn submit_stage(mut req: Request<ServerState>) -> tide::Result {
+    let text = read_text(&mut req, 64 << 20).await?;
+    let r: StageRequest = parse_json(&text, "Invalid stage request: ")?;
+    stages::submit(req.state(), r)?;
+    Ok("OK".into())
+}
+
+/// `POST /tessera/cancel?query=N`: stop every worker of a multi-stage query.
+async fn cancel_query(req: Request<ServerState>) -> tide::Result {
+    let id = crate::http::body::query_param(&req, "query")
+        .and_then(|q| q.parse().ok())
+        .ok_or_else(|| crate::http::ApiError::bad_request("missing or bad 'query'"))?;
+    stages::cancel(req.state(), id);
     Ok("OK".into())
 }
 
@@ -202,9 +235,29 @@ pub async fn run_query(
     Ok(result)
 }
 
-impl ServerClient for Server {
+impl MailboxState for ServerState {
+    fn mailboxes(&self) -> &Arc<Mailboxes> {
+        &self.mailboxes
+    }
+}
+
+/// The server of this process as its broker's [`ServerClient`].
+pub struct LocalServer(pub ServerState);
+
+impl ServerClient for LocalServer {
     fn query(&self, q: ServerQuery) -> BoxFuture<'_, Result<ServerResult, TransportError>> {
-        Box::pin(async move { Ok(run_query(self, q).await?) })
+        Box::pin(async move { Ok(run_query(&self.0, q).await?) })
+    }
+
+    fn submit_stage(&self, r: StageRequest) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move { Ok(stages::submit(&self.0, r)?) })
+    }
+
+    fn cancel_query(&self, query_id: u64) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move {
+            stages::cancel(&self.0, query_id);
+            Ok(())
+        })
     }
 }
 

@@ -9,15 +9,20 @@
 //!   registration, heartbeats with their assignment, segment downloads.
 //! * [`servers`] — [`ServerDirectory`]: the client for a server id, in-process when that server
 //!   runs in this process.
+//! * [`stages`] — the multi-stage engine's traffic: a server's share of a stage
+//!   ([`StageRequest`]) and the [`Mailboxes`] stage workers send their blocks to, in-process
+//!   or over HTTP in the engine's binary block encoding.
 //! * [`error`] — [`TransportError`], what a failed call reports.
 
 pub mod controller_client;
 pub mod error;
 pub mod server_client;
 pub mod servers;
+pub mod stages;
 
 pub use crate::common::BoxFuture;
 pub use controller_client::{ControllerClient, HttpControllerClient, Registration, RoutingError};
 pub use error::TransportError;
 pub use server_client::{HttpServerClient, ServerClient, ServerQuery};
 pub use servers::ServerDirectory;
+pub use stages::{Mailboxes, StageRequest, WorkerAddress};

@@ -3,7 +3,7 @@
 //! implements the trait itself for the broker of its own process.
 
 use super::error::status_error;
-use super::{BoxFuture, TransportError};
+use super::{BoxFuture, StageRequest, TransportError};
 use engine::server::result::ServerResult;
 use planner::plan::ServerQueryPlan;
 use serde::{Deserialize, Serialize};
@@ -28,6 +28,13 @@ pub trait ServerClient: Send + Sync {
     /// Runs a v1 server plan over the named segments; segments the server does not host are
     /// `ServerSegmentMissing` exceptions inside the result.
     fn query(&self, q: ServerQuery) -> BoxFuture<'_, Result<ServerResult, TransportError>>;
+
+    /// Starts this server's workers of one stage of a multi-stage query; returns once they
+    /// run (they send their rows through the mailboxes, not as this call's answer).
+    fn submit_stage(&self, r: StageRequest) -> BoxFuture<'_, Result<(), TransportError>>;
+
+    /// Stops every worker of a multi-stage query on this server.
+    fn cancel_query(&self, query_id: u64) -> BoxFuture<'_, Result<(), TransportError>>;
 }
 
 /// A server in another process.
@@ -67,6 +74,38 @@ impl ServerClient for HttpServerClient {
                 .map_err(|e| TransportError::Unreachable(e.to_string()))?;
             serde_json::from_str::<ServerResult>(&text)
                 .map_err(|e| TransportError::Unreadable(format!("server result: {e}")))
+        })
+    }
+
+    fn submit_stage(&self, r: StageRequest) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move {
+            let body =
+                surf::Body::from_json(&r).map_err(|e| TransportError::Unreadable(e.to_string()))?;
+            let mut res = self
+                .client
+                .post(format!("{}/tessera/stage", self.base_url))
+                .body(body)
+                .await
+                .map_err(|e| TransportError::Unreachable(e.to_string()))?;
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            Ok(())
+        })
+    }
+
+    fn cancel_query(&self, query_id: u64) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move {
+            let url = format!("{}/tessera/cancel?query={query_id}", self.base_url);
+            let mut res = self
+                .client
+                .post(url)
+                .await
+                .map_err(|e| TransportError::Unreachable(e.to_string()))?;
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            Ok(())
         })
     }
 }

@@ -15,8 +15,8 @@
 //!   general path and the broker's post-aggregation.
 //! * [`error`] — [`PlanError`] with Pinot's error codes.
 //!
-//! The multi-stage (v2) engine will add `QueryPlan::MultiStage` beside these; until then a
-//! query asking for it gets [`PlanError::MultiStageUnavailable`].
+//!                               QueryPlan::MultiStage (useMultistageEngine=true): stages
+//!                               joined by exchanges, see [`multistage`]
 
 pub mod aggregate;
 pub mod binder;
@@ -38,16 +38,19 @@ pub use column_type::ColumnType;
 pub use error::PlanError;
 pub use expr::{ColumnRef, Expr, InputRef};
 pub use filter::{FilterExpr, Predicate, PredicateOp, RangeBound};
-/// Plans a parsed statement for the engine its options ask for: the single-stage engine,
-/// or — with `useMultistageEngine=true` — [`PlanError::MultiStageUnavailable`] until the
-/// multi-stage engine exists.
+/// Plans a parsed statement for the engine its options ask for: the single-stage engine, or
+/// — with `useMultistageEngine=true` — the multi-stage engine ([`multistage::bind`]).
 pub fn plan_statement(
     stmt: &crate::sql::ast::Statement,
     catalog: &dyn Catalog,
     options: &crate::options::QueryOptions,
 ) -> Result<QueryPlan, PlanError> {
     if options.use_multistage_engine {
-        return Err(PlanError::MultiStageUnavailable);
+        return multistage::bind::bind_multistage(
+            stmt,
+            catalog,
+            &ExecutionOptions::from_query_options(options),
+        );
     }
     bind_statement(
         stmt,

@@ -28,9 +28,11 @@
 //!
 //! Everything derives serde: the broker ships each stage to the servers that run it.
 //!
+//! * [`bind`] — statements to multi-stage plans.
 //! * [`rel`] — the relational operators.
 //! * [`stage`] — stages, exchanges, distributions.
 
+pub mod bind;
 pub mod rel;
 pub mod stage;
 

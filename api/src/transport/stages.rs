@@ -1,0 +1,184 @@
+//! The multi-stage engine's traffic between roles: a server's share of a stage
+//! ([`StageRequest`], sent through [`super::ServerClient::submit_stage`]) and the mailboxes
+//! stage workers send their rows to ([`Mailboxes`]: blocks for a worker of this process go
+//! straight into its [`MailboxService`]; blocks for a worker elsewhere are encoded in the
+//! engine's binary block format and posted to that process's `POST /tessera/mailbox`).
+
+use super::TransportError;
+use super::error::status_error;
+use engine::EngineError;
+use engine::multistage::{BlockSink, MailboxKey, MailboxMessage, MailboxService, codec};
+use planner::plan::multistage::{MultiStagePlan, StageId};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::sync::{Arc, RwLock};
+
+/// Where one stage worker runs: its instance and that instance's base URL.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerAddress {
+    pub instance: String,
+    pub url: String,
+}
+
+/// A server's share of one stage of a multi-stage query.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StageRequest {
+    pub query_id: u64,
+    pub plan: MultiStagePlan,
+    pub stage: StageId,
+    /// Per stage id, its workers in order (stage 0: the broker).
+    pub workers: Vec<Vec<WorkerAddress>>,
+    /// The workers of `stage` this server runs: worker index and, for a leaf stage, its
+    /// segments.
+    pub assigned: Vec<(usize, Vec<String>)>,
+    /// The typed table a leaf stage reads.
+    #[serde(default)]
+    pub table_name_with_type: Option<String>,
+}
+
+impl StageRequest {
+    /// Number of workers per stage id.
+    pub fn worker_counts(&self) -> Vec<usize> {
+        self.workers.iter().map(Vec::len).collect()
+    }
+}
+
+/// The mailboxes of this process and the instances that live here.
+pub struct Mailboxes {
+    pub service: Arc<MailboxService>,
+    local: RwLock<HashSet<String>>,
+    http: surf::Client,
+}
+
+impl Mailboxes {
+    /// Mailboxes for the roles of this process, posting to other processes with `http`.
+    pub fn new(http: surf::Client) -> Mailboxes {
+        Mailboxes {
+            service: Arc::new(MailboxService::new()),
+            local: RwLock::default(),
+            http,
+        }
+    }
+
+    /// Declares instance `id` as living in this process (once, at start).
+    pub fn add_local(&self, id: &str) {
+        if let Ok(mut l) = self.local.write() {
+            l.insert(id.to_string());
+        }
+    }
+
+    fn is_local(&self, id: &str) -> bool {
+        self.local.read().is_ok_and(|l| l.contains(id))
+    }
+
+    /// The sink a worker of one query sends through, given every stage's workers.
+    pub fn sink(self: &Arc<Self>, workers: Vec<Vec<WorkerAddress>>) -> MailboxRouter {
+        MailboxRouter {
+            mailboxes: self.clone(),
+            workers,
+        }
+    }
+
+    /// Delivers an encoded message that arrived over HTTP (blocks while the mailbox is full).
+    pub fn deliver_encoded(&self, key: &MailboxKey, bytes: &[u8]) -> Result<(), EngineError> {
+        let msg = codec::decode(bytes)?;
+        self.service.deliver(key, msg)
+    }
+}
+
+/// Routes each message to the process of its receiving worker.
+pub struct MailboxRouter {
+    mailboxes: Arc<Mailboxes>,
+    workers: Vec<Vec<WorkerAddress>>,
+}
+
+impl BlockSink for MailboxRouter {
+    fn send(&self, key: &MailboxKey, msg: MailboxMessage) -> Result<(), EngineError> {
+        let addr = self
+            .workers
+            .get(key.to_stage)
+            .and_then(|w| w.get(key.to_worker))
+            .ok_or_else(|| {
+                EngineError::execution(format!(
+                    "no worker {} in stage {}",
+                    key.to_worker, key.to_stage
+                ))
+            })?;
+        if self.mailboxes.is_local(&addr.instance) {
+            return self.mailboxes.service.deliver(key, msg);
+        }
+        let bytes = codec::encode(&msg);
+        // Stage workers run on their own threads, never on the async executor: blocking
+        // here is the back-pressure of a remote mailbox.
+        async_std::task::block_on(post_mailbox(&self.mailboxes.http, &addr.url, key, bytes))
+            .map_err(|e| {
+                EngineError::execution(format!(
+                    "cannot send to stage {} worker {} on {}: {e}",
+                    key.to_stage, key.to_worker, addr.instance
+                ))
+            })
+    }
+}
+
+/// The query string naming a mailbox.
+pub fn mailbox_query(key: &MailboxKey) -> String {
+    format!(
+        "query={}&from={}&to={}&worker={}",
+        key.query_id, key.from_stage, key.to_stage, key.to_worker
+    )
+}
+
+async fn post_mailbox(
+    http: &surf::Client,
+    base_url: &str,
+    key: &MailboxKey,
+    bytes: Vec<u8>,
+) -> Result<(), TransportError> {
+    let url = format!("{base_url}/tessera/mailbox?{}", mailbox_query(key));
+    let mut res = http
+        .post(&url)
+        .body(surf::Body::from_bytes(bytes))
+        .content_type("application/octet-stream")
+        .await
+        .map_err(|e| TransportError::Unreachable(e.to_string()))?;
+    if !res.status().is_success() {
+        return Err(status_error(&mut res).await);
+    }
+    Ok(())
+}
+
+/// A role's state that holds its process's [`Mailboxes`].
+pub trait MailboxState: Clone + Send + Sync + 'static {
+    fn mailboxes(&self) -> &Arc<Mailboxes>;
+}
+
+/// Mounts `POST /tessera/mailbox?query=&from=&to=&worker=` (body: one encoded message).
+pub fn mailbox_routes<S: MailboxState>(app: &mut tide::Server<S>) {
+    app.at("/tessera/mailbox").post(receive::<S>);
+}
+
+/// Largest encoded message accepted (a block is a few MiB at most).
+const MAX_MESSAGE_BYTES: u64 = 256 << 20;
+
+async fn receive<S: MailboxState>(mut req: tide::Request<S>) -> tide::Result {
+    use crate::http::ApiError;
+    use crate::http::body::{query_param, read_bounded};
+    let number = |name: &str| -> Result<u64, ApiError> {
+        query_param(&req, name)
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| ApiError::bad_request(format!("missing or bad '{name}'")))
+    };
+    let key = MailboxKey {
+        query_id: number("query")?,
+        from_stage: number("from")? as usize,
+        to_stage: number("to")? as usize,
+        to_worker: number("worker")? as usize,
+    };
+    let bytes = read_bounded(&mut req, MAX_MESSAGE_BYTES).await?;
+    let mailboxes = req.state().mailboxes().clone();
+    async_std::task::spawn_blocking(move || mailboxes.deliver_encoded(&key, &bytes))
+        .await
+        .map_err(|e| ApiError::new(410, e.to_string()))?;
+    Ok("OK".into())
+}

@@ -1,0 +1,299 @@
+//! The binary encoding of [`MailboxMessage`]s between processes: a magic and a kind byte,
+//! then for data a column count, a row count and each column's cells as a tag byte plus a
+//! fixed-width or length-prefixed payload (little endian). Aggregation states (partial
+//! aggregates only, one per group) travel as their serde form inside the frame. Decoding
+//! checks every length against the buffer: a truncated or corrupt frame is an error.
+
+use super::block::{DataBlock, Datum};
+use super::mailbox::MailboxMessage;
+use crate::error::EngineError;
+use crate::response::QueryException;
+use crate::stats::ExecutionStats;
+use segments::types::Value;
+
+const MAGIC: &[u8; 4] = b"TSB1";
+const DATA: u8 = 0;
+const END: u8 = 1;
+const ERROR: u8 = 2;
+
+/// Encodes a message.
+pub fn encode(msg: &MailboxMessage) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(MAGIC);
+    match msg {
+        MailboxMessage::Data(block) => {
+            out.push(DATA);
+            put_u32(&mut out, block.columns.len() as u32);
+            put_u32(&mut out, block.num_rows as u32);
+            for col in &block.columns {
+                for cell in col {
+                    put_datum(&mut out, cell);
+                }
+            }
+        }
+        MailboxMessage::End(stats) => {
+            out.push(END);
+            put_bytes(&mut out, &serde_json::to_vec(stats).unwrap_or_default());
+        }
+        MailboxMessage::Error(e) => {
+            out.push(ERROR);
+            out.extend_from_slice(&e.error_code.to_le_bytes());
+            put_bytes(&mut out, e.message.as_bytes());
+        }
+    }
+    out
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_u32(out, b.len() as u32);
+    out.extend_from_slice(b);
+}
+
+fn put_datum(out: &mut Vec<u8>, d: &Datum) {
+    match d {
+        Datum::Value(v) => put_value(out, v),
+        Datum::State(s) => {
+            out.push(12);
+            put_bytes(out, &serde_json::to_vec(s).unwrap_or_default());
+        }
+    }
+}
+
+fn put_value(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.push(0),
+        Value::Int(i) => {
+            out.push(1);
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+        Value::Long(i) => {
+            out.push(2);
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+        Value::Float(f) => {
+            out.push(3);
+            out.extend_from_slice(&f.to_le_bytes());
+        }
+        Value::Double(f) => {
+            out.push(4);
+            out.extend_from_slice(&f.to_le_bytes());
+        }
+        Value::BigDecimal(s) => {
+            out.push(5);
+            put_bytes(out, s.as_bytes());
+        }
+        Value::Boolean(b) => {
+            out.push(6);
+            out.push(u8::from(*b));
+        }
+        Value::Timestamp(t) => {
+            out.push(7);
+            out.extend_from_slice(&t.to_le_bytes());
+        }
+        Value::String(s) => {
+            out.push(8);
+            put_bytes(out, s.as_bytes());
+        }
+        Value::Json(s) => {
+            out.push(9);
+            put_bytes(out, s.as_bytes());
+        }
+        Value::Bytes(b) => {
+            out.push(10);
+            put_bytes(out, b);
+        }
+        Value::Array(items) => {
+            out.push(11);
+            put_u32(out, items.len() as u32);
+            for i in items {
+                put_value(out, i);
+            }
+        }
+    }
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+fn corrupt(what: &str) -> EngineError {
+    EngineError::execution(format!("corrupt mailbox message: {what}"))
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], EngineError> {
+        let end = self.at.checked_add(n).filter(|e| *e <= self.buf.len());
+        let end = end.ok_or_else(|| corrupt("truncated"))?;
+        let s = &self.buf[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, EngineError> {
+        Ok(self.take(1)?[0])
+    }
+    fn arr<const N: usize>(&mut self) -> Result<[u8; N], EngineError> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+    fn u32(&mut self) -> Result<u32, EngineError> {
+        Ok(u32::from_le_bytes(self.arr()?))
+    }
+    fn bytes(&mut self) -> Result<&'a [u8], EngineError> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+    fn string(&mut self) -> Result<String, EngineError> {
+        String::from_utf8(self.bytes()?.to_vec()).map_err(|_| corrupt("invalid UTF-8"))
+    }
+    fn value(&mut self, depth: usize) -> Result<Value, EngineError> {
+        Ok(match self.u8()? {
+            0 => Value::Null,
+            1 => Value::Int(i32::from_le_bytes(self.arr()?)),
+            2 => Value::Long(i64::from_le_bytes(self.arr()?)),
+            3 => Value::Float(f32::from_le_bytes(self.arr()?)),
+            4 => Value::Double(f64::from_le_bytes(self.arr()?)),
+            5 => Value::BigDecimal(self.string()?),
+            6 => Value::Boolean(self.u8()? != 0),
+            7 => Value::Timestamp(i64::from_le_bytes(self.arr()?)),
+            8 => Value::String(self.string()?),
+            9 => Value::Json(self.string()?),
+            10 => Value::Bytes(self.bytes()?.to_vec()),
+            11 if depth < 4 => {
+                let n = self.u32()? as usize;
+                if n > self.buf.len() - self.at {
+                    return Err(corrupt("array longer than the frame"));
+                }
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n {
+                    items.push(self.value(depth + 1)?);
+                }
+                Value::Array(items)
+            }
+            t => return Err(corrupt(&format!("unknown value tag {t}"))),
+        })
+    }
+    fn datum(&mut self) -> Result<Datum, EngineError> {
+        if self.buf.get(self.at) == Some(&12) {
+            self.at += 1;
+            let s = serde_json::from_slice(self.bytes()?)
+                .map_err(|e| corrupt(&format!("aggregation state: {e}")))?;
+            return Ok(Datum::State(s));
+        }
+        Ok(Datum::Value(self.value(0)?))
+    }
+}
+
+/// Decodes a message.
+pub fn decode(buf: &[u8]) -> Result<MailboxMessage, EngineError> {
+    let mut r = Reader { buf, at: 0 };
+    if r.take(4)? != MAGIC {
+        return Err(corrupt("bad magic"));
+    }
+    let msg = match r.u8()? {
+        DATA => {
+            let (cols, rows) = (r.u32()? as usize, r.u32()? as usize);
+            // Every cell takes at least one byte.
+            if cols.saturating_mul(rows) > buf.len() {
+                return Err(corrupt("more cells than bytes"));
+            }
+            let mut columns = Vec::with_capacity(cols);
+            for _ in 0..cols {
+                let mut col = Vec::with_capacity(rows);
+                for _ in 0..rows {
+                    col.push(r.datum()?);
+                }
+                columns.push(col);
+            }
+            MailboxMessage::Data(DataBlock {
+                columns,
+                num_rows: rows,
+            })
+        }
+        END => {
+            let stats: ExecutionStats =
+                serde_json::from_slice(r.bytes()?).map_err(|e| corrupt(&format!("stats: {e}")))?;
+            MailboxMessage::End(stats)
+        }
+        ERROR => {
+            let error_code = i32::from_le_bytes(r.arr()?);
+            MailboxMessage::Error(QueryException {
+                error_code,
+                message: r.string()?,
+            })
+        }
+        k => return Err(corrupt(&format!("unknown kind {k}"))),
+    };
+    if r.at != buf.len() {
+        return Err(corrupt("trailing bytes"));
+    }
+    Ok(msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::AggState;
+    use proptest::prelude::*;
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<i32>().prop_map(Value::Int),
+            any::<i64>().prop_map(Value::Long),
+            any::<f64>().prop_map(Value::Double),
+            any::<bool>().prop_map(Value::Boolean),
+            any::<i64>().prop_map(Value::Timestamp),
+            ".{0,12}".prop_map(Value::String),
+            proptest::collection::vec(any::<u8>(), 0..8).prop_map(Value::Bytes),
+        ];
+        leaf.prop_recursive(2, 8, 4, |inner| {
+            proptest::collection::vec(inner, 0..4).prop_map(Value::Array)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn blocks_round_trip_and_truncations_fail(
+            rows in proptest::collection::vec(proptest::collection::vec(value(), 3), 0..20),
+            cut in any::<usize>(),
+        ) {
+            let mut rows: Vec<Vec<Datum>> = rows
+                .into_iter()
+                .map(|r| r.into_iter().map(Datum::Value).collect())
+                .collect();
+            if let Some(r) = rows.first_mut() {
+                r.push(Datum::State(AggState::Count(7)));
+            }
+            let width_ok = rows.iter().all(|r| r.len() == rows[0].len());
+            prop_assume!(width_ok);
+            let msg = MailboxMessage::Data(DataBlock::from_rows(rows));
+            let bytes = encode(&msg);
+            let back = decode(&bytes).unwrap();
+            // NaN != NaN: compare encodings.
+            prop_assert_eq!(encode(&back), bytes.clone());
+            let cut = cut % bytes.len();
+            prop_assert!(decode(&bytes[..cut]).is_err());
+        }
+    }
+
+    #[test]
+    fn end_and_error_round_trip_and_garbage_is_refused() {
+        for msg in [
+            MailboxMessage::End(ExecutionStats::default()),
+            MailboxMessage::Error(QueryException {
+                error_code: 200,
+                message: "boom".into(),
+            }),
+        ] {
+            assert_eq!(decode(&encode(&msg)).unwrap(), msg);
+        }
+        assert!(decode(b"junk").is_err());
+        assert!(decode(b"TSB1\x00\xff\xff\xff\xff\xff\xff\xff\xff").is_err());
+    }
+}

@@ -1,0 +1,34 @@
+//! The multi-stage (v2) runtime: one worker of one stage of a
+//! [`MultiStagePlan`](planner::plan::multistage::MultiStagePlan) at a time.
+//!
+//! ```text
+//!  leaf worker (server)            intermediate / root worker
+//!  execute_server(v1 plan) ─rows─► send: partition by the receiver's Distribution
+//!                                        │  DataBlock (columnar) ─ codec (binary) ─► HTTP
+//!                                        └─────────────── or MailboxService (same process)
+//!                                  receive ◄─ mailbox(query, from stage, to stage, worker)
+//!                                  operators (project, filter, aggregate, sort, …) ─► send
+//! ```
+//!
+//! * [`block`] — [`DataBlock`]: the columnar unit between stages; a cell is a value or, for a
+//!   partial aggregate, an aggregation state.
+//! * [`codec`] — the compact binary encoding of blocks and mailbox messages.
+//! * [`mailbox`] — [`MailboxService`] (bounded per-worker queues: back-pressure, cancellation)
+//!   and [`BlockSink`], where a worker's output goes.
+//! * [`operators`] — the relational operators of a stage, evaluated over the stage's inputs.
+//! * [`runner`] — [`run_worker`], [`run_root`] and [`run_local`]: a stage worker on a
+//!   server, the root stage on the broker, and a whole plan in one process.
+//!
+//! Workers block on their mailboxes, so each runs on its own thread, never on the rayon pool
+//! that leaf segments use. A failed worker sends its error downstream instead of data; the root
+//! then cancels the query everywhere.
+
+pub mod block;
+pub mod codec;
+pub mod mailbox;
+pub mod operators;
+pub mod runner;
+
+pub use block::{DataBlock, Datum};
+pub use mailbox::{BlockSink, MailboxKey, MailboxMessage, MailboxService};
+pub use runner::{WorkerStats, run_local, run_root, run_worker};

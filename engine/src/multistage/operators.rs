@@ -1,0 +1,294 @@
+//! The relational operators of a stage, evaluated over the stage's inputs: the worker's
+//! segments (a leaf's v1 server plan) and the rows its child stages send.
+//!
+//! This first runtime evaluates a stage's operator tree to rows of [`Datum`]s (columnar
+//! [`DataBlock`](super::DataBlock)s are what crosses between stages); expressions are evaluated
+//! with the planner's row evaluator, so v2 and v1 compute every scalar function the same way.
+//! Operators: leaf, receive, project, filter, aggregate (final over partial states; direct for
+//! distinct rows and the plain aggregates), sort with offset/limit, values, UNION ALL.
+
+use super::block::Datum;
+use crate::aggregate::AggState;
+use crate::context::QueryContext;
+use crate::error::EngineError;
+use crate::key::RowKey;
+use crate::server::execute_server;
+use crate::server::result::IntermediateData;
+use crate::sort::compare_rows;
+use crate::stats::ExecutionStats;
+use planner::plan::eval::{EvalError, RowSource, eval};
+use planner::plan::expr::ColumnRef;
+use planner::plan::multistage::{AggMode, RelNode, SetOpKind, StageId};
+use planner::plan::{AggregateCall, AggregateFunction, Expr};
+use segments::ImmutableSegment;
+use segments::types::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A row of a stage.
+pub type Row = Vec<Datum>;
+
+/// What a stage's operators read from.
+pub trait StageInputs {
+    /// Every row child stage `stage` sends this worker (blocks until all its workers ended).
+    fn receive_all(&self, stage: StageId) -> Result<Vec<Row>, EngineError>;
+}
+
+/// The worker's context while its operators run.
+pub struct Env<'a> {
+    pub ctx: &'a QueryContext,
+    pub segments: &'a [Arc<ImmutableSegment>],
+    pub inputs: &'a dyn StageInputs,
+    pub stats: ExecutionStats,
+}
+
+struct RowView<'a>(&'a [Datum]);
+
+impl RowSource for RowView<'_> {
+    fn column(&self, column: &ColumnRef) -> Result<Value, EvalError> {
+        Err(EvalError(format!(
+            "column '{}' read outside a leaf stage",
+            column.name
+        )))
+    }
+    fn input(&self, index: usize) -> Result<Value, EvalError> {
+        self.0
+            .get(index)
+            .map(|d| d.value().clone())
+            .ok_or_else(|| EvalError(format!("input {index} is out of range")))
+    }
+}
+
+fn eval_on(expr: &Expr, row: &[Datum]) -> Result<Value, EngineError> {
+    eval(expr, &RowView(row)).map_err(|e| EngineError::execution(e.0))
+}
+
+fn values(row: &[Datum]) -> Vec<Value> {
+    row.iter().map(|d| d.value().clone()).collect()
+}
+
+/// Evaluates `node` to its rows.
+pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<Vec<Row>, EngineError> {
+    env.ctx.check()?;
+    match node {
+        RelNode::Leaf { plan } => {
+            let result = execute_server(plan, env.segments, env.ctx);
+            env.stats.add(&result.stats);
+            if let Some(e) = result.exceptions.first() {
+                return Err(EngineError::execution(e.message.clone()));
+            }
+            Ok(match result.data {
+                IntermediateData::Rows(rows) => rows
+                    .into_iter()
+                    .map(|r| r.into_iter().map(Datum::Value).collect())
+                    .collect(),
+                IntermediateData::Groups(groups) => groups
+                    .into_iter()
+                    .map(|(keys, states)| {
+                        keys.into_iter()
+                            .map(Datum::Value)
+                            .chain(states.into_iter().map(Datum::State))
+                            .collect()
+                    })
+                    .collect(),
+                IntermediateData::Aggregates(states) => {
+                    vec![states.into_iter().map(Datum::State).collect()]
+                }
+                IntermediateData::Explain(_) => Vec::new(),
+            })
+        }
+        RelNode::Receive { stage, .. } => env.inputs.receive_all(*stage),
+        RelNode::Project { input, exprs } => {
+            let rows = execute(input, env)?;
+            rows.iter()
+                .map(|r| {
+                    exprs
+                        .iter()
+                        .map(|e| eval_on(e, r).map(Datum::Value))
+                        .collect()
+                })
+                .collect()
+        }
+        RelNode::Filter { input, condition } => {
+            let rows = execute(input, env)?;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in rows {
+                if eval_on(condition, &r)? == Value::Boolean(true) {
+                    out.push(r);
+                }
+            }
+            Ok(out)
+        }
+        RelNode::Aggregate {
+            input,
+            group_keys,
+            aggregates,
+            mode,
+            ..
+        } => {
+            let rows = execute(input, env)?;
+            aggregate(rows, group_keys, aggregates, *mode, env.ctx.null_handling())
+        }
+        RelNode::Sort {
+            input,
+            keys,
+            offset,
+            limit,
+        } => {
+            let rows = execute(input, env)?;
+            let mut keyed: Vec<(Vec<Value>, Row)> =
+                rows.into_iter().map(|r| (values(&r), r)).collect();
+            if !keys.is_empty() {
+                keyed.sort_by(|a, b| compare_rows(&a.0, &b.0, keys));
+            }
+            let limit = limit.unwrap_or(usize::MAX);
+            Ok(keyed
+                .into_iter()
+                .skip(*offset)
+                .take(limit)
+                .map(|(_, r)| r)
+                .collect())
+        }
+        RelNode::Values { rows, .. } => Ok(rows
+            .iter()
+            .map(|r| r.iter().cloned().map(Datum::Value).collect())
+            .collect()),
+        RelNode::SetOp {
+            kind: SetOpKind::Union,
+            all: true,
+            inputs,
+        } => {
+            let mut out = Vec::new();
+            for i in inputs {
+                out.extend(execute(i, env)?);
+            }
+            Ok(out)
+        }
+        other => Err(EngineError::execution(format!(
+            "the multi-stage engine cannot run {} yet",
+            node_name(other)
+        ))),
+    }
+}
+
+/// The operator's name, for errors and EXPLAIN.
+pub fn node_name(node: &RelNode) -> &'static str {
+    match node {
+        RelNode::Leaf { .. } => "LEAF",
+        RelNode::Receive { .. } => "RECEIVE",
+        RelNode::Project { .. } => "PROJECT",
+        RelNode::Filter { .. } => "FILTER",
+        RelNode::Aggregate { .. } => "AGGREGATE",
+        RelNode::Join { .. } => "JOIN",
+        RelNode::Window { .. } => "WINDOW",
+        RelNode::Sort { .. } => "SORT",
+        RelNode::SetOp { .. } => "SET_OP",
+        RelNode::Values { .. } => "VALUES",
+    }
+}
+
+/// Adds one raw value to a state (direct aggregation over rows).
+fn add_value(state: &mut AggState, f: &AggregateFunction, v: &Value) -> Result<(), EngineError> {
+    if v.is_null() && !matches!(f, AggregateFunction::Count) {
+        return Ok(());
+    }
+    let x = v.as_f64();
+    match (state, x) {
+        (AggState::Count(n), _) => *n += 1,
+        (AggState::Sum(s), Some(x)) => *s = Some(s.unwrap_or(0.0) + x),
+        (AggState::Min(m), Some(x)) => *m = Some(m.map_or(x, |m| m.min(x))),
+        (AggState::Max(m), Some(x)) => *m = Some(m.map_or(x, |m| m.max(x))),
+        (AggState::Avg { sum, count }, Some(x)) => {
+            *sum += x;
+            *count += 1;
+        }
+        (AggState::MinMax(mm), Some(x)) => {
+            *mm = Some(mm.map_or((x, x), |(lo, hi)| (lo.min(x), hi.max(x))))
+        }
+        (AggState::Values(all), Some(x)) => all.push(x),
+        _ => {
+            return Err(EngineError::execution(format!(
+                "the multi-stage engine cannot run {}() over joined or computed rows yet",
+                f.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn aggregate(
+    rows: Vec<Row>,
+    group_keys: &[usize],
+    aggregates: &[AggregateCall],
+    mode: AggMode,
+    null_handling: bool,
+) -> Result<Vec<Row>, EngineError> {
+    let mut groups: HashMap<RowKey, (Vec<Value>, Vec<AggState>)> = HashMap::new();
+    let mut order: Vec<RowKey> = Vec::new();
+    let empty = || -> Vec<AggState> {
+        aggregates
+            .iter()
+            .map(|a| AggState::empty(&a.function))
+            .collect()
+    };
+    for row in rows {
+        let key_values: Vec<Value> = group_keys
+            .iter()
+            .map(|k| {
+                row.get(*k)
+                    .map(|d| d.value().clone())
+                    .unwrap_or(Value::Null)
+            })
+            .collect();
+        let key = RowKey(key_values.clone());
+        let entry = groups.entry(key.clone()).or_insert_with(|| {
+            order.push(key);
+            (key_values, empty())
+        });
+        match mode {
+            AggMode::Final => {
+                for (i, call) in aggregates.iter().enumerate() {
+                    if let Some(Datum::State(s)) = row.get(group_keys.len() + i) {
+                        entry.1[i].merge(s.clone(), &call.function)?;
+                    }
+                }
+            }
+            AggMode::Direct | AggMode::Partial => {
+                let view = RowView(&row);
+                for (i, call) in aggregates.iter().enumerate() {
+                    if let Some(filter) = &call.filter {
+                        let _ = filter;
+                        return Err(EngineError::execution(
+                            "FILTER (WHERE …) on aggregates over joined rows is not supported yet",
+                        ));
+                    }
+                    let v = match &call.arg {
+                        None => Value::Long(1),
+                        Some(e) => eval(e, &view).map_err(|e| EngineError::execution(e.0))?,
+                    };
+                    add_value(&mut entry.1[i], &call.function, &v)?;
+                }
+            }
+        }
+    }
+    // An aggregation without GROUP BY answers one row even over no input.
+    if group_keys.is_empty() && groups.is_empty() {
+        let key = RowKey(Vec::new());
+        order.push(key.clone());
+        groups.insert(key, (Vec::new(), empty()));
+    }
+    let mut out = Vec::with_capacity(order.len());
+    for key in order {
+        if let Some((keys, states)) = groups.remove(&key) {
+            let mut row: Row = keys.into_iter().map(Datum::Value).collect();
+            for (state, call) in states.into_iter().zip(aggregates) {
+                row.push(match mode {
+                    AggMode::Partial => Datum::State(state),
+                    _ => Datum::Value(state.finalize(&call.function, null_handling)),
+                });
+            }
+            out.push(row);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,442 @@
+//! Running stages: [`run_worker`] (one worker of a non-root stage, on a server),
+//! [`run_root`] (stage 0 on the broker, into a [`BrokerResponse`]) and [`run_local`] (a whole
+//! plan in this process, each worker on its own thread, for the single-process paths and
+//! tests).
+
+use super::block::{DataBlock, Datum, MAX_BLOCK_ROWS};
+use super::mailbox::{BlockSink, MailboxKey, MailboxMessage, MailboxService};
+use super::operators::{Env, Row, StageInputs, execute, node_name};
+use crate::context::QueryContext;
+use crate::error::EngineError;
+use crate::provider::TableProvider;
+use crate::response::{BrokerResponse, QueryException, ResultTable};
+use crate::stats::ExecutionStats;
+use planner::plan::multistage::{Distribution, MultiStagePlan, RelNode, StageId, StageKind};
+use segments::ImmutableSegment;
+use segments::types::Value;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// What a worker did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WorkerStats {
+    /// Rows this worker received from its child stages.
+    pub rows_received: u64,
+    /// Rows it sent to its parent stage.
+    pub rows_sent: u64,
+}
+
+/// Reads a worker's child stages from its process's mailboxes.
+struct Inbox<'a> {
+    plan: &'a MultiStagePlan,
+    stage: StageId,
+    worker: usize,
+    workers: &'a [usize],
+    query_id: u64,
+    mailboxes: &'a MailboxService,
+    ctx: &'a QueryContext,
+    received: std::cell::Cell<u64>,
+    stats: std::cell::RefCell<ExecutionStats>,
+}
+
+impl StageInputs for Inbox<'_> {
+    fn receive_all(&self, from: StageId) -> Result<Vec<Row>, EngineError> {
+        if self.plan.stages.get(from).and_then(|s| s.parent) != Some(self.stage) {
+            return Err(EngineError::execution(format!(
+                "stage {from} does not send to stage {}",
+                self.stage
+            )));
+        }
+        let key = MailboxKey {
+            query_id: self.query_id,
+            from_stage: from,
+            to_stage: self.stage,
+            to_worker: self.worker,
+        };
+        let senders = self.workers.get(from).copied().unwrap_or(0);
+        let mut ended = 0;
+        let mut rows = Vec::new();
+        while ended < senders {
+            match self
+                .mailboxes
+                .receive(&key, self.ctx.deadline, self.ctx.options.timeout_ms)?
+            {
+                MailboxMessage::Data(block) => {
+                    self.received
+                        .set(self.received.get() + block.num_rows as u64);
+                    rows.extend(block.into_rows());
+                }
+                MailboxMessage::End(stats) => {
+                    self.stats.borrow_mut().add(&stats);
+                    ended += 1;
+                }
+                MailboxMessage::Error(e) => return Err(EngineError::Remote(e)),
+            }
+            self.ctx.check()?;
+        }
+        Ok(rows)
+    }
+}
+
+/// The receiving worker of a row under `distribution` over `n` workers.
+fn targets(distribution: &Distribution, row: &[Datum], n: usize, turn: &mut usize) -> Vec<usize> {
+    match distribution {
+        Distribution::Singleton => vec![0],
+        Distribution::Broadcast => (0..n).collect(),
+        Distribution::Random => {
+            *turn += 1;
+            vec![*turn % n.max(1)]
+        }
+        Distribution::Hash(cols) => {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            for c in cols {
+                let key = crate::key::RowKey(vec![
+                    row.get(*c).map_or(Value::Null, |d| d.value().clone()),
+                ]);
+                key.hash(&mut h);
+            }
+            vec![(h.finish() % n.max(1) as u64) as usize]
+        }
+    }
+}
+
+fn send_rows(
+    plan: &MultiStagePlan,
+    stage: StageId,
+    workers: &[usize],
+    query_id: u64,
+    rows: Vec<Row>,
+    sink: &dyn BlockSink,
+) -> Result<u64, EngineError> {
+    let parent = plan.stages[stage]
+        .parent
+        .ok_or_else(|| EngineError::execution("the root stage sends nothing"))?;
+    let distribution = plan.stages[parent]
+        .input_distribution
+        .iter()
+        .find(|(s, _)| *s == stage)
+        .map_or(Distribution::Singleton, |(_, d)| d.clone());
+    let n = workers.get(parent).copied().unwrap_or(1).max(1);
+    let mut parts: Vec<Vec<Row>> = vec![Vec::new(); n];
+    let mut turn = 0;
+    let sent = rows.len() as u64;
+    for row in rows {
+        let to = targets(&distribution, &row, n, &mut turn);
+        for (i, w) in to.iter().enumerate() {
+            if i + 1 == to.len() {
+                parts[*w].push(row);
+                break;
+            }
+            parts[*w].push(row.clone());
+        }
+    }
+    for (w, part) in parts.into_iter().enumerate() {
+        let key = MailboxKey {
+            query_id,
+            from_stage: stage,
+            to_stage: parent,
+            to_worker: w,
+        };
+        let mut part = part;
+        while !part.is_empty() {
+            let rest = part.split_off(part.len().min(MAX_BLOCK_ROWS));
+            sink.send(&key, MailboxMessage::Data(DataBlock::from_rows(part)))?;
+            part = rest;
+        }
+    }
+    Ok(sent)
+}
+
+fn send_to_parent_workers(
+    plan: &MultiStagePlan,
+    stage: StageId,
+    workers: &[usize],
+    query_id: u64,
+    sink: &dyn BlockSink,
+    msg: MailboxMessage,
+) {
+    let Some(parent) = plan.stages.get(stage).and_then(|s| s.parent) else {
+        return;
+    };
+    for w in 0..workers.get(parent).copied().unwrap_or(1).max(1) {
+        let key = MailboxKey {
+            query_id,
+            from_stage: stage,
+            to_stage: parent,
+            to_worker: w,
+        };
+        let _ = sink.send(&key, msg.clone());
+    }
+}
+
+/// Runs worker `worker` of non-root stage `stage` to completion on the calling thread: its
+/// operators over `segments` (a leaf) or its inbox, its rows sent to the parent stage's workers
+/// by the parent's distribution, then `End` with its stats — or `Error` on failure.
+#[allow(clippy::too_many_arguments)]
+pub fn run_worker(
+    plan: &MultiStagePlan,
+    stage: StageId,
+    worker: usize,
+    workers: &[usize],
+    query_id: u64,
+    segments: &[Arc<ImmutableSegment>],
+    inbox: &MailboxService,
+    sink: &dyn BlockSink,
+    ctx: &QueryContext,
+) -> Result<WorkerStats, EngineError> {
+    let Some(s) = plan.stages.get(stage) else {
+        return Err(EngineError::execution(format!("no stage {stage}")));
+    };
+    let inputs = Inbox {
+        plan,
+        stage,
+        worker,
+        workers,
+        query_id,
+        mailboxes: inbox,
+        ctx,
+        received: std::cell::Cell::new(0),
+        stats: std::cell::RefCell::new(ExecutionStats::default()),
+    };
+    let mut env = Env {
+        ctx,
+        segments,
+        inputs: &inputs,
+        stats: ExecutionStats::default(),
+    };
+    let outcome = execute(&s.root, &mut env)
+        .and_then(|rows| send_rows(plan, stage, workers, query_id, rows, sink));
+    match outcome {
+        Ok(sent) => {
+            let mut stats = inputs.stats.borrow().clone();
+            stats.add(&env.stats);
+            send_to_parent_workers(
+                plan,
+                stage,
+                workers,
+                query_id,
+                sink,
+                MailboxMessage::End(stats),
+            );
+            Ok(WorkerStats {
+                rows_received: inputs.received.get(),
+                rows_sent: sent,
+            })
+        }
+        Err(e) => {
+            let exception = match &e {
+                EngineError::Remote(q) => q.clone(),
+                other => QueryException::from(other),
+            };
+            send_to_parent_workers(
+                plan,
+                stage,
+                workers,
+                query_id,
+                sink,
+                MailboxMessage::Error(exception),
+            );
+            Err(e)
+        }
+    }
+}
+
+/// The stage tree as text, one line per operator (EXPLAIN under v2).
+pub fn explain_lines(plan: &MultiStagePlan) -> Vec<String> {
+    fn walk(plan: &MultiStagePlan, node: &RelNode, depth: usize, out: &mut Vec<String>) {
+        let pad = "  ".repeat(depth);
+        let detail = match node {
+            RelNode::Leaf { plan: p } => format!(
+                "(table:{}, {}, filter:{})",
+                p.table,
+                p.kind.combine_name(),
+                p.filter
+                    .as_ref()
+                    .map_or("none".to_string(), |f| format!("{f:?}"))
+            ),
+            RelNode::Receive { stage, .. } => {
+                let d = plan
+                    .stages
+                    .iter()
+                    .flat_map(|s| s.input_distribution.iter())
+                    .find(|(s, _)| s == stage)
+                    .map_or("SINGLETON".to_string(), |(_, d)| {
+                        format!("{d:?}").to_uppercase()
+                    });
+                format!("(from stage {stage}, {d})")
+            }
+            _ => String::new(),
+        };
+        out.push(format!("{pad}{}{detail}", node_name(node)));
+        for i in node.inputs() {
+            walk(plan, i, depth + 1, out);
+        }
+        if let RelNode::Receive { stage, .. } = node
+            && let Some(child) = plan.stages.get(*stage)
+        {
+            out.push(format!("{pad}  [stage {}] {:?}", child.id, child.kind));
+            walk(plan, &child.root, depth + 2, out);
+        }
+    }
+    let mut out = vec!["[stage 0] ROOT (broker)".to_string()];
+    if let Some(root) = plan.stages.first() {
+        walk(plan, &root.root, 1, &mut out);
+    }
+    out
+}
+
+/// Runs stage 0 on the calling thread over `inbox` and answers: the rows cast to the plan's
+/// column types under its column names, the stages' stats summed, the first error of any stage
+/// as the exception. `EXPLAIN` answers the stage tree without running anything.
+pub fn run_root(
+    plan: &MultiStagePlan,
+    workers: &[usize],
+    query_id: u64,
+    inbox: &MailboxService,
+    ctx: &QueryContext,
+) -> BrokerResponse {
+    let mut r = BrokerResponse::default();
+    if plan.explain {
+        let rows: Vec<Vec<Value>> = explain_lines(plan)
+            .into_iter()
+            .map(|l| vec![Value::String(l)])
+            .collect();
+        let columns = vec![(
+            "PLAN".to_string(),
+            planner::plan::ColumnType::sv(segments::types::DataType::String),
+        )];
+        r.set_result(ResultTable::new(&columns, &rows));
+        return r;
+    }
+    let inputs = Inbox {
+        plan,
+        stage: 0,
+        worker: 0,
+        workers,
+        query_id,
+        mailboxes: inbox,
+        ctx,
+        received: std::cell::Cell::new(0),
+        stats: std::cell::RefCell::new(ExecutionStats::default()),
+    };
+    let mut env = Env {
+        ctx,
+        segments: &[],
+        inputs: &inputs,
+        stats: ExecutionStats::default(),
+    };
+    let outcome = match plan.stages.first() {
+        Some(root) => execute(&root.root, &mut env),
+        None => Err(EngineError::execution("the plan has no stages")),
+    };
+    let mut stats = inputs.stats.borrow().clone();
+    stats.add(&env.stats);
+    r.set_stats(&stats);
+    match outcome {
+        Ok(rows) => {
+            let typed: Vec<Vec<Value>> = rows
+                .into_iter()
+                .map(|row| {
+                    row.iter()
+                        .zip(&plan.columns)
+                        .map(|(d, (_, t))| {
+                            let v = d.value();
+                            if t.single_value {
+                                v.cast(t.data_type).unwrap_or_else(|_| v.clone())
+                            } else {
+                                v.clone()
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            r.set_result(ResultTable::new(&plan.columns, &typed));
+        }
+        Err(EngineError::Remote(q)) => r.add_exception(q),
+        Err(e) => r.push_exception(&e),
+    }
+    r.tables_queried = plan
+        .stages
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StageKind::Leaf { table } => Some(table.clone()),
+            _ => None,
+        })
+        .collect();
+    r
+}
+
+/// Workers per stage for a run in this process: a leaf gets one worker per segment up to
+/// `per_stage`, a singleton stage and the root one, every other stage `per_stage`.
+pub fn local_worker_counts(
+    plan: &MultiStagePlan,
+    tables: &dyn TableProvider,
+    per_stage: usize,
+) -> Vec<usize> {
+    plan.stages
+        .iter()
+        .map(|s| match &s.kind {
+            StageKind::Root | StageKind::Intermediate { singleton: true } => 1,
+            StageKind::Intermediate { singleton: false } => per_stage.max(1),
+            StageKind::Leaf { table } => tables.segments(table).len().clamp(1, per_stage.max(1)),
+        })
+        .collect()
+}
+
+/// Runs a whole plan in this process: every non-root worker on its own thread (leaf segments
+/// split round-robin over the leaf's workers), the root on the calling thread. Every worker
+/// has ended when this returns.
+pub fn run_local(
+    plan: &MultiStagePlan,
+    tables: &dyn TableProvider,
+    workers_per_stage: usize,
+) -> BrokerResponse {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let query_id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mailboxes = MailboxService::new();
+    let counts = local_worker_counts(plan, tables, workers_per_stage);
+    let ctx = QueryContext::new(plan.options.clone());
+    let response = std::thread::scope(|scope| {
+        for s in plan.stages.iter().filter(|s| s.id != 0) {
+            let segments = match &s.kind {
+                StageKind::Leaf { table } => tables.segments(table),
+                _ => Vec::new(),
+            };
+            let n = counts[s.id];
+            for w in 0..n {
+                let mine: Vec<_> = segments
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % n == w)
+                    .map(|(_, s)| s.clone())
+                    .collect();
+                let (mailboxes, counts, ctx) = (&mailboxes, &counts, &ctx);
+                let stage = s.id;
+                scope.spawn(move || {
+                    let worker_ctx = QueryContext::new(ctx.options.clone());
+                    if run_worker(
+                        plan,
+                        stage,
+                        w,
+                        counts,
+                        query_id,
+                        &mine,
+                        mailboxes,
+                        mailboxes,
+                        &worker_ctx,
+                    )
+                    .is_err()
+                    {
+                        mailboxes.cancel(query_id);
+                    }
+                });
+            }
+        }
+        let r = run_root(plan, &counts, query_id, &mailboxes, &ctx);
+        // Whatever still runs (a failed query) is woken and ends before the scope closes.
+        mailboxes.cancel(query_id);
+        r
+    });
+    mailboxes.finish(query_id);
+    response
+}

@@ -1,0 +1,257 @@
+//! From a statement to a [`MultiStagePlan`].
+//!
+//! This first binder plans single-table `SELECT` blocks (the bulk of what Pinot users send to
+//! the multi-stage engine) as Pinot's v2 runs them: a **leaf stage** whose v1 server plan holds
+//! the filter, the projection and the partial aggregation (so every index v1 uses is used),
+//! one exchange, and the **root stage** on the broker with the final aggregation over the
+//! partial states, `HAVING`, `ORDER BY`/`OFFSET`/`LIMIT` and the output expressions:
+//!
+//! ```text
+//! [0] root:  Project(outputs) ← Sort ← Project(row ++ sort keys) ← Filter(HAVING)
+//!              ← Aggregate(FINAL) ← Receive(1, SINGLETON)
+//! [1] leaf:  v1 server plan (filter, group keys, partial aggregates | projected rows)
+//! ```
+//!
+//! The block is bound by the v1 binder (the same functions, filters, aggregates and errors),
+//! then given v2's shape: no implicit `LIMIT`, Calcite's column names (`EXPR$<i>` for an
+//! unaliased expression) and result types (`COUNT` and `SUM` of integers are `LONG`, `MIN`/`MAX`
+//! keep an integral argument's type). Joins, subqueries, set operations and window functions
+//! answer a clear planning error until their operators land.
+
+use super::rel::{AggMode, RelNode};
+use super::stage::{Distribution, MultiStageOptions, MultiStagePlan, Stage, StageKind};
+use crate::plan::aggregate::AggregateFunction;
+use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
+use crate::plan::binder::scope::Scope;
+use crate::plan::binder::select::plan_select;
+use crate::plan::catalog::Catalog;
+use crate::plan::column_type::ColumnType;
+use crate::plan::error::PlanError;
+use crate::plan::expr::{Expr, InputRef};
+use crate::plan::query_plan::{
+    ExecutionOptions, QueryPlan, ServerQueryKind, SingleStagePlan, SortKey,
+};
+use crate::sql::ast::{self, Query, SelectItem, Statement, TableRef};
+use segments::types::DataType;
+
+/// Plans a statement for the multi-stage engine.
+pub fn bind_multistage(
+    stmt: &Statement,
+    catalog: &dyn Catalog,
+    options: &ExecutionOptions,
+) -> Result<QueryPlan, PlanError> {
+    let Query::Select(select) = &stmt.query else {
+        return Err(unsupported("set operations and WITH"));
+    };
+    match &select.from {
+        None => crate::plan::binder::bind_statement(stmt, catalog, options),
+        Some(TableRef::Table { name, alias }) => {
+            if let Some(construct) =
+                crate::plan::binder::multi_stage::v2_only_construct(&stmt.query)
+            {
+                return Err(unsupported(construct));
+            }
+            let info = catalog
+                .resolve_table(name)
+                .ok_or_else(|| PlanError::TableNotFound(name.clone()))?;
+            let scope = Scope {
+                table: Some(&info),
+                alias: alias.clone(),
+            };
+            let mut select = (**select).clone();
+            canonicalize_columns(&mut select, &scope)?;
+            expand_wildcards(&mut select, &scope)?;
+            let names = calcite_names(&select.projection);
+            let (limit, offset) = (select.limit, select.offset.unwrap_or(0));
+            if select.limit.is_none() {
+                select.limit = Some(u64::MAX);
+            }
+            let single = plan_select(select, &scope, options, stmt.explain)?;
+            Ok(QueryPlan::MultiStage(single_table(
+                single,
+                names,
+                limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)),
+                usize::try_from(offset).unwrap_or(usize::MAX),
+                stmt.explain,
+            )))
+        }
+        Some(TableRef::Join { .. }) => Err(unsupported("JOIN")),
+        Some(TableRef::Subquery { .. }) => Err(unsupported("subquery in FROM")),
+    }
+}
+
+fn unsupported(what: &str) -> PlanError {
+    PlanError::Planning(format!(
+        "{what} is not supported by Tessera's multi-stage engine yet"
+    ))
+}
+
+/// Calcite's result names: the alias, a plain column's name, else `EXPR$<position>`.
+fn calcite_names(items: &[SelectItem]) -> Vec<String> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            SelectItem::Expr { alias: Some(a), .. } => a.clone(),
+            SelectItem::Expr {
+                expr: ast::Expr::Column { name, .. },
+                ..
+            } => name.clone(),
+            _ => format!("EXPR${i}"),
+        })
+        .collect()
+}
+
+fn input(index: usize, column_type: ColumnType) -> Expr {
+    Expr::Input(InputRef {
+        index,
+        name: format!("${index}"),
+        column_type,
+    })
+}
+
+/// The v2 result type of an aggregate: Calcite's where it differs from v1's.
+fn aggregate_type(f: &AggregateFunction, arg: Option<ColumnType>, v1: ColumnType) -> ColumnType {
+    let integral = arg
+        .is_some_and(|t| t.single_value && matches!(t.data_type, DataType::Int | DataType::Long));
+    match f {
+        AggregateFunction::Count => ColumnType::sv(DataType::Long),
+        AggregateFunction::Sum if integral => ColumnType::sv(DataType::Long),
+        AggregateFunction::Min | AggregateFunction::Max if integral => arg.unwrap_or(v1),
+        _ => v1,
+    }
+}
+
+fn single_table(
+    p: SingleStagePlan,
+    names: Vec<String>,
+    limit: Option<usize>,
+    offset: usize,
+    explain: bool,
+) -> MultiStagePlan {
+    let row_types = p.server.kind.row_types();
+    let table = p.server.table.clone();
+    let mut agg_types: Vec<Option<ColumnType>> = vec![None; row_types.len()];
+    let received = RelNode::Receive {
+        stage: 1,
+        types: row_types.clone(),
+    };
+    let mut node = match &p.server.kind {
+        ServerQueryKind::GroupBy { aggregates, .. }
+        | ServerQueryKind::Aggregation { aggregates } => {
+            let k = keys_of(&p.server.kind).len();
+            let mut output_types: Vec<ColumnType> = row_types[..k].to_vec();
+            for (i, a) in aggregates.iter().enumerate() {
+                let v1 = ColumnType::sv(a.result_type());
+                let t = aggregate_type(&a.function, a.arg.as_ref().map(Expr::column_type), v1);
+                agg_types[k + i] = Some(t);
+                output_types.push(v1);
+            }
+            RelNode::Aggregate {
+                input: Box::new(received),
+                group_keys: (0..k).collect(),
+                aggregates: aggregates.clone(),
+                mode: AggMode::Final,
+                output_types,
+            }
+        }
+        ServerQueryKind::Distinct { exprs, .. } => RelNode::Aggregate {
+            input: Box::new(received),
+            group_keys: (0..exprs.len()).collect(),
+            aggregates: Vec::new(),
+            mode: AggMode::Direct,
+            output_types: row_types.clone(),
+        },
+        _ => received,
+    };
+    if let Some(having) = p.reduce.having.clone() {
+        node = RelNode::Filter {
+            input: Box::new(node),
+            condition: having,
+        };
+    }
+    if !p.reduce.order_by.is_empty() || limit.is_some() || offset > 0 {
+        let base: Vec<Expr> = node
+            .output_types()
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| input(i, t))
+            .collect();
+        let mut exprs = base;
+        let mut keys = Vec::new();
+        for o in &p.reduce.order_by {
+            keys.push(SortKey {
+                column: exprs.len(),
+                asc: o.asc,
+                nulls_last: o.nulls_last,
+            });
+            exprs.push(o.expr.clone());
+        }
+        node = RelNode::Sort {
+            input: Box::new(RelNode::Project {
+                input: Box::new(node),
+                exprs,
+            }),
+            keys,
+            offset,
+            limit,
+        };
+    }
+    let outputs: Vec<Expr> = p.reduce.columns.iter().map(|c| c.expr.clone()).collect();
+    let columns: Vec<(String, ColumnType)> = p
+        .reduce
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let t = match &c.expr {
+                Expr::Input(r) => agg_types
+                    .get(r.index)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(c.column_type),
+                _ => c.column_type,
+            };
+            (names.get(i).cloned().unwrap_or_else(|| c.name.clone()), t)
+        })
+        .collect();
+    let root = RelNode::Project {
+        input: Box::new(node),
+        exprs: outputs,
+    };
+    let leaf = RelNode::Leaf {
+        plan: p.server.clone(),
+    };
+    let options = p.server.options.clone();
+    MultiStagePlan {
+        stages: vec![
+            Stage {
+                id: 0,
+                kind: StageKind::Root,
+                output_types: root.output_types(),
+                root,
+                parent: None,
+                input_distribution: vec![(1, Distribution::Singleton)],
+            },
+            Stage {
+                id: 1,
+                kind: StageKind::Leaf { table },
+                output_types: leaf.output_types(),
+                root: leaf,
+                parent: Some(0),
+                input_distribution: Vec::new(),
+            },
+        ],
+        columns,
+        options,
+        v2_options: MultiStageOptions::default(),
+        explain,
+    }
+}
+
+fn keys_of(kind: &ServerQueryKind) -> &[Expr] {
+    match kind {
+        ServerQueryKind::GroupBy { keys, .. } => keys,
+        _ => &[],
+    }
+}
