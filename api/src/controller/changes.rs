@@ -72,8 +72,12 @@ async fn push(client: &surf::Client, base_url: &str, change: &Change) {
         return;
     };
     let url = format!("{base_url}/tessera/changed");
-    if let Err(e) = client.post(&url).body(body).await {
-        log::debug!("cannot push the change to {base_url}: {e}");
+    match client.post(&url).body(body).await {
+        // Read the answer whole so the pooled connection is clean for the next request.
+        Ok(mut res) => {
+            let _ = res.body_bytes().await;
+        }
+        Err(e) => log::debug!("cannot push the change to {base_url}: {e}"),
     }
 }
 

@@ -114,11 +114,22 @@ pub fn app(state: ServerState) -> tide::Server<ServerState> {
     let m = app.state().metrics.clone();
     metrics::mount(&mut app, m, |s: &ServerState| {
         let loaded: usize = s.hosted.loaded().values().map(Vec::len).sum();
-        vec![(
-            "tessera_segments_loaded",
-            "Segments loaded on this server.",
-            loaded as f64,
-        )]
+        let received = s
+            .stages
+            .rows_received
+            .load(std::sync::atomic::Ordering::Relaxed);
+        vec![
+            (
+                "tessera_segments_loaded",
+                "Segments loaded on this server.",
+                loaded as f64,
+            ),
+            (
+                "tessera_stage_rows_received",
+                "Rows the multi-stage workers of this server received from other stages.",
+                received as f64,
+            ),
+        ]
     });
     app
 }

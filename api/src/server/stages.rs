@@ -18,6 +18,8 @@ use std::sync::{Arc, Mutex};
 #[derive(Default)]
 pub struct RunningStages {
     queries: Mutex<HashMap<u64, Vec<Arc<QueryContext>>>>,
+    /// Rows the workers of this server received from other stages (`/metrics`).
+    pub rows_received: std::sync::atomic::AtomicU64,
 }
 
 impl RunningStages {
@@ -89,10 +91,16 @@ pub fn submit(server: &Arc<Server>, r: StageRequest) -> Result<(), ApiError> {
             .name(format!("q{query_id}-s{stage}-w{worker}"))
             .spawn(move || {
                 let service = &server.mailboxes.service;
-                if let Err(e) = run_worker(
+                match run_worker(
                     &plan, stage, worker, &counts, query_id, &segments, service, &*sink, &ctx,
                 ) {
-                    log::debug!("query {query_id} stage {stage} worker {worker}: {e}");
+                    Ok(stats) => {
+                        server
+                            .stages
+                            .rows_received
+                            .fetch_add(stats.rows_received, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Err(e) => log::debug!("query {query_id} stage {stage} worker {worker}: {e}"),
                 }
                 server.stages.done(query_id, &ctx);
             });

@@ -189,6 +189,8 @@ impl ControllerClient for HttpControllerClient {
             if !res.status().is_success() {
                 return Err(status_error(&mut res).await);
             }
+            // Read the answer whole so the pooled connection is clean for the next request.
+            let _ = res.body_bytes().await;
             Ok(())
         })
     }

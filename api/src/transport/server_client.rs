@@ -90,6 +90,8 @@ impl ServerClient for HttpServerClient {
             if !res.status().is_success() {
                 return Err(status_error(&mut res).await);
             }
+            // Read the answer whole so the pooled connection is clean for the next request.
+            let _ = res.body_bytes().await;
             Ok(())
         })
     }
@@ -105,6 +107,8 @@ impl ServerClient for HttpServerClient {
             if !res.status().is_success() {
                 return Err(status_error(&mut res).await);
             }
+            // Read the answer whole so the pooled connection is clean for the next request.
+            let _ = res.body_bytes().await;
             Ok(())
         })
     }

@@ -18,7 +18,7 @@ use crate::sort::compare_rows;
 use crate::stats::ExecutionStats;
 use planner::plan::eval::{EvalError, RowSource, eval};
 use planner::plan::expr::ColumnRef;
-use planner::plan::multistage::{AggMode, RelNode, SetOpKind, StageId};
+use planner::plan::multistage::{AggMode, JoinKind, RelNode, SetOpKind, StageId};
 use planner::plan::{AggregateCall, AggregateFunction, Expr};
 use segments::ImmutableSegment;
 use segments::types::Value;
@@ -37,6 +37,8 @@ pub trait StageInputs {
 /// The worker's context while its operators run.
 pub struct Env<'a> {
     pub ctx: &'a QueryContext,
+    /// `maxRowsInJoin`: rows a join's build side may hold.
+    pub max_rows_in_join: usize,
     pub segments: &'a [Arc<ImmutableSegment>],
     pub inputs: &'a dyn StageInputs,
     pub stats: ExecutionStats,
@@ -153,16 +155,38 @@ pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<Vec<Row>, EngineErro
             .iter()
             .map(|r| r.iter().cloned().map(Datum::Value).collect())
             .collect()),
-        RelNode::SetOp {
-            kind: SetOpKind::Union,
-            all: true,
-            inputs,
-        } => {
-            let mut out = Vec::new();
+        RelNode::SetOp { kind, all, inputs } => {
+            let mut sides = Vec::with_capacity(inputs.len());
             for i in inputs {
-                out.extend(execute(i, env)?);
+                sides.push(execute(i, env)?);
             }
-            Ok(out)
+            Ok(set_op(*kind, *all, sides))
+        }
+        RelNode::Join {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            condition,
+        } => {
+            let l = execute(left, env)?;
+            let r = execute(right, env)?;
+            let right_width = right.output_types().len();
+            let left_width = left.output_types().len();
+            join(
+                l,
+                r,
+                JoinSpec {
+                    kind: *kind,
+                    left_keys,
+                    right_keys,
+                    condition: condition.as_ref(),
+                    left_width,
+                    right_width,
+                },
+                env,
+            )
         }
         other => Err(EngineError::execution(format!(
             "the multi-stage engine cannot run {} yet",
@@ -291,4 +315,158 @@ fn aggregate(
         }
     }
     Ok(out)
+}
+
+fn key_of(row: &[Datum], cols: &[usize]) -> Option<RowKey> {
+    let mut key = Vec::with_capacity(cols.len());
+    for c in cols {
+        let v = row.get(*c).map_or(Value::Null, |d| d.value().clone());
+        // NULL never equals anything in a join key.
+        if v.is_null() {
+            return None;
+        }
+        key.push(v);
+    }
+    Some(RowKey(key))
+}
+
+struct JoinSpec<'a> {
+    kind: JoinKind,
+    left_keys: &'a [usize],
+    right_keys: &'a [usize],
+    condition: Option<&'a Expr>,
+    left_width: usize,
+    right_width: usize,
+}
+
+fn nulls(n: usize) -> Row {
+    (0..n).map(|_| Datum::Value(Value::Null)).collect()
+}
+
+/// A hash join (a nested loop when there are no keys): the right side is the build side.
+fn join(
+    left: Vec<Row>,
+    right: Vec<Row>,
+    j: JoinSpec<'_>,
+    env: &Env<'_>,
+) -> Result<Vec<Row>, EngineError> {
+    let limit = env.max_rows_in_join;
+    if right.len() > limit {
+        return Err(EngineError::execution(format!(
+            "Cannot build in memory hash table for join operator, reach number of rows limit: {limit} (maxRowsInJoin)"
+        )));
+    }
+    let mut table: HashMap<RowKey, Vec<usize>> = HashMap::new();
+    if !j.left_keys.is_empty() {
+        for (i, r) in right.iter().enumerate() {
+            if let Some(k) = key_of(r, j.right_keys) {
+                table.entry(k).or_default().push(i);
+            }
+        }
+    }
+    let all_right: Vec<usize> = (0..right.len()).collect();
+    let mut right_matched = vec![false; right.len()];
+    let mut out = Vec::new();
+    for l in &left {
+        env.ctx.check()?;
+        let candidates: &[usize] = if j.left_keys.is_empty() {
+            &all_right
+        } else {
+            match key_of(l, j.left_keys).and_then(|k| table.get(&k)) {
+                Some(c) => c,
+                None => &[],
+            }
+        };
+        let mut matched = false;
+        for &ri in candidates {
+            let mut joined: Row = l.clone();
+            joined.extend(right[ri].iter().cloned());
+            let keep = match j.condition {
+                None => true,
+                Some(c) => eval_on(c, &joined)? == Value::Boolean(true),
+            };
+            if !keep {
+                continue;
+            }
+            matched = true;
+            right_matched[ri] = true;
+            match j.kind {
+                JoinKind::Semi | JoinKind::Anti => break,
+                _ => out.push(joined),
+            }
+        }
+        match j.kind {
+            JoinKind::Semi if matched => out.push(l.clone()),
+            JoinKind::Anti if !matched => out.push(l.clone()),
+            JoinKind::Left | JoinKind::Full if !matched => {
+                let mut row = l.clone();
+                row.extend(nulls(j.right_width));
+                out.push(row);
+            }
+            _ => {}
+        }
+        if out.len() > limit.saturating_mul(16) {
+            return Err(EngineError::execution(format!(
+                "join produced more than {} rows (maxRowsInJoin {limit})",
+                limit.saturating_mul(16)
+            )));
+        }
+    }
+    if matches!(j.kind, JoinKind::Right | JoinKind::Full) {
+        for (ri, r) in right.into_iter().enumerate() {
+            if !right_matched[ri] {
+                let mut row = nulls(j.left_width);
+                row.extend(r);
+                out.push(row);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// UNION / INTERSECT / EXCEPT, with SQL's ALL (bag) and distinct (set) semantics.
+fn set_op(kind: SetOpKind, all: bool, mut sides: Vec<Vec<Row>>) -> Vec<Row> {
+    let key = |r: &Row| RowKey(values(r));
+    let first = if sides.is_empty() {
+        Vec::new()
+    } else {
+        sides.remove(0)
+    };
+    match kind {
+        SetOpKind::Union => {
+            let rows = first.into_iter().chain(sides.into_iter().flatten());
+            if all {
+                return rows.collect();
+            }
+            let mut seen = std::collections::HashSet::new();
+            rows.filter(|r| seen.insert(key(r))).collect()
+        }
+        SetOpKind::Intersect | SetOpKind::Except => {
+            let mut counts: HashMap<RowKey, usize> = HashMap::new();
+            for r in sides.iter().flatten() {
+                *counts.entry(key(r)).or_default() += 1;
+            }
+            let mut emitted = std::collections::HashSet::new();
+            let mut out = Vec::new();
+            for r in first {
+                let k = key(&r);
+                let c = counts.get(&k).copied().unwrap_or(0);
+                let keep = match (kind, all) {
+                    (SetOpKind::Intersect, true) => c > 0,
+                    (SetOpKind::Except, true) => c == 0,
+                    (SetOpKind::Intersect, false) => c > 0 && emitted.insert(k.clone()),
+                    _ => c == 0 && emitted.insert(k.clone()),
+                };
+                if keep {
+                    if all && c > 0 {
+                        counts.insert(k, c - 1);
+                    }
+                    out.push(r);
+                } else if all && kind == SetOpKind::Except && c > 0 {
+                    counts.insert(k, c - 1);
+                }
+            }
+            out
+        }
+    }
 }

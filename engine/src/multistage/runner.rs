@@ -200,6 +200,7 @@ pub fn run_worker(
     };
     let mut env = Env {
         ctx,
+        max_rows_in_join: plan.v2_options.max_rows_in_join,
         segments,
         inputs: &inputs,
         stats: ExecutionStats::default(),
@@ -321,6 +322,7 @@ pub fn run_root(
     };
     let mut env = Env {
         ctx,
+        max_rows_in_join: plan.v2_options.max_rows_in_join,
         segments: &[],
         inputs: &inputs,
         stats: ExecutionStats::default(),

@@ -296,6 +296,49 @@ impl Expr {
         }
     }
 
+    /// The direct children, mutably (same order as [`Expr::children`]).
+    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            Expr::Column(_) | Expr::Input(_) | Expr::Literal { .. } => vec![],
+            Expr::Call { args, .. } => args.iter_mut().collect(),
+            Expr::Arith { left, right, .. }
+            | Expr::Compare { left, right, .. }
+            | Expr::IsDistinctFrom { left, right, .. } => vec![left, right],
+            Expr::Concat(l, r) => vec![l, r],
+            Expr::Neg(x)
+            | Expr::Not(x)
+            | Expr::Cast { expr: x, .. }
+            | Expr::IsNull { expr: x, .. } => {
+                vec![x]
+            }
+            Expr::And(v) | Expr::Or(v) => v.iter_mut().collect(),
+            Expr::Case {
+                branches,
+                else_result,
+                ..
+            } => branches
+                .iter_mut()
+                .flat_map(|(c, v)| [c, v])
+                .chain(std::iter::once(else_result.as_mut()))
+                .collect(),
+            Expr::InList { expr, list, .. } => std::iter::once(expr.as_mut())
+                .chain(list.iter_mut())
+                .collect(),
+            Expr::Between {
+                expr, low, high, ..
+            } => vec![expr, low, high],
+            Expr::Like { expr, pattern, .. } => vec![expr, pattern],
+        }
+    }
+
+    /// Applies `f` to every node, children before their parent.
+    pub fn rewrite(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        for c in self.children_mut() {
+            c.rewrite(f);
+        }
+        f(self);
+    }
+
     /// Pre-order walk over the expression tree.
     pub fn visit(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);

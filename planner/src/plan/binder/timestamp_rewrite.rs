@@ -160,41 +160,9 @@ impl Rewriter<'_> {
             self.changed = true;
             return;
         }
-        for child in children_mut(e) {
+        for child in e.children_mut() {
             self.expr(child);
         }
-    }
-}
-
-/// The direct children of an expression, mutably (same order as [`Expr::children`]).
-fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
-    match e {
-        Expr::Column(_) | Expr::Input(_) | Expr::Literal { .. } => vec![],
-        Expr::Call { args, .. } => args.iter_mut().collect(),
-        Expr::Arith { left, right, .. }
-        | Expr::Compare { left, right, .. }
-        | Expr::IsDistinctFrom { left, right, .. } => vec![left, right],
-        Expr::Concat(l, r) => vec![l, r],
-        Expr::Neg(x) | Expr::Not(x) | Expr::Cast { expr: x, .. } | Expr::IsNull { expr: x, .. } => {
-            vec![x]
-        }
-        Expr::And(v) | Expr::Or(v) => v.iter_mut().collect(),
-        Expr::Case {
-            branches,
-            else_result,
-            ..
-        } => branches
-            .iter_mut()
-            .flat_map(|(c, v)| [c, v])
-            .chain(std::iter::once(else_result.as_mut()))
-            .collect(),
-        Expr::InList { expr, list, .. } => std::iter::once(expr.as_mut())
-            .chain(list.iter_mut())
-            .collect(),
-        Expr::Between {
-            expr, low, high, ..
-        } => vec![expr, low, high],
-        Expr::Like { expr, pattern, .. } => vec![expr, pattern],
     }
 }
 

@@ -19,7 +19,8 @@
 //! answer a clear planning error until their operators land.
 
 use super::rel::{AggMode, RelNode};
-use super::stage::{Distribution, MultiStageOptions, MultiStagePlan, Stage, StageKind};
+use super::relational::{Col, Planner, Rel};
+use super::stage::{MultiStageOptions, MultiStagePlan, StageKind};
 use crate::plan::aggregate::AggregateFunction;
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
 use crate::plan::binder::scope::Scope;
@@ -40,44 +41,98 @@ pub fn bind_multistage(
     catalog: &dyn Catalog,
     options: &ExecutionOptions,
 ) -> Result<QueryPlan, PlanError> {
-    let Query::Select(select) = &stmt.query else {
-        return Err(unsupported("set operations and WITH"));
-    };
-    match &select.from {
-        None => crate::plan::binder::bind_statement(stmt, catalog, options),
-        Some(TableRef::Table { name, alias }) => {
-            if let Some(construct) =
-                crate::plan::binder::multi_stage::v2_only_construct(&stmt.query)
-            {
-                return Err(unsupported(construct));
-            }
-            let info = catalog
-                .resolve_table(name)
-                .ok_or_else(|| PlanError::TableNotFound(name.clone()))?;
-            let scope = Scope {
-                table: Some(&info),
-                alias: alias.clone(),
-            };
-            let mut select = (**select).clone();
-            canonicalize_columns(&mut select, &scope)?;
-            expand_wildcards(&mut select, &scope)?;
-            let names = calcite_names(&select.projection);
-            let (limit, offset) = (select.limit, select.offset.unwrap_or(0));
-            if select.limit.is_none() {
-                select.limit = Some(u64::MAX);
-            }
-            let single = plan_select(select, &scope, options, stmt.explain)?;
-            Ok(QueryPlan::MultiStage(single_table(
-                single,
-                names,
-                limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)),
-                usize::try_from(offset).unwrap_or(usize::MAX),
-                stmt.explain,
-            )))
-        }
-        Some(TableRef::Join { .. }) => Err(unsupported("JOIN")),
-        Some(TableRef::Subquery { .. }) => Err(unsupported("subquery in FROM")),
+    if let Query::Select(select) = &stmt.query
+        && select.from.is_none()
+    {
+        return crate::plan::binder::bind_statement(stmt, catalog, options);
     }
+    if let Some(construct) = window_function(&stmt.query) {
+        return Err(unsupported(construct));
+    }
+    let mut planner = Planner::new(catalog, options, stmt.explain);
+    let (rel, names) = planner.query(&stmt.query)?;
+    let rel = planner.gathered(rel);
+    let columns = names
+        .into_iter()
+        .zip(rel.cols.iter().map(|c| c.ty))
+        .collect();
+    planner.finish_root(rel.node);
+    Ok(QueryPlan::MultiStage(MultiStagePlan {
+        stages: planner.stages,
+        columns,
+        options: options.clone(),
+        v2_options: MultiStageOptions::default(),
+        explain: stmt.explain,
+    }))
+}
+
+/// The first window function in the query, if any (not run yet).
+fn window_function(q: &Query) -> Option<&'static str> {
+    match crate::plan::binder::multi_stage::v2_only_construct(q) {
+        Some("window function") => Some("window function"),
+        _ => match q {
+            Query::SetOp { left, right, .. } => window_function(left).or(window_function(right)),
+            Query::With { ctes, body } => ctes
+                .iter()
+                .find_map(|(_, c)| window_function(c))
+                .or(window_function(body)),
+            Query::Ordered { query, .. } => window_function(query),
+            Query::Select(s) => match &s.from {
+                Some(TableRef::Subquery { query, .. }) => window_function(query),
+                _ => None,
+            },
+        },
+    }
+}
+
+/// A single-table block (no subquery): the leaf stage with the v1 server plan, and the
+/// operators above its exchange.
+pub fn single_table_rel(
+    planner: &mut Planner<'_>,
+    select: &ast::Select,
+    name: &str,
+    alias: Option<&str>,
+) -> Result<(Rel, Vec<String>), PlanError> {
+    let info = planner
+        .catalog
+        .resolve_table(name)
+        .ok_or_else(|| PlanError::TableNotFound(name.to_string()))?;
+    let scope = Scope {
+        table: Some(&info),
+        alias: alias.map(str::to_string),
+    };
+    let mut select = select.clone();
+    canonicalize_columns(&mut select, &scope)?;
+    expand_wildcards(&mut select, &scope)?;
+    let names = calcite_names(&select.projection);
+    let (limit, offset) = (select.limit, select.offset.unwrap_or(0));
+    if select.limit.is_none() {
+        select.limit = Some(u64::MAX);
+    }
+    let single = plan_select(select, &scope, planner.options, planner.explain)?;
+    let (node, columns) = single_table(
+        planner,
+        single,
+        &names,
+        limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)),
+        usize::try_from(offset).unwrap_or(usize::MAX),
+    );
+    let cols = columns
+        .into_iter()
+        .map(|(n, ty)| Col {
+            qualifier: None,
+            name: n,
+            ty,
+        })
+        .collect();
+    Ok((
+        Rel {
+            node,
+            cols,
+            partitioned: false,
+        },
+        names,
+    ))
 }
 
 fn unsupported(what: &str) -> PlanError {
@@ -87,7 +142,7 @@ fn unsupported(what: &str) -> PlanError {
 }
 
 /// Calcite's result names: the alias, a plain column's name, else `EXPR$<position>`.
-fn calcite_names(items: &[SelectItem]) -> Vec<String> {
+pub(super) fn calcite_names(items: &[SelectItem]) -> Vec<String> {
     items
         .iter()
         .enumerate()
@@ -111,7 +166,11 @@ fn input(index: usize, column_type: ColumnType) -> Expr {
 }
 
 /// The v2 result type of an aggregate: Calcite's where it differs from v1's.
-fn aggregate_type(f: &AggregateFunction, arg: Option<ColumnType>, v1: ColumnType) -> ColumnType {
+pub(super) fn aggregate_type(
+    f: &AggregateFunction,
+    arg: Option<ColumnType>,
+    v1: ColumnType,
+) -> ColumnType {
     let integral = arg
         .is_some_and(|t| t.single_value && matches!(t.data_type, DataType::Int | DataType::Long));
     match f {
@@ -123,17 +182,21 @@ fn aggregate_type(f: &AggregateFunction, arg: Option<ColumnType>, v1: ColumnType
 }
 
 fn single_table(
+    planner: &mut Planner<'_>,
     p: SingleStagePlan,
-    names: Vec<String>,
+    names: &[String],
     limit: Option<usize>,
     offset: usize,
-    explain: bool,
-) -> MultiStagePlan {
+) -> (RelNode, Vec<(String, ColumnType)>) {
     let row_types = p.server.kind.row_types();
     let table = p.server.table.clone();
+    let leaf = RelNode::Leaf {
+        plan: p.server.clone(),
+    };
+    let leaf_id = planner.add_stage(StageKind::Leaf { table }, leaf);
     let mut agg_types: Vec<Option<ColumnType>> = vec![None; row_types.len()];
     let received = RelNode::Receive {
-        stage: 1,
+        stage: leaf_id,
         types: row_types.clone(),
     };
     let mut node = match &p.server.kind {
@@ -219,34 +282,7 @@ fn single_table(
         input: Box::new(node),
         exprs: outputs,
     };
-    let leaf = RelNode::Leaf {
-        plan: p.server.clone(),
-    };
-    let options = p.server.options.clone();
-    MultiStagePlan {
-        stages: vec![
-            Stage {
-                id: 0,
-                kind: StageKind::Root,
-                output_types: root.output_types(),
-                root,
-                parent: None,
-                input_distribution: vec![(1, Distribution::Singleton)],
-            },
-            Stage {
-                id: 1,
-                kind: StageKind::Leaf { table },
-                output_types: leaf.output_types(),
-                root: leaf,
-                parent: Some(0),
-                input_distribution: Vec::new(),
-            },
-        ],
-        columns,
-        options,
-        v2_options: MultiStageOptions::default(),
-        explain,
-    }
+    (root, columns)
 }
 
 fn keys_of(kind: &ServerQueryKind) -> &[Expr] {

@@ -28,12 +28,14 @@
 //!
 //! Everything derives serde: the broker ships each stage to the servers that run it.
 //!
-//! * [`bind`] — statements to multi-stage plans.
+//! * [`bind`] — statements to multi-stage plans; single-table blocks as leaf → root.
+//! * [`relational`] — joins, subqueries, `WITH` and set operations cut into stages.
 //! * [`rel`] — the relational operators.
 //! * [`stage`] — stages, exchanges, distributions.
 
 pub mod bind;
 pub mod rel;
+pub mod relational;
 pub mod stage;
 
 pub use rel::{AggMode, JoinKind, RelNode, SetOpKind, WindowCall, WindowFrame, WindowFunction};

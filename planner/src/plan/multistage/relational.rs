@@ -1,0 +1,958 @@
+//! The relational binder: any query (joins, subqueries in `FROM`, `WITH`, set operations,
+//! `IN`/`EXISTS` subqueries, `ORDER BY`/`LIMIT` over them) to a tree of stages.
+//!
+//! A query is planned bottom-up into [`Rel`]s — operators not yet cut into a stage, with their
+//! columns — and cut at exchanges: every table is a leaf stage (its v1 server plan projects the
+//! columns); a join receives both sides hashed on its keys (both sides broadcast to one worker
+//! when it has none), so its stage runs on every server; an operator that needs all rows
+//! (aggregation, sorting, the root) receives a partitioned input as a singleton. Expressions
+//! above the leaves are bound by the v1 expression binder over a synthetic scope whose columns
+//! are the relation's positions (`__c<i>`), then read as [`Expr::Input`]s.
+
+use super::bind::{aggregate_type, calcite_names};
+use super::rel::{AggMode, JoinKind, RelNode, SetOpKind, StageId};
+use super::stage::{Distribution, Stage, StageKind};
+use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate};
+use crate::plan::binder::rewrite::{apply_ordinals_and_aliases, rewrite_count_distinct, walk_mut};
+use crate::plan::binder::scope::Scope;
+use crate::plan::catalog::{Catalog, TableInfo};
+use crate::plan::column_type::ColumnType;
+use crate::plan::error::PlanError;
+use crate::plan::expr::{Expr, InputRef};
+use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind, ServerQueryPlan, SortKey};
+use crate::sql::ast::{self, BinaryOp, Query, Select, SelectItem, TableRef};
+use segments::types::{FieldSpec, Schema};
+use std::collections::HashMap;
+
+/// A column of a relation being planned.
+#[derive(Clone, Debug)]
+pub struct Col {
+    pub qualifier: Option<String>,
+    pub name: String,
+    pub ty: ColumnType,
+}
+
+/// Operators not yet cut into a stage, and their columns.
+pub struct Rel {
+    pub node: RelNode,
+    pub cols: Vec<Col>,
+    /// The rows are hash-partitioned over several workers (a join's stage): an operator that
+    /// needs every row runs after a singleton exchange.
+    pub partitioned: bool,
+}
+
+/// Builds the stages of one query.
+pub struct Planner<'a> {
+    pub catalog: &'a dyn Catalog,
+    pub options: &'a ExecutionOptions,
+    pub explain: bool,
+    /// `stages[0]` is the root, filled last.
+    pub stages: Vec<Stage>,
+    dist: HashMap<StageId, Distribution>,
+    ctes: Vec<(String, Query)>,
+}
+
+fn receives(node: &RelNode, out: &mut Vec<StageId>) {
+    if let RelNode::Receive { stage, .. } = node {
+        out.push(*stage);
+    }
+    for i in node.inputs() {
+        receives(i, out);
+    }
+}
+
+fn input(index: usize, column_type: ColumnType) -> Expr {
+    Expr::Input(InputRef {
+        index,
+        name: format!("${index}"),
+        column_type,
+    })
+}
+
+fn synthetic(i: usize) -> String {
+    format!("__c{i}")
+}
+
+/// `Column(__c<i>)` → `Input(i)` everywhere in `e`.
+fn to_inputs(mut e: Expr) -> Expr {
+    e.rewrite(&mut |n| {
+        if let Expr::Column(c) = n
+            && let Some(i) = c
+                .name
+                .strip_prefix("__c")
+                .and_then(|i| i.parse::<usize>().ok())
+        {
+            *n = input(i, c.column_type);
+        }
+    });
+    e
+}
+
+/// The position of `table.name` (or an unqualified `name`) among `cols`.
+fn resolve(cols: &[Col], table: Option<&str>, name: &str) -> Result<Option<usize>, PlanError> {
+    let matches: Vec<usize> = cols
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            c.name.eq_ignore_ascii_case(name)
+                && table.is_none_or(|t| {
+                    c.qualifier.as_deref().is_some_and(|q| {
+                        q.eq_ignore_ascii_case(t)
+                            || t.rsplit('.')
+                                .next()
+                                .is_some_and(|t| q.eq_ignore_ascii_case(t))
+                    })
+                })
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match matches.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(*one)),
+        _ => Err(PlanError::Validation(format!(
+            "column '{name}' is ambiguous"
+        ))),
+    }
+}
+
+impl<'a> Planner<'a> {
+    pub fn new(
+        catalog: &'a dyn Catalog,
+        options: &'a ExecutionOptions,
+        explain: bool,
+    ) -> Planner<'a> {
+        Planner {
+            catalog,
+            options,
+            explain,
+            stages: vec![Stage {
+                id: 0,
+                kind: StageKind::Root,
+                root: RelNode::Values {
+                    rows: Vec::new(),
+                    types: Vec::new(),
+                },
+                parent: None,
+                input_distribution: Vec::new(),
+                output_types: Vec::new(),
+            }],
+            dist: HashMap::new(),
+            ctes: Vec::new(),
+        }
+    }
+
+    fn place(&mut self, id: StageId, kind: StageKind, root: RelNode) {
+        let mut children = Vec::new();
+        receives(&root, &mut children);
+        let input_distribution = children
+            .iter()
+            .map(|c| (*c, self.dist.remove(c).unwrap_or(Distribution::Singleton)))
+            .collect();
+        for c in children {
+            if let Some(s) = self.stages.get_mut(c) {
+                s.parent = Some(id);
+            }
+        }
+        let stage = Stage {
+            id,
+            kind,
+            output_types: root.output_types(),
+            root,
+            parent: None,
+            input_distribution,
+        };
+        if id < self.stages.len() {
+            self.stages[id] = stage;
+        } else {
+            self.stages.push(stage);
+        }
+    }
+
+    /// Adds a stage running `root`; returns its id.
+    pub fn add_stage(&mut self, kind: StageKind, root: RelNode) -> StageId {
+        let id = self.stages.len();
+        self.place(id, kind, root);
+        id
+    }
+
+    /// Makes `root` the root stage.
+    pub fn finish_root(&mut self, root: RelNode) {
+        self.place(0, StageKind::Root, root);
+    }
+
+    /// `rel` read through an exchange with `dist`.
+    pub fn exchange(&mut self, rel: Rel, dist: Distribution) -> Rel {
+        let partitioned = matches!(dist, Distribution::Hash(_));
+        let types = rel.node.output_types();
+        let id = match &rel.node {
+            RelNode::Receive { stage, .. }
+                if !rel.partitioned && !self.dist.contains_key(stage) =>
+            {
+                *stage
+            }
+            _ => self.add_stage(
+                StageKind::Intermediate {
+                    singleton: !rel.partitioned,
+                },
+                rel.node,
+            ),
+        };
+        self.dist.insert(id, dist);
+        Rel {
+            node: RelNode::Receive { stage: id, types },
+            cols: rel.cols,
+            partitioned,
+        }
+    }
+
+    /// A relation that needs every row in one place.
+    pub fn gathered(&mut self, rel: Rel) -> Rel {
+        if rel.partitioned {
+            self.exchange(rel, Distribution::Singleton)
+        } else {
+            rel
+        }
+    }
+
+    /// Plans a query; returns the relation and its result names.
+    pub fn query(&mut self, q: &Query) -> Result<(Rel, Vec<String>), PlanError> {
+        match q {
+            Query::Select(s) => self.select(s),
+            Query::With { ctes, body } => {
+                let before = self.ctes.len();
+                self.ctes.extend(ctes.iter().cloned());
+                let out = self.query(body);
+                self.ctes.truncate(before);
+                out
+            }
+            Query::SetOp {
+                op,
+                all,
+                left,
+                right,
+            } => {
+                let (l, names) = self.query(left)?;
+                let (r, _) = self.query(right)?;
+                if l.cols.len() != r.cols.len() {
+                    return Err(PlanError::Validation(
+                        "the inputs of a set operation must have the same number of columns".into(),
+                    ));
+                }
+                let l = self.exchange(l, Distribution::Singleton);
+                let r = self.exchange(r, Distribution::Singleton);
+                let kind = match op {
+                    ast::SetOperator::Union => SetOpKind::Union,
+                    ast::SetOperator::Intersect => SetOpKind::Intersect,
+                    ast::SetOperator::Except => SetOpKind::Except,
+                };
+                let cols = l
+                    .cols
+                    .iter()
+                    .map(|c| Col {
+                        qualifier: None,
+                        ..c.clone()
+                    })
+                    .collect();
+                Ok((
+                    Rel {
+                        node: RelNode::SetOp {
+                            kind,
+                            all: *all,
+                            inputs: vec![l.node, r.node],
+                        },
+                        cols,
+                        partitioned: false,
+                    },
+                    names,
+                ))
+            }
+            Query::Ordered {
+                query,
+                order_by,
+                limit,
+                offset,
+            } => {
+                let (rel, names) = self.query(query)?;
+                let select = Select {
+                    projection: vec![SelectItem::Wildcard],
+                    order_by: order_by.clone(),
+                    limit: *limit,
+                    offset: *offset,
+                    ..Select::default()
+                };
+                let (rel, _) = self.upper(&select, rel)?;
+                Ok((rel, names))
+            }
+        }
+    }
+
+    fn select(&mut self, s: &Select) -> Result<(Rel, Vec<String>), PlanError> {
+        if let Some(TableRef::Table { name, alias }) = &s.from
+            && !self.is_cte(name)
+            && !has_subquery_predicates(s)
+        {
+            return super::bind::single_table_rel(self, s, name, alias.as_deref());
+        }
+        let rel = match &s.from {
+            Some(t) => self.from(t)?,
+            None => Rel {
+                node: RelNode::Values {
+                    rows: vec![Vec::new()],
+                    types: Vec::new(),
+                },
+                cols: Vec::new(),
+                partitioned: false,
+            },
+        };
+        self.upper(s, rel)
+    }
+
+    fn is_cte(&self, name: &str) -> bool {
+        self.ctes.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+    }
+
+    /// A leaf stage reading every column of a table.
+    fn table(&mut self, name: &str, alias: Option<&str>) -> Result<Rel, PlanError> {
+        if let Some((_, q)) = self
+            .ctes
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .cloned()
+        {
+            let (rel, names) = self.query(&q)?;
+            return Ok(requalify(rel, names, Some(alias.unwrap_or(name))));
+        }
+        let info = self
+            .catalog
+            .resolve_table(name)
+            .ok_or_else(|| PlanError::TableNotFound(name.to_string()))?;
+        let qualifier = alias.unwrap_or(&info.name).to_string();
+        let cols: Vec<Col> = info
+            .schema
+            .fields
+            .iter()
+            .map(|f| Col {
+                qualifier: Some(qualifier.clone()),
+                name: f.name.clone(),
+                ty: ColumnType {
+                    data_type: f.data_type,
+                    single_value: f.single_value_field,
+                },
+            })
+            .collect();
+        let exprs = cols
+            .iter()
+            .map(|c| {
+                Expr::Column(crate::plan::expr::ColumnRef {
+                    name: c.name.clone(),
+                    column_type: c.ty,
+                })
+            })
+            .collect();
+        let plan = ServerQueryPlan {
+            table: info.name.clone(),
+            filter: None,
+            kind: ServerQueryKind::Selection {
+                exprs,
+                order_by: Vec::new(),
+                limit: usize::MAX,
+            },
+            options: ExecutionOptions {
+                column_defaults: info
+                    .schema
+                    .fields
+                    .iter()
+                    .map(|f| (f.name.clone(), f.default_null()))
+                    .collect(),
+                ..self.options.clone()
+            },
+            explain: false,
+        };
+        let leaf = RelNode::Leaf { plan };
+        let types = leaf.output_types();
+        let id = self.add_stage(
+            StageKind::Leaf {
+                table: info.name.clone(),
+            },
+            leaf,
+        );
+        Ok(Rel {
+            node: RelNode::Receive { stage: id, types },
+            cols,
+            partitioned: false,
+        })
+    }
+
+    fn from(&mut self, t: &TableRef) -> Result<Rel, PlanError> {
+        match t {
+            TableRef::Table { name, alias } => self.table(name, alias.as_deref()),
+            TableRef::Subquery { query, alias } => {
+                let (rel, names) = self.query(query)?;
+                Ok(requalify(rel, names, alias.as_deref()))
+            }
+            TableRef::Join {
+                left,
+                right,
+                kind,
+                on,
+                using,
+            } => {
+                let l = self.from(left)?;
+                let r = self.from(right)?;
+                let kind = match kind {
+                    ast::JoinKind::Inner | ast::JoinKind::Cross => JoinKind::Inner,
+                    ast::JoinKind::Left => JoinKind::Left,
+                    ast::JoinKind::Right => JoinKind::Right,
+                    ast::JoinKind::Full => JoinKind::Full,
+                    ast::JoinKind::Semi => JoinKind::Semi,
+                    ast::JoinKind::Anti => JoinKind::Anti,
+                };
+                let mut lk = Vec::new();
+                let mut rk = Vec::new();
+                let mut residual = Vec::new();
+                for name in using {
+                    let a = resolve(&l.cols, None, name)?
+                        .ok_or_else(|| PlanError::UnknownColumn(name.clone()))?;
+                    let b = resolve(&r.cols, None, name)?
+                        .ok_or_else(|| PlanError::UnknownColumn(name.clone()))?;
+                    lk.push(a);
+                    rk.push(b);
+                }
+                if let Some(on) = on {
+                    for c in conjuncts(on) {
+                        match equi_pair(c, &l.cols, &r.cols)? {
+                            Some((a, b)) => {
+                                lk.push(a);
+                                rk.push(b);
+                            }
+                            None => residual.push(c.clone()),
+                        }
+                    }
+                }
+                let mut cols = l.cols.clone();
+                cols.extend(r.cols.iter().cloned());
+                let condition = match and_all(residual) {
+                    Some(e) => Some(self.bind_row(&e, &cols)?),
+                    None => None,
+                };
+                let partitioned = !lk.is_empty();
+                let (l, r) = if partitioned {
+                    (
+                        self.exchange(l, Distribution::Hash(lk.clone())),
+                        self.exchange(r, Distribution::Hash(rk.clone())),
+                    )
+                } else {
+                    (
+                        self.exchange(l, Distribution::Singleton),
+                        self.exchange(r, Distribution::Singleton),
+                    )
+                };
+                if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+                    cols.truncate(l.cols.len());
+                }
+                Ok(Rel {
+                    node: RelNode::Join {
+                        left: Box::new(l.node),
+                        right: Box::new(r.node),
+                        kind,
+                        left_keys: lk,
+                        right_keys: rk,
+                        condition,
+                    },
+                    cols,
+                    partitioned,
+                })
+            }
+        }
+    }
+
+    /// Binds a row expression over `cols`.
+    fn bind_row(&self, e: &ast::Expr, cols: &[Col]) -> Result<Expr, PlanError> {
+        let mut e = e.clone();
+        rewrite_columns(&mut e, cols)?;
+        let info = synthetic_table(cols);
+        let scope = Scope {
+            table: Some(&info),
+            alias: None,
+        };
+        let mut b = ExprBinder::new(&scope);
+        b.null_handling = self.options.enable_null_handling;
+        Ok(to_inputs(b.bind(&e, Mode::Row)?))
+    }
+
+    /// `IN (subquery)` / `EXISTS (subquery)` conjuncts of `WHERE` as semi and anti joins.
+    fn subquery_predicates(&mut self, mut rel: Rel, select: &mut Select) -> Result<Rel, PlanError> {
+        let Some(w) = select.selection.take() else {
+            return Ok(rel);
+        };
+        let mut rest = Vec::new();
+        for c in conjuncts(&w) {
+            match c {
+                ast::Expr::InSubquery {
+                    expr,
+                    query,
+                    negated,
+                } => {
+                    let (sub, _) = self.query(query)?;
+                    if sub.cols.len() != 1 {
+                        return Err(PlanError::Validation(
+                            "an IN subquery must select one column".into(),
+                        ));
+                    }
+                    // The tested value as a column of the left side.
+                    let key = match &**expr {
+                        ast::Expr::Column { table, name } => {
+                            resolve(&rel.cols, table.as_deref(), name)?
+                        }
+                        _ => None,
+                    };
+                    let key = match key {
+                        Some(k) => k,
+                        None => {
+                            let bound = self.bind_row(expr, &rel.cols)?;
+                            let width = rel.cols.len();
+                            let mut exprs: Vec<Expr> = rel
+                                .cols
+                                .iter()
+                                .enumerate()
+                                .map(|(i, c)| input(i, c.ty))
+                                .collect();
+                            let ty = bound.column_type();
+                            exprs.push(bound);
+                            rel.cols.push(Col {
+                                qualifier: None,
+                                name: format!("$in{width}"),
+                                ty,
+                            });
+                            rel.node = RelNode::Project {
+                                input: Box::new(rel.node),
+                                exprs,
+                            };
+                            width
+                        }
+                    };
+                    rel = self.semi(rel, sub, vec![key], vec![0], *negated);
+                }
+                ast::Expr::Exists { query, negated } => {
+                    let (sub, _) = self.query(query)?;
+                    rel = self.semi(rel, sub, Vec::new(), Vec::new(), *negated);
+                }
+                other => rest.push(other.clone()),
+            }
+        }
+        select.selection = and_all(rest);
+        Ok(rel)
+    }
+
+    fn semi(&mut self, left: Rel, right: Rel, lk: Vec<usize>, rk: Vec<usize>, anti: bool) -> Rel {
+        let partitioned = !lk.is_empty();
+        let (l, r) = if partitioned {
+            (
+                self.exchange(left, Distribution::Hash(lk.clone())),
+                self.exchange(right, Distribution::Hash(rk.clone())),
+            )
+        } else {
+            (
+                self.exchange(left, Distribution::Singleton),
+                self.exchange(right, Distribution::Singleton),
+            )
+        };
+        Rel {
+            node: RelNode::Join {
+                left: Box::new(l.node),
+                right: Box::new(r.node),
+                kind: if anti { JoinKind::Anti } else { JoinKind::Semi },
+                left_keys: lk,
+                right_keys: rk,
+                condition: None,
+            },
+            cols: l.cols,
+            partitioned,
+        }
+    }
+
+    /// `SELECT … [WHERE] [GROUP BY] [HAVING] [ORDER BY] [LIMIT]` over `rel`.
+    pub fn upper(&mut self, select: &Select, rel: Rel) -> Result<(Rel, Vec<String>), PlanError> {
+        let mut sel = select.clone();
+        sel.from = None;
+        let mut rel = self.subquery_predicates(rel, &mut sel)?;
+        // `*` and `t.*` are the relation's columns, named by their own names.
+        let mut items = Vec::with_capacity(sel.projection.len());
+        for item in std::mem::take(&mut sel.projection) {
+            let pick = |q: Option<&str>| -> Vec<SelectItem> {
+                rel.cols
+                    .iter()
+                    .filter(|c| {
+                        !c.name.starts_with('$')
+                            && q.is_none_or(|q| {
+                                c.qualifier
+                                    .as_deref()
+                                    .is_some_and(|cq| cq.eq_ignore_ascii_case(q))
+                            })
+                    })
+                    .map(|c| SelectItem::Expr {
+                        expr: ast::Expr::Column {
+                            table: c.qualifier.clone(),
+                            name: c.name.clone(),
+                        },
+                        alias: None,
+                    })
+                    .collect()
+            };
+            match item {
+                SelectItem::Wildcard => items.extend(pick(None)),
+                SelectItem::QualifiedWildcard(q) => {
+                    let found = pick(Some(&q));
+                    if found.is_empty() {
+                        return Err(PlanError::UnknownColumn(format!("{q}.*")));
+                    }
+                    items.extend(found);
+                }
+                other => items.push(other),
+            }
+        }
+        sel.projection = items;
+        let names = calcite_names(&sel.projection);
+        for item in &mut sel.projection {
+            if let SelectItem::Expr { expr, .. } = item {
+                rewrite_columns(expr, &rel.cols)?;
+            }
+        }
+        for e in sel
+            .selection
+            .iter_mut()
+            .chain(sel.group_by.iter_mut())
+            .chain(sel.having.iter_mut())
+            .chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
+        {
+            rewrite_columns(e, &rel.cols)?;
+        }
+        rewrite_count_distinct(&mut sel);
+        apply_ordinals_and_aliases(&mut sel)?;
+        let info = synthetic_table(&rel.cols);
+        let scope = Scope {
+            table: Some(&info),
+            alias: None,
+        };
+        let mut b = ExprBinder::new(&scope);
+        b.null_handling = self.options.enable_null_handling;
+        if let Some(w) = &sel.selection {
+            if contains_aggregate(w) {
+                return Err(PlanError::Compilation(
+                    "aggregation functions are not allowed in the WHERE clause".into(),
+                ));
+            }
+            let condition = to_inputs(b.bind(w, Mode::Row)?);
+            rel.node = RelNode::Filter {
+                input: Box::new(rel.node),
+                condition,
+            };
+        }
+        let exprs: Vec<&ast::Expr> = sel
+            .projection
+            .iter()
+            .filter_map(|i| match i {
+                SelectItem::Expr { expr, .. } => Some(expr),
+                _ => None,
+            })
+            .collect();
+        let has_agg = exprs.iter().any(|e| contains_aggregate(e))
+            || sel.having.as_ref().is_some_and(contains_aggregate)
+            || sel.order_by.iter().any(|o| contains_aggregate(&o.expr));
+        let nulls_last = |o: &ast::OrderByExpr| o.nulls_first.map_or(o.asc, |first| !first);
+        let (mut node, outputs, sort_exprs, types) = if has_agg || !sel.group_by.is_empty() {
+            rel = self.gathered(rel);
+            for g in &sel.group_by {
+                let key = b.bind(g, Mode::Row)?;
+                if !b.keys.contains(&key) {
+                    b.keys.push(key);
+                }
+            }
+            let outputs: Vec<Expr> = exprs
+                .iter()
+                .map(|e| b.bind(e, Mode::PostAggregate))
+                .collect::<Result<_, _>>()?;
+            let having = match &sel.having {
+                Some(h) => Some(b.bind(h, Mode::PostAggregate)?),
+                None => None,
+            };
+            let sorts: Vec<(Expr, bool, bool)> = sel
+                .order_by
+                .iter()
+                .map(|o| Ok((b.bind(&o.expr, Mode::PostAggregate)?, o.asc, nulls_last(o))))
+                .collect::<Result<_, PlanError>>()?;
+            let width = rel.cols.len();
+            let keys: Vec<Expr> = std::mem::take(&mut b.keys)
+                .into_iter()
+                .map(to_inputs)
+                .collect();
+            let aggregates: Vec<_> = std::mem::take(&mut b.aggregates)
+                .into_iter()
+                .map(|mut a| {
+                    a.arg = a.arg.map(to_inputs);
+                    a
+                })
+                .collect();
+            let mut projected: Vec<Expr> = rel
+                .cols
+                .iter()
+                .enumerate()
+                .map(|(i, c)| input(i, c.ty))
+                .collect();
+            projected.extend(keys.iter().cloned());
+            let mut output_types: Vec<ColumnType> = keys.iter().map(Expr::column_type).collect();
+            let mut agg_types: Vec<ColumnType> = output_types.clone();
+            for a in &aggregates {
+                let v1 = ColumnType::sv(a.result_type());
+                output_types.push(v1);
+                agg_types.push(aggregate_type(
+                    &a.function,
+                    a.arg.as_ref().map(Expr::column_type),
+                    v1,
+                ));
+            }
+            let mut node = RelNode::Aggregate {
+                input: Box::new(RelNode::Project {
+                    input: Box::new(rel.node),
+                    exprs: projected,
+                }),
+                group_keys: (width..width + keys.len()).collect(),
+                aggregates,
+                mode: AggMode::Direct,
+                output_types,
+            };
+            if let Some(h) = having {
+                node = RelNode::Filter {
+                    input: Box::new(node),
+                    condition: h,
+                };
+            }
+            let types = outputs
+                .iter()
+                .map(|o| match o {
+                    Expr::Input(r) => agg_types.get(r.index).copied().unwrap_or(r.column_type),
+                    other => other.column_type(),
+                })
+                .collect();
+            (node, outputs, sorts, types)
+        } else {
+            let outputs: Vec<Expr> = exprs
+                .iter()
+                .map(|e| b.bind(e, Mode::Row).map(to_inputs))
+                .collect::<Result<_, _>>()?;
+            let sorts: Vec<(Expr, bool, bool)> = sel
+                .order_by
+                .iter()
+                .map(|o| Ok((to_inputs(b.bind(&o.expr, Mode::Row)?), o.asc, nulls_last(o))))
+                .collect::<Result<_, PlanError>>()?;
+            let types = outputs.iter().map(Expr::column_type).collect();
+            (rel.node, outputs, sorts, types)
+        };
+        let mut partitioned = rel.partitioned;
+        // Outputs first; sort keys behind them.
+        let n = outputs.len();
+        let mut projected = outputs;
+        let mut keys = Vec::new();
+        for (e, asc, nulls_last) in sort_exprs {
+            let column = match projected[..n].iter().position(|p| *p == e) {
+                Some(c) if sel.distinct => c,
+                _ => {
+                    projected.push(e);
+                    projected.len() - 1
+                }
+            };
+            keys.push(SortKey {
+                column,
+                asc,
+                nulls_last,
+            });
+        }
+        if sel.distinct && projected.len() > n {
+            return Err(PlanError::Compilation(
+                "ORDER BY expressions must be selected with SELECT DISTINCT".into(),
+            ));
+        }
+        node = RelNode::Project {
+            input: Box::new(node),
+            exprs: projected,
+        };
+        let needs_all =
+            sel.distinct || !keys.is_empty() || sel.limit.is_some() || sel.offset.is_some();
+        if needs_all && partitioned {
+            let gathered = self.gathered(Rel {
+                node,
+                cols: Vec::new(),
+                partitioned,
+            });
+            node = gathered.node;
+            partitioned = false;
+        }
+        if sel.distinct {
+            let width = node.output_types().len();
+            node = RelNode::Aggregate {
+                output_types: node.output_types(),
+                input: Box::new(node),
+                group_keys: (0..width).collect(),
+                aggregates: Vec::new(),
+                mode: AggMode::Direct,
+            };
+        }
+        if !keys.is_empty() || sel.limit.is_some() || sel.offset.is_some() {
+            node = RelNode::Sort {
+                input: Box::new(node),
+                keys,
+                offset: sel
+                    .offset
+                    .map_or(0, |o| usize::try_from(o).unwrap_or(usize::MAX)),
+                limit: sel.limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)),
+            };
+        }
+        let out_types: Vec<ColumnType> = types;
+        if node.output_types().len() > n {
+            node = RelNode::Project {
+                exprs: out_types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| input(i, *t))
+                    .collect(),
+                input: Box::new(node),
+            };
+        }
+        let cols = names
+            .iter()
+            .zip(&out_types)
+            .map(|(n, t)| Col {
+                qualifier: None,
+                name: n.clone(),
+                ty: *t,
+            })
+            .collect();
+        Ok((
+            Rel {
+                node,
+                cols,
+                partitioned,
+            },
+            names,
+        ))
+    }
+}
+
+/// Names a planned query's columns and qualifies them with `alias`.
+fn requalify(rel: Rel, names: Vec<String>, alias: Option<&str>) -> Rel {
+    let cols = rel
+        .cols
+        .into_iter()
+        .zip(names)
+        .map(|(c, n)| Col {
+            qualifier: alias.map(str::to_string),
+            name: n,
+            ty: c.ty,
+        })
+        .collect();
+    Rel { cols, ..rel }
+}
+
+fn synthetic_table(cols: &[Col]) -> TableInfo {
+    let mut schema = Schema::default();
+    for (i, c) in cols.iter().enumerate() {
+        let mut f = FieldSpec::dimension(&synthetic(i), c.ty.data_type);
+        f.single_value_field = c.ty.single_value;
+        schema.fields.push(f);
+    }
+    TableInfo {
+        name: "$relation".into(),
+        schema,
+    }
+}
+
+/// Replaces every column reference that names one of `cols` by its synthetic name; names
+/// that match none are left for the alias rules (and then the binder's unknown-column error).
+fn rewrite_columns(e: &mut ast::Expr, cols: &[Col]) -> Result<(), PlanError> {
+    let mut failure = None;
+    walk_mut(e, &mut |n| {
+        if let ast::Expr::Column { table, name } = n {
+            match resolve(cols, table.as_deref(), name) {
+                Ok(Some(i)) => {
+                    *n = ast::Expr::Column {
+                        table: None,
+                        name: synthetic(i),
+                    }
+                }
+                Ok(None) if table.is_some() => {
+                    failure = Some(PlanError::UnknownColumn(format!(
+                        "{}.{name}",
+                        table.as_deref().unwrap_or_default()
+                    )))
+                }
+                Ok(None) => {}
+                Err(e) => failure = Some(e),
+            }
+        }
+    });
+    failure.map_or(Ok(()), Err)
+}
+
+fn conjuncts(e: &ast::Expr) -> Vec<&ast::Expr> {
+    match e {
+        ast::Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+        } => {
+            let mut v = conjuncts(left);
+            v.extend(conjuncts(right));
+            v
+        }
+        other => vec![other],
+    }
+}
+
+fn and_all(parts: Vec<ast::Expr>) -> Option<ast::Expr> {
+    parts
+        .into_iter()
+        .reduce(|a, b| ast::Expr::binary(BinaryOp::And, a, b))
+}
+
+/// `l.x = r.y` (either way round) as a pair of key positions.
+fn equi_pair(e: &ast::Expr, l: &[Col], r: &[Col]) -> Result<Option<(usize, usize)>, PlanError> {
+    let ast::Expr::Binary {
+        op: BinaryOp::Eq,
+        left,
+        right,
+    } = e
+    else {
+        return Ok(None);
+    };
+    let (ast::Expr::Column { table: ta, name: a }, ast::Expr::Column { table: tb, name: b }) =
+        (&**left, &**right)
+    else {
+        return Ok(None);
+    };
+    let (la, rb) = (resolve(l, ta.as_deref(), a)?, resolve(r, tb.as_deref(), b)?);
+    if let (Some(x), Some(y)) = (la, rb) {
+        return Ok(Some((x, y)));
+    }
+    let (lb, ra) = (resolve(l, tb.as_deref(), b)?, resolve(r, ta.as_deref(), a)?);
+    Ok(match (lb, ra) {
+        (Some(x), Some(y)) => Some((x, y)),
+        _ => None,
+    })
+}
+
+/// Whether a block's `WHERE` or select list holds a subquery.
+fn has_subquery_predicates(s: &Select) -> bool {
+    fn any(e: &ast::Expr) -> bool {
+        matches!(
+            e,
+            ast::Expr::InSubquery { .. } | ast::Expr::Exists { .. } | ast::Expr::ScalarSubquery(_)
+        ) || crate::plan::binder::multi_stage::children(e)
+            .into_iter()
+            .any(any)
+    }
+    s.selection.as_ref().is_some_and(any)
+        || s.projection
+            .iter()
+            .any(|i| matches!(i, SelectItem::Expr { expr, .. } if any(expr)))
+}

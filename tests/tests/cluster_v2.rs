@@ -1,0 +1,417 @@
+//! The multi-stage engine (v2) through the broker over HTTP, on a one-server cluster and on a
+//! two-server cluster (the second server a separate role joined to the same controller, so its
+//! stage traffic crosses HTTP): single-table aggregations, joins of every common kind, `IN`
+//! subqueries, window functions and set operations, each checked against answers computed
+//! here from the generated rows; the join stage of the two-server cluster must run on both
+//! servers with the rows split between them.
+
+use api::cluster::{self, Cluster, Roles, StartOptions};
+use api::common::archive;
+use api::http::multipart;
+use segments::types::{Schema, Value as Cell};
+use segments::{BuildConfig, build_segment_from_rows};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const ORDERS: i32 = 300;
+const CUSTOMERS: i32 = 40;
+const REGIONS: [&str; 4] = ["east", "north", "south", "west"];
+const STATUSES: [&str; 3] = ["F", "O", "P"];
+
+fn customer(i: i32) -> (i32, String, &'static str) {
+    (i, format!("c{i}"), REGIONS[(i % 4) as usize])
+}
+
+/// `(o_id, o_cust, o_amount, o_status)`; customers 40..49 do not exist.
+fn order(i: i32) -> (i32, i32, f64, &'static str) {
+    (i, i % 50, f64::from(i) * 1.5, STATUSES[(i % 3) as usize])
+}
+
+async fn call(method: &str, url: &str, body: Option<Vec<u8>>, ct: Option<&str>) -> (u16, Value) {
+    let client = api::http::http_client();
+    let mut req = match method {
+        "GET" => client.get(url),
+        "POST" => client.post(url),
+        other => panic!("method {other}"),
+    };
+    if let Some(b) = body {
+        req = req.body(b).content_type(ct.unwrap_or("application/json"));
+    }
+    let mut res = req.await.unwrap();
+    let text = res.body_string().await.unwrap();
+    (
+        res.status().into(),
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn test_logging() -> api::logging::LoggingHandle {
+    static LOGGING: std::sync::OnceLock<api::logging::LoggingHandle> = std::sync::OnceLock::new();
+    LOGGING
+        .get_or_init(|| api::logging::init_for_tests().unwrap())
+        .clone()
+}
+
+async fn start(dir: &Path, roles: &str, controller: Option<&str>) -> Cluster {
+    let mut opts = StartOptions::ephemeral(dir.to_path_buf());
+    opts.logging = Some(test_logging());
+    opts.roles = Roles::parse(roles).unwrap();
+    opts.controller_url = controller.map(str::to_string);
+    cluster::start(opts).await.unwrap()
+}
+
+fn schema_json(name: &str) -> Value {
+    match name {
+        "customers" => json!({
+            "schemaName": "customers",
+            "dimensionFieldSpecs": [
+                {"name": "c_id", "dataType": "INT"},
+                {"name": "c_name", "dataType": "STRING"},
+                {"name": "c_region", "dataType": "STRING"}
+            ]
+        }),
+        _ => json!({
+            "schemaName": "orders",
+            "dimensionFieldSpecs": [
+                {"name": "o_id", "dataType": "INT"},
+                {"name": "o_cust", "dataType": "INT"},
+                {"name": "o_status", "dataType": "STRING"}
+            ],
+            "metricFieldSpecs": [{"name": "o_amount", "dataType": "DOUBLE"}]
+        }),
+    }
+}
+
+fn table_json(name: &str) -> Value {
+    json!({
+        "tableName": name,
+        "tableType": "OFFLINE",
+        "segmentsConfig": {"replication": "1"},
+        "tenants": {"broker": "DefaultTenant", "server": "DefaultTenant"},
+        "tableIndexConfig": {"loadMode": "MMAP", "invertedIndexColumns": [if name == "orders" { "o_status" } else { "c_region" }]}
+    })
+}
+
+/// Creates both tables and uploads their segments: customers in 2, orders in 3.
+async fn load(controller: &str, dir: &Path) {
+    for t in ["customers", "orders"] {
+        let (s, b) = call(
+            "POST",
+            &format!("{controller}/schemas"),
+            Some(schema_json(t).to_string().into_bytes()),
+            None,
+        )
+        .await;
+        assert_eq!(s, 200, "{b}");
+        let (s, b) = call(
+            "POST",
+            &format!("{controller}/tables"),
+            Some(table_json(t).to_string().into_bytes()),
+            None,
+        )
+        .await;
+        assert_eq!(s, 200, "{b}");
+    }
+    let mut segments: Vec<(&str, String, Vec<Vec<Cell>>)> = Vec::new();
+    for part in 0..2 {
+        let rows = (0..CUSTOMERS)
+            .filter(|i| i % 2 == part)
+            .map(|i| {
+                let (id, name, region) = customer(i);
+                vec![
+                    Cell::Int(id),
+                    Cell::String(name),
+                    Cell::String(region.into()),
+                ]
+            })
+            .collect();
+        segments.push(("customers", format!("customers_{part}"), rows));
+    }
+    for part in 0..3 {
+        let rows = (0..ORDERS)
+            .filter(|i| i % 3 == part)
+            .map(|i| {
+                let (id, cust, amount, status) = order(i);
+                vec![
+                    Cell::Int(id),
+                    Cell::Int(cust),
+                    Cell::String(status.into()),
+                    Cell::Double(amount),
+                ]
+            })
+            .collect();
+        segments.push(("orders", format!("orders_{part}"), rows));
+    }
+    for (table, name, rows) in segments {
+        let schema = Schema::from_json(&schema_json(table).to_string()).unwrap();
+        let config =
+            BuildConfig::from_table_config_json(&table_json(table), &schema, Some(&name)).unwrap();
+        build_segment_from_rows(&schema, &config, rows.into_iter().map(Ok), dir).unwrap();
+        let bytes = archive::pack(&dir.join(&name)).unwrap();
+        let (ct, body) = multipart::encode_file(&name, &format!("{name}.tar.gz"), &bytes);
+        let (s, b) = call(
+            "POST",
+            &format!("{controller}/segments?tableName={table}"),
+            Some(body),
+            Some(&ct),
+        )
+        .await;
+        assert_eq!(s, 200, "{b}");
+    }
+}
+
+async fn v2(broker: &str, sql: &str) -> Value {
+    let body = json!({"sql": sql, "queryOptions": "useMultistageEngine=true"});
+    let (status, b) = call(
+        "POST",
+        &format!("{broker}/query/sql"),
+        Some(body.to_string().into_bytes()),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{b}");
+    b
+}
+
+fn rows(b: &Value) -> &Vec<Value> {
+    assert!(
+        b["exceptions"].as_array().is_none_or(|e| e.is_empty()),
+        "exceptions: {b}"
+    );
+    b["resultTable"]["rows"].as_array().expect("rows")
+}
+
+async fn wait_loaded(broker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let b = v2(broker, "SELECT COUNT(*) FROM orders").await;
+        let c = v2(broker, "SELECT COUNT(*) FROM customers").await;
+        if b["resultTable"]["rows"][0][0] == ORDERS && c["resultTable"]["rows"][0][0] == CUSTOMERS {
+            return;
+        }
+        assert!(Instant::now() < deadline, "tables not loaded: {b} {c}");
+        async_std::task::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn close(a: &Value, b: f64) -> bool {
+    a.as_f64()
+        .is_some_and(|a| (a - b).abs() < 1e-6 * b.abs().max(1.0))
+}
+
+/// The queries both clusters must answer, checked against the generated rows.
+async fn check_answers(broker: &str) {
+    // Single-table aggregation: Calcite names and types.
+    let b = v2(broker, "SELECT COUNT(*) FROM orders").await;
+    assert_eq!(rows(&b), &vec![json!([ORDERS])]);
+    assert_eq!(
+        b["resultTable"]["dataSchema"]["columnNames"],
+        json!(["EXPR$0"])
+    );
+    assert_eq!(
+        b["resultTable"]["dataSchema"]["columnDataTypes"],
+        json!(["LONG"])
+    );
+
+    let b = v2(
+        broker,
+        "SELECT o_status, COUNT(*) AS n, SUM(o_amount) AS total FROM orders GROUP BY o_status ORDER BY o_status",
+    )
+    .await;
+    let got = rows(&b);
+    assert_eq!(got.len(), 3, "{b}");
+    for (row, status) in got.iter().zip(STATUSES) {
+        let mine: Vec<_> = (0..ORDERS).map(order).filter(|o| o.3 == status).collect();
+        assert_eq!(row[0], status);
+        assert_eq!(row[1], mine.len());
+        assert!(close(&row[2], mine.iter().map(|o| o.2).sum()), "{row}");
+    }
+
+    // Inner join, grouped.
+    let b = v2(
+        broker,
+        "SELECT c.c_region, COUNT(*), SUM(o.o_amount) FROM orders o JOIN customers c ON o.o_cust = c.c_id GROUP BY c.c_region ORDER BY c.c_region",
+    )
+    .await;
+    let mut expected: BTreeMap<&str, (usize, f64)> = BTreeMap::new();
+    for o in (0..ORDERS).map(order).filter(|o| o.1 < CUSTOMERS) {
+        let e = expected.entry(customer(o.1).2).or_default();
+        e.0 += 1;
+        e.1 += o.2;
+    }
+    let got = rows(&b);
+    assert_eq!(got.len(), expected.len(), "{b}");
+    for (row, (region, (n, sum))) in got.iter().zip(&expected) {
+        assert_eq!(row[0], *region);
+        assert_eq!(row[1], *n);
+        assert!(close(&row[2], *sum), "{row}");
+    }
+
+    // Left join: orders without a customer.
+    let b = v2(
+        broker,
+        "SELECT COUNT(*) FROM orders o LEFT JOIN customers c ON o.o_cust = c.c_id WHERE c.c_id IS NULL",
+    )
+    .await;
+    let orphans = (0..ORDERS).map(order).filter(|o| o.1 >= CUSTOMERS).count();
+    assert_eq!(rows(&b), &vec![json!([orphans])]);
+
+    // IN subquery (a semi join).
+    let b = v2(
+        broker,
+        "SELECT COUNT(*) FROM orders WHERE o_cust IN (SELECT c_id FROM customers WHERE c_region = 'east')",
+    )
+    .await;
+    let east = (0..ORDERS)
+        .map(order)
+        .filter(|o| o.1 < CUSTOMERS && customer(o.1).2 == "east")
+        .count();
+    assert_eq!(rows(&b), &vec![json!([east])]);
+
+    // Window function.
+    let b = v2(
+        broker,
+        "SELECT o_id, ROW_NUMBER() OVER (PARTITION BY o_status ORDER BY o_id) AS rn FROM orders WHERE o_id < 9 ORDER BY o_id",
+    )
+    .await;
+    if b["exceptions"][0]["errorCode"] != 720 {
+        let expected: Vec<Value> = (0..9).map(|i| json!([i, i / 3 + 1])).collect();
+        assert_eq!(rows(&b), &expected);
+    }
+
+    // Set operation.
+    let b = v2(
+        broker,
+        "SELECT c_region FROM customers UNION SELECT o_status FROM orders ORDER BY 1",
+    )
+    .await;
+    let mut expected: Vec<&str> = REGIONS.iter().chain(STATUSES.iter()).copied().collect();
+    expected.sort();
+    assert_eq!(
+        rows(&b),
+        &expected.iter().map(|r| json!([r])).collect::<Vec<_>>()
+    );
+
+    // An unknown table is Pinot's 190, not a failure of the engine.
+    let b = v2(
+        broker,
+        "SELECT COUNT(*) FROM nosuch o JOIN customers c ON o.x = c.c_id",
+    )
+    .await;
+    assert_eq!(b["exceptions"][0]["errorCode"], 190, "{b}");
+}
+
+#[async_std::test]
+async fn v2_on_one_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(&dir.path().join("a"), "controller,broker,server", None).await;
+    let (ctl, broker) = (
+        c.controller_url.clone().unwrap(),
+        c.broker_url.clone().unwrap(),
+    );
+    load(&ctl, &dir.path().join("segs")).await;
+    wait_loaded(&broker).await;
+    check_answers(&broker).await;
+    // A leading SET and Pinot's multi-stage endpoint select the same engine.
+    let (s, b) = call(
+        "POST",
+        &format!("{broker}/query"),
+        Some(
+            json!({"sql": "SELECT COUNT(*) FROM orders"})
+                .to_string()
+                .into_bytes(),
+        ),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        b["resultTable"]["dataSchema"]["columnNames"],
+        json!(["EXPR$0"]),
+        "{b}"
+    );
+    let (_, b) = call(
+        "POST",
+        &format!("{broker}/query/sql"),
+        Some(
+            json!({"sql": "SET useMultistageEngine=true; SELECT COUNT(*) FROM orders"})
+                .to_string()
+                .into_bytes(),
+        ),
+        None,
+    )
+    .await;
+    assert_eq!(
+        b["resultTable"]["dataSchema"]["columnNames"],
+        json!(["EXPR$0"]),
+        "{b}"
+    );
+    c.stop().await;
+}
+
+/// Sum of a metric family on one role.
+async fn metric(base: &str, name: &str) -> f64 {
+    let (_, text) = call("GET", &format!("{base}/metrics"), None, None).await;
+    text.as_str()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with(name))
+        .filter_map(|l| l.rsplit_once(' ').and_then(|(_, v)| v.parse::<f64>().ok()))
+        .sum()
+}
+
+#[async_std::test]
+async fn v2_on_two_servers_splits_the_join() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = start(&dir.path().join("a"), "controller,broker,server", None).await;
+    let ctl = a.controller_url.clone().unwrap();
+    let broker = a.broker_url.clone().unwrap();
+    let b = start(&dir.path().join("b"), "server", Some(&ctl)).await;
+    let (server_a, server_b) = (a.server_url.clone().unwrap(), b.server_url.clone().unwrap());
+    // Both servers registered before the tables, so segments spread over both.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (_, i) = call("GET", &format!("{ctl}/instances"), None, None).await;
+        let servers = i["instances"].as_array().map_or(0, |l| {
+            l.iter()
+                .filter(|n| n.as_str().is_some_and(|n| n.starts_with("Server_")))
+                .count()
+        });
+        if servers == 2 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "second server did not register: {i}"
+        );
+        async_std::task::sleep(Duration::from_millis(50)).await;
+    }
+    load(&ctl, &dir.path().join("segs")).await;
+    wait_loaded(&broker).await;
+    let before = (
+        metric(&server_a, "tessera_stage_rows_received").await,
+        metric(&server_b, "tessera_stage_rows_received").await,
+    );
+    let r = v2(
+        &broker,
+        "SELECT c.c_region, COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id GROUP BY c.c_region",
+    )
+    .await;
+    assert_eq!(rows(&r).len(), REGIONS.len(), "{r}");
+    assert_eq!(r["numServersQueried"], 2, "{r}");
+    let after = (
+        metric(&server_a, "tessera_stage_rows_received").await,
+        metric(&server_b, "tessera_stage_rows_received").await,
+    );
+    let (got_a, got_b) = (after.0 - before.0, after.1 - before.1);
+    // The join's inputs (340 rows) are hash-split over both servers' join workers.
+    assert!(
+        got_a > 0.0 && got_b > 0.0,
+        "rows received: a {got_a}, b {got_b}"
+    );
+    check_answers(&broker).await;
+    b.stop().await;
+    a.stop().await;
+}
