@@ -5,7 +5,8 @@
 //! [`DataBlock`](super::DataBlock)s are what crosses between stages); expressions are evaluated
 //! with the planner's row evaluator, so v2 and v1 compute every scalar function the same way.
 //! Operators: leaf, receive, project, filter, aggregate (final over partial states; direct for
-//! distinct rows and the plain aggregates), sort with offset/limit, values, UNION ALL.
+//! distinct rows and the plain aggregates), hash join, window, sort with offset/limit, values,
+//! and the set operations.
 
 use super::block::Datum;
 use crate::aggregate::AggState;
@@ -18,7 +19,10 @@ use crate::sort::compare_rows;
 use crate::stats::ExecutionStats;
 use planner::plan::eval::{EvalError, RowSource, eval};
 use planner::plan::expr::ColumnRef;
-use planner::plan::multistage::{AggMode, JoinKind, RelNode, SetOpKind, StageId};
+use planner::plan::multistage::rel::FrameBound;
+use planner::plan::multistage::{
+    AggMode, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFunction,
+};
 use planner::plan::{AggregateCall, AggregateFunction, Expr};
 use segments::ImmutableSegment;
 use segments::types::Value;
@@ -155,6 +159,15 @@ pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<Vec<Row>, EngineErro
             .iter()
             .map(|r| r.iter().cloned().map(Datum::Value).collect())
             .collect()),
+        RelNode::Window {
+            input,
+            partition_by,
+            order_by,
+            calls,
+        } => {
+            let rows = execute(input, env)?;
+            window(rows, partition_by, order_by, calls, env)
+        }
         RelNode::SetOp { kind, all, inputs } => {
             let mut sides = Vec::with_capacity(inputs.len());
             for i in inputs {
@@ -188,10 +201,6 @@ pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<Vec<Row>, EngineErro
                 env,
             )
         }
-        other => Err(EngineError::execution(format!(
-            "the multi-stage engine cannot run {} yet",
-            node_name(other)
-        ))),
     }
 }
 
@@ -290,7 +299,10 @@ fn aggregate(
                         None => Value::Long(1),
                         Some(e) => eval(e, &view).map_err(|e| EngineError::execution(e.0))?,
                     };
-                    add_value(&mut entry.1[i], &call.function, &v)?;
+                    // NULL arguments are skipped (COUNT(col) counts non-NULL values).
+                    if !v.is_null() {
+                        add_value(&mut entry.1[i], &call.function, &v)?;
+                    }
                 }
             }
         }
@@ -469,4 +481,179 @@ fn set_op(kind: SetOpKind, all: bool, mut sides: Vec<Vec<Row>>) -> Vec<Row> {
             out
         }
     }
+}
+
+/// Window functions: rows grouped by the partition keys, each partition sorted by the order
+/// keys, and every call's value appended to each row.
+fn window(
+    rows: Vec<Row>,
+    partition_by: &[usize],
+    order_by: &[planner::plan::SortKey],
+    calls: &[WindowCall],
+    env: &Env<'_>,
+) -> Result<Vec<Row>, EngineError> {
+    let mut partitions: HashMap<RowKey, Vec<Row>> = HashMap::new();
+    let mut order: Vec<RowKey> = Vec::new();
+    for r in rows {
+        let key = RowKey(
+            partition_by
+                .iter()
+                .map(|c| r.get(*c).map_or(Value::Null, |d| d.value().clone()))
+                .collect(),
+        );
+        partitions
+            .entry(key.clone())
+            .or_insert_with(|| {
+                order.push(key);
+                Vec::new()
+            })
+            .push(r);
+    }
+    let null_handling = env.ctx.null_handling();
+    let mut out = Vec::new();
+    for key in order {
+        env.ctx.check()?;
+        let Some(part) = partitions.remove(&key) else {
+            continue;
+        };
+        let mut keyed: Vec<(Vec<Value>, Row)> = part.into_iter().map(|r| (values(&r), r)).collect();
+        keyed.sort_by(|a, b| compare_rows(&a.0, &b.0, order_by));
+        let n = keyed.len();
+        let sort_key = |i: usize| -> Vec<Value> {
+            order_by
+                .iter()
+                .map(|k| keyed[i].0.get(k.column).cloned().unwrap_or(Value::Null))
+                .collect()
+        };
+        // Peer groups: rows with equal order keys.
+        let mut peer_start = vec![0; n];
+        let mut peer_end = vec![0; n];
+        let mut i = 0;
+        while i < n {
+            let mut j = i;
+            let ki = sort_key(i);
+            while j + 1 < n && sort_key(j + 1) == ki {
+                j += 1;
+            }
+            for p in i..=j {
+                peer_start[p] = i;
+                peer_end[p] = j;
+            }
+            i = j + 1;
+        }
+        let mut results: Vec<Vec<Value>> = Vec::with_capacity(calls.len());
+        for call in calls {
+            let args: Vec<Value> = match &call.arg {
+                Some(e) => keyed
+                    .iter()
+                    .map(|(_, r)| eval_on(e, r))
+                    .collect::<Result<_, _>>()?,
+                None => Vec::new(),
+            };
+            let mut vals = Vec::with_capacity(n);
+            let mut dense = 0i64;
+            for i in 0..n {
+                if i == 0 || peer_start[i] == i {
+                    dense += 1;
+                }
+                let frame = |i: usize| -> (usize, usize) {
+                    let f = &call.frame;
+                    let start = match f.start {
+                        FrameBound::UnboundedPreceding => 0,
+                        FrameBound::Preceding(k) if f.rows => i.saturating_sub(k as usize),
+                        FrameBound::CurrentRow if f.rows => i,
+                        FrameBound::CurrentRow | FrameBound::Preceding(_) => peer_start[i],
+                        FrameBound::Following(k) if f.rows => i + k as usize,
+                        FrameBound::Following(_) => peer_end[i],
+                        FrameBound::UnboundedFollowing => n,
+                    };
+                    let end = match f.end {
+                        FrameBound::UnboundedFollowing => n.saturating_sub(1),
+                        FrameBound::Following(k) if f.rows => {
+                            (i + k as usize).min(n.saturating_sub(1))
+                        }
+                        FrameBound::CurrentRow if f.rows => i,
+                        FrameBound::CurrentRow | FrameBound::Following(_) => peer_end[i],
+                        FrameBound::Preceding(k) if f.rows => match i.checked_sub(k as usize) {
+                            Some(e) => e,
+                            None => return (1, 0),
+                        },
+                        FrameBound::Preceding(_) => peer_start[i],
+                        FrameBound::UnboundedPreceding => return (1, 0),
+                    };
+                    (start, end)
+                };
+                let v = match &call.function {
+                    WindowFunction::RowNumber => Value::Long(i as i64 + 1),
+                    WindowFunction::Rank => Value::Long(peer_start[i] as i64 + 1),
+                    WindowFunction::DenseRank => Value::Long(dense),
+                    WindowFunction::Ntile(buckets) => {
+                        let b = (*buckets as usize).max(1);
+                        let (size, extra) = (n / b, n % b);
+                        // The first `extra` buckets hold one row more.
+                        let big = extra * (size + 1);
+                        let bucket = if i < big {
+                            i / (size + 1)
+                        } else {
+                            extra + (i - big) / size.max(1)
+                        };
+                        Value::Long(bucket as i64 + 1)
+                    }
+                    WindowFunction::Lag { offset, default } => i
+                        .checked_sub(*offset as usize)
+                        .map(|j| args[j].clone())
+                        .unwrap_or_else(|| default.clone().unwrap_or(Value::Null)),
+                    WindowFunction::Lead { offset, default } => args
+                        .get(i + *offset as usize)
+                        .cloned()
+                        .unwrap_or_else(|| default.clone().unwrap_or(Value::Null)),
+                    WindowFunction::FirstValue => {
+                        let (s, e) = frame(i);
+                        if s <= e && s < n {
+                            args[s].clone()
+                        } else {
+                            Value::Null
+                        }
+                    }
+                    WindowFunction::LastValue => {
+                        let (s, e) = frame(i);
+                        if s <= e && e < n {
+                            args[e].clone()
+                        } else {
+                            Value::Null
+                        }
+                    }
+                    WindowFunction::Aggregate(a) => {
+                        let (s, e) = frame(i);
+                        let mut state = AggState::empty(&a.function);
+                        if s <= e {
+                            for j in s..=e.min(n.saturating_sub(1)) {
+                                let v = match &a.arg {
+                                    None => Value::Long(1),
+                                    Some(x) => {
+                                        let v = eval_on(x, &keyed[j].1)?;
+                                        if v.is_null() {
+                                            continue;
+                                        }
+                                        v
+                                    }
+                                };
+                                add_value(&mut state, &a.function, &v)?;
+                            }
+                        }
+                        state.finalize(&a.function, null_handling)
+                    }
+                };
+                vals.push(v);
+            }
+            results.push(vals);
+        }
+        for (i, (_, mut row)) in keyed.into_iter().enumerate() {
+            for r in &results {
+                row.push(Datum::Value(r[i].clone()));
+            }
+            out.push(row);
+        }
+    }
+    Ok(out)
 }

@@ -32,7 +32,7 @@ use crate::plan::expr::{Expr, InputRef};
 use crate::plan::query_plan::{
     ExecutionOptions, QueryPlan, ServerQueryKind, SingleStagePlan, SortKey,
 };
-use crate::sql::ast::{self, Query, SelectItem, Statement, TableRef};
+use crate::sql::ast::{self, Query, SelectItem, Statement};
 use segments::types::DataType;
 
 /// Plans a statement for the multi-stage engine.
@@ -45,9 +45,6 @@ pub fn bind_multistage(
         && select.from.is_none()
     {
         return crate::plan::binder::bind_statement(stmt, catalog, options);
-    }
-    if let Some(construct) = window_function(&stmt.query) {
-        return Err(unsupported(construct));
     }
     let mut planner = Planner::new(catalog, options, stmt.explain);
     let (rel, names) = planner.query(&stmt.query)?;
@@ -64,25 +61,6 @@ pub fn bind_multistage(
         v2_options: MultiStageOptions::default(),
         explain: stmt.explain,
     }))
-}
-
-/// The first window function in the query, if any (not run yet).
-fn window_function(q: &Query) -> Option<&'static str> {
-    match crate::plan::binder::multi_stage::v2_only_construct(q) {
-        Some("window function") => Some("window function"),
-        _ => match q {
-            Query::SetOp { left, right, .. } => window_function(left).or(window_function(right)),
-            Query::With { ctes, body } => ctes
-                .iter()
-                .find_map(|(_, c)| window_function(c))
-                .or(window_function(body)),
-            Query::Ordered { query, .. } => window_function(query),
-            Query::Select(s) => match &s.from {
-                Some(TableRef::Subquery { query, .. }) => window_function(query),
-                _ => None,
-            },
-        },
-    }
 }
 
 /// A single-table block (no subquery): the leaf stage with the v1 server plan, and the
@@ -132,12 +110,6 @@ pub fn single_table_rel(
             partitioned: false,
         },
         names,
-    ))
-}
-
-fn unsupported(what: &str) -> PlanError {
-    PlanError::Planning(format!(
-        "{what} is not supported by Tessera's multi-stage engine yet"
     ))
 }
 

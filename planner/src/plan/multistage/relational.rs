@@ -10,7 +10,10 @@
 //! are the relation's positions (`__c<i>`), then read as [`Expr::Input`]s.
 
 use super::bind::{aggregate_type, calcite_names};
-use super::rel::{AggMode, JoinKind, RelNode, SetOpKind, StageId};
+use super::rel::{
+    AggMode, FrameBound, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFrame,
+    WindowFunction,
+};
 use super::stage::{Distribution, Stage, StageKind};
 use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate};
 use crate::plan::binder::rewrite::{apply_ordinals_and_aliases, rewrite_count_distinct, walk_mut};
@@ -290,6 +293,7 @@ impl<'a> Planner<'a> {
         if let Some(TableRef::Table { name, alias }) = &s.from
             && !self.is_cte(name)
             && !has_subquery_predicates(s)
+            && !has_window(s)
         {
             return super::bind::single_table_rel(self, s, name, alias.as_deref());
         }
@@ -471,6 +475,11 @@ impl<'a> Planner<'a> {
     fn bind_row(&self, e: &ast::Expr, cols: &[Col]) -> Result<Expr, PlanError> {
         let mut e = e.clone();
         rewrite_columns(&mut e, cols)?;
+        self.bind_synthetic(&e, cols)
+    }
+
+    /// Binds a row expression whose columns are already synthetic names of `cols`.
+    fn bind_synthetic(&self, e: &ast::Expr, cols: &[Col]) -> Result<Expr, PlanError> {
         let info = synthetic_table(cols);
         let scope = Scope {
             table: Some(&info),
@@ -478,7 +487,252 @@ impl<'a> Planner<'a> {
         };
         let mut b = ExprBinder::new(&scope);
         b.null_handling = self.options.enable_null_handling;
-        Ok(to_inputs(b.bind(&e, Mode::Row)?))
+        Ok(to_inputs(b.bind(e, Mode::Row)?))
+    }
+
+    /// Window functions of the select list and ORDER BY: each becomes a [`RelNode::Window`]
+    /// over every row (gathered), appending its value as a hidden column the expression then
+    /// reads.
+    fn windows(&mut self, mut rel: Rel, sel: &mut Select) -> Result<Rel, PlanError> {
+        let mut calls: Vec<ast::Expr> = Vec::new();
+        let mut collect = |e: &mut ast::Expr| {
+            walk_mut(e, &mut |n| {
+                if matches!(n, ast::Expr::Function { over: Some(_), .. }) && !calls.contains(n) {
+                    calls.push(n.clone());
+                }
+            })
+        };
+        for item in &mut sel.projection {
+            if let SelectItem::Expr { expr, .. } = item {
+                collect(expr);
+            }
+        }
+        for o in &mut sel.order_by {
+            collect(&mut o.expr);
+        }
+        if calls.is_empty() {
+            return Ok(rel);
+        }
+        if !sel.group_by.is_empty()
+            || sel
+                .projection
+                .iter()
+                .any(|i| matches!(i, SelectItem::Expr { expr, .. } if contains_aggregate(expr)))
+        {
+            return Err(PlanError::Planning(
+                "window functions over grouped rows are not supported by Tessera's multi-stage engine yet".into(),
+            ));
+        }
+        rel = self.gathered(rel);
+        for call in calls {
+            let ast::Expr::Function {
+                name,
+                args,
+                distinct,
+                filter,
+                over: Some(spec),
+            } = &call
+            else {
+                continue;
+            };
+            let width = rel.cols.len();
+            let mut projected: Vec<Expr> = rel
+                .cols
+                .iter()
+                .enumerate()
+                .map(|(i, c)| input(i, c.ty))
+                .collect();
+            let mut partition_by = Vec::new();
+            for p in &spec.partition_by {
+                partition_by.push(projected.len());
+                // The OVER clause is not reached by the select list's column rewrite.
+                projected.push(self.bind_row(p, &rel.cols)?);
+            }
+            let mut order_by = Vec::new();
+            for o in &spec.order_by {
+                order_by.push(SortKey {
+                    column: projected.len(),
+                    asc: o.asc,
+                    nulls_last: o.nulls_first.map_or(o.asc, |first| !first),
+                });
+                projected.push(self.bind_row(&o.expr, &rel.cols)?);
+            }
+            let window_call =
+                self.window_call(name, args, *distinct, filter.is_some(), spec, &rel.cols)?;
+            let mut cols = rel.cols.clone();
+            for (i, e) in projected[width..].iter().enumerate() {
+                cols.push(Col {
+                    qualifier: None,
+                    name: format!("$wkey{}_{i}", width),
+                    ty: e.column_type(),
+                });
+            }
+            cols.push(Col {
+                qualifier: None,
+                name: format!("$window{}", cols.len()),
+                ty: window_call.output_type,
+            });
+            let index = cols.len() - 1;
+            rel = Rel {
+                node: RelNode::Window {
+                    input: Box::new(RelNode::Project {
+                        input: Box::new(rel.node),
+                        exprs: projected,
+                    }),
+                    partition_by,
+                    order_by,
+                    calls: vec![window_call],
+                },
+                cols,
+                partitioned: false,
+            };
+            let replacement = ast::Expr::Column {
+                table: None,
+                name: synthetic(index),
+            };
+            let replace = |e: &mut ast::Expr| {
+                walk_mut(e, &mut |n| {
+                    if *n == call {
+                        *n = replacement.clone();
+                    }
+                })
+            };
+            for item in &mut sel.projection {
+                if let SelectItem::Expr { expr, .. } = item {
+                    replace(expr);
+                }
+            }
+            for o in &mut sel.order_by {
+                replace(&mut o.expr);
+            }
+        }
+        Ok(rel)
+    }
+
+    /// One window function call over `cols`.
+    fn window_call(
+        &self,
+        name: &str,
+        args: &[ast::Expr],
+        distinct: bool,
+        filtered: bool,
+        spec: &ast::WindowSpec,
+        cols: &[Col],
+    ) -> Result<WindowCall, PlanError> {
+        let canonical = crate::plan::aggregate::canonical_name(name);
+        let frame = match &spec.frame {
+            Some(f) => WindowFrame {
+                rows: f.units == ast::FrameUnits::Rows,
+                start: bound(f.start),
+                end: bound(f.end),
+            },
+            None if spec.order_by.is_empty() => WindowFrame {
+                rows: true,
+                start: FrameBound::UnboundedPreceding,
+                end: FrameBound::UnboundedFollowing,
+            },
+            None => WindowFrame {
+                rows: false,
+                start: FrameBound::UnboundedPreceding,
+                end: FrameBound::CurrentRow,
+            },
+        };
+        let long = ColumnType::sv(segments::types::DataType::Long);
+        let literal_u64 = |e: Option<&ast::Expr>, default: u64| -> Result<u64, PlanError> {
+            match e {
+                None => Ok(default),
+                Some(ast::Expr::Literal(ast::Literal::Long(n))) if *n >= 0 => Ok(*n as u64),
+                Some(_) => Err(PlanError::Validation(format!(
+                    "the offset of {name} must be a non-negative integer literal"
+                ))),
+            }
+        };
+        let arg = |i: usize| -> Result<Expr, PlanError> {
+            let a = args
+                .get(i)
+                .ok_or_else(|| PlanError::Validation(format!("{name} needs an argument")))?;
+            self.bind_synthetic(a, cols)
+        };
+        let (function, arg_expr, output_type) = match canonical.as_str() {
+            "rownumber" => (WindowFunction::RowNumber, None, long),
+            "rank" => (WindowFunction::Rank, None, long),
+            "denserank" => (WindowFunction::DenseRank, None, long),
+            "ntile" => (
+                WindowFunction::Ntile(literal_u64(args.first(), 1)?.max(1)),
+                None,
+                long,
+            ),
+            "lag" | "lead" => {
+                let a = arg(0)?;
+                let offset = literal_u64(args.get(1), 1)?;
+                let default = match args.get(2) {
+                    Some(d) => Some(
+                        self.bind_synthetic(d, cols)?
+                            .as_literal()
+                            .cloned()
+                            .ok_or_else(|| {
+                                PlanError::Validation(format!(
+                                    "the default of {name} must be a literal"
+                                ))
+                            })?,
+                    ),
+                    None => None,
+                };
+                let t = a.column_type();
+                let f = if canonical == "lag" {
+                    WindowFunction::Lag { offset, default }
+                } else {
+                    WindowFunction::Lead { offset, default }
+                };
+                (f, Some(a), t)
+            }
+            "firstvalue" | "lastvalue" => {
+                let a = arg(0)?;
+                let t = a.column_type();
+                let f = if canonical == "firstvalue" {
+                    WindowFunction::FirstValue
+                } else {
+                    WindowFunction::LastValue
+                };
+                (f, Some(a), t)
+            }
+            _ => {
+                if filtered || distinct {
+                    return Err(PlanError::Planning(format!(
+                        "{name}(DISTINCT …)/FILTER over a window is not supported by Tessera's multi-stage engine yet"
+                    )));
+                }
+                let info = synthetic_table(cols);
+                let scope = Scope {
+                    table: Some(&info),
+                    alias: None,
+                };
+                let mut b = ExprBinder::new(&scope);
+                b.null_handling = self.options.enable_null_handling;
+                let plain = ast::Expr::Function {
+                    name: name.to_string(),
+                    args: args.to_vec(),
+                    distinct: false,
+                    filter: None,
+                    over: None,
+                };
+                b.bind(&plain, Mode::PostAggregate)?;
+                let mut call = b.aggregates.pop().ok_or_else(|| {
+                    PlanError::Validation(format!("'{name}' is not a window function"))
+                })?;
+                call.arg = call.arg.map(to_inputs);
+                let v1 = ColumnType::sv(call.result_type());
+                let t =
+                    aggregate_type(&call.function, call.arg.as_ref().map(Expr::column_type), v1);
+                (WindowFunction::Aggregate(call), None, t)
+            }
+        };
+        Ok(WindowCall {
+            function,
+            arg: arg_expr,
+            frame,
+            output_type,
+        })
     }
 
     /// `IN (subquery)` / `EXISTS (subquery)` conjuncts of `WHERE` as semi and anti joins.
@@ -630,6 +884,19 @@ impl<'a> Planner<'a> {
         }
         rewrite_count_distinct(&mut sel);
         apply_ordinals_and_aliases(&mut sel)?;
+        if let Some(w) = &sel.selection {
+            if contains_aggregate(w) {
+                return Err(PlanError::Compilation(
+                    "aggregation functions are not allowed in the WHERE clause".into(),
+                ));
+            }
+            let condition = self.bind_synthetic(w, &rel.cols)?;
+            rel.node = RelNode::Filter {
+                input: Box::new(rel.node),
+                condition,
+            };
+        }
+        rel = self.windows(rel, &mut sel)?;
         let info = synthetic_table(&rel.cols);
         let scope = Scope {
             table: Some(&info),
@@ -637,18 +904,6 @@ impl<'a> Planner<'a> {
         };
         let mut b = ExprBinder::new(&scope);
         b.null_handling = self.options.enable_null_handling;
-        if let Some(w) = &sel.selection {
-            if contains_aggregate(w) {
-                return Err(PlanError::Compilation(
-                    "aggregation functions are not allowed in the WHERE clause".into(),
-                ));
-            }
-            let condition = to_inputs(b.bind(w, Mode::Row)?);
-            rel.node = RelNode::Filter {
-                input: Box::new(rel.node),
-                condition,
-            };
-        }
         let exprs: Vec<&ast::Expr> = sel
             .projection
             .iter()
@@ -955,4 +1210,28 @@ fn has_subquery_predicates(s: &Select) -> bool {
         || s.projection
             .iter()
             .any(|i| matches!(i, SelectItem::Expr { expr, .. } if any(expr)))
+}
+
+fn bound(b: ast::FrameBound) -> FrameBound {
+    match b {
+        ast::FrameBound::UnboundedPreceding => FrameBound::UnboundedPreceding,
+        ast::FrameBound::Preceding(n) => FrameBound::Preceding(n),
+        ast::FrameBound::CurrentRow => FrameBound::CurrentRow,
+        ast::FrameBound::Following(n) => FrameBound::Following(n),
+        ast::FrameBound::UnboundedFollowing => FrameBound::UnboundedFollowing,
+    }
+}
+
+/// Whether a block's select list or ORDER BY holds a window function.
+fn has_window(s: &Select) -> bool {
+    fn any(e: &ast::Expr) -> bool {
+        matches!(e, ast::Expr::Function { over: Some(_), .. })
+            || crate::plan::binder::multi_stage::children(e)
+                .into_iter()
+                .any(any)
+    }
+    s.projection
+        .iter()
+        .any(|i| matches!(i, SelectItem::Expr { expr, .. } if any(expr)))
+        || s.order_by.iter().any(|o| any(&o.expr))
 }
