@@ -10,6 +10,8 @@
 
 use super::block::Datum;
 use crate::aggregate::AggState;
+use crate::aggregate::accumulator::{GroupAccumulator, GroupMap};
+use crate::block::{ColumnData, Projected};
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::key::RowKey;
@@ -23,9 +25,9 @@ use planner::plan::multistage::rel::FrameBound;
 use planner::plan::multistage::{
     AggMode, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFunction,
 };
-use planner::plan::{AggregateCall, AggregateFunction, Expr};
+use planner::plan::{AggregateCall, Expr};
 use segments::ImmutableSegment;
-use segments::types::Value;
+use segments::types::{DataType, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -220,33 +222,31 @@ pub fn node_name(node: &RelNode) -> &'static str {
     }
 }
 
-/// Adds one raw value to a state (direct aggregation over rows).
-fn add_value(state: &mut AggState, f: &AggregateFunction, v: &Value) -> Result<(), EngineError> {
-    if v.is_null() && !matches!(f, AggregateFunction::Count) {
-        return Ok(());
+/// One aggregate's states per group over rows already assigned to groups, with the same
+/// accumulators (and so the same semantics, sketches and hashing) as the single-stage engine.
+fn accumulate(
+    call: &AggregateCall,
+    groups: &[u32],
+    num_groups: usize,
+    args: Option<Vec<Value>>,
+) -> Result<Vec<AggState>, EngineError> {
+    let mut acc = GroupAccumulator::new(call, None);
+    acc.resize(num_groups.max(1));
+    let n = groups.len();
+    let data_type = call
+        .arg
+        .as_ref()
+        .map_or(DataType::Long, |e| e.column_type().data_type);
+    let valid: Option<Vec<bool>> = args.as_ref().map(|v| v.iter().map(|x| !x.is_null()).collect());
+    let projected = args.map(|v| Projected {
+        data: ColumnData::Values(v),
+        data_type,
+        nulls: None,
+    });
+    if n > 0 {
+        acc.accumulate(GroupMap::PerRow(groups), projected.as_ref(), n, valid.as_deref())?;
     }
-    let x = v.as_f64();
-    match (state, x) {
-        (AggState::Count(n), _) => *n += 1,
-        (AggState::Sum(s), Some(x)) => *s = Some(s.unwrap_or(0.0) + x),
-        (AggState::Min(m), Some(x)) => *m = Some(m.map_or(x, |m| m.min(x))),
-        (AggState::Max(m), Some(x)) => *m = Some(m.map_or(x, |m| m.max(x))),
-        (AggState::Avg { sum, count }, Some(x)) => {
-            *sum += x;
-            *count += 1;
-        }
-        (AggState::MinMax(mm), Some(x)) => {
-            *mm = Some(mm.map_or((x, x), |(lo, hi)| (lo.min(x), hi.max(x))))
-        }
-        (AggState::Values(all), Some(x)) => all.push(x),
-        _ => {
-            return Err(EngineError::execution(format!(
-                "the multi-stage engine cannot run {}() over joined or computed rows yet",
-                f.name()
-            )));
-        }
-    }
-    Ok(())
+    Ok((0..num_groups).map(|g| acc.state(g)).collect())
 }
 
 fn aggregate(
@@ -256,75 +256,68 @@ fn aggregate(
     mode: AggMode,
     null_handling: bool,
 ) -> Result<Vec<Row>, EngineError> {
-    let mut groups: HashMap<RowKey, (Vec<Value>, Vec<AggState>)> = HashMap::new();
-    let mut order: Vec<RowKey> = Vec::new();
-    let empty = || -> Vec<AggState> {
-        aggregates
-            .iter()
-            .map(|a| AggState::empty(&a.function))
-            .collect()
-    };
-    for row in rows {
+    let mut ids: HashMap<RowKey, u32> = HashMap::new();
+    let mut keys: Vec<Vec<Value>> = Vec::new();
+    let mut groups: Vec<u32> = Vec::with_capacity(rows.len());
+    for row in &rows {
         let key_values: Vec<Value> = group_keys
             .iter()
-            .map(|k| {
-                row.get(*k)
-                    .map(|d| d.value().clone())
-                    .unwrap_or(Value::Null)
-            })
+            .map(|k| row.get(*k).map(|d| d.value().clone()).unwrap_or(Value::Null))
             .collect();
-        let key = RowKey(key_values.clone());
-        let entry = groups.entry(key.clone()).or_insert_with(|| {
-            order.push(key);
-            (key_values, empty())
+        let id = *ids.entry(RowKey(key_values.clone())).or_insert_with(|| {
+            keys.push(key_values);
+            (keys.len() - 1) as u32
         });
-        match mode {
-            AggMode::Final => {
-                for (i, call) in aggregates.iter().enumerate() {
-                    if let Some(Datum::State(s)) = row.get(group_keys.len() + i) {
-                        entry.1[i].merge(s.clone(), &call.function)?;
-                    }
-                }
-            }
-            AggMode::Direct | AggMode::Partial => {
-                let view = RowView(&row);
-                for (i, call) in aggregates.iter().enumerate() {
-                    if let Some(filter) = &call.filter {
-                        let _ = filter;
-                        return Err(EngineError::execution(
-                            "FILTER (WHERE …) on aggregates over joined rows is not supported yet",
-                        ));
-                    }
-                    let v = match &call.arg {
-                        None => Value::Long(1),
-                        Some(e) => eval(e, &view).map_err(|e| EngineError::execution(e.0))?,
-                    };
-                    // NULL arguments are skipped (COUNT(col) counts non-NULL values).
-                    if !v.is_null() {
-                        add_value(&mut entry.1[i], &call.function, &v)?;
-                    }
-                }
-            }
-        }
+        groups.push(id);
     }
     // An aggregation without GROUP BY answers one row even over no input.
-    if group_keys.is_empty() && groups.is_empty() {
-        let key = RowKey(Vec::new());
-        order.push(key.clone());
-        groups.insert(key, (Vec::new(), empty()));
+    if group_keys.is_empty() && keys.is_empty() {
+        keys.push(Vec::new());
     }
-    let mut out = Vec::with_capacity(order.len());
-    for key in order {
-        if let Some((keys, states)) = groups.remove(&key) {
-            let mut row: Row = keys.into_iter().map(Datum::Value).collect();
-            for (state, call) in states.into_iter().zip(aggregates) {
-                row.push(match mode {
-                    AggMode::Partial => Datum::State(state),
-                    _ => Datum::Value(state.finalize(&call.function, null_handling)),
-                });
-            }
-            out.push(row);
+    let num_groups = keys.len();
+    let mut states: Vec<Vec<AggState>> = Vec::with_capacity(aggregates.len());
+    for (i, call) in aggregates.iter().enumerate() {
+        if call.filter.is_some() {
+            return Err(EngineError::execution(
+                "FILTER (WHERE …) on aggregates over joined or windowed rows is not supported yet",
+            ));
         }
+        let per_group = match mode {
+            AggMode::Final => {
+                let mut merged: Vec<AggState> =
+                    (0..num_groups).map(|_| AggState::empty(&call.function)).collect();
+                for (row, g) in rows.iter().zip(&groups) {
+                    if let Some(Datum::State(s)) = row.get(group_keys.len() + i) {
+                        merged[*g as usize].merge(s.clone(), &call.function)?;
+                    }
+                }
+                merged
+            }
+            AggMode::Direct | AggMode::Partial => {
+                let args = match &call.arg {
+                    None => None,
+                    Some(e) => Some(
+                        rows.iter()
+                            .map(|r| eval_on(e, r))
+                            .collect::<Result<Vec<_>, _>>()?,
+                    ),
+                };
+                accumulate(call, &groups, num_groups, args)?
+            }
+        };
+        states.push(per_group);
+    }
+    let mut out = Vec::with_capacity(num_groups);
+    for (g, key) in keys.into_iter().enumerate() {
+        let mut row: Row = key.into_iter().map(Datum::Value).collect();
+        for (per_group, call) in states.iter_mut().zip(aggregates) {
+            let state = std::mem::replace(&mut per_group[g], AggState::Count(0));
+            row.push(match mode {
+                AggMode::Partial => Datum::State(state),
+                _ => Datum::Value(state.finalize(&call.function, null_handling)),
+            });
+        }
+        out.push(row);
     }
     Ok(out)
 }
@@ -625,23 +618,19 @@ fn window(
                     }
                     WindowFunction::Aggregate(a) => {
                         let (s, e) = frame(i);
-                        let mut state = AggState::empty(&a.function);
-                        if s <= e {
-                            for j in s..=e.min(n.saturating_sub(1)) {
-                                let v = match &a.arg {
-                                    None => Value::Long(1),
-                                    Some(x) => {
-                                        let v = eval_on(x, &keyed[j].1)?;
-                                        if v.is_null() {
-                                            continue;
-                                        }
-                                        v
-                                    }
-                                };
-                                add_value(&mut state, &a.function, &v)?;
-                            }
-                        }
-                        state.finalize(&a.function, null_handling)
+                        let range = if s <= e && s < n { s..e.min(n - 1) + 1 } else { 0..0 };
+                        let args = match &a.arg {
+                            None => None,
+                            Some(x) => Some(
+                                keyed[range.clone()]
+                                    .iter()
+                                    .map(|(_, r)| eval_on(x, r))
+                                    .collect::<Result<Vec<_>, _>>()?,
+                            ),
+                        };
+                        let groups = vec![0u32; range.len()];
+                        let state = accumulate(a, &groups, 1, args)?.pop();
+                        state.map_or(Value::Null, |st| st.finalize(&a.function, null_handling))
                     }
                 };
                 vals.push(v);

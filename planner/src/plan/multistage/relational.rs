@@ -830,7 +830,116 @@ impl<'a> Planner<'a> {
     pub fn upper(&mut self, select: &Select, rel: Rel) -> Result<(Rel, Vec<String>), PlanError> {
         let mut sel = select.clone();
         sel.from = None;
-        let mut rel = self.subquery_predicates(rel, &mut sel)?;
+        let rel = self.subquery_predicates(rel, &mut sel)?;
+        if has_window(&sel) && (!sel.group_by.is_empty() || has_aggregate_call(&sel)) {
+            return self.windows_over_groups(sel, rel);
+        }
+        self.upper_rows(sel, rel)
+    }
+
+    /// A grouped block with window functions, as SQL evaluates it: the grouping first (an inner
+    /// block of the group keys and every aggregate), then the windows over the groups.
+    fn windows_over_groups(&mut self, mut sel: Select, rel: Rel) -> Result<(Rel, Vec<String>), PlanError> {
+        let names = calcite_names(&sel.projection);
+        apply_ordinals_and_aliases(&mut sel)?;
+        // One spelling per column (`t.c` and `c` alike), so group keys are found by equality.
+        let mut failure = None;
+        let mut synthesize = |e: &mut ast::Expr| {
+            walk_all(e, &mut |n| {
+                if let ast::Expr::Column { table, name } = n {
+                    match resolve(&rel.cols, table.as_deref(), name) {
+                        Ok(Some(i)) => {
+                            *n = ast::Expr::Column {
+                                table: None,
+                                name: synthetic(i),
+                            }
+                        }
+                        Ok(None) => {}
+                        Err(e) => failure = Some(e),
+                    }
+                }
+            })
+        };
+        for item in &mut sel.projection {
+            if let SelectItem::Expr { expr, .. } = item {
+                synthesize(expr);
+            }
+        }
+        for e in sel
+            .selection
+            .iter_mut()
+            .chain(sel.group_by.iter_mut())
+            .chain(sel.having.iter_mut())
+            .chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
+        {
+            synthesize(e);
+        }
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let mut aggregates: Vec<ast::Expr> = Vec::new();
+        let mut collect = |e: &mut ast::Expr| {
+            walk_all(e, &mut |n| {
+                if is_aggregate_call(n) && !aggregates.contains(n) {
+                    aggregates.push(n.clone());
+                }
+            })
+        };
+        for item in &mut sel.projection {
+            if let SelectItem::Expr { expr, .. } = item {
+                collect(expr);
+            }
+        }
+        for o in &mut sel.order_by {
+            collect(&mut o.expr);
+        }
+        let column = |name: String| ast::Expr::Column { table: None, name };
+        let mut inner_items: Vec<SelectItem> = Vec::new();
+        for (i, g) in sel.group_by.iter().enumerate() {
+            inner_items.push(SelectItem::Expr {
+                expr: g.clone(),
+                alias: Some(format!("$g{i}")),
+            });
+        }
+        for (i, a) in aggregates.iter().enumerate() {
+            inner_items.push(SelectItem::Expr {
+                expr: a.clone(),
+                alias: Some(format!("$a{i}")),
+            });
+        }
+        let inner = Select {
+            projection: inner_items,
+            selection: sel.selection.take(),
+            group_by: sel.group_by.clone(),
+            having: sel.having.take(),
+            ..Select::default()
+        };
+        let keys = std::mem::take(&mut sel.group_by);
+        let replace = |e: &mut ast::Expr| {
+            walk_all(e, &mut |n| {
+                if let Some(i) = aggregates.iter().position(|a| a == n) {
+                    *n = column(format!("$a{i}"));
+                } else if let Some(i) = keys.iter().position(|k| k == n) {
+                    *n = column(format!("$g{i}"));
+                }
+            })
+        };
+        for item in &mut sel.projection {
+            if let SelectItem::Expr { expr, .. } = item {
+                replace(expr);
+            }
+        }
+        for o in &mut sel.order_by {
+            replace(&mut o.expr);
+        }
+        let (inner_rel, inner_names) = self.upper_rows(inner, rel)?;
+        let inner_rel = requalify(inner_rel, inner_names, None);
+        let (rel, _) = self.upper_rows(sel, inner_rel)?;
+        Ok((rel, names))
+    }
+
+    fn upper_rows(&mut self, mut sel: Select, rel: Rel) -> Result<(Rel, Vec<String>), PlanError> {
+        let mut rel = rel;
         // `*` and `t.*` are the relation's columns, named by their own names.
         let mut items = Vec::with_capacity(sel.projection.len());
         for item in std::mem::take(&mut sel.projection) {
@@ -1234,4 +1343,35 @@ fn has_window(s: &Select) -> bool {
         .iter()
         .any(|i| matches!(i, SelectItem::Expr { expr, .. } if any(expr)))
         || s.order_by.iter().any(|o| any(&o.expr))
+}
+
+/// Whether `e` itself is an aggregate call (not a window).
+fn is_aggregate_call(e: &ast::Expr) -> bool {
+    matches!(e, ast::Expr::Function { name, over: None, .. }
+        if crate::plan::aggregate::is_aggregate_name(name))
+}
+
+/// Whether the select list, HAVING or ORDER BY calls an aggregate.
+fn has_aggregate_call(s: &Select) -> bool {
+    s.projection
+        .iter()
+        .any(|i| matches!(i, SelectItem::Expr { expr, .. } if contains_aggregate(expr)))
+        || s.having.as_ref().is_some_and(contains_aggregate)
+        || s.order_by.iter().any(|o| contains_aggregate(&o.expr))
+}
+
+/// Like [`walk_mut`], and into the `PARTITION BY` and `ORDER BY` of window calls too.
+fn walk_all(e: &mut ast::Expr, f: &mut dyn FnMut(&mut ast::Expr)) {
+    f(e);
+    if let ast::Expr::Function { over: Some(spec), .. } = e {
+        for p in &mut spec.partition_by {
+            walk_all(p, f);
+        }
+        for o in &mut spec.order_by {
+            walk_all(&mut o.expr, f);
+        }
+    }
+    for c in crate::plan::binder::rewrite::children_mut(e) {
+        walk_all(c, f);
+    }
 }
