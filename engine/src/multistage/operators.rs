@@ -237,14 +237,21 @@ fn accumulate(
         .arg
         .as_ref()
         .map_or(DataType::Long, |e| e.column_type().data_type);
-    let valid: Option<Vec<bool>> = args.as_ref().map(|v| v.iter().map(|x| !x.is_null()).collect());
+    let valid: Option<Vec<bool>> = args
+        .as_ref()
+        .map(|v| v.iter().map(|x| !x.is_null()).collect());
     let projected = args.map(|v| Projected {
         data: ColumnData::Values(v),
         data_type,
         nulls: None,
     });
     if n > 0 {
-        acc.accumulate(GroupMap::PerRow(groups), projected.as_ref(), n, valid.as_deref())?;
+        acc.accumulate(
+            GroupMap::PerRow(groups),
+            projected.as_ref(),
+            n,
+            valid.as_deref(),
+        )?;
     }
     Ok((0..num_groups).map(|g| acc.state(g)).collect())
 }
@@ -262,7 +269,11 @@ fn aggregate(
     for row in &rows {
         let key_values: Vec<Value> = group_keys
             .iter()
-            .map(|k| row.get(*k).map(|d| d.value().clone()).unwrap_or(Value::Null))
+            .map(|k| {
+                row.get(*k)
+                    .map(|d| d.value().clone())
+                    .unwrap_or(Value::Null)
+            })
             .collect();
         let id = *ids.entry(RowKey(key_values.clone())).or_insert_with(|| {
             keys.push(key_values);
@@ -284,8 +295,9 @@ fn aggregate(
         }
         let per_group = match mode {
             AggMode::Final => {
-                let mut merged: Vec<AggState> =
-                    (0..num_groups).map(|_| AggState::empty(&call.function)).collect();
+                let mut merged: Vec<AggState> = (0..num_groups)
+                    .map(|_| AggState::empty(&call.function))
+                    .collect();
                 for (row, g) in rows.iter().zip(&groups) {
                     if let Some(Datum::State(s)) = row.get(group_keys.len() + i) {
                         merged[*g as usize].merge(s.clone(), &call.function)?;
@@ -322,10 +334,21 @@ fn aggregate(
     Ok(out)
 }
 
+/// A join key's value in one canonical form per number, so `1` (INT), `1` (LONG) and `1.0`
+/// (DOUBLE) meet — in the hash table and in the hash exchange before it.
+pub fn key_value(v: &Value) -> Value {
+    match v {
+        Value::Int(i) => Value::Long(i64::from(*i)),
+        Value::Float(f) => key_value(&Value::Double(f64::from(*f))),
+        Value::Double(d) if d.fract() == 0.0 && d.abs() < 9.0e15 => Value::Long(*d as i64),
+        other => other.clone(),
+    }
+}
+
 fn key_of(row: &[Datum], cols: &[usize]) -> Option<RowKey> {
     let mut key = Vec::with_capacity(cols.len());
     for c in cols {
-        let v = row.get(*c).map_or(Value::Null, |d| d.value().clone());
+        let v = key_value(row.get(*c).map_or(&Value::Null, |d| d.value()));
         // NULL never equals anything in a join key.
         if v.is_null() {
             return None;
@@ -618,7 +641,11 @@ fn window(
                     }
                     WindowFunction::Aggregate(a) => {
                         let (s, e) = frame(i);
-                        let range = if s <= e && s < n { s..e.min(n - 1) + 1 } else { 0..0 };
+                        let range = if s <= e && s < n {
+                            s..e.min(n - 1) + 1
+                        } else {
+                            0..0
+                        };
                         let args = match &a.arg {
                             None => None,
                             Some(x) => Some(

@@ -748,54 +748,144 @@ impl<'a> Planner<'a> {
                     query,
                     negated,
                 } => {
-                    let (sub, _) = self.query(query)?;
-                    if sub.cols.len() != 1 {
+                    let (query, correlated) = decorrelate(query, &rel.cols, true)?;
+                    let (sub, _) = self.query(&query)?;
+                    if sub.cols.len() != 1 + correlated.len() {
                         return Err(PlanError::Validation(
                             "an IN subquery must select one column".into(),
                         ));
                     }
                     // The tested value as a column of the left side.
-                    let key = match &**expr {
-                        ast::Expr::Column { table, name } => {
-                            resolve(&rel.cols, table.as_deref(), name)?
-                        }
-                        _ => None,
-                    };
-                    let key = match key {
-                        Some(k) => k,
-                        None => {
-                            let bound = self.bind_row(expr, &rel.cols)?;
-                            let width = rel.cols.len();
-                            let mut exprs: Vec<Expr> = rel
-                                .cols
-                                .iter()
-                                .enumerate()
-                                .map(|(i, c)| input(i, c.ty))
-                                .collect();
-                            let ty = bound.column_type();
-                            exprs.push(bound);
-                            rel.cols.push(Col {
-                                qualifier: None,
-                                name: format!("$in{width}"),
-                                ty,
-                            });
-                            rel.node = RelNode::Project {
-                                input: Box::new(rel.node),
-                                exprs,
-                            };
-                            width
-                        }
-                    };
-                    rel = self.semi(rel, sub, vec![key], vec![0], *negated);
+                    let key = self.key_column(&mut rel, expr)?;
+                    let mut lk = vec![key];
+                    for e in &correlated {
+                        lk.push(self.key_column(&mut rel, e)?);
+                    }
+                    let rk = (0..lk.len()).collect();
+                    rel = self.semi(rel, sub, lk, rk, *negated);
                 }
                 ast::Expr::Exists { query, negated } => {
-                    let (sub, _) = self.query(query)?;
-                    rel = self.semi(rel, sub, Vec::new(), Vec::new(), *negated);
+                    let (query, correlated) = decorrelate(query, &rel.cols, false)?;
+                    let (sub, _) = self.query(&query)?;
+                    let mut lk = Vec::new();
+                    for e in &correlated {
+                        lk.push(self.key_column(&mut rel, e)?);
+                    }
+                    let rk = (0..lk.len()).collect();
+                    rel = self.semi(rel, sub, lk, rk, *negated);
                 }
                 other => rest.push(other.clone()),
             }
         }
         select.selection = and_all(rest);
+        Ok(rel)
+    }
+
+    /// The position of `e` among `rel`'s columns: a column it names, or a computed column added.
+    fn key_column(&mut self, rel: &mut Rel, e: &ast::Expr) -> Result<usize, PlanError> {
+        if let ast::Expr::Column { table, name } = e
+            && let Some(k) = resolve(&rel.cols, table.as_deref(), name)?
+        {
+            return Ok(k);
+        }
+        let bound = self.bind_row(e, &rel.cols)?;
+        let width = rel.cols.len();
+        let mut exprs: Vec<Expr> = rel
+            .cols
+            .iter()
+            .enumerate()
+            .map(|(i, c)| input(i, c.ty))
+            .collect();
+        let ty = bound.column_type();
+        exprs.push(bound);
+        rel.cols.push(Col {
+            qualifier: None,
+            name: format!("$key{width}"),
+            ty,
+        });
+        let node = std::mem::replace(
+            &mut rel.node,
+            RelNode::Values {
+                rows: Vec::new(),
+                types: Vec::new(),
+            },
+        );
+        rel.node = RelNode::Project {
+            input: Box::new(node),
+            exprs,
+        };
+        Ok(width)
+    }
+
+    /// Uncorrelated scalar subqueries: each is planned once, joined to every row (it has one
+    /// row), and read as a column.
+    fn scalar_subqueries(&mut self, mut rel: Rel, sel: &mut Select) -> Result<Rel, PlanError> {
+        let mut found: Vec<ast::Expr> = Vec::new();
+        {
+            let mut collect = |e: &mut ast::Expr| {
+                walk_all(e, &mut |n| {
+                    if matches!(n, ast::Expr::ScalarSubquery(_)) && !found.contains(n) {
+                        found.push(n.clone());
+                    }
+                })
+            };
+            for item in &mut sel.projection {
+                if let SelectItem::Expr { expr, .. } = item {
+                    collect(expr);
+                }
+            }
+            for e in sel.selection.iter_mut().chain(sel.having.iter_mut()) {
+                collect(e);
+            }
+        }
+        for (k, sq) in found.iter().enumerate() {
+            let ast::Expr::ScalarSubquery(q) = sq else {
+                continue;
+            };
+            let (sub, _) = self.query(q)?;
+            if sub.cols.len() != 1 {
+                return Err(PlanError::Validation(
+                    "a scalar subquery must select one column".into(),
+                ));
+            }
+            let name = format!("$sq{k}_{}", rel.cols.len());
+            let l = self.exchange(rel, Distribution::Singleton);
+            let r = self.exchange(sub, Distribution::Singleton);
+            let mut cols = l.cols.clone();
+            cols.push(Col {
+                qualifier: None,
+                name: name.clone(),
+                ty: r.cols[0].ty,
+            });
+            rel = Rel {
+                node: RelNode::Join {
+                    left: Box::new(l.node),
+                    right: Box::new(r.node),
+                    kind: JoinKind::Left,
+                    left_keys: Vec::new(),
+                    right_keys: Vec::new(),
+                    condition: None,
+                },
+                cols,
+                partitioned: false,
+            };
+            let column = ast::Expr::Column { table: None, name };
+            let replace = |e: &mut ast::Expr| {
+                walk_all(e, &mut |n| {
+                    if n == sq {
+                        *n = column.clone();
+                    }
+                })
+            };
+            for item in &mut sel.projection {
+                if let SelectItem::Expr { expr, .. } = item {
+                    replace(expr);
+                }
+            }
+            for e in sel.selection.iter_mut().chain(sel.having.iter_mut()) {
+                replace(e);
+            }
+        }
         Ok(rel)
     }
 
@@ -831,6 +921,7 @@ impl<'a> Planner<'a> {
         let mut sel = select.clone();
         sel.from = None;
         let rel = self.subquery_predicates(rel, &mut sel)?;
+        let rel = self.scalar_subqueries(rel, &mut sel)?;
         if has_window(&sel) && (!sel.group_by.is_empty() || has_aggregate_call(&sel)) {
             return self.windows_over_groups(sel, rel);
         }
@@ -839,7 +930,11 @@ impl<'a> Planner<'a> {
 
     /// A grouped block with window functions, as SQL evaluates it: the grouping first (an inner
     /// block of the group keys and every aggregate), then the windows over the groups.
-    fn windows_over_groups(&mut self, mut sel: Select, rel: Rel) -> Result<(Rel, Vec<String>), PlanError> {
+    fn windows_over_groups(
+        &mut self,
+        mut sel: Select,
+        rel: Rel,
+    ) -> Result<(Rel, Vec<String>), PlanError> {
         let names = calcite_names(&sel.projection);
         apply_ordinals_and_aliases(&mut sel)?;
         // One spelling per column (`t.c` and `c` alike), so group keys are found by equality.
@@ -1363,7 +1458,10 @@ fn has_aggregate_call(s: &Select) -> bool {
 /// Like [`walk_mut`], and into the `PARTITION BY` and `ORDER BY` of window calls too.
 fn walk_all(e: &mut ast::Expr, f: &mut dyn FnMut(&mut ast::Expr)) {
     f(e);
-    if let ast::Expr::Function { over: Some(spec), .. } = e {
+    if let ast::Expr::Function {
+        over: Some(spec), ..
+    } = e
+    {
         for p in &mut spec.partition_by {
             walk_all(p, f);
         }
@@ -1374,4 +1472,83 @@ fn walk_all(e: &mut ast::Expr, f: &mut dyn FnMut(&mut ast::Expr)) {
     for c in crate::plan::binder::rewrite::children_mut(e) {
         walk_all(c, f);
     }
+}
+
+/// A subquery correlated to the outer row by `inner = outer` equalities in its `WHERE` (the
+/// outer side an expression over qualified outer columns only), as an uncorrelated one: those
+/// equalities are removed and their inner sides selected (after the subquery's own column for
+/// `IN`, instead of its columns for `EXISTS`); returns the rewritten query and the outer sides,
+/// in the same order.
+fn decorrelate(
+    query: &Query,
+    outer: &[Col],
+    keep_first: bool,
+) -> Result<(Query, Vec<ast::Expr>), PlanError> {
+    let Query::Select(select) = query else {
+        return Ok((query.clone(), Vec::new()));
+    };
+    let Some(w) = &select.selection else {
+        return Ok((query.clone(), Vec::new()));
+    };
+    // Whether every column of `e` is a qualified reference to the outer row (and it has one).
+    let is_outer = |e: &ast::Expr| -> bool {
+        let mut cols = 0;
+        let mut all = true;
+        let mut e = e.clone();
+        walk_mut(&mut e, &mut |n| {
+            if let ast::Expr::Column { table, name } = n {
+                cols += 1;
+                let outer_ref = table
+                    .as_deref()
+                    .is_some_and(|t| matches!(resolve(outer, Some(t), name), Ok(Some(_))));
+                all &= outer_ref;
+            }
+        });
+        cols > 0 && all
+    };
+    let mut keep = Vec::new();
+    let mut inner_exprs = Vec::new();
+    let mut outer_exprs = Vec::new();
+    for c in conjuncts(w) {
+        if let ast::Expr::Binary {
+            op: BinaryOp::Eq,
+            left,
+            right,
+        } = c
+        {
+            match (is_outer(left), is_outer(right)) {
+                (true, false) => {
+                    outer_exprs.push((**left).clone());
+                    inner_exprs.push((**right).clone());
+                    continue;
+                }
+                (false, true) => {
+                    outer_exprs.push((**right).clone());
+                    inner_exprs.push((**left).clone());
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        keep.push(c.clone());
+    }
+    if outer_exprs.is_empty() {
+        return Ok((query.clone(), Vec::new()));
+    }
+    let mut s = (**select).clone();
+    if s.distinct || !s.group_by.is_empty() {
+        return Err(PlanError::Planning(
+            "a correlated subquery with DISTINCT or GROUP BY is not supported by Tessera's multi-stage engine yet".into(),
+        ));
+    }
+    s.selection = and_all(keep);
+    let extra = inner_exprs
+        .into_iter()
+        .map(|expr| SelectItem::Expr { expr, alias: None });
+    s.projection = match s.projection.first() {
+        // IN: the tested column first.
+        Some(first) if keep_first => std::iter::once(first.clone()).chain(extra).collect(),
+        _ => extra.collect(),
+    };
+    Ok((Query::Select(Box::new(s)), outer_exprs))
 }

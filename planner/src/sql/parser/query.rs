@@ -139,10 +139,12 @@ fn set_op_chain<'a>(
     }
 }
 
-/// query_body := query_term ((UNION | EXCEPT) [ALL | DISTINCT] query_term)*
+/// query_body := query_term ((UNION | EXCEPT | MINUS) [ALL | DISTINCT] query_term)*
 fn query_body(i: Tokens<'_>) -> PResult<'_, Query> {
     set_op_chain(i, query_term, |i| {
-        let (rest, t) = token_if(i, |t| t.is_keyword("UNION") || t.is_keyword("EXCEPT"))?;
+        let (rest, t) = token_if(i, |t| {
+            t.is_keyword("UNION") || t.is_keyword("EXCEPT") || t.is_keyword("MINUS")
+        })?;
         let op = if t.is_keyword("UNION") {
             SetOperator::Union
         } else {

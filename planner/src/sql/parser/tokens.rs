@@ -244,7 +244,7 @@ pub(crate) fn peek_keywords(i: &Tokens<'_>, kws: &[&str]) -> bool {
 
 /// Words that can never be identifiers: what the grammar needs to stay unambiguous. Everything
 /// else (`date`, `timestamp`, `value`, `year`, `filter`, `over`, …) is usable as a name.
-const RESERVED: [&str; 50] = [
+const RESERVED: [&str; 51] = [
     "ALL",
     "AND",
     "AS",
@@ -275,6 +275,7 @@ const RESERVED: [&str; 50] = [
     "LEFT",
     "LIKE",
     "LIMIT",
+    "MINUS",
     "NATURAL",
     "NOT",
     "NULL",
