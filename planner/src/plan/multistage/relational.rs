@@ -53,7 +53,12 @@ pub struct Planner<'a> {
     pub stages: Vec<Stage>,
     dist: HashMap<StageId, Distribution>,
     ctes: Vec<(String, Query)>,
+    /// Queries being planned inside each other (bounded: each level is a stage or more).
+    depth: usize,
 }
+
+/// How deeply queries may nest (subqueries in FROM, set operations, CTE references).
+pub const MAX_QUERY_DEPTH: usize = 16;
 
 fn receives(node: &RelNode, out: &mut Vec<StageId>) {
     if let RelNode::Receive { stage, .. } = node {
@@ -141,6 +146,7 @@ impl<'a> Planner<'a> {
             }],
             dist: HashMap::new(),
             ctes: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -219,6 +225,18 @@ impl<'a> Planner<'a> {
 
     /// Plans a query; returns the relation and its result names.
     pub fn query(&mut self, q: &Query) -> Result<(Rel, Vec<String>), PlanError> {
+        if self.depth >= MAX_QUERY_DEPTH {
+            return Err(PlanError::Planning(format!(
+                "queries nested more than {MAX_QUERY_DEPTH} deep are not supported"
+            )));
+        }
+        self.depth += 1;
+        let out = self.query_at_depth(q);
+        self.depth -= 1;
+        out
+    }
+
+    fn query_at_depth(&mut self, q: &Query) -> Result<(Rel, Vec<String>), PlanError> {
         match q {
             Query::Select(s) => self.select(s),
             Query::With { ctes, body } => {
