@@ -11,7 +11,7 @@
 use api::cluster::{self, StartOptions};
 use serde_json::{Value, json};
 
-const DEFAULT_COUNT: usize = 600;
+const DEFAULT_COUNT: usize = 2_000;
 
 struct Rng(u64);
 
@@ -211,27 +211,10 @@ async fn admin_api_rejects_bad_input_cleanly_and_changes_nothing() {
     ];
     for i in 0..count {
         let before = state(&ctl).await;
-        let (role, base) = match rng.below(3) {
-            0 | 1 => ("controller", ctl.as_str()),
-            _ => (
-                if rng.below(2) == 0 {
-                    "broker"
-                } else {
-                    "server"
-                },
-                if rng.below(2) == 0 {
-                    broker.as_str()
-                } else {
-                    server.as_str()
-                },
-            ),
-        };
-        let role = if base == server {
-            "server"
-        } else if base == broker {
-            "broker"
-        } else {
-            role
+        let base = match rng.below(4) {
+            0 | 1 => ctl.as_str(),
+            2 => broker.as_str(),
+            _ => server.as_str(),
         };
         let (method, url, body, what) = match rng.below(4) {
             0 => {
@@ -259,7 +242,8 @@ async fn admin_api_rejects_bad_input_cleanly_and_changes_nothing() {
                 (m, format!("{ctl}{p}"), t.to_string().into_bytes(), "table")
             }
             _ => {
-                let methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"];
+                // (No HEAD: its answer has a length but no body, which the test client waits for.)
+                let methods = ["GET", "POST", "PUT", "DELETE", "PATCH"];
                 let m = methods[rng.below(methods.len())];
                 let p = paths[rng.below(paths.len())];
                 let body: Vec<u8> = match rng.below(4) {
@@ -285,10 +269,17 @@ async fn admin_api_rejects_bad_input_cleanly_and_changes_nothing() {
         let headers: &[(&str, &str)] = match rng.below(3) {
             0 => &[("Content-Type", "application/json")],
             1 => &[("Content-Type", "multipart/form-data; boundary=")],
-            _ => &[("Accept", "*/*;q=x"), ("X-Junk", "\u{7f}\u{1}")],
+            _ => &[("Accept", "*/*;q=x"), ("X-Junk", ";;==,, ")],
         };
+        let sent = std::time::Instant::now();
         let (status, text) = send(method, &url, body, headers).await;
-        let is_server = role == "server";
+        if sent.elapsed() > std::time::Duration::from_secs(5) {
+            failures.push(format!(
+                "#{i} {method} {url} ({what}): took {:?}",
+                sent.elapsed()
+            ));
+        }
+        let is_server = url.starts_with(&server);
         if ok(status) {
             accepted += 1;
             if what != "request" {

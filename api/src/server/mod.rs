@@ -313,8 +313,9 @@ mod tests {
             },
             Arc::new(crate::transport::HttpControllerClient::new(
                 "http://127.0.0.1:1",
-                http,
+                http.clone(),
             )),
+            Arc::new(Mailboxes::new(http)),
             crate::logging::init_for_tests().unwrap(),
         )
         .unwrap();

@@ -46,10 +46,18 @@ pub fn plan_statement(
     options: &crate::options::QueryOptions,
 ) -> Result<QueryPlan, PlanError> {
     if options.use_multistage_engine {
+        let v2 = multistage::stage::MultiStageOptions {
+            max_rows_in_join: options.max_rows_in_join.map_or(
+                multistage::stage::MultiStageOptions::default().max_rows_in_join,
+                |n| n as usize,
+            ),
+            ..multistage::stage::MultiStageOptions::default()
+        };
         return multistage::bind::bind_multistage(
             stmt,
             catalog,
             &ExecutionOptions::from_query_options(options),
+            v2,
         );
     }
     bind_statement(

@@ -17,6 +17,7 @@ pub fn slt_dir() -> PathBuf {
 
 /// The two physical layouts every file runs against.
 #[derive(Clone, Copy, Debug)]
+#[allow(dead_code)] // each test file uses the layouts it needs
 pub enum Variant {
     Indexed,
     Plain,

@@ -40,6 +40,7 @@ pub fn bind_multistage(
     stmt: &Statement,
     catalog: &dyn Catalog,
     options: &ExecutionOptions,
+    v2_options: MultiStageOptions,
 ) -> Result<QueryPlan, PlanError> {
     if let Query::Select(select) = &stmt.query
         && select.from.is_none()
@@ -58,7 +59,7 @@ pub fn bind_multistage(
         stages: planner.stages,
         columns,
         options: options.clone(),
-        v2_options: MultiStageOptions::default(),
+        v2_options,
         explain: stmt.explain,
     }))
 }
