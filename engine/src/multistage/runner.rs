@@ -209,7 +209,7 @@ pub fn run_worker(
         .and_then(|rows| send_rows(plan, stage, workers, query_id, rows, sink));
     match outcome {
         Ok(sent) => {
-            let mut stats = inputs.stats.borrow().clone();
+            let mut stats = *inputs.stats.borrow();
             stats.add(&env.stats);
             send_to_parent_workers(
                 plan,
@@ -331,7 +331,7 @@ pub fn run_root(
         Some(root) => execute(&root.root, &mut env),
         None => Err(EngineError::execution("the plan has no stages")),
     };
-    let mut stats = inputs.stats.borrow().clone();
+    let mut stats = *inputs.stats.borrow();
     stats.add(&env.stats);
     r.set_stats(&stats);
     match outcome {
