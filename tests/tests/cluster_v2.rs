@@ -399,16 +399,24 @@ async fn v2_on_two_servers_splits_the_join() {
     .await;
     assert_eq!(rows(&r).len(), REGIONS.len(), "{r}");
     assert_eq!(r["numServersQueried"], 2, "{r}");
-    let after = (
-        metric(&server_a, "tessera_stage_rows_received").await,
-        metric(&server_b, "tessera_stage_rows_received").await,
-    );
-    let (got_a, got_b) = (after.0 - before.0, after.1 - before.1);
-    // The join's inputs (340 rows) are hash-split over both servers' join workers.
-    assert!(
-        got_a > 0.0 && got_b > 0.0,
-        "rows received: a {got_a}, b {got_b}"
-    );
+    // The join's inputs (340 rows) are hash-split over both servers' join workers. A worker
+    // counts its rows when it ends, which may be just after the answer: wait for both.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let after = (
+            metric(&server_a, "tessera_stage_rows_received").await,
+            metric(&server_b, "tessera_stage_rows_received").await,
+        );
+        let (got_a, got_b) = (after.0 - before.0, after.1 - before.1);
+        if got_a > 0.0 && got_b > 0.0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "rows received: a {got_a}, b {got_b}"
+        );
+        async_std::task::sleep(Duration::from_millis(50)).await;
+    }
     check_answers(&broker).await;
     b.stop().await;
     a.stop().await;

@@ -8,24 +8,14 @@
 //! table lists and the one existing table's config are compared after every rejection).
 //! Seeded; `TESSERA_FUZZ_HTTP` sets the count.
 
+mod support;
+
+use support::Rng;
+
 use api::cluster::{self, StartOptions};
 use serde_json::{Value, json};
 
 const DEFAULT_COUNT: usize = 2_000;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn schema() -> Value {
     json!({

@@ -4,6 +4,10 @@
 //! and queried. Opening may fail with an error; it must never panic, and a segment that opens
 //! must answer (or reject) queries without a panic. Seeded; `TESSERA_FUZZ_SEGMENTS` for more.
 
+mod support;
+
+use support::Rng;
+
 use engine::execute_sql;
 use engine::provider::MemoryTables;
 use segments::segment::ImmutableSegment;
@@ -15,20 +19,6 @@ use std::path::Path;
 use std::sync::Arc;
 
 const DEFAULT_COUNT: usize = 1_500;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn schema() -> Schema {
     Schema::from_json(

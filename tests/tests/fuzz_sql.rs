@@ -13,7 +13,7 @@ mod support;
 
 use engine::execute_sql;
 use std::time::{Duration, Instant};
-use support::{Variant, slt_dir, tables};
+use support::{Rng, Variant, slt_dir, tables};
 
 /// Inputs per run in CI.
 const DEFAULT_COUNT: usize = 4_000;
@@ -23,24 +23,6 @@ const KNOWN_CODES: &[i32] = &[
     100, 150, 160, 180, 190, 200, 210, 230, 235, 240, 245, 250, 305, 400, 410, 425, 427, 429, 450,
     500, 503, 700, 710, 720,
 ];
-
-/// xorshift64*: small, seeded, reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 /// The queries of every `.slt` file (over the `.slt` tables), and the conformance queries when
 /// present (their own tables renamed to `orders`, so mostly rejected: they exercise the parser

@@ -3,7 +3,7 @@
 //! assignment), and segment archives. [`HttpControllerClient`] reaches a controller in another
 //! process; the controller role implements the trait itself for the roles of its own process.
 
-use super::error::status_error;
+use super::error::{json_body, send_ok, status_error};
 use super::{BoxFuture, TransportError};
 use crate::metadata::records::{AssignedSegment, InstanceType, LoadedSegments, RoutingTable};
 use segments::types::{ErrorCode, Schema};
@@ -178,20 +178,8 @@ impl ControllerClient for HttpControllerClient {
 
     fn register<'a>(&'a self, r: &'a Registration) -> BoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
-            let body =
-                surf::Body::from_json(r).map_err(|e| TransportError::Unreadable(e.to_string()))?;
-            let mut res = self
-                .client
-                .post(format!("{}/instances", self.base_url))
-                .body(body)
-                .await
-                .map_err(unreachable)?;
-            if !res.status().is_success() {
-                return Err(status_error(&mut res).await);
-            }
-            // Read the answer whole so the pooled connection is clean for the next request.
-            let _ = res.body_bytes().await;
-            Ok(())
+            let url = format!("{}/instances", self.base_url);
+            send_ok(self.client.post(url).body(json_body(r)?)).await
         })
     }
 

@@ -41,3 +41,21 @@ pub async fn status_error(res: &mut surf::Response) -> TransportError {
         message,
     }
 }
+
+/// Sends `request` and reads its answer whole (so the pooled connection is clean for the next
+/// request): `Ok` on a success status, else the status error.
+pub async fn send_ok(request: surf::RequestBuilder) -> Result<(), TransportError> {
+    let mut res = request
+        .await
+        .map_err(|e| TransportError::Unreachable(e.to_string()))?;
+    if !res.status().is_success() {
+        return Err(status_error(&mut res).await);
+    }
+    let _ = res.body_bytes().await;
+    Ok(())
+}
+
+/// A JSON request body.
+pub fn json_body<T: serde::Serialize>(value: &T) -> Result<surf::Body, TransportError> {
+    surf::Body::from_json(value).map_err(|e| TransportError::Unreadable(e.to_string()))
+}

@@ -2,7 +2,7 @@
 //! another process (`POST /tessera/query`, the typed values as JSON); the server role
 //! implements the trait itself for the broker of its own process.
 
-use super::error::status_error;
+use super::error::{json_body, send_ok, status_error};
 use super::{BoxFuture, StageRequest, TransportError};
 use engine::server::result::ServerResult;
 use planner::plan::ServerQueryPlan;
@@ -79,37 +79,15 @@ impl ServerClient for HttpServerClient {
 
     fn submit_stage(&self, r: StageRequest) -> BoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async move {
-            let body =
-                surf::Body::from_json(&r).map_err(|e| TransportError::Unreadable(e.to_string()))?;
-            let mut res = self
-                .client
-                .post(format!("{}/tessera/stage", self.base_url))
-                .body(body)
-                .await
-                .map_err(|e| TransportError::Unreachable(e.to_string()))?;
-            if !res.status().is_success() {
-                return Err(status_error(&mut res).await);
-            }
-            // Read the answer whole so the pooled connection is clean for the next request.
-            let _ = res.body_bytes().await;
-            Ok(())
+            let url = format!("{}/tessera/stage", self.base_url);
+            send_ok(self.client.post(url).body(json_body(&r)?)).await
         })
     }
 
     fn cancel_query(&self, query_id: u64) -> BoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async move {
             let url = format!("{}/tessera/cancel?query={query_id}", self.base_url);
-            let mut res = self
-                .client
-                .post(url)
-                .await
-                .map_err(|e| TransportError::Unreachable(e.to_string()))?;
-            if !res.status().is_success() {
-                return Err(status_error(&mut res).await);
-            }
-            // Read the answer whole so the pooled connection is clean for the next request.
-            let _ = res.body_bytes().await;
-            Ok(())
+            send_ok(self.client.post(url)).await
         })
     }
 }

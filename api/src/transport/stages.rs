@@ -5,7 +5,7 @@
 //! engine's binary block format and posted to that process's `POST /tessera/mailbox`).
 
 use super::TransportError;
-use super::error::status_error;
+use super::error::send_ok;
 use engine::EngineError;
 use engine::multistage::{BlockSink, MailboxKey, MailboxMessage, MailboxService, codec};
 use planner::plan::multistage::{MultiStagePlan, StageId};
@@ -136,18 +136,11 @@ async fn post_mailbox(
     bytes: Vec<u8>,
 ) -> Result<(), TransportError> {
     let url = format!("{base_url}/tessera/mailbox?{}", mailbox_query(key));
-    let mut res = http
+    let request = http
         .post(&url)
         .body(surf::Body::from_bytes(bytes))
-        .content_type("application/octet-stream")
-        .await
-        .map_err(|e| TransportError::Unreachable(e.to_string()))?;
-    if !res.status().is_success() {
-        return Err(status_error(&mut res).await);
-    }
-    // Read the answer whole so the pooled connection is clean for the next request.
-    let _ = res.body_bytes().await;
-    Ok(())
+        .content_type("application/octet-stream");
+    send_ok(request).await
 }
 
 /// A role's state that holds its process's [`Mailboxes`].

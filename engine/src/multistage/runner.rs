@@ -39,6 +39,29 @@ struct Inbox<'a> {
     stats: std::cell::RefCell<ExecutionStats>,
 }
 
+impl<'a> Inbox<'a> {
+    fn new(
+        plan: &'a MultiStagePlan,
+        (stage, worker): (StageId, usize),
+        workers: &'a [usize],
+        query_id: u64,
+        mailboxes: &'a MailboxService,
+        ctx: &'a QueryContext,
+    ) -> Inbox<'a> {
+        Inbox {
+            plan,
+            stage,
+            worker,
+            workers,
+            query_id,
+            mailboxes,
+            ctx,
+            received: std::cell::Cell::new(0),
+            stats: std::cell::RefCell::new(ExecutionStats::default()),
+        }
+    }
+}
+
 impl StageInputs for Inbox<'_> {
     fn receive_all(&self, from: StageId) -> Result<Vec<Row>, EngineError> {
         if self.plan.stages.get(from).and_then(|s| s.parent) != Some(self.stage) {
@@ -187,17 +210,7 @@ pub fn run_worker(
     let Some(s) = plan.stages.get(stage) else {
         return Err(EngineError::execution(format!("no stage {stage}")));
     };
-    let inputs = Inbox {
-        plan,
-        stage,
-        worker,
-        workers,
-        query_id,
-        mailboxes: inbox,
-        ctx,
-        received: std::cell::Cell::new(0),
-        stats: std::cell::RefCell::new(ExecutionStats::default()),
-    };
+    let inputs = Inbox::new(plan, (stage, worker), workers, query_id, inbox, ctx);
     let mut env = Env {
         ctx,
         max_rows_in_join: plan.v2_options.max_rows_in_join,
@@ -309,17 +322,7 @@ pub fn run_root(
         r.set_result(ResultTable::new(&columns, &rows));
         return r;
     }
-    let inputs = Inbox {
-        plan,
-        stage: 0,
-        worker: 0,
-        workers,
-        query_id,
-        mailboxes: inbox,
-        ctx,
-        received: std::cell::Cell::new(0),
-        stats: std::cell::RefCell::new(ExecutionStats::default()),
-    };
+    let inputs = Inbox::new(plan, (0, 0), workers, query_id, inbox, ctx);
     let mut env = Env {
         ctx,
         max_rows_in_join: plan.v2_options.max_rows_in_join,

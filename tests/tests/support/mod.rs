@@ -1,5 +1,5 @@
-//! The `.slt` suite's tables (`tests/slt/data/`), built once per layout and shared by the
-//! test files that query them (`slt.rs`, `fuzz_sql.rs`).
+//! What several test files share: the `.slt` suite's tables (`tests/slt/data/`), built once per
+//! layout (`slt.rs`, `fuzz_sql.rs`), and the seeded generator of the fuzz tests.
 
 use engine::provider::MemoryTables;
 use segments::build_config::BuildConfig;
@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 /// The `tests/slt` directory.
+#[allow(dead_code)]
 pub fn slt_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("slt")
 }
@@ -86,6 +87,7 @@ fn build_tables(variant: Variant) -> Tables {
 }
 
 /// The tables of `variant`, built on first use.
+#[allow(dead_code)]
 pub fn tables(variant: Variant) -> &'static MemoryTables {
     static INDEXED: OnceLock<Tables> = OnceLock::new();
     static PLAIN: OnceLock<Tables> = OnceLock::new();
@@ -94,4 +96,23 @@ pub fn tables(variant: Variant) -> &'static MemoryTables {
         Variant::Plain => &PLAIN,
     };
     &cell.get_or_init(|| build_tables(variant)).tables
+}
+
+/// xorshift64*: small, seeded, reproducible (the fuzz tests' inputs).
+pub struct Rng(pub u64);
+
+#[allow(dead_code)] // each test file uses what it needs
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
 }

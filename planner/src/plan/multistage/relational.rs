@@ -520,13 +520,8 @@ impl<'a> Planner<'a> {
                 }
             })
         };
-        for item in &mut sel.projection {
-            if let SelectItem::Expr { expr, .. } = item {
-                collect(expr);
-            }
-        }
-        for o in &mut sel.order_by {
-            collect(&mut o.expr);
+        for e in list_and_order_mut(sel) {
+            collect(e);
         }
         if calls.is_empty() {
             return Ok(rel);
@@ -615,13 +610,8 @@ impl<'a> Planner<'a> {
                     }
                 })
             };
-            for item in &mut sel.projection {
-                if let SelectItem::Expr { expr, .. } = item {
-                    replace(expr);
-                }
-            }
-            for o in &mut sel.order_by {
-                replace(&mut o.expr);
+            for e in list_and_order_mut(sel) {
+                replace(e);
             }
         }
         Ok(rel)
@@ -998,13 +988,8 @@ impl<'a> Planner<'a> {
                 }
             })
         };
-        for item in &mut sel.projection {
-            if let SelectItem::Expr { expr, .. } = item {
-                collect(expr);
-            }
-        }
-        for o in &mut sel.order_by {
-            collect(&mut o.expr);
+        for e in list_and_order_mut(&mut sel) {
+            collect(e);
         }
         let column = |name: String| ast::Expr::Column { table: None, name };
         let mut inner_items: Vec<SelectItem> = Vec::new();
@@ -1037,13 +1022,8 @@ impl<'a> Planner<'a> {
                 }
             })
         };
-        for item in &mut sel.projection {
-            if let SelectItem::Expr { expr, .. } = item {
-                replace(expr);
-            }
-        }
-        for o in &mut sel.order_by {
-            replace(&mut o.expr);
+        for e in list_and_order_mut(&mut sel) {
+            replace(e);
         }
         let (inner_rel, inner_names) = self.upper_rows(inner, rel)?;
         let inner_rel = requalify(inner_rel, inner_names, None);
@@ -1569,4 +1549,15 @@ fn decorrelate(
         _ => extra.collect(),
     };
     Ok((Query::Select(Box::new(s)), outer_exprs))
+}
+
+/// The select list's and ORDER BY's expressions.
+fn list_and_order_mut(sel: &mut Select) -> impl Iterator<Item = &mut ast::Expr> {
+    sel.projection
+        .iter_mut()
+        .filter_map(|i| match i {
+            SelectItem::Expr { expr, .. } => Some(expr),
+            _ => None,
+        })
+        .chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
 }
