@@ -236,8 +236,9 @@ pub fn is_aggregate_name(name: &str) -> bool {
 const SMART_HLL_LOG2M: u8 = 12;
 const SMART_HLL_THRESHOLD: u32 = 100_000;
 
-/// Parses `'hllLog2m=8;hllConversionThreshold=10'` (keys case-insensitive; a non-positive
-/// threshold never converts).
+/// Parses `'log2m=8;threshold=10'` (keys case-insensitive, Pinot's deprecated `hllLog2m` and
+/// `hllConversionThreshold` too; `dictThreshold`, a segment-level shortcut, is accepted and has
+/// no effect on the answer; a non-positive threshold never converts).
 fn smart_hll_parameters(text: &str) -> Result<AggregateFunction, String> {
     let (mut log2m, mut threshold) = (SMART_HLL_LOG2M, SMART_HLL_THRESHOLD);
     for pair in text.split(';').filter(|p| !p.trim().is_empty()) {
@@ -249,7 +250,7 @@ fn smart_hll_parameters(text: &str) -> Result<AggregateFunction, String> {
             .parse()
             .map_err(|_| format!("Invalid parameter: {pair}"))?;
         match key.trim().to_ascii_uppercase().as_str() {
-            "HLLLOG2M" => {
+            "LOG2M" | "HLLLOG2M" => {
                 log2m = u8::try_from(number)
                     .ok()
                     .filter(|l| (1..=16).contains(l))
@@ -257,7 +258,8 @@ fn smart_hll_parameters(text: &str) -> Result<AggregateFunction, String> {
                         format!("invalid hllLog2m for distinctcountsmarthll: {number}")
                     })?;
             }
-            "HLLCONVERSIONTHRESHOLD" => {
+            "DICTTHRESHOLD" => {}
+            "THRESHOLD" | "HLLCONVERSIONTHRESHOLD" => {
                 threshold = if number <= 0 {
                     u32::MAX
                 } else {
@@ -515,8 +517,15 @@ mod tests {
                 threshold: u32::MAX
             }
         );
+        assert_eq!(
+            smart("threshold=10;LOG2M=2;dictThreshold=5").unwrap(),
+            AggregateFunction::DistinctCountSmartHll {
+                log2m: 2,
+                threshold: 10
+            }
+        );
         assert!(
-            smart("threshold=10")
+            smart("bogus=10")
                 .unwrap_err()
                 .contains("Invalid parameter key")
         );
