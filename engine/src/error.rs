@@ -29,9 +29,10 @@ pub enum EngineError {
     /// A segment could not be read (200).
     #[error("segment '{segment}': {message}")]
     Segment { segment: String, message: String },
-    /// Another stage of a multi-stage query failed; its exception as that stage reported it.
-    #[error("{}", .0.message)]
-    Remote(crate::response::QueryException),
+    /// Another stage of a multi-stage query failed: its error code and message as that stage
+    /// reported them.
+    #[error("{message}")]
+    Remote { code: i32, message: String },
 }
 
 impl From<EvalError> for EngineError {
@@ -49,9 +50,9 @@ impl EngineError {
             EngineError::Plan(p) => p.code(),
             EngineError::Timeout(_) => ErrorCode::ExecutionTimeout,
             EngineError::Cancelled => ErrorCode::QueryCancellation,
-            EngineError::Execution(_) | EngineError::Segment { .. } | EngineError::Remote(_) => {
-                ErrorCode::QueryExecution
-            }
+            EngineError::Execution(_)
+            | EngineError::Segment { .. }
+            | EngineError::Remote { .. } => ErrorCode::QueryExecution,
         }
     }
 
@@ -62,7 +63,7 @@ impl EngineError {
                 "Caught exception while parsing query: {sql}: {message}"
             )),
             EngineError::Plan(p) => p.pinot_message(),
-            EngineError::Remote(q) => q.message.clone(),
+            EngineError::Remote { message, .. } => message.clone(),
             other => other.code().message(&other.to_string()),
         }
     }

@@ -53,8 +53,11 @@ pub struct QueryException {
 
 impl From<&EngineError> for QueryException {
     fn from(e: &EngineError) -> QueryException {
-        if let EngineError::Remote(q) = e {
-            return q.clone();
+        if let EngineError::Remote { code, message } = e {
+            return QueryException {
+                error_code: *code,
+                message: message.clone(),
+            };
         }
         QueryException {
             error_code: e.code().code(),

@@ -93,7 +93,12 @@ impl StageInputs for Inbox<'_> {
                     self.stats.borrow_mut().add(&stats);
                     ended += 1;
                 }
-                MailboxMessage::Error(e) => return Err(EngineError::Remote(e)),
+                MailboxMessage::Error(e) => {
+                    return Err(EngineError::Remote {
+                        code: e.error_code,
+                        message: e.message,
+                    });
+                }
             }
             self.ctx.check()?;
         }
@@ -238,10 +243,7 @@ pub fn run_worker(
             })
         }
         Err(e) => {
-            let exception = match &e {
-                EngineError::Remote(q) => q.clone(),
-                other => QueryException::from(other),
-            };
+            let exception = QueryException::from(&e);
             send_to_parent_workers(
                 plan,
                 stage,
@@ -357,7 +359,6 @@ pub fn run_root(
                 .collect();
             r.set_result(ResultTable::new(&plan.columns, &typed));
         }
-        Err(EngineError::Remote(q)) => r.add_exception(q),
         Err(e) => r.push_exception(&e),
     }
     r.tables_queried = plan

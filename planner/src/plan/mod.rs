@@ -4,6 +4,8 @@
 //! Statement ──binder(Catalog)──► QueryPlan::SingleStage { server: ServerQueryPlan,
 //!                                                         reduce: BrokerReducePlan }
 //!                               QueryPlan::Literal (no FROM)
+//!                               QueryPlan::MultiStage (useMultistageEngine=true): stages
+//!                               joined by exchanges, see [`multistage`]
 //! ```
 //!
 //! * [`catalog`] — what the binder may know about tables (names, schemas).
@@ -14,9 +16,7 @@
 //! * [`eval`] — row-at-a-time evaluation of bound expressions, shared by folding, the engine's
 //!   general path and the broker's post-aggregation.
 //! * [`error`] — [`PlanError`] with Pinot's error codes.
-//!
-//!                               QueryPlan::MultiStage (useMultistageEngine=true): stages
-//!                               joined by exchanges, see [`multistage`]
+//! * [`multistage`] — the multi-stage (v2) plan and its binder.
 
 pub mod aggregate;
 pub mod binder;

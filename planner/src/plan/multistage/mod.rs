@@ -28,14 +28,18 @@
 //!
 //! Everything derives serde: the broker ships each stage to the servers that run it.
 //!
-//! * [`bind`] — statements to multi-stage plans; single-table blocks as leaf → root.
-//! * [`relational`] — joins, subqueries, `WITH` and set operations cut into stages.
+//! * [`bind`] — statements to multi-stage plans.
+//! * [`relational`] — any query cut into stages: joins, subqueries, `WITH`, set operations,
+//!   windows; [`relation`] its vocabulary.
+//! * [`single_table`] — a single-table block as leaf (v1 server plan) → final aggregation.
 //! * [`rel`] — the relational operators.
 //! * [`stage`] — stages, exchanges, distributions.
 
 pub mod bind;
 pub mod rel;
+pub mod relation;
 pub mod relational;
+pub mod single_table;
 pub mod stage;
 
 pub use rel::{AggMode, JoinKind, RelNode, SetOpKind, WindowCall, WindowFrame, WindowFunction};

@@ -9,11 +9,12 @@
 //! above the leaves are bound by the v1 expression binder over a synthetic scope whose columns
 //! are the relation's positions (`__c<i>`), then read as [`Expr::Input`]s.
 
-use super::bind::{aggregate_type, calcite_names};
 use super::rel::{
     AggMode, FrameBound, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFrame,
     WindowFunction,
 };
+use super::relation::{Col, Rel, StageSink};
+use super::single_table::{aggregate_type, calcite_names, single_table_rel};
 use super::stage::{Distribution, Stage, StageKind};
 use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate};
 use crate::plan::binder::rewrite::{apply_ordinals_and_aliases, rewrite_count_distinct, walk_mut};
@@ -26,23 +27,6 @@ use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind, ServerQueryPlan
 use crate::sql::ast::{self, BinaryOp, Query, Select, SelectItem, TableRef};
 use segments::types::{FieldSpec, Schema};
 use std::collections::HashMap;
-
-/// A column of a relation being planned.
-#[derive(Clone, Debug)]
-pub struct Col {
-    pub qualifier: Option<String>,
-    pub name: String,
-    pub ty: ColumnType,
-}
-
-/// Operators not yet cut into a stage, and their columns.
-pub struct Rel {
-    pub node: RelNode,
-    pub cols: Vec<Col>,
-    /// The rows are hash-partitioned over several workers (a join's stage): an operator that
-    /// needs every row runs after a singleton exchange.
-    pub partitioned: bool,
-}
 
 /// Builds the stages of one query.
 pub struct Planner<'a> {
@@ -123,6 +107,14 @@ fn resolve(cols: &[Col], table: Option<&str>, name: &str) -> Result<Option<usize
     }
 }
 
+impl StageSink for Planner<'_> {
+    fn add_stage(&mut self, kind: StageKind, root: RelNode) -> StageId {
+        let id = self.stages.len();
+        self.place(id, kind, root);
+        id
+    }
+}
+
 impl<'a> Planner<'a> {
     pub fn new(
         catalog: &'a dyn Catalog,
@@ -175,13 +167,6 @@ impl<'a> Planner<'a> {
         } else {
             self.stages.push(stage);
         }
-    }
-
-    /// Adds a stage running `root`; returns its id.
-    pub fn add_stage(&mut self, kind: StageKind, root: RelNode) -> StageId {
-        let id = self.stages.len();
-        self.place(id, kind, root);
-        id
     }
 
     /// Makes `root` the root stage.
@@ -313,7 +298,8 @@ impl<'a> Planner<'a> {
             && !has_subquery_predicates(s)
             && !has_window(s)
         {
-            return super::bind::single_table_rel(self, s, name, alias.as_deref());
+            let (catalog, options, explain) = (self.catalog, self.options, self.explain);
+            return single_table_rel(self, catalog, options, explain, s, name, alias.as_deref());
         }
         let rel = match &s.from {
             Some(t) => self.from(t)?,

@@ -1,0 +1,29 @@
+//! The vocabulary of planning above the leaves: a relation's columns ([`Col`]), a relation not
+//! yet cut into a stage ([`Rel`]), and where new stages go ([`StageSink`]).
+
+use super::rel::{RelNode, StageId};
+use super::stage::StageKind;
+use crate::plan::column_type::ColumnType;
+
+/// A column of a relation being planned.
+#[derive(Clone, Debug)]
+pub struct Col {
+    pub qualifier: Option<String>,
+    pub name: String,
+    pub ty: ColumnType,
+}
+
+/// Operators not yet cut into a stage, and their columns.
+pub struct Rel {
+    pub node: RelNode,
+    pub cols: Vec<Col>,
+    /// The rows are hash-partitioned over several workers (a join's stage): an operator that
+    /// needs every row runs after a singleton exchange.
+    pub partitioned: bool,
+}
+
+/// Where a planner puts the stages it cuts.
+pub trait StageSink {
+    /// Adds a stage running `root`; returns its id.
+    fn add_stage(&mut self, kind: StageKind, root: RelNode) -> StageId;
+}

@@ -1,0 +1,233 @@
+//! A single-table `SELECT` block (no subquery, no window) as Pinot's v2 runs it: a **leaf
+//! stage** whose v1 server plan holds the filter, the projection and the partial aggregation (so
+//! every index v1 uses is used), one exchange, and above it the final aggregation over the
+//! partial states, `HAVING`, `ORDER BY`/`OFFSET`/`LIMIT` and the output expressions:
+//!
+//! ```text
+//! Project(outputs) ← Sort ← Project(row ++ sort keys) ← Filter(HAVING)
+//!   ← Aggregate(FINAL) ← Receive(leaf, SINGLETON)
+//! [leaf]  v1 server plan (filter, group keys, partial aggregates | projected rows)
+//! ```
+//!
+//! The block is bound by the v1 binder (the same functions, filters, aggregates and errors),
+//! then given v2's shape: no implicit `LIMIT`, Calcite's column names (`EXPR$<i>` for an
+//! unaliased expression) and result types (`COUNT` and `SUM` of integers are `LONG`, `MIN`/`MAX`
+//! keep an integral argument's type).
+
+use super::rel::{AggMode, RelNode};
+use super::relation::{Col, Rel, StageSink};
+use super::stage::StageKind;
+use crate::plan::aggregate::AggregateFunction;
+use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
+use crate::plan::binder::scope::Scope;
+use crate::plan::binder::select::plan_select;
+use crate::plan::catalog::Catalog;
+use crate::plan::column_type::ColumnType;
+use crate::plan::error::PlanError;
+use crate::plan::expr::{Expr, InputRef};
+use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind, SingleStagePlan, SortKey};
+use crate::sql::ast::{self, SelectItem};
+use segments::types::DataType;
+
+/// A single-table block (no subquery): the leaf stage with the v1 server plan, and the
+/// operators above its exchange.
+pub fn single_table_rel(
+    stages: &mut dyn StageSink,
+    catalog: &dyn Catalog,
+    options: &ExecutionOptions,
+    explain: bool,
+    select: &ast::Select,
+    name: &str,
+    alias: Option<&str>,
+) -> Result<(Rel, Vec<String>), PlanError> {
+    let info = catalog
+        .resolve_table(name)
+        .ok_or_else(|| PlanError::TableNotFound(name.to_string()))?;
+    let scope = Scope {
+        table: Some(&info),
+        alias: alias.map(str::to_string),
+    };
+    let mut select = select.clone();
+    canonicalize_columns(&mut select, &scope)?;
+    expand_wildcards(&mut select, &scope)?;
+    let names = calcite_names(&select.projection);
+    let (limit, offset) = (select.limit, select.offset.unwrap_or(0));
+    if select.limit.is_none() {
+        select.limit = Some(u64::MAX);
+    }
+    let single = plan_select(select, &scope, options, explain)?;
+    let (node, columns) = single_table(
+        stages,
+        single,
+        &names,
+        limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)),
+        usize::try_from(offset).unwrap_or(usize::MAX),
+    );
+    let cols = columns
+        .into_iter()
+        .map(|(n, ty)| Col {
+            qualifier: None,
+            name: n,
+            ty,
+        })
+        .collect();
+    Ok((
+        Rel {
+            node,
+            cols,
+            partitioned: false,
+        },
+        names,
+    ))
+}
+
+/// Calcite's result names: the alias, a plain column's name, else `EXPR$<position>`.
+pub fn calcite_names(items: &[SelectItem]) -> Vec<String> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            SelectItem::Expr { alias: Some(a), .. } => a.clone(),
+            SelectItem::Expr {
+                expr: ast::Expr::Column { name, .. },
+                ..
+            } => name.clone(),
+            _ => format!("EXPR${i}"),
+        })
+        .collect()
+}
+
+fn input(index: usize, column_type: ColumnType) -> Expr {
+    Expr::Input(InputRef {
+        index,
+        name: format!("${index}"),
+        column_type,
+    })
+}
+
+/// The v2 result type of an aggregate: Calcite's where it differs from v1's.
+pub fn aggregate_type(
+    f: &AggregateFunction,
+    arg: Option<ColumnType>,
+    v1: ColumnType,
+) -> ColumnType {
+    let integral = arg
+        .is_some_and(|t| t.single_value && matches!(t.data_type, DataType::Int | DataType::Long));
+    match f {
+        AggregateFunction::Count => ColumnType::sv(DataType::Long),
+        AggregateFunction::Sum if integral => ColumnType::sv(DataType::Long),
+        AggregateFunction::Min | AggregateFunction::Max if integral => arg.unwrap_or(v1),
+        _ => v1,
+    }
+}
+
+fn single_table(
+    stages: &mut dyn StageSink,
+    p: SingleStagePlan,
+    names: &[String],
+    limit: Option<usize>,
+    offset: usize,
+) -> (RelNode, Vec<(String, ColumnType)>) {
+    let row_types = p.server.kind.row_types();
+    let table = p.server.table.clone();
+    let leaf = RelNode::Leaf {
+        plan: p.server.clone(),
+    };
+    let leaf_id = stages.add_stage(StageKind::Leaf { table }, leaf);
+    let mut agg_types: Vec<Option<ColumnType>> = vec![None; row_types.len()];
+    let received = RelNode::Receive {
+        stage: leaf_id,
+        types: row_types.clone(),
+    };
+    let mut node = match &p.server.kind {
+        ServerQueryKind::GroupBy { aggregates, .. }
+        | ServerQueryKind::Aggregation { aggregates } => {
+            let k = keys_of(&p.server.kind).len();
+            let mut output_types: Vec<ColumnType> = row_types[..k].to_vec();
+            for (i, a) in aggregates.iter().enumerate() {
+                let v1 = ColumnType::sv(a.result_type());
+                let t = aggregate_type(&a.function, a.arg.as_ref().map(Expr::column_type), v1);
+                agg_types[k + i] = Some(t);
+                output_types.push(v1);
+            }
+            RelNode::Aggregate {
+                input: Box::new(received),
+                group_keys: (0..k).collect(),
+                aggregates: aggregates.clone(),
+                mode: AggMode::Final,
+                output_types,
+            }
+        }
+        ServerQueryKind::Distinct { exprs, .. } => RelNode::Aggregate {
+            input: Box::new(received),
+            group_keys: (0..exprs.len()).collect(),
+            aggregates: Vec::new(),
+            mode: AggMode::Direct,
+            output_types: row_types.clone(),
+        },
+        _ => received,
+    };
+    if let Some(having) = p.reduce.having.clone() {
+        node = RelNode::Filter {
+            input: Box::new(node),
+            condition: having,
+        };
+    }
+    if !p.reduce.order_by.is_empty() || limit.is_some() || offset > 0 {
+        let base: Vec<Expr> = node
+            .output_types()
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| input(i, t))
+            .collect();
+        let mut exprs = base;
+        let mut keys = Vec::new();
+        for o in &p.reduce.order_by {
+            keys.push(SortKey {
+                column: exprs.len(),
+                asc: o.asc,
+                nulls_last: o.nulls_last,
+            });
+            exprs.push(o.expr.clone());
+        }
+        node = RelNode::Sort {
+            input: Box::new(RelNode::Project {
+                input: Box::new(node),
+                exprs,
+            }),
+            keys,
+            offset,
+            limit,
+        };
+    }
+    let outputs: Vec<Expr> = p.reduce.columns.iter().map(|c| c.expr.clone()).collect();
+    let columns: Vec<(String, ColumnType)> = p
+        .reduce
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let t = match &c.expr {
+                Expr::Input(r) => agg_types
+                    .get(r.index)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(c.column_type),
+                _ => c.column_type,
+            };
+            (names.get(i).cloned().unwrap_or_else(|| c.name.clone()), t)
+        })
+        .collect();
+    let root = RelNode::Project {
+        input: Box::new(node),
+        exprs: outputs,
+    };
+    (root, columns)
+}
+
+fn keys_of(kind: &ServerQueryKind) -> &[Expr] {
+    match kind {
+        ServerQueryKind::GroupBy { keys, .. } => keys,
+        _ => &[],
+    }
+}
