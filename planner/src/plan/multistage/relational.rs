@@ -444,33 +444,7 @@ impl<'a> Planner<'a> {
                     Some(e) => Some(self.bind_row(&e, &cols)?),
                     None => None,
                 };
-                let partitioned = !lk.is_empty();
-                let (l, r) = if partitioned {
-                    (
-                        self.exchange(l, Distribution::Hash(lk.clone())),
-                        self.exchange(r, Distribution::Hash(rk.clone())),
-                    )
-                } else {
-                    (
-                        self.exchange(l, Distribution::Singleton),
-                        self.exchange(r, Distribution::Singleton),
-                    )
-                };
-                if matches!(kind, JoinKind::Semi | JoinKind::Anti) {
-                    cols.truncate(l.cols.len());
-                }
-                Ok(Rel {
-                    node: RelNode::Join {
-                        left: Box::new(l.node),
-                        right: Box::new(r.node),
-                        kind,
-                        left_keys: lk,
-                        right_keys: rk,
-                        condition,
-                    },
-                    cols,
-                    partitioned,
-                })
+                Ok(self.join(l, r, kind, lk, rk, condition))
             }
         }
     }
@@ -843,26 +817,11 @@ impl<'a> Planner<'a> {
                 ));
             }
             let name = format!("$sq{k}_{}", rel.cols.len());
-            let l = self.exchange(rel, Distribution::Singleton);
-            let r = self.exchange(sub, Distribution::Singleton);
-            let mut cols = l.cols.clone();
-            cols.push(Col {
-                qualifier: None,
-                name: name.clone(),
-                ty: r.cols[0].ty,
-            });
-            rel = Rel {
-                node: RelNode::Join {
-                    left: Box::new(l.node),
-                    right: Box::new(r.node),
-                    kind: JoinKind::Left,
-                    left_keys: Vec::new(),
-                    right_keys: Vec::new(),
-                    condition: None,
-                },
-                cols,
-                partitioned: false,
-            };
+            rel = self.join(rel, sub, JoinKind::Left, Vec::new(), Vec::new(), None);
+            if let Some(last) = rel.cols.last_mut() {
+                last.qualifier = None;
+                last.name = name.clone();
+            }
             let column = ast::Expr::Column { table: None, name };
             let replace = |e: &mut ast::Expr| {
                 walk_all(e, &mut |n| {
@@ -884,28 +843,47 @@ impl<'a> Planner<'a> {
     }
 
     fn semi(&mut self, left: Rel, right: Rel, lk: Vec<usize>, rk: Vec<usize>, anti: bool) -> Rel {
+        let kind = if anti { JoinKind::Anti } else { JoinKind::Semi };
+        self.join(left, right, kind, lk, rk, None)
+    }
+
+    /// `left` joined with `right` on `lk = rk` then `condition` (over the joined row): both
+    /// sides hashed on their keys, so the join runs on every worker; without keys both sides
+    /// go to one worker.
+    fn join(
+        &mut self,
+        left: Rel,
+        right: Rel,
+        kind: JoinKind,
+        lk: Vec<usize>,
+        rk: Vec<usize>,
+        condition: Option<Expr>,
+    ) -> Rel {
         let partitioned = !lk.is_empty();
-        let (l, r) = if partitioned {
+        let (ld, rd) = if partitioned {
             (
-                self.exchange(left, Distribution::Hash(lk.clone())),
-                self.exchange(right, Distribution::Hash(rk.clone())),
+                Distribution::Hash(lk.clone()),
+                Distribution::Hash(rk.clone()),
             )
         } else {
-            (
-                self.exchange(left, Distribution::Singleton),
-                self.exchange(right, Distribution::Singleton),
-            )
+            (Distribution::Singleton, Distribution::Singleton)
         };
+        let l = self.exchange(left, ld);
+        let r = self.exchange(right, rd);
+        let mut cols = l.cols;
+        if !matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+            cols.extend(r.cols);
+        }
         Rel {
             node: RelNode::Join {
                 left: Box::new(l.node),
                 right: Box::new(r.node),
-                kind: if anti { JoinKind::Anti } else { JoinKind::Semi },
+                kind,
                 left_keys: lk,
                 right_keys: rk,
-                condition: None,
+                condition,
             },
-            cols: l.cols,
+            cols,
             partitioned,
         }
     }
