@@ -11,7 +11,7 @@ mod support;
 use engine::execute_sql;
 use engine::provider::MemoryTables;
 use sqllogictest::{DBOutput, DefaultColumnType, Runner};
-use support::{Variant, slt_dir, tables};
+use support::{Variant, render, slt_dir, tables};
 
 /// A query answered with exceptions, as the runner sees it.
 #[derive(Debug, thiserror::Error)]
@@ -20,36 +20,6 @@ struct QueryFailed(String);
 
 struct Tessera {
     tables: &'static MemoryTables,
-}
-
-/// Renders a result cell the way `gen/make_slt.py` renders DuckDB's.
-fn render(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::Null => "NULL".into(),
-        serde_json::Value::Bool(b) => b.to_string(),
-        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => i.to_string(),
-            (_, Some(u)) => u.to_string(),
-            _ => render_float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        serde_json::Value::String(s) if s.is_empty() => "(empty)".into(),
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn render_float(f: f64) -> String {
-    let s = format!("{f:.4}");
-    let s = if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    };
-    if s == "-0" || s.is_empty() {
-        "0".into()
-    } else {
-        s
-    }
 }
 
 impl sqllogictest::DB for Tessera {
@@ -119,5 +89,10 @@ slt_files!(
     functions,
     nulls,
     errors,
-    timestamp_index
+    timestamp_index,
+    v2_aggregate,
+    v2_join,
+    v2_subquery,
+    v2_setop,
+    v2_window
 );

@@ -39,6 +39,8 @@ pub enum Query {
         ctes: Vec<(String, Query)>,
         body: Box<Query>,
     },
+    /// `VALUES (e, …), (e, …)`: literal rows.
+    Values(Vec<Vec<Expr>>),
     /// `ORDER BY`/`LIMIT`/`OFFSET` applied to a set-operation result (or a parenthesised query).
     Ordered {
         query: Box<Query>,
@@ -105,10 +107,12 @@ pub struct OrderByExpr {
 pub enum TableRef {
     /// A table, possibly qualified (`db.t`, kept joined with `.`), with an optional alias.
     Table { name: String, alias: Option<String> },
-    /// `(query) [AS] alias`.
+    /// `(query) [AS] alias [(column, …)]`.
     Subquery {
         query: Box<Query>,
         alias: Option<String>,
+        /// Names for the query's columns, in order (empty: the query's own names).
+        columns: Vec<String>,
     },
     /// A join; comma joins are `Cross` joins without a condition.
     Join {

@@ -22,9 +22,12 @@ def write_table(name, schema, indexed, plain, parts, header):
             w.writerow(header)
             w.writerows(rows)
 
-def table_config(name, idx):
+def table_config(name, idx, time_column="ship_ts"):
+    segments_config = {"replication": "1"}
+    if time_column:
+        segments_config["timeColumnName"] = time_column
     cfg = {"tableName": f"{name}_OFFLINE", "tableType": "OFFLINE",
-           "segmentsConfig": {"replication": "1", "timeColumnName": "ship_ts"},
+           "segmentsConfig": segments_config,
            "tenants": {}, "tableIndexConfig": {"loadMode": "MMAP"}}
     cfg["tableIndexConfig"].update(idx)
     return cfg
@@ -81,6 +84,39 @@ indexed = table_config("orders", {
 # A timestamp index on ship_ts at every granularity (derived $ship_ts$DAY ... columns).
 indexed["fieldConfigList"] = [{"name": "ship_ts", "encodingType": "DICTIONARY", "indexTypes": ["TIMESTAMP"],
     "timestampConfig": {"granularities": ["MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"]}}]
+# Star-trees: one configured (a dimension on a timestamp-index column) and the default one.
+indexed["tableIndexConfig"].update({"starTreeIndexConfigs": [{"dimensionsSplitOrder": ["region", "status", "priority", "$ship_ts$MONTH"], "skipStarNodeCreationForDimensions": ["priority"], "functionColumnPairs": ["COUNT__*", "SUM__quantity", "SUM__amount", "MIN__amount", "MAX__amount", "AVG__quantity", "AVG__amount", "MINMAXRANGE__amount", "DISTINCTCOUNTHLL__customer", "SUM__discount", "PERCENTILEEST__quantity"], "maxLeafRecords": 5}], "enableDefaultStarTree": True})
 plain = table_config("orders", {"nullHandlingEnabled": True})
 write_table("orders", schema, indexed, plain, [rows[0:100], rows[100:200], rows[200:300]], header)
+
+# customers: the other side of the multi-stage (v2) joins. cust_00..cust_24 have orders, cust_25..29
+# place orders but are missing here (LEFT JOIN misses), cust_90..92 have no orders (RIGHT JOIN misses).
+# Two segments, so a two-server cluster holds one each.
+tiers = ["gold", "silver", "bronze"]
+countries = ["DE", "FR", "US", "JP"]
+crows = []
+for i in list(range(25)) + [90, 91, 92]:
+    crows.append([
+        f"cust_{i:02d}",
+        f"name {i}",
+        rnd.choice(tiers),
+        rnd.choice(countries),
+        round(rnd.uniform(100, 5000), 2),
+        rnd.randrange(2010, 2024),
+    ])
+cheader = ["customer", "name", "tier", "country", "credit", "since_year"]
+cschema = {
+    "schemaName": "customers",
+    "dimensionFieldSpecs": [
+        {"name": "customer", "dataType": "STRING"},
+        {"name": "name", "dataType": "STRING"},
+        {"name": "tier", "dataType": "STRING"},
+        {"name": "country", "dataType": "STRING"},
+        {"name": "since_year", "dataType": "INT"},
+    ],
+    "metricFieldSpecs": [{"name": "credit", "dataType": "DOUBLE"}],
+}
+cindexed = table_config("customers", {"sortedColumn": ["customer"], "invertedIndexColumns": ["tier", "country"]}, None)
+cplain = table_config("customers", {}, None)
+write_table("customers", cschema, cindexed, cplain, [crows[0:14], crows[14:]], cheader)
 print("wrote", OUT)

@@ -19,6 +19,8 @@ con.execute(f"""CREATE TABLE orders AS SELECT order_id::BIGINT order_id, custome
 # One segment per part file: per-segment answers (SEGMENTPARTITIONEDDISTINCTCOUNT) group by `filename`.
 con.execute(f"""CREATE VIEW orders_seg AS SELECT customer, region, quantity::INT quantity, filename
   FROM read_csv('{DATA}/orders/part-*.csv', header=true, all_varchar=true, nullstr='', filename=true)""")
+con.execute(f"""CREATE TABLE customers AS SELECT customer, name, tier, country, credit::DOUBLE credit, since_year::INT since_year
+  FROM read_csv('{DATA}/customers/part-*.csv', header=true, all_varchar=true)""")
 # Pinot without null handling stores default values for nulls: metric INT 0, STRING 'null'.
 con.execute("CREATE VIEW orders_nn AS SELECT * REPLACE (coalesce(note, 'null') AS note, coalesce(score, 0) AS score) FROM orders")
 
@@ -41,7 +43,7 @@ def fmt(v):
     return s if s != "" else "(empty)"
 
 def block(pinot, duck=None, sort="rowsort"):
-    rows = con.execute(duck or pinot).fetchall()
+    rows = con.execute(duck or pinot.removeprefix(V2)).fetchall()
     ncols = len(con.description)
     out = [f"query {'T' * ncols} {sort}".rstrip(), pinot, "----"]
     rendered = [[fmt(v) for v in r] for r in rows]
@@ -53,6 +55,11 @@ def block(pinot, duck=None, sort="rowsort"):
 P = lambda unit: f"DATETRUNC('{unit}', ship_ts)"
 D = lambda unit: f"epoch_ms(date_trunc('{unit}', ship_ts))"
 NN = lambda q: q.replace("FROM orders", "FROM orders_nn")
+
+# The v2_* files run on the multi-stage engine (the runner prefixes each query with V2); slt.rs
+# runs them in-process and cluster_slt.rs on a one-server and a two-server cluster.
+V2 = "SET useMultistageEngine=true; "
+JOIN = "FROM orders o JOIN customers c ON o.customer = c.customer"
 
 FILES = {
 "filter": [
@@ -204,6 +211,78 @@ FILES = {
    # Pinot's SELECT * lists columns by name and leaves out the derived $-columns.
    "SELECT amount, customer, discount, note, order_id, priority, quantity, region, score, ship_ts, status FROM orders WHERE order_id = 7"),
 ],
+"v2_join": [
+  (f"SELECT c.tier, COUNT(*), SUM(o.amount) {JOIN} GROUP BY c.tier", None),
+  (f"SELECT o.order_id, c.name, c.country {JOIN} WHERE o.order_id < 12 ORDER BY o.order_id", None),
+  (f"SELECT c.name, SUM(o.quantity) AS q {JOIN} GROUP BY c.name ORDER BY q DESC, c.name LIMIT 5", None),
+  (f"SELECT COUNT(*), MAX(o.amount) {JOIN} WHERE c.tier = 'gold' AND o.status = 'OPEN'", None),
+  ("SELECT o.order_id, c.tier FROM orders o LEFT JOIN customers c ON o.customer = c.customer WHERE o.order_id BETWEEN 20 AND 45 ORDER BY o.order_id", None),
+  ("SELECT o.customer, COUNT(*) FROM orders o LEFT JOIN customers c ON o.customer = c.customer WHERE c.name IS NULL GROUP BY o.customer", None),
+  ("SELECT c.customer, COUNT(o.order_id) FROM orders o RIGHT JOIN customers c ON o.customer = c.customer GROUP BY c.customer HAVING COUNT(o.order_id) < 7", None),
+  ("SELECT COUNT(*), COUNT(o.order_id), COUNT(c.customer) FROM orders o FULL OUTER JOIN customers c ON o.customer = c.customer", None),
+  ("SELECT COUNT(*) FROM customers a CROSS JOIN customers b WHERE a.since_year < b.since_year", None),
+  ("SELECT COUNT(*) FROM customers a JOIN customers b ON a.credit > b.credit", None),
+  ("SELECT c.customer, COUNT(*) FROM customers c JOIN orders o ON o.customer = c.customer AND o.amount > c.credit / 5 GROUP BY c.customer ORDER BY c.customer LIMIT 6", None),
+  ("SELECT COUNT(*) FROM orders a JOIN orders b ON a.customer = b.customer AND a.region = b.region WHERE a.order_id < b.order_id", None),
+  (f"SELECT c.country, o.status, COUNT(*) {JOIN} JOIN (SELECT region, AVG(amount) AS avg_amount FROM orders GROUP BY region) r "
+   "ON o.region = r.region WHERE o.amount > r.avg_amount GROUP BY c.country, o.status", None),
+  ("SELECT c.tier, o.region, SUM(o.quantity) FROM customers c JOIN orders o ON c.customer = o.customer WHERE c.country IN ('DE', 'FR') "
+   "GROUP BY c.tier, o.region ORDER BY c.tier, o.region", None),
+],
+"v2_subquery": [
+  ("SELECT COUNT(*) FROM orders WHERE customer IN (SELECT customer FROM customers WHERE tier = 'gold')", None),
+  ("SELECT COUNT(*) FROM orders WHERE customer NOT IN (SELECT customer FROM customers)", None),
+  ("SELECT c.customer FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.customer AND o.amount > 900) ORDER BY c.customer", None),
+  ("SELECT c.customer FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.customer) ORDER BY c.customer", None),
+  ("SELECT COUNT(*) FROM orders WHERE amount > (SELECT AVG(amount) FROM orders)", None),
+  ("SELECT region, COUNT(*), (SELECT COUNT(*) FROM customers) FROM orders GROUP BY region", None),
+  ("SELECT COUNT(*), (SELECT COUNT(*) FROM customers) FROM orders WHERE region = 'nowhere'", None),
+  ("SELECT region, COUNT(*) FROM orders GROUP BY region HAVING COUNT(*) > (SELECT COUNT(*) FROM customers) * 2", None),
+  ("SELECT status, MAX(total), COUNT(*) FROM (SELECT status, customer, SUM(amount) AS total FROM orders GROUP BY status, customer) t GROUP BY status", None),
+  ("SELECT customer, name FROM customers WHERE customer IN (SELECT customer FROM orders GROUP BY customer HAVING COUNT(*) > 12) ORDER BY customer", None),
+  ("WITH big AS (SELECT customer, SUM(amount) AS total FROM orders GROUP BY customer HAVING SUM(amount) > 9000) "
+   "SELECT c.tier, COUNT(*) FROM big JOIN customers c ON big.customer = c.customer GROUP BY c.tier", None),
+  ("WITH gold AS (SELECT customer FROM customers WHERE tier = 'gold'), open_orders AS (SELECT customer, amount FROM orders WHERE status = 'OPEN') "
+   "SELECT COUNT(*), SUM(amount) FROM open_orders WHERE customer IN (SELECT customer FROM gold)", None),
+  ("SELECT region, cnt FROM (SELECT region, COUNT(*) AS cnt FROM orders WHERE quantity > (SELECT AVG(quantity) FROM orders) GROUP BY region) t ORDER BY cnt DESC, region", None),
+],
+"v2_setop": [
+  ("SELECT customer FROM orders WHERE amount > 985 UNION SELECT customer FROM customers WHERE tier = 'bronze'", None),
+  ("SELECT COUNT(*) FROM (SELECT customer FROM orders UNION ALL SELECT customer FROM customers) t", None),
+  ("SELECT region FROM orders WHERE amount > 990 UNION ALL SELECT region FROM orders WHERE amount < 12", None),
+  ("SELECT customer FROM orders INTERSECT SELECT customer FROM customers WHERE country = 'DE'", None),
+  ("SELECT customer FROM orders EXCEPT SELECT customer FROM customers", None),
+  ("SELECT customer FROM customers EXCEPT SELECT customer FROM orders", None),
+  ("SELECT region FROM orders WHERE status = 'RETURNED' INTERSECT ALL SELECT region FROM orders WHERE quantity > 45", None),
+  ("SELECT status FROM orders WHERE region = 'east' EXCEPT ALL SELECT status FROM orders WHERE region = 'west'", None),
+  ("SELECT r FROM (SELECT region AS r FROM orders UNION SELECT country AS r FROM customers) t ORDER BY r LIMIT 6", None),
+  ("SELECT x, y FROM (VALUES (1, 'a'), (2, 'b'), (3, 'c')) AS t(x, y) WHERE x > 1", None),
+],
+"v2_window": [
+  ("SELECT order_id, ROW_NUMBER() OVER (ORDER BY order_id DESC) FROM orders WHERE order_id < 8 ORDER BY order_id", None),
+  ("SELECT customer, order_id, ROW_NUMBER() OVER (PARTITION BY customer ORDER BY order_id) FROM orders WHERE customer IN ('cust_01', 'cust_02') ORDER BY customer, order_id", None),
+  ("SELECT order_id, quantity, RANK() OVER (ORDER BY quantity DESC), DENSE_RANK() OVER (ORDER BY quantity DESC) FROM orders WHERE region = 'east' AND status = 'OPEN' ORDER BY quantity DESC, order_id LIMIT 15", None),
+  ("SELECT order_id, region, SUM(amount) OVER (PARTITION BY region) FROM orders WHERE order_id < 10 ORDER BY order_id", None),
+  ("SELECT order_id, SUM(quantity) OVER (PARTITION BY region ORDER BY order_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM orders WHERE region = 'north' AND order_id < 60 ORDER BY order_id", None),
+  ("SELECT order_id, AVG(amount) OVER (ORDER BY order_id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING) FROM orders WHERE order_id <= 10 ORDER BY order_id", None),
+  ("SELECT order_id, LAG(amount) OVER (ORDER BY order_id), LEAD(amount, 2) OVER (ORDER BY order_id) FROM orders WHERE order_id <= 8 ORDER BY order_id", None),
+  ("SELECT order_id, FIRST_VALUE(amount) OVER (PARTITION BY status ORDER BY order_id), LAST_VALUE(amount) OVER (PARTITION BY status ORDER BY order_id "
+   "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM orders WHERE order_id <= 12 ORDER BY order_id", None),
+  ("SELECT order_id, NTILE(4) OVER (ORDER BY order_id) FROM orders WHERE order_id <= 10 ORDER BY order_id", None),
+  ("SELECT region, SUM(amount), RANK() OVER (ORDER BY SUM(amount) DESC) FROM orders GROUP BY region ORDER BY region", None),
+  ("SELECT order_id, COUNT(*) OVER (PARTITION BY status), MIN(quantity) OVER (PARTITION BY status), MAX(quantity) OVER (PARTITION BY status) FROM orders WHERE order_id <= 10 ORDER BY order_id", None),
+  ("SELECT order_id, quantity, SUM(quantity) OVER (ORDER BY quantity RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM orders WHERE region = 'south' AND status = 'CANCELLED' ORDER BY quantity, order_id", None),
+],
+"v2_aggregate": [
+  ("SELECT COUNT(*), SUM(amount), MIN(quantity), MAX(quantity), AVG(discount) FROM orders", None),
+  ("SELECT status, COUNT(*), SUM(quantity) FROM orders WHERE region IN ('east', 'west') GROUP BY status", None),
+  ("SELECT region, COUNT(DISTINCT customer) FROM orders GROUP BY region", None),
+  ("SELECT customer, SUM(amount) AS s FROM orders GROUP BY customer HAVING COUNT(*) > 10 ORDER BY s DESC, customer LIMIT 5", None),
+  ("SELECT DISTINCT tier, country FROM customers ORDER BY tier, country", None),
+  ("SELECT order_id, amount FROM orders WHERE order_id BETWEEN 100 AND 104 ORDER BY order_id", None),
+  ("SELECT country, AVG(credit), MIN(since_year) FROM customers GROUP BY country", None),
+  ("SELECT COUNT(*) FROM orders WHERE customer LIKE 'cust_1%' AND quantity > 20", None),
+],
 }
 
 for name, entries in FILES.items():
@@ -214,6 +293,8 @@ for name, entries in FILES.items():
         sort = "nosort" if "ORDER BY" in pinot.upper().split("GROUP BY")[-1] and "DISTINCT" not in pinot.upper()[:20] else "rowsort"
         if "ORDER BY" in pinot and " LIMIT" in pinot and pinot.index("ORDER BY") < pinot.index(" LIMIT"):
             sort = "nosort"
+        if name.startswith("v2_"):
+            pinot = V2 + pinot
         parts.append(block(pinot, duck, sort))
     open(os.path.join(SLT, f"{name}.slt"), "w").write("\n".join(parts))
     print("wrote", name, len(entries))

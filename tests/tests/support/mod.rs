@@ -38,24 +38,36 @@ struct Tables {
     tables: MemoryTables,
 }
 
-fn build_tables(variant: Variant) -> Tables {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut tables = MemoryTables::new();
+/// One table of `tests/slt/data`, its segments built into a directory.
+#[allow(dead_code)]
+pub struct BuiltTable {
+    pub name: String,
+    pub schema_json: String,
+    pub config: serde_json::Value,
+    /// Segment names, each a directory under the build directory.
+    pub segments: Vec<String>,
+}
+
+/// Builds every table of `tests/slt/data` in `variant`'s layout into `out`: one segment per
+/// CSV part, named `<table>_<i>`.
+#[allow(dead_code)]
+pub fn build_slt_tables(variant: Variant, out: &Path) -> Vec<BuiltTable> {
     let mut entries: Vec<_> = std::fs::read_dir(slt_dir().join("data"))
         .expect("tests/slt/data")
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.is_dir())
         .collect();
     entries.sort();
+    let mut built = Vec::new();
     for table_dir in entries {
         let name = table_dir
             .file_name()
             .and_then(|n| n.to_str())
             .expect("table name")
             .to_string();
-        let schema_text =
+        let schema_json =
             std::fs::read_to_string(table_dir.join("schema.json")).expect("schema.json");
-        let schema = Schema::from_json(&schema_text).expect("valid schema");
+        let schema = Schema::from_json(&schema_json).expect("valid schema");
         let config: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(table_dir.join(variant.config_file())).expect("table config"),
         )
@@ -75,15 +87,65 @@ fn build_tables(variant: Variant) -> Tables {
                 path: part.clone(),
                 format: InputFormat::Csv,
             };
-            build_segment(&schema, &build, &input, dir.path(), &mut |_| {})
-                .expect("segment builds");
-            let segment =
-                ImmutableSegment::open(&dir.path().join(&segment_name)).expect("segment opens");
-            segments.push(Arc::new(segment));
+            build_segment(&schema, &build, &input, out, &mut |_| {}).expect("segment builds");
+            segments.push(segment_name);
         }
-        tables.add(name, schema, segments);
+        built.push(BuiltTable {
+            name,
+            schema_json,
+            config,
+            segments,
+        });
+    }
+    built
+}
+
+fn build_tables(variant: Variant) -> Tables {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut tables = MemoryTables::new();
+    for t in build_slt_tables(variant, dir.path()) {
+        let schema = Schema::from_json(&t.schema_json).expect("valid schema");
+        let segments = t
+            .segments
+            .iter()
+            .map(|s| Arc::new(ImmutableSegment::open(&dir.path().join(s)).expect("segment opens")))
+            .collect();
+        tables.add(t.name, schema, segments);
     }
     Tables { _dir: dir, tables }
+}
+
+/// Renders a result cell the way `gen/make_slt.py` renders DuckDB's: integers as-is, floats
+/// rounded to 4 decimals with trailing zeros dropped, NULL as `NULL`, empty strings as
+/// `(empty)`.
+#[allow(dead_code)]
+pub fn render(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => "NULL".into(),
+        serde_json::Value::Bool(b) => b.to_string(),
+        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.to_string(),
+            (_, Some(u)) => u.to_string(),
+            _ => render_float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) if s.is_empty() => "(empty)".into(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn render_float(f: f64) -> String {
+    let s = format!("{f:.4}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s == "-0" || s.is_empty() {
+        "0".into()
+    } else {
+        s
+    }
 }
 
 /// The tables of `variant`, built on first use.

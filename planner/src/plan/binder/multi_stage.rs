@@ -14,6 +14,7 @@ pub fn v2_only_construct(query: &Query) -> Option<&'static str> {
             crate::sql::ast::SetOperator::Except => "EXCEPT",
         }),
         Query::With { .. } => Some("WITH"),
+        Query::Values(_) => Some("VALUES"),
         Query::Ordered { query, .. } => match query.as_ref() {
             Query::Select(_) => Some("ordered subquery"),
             other => v2_only_construct(other),

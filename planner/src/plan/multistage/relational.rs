@@ -16,16 +16,17 @@ use super::rel::{
 use super::relation::{Col, Rel, StageSink};
 use super::single_table::{aggregate_type, calcite_names, single_table_rel};
 use super::stage::{Distribution, Stage, StageKind};
-use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate};
+use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate, fold, unify_types};
 use crate::plan::binder::rewrite::{apply_ordinals_and_aliases, rewrite_count_distinct, walk_mut};
 use crate::plan::binder::scope::Scope;
 use crate::plan::catalog::{Catalog, TableInfo};
 use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
+use crate::plan::eval::coerce;
 use crate::plan::expr::{Expr, InputRef};
 use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind, ServerQueryPlan, SortKey};
 use crate::sql::ast::{self, BinaryOp, Query, Select, SelectItem, TableRef};
-use segments::types::{FieldSpec, Schema};
+use segments::types::{FieldSpec, Schema, Value};
 use std::collections::HashMap;
 
 /// Builds the stages of one query.
@@ -224,6 +225,7 @@ impl<'a> Planner<'a> {
     fn query_at_depth(&mut self, q: &Query) -> Result<(Rel, Vec<String>), PlanError> {
         match q {
             Query::Select(s) => self.select(s),
+            Query::Values(rows) => self.values(rows),
             Query::With { ctes, body } => {
                 let before = self.ctes.len();
                 self.ctes.extend(ctes.iter().cloned());
@@ -315,6 +317,81 @@ impl<'a> Planner<'a> {
         self.upper(s, rel)
     }
 
+    /// `VALUES (…), (…)`: constant rows, each column typed as its values' common type and
+    /// named `EXPR$<i>` as Calcite names them.
+    fn values(&mut self, rows: &[Vec<ast::Expr>]) -> Result<(Rel, Vec<String>), PlanError> {
+        let width = rows.first().map_or(0, Vec::len);
+        if rows.iter().any(|r| r.len() != width) {
+            return Err(PlanError::Validation(
+                "Values passed to VALUES operator must have compatible types".into(),
+            ));
+        }
+        let info = synthetic_table(&[]);
+        let scope = Scope {
+            table: Some(&info),
+            alias: None,
+        };
+        let mut b = ExprBinder::new(&scope);
+        let mut bound = Vec::with_capacity(rows.len());
+        for row in rows {
+            let row: Vec<Expr> = row
+                .iter()
+                .map(|e| b.bind(e, Mode::Row).map(fold))
+                .collect::<Result<_, _>>()?;
+            bound.push(row);
+        }
+        let types: Vec<ColumnType> = (0..width)
+            .map(|c| {
+                let typed: Vec<ColumnType> = bound
+                    .iter()
+                    .filter(|r| {
+                        !matches!(
+                            r[c],
+                            Expr::Literal {
+                                value: Value::Null,
+                                ..
+                            }
+                        )
+                    })
+                    .map(|r| r[c].column_type())
+                    .collect();
+                unify_types(&typed)
+            })
+            .collect();
+        let mut out = Vec::with_capacity(bound.len());
+        for row in bound {
+            let mut values = Vec::with_capacity(width);
+            for (e, t) in row.into_iter().zip(&types) {
+                let Expr::Literal { value, .. } = e else {
+                    return Err(PlanError::Validation(
+                        "VALUES takes constant expressions only".into(),
+                    ));
+                };
+                values.push(coerce(value, t.data_type).map_err(|e| PlanError::Validation(e.0))?);
+            }
+            out.push(values);
+        }
+        let names: Vec<String> = (0..width).map(|i| format!("EXPR${i}")).collect();
+        let cols = names
+            .iter()
+            .zip(&types)
+            .map(|(n, t)| Col {
+                qualifier: None,
+                name: n.clone(),
+                ty: *t,
+            })
+            .collect();
+        let node = RelNode::Values { rows: out, types };
+        Ok((
+            Rel {
+                node,
+                cols,
+                partitioned: false,
+            },
+            names,
+        ))
+    }
+
     fn is_cte(&self, name: &str) -> bool {
         self.ctes.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
     }
@@ -395,8 +472,23 @@ impl<'a> Planner<'a> {
     fn from(&mut self, t: &TableRef) -> Result<Rel, PlanError> {
         match t {
             TableRef::Table { name, alias } => self.table(name, alias.as_deref()),
-            TableRef::Subquery { query, alias } => {
-                let (rel, names) = self.query(query)?;
+            TableRef::Subquery {
+                query,
+                alias,
+                columns,
+            } => {
+                let (rel, mut names) = self.query(query)?;
+                if !columns.is_empty() {
+                    if columns.len() != names.len() {
+                        return Err(PlanError::Validation(format!(
+                            "List of column aliases must have same degree as table; table has {} columns {:?}, whereas alias list has {} columns",
+                            names.len(),
+                            names,
+                            columns.len()
+                        )));
+                    }
+                    names.clone_from(columns);
+                }
                 Ok(requalify(rel, names, alias.as_deref()))
             }
             TableRef::Join {
@@ -785,42 +877,54 @@ impl<'a> Planner<'a> {
         Ok(width)
     }
 
-    /// Uncorrelated scalar subqueries: each is planned once, joined to every row (it has one
-    /// row), and read as a column.
-    fn scalar_subqueries(&mut self, mut rel: Rel, sel: &mut Select) -> Result<Rel, PlanError> {
-        let mut found: Vec<ast::Expr> = Vec::new();
+    /// Plans the uncorrelated scalar subqueries of `sel` as one-row relations joined on (LEFT, no
+    /// keys) and replaces each by a column reading it. In a grouped block those outside WHERE
+    /// are returned instead, to be joined after the aggregate ([`Self::upper_rows`]): they are
+    /// constants of the result, not of the rows grouped.
+    fn scalar_subqueries(
+        &mut self,
+        mut rel: Rel,
+        sel: &mut Select,
+        grouped: bool,
+    ) -> Result<(Rel, Vec<Rel>), PlanError> {
+        let mut found: Vec<(ast::Expr, bool)> = Vec::new();
         {
-            let mut collect = |e: &mut ast::Expr| {
+            let mut collect = |e: &mut ast::Expr, late: bool| {
                 walk_all(e, &mut |n| {
-                    if matches!(n, ast::Expr::ScalarSubquery(_)) && !found.contains(n) {
-                        found.push(n.clone());
+                    if matches!(n, ast::Expr::ScalarSubquery(_))
+                        && !found.iter().any(|(f, _)| f == n)
+                    {
+                        found.push((n.clone(), late));
                     }
                 })
             };
-            for item in &mut sel.projection {
-                if let SelectItem::Expr { expr, .. } = item {
-                    collect(expr);
-                }
+            for e in sel.selection.iter_mut() {
+                collect(e, false);
             }
-            for e in sel.selection.iter_mut().chain(sel.having.iter_mut()) {
-                collect(e);
+            for e in post_aggregate_exprs(sel) {
+                collect(e, grouped);
             }
         }
-        for (k, sq) in found.iter().enumerate() {
+        let mut late_subs = Vec::new();
+        for (k, (sq, late)) in found.iter().enumerate() {
             let ast::Expr::ScalarSubquery(q) = sq else {
                 continue;
             };
-            let (sub, _) = self.query(q)?;
+            let (mut sub, _) = self.query(q)?;
             if sub.cols.len() != 1 {
                 return Err(PlanError::Validation(
                     "a scalar subquery must select one column".into(),
                 ));
             }
             let name = format!("$sq{k}_{}", rel.cols.len());
-            rel = self.join(rel, sub, JoinKind::Left, Vec::new(), Vec::new(), None);
-            if let Some(last) = rel.cols.last_mut() {
+            if let Some(last) = sub.cols.last_mut() {
                 last.qualifier = None;
                 last.name = name.clone();
+            }
+            if *late {
+                late_subs.push(sub);
+            } else {
+                rel = self.join(rel, sub, JoinKind::Left, Vec::new(), Vec::new(), None);
             }
             let column = ast::Expr::Column { table: None, name };
             let replace = |e: &mut ast::Expr| {
@@ -830,16 +934,14 @@ impl<'a> Planner<'a> {
                     }
                 })
             };
-            for item in &mut sel.projection {
-                if let SelectItem::Expr { expr, .. } = item {
-                    replace(expr);
-                }
+            for e in sel.selection.iter_mut() {
+                replace(e);
             }
-            for e in sel.selection.iter_mut().chain(sel.having.iter_mut()) {
+            for e in post_aggregate_exprs(sel) {
                 replace(e);
             }
         }
-        Ok(rel)
+        Ok((rel, late_subs))
     }
 
     fn semi(&mut self, left: Rel, right: Rel, lk: Vec<usize>, rk: Vec<usize>, anti: bool) -> Rel {
@@ -893,11 +995,18 @@ impl<'a> Planner<'a> {
         let mut sel = select.clone();
         sel.from = None;
         let rel = self.subquery_predicates(rel, &mut sel)?;
-        let rel = self.scalar_subqueries(rel, &mut sel)?;
-        if has_window(&sel) && (!sel.group_by.is_empty() || has_aggregate_call(&sel)) {
+        let grouped = !sel.group_by.is_empty() || has_aggregate_call(&sel);
+        let (rel, late) = self.scalar_subqueries(rel, &mut sel, grouped)?;
+        if has_window(&sel) && grouped {
+            if !late.is_empty() {
+                return Err(PlanError::Planning(
+                    "scalar subqueries beside window functions over groups are not supported"
+                        .into(),
+                ));
+            }
             return self.windows_over_groups(sel, rel);
         }
-        self.upper_rows(sel, rel)
+        self.upper_rows(sel, rel, late)
     }
 
     /// A grouped block with window functions, as SQL evaluates it: the grouping first (an inner
@@ -989,13 +1098,20 @@ impl<'a> Planner<'a> {
         for e in list_and_order_mut(&mut sel) {
             replace(e);
         }
-        let (inner_rel, inner_names) = self.upper_rows(inner, rel)?;
+        let (inner_rel, inner_names) = self.upper_rows(inner, rel, Vec::new())?;
         let inner_rel = requalify(inner_rel, inner_names, None);
-        let (rel, _) = self.upper_rows(sel, inner_rel)?;
+        let (rel, _) = self.upper_rows(sel, inner_rel, Vec::new())?;
         Ok((rel, names))
     }
 
-    fn upper_rows(&mut self, mut sel: Select, rel: Rel) -> Result<(Rel, Vec<String>), PlanError> {
+    /// `late`: one-column relations (scalar subqueries of a grouped block) joined after the
+    /// aggregate; their columns follow `rel`'s and read as group keys.
+    fn upper_rows(
+        &mut self,
+        mut sel: Select,
+        rel: Rel,
+        late: Vec<Rel>,
+    ) -> Result<(Rel, Vec<String>), PlanError> {
         let mut rel = rel;
         // `*` and `t.*` are the relation's columns, named by their own names.
         let mut items = Vec::with_capacity(sel.projection.len());
@@ -1034,6 +1150,10 @@ impl<'a> Planner<'a> {
         }
         sel.projection = items;
         let names = calcite_names(&sel.projection);
+        // The late columns resolve by name like the relation's own, behind them.
+        let width = rel.cols.len();
+        rel.cols
+            .extend(late.iter().flat_map(|l| l.cols.iter().cloned()));
         for item in &mut sel.projection {
             if let SelectItem::Expr { expr, .. } = item {
                 rewrite_columns(expr, &rel.cols)?;
@@ -1050,6 +1170,7 @@ impl<'a> Planner<'a> {
         }
         rewrite_count_distinct(&mut sel);
         apply_ordinals_and_aliases(&mut sel)?;
+        let late_cols = rel.cols.split_off(width);
         if let Some(w) = &sel.selection {
             if contains_aggregate(w) {
                 return Err(PlanError::Compilation(
@@ -1063,7 +1184,8 @@ impl<'a> Planner<'a> {
             };
         }
         rel = self.windows(rel, &mut sel)?;
-        let info = synthetic_table(&rel.cols);
+        let visible: Vec<Col> = rel.cols.iter().chain(&late_cols).cloned().collect();
+        let info = synthetic_table(&visible);
         let scope = Scope {
             table: Some(&info),
             alias: None,
@@ -1090,6 +1212,16 @@ impl<'a> Planner<'a> {
                     b.keys.push(key);
                 }
             }
+            // Keys [0, g) group; the late columns [g, g + late) are constants joined after.
+            let group_width = b.keys.len();
+            for i in 0..late_cols.len() {
+                let column = ast::Expr::Column {
+                    table: None,
+                    name: synthetic(width + i),
+                };
+                let key = b.bind(&column, Mode::Row)?;
+                b.keys.push(key);
+            }
             let outputs: Vec<Expr> = exprs
                 .iter()
                 .map(|e| b.bind(e, Mode::PostAggregate))
@@ -1103,7 +1235,6 @@ impl<'a> Planner<'a> {
                 .iter()
                 .map(|o| Ok((b.bind(&o.expr, Mode::PostAggregate)?, o.asc, nulls_last(o))))
                 .collect::<Result<_, PlanError>>()?;
-            let width = rel.cols.len();
             let keys: Vec<Expr> = std::mem::take(&mut b.keys)
                 .into_iter()
                 .map(to_inputs)
@@ -1121,9 +1252,11 @@ impl<'a> Planner<'a> {
                 .enumerate()
                 .map(|(i, c)| input(i, c.ty))
                 .collect();
-            projected.extend(keys.iter().cloned());
-            let mut output_types: Vec<ColumnType> = keys.iter().map(Expr::column_type).collect();
-            let mut agg_types: Vec<ColumnType> = output_types.clone();
+            projected.extend(keys[..group_width].iter().cloned());
+            let mut output_types: Vec<ColumnType> =
+                keys[..group_width].iter().map(Expr::column_type).collect();
+            // Types in the binder's order: group keys, late columns, aggregates.
+            let mut agg_types: Vec<ColumnType> = keys.iter().map(Expr::column_type).collect();
             for a in &aggregates {
                 let v1 = ColumnType::sv(a.result_type());
                 output_types.push(v1);
@@ -1133,16 +1266,37 @@ impl<'a> Planner<'a> {
                     v1,
                 ));
             }
+            let num_aggregates = aggregates.len();
             let mut node = RelNode::Aggregate {
                 input: Box::new(RelNode::Project {
                     input: Box::new(rel.node),
                     exprs: projected,
                 }),
-                group_keys: (width..width + keys.len()).collect(),
+                group_keys: (width..width + group_width).collect(),
                 aggregates,
                 mode: AggMode::Direct,
                 output_types,
             };
+            if !late.is_empty() {
+                let mut grouped = Rel {
+                    node,
+                    cols: Vec::new(),
+                    partitioned: false,
+                };
+                for sub in late {
+                    grouped = self.join(grouped, sub, JoinKind::Left, Vec::new(), Vec::new(), None);
+                }
+                // [keys, aggregates, late] → [keys, late, aggregates], the binder's order.
+                let node_types = grouped.node.output_types();
+                let after = group_width + num_aggregates;
+                let order = (0..group_width)
+                    .chain(after..node_types.len())
+                    .chain(group_width..after);
+                node = RelNode::Project {
+                    exprs: order.map(|i| input(i, node_types[i])).collect(),
+                    input: Box::new(grouped.node),
+                };
+            }
             if let Some(h) = having {
                 node = RelNode::Filter {
                     input: Box::new(node),
@@ -1315,6 +1469,18 @@ fn rewrite_columns(e: &mut ast::Expr, cols: &[Col]) -> Result<(), PlanError> {
     failure.map_or(Ok(()), Err)
 }
 
+/// The expressions of a block read after its aggregate: SELECT list, HAVING, ORDER BY.
+fn post_aggregate_exprs(sel: &mut Select) -> impl Iterator<Item = &mut ast::Expr> {
+    sel.projection
+        .iter_mut()
+        .filter_map(|item| match item {
+            SelectItem::Expr { expr, .. } => Some(expr),
+            _ => None,
+        })
+        .chain(sel.having.iter_mut())
+        .chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
+}
+
 fn conjuncts(e: &ast::Expr) -> Vec<&ast::Expr> {
     match e {
         ast::Expr::Binary {
@@ -1372,7 +1538,8 @@ fn has_subquery_predicates(s: &Select) -> bool {
             .into_iter()
             .any(any)
     }
-    s.selection.as_ref().is_some_and(any)
+    s.selection.iter().chain(&s.having).any(any)
+        || s.order_by.iter().any(|o| any(&o.expr))
         || s.projection
             .iter()
             .any(|i| matches!(i, SelectItem::Expr { expr, .. } if any(expr)))

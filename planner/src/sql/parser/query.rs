@@ -22,8 +22,9 @@ fn query_starts_after_parens(i: &Tokens<'_>) -> bool {
         n += 1;
     }
     n > 0
-        && i.peek_nth(n)
-            .is_some_and(|t| t.is_keyword("SELECT") || t.is_keyword("WITH"))
+        && i.peek_nth(n).is_some_and(|t| {
+            t.is_keyword("SELECT") || t.is_keyword("WITH") || t.is_keyword("VALUES")
+        })
 }
 
 /// A parenthesis that looks like a subquery, parsed as one: `Ok(None)` when it is not one (the
@@ -161,10 +162,18 @@ fn query_term(i: Tokens<'_>) -> PResult<'_, Query> {
     })
 }
 
-/// query_primary := select_core | subquery_in_parens
+/// query_primary := select_core | values | subquery_in_parens
 fn query_primary(i: Tokens<'_>) -> PResult<'_, Query> {
     if i.peek().is_some_and(|t| t.is_punct("(")) {
         return subquery_in_parens(i);
+    }
+    if let Ok((rest, _)) = keyword("VALUES")(i) {
+        let row = |i| {
+            let (rest, (_, values, _)) = (punct("("), expr_list, punct(")")).parse(i)?;
+            Ok((rest, values))
+        };
+        let (rest, rows) = separated_list1(punct(","), row).parse(rest)?;
+        return Ok((rest, Query::Values(rows)));
     }
     let (rest, s) = select_core(i)?;
     Ok((rest, Query::Select(Box::new(s))))
@@ -334,9 +343,18 @@ fn join_clause(i: Tokens<'_>) -> PResult<'_, JoinParts> {
 fn table_primary(i: Tokens<'_>) -> PResult<'_, TableRef> {
     if let Some((rest, q)) = try_subquery(i)? {
         let (rest, alias) = opt(alias).parse(rest)?;
+        let (rest, columns) = match alias {
+            Some(_) => {
+                let names = separated_list1(punct(","), identifier);
+                let (rest, columns) = opt((punct("("), names, punct(")"))).parse(rest)?;
+                (rest, columns.map(|(_, c, _)| c).unwrap_or_default())
+            }
+            None => (rest, Vec::new()),
+        };
         let t = TableRef::Subquery {
             query: Box::new(q),
             alias,
+            columns,
         };
         return Ok((rest, t));
     }
