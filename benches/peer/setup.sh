@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares the peer comparison: a Python venv with the peer engines and the TPC-H generator,
-# and TPC-H lineitem at the requested scale factor as CSV (for Tessera and DuckDB's CSV load)
+# all eight TPC-H tables as CSV (tpch_joins.py), and lineitem at the requested scale factor as CSV (for Tessera and DuckDB's CSV load)
 # and Parquet with Pinot-like types (DOUBLE metrics, BIGINT keys, DATE dates) for the peers.
 # Usage: benches/peer/setup.sh [SCALE_FACTOR]   (default 1; data goes to benches/data/sf<SF>/)
 set -euo pipefail
@@ -10,7 +10,7 @@ VENV=.venv-peers
 if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --upgrade pip
-    "$VENV/bin/pip" install --quiet duckdb==2.0.0 polars==2.1.0 pyarrow tpchgen-cli==4.0.0
+    "$VENV/bin/pip" install --quiet duckdb==2.0.0 polars==2.1.0 pyarrow tpchgen-cli==4.0.0 datafusion==55.0.0
 fi
 OUT="data/sf$SF"
 mkdir -p "$OUT"
@@ -19,6 +19,13 @@ if [ ! -f "$OUT/lineitem.csv" ]; then
     # tpchgen-cli writes lineitem.csv (or lineitem/ with parts in newer versions): normalise.
     if [ -d "$OUT/lineitem" ]; then cat "$OUT"/lineitem/*.csv > "$OUT/lineitem.csv.tmp" && rm -r "$OUT/lineitem" && mv "$OUT/lineitem.csv.tmp" "$OUT/lineitem.csv"; fi
 fi
+# The other seven tables, for the join benchmark (tpch_joins.py).
+for t in region nation supplier customer part partsupp orders; do
+    if [ ! -f "$OUT/$t.csv" ]; then
+        "$VENV/bin/tpchgen-cli" csv -s "$SF" --tables="$t" --output-dir "$OUT"
+        if [ -d "$OUT/$t" ]; then cat "$OUT/$t"/*.csv > "$OUT/$t.csv.tmp" && rm -r "$OUT/$t" && mv "$OUT/$t.csv.tmp" "$OUT/$t.csv"; fi
+    fi
+done
 if [ ! -f "$OUT/lineitem_dbl.parquet" ]; then
     "$VENV/bin/python" - "$OUT" <<'PY'
 import sys, duckdb

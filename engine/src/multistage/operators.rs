@@ -379,6 +379,10 @@ fn join(
     env: &Env<'_>,
 ) -> Result<Vec<Row>, EngineError> {
     let limit = env.max_rows_in_join;
+    // An inner equi-join builds on the smaller side; the output is left ++ right either way.
+    if j.kind == JoinKind::Inner && !j.left_keys.is_empty() && left.len() < right.len() {
+        return inner_join_built_left(left, right, &j, env);
+    }
     if right.len() > limit {
         return Err(EngineError::execution(format!(
             "Cannot build in memory hash table for join operator, reach number of rows limit: {limit} (maxRowsInJoin)"
@@ -395,8 +399,10 @@ fn join(
     let all_right: Vec<usize> = (0..right.len()).collect();
     let mut right_matched = vec![false; right.len()];
     let mut out = Vec::new();
-    for l in &left {
-        env.ctx.check()?;
+    for (n, l) in left.iter().enumerate() {
+        if n % 4096 == 0 {
+            env.ctx.check()?;
+        }
         let candidates: &[usize] = if j.left_keys.is_empty() {
             &all_right
         } else {
@@ -447,6 +453,54 @@ fn join(
                 row.extend(r);
                 out.push(row);
             }
+        }
+    }
+    Ok(out)
+}
+
+/// An inner hash join with the hash table on the left rows (the smaller side).
+fn inner_join_built_left(
+    left: Vec<Row>,
+    right: Vec<Row>,
+    j: &JoinSpec<'_>,
+    env: &Env<'_>,
+) -> Result<Vec<Row>, EngineError> {
+    let limit = env.max_rows_in_join;
+    if left.len() > limit {
+        return Err(EngineError::execution(format!(
+            "Cannot build in memory hash table for join operator, reach number of rows limit: {limit} (maxRowsInJoin)"
+        )));
+    }
+    let mut table: HashMap<RowKey, Vec<usize>> = HashMap::new();
+    for (i, l) in left.iter().enumerate() {
+        if let Some(k) = key_of(l, j.left_keys) {
+            table.entry(k).or_default().push(i);
+        }
+    }
+    let mut out = Vec::new();
+    for (n, r) in right.iter().enumerate() {
+        if n % 4096 == 0 {
+            env.ctx.check()?;
+        }
+        let Some(matches) = key_of(r, j.right_keys).and_then(|k| table.get(&k)) else {
+            continue;
+        };
+        for &li in matches {
+            let mut joined: Row = Vec::with_capacity(j.left_width + j.right_width);
+            joined.extend(left[li].iter().cloned());
+            joined.extend(r.iter().cloned());
+            if let Some(c) = j.condition
+                && eval_on(c, &joined)? != Value::Boolean(true)
+            {
+                continue;
+            }
+            out.push(joined);
+        }
+        if out.len() > limit.saturating_mul(16) {
+            return Err(EngineError::execution(format!(
+                "join produced more than {} rows (maxRowsInJoin {limit})",
+                limit.saturating_mul(16)
+            )));
         }
     }
     Ok(out)

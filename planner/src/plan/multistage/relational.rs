@@ -24,10 +24,13 @@ use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
 use crate::plan::eval::coerce;
 use crate::plan::expr::{Expr, InputRef};
-use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind, ServerQueryPlan, SortKey};
+use crate::plan::query_plan::{ExecutionOptions, SortKey};
 use crate::sql::ast::{self, BinaryOp, Query, Select, SelectItem, TableRef};
 use segments::types::{FieldSpec, Schema, Value};
 use std::collections::HashMap;
+
+mod joins;
+use joins::Needed;
 
 /// Builds the stages of one query.
 pub struct Planner<'a> {
@@ -303,8 +306,19 @@ impl<'a> Planner<'a> {
             let (catalog, options, explain) = (self.catalog, self.options, self.explain);
             return single_table_rel(self, catalog, options, explain, s, name, alias.as_deref());
         }
-        let rel = match &s.from {
-            Some(t) => self.from(t)?,
+        let mut block = s.clone();
+        let rel = match block.from.take() {
+            Some(t) => {
+                let needed = Needed::of(s);
+                let filters = block
+                    .selection
+                    .take()
+                    .map(|w| conjuncts(&w).into_iter().cloned().collect())
+                    .unwrap_or_default();
+                let (rel, rest) = self.join_tree(&t, filters, &needed)?;
+                block.selection = and_all(rest);
+                rel
+            }
             None => Rel {
                 node: RelNode::Values {
                     rows: vec![Vec::new()],
@@ -314,7 +328,7 @@ impl<'a> Planner<'a> {
                 partitioned: false,
             },
         };
-        self.upper(s, rel)
+        self.upper(&block, rel)
     }
 
     /// `VALUES (…), (…)`: constant rows, each column typed as its values' common type and
@@ -396,82 +410,26 @@ impl<'a> Planner<'a> {
         self.ctes.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
     }
 
-    /// A leaf stage reading every column of a table.
-    fn table(&mut self, name: &str, alias: Option<&str>) -> Result<Rel, PlanError> {
-        if let Some((_, q)) = self
+    /// A CTE read as a table.
+    fn cte(&mut self, name: &str, alias: Option<&str>) -> Result<Rel, PlanError> {
+        let q = self
             .ctes
             .iter()
             .rev()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .cloned()
-        {
-            let (rel, names) = self.query(&q)?;
-            return Ok(requalify(rel, names, Some(alias.unwrap_or(name))));
-        }
-        let info = self
-            .catalog
-            .resolve_table(name)
+            .map(|(_, q)| q.clone())
             .ok_or_else(|| PlanError::TableNotFound(name.to_string()))?;
-        let qualifier = alias.unwrap_or(&info.name).to_string();
-        let cols: Vec<Col> = info
-            .schema
-            .fields
-            .iter()
-            .map(|f| Col {
-                qualifier: Some(qualifier.clone()),
-                name: f.name.clone(),
-                ty: ColumnType {
-                    data_type: f.data_type,
-                    single_value: f.single_value_field,
-                },
-            })
-            .collect();
-        let exprs = cols
-            .iter()
-            .map(|c| {
-                Expr::Column(crate::plan::expr::ColumnRef {
-                    name: c.name.clone(),
-                    column_type: c.ty,
-                })
-            })
-            .collect();
-        let plan = ServerQueryPlan {
-            table: info.name.clone(),
-            filter: None,
-            kind: ServerQueryKind::Selection {
-                exprs,
-                order_by: Vec::new(),
-                limit: usize::MAX,
-            },
-            options: ExecutionOptions {
-                column_defaults: info
-                    .schema
-                    .fields
-                    .iter()
-                    .map(|f| (f.name.clone(), f.default_null()))
-                    .collect(),
-                ..self.options.clone()
-            },
-            explain: false,
-        };
-        let leaf = RelNode::Leaf { plan };
-        let types = leaf.output_types();
-        let id = self.add_stage(
-            StageKind::Leaf {
-                table: info.name.clone(),
-            },
-            leaf,
-        );
-        Ok(Rel {
-            node: RelNode::Receive { stage: id, types },
-            cols,
-            partitioned: false,
-        })
+        let (rel, names) = self.query(&q)?;
+        Ok(requalify(rel, names, Some(alias.unwrap_or(name))))
     }
 
-    fn from(&mut self, t: &TableRef) -> Result<Rel, PlanError> {
+    /// Plans a `FROM` item reading the columns `needed`; tables and inner joins go through
+    /// [`Self::join_tree`], which places their `ON` conditions.
+    fn from(&mut self, t: &TableRef, needed: &Needed) -> Result<Rel, PlanError> {
         match t {
-            TableRef::Table { name, alias } => self.table(name, alias.as_deref()),
+            TableRef::Table { name, alias } if self.is_cte(name) => {
+                self.cte(name, alias.as_deref())
+            }
             TableRef::Subquery {
                 query,
                 alias,
@@ -497,9 +455,11 @@ impl<'a> Planner<'a> {
                 kind,
                 on,
                 using,
-            } => {
-                let l = self.from(left)?;
-                let r = self.from(right)?;
+            } if !using.is_empty()
+                || !matches!(kind, ast::JoinKind::Inner | ast::JoinKind::Cross) =>
+            {
+                let l = self.from(left, needed)?;
+                let r = self.from(right, needed)?;
                 let kind = match kind {
                     ast::JoinKind::Inner | ast::JoinKind::Cross => JoinKind::Inner,
                     ast::JoinKind::Left => JoinKind::Left,
@@ -537,6 +497,17 @@ impl<'a> Planner<'a> {
                     None => None,
                 };
                 Ok(self.join(l, r, kind, lk, rk, condition))
+            }
+            _ => {
+                let (mut rel, rest) = self.join_tree(t, Vec::new(), needed)?;
+                if let Some(c) = and_all(rest) {
+                    let condition = self.bind_row(&c, &rel.cols)?;
+                    rel.node = RelNode::Filter {
+                        input: Box::new(rel.node),
+                        condition,
+                    };
+                }
+                Ok(rel)
             }
         }
     }
@@ -1204,8 +1175,9 @@ impl<'a> Planner<'a> {
             || sel.having.as_ref().is_some_and(contains_aggregate)
             || sel.order_by.iter().any(|o| contains_aggregate(&o.expr));
         let nulls_last = |o: &ast::OrderByExpr| o.nulls_first.map_or(o.asc, |first| !first);
-        let (mut node, outputs, sort_exprs, types) = if has_agg || !sel.group_by.is_empty() {
-            rel = self.gathered(rel);
+        let (mut node, outputs, sort_exprs, types, mut partitioned) = if has_agg
+            || !sel.group_by.is_empty()
+        {
             for g in &sel.group_by {
                 let key = b.bind(g, Mode::Row)?;
                 if !b.keys.contains(&key) {
@@ -1267,21 +1239,55 @@ impl<'a> Planner<'a> {
                 ));
             }
             let num_aggregates = aggregates.len();
-            let mut node = RelNode::Aggregate {
-                input: Box::new(RelNode::Project {
-                    input: Box::new(rel.node),
-                    exprs: projected,
-                }),
-                group_keys: (width..width + group_width).collect(),
-                aggregates,
-                mode: AggMode::Direct,
-                output_types,
+            let rows = Box::new(RelNode::Project {
+                input: Box::new(rel.node),
+                exprs: projected,
+            });
+            // Over partitioned rows (a join's workers) the aggregate runs in two phases, as in
+            // Pinot: partial states where the rows are, then the final aggregate after an
+            // exchange hashed on the group keys (one worker without keys).
+            let mut partitioned = false;
+            let mut node = if rel.partitioned {
+                let partial = RelNode::Aggregate {
+                    input: rows,
+                    group_keys: (width..width + group_width).collect(),
+                    aggregates: aggregates.clone(),
+                    mode: AggMode::Partial,
+                    output_types: output_types.clone(),
+                };
+                let dist = if group_width > 0 {
+                    Distribution::Hash((0..group_width).collect())
+                } else {
+                    Distribution::Singleton
+                };
+                let states = Rel {
+                    node: partial,
+                    cols: Vec::new(),
+                    partitioned: true,
+                };
+                let received = self.exchange(states, dist);
+                partitioned = received.partitioned;
+                RelNode::Aggregate {
+                    input: Box::new(received.node),
+                    group_keys: (0..group_width).collect(),
+                    aggregates,
+                    mode: AggMode::Final,
+                    output_types,
+                }
+            } else {
+                RelNode::Aggregate {
+                    input: rows,
+                    group_keys: (width..width + group_width).collect(),
+                    aggregates,
+                    mode: AggMode::Direct,
+                    output_types,
+                }
             };
             if !late.is_empty() {
                 let mut grouped = Rel {
                     node,
                     cols: Vec::new(),
-                    partitioned: false,
+                    partitioned,
                 };
                 for sub in late {
                     grouped = self.join(grouped, sub, JoinKind::Left, Vec::new(), Vec::new(), None);
@@ -1296,6 +1302,7 @@ impl<'a> Planner<'a> {
                     exprs: order.map(|i| input(i, node_types[i])).collect(),
                     input: Box::new(grouped.node),
                 };
+                partitioned = grouped.partitioned;
             }
             if let Some(h) = having {
                 node = RelNode::Filter {
@@ -1310,7 +1317,7 @@ impl<'a> Planner<'a> {
                     other => other.column_type(),
                 })
                 .collect();
-            (node, outputs, sorts, types)
+            (node, outputs, sorts, types, partitioned)
         } else {
             let outputs: Vec<Expr> = exprs
                 .iter()
@@ -1322,9 +1329,8 @@ impl<'a> Planner<'a> {
                 .map(|o| Ok((to_inputs(b.bind(&o.expr, Mode::Row)?), o.asc, nulls_last(o))))
                 .collect::<Result<_, PlanError>>()?;
             let types = outputs.iter().map(Expr::column_type).collect();
-            (rel.node, outputs, sorts, types)
+            (rel.node, outputs, sorts, types, rel.partitioned)
         };
-        let mut partitioned = rel.partitioned;
         // Outputs first; sort keys behind them.
         let n = outputs.len();
         let mut projected = outputs;

@@ -1,0 +1,455 @@
+//! `FROM` and `WHERE` of a block as a join tree, each predicate placed as low as it goes.
+//!
+//! Inner and comma joins are flattened into their inputs and the conjuncts of their `ON`s and
+//! the block's `WHERE`. Then:
+//! * a conjunct naming one table only goes into that table's leaf as its v1 filter, so v2
+//!   joins use every index v1 uses (a conjunct over one derived input filters that input);
+//! * inputs are joined in `FROM` order, except that an input joined to the ones before it by
+//!   an equality comes before one that is not (no cross join while an equi-join is possible);
+//! * `a.x = b.y` between the inputs joined so far and the next one is a hash key of that
+//!   join; any other conjunct is the join's condition once all of its inputs are in;
+//! * each leaf reads only the columns the block names ([`Needed`]).
+//!
+//! Conjuncts holding a subquery, and those whose columns do not resolve to exactly one input
+//! (aliases of the select list, unknown or ambiguous names) stay in `WHERE` for
+//! [`Planner::upper`], which plans or reports them.
+
+use super::{Planner, and_all, conjuncts, equi_pair, resolve};
+use crate::plan::binder::multi_stage::children;
+use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
+use crate::plan::binder::scope::Scope;
+use crate::plan::binder::select::plan_select;
+use crate::plan::column_type::ColumnType;
+use crate::plan::error::PlanError;
+use crate::plan::multistage::rel::{JoinKind, RelNode};
+use crate::plan::multistage::relation::{Col, Rel, StageSink};
+use crate::plan::multistage::stage::StageKind;
+use crate::sql::ast::{self, Query, Select, SelectItem, TableRef};
+use std::collections::{BTreeSet, HashSet};
+
+/// The columns a block may read: every name it mentions anywhere (select list, `WHERE`,
+/// `GROUP BY`, `HAVING`, `ORDER BY`, `ON`, `USING` and inside its subqueries, which may be
+/// correlated), all columns for `*`, all of a qualifier's for `q.*`.
+#[derive(Debug, Default)]
+pub struct Needed {
+    all: bool,
+    names: HashSet<String>,
+    qualifiers: HashSet<String>,
+}
+
+impl Needed {
+    /// What `s` reads.
+    pub fn of(s: &Select) -> Needed {
+        let mut n = Needed::default();
+        n.select(s);
+        n
+    }
+
+    /// Whether a column `name` of the input qualified `qualifier` is read.
+    pub fn wants(&self, qualifier: &str, name: &str) -> bool {
+        self.all
+            || self.names.contains(&name.to_ascii_lowercase())
+            || self.qualifiers.contains(&qualifier.to_ascii_lowercase())
+    }
+
+    fn select(&mut self, s: &Select) {
+        for item in &s.projection {
+            match item {
+                SelectItem::Wildcard => self.all = true,
+                SelectItem::QualifiedWildcard(q) => {
+                    self.qualifiers.insert(q.to_ascii_lowercase());
+                }
+                SelectItem::Expr { expr, .. } => self.expr(expr),
+            }
+        }
+        for e in s.selection.iter().chain(&s.group_by).chain(&s.having) {
+            self.expr(e);
+        }
+        for o in &s.order_by {
+            self.expr(&o.expr);
+        }
+        if let Some(t) = &s.from {
+            self.table(t);
+        }
+    }
+
+    fn table(&mut self, t: &TableRef) {
+        match t {
+            TableRef::Table { .. } => {}
+            TableRef::Subquery { query, .. } => self.query(query),
+            TableRef::Join {
+                left,
+                right,
+                on,
+                using,
+                ..
+            } => {
+                self.table(left);
+                self.table(right);
+                if let Some(on) = on {
+                    self.expr(on);
+                }
+                for u in using {
+                    self.names.insert(u.to_ascii_lowercase());
+                }
+            }
+        }
+    }
+
+    fn query(&mut self, q: &Query) {
+        match q {
+            Query::Select(s) => self.select(s),
+            Query::SetOp { left, right, .. } => {
+                self.query(left);
+                self.query(right);
+            }
+            Query::With { ctes, body } => {
+                for (_, c) in ctes {
+                    self.query(c);
+                }
+                self.query(body);
+            }
+            Query::Values(rows) => {
+                for e in rows.iter().flatten() {
+                    self.expr(e);
+                }
+            }
+            Query::Ordered {
+                query, order_by, ..
+            } => {
+                self.query(query);
+                for o in order_by {
+                    self.expr(&o.expr);
+                }
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &ast::Expr) {
+        match e {
+            ast::Expr::Column { name, .. } => {
+                self.names.insert(name.to_ascii_lowercase());
+            }
+            ast::Expr::InSubquery { query, .. }
+            | ast::Expr::Exists { query, .. }
+            | ast::Expr::ScalarSubquery(query) => self.query(query),
+            ast::Expr::Function {
+                over: Some(spec), ..
+            } => {
+                for p in &spec.partition_by {
+                    self.expr(p);
+                }
+                for o in &spec.order_by {
+                    self.expr(&o.expr);
+                }
+            }
+            _ => {}
+        }
+        for c in children(e) {
+            self.expr(c);
+        }
+    }
+}
+
+/// Whether `e` holds a subquery or a window call (planned by [`Planner::upper`], not here).
+fn is_complex(e: &ast::Expr) -> bool {
+    matches!(
+        e,
+        ast::Expr::InSubquery { .. }
+            | ast::Expr::Exists { .. }
+            | ast::Expr::ScalarSubquery(_)
+            | ast::Expr::Function { over: Some(_), .. }
+    ) || children(e).into_iter().any(is_complex)
+}
+
+/// Every column reference in `e`.
+fn columns(e: &ast::Expr, out: &mut Vec<(Option<String>, String)>) {
+    if let ast::Expr::Column { table, name } = e {
+        out.push((table.clone(), name.clone()));
+    }
+    for c in children(e) {
+        columns(c, out);
+    }
+}
+
+/// One input of a flattened join before it is planned.
+enum Input<'t> {
+    /// A table (not a CTE), planned as a leaf once its own conjuncts are known.
+    Table {
+        name: &'t str,
+        alias: Option<&'t str>,
+        info: crate::plan::catalog::TableInfo,
+        cols: Vec<Col>,
+    },
+    /// Anything else, already planned.
+    Planned(Rel),
+}
+
+impl Input<'_> {
+    fn cols(&self) -> &[Col] {
+        match self {
+            Input::Table { cols, .. } => cols,
+            Input::Planned(rel) => &rel.cols,
+        }
+    }
+}
+
+/// A conjunct and the inputs it reads.
+struct Conjunct {
+    expr: ast::Expr,
+    inputs: BTreeSet<usize>,
+}
+
+/// The inputs and conditions of inner and comma joins, down to the first other join.
+fn flatten<'t>(t: &'t TableRef, inputs: &mut Vec<&'t TableRef>, on: &mut Vec<ast::Expr>) {
+    match t {
+        TableRef::Join {
+            left,
+            right,
+            kind: ast::JoinKind::Inner | ast::JoinKind::Cross,
+            on: condition,
+            using,
+        } if using.is_empty() => {
+            flatten(left, inputs, on);
+            flatten(right, inputs, on);
+            if let Some(c) = condition {
+                on.extend(conjuncts(c).into_iter().cloned());
+            }
+        }
+        other => inputs.push(other),
+    }
+}
+
+impl Planner<'_> {
+    /// Plans `t` with the conjuncts `filters` (of a `WHERE` above it) placed as low as they go;
+    /// returns the relation and the conjuncts left for the caller (see the module docs).
+    pub(super) fn join_tree(
+        &mut self,
+        t: &TableRef,
+        filters: Vec<ast::Expr>,
+        needed: &Needed,
+    ) -> Result<(Rel, Vec<ast::Expr>), PlanError> {
+        let mut refs = Vec::new();
+        let mut on = Vec::new();
+        flatten(t, &mut refs, &mut on);
+        let mut inputs: Vec<Input<'_>> = Vec::with_capacity(refs.len());
+        for r in refs.iter().copied() {
+            inputs.push(match r {
+                TableRef::Table { name, alias } if !self.is_cte(name) => {
+                    let info = self
+                        .catalog
+                        .resolve_table(name)
+                        .ok_or_else(|| PlanError::TableNotFound(name.to_string()))?;
+                    let qualifier = alias.clone().unwrap_or_else(|| info.name.clone());
+                    let all: Vec<Col> = info
+                        .schema
+                        .fields
+                        .iter()
+                        .map(|f| Col {
+                            qualifier: Some(qualifier.clone()),
+                            name: f.name.clone(),
+                            ty: ColumnType {
+                                data_type: f.data_type,
+                                single_value: f.single_value_field,
+                            },
+                        })
+                        .collect();
+                    let mut cols: Vec<Col> = all
+                        .iter()
+                        .filter(|c| needed.wants(&qualifier, &c.name))
+                        .cloned()
+                        .collect();
+                    // A leaf reads at least one column (its rows are counted by it).
+                    if cols.is_empty()
+                        && let Some(first) = all.into_iter().next()
+                    {
+                        cols.push(first);
+                    }
+                    Input::Table {
+                        name,
+                        alias: alias.as_deref(),
+                        info,
+                        cols,
+                    }
+                }
+                other => Input::Planned(self.from(other, needed)?),
+            });
+        }
+        // Each conjunct with the inputs it reads; the unplaceable ones go back.
+        let mut left_over = Vec::new();
+        let mut placed: Vec<Conjunct> = Vec::new();
+        'conjuncts: for expr in on.into_iter().chain(filters) {
+            if is_complex(&expr) {
+                left_over.push(expr);
+                continue;
+            }
+            let mut cols = Vec::new();
+            columns(&expr, &mut cols);
+            let mut reads = BTreeSet::new();
+            for (table, name) in &cols {
+                let mut found = None;
+                for (i, input) in inputs.iter().enumerate() {
+                    if let Ok(Some(_)) = resolve(input.cols(), table.as_deref(), name) {
+                        if found.is_some() {
+                            left_over.push(expr);
+                            continue 'conjuncts;
+                        }
+                        found = Some(i);
+                    }
+                }
+                match found {
+                    Some(i) => {
+                        reads.insert(i);
+                    }
+                    None => {
+                        left_over.push(expr);
+                        continue 'conjuncts;
+                    }
+                }
+            }
+            if reads.is_empty() {
+                left_over.push(expr);
+            } else {
+                placed.push(Conjunct {
+                    expr,
+                    inputs: reads,
+                });
+            }
+        }
+        // One input's own conjuncts: into a table's leaf, or a filter over a planned input.
+        let mut rels: Vec<Option<Rel>> = Vec::with_capacity(inputs.len());
+        for (i, input) in inputs.into_iter().enumerate() {
+            let own: Vec<ast::Expr> = placed
+                .iter()
+                .filter(|c| c.inputs.len() == 1 && c.inputs.contains(&i))
+                .map(|c| c.expr.clone())
+                .collect();
+            rels.push(Some(match input {
+                Input::Table {
+                    name,
+                    alias,
+                    info,
+                    cols,
+                } => self.leaf(name, alias, &info, cols, and_all(own))?,
+                Input::Planned(mut rel) => {
+                    if let Some(c) = and_all(own) {
+                        let condition = self.bind_row(&c, &rel.cols)?;
+                        rel.node = RelNode::Filter {
+                            input: Box::new(rel.node),
+                            condition,
+                        };
+                    }
+                    rel
+                }
+            }));
+        }
+        placed.retain(|c| c.inputs.len() > 1);
+        // Joins in FROM order, an equi-joined input first.
+        let mut joined: BTreeSet<usize> = BTreeSet::from([0]);
+        let mut current = rels[0]
+            .take()
+            .ok_or_else(|| PlanError::Planning("a join needs at least one input".into()))?;
+        while joined.len() < rels.len() {
+            let waiting: Vec<usize> = (0..rels.len()).filter(|i| !joined.contains(i)).collect();
+            let connected = |j: usize| {
+                placed.iter().any(|c| {
+                    c.inputs.contains(&j)
+                        && c.inputs.iter().all(|i| *i == j || joined.contains(i))
+                        && matches!(
+                            c.expr,
+                            ast::Expr::Binary {
+                                op: ast::BinaryOp::Eq,
+                                ..
+                            }
+                        )
+                })
+            };
+            let next = waiting
+                .iter()
+                .copied()
+                .find(|j| connected(*j))
+                .unwrap_or(waiting[0]);
+            let right = rels[next]
+                .take()
+                .ok_or_else(|| PlanError::Planning("a join input was planned twice".into()))?;
+            joined.insert(next);
+            let (mut lk, mut rk, mut residual) = (Vec::new(), Vec::new(), Vec::new());
+            let mut rest = Vec::with_capacity(placed.len());
+            for c in placed {
+                if !c.inputs.iter().all(|i| joined.contains(i)) {
+                    rest.push(c);
+                    continue;
+                }
+                match equi_pair(&c.expr, &current.cols, &right.cols)? {
+                    Some((a, b)) => {
+                        lk.push(a);
+                        rk.push(b);
+                    }
+                    None => residual.push(c.expr),
+                }
+            }
+            placed = rest;
+            let mut cols = current.cols.clone();
+            cols.extend(right.cols.iter().cloned());
+            let condition = match and_all(residual) {
+                Some(e) => Some(self.bind_row(&e, &cols)?),
+                None => None,
+            };
+            current = self.join(current, right, JoinKind::Inner, lk, rk, condition);
+        }
+        Ok((current, left_over))
+    }
+
+    /// A leaf stage reading `cols` of table `info` where `filter` holds, with v1's planning of
+    /// the filter (indexes, pruning) and the projection.
+    fn leaf(
+        &mut self,
+        name: &str,
+        alias: Option<&str>,
+        info: &crate::plan::catalog::TableInfo,
+        cols: Vec<Col>,
+        filter: Option<ast::Expr>,
+    ) -> Result<Rel, PlanError> {
+        let scope = Scope {
+            table: Some(info),
+            alias: alias.map(str::to_string),
+        };
+        let mut select = Select {
+            projection: cols
+                .iter()
+                .map(|c| SelectItem::Expr {
+                    expr: ast::Expr::Column {
+                        table: None,
+                        name: c.name.clone(),
+                    },
+                    alias: None,
+                })
+                .collect(),
+            from: Some(TableRef::Table {
+                name: name.to_string(),
+                alias: alias.map(str::to_string),
+            }),
+            selection: filter,
+            limit: Some(u64::MAX),
+            ..Select::default()
+        };
+        canonicalize_columns(&mut select, &scope)?;
+        expand_wildcards(&mut select, &scope)?;
+        let single = plan_select(select, &scope, self.options, self.explain)?;
+        let leaf = RelNode::Leaf {
+            plan: single.server,
+        };
+        let types = leaf.output_types();
+        let id = self.add_stage(
+            StageKind::Leaf {
+                table: info.name.clone(),
+            },
+            leaf,
+        );
+        Ok(Rel {
+            node: RelNode::Receive { stage: id, types },
+            cols,
+            partitioned: false,
+        })
+    }
+}
