@@ -1,14 +1,17 @@
 //! The binary encoding of [`MailboxMessage`]s between processes: a magic and a kind byte,
-//! then for data a column count, a row count and each column's cells as a tag byte plus a
-//! fixed-width or length-prefixed payload (little endian). Aggregation states (partial
-//! aggregates only, one per group) travel as their serde form inside the frame. Decoding
-//! checks every length against the buffer: a truncated or corrupt frame is an error.
+//! then for data a column count, a row count and each column as its kind (integral, floating,
+//! values, states), its logical type and null flags, then its cells: unboxed numbers as 8
+//! little-endian bytes each, values as a tag byte plus a fixed-width or length-prefixed
+//! payload. Aggregation states (partial aggregates only, one per group) travel as their serde
+//! form. Decoding checks every length against the buffer: a truncated or corrupt frame is an
+//! error.
 
-use super::block::{DataBlock, Datum};
+use super::block::{Cells, Column, DataBlock};
 use super::mailbox::MailboxMessage;
 use crate::error::EngineError;
 use crate::response::QueryException;
 use crate::stats::ExecutionStats;
+use segments::types::DataType;
 use segments::types::Value;
 
 const MAGIC: &[u8; 4] = b"TSB1";
@@ -26,9 +29,7 @@ pub fn encode(msg: &MailboxMessage) -> Vec<u8> {
             put_u32(&mut out, block.columns.len() as u32);
             put_u32(&mut out, block.num_rows as u32);
             for col in &block.columns {
-                for cell in col {
-                    put_datum(&mut out, cell);
-                }
+                put_column(&mut out, col);
             }
         }
         MailboxMessage::End(stats) => {
@@ -53,12 +54,46 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-fn put_datum(out: &mut Vec<u8>, d: &Datum) {
-    match d {
-        Datum::Value(v) => put_value(out, v),
-        Datum::State(s) => {
-            out.push(12);
-            put_bytes(out, &serde_json::to_vec(s).unwrap_or_default());
+const TYPES: [DataType; 10] = [
+    DataType::Int,
+    DataType::Long,
+    DataType::Float,
+    DataType::Double,
+    DataType::BigDecimal,
+    DataType::Boolean,
+    DataType::Timestamp,
+    DataType::String,
+    DataType::Json,
+    DataType::Bytes,
+];
+
+fn put_column(out: &mut Vec<u8>, c: &Column) {
+    out.push(match &c.cells {
+        Cells::I64(_) => 0,
+        Cells::F64(_) => 1,
+        Cells::Values(_) => 2,
+        Cells::States(_) => 3,
+    });
+    out.push(TYPES.iter().position(|t| *t == c.data_type).unwrap_or(0) as u8);
+    match &c.nulls {
+        Some(n) => {
+            out.push(1);
+            out.extend(n.iter().map(|b| u8::from(*b)));
+        }
+        None => out.push(0),
+    }
+    match &c.cells {
+        Cells::I64(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        Cells::F64(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        Cells::Values(v) => v.iter().for_each(|x| put_value(out, x)),
+        Cells::States(v) => {
+            for s in v {
+                put_bytes(out, &serde_json::to_vec(s).unwrap_or_default());
+            }
         }
     }
 }
@@ -178,14 +213,62 @@ impl<'a> Reader<'a> {
             t => return Err(corrupt(&format!("unknown value tag {t}"))),
         })
     }
-    fn datum(&mut self) -> Result<Datum, EngineError> {
-        if self.buf.get(self.at) == Some(&12) {
-            self.at += 1;
-            let s = serde_json::from_slice(self.bytes()?)
-                .map_err(|e| corrupt(&format!("aggregation state: {e}")))?;
-            return Ok(Datum::State(s));
+    fn column(&mut self, rows: usize) -> Result<Column, EngineError> {
+        let kind = self.u8()?;
+        let data_type = *TYPES
+            .get(self.u8()? as usize)
+            .ok_or_else(|| corrupt("unknown column type"))?;
+        let nulls = match self.u8()? {
+            0 => None,
+            1 => Some(self.take(rows)?.iter().map(|b| *b != 0).collect()),
+            _ => return Err(corrupt("bad null flags")),
+        };
+        let cells = match kind {
+            0 => Cells::I64(
+                self.take(
+                    rows.checked_mul(8)
+                        .ok_or_else(|| corrupt("too many rows"))?,
+                )?
+                .chunks_exact(8)
+                .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                .collect(),
+            ),
+            1 => Cells::F64(
+                self.take(
+                    rows.checked_mul(8)
+                        .ok_or_else(|| corrupt("too many rows"))?,
+                )?
+                .chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                .collect(),
+            ),
+            2 => {
+                let mut v = Vec::with_capacity(rows);
+                for _ in 0..rows {
+                    v.push(self.value(0)?);
+                }
+                Cells::Values(v)
+            }
+            3 => {
+                let mut v = Vec::with_capacity(rows);
+                for _ in 0..rows {
+                    v.push(
+                        serde_json::from_slice(self.bytes()?)
+                            .map_err(|e| corrupt(&format!("aggregation state: {e}")))?,
+                    );
+                }
+                Cells::States(v)
+            }
+            k => return Err(corrupt(&format!("unknown column kind {k}"))),
+        };
+        if nulls.is_some() && !matches!(cells, Cells::I64(_) | Cells::F64(_)) {
+            return Err(corrupt("null flags on boxed cells"));
         }
-        Ok(Datum::Value(self.value(0)?))
+        Ok(Column {
+            cells,
+            data_type,
+            nulls,
+        })
     }
 }
 
@@ -204,16 +287,9 @@ pub fn decode(buf: &[u8]) -> Result<MailboxMessage, EngineError> {
             }
             let mut columns = Vec::with_capacity(cols);
             for _ in 0..cols {
-                let mut col = Vec::with_capacity(rows);
-                for _ in 0..rows {
-                    col.push(r.datum()?);
-                }
-                columns.push(col);
+                columns.push(r.column(rows)?);
             }
-            MailboxMessage::Data(DataBlock {
-                columns,
-                num_rows: rows,
-            })
+            MailboxMessage::Data(DataBlock::new(columns, rows))
         }
         END => {
             let stats: ExecutionStats =
@@ -263,18 +339,20 @@ mod tests {
             rows in proptest::collection::vec(proptest::collection::vec(value(), 3), 0..20),
             cut in any::<usize>(),
         ) {
-            // Every row three values and a partial-aggregate state.
-            let rows: Vec<Vec<Datum>> = rows
-                .into_iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    r.into_iter()
-                        .map(Datum::Value)
-                        .chain(std::iter::once(Datum::State(AggState::Count(i as i64))))
-                        .collect()
+            // Three columns of values (boxed, and unboxed where typed so) and a state column.
+            let n = rows.len();
+            let mut columns: Vec<Column> = (0..3)
+                .map(|c| {
+                    let values: Vec<Value> = rows.iter().map(|r| r[c].clone()).collect();
+                    let t = values.iter().find(|v| !v.is_null()).and_then(|v| v.data_type());
+                    Column::from_values(t.unwrap_or(DataType::String), values)
                 })
                 .collect();
-            let msg = MailboxMessage::Data(DataBlock::from_rows(rows));
+            columns.push(Column::states(
+                DataType::Long,
+                (0..n).map(|i| AggState::Count(i as i64)).collect(),
+            ));
+            let msg = MailboxMessage::Data(DataBlock::new(columns, n));
             let bytes = encode(&msg);
             let back = decode(&bytes).unwrap();
             // NaN != NaN: compare encodings.

@@ -10,8 +10,8 @@
 //!                                  operators (project, filter, aggregate, sort, …) ─► send
 //! ```
 //!
-//! * [`block`] — [`DataBlock`]: the columnar unit between stages; a cell is a value or, for a
-//!   partial aggregate, an aggregation state.
+//! * [`block`] — [`DataBlock`]: the columnar unit between operators and stages; numbers
+//!   unboxed, other values boxed, a partial aggregate's column as aggregation states.
 //! * [`codec`] — the compact binary encoding of blocks and mailbox messages.
 //! * [`mailbox`] — [`MailboxService`] (bounded per-worker queues: back-pressure, cancellation)
 //!   and [`BlockSink`], where a worker's output goes.
@@ -29,6 +29,6 @@ pub mod mailbox;
 pub mod operators;
 pub mod runner;
 
-pub use block::{DataBlock, Datum};
+pub use block::{Column, DataBlock};
 pub use mailbox::{BlockSink, MailboxKey, MailboxMessage, MailboxService};
 pub use runner::{WorkerStats, run_local, run_root, run_worker};

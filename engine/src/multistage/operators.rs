@@ -1,17 +1,20 @@
 //! The relational operators of a stage, evaluated over the stage's inputs: the worker's
-//! segments (a leaf's v1 server plan) and the rows its child stages send.
+//! segments (a leaf's v1 server plan) and the blocks its child stages send.
 //!
-//! This first runtime evaluates a stage's operator tree to rows of [`Datum`]s (columnar
-//! [`DataBlock`](super::DataBlock)s are what crosses between stages); expressions are evaluated
-//! with the planner's row evaluator, so v2 and v1 compute every scalar function the same way.
-//! Operators: leaf, receive, project, filter, aggregate (final over partial states; direct for
-//! distinct rows and the plain aggregates), hash join, window, sort with offset/limit, values,
-//! and the set operations.
+//! Operators work on columnar [`DataBlock`]s: a projection evaluates each expression over
+//! whole columns (arithmetic on unboxed numbers in one loop; other expressions row by row
+//! with the planner's evaluator, so v2 and v1 compute every scalar function the same way), a
+//! filter gathers the rows its condition keeps, the hash join builds a table of row indices on
+//! the smaller input of an inner join (else the right) and gathers both sides' columns by the
+//! matched index pairs, the aggregate assigns group ids by column keys and feeds whole columns
+//! to the single-stage engine's accumulators, and sort orders row indices. Windows and set
+//! operations read rows. Each operator materialises its output as one block; the exchange cuts
+//! it into blocks of at most [`MAX_BLOCK_ROWS`](super::block::MAX_BLOCK_ROWS) rows.
 
-use super::block::Datum;
+use super::block::{Cells, Column, DataBlock, KeyPart, NO_ROW};
 use crate::aggregate::AggState;
 use crate::aggregate::accumulator::{GroupAccumulator, GroupMap};
-use crate::block::{ColumnData, Projected};
+use crate::block::Projected;
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::key::RowKey;
@@ -19,25 +22,26 @@ use crate::server::execute_server;
 use crate::server::result::IntermediateData;
 use crate::sort::compare_rows;
 use crate::stats::ExecutionStats;
-use planner::plan::eval::{EvalError, RowSource, eval};
+use planner::plan::eval::{EvalError, RowSource, arith, eval};
 use planner::plan::expr::ColumnRef;
 use planner::plan::multistage::rel::FrameBound;
 use planner::plan::multistage::{
     AggMode, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFunction,
 };
-use planner::plan::{AggregateCall, Expr};
+use planner::plan::{AggregateCall, Expr, SortKey};
 use segments::ImmutableSegment;
 use segments::types::{DataType, Value};
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Arc;
 
-/// A row of a stage.
-pub type Row = Vec<Datum>;
+/// A row of values (windows and set operations).
+pub type Row = Vec<Value>;
 
 /// What a stage's operators read from.
 pub trait StageInputs {
-    /// Every row child stage `stage` sends this worker (blocks until all its workers ended).
-    fn receive_all(&self, stage: StageId) -> Result<Vec<Row>, EngineError>;
+    /// Every block child stage `stage` sends this worker (blocks until all its workers ended).
+    fn receive_all(&self, stage: StageId) -> Result<Vec<DataBlock>, EngineError>;
 }
 
 /// The worker's context while its operators run.
@@ -50,33 +54,182 @@ pub struct Env<'a> {
     pub stats: ExecutionStats,
 }
 
-struct RowView<'a>(&'a [Datum]);
+/// One row of a row-oriented input.
+struct RowView<'a>(&'a [Value]);
+
+fn outside_leaf(column: &ColumnRef) -> EvalError {
+    EvalError(format!(
+        "column '{}' read outside a leaf stage",
+        column.name
+    ))
+}
 
 impl RowSource for RowView<'_> {
     fn column(&self, column: &ColumnRef) -> Result<Value, EvalError> {
-        Err(EvalError(format!(
-            "column '{}' read outside a leaf stage",
-            column.name
-        )))
+        Err(outside_leaf(column))
     }
     fn input(&self, index: usize) -> Result<Value, EvalError> {
         self.0
             .get(index)
-            .map(|d| d.value().clone())
+            .cloned()
             .ok_or_else(|| EvalError(format!("input {index} is out of range")))
     }
 }
 
-fn eval_on(expr: &Expr, row: &[Datum]) -> Result<Value, EngineError> {
+/// One row of a block.
+struct BlockRow<'a> {
+    block: &'a DataBlock,
+    row: usize,
+}
+
+impl RowSource for BlockRow<'_> {
+    fn column(&self, column: &ColumnRef) -> Result<Value, EvalError> {
+        Err(outside_leaf(column))
+    }
+    fn input(&self, index: usize) -> Result<Value, EvalError> {
+        self.block
+            .columns
+            .get(index)
+            .map(|c| c.value(self.row))
+            .ok_or_else(|| EvalError(format!("input {index} is out of range")))
+    }
+}
+
+fn eval_on(expr: &Expr, row: &[Value]) -> Result<Value, EngineError> {
     eval(expr, &RowView(row)).map_err(|e| EngineError::execution(e.0))
 }
 
-fn values(row: &[Datum]) -> Vec<Value> {
-    row.iter().map(|d| d.value().clone()).collect()
+/// The numbers of a numeric column, if it holds unboxed ones.
+fn numbers(c: &Column) -> Option<Vec<f64>> {
+    if !matches!(
+        c.data_type,
+        DataType::Int | DataType::Long | DataType::Float | DataType::Double
+    ) {
+        return None;
+    }
+    match &c.cells {
+        Cells::I64(v) => Some(v.iter().map(|&x| x as f64).collect()),
+        Cells::F64(v) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// `expr` over every row of `block`.
+pub fn evaluate(expr: &Expr, block: &DataBlock) -> Result<Column, EngineError> {
+    let n = block.num_rows;
+    match expr {
+        Expr::Input(r) => {
+            return block.columns.get(r.index).cloned().ok_or_else(|| {
+                EngineError::execution(format!("input {} is out of range", r.index))
+            });
+        }
+        Expr::Literal { value, .. } => {
+            return Ok(Column::constant(expr.column_type().data_type, value, n));
+        }
+        Expr::Arith {
+            op,
+            left,
+            right,
+            return_type,
+        } if return_type.data_type == DataType::Double => {
+            let (l, r) = (evaluate(left, block)?, evaluate(right, block)?);
+            if let (Some(a), Some(b)) = (numbers(&l), numbers(&r)) {
+                let values = a.iter().zip(&b).map(|(x, y)| arith(*op, *x, *y)).collect();
+                let nulls = match (&l.nulls, &r.nulls) {
+                    (None, None) => None,
+                    (x, y) => Some(
+                        (0..n)
+                            .map(|i| {
+                                x.as_ref().is_some_and(|v| v[i]) || y.as_ref().is_some_and(|v| v[i])
+                            })
+                            .collect(),
+                    ),
+                };
+                return Ok(Column {
+                    cells: Cells::F64(values),
+                    data_type: DataType::Double,
+                    nulls,
+                });
+            }
+        }
+        _ => {}
+    }
+    let mut values = Vec::with_capacity(n);
+    for row in 0..n {
+        values.push(eval(expr, &BlockRow { block, row }).map_err(|e| EngineError::execution(e.0))?);
+    }
+    Ok(Column::from_values(expr.column_type().data_type, values))
+}
+
+/// The rows of `block` for which `condition` is TRUE.
+fn selected(condition: &Expr, block: &DataBlock) -> Result<Vec<u32>, EngineError> {
+    let c = evaluate(condition, block)?;
+    Ok((0..block.num_rows)
+        .filter(|&i| c.value(i) == Value::Boolean(true))
+        .map(|i| i as u32)
+        .collect())
+}
+
+fn types_of(node: &RelNode) -> Vec<DataType> {
+    node.output_types().iter().map(|t| t.data_type).collect()
+}
+
+/// The leaf's v1 result as a block of `types`.
+fn leaf_block(data: IntermediateData, types: &[DataType]) -> DataBlock {
+    match data {
+        IntermediateData::Rows(rows) => DataBlock::from_rows(rows, types),
+        IntermediateData::Groups(groups) => {
+            let n = groups.len();
+            let width = types.len();
+            let mut keys: Vec<Vec<Value>> = Vec::new();
+            let mut states: Vec<Vec<AggState>> = Vec::new();
+            for (k, st) in groups {
+                if keys.is_empty() {
+                    keys = (0..k.len()).map(|_| Vec::with_capacity(n)).collect();
+                    states = (0..st.len()).map(|_| Vec::with_capacity(n)).collect();
+                }
+                for (c, v) in k.into_iter().enumerate() {
+                    keys[c].push(v);
+                }
+                for (c, s) in st.into_iter().enumerate() {
+                    states[c].push(s);
+                }
+            }
+            if n == 0 {
+                return DataBlock::new(
+                    types
+                        .iter()
+                        .map(|t| Column::from_values(*t, Vec::new()))
+                        .collect(),
+                    0,
+                );
+            }
+            let k = keys.len();
+            let mut columns: Vec<Column> = keys
+                .into_iter()
+                .zip(types)
+                .map(|(v, t)| Column::from_values(*t, v))
+                .collect();
+            columns.extend(states.into_iter().enumerate().map(|(i, s)| {
+                Column::states(types.get(k + i).copied().unwrap_or(DataType::Long), s)
+            }));
+            debug_assert_eq!(columns.len(), width);
+            DataBlock::new(columns, n)
+        }
+        IntermediateData::Aggregates(states) => DataBlock::new(
+            states
+                .into_iter()
+                .zip(types)
+                .map(|(s, t)| Column::states(*t, vec![s]))
+                .collect(),
+            1,
+        ),
+        IntermediateData::Explain(_) => DataBlock::concat(Vec::new(), types),
+    }
 }
 
 /// Evaluates `node` to its rows.
-pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<Vec<Row>, EngineError> {
+pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineError> {
     env.ctx.check()?;
     match node {
         RelNode::Leaf { plan } => {
@@ -85,57 +238,45 @@ pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<Vec<Row>, EngineErro
             if let Some(e) = result.exceptions.first() {
                 return Err(EngineError::execution(e.message.clone()));
             }
-            Ok(match result.data {
-                IntermediateData::Rows(rows) => rows
-                    .into_iter()
-                    .map(|r| r.into_iter().map(Datum::Value).collect())
-                    .collect(),
-                IntermediateData::Groups(groups) => groups
-                    .into_iter()
-                    .map(|(keys, states)| {
-                        keys.into_iter()
-                            .map(Datum::Value)
-                            .chain(states.into_iter().map(Datum::State))
-                            .collect()
-                    })
-                    .collect(),
-                IntermediateData::Aggregates(states) => {
-                    vec![states.into_iter().map(Datum::State).collect()]
-                }
-                IntermediateData::Explain(_) => Vec::new(),
-            })
+            Ok(leaf_block(result.data, &types_of(node)))
         }
-        RelNode::Receive { stage, .. } => env.inputs.receive_all(*stage),
+        RelNode::Receive { stage, .. } => {
+            let blocks = env.inputs.receive_all(*stage)?;
+            Ok(DataBlock::concat(blocks, &types_of(node)))
+        }
         RelNode::Project { input, exprs } => {
-            let rows = execute(input, env)?;
-            rows.iter()
-                .map(|r| {
-                    exprs
-                        .iter()
-                        .map(|e| eval_on(e, r).map(Datum::Value))
-                        .collect()
-                })
-                .collect()
+            let block = execute(input, env)?;
+            let columns = exprs
+                .iter()
+                .map(|e| evaluate(e, &block))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(DataBlock::new(columns, block.num_rows))
         }
         RelNode::Filter { input, condition } => {
-            let rows = execute(input, env)?;
-            let mut out = Vec::with_capacity(rows.len());
-            for r in rows {
-                if eval_on(condition, &r)? == Value::Boolean(true) {
-                    out.push(r);
-                }
+            let block = execute(input, env)?;
+            let keep = selected(condition, &block)?;
+            if keep.len() == block.num_rows {
+                return Ok(block);
             }
-            Ok(out)
+            Ok(block.take(&keep))
         }
         RelNode::Aggregate {
             input,
             group_keys,
             aggregates,
             mode,
-            ..
+            output_types,
         } => {
-            let rows = execute(input, env)?;
-            aggregate(rows, group_keys, aggregates, *mode, env.ctx.null_handling())
+            let block = execute(input, env)?;
+            let types: Vec<DataType> = output_types.iter().map(|t| t.data_type).collect();
+            aggregate(
+                block,
+                group_keys,
+                aggregates,
+                *mode,
+                &types,
+                env.ctx.null_handling(),
+            )
         }
         RelNode::Sort {
             input,
@@ -143,39 +284,29 @@ pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<Vec<Row>, EngineErro
             offset,
             limit,
         } => {
-            let rows = execute(input, env)?;
-            let mut keyed: Vec<(Vec<Value>, Row)> =
-                rows.into_iter().map(|r| (values(&r), r)).collect();
-            if !keys.is_empty() {
-                keyed.sort_by(|a, b| compare_rows(&a.0, &b.0, keys));
-            }
-            let limit = limit.unwrap_or(usize::MAX);
-            Ok(keyed
-                .into_iter()
-                .skip(*offset)
-                .take(limit)
-                .map(|(_, r)| r)
-                .collect())
+            let block = execute(input, env)?;
+            Ok(sort(block, keys, *offset, *limit))
         }
-        RelNode::Values { rows, .. } => Ok(rows
-            .iter()
-            .map(|r| r.iter().cloned().map(Datum::Value).collect())
-            .collect()),
+        RelNode::Values { rows, .. } => Ok(DataBlock::from_rows(rows.clone(), &types_of(node))),
         RelNode::Window {
             input,
             partition_by,
             order_by,
             calls,
         } => {
-            let rows = execute(input, env)?;
-            window(rows, partition_by, order_by, calls, env)
+            let rows = execute(input, env)?.rows();
+            let out = window(rows, partition_by, order_by, calls, env)?;
+            Ok(DataBlock::from_rows(out, &types_of(node)))
         }
         RelNode::SetOp { kind, all, inputs } => {
             let mut sides = Vec::with_capacity(inputs.len());
             for i in inputs {
-                sides.push(execute(i, env)?);
+                sides.push(execute(i, env)?.rows());
             }
-            Ok(set_op(*kind, *all, sides))
+            Ok(DataBlock::from_rows(
+                set_op(*kind, *all, sides),
+                &types_of(node),
+            ))
         }
         RelNode::Join {
             left,
@@ -187,8 +318,6 @@ pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<Vec<Row>, EngineErro
         } => {
             let l = execute(left, env)?;
             let r = execute(right, env)?;
-            let right_width = right.output_types().len();
-            let left_width = left.output_types().len();
             join(
                 l,
                 r,
@@ -197,8 +326,6 @@ pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<Vec<Row>, EngineErro
                     left_keys,
                     right_keys,
                     condition: condition.as_ref(),
-                    left_width,
-                    right_width,
                 },
                 env,
             )
@@ -222,29 +349,50 @@ pub fn node_name(node: &RelNode) -> &'static str {
     }
 }
 
-/// One aggregate's states per group over rows already assigned to groups, with the same
-/// accumulators (and so the same semantics, sketches and hashing) as the single-stage engine.
+/// Sorted by `keys`, then `offset` rows skipped and `limit` kept.
+fn sort(block: DataBlock, keys: &[SortKey], offset: usize, limit: Option<usize>) -> DataBlock {
+    let mut order: Vec<u32> = (0..block.num_rows as u32).collect();
+    if !keys.is_empty() {
+        let key_rows: Vec<Vec<Value>> = (0..block.num_rows)
+            .map(|r| {
+                keys.iter()
+                    .map(|k| {
+                        block
+                            .columns
+                            .get(k.column)
+                            .map_or(Value::Null, |c| c.value(r))
+                    })
+                    .collect()
+            })
+            .collect();
+        let local: Vec<SortKey> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| SortKey { column: i, ..*k })
+            .collect();
+        order.sort_by(|a, b| compare_rows(&key_rows[*a as usize], &key_rows[*b as usize], &local));
+    }
+    let kept: Vec<u32> = order
+        .into_iter()
+        .skip(offset)
+        .take(limit.unwrap_or(usize::MAX))
+        .collect();
+    block.take(&kept)
+}
+
+/// One aggregate's states per group, with the single-stage engine's accumulators (so the same
+/// semantics, sketches and hashing) over an argument column.
 fn accumulate(
     call: &AggregateCall,
     groups: &[u32],
     num_groups: usize,
-    args: Option<Vec<Value>>,
+    arg: Option<&Column>,
 ) -> Result<Vec<AggState>, EngineError> {
     let mut acc = GroupAccumulator::new(call, None);
     acc.resize(num_groups.max(1));
     let n = groups.len();
-    let data_type = call
-        .arg
-        .as_ref()
-        .map_or(DataType::Long, |e| e.column_type().data_type);
-    let valid: Option<Vec<bool>> = args
-        .as_ref()
-        .map(|v| v.iter().map(|x| !x.is_null()).collect());
-    let projected = args.map(|v| Projected {
-        data: ColumnData::Values(v),
-        data_type,
-        nulls: None,
-    });
+    let projected: Option<Projected<'static>> = arg.map(Column::projected);
+    let valid: Option<Vec<bool>> = arg.map(|c| (0..c.len()).map(|i| !c.is_null(i)).collect());
     if n > 0 {
         acc.accumulate(
             GroupMap::PerRow(groups),
@@ -256,86 +404,99 @@ fn accumulate(
     Ok((0..num_groups).map(|g| acc.state(g)).collect())
 }
 
+/// A group id per row of `block` by the columns `keys`, and the first row of each group.
+fn group_ids(block: &DataBlock, keys: &[usize]) -> (Vec<u32>, Vec<u32>) {
+    fn assign<K: Hash + Eq>(n: usize, key: impl Fn(usize) -> K) -> (Vec<u32>, Vec<u32>) {
+        let mut ids: HashMap<K, u32> = HashMap::new();
+        let mut first = Vec::new();
+        let groups = (0..n)
+            .map(|r| {
+                *ids.entry(key(r)).or_insert_with(|| {
+                    first.push(r as u32);
+                    (first.len() - 1) as u32
+                })
+            })
+            .collect();
+        (groups, first)
+    }
+    let n = block.num_rows;
+    let cols: Vec<&Column> = keys.iter().filter_map(|k| block.columns.get(*k)).collect();
+    match cols.as_slice() {
+        [] => (vec![0; n], Vec::new()),
+        [one] => assign(n, |r| one.key(r)),
+        many => assign(n, |r| many.iter().map(|c| c.key(r)).collect::<Vec<_>>()),
+    }
+}
+
 fn aggregate(
-    rows: Vec<Row>,
+    mut block: DataBlock,
     group_keys: &[usize],
     aggregates: &[AggregateCall],
     mode: AggMode,
+    types: &[DataType],
     null_handling: bool,
-) -> Result<Vec<Row>, EngineError> {
-    let mut ids: HashMap<RowKey, u32> = HashMap::new();
-    let mut keys: Vec<Vec<Value>> = Vec::new();
-    let mut groups: Vec<u32> = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let key_values: Vec<Value> = group_keys
-            .iter()
-            .map(|k| {
-                row.get(*k)
-                    .map(|d| d.value().clone())
-                    .unwrap_or(Value::Null)
-            })
-            .collect();
-        let id = *ids.entry(RowKey(key_values.clone())).or_insert_with(|| {
-            keys.push(key_values);
-            (keys.len() - 1) as u32
-        });
-        groups.push(id);
-    }
+) -> Result<DataBlock, EngineError> {
+    let (groups, first) = group_ids(&block, group_keys);
     // An aggregation without GROUP BY answers one row even over no input.
-    if group_keys.is_empty() && keys.is_empty() {
-        keys.push(Vec::new());
-    }
-    let num_groups = keys.len();
-    let mut states: Vec<Vec<AggState>> = Vec::with_capacity(aggregates.len());
+    let num_groups = if group_keys.is_empty() {
+        1
+    } else {
+        first.len()
+    };
+    let mut columns: Vec<Column> = group_keys
+        .iter()
+        .map(|k| block.columns[*k].take(&first))
+        .collect();
     for (i, call) in aggregates.iter().enumerate() {
         if call.filter.is_some() {
             return Err(EngineError::execution(
                 "FILTER (WHERE …) on aggregates over joined or windowed rows is not supported yet",
             ));
         }
-        let per_group = match mode {
+        let data_type = types
+            .get(group_keys.len() + i)
+            .copied()
+            .unwrap_or(DataType::Double);
+        let states = match mode {
             AggMode::Final => {
                 let mut merged: Vec<AggState> = (0..num_groups)
                     .map(|_| AggState::empty(&call.function))
                     .collect();
-                for (row, g) in rows.iter().zip(&groups) {
-                    if let Some(Datum::State(s)) = row.get(group_keys.len() + i) {
-                        merged[*g as usize].merge(s.clone(), &call.function)?;
+                let column = block
+                    .columns
+                    .get_mut(group_keys.len() + i)
+                    .map(|c| std::mem::replace(&mut c.cells, Cells::Values(Vec::new())));
+                if let Some(Cells::States(states)) = column {
+                    for (s, g) in states.into_iter().zip(&groups) {
+                        merged[*g as usize].merge(s, &call.function)?;
                     }
                 }
                 merged
             }
             AggMode::Direct | AggMode::Partial => {
-                let args = match &call.arg {
+                let arg = match &call.arg {
                     None => None,
-                    Some(e) => Some(
-                        rows.iter()
-                            .map(|r| eval_on(e, r))
-                            .collect::<Result<Vec<_>, _>>()?,
-                    ),
+                    Some(e) => Some(evaluate(e, &block)?),
                 };
-                accumulate(call, &groups, num_groups, args)?
+                accumulate(call, &groups, num_groups, arg.as_ref())?
             }
         };
-        states.push(per_group);
+        columns.push(match mode {
+            AggMode::Partial => Column::states(data_type, states),
+            _ => Column::from_values(
+                data_type,
+                states
+                    .into_iter()
+                    .map(|s| s.finalize(&call.function, null_handling))
+                    .collect(),
+            ),
+        });
     }
-    let mut out = Vec::with_capacity(num_groups);
-    for (g, key) in keys.into_iter().enumerate() {
-        let mut row: Row = key.into_iter().map(Datum::Value).collect();
-        for (per_group, call) in states.iter_mut().zip(aggregates) {
-            let state = std::mem::replace(&mut per_group[g], AggState::Count(0));
-            row.push(match mode {
-                AggMode::Partial => Datum::State(state),
-                _ => Datum::Value(state.finalize(&call.function, null_handling)),
-            });
-        }
-        out.push(row);
-    }
-    Ok(out)
+    Ok(DataBlock::new(columns, num_groups))
 }
 
 /// A join key's value in one canonical form per number, so `1` (INT), `1` (LONG) and `1.0`
-/// (DOUBLE) meet — in the hash table and in the hash exchange before it.
+/// (DOUBLE) meet.
 pub fn key_value(v: &Value) -> Value {
     match v {
         Value::Int(i) => Value::Long(i64::from(*i)),
@@ -345,170 +506,197 @@ pub fn key_value(v: &Value) -> Value {
     }
 }
 
-fn key_of(row: &[Datum], cols: &[usize]) -> Option<RowKey> {
-    let mut key = Vec::with_capacity(cols.len());
-    for c in cols {
-        let v = key_value(row.get(*c).map_or(&Value::Null, |d| d.value()));
-        // NULL never equals anything in a join key.
-        if v.is_null() {
-            return None;
-        }
-        key.push(v);
-    }
-    Some(RowKey(key))
-}
-
 struct JoinSpec<'a> {
     kind: JoinKind,
     left_keys: &'a [usize],
     right_keys: &'a [usize],
     condition: Option<&'a Expr>,
-    left_width: usize,
-    right_width: usize,
 }
 
-fn nulls(n: usize) -> Row {
-    (0..n).map(|_| Datum::Value(Value::Null)).collect()
+/// Matching row pairs `(probe, build)` of an equi-join: a hash table of build row indices
+/// (chained through `next`), probed row by row. NULL keys match nothing.
+fn equi_pairs<K: Hash + Eq>(
+    build_rows: usize,
+    build_key: impl Fn(usize) -> Option<K>,
+    probe_rows: usize,
+    probe_key: impl Fn(usize) -> Option<K>,
+    max_pairs: usize,
+    ctx: &QueryContext,
+) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
+    let mut head: HashMap<K, u32> = HashMap::with_capacity(build_rows);
+    let mut next = vec![NO_ROW; build_rows];
+    // Inserted back to front, so each chain lists its rows in order.
+    for b in (0..build_rows).rev() {
+        if let Some(k) = build_key(b) {
+            let slot = head.entry(k).or_insert(NO_ROW);
+            next[b] = *slot;
+            *slot = b as u32;
+        }
+    }
+    let (mut probe, mut build) = (Vec::new(), Vec::new());
+    for p in 0..probe_rows {
+        if p % 4096 == 0 {
+            ctx.check()?;
+            if probe.len() > max_pairs {
+                return Err(too_many_rows(max_pairs));
+            }
+        }
+        let Some(k) = probe_key(p) else { continue };
+        let mut at = head.get(&k).copied().unwrap_or(NO_ROW);
+        while at != NO_ROW {
+            probe.push(p as u32);
+            build.push(at);
+            at = next[at as usize];
+        }
+    }
+    if probe.len() > max_pairs {
+        return Err(too_many_rows(max_pairs));
+    }
+    Ok((probe, build))
 }
 
-/// A hash join (a nested loop when there are no keys): the right side is the build side.
+fn too_many_rows(max: usize) -> EngineError {
+    EngineError::execution(format!(
+        "join produced more than {max} rows (maxRowsInJoin {})",
+        max / 16
+    ))
+}
+
+/// Index pairs of `probe` and `build` rows whose keys are equal (every pair without keys).
+fn pairs(
+    probe: &DataBlock,
+    probe_keys: &[usize],
+    build: &DataBlock,
+    build_keys: &[usize],
+    max_pairs: usize,
+    ctx: &QueryContext,
+) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
+    let (pn, bn) = (probe.num_rows, build.num_rows);
+    let pc: Vec<&Column> = probe_keys
+        .iter()
+        .filter_map(|k| probe.columns.get(*k))
+        .collect();
+    let bc: Vec<&Column> = build_keys
+        .iter()
+        .filter_map(|k| build.columns.get(*k))
+        .collect();
+    match (pc.as_slice(), bc.as_slice()) {
+        ([], _) | (_, []) => {
+            if pn.saturating_mul(bn) > max_pairs {
+                return Err(too_many_rows(max_pairs));
+            }
+            let mut p_idx = Vec::with_capacity(pn * bn);
+            let mut b_idx = Vec::with_capacity(pn * bn);
+            for p in 0..pn {
+                for b in 0..bn {
+                    p_idx.push(p as u32);
+                    b_idx.push(b as u32);
+                }
+            }
+            Ok((p_idx, b_idx))
+        }
+        ([p], [b]) => equi_pairs(bn, |r| b.key(r), pn, |r| p.key(r), max_pairs, ctx),
+        (p, b) => {
+            let many = |cols: &[&Column], r: usize| -> Option<Vec<KeyPart>> {
+                cols.iter().map(|c| c.key(r)).collect()
+            };
+            equi_pairs(bn, |r| many(b, r), pn, |r| many(p, r), max_pairs, ctx)
+        }
+    }
+}
+
+/// Left and right columns side by side.
+fn side_by_side(left: &DataBlock, li: &[u32], right: &DataBlock, ri: &[u32]) -> DataBlock {
+    let mut columns: Vec<Column> = left.columns.iter().map(|c| c.take(li)).collect();
+    columns.extend(right.columns.iter().map(|c| c.take(ri)));
+    DataBlock::new(columns, li.len())
+}
+
+/// A hash join (every pair without keys), then the condition over the joined row. The build
+/// side is the right input, or the left one of an inner join when it is smaller.
 fn join(
-    left: Vec<Row>,
-    right: Vec<Row>,
+    left: DataBlock,
+    right: DataBlock,
     j: JoinSpec<'_>,
     env: &Env<'_>,
-) -> Result<Vec<Row>, EngineError> {
+) -> Result<DataBlock, EngineError> {
     let limit = env.max_rows_in_join;
-    // An inner equi-join builds on the smaller side; the output is left ++ right either way.
-    if j.kind == JoinKind::Inner && !j.left_keys.is_empty() && left.len() < right.len() {
-        return inner_join_built_left(left, right, &j, env);
-    }
-    if right.len() > limit {
+    let max_pairs = limit.saturating_mul(16);
+    let build_left = j.kind == JoinKind::Inner && left.num_rows < right.num_rows;
+    let build_rows = if build_left {
+        left.num_rows
+    } else {
+        right.num_rows
+    };
+    if build_rows > limit {
         return Err(EngineError::execution(format!(
             "Cannot build in memory hash table for join operator, reach number of rows limit: {limit} (maxRowsInJoin)"
         )));
     }
-    let mut table: HashMap<RowKey, Vec<usize>> = HashMap::new();
-    if !j.left_keys.is_empty() {
-        for (i, r) in right.iter().enumerate() {
-            if let Some(k) = key_of(r, j.right_keys) {
-                table.entry(k).or_default().push(i);
-            }
-        }
+    let (mut li, mut ri) = if build_left {
+        let (r, l) = pairs(&right, j.right_keys, &left, j.left_keys, max_pairs, env.ctx)?;
+        (l, r)
+    } else {
+        pairs(&left, j.left_keys, &right, j.right_keys, max_pairs, env.ctx)?
+    };
+    let mut joined = None;
+    if let Some(c) = j.condition {
+        let block = side_by_side(&left, &li, &right, &ri);
+        let keep = selected(c, &block)?;
+        li = keep.iter().map(|&k| li[k as usize]).collect();
+        ri = keep.iter().map(|&k| ri[k as usize]).collect();
+        joined = Some(block.take(&keep));
     }
-    let all_right: Vec<usize> = (0..right.len()).collect();
-    let mut right_matched = vec![false; right.len()];
-    let mut out = Vec::new();
-    for (n, l) in left.iter().enumerate() {
-        if n % 4096 == 0 {
-            env.ctx.check()?;
+    let unmatched = |n: usize, matched: &[u32]| -> Vec<u32> {
+        let mut seen = vec![false; n];
+        for &m in matched {
+            seen[m as usize] = true;
         }
-        let candidates: &[usize] = if j.left_keys.is_empty() {
-            &all_right
-        } else {
-            match key_of(l, j.left_keys).and_then(|k| table.get(&k)) {
-                Some(c) => c,
-                None => &[],
+        (0..n as u32).filter(|&i| !seen[i as usize]).collect()
+    };
+    match j.kind {
+        JoinKind::Inner => Ok(joined.unwrap_or_else(|| side_by_side(&left, &li, &right, &ri))),
+        JoinKind::Semi | JoinKind::Anti => {
+            let missing = unmatched(left.num_rows, &li);
+            if j.kind == JoinKind::Anti {
+                return Ok(left.take(&missing));
             }
-        };
-        let mut matched = false;
-        for &ri in candidates {
-            let mut joined: Row = l.clone();
-            joined.extend(right[ri].iter().cloned());
-            let keep = match j.condition {
-                None => true,
-                Some(c) => eval_on(c, &joined)? == Value::Boolean(true),
+            let mut seen = vec![true; left.num_rows];
+            for m in missing {
+                seen[m as usize] = false;
+            }
+            let hit: Vec<u32> = (0..left.num_rows as u32)
+                .filter(|&i| seen[i as usize])
+                .collect();
+            Ok(left.take(&hit))
+        }
+        JoinKind::Left | JoinKind::Right | JoinKind::Full => {
+            let lost_left = if j.kind == JoinKind::Right {
+                Vec::new()
+            } else {
+                unmatched(left.num_rows, &li)
             };
-            if !keep {
-                continue;
+            let lost_right = if j.kind == JoinKind::Left {
+                Vec::new()
+            } else {
+                unmatched(right.num_rows, &ri)
+            };
+            for l in lost_left {
+                li.push(l);
+                ri.push(NO_ROW);
             }
-            matched = true;
-            right_matched[ri] = true;
-            match j.kind {
-                JoinKind::Semi | JoinKind::Anti => break,
-                _ => out.push(joined),
+            for r in lost_right {
+                li.push(NO_ROW);
+                ri.push(r);
             }
-        }
-        match j.kind {
-            JoinKind::Semi if matched => out.push(l.clone()),
-            JoinKind::Anti if !matched => out.push(l.clone()),
-            JoinKind::Left | JoinKind::Full if !matched => {
-                let mut row = l.clone();
-                row.extend(nulls(j.right_width));
-                out.push(row);
-            }
-            _ => {}
-        }
-        if out.len() > limit.saturating_mul(16) {
-            return Err(EngineError::execution(format!(
-                "join produced more than {} rows (maxRowsInJoin {limit})",
-                limit.saturating_mul(16)
-            )));
+            Ok(side_by_side(&left, &li, &right, &ri))
         }
     }
-    if matches!(j.kind, JoinKind::Right | JoinKind::Full) {
-        for (ri, r) in right.into_iter().enumerate() {
-            if !right_matched[ri] {
-                let mut row = nulls(j.left_width);
-                row.extend(r);
-                out.push(row);
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// An inner hash join with the hash table on the left rows (the smaller side).
-fn inner_join_built_left(
-    left: Vec<Row>,
-    right: Vec<Row>,
-    j: &JoinSpec<'_>,
-    env: &Env<'_>,
-) -> Result<Vec<Row>, EngineError> {
-    let limit = env.max_rows_in_join;
-    if left.len() > limit {
-        return Err(EngineError::execution(format!(
-            "Cannot build in memory hash table for join operator, reach number of rows limit: {limit} (maxRowsInJoin)"
-        )));
-    }
-    let mut table: HashMap<RowKey, Vec<usize>> = HashMap::new();
-    for (i, l) in left.iter().enumerate() {
-        if let Some(k) = key_of(l, j.left_keys) {
-            table.entry(k).or_default().push(i);
-        }
-    }
-    let mut out = Vec::new();
-    for (n, r) in right.iter().enumerate() {
-        if n % 4096 == 0 {
-            env.ctx.check()?;
-        }
-        let Some(matches) = key_of(r, j.right_keys).and_then(|k| table.get(&k)) else {
-            continue;
-        };
-        for &li in matches {
-            let mut joined: Row = Vec::with_capacity(j.left_width + j.right_width);
-            joined.extend(left[li].iter().cloned());
-            joined.extend(r.iter().cloned());
-            if let Some(c) = j.condition
-                && eval_on(c, &joined)? != Value::Boolean(true)
-            {
-                continue;
-            }
-            out.push(joined);
-        }
-        if out.len() > limit.saturating_mul(16) {
-            return Err(EngineError::execution(format!(
-                "join produced more than {} rows (maxRowsInJoin {limit})",
-                limit.saturating_mul(16)
-            )));
-        }
-    }
-    Ok(out)
 }
 
 /// UNION / INTERSECT / EXCEPT, with SQL's ALL (bag) and distinct (set) semantics.
 fn set_op(kind: SetOpKind, all: bool, mut sides: Vec<Vec<Row>>) -> Vec<Row> {
-    let key = |r: &Row| RowKey(values(r));
+    let key = |r: &Row| RowKey(r.clone());
     let first = if sides.is_empty() {
         Vec::new()
     } else {
@@ -568,7 +756,7 @@ fn window(
         let key = RowKey(
             partition_by
                 .iter()
-                .map(|c| r.get(*c).map_or(Value::Null, |d| d.value().clone()))
+                .map(|c| r.get(*c).cloned().unwrap_or(Value::Null))
                 .collect(),
         );
         partitions
@@ -586,7 +774,7 @@ fn window(
         let Some(part) = partitions.remove(&key) else {
             continue;
         };
-        let mut keyed: Vec<(Vec<Value>, Row)> = part.into_iter().map(|r| (values(&r), r)).collect();
+        let mut keyed: Vec<(Vec<Value>, Row)> = part.into_iter().map(|r| (r.clone(), r)).collect();
         keyed.sort_by(|a, b| compare_rows(&a.0, &b.0, order_by));
         let n = keyed.len();
         let sort_key = |i: usize| -> Vec<Value> {
@@ -710,7 +898,12 @@ fn window(
                             ),
                         };
                         let groups = vec![0u32; range.len()];
-                        let state = accumulate(a, &groups, 1, args)?.pop();
+                        let data_type = a
+                            .arg
+                            .as_ref()
+                            .map_or(DataType::Long, |e| e.column_type().data_type);
+                        let column = args.map(|v| Column::from_values(data_type, v));
+                        let state = accumulate(a, &groups, 1, column.as_ref())?.pop();
                         state.map_or(Value::Null, |st| st.finalize(&a.function, null_handling))
                     }
                 };
@@ -720,7 +913,7 @@ fn window(
         }
         for (i, (_, mut row)) in keyed.into_iter().enumerate() {
             for r in &results {
-                row.push(Datum::Value(r[i].clone()));
+                row.push(r[i].clone());
             }
             out.push(row);
         }

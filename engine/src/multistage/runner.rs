@@ -3,9 +3,9 @@
 //! plan in this process, each worker on its own thread, for the single-process paths and
 //! tests).
 
-use super::block::{DataBlock, Datum, MAX_BLOCK_ROWS};
+use super::block::DataBlock;
 use super::mailbox::{BlockSink, MailboxKey, MailboxMessage, MailboxService};
-use super::operators::{Env, Row, StageInputs, execute, node_name};
+use super::operators::{Env, StageInputs, execute, node_name};
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::provider::TableProvider;
@@ -14,7 +14,7 @@ use crate::stats::ExecutionStats;
 use planner::plan::multistage::{Distribution, MultiStagePlan, RelNode, StageId, StageKind};
 use segments::ImmutableSegment;
 use segments::types::Value;
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 use std::sync::Arc;
 
 /// What a worker did.
@@ -63,7 +63,7 @@ impl<'a> Inbox<'a> {
 }
 
 impl StageInputs for Inbox<'_> {
-    fn receive_all(&self, from: StageId) -> Result<Vec<Row>, EngineError> {
+    fn receive_all(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError> {
         if self.plan.stages.get(from).and_then(|s| s.parent) != Some(self.stage) {
             return Err(EngineError::execution(format!(
                 "stage {from} does not send to stage {}",
@@ -78,7 +78,7 @@ impl StageInputs for Inbox<'_> {
         };
         let senders = self.workers.get(from).copied().unwrap_or(0);
         let mut ended = 0;
-        let mut rows = Vec::new();
+        let mut blocks = Vec::new();
         while ended < senders {
             match self
                 .mailboxes
@@ -87,7 +87,7 @@ impl StageInputs for Inbox<'_> {
                 MailboxMessage::Data(block) => {
                     self.received
                         .set(self.received.get() + block.num_rows as u64);
-                    rows.extend(block.into_rows());
+                    blocks.push(block);
                 }
                 MailboxMessage::End(stats) => {
                     self.stats.borrow_mut().add(&stats);
@@ -102,38 +102,54 @@ impl StageInputs for Inbox<'_> {
             }
             self.ctx.check()?;
         }
-        Ok(rows)
+        Ok(blocks)
     }
 }
 
-/// The receiving worker of a row under `distribution` over `n` workers.
-fn targets(distribution: &Distribution, row: &[Datum], n: usize, turn: &mut usize) -> Vec<usize> {
+/// The rows of `block` each of the parent's `n` workers receives under `distribution`
+/// (`None`: all of them).
+fn partition(
+    distribution: &Distribution,
+    block: &DataBlock,
+    n: usize,
+    turn: &mut usize,
+) -> Vec<Option<Vec<u32>>> {
     match distribution {
-        Distribution::Singleton => vec![0],
-        Distribution::Broadcast => (0..n).collect(),
+        Distribution::Broadcast => vec![None; n],
+        Distribution::Singleton => {
+            let mut out = vec![Some(Vec::new()); n];
+            out[0] = None;
+            out
+        }
         Distribution::Random => {
+            // Whole blocks in turn.
             *turn += 1;
-            vec![*turn % n.max(1)]
+            let mut out = vec![Some(Vec::new()); n];
+            out[*turn % n] = None;
+            out
         }
         Distribution::Hash(cols) => {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            for c in cols {
-                let key = crate::key::RowKey(vec![
-                    row.get(*c).map_or(Value::Null, |d| d.value().clone()),
-                ]);
-                key.hash(&mut h);
+            let mut parts: Vec<Vec<u32>> = vec![Vec::new(); n];
+            for r in 0..block.num_rows {
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                for c in cols {
+                    if let Some(col) = block.columns.get(*c) {
+                        col.key_hash(r, &mut h);
+                    }
+                }
+                parts[(h.finish() % n as u64) as usize].push(r as u32);
             }
-            vec![(h.finish() % n.max(1) as u64) as usize]
+            parts.into_iter().map(Some).collect()
         }
     }
 }
 
-fn send_rows(
+fn send_block(
     plan: &MultiStagePlan,
     stage: StageId,
     workers: &[usize],
     query_id: u64,
-    rows: Vec<Row>,
+    block: DataBlock,
     sink: &dyn BlockSink,
 ) -> Result<u64, EngineError> {
     let parent = plan.stages[stage]
@@ -145,31 +161,27 @@ fn send_rows(
         .find(|(s, _)| *s == stage)
         .map_or(Distribution::Singleton, |(_, d)| d.clone());
     let n = workers.get(parent).copied().unwrap_or(1).max(1);
-    let mut parts: Vec<Vec<Row>> = vec![Vec::new(); n];
+    let sent = block.num_rows as u64;
     let mut turn = 0;
-    let sent = rows.len() as u64;
-    for row in rows {
-        let to = targets(&distribution, &row, n, &mut turn);
-        for (i, w) in to.iter().enumerate() {
-            if i + 1 == to.len() {
-                parts[*w].push(row);
-                break;
-            }
-            parts[*w].push(row.clone());
-        }
-    }
-    for (w, part) in parts.into_iter().enumerate() {
+    for (w, rows) in partition(&distribution, &block, n, &mut turn)
+        .into_iter()
+        .enumerate()
+    {
+        let part = match rows {
+            None => block.clone(),
+            Some(r) if r.is_empty() => continue,
+            Some(r) => block.take(&r),
+        };
         let key = MailboxKey {
             query_id,
             from_stage: stage,
             to_stage: parent,
             to_worker: w,
         };
-        let mut part = part;
-        while !part.is_empty() {
-            let rest = part.split_off(part.len().min(MAX_BLOCK_ROWS));
-            sink.send(&key, MailboxMessage::Data(DataBlock::from_rows(part)))?;
-            part = rest;
+        for piece in part.split() {
+            if piece.num_rows > 0 {
+                sink.send(&key, MailboxMessage::Data(piece))?;
+            }
         }
     }
     Ok(sent)
@@ -224,7 +236,7 @@ pub fn run_worker(
         stats: ExecutionStats::default(),
     };
     let outcome = execute(&s.root, &mut env)
-        .and_then(|rows| send_rows(plan, stage, workers, query_id, rows, sink));
+        .and_then(|block| send_block(plan, stage, workers, query_id, block, sink));
     match outcome {
         Ok(sent) => {
             let mut stats = *inputs.stats.borrow();
@@ -340,18 +352,18 @@ pub fn run_root(
     stats.add(&env.stats);
     r.set_stats(&stats);
     match outcome {
-        Ok(rows) => {
-            let typed: Vec<Vec<Value>> = rows
+        Ok(block) => {
+            let typed: Vec<Vec<Value>> = block
+                .rows()
                 .into_iter()
                 .map(|row| {
-                    row.iter()
+                    row.into_iter()
                         .zip(&plan.columns)
-                        .map(|(d, (_, t))| {
-                            let v = d.value();
+                        .map(|(v, (_, t))| {
                             if t.single_value {
-                                v.cast(t.data_type).unwrap_or_else(|_| v.clone())
+                                v.cast(t.data_type).unwrap_or(v)
                             } else {
-                                v.clone()
+                                v
                             }
                         })
                         .collect()
