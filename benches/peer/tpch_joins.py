@@ -11,7 +11,7 @@ RAYON_NUM_THREADS=1), creates the tables and uploads the segments, (4) runs each
 `SET threads=1`) and DataFusion (`target_partitions=1`, tables in memory), and prints median/min
 ms, Tessera's ratio to the best peer and Tessera's peak RSS (VmHWM). Stops the server it started.
 """
-import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+import argparse, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -203,6 +203,8 @@ def main():
             time.sleep(0.5)
 
         if args.hold:
+            # A plain `kill` of this script also stops the server (via the finally below).
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
             print(f"controller {ctl} broker {broker} pid {proc.pid}; Ctrl-C stops", flush=True)
             try:
                 proc.wait()

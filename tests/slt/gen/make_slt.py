@@ -228,6 +228,15 @@ FILES = {
    "ON o.region = r.region WHERE o.amount > r.avg_amount GROUP BY c.country, o.status", None),
   ("SELECT c.tier, o.region, SUM(o.quantity) FROM customers c JOIN orders o ON c.customer = o.customer WHERE c.country IN ('DE', 'FR') "
    "GROUP BY c.tier, o.region ORDER BY c.tier, o.region", None),
+  # Comma joins: WHERE equalities become hash keys, one table's conjuncts go into its leaf; the
+  # equi-joined input is joined first, and `*` still lists the columns in FROM order.
+  ("SELECT * FROM (SELECT customer, credit FROM customers) a, (SELECT customer, credit FROM customers) b, "
+   "(SELECT order_id, customer, amount FROM orders) o WHERE a.credit > b.credit AND o.customer = a.customer "
+   "AND o.order_id < 40 AND b.customer = 'cust_03' ORDER BY o.order_id, a.customer", None),
+  ("SELECT a.customer, b.customer, o.order_id FROM customers a, customers b, orders o WHERE a.credit > b.credit "
+   "AND o.customer = a.customer AND o.order_id < 40 AND b.customer = 'cust_03' ORDER BY o.order_id, a.customer", None),
+  ("SELECT c.tier, COUNT(*) FROM customers c, orders o WHERE c.customer = o.customer AND (o.amount > 500 OR c.tier = 'gold') "
+   "AND o.status = 'OPEN' GROUP BY c.tier", None),
 ],
 "v2_subquery": [
   ("SELECT COUNT(*) FROM orders WHERE customer IN (SELECT customer FROM customers WHERE tier = 'gold')", None),

@@ -2,10 +2,12 @@
 //! `IN`/`EXISTS` subqueries, `ORDER BY`/`LIMIT` over them) to a tree of stages.
 //!
 //! A query is planned bottom-up into [`Rel`]s — operators not yet cut into a stage, with their
-//! columns — and cut at exchanges: every table is a leaf stage (its v1 server plan projects the
-//! columns); a join receives both sides hashed on its keys (both sides broadcast to one worker
-//! when it has none), so its stage runs on every server; an operator that needs all rows
-//! (aggregation, sorting, the root) receives a partitioned input as a singleton. Expressions
+//! columns — and cut at exchanges: every table is a leaf stage whose v1 server plan filters by
+//! the table's own predicates and projects the columns the block reads ([`joins`] places the
+//! predicates of `FROM` and `WHERE`); a join receives both sides hashed on its keys (both sides
+//! sent to one worker when it has none), so its stage runs on every server; an aggregate over a
+//! partitioned input runs in two phases around a hash exchange on its keys; an operator that
+//! needs all rows (sorting, windows, the root) receives a partitioned input as a singleton. Expressions
 //! above the leaves are bound by the v1 expression binder over a synthetic scope whose columns
 //! are the relation's positions (`__c<i>`), then read as [`Expr::Input`]s.
 

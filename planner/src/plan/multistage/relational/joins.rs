@@ -14,7 +14,7 @@
 //! (aliases of the select list, unknown or ambiguous names) stay in `WHERE` for
 //! [`Planner::upper`], which plans or reports them.
 
-use super::{Planner, and_all, conjuncts, equi_pair, resolve};
+use super::{Planner, and_all, conjuncts, equi_pair, input, resolve};
 use crate::plan::binder::multi_stage::children;
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
 use crate::plan::binder::scope::Scope;
@@ -345,6 +345,11 @@ impl Planner<'_> {
         }
         placed.retain(|c| c.inputs.len() > 1);
         // Joins in FROM order, an equi-joined input first.
+        let widths: Vec<usize> = rels
+            .iter()
+            .map(|r| r.as_ref().map_or(0, |r| r.cols.len()))
+            .collect();
+        let mut order = vec![0];
         let mut joined: BTreeSet<usize> = BTreeSet::from([0]);
         let mut current = rels[0]
             .take()
@@ -373,6 +378,7 @@ impl Planner<'_> {
                 .take()
                 .ok_or_else(|| PlanError::Planning("a join input was planned twice".into()))?;
             joined.insert(next);
+            order.push(next);
             let (mut lk, mut rk, mut residual) = (Vec::new(), Vec::new(), Vec::new());
             let mut rest = Vec::with_capacity(placed.len());
             for c in placed {
@@ -396,6 +402,31 @@ impl Planner<'_> {
                 None => None,
             };
             current = self.join(current, right, JoinKind::Inner, lk, rk, condition);
+        }
+        // The columns in FROM order again (`*` lists them so).
+        if order.windows(2).any(|w| w[0] > w[1]) {
+            let mut start = vec![0; widths.len()];
+            let mut at = 0;
+            for &i in &order {
+                start[i] = at;
+                at += widths[i];
+            }
+            let positions: Vec<usize> = (0..widths.len())
+                .flat_map(|i| start[i]..start[i] + widths[i])
+                .collect();
+            let exprs = positions
+                .iter()
+                .map(|&p| input(p, current.cols[p].ty))
+                .collect();
+            let cols = positions.iter().map(|&p| current.cols[p].clone()).collect();
+            current = Rel {
+                node: RelNode::Project {
+                    input: Box::new(current.node),
+                    exprs,
+                },
+                cols,
+                partitioned: current.partitioned,
+            };
         }
         Ok((current, left_over))
     }
