@@ -92,6 +92,7 @@ pub fn reduce_data(
                 "unexpected intermediate data for the query: {}",
                 match other {
                     IntermediateData::Rows(_) => "rows",
+                    IntermediateData::Columns(_) => "columns",
                     IntermediateData::Aggregates(_) => "aggregates",
                     IntermediateData::Groups(_) => "groups",
                     IntermediateData::Explain(_) => "explain",

@@ -198,7 +198,9 @@ fn has_sketches(data: &IntermediateData) -> bool {
     match data {
         IntermediateData::Aggregates(a) => a.iter().any(heavy),
         IntermediateData::Groups(g) => g.iter().any(|(_, a)| a.iter().any(heavy)),
-        IntermediateData::Rows(_) | IntermediateData::Explain(_) => false,
+        IntermediateData::Rows(_) | IntermediateData::Columns(_) | IntermediateData::Explain(_) => {
+            false
+        }
     }
 }
 

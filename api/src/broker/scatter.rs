@@ -146,6 +146,7 @@ mod tests {
             },
             options: planner::plan::ExecutionOptions::default(),
             explain: false,
+            layout: planner::plan::ResultLayout::Rows,
         }
     }
 

@@ -293,6 +293,7 @@ mod tests {
             },
             options: ExecutionOptions::default(),
             explain: false,
+            layout: planner::plan::ResultLayout::Rows,
         }
     }
 

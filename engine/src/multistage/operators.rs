@@ -177,6 +177,10 @@ fn types_of(node: &RelNode) -> Vec<DataType> {
 /// The leaf's v1 result as a block of `types`.
 fn leaf_block(data: IntermediateData, types: &[DataType]) -> DataBlock {
     match data {
+        IntermediateData::Columns(columns) => {
+            let n = columns.first().map_or(0, Column::len);
+            DataBlock::new(columns, n)
+        }
         IntermediateData::Rows(rows) => DataBlock::from_rows(rows, types),
         IntermediateData::Groups(groups) => {
             let n = groups.len();

@@ -12,14 +12,16 @@ use super::projection::{ColumnSource, ProjectionOperator};
 use super::top_candidates;
 use super::transform::evaluate;
 use super::{Operator, SegmentOutput};
+use crate::block::{ColumnData, Projected};
+use crate::column::{Cells, Column};
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::key::RowKey;
 use crate::server::result::IntermediateData;
 use crate::sort::{TopK, sort_and_truncate};
-use planner::plan::{ColumnRef, Expr, SortKey};
+use planner::plan::{ColumnRef, Expr, ResultLayout, SortKey};
 use segments::segment::ImmutableSegment;
-use segments::types::Value;
+use segments::types::{DataType, Value};
 use std::collections::{HashMap, HashSet};
 
 fn columns_of(exprs: &[Expr]) -> Vec<ColumnRef> {
@@ -60,6 +62,86 @@ fn block_rows(
     Ok((0..take.min(block.len()))
         .map(|r| columns.iter().map(|c| c.value(r)).collect())
         .collect())
+}
+
+/// A block's projected column as a typed column of its first `take` rows: numbers unboxed
+/// (dictionary ids decoded to numbers), everything else as values.
+fn to_column(p: &Projected<'_>, take: usize) -> Column {
+    let n = take.min(p.len());
+    let nulls = p.nulls.as_ref().map(|v| v[..n].to_vec());
+    let integral = matches!(
+        p.data_type,
+        DataType::Int | DataType::Long | DataType::Boolean | DataType::Timestamp
+    );
+    let floating = matches!(p.data_type, DataType::Float | DataType::Double);
+    let cells = match &p.data {
+        ColumnData::I64(v) => Cells::I64(v[..n].to_vec()),
+        ColumnData::F64(v) => Cells::F64(v[..n].to_vec()),
+        ColumnData::Dict { ids, dict, .. } if integral => {
+            Cells::I64(ids[..n].iter().map(|&id| dict.i64_at(id)).collect())
+        }
+        ColumnData::Dict { ids, dict, .. } if floating => {
+            Cells::F64(ids[..n].iter().map(|&id| dict.f64_at(id)).collect())
+        }
+        _ => return Column::from_values(p.data_type, (0..n).map(|i| p.value(i)).collect()),
+    };
+    Column {
+        cells,
+        data_type: p.data_type,
+        nulls,
+    }
+}
+
+/// Runs a selection without ORDER BY over `docs` into typed columns (a multi-stage leaf): no
+/// row of values is built.
+fn select_columns(
+    exprs: &[Expr],
+    limit: usize,
+    segment: &ImmutableSegment,
+    docs: &DocSet,
+    ctx: &QueryContext,
+) -> Result<SegmentOutput, EngineError> {
+    let mut parts: Vec<Vec<Column>> = exprs.iter().map(|_| Vec::new()).collect();
+    let mut rows = 0usize;
+    let mut proj = projection(exprs, segment, docs, ctx);
+    let width = proj.num_columns() as u64;
+    while rows < limit
+        && let Some(block) = proj.next()?
+    {
+        let take = (limit - rows).min(block.len());
+        for (e, part) in exprs.iter().zip(parts.iter_mut()) {
+            part.push(to_column(evaluate(e, &block)?.as_ref(), take));
+        }
+        rows += take;
+    }
+    let columns = parts
+        .into_iter()
+        .zip(exprs)
+        .map(|(p, e)| Column::concat(p, e.column_type().data_type))
+        .collect();
+    Ok(SegmentOutput {
+        data: IntermediateData::Columns(columns),
+        docs_scanned: rows as u64,
+        entries_scanned_post_filter: rows as u64 * width,
+        groups_limit_reached: false,
+    })
+}
+
+/// Runs a selection over `docs` (rows or columns by `layout`).
+#[allow(clippy::too_many_arguments)]
+pub fn select_segment_as(
+    layout: ResultLayout,
+    exprs: &[Expr],
+    order_by: &[SortKey],
+    limit: usize,
+    segment: &ImmutableSegment,
+    docs: &DocSet,
+    ctx: &QueryContext,
+) -> Result<SegmentOutput, EngineError> {
+    if layout == ResultLayout::Columns && order_by.is_empty() {
+        return select_columns(exprs, limit, segment, docs, ctx);
+    }
+    select_segment(exprs, order_by, limit, segment, docs, ctx)
 }
 
 /// Runs a selection over `docs`.
@@ -396,6 +478,33 @@ mod tests {
             }
             prop_assert_eq!(typed.docs_scanned, plain.docs_scanned);
             prop_assert_eq!(typed.entries_scanned_post_filter, plain.entries_scanned_post_filter);
+        }
+
+        /// A multi-stage leaf's columns hold exactly the rows the row layout gives.
+        #[test]
+        fn columns_layout_matches_rows(
+            raw in any::<bool>(),
+            null_handling in any::<bool>(),
+            limit in prop_oneof![1usize..12, 12usize..400, Just(usize::MAX)],
+            seed in any::<u32>(),
+        ) {
+            let segment = &segments()[raw as usize];
+            let docs = DocSet::Bitmap((0..DOCS as u32).filter(|d| (d ^ seed) % 3 != 0).collect());
+            let options = ExecutionOptions { enable_null_handling: null_handling, ..Default::default() };
+            let ctx = QueryContext::new(options);
+            let exprs = exprs();
+            let rows = select_segment_as(ResultLayout::Rows, &exprs, &[], limit, segment, &docs, &ctx).unwrap();
+            let cols = select_segment_as(ResultLayout::Columns, &exprs, &[], limit, segment, &docs, &ctx).unwrap();
+            let IntermediateData::Columns(columns) = &cols.data else {
+                panic!("columns expected, got {:?}", cols.data);
+            };
+            let expected = rows_of(&rows);
+            prop_assert!(columns.iter().all(|c| c.len() == expected.len()));
+            for (r, row) in expected.iter().enumerate() {
+                let got: Vec<Value> = columns.iter().map(|c| c.value(r)).collect();
+                prop_assert!(compare_all(&got, row) == std::cmp::Ordering::Equal, "{:?} vs {:?}", got, row);
+            }
+            prop_assert_eq!(cols.docs_scanned, rows.docs_scanned);
         }
     }
 }

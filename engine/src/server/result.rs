@@ -4,12 +4,13 @@
 //! inside a server, server results at the broker) the same way.
 
 use crate::aggregate::AggState;
+use crate::column::Column;
 use crate::error::EngineError;
 use crate::key::RowKey;
 use crate::response::QueryException;
 use crate::sort::{TopK, sort_and_truncate};
 use crate::stats::ExecutionStats;
-use planner::plan::{AggregateCall, ServerQueryKind, ServerQueryPlan};
+use planner::plan::{AggregateCall, ResultLayout, ServerQueryKind, ServerQueryPlan};
 use segments::types::Value;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -27,6 +28,8 @@ pub struct SegmentExplain {
 pub enum IntermediateData {
     /// Selection or DISTINCT rows (the projected expressions in order).
     Rows(Vec<Vec<Value>>),
+    /// Selection rows as typed columns (a multi-stage leaf's [`ResultLayout::Columns`]).
+    Columns(Vec<Column>),
     /// One state per aggregate.
     Aggregates(Vec<AggState>),
     /// Group key values and one state per aggregate, per group.
@@ -53,6 +56,7 @@ impl IntermediateData {
     pub fn entries(&self) -> usize {
         match self {
             IntermediateData::Rows(r) => r.len(),
+            IntermediateData::Columns(c) => c.first().map_or(0, Column::len),
             IntermediateData::Aggregates(a) => a.len(),
             IntermediateData::Groups(g) => g.len(),
             IntermediateData::Explain(e) => e.len(),
@@ -65,6 +69,16 @@ impl IntermediateData {
             return IntermediateData::Explain(Vec::new());
         }
         match &plan.kind {
+            ServerQueryKind::Selection {
+                exprs, order_by, ..
+            } if plan.layout == ResultLayout::Columns && order_by.is_empty() => {
+                IntermediateData::Columns(
+                    exprs
+                        .iter()
+                        .map(|e| Column::from_values(e.column_type().data_type, Vec::new()))
+                        .collect(),
+                )
+            }
             ServerQueryKind::Selection { .. } | ServerQueryKind::Distinct { .. } => {
                 IntermediateData::Rows(Vec::new())
             }
@@ -158,6 +172,25 @@ impl<'p> Combiner<'p> {
                 }
                 _ => return Err(EngineError::execution("rows for a non-row query")),
             },
+            (IntermediateData::Columns(acc), IntermediateData::Columns(more)) => {
+                let limit = match &self.plan.kind {
+                    ServerQueryKind::Selection { limit, .. } => *limit,
+                    _ => return Err(EngineError::execution("columns for a non-selection query")),
+                };
+                let have = acc.first().map_or(0, Column::len);
+                let room = limit.saturating_sub(have);
+                let more_rows = more.first().map_or(0, Column::len);
+                let keep: Option<Vec<u32>> = (more_rows > room).then(|| (0..room as u32).collect());
+                for (a, b) in acc.iter_mut().zip(more) {
+                    let b = match &keep {
+                        Some(k) => b.take(k),
+                        None => b,
+                    };
+                    let t = a.data_type;
+                    let a_owned = std::mem::replace(a, Column::from_values(t, Vec::new()));
+                    *a = Column::concat(vec![a_owned, b], t);
+                }
+            }
             (IntermediateData::Aggregates(acc), IntermediateData::Aggregates(more)) => {
                 if acc.len() != more.len() || acc.len() != aggregates.len() {
                     return Err(EngineError::execution(
@@ -213,6 +246,7 @@ impl<'p> Combiner<'p> {
 fn kind_name(d: &IntermediateData) -> &'static str {
     match d {
         IntermediateData::Rows(_) => "rows",
+        IntermediateData::Columns(_) => "columns",
         IntermediateData::Aggregates(_) => "aggregates",
         IntermediateData::Groups(_) => "groups",
         IntermediateData::Explain(_) => "explain",
@@ -234,6 +268,7 @@ mod tests {
                 ..ExecutionOptions::default()
             },
             explain: false,
+            layout: planner::plan::ResultLayout::Rows,
         }
     }
 

@@ -8,7 +8,7 @@ use crate::operator::doc_set::DocSet;
 use crate::operator::filter::prune::may_match;
 use crate::operator::filter::{FilterExecutor, FilterNode, plan_filter};
 use crate::operator::group_by::group_segment;
-use crate::operator::selection::{distinct_segment, select_segment};
+use crate::operator::selection::{distinct_segment, select_segment_as};
 use crate::operator::star_tree::{self, StarTreeChoice};
 use crate::server::result::{IntermediateData, SegmentExplain};
 use crate::stats::ExecutionStats;
@@ -114,7 +114,7 @@ pub fn execute_segment(
             exprs,
             order_by,
             limit,
-        } => select_segment(exprs, order_by, *limit, segment, &docs, ctx)?,
+        } => select_segment_as(plan.layout, exprs, order_by, *limit, segment, &docs, ctx)?,
         ServerQueryKind::Distinct {
             exprs,
             order_by,

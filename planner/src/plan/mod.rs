@@ -68,6 +68,6 @@ pub fn plan_statement(
 }
 
 pub use query_plan::{
-    BrokerReducePlan, ExecutionOptions, LiteralPlan, OutputColumn, QueryPlan, ServerQueryKind,
-    ServerQueryPlan, SingleStagePlan, SortExpr, SortKey,
+    BrokerReducePlan, ExecutionOptions, LiteralPlan, OutputColumn, QueryPlan, ResultLayout,
+    ServerQueryKind, ServerQueryPlan, SingleStagePlan, SortExpr, SortKey,
 };

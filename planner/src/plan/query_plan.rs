@@ -147,6 +147,18 @@ pub struct ServerQueryPlan {
     pub options: ExecutionOptions,
     /// `EXPLAIN PLAN FOR`: describe instead of execute.
     pub explain: bool,
+    /// How a selection's rows come back: rows of values (v1, for the broker's reduce) or
+    /// typed columns (a multi-stage leaf, whose operators are columnar).
+    #[serde(default)]
+    pub layout: ResultLayout,
+}
+
+/// How a server returns a selection's rows (other kinds return states either way).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ResultLayout {
+    #[default]
+    Rows,
+    Columns,
 }
 
 /// A position in the intermediate row and its sort direction.
@@ -283,6 +295,7 @@ mod tests {
                 },
                 options: ExecutionOptions::default(),
                 explain: false,
+                layout: ResultLayout::Rows,
             },
             reduce: BrokerReducePlan {
                 columns: vec![],

@@ -19,7 +19,7 @@ use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
 use crate::plan::expr::{Expr, InputRef};
 use crate::plan::query_plan::{
-    BrokerReducePlan, DEFAULT_LIMIT, ExecutionOptions, OutputColumn, ServerQueryKind,
+    BrokerReducePlan, DEFAULT_LIMIT, ExecutionOptions, OutputColumn, ResultLayout, ServerQueryKind,
     ServerQueryPlan, SingleStagePlan, SortExpr, SortKey,
 };
 use crate::sql::ast::{self, Select, SelectItem};
@@ -240,6 +240,7 @@ pub fn plan_select(
                 ..options.clone()
             },
             explain,
+            layout: ResultLayout::Rows,
         },
         reduce,
     })

@@ -25,7 +25,9 @@ use crate::plan::catalog::Catalog;
 use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
 use crate::plan::expr::{Expr, InputRef};
-use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind, SingleStagePlan, SortKey};
+use crate::plan::query_plan::{
+    ExecutionOptions, ResultLayout, ServerQueryKind, SingleStagePlan, SortKey,
+};
 use crate::sql::ast::{self, SelectItem};
 use segments::types::DataType;
 
@@ -130,9 +132,12 @@ fn single_table(
 ) -> (RelNode, Vec<(String, ColumnType)>) {
     let row_types = p.server.kind.row_types();
     let table = p.server.table.clone();
-    let leaf = RelNode::Leaf {
-        plan: p.server.clone(),
-    };
+    let mut plan = p.server.clone();
+    // Unordered rows reach the columnar operators as columns.
+    if matches!(&plan.kind, ServerQueryKind::Selection { order_by, .. } if order_by.is_empty()) {
+        plan.layout = ResultLayout::Columns;
+    }
+    let leaf = RelNode::Leaf { plan };
     let leaf_id = stages.add_stage(StageKind::Leaf { table }, leaf);
     let mut agg_types: Vec<Option<ColumnType>> = vec![None; row_types.len()];
     let received = RelNode::Receive {

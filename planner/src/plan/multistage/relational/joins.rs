@@ -24,6 +24,7 @@ use crate::plan::error::PlanError;
 use crate::plan::multistage::rel::{JoinKind, RelNode};
 use crate::plan::multistage::relation::{Col, Rel, StageSink};
 use crate::plan::multistage::stage::StageKind;
+use crate::plan::query_plan::{ResultLayout, ServerQueryPlan};
 use crate::sql::ast::{self, Query, Select, SelectItem, TableRef};
 use std::collections::{BTreeSet, HashSet};
 
@@ -468,7 +469,10 @@ impl Planner<'_> {
         expand_wildcards(&mut select, &scope)?;
         let single = plan_select(select, &scope, self.options, self.explain)?;
         let leaf = RelNode::Leaf {
-            plan: single.server,
+            plan: ServerQueryPlan {
+                layout: ResultLayout::Columns,
+                ..single.server
+            },
         };
         let types = leaf.output_types();
         let id = self.add_stage(

@@ -1,0 +1,370 @@
+//! [`Column`]: the values of one column for a run of rows, typed — integral types (INT, LONG,
+//! BOOLEAN, TIMESTAMP) as unboxed `i64`, floating types as `f64`, each with its logical type and
+//! null flags; every other type as [`Value`]s; a partial aggregate's column as aggregation states.
+//!
+//! It is how a v2 leaf hands a segment's selected rows over (no row of values is ever built) and
+//! what the multi-stage runtime's blocks are made of: operators gather rows by index
+//! ([`Column::take`]), hash keys ([`Column::key_hash`]), append ([`Column::concat`]) and read a
+//! single cell as a [`Value`] only where an expression is evaluated row by row.
+
+use crate::aggregate::AggState;
+use crate::block::{ColumnData, Projected};
+use segments::types::{DataType, Value};
+use serde::{Deserialize, Serialize};
+use std::hash::{Hash, Hasher};
+
+/// A row index meaning "no row": [`Column::take`] yields NULL there (the missing side of an
+/// outer join).
+pub const NO_ROW: u32 = u32::MAX;
+
+/// The cells of one column.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Cells {
+    /// INT, LONG, BOOLEAN (0/1), TIMESTAMP.
+    I64(Vec<i64>),
+    /// FLOAT, DOUBLE.
+    F64(Vec<f64>),
+    /// Everything else; NULL is [`Value::Null`].
+    Values(Vec<Value>),
+    /// Aggregation states of a partial aggregate.
+    States(Vec<AggState>),
+}
+
+/// One column: its cells, logical type and (for numbers) null flags.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    pub cells: Cells,
+    pub data_type: DataType,
+    /// `nulls[i]`: row `i` is NULL (numbers only; absent when no row is).
+    pub nulls: Option<Vec<bool>>,
+}
+
+fn integral(t: DataType) -> bool {
+    matches!(
+        t,
+        DataType::Int | DataType::Long | DataType::Boolean | DataType::Timestamp
+    )
+}
+
+fn floating(t: DataType) -> bool {
+    matches!(t, DataType::Float | DataType::Double)
+}
+
+impl Column {
+    /// A column of `values` of type `data_type` (numbers unboxed when every value is one).
+    pub fn from_values(data_type: DataType, values: Vec<Value>) -> Column {
+        let mut nulls: Option<Vec<bool>> = None;
+        let n = values.len();
+        let mut mark = |i: usize| nulls.get_or_insert_with(|| vec![false; n])[i] = true;
+        if integral(data_type) {
+            let mut out = Vec::with_capacity(n);
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Value::Int(x) => out.push(i64::from(*x)),
+                    Value::Long(x) | Value::Timestamp(x) => out.push(*x),
+                    Value::Boolean(b) => out.push(i64::from(*b)),
+                    Value::Null => {
+                        mark(i);
+                        out.push(0);
+                    }
+                    _ => return Column::boxed(data_type, values),
+                }
+            }
+            return Column {
+                cells: Cells::I64(out),
+                data_type,
+                nulls,
+            };
+        }
+        if floating(data_type) {
+            let mut out = Vec::with_capacity(n);
+            for (i, v) in values.iter().enumerate() {
+                match v {
+                    Value::Float(x) => out.push(f64::from(*x)),
+                    Value::Double(x) => out.push(*x),
+                    Value::Null => {
+                        mark(i);
+                        out.push(0.0);
+                    }
+                    _ => return Column::boxed(data_type, values),
+                }
+            }
+            return Column {
+                cells: Cells::F64(out),
+                data_type,
+                nulls,
+            };
+        }
+        Column::boxed(data_type, values)
+    }
+
+    fn boxed(data_type: DataType, values: Vec<Value>) -> Column {
+        Column {
+            cells: Cells::Values(values),
+            data_type,
+            nulls: None,
+        }
+    }
+
+    /// A column of partial-aggregate states.
+    pub fn states(data_type: DataType, states: Vec<AggState>) -> Column {
+        Column {
+            cells: Cells::States(states),
+            data_type,
+            nulls: None,
+        }
+    }
+
+    /// `n` copies of `value`.
+    pub fn constant(data_type: DataType, value: &Value, n: usize) -> Column {
+        Column::from_values(data_type, vec![value.clone(); n])
+    }
+
+    /// Rows.
+    pub fn len(&self) -> usize {
+        match &self.cells {
+            Cells::I64(v) => v.len(),
+            Cells::F64(v) => v.len(),
+            Cells::Values(v) => v.len(),
+            Cells::States(v) => v.len(),
+        }
+    }
+
+    /// Whether the column has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether row `i` is NULL.
+    pub fn is_null(&self, i: usize) -> bool {
+        self.nulls.as_ref().is_some_and(|n| n[i])
+            || matches!(&self.cells, Cells::Values(v) if v[i].is_null())
+    }
+
+    /// Row `i` as a value (a state reads as NULL: only a final aggregate reads states).
+    pub fn value(&self, i: usize) -> Value {
+        if self.nulls.as_ref().is_some_and(|n| n[i]) {
+            return Value::Null;
+        }
+        match &self.cells {
+            Cells::I64(v) => match self.data_type {
+                DataType::Int => Value::Int(v[i] as i32),
+                DataType::Boolean => Value::Boolean(v[i] != 0),
+                DataType::Timestamp => Value::Timestamp(v[i]),
+                _ => Value::Long(v[i]),
+            },
+            Cells::F64(v) => match self.data_type {
+                DataType::Float => Value::Float(v[i] as f32),
+                _ => Value::Double(v[i]),
+            },
+            Cells::Values(v) => v[i].clone(),
+            Cells::States(_) => Value::Null,
+        }
+    }
+
+    /// The rows at `indices`, in that order ([`NO_ROW`] gives NULL).
+    pub fn take(&self, indices: &[u32]) -> Column {
+        let has_missing = indices.contains(&NO_ROW);
+        let nulls = if self.nulls.is_some() || has_missing {
+            Some(
+                indices
+                    .iter()
+                    .map(|&i| i == NO_ROW || self.nulls.as_ref().is_some_and(|n| n[i as usize]))
+                    .collect(),
+            )
+        } else {
+            None
+        };
+        let cells = match &self.cells {
+            Cells::I64(v) => Cells::I64(
+                indices
+                    .iter()
+                    .map(|&i| if i == NO_ROW { 0 } else { v[i as usize] })
+                    .collect(),
+            ),
+            Cells::F64(v) => Cells::F64(
+                indices
+                    .iter()
+                    .map(|&i| if i == NO_ROW { 0.0 } else { v[i as usize] })
+                    .collect(),
+            ),
+            Cells::Values(v) => Cells::Values(
+                indices
+                    .iter()
+                    .map(|&i| {
+                        if i == NO_ROW {
+                            Value::Null
+                        } else {
+                            v[i as usize].clone()
+                        }
+                    })
+                    .collect(),
+            ),
+            Cells::States(v) => Cells::States(
+                indices
+                    .iter()
+                    .map(|&i| {
+                        if i == NO_ROW {
+                            AggState::Count(0)
+                        } else {
+                            v[i as usize].clone()
+                        }
+                    })
+                    .collect(),
+            ),
+        };
+        let nulls = match cells {
+            Cells::I64(_) | Cells::F64(_) => nulls,
+            _ => None,
+        };
+        Column {
+            cells,
+            data_type: self.data_type,
+            nulls,
+        }
+    }
+
+    /// The columns one after the other (all of the same type; mixed kinds fall back to values).
+    pub fn concat(parts: Vec<Column>, data_type: DataType) -> Column {
+        let total: usize = parts.iter().map(Column::len).sum();
+        let same_kind = |k: fn(&Cells) -> bool| parts.iter().all(|p| k(&p.cells));
+        let any_nulls = parts.iter().any(|p| p.nulls.is_some());
+        let mut nulls: Option<Vec<bool>> = any_nulls.then(|| Vec::with_capacity(total));
+        let mut push_nulls = |p: &Column| {
+            if let Some(n) = nulls.as_mut() {
+                match &p.nulls {
+                    Some(pn) => n.extend_from_slice(pn),
+                    None => n.extend(std::iter::repeat_n(false, p.len())),
+                }
+            }
+        };
+        if same_kind(|c| matches!(c, Cells::I64(_))) {
+            let mut out = Vec::with_capacity(total);
+            for p in &parts {
+                push_nulls(p);
+                if let Cells::I64(v) = &p.cells {
+                    out.extend_from_slice(v);
+                }
+            }
+            return Column {
+                cells: Cells::I64(out),
+                data_type,
+                nulls,
+            };
+        }
+        if same_kind(|c| matches!(c, Cells::F64(_))) {
+            let mut out = Vec::with_capacity(total);
+            for p in &parts {
+                push_nulls(p);
+                if let Cells::F64(v) = &p.cells {
+                    out.extend_from_slice(v);
+                }
+            }
+            return Column {
+                cells: Cells::F64(out),
+                data_type,
+                nulls,
+            };
+        }
+        if same_kind(|c| matches!(c, Cells::States(_))) {
+            let mut out = Vec::with_capacity(total);
+            for p in parts {
+                if let Cells::States(v) = p.cells {
+                    out.extend(v);
+                }
+            }
+            return Column::states(data_type, out);
+        }
+        let mut out = Vec::with_capacity(total);
+        for p in parts {
+            match p.cells {
+                Cells::Values(v) => out.extend(v),
+                _ => out.extend((0..p.len()).map(|i| p.value(i))),
+            }
+        }
+        Column::boxed(data_type, out)
+    }
+
+    /// Row `i`'s key for joins, grouping and hash exchanges: numbers in one canonical form
+    /// (`1` as INT, LONG or DOUBLE meet), `None` for NULL (which never equals anything).
+    pub fn key(&self, i: usize) -> Option<KeyPart> {
+        if self.is_null(i) {
+            return None;
+        }
+        Some(match &self.cells {
+            Cells::I64(v) => KeyPart::Int(v[i]),
+            Cells::F64(v) => float_key(v[i]),
+            Cells::Values(v) => match &v[i] {
+                Value::Int(x) => KeyPart::Int(i64::from(*x)),
+                Value::Long(x) | Value::Timestamp(x) => KeyPart::Int(*x),
+                Value::Boolean(b) => KeyPart::Int(i64::from(*b)),
+                Value::Float(x) => float_key(f64::from(*x)),
+                Value::Double(x) => float_key(*x),
+                other => KeyPart::Other(crate::key::Key(other.clone())),
+            },
+            Cells::States(_) => return None,
+        })
+    }
+
+    /// A hash of row `i`'s key (NULL hashes as 0), for hash exchanges.
+    pub fn key_hash(&self, i: usize, h: &mut impl Hasher) {
+        match self.key(i) {
+            None => 0u8.hash(h),
+            Some(k) => k.hash(h),
+        }
+    }
+
+    /// The column as the single-stage engine's projected column (for its accumulators).
+    pub fn projected(&self) -> Projected<'static> {
+        let data = match &self.cells {
+            Cells::I64(v) => ColumnData::I64(v.clone()),
+            Cells::F64(v) => ColumnData::F64(v.clone()),
+            Cells::Values(v) => ColumnData::Values(v.clone()),
+            Cells::States(_) => ColumnData::Values(vec![Value::Null; self.len()]),
+        };
+        Projected {
+            data,
+            data_type: self.data_type,
+            nulls: self.nulls.clone(),
+        }
+    }
+}
+
+fn float_key(x: f64) -> KeyPart {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        KeyPart::Int(x as i64)
+    } else {
+        KeyPart::Other(crate::key::Key(Value::Double(x)))
+    }
+}
+
+/// One column's part of a key (see [`Column::key`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum KeyPart {
+    Int(i64),
+    Other(crate::key::Key),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_unboxed_nulls_kept_and_taken() {
+        let c = Column::from_values(
+            DataType::Int,
+            vec![Value::Int(1), Value::Null, Value::Int(3)],
+        );
+        assert!(matches!(c.cells, Cells::I64(_)));
+        assert_eq!(c.value(1), Value::Null);
+        let t = c.take(&[2, NO_ROW, 0]);
+        assert_eq!(
+            (0..3).map(|i| t.value(i)).collect::<Vec<_>>(),
+            vec![Value::Int(3), Value::Null, Value::Int(1)]
+        );
+        // 1 (INT) and 1.0 (DOUBLE) are the same key; NULL is none.
+        let d = Column::from_values(DataType::Double, vec![Value::Double(1.0)]);
+        assert_eq!(c.key(0), d.key(0));
+        assert_eq!(c.key(1), None);
+    }
+}
