@@ -306,11 +306,51 @@ impl Column {
         })
     }
 
-    /// A hash of row `i`'s key (NULL hashes as 0), for hash exchanges.
-    pub fn key_hash(&self, i: usize, h: &mut impl Hasher) {
-        match self.key(i) {
-            None => 0u8.hash(h),
-            Some(k) => k.hash(h),
+    /// Mixes each row's key into `hashes[row]` without allocating: numbers by their canonical
+    /// form (an INT 1, a LONG 1 and a DOUBLE 1.0 hash alike, as [`Column::key`] equates them),
+    /// text and bytes by their bytes, NULL as a constant. Deterministic across processes (hash
+    /// exchanges rely on it).
+    pub fn hash_into(&self, hashes: &mut [u64]) {
+        let null = |i: usize| self.nulls.as_ref().is_some_and(|n| n[i]);
+        match &self.cells {
+            Cells::I64(v) => {
+                for (i, h) in hashes.iter_mut().enumerate() {
+                    *h = mix(*h, if null(i) { NULL_HASH } else { v[i] as u64 });
+                }
+            }
+            Cells::F64(v) => {
+                for (i, h) in hashes.iter_mut().enumerate() {
+                    *h = mix(*h, if null(i) { NULL_HASH } else { float_hash(v[i]) });
+                }
+            }
+            Cells::Values(v) => {
+                for (x, h) in v.iter().zip(hashes.iter_mut()) {
+                    *h = mix(*h, value_hash(x));
+                }
+            }
+            Cells::States(_) => {
+                for h in hashes.iter_mut() {
+                    *h = mix(*h, NULL_HASH);
+                }
+            }
+        }
+    }
+
+    /// Whether row `i` here and row `j` of `other` hold the same key ([`Column::key`]'s
+    /// equality; NULL equals NULL — callers that want SQL's NULL ≠ NULL test for it first).
+    pub fn same_key(&self, i: usize, other: &Column, j: usize) -> bool {
+        match (self.is_null(i), other.is_null(j)) {
+            (true, true) => return true,
+            (true, false) | (false, true) => return false,
+            _ => {}
+        }
+        match (&self.cells, &other.cells) {
+            (Cells::I64(a), Cells::I64(b)) => a[i] == b[j],
+            (Cells::Values(a), Cells::Values(b)) => match (&a[i], &b[j]) {
+                (Value::String(x), Value::String(y)) => x == y,
+                _ => self.key(i) == other.key(j),
+            },
+            _ => self.key(i) == other.key(j),
         }
     }
 
@@ -328,6 +368,73 @@ impl Column {
             nulls: self.nulls.clone(),
         }
     }
+}
+
+const NULL_HASH: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+const TEXT_HASH: u64 = 0x2f_9a_4b_31_e7_03_5d_c1;
+
+/// One FxHash-style step.
+fn mix(h: u64, v: u64) -> u64 {
+    (h.rotate_left(5) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// A float's hash: an integral value as the integer (so it meets INT and LONG keys).
+fn float_hash(x: f64) -> u64 {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        x as i64 as u64
+    } else {
+        x.to_bits() ^ 0x7ff0_0000_0000_0001
+    }
+}
+
+fn bytes_hash(b: &[u8]) -> u64 {
+    let mut h = TEXT_HASH ^ b.len() as u64;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        h = mix(h, u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    mix(h, u64::from_le_bytes(tail))
+}
+
+fn value_hash(v: &Value) -> u64 {
+    match v {
+        Value::Null => NULL_HASH,
+        Value::Int(x) => i64::from(*x) as u64,
+        Value::Long(x) | Value::Timestamp(x) => *x as u64,
+        Value::Boolean(b) => u64::from(*b),
+        Value::Float(x) => float_hash(f64::from(*x)),
+        Value::Double(x) => float_hash(*x),
+        Value::String(s) | Value::Json(s) | Value::BigDecimal(s) => bytes_hash(s.as_bytes()),
+        Value::Bytes(b) => bytes_hash(b),
+        other => {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            crate::key::Key(other.clone()).hash(&mut h);
+            h.finish()
+        }
+    }
+}
+
+/// The final mix of a row hash (spreads the low bits hash tables index by).
+pub fn finish_hash(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// Each row's hash over the keys of `columns` (see [`Column::hash_into`]).
+pub fn hash_rows(columns: &[&Column], rows: usize) -> Vec<u64> {
+    let mut hashes = vec![0u64; rows];
+    for c in columns {
+        c.hash_into(&mut hashes);
+    }
+    for h in hashes.iter_mut() {
+        *h = finish_hash(*h);
+    }
+    hashes
 }
 
 fn float_key(x: f64) -> KeyPart {

@@ -13,6 +13,7 @@
 //! * [`block`] — [`DataBlock`]: the columnar unit between operators and stages; numbers
 //!   unboxed, other values boxed, a partial aggregate's column as aggregation states.
 //! * [`codec`] — the compact binary encoding of blocks and mailbox messages.
+//! * [`hash_table`] — hash tables of row indices for grouping and hash joins.
 //! * [`mailbox`] — [`MailboxService`] (bounded per-worker queues: back-pressure, cancellation)
 //!   and [`BlockSink`], where a worker's output goes.
 //! * [`operators`] — the relational operators of a stage, evaluated over the stage's inputs.
@@ -25,6 +26,7 @@
 
 pub mod block;
 pub mod codec;
+pub mod hash_table;
 pub mod mailbox;
 pub mod operators;
 pub mod runner;

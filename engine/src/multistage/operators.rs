@@ -11,7 +11,8 @@
 //! operations read rows. Each operator materialises its output as one block; the exchange cuts
 //! it into blocks of at most [`MAX_BLOCK_ROWS`](super::block::MAX_BLOCK_ROWS) rows.
 
-use super::block::{Cells, Column, DataBlock, KeyPart, NO_ROW};
+use super::block::{Cells, Column, DataBlock, NO_ROW};
+use super::hash_table;
 use crate::aggregate::AggState;
 use crate::aggregate::accumulator::{GroupAccumulator, GroupMap};
 use crate::block::Projected;
@@ -32,7 +33,6 @@ use planner::plan::{AggregateCall, Expr, SortKey};
 use segments::ImmutableSegment;
 use segments::types::{DataType, Value};
 use std::collections::HashMap;
-use std::hash::Hash;
 use std::sync::Arc;
 
 /// A row of values (windows and set operations).
@@ -410,26 +410,8 @@ fn accumulate(
 
 /// A group id per row of `block` by the columns `keys`, and the first row of each group.
 fn group_ids(block: &DataBlock, keys: &[usize]) -> (Vec<u32>, Vec<u32>) {
-    fn assign<K: Hash + Eq>(n: usize, key: impl Fn(usize) -> K) -> (Vec<u32>, Vec<u32>) {
-        let mut ids: HashMap<K, u32> = HashMap::new();
-        let mut first = Vec::new();
-        let groups = (0..n)
-            .map(|r| {
-                *ids.entry(key(r)).or_insert_with(|| {
-                    first.push(r as u32);
-                    (first.len() - 1) as u32
-                })
-            })
-            .collect();
-        (groups, first)
-    }
-    let n = block.num_rows;
     let cols: Vec<&Column> = keys.iter().filter_map(|k| block.columns.get(*k)).collect();
-    match cols.as_slice() {
-        [] => (vec![0; n], Vec::new()),
-        [one] => assign(n, |r| one.key(r)),
-        many => assign(n, |r| many.iter().map(|c| c.key(r)).collect::<Vec<_>>()),
-    }
+    hash_table::group_ids(&cols, block.num_rows)
 }
 
 fn aggregate(
@@ -517,48 +499,6 @@ struct JoinSpec<'a> {
     condition: Option<&'a Expr>,
 }
 
-/// Matching row pairs `(probe, build)` of an equi-join: a hash table of build row indices
-/// (chained through `next`), probed row by row. NULL keys match nothing.
-fn equi_pairs<K: Hash + Eq>(
-    build_rows: usize,
-    build_key: impl Fn(usize) -> Option<K>,
-    probe_rows: usize,
-    probe_key: impl Fn(usize) -> Option<K>,
-    max_pairs: usize,
-    ctx: &QueryContext,
-) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
-    let mut head: HashMap<K, u32> = HashMap::with_capacity(build_rows);
-    let mut next = vec![NO_ROW; build_rows];
-    // Inserted back to front, so each chain lists its rows in order.
-    for b in (0..build_rows).rev() {
-        if let Some(k) = build_key(b) {
-            let slot = head.entry(k).or_insert(NO_ROW);
-            next[b] = *slot;
-            *slot = b as u32;
-        }
-    }
-    let (mut probe, mut build) = (Vec::new(), Vec::new());
-    for p in 0..probe_rows {
-        if p % 4096 == 0 {
-            ctx.check()?;
-            if probe.len() > max_pairs {
-                return Err(too_many_rows(max_pairs));
-            }
-        }
-        let Some(k) = probe_key(p) else { continue };
-        let mut at = head.get(&k).copied().unwrap_or(NO_ROW);
-        while at != NO_ROW {
-            probe.push(p as u32);
-            build.push(at);
-            at = next[at as usize];
-        }
-    }
-    if probe.len() > max_pairs {
-        return Err(too_many_rows(max_pairs));
-    }
-    Ok((probe, build))
-}
-
 fn too_many_rows(max: usize) -> EngineError {
     EngineError::execution(format!(
         "join produced more than {max} rows (maxRowsInJoin {})",
@@ -566,47 +506,81 @@ fn too_many_rows(max: usize) -> EngineError {
     ))
 }
 
-/// Index pairs of `probe` and `build` rows whose keys are equal (every pair without keys).
-fn pairs(
-    probe: &DataBlock,
-    probe_keys: &[usize],
-    build: &DataBlock,
-    build_keys: &[usize],
+/// Index pairs `(left, right)` of rows whose join keys are equal (hash join on the smaller
+/// side of an inner join, else the right), or, without keys, every pair (a nested loop); then
+/// only the pairs whose joined row meets `condition`. The cross product is formed a slice of
+/// left rows at a time, so a selective condition never holds every pair at once.
+fn matching_pairs(
+    left: &DataBlock,
+    right: &DataBlock,
+    j: &JoinSpec<'_>,
     max_pairs: usize,
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
-    let (pn, bn) = (probe.num_rows, build.num_rows);
-    let pc: Vec<&Column> = probe_keys
-        .iter()
-        .filter_map(|k| probe.columns.get(*k))
-        .collect();
-    let bc: Vec<&Column> = build_keys
-        .iter()
-        .filter_map(|k| build.columns.get(*k))
-        .collect();
-    match (pc.as_slice(), bc.as_slice()) {
-        ([], _) | (_, []) => {
-            if pn.saturating_mul(bn) > max_pairs {
-                return Err(too_many_rows(max_pairs));
-            }
-            let mut p_idx = Vec::with_capacity(pn * bn);
-            let mut b_idx = Vec::with_capacity(pn * bn);
-            for p in 0..pn {
-                for b in 0..bn {
-                    p_idx.push(p as u32);
-                    b_idx.push(b as u32);
-                }
-            }
-            Ok((p_idx, b_idx))
-        }
-        ([p], [b]) => equi_pairs(bn, |r| b.key(r), pn, |r| p.key(r), max_pairs, ctx),
-        (p, b) => {
-            let many = |cols: &[&Column], r: usize| -> Option<Vec<KeyPart>> {
-                cols.iter().map(|c| c.key(r)).collect()
-            };
-            equi_pairs(bn, |r| many(b, r), pn, |r| many(p, r), max_pairs, ctx)
-        }
+    fn keys<'b>(b: &'b DataBlock, k: &[usize]) -> Vec<&'b Column> {
+        k.iter().filter_map(|c| b.columns.get(*c)).collect()
     }
+    let filter = |li: Vec<u32>, ri: Vec<u32>| -> Result<(Vec<u32>, Vec<u32>), EngineError> {
+        let Some(c) = j.condition else {
+            return Ok((li, ri));
+        };
+        let keep = selected(c, &side_by_side(left, &li, right, &ri))?;
+        Ok((
+            keep.iter().map(|&k| li[k as usize]).collect(),
+            keep.iter().map(|&k| ri[k as usize]).collect(),
+        ))
+    };
+    let too_many = || too_many_rows(max_pairs);
+    if !j.left_keys.is_empty() {
+        let (lk, rk) = (keys(left, j.left_keys), keys(right, j.right_keys));
+        let (li, ri) = if j.kind == JoinKind::Inner && left.num_rows < right.num_rows {
+            let (r, l) = hash_table::equi_pairs(
+                &lk,
+                left.num_rows,
+                &rk,
+                right.num_rows,
+                max_pairs,
+                too_many,
+                ctx,
+            )?;
+            (l, r)
+        } else {
+            hash_table::equi_pairs(
+                &rk,
+                right.num_rows,
+                &lk,
+                left.num_rows,
+                max_pairs,
+                too_many,
+                ctx,
+            )?
+        };
+        return filter(li, ri);
+    }
+    let (ln, rn) = (left.num_rows, right.num_rows);
+    let slice = (65_536 / rn.max(1)).max(1);
+    let (mut li, mut ri) = (Vec::new(), Vec::new());
+    let mut start = 0;
+    while start < ln {
+        ctx.check()?;
+        let end = (start + slice).min(ln);
+        let mut l = Vec::with_capacity((end - start) * rn);
+        let mut r = Vec::with_capacity((end - start) * rn);
+        for p in start..end {
+            for b in 0..rn {
+                l.push(p as u32);
+                r.push(b as u32);
+            }
+        }
+        let (l, r) = filter(l, r)?;
+        li.extend(l);
+        ri.extend(r);
+        if li.len() > max_pairs {
+            return Err(too_many());
+        }
+        start = end;
+    }
+    Ok((li, ri))
 }
 
 /// Left and right columns side by side.
@@ -637,20 +611,7 @@ fn join(
             "Cannot build in memory hash table for join operator, reach number of rows limit: {limit} (maxRowsInJoin)"
         )));
     }
-    let (mut li, mut ri) = if build_left {
-        let (r, l) = pairs(&right, j.right_keys, &left, j.left_keys, max_pairs, env.ctx)?;
-        (l, r)
-    } else {
-        pairs(&left, j.left_keys, &right, j.right_keys, max_pairs, env.ctx)?
-    };
-    let mut joined = None;
-    if let Some(c) = j.condition {
-        let block = side_by_side(&left, &li, &right, &ri);
-        let keep = selected(c, &block)?;
-        li = keep.iter().map(|&k| li[k as usize]).collect();
-        ri = keep.iter().map(|&k| ri[k as usize]).collect();
-        joined = Some(block.take(&keep));
-    }
+    let (mut li, mut ri) = matching_pairs(&left, &right, &j, max_pairs, env.ctx)?;
     let unmatched = |n: usize, matched: &[u32]| -> Vec<u32> {
         let mut seen = vec![false; n];
         for &m in matched {
@@ -659,7 +620,7 @@ fn join(
         (0..n as u32).filter(|&i| !seen[i as usize]).collect()
     };
     match j.kind {
-        JoinKind::Inner => Ok(joined.unwrap_or_else(|| side_by_side(&left, &li, &right, &ri))),
+        JoinKind::Inner => Ok(side_by_side(&left, &li, &right, &ri)),
         JoinKind::Semi | JoinKind::Anti => {
             let missing = unmatched(left.num_rows, &li);
             if j.kind == JoinKind::Anti {

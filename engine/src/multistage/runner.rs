@@ -3,9 +3,10 @@
 //! plan in this process, each worker on its own thread, for the single-process paths and
 //! tests).
 
-use super::block::DataBlock;
+use super::block::{Column, DataBlock};
 use super::mailbox::{BlockSink, MailboxKey, MailboxMessage, MailboxService};
 use super::operators::{Env, StageInputs, execute, node_name};
+use crate::column::hash_rows;
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::provider::TableProvider;
@@ -14,7 +15,6 @@ use crate::stats::ExecutionStats;
 use planner::plan::multistage::{Distribution, MultiStagePlan, RelNode, StageId, StageKind};
 use segments::ImmutableSegment;
 use segments::types::Value;
-use std::hash::Hasher;
 use std::sync::Arc;
 
 /// What a worker did.
@@ -130,14 +130,9 @@ fn partition(
         }
         Distribution::Hash(cols) => {
             let mut parts: Vec<Vec<u32>> = vec![Vec::new(); n];
-            for r in 0..block.num_rows {
-                let mut h = std::collections::hash_map::DefaultHasher::new();
-                for c in cols {
-                    if let Some(col) = block.columns.get(*c) {
-                        col.key_hash(r, &mut h);
-                    }
-                }
-                parts[(h.finish() % n as u64) as usize].push(r as u32);
+            let keys: Vec<&Column> = cols.iter().filter_map(|c| block.columns.get(*c)).collect();
+            for (r, h) in hash_rows(&keys, block.num_rows).into_iter().enumerate() {
+                parts[(h % n as u64) as usize].push(r as u32);
             }
             parts.into_iter().map(Some).collect()
         }

@@ -1,0 +1,164 @@
+//! Hash tables over row indices, for grouping and hash joins: rows are hashed column by column
+//! ([`hash_rows`]) and chained by hash; a lookup walks the chain and compares the key columns
+//! cell by cell ([`Column::same_key`]). No key is ever copied out of its column.
+
+use super::block::{Column, NO_ROW};
+use crate::column::hash_rows;
+use crate::context::QueryContext;
+use crate::error::EngineError;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A hasher for keys that are hashes already.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+type HashIndex = HashMap<u64, u32, BuildHasherDefault<Prehashed>>;
+
+fn same_row(a: &[&Column], i: usize, b: &[&Column], j: usize) -> bool {
+    a.iter().zip(b).all(|(x, y)| x.same_key(i, y, j))
+}
+
+fn any_null(cols: &[&Column], r: usize) -> bool {
+    cols.iter().any(|c| c.is_null(r))
+}
+
+/// A group id per row by the key columns `keys` (NULL is a group), and each group's first row.
+pub fn group_ids(keys: &[&Column], rows: usize) -> (Vec<u32>, Vec<u32>) {
+    if keys.is_empty() {
+        return (vec![0; rows], Vec::new());
+    }
+    let hashes = hash_rows(keys, rows);
+    let mut heads = HashIndex::default();
+    // `next[g]`: the next group with the same hash.
+    let mut next: Vec<u32> = Vec::new();
+    let mut first: Vec<u32> = Vec::new();
+    let mut groups = Vec::with_capacity(rows);
+    for (r, h) in hashes.iter().enumerate() {
+        let mut g = heads.get(h).copied().unwrap_or(NO_ROW);
+        while g != NO_ROW && !same_row(keys, r, keys, first[g as usize] as usize) {
+            g = next[g as usize];
+        }
+        if g == NO_ROW {
+            g = first.len() as u32;
+            first.push(r as u32);
+            next.push(heads.insert(*h, g).unwrap_or(NO_ROW));
+        }
+        groups.push(g);
+    }
+    (groups, first)
+}
+
+/// Matching row pairs `(probe, build)` of an equi-join on `probe_keys = build_keys`; NULL keys
+/// match nothing. Fails once more than `max_pairs` pairs are found.
+pub fn equi_pairs(
+    build_keys: &[&Column],
+    build_rows: usize,
+    probe_keys: &[&Column],
+    probe_rows: usize,
+    max_pairs: usize,
+    too_many: impl Fn() -> EngineError,
+    ctx: &QueryContext,
+) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
+    let build_hashes = hash_rows(build_keys, build_rows);
+    let mut heads = HashIndex::default();
+    heads.reserve(build_rows);
+    let mut next = vec![NO_ROW; build_rows];
+    // Inserted back to front, so each chain lists its rows in order.
+    for b in (0..build_rows).rev() {
+        if !any_null(build_keys, b) {
+            let slot = heads.entry(build_hashes[b]).or_insert(NO_ROW);
+            next[b] = *slot;
+            *slot = b as u32;
+        }
+    }
+    let probe_hashes = hash_rows(probe_keys, probe_rows);
+    let (mut probe, mut build) = (Vec::new(), Vec::new());
+    for (p, h) in probe_hashes.iter().enumerate() {
+        if p % 4096 == 0 {
+            ctx.check()?;
+            if probe.len() > max_pairs {
+                return Err(too_many());
+            }
+        }
+        let mut at = heads.get(h).copied().unwrap_or(NO_ROW);
+        if at == NO_ROW || any_null(probe_keys, p) {
+            continue;
+        }
+        while at != NO_ROW {
+            if same_row(probe_keys, p, build_keys, at as usize) {
+                probe.push(p as u32);
+                build.push(at);
+            }
+            at = next[at as usize];
+        }
+    }
+    if probe.len() > max_pairs {
+        return Err(too_many());
+    }
+    Ok((probe, build))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use segments::types::{DataType, Value};
+
+    #[test]
+    fn groups_and_pairs_by_canonical_keys() {
+        let ints = Column::from_values(
+            DataType::Int,
+            vec![
+                Value::Int(1),
+                Value::Null,
+                Value::Int(2),
+                Value::Int(1),
+                Value::Null,
+            ],
+        );
+        let (groups, first) = group_ids(&[&ints], 5);
+        assert_eq!(groups, vec![0, 1, 2, 0, 1]);
+        assert_eq!(first, vec![0, 1, 2]);
+        // A DOUBLE 1.0 meets the INT 1s; NULL meets nothing.
+        let doubles = Column::from_values(
+            DataType::Double,
+            vec![Value::Double(1.0), Value::Null, Value::Double(2.5)],
+        );
+        let ctx = QueryContext::new(Default::default());
+        let (p, b) = equi_pairs(
+            &[&ints],
+            5,
+            &[&doubles],
+            3,
+            100,
+            || EngineError::execution("too many"),
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!((p, b), (vec![0, 0], vec![0, 3]));
+        let strings = Column::from_values(
+            DataType::String,
+            vec![
+                Value::String("a".into()),
+                Value::String("b".into()),
+                Value::String("a".into()),
+            ],
+        );
+        let (groups, _) = group_ids(&[&strings, &ints], 3);
+        assert_eq!(groups, vec![0, 1, 2]);
+    }
+}
