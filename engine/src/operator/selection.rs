@@ -20,6 +20,7 @@ use crate::key::RowKey;
 use crate::server::result::IntermediateData;
 use crate::sort::{TopK, sort_and_truncate};
 use planner::plan::{ColumnRef, Expr, ResultLayout, SortKey};
+use segments::dictionary::ValueDecoder;
 use segments::segment::ImmutableSegment;
 use segments::types::{DataType, Value};
 use std::collections::{HashMap, HashSet};
@@ -66,7 +67,7 @@ fn block_rows(
 
 /// A block's projected column as a typed column of its first `take` rows: numbers unboxed
 /// (dictionary ids decoded to numbers), everything else as values.
-fn to_column(p: &Projected<'_>, take: usize) -> Column {
+fn to_column<'a>(p: &Projected<'a>, take: usize, decoder: &mut Option<ValueDecoder<'a>>) -> Column {
     let n = take.min(p.len());
     let nulls = p.nulls.as_ref().map(|v| v[..n].to_vec());
     let integral = matches!(
@@ -82,6 +83,11 @@ fn to_column(p: &Projected<'_>, take: usize) -> Column {
         }
         ColumnData::Dict { ids, dict, .. } if floating => {
             Cells::F64(ids[..n].iter().map(|&id| dict.f64_at(id)).collect())
+        }
+        ColumnData::Dict { ids, dict, .. } if nulls.is_none() => {
+            let d = decoder.get_or_insert_with(|| dict.decoder());
+            let values = ids[..n].iter().map(|&id| d.value(id)).collect();
+            return Column::from_values(p.data_type, values);
         }
         _ => return Column::from_values(p.data_type, (0..n).map(|i| p.value(i)).collect()),
     };
@@ -102,6 +108,7 @@ fn select_columns(
     ctx: &QueryContext,
 ) -> Result<SegmentOutput, EngineError> {
     let mut parts: Vec<Vec<Column>> = exprs.iter().map(|_| Vec::new()).collect();
+    let mut decoders: Vec<Option<ValueDecoder<'_>>> = exprs.iter().map(|_| None).collect();
     let mut rows = 0usize;
     let mut proj = projection(exprs, segment, docs, ctx);
     let width = proj.num_columns() as u64;
@@ -109,8 +116,8 @@ fn select_columns(
         && let Some(block) = proj.next()?
     {
         let take = (limit - rows).min(block.len());
-        for (e, part) in exprs.iter().zip(parts.iter_mut()) {
-            part.push(to_column(evaluate(e, &block)?.as_ref(), take));
+        for ((e, part), decoder) in exprs.iter().zip(parts.iter_mut()).zip(&mut decoders) {
+            part.push(to_column(evaluate(e, &block)?.as_ref(), take, decoder));
         }
         rows += take;
     }

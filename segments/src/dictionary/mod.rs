@@ -13,6 +13,10 @@ pub mod var;
 pub use numeric::NumericDictionary;
 pub use var::{VarDictionary, VarOrder};
 
+use blocks::Block;
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use crate::format::Bytes;
 use crate::types::{DataType, DictId, StoredType, Value};
 use std::ops::{Bound, Range};
@@ -156,6 +160,44 @@ impl Dictionary {
             Dictionary::BigDecimal(d) | Dictionary::String(d) | Dictionary::Bytes(d) => d.bytes(id),
             _ => std::borrow::Cow::Borrowed(&[]),
         }
+    }
+}
+
+/// The values of many ids of one dictionary, in any order: each compressed block of a blocked
+/// dictionary is decoded once and kept while the decoder lives (the dictionary's own cache holds
+/// only the last block, which random ids — a join leaf reading high-cardinality text in document
+/// order — would decode again for almost every value).
+pub struct ValueDecoder<'d> {
+    dict: &'d Dictionary,
+    blocks: HashMap<u32, Arc<Block>>,
+}
+
+impl Dictionary {
+    /// A decoder for many ids of this dictionary.
+    pub fn decoder(&self) -> ValueDecoder<'_> {
+        ValueDecoder {
+            dict: self,
+            blocks: HashMap::new(),
+        }
+    }
+}
+
+impl ValueDecoder<'_> {
+    /// The value of `id` (as [`Dictionary::value`]).
+    pub fn value(&mut self, id: DictId) -> Value {
+        let var = match self.dict {
+            Dictionary::BigDecimal(d) | Dictionary::String(d) | Dictionary::Bytes(d) => d,
+            other => return other.value(id),
+        };
+        let Some(blocks) = var.value_blocks() else {
+            return var.value(id);
+        };
+        let len = blocks.block_len().max(1);
+        let block = self
+            .blocks
+            .entry(id / len)
+            .or_insert_with(|| blocks.block(id / len));
+        var::bytes_to_value(var.data_type(), block.get((id % len) as usize))
     }
 }
 
@@ -367,6 +409,23 @@ mod tests {
         );
         bytes[0] = 200; // count larger than the entry
         assert!(VarDictionary::from_bytes(Bytes::from_vec(bytes), DataType::String).is_err());
+    }
+
+    #[test]
+    fn decoder_reads_ids_in_any_order() {
+        let vals: Vec<String> = (0..100).map(|i| format!("text {i:03}")).collect();
+        for block_len in [None, Some(8)] {
+            let (sorted, d) = strings_in(vals.clone(), DataType::String, block_len);
+            let mut decoder = d.decoder();
+            // Strided ids jump between blocks on every read.
+            for k in 0..300u32 {
+                let id = (k * 37) % 100;
+                assert_eq!(
+                    decoder.value(id),
+                    Value::String(sorted[id as usize].clone())
+                );
+            }
+        }
     }
 
     fn blocked_entry() -> Vec<u8> {

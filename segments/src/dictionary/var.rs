@@ -194,6 +194,14 @@ impl VarDictionary {
         Ok(out)
     }
 
+    /// The compressed blocks, if the values are stored in blocks.
+    pub fn value_blocks(&self) -> Option<&ValueBlocks> {
+        match &self.values {
+            Values::Blocks(b) => Some(b),
+            Values::Plain { .. } => None,
+        }
+    }
+
     /// Whether the values are stored in compressed blocks.
     pub fn is_blocked(&self) -> bool {
         matches!(self.values, Values::Blocks(_))
