@@ -11,7 +11,9 @@ use crate::aggregate::AggState;
 use crate::block::{ColumnData, Projected};
 use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// A row index meaning "no row": [`Column::take`] yields NULL there (the missing side of an
 /// outer join).
@@ -26,16 +28,23 @@ pub enum Cells {
     F64(Vec<f64>),
     /// Everything else; NULL is [`Value::Null`].
     Values(Vec<Value>),
+    /// Dictionary-coded values (text read from a segment's dictionary): row `i` is
+    /// `dict[ids[i]]`. The dictionary's values are distinct, so equal ids are equal values and
+    /// gathering rows copies ids, never the values.
+    Coded {
+        ids: Vec<u32>,
+        dict: Arc<Vec<Value>>,
+    },
     /// Aggregation states of a partial aggregate.
     States(Vec<AggState>),
 }
 
-/// One column: its cells, logical type and (for numbers) null flags.
+/// One column: its cells, logical type and (for numbers and coded values) null flags.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Column {
     pub cells: Cells,
     pub data_type: DataType,
-    /// `nulls[i]`: row `i` is NULL (numbers only; absent when no row is).
+    /// `nulls[i]`: row `i` is NULL (unboxed and coded cells only; absent when no row is).
     pub nulls: Option<Vec<bool>>,
 }
 
@@ -126,6 +135,7 @@ impl Column {
             Cells::I64(v) => v.len(),
             Cells::F64(v) => v.len(),
             Cells::Values(v) => v.len(),
+            Cells::Coded { ids, .. } => ids.len(),
             Cells::States(v) => v.len(),
         }
     }
@@ -138,7 +148,11 @@ impl Column {
     /// Whether row `i` is NULL.
     pub fn is_null(&self, i: usize) -> bool {
         self.nulls.as_ref().is_some_and(|n| n[i])
-            || matches!(&self.cells, Cells::Values(v) if v[i].is_null())
+            || match &self.cells {
+                Cells::Values(v) => v[i].is_null(),
+                Cells::Coded { ids, dict } => dict[ids[i] as usize].is_null(),
+                _ => false,
+            }
     }
 
     /// Row `i` as a value (a state reads as NULL: only a final aggregate reads states).
@@ -158,6 +172,7 @@ impl Column {
                 _ => Value::Double(v[i]),
             },
             Cells::Values(v) => v[i].clone(),
+            Cells::Coded { ids, dict } => dict[ids[i] as usize].clone(),
             Cells::States(_) => Value::Null,
         }
     }
@@ -200,6 +215,13 @@ impl Column {
                     })
                     .collect(),
             ),
+            Cells::Coded { ids, dict } => Cells::Coded {
+                ids: indices
+                    .iter()
+                    .map(|&i| if i == NO_ROW { 0 } else { ids[i as usize] })
+                    .collect(),
+                dict: dict.clone(),
+            },
             Cells::States(v) => Cells::States(
                 indices
                     .iter()
@@ -214,7 +236,7 @@ impl Column {
             ),
         };
         let nulls = match cells {
-            Cells::I64(_) | Cells::F64(_) => nulls,
+            Cells::I64(_) | Cells::F64(_) | Cells::Coded { .. } => nulls,
             _ => None,
         };
         Column {
@@ -266,6 +288,9 @@ impl Column {
                 nulls,
             };
         }
+        if same_kind(|c| matches!(c, Cells::Coded { .. })) {
+            return concat_coded(parts, data_type, nulls, total);
+        }
         if same_kind(|c| matches!(c, Cells::States(_))) {
             let mut out = Vec::with_capacity(total);
             for p in parts {
@@ -302,6 +327,12 @@ impl Column {
                 Value::Double(x) => float_key(*x),
                 other => KeyPart::Other(crate::key::Key(other.clone())),
             },
+            Cells::Coded { ids, dict } => match &dict[ids[i] as usize] {
+                Value::String(_) | Value::Bytes(_) | Value::Json(_) | Value::BigDecimal(_) => {
+                    KeyPart::Other(crate::key::Key(dict[ids[i] as usize].clone()))
+                }
+                other => return Column::from_values(self.data_type, vec![other.clone()]).key(0),
+            },
             Cells::States(_) => return None,
         })
     }
@@ -328,6 +359,16 @@ impl Column {
                     *h = mix(*h, value_hash(x));
                 }
             }
+            Cells::Coded { ids, dict } => {
+                for (i, h) in hashes.iter_mut().enumerate() {
+                    let v = if null(i) {
+                        NULL_HASH
+                    } else {
+                        value_hash(&dict[ids[i] as usize])
+                    };
+                    *h = mix(*h, v);
+                }
+            }
             Cells::States(_) => {
                 for h in hashes.iter_mut() {
                     *h = mix(*h, NULL_HASH);
@@ -346,6 +387,17 @@ impl Column {
         }
         match (&self.cells, &other.cells) {
             (Cells::I64(a), Cells::I64(b)) => a[i] == b[j],
+            (Cells::Coded { ids: a, dict: x }, Cells::Coded { ids: b, dict: y })
+                if Arc::ptr_eq(x, y) =>
+            {
+                a[i] == b[j]
+            }
+            (Cells::Coded { ids: a, dict: x }, Cells::Coded { ids: b, dict: y }) => {
+                match (&x[a[i] as usize], &y[b[j] as usize]) {
+                    (Value::String(p), Value::String(q)) => p == q,
+                    _ => self.key(i) == other.key(j),
+                }
+            }
             (Cells::Values(a), Cells::Values(b)) => match (&a[i], &b[j]) {
                 (Value::String(x), Value::String(y)) => x == y,
                 _ => self.key(i) == other.key(j),
@@ -360,6 +412,9 @@ impl Column {
             Cells::I64(v) => ColumnData::I64(v.clone()),
             Cells::F64(v) => ColumnData::F64(v.clone()),
             Cells::Values(v) => ColumnData::Values(v.clone()),
+            Cells::Coded { .. } => {
+                ColumnData::Values((0..self.len()).map(|i| self.value(i)).collect())
+            }
             Cells::States(_) => ColumnData::Values(vec![Value::Null; self.len()]),
         };
         Projected {
@@ -367,6 +422,64 @@ impl Column {
             data_type: self.data_type,
             nulls: self.nulls.clone(),
         }
+    }
+}
+
+/// Coded columns one after the other: ids kept where all share one dictionary, else remapped
+/// into a merged dictionary of distinct values.
+fn concat_coded(
+    parts: Vec<Column>,
+    data_type: DataType,
+    nulls: Option<Vec<bool>>,
+    total: usize,
+) -> Column {
+    let mut ids = Vec::with_capacity(total);
+    let shared = match parts.first().map(|p| &p.cells) {
+        Some(Cells::Coded { dict, .. })
+            if parts.iter().all(
+                |p| matches!(&p.cells, Cells::Coded { dict: d, .. } if Arc::ptr_eq(d, dict)),
+            ) =>
+        {
+            Some(dict.clone())
+        }
+        _ => None,
+    };
+    let dict = match shared {
+        Some(dict) => {
+            for p in &parts {
+                if let Cells::Coded { ids: part, .. } = &p.cells {
+                    ids.extend_from_slice(part);
+                }
+            }
+            dict
+        }
+        None => {
+            let mut merged: Vec<Value> = Vec::new();
+            let mut index: HashMap<crate::key::Key, u32> = HashMap::new();
+            for p in &parts {
+                if let Cells::Coded { ids: part, dict } = &p.cells {
+                    let remap: Vec<u32> = dict
+                        .iter()
+                        .map(|v| {
+                            *index.entry(crate::key::Key(v.clone())).or_insert_with(|| {
+                                merged.push(v.clone());
+                                (merged.len() - 1) as u32
+                            })
+                        })
+                        .collect();
+                    ids.extend(
+                        part.iter()
+                            .map(|&i| remap.get(i as usize).copied().unwrap_or(0)),
+                    );
+                }
+            }
+            Arc::new(merged)
+        }
+    };
+    Column {
+        cells: Cells::Coded { ids, dict },
+        data_type,
+        nulls,
     }
 }
 

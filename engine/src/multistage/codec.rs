@@ -73,6 +73,7 @@ fn put_column(out: &mut Vec<u8>, c: &Column) {
         Cells::F64(_) => 1,
         Cells::Values(_) => 2,
         Cells::States(_) => 3,
+        Cells::Coded { .. } => 4,
     });
     out.push(TYPES.iter().position(|t| *t == c.data_type).unwrap_or(0) as u8);
     match &c.nulls {
@@ -94,6 +95,27 @@ fn put_column(out: &mut Vec<u8>, c: &Column) {
             for s in v {
                 put_bytes(out, &serde_json::to_vec(s).unwrap_or_default());
             }
+        }
+        Cells::Coded { ids, dict } => {
+            // Only the values this block's rows use travel, renumbered in first-use order.
+            let mut local: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+            let mut used: Vec<u32> = Vec::new();
+            let renumbered: Vec<u32> = ids
+                .iter()
+                .map(|&id| {
+                    *local.entry(id).or_insert_with(|| {
+                        used.push(id);
+                        (used.len() - 1) as u32
+                    })
+                })
+                .collect();
+            put_u32(out, used.len() as u32);
+            for id in used {
+                put_value(out, dict.get(id as usize).unwrap_or(&Value::Null));
+            }
+            renumbered
+                .iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         }
     }
 }
@@ -259,9 +281,35 @@ impl<'a> Reader<'a> {
                 }
                 Cells::States(v)
             }
+            4 => {
+                let n = self.u32()? as usize;
+                if n > self.buf.len() - self.at {
+                    return Err(corrupt("dictionary longer than the frame"));
+                }
+                let mut dict = Vec::with_capacity(n);
+                for _ in 0..n {
+                    dict.push(self.value(0)?);
+                }
+                let ids: Vec<u32> = self
+                    .take(
+                        rows.checked_mul(4)
+                            .ok_or_else(|| corrupt("too many rows"))?,
+                    )?
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+                    .collect();
+                if ids.iter().any(|&i| i as usize >= n) {
+                    return Err(corrupt("dictionary id out of range"));
+                }
+                Cells::Coded {
+                    ids,
+                    dict: std::sync::Arc::new(dict),
+                }
+            }
             k => return Err(corrupt(&format!("unknown column kind {k}"))),
         };
-        if nulls.is_some() && !matches!(cells, Cells::I64(_) | Cells::F64(_)) {
+        if nulls.is_some() && !matches!(cells, Cells::I64(_) | Cells::F64(_) | Cells::Coded { .. })
+        {
             return Err(corrupt("null flags on boxed cells"));
         }
         Ok(Column {
@@ -348,6 +396,24 @@ mod tests {
                     Column::from_values(t.unwrap_or(DataType::String), values)
                 })
                 .collect();
+            // Column 0 again, dictionary-coded (distinct values; NULL rows flagged).
+            let mut dict: Vec<Value> = Vec::new();
+            let ids: Vec<u32> = rows
+                .iter()
+                .map(|r| match dict.iter().position(|d| crate::key::Key(d.clone()) == crate::key::Key(r[0].clone())) {
+                    Some(i) => i as u32,
+                    None => {
+                        dict.push(r[0].clone());
+                        (dict.len() - 1) as u32
+                    }
+                })
+                .collect();
+            let flags: Vec<bool> = rows.iter().map(|r| r[0].is_null()).collect();
+            columns.push(Column {
+                cells: Cells::Coded { ids, dict: std::sync::Arc::new(dict) },
+                data_type: DataType::String,
+                nulls: flags.iter().any(|f| *f).then_some(flags),
+            });
             columns.push(Column::states(
                 DataType::Long,
                 (0..n).map(|i| AggState::Count(i as i64)).collect(),

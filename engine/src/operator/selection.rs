@@ -20,10 +20,11 @@ use crate::key::RowKey;
 use crate::server::result::IntermediateData;
 use crate::sort::{TopK, sort_and_truncate};
 use planner::plan::{ColumnRef, Expr, ResultLayout, SortKey};
-use segments::dictionary::ValueDecoder;
+use segments::dictionary::{Dictionary, ValueDecoder};
 use segments::segment::ImmutableSegment;
 use segments::types::{DataType, Value};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 fn columns_of(exprs: &[Expr]) -> Vec<ColumnRef> {
     let mut out: Vec<ColumnRef> = Vec::new();
@@ -66,8 +67,9 @@ fn block_rows(
 }
 
 /// A block's projected column as a typed column of its first `take` rows: numbers unboxed
-/// (dictionary ids decoded to numbers), everything else as values.
-fn to_column<'a>(p: &Projected<'a>, take: usize, decoder: &mut Option<ValueDecoder<'a>>) -> Column {
+/// (dictionary ids decoded to numbers), everything else as values; `None` for dictionary-encoded
+/// text, which [`Recoder`] takes.
+fn to_column(p: &Projected<'_>, take: usize) -> Option<Column> {
     let n = take.min(p.len());
     let nulls = p.nulls.as_ref().map(|v| v[..n].to_vec());
     let integral = matches!(
@@ -84,22 +86,81 @@ fn to_column<'a>(p: &Projected<'a>, take: usize, decoder: &mut Option<ValueDecod
         ColumnData::Dict { ids, dict, .. } if floating => {
             Cells::F64(ids[..n].iter().map(|&id| dict.f64_at(id)).collect())
         }
-        ColumnData::Dict { ids, dict, .. } if nulls.is_none() => {
-            let d = decoder.get_or_insert_with(|| dict.decoder());
-            let values = ids[..n].iter().map(|&id| d.value(id)).collect();
-            return Column::from_values(p.data_type, values);
+        ColumnData::Dict { .. } => return None,
+        _ => {
+            return Some(Column::from_values(
+                p.data_type,
+                (0..n).map(|i| p.value(i)).collect(),
+            ));
         }
-        _ => return Column::from_values(p.data_type, (0..n).map(|i| p.value(i)).collect()),
     };
-    Column {
+    Some(Column {
         cells,
         data_type: p.data_type,
         nulls,
+    })
+}
+
+/// Dictionary-encoded text of one segment column as a coded column: each segment id used gets a
+/// local id and is decoded once (its block once, by the [`ValueDecoder`]); rows are ids.
+struct Recoder<'a> {
+    decoder: ValueDecoder<'a>,
+    local: HashMap<u32, u32>,
+    dict: Vec<Value>,
+    ids: Vec<u32>,
+    nulls: Vec<bool>,
+    data_type: DataType,
+}
+
+impl<'a> Recoder<'a> {
+    fn new(dict: &'a Dictionary, data_type: DataType) -> Recoder<'a> {
+        Recoder {
+            decoder: dict.decoder(),
+            local: HashMap::new(),
+            dict: Vec::new(),
+            ids: Vec::new(),
+            nulls: Vec::new(),
+            data_type,
+        }
+    }
+
+    fn add(&mut self, ids: &[u32], nulls: Option<&[bool]>) {
+        for (i, &id) in ids.iter().enumerate() {
+            let local = match self.local.get(&id) {
+                Some(l) => *l,
+                None => {
+                    self.dict.push(self.decoder.value(id));
+                    let l = (self.dict.len() - 1) as u32;
+                    self.local.insert(id, l);
+                    l
+                }
+            };
+            self.ids.push(local);
+            self.nulls.push(nulls.is_some_and(|n| n[i]));
+        }
+    }
+
+    fn finish(self) -> Column {
+        let any_null = self.nulls.iter().any(|n| *n);
+        Column {
+            cells: Cells::Coded {
+                ids: self.ids,
+                dict: Arc::new(self.dict),
+            },
+            data_type: self.data_type,
+            nulls: any_null.then_some(self.nulls),
+        }
     }
 }
 
+/// One output column being gathered over a segment's blocks.
+enum Gathered<'a> {
+    Columns(Vec<Column>),
+    Coded(Recoder<'a>),
+}
+
 /// Runs a selection without ORDER BY over `docs` into typed columns (a multi-stage leaf): no
-/// row of values is built.
+/// row of values is built, and text read from a dictionary stays coded.
 fn select_columns(
     exprs: &[Expr],
     limit: usize,
@@ -107,8 +168,10 @@ fn select_columns(
     docs: &DocSet,
     ctx: &QueryContext,
 ) -> Result<SegmentOutput, EngineError> {
-    let mut parts: Vec<Vec<Column>> = exprs.iter().map(|_| Vec::new()).collect();
-    let mut decoders: Vec<Option<ValueDecoder<'_>>> = exprs.iter().map(|_| None).collect();
+    let mut gathered: Vec<Gathered<'_>> = exprs
+        .iter()
+        .map(|_| Gathered::Columns(Vec::new()))
+        .collect();
     let mut rows = 0usize;
     let mut proj = projection(exprs, segment, docs, ctx);
     let width = proj.num_columns() as u64;
@@ -116,15 +179,44 @@ fn select_columns(
         && let Some(block) = proj.next()?
     {
         let take = (limit - rows).min(block.len());
-        for ((e, part), decoder) in exprs.iter().zip(parts.iter_mut()).zip(&mut decoders) {
-            part.push(to_column(evaluate(e, &block)?.as_ref(), take, decoder));
+        for (e, g) in exprs.iter().zip(gathered.iter_mut()) {
+            let p = evaluate(e, &block)?;
+            match (to_column(p.as_ref(), take), &mut *g, &p.data) {
+                (Some(c), Gathered::Columns(parts), _) => parts.push(c),
+                (None, Gathered::Columns(parts), ColumnData::Dict { ids, dict, .. })
+                    if parts.is_empty() =>
+                {
+                    let mut r = Recoder::new(dict, p.data_type);
+                    r.add(&ids[..take], p.nulls.as_ref().map(|n| &n[..take]));
+                    *g = Gathered::Coded(r);
+                }
+                (None, Gathered::Coded(r), ColumnData::Dict { ids, .. }) => {
+                    r.add(&ids[..take], p.nulls.as_ref().map(|n| &n[..take]));
+                }
+                // A column that changes form between blocks (never for one segment column):
+                // plain values.
+                (_, g, _) => {
+                    let values =
+                        Column::from_values(p.data_type, (0..take).map(|i| p.value(i)).collect());
+                    let parts = match std::mem::replace(g, Gathered::Columns(Vec::new())) {
+                        Gathered::Columns(parts) => parts,
+                        Gathered::Coded(r) => vec![r.finish()],
+                    };
+                    let mut parts = parts;
+                    parts.push(values);
+                    *g = Gathered::Columns(parts);
+                }
+            }
         }
         rows += take;
     }
-    let columns = parts
+    let columns = gathered
         .into_iter()
         .zip(exprs)
-        .map(|(p, e)| Column::concat(p, e.column_type().data_type))
+        .map(|(g, e)| match g {
+            Gathered::Columns(parts) => Column::concat(parts, e.column_type().data_type),
+            Gathered::Coded(r) => r.finish(),
+        })
         .collect();
     Ok(SegmentOutput {
         data: IntermediateData::Columns(columns),
