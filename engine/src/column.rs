@@ -177,6 +177,25 @@ impl Column {
         }
     }
 
+    /// Rows `start..end`.
+    pub fn slice(&self, start: usize, end: usize) -> Column {
+        let cells = match &self.cells {
+            Cells::I64(v) => Cells::I64(v[start..end].to_vec()),
+            Cells::F64(v) => Cells::F64(v[start..end].to_vec()),
+            Cells::Values(v) => Cells::Values(v[start..end].to_vec()),
+            Cells::Coded { ids, dict } => Cells::Coded {
+                ids: ids[start..end].to_vec(),
+                dict: dict.clone(),
+            },
+            Cells::States(v) => Cells::States(v[start..end].to_vec()),
+        };
+        Column {
+            cells,
+            data_type: self.data_type,
+            nulls: self.nulls.as_ref().map(|n| n[start..end].to_vec()),
+        }
+    }
+
     /// The rows at `indices`, in that order ([`NO_ROW`] gives NULL).
     pub fn take(&self, indices: &[u32]) -> Column {
         let has_missing = indices.contains(&NO_ROW);

@@ -92,8 +92,10 @@ impl DataBlock {
         let mut start = 0;
         while start < self.num_rows {
             let end = (start + MAX_BLOCK_ROWS).min(self.num_rows);
-            let idx: Vec<u32> = (start as u32..end as u32).collect();
-            out.push(self.take(&idx));
+            out.push(DataBlock {
+                columns: self.columns.iter().map(|c| c.slice(start, end)).collect(),
+                num_rows: end - start,
+            });
             start = end;
         }
         out

@@ -114,6 +114,9 @@ fn partition(
     n: usize,
     turn: &mut usize,
 ) -> Vec<Option<Vec<u32>>> {
+    if n == 1 {
+        return vec![None];
+    }
     match distribution {
         Distribution::Broadcast => vec![None; n],
         Distribution::Singleton => {
@@ -158,14 +161,16 @@ fn send_block(
     let n = workers.get(parent).copied().unwrap_or(1).max(1);
     let sent = block.num_rows as u64;
     let mut turn = 0;
-    for (w, rows) in partition(&distribution, &block, n, &mut turn)
-        .into_iter()
-        .enumerate()
-    {
+    let parts = partition(&distribution, &block, n, &mut turn);
+    let whole = parts.iter().filter(|p| p.is_none()).count();
+    let mut block = Some(block);
+    for (w, rows) in parts.into_iter().enumerate() {
         let part = match rows {
-            None => block.clone(),
+            // The last receiver of the whole block takes it; earlier ones get copies.
+            None if whole == 1 => block.take().unwrap_or_default(),
+            None => block.clone().unwrap_or_default(),
             Some(r) if r.is_empty() => continue,
-            Some(r) => block.take(&r),
+            Some(r) => block.as_ref().map(|b| b.take(&r)).unwrap_or_default(),
         };
         let key = MailboxKey {
             query_id,

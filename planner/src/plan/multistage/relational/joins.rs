@@ -26,15 +26,16 @@ use crate::plan::multistage::relation::{Col, Rel, StageSink};
 use crate::plan::multistage::stage::StageKind;
 use crate::plan::query_plan::{ResultLayout, ServerQueryPlan};
 use crate::sql::ast::{self, Query, Select, SelectItem, TableRef};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The columns a block may read: every name it mentions anywhere (select list, `WHERE`,
 /// `GROUP BY`, `HAVING`, `ORDER BY`, `ON`, `USING` and inside its subqueries, which may be
 /// correlated), all columns for `*`, all of a qualifier's for `q.*`.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Needed {
     all: bool,
-    names: HashSet<String>,
+    /// How often each (lower-case) name is mentioned.
+    names: HashMap<String, usize>,
     qualifiers: HashSet<String>,
 }
 
@@ -49,8 +50,31 @@ impl Needed {
     /// Whether a column `name` of the input qualified `qualifier` is read.
     pub fn wants(&self, qualifier: &str, name: &str) -> bool {
         self.all
-            || self.names.contains(&name.to_ascii_lowercase())
+            || self
+                .names
+                .get(&name.to_ascii_lowercase())
+                .is_some_and(|n| *n > 0)
             || self.qualifiers.contains(&qualifier.to_ascii_lowercase())
+    }
+
+    /// What is read apart from the conjuncts `placed` (a leaf evaluates its own filter on the
+    /// segment, so a column named only there need not be projected).
+    fn without<'e>(&self, placed: impl Iterator<Item = &'e ast::Expr>) -> Needed {
+        let mut rest = self.clone();
+        for e in placed {
+            let mut cols = Vec::new();
+            columns(e, &mut cols);
+            for (_, name) in cols {
+                if let Some(n) = rest.names.get_mut(&name.to_ascii_lowercase()) {
+                    *n = n.saturating_sub(1);
+                }
+            }
+        }
+        rest
+    }
+
+    fn mention(&mut self, name: &str) {
+        *self.names.entry(name.to_ascii_lowercase()).or_default() += 1;
     }
 
     fn select(&mut self, s: &Select) {
@@ -91,7 +115,7 @@ impl Needed {
                     self.expr(on);
                 }
                 for u in using {
-                    self.names.insert(u.to_ascii_lowercase());
+                    self.mention(u);
                 }
             }
         }
@@ -128,9 +152,7 @@ impl Needed {
 
     fn expr(&mut self, e: &ast::Expr) {
         match e {
-            ast::Expr::Column { name, .. } => {
-                self.names.insert(name.to_ascii_lowercase());
-            }
+            ast::Expr::Column { name, .. } => self.mention(name),
             ast::Expr::InSubquery { query, .. }
             | ast::Expr::Exists { query, .. }
             | ast::Expr::ScalarSubquery(query) => self.query(query),
@@ -255,22 +277,12 @@ impl Planner<'_> {
                             },
                         })
                         .collect();
-                    let mut cols: Vec<Col> = all
-                        .iter()
-                        .filter(|c| needed.wants(&qualifier, &c.name))
-                        .cloned()
-                        .collect();
-                    // A leaf reads at least one column (its rows are counted by it).
-                    if cols.is_empty()
-                        && let Some(first) = all.into_iter().next()
-                    {
-                        cols.push(first);
-                    }
                     Input::Table {
                         name,
                         alias: alias.as_deref(),
                         info,
-                        cols,
+                        // Every column while conjuncts resolve; pruned before the leaf is cut.
+                        cols: all,
                     }
                 }
                 other => Input::Planned(self.from(other, needed)?),
@@ -317,6 +329,14 @@ impl Planner<'_> {
                 });
             }
         }
+        // A table's own conjuncts run in its leaf: columns named only there are not projected.
+        let in_leaves = placed.iter().filter(|c| {
+            c.inputs.len() == 1
+                && c.inputs
+                    .first()
+                    .is_some_and(|i| matches!(inputs[*i], Input::Table { .. }))
+        });
+        let projected = needed.without(in_leaves.map(|c| &c.expr));
         // One input's own conjuncts: into a table's leaf, or a filter over a planned input.
         let mut rels: Vec<Option<Rel>> = Vec::with_capacity(inputs.len());
         for (i, input) in inputs.into_iter().enumerate() {
@@ -331,7 +351,21 @@ impl Planner<'_> {
                     alias,
                     info,
                     cols,
-                } => self.leaf(name, alias, &info, cols, and_all(own))?,
+                } => {
+                    let qualifier = alias.unwrap_or(&info.name).to_string();
+                    let mut kept: Vec<Col> = cols
+                        .iter()
+                        .filter(|c| projected.wants(&qualifier, &c.name))
+                        .cloned()
+                        .collect();
+                    // A leaf reads at least one column (its rows are counted by it).
+                    if kept.is_empty()
+                        && let Some(first) = cols.into_iter().next()
+                    {
+                        kept.push(first);
+                    }
+                    self.leaf(name, alias, &info, kept, and_all(own))?
+                }
                 Input::Planned(mut rel) => {
                     if let Some(c) = and_all(own) {
                         let condition = self.bind_row(&c, &rel.cols)?;
