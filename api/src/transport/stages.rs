@@ -106,18 +106,31 @@ impl BlockSink for MailboxRouter {
                 ))
             })?;
         if self.mailboxes.is_local(&addr.instance) {
+            // In one process a block is handed over whole, never copied or encoded.
             return self.mailboxes.service.deliver(key, msg);
         }
-        let bytes = codec::encode(&msg);
-        // Stage workers run on their own threads, never on the async executor: blocking
-        // here is the back-pressure of a remote mailbox.
-        async_std::task::block_on(post_mailbox(&self.mailboxes.http, &addr.url, key, bytes))
-            .map_err(|e| {
-                EngineError::execution(format!(
-                    "cannot send to stage {} worker {} on {}: {e}",
-                    key.to_stage, key.to_worker, addr.instance
-                ))
-            })
+        // To another process: frames of at most MAX_BLOCK_ROWS rows.
+        let frames = match msg {
+            MailboxMessage::Data(block) => block
+                .split()
+                .into_iter()
+                .map(MailboxMessage::Data)
+                .collect(),
+            other => vec![other],
+        };
+        for frame in frames {
+            let bytes = codec::encode(&frame);
+            // Stage workers run on their own threads, never on the async executor: blocking
+            // here is the back-pressure of a remote mailbox.
+            async_std::task::block_on(post_mailbox(&self.mailboxes.http, &addr.url, key, bytes))
+                .map_err(|e| {
+                    EngineError::execution(format!(
+                        "cannot send to stage {} worker {} on {}: {e}",
+                        key.to_stage, key.to_worker, addr.instance
+                    ))
+                })?;
+        }
+        Ok(())
     }
 }
 

@@ -178,10 +178,9 @@ fn send_block(
             to_stage: parent,
             to_worker: w,
         };
-        for piece in part.split() {
-            if piece.num_rows > 0 {
-                sink.send(&key, MailboxMessage::Data(piece))?;
-            }
+        // Whole: a sink to another process cuts it into frames (`DataBlock::split`).
+        if part.num_rows > 0 {
+            sink.send(&key, MailboxMessage::Data(part))?;
         }
     }
     Ok(sent)

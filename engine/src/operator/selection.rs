@@ -80,12 +80,8 @@ fn to_column(p: &Projected<'_>, take: usize) -> Option<Column> {
     let cells = match &p.data {
         ColumnData::I64(v) => Cells::I64(v[..n].to_vec()),
         ColumnData::F64(v) => Cells::F64(v[..n].to_vec()),
-        ColumnData::Dict { ids, dict, .. } if integral => {
-            Cells::I64(ids[..n].iter().map(|&id| dict.i64_at(id)).collect())
-        }
-        ColumnData::Dict { ids, dict, .. } if floating => {
-            Cells::F64(ids[..n].iter().map(|&id| dict.f64_at(id)).collect())
-        }
+        ColumnData::Dict { ids, dict, .. } if integral => Cells::I64(dict.i64s(&ids[..n])),
+        ColumnData::Dict { ids, dict, .. } if floating => Cells::F64(dict.f64s(&ids[..n])),
         ColumnData::Dict { .. } => return None,
         _ => {
             return Some(Column::from_values(

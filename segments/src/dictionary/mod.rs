@@ -141,6 +141,44 @@ impl Dictionary {
         }
     }
 
+    /// [`Self::f64_at`] of every id, the dictionary's kind matched once for the whole run.
+    pub fn f64s(&self, ids: &[DictId]) -> Vec<f64> {
+        match self {
+            Dictionary::Int(d) => {
+                let v = d.values();
+                ids.iter().map(|&i| v[i as usize] as f64).collect()
+            }
+            Dictionary::Long(d) => {
+                let v = d.values();
+                ids.iter().map(|&i| v[i as usize] as f64).collect()
+            }
+            Dictionary::Float(d) => {
+                let v = d.values();
+                ids.iter().map(|&i| v[i as usize] as f64).collect()
+            }
+            Dictionary::Double(d) => {
+                let v = d.values();
+                ids.iter().map(|&i| v[i as usize]).collect()
+            }
+            _ => ids.iter().map(|&i| self.f64_at(i)).collect(),
+        }
+    }
+
+    /// [`Self::i64_at`] of every id, the dictionary's kind matched once for the whole run.
+    pub fn i64s(&self, ids: &[DictId]) -> Vec<i64> {
+        match self {
+            Dictionary::Int(d) => {
+                let v = d.values();
+                ids.iter().map(|&i| v[i as usize] as i64).collect()
+            }
+            Dictionary::Long(d) => {
+                let v = d.values();
+                ids.iter().map(|&i| v[i as usize]).collect()
+            }
+            _ => ids.iter().map(|&i| self.i64_at(i)).collect(),
+        }
+    }
+
     /// Integer value of `id` for integral columns (floats truncate; 0 for var-width columns).
     pub fn i64_at(&self, id: DictId) -> i64 {
         let i = id as usize;
