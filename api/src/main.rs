@@ -4,6 +4,12 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tessera_api::cli;
 
+/// mimalloc keeps freed memory for reuse: a query's large column vectors are not handed back to
+/// the kernel and faulted in again page by page on the next query, as glibc does for blocks
+/// above its mmap threshold.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "tessera",

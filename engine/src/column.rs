@@ -266,7 +266,12 @@ impl Column {
     }
 
     /// The columns one after the other (all of the same type; mixed kinds fall back to values).
-    pub fn concat(parts: Vec<Column>, data_type: DataType) -> Column {
+    pub fn concat(mut parts: Vec<Column>, data_type: DataType) -> Column {
+        if parts.len() == 1
+            && let Some(only) = parts.pop()
+        {
+            return Column { data_type, ..only };
+        }
         let total: usize = parts.iter().map(Column::len).sum();
         let same_kind = |k: fn(&Cells) -> bool| parts.iter().all(|p| k(&p.cells));
         let any_nulls = parts.iter().any(|p| p.nulls.is_some());

@@ -63,7 +63,12 @@ impl DataBlock {
 
     /// The blocks one after the other (all of the same width and types); `types` gives an
     /// empty result its width.
-    pub fn concat(blocks: Vec<DataBlock>, types: &[DataType]) -> DataBlock {
+    pub fn concat(mut blocks: Vec<DataBlock>, types: &[DataType]) -> DataBlock {
+        if blocks.len() == 1
+            && let Some(only) = blocks.pop()
+        {
+            return only;
+        }
         let num_rows = blocks.iter().map(|b| b.num_rows).sum();
         let mut per_column: Vec<Vec<Column>> = (0..types.len()).map(|_| Vec::new()).collect();
         for b in blocks {

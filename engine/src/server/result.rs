@@ -178,6 +178,10 @@ impl<'p> Combiner<'p> {
                     _ => return Err(EngineError::execution("columns for a non-selection query")),
                 };
                 let have = acc.first().map_or(0, Column::len);
+                if have == 0 && more.first().is_some_and(|c| c.len() <= limit) {
+                    *acc = more;
+                    return Ok(());
+                }
                 let room = limit.saturating_sub(have);
                 let more_rows = more.first().map_or(0, Column::len);
                 let keep: Option<Vec<u32>> = (more_rows > room).then(|| (0..room as u32).collect());
