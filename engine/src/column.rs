@@ -313,6 +313,9 @@ impl Column {
             };
         }
         if same_kind(|c| matches!(c, Cells::Coded { .. })) {
+            for p in &parts {
+                push_nulls(p);
+            }
             return concat_coded(parts, data_type, nulls, total);
         }
         if same_kind(|c| matches!(c, Cells::States(_))) {
@@ -592,6 +595,40 @@ pub enum KeyPart {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn coded(ids: Vec<u32>, dict: Vec<&str>, nulls: Option<Vec<bool>>) -> Column {
+        Column {
+            cells: Cells::Coded {
+                ids,
+                dict: Arc::new(dict.into_iter().map(|s| Value::String(s.into())).collect()),
+            },
+            data_type: DataType::String,
+            nulls,
+        }
+    }
+
+    #[test]
+    fn coded_columns_concat_take_and_key_like_values() {
+        let a = coded(vec![0, 1, 0], vec!["x", "y"], None);
+        let b = coded(vec![0, 0], vec!["y"], Some(vec![false, true]));
+        let c = Column::concat(vec![a, b], DataType::String);
+        let got: Vec<Value> = (0..5).map(|i| c.value(i)).collect();
+        let s = |v: &str| Value::String(v.into());
+        assert_eq!(got, vec![s("x"), s("y"), s("x"), s("y"), Value::Null]);
+        // Merged dictionaries keep values distinct: equal values, equal ids.
+        assert!(c.same_key(1, &c, 3));
+        assert!(!c.same_key(0, &c, 1));
+        let t = c.take(&[4, NO_ROW, 3]);
+        assert_eq!(
+            (0..3).map(|i| t.value(i)).collect::<Vec<_>>(),
+            vec![Value::Null, Value::Null, s("y")]
+        );
+        let plain = Column::from_values(DataType::String, got.clone());
+        let (mut h1, mut h2) = (vec![0u64; 5], vec![0u64; 5]);
+        c.hash_into(&mut h1);
+        plain.hash_into(&mut h2);
+        assert_eq!(h1, h2);
+    }
 
     #[test]
     fn numbers_unboxed_nulls_kept_and_taken() {

@@ -2,7 +2,7 @@
 //! ([`hash_rows`]) and chained by hash; a lookup walks the chain and compares the key columns
 //! cell by cell ([`Column::same_key`]). No key is ever copied out of its column.
 
-use super::block::{Column, NO_ROW};
+use super::block::{Cells, Column, NO_ROW};
 use crate::column::hash_rows;
 use crate::context::QueryContext;
 use crate::error::EngineError;
@@ -29,6 +29,43 @@ impl Hasher for Prehashed {
 
 type HashIndex = HashMap<u64, u32, BuildHasherDefault<Prehashed>>;
 
+/// A hasher for integer keys: one multiply, the high bits folded down.
+#[derive(Default)]
+struct IntHasher(u64);
+
+impl Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) ^ u64::from(*b);
+        }
+        self.write_u64(self.0);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        let h = v.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 29);
+    }
+}
+
+type IntIndex = HashMap<i64, u32, BuildHasherDefault<IntHasher>>;
+
+/// The values of a single integral key column without NULLs (the common join and group key),
+/// which are their own keys.
+fn plain_ints<'c>(keys: &[&'c Column]) -> Option<&'c [i64]> {
+    match keys {
+        [c] if c.nulls.is_none() => match &c.cells {
+            Cells::I64(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn same_row(a: &[&Column], i: usize, b: &[&Column], j: usize) -> bool {
     a.iter().zip(b).all(|(x, y)| x.same_key(i, y, j))
 }
@@ -41,6 +78,21 @@ fn any_null(cols: &[&Column], r: usize) -> bool {
 pub fn group_ids(keys: &[&Column], rows: usize) -> (Vec<u32>, Vec<u32>) {
     if keys.is_empty() {
         return (vec![0; rows], Vec::new());
+    }
+    if let Some(values) = plain_ints(keys) {
+        let mut ids = IntIndex::default();
+        let mut first = Vec::new();
+        let groups = values
+            .iter()
+            .enumerate()
+            .map(|(r, v)| {
+                *ids.entry(*v).or_insert_with(|| {
+                    first.push(r as u32);
+                    (first.len() - 1) as u32
+                })
+            })
+            .collect();
+        return (groups, first);
     }
     let hashes = hash_rows(keys, rows);
     let mut heads = HashIndex::default();
@@ -74,6 +126,9 @@ pub fn equi_pairs(
     too_many: impl Fn() -> EngineError,
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
+    if let (Some(b), Some(p)) = (plain_ints(build_keys), plain_ints(probe_keys)) {
+        return int_pairs(b, p, max_pairs, too_many, ctx);
+    }
     let build_hashes = hash_rows(build_keys, build_rows);
     let mut heads = HashIndex::default();
     heads.reserve(build_rows);
@@ -104,6 +159,43 @@ pub fn equi_pairs(
                 probe.push(p as u32);
                 build.push(at);
             }
+            at = next[at as usize];
+        }
+    }
+    if probe.len() > max_pairs {
+        return Err(too_many());
+    }
+    Ok((probe, build))
+}
+
+/// [`equi_pairs`] on one integral key without NULLs: the values index the table directly.
+fn int_pairs(
+    build_keys: &[i64],
+    probe_keys: &[i64],
+    max_pairs: usize,
+    too_many: impl Fn() -> EngineError,
+    ctx: &QueryContext,
+) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
+    let mut heads = IntIndex::default();
+    heads.reserve(build_keys.len());
+    let mut next = vec![NO_ROW; build_keys.len()];
+    for (b, k) in build_keys.iter().enumerate().rev() {
+        let slot = heads.entry(*k).or_insert(NO_ROW);
+        next[b] = *slot;
+        *slot = b as u32;
+    }
+    let (mut probe, mut build) = (Vec::new(), Vec::new());
+    for (p, k) in probe_keys.iter().enumerate() {
+        if p % 4096 == 0 {
+            ctx.check()?;
+            if probe.len() > max_pairs {
+                return Err(too_many());
+            }
+        }
+        let mut at = heads.get(k).copied().unwrap_or(NO_ROW);
+        while at != NO_ROW {
+            probe.push(p as u32);
+            build.push(at);
             at = next[at as usize];
         }
     }
@@ -160,5 +252,24 @@ mod tests {
         );
         let (groups, _) = group_ids(&[&strings, &ints], 3);
         assert_eq!(groups, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn plain_integer_keys_take_the_direct_path_with_the_same_answers() {
+        let build = Column::from_values(
+            DataType::Int,
+            vec![Value::Int(7), Value::Int(3), Value::Int(7)],
+        );
+        let probe = Column::from_values(
+            DataType::Long,
+            vec![Value::Long(7), Value::Long(5), Value::Long(3)],
+        );
+        assert!(plain_ints(&[&build]).is_some());
+        let ctx = QueryContext::new(Default::default());
+        let too_many = || EngineError::execution("too many");
+        let (p, b) = equi_pairs(&[&build], 3, &[&probe], 3, 100, too_many, &ctx).unwrap();
+        assert_eq!((p, b), (vec![0, 0, 2], vec![0, 2, 1]));
+        assert!(equi_pairs(&[&build], 3, &[&probe], 3, 2, too_many, &ctx).is_err());
+        assert_eq!(group_ids(&[&build], 3), (vec![0, 1, 0], vec![0, 1]));
     }
 }
