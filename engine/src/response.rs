@@ -124,6 +124,9 @@ pub struct BrokerResponse {
     pub pools: Vec<i64>,
     pub rls_filters_applied: bool,
     pub groups_trimmed: bool,
+    /// Multi-stage queries: what each operator of each stage did.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub stage_stats: Option<crate::stats::OperatorStats>,
 }
 
 impl Default for BrokerResponse {
@@ -182,6 +185,7 @@ impl Default for BrokerResponse {
             pools: Vec::new(),
             rls_filters_applied: false,
             groups_trimmed: false,
+            stage_stats: None,
         }
     }
 }

@@ -47,6 +47,57 @@ impl ExecutionStats {
     }
 }
 
+/// One operator's stats and its inputs'.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OperatorStats {
+    /// Pinot's operator type (`MAILBOX_RECEIVE`, `HASH_JOIN`, `LEAF`, …).
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub execution_time_ms: u64,
+    pub emitted_rows: u64,
+    /// The stage a `MAILBOX_SEND` sends from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<usize>,
+    /// Workers of that stage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallelism: Option<usize>,
+    /// The table a `LEAF` reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<OperatorStats>,
+}
+
+impl OperatorStats {
+    /// Folds in the same operator of another worker of the stage.
+    pub fn merge(&mut self, other: OperatorStats) {
+        self.emitted_rows += other.emitted_rows;
+        self.execution_time_ms = self.execution_time_ms.max(other.execution_time_ms);
+        if let (Some(a), Some(b)) = (self.parallelism, other.parallelism) {
+            self.parallelism = Some(a + b);
+        }
+        let mut theirs = other.children.into_iter();
+        for mine in self.children.iter_mut() {
+            match theirs.next() {
+                Some(t) => mine.merge(t),
+                None => break,
+            }
+        }
+        self.children.extend(theirs);
+    }
+
+    /// The stats of several workers' trees of one stage, merged.
+    pub fn merged(trees: Vec<OperatorStats>) -> Option<OperatorStats> {
+        let mut it = trees.into_iter();
+        let mut first = it.next()?;
+        for t in it {
+            first.merge(t);
+        }
+        Some(first)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

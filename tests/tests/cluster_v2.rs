@@ -196,6 +196,18 @@ async fn wait_loaded(broker: &str) {
     }
 }
 
+/// Every node of type `kind` in a stageStats tree.
+fn nodes<'v>(tree: &'v Value, kind: &str) -> Vec<&'v Value> {
+    let mut out = Vec::new();
+    if tree["type"] == kind {
+        out.push(tree);
+    }
+    for c in tree["children"].as_array().into_iter().flatten() {
+        out.extend(nodes(c, kind));
+    }
+    out
+}
+
 fn close(a: &Value, b: f64) -> bool {
     a.as_f64()
         .is_some_and(|a| (a - b).abs() < 1e-6 * b.abs().max(1.0))
@@ -399,6 +411,27 @@ async fn v2_on_two_servers_splits_the_join() {
     .await;
     assert_eq!(rows(&r).len(), REGIONS.len(), "{r}");
     assert_eq!(r["numServersQueried"], 2, "{r}");
+    // Each leaf's scan is counted once, though every stage above runs on two workers.
+    assert_eq!(r["numDocsScanned"], ORDERS + CUSTOMERS, "{r}");
+    // stageStats: the root's rows; the join stage's send, merged over its two workers, over the
+    // hash join; both leaves, each read once per segment-holding server.
+    let stats = &r["stageStats"];
+    assert_eq!(stats["emittedRows"], REGIONS.len(), "{stats}");
+    let sends = nodes(stats, "MAILBOX_SEND");
+    let join_send = sends
+        .iter()
+        .find(|n| {
+            n["children"][0]["type"] == "AGGREGATE" || n["children"][0]["type"] == "HASH_JOIN"
+        })
+        .unwrap_or_else(|| panic!("no join stage in {stats}"));
+    assert_eq!(join_send["parallelism"], 2, "{stats}");
+    assert_eq!(nodes(stats, "HASH_JOIN").len(), 1, "{stats}");
+    let leaves = nodes(stats, "LEAF");
+    let scanned: u64 = leaves
+        .iter()
+        .map(|l| l["emittedRows"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(scanned, (ORDERS + CUSTOMERS) as u64, "{stats}");
     // The join's inputs (340 rows) are hash-split over both servers' join workers. A worker
     // counts its rows when it ends, which may be just after the answer: wait for both.
     let deadline = Instant::now() + Duration::from_secs(10);

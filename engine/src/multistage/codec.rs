@@ -7,10 +7,9 @@
 //! error.
 
 use super::block::{Cells, Column, DataBlock};
-use super::mailbox::MailboxMessage;
+use super::mailbox::{EndOfStream, MailboxMessage};
 use crate::error::EngineError;
 use crate::response::QueryException;
-use crate::stats::ExecutionStats;
 use segments::types::DataType;
 use segments::types::Value;
 
@@ -340,9 +339,9 @@ pub fn decode(buf: &[u8]) -> Result<MailboxMessage, EngineError> {
             MailboxMessage::Data(DataBlock::new(columns, rows))
         }
         END => {
-            let stats: ExecutionStats =
+            let end: EndOfStream =
                 serde_json::from_slice(r.bytes()?).map_err(|e| corrupt(&format!("stats: {e}")))?;
-            MailboxMessage::End(stats)
+            MailboxMessage::End(end)
         }
         ERROR => {
             let error_code = i32::from_le_bytes(r.arr()?);
@@ -363,6 +362,7 @@ pub fn decode(buf: &[u8]) -> Result<MailboxMessage, EngineError> {
 mod tests {
     use super::*;
     use crate::aggregate::AggState;
+    use crate::stats::ExecutionStats;
     use proptest::prelude::*;
 
     fn value() -> impl Strategy<Value = Value> {
@@ -431,7 +431,13 @@ mod tests {
     #[test]
     fn end_and_error_round_trip_and_garbage_is_refused() {
         for msg in [
-            MailboxMessage::End(ExecutionStats::default()),
+            MailboxMessage::End(EndOfStream {
+                stats: ExecutionStats::default(),
+                operators: Some(crate::stats::OperatorStats {
+                    kind: "MAILBOX_SEND".into(),
+                    ..Default::default()
+                }),
+            }),
             MailboxMessage::Error(QueryException {
                 error_code: 200,
                 message: "boom".into(),

@@ -32,11 +32,20 @@ pub struct MailboxKey {
     pub to_worker: usize,
 }
 
+/// The end of a worker's stream: its segments' execution stats and its stage's operator tree
+/// (sent to the parent's first worker only; the others get an empty one).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EndOfStream {
+    pub stats: ExecutionStats,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operators: Option<crate::stats::OperatorStats>,
+}
+
 /// What a sending worker sends: data, then one `End` (with its stage's stats) or an `Error`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum MailboxMessage {
     Data(DataBlock),
-    End(ExecutionStats),
+    End(EndOfStream),
     Error(QueryException),
 }
 
@@ -223,12 +232,12 @@ mod tests {
     fn full_mailboxes_block_senders_until_read_and_cancel_wakes_everyone() {
         let s = Arc::new(MailboxService::new());
         for _ in 0..CAPACITY {
-            s.deliver(&key(1), MailboxMessage::End(ExecutionStats::default()))
+            s.deliver(&key(1), MailboxMessage::End(EndOfStream::default()))
                 .unwrap();
         }
         let s2 = s.clone();
         let sender = std::thread::spawn(move || {
-            s2.deliver(&key(1), MailboxMessage::End(ExecutionStats::default()))
+            s2.deliver(&key(1), MailboxMessage::End(EndOfStream::default()))
         });
         std::thread::sleep(Duration::from_millis(50));
         assert!(
@@ -248,7 +257,7 @@ mod tests {
             EngineError::Cancelled
         );
         assert!(
-            s.deliver(&key(2), MailboxMessage::End(ExecutionStats::default()))
+            s.deliver(&key(2), MailboxMessage::End(EndOfStream::default()))
                 .is_err()
         );
         // Deadlines.

@@ -13,6 +13,7 @@
 
 use super::block::{Cells, Column, DataBlock, NO_ROW};
 use super::hash_table;
+use super::stats::{OperatorStats, StatsRecorder};
 use crate::aggregate::AggState;
 use crate::aggregate::accumulator::{GroupAccumulator, GroupMap};
 use crate::block::Projected;
@@ -42,6 +43,8 @@ pub type Row = Vec<Value>;
 pub trait StageInputs {
     /// Every block child stage `stage` sends this worker (blocks until all its workers ended).
     fn receive_all(&self, stage: StageId) -> Result<Vec<DataBlock>, EngineError>;
+    /// The merged operator tree of child stage `stage`'s workers (once its rows are received).
+    fn sender_stats(&self, stage: StageId) -> Option<OperatorStats>;
 }
 
 /// The worker's context while its operators run.
@@ -52,6 +55,8 @@ pub struct Env<'a> {
     pub segments: &'a [Arc<ImmutableSegment>],
     pub inputs: &'a dyn StageInputs,
     pub stats: ExecutionStats,
+    /// Each operator's time and rows, for `stageStats`.
+    pub recorder: StatsRecorder,
 }
 
 /// One row of a row-oriented input.
@@ -232,8 +237,20 @@ fn leaf_block(data: IntermediateData, types: &[DataType]) -> DataBlock {
     }
 }
 
-/// Evaluates `node` to its rows.
+/// Evaluates `node` to its rows, recording what it did.
 pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineError> {
+    let started = env.recorder.open();
+    let out = evaluate_node(node, env);
+    let received = match node {
+        RelNode::Receive { stage, .. } => env.inputs.sender_stats(*stage),
+        _ => None,
+    };
+    let rows = out.as_ref().map_or(0, |b| b.num_rows);
+    env.recorder.close(node, started, rows, received);
+    out
+}
+
+fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineError> {
     env.ctx.check()?;
     match node {
         RelNode::Leaf { plan } => {

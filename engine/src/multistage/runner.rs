@@ -4,8 +4,9 @@
 //! tests).
 
 use super::block::{Column, DataBlock};
-use super::mailbox::{BlockSink, MailboxKey, MailboxMessage, MailboxService};
+use super::mailbox::{BlockSink, EndOfStream, MailboxKey, MailboxMessage, MailboxService};
 use super::operators::{Env, StageInputs, execute, node_name};
+use super::stats::{OperatorStats, StatsRecorder};
 use crate::column::hash_rows;
 use crate::context::QueryContext;
 use crate::error::EngineError;
@@ -37,6 +38,8 @@ struct Inbox<'a> {
     ctx: &'a QueryContext,
     received: std::cell::Cell<u64>,
     stats: std::cell::RefCell<ExecutionStats>,
+    /// The operator trees child stages' workers sent, per child stage.
+    operators: std::cell::RefCell<Vec<(StageId, OperatorStats)>>,
 }
 
 impl<'a> Inbox<'a> {
@@ -58,6 +61,7 @@ impl<'a> Inbox<'a> {
             ctx,
             received: std::cell::Cell::new(0),
             stats: std::cell::RefCell::new(ExecutionStats::default()),
+            operators: std::cell::RefCell::new(Vec::new()),
         }
     }
 }
@@ -89,8 +93,11 @@ impl StageInputs for Inbox<'_> {
                         .set(self.received.get() + block.num_rows as u64);
                     blocks.push(block);
                 }
-                MailboxMessage::End(stats) => {
-                    self.stats.borrow_mut().add(&stats);
+                MailboxMessage::End(end) => {
+                    self.stats.borrow_mut().add(&end.stats);
+                    if let Some(tree) = end.operators {
+                        self.operators.borrow_mut().push((from, tree));
+                    }
                     ended += 1;
                 }
                 MailboxMessage::Error(e) => {
@@ -103,6 +110,13 @@ impl StageInputs for Inbox<'_> {
             self.ctx.check()?;
         }
         Ok(blocks)
+    }
+
+    fn sender_stats(&self, stage: StageId) -> Option<OperatorStats> {
+        let mut all = self.operators.borrow_mut();
+        let (mine, rest): (Vec<_>, Vec<_>) = all.drain(..).partition(|(s, _)| *s == stage);
+        *all = rest;
+        OperatorStats::merged(mine.into_iter().map(|(_, t)| t).collect())
     }
 }
 
@@ -186,6 +200,8 @@ fn send_block(
     Ok(sent)
 }
 
+/// Sends `msg` to every worker of the parent stage; `first_only`: the first gets it and the
+/// others an empty end (stats sent once are counted once).
 fn send_to_parent_workers(
     plan: &MultiStagePlan,
     stage: StageId,
@@ -193,6 +209,7 @@ fn send_to_parent_workers(
     query_id: u64,
     sink: &dyn BlockSink,
     msg: MailboxMessage,
+    first_only: bool,
 ) {
     let Some(parent) = plan.stages.get(stage).and_then(|s| s.parent) else {
         return;
@@ -204,7 +221,12 @@ fn send_to_parent_workers(
             to_stage: parent,
             to_worker: w,
         };
-        let _ = sink.send(&key, msg.clone());
+        let m = if first_only && w > 0 {
+            MailboxMessage::End(EndOfStream::default())
+        } else {
+            msg.clone()
+        };
+        let _ = sink.send(&key, m);
     }
 }
 
@@ -233,20 +255,39 @@ pub fn run_worker(
         segments,
         inputs: &inputs,
         stats: ExecutionStats::default(),
+        recorder: StatsRecorder::new(),
     };
+    let started = std::time::Instant::now();
     let outcome = execute(&s.root, &mut env)
         .and_then(|block| send_block(plan, stage, workers, query_id, block, sink));
     match outcome {
         Ok(sent) => {
             let mut stats = *inputs.stats.borrow();
             stats.add(&env.stats);
+            let send = OperatorStats {
+                kind: "MAILBOX_SEND".into(),
+                execution_time_ms: started.elapsed().as_millis() as u64,
+                emitted_rows: sent,
+                stage: Some(stage),
+                parallelism: Some(1),
+                table: None,
+                children: std::mem::take(&mut env.recorder)
+                    .finish()
+                    .into_iter()
+                    .collect(),
+            };
+            let end = EndOfStream {
+                stats,
+                operators: Some(send),
+            };
             send_to_parent_workers(
                 plan,
                 stage,
                 workers,
                 query_id,
                 sink,
-                MailboxMessage::End(stats),
+                MailboxMessage::End(end),
+                true,
             );
             Ok(WorkerStats {
                 rows_received: inputs.received.get(),
@@ -262,6 +303,7 @@ pub fn run_worker(
                 query_id,
                 sink,
                 MailboxMessage::Error(exception),
+                false,
             );
             Err(e)
         }
@@ -342,6 +384,7 @@ pub fn run_root(
         segments: &[],
         inputs: &inputs,
         stats: ExecutionStats::default(),
+        recorder: StatsRecorder::new(),
     };
     let outcome = match plan.stages.first() {
         Some(root) => execute(&root.root, &mut env),
@@ -350,6 +393,7 @@ pub fn run_root(
     let mut stats = *inputs.stats.borrow();
     stats.add(&env.stats);
     r.set_stats(&stats);
+    r.stage_stats = std::mem::take(&mut env.recorder).finish();
     match outcome {
         Ok(block) => {
             let typed: Vec<Vec<Value>> = block
