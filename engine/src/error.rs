@@ -29,6 +29,9 @@ pub enum EngineError {
     /// A segment could not be read (200).
     #[error("segment '{segment}': {message}")]
     Segment { segment: String, message: String },
+    /// A limit on what an operator may hold was reached (245), e.g. `maxRowsInJoin`.
+    #[error("{0}")]
+    ResourceLimit(String),
     /// Another stage of a multi-stage query failed: its error code and message as that stage
     /// reported them.
     #[error("{message}")]
@@ -49,6 +52,7 @@ impl EngineError {
             EngineError::Options(_) => ErrorCode::QueryValidation,
             EngineError::Plan(p) => p.code(),
             EngineError::Timeout(_) => ErrorCode::ExecutionTimeout,
+            EngineError::ResourceLimit(_) => ErrorCode::ServerResourceLimitExceeded,
             EngineError::Cancelled => ErrorCode::QueryCancellation,
             EngineError::Execution(_)
             | EngineError::Segment { .. }

@@ -124,6 +124,9 @@ pub struct BrokerResponse {
     pub pools: Vec<i64>,
     pub rls_filters_applied: bool,
     pub groups_trimmed: bool,
+    /// Multi-stage queries: whether a join stopped at `maxRowsInJoin` (`joinOverflowMode=BREAK`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub max_rows_in_join_reached: Option<bool>,
     /// Multi-stage queries: what each operator of each stage did.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub stage_stats: Option<crate::stats::OperatorStats>,
@@ -185,6 +188,7 @@ impl Default for BrokerResponse {
             pools: Vec::new(),
             rls_filters_applied: false,
             groups_trimmed: false,
+            max_rows_in_join_reached: None,
             stage_stats: None,
         }
     }

@@ -65,6 +65,9 @@ pub struct OperatorStats {
     /// The table a `LEAF` reads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<String>,
+    /// A join stopped at `maxRowsInJoin` (`joinOverflowMode=BREAK`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub max_rows_in_join_reached: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<OperatorStats>,
 }
@@ -74,6 +77,7 @@ impl OperatorStats {
     pub fn merge(&mut self, other: OperatorStats) {
         self.emitted_rows += other.emitted_rows;
         self.execution_time_ms = self.execution_time_ms.max(other.execution_time_ms);
+        self.max_rows_in_join_reached |= other.max_rows_in_join_reached;
         if let (Some(a), Some(b)) = (self.parallelism, other.parallelism) {
             self.parallelism = Some(a + b);
         }
@@ -85,6 +89,11 @@ impl OperatorStats {
             }
         }
         self.children.extend(theirs);
+    }
+
+    /// Whether this operator or one below it (in any stage) stopped at `maxRowsInJoin`.
+    pub fn join_limit_reached(&self) -> bool {
+        self.max_rows_in_join_reached || self.children.iter().any(Self::join_limit_reached)
     }
 
     /// The stats of several workers' trees of one stage, merged.

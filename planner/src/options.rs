@@ -45,6 +45,19 @@ pub enum OptionsError {
     /// An unknown index type in `skipIndexes`.
     #[error("unknown index type '{0}' in skipIndexes")]
     UnknownIndexType(String),
+    /// A `joinOverflowMode` other than `THROW` or `BREAK`.
+    #[error("joinOverflowMode must be THROW or BREAK, got: {0}")]
+    InvalidJoinOverflowMode(String),
+}
+
+/// `joinOverflowMode`: what a multi-stage join does past `maxRowsInJoin`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum JoinOverflowMode {
+    /// Fail the query with Pinot's error naming `maxRowsInJoin`.
+    #[default]
+    Throw,
+    /// Stop at the limit and mark the answer partial.
+    Break,
 }
 
 /// Index types that `skipIndexes` can name (Pinot's `FieldConfig.IndexType`).
@@ -115,6 +128,8 @@ pub struct QueryOptions {
     pub max_initial_result_holder_capacity: Option<u32>,
     /// `maxRowsInJoin` (≥ 1).
     pub max_rows_in_join: Option<u32>,
+    /// `joinOverflowMode` (`THROW` or `BREAK`, as Pinot's enum names them).
+    pub join_overflow_mode: Option<JoinOverflowMode>,
     /// `trace`.
     pub trace: bool,
     /// `explainPlanVerbose`.
@@ -147,6 +162,7 @@ impl Default for QueryOptions {
             max_execution_threads: None,
             max_initial_result_holder_capacity: None,
             max_rows_in_join: None,
+            join_overflow_mode: None,
             trace: false,
             explain_plan_verbose: false,
             preserve_type: false,
@@ -189,6 +205,11 @@ option_table! {
     "maxInitialResultHolderCapacity" => |o, v| o.max_initial_result_holder_capacity =
         Some(parse_positive_int("maxInitialResultHolderCapacity", v)?);
     "maxRowsInJoin" => |o, v| o.max_rows_in_join = Some(parse_positive_int("maxRowsInJoin", v)?);
+    "joinOverflowMode" => |o, v| o.join_overflow_mode = Some(match v {
+        "THROW" => JoinOverflowMode::Throw,
+        "BREAK" => JoinOverflowMode::Break,
+        other => return Err(OptionsError::InvalidJoinOverflowMode(other.to_string())),
+    });
     "trace" => |o, v| o.trace = parse_bool(v);
     "explainPlanVerbose" => |o, v| o.explain_plan_verbose = parse_bool(v);
     "preserveType" => |o, v| o.preserve_type = parse_bool(v);
@@ -208,7 +229,6 @@ const KNOWN_UNMODELLED: &[&str] = &[
     "inPredicateLookupAlgorithm",
     "inPredicatePreSorted",
     "isSecondaryWorkload",
-    "joinOverflowMode",
     "maxQueryResponseSizeBytes",
     "maxRowsInDistinct",
     "maxRowsInWindow",
@@ -555,5 +575,16 @@ mod tests {
         let json = serde_json::to_string(&o).unwrap();
         let back: QueryOptions = serde_json::from_str(&json).unwrap();
         assert_eq!(back, o);
+    }
+
+    #[test]
+    fn join_overflow_mode_is_pinots_enum_name() {
+        let o = QueryOptions::resolve(&sql(&[("joinOverflowMode", "BREAK")]), None).unwrap();
+        assert_eq!(o.join_overflow_mode, Some(JoinOverflowMode::Break));
+        let e = QueryOptions::resolve(&sql(&[("joinOverflowMode", "break")]), None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "joinOverflowMode must be THROW or BREAK, got: break"
+        );
     }
 }

@@ -214,7 +214,35 @@ fn close(a: &Value, b: f64) -> bool {
 }
 
 /// The queries both clusters must answer, checked against the generated rows.
+/// `maxRowsInJoin`: past it a join fails with Pinot's error (245), or with
+/// `joinOverflowMode=BREAK` stops there and the answer says it is partial.
+async fn check_join_limits(broker: &str) {
+    let join = "SELECT COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id";
+    let b = v2(broker, &format!("SET maxRowsInJoin=10; {join}")).await;
+    let e = &b["exceptions"][0];
+    assert_eq!(e["errorCode"], 245, "{b}");
+    assert!(
+        e["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("reached number of rows limit: 10")),
+        "{b}"
+    );
+    let b = v2(
+        broker,
+        &format!("SET maxRowsInJoin=10; SET joinOverflowMode='BREAK'; {join}"),
+    )
+    .await;
+    let n = rows(&b)[0][0].as_u64().unwrap_or(u64::MAX);
+    assert!(n <= 20, "{b}");
+    assert_eq!(b["maxRowsInJoinReached"], true, "{b}");
+    assert_eq!(b["partialResult"], true, "{b}");
+    let b = v2(broker, join).await;
+    assert_eq!(b["maxRowsInJoinReached"], false, "{b}");
+    assert_eq!(b["partialResult"], false, "{b}");
+}
+
 async fn check_answers(broker: &str) {
+    check_join_limits(broker).await;
     // Single-table aggregation: Calcite names and types.
     let b = v2(broker, "SELECT COUNT(*) FROM orders").await;
     assert_eq!(rows(&b), &vec![json!([ORDERS])]);

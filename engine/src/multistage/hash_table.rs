@@ -116,18 +116,17 @@ pub fn group_ids(keys: &[&Column], rows: usize) -> (Vec<u32>, Vec<u32>) {
 }
 
 /// Matching row pairs `(probe, build)` of an equi-join on `probe_keys = build_keys`; NULL keys
-/// match nothing. Fails once more than `max_pairs` pairs are found.
+/// match nothing. Stops once more than `max_pairs` pairs are found (the caller sees the excess).
 pub fn equi_pairs(
     build_keys: &[&Column],
     build_rows: usize,
     probe_keys: &[&Column],
     probe_rows: usize,
     max_pairs: usize,
-    too_many: impl Fn() -> EngineError,
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
     if let (Some(b), Some(p)) = (plain_ints(build_keys), plain_ints(probe_keys)) {
-        return int_pairs(b, p, max_pairs, too_many, ctx);
+        return int_pairs(b, p, max_pairs, ctx);
     }
     let build_hashes = hash_rows(build_keys, build_rows);
     let mut heads = HashIndex::default();
@@ -147,7 +146,7 @@ pub fn equi_pairs(
         if p % 4096 == 0 {
             ctx.check()?;
             if probe.len() > max_pairs {
-                return Err(too_many());
+                break;
             }
         }
         let mut at = heads.get(h).copied().unwrap_or(NO_ROW);
@@ -162,9 +161,6 @@ pub fn equi_pairs(
             at = next[at as usize];
         }
     }
-    if probe.len() > max_pairs {
-        return Err(too_many());
-    }
     Ok((probe, build))
 }
 
@@ -173,7 +169,6 @@ fn int_pairs(
     build_keys: &[i64],
     probe_keys: &[i64],
     max_pairs: usize,
-    too_many: impl Fn() -> EngineError,
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
     let mut heads = IntIndex::default();
@@ -189,7 +184,7 @@ fn int_pairs(
         if p % 4096 == 0 {
             ctx.check()?;
             if probe.len() > max_pairs {
-                return Err(too_many());
+                break;
             }
         }
         let mut at = heads.get(k).copied().unwrap_or(NO_ROW);
@@ -198,9 +193,6 @@ fn int_pairs(
             build.push(at);
             at = next[at as usize];
         }
-    }
-    if probe.len() > max_pairs {
-        return Err(too_many());
     }
     Ok((probe, build))
 }
@@ -231,16 +223,7 @@ mod tests {
             vec![Value::Double(1.0), Value::Null, Value::Double(2.5)],
         );
         let ctx = QueryContext::new(Default::default());
-        let (p, b) = equi_pairs(
-            &[&ints],
-            5,
-            &[&doubles],
-            3,
-            100,
-            || EngineError::execution("too many"),
-            &ctx,
-        )
-        .unwrap();
+        let (p, b) = equi_pairs(&[&ints], 5, &[&doubles], 3, 100, &ctx).unwrap();
         assert_eq!((p, b), (vec![0, 0], vec![0, 3]));
         let strings = Column::from_values(
             DataType::String,
@@ -266,10 +249,11 @@ mod tests {
         );
         assert!(plain_ints(&[&build]).is_some());
         let ctx = QueryContext::new(Default::default());
-        let too_many = || EngineError::execution("too many");
-        let (p, b) = equi_pairs(&[&build], 3, &[&probe], 3, 100, too_many, &ctx).unwrap();
+        let (p, b) = equi_pairs(&[&build], 3, &[&probe], 3, 100, &ctx).unwrap();
         assert_eq!((p, b), (vec![0, 0, 2], vec![0, 2, 1]));
-        assert!(equi_pairs(&[&build], 3, &[&probe], 3, 2, too_many, &ctx).is_err());
+        // Past the cap the probe stops: the caller sees more pairs than allowed.
+        let (p, _) = equi_pairs(&[&build], 3, &[&probe], 3, 1, &ctx).unwrap();
+        assert_eq!(p.len(), 2);
         assert_eq!(group_ids(&[&build], 3), (vec![0, 1, 0], vec![0, 1]));
     }
 }

@@ -27,6 +27,7 @@ use crate::stats::ExecutionStats;
 use planner::plan::eval::{EvalError, RowSource, arith, eval};
 use planner::plan::expr::ColumnRef;
 use planner::plan::multistage::rel::FrameBound;
+use planner::plan::multistage::stage::JoinOverflowMode;
 use planner::plan::multistage::{
     AggMode, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFunction,
 };
@@ -57,6 +58,8 @@ pub struct Env<'a> {
     pub stats: ExecutionStats,
     /// Each operator's time and rows, for `stageStats`.
     pub recorder: StatsRecorder,
+    /// `joinOverflowMode`: what a join past `maxRowsInJoin` does.
+    pub join_overflow: JoinOverflowMode,
 }
 
 /// One row of a row-oriented input.
@@ -516,21 +519,23 @@ struct JoinSpec<'a> {
     condition: Option<&'a Expr>,
 }
 
-fn too_many_rows(max: usize) -> EngineError {
-    EngineError::execution(format!(
-        "join produced more than {max} rows (maxRowsInJoin {})",
-        max / 16
+/// Pinot's error for a join past `maxRowsInJoin` (`what`: the build side or the output).
+fn join_limit(what: &str, max: usize) -> EngineError {
+    EngineError::ResourceLimit(format!(
+        "{what}, reached number of rows limit: {max}.\nConsider increasing the limit for the maximum number of rows in a join either via:\n  - The query option 'maxRowsInJoin'\n  - The hint 'max_rows_in_join' in the 'joinOptions\n'Alternatively, if partial results are acceptable, the join overflow mode can be set to 'BREAK' either via:\n  - The query option 'joinOverflowMode'\n  - The hint 'join_overflow_mode' in the 'joinOptions'\n"
     ))
 }
 
 /// Index pairs `(left, right)` of rows whose join keys are equal (hash join on the smaller
 /// side of an inner join, else the right), or, without keys, every pair (a nested loop); then
 /// only the pairs whose joined row meets `condition`. The cross product is formed a slice of
-/// left rows at a time, so a selective condition never holds every pair at once.
+/// left rows at a time, so a selective condition never holds every pair at once. Stops once
+/// more than `max_pairs` pairs are found.
 fn matching_pairs(
     left: &DataBlock,
     right: &DataBlock,
     j: &JoinSpec<'_>,
+    build_left: bool,
     max_pairs: usize,
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
@@ -547,30 +552,14 @@ fn matching_pairs(
             keep.iter().map(|&k| ri[k as usize]).collect(),
         ))
     };
-    let too_many = || too_many_rows(max_pairs);
     if !j.left_keys.is_empty() {
         let (lk, rk) = (keys(left, j.left_keys), keys(right, j.right_keys));
-        let (li, ri) = if j.kind == JoinKind::Inner && left.num_rows < right.num_rows {
-            let (r, l) = hash_table::equi_pairs(
-                &lk,
-                left.num_rows,
-                &rk,
-                right.num_rows,
-                max_pairs,
-                too_many,
-                ctx,
-            )?;
+        let (li, ri) = if build_left {
+            let (r, l) =
+                hash_table::equi_pairs(&lk, left.num_rows, &rk, right.num_rows, max_pairs, ctx)?;
             (l, r)
         } else {
-            hash_table::equi_pairs(
-                &rk,
-                right.num_rows,
-                &lk,
-                left.num_rows,
-                max_pairs,
-                too_many,
-                ctx,
-            )?
+            hash_table::equi_pairs(&rk, right.num_rows, &lk, left.num_rows, max_pairs, ctx)?
         };
         return filter(li, ri);
     }
@@ -593,7 +582,7 @@ fn matching_pairs(
         li.extend(l);
         ri.extend(r);
         if li.len() > max_pairs {
-            return Err(too_many());
+            break;
         }
         start = end;
     }
@@ -610,25 +599,45 @@ fn side_by_side(left: &DataBlock, li: &[u32], right: &DataBlock, ri: &[u32]) -> 
 /// A hash join (every pair without keys), then the condition over the joined row. The build
 /// side is the right input, or the left one of an inner join when it is smaller.
 fn join(
-    left: DataBlock,
-    right: DataBlock,
+    mut left: DataBlock,
+    mut right: DataBlock,
     j: JoinSpec<'_>,
-    env: &Env<'_>,
+    env: &mut Env<'_>,
 ) -> Result<DataBlock, EngineError> {
     let limit = env.max_rows_in_join;
-    let max_pairs = limit.saturating_mul(16);
-    let build_left = j.kind == JoinKind::Inner && left.num_rows < right.num_rows;
-    let build_rows = if build_left {
-        left.num_rows
-    } else {
-        right.num_rows
-    };
-    if build_rows > limit {
-        return Err(EngineError::execution(format!(
-            "Cannot build in memory hash table for join operator, reach number of rows limit: {limit} (maxRowsInJoin)"
-        )));
+    let breaks = env.join_overflow == JoinOverflowMode::Break;
+    let build_left =
+        j.kind == JoinKind::Inner && !j.left_keys.is_empty() && left.num_rows < right.num_rows;
+    // The build side past `maxRowsInJoin`: Pinot's error, or (BREAK) its first rows only.
+    let build = if build_left { &mut left } else { &mut right };
+    if build.num_rows > limit {
+        if !breaks {
+            return Err(join_limit(
+                "Cannot build in memory hash table for join operator",
+                limit,
+            ));
+        }
+        let kept: Vec<u32> = (0..limit as u32).collect();
+        *build = build.take(&kept);
+        env.recorder.mark_limit_reached();
     }
-    let (mut li, mut ri) = matching_pairs(&left, &right, &j, max_pairs, env.ctx)?;
+    // Pairs before the join condition are bounded too (memory), the joined rows by the limit.
+    let (mut li, mut ri) = matching_pairs(
+        &left,
+        &right,
+        &j,
+        build_left,
+        limit.saturating_mul(16),
+        env.ctx,
+    )?;
+    if li.len() > limit {
+        if !breaks {
+            return Err(join_limit("Cannot process join", limit));
+        }
+        li.truncate(limit);
+        ri.truncate(limit);
+        env.recorder.mark_limit_reached();
+    }
     let unmatched = |n: usize, matched: &[u32]| -> Vec<u32> {
         let mut seen = vec![false; n];
         for &m in matched {

@@ -256,6 +256,7 @@ pub fn run_worker(
         inputs: &inputs,
         stats: ExecutionStats::default(),
         recorder: StatsRecorder::new(),
+        join_overflow: plan.v2_options.join_overflow_mode,
     };
     let started = std::time::Instant::now();
     let outcome = execute(&s.root, &mut env)
@@ -270,11 +271,11 @@ pub fn run_worker(
                 emitted_rows: sent,
                 stage: Some(stage),
                 parallelism: Some(1),
-                table: None,
                 children: std::mem::take(&mut env.recorder)
                     .finish()
                     .into_iter()
                     .collect(),
+                ..OperatorStats::default()
             };
             let end = EndOfStream {
                 stats,
@@ -385,6 +386,7 @@ pub fn run_root(
         inputs: &inputs,
         stats: ExecutionStats::default(),
         recorder: StatsRecorder::new(),
+        join_overflow: plan.v2_options.join_overflow_mode,
     };
     let outcome = match plan.stages.first() {
         Some(root) => execute(&root.root, &mut env),
@@ -394,6 +396,13 @@ pub fn run_root(
     stats.add(&env.stats);
     r.set_stats(&stats);
     r.stage_stats = std::mem::take(&mut env.recorder).finish();
+    // Pinot's v2 answer says whether a join stopped at maxRowsInJoin (then the result is partial).
+    let limited = r
+        .stage_stats
+        .as_ref()
+        .is_some_and(OperatorStats::join_limit_reached);
+    r.max_rows_in_join_reached = Some(limited);
+    r.partial_result |= limited;
     match outcome {
         Ok(block) => {
             let typed: Vec<Vec<Value>> = block

@@ -37,6 +37,8 @@ pub fn operator_type(node: &RelNode) -> &'static str {
 pub struct StatsRecorder {
     /// Open operators' children, innermost last; the bottom frame holds the finished roots.
     frames: Vec<Vec<OperatorStats>>,
+    /// Open operators that stopped at their row limit.
+    limited: Vec<bool>,
 }
 
 impl StatsRecorder {
@@ -44,13 +46,22 @@ impl StatsRecorder {
     pub fn new() -> StatsRecorder {
         StatsRecorder {
             frames: vec![Vec::new()],
+            limited: Vec::new(),
         }
     }
 
     /// An operator starts: its inputs' stats go into a new frame.
     pub fn open(&mut self) -> Instant {
         self.frames.push(Vec::new());
+        self.limited.push(false);
         Instant::now()
+    }
+
+    /// The innermost open operator stopped at `maxRowsInJoin`.
+    pub fn mark_limit_reached(&mut self) {
+        if let Some(l) = self.limited.last_mut() {
+            *l = true;
+        }
     }
 
     /// The operator opened at `started` ends having emitted `rows`; `extra` are children from
@@ -63,6 +74,7 @@ impl StatsRecorder {
         extra: Option<OperatorStats>,
     ) {
         let mut children = self.frames.pop().unwrap_or_default();
+        let limited = self.limited.pop().unwrap_or(false);
         children.extend(extra);
         let stats = OperatorStats {
             kind: operator_type(node).to_string(),
@@ -73,6 +85,7 @@ impl StatsRecorder {
                 _ => None,
             },
             children,
+            max_rows_in_join_reached: limited,
             ..OperatorStats::default()
         };
         match self.frames.last_mut() {

@@ -51,6 +51,7 @@ pub fn plan_statement(
                 multistage::stage::MultiStageOptions::default().max_rows_in_join,
                 |n| n as usize,
             ),
+            join_overflow_mode: options.join_overflow_mode.unwrap_or_default(),
             ..multistage::stage::MultiStageOptions::default()
         };
         return multistage::bind::bind_multistage(

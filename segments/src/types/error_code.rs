@@ -13,6 +13,7 @@ pub enum ErrorCode {
     QueryExecution,
     ServerTableMissing,
     ServerSegmentMissing,
+    ServerResourceLimitExceeded,
     ExecutionTimeout,
     BrokerTimeout,
     BrokerResourceMissing,
@@ -41,6 +42,7 @@ impl ErrorCode {
             ErrorCode::QueryExecution => 200,
             ErrorCode::ServerTableMissing => 230,
             ErrorCode::ServerSegmentMissing => 235,
+            ErrorCode::ServerResourceLimitExceeded => 245,
             ErrorCode::ExecutionTimeout => 250,
             ErrorCode::BrokerTimeout => 400,
             ErrorCode::BrokerResourceMissing => 410,
@@ -80,6 +82,7 @@ impl ErrorCode {
             ErrorCode::MergeResponse => "MergeResponseError",
             ErrorCode::QueryCancellation => "QueryCancellationError",
             ErrorCode::QueryValidation => "QueryValidationError",
+            ErrorCode::ServerResourceLimitExceeded => "ServerResourceLimitExceededError",
             ErrorCode::UnknownColumn => "UnknownColumnError",
             ErrorCode::QueryPlanning => "QueryPlanningError",
             ErrorCode::Unknown => "UnknownError",
@@ -104,6 +107,7 @@ impl ErrorCode {
             | ErrorCode::BrokerInstanceMissing
             | ErrorCode::BrokerRequestSend
             | ErrorCode::ServerNotResponding
+            | ErrorCode::ServerResourceLimitExceeded
             | ErrorCode::QueryCancellation => 503,
             ErrorCode::SqlRuntime
             | ErrorCode::QueryExecution

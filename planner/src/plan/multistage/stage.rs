@@ -62,15 +62,7 @@ pub struct MultiStagePlan {
     pub explain: bool,
 }
 
-/// What to do when a hash join's build side exceeds `max_rows_in_join`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum JoinOverflowMode {
-    /// Fail the query with Pinot's error naming `maxRowsInJoin`.
-    #[default]
-    Throw,
-    /// Stop adding rows and mark the result partial.
-    Break,
-}
+pub use crate::options::JoinOverflowMode;
 
 /// Typed v2 query options (`maxRowsInJoin`, `joinOverflowMode`, …).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
