@@ -116,7 +116,8 @@ pub fn group_ids(keys: &[&Column], rows: usize) -> (Vec<u32>, Vec<u32>) {
 }
 
 /// Matching row pairs `(probe, build)` of an equi-join on `probe_keys = build_keys`; NULL keys
-/// match nothing. Stops once more than `max_pairs` pairs are found (the caller sees the excess).
+/// match nothing. Stops soon after more than `max_pairs` pairs are found (checked every few
+/// thousand probe rows; the caller sees the excess and decides).
 pub fn equi_pairs(
     build_keys: &[&Column],
     build_rows: usize,
@@ -251,9 +252,10 @@ mod tests {
         let ctx = QueryContext::new(Default::default());
         let (p, b) = equi_pairs(&[&build], 3, &[&probe], 3, 100, &ctx).unwrap();
         assert_eq!((p, b), (vec![0, 0, 2], vec![0, 2, 1]));
-        // Past the cap the probe stops: the caller sees more pairs than allowed.
+        // Past the cap the probe stops (checked every few thousand rows): the caller sees
+        // more pairs than allowed and decides.
         let (p, _) = equi_pairs(&[&build], 3, &[&probe], 3, 1, &ctx).unwrap();
-        assert_eq!(p.len(), 2);
+        assert!(p.len() > 1);
         assert_eq!(group_ids(&[&build], 3), (vec![0, 1, 0], vec![0, 1]));
     }
 }
