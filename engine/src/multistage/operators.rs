@@ -26,7 +26,7 @@ use crate::sort::compare_rows;
 use crate::stats::ExecutionStats;
 use planner::plan::eval::{EvalError, RowSource, arith, eval};
 use planner::plan::expr::ColumnRef;
-use planner::plan::multistage::rel::FrameBound;
+use planner::plan::multistage::rel::{FrameBound, FrameExclude};
 use planner::plan::multistage::stage::JoinOverflowMode;
 use planner::plan::multistage::{
     AggMode, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFunction,
@@ -832,6 +832,19 @@ fn window(
                     };
                     (start, end)
                 };
+                // The frame's rows in order, less those its EXCLUDE clause leaves out.
+                let frame_rows = |(s, e): (usize, usize), i: usize| -> Vec<usize> {
+                    if s > e || s >= n {
+                        return Vec::new();
+                    }
+                    let keep = |j: &usize| match call.frame.exclude {
+                        FrameExclude::NoOthers => true,
+                        FrameExclude::CurrentRow => *j != i,
+                        FrameExclude::Group => *j < peer_start[i] || *j > peer_end[i],
+                        FrameExclude::Ties => *j == i || *j < peer_start[i] || *j > peer_end[i],
+                    };
+                    (s..=e.min(n - 1)).filter(keep).collect()
+                };
                 let v = match &call.function {
                     WindowFunction::RowNumber => Value::Long(i as i64 + 1),
                     WindowFunction::Rank => Value::Long(peer_start[i] as i64 + 1),
@@ -848,47 +861,60 @@ fn window(
                         };
                         Value::Long(bucket as i64 + 1)
                     }
-                    WindowFunction::Lag { offset, default } => i
-                        .checked_sub(*offset as usize)
-                        .map(|j| args[j].clone())
-                        .unwrap_or_else(|| default.clone().unwrap_or(Value::Null)),
-                    WindowFunction::Lead { offset, default } => args
-                        .get(i + *offset as usize)
-                        .cloned()
-                        .unwrap_or_else(|| default.clone().unwrap_or(Value::Null)),
-                    WindowFunction::FirstValue => {
-                        let (s, e) = frame(i);
-                        if s <= e && s < n {
-                            args[s].clone()
+                    WindowFunction::Lag { offset, default } => {
+                        let k = *offset as usize;
+                        let found = if call.ignore_nulls {
+                            (0..i)
+                                .rev()
+                                .filter(|&j| !args[j].is_null())
+                                .nth(k.saturating_sub(1))
                         } else {
-                            Value::Null
+                            i.checked_sub(k)
+                        };
+                        match found {
+                            Some(j) if k > 0 || !call.ignore_nulls => args[j].clone(),
+                            _ if k == 0 => args[i].clone(),
+                            _ => default.clone().unwrap_or(Value::Null),
                         }
                     }
-                    WindowFunction::LastValue => {
-                        let (s, e) = frame(i);
-                        if s <= e && e < n {
-                            args[e].clone()
+                    WindowFunction::Lead { offset, default } => {
+                        let k = *offset as usize;
+                        let found = if call.ignore_nulls {
+                            (i + 1..n)
+                                .filter(|&j| !args[j].is_null())
+                                .nth(k.saturating_sub(1))
                         } else {
-                            Value::Null
+                            Some(i + k).filter(|j| *j < n)
+                        };
+                        match found {
+                            Some(j) if k > 0 || !call.ignore_nulls => args[j].clone(),
+                            _ if k == 0 => args[i].clone(),
+                            _ => default.clone().unwrap_or(Value::Null),
                         }
+                    }
+                    WindowFunction::FirstValue | WindowFunction::LastValue => {
+                        let rows = frame_rows(frame(i), i);
+                        let mut candidates = rows
+                            .into_iter()
+                            .filter(|&j| !call.ignore_nulls || !args[j].is_null());
+                        let pick = if matches!(call.function, WindowFunction::FirstValue) {
+                            candidates.next()
+                        } else {
+                            candidates.last()
+                        };
+                        pick.map_or(Value::Null, |j| args[j].clone())
                     }
                     WindowFunction::Aggregate(a) => {
-                        let (s, e) = frame(i);
-                        let range = if s <= e && s < n {
-                            s..e.min(n - 1) + 1
-                        } else {
-                            0..0
-                        };
+                        let rows = frame_rows(frame(i), i);
                         let args = match &a.arg {
                             None => None,
                             Some(x) => Some(
-                                keyed[range.clone()]
-                                    .iter()
-                                    .map(|(_, r)| eval_on(x, r))
+                                rows.iter()
+                                    .map(|&j| eval_on(x, &keyed[j].1))
                                     .collect::<Result<Vec<_>, _>>()?,
                             ),
                         };
-                        let groups = vec![0u32; range.len()];
+                        let groups = vec![0u32; rows.len()];
                         let data_type = a
                             .arg
                             .as_ref()

@@ -484,7 +484,10 @@ pub fn run_local(
                 let stage = s.id;
                 scope.spawn(move || {
                     let worker_ctx = QueryContext::new(ctx.options.clone());
-                    if run_worker(
+                    // A failed worker has sent its error downstream; the root reports it and
+                    // then cancels whatever still runs (cancelling here could beat the error to
+                    // the root, which would then answer "cancelled").
+                    let _ = run_worker(
                         plan,
                         stage,
                         w,
@@ -494,11 +497,7 @@ pub fn run_local(
                         mailboxes,
                         mailboxes,
                         &worker_ctx,
-                    )
-                    .is_err()
-                    {
-                        mailboxes.cancel(query_id);
-                    }
+                    );
                 });
             }
         }

@@ -280,6 +280,10 @@ pub struct WindowSpec {
     pub partition_by: Vec<Expr>,
     pub order_by: Vec<OrderByExpr>,
     pub frame: Option<WindowFrame>,
+    /// `IGNORE NULLS` written after the call (`FIRST_VALUE`, `LAST_VALUE`, `LAG`, `LEAD`);
+    /// `RESPECT NULLS`, the default, is false.
+    #[serde(default)]
+    pub ignore_nulls: bool,
 }
 
 /// `ROWS|RANGE BETWEEN start AND end`; a frame with only a start has `end = CurrentRow`.
@@ -288,6 +292,22 @@ pub struct WindowFrame {
     pub units: FrameUnits,
     pub start: FrameBound,
     pub end: FrameBound,
+    /// `EXCLUDE …` (default `NO OTHERS`).
+    #[serde(default)]
+    pub exclude: FrameExclude,
+}
+
+/// Rows a frame leaves out of itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FrameExclude {
+    #[default]
+    NoOthers,
+    /// The current row.
+    CurrentRow,
+    /// The current row and its peers.
+    Group,
+    /// The current row's peers, not the row itself.
+    Ties,
 }
 
 /// Frame units.

@@ -281,6 +281,17 @@ FILES = {
   ("SELECT region, SUM(amount), RANK() OVER (ORDER BY SUM(amount) DESC) FROM orders GROUP BY region ORDER BY region", None),
   ("SELECT order_id, COUNT(*) OVER (PARTITION BY status), MIN(quantity) OVER (PARTITION BY status), MAX(quantity) OVER (PARTITION BY status) FROM orders WHERE order_id <= 10 ORDER BY order_id", None),
   ("SELECT order_id, quantity, SUM(quantity) OVER (ORDER BY quantity RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM orders WHERE region = 'south' AND status = 'CANCELLED' ORDER BY quantity, order_id", None),
+  # Frame exclusions: the current row, its peers, its peers but itself.
+  ("SELECT order_id, SUM(quantity) OVER (ORDER BY order_id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) FROM orders WHERE order_id <= 10 ORDER BY order_id", None),
+  ("SELECT order_id, quantity, COUNT(*) OVER (ORDER BY quantity RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING EXCLUDE GROUP), "
+   "SUM(order_id) OVER (ORDER BY quantity RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE TIES) FROM orders WHERE region = 'west' AND status = 'OPEN' ORDER BY quantity, order_id", None),
+  # IGNORE NULLS: the nearest non-NULL argument.
+  ("SELECT order_id, LAST_VALUE(CASE WHEN quantity > 25 THEN order_id END) IGNORE NULLS OVER (ORDER BY order_id), "
+   "LAG(CASE WHEN quantity > 25 THEN order_id END) IGNORE NULLS OVER (ORDER BY order_id), "
+   "LEAD(CASE WHEN quantity > 25 THEN order_id END, 2) IGNORE NULLS OVER (ORDER BY order_id) FROM orders WHERE order_id <= 20 ORDER BY order_id",
+   "SELECT order_id, LAST_VALUE(CASE WHEN quantity > 25 THEN order_id END IGNORE NULLS) OVER (ORDER BY order_id), "
+   "LAG(CASE WHEN quantity > 25 THEN order_id END IGNORE NULLS) OVER (ORDER BY order_id), "
+   "LEAD(CASE WHEN quantity > 25 THEN order_id END, 2 IGNORE NULLS) OVER (ORDER BY order_id) FROM orders WHERE order_id <= 20 ORDER BY order_id"),
 ],
 "v2_aggregate": [
   ("SELECT COUNT(*), SUM(amount), MIN(quantity), MAX(quantity), AVG(discount) FROM orders", None),

@@ -96,7 +96,12 @@ pub struct WindowFrame {
     pub rows: bool,
     pub start: FrameBound,
     pub end: FrameBound,
+    /// Rows left out of the frame (`EXCLUDE CURRENT ROW | GROUP | TIES`).
+    #[serde(default)]
+    pub exclude: FrameExclude,
 }
+
+pub use crate::sql::ast::FrameExclude;
 
 /// One window function call of a [`RelNode::Window`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -106,6 +111,9 @@ pub struct WindowCall {
     pub arg: Option<Expr>,
     pub frame: WindowFrame,
     pub output_type: ColumnType,
+    /// `IGNORE NULLS` (FIRST_VALUE, LAST_VALUE, LAG, LEAD skip NULL arguments).
+    #[serde(default)]
+    pub ignore_nulls: bool,
 }
 
 /// A relational operator.

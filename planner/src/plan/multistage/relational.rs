@@ -653,21 +653,37 @@ impl<'a> Planner<'a> {
         cols: &[Col],
     ) -> Result<WindowCall, PlanError> {
         let canonical = crate::plan::aggregate::canonical_name(name);
+        if let Some(f) = &spec.frame
+            && f.units == ast::FrameUnits::Range
+            && [f.start, f.end].iter().any(|b| {
+                matches!(
+                    b,
+                    ast::FrameBound::Preceding(_) | ast::FrameBound::Following(_)
+                )
+            })
+        {
+            return Err(PlanError::Planning(
+                "RANGE window frame with offset PRECEDING / FOLLOWING is not supported".into(),
+            ));
+        }
         let frame = match &spec.frame {
             Some(f) => WindowFrame {
                 rows: f.units == ast::FrameUnits::Rows,
                 start: bound(f.start),
                 end: bound(f.end),
+                exclude: f.exclude,
             },
             None if spec.order_by.is_empty() => WindowFrame {
                 rows: true,
                 start: FrameBound::UnboundedPreceding,
                 end: FrameBound::UnboundedFollowing,
+                exclude: ast::FrameExclude::NoOthers,
             },
             None => WindowFrame {
                 rows: false,
                 start: FrameBound::UnboundedPreceding,
                 end: FrameBound::CurrentRow,
+                exclude: ast::FrameExclude::NoOthers,
             },
         };
         let long = ColumnType::sv(segments::types::DataType::Long);
@@ -760,11 +776,25 @@ impl<'a> Planner<'a> {
                 (WindowFunction::Aggregate(call), None, t)
             }
         };
+        let treats_nulls = matches!(
+            function,
+            WindowFunction::FirstValue
+                | WindowFunction::LastValue
+                | WindowFunction::Lag { .. }
+                | WindowFunction::Lead { .. }
+        );
+        if spec.ignore_nulls && !treats_nulls {
+            return Err(PlanError::Validation(format!(
+                "Cannot specify IGNORE NULLS or RESPECT NULLS following '{}'",
+                name.to_ascii_uppercase()
+            )));
+        }
         Ok(WindowCall {
             function,
             arg: arg_expr,
             frame,
             output_type,
+            ignore_nulls: spec.ignore_nulls,
         })
     }
 

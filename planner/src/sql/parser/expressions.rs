@@ -638,7 +638,11 @@ fn function_call(i: Tokens<'_>) -> PResult<'_, Expr> {
     };
     let (rest, _) = punct(")")(rest)?;
     let (rest, filter) = opt(filter_clause).parse(rest)?;
-    let (rest, over) = opt(over_clause).parse(rest)?;
+    let (rest, nulls) = opt(null_treatment).parse(rest)?;
+    let (rest, mut over) = opt(over_clause).parse(rest)?;
+    if let (Some(ignore), Some(w)) = (nulls, over.as_mut()) {
+        w.ignore_nulls = ignore;
+    }
     let e = Expr::Function {
         name,
         args,
@@ -736,6 +740,13 @@ fn filter_clause(i: Tokens<'_>) -> PResult<'_, Expr> {
     Ok((rest, e))
 }
 
+/// null_treatment := (IGNORE | RESPECT) NULLS — true for IGNORE.
+fn null_treatment(i: Tokens<'_>) -> PResult<'_, bool> {
+    let (rest, t) = any_keyword(&["IGNORE", "RESPECT"]).parse(i)?;
+    let (rest, _) = keyword("NULLS")(rest)?;
+    Ok((rest, t.is_keyword("IGNORE")))
+}
+
 /// over_clause := OVER window_spec
 fn over_clause(i: Tokens<'_>) -> PResult<'_, WindowSpec> {
     preceded(keyword("OVER"), window_spec).parse(i)
@@ -753,12 +764,33 @@ fn window_spec(i: Tokens<'_>) -> PResult<'_, WindowSpec> {
         partition_by: partition_by.unwrap_or_default(),
         order_by: order_by.unwrap_or_default(),
         frame,
+        ignore_nulls: false,
     };
     Ok((rest, spec))
 }
 
 /// window_frame := (ROWS | RANGE) (BETWEEN frame_bound AND frame_bound | frame_bound)
+///                 [EXCLUDE (CURRENT ROW | GROUP | TIES | NO OTHERS)]
 fn window_frame(i: Tokens<'_>) -> PResult<'_, WindowFrame> {
+    let (rest, mut frame) = frame_extent(i)?;
+    let Ok((rest, _)) = keyword("EXCLUDE")(rest) else {
+        return Ok((rest, frame));
+    };
+    let (rest, exclude) = if let Ok((r, _)) = (keyword("CURRENT"), keyword("ROW")).parse(rest) {
+        (r, FrameExclude::CurrentRow)
+    } else if let Ok((r, _)) = keyword("GROUP")(rest) {
+        (r, FrameExclude::Group)
+    } else if let Ok((r, _)) = keyword("TIES")(rest) {
+        (r, FrameExclude::Ties)
+    } else {
+        let (r, _) = (keyword("NO"), keyword("OTHERS")).parse(rest)?;
+        (r, FrameExclude::NoOthers)
+    };
+    frame.exclude = exclude;
+    Ok((rest, frame))
+}
+
+fn frame_extent(i: Tokens<'_>) -> PResult<'_, WindowFrame> {
     let (rest, t) = token_if(i, |t| t.is_keyword("ROWS") || t.is_keyword("RANGE"))?;
     let units = if t.is_keyword("ROWS") {
         FrameUnits::Rows
@@ -767,13 +799,20 @@ fn window_frame(i: Tokens<'_>) -> PResult<'_, WindowFrame> {
     };
     if let Ok((rest, _)) = keyword("BETWEEN")(rest) {
         let (rest, (start, _, end)) = (frame_bound, keyword("AND"), frame_bound).parse(rest)?;
-        return Ok((rest, WindowFrame { units, start, end }));
+        let frame = WindowFrame {
+            units,
+            start,
+            end,
+            exclude: FrameExclude::NoOthers,
+        };
+        return Ok((rest, frame));
     }
     let (rest, start) = frame_bound(rest)?;
     let frame = WindowFrame {
         units,
         start,
         end: FrameBound::CurrentRow,
+        exclude: FrameExclude::NoOthers,
     };
     Ok((rest, frame))
 }
@@ -1227,7 +1266,8 @@ mod tests {
             Some(WindowFrame {
                 units: FrameUnits::Rows,
                 start: FrameBound::UnboundedPreceding,
-                end: FrameBound::Following(1)
+                end: FrameBound::Following(1),
+                exclude: FrameExclude::NoOthers,
             })
         );
         let Expr::Function { over: Some(w), .. } = e("row_number() OVER ()") else {
@@ -1243,9 +1283,17 @@ mod tests {
             Some(WindowFrame {
                 units: FrameUnits::Range,
                 start: FrameBound::Preceding(3),
-                end: FrameBound::CurrentRow
+                end: FrameBound::CurrentRow,
+                exclude: FrameExclude::NoOthers,
             })
         );
+        let Expr::Function { over: Some(w), .. } = e(
+            "last_value(x) IGNORE NULLS OVER (ORDER BY t ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE TIES)",
+        ) else {
+            panic!()
+        };
+        assert!(w.ignore_nulls);
+        assert_eq!(w.frame.map(|f| f.exclude), Some(FrameExclude::Ties));
     }
 
     #[test]
