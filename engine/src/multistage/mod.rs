@@ -2,16 +2,17 @@
 //! [`MultiStagePlan`](planner::plan::multistage::MultiStagePlan) at a time.
 //!
 //! ```text
-//!  leaf worker (server)            intermediate / root worker
-//!  execute_server(v1 plan) ─rows─► send: partition by the receiver's Distribution
-//!                                        │  DataBlock (columnar) ─ codec (binary) ─► HTTP
-//!                                        └─────────────── or MailboxService (same process)
+//!  leaf worker (server)               intermediate / root worker
+//!  execute_server(v1 plan) ─columns─► send: partition by the receiver's Distribution
+//!                                           │  DataBlock ─ codec (binary frames) ─► HTTP
+//!                                           └──── whole block ─► MailboxService (same process)
 //!                                  receive ◄─ mailbox(query, from stage, to stage, worker)
 //!                                  operators (project, filter, aggregate, sort, …) ─► send
 //! ```
 //!
-//! * [`block`] — [`DataBlock`]: the columnar unit between operators and stages; numbers
-//!   unboxed, other values boxed, a partial aggregate's column as aggregation states.
+//! * [`block`] — [`DataBlock`]: the columnar unit between operators and stages, made of
+//!   [`crate::column::Column`]s (numbers unboxed, dictionary text coded, other values boxed, a
+//!   partial aggregate's column as aggregation states).
 //! * [`codec`] — the compact binary encoding of blocks and mailbox messages.
 //! * [`hash_table`] — hash tables of row indices for grouping and hash joins.
 //! * [`mailbox`] — [`MailboxService`] (bounded per-worker queues: back-pressure, cancellation)
