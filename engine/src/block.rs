@@ -10,6 +10,19 @@ use segments::dictionary::Dictionary;
 use segments::types::{DataType, DictId, DocId, Value};
 use std::sync::Arc;
 
+/// Row `i` is NULL where either input's row `i` is (absent when neither has NULLs): the null
+/// flags of a binary operation's result.
+pub fn either_null(a: Option<&[bool]>, b: Option<&[bool]>, n: usize) -> Option<Vec<bool>> {
+    match (a, b) {
+        (None, None) => None,
+        (x, y) => Some(
+            (0..n)
+                .map(|i| x.is_some_and(|v| v[i]) || y.is_some_and(|v| v[i]))
+                .collect(),
+        ),
+    }
+}
+
 /// Documents per block (Pinot's `DocIdSetPlanNode.MAX_DOC_PER_CALL`).
 pub const BLOCK_SIZE: usize = 10_000;
 

@@ -53,18 +53,7 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-const TYPES: [DataType; 10] = [
-    DataType::Int,
-    DataType::Long,
-    DataType::Float,
-    DataType::Double,
-    DataType::BigDecimal,
-    DataType::Boolean,
-    DataType::Timestamp,
-    DataType::String,
-    DataType::Json,
-    DataType::Bytes,
-];
+const TYPES: [DataType; 10] = DataType::ALL;
 
 fn put_column(out: &mut Vec<u8>, c: &Column) {
     out.push(match &c.cells {

@@ -143,16 +143,7 @@ pub fn evaluate(expr: &Expr, block: &DataBlock) -> Result<Column, EngineError> {
             let (l, r) = (evaluate(left, block)?, evaluate(right, block)?);
             if let (Some(a), Some(b)) = (numbers(&l), numbers(&r)) {
                 let values = a.iter().zip(&b).map(|(x, y)| arith(*op, *x, *y)).collect();
-                let nulls = match (&l.nulls, &r.nulls) {
-                    (None, None) => None,
-                    (x, y) => Some(
-                        (0..n)
-                            .map(|i| {
-                                x.as_ref().is_some_and(|v| v[i]) || y.as_ref().is_some_and(|v| v[i])
-                            })
-                            .collect(),
-                    ),
-                };
+                let nulls = crate::block::either_null(l.nulls.as_deref(), r.nulls.as_deref(), n);
                 return Ok(Column {
                     cells: Cells::F64(values),
                     data_type: DataType::Double,

@@ -92,16 +92,8 @@ pub fn evaluate<'b, 'a>(
             let r = evaluate(right, block)?;
             if let (Some(a), Some(b)) = (numbers(&l), numbers(&r)) {
                 let values: Vec<f64> = a.iter().zip(&b).map(|(x, y)| arith(*op, *x, *y)).collect();
-                let nulls = match (null_flags(&l), null_flags(&r)) {
-                    (None, None) => None,
-                    (x, y) => Some(
-                        (0..n)
-                            .map(|i| {
-                                x.as_ref().is_some_and(|v| v[i]) || y.as_ref().is_some_and(|v| v[i])
-                            })
-                            .collect(),
-                    ),
-                };
+                let (x, y) = (null_flags(&l), null_flags(&r));
+                let nulls = crate::block::either_null(x.as_deref(), y.as_deref(), n);
                 return Ok(Cow::Owned(Projected {
                     data: ColumnData::F64(values),
                     data_type: DataType::Double,
