@@ -891,7 +891,7 @@ fn window(
                         let pick = if matches!(call.function, WindowFunction::FirstValue) {
                             candidates.next()
                         } else {
-                            candidates.last()
+                            candidates.next_back()
                         };
                         pick.map_or(Value::Null, |j| args[j].clone())
                     }
