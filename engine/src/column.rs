@@ -387,11 +387,18 @@ impl Column {
                 }
             }
             Cells::Coded { ids, dict } => {
+                // Each distinct value hashed once when there are fewer values than rows.
+                let per_value: Option<Vec<u64>> =
+                    (dict.len() < ids.len()).then(|| dict.iter().map(value_hash).collect());
                 for (i, h) in hashes.iter_mut().enumerate() {
+                    let id = ids[i] as usize;
                     let v = if null(i) {
                         NULL_HASH
                     } else {
-                        value_hash(&dict[ids[i] as usize])
+                        match &per_value {
+                            Some(p) => p[id],
+                            None => value_hash(&dict[id]),
+                        }
                     };
                     *h = mix(*h, v);
                 }

@@ -97,11 +97,14 @@ fn to_column(p: &Projected<'_>, take: usize) -> Option<Column> {
     })
 }
 
+const NO_LOCAL: u32 = u32::MAX;
+
 /// Dictionary-encoded text of one segment column as a coded column: each segment id used gets a
 /// local id and is decoded once (its block once, by the [`ValueDecoder`]); rows are ids.
 struct Recoder<'a> {
     decoder: ValueDecoder<'a>,
-    local: HashMap<u32, u32>,
+    /// Segment id → local id ([`NO_LOCAL`] until used).
+    local: Vec<u32>,
     dict: Vec<Value>,
     ids: Vec<u32>,
     nulls: Vec<bool>,
@@ -112,7 +115,7 @@ impl<'a> Recoder<'a> {
     fn new(dict: &'a Dictionary, data_type: DataType) -> Recoder<'a> {
         Recoder {
             decoder: dict.decoder(),
-            local: HashMap::new(),
+            local: vec![NO_LOCAL; dict.len() as usize],
             dict: Vec::new(),
             ids: Vec::new(),
             nulls: Vec::new(),
@@ -122,15 +125,12 @@ impl<'a> Recoder<'a> {
 
     fn add(&mut self, ids: &[u32], nulls: Option<&[bool]>) {
         for (i, &id) in ids.iter().enumerate() {
-            let local = match self.local.get(&id) {
-                Some(l) => *l,
-                None => {
-                    self.dict.push(self.decoder.value(id));
-                    let l = (self.dict.len() - 1) as u32;
-                    self.local.insert(id, l);
-                    l
-                }
-            };
+            let slot = &mut self.local[id as usize];
+            if *slot == NO_LOCAL {
+                self.dict.push(self.decoder.value(id));
+                *slot = (self.dict.len() - 1) as u32;
+            }
+            let local = *slot;
             self.ids.push(local);
             self.nulls.push(nulls.is_some_and(|n| n[i]));
         }

@@ -314,7 +314,12 @@ fn plain_get<'a>(offsets: &Bytes, data: &'a Bytes, id: DictId) -> &'a [u8] {
 
 /// A var-width column's value from its stored bytes.
 pub fn bytes_to_value(data_type: DataType, b: &[u8]) -> Value {
-    let text = || String::from_utf8_lossy(b).into_owned();
+    // Valid UTF-8 (every value Tessera writes) takes the fast validator; anything else is
+    // repaired as Java's decoder would.
+    let text = || match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    };
     match data_type {
         DataType::Json => Value::Json(text()),
         DataType::BigDecimal => Value::BigDecimal(text()),

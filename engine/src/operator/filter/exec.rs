@@ -168,7 +168,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                     .iter()
                     .map(|c| ColumnSource::new(segment, c, None, &self.ctx.options))
                     .collect();
-                let mut out = RoaringBitmap::new();
+                let mut hits: Vec<DocId> = Vec::new();
                 for docs in candidates.blocks() {
                     self.ctx.check()?;
                     self.entries_scanned += docs.len() as u64;
@@ -184,11 +184,11 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                             Some(t) => !values.is_null(i) && t.test(&values.value(i)),
                         };
                         if hit {
-                            let _ = out.try_push(doc);
+                            hits.push(doc);
                         }
                     }
                 }
-                DocSet::Bitmap(out)
+                DocSet::Bitmap(ascending(hits))
             }
         })
     }
@@ -200,7 +200,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         lookup: &super::IdLookup,
         candidates: &DocSet,
     ) -> Result<DocSet, EngineError> {
-        let mut out = RoaringBitmap::new();
+        let mut hits: Vec<DocId> = Vec::new();
         let mut ids: Vec<u32> = Vec::new();
         for docs in candidates.blocks() {
             self.ctx.check()?;
@@ -215,7 +215,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                     }
                     for (&doc, &id) in docs.iter().zip(&ids) {
                         if lookup.contains(id) {
-                            let _ = out.try_push(doc);
+                            hits.push(doc);
                         }
                     }
                 }
@@ -223,7 +223,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                     for &doc in &docs {
                         f.read(doc, &mut ids);
                         if ids.iter().any(|&id| lookup.contains(id)) {
-                            let _ = out.try_push(doc);
+                            hits.push(doc);
                         }
                     }
                 }
@@ -235,7 +235,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 }
             }
         }
-        Ok(DocSet::Bitmap(out))
+        Ok(DocSet::Bitmap(ascending(hits)))
     }
 
     /// Scans raw values of `candidates`.
@@ -252,7 +252,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             )));
         };
         let mut cursor = raw.cursor();
-        let mut out = RoaringBitmap::new();
+        let mut hits: Vec<DocId> = Vec::new();
         let stored = column.data_type().stored();
         for docs in candidates.blocks() {
             self.ctx.check()?;
@@ -265,12 +265,19 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                     (_, t) => t.test_f64(cursor.f64(doc)),
                 };
                 if hit {
-                    let _ = out.try_push(doc);
+                    hits.push(doc);
                 }
             }
         }
-        Ok(DocSet::Bitmap(out))
+        Ok(DocSet::Bitmap(ascending(hits)))
     }
+}
+
+/// The bitmap of documents found in ascending order (scans visit documents in order), built in
+/// one pass rather than a push per document.
+fn ascending(hits: Vec<DocId>) -> RoaringBitmap {
+    RoaringBitmap::from_sorted_iter(hits.iter().copied())
+        .unwrap_or_else(|_| hits.into_iter().collect())
 }
 
 fn is_contiguous(docs: &[DocId]) -> bool {
