@@ -172,14 +172,44 @@ fn int_pairs(
     max_pairs: usize,
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
-    let mut heads = IntIndex::default();
-    heads.reserve(build_keys.len());
     let mut next = vec![NO_ROW; build_keys.len()];
-    for (b, k) in build_keys.iter().enumerate().rev() {
-        let slot = heads.entry(*k).or_insert(NO_ROW);
-        next[b] = *slot;
-        *slot = b as u32;
+    // Keys in a range not much wider than the build side (ids, order keys) index an array of
+    // chain heads directly; others go through a hash table.
+    let (lo, hi) = build_keys
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
+    let span = (hi as i128 - lo as i128 + 1).max(0) as u128;
+    let dense = !build_keys.is_empty()
+        && span <= (build_keys.len() as u128 * 16).max(1 << 16)
+        && span <= 1 << 26;
+    let mut direct: Vec<u32> = Vec::new();
+    let mut heads = IntIndex::default();
+    if dense {
+        direct = vec![NO_ROW; span as usize];
+        for (b, k) in build_keys.iter().enumerate().rev() {
+            let slot = &mut direct[(k - lo) as usize];
+            next[b] = *slot;
+            *slot = b as u32;
+        }
+    } else {
+        heads.reserve(build_keys.len());
+        for (b, k) in build_keys.iter().enumerate().rev() {
+            let slot = heads.entry(*k).or_insert(NO_ROW);
+            next[b] = *slot;
+            *slot = b as u32;
+        }
     }
+    let head = |k: &i64| -> u32 {
+        if dense {
+            if *k < lo || *k > hi {
+                NO_ROW
+            } else {
+                direct[(k - lo) as usize]
+            }
+        } else {
+            heads.get(k).copied().unwrap_or(NO_ROW)
+        }
+    };
     let (mut probe, mut build) = (Vec::new(), Vec::new());
     for (p, k) in probe_keys.iter().enumerate() {
         if p % 4096 == 0 {
@@ -188,7 +218,7 @@ fn int_pairs(
                 break;
             }
         }
-        let mut at = heads.get(k).copied().unwrap_or(NO_ROW);
+        let mut at = head(k);
         while at != NO_ROW {
             probe.push(p as u32);
             build.push(at);
@@ -257,5 +287,14 @@ mod tests {
         let (p, _) = equi_pairs(&[&build], 3, &[&probe], 3, 1, &ctx).unwrap();
         assert!(p.len() > 1);
         assert_eq!(group_ids(&[&build], 3), (vec![0, 1, 0], vec![0, 1]));
+        // Keys too spread out for an array of heads go through the hash table: same pairs.
+        let spread = Column::from_values(
+            DataType::Long,
+            vec![Value::Long(1 << 40), Value::Long(-5), Value::Long(1 << 40)],
+        );
+        let probe =
+            Column::from_values(DataType::Long, vec![Value::Long(-5), Value::Long(1 << 40)]);
+        let (p, b) = equi_pairs(&[&spread], 3, &[&probe], 2, 100, &ctx).unwrap();
+        assert_eq!((p, b), (vec![0, 1, 1], vec![1, 0, 2]));
     }
 }
