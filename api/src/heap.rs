@@ -1,24 +1,50 @@
 //! How the process's heap hands memory back to the kernel.
 //!
 //! Segment builds and queries allocate large, short-lived buffers (sort keys, spilled ids,
-//! forward indexes) one after another. glibc's defaults serve each one from a fresh `mmap`
-//! (or trim the heap as soon as it is freed), so the next buffer's every page is faulted in
-//! and zeroed by the kernel again: on a TPC-H sf1 build that was about 400K page faults and
-//! a tenth of the run. Keeping large blocks in the heap and trimming only beyond
-//! [`TRIM_BYTES`] of free space lets the next buffer reuse pages already mapped.
+//! forward indexes, a multi-stage query's column vectors) one after another. Memory returned to
+//! the kernel as soon as it is freed must be faulted in and zeroed again by the next buffer: on
+//! TPC-H sf1 that was a fifth of a multi-stage join. The `tessera` binary allocates with mimalloc
+//! and has it keep freed memory for [`PURGE_DELAY_MS`] before returning it, so back-to-back
+//! work reuses mapped pages and an idle process still shrinks. Where glibc's allocator serves
+//! (a library user's process), large blocks stay in its heap and it trims only beyond
+//! [`TRIM_BYTES`] of free space.
 
-/// Blocks of at most this size come from the heap rather than their own `mmap`.
+/// How long mimalloc keeps freed memory before returning it to the kernel.
+const PURGE_DELAY_MS: std::ffi::c_long = 1_000;
+/// mimalloc's `mi_option_purge_delay`: its position in `mi_option_e` of the bundled mimalloc
+/// (the Rust bindings name only some options).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// glibc: blocks of at most this size come from the heap rather than their own `mmap`.
 const MMAP_THRESHOLD_BYTES: i32 = 1 << 30;
-/// Free heap space beyond this is returned to the kernel.
+/// glibc: free heap space beyond this is returned to the kernel.
 const TRIM_BYTES: i32 = 512 << 20;
 
-/// Applies the settings above; a no-op on platforms whose allocator is not glibc's.
+/// Applies the settings above (each allocator ignores the other's).
 pub fn tune() {
+    // SAFETY: `mi_option_set` only changes an allocator parameter; it is called once, at
+    // start-up, before any thread other than main exists.
+    unsafe {
+        libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS);
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `mallopt` only changes allocator parameters; it is called once, before any
     // thread other than main exists.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
         libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_BYTES);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_purge_delay_option_is_the_one_named() {
+        // mimalloc's purge delay defaults to 10 ms (no option beside it does), or is ours once
+        // `tune` ran in this process.
+        // SAFETY: reading an allocator option.
+        let value = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+        assert!(value == 10 || value == PURGE_DELAY_MS, "{value}");
     }
 }

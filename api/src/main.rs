@@ -4,9 +4,8 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tessera_api::cli;
 
-/// mimalloc keeps freed memory for reuse: a query's large column vectors are not handed back to
-/// the kernel and faulted in again page by page on the next query, as glibc does for blocks
-/// above its mmap threshold.
+/// mimalloc: freed memory is reused by the next query instead of being handed back to the kernel
+/// and faulted in again page by page ([`tessera_api::heap`] sets how long it is kept).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
