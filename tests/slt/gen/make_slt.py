@@ -254,6 +254,9 @@ FILES = {
   ("WITH gold AS (SELECT customer FROM customers WHERE tier = 'gold'), open_orders AS (SELECT customer, amount FROM orders WHERE status = 'OPEN') "
    "SELECT COUNT(*), SUM(amount) FROM open_orders WHERE customer IN (SELECT customer FROM gold)", None),
   ("SELECT region, cnt FROM (SELECT region, COUNT(*) AS cnt FROM orders WHERE quantity > (SELECT AVG(quantity) FROM orders) GROUP BY region) t ORDER BY cnt DESC, region", None),
+  # Correlated scalar subqueries: the aggregate per correlating value, joined on it.
+  ("SELECT c.customer FROM customers c WHERE c.credit > (SELECT 5 * AVG(o.amount) FROM orders o WHERE o.customer = c.customer) ORDER BY c.customer", None),
+  ("SELECT c.customer, (SELECT MAX(o.quantity) FROM orders o WHERE o.customer = c.customer AND o.status = 'OPEN') FROM customers c ORDER BY c.customer", None),
 ],
 "v2_setop": [
   ("SELECT customer FROM orders WHERE amount > 985 UNION SELECT customer FROM customers WHERE tier = 'bronze'", None),

@@ -913,21 +913,47 @@ impl<'a> Planner<'a> {
             let ast::Expr::ScalarSubquery(q) = sq else {
                 continue;
             };
-            let (mut sub, _) = self.query(q)?;
-            if sub.cols.len() != 1 {
-                return Err(PlanError::Validation(
-                    "a scalar subquery must select one column".into(),
-                ));
-            }
             let name = format!("$sq{k}_{}", rel.cols.len());
-            if let Some(last) = sub.cols.last_mut() {
-                last.qualifier = None;
-                last.name = name.clone();
-            }
-            if *late {
-                late_subs.push(sub);
+            let (grouped_query, outer) = decorrelate(q, &rel.cols, true)?;
+            if !outer.is_empty() {
+                // Correlated: the aggregate per value of the inner side of its correlating
+                // equalities, joined (LEFT) on them.
+                if *late {
+                    return Err(PlanError::Planning(
+                        "a correlated scalar subquery after GROUP BY is not supported by Tessera's multi-stage engine yet".into(),
+                    ));
+                }
+                let mut sub = self.correlated_scalar(grouped_query, outer.len())?;
+                for (i, c) in sub.cols.iter_mut().enumerate() {
+                    c.qualifier = None;
+                    c.name = if i == 0 {
+                        name.clone()
+                    } else {
+                        format!("{name}_key{i}")
+                    };
+                }
+                let mut lk = Vec::with_capacity(outer.len());
+                for e in &outer {
+                    lk.push(self.key_column(&mut rel, e)?);
+                }
+                let rk = (1..=outer.len()).collect();
+                rel = self.join(rel, sub, JoinKind::Left, lk, rk, None);
             } else {
-                rel = self.join(rel, sub, JoinKind::Left, Vec::new(), Vec::new(), None);
+                let (mut sub, _) = self.query(q)?;
+                if sub.cols.len() != 1 {
+                    return Err(PlanError::Validation(
+                        "a scalar subquery must select one column".into(),
+                    ));
+                }
+                if let Some(last) = sub.cols.last_mut() {
+                    last.qualifier = None;
+                    last.name = name.clone();
+                }
+                if *late {
+                    late_subs.push(sub);
+                } else {
+                    rel = self.join(rel, sub, JoinKind::Left, Vec::new(), Vec::new(), None);
+                }
             }
             let column = ast::Expr::Column { table: None, name };
             let replace = |e: &mut ast::Expr| {
@@ -945,6 +971,49 @@ impl<'a> Planner<'a> {
             }
         }
         Ok((rel, late_subs))
+    }
+
+    /// A correlated scalar subquery, decorrelated (its value first, then the inner sides of its
+    /// correlating equalities), as one row per value of those: grouped by them. Its value must
+    /// be an aggregate other than COUNT (a LEFT JOIN gives a missing group NULL, which is right
+    /// for every aggregate but COUNT).
+    fn correlated_scalar(&mut self, q: Query, keys: usize) -> Result<Rel, PlanError> {
+        let Query::Select(mut s) = q else {
+            return Err(PlanError::Planning(
+                "a correlated scalar subquery must be a single SELECT".into(),
+            ));
+        };
+        let value = match s.projection.first() {
+            Some(SelectItem::Expr { expr, .. }) => expr.clone(),
+            _ => {
+                return Err(PlanError::Validation(
+                    "a scalar subquery must select one column".into(),
+                ));
+            }
+        };
+        let mut counts = false;
+        let mut probe = value.clone();
+        walk_all(&mut probe, &mut |n| {
+            if let ast::Expr::Function { name, .. } = n {
+                counts |= crate::plan::aggregate::canonical_name(name) == "count";
+            }
+        });
+        if s.projection.len() != 1 + keys || !contains_aggregate(&value) || counts {
+            return Err(PlanError::Planning(
+                "a correlated scalar subquery must select one aggregate other than COUNT in Tessera's multi-stage engine".into(),
+            ));
+        }
+        s.group_by = s
+            .projection
+            .iter()
+            .skip(1)
+            .filter_map(|i| match i {
+                SelectItem::Expr { expr, .. } => Some(expr.clone()),
+                _ => None,
+            })
+            .collect();
+        let (rel, _) = self.query(&Query::Select(s))?;
+        Ok(rel)
     }
 
     fn semi(&mut self, left: Rel, right: Rel, lk: Vec<usize>, rk: Vec<usize>, anti: bool) -> Rel {
