@@ -241,8 +241,32 @@ async fn check_join_limits(broker: &str) {
     assert_eq!(b["partialResult"], false, "{b}");
 }
 
+/// EXPLAIN under v2: the stage tree, each leaf with its filter written as a predicate.
+async fn check_explain(broker: &str) {
+    let b = v2(
+        broker,
+        "EXPLAIN PLAN FOR SELECT COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id WHERE c.c_region = 'east'",
+    )
+    .await;
+    let lines: Vec<String> = rows(&b)
+        .iter()
+        .map(|r| r[0].as_str().unwrap_or_default().to_string())
+        .collect();
+    let leaf = lines
+        .iter()
+        .find(|l| l.contains("LEAF(table:customers"))
+        .unwrap_or_else(|| panic!("no customers leaf in {lines:?}"));
+    assert!(leaf.contains("c_region") && leaf.contains("east"), "{leaf}");
+    assert!(
+        !leaf.contains("ColumnRef"),
+        "filter printed as a debug dump: {leaf}"
+    );
+    assert!(lines.iter().any(|l| l.contains("JOIN")), "{lines:?}");
+}
+
 async fn check_answers(broker: &str) {
     check_join_limits(broker).await;
+    check_explain(broker).await;
     // Single-table aggregation: Calcite names and types.
     let b = v2(broker, "SELECT COUNT(*) FROM orders").await;
     assert_eq!(rows(&b), &vec![json!([ORDERS])]);

@@ -322,7 +322,7 @@ pub fn explain_lines(plan: &MultiStagePlan) -> Vec<String> {
                 p.kind.combine_name(),
                 p.filter
                     .as_ref()
-                    .map_or("none".to_string(), |f| format!("{f:?}"))
+                    .map_or("none".to_string(), |f| f.to_string())
             ),
             RelNode::Receive { stage, .. } => {
                 let d = plan
