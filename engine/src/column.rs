@@ -346,20 +346,8 @@ impl Column {
         Some(match &self.cells {
             Cells::I64(v) => KeyPart::Int(v[i]),
             Cells::F64(v) => float_key(v[i]),
-            Cells::Values(v) => match &v[i] {
-                Value::Int(x) => KeyPart::Int(i64::from(*x)),
-                Value::Long(x) | Value::Timestamp(x) => KeyPart::Int(*x),
-                Value::Boolean(b) => KeyPart::Int(i64::from(*b)),
-                Value::Float(x) => float_key(f64::from(*x)),
-                Value::Double(x) => float_key(*x),
-                other => KeyPart::Other(crate::key::Key(other.clone())),
-            },
-            Cells::Coded { ids, dict } => match &dict[ids[i] as usize] {
-                Value::String(_) | Value::Bytes(_) | Value::Json(_) | Value::BigDecimal(_) => {
-                    KeyPart::Other(crate::key::Key(dict[ids[i] as usize].clone()))
-                }
-                other => return Column::from_values(self.data_type, vec![other.clone()]).key(0),
-            },
+            Cells::Values(v) => value_key(&v[i]),
+            Cells::Coded { ids, dict } => value_key(&dict[ids[i] as usize]),
             Cells::States(_) => return None,
         })
     }
@@ -582,6 +570,18 @@ pub fn hash_rows(columns: &[&Column], rows: usize) -> Vec<u64> {
         *h = finish_hash(*h);
     }
     hashes
+}
+
+/// A boxed value's key (the numbers canonical, as [`Column::key`] says).
+fn value_key(v: &Value) -> KeyPart {
+    match v {
+        Value::Int(x) => KeyPart::Int(i64::from(*x)),
+        Value::Long(x) | Value::Timestamp(x) => KeyPart::Int(*x),
+        Value::Boolean(b) => KeyPart::Int(i64::from(*b)),
+        Value::Float(x) => float_key(f64::from(*x)),
+        Value::Double(x) => float_key(*x),
+        other => KeyPart::Other(crate::key::Key(other.clone())),
+    }
 }
 
 fn float_key(x: f64) -> KeyPart {

@@ -1,7 +1,7 @@
 //! [`DataBlock`]: the unit v2 operators pass along and stage workers send each other — up to
 //! [`MAX_BLOCK_ROWS`] rows, as typed [`Column`]s (see [`crate::column`]).
 
-pub use crate::column::{Cells, Column, KeyPart, NO_ROW};
+pub use crate::column::{Cells, Column, NO_ROW};
 use segments::types::{DataType, Value};
 
 /// The rows a block holds at most.

@@ -492,17 +492,6 @@ fn aggregate(
     Ok(DataBlock::new(columns, num_groups))
 }
 
-/// A join key's value in one canonical form per number, so `1` (INT), `1` (LONG) and `1.0`
-/// (DOUBLE) meet.
-pub fn key_value(v: &Value) -> Value {
-    match v {
-        Value::Int(i) => Value::Long(i64::from(*i)),
-        Value::Float(f) => key_value(&Value::Double(f64::from(*f))),
-        Value::Double(d) if d.fract() == 0.0 && d.abs() < 9.0e15 => Value::Long(*d as i64),
-        other => other.clone(),
-    }
-}
-
 struct JoinSpec<'a> {
     kind: JoinKind,
     left_keys: &'a [usize],
@@ -629,28 +618,22 @@ fn join(
         ri.truncate(limit);
         env.recorder.mark_limit_reached();
     }
-    let unmatched = |n: usize, matched: &[u32]| -> Vec<u32> {
+    // The rows of an `n`-row side that are (`wanted`) or are not among `matched`.
+    let rows = |n: usize, matched: &[u32], wanted: bool| -> Vec<u32> {
         let mut seen = vec![false; n];
         for &m in matched {
             seen[m as usize] = true;
         }
-        (0..n as u32).filter(|&i| !seen[i as usize]).collect()
+        (0..n as u32)
+            .filter(|&i| seen[i as usize] == wanted)
+            .collect()
     };
+    let unmatched = |n: usize, matched: &[u32]| rows(n, matched, false);
     match j.kind {
         JoinKind::Inner => Ok(side_by_side(&left, &li, &right, &ri)),
         JoinKind::Semi | JoinKind::Anti => {
-            let missing = unmatched(left.num_rows, &li);
-            if j.kind == JoinKind::Anti {
-                return Ok(left.take(&missing));
-            }
-            let mut seen = vec![true; left.num_rows];
-            for m in missing {
-                seen[m as usize] = false;
-            }
-            let hit: Vec<u32> = (0..left.num_rows as u32)
-                .filter(|&i| seen[i as usize])
-                .collect();
-            Ok(left.take(&hit))
+            let keep = rows(left.num_rows, &li, j.kind == JoinKind::Semi);
+            Ok(left.take(&keep))
         }
         JoinKind::Left | JoinKind::Right | JoinKind::Full => {
             let lost_left = if j.kind == JoinKind::Right {

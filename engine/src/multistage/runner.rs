@@ -120,13 +120,13 @@ impl StageInputs for Inbox<'_> {
     }
 }
 
-/// The rows of `block` each of the parent's `n` workers receives under `distribution`
-/// (`None`: all of them).
+/// The rows of `block` (worker `sender`'s whole output) each of the parent's `n` workers
+/// receives under `distribution` (`None`: all of them).
 fn partition(
     distribution: &Distribution,
     block: &DataBlock,
     n: usize,
-    turn: &mut usize,
+    sender: usize,
 ) -> Vec<Option<Vec<u32>>> {
     if n == 1 {
         return vec![None];
@@ -139,10 +139,9 @@ fn partition(
             out
         }
         Distribution::Random => {
-            // Whole blocks in turn.
-            *turn += 1;
+            // Each sender's block to a different receiver.
             let mut out = vec![Some(Vec::new()); n];
-            out[*turn % n] = None;
+            out[sender % n] = None;
             out
         }
         Distribution::Hash(cols) => {
@@ -158,7 +157,7 @@ fn partition(
 
 fn send_block(
     plan: &MultiStagePlan,
-    stage: StageId,
+    (stage, worker): (StageId, usize),
     workers: &[usize],
     query_id: u64,
     block: DataBlock,
@@ -174,8 +173,7 @@ fn send_block(
         .map_or(Distribution::Singleton, |(_, d)| d.clone());
     let n = workers.get(parent).copied().unwrap_or(1).max(1);
     let sent = block.num_rows as u64;
-    let mut turn = 0;
-    let parts = partition(&distribution, &block, n, &mut turn);
+    let parts = partition(&distribution, &block, n, worker);
     let whole = parts.iter().filter(|p| p.is_none()).count();
     let mut block = Some(block);
     for (w, rows) in parts.into_iter().enumerate() {
@@ -260,7 +258,7 @@ pub fn run_worker(
     };
     let started = std::time::Instant::now();
     let outcome = execute(&s.root, &mut env)
-        .and_then(|block| send_block(plan, stage, workers, query_id, block, sink));
+        .and_then(|block| send_block(plan, (stage, worker), workers, query_id, block, sink));
     match outcome {
         Ok(sent) => {
             let mut stats = *inputs.stats.borrow();
