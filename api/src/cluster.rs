@@ -422,7 +422,7 @@ async fn register_locally(
     controller::instances::register_instance(c, host, port, t, Some(id.to_string()), tags.clone())
         .map_err(|e| StartError::Config(e.message))?;
     if t == InstanceType::Server {
-        controller::segments::fill_under_replicated(c)
+        controller::placement::fill_under_replicated(c)
             .map_err(|e| StartError::Config(e.message))?;
     }
     Ok(())

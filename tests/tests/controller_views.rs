@@ -185,6 +185,11 @@ async fn controller_views_print_the_golden_bytes() {
     record!("GET", "/segments/views?type=OFFLINE".into());
     record!("GET", "/segments/views/servers".into());
     record!("GET", "/segments/nope".into());
+    record!("GET", "/server/tables".into());
+    record!("GET", "/server/tessera/segments/views_OFFLINE".into());
+    record!("GET", "/loggers/root".into());
+    record!("PUT", "/loggers/root?level=INFO".into(), "");
+    record!("GET", "/loggers/nope".into());
     record!("GET", "/tables/views/idealstate".into());
     record!("GET", "/tables/views/externalview?type=OFFLINE".into());
     record!("GET", "/tables/views/size".into());

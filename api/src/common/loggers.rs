@@ -49,7 +49,6 @@ use crate::http::body::query_param;
 use crate::logging::{LevelFilter, LogFile, LoggingError, LoggingHandle, parse_level};
 use async_std::io::{BufReader, ReadExt};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -165,8 +164,20 @@ async fn download<S: LoggerState>(req: Request<S>) -> tide::Result {
     Ok(res)
 }
 
-fn logger_record(name: &str, level: LevelFilter) -> serde_json::Value {
-    json!({"name": name, "level": level.to_string(), "filter": null})
+/// One logger as `GET`/`PUT /loggers/{name}` answer it (Pinot's `LoggerUtils` map).
+#[derive(Debug, Serialize)]
+struct LoggerRecord<'a> {
+    name: &'a str,
+    level: String,
+    filter: Option<String>,
+}
+
+fn logger_record(name: &str, level: LevelFilter) -> LoggerRecord<'_> {
+    LoggerRecord {
+        name,
+        level: level.to_string(),
+        filter: None,
+    }
 }
 
 fn logger_not_found(name: &str) -> ApiError {

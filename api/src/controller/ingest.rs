@@ -7,6 +7,7 @@
 //! ([`super::transform`]).
 
 use super::ControllerState;
+use super::responses::{Status, json};
 use super::segments::{Scratch, scratch_dir, single_part, store_archive, upload_table};
 use super::transform;
 use crate::common::archive;
@@ -15,8 +16,8 @@ use crate::http::body::{query_param, read_bounded};
 use crate::http::{ApiError, on_rayon};
 use crate::metadata::table_name;
 use segments::{BuildConfig, InputFormat, InputSource, build_segment, build_segment_from_rows};
-use serde_json::{Value as Json, json};
-use tide::{Body, Request};
+use serde_json::Value as Json;
+use tide::Request;
 
 /// Mounts the endpoint.
 pub fn routes(app: &mut tide::Server<ControllerState>) {
@@ -128,7 +129,7 @@ async fn ingest_from_file(mut req: Request<ControllerState>) -> tide::Result {
     store_archive(&c, Some(&typed), None, archive_bytes).await?;
     let status =
         format!("Successfully ingested file into table: {typed} as segment: {segment_name}");
-    Ok(Body::from_json(&json!({ "status": status }))?.into())
+    json(&Status::new(status))
 }
 
 #[cfg(test)]

@@ -4,8 +4,10 @@
 //! for brokers.
 
 use super::catalog::encode;
-use super::segments::fill_under_replicated;
-use super::tenants::{broker_tag, default_tags};
+use super::placement::fill_under_replicated;
+use super::responses::{InstanceList, InstanceView, Status, json};
+use super::table_config::broker_tag;
+use super::tenants::default_tags;
 use super::{Controller, ControllerState};
 use crate::common::clock::now_ms;
 use crate::http::ApiError;
@@ -15,10 +17,8 @@ use crate::metadata::records::{
 };
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
-use crate::transport::Registration;
-use serde::Deserialize;
-use serde_json::json;
-use tide::{Body, Request};
+use crate::transport::{Assignment, Heartbeat, Registration};
+use tide::Request;
 
 /// Mounts the instance endpoints.
 pub fn routes(app: &mut tide::Server<ControllerState>) {
@@ -61,10 +61,10 @@ async fn post_register(mut req: Request<ControllerState>) -> tide::Result {
     let text = read_text(&mut req, 1 << 20).await?;
     let r: Registration = parse_json(&text, "Invalid instance json: ")?;
     let record = register(req.state(), &r).await?;
-    Ok(
-        Body::from_json(&json!({"status": format!("Added instance: {}", record.instance_name)}))?
-            .into(),
-    )
+    json(&Status::new(format!(
+        "Added instance: {}",
+        record.instance_name
+    )))
 }
 
 /// Registers an instance and, for a server, places under-replicated segments on it.
@@ -91,7 +91,7 @@ async fn list(req: Request<ControllerState>) -> tide::Result {
         .into_iter()
         .map(|i| i.instance_name)
         .collect();
-    Ok(Body::from_json(&json!({ "instances": names }))?.into())
+    json(&InstanceList { instances: names })
 }
 
 async fn get(req: Request<ControllerState>) -> tide::Result {
@@ -100,28 +100,7 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
     let record = c
         .instance(&id)?
         .ok_or_else(|| ApiError::not_found(format!("Instance {id} not found")))?;
-    let mut body = serde_json::to_value(&record)?;
-    // Pinot's InstanceConfig view: the port as a string, the ports Tessera does not open as -1.
-    body["port"] = json!(record.port.to_string());
-    for port in [
-        "grpcPort",
-        "adminPort",
-        "queryServicePort",
-        "queryMailboxPort",
-    ] {
-        body[port] = json!(-1);
-    }
-    body["pools"] = json!(null);
-    body["systemResourceInfo"] = json!(null);
-    body["online"] = json!(c.is_online(&id));
-    Ok(Body::from_json(&body)?.into())
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct Heartbeat {
-    #[serde(default)]
-    loaded_segments: Option<LoadedSegments>,
+    json(&InstanceView::new(record, c.is_online(&id)))
 }
 
 /// The segments assigned to server `id`.
@@ -149,7 +128,7 @@ async fn post_heartbeat(mut req: Request<ControllerState>) -> tide::Result {
     let segments = heartbeat(req.state(), &id, beat.loaded_segments)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("Instance {id} not found")))?;
-    Ok(Body::from_json(&json!({ "segments": segments }))?.into())
+    json(&Assignment { segments })
 }
 
 /// Records a heartbeat of instance `id`; `None` if the instance is unknown, else the segments
@@ -213,7 +192,7 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
 async fn routing(req: Request<ControllerState>) -> tide::Result {
     let name = path_param(&req, "table")?;
     let broker = query_param(&req, "broker");
-    Ok(Body::from_json(&routing_for_broker(req.state(), &name, broker.as_deref())?)?.into())
+    json(&routing_for_broker(req.state(), &name, broker.as_deref())?)
 }
 
 /// The routing table of `name` (typed, or raw for OFFLINE) for `broker`: 404 for an unknown

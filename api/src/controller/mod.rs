@@ -5,8 +5,10 @@
 //! * [`catalog`] — typed reads and writes over the [`MetadataStore`].
 //! * [`changes`] — publishing each committed change to brokers and servers.
 //! * [`schemas`], [`tables`], [`segments`], [`instances`], [`query`] — the endpoints.
+//! * [`responses`] — the response bodies they answer, as types in Pinot's field order.
 //! * [`table_config`], [`follow_up`] — config checks.
-//! * [`assignment`] — balanced replica placement.
+//! * [`assignment`] — balanced replica placement; [`placement`] — the candidate servers and
+//!   topping up under-replicated segments.
 
 pub mod assignment;
 pub mod catalog;
@@ -15,8 +17,10 @@ pub mod follow_up;
 pub mod ingest;
 pub mod instances;
 pub mod local_client;
+pub mod placement;
 pub mod query;
 pub mod rebuild;
+pub mod responses;
 pub mod schemas;
 pub mod segments;
 pub mod table_config;

@@ -7,12 +7,24 @@ use crate::http::body::{query_param, read_text};
 use crate::metadata::records::InstanceType;
 use engine::BrokerResponse;
 use segments::types::ErrorCode;
-use serde_json::{Value as Json, json};
+use serde::Serialize;
+use serde_json::Value as Json;
 use tide::{Body, Request, Response, StatusCode};
 
 /// Mounts the query endpoints.
 pub fn routes(app: &mut tide::Server<ControllerState>) {
     app.at("/sql").post(post_sql).get(get_sql);
+}
+
+/// `GET /sql`'s query parameters, forwarded as the broker's request body.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SqlParams {
+    sql: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    query_options: Option<String>,
 }
 
 fn answer(body: BrokerResponse) -> tide::Result {
@@ -92,12 +104,10 @@ async fn get_sql(req: Request<ControllerState>) -> tide::Result {
             "Payload is missing the query string field 'sql'",
         ));
     };
-    let mut payload = json!({ "sql": sql });
-    if let Some(t) = query_param(&req, "trace") {
-        payload["trace"] = json!(t.eq_ignore_ascii_case("true"));
-    }
-    if let Some(o) = query_param(&req, "queryOptions") {
-        payload["queryOptions"] = json!(o);
-    }
-    forward(req.state(), payload).await
+    let payload = SqlParams {
+        sql,
+        trace: query_param(&req, "trace").map(|t| t.eq_ignore_ascii_case("true")),
+        query_options: query_param(&req, "queryOptions"),
+    };
+    forward(req.state(), serde_json::to_value(payload)?).await
 }

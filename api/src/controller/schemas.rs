@@ -4,13 +4,13 @@
 use super::ControllerState;
 use super::catalog::encode;
 use super::follow_up::FollowUp;
+use super::responses::{ConfigSuccess, Status, json};
 use crate::http::body::{path_param, query_param, read_bounded};
 use crate::http::{ApiError, multipart};
 use crate::metadata::table_name;
 use crate::metadata::{Op, keys};
 use segments::types::Schema;
-use serde_json::{Value as Json, json};
-use tide::{Body, Request};
+use tide::Request;
 
 const MAX_CONFIG_BYTES: u64 = 16 << 20;
 
@@ -80,24 +80,21 @@ fn backward_compatible(old: &Schema, new: &Schema) -> Result<(), String> {
 }
 
 fn success(schema: &Schema, follow_up: Option<FollowUp>) -> tide::Result {
-    let mut body = json!({
-        "unrecognizedProperties": Json::Object(schema.unrecognized.clone()),
-        "status": format!("{} successfully added", schema.schema_name),
-    });
-    if let Some(f) = follow_up {
-        body["requiredFollowUp"] = json!(f.as_str());
-    }
-    Ok(Body::from_json(&body)?.into())
+    json(&ConfigSuccess {
+        unrecognized_properties: &schema.unrecognized,
+        status: format!("{} successfully added", schema.schema_name),
+        required_follow_up: follow_up.map(|f| f.as_str()),
+    })
 }
 
 async fn list(req: Request<ControllerState>) -> tide::Result {
-    Ok(Body::from_json(&req.state().schema_names()?)?.into())
+    json(&req.state().schema_names()?)
 }
 
 async fn get(req: Request<ControllerState>) -> tide::Result {
     let name = path_param(&req, "name")?;
     match req.state().schema_json(&name)? {
-        Some(j) => Ok(Body::from_json(&j)?.into()),
+        Some(j) => json(&j),
         None => Err(ApiError::not_found("Schema not found").into()),
     }
 }
@@ -182,5 +179,5 @@ async fn delete(req: Request<ControllerState>) -> tide::Result {
         }
     }
     c.commit(vec![Op::Delete(keys::schema(&name))])?;
-    Ok(Body::from_json(&json!({"status": format!("Schema {name} deleted")}))?.into())
+    json(&Status::new(format!("Schema {name} deleted")))
 }

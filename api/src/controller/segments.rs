@@ -9,17 +9,18 @@
 
 use super::assignment;
 use super::catalog::encode;
+use super::placement::{placement_servers, server_load};
+use super::responses::{ByTableType, Entries, ReloadJob, ServerSegments, Status, json};
 use super::table_config;
-use super::tenants::server_tag;
+use super::table_config::server_tag;
 use super::{Controller, ControllerState};
 use crate::common::archive;
 use crate::common::clock::now_ms;
 use crate::http::body::{path_param, query_param, read_bounded};
 use crate::http::{ApiError, multipart, on_rayon};
-use crate::metadata::records::{InstanceType, SegmentRecord};
+use crate::metadata::records::SegmentRecord;
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
-use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -128,7 +129,7 @@ async fn upload(mut req: Request<ControllerState>) -> tide::Result {
     let body = read_bounded(&mut req, c.config.max_upload_bytes).await?;
     let archive = single_part(&content_type, body, "segment metadata")?;
     let status = store_archive(&c, typed.as_deref(), table_type.as_deref(), archive).await?;
-    Ok(Body::from_json(&json!({ "status": status }))?.into())
+    json(&Status::new(status))
 }
 
 /// Validates `archive` and commits it as a new or refreshed segment of `typed` (or, when
@@ -256,86 +257,6 @@ fn remove_archive(deep: &Path, file: &str) {
     }
 }
 
-/// Servers tagged `tag` that segments may go to: the online ones, else every registered one.
-pub fn placement_servers(c: &Controller, tag: &str) -> Result<Vec<String>, ApiError> {
-    let all: Vec<String> = c
-        .instances()?
-        .into_iter()
-        .filter(|i| {
-            i.instance_type == InstanceType::Server && i.enabled && i.tags.iter().any(|t| t == tag)
-        })
-        .map(|i| i.instance_name)
-        .collect();
-    let online: Vec<String> = all.iter().filter(|s| c.is_online(s)).cloned().collect();
-    Ok(if online.is_empty() { all } else { online })
-}
-
-/// The server tag a segment belongs on: its tier's tag once relocated, else its table's
-/// server tenant tag.
-pub fn target_tag(segment: &SegmentRecord, config: &serde_json::Value) -> String {
-    segment
-        .tier_tag
-        .clone()
-        .unwrap_or_else(|| server_tag(config))
-}
-
-/// Segments per server over all tables.
-pub fn server_load(c: &Controller) -> Result<BTreeMap<String, usize>, ApiError> {
-    let mut load = BTreeMap::new();
-    for s in c.all_segments()? {
-        for server in s.servers {
-            *load.entry(server).or_insert(0) += 1;
-        }
-    }
-    Ok(load)
-}
-
-/// Gives segments with fewer servers than their table's replication more servers (after a
-/// server joins). Call with the write lock held.
-pub fn fill_under_replicated(c: &Controller) -> Result<(), ApiError> {
-    let mut load = server_load(c)?;
-    let mut ops = Vec::new();
-    let mut configs = BTreeMap::new();
-    let mut candidates: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for mut s in c.all_segments()? {
-        if !configs.contains_key(&s.table_name_with_type) {
-            let cfg = c.table_config(&s.table_name_with_type)?;
-            configs.insert(s.table_name_with_type.clone(), cfg);
-        }
-        let Some(Some(config)) = configs.get(&s.table_name_with_type) else {
-            continue;
-        };
-        let r = table_config::replication(config);
-        let tag = target_tag(&s, config);
-        if !candidates.contains_key(&tag) {
-            candidates.insert(tag.clone(), placement_servers(c, &tag)?);
-        }
-        let servers = &candidates[&tag];
-        let live: Vec<String> = s
-            .servers
-            .iter()
-            .filter(|x| servers.contains(x))
-            .cloned()
-            .collect();
-        if live.len() < r && servers.len() > live.len() {
-            let placed = assignment::place(r, &s.servers, servers, &mut load);
-            let mut merged = s.servers.clone();
-            merged.extend(placed.into_iter().filter(|p| !s.servers.contains(p)));
-            if merged != s.servers {
-                s.servers = merged;
-                ops.push(Op::Put(
-                    keys::segment(&s.table_name_with_type, &s.segment_name),
-                    encode(&s),
-                ));
-            }
-        }
-    }
-    if !ops.is_empty() {
-        c.commit(ops)?;
-    }
-    Ok(())
-}
-
 async fn list(req: Request<ControllerState>) -> tide::Result {
     let name = path_param(&req, "table")?;
     let t = table_name::type_param(query_param(&req, "type").as_deref())?;
@@ -351,9 +272,9 @@ async fn list(req: Request<ControllerState>) -> tide::Result {
             .into_iter()
             .map(|s| s.segment_name)
             .collect();
-        out.push(json!({ ty.name(): names }));
+        out.push(ByTableType::one(ty, names));
     }
-    Ok(Body::from_json(&out)?.into())
+    json(&out)
 }
 
 async fn servers(req: Request<ControllerState>) -> tide::Result {
@@ -372,10 +293,14 @@ async fn servers(req: Request<ControllerState>) -> tide::Result {
                 map.entry(server).or_default().push(s.segment_name.clone());
             }
         }
-        let counts: BTreeMap<&String, usize> = map.iter().map(|(k, v)| (k, v.len())).collect();
-        out.push(json!({"tableName": typed, "serverToSegmentsMap": map, "serverToSegmentsCountMap": counts}));
+        let counts = map.iter().map(|(k, v)| (k.clone(), v.len())).collect();
+        out.push(ServerSegments {
+            table_name: typed,
+            server_to_segments_map: map,
+            server_to_segments_count_map: counts,
+        });
     }
-    Ok(Body::from_json(&out)?.into())
+    json(&out)
 }
 
 pub fn find_segment(c: &Controller, name: &str, segment: &str) -> Result<SegmentRecord, ApiError> {
@@ -441,10 +366,10 @@ async fn delete_all(req: Request<ControllerState>) -> tide::Result {
         remove_archive(&c.deep_store_dir(&typed), &file);
     }
     let names: Vec<&str> = tables.iter().map(|(_, n)| n.as_str()).collect();
-    Ok(Body::from_json(
-        &json!({"status": format!("All segments of table {} deleted", names.join(", "))}),
-    )?
-    .into())
+    json(&Status::new(format!(
+        "All segments of table {} deleted",
+        names.join(", ")
+    )))
 }
 
 async fn delete_segment(req: Request<ControllerState>) -> tide::Result {
@@ -461,7 +386,7 @@ async fn delete_segment(req: Request<ControllerState>) -> tide::Result {
         &c.deep_store_dir(&record.table_name_with_type),
         &record.archive,
     );
-    Ok(Body::from_json(&json!({"status": format!("Segment {segment} deleted")}))?.into())
+    json(&Status::new(format!("Segment {segment} deleted")))
 }
 
 async fn reload(req: Request<ControllerState>) -> tide::Result {
@@ -474,7 +399,7 @@ async fn reload(req: Request<ControllerState>) -> tide::Result {
         return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
     }
     let mut ops = Vec::new();
-    let mut status = serde_json::Map::new();
+    let mut status = Entries::default();
     for (_, typed) in tables {
         let mut servers = std::collections::BTreeSet::new();
         for mut s in c.segments(&typed)? {
@@ -483,17 +408,15 @@ async fn reload(req: Request<ControllerState>) -> tide::Result {
             ops.push(Op::Put(keys::segment(&typed, &s.segment_name), encode(&s)));
         }
         if !servers.is_empty() {
-            status.insert(
-                typed,
-                json!({
-                    "numMessagesSent": servers.len().to_string(),
-                    "reloadJobId": job_id(),
-                    "reloadJobMetaZKStorageStatus": "SUCCESS",
-                }),
-            );
+            let job = ReloadJob {
+                num_messages_sent: servers.len().to_string(),
+                reload_job_id: job_id(),
+                reload_job_meta_zk_storage_status: "SUCCESS",
+            };
+            status.0.push((typed, job));
         }
     }
-    if status.is_empty() {
+    if status.0.is_empty() {
         let raw = table_name::split(&name).0;
         return Err(ApiError::not_found(format!(
             "Failed to find any segments in table: {raw} on every instance"
@@ -501,10 +424,10 @@ async fn reload(req: Request<ControllerState>) -> tide::Result {
         .into());
     }
     c.commit(ops)?;
-    let rebuild: Vec<String> = status.keys().cloned().collect();
+    let rebuild: Vec<String> = status.0.iter().map(|(t, _)| t.clone()).collect();
     async_std::task::spawn(rebuild_tables(c.clone(), rebuild));
-    let text = serde_json::Value::Object(status).to_string();
-    Ok(Body::from_json(&json!({ "status": text }))?.into())
+    // Pinot's reload answer is a status whose text is the JSON of the per-table jobs.
+    json(&Status::new(serde_json::to_string(&status)?))
 }
 
 /// The reload job: rebuilds every segment of `tables` with the current config and schema and

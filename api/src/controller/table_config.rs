@@ -1,7 +1,7 @@
 //! Table config handling on `POST /tables` and `PUT /tables/{t}`, over the shared typed model
 //! ([`TableConfig`](segments::types::TableConfig)): parse (unknown keys reported as
 //! `unrecognizedProperties`), validate against the table's schema with Pinot's messages, and
-//! store Pinot's canonical JSON.
+//! store Pinot's canonical JSON; and the readers of a stored config (tenant tags, replication).
 
 use crate::http::ApiError;
 use segments::types::{Schema, TableConfig, TableConfigError};
@@ -54,6 +54,25 @@ pub fn replication(config: &Json) -> usize {
         .map(|c| c.replication() as usize)
         .unwrap_or(1)
         .max(1)
+}
+
+/// The typed config of a stored table config JSON (None when unreadable).
+pub fn parse_config(config: &Json) -> Option<TableConfig> {
+    TableConfig::from_value(config.clone()).ok()
+}
+
+/// The server tag of a stored table config (`DefaultTenant_OFFLINE` when unreadable).
+pub fn server_tag(config: &Json) -> String {
+    parse_config(config)
+        .map(|c| c.tenants.server_tag(c.table_type))
+        .unwrap_or_else(|| "DefaultTenant_OFFLINE".to_string())
+}
+
+/// The broker tag of a stored table config.
+pub fn broker_tag(config: &Json) -> String {
+    parse_config(config)
+        .map(|c| c.tenants.broker_tag())
+        .unwrap_or_else(|| "DefaultTenant_BROKER".to_string())
 }
 
 #[cfg(test)]

@@ -6,12 +6,14 @@
 //! in the ideal state every assigned replica is `ONLINE`, in the external view a replica is
 //! `ONLINE` when its server is alive and reports the segment loaded, else `OFFLINE`.
 
+use super::responses::{
+    Entries, SegmentSize, SegmentStates, ServerSegmentSize, StateView, SubTypeSize, TableSize, json,
+};
 use super::{Controller, ControllerState};
 use crate::http::ApiError;
 use crate::http::body::{path_param, query_param};
 use crate::metadata::table_name::{self, TableType};
-use serde_json::{Map, Value as Json, json};
-use tide::{Body, Request};
+use tide::Request;
 
 /// Mounts the view endpoints.
 pub fn routes(app: &mut tide::Server<ControllerState>) {
@@ -40,19 +42,19 @@ pub fn segment_states(
     c: &Controller,
     typed: &str,
     external: bool,
-) -> Result<Map<String, Json>, ApiError> {
-    let mut out = Map::new();
+) -> Result<SegmentStates, ApiError> {
+    let mut out = Entries::default();
     for s in c.segments(typed)? {
-        let mut servers = Map::new();
-        for server in &s.servers {
-            let online =
-                !external || (c.is_online(server) && c.has_loaded(server, typed, &s.segment_name));
-            servers.insert(
-                server.clone(),
-                json!(if online { "ONLINE" } else { "OFFLINE" }),
-            );
-        }
-        out.insert(s.segment_name, Json::Object(servers));
+        let servers = s
+            .servers
+            .iter()
+            .map(|server| {
+                let online = !external
+                    || (c.is_online(server) && c.has_loaded(server, typed, &s.segment_name));
+                (server.clone(), if online { "ONLINE" } else { "OFFLINE" })
+            })
+            .collect();
+        out.0.push((s.segment_name, Entries(servers)));
     }
     Ok(out)
 }
@@ -60,76 +62,72 @@ pub fn segment_states(
 async fn state_view(req: Request<ControllerState>, external: bool) -> tide::Result {
     let (_, tables) = addressed(&req)?;
     let c = req.state();
-    let mut body = json!({"OFFLINE": null, "REALTIME": null});
+    let mut body = StateView::default();
     for (t, typed) in tables {
-        body[t.name()] = Json::Object(segment_states(c, &typed, external)?);
+        let states = Some(segment_states(c, &typed, external)?);
+        match t {
+            TableType::Offline => body.offline = states,
+            TableType::Realtime => body.realtime = states,
+        }
     }
-    Ok(Body::from_json(&body)?.into())
+    json(&body)
 }
 
 /// `TableSubTypeSizeDetails` of one typed table: each segment's size on every server hosting
 /// it (`reportedSizeInBytes` sums the replicas, as Pinot's does).
-fn sub_type_size(c: &Controller, typed: &str) -> Result<Json, ApiError> {
-    let mut segments = Map::new();
-    let (mut reported, mut per_replica) = (0u64, 0u64);
+fn sub_type_size(c: &Controller, typed: &str) -> Result<SubTypeSize, ApiError> {
+    let mut out = SubTypeSize::default();
     for s in c.segments(typed)? {
-        let mut server_info = Map::new();
-        let mut seg_reported = 0u64;
-        for server in &s.servers {
-            server_info.insert(
-                server.clone(),
-                json!({"segmentName": s.segment_name, "diskSizeInBytes": s.size_bytes}),
-            );
-            seg_reported += s.size_bytes;
-        }
-        reported += seg_reported;
-        per_replica += s.size_bytes;
-        segments.insert(
-            s.segment_name.clone(),
-            json!({
-                "reportedSizeInBytes": seg_reported,
-                "estimatedSizeInBytes": seg_reported,
-                "maxReportedSizePerReplicaInBytes": s.size_bytes,
-                "serverInfo": server_info,
-            }),
-        );
+        let server_info: Vec<_> = s
+            .servers
+            .iter()
+            .map(|server| {
+                let size = ServerSegmentSize {
+                    segment_name: s.segment_name.clone(),
+                    disk_size_in_bytes: s.size_bytes,
+                };
+                (server.clone(), size)
+            })
+            .collect();
+        let reported = s.size_bytes * server_info.len() as u64;
+        out.reported_size_in_bytes += reported;
+        out.reported_size_per_replica_in_bytes += s.size_bytes;
+        let size = SegmentSize {
+            reported_size_in_bytes: reported,
+            estimated_size_in_bytes: reported,
+            max_reported_size_per_replica_in_bytes: s.size_bytes,
+            server_info: Entries(server_info),
+        };
+        out.segments.0.push((s.segment_name, size));
     }
-    Ok(json!({
-        "reportedSizeInBytes": reported,
-        "estimatedSizeInBytes": reported,
-        "missingSegments": 0,
-        "reportedSizePerReplicaInBytes": per_replica,
-        "segments": segments,
-    }))
+    out.estimated_size_in_bytes = out.reported_size_in_bytes;
+    Ok(out)
 }
 
 async fn size(req: Request<ControllerState>) -> tide::Result {
     let (name, tables) = addressed(&req)?;
     let verbose = query_param(&req, "verbose").is_none_or(|v| !v.eq_ignore_ascii_case("false"));
     let c = req.state();
-    let mut body = json!({
-        "tableName": table_name::split(&name).0,
-        "reportedSizeInBytes": 0, "estimatedSizeInBytes": 0, "reportedSizePerReplicaInBytes": 0,
-        "offlineSegments": null, "realtimeSegments": null,
-    });
-    let (mut reported, mut per_replica) = (0u64, 0u64);
+    let mut body = TableSize {
+        table_name: table_name::split(&name).0.to_string(),
+        reported_size_in_bytes: 0,
+        estimated_size_in_bytes: 0,
+        reported_size_per_replica_in_bytes: 0,
+        offline_segments: None,
+        realtime_segments: None,
+    };
     for (t, typed) in tables {
         let mut details = sub_type_size(c, &typed)?;
-        reported += details["reportedSizeInBytes"].as_u64().unwrap_or(0);
-        per_replica += details["reportedSizePerReplicaInBytes"]
-            .as_u64()
-            .unwrap_or(0);
+        body.reported_size_in_bytes += details.reported_size_in_bytes;
+        body.reported_size_per_replica_in_bytes += details.reported_size_per_replica_in_bytes;
         if !verbose {
-            details["segments"] = json!({});
+            details.segments = Entries::default();
         }
-        let key = match t {
-            TableType::Offline => "offlineSegments",
-            TableType::Realtime => "realtimeSegments",
-        };
-        body[key] = details;
+        match t {
+            TableType::Offline => body.offline_segments = Some(details),
+            TableType::Realtime => body.realtime_segments = Some(details),
+        }
     }
-    body["reportedSizeInBytes"] = json!(reported);
-    body["estimatedSizeInBytes"] = json!(reported);
-    body["reportedSizePerReplicaInBytes"] = json!(per_replica);
-    Ok(Body::from_json(&body)?.into())
+    body.estimated_size_in_bytes = body.reported_size_in_bytes;
+    json(&body)
 }

@@ -4,6 +4,9 @@
 
 use super::catalog::encode;
 use super::follow_up::required_follow_up;
+use super::responses::{
+    ByTableType, Catalog, ConfigSuccess, Entries, PauseStatus, Status, TableList, json,
+};
 use super::schemas::config_text;
 use super::table_config::{self, Checked};
 use super::tenants::validate_tenants;
@@ -12,8 +15,8 @@ use crate::http::ApiError;
 use crate::http::body::{path_param, query_param};
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
-use serde_json::{Map, Value as Json, json};
-use tide::{Body, Request};
+use serde_json::{Map, Value as Json};
+use tide::Request;
 
 /// Mounts the table endpoints.
 pub fn routes(app: &mut tide::Server<ControllerState>) {
@@ -48,7 +51,7 @@ async fn list(req: Request<ControllerState>) -> tide::Result {
     };
     tables.sort();
     tables.dedup();
-    Ok(Body::from_json(&json!({ "tables": tables }))?.into())
+    json(&TableList { tables })
 }
 
 /// Parses a config and validates it against the stored schema of its raw table name.
@@ -73,16 +76,11 @@ fn config_response(
     status: String,
     follow_up: Option<&str>,
 ) -> tide::Result {
-    let mut body = Map::new();
-    body.insert(
-        "unrecognizedProperties".into(),
-        Json::Object(unrecognized.clone()),
-    );
-    body.insert("status".into(), Json::String(status));
-    if let Some(f) = follow_up {
-        body.insert("requiredFollowUp".into(), Json::String(f.into()));
-    }
-    Ok(Body::from_json(&Json::Object(body))?.into())
+    json(&ConfigSuccess {
+        unrecognized_properties: unrecognized,
+        status,
+        required_follow_up: follow_up,
+    })
 }
 
 async fn create(mut req: Request<ControllerState>) -> tide::Result {
@@ -111,10 +109,10 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
     let name = path_param(&req, "table")?;
     let t = type_param(&req)?;
     let c = req.state();
-    let mut out = Map::new();
+    let mut out = ByTableType::default();
     for (ty, typed) in c.existing_tables(&name, t)? {
         if let Some(cfg) = c.table_config(&typed)? {
-            out.insert(ty.name().to_string(), cfg);
+            out.set(ty, cfg);
         }
     }
     if out.is_empty() {
@@ -124,7 +122,7 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
         };
         return Err(ApiError::not_found(format!("Table {shown} does not exist")).into());
     }
-    Ok(Body::from_json(&Json::Object(out))?.into())
+    json(&out)
 }
 
 async fn update(mut req: Request<ControllerState>) -> tide::Result {
@@ -194,10 +192,10 @@ async fn delete(req: Request<ControllerState>) -> tide::Result {
         }
     }
     let names: Vec<&str> = tables.iter().map(|(_, n)| n.as_str()).collect();
-    Ok(
-        Body::from_json(&json!({"status": format!("Tables: [{}] deleted", names.join(", "))}))?
-            .into(),
-    )
+    json(&Status::new(format!(
+        "Tables: [{}] deleted",
+        names.join(", ")
+    )))
 }
 
 async fn schema(req: Request<ControllerState>) -> tide::Result {
@@ -208,7 +206,7 @@ async fn schema(req: Request<ControllerState>) -> tide::Result {
         return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
     }
     match c.schema_json(&raw)? {
-        Some(j) => Ok(Body::from_json(&j)?.into()),
+        Some(j) => json(&j),
         None => Err(ApiError::not_found(format!("Failed to find schema for table: {raw}")).into()),
     }
 }
@@ -225,19 +223,19 @@ fn realtime_table(c: &ControllerState, name: &str) -> Result<String, ApiError> {
     Ok(typed)
 }
 
-fn pause_details(paused: bool, comment: Option<String>) -> Json {
+fn pause_details(paused: bool, comment: Option<String>) -> PauseStatus {
     let default = if paused {
         "Pause flag is set. Consuming segments are being committed. Use /pauseStatus endpoint in a few moments to check if all consuming segments have been committed."
     } else {
         "Pause flag is cleared. Consuming segments are being created. Use /pauseStatus endpoint in a few moments to double check."
     };
-    json!({
-        "pauseFlag": paused,
-        "consumingSegments": [],
-        "reasonCode": "ADMINISTRATIVE",
-        "comment": comment.unwrap_or_else(|| default.to_string()),
-        "timestamp": crate::common::clock::now_ms().to_string(),
-    })
+    PauseStatus {
+        pause_flag: paused,
+        consuming_segments: Vec::new(),
+        reason_code: "ADMINISTRATIVE",
+        comment: Some(comment.unwrap_or_else(|| default.to_string())),
+        timestamp: crate::common::clock::now_ms().to_string(),
+    }
 }
 
 async fn pause_or_resume(req: Request<ControllerState>, pause: bool) -> tide::Result {
@@ -259,7 +257,7 @@ async fn pause_or_resume(req: Request<ControllerState>, pause: bool) -> tide::Re
     } else {
         Op::Delete(pause_key(&typed))
     }])?;
-    Ok(Body::from_json(&pause_details(pause, query_param(&req, "comment")))?.into())
+    json(&pause_details(pause, query_param(&req, "comment")))
 }
 
 async fn pause_status(req: Request<ControllerState>) -> tide::Result {
@@ -271,18 +269,17 @@ async fn pause_status(req: Request<ControllerState>) -> tide::Result {
         .get(&pause_key(&typed))
         .map_err(ApiError::from)?
         .is_some();
-    let mut details = pause_details(paused, None);
-    details["comment"] = Json::Null;
-    if let Some(m) = details.as_object_mut() {
-        m.remove("comment");
-    }
-    Ok(Body::from_json(&details)?.into())
+    json(&PauseStatus {
+        comment: None,
+        ..pause_details(paused, None)
+    })
 }
 
 /// `GET /tessera/catalog`: every table's raw name with its schema (what brokers plan with).
 async fn catalog(req: Request<ControllerState>) -> tide::Result {
-    let tables: Map<String, Json> = catalog_schemas(req.state())?.into_iter().collect();
-    Ok(Body::from_json(&json!({ "tables": tables }))?.into())
+    json(&Catalog {
+        tables: Entries(catalog_schemas(req.state())?),
+    })
 }
 
 /// Every table's raw name with its schema's JSON.

@@ -8,16 +8,16 @@
 
 use super::ControllerState;
 use super::catalog::encode;
-use super::{Controller, segments::fill_under_replicated};
+use super::responses::{Status, TenantList, TenantView, json};
+use super::{Controller, placement::fill_under_replicated};
 use crate::http::ApiError;
 use crate::http::body::{parse_json, path_param, query_param, read_text};
 use crate::metadata::records::{InstanceRecord, InstanceType};
 use crate::metadata::{Op, keys};
 use segments::types::{TableConfig, TableType};
 use serde::Deserialize;
-use serde_json::{Value as Json, json};
 use std::collections::BTreeSet;
-use tide::{Body, Request};
+use tide::Request;
 
 /// Tag of brokers without a tenant (Pinot's `broker_untagged`).
 pub const BROKER_UNTAGGED: &str = "broker_untagged";
@@ -70,25 +70,6 @@ pub fn tagged(c: &Controller, tag: &str) -> Result<Vec<InstanceRecord>, ApiError
         .collect())
 }
 
-/// The typed config of a stored table config JSON (None when unreadable).
-pub fn parse_config(config: &Json) -> Option<TableConfig> {
-    TableConfig::from_value(config.clone()).ok()
-}
-
-/// The server tag of a stored table config (`DefaultTenant_OFFLINE` when unreadable).
-pub fn server_tag(config: &Json) -> String {
-    parse_config(config)
-        .map(|c| c.tenants.server_tag(c.table_type))
-        .unwrap_or_else(|| "DefaultTenant_OFFLINE".to_string())
-}
-
-/// The broker tag of a stored table config.
-pub fn broker_tag(config: &Json) -> String {
-    parse_config(config)
-        .map(|c| c.tenants.broker_tag())
-        .unwrap_or_else(|| "DefaultTenant_BROKER".to_string())
-}
-
 /// Pinot's check on `POST /tables`: the table's broker and server tags must each have
 /// instances (`Failed to find instances with tag: ... for table: ...`).
 pub fn validate_tenants(c: &Controller, config: &TableConfig) -> Result<(), ApiError> {
@@ -116,12 +97,11 @@ async fn list(req: Request<ControllerState>) -> tide::Result {
             };
         }
     }
-    let body = match tenant_type(&req)? {
-        Some(true) => json!({ "BROKER_TENANTS": brokers }),
-        Some(false) => json!({ "SERVER_TENANTS": servers }),
-        None => json!({"SERVER_TENANTS": servers, "BROKER_TENANTS": brokers}),
-    };
-    Ok(Body::from_json(&body)?.into())
+    let role = tenant_type(&req)?;
+    json(&TenantList {
+        server_tenants: (role != Some(true)).then_some(servers),
+        broker_tenants: (role != Some(false)).then_some(brokers),
+    })
 }
 
 /// `?type=server|broker` (any case): `Some(true)` for brokers, `None` when absent.
@@ -156,14 +136,12 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
     if servers.is_empty() && brokers.is_empty() {
         return Err(ApiError::not_found(format!("Failed to find tenant {name}")).into());
     }
-    let body = match tenant_type(&req)? {
-        Some(true) => json!({ "BrokerInstances": brokers, "tenantName": name }),
-        Some(false) => json!({ "ServerInstances": servers, "tenantName": name }),
-        None => json!({
-            "ServerInstances": servers, "BrokerInstances": brokers, "tenantName": name,
-        }),
-    };
-    Ok(Body::from_json(&body)?.into())
+    let role = tenant_type(&req)?;
+    json(&TenantView {
+        server_instances: (role != Some(true)).then_some(servers),
+        broker_instances: (role != Some(false)).then_some(brokers),
+        tenant_name: name,
+    })
 }
 
 #[derive(Deserialize)]
@@ -264,7 +242,7 @@ async fn create(mut req: Request<ControllerState>) -> tide::Result {
     if role == InstanceType::Server {
         fill_under_replicated(c)?;
     }
-    Ok(Body::from_json(&json!({"status": "Succeeded"}))?.into())
+    json(&Status::new("Succeeded"))
 }
 
 async fn update_tags(req: Request<ControllerState>) -> tide::Result {
@@ -283,10 +261,10 @@ async fn update_tags(req: Request<ControllerState>) -> tide::Result {
     if record.instance_type == InstanceType::Server {
         fill_under_replicated(c)?;
     }
-    Ok(Body::from_json(&json!({
-        "status": format!("Updated tags: [{}] for instance: {id}", tags.join(", "))
-    }))?
-    .into())
+    json(&Status::new(format!(
+        "Updated tags: [{}] for instance: {id}",
+        tags.join(", ")
+    )))
 }
 
 #[cfg(test)]

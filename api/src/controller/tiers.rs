@@ -10,8 +10,9 @@
 //! on the old servers, then on both, then on the new ones.
 
 use super::catalog::encode;
-use super::segments::{placement_servers, server_load};
-use super::tenants::parse_config;
+use super::placement::{placement_servers, server_load};
+use super::responses::{Status, json};
+use super::table_config::parse_config;
 use super::{Controller, ControllerState, assignment, table_config};
 use crate::common::archive::UnpackedSegment;
 use crate::common::clock::now_ms;
@@ -21,11 +22,10 @@ use crate::metadata::records::SegmentRecord;
 use crate::metadata::table_name;
 use crate::metadata::{Op, keys};
 use segments::types::table_config::parse_period_millis;
-use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use tide::{Body, Request};
+use tide::Request;
 
 /// Milliseconds per unit of an `EPOCH` time format (`1:DAYS:EPOCH`, `EPOCH|MILLISECONDS|1`).
 fn epoch_unit_millis(format: &str) -> Option<i64> {
@@ -201,10 +201,9 @@ pub async fn relocate_endpoint(req: Request<ControllerState>) -> tide::Result {
     for (_, typed) in &tables {
         moved += relocate_table(c, typed)?;
     }
-    Ok(Body::from_json(&json!({
-        "status": format!("Relocation of table {name} started: {moved} segment(s) updated")
-    }))?
-    .into())
+    json(&Status::new(format!(
+        "Relocation of table {name} started: {moved} segment(s) updated"
+    )))
 }
 
 #[cfg(test)]

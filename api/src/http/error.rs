@@ -8,7 +8,7 @@
 //! empty body or a dropped connection.
 
 use futures_lite::FutureExt;
-use serde_json::json;
+use serde::Serialize;
 use std::panic::AssertUnwindSafe;
 use tide::http::StatusCode;
 use tide::{Middleware, Next, Request, Response};
@@ -71,15 +71,37 @@ pub enum ErrorStyle {
     MessageStatus,
 }
 
+/// The controller's and broker's error body (`{"code": N, "error": "..."}`).
+#[derive(Debug, Serialize)]
+struct CodeErrorBody<'a> {
+    code: u16,
+    error: &'a str,
+}
+
+/// The server admin API's error body (`{"message": "...", "status": N}`).
+#[derive(Debug, Serialize)]
+struct MessageStatusBody<'a> {
+    message: &'a str,
+    status: u16,
+}
+
 /// A JSON error response in `style`.
 pub fn error_response(style: ErrorStyle, status: u16, message: &str) -> Response {
     let status_code = StatusCode::try_from(status).unwrap_or(StatusCode::InternalServerError);
+    let code = status_code as u16;
     let body = match style {
-        ErrorStyle::CodeError => json!({"code": status_code as u16, "error": message}),
-        ErrorStyle::MessageStatus => json!({"message": message, "status": status_code as u16}),
+        ErrorStyle::CodeError => serde_json::to_string(&CodeErrorBody {
+            code,
+            error: message,
+        }),
+        ErrorStyle::MessageStatus => serde_json::to_string(&MessageStatusBody {
+            message,
+            status: code,
+        }),
     };
     let mut res = Response::new(status_code);
-    res.set_body(body.to_string());
+    // Two fields of plain types: serializing them cannot fail.
+    res.set_body(body.unwrap_or_default());
     res.set_content_type(tide::http::mime::JSON);
     res
 }
@@ -140,6 +162,7 @@ impl<S: Clone + Send + Sync + 'static> Middleware<S> for ErrorBodies {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use tide::http::{Method, Url};
 
     fn app() -> tide::Server<()> {

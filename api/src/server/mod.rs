@@ -29,7 +29,7 @@ use engine::server::execute_server;
 use engine::server::result::ServerResult;
 use hosting::Hosted;
 use segments::types::ErrorCode;
-use serde_json::json;
+use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -134,27 +134,49 @@ pub fn app(state: ServerState) -> tide::Server<ServerState> {
     app
 }
 
+/// `GET /tables` on a server: the tables it hosts segments of.
+#[derive(Serialize)]
+struct HostedTables {
+    tables: Vec<String>,
+}
+
+/// `GET /tessera/segments/{table}`: hosted segment name → what the server has of it.
+#[derive(Serialize)]
+struct HostedSegments {
+    segments: std::collections::BTreeMap<String, HostedSegment>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HostedSegment {
+    total_docs: u64,
+    crc: u32,
+    reload_version: u64,
+}
+
 async fn tables(req: Request<ServerState>) -> tide::Result {
     let names: Vec<String> = req.state().hosted.loaded().into_keys().collect();
-    Ok(Body::from_json(&json!({ "tables": names }))?.into())
+    Ok(Body::from_json(&HostedTables { tables: names })?.into())
 }
 
 /// `GET /tessera/segments/{table}`: the hosted segments of a table with their row counts.
 async fn hosted_segments(req: Request<ServerState>) -> tide::Result {
     let table = crate::http::body::path_param(&req, "table")?;
-    let segments: serde_json::Map<String, serde_json::Value> = req
+    let segments = req
         .state()
         .hosted
         .segments_of(&table)
         .into_iter()
         .map(|(name, h)| {
-            (
-                name,
-                json!({"totalDocs": h.total_docs, "crc": h.crc, "reloadVersion": h.reload_version}),
-            )
+            let view = HostedSegment {
+                total_docs: h.total_docs,
+                crc: h.crc,
+                reload_version: h.reload_version,
+            };
+            (name, view)
         })
         .collect();
-    Ok(Body::from_json(&json!({ "segments": segments }))?.into())
+    Ok(Body::from_json(&HostedSegments { segments })?.into())
 }
 
 /// `POST /tessera/changed`: the controller pushed a metadata change; the assignment is

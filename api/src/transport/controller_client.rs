@@ -46,6 +46,22 @@ impl RoutingError {
     }
 }
 
+/// A server's heartbeat (`POST /instances/{id}/heartbeat`): the segments it has loaded; a
+/// broker's carries none.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Heartbeat {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loaded_segments: Option<LoadedSegments>,
+}
+
+/// The controller's answer to a heartbeat: the segments the instance must host.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Assignment {
+    #[serde(default)]
+    pub segments: Vec<AssignedSegment>,
+}
+
 /// A broker's or server's registration (`POST /instances`, Pinot's shape).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -189,12 +205,9 @@ impl ControllerClient for HttpControllerClient {
         loaded: Option<LoadedSegments>,
     ) -> BoxFuture<'a, Result<Option<Vec<AssignedSegment>>, TransportError>> {
         Box::pin(async move {
-            let body = match loaded {
-                Some(l) => serde_json::json!({ "loadedSegments": l }),
-                None => serde_json::json!({}),
-            };
-            let body = surf::Body::from_json(&body)
-                .map_err(|e| TransportError::Unreadable(e.to_string()))?;
+            let body = json_body(&Heartbeat {
+                loaded_segments: loaded,
+            })?;
             let mut res = self
                 .client
                 .post(format!("{}/instances/{id}/heartbeat", self.base_url))
@@ -207,12 +220,7 @@ impl ControllerClient for HttpControllerClient {
             if !res.status().is_success() {
                 return Err(status_error(&mut res).await);
             }
-            #[derive(Deserialize)]
-            struct Answer {
-                #[serde(default)]
-                segments: Vec<AssignedSegment>,
-            }
-            let answer: Answer = res
+            let answer: Assignment = res
                 .body_json()
                 .await
                 .map_err(|e| TransportError::Unreadable(format!("heartbeat answer: {e}")))?;

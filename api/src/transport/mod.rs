@@ -21,7 +21,9 @@ pub mod servers;
 pub mod stages;
 
 pub use crate::common::BoxFuture;
-pub use controller_client::{ControllerClient, HttpControllerClient, Registration, RoutingError};
+pub use controller_client::{
+    Assignment, ControllerClient, Heartbeat, HttpControllerClient, Registration, RoutingError,
+};
 pub use error::TransportError;
 pub use server_client::{HttpServerClient, ServerClient, ServerQuery};
 pub use servers::ServerDirectory;

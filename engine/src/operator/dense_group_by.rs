@@ -23,7 +23,7 @@
 use super::SegmentOutput;
 use super::aggregation::needed_columns;
 use super::doc_set::DocSet;
-use super::group_by::GroupKeys;
+use super::group_keys::GroupKeys;
 use super::projection::{DECODE_ALWAYS, DENSE_SPAN, decode_dictionary};
 use crate::aggregate::AggState;
 use crate::aggregate::lanes::{LaneCounts, LaneSums};

@@ -15,6 +15,7 @@ pub mod dense_group_by;
 pub mod doc_set;
 pub mod filter;
 pub mod group_by;
+pub mod group_keys;
 pub mod projection;
 pub mod selection;
 pub mod star_tree;

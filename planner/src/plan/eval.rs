@@ -8,7 +8,6 @@
 
 use super::expr::{ArithOp, CmpOp, ColumnRef, Expr};
 use super::like::LikePattern;
-use super::scalar;
 use segments::types::{DataType, Value};
 use std::cmp::Ordering;
 
@@ -97,6 +96,13 @@ pub fn arith(op: ArithOp, l: f64, r: f64) -> f64 {
     }
 }
 
+/// Calls scalar function `canonical` of the catalog on one row's argument values.
+fn invoke(canonical: &str, args: &[Value]) -> Result<Value, EvalError> {
+    let def = crate::functions::lookup(canonical)
+        .ok_or_else(|| EvalError(format!("unknown function '{canonical}'")))?;
+    def.eval(args).map_err(|e| EvalError(e.to_string()))
+}
+
 /// Evaluates `expr` for one row.
 pub fn eval(expr: &Expr, row: &dyn RowSource) -> Result<Value, EvalError> {
     Ok(match expr {
@@ -108,7 +114,7 @@ pub fn eval(expr: &Expr, row: &dyn RowSource) -> Result<Value, EvalError> {
                 .iter()
                 .map(|a| eval(a, row))
                 .collect::<Result<Vec<_>, _>>()?;
-            scalar::invoke(name, &values)?
+            invoke(name, &values)?
         }
         Expr::Arith {
             op,
@@ -313,6 +319,15 @@ mod tests {
 
     fn lit(v: Value) -> Box<Expr> {
         Box::new(Expr::literal(v))
+    }
+
+    #[test]
+    fn calls_go_to_the_catalog() {
+        assert_eq!(
+            invoke("upper", &[Value::String("abc".into())]).unwrap(),
+            Value::String("ABC".into())
+        );
+        assert!(invoke("nosuchfunction", &[]).is_err());
     }
 
     #[test]

@@ -255,7 +255,7 @@ impl Expr {
             }
             // Functions whose value changes per call are never folded.
             if let Expr::Call { name, .. } = e
-                && !super::scalar::is_deterministic(name)
+                && !crate::functions::lookup(name).is_some_and(|d| d.is_deterministic())
             {
                 constant = false;
             }
@@ -477,6 +477,17 @@ impl fmt::Display for Expr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_of_non_deterministic_functions_are_not_constant() {
+        let call = |name: &str| Expr::Call {
+            name: name.into(),
+            args: vec![],
+            return_type: ColumnType::sv(DataType::Long),
+        };
+        assert!(call("pi").is_constant());
+        assert!(!call("now").is_constant());
+    }
 
     fn col(name: &str, t: DataType) -> Expr {
         Expr::Column(ColumnRef {

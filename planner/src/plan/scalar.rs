@@ -1,13 +1,11 @@
-//! The binder's and evaluator's door to the scalar function catalog ([`crate::functions`]):
-//! return-type inference at bind time (literal arguments passed as literals, so functions
-//! like `jsonExtractScalar(json, path, 'INT')` can take their type from them), per-row
-//! invocation at run time, and determinism for constant folding — all by canonical name.
+//! The binder's door to the scalar function catalog ([`crate::functions`]): return-type
+//! inference at bind time, by canonical name, with literal arguments passed as literals so
+//! functions like `jsonExtractScalar(json, path, 'INT')` can take their type from them. (The
+//! evaluator calls the catalog itself, in [`super::eval`].)
 
 use super::column_type::ColumnType;
-use super::eval::EvalError;
 use super::expr::Expr;
 use crate::functions::{self, ArgType};
-use segments::types::Value;
 
 /// Infers the return type of scalar function `canonical` for the given bound arguments;
 /// `None` when no such function exists, `Some(Err(message))` when the arguments do not fit.
@@ -27,38 +25,19 @@ pub fn return_type(canonical: &str, args: &[Expr]) -> Option<Result<ColumnType, 
     )
 }
 
-/// Calls scalar function `canonical` on one row's argument values.
-pub fn invoke(canonical: &str, args: &[Value]) -> Result<Value, EvalError> {
-    let def = functions::lookup(canonical)
-        .ok_or_else(|| EvalError(format!("unknown function '{canonical}'")))?;
-    def.eval(args).map_err(|e| EvalError(e.to_string()))
-}
-
-/// Whether calls of `canonical` may be folded (the function is deterministic).
-pub fn is_deterministic(canonical: &str) -> bool {
-    functions::lookup(canonical).is_some_and(|d| d.is_deterministic())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use segments::types::DataType;
+    use segments::types::{DataType, Value};
 
     #[test]
-    fn resolves_invokes_and_reports_determinism() {
+    fn resolves_return_types() {
         let args = [Expr::literal(Value::String("abc".into()))];
         assert_eq!(
             return_type("upper", &args),
             Some(Ok(ColumnType::sv(DataType::String)))
         );
-        assert_eq!(
-            invoke("upper", &[Value::String("abc".into())]).unwrap(),
-            Value::String("ABC".into())
-        );
         assert!(return_type("nosuchfunction", &args).is_none());
         assert!(matches!(return_type("upper", &[]), Some(Err(_))));
-        assert!(is_deterministic("upper"));
-        assert!(!is_deterministic("now"));
-        assert!(invoke("nosuchfunction", &[]).is_err());
     }
 }
