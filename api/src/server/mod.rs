@@ -12,6 +12,7 @@
 pub mod hosting;
 pub mod stages;
 pub mod sync;
+pub mod worker_pool;
 
 use crate::common::loggers::{self, LoggerState};
 use crate::http::body::{parse_json, read_text};
@@ -64,6 +65,8 @@ pub struct Server {
     pub mailboxes: Arc<Mailboxes>,
     /// Multi-stage workers running here.
     pub stages: stages::RunningStages,
+    /// The threads those workers run on.
+    pub workers: worker_pool::WorkerPool,
     pub logging: LoggingHandle,
     pub metrics: Arc<Metrics>,
 }
@@ -87,6 +90,7 @@ impl Server {
             sync_lock: async_std::sync::Mutex::new(()),
             mailboxes,
             stages: stages::RunningStages::default(),
+            workers: worker_pool::WorkerPool::new("stage-worker", worker_pool::KEEP_ALIVE),
             logging,
             metrics: Arc::new(Metrics::new("server")),
         })

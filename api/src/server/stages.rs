@@ -1,6 +1,6 @@
 //! The server's share of multi-stage queries: each stage worker a broker assigns to this server
-//! runs on its own thread (workers block on their mailboxes, so they stay off the rayon pool,
-//! which their leaf segments' work uses), reading its segments' rows or its child stages'
+//! runs on a thread of the server's [`WorkerPool`](super::worker_pool::WorkerPool) (workers block
+//! on their mailboxes, so they stay off the rayon pool, which their leaf segments' work uses), reading its segments' rows or its child stages'
 //! blocks and sending its output through the process's [`Mailboxes`](crate::transport::Mailboxes).
 //! A cancelled query stops every worker here: their contexts are cancelled and their mailboxes
 //! woken.
@@ -84,26 +84,29 @@ pub fn submit(server: &Arc<Server>, r: StageRequest) -> Result<(), ApiError> {
     for (worker, segments) in work {
         let ctx = Arc::new(QueryContext::new(plan.options.clone()));
         server.stages.add(r.query_id, ctx.clone());
-        let (server, plan, sink, counts) =
-            (server.clone(), plan.clone(), sink.clone(), counts.clone());
+        let (pool, server, plan, sink, counts) = (
+            &server.workers,
+            server.clone(),
+            plan.clone(),
+            sink.clone(),
+            counts.clone(),
+        );
         let (query_id, stage) = (r.query_id, r.stage);
-        let spawned = std::thread::Builder::new()
-            .name(format!("q{query_id}-s{stage}-w{worker}"))
-            .spawn(move || {
-                let service = &server.mailboxes.service;
-                match run_worker(
-                    &plan, stage, worker, &counts, query_id, &segments, service, &*sink, &ctx,
-                ) {
-                    Ok(stats) => {
-                        server
-                            .stages
-                            .rows_received
-                            .fetch_add(stats.rows_received, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    Err(e) => log::debug!("query {query_id} stage {stage} worker {worker}: {e}"),
+        let spawned = pool.execute(move || {
+            let service = &server.mailboxes.service;
+            match run_worker(
+                &plan, stage, worker, &counts, query_id, &segments, service, &*sink, &ctx,
+            ) {
+                Ok(stats) => {
+                    server
+                        .stages
+                        .rows_received
+                        .fetch_add(stats.rows_received, std::sync::atomic::Ordering::Relaxed);
                 }
-                server.stages.done(query_id, &ctx);
-            });
+                Err(e) => log::debug!("query {query_id} stage {stage} worker {worker}: {e}"),
+            }
+            server.stages.done(query_id, &ctx);
+        });
         if let Err(e) = spawned {
             return Err(ApiError::internal(format!(
                 "cannot start a stage worker: {e}"

@@ -173,15 +173,17 @@ fn int_pairs(
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
     let mut next = vec![NO_ROW; build_keys.len()];
-    // Keys in a range not much wider than the build side (ids, order keys) index an array of
-    // chain heads directly; others go through a hash table.
+    // Keys in a range not much wider than the build side (ids, order keys), or than the probe
+    // side that will look each of its rows up, index an array of chain heads directly; others go
+    // through a hash table.
     let (lo, hi) = build_keys
         .iter()
         .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
     let span = (hi as i128 - lo as i128 + 1).max(0) as u128;
-    let dense = !build_keys.is_empty()
-        && span <= (build_keys.len() as u128 * 16).max(1 << 16)
-        && span <= 1 << 26;
+    let worth = (build_keys.len() as u128 * 16)
+        .max(probe_keys.len() as u128)
+        .max(1 << 16);
+    let dense = !build_keys.is_empty() && span <= worth && span <= 1 << 26;
     let mut direct: Vec<u32> = Vec::new();
     let mut heads = IntIndex::default();
     if dense {

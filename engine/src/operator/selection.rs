@@ -149,9 +149,95 @@ impl<'a> Recoder<'a> {
     }
 }
 
+/// A numeric column gathered straight into one vector, reserved for every selected document:
+/// no per-block column, no copy to join them.
+struct Numbers {
+    cells: Cells,
+    nulls: Option<Vec<bool>>,
+    rows: usize,
+}
+
+impl Numbers {
+    /// Gathering for `p`'s kind of numbers; `None` when `p` holds no plain numbers.
+    fn start(p: &Projected<'_>, capacity: usize) -> Option<Numbers> {
+        let cells = match (&p.data, numeric_kind(p.data_type)?) {
+            (ColumnData::I64(_), NumberKind::Integral)
+            | (ColumnData::Dict { .. }, NumberKind::Integral) => {
+                Cells::I64(Vec::with_capacity(capacity))
+            }
+            (ColumnData::F64(_), NumberKind::Floating)
+            | (ColumnData::Dict { .. }, NumberKind::Floating) => {
+                Cells::F64(Vec::with_capacity(capacity))
+            }
+            _ => return None,
+        };
+        Some(Numbers {
+            cells,
+            nulls: None,
+            rows: 0,
+        })
+    }
+
+    /// Appends `p`'s first `n` rows; false (nothing appended) when `p` does not fit.
+    fn append(&mut self, p: &Projected<'_>, n: usize) -> bool {
+        match (&mut self.cells, &p.data) {
+            (Cells::I64(out), ColumnData::I64(v)) => out.extend_from_slice(&v[..n]),
+            (Cells::F64(out), ColumnData::F64(v)) => out.extend_from_slice(&v[..n]),
+            (Cells::I64(out), ColumnData::Dict { ids, dict, .. })
+                if numeric_kind(p.data_type) == Some(NumberKind::Integral) =>
+            {
+                dict.extend_i64s(&ids[..n], out)
+            }
+            (Cells::F64(out), ColumnData::Dict { ids, dict, .. })
+                if numeric_kind(p.data_type) == Some(NumberKind::Floating) =>
+            {
+                dict.extend_f64s(&ids[..n], out)
+            }
+            _ => return false,
+        }
+        match (&mut self.nulls, &p.nulls) {
+            (Some(all), Some(block)) => all.extend_from_slice(&block[..n]),
+            (Some(all), None) => all.extend(std::iter::repeat_n(false, n)),
+            (None, Some(block)) if block[..n].iter().any(|b| *b) => {
+                let mut all = vec![false; self.rows];
+                all.extend_from_slice(&block[..n]);
+                self.nulls = Some(all);
+            }
+            (None, _) => {}
+        }
+        self.rows += n;
+        true
+    }
+
+    fn finish(self, data_type: DataType) -> Column {
+        Column {
+            cells: self.cells,
+            data_type,
+            nulls: self.nulls,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NumberKind {
+    Integral,
+    Floating,
+}
+
+fn numeric_kind(t: DataType) -> Option<NumberKind> {
+    match t {
+        DataType::Int | DataType::Long | DataType::Boolean | DataType::Timestamp => {
+            Some(NumberKind::Integral)
+        }
+        DataType::Float | DataType::Double => Some(NumberKind::Floating),
+        _ => None,
+    }
+}
+
 /// One output column being gathered over a segment's blocks.
 enum Gathered<'a> {
     Columns(Vec<Column>),
+    Numbers(Numbers),
     Coded(Recoder<'a>),
 }
 
@@ -169,6 +255,7 @@ fn select_columns(
         .map(|_| Gathered::Columns(Vec::new()))
         .collect();
     let mut rows = 0usize;
+    let capacity = (docs.len() as usize).min(limit);
     let mut proj = projection(exprs, segment, docs, ctx);
     let width = proj.num_columns() as u64;
     while rows < limit
@@ -177,6 +264,17 @@ fn select_columns(
         let take = (limit - rows).min(block.len());
         for (e, g) in exprs.iter().zip(gathered.iter_mut()) {
             let p = evaluate(e, &block)?;
+            if let Gathered::Columns(parts) = g
+                && parts.is_empty()
+                && let Some(numbers) = Numbers::start(p.as_ref(), capacity)
+            {
+                *g = Gathered::Numbers(numbers);
+            }
+            if let Gathered::Numbers(numbers) = g
+                && numbers.append(p.as_ref(), take)
+            {
+                continue;
+            }
             match (to_column(p.as_ref(), take), &mut *g, &p.data) {
                 (Some(c), Gathered::Columns(parts), _) => parts.push(c),
                 (None, Gathered::Columns(parts), ColumnData::Dict { ids, dict, .. })
@@ -196,6 +294,7 @@ fn select_columns(
                         Column::from_values(p.data_type, (0..take).map(|i| p.value(i)).collect());
                     let parts = match std::mem::replace(g, Gathered::Columns(Vec::new())) {
                         Gathered::Columns(parts) => parts,
+                        Gathered::Numbers(n) => vec![n.finish(p.data_type)],
                         Gathered::Coded(r) => vec![r.finish()],
                     };
                     let mut parts = parts;
@@ -211,6 +310,7 @@ fn select_columns(
         .zip(exprs)
         .map(|(g, e)| match g {
             Gathered::Columns(parts) => Column::concat(parts, e.column_type().data_type),
+            Gathered::Numbers(n) => n.finish(e.column_type().data_type),
             Gathered::Coded(r) => r.finish(),
         })
         .collect();

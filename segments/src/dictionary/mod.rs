@@ -14,7 +14,6 @@ pub use numeric::NumericDictionary;
 pub use var::{VarDictionary, VarOrder};
 
 use blocks::Block;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::format::Bytes;
@@ -143,39 +142,53 @@ impl Dictionary {
 
     /// [`Self::f64_at`] of every id, the dictionary's kind matched once for the whole run.
     pub fn f64s(&self, ids: &[DictId]) -> Vec<f64> {
+        let mut out = Vec::with_capacity(ids.len());
+        self.extend_f64s(ids, &mut out);
+        out
+    }
+
+    /// [`Self::f64s`] appended to `out` (a caller gathering many runs into one vector).
+    pub fn extend_f64s(&self, ids: &[DictId], out: &mut Vec<f64>) {
         match self {
             Dictionary::Int(d) => {
                 let v = d.values();
-                ids.iter().map(|&i| v[i as usize] as f64).collect()
+                out.extend(ids.iter().map(|&i| v[i as usize] as f64))
             }
             Dictionary::Long(d) => {
                 let v = d.values();
-                ids.iter().map(|&i| v[i as usize] as f64).collect()
+                out.extend(ids.iter().map(|&i| v[i as usize] as f64))
             }
             Dictionary::Float(d) => {
                 let v = d.values();
-                ids.iter().map(|&i| v[i as usize] as f64).collect()
+                out.extend(ids.iter().map(|&i| v[i as usize] as f64))
             }
             Dictionary::Double(d) => {
                 let v = d.values();
-                ids.iter().map(|&i| v[i as usize]).collect()
+                out.extend(ids.iter().map(|&i| v[i as usize]))
             }
-            _ => ids.iter().map(|&i| self.f64_at(i)).collect(),
+            _ => out.extend(ids.iter().map(|&i| self.f64_at(i))),
         }
     }
 
     /// [`Self::i64_at`] of every id, the dictionary's kind matched once for the whole run.
     pub fn i64s(&self, ids: &[DictId]) -> Vec<i64> {
+        let mut out = Vec::with_capacity(ids.len());
+        self.extend_i64s(ids, &mut out);
+        out
+    }
+
+    /// [`Self::i64s`] appended to `out`.
+    pub fn extend_i64s(&self, ids: &[DictId], out: &mut Vec<i64>) {
         match self {
             Dictionary::Int(d) => {
                 let v = d.values();
-                ids.iter().map(|&i| v[i as usize] as i64).collect()
+                out.extend(ids.iter().map(|&i| v[i as usize] as i64))
             }
             Dictionary::Long(d) => {
                 let v = d.values();
-                ids.iter().map(|&i| v[i as usize]).collect()
+                out.extend(ids.iter().map(|&i| v[i as usize]))
             }
-            _ => ids.iter().map(|&i| self.i64_at(i)).collect(),
+            _ => out.extend(ids.iter().map(|&i| self.i64_at(i))),
         }
     }
 
@@ -207,7 +220,8 @@ impl Dictionary {
 /// order — would decode again for almost every value).
 pub struct ValueDecoder<'d> {
     dict: &'d Dictionary,
-    blocks: HashMap<u32, Arc<Block>>,
+    /// Decoded blocks by block number.
+    blocks: Vec<Option<Arc<Block>>>,
 }
 
 impl Dictionary {
@@ -215,7 +229,7 @@ impl Dictionary {
     pub fn decoder(&self) -> ValueDecoder<'_> {
         ValueDecoder {
             dict: self,
-            blocks: HashMap::new(),
+            blocks: Vec::new(),
         }
     }
 }
@@ -231,10 +245,11 @@ impl ValueDecoder<'_> {
             return var.value(id);
         };
         let len = blocks.block_len().max(1);
-        let block = self
-            .blocks
-            .entry(id / len)
-            .or_insert_with(|| blocks.block(id / len));
+        let b = (id / len) as usize;
+        if b >= self.blocks.len() {
+            self.blocks.resize(b + 1, None);
+        }
+        let block = self.blocks[b].get_or_insert_with(|| blocks.block(b as u32));
         var::bytes_to_value(var.data_type(), block.get((id % len) as usize))
     }
 }
