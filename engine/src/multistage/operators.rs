@@ -11,6 +11,7 @@
 //! operations read rows. Each operator materialises its output as one block; the exchange cuts
 //! it into blocks of at most [`MAX_BLOCK_ROWS`](super::block::MAX_BLOCK_ROWS) rows.
 
+use super::asof;
 use super::block::{Cells, Column, DataBlock, NO_ROW};
 use super::hash_table;
 use super::stats::{OperatorStats, StatsRecorder};
@@ -29,7 +30,7 @@ use planner::plan::expr::ColumnRef;
 use planner::plan::multistage::rel::{FrameBound, FrameExclude};
 use planner::plan::multistage::stage::JoinOverflowMode;
 use planner::plan::multistage::{
-    AggMode, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFunction,
+    AggMode, AsofMatch, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFunction,
 };
 use planner::plan::{AggregateCall, Expr, SortKey};
 use segments::ImmutableSegment;
@@ -330,6 +331,7 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             left_keys,
             right_keys,
             condition,
+            asof,
         } => {
             let l = execute(left, env)?;
             let r = execute(right, env)?;
@@ -341,6 +343,7 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
                     left_keys,
                     right_keys,
                     condition: condition.as_ref(),
+                    asof: asof.as_ref(),
                 },
                 env,
             )
@@ -356,6 +359,7 @@ pub fn node_name(node: &RelNode) -> &'static str {
         RelNode::Project { .. } => "PROJECT",
         RelNode::Filter { .. } => "FILTER",
         RelNode::Aggregate { .. } => "AGGREGATE",
+        RelNode::Join { asof: Some(_), .. } => "ASOF_JOIN",
         RelNode::Join { .. } => "JOIN",
         RelNode::Window { .. } => "WINDOW",
         RelNode::Sort { .. } => "SORT",
@@ -497,6 +501,8 @@ struct JoinSpec<'a> {
     left_keys: &'a [usize],
     right_keys: &'a [usize],
     condition: Option<&'a Expr>,
+    /// An ASOF join's match condition.
+    asof: Option<&'a AsofMatch>,
 }
 
 /// Pinot's error for a join past `maxRowsInJoin` (`what`: the build side or the output).
@@ -586,8 +592,10 @@ fn join(
 ) -> Result<DataBlock, EngineError> {
     let limit = env.max_rows_in_join;
     let breaks = env.join_overflow == JoinOverflowMode::Break;
-    let build_left =
-        j.kind == JoinKind::Inner && !j.left_keys.is_empty() && left.num_rows < right.num_rows;
+    let build_left = j.kind == JoinKind::Inner
+        && j.asof.is_none()
+        && !j.left_keys.is_empty()
+        && left.num_rows < right.num_rows;
     // The build side past `maxRowsInJoin`: Pinot's error, or (BREAK) its first rows only.
     let build = if build_left { &mut left } else { &mut right };
     if build.num_rows > limit {
@@ -602,14 +610,17 @@ fn join(
         env.recorder.mark_limit_reached();
     }
     // Pairs before the join condition are bounded too (memory), the joined rows by the limit.
-    let (mut li, mut ri) = matching_pairs(
-        &left,
-        &right,
-        &j,
-        build_left,
-        limit.saturating_mul(16),
-        env.ctx,
-    )?;
+    let (mut li, mut ri) = match j.asof {
+        Some(m) => asof::closest_pairs(&left, &right, j.left_keys, j.right_keys, m, env.ctx)?,
+        None => matching_pairs(
+            &left,
+            &right,
+            &j,
+            build_left,
+            limit.saturating_mul(16),
+            env.ctx,
+        )?,
+    };
     if li.len() > limit {
         if !breaks {
             return Err(join_limit("Cannot process join", limit));

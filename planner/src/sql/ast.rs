@@ -121,6 +121,9 @@ pub enum TableRef {
         kind: JoinKind,
         on: Option<Expr>,
         using: Vec<String>,
+        /// `MATCH_CONDITION(…)` of an `ASOF` join.
+        #[serde(default)]
+        match_condition: Option<Box<Expr>>,
     },
 }
 
@@ -135,6 +138,10 @@ pub enum JoinKind {
     Cross,
     Semi,
     Anti,
+    /// `ASOF JOIN … MATCH_CONDITION(…) ON …`: each left row with its closest right row.
+    Asof,
+    /// `LEFT ASOF JOIN`: as `Asof`, unmatched left rows kept.
+    LeftAsof,
 }
 
 /// A scalar expression.

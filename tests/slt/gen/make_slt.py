@@ -237,6 +237,23 @@ FILES = {
    "AND o.customer = a.customer AND o.order_id < 40 AND b.customer = 'cust_03' ORDER BY o.order_id, a.customer", None),
   ("SELECT c.tier, COUNT(*) FROM customers c, orders o WHERE c.customer = o.customer AND (o.amount > 500 OR c.tier = 'gold') "
    "AND o.status = 'OPEN' GROUP BY c.tier", None),
+  # ASOF joins: each left row with its closest right row among equal keys (DuckDB spells the
+  # match condition as the one inequality of ON).
+  ("SELECT a.order_id, b.order_id FROM orders a ASOF JOIN orders b MATCH_CONDITION(a.order_id > b.order_id) "
+   "ON a.customer = b.customer WHERE a.order_id < 40 ORDER BY a.order_id",
+   "SELECT a.order_id, b.order_id FROM orders a ASOF JOIN orders b ON a.customer = b.customer AND a.order_id > b.order_id "
+   "WHERE a.order_id < 40 ORDER BY a.order_id"),
+  ("SELECT a.order_id, b.order_id FROM orders a LEFT ASOF JOIN orders b MATCH_CONDITION(a.order_id < b.order_id) "
+   "ON a.customer = b.customer AND a.region = b.region WHERE a.order_id > 440 ORDER BY a.order_id",
+   "SELECT a.order_id, b.order_id FROM orders a ASOF LEFT JOIN orders b ON a.customer = b.customer AND a.region = b.region "
+   "AND a.order_id < b.order_id WHERE a.order_id > 440 ORDER BY a.order_id"),
+  ("SELECT a.order_id, b.order_id FROM orders a ASOF JOIN orders b MATCH_CONDITION(b.order_id >= a.quantity) "
+   "ON a.status = b.status WHERE a.order_id < 25 ORDER BY a.order_id",
+   "SELECT a.order_id, b.order_id FROM orders a ASOF JOIN orders b ON a.status = b.status AND a.quantity <= b.order_id "
+   "WHERE a.order_id < 25 ORDER BY a.order_id"),
+  ("SELECT c.customer, o.amount FROM customers c LEFT ASOF JOIN orders o MATCH_CONDITION(c.credit >= o.amount) ON true "
+   "ORDER BY c.customer",
+   "SELECT c.customer, o.amount FROM customers c ASOF LEFT JOIN orders o ON c.credit >= o.amount ORDER BY c.customer"),
 ],
 "v2_subquery": [
   ("SELECT COUNT(*) FROM orders WHERE customer IN (SELECT customer FROM customers WHERE tier = 'gold')", None),

@@ -112,6 +112,7 @@ mod tests {
             kind: JoinKind::Inner,
             on: None,
             using: vec![],
+            match_condition: None,
         };
         assert_eq!(v2_only_construct(&select_from(join)), Some("JOIN"));
         let mut s = Select {

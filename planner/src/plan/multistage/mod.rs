@@ -42,5 +42,8 @@ pub mod relational;
 pub mod single_table;
 pub mod stage;
 
-pub use rel::{AggMode, JoinKind, RelNode, SetOpKind, WindowCall, WindowFrame, WindowFunction};
+pub use rel::{
+    AggMode, AsofMatch, AsofOp, JoinKind, RelNode, SetOpKind, WindowCall, WindowFrame,
+    WindowFunction,
+};
 pub use stage::{Distribution, MultiStagePlan, Stage, StageId, StageKind};

@@ -35,6 +35,42 @@ pub enum JoinKind {
     Anti,
 }
 
+/// `MATCH_CONDITION(left_column op right_column)` of an ASOF join.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct AsofMatch {
+    /// The compared column of the left input.
+    pub left: usize,
+    /// The compared column of the right input (an index into the right input's columns).
+    pub right: usize,
+    /// How the left value compares with the right one it matches.
+    pub op: AsofOp,
+}
+
+/// The comparison of an ASOF match condition, left value first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AsofOp {
+    /// `left > right`: the largest right value below the left one.
+    Greater,
+    /// `left >= right`: the largest right value not above the left one.
+    GreaterOrEqual,
+    /// `left < right`: the smallest right value above the left one.
+    Less,
+    /// `left <= right`: the smallest right value not below the left one.
+    LessOrEqual,
+}
+
+impl AsofOp {
+    /// The same condition with its sides swapped (`r < l` is `l > r`).
+    pub fn flipped(self) -> AsofOp {
+        match self {
+            AsofOp::Greater => AsofOp::Less,
+            AsofOp::GreaterOrEqual => AsofOp::LessOrEqual,
+            AsofOp::Less => AsofOp::Greater,
+            AsofOp::LessOrEqual => AsofOp::GreaterOrEqual,
+        }
+    }
+}
+
 /// How an aggregate node treats its input and output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum AggMode {
@@ -156,6 +192,10 @@ pub enum RelNode {
         left_keys: Vec<usize>,
         right_keys: Vec<usize>,
         condition: Option<Expr>,
+        /// An ASOF join's match condition: each left row joins only its closest right row
+        /// among those with equal keys (kind `Inner`, or `Left` for `LEFT ASOF JOIN`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        asof: Option<AsofMatch>,
     },
     /// Window functions over partitions of the input.
     Window {

@@ -12,8 +12,8 @@
 //! are the relation's positions (`__c<i>`), then read as [`Expr::Input`]s.
 
 use super::rel::{
-    AggMode, FrameBound, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFrame,
-    WindowFunction,
+    AggMode, AsofMatch, AsofOp, FrameBound, JoinKind, RelNode, SetOpKind, StageId, WindowCall,
+    WindowFrame, WindowFunction,
 };
 use super::relation::{Col, Rel, StageSink};
 use super::single_table::{aggregate_type, calcite_names, single_table_rel};
@@ -454,9 +454,54 @@ impl<'a> Planner<'a> {
             TableRef::Join {
                 left,
                 right,
+                kind: kind @ (ast::JoinKind::Asof | ast::JoinKind::LeftAsof),
+                on,
+                match_condition,
+                ..
+            } => {
+                let l = self.from(left, needed)?;
+                let r = self.from(right, needed)?;
+                let mut lk = Vec::new();
+                let mut rk = Vec::new();
+                for c in on.iter().flat_map(conjuncts) {
+                    if matches!(c, ast::Expr::Literal(ast::Literal::Bool(true))) {
+                        continue;
+                    }
+                    let (a, b) = equi_pair(c, &l.cols, &r.cols)?.ok_or_else(|| {
+                        PlanError::Planning(
+                            "ASOF JOIN condition must be a conjunction of equality comparisons"
+                                .into(),
+                        )
+                    })?;
+                    lk.push(a);
+                    rk.push(b);
+                }
+                let m = match match_condition {
+                    Some(m) => asof_match(m, &l.cols, &r.cols)?,
+                    None => {
+                        return Err(PlanError::Planning(
+                            "ASOF JOIN needs a MATCH_CONDITION".into(),
+                        ));
+                    }
+                };
+                let kind = if *kind == ast::JoinKind::LeftAsof {
+                    JoinKind::Left
+                } else {
+                    JoinKind::Inner
+                };
+                let mut rel = self.join(l, r, kind, lk, rk, None);
+                if let RelNode::Join { asof, .. } = &mut rel.node {
+                    *asof = Some(m);
+                }
+                Ok(rel)
+            }
+            TableRef::Join {
+                left,
+                right,
                 kind,
                 on,
                 using,
+                ..
             } if !using.is_empty()
                 || !matches!(kind, ast::JoinKind::Inner | ast::JoinKind::Cross) =>
             {
@@ -469,6 +514,9 @@ impl<'a> Planner<'a> {
                     ast::JoinKind::Full => JoinKind::Full,
                     ast::JoinKind::Semi => JoinKind::Semi,
                     ast::JoinKind::Anti => JoinKind::Anti,
+                    ast::JoinKind::Asof | ast::JoinKind::LeftAsof => {
+                        unreachable!("ASOF joins take the arm above")
+                    }
                 };
                 let mut lk = Vec::new();
                 let mut rk = Vec::new();
@@ -1056,6 +1104,7 @@ impl<'a> Planner<'a> {
                 left_keys: lk,
                 right_keys: rk,
                 condition,
+                asof: None,
             },
             cols,
             partitioned,
@@ -1633,6 +1682,47 @@ fn equi_pair(e: &ast::Expr, l: &[Col], r: &[Col]) -> Result<Option<(usize, usize
         (Some(x), Some(y)) => Some((x, y)),
         _ => None,
     })
+}
+
+/// `MATCH_CONDITION(a op b)`: one of `< <= > >=` between a column of the left input and one of
+/// the right input (either way round), as the left column's comparison with the right one.
+fn asof_match(e: &ast::Expr, l: &[Col], r: &[Col]) -> Result<AsofMatch, PlanError> {
+    let refused = || {
+        PlanError::Planning(
+            "ASOF JOIN MATCH_CONDITION must be a comparison between columns from the two inputs"
+                .into(),
+        )
+    };
+    let ast::Expr::Binary { op, left, right } = e else {
+        return Err(refused());
+    };
+    let op = match op {
+        BinaryOp::Gt => AsofOp::Greater,
+        BinaryOp::GtEq => AsofOp::GreaterOrEqual,
+        BinaryOp::Lt => AsofOp::Less,
+        BinaryOp::LtEq => AsofOp::LessOrEqual,
+        _ => return Err(refused()),
+    };
+    let (ast::Expr::Column { table: ta, name: a }, ast::Expr::Column { table: tb, name: b }) =
+        (&**left, &**right)
+    else {
+        return Err(refused());
+    };
+    if let (Some(x), Some(y)) = (resolve(l, ta.as_deref(), a)?, resolve(r, tb.as_deref(), b)?) {
+        return Ok(AsofMatch {
+            left: x,
+            right: y,
+            op,
+        });
+    }
+    match (resolve(l, tb.as_deref(), b)?, resolve(r, ta.as_deref(), a)?) {
+        (Some(x), Some(y)) => Ok(AsofMatch {
+            left: x,
+            right: y,
+            op: op.flipped(),
+        }),
+        _ => Err(refused()),
+    }
 }
 
 /// Whether a block's `WHERE` or select list holds a subquery.

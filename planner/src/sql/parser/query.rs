@@ -260,6 +260,7 @@ fn from_clause(i: Tokens<'_>) -> PResult<'_, TableRef> {
             kind: JoinKind::Cross,
             on: None,
             using: vec![],
+            match_condition: None,
         };
         i = rest;
     }
@@ -271,7 +272,7 @@ fn table_ref(i: Tokens<'_>) -> PResult<'_, TableRef> {
     let (mut i, mut left) = table_primary(i)?;
     let mut count = 1;
     loop {
-        let (rest, (kind, right, on, using)) = match join_clause(i) {
+        let (rest, (kind, right, on, using, match_condition)) = match join_clause(i) {
             Ok(r) => r,
             Err(nom::Err::Error(_)) if !starts_join(&i) => return Ok((i, left)),
             Err(e) => return Err(e),
@@ -289,6 +290,7 @@ fn table_ref(i: Tokens<'_>) -> PResult<'_, TableRef> {
             kind,
             on,
             using,
+            match_condition,
         };
         i = rest;
     }
@@ -297,20 +299,33 @@ fn table_ref(i: Tokens<'_>) -> PResult<'_, TableRef> {
 /// Whether the next token begins a join clause (then a failure inside it is an error).
 fn starts_join(i: &Tokens<'_>) -> bool {
     i.peek().is_some_and(|t| {
-        ["JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS"]
+        ["JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "ASOF"]
             .iter()
             .any(|k| t.is_keyword(k))
     })
 }
 
-type JoinParts = (JoinKind, TableRef, Option<Expr>, Vec<String>);
+type JoinParts = (
+    JoinKind,
+    TableRef,
+    Option<Expr>,
+    Vec<String>,
+    Option<Box<Expr>>,
+);
 
 /// join_clause := CROSS JOIN table_primary
+///   | [LEFT] ASOF JOIN table_primary MATCH_CONDITION '(' expr ')' ON expr
 ///   | [INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN table_primary [join_condition]
 fn join_clause(i: Tokens<'_>) -> PResult<'_, JoinParts> {
     if let Ok((rest, _)) = (keyword("CROSS"), keyword("JOIN")).parse(i) {
         let (rest, right) = table_primary(rest)?;
-        return Ok((rest, (JoinKind::Cross, right, None, vec![])));
+        return Ok((rest, (JoinKind::Cross, right, None, vec![], None)));
+    }
+    if let Ok((rest, left)) = (opt(keyword("LEFT")), keyword("ASOF"), keyword("JOIN"))
+        .parse(i)
+        .map(|(r, (left, _, _))| (r, left.is_some()))
+    {
+        return asof_join(rest, left);
     }
     let (rest, kind) = opt(any_keyword(&["INNER", "LEFT", "RIGHT", "FULL"])).parse(i)?;
     let kind = match kind {
@@ -336,7 +351,31 @@ fn join_clause(i: Tokens<'_>) -> PResult<'_, JoinParts> {
         }
         _ => (rest, vec![]),
     };
-    Ok((rest, (kind, right, on, using)))
+    Ok((rest, (kind, right, on, using, None)))
+}
+
+/// The rest of `[LEFT] ASOF JOIN`: both the match condition and `ON` are required (Calcite's
+/// grammar, which Pinot uses, has no ASOF join without them).
+fn asof_join(i: Tokens<'_>, left: bool) -> PResult<'_, JoinParts> {
+    let (rest, right) = table_primary(i)?;
+    let (rest, _) = match keyword("MATCH_CONDITION")(rest) {
+        Ok(r) => r,
+        Err(_) => return failure(rest, "ASOF JOIN needs MATCH_CONDITION(...)".to_string()),
+    };
+    let (rest, (_, condition, _)) = (punct("("), expr, punct(")")).parse(rest)?;
+    let (rest, on) = match preceded(keyword("ON"), expr).parse(rest) {
+        Ok(r) => r,
+        Err(_) => return failure(rest, "ASOF JOIN needs an ON condition".to_string()),
+    };
+    let kind = if left {
+        JoinKind::LeftAsof
+    } else {
+        JoinKind::Asof
+    };
+    Ok((
+        rest,
+        (kind, right, Some(on), vec![], Some(Box::new(condition))),
+    ))
 }
 
 /// table_primary := subquery_in_parens [alias] | '(' table_ref ')' | table_name [alias]

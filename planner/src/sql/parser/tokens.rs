@@ -244,11 +244,12 @@ pub(crate) fn peek_keywords(i: &Tokens<'_>, kws: &[&str]) -> bool {
 
 /// Words that can never be identifiers: what the grammar needs to stay unambiguous. Everything
 /// else (`date`, `timestamp`, `value`, `year`, `filter`, `over`, …) is usable as a name.
-const RESERVED: [&str; 51] = [
+const RESERVED: [&str; 53] = [
     "ALL",
     "AND",
     "AS",
     "ASC",
+    "ASOF",
     "BETWEEN",
     "BY",
     "CASE",
@@ -273,6 +274,7 @@ const RESERVED: [&str; 51] = [
     "IS",
     "JOIN",
     "LEFT",
+    "MATCH_CONDITION",
     "LIKE",
     "LIMIT",
     "MINUS",

@@ -107,12 +107,16 @@ impl Needed {
                 right,
                 on,
                 using,
+                match_condition,
                 ..
             } => {
                 self.table(left);
                 self.table(right);
                 if let Some(on) = on {
                     self.expr(on);
+                }
+                if let Some(m) = match_condition {
+                    self.expr(m);
                 }
                 for u in using {
                     self.mention(u);
@@ -232,6 +236,7 @@ fn flatten<'t>(t: &'t TableRef, inputs: &mut Vec<&'t TableRef>, on: &mut Vec<ast
             kind: ast::JoinKind::Inner | ast::JoinKind::Cross,
             on: condition,
             using,
+            ..
         } if using.is_empty() => {
             flatten(left, inputs, on);
             flatten(right, inputs, on);
