@@ -9,6 +9,7 @@
 
 use crate::aggregate::AggState;
 use crate::block::{ColumnData, Projected};
+use crate::code_book::CodeBook;
 use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -31,10 +32,7 @@ pub enum Cells {
     /// Dictionary-coded values (text read from a segment's dictionary): row `i` is
     /// `dict[ids[i]]`. The dictionary's values are distinct, so equal ids are equal values and
     /// gathering rows copies ids, never the values.
-    Coded {
-        ids: Vec<u32>,
-        dict: Arc<Vec<Value>>,
-    },
+    Coded { ids: Vec<u32>, dict: Arc<CodeBook> },
     /// Aggregation states of a partial aggregate.
     States(Vec<AggState>),
 }
@@ -150,7 +148,8 @@ impl Column {
         self.nulls.as_ref().is_some_and(|n| n[i])
             || match &self.cells {
                 Cells::Values(v) => v[i].is_null(),
-                Cells::Coded { ids, dict } => dict[ids[i] as usize].is_null(),
+                // A segment dictionary holds no NULL: only a book of given values is read.
+                Cells::Coded { ids, dict } => dict.is_decoded() && dict[ids[i] as usize].is_null(),
                 _ => false,
             }
     }
@@ -375,16 +374,17 @@ impl Column {
                 }
             }
             Cells::Coded { ids, dict } => {
-                // Each distinct value hashed once when there are fewer values than rows.
-                let per_value: Option<Vec<u64>> =
-                    (dict.len() < ids.len()).then(|| dict.iter().map(value_hash).collect());
+                // Each code's value hashed (and decoded) once, the first time a row reads it,
+                // when there are fewer codes than rows.
+                let mut memo: Option<Vec<Option<u64>>> =
+                    (dict.len() < ids.len()).then(|| vec![None; dict.len()]);
                 for (i, h) in hashes.iter_mut().enumerate() {
                     let id = ids[i] as usize;
                     let v = if null(i) {
                         NULL_HASH
                     } else {
-                        match &per_value {
-                            Some(p) => p[id],
+                        match memo.as_mut() {
+                            Some(m) => *m[id].get_or_insert_with(|| value_hash(&dict[id])),
                             None => value_hash(&dict[id]),
                         }
                     };
@@ -476,26 +476,29 @@ fn concat_coded(
             dict
         }
         None => {
+            // Only the codes rows use are decoded and merged.
             let mut merged: Vec<Value> = Vec::new();
             let mut index: HashMap<crate::key::Key, u32> = HashMap::new();
             for p in &parts {
                 if let Cells::Coded { ids: part, dict } = &p.cells {
-                    let remap: Vec<u32> = dict
-                        .iter()
-                        .map(|v| {
-                            *index.entry(crate::key::Key(v.clone())).or_insert_with(|| {
+                    let mut remap: Vec<u32> = vec![u32::MAX; dict.len()];
+                    for &code in part {
+                        let Some(slot) = remap.get_mut(code as usize) else {
+                            ids.push(0);
+                            continue;
+                        };
+                        if *slot == u32::MAX {
+                            let v = &dict[code as usize];
+                            *slot = *index.entry(crate::key::Key(v.clone())).or_insert_with(|| {
                                 merged.push(v.clone());
                                 (merged.len() - 1) as u32
-                            })
-                        })
-                        .collect();
-                    ids.extend(
-                        part.iter()
-                            .map(|&i| remap.get(i as usize).copied().unwrap_or(0)),
-                    );
+                            });
+                        }
+                        ids.push(*slot);
+                    }
                 }
             }
-            Arc::new(merged)
+            Arc::new(CodeBook::from_values(merged))
         }
     };
     Column {
@@ -560,6 +563,32 @@ pub fn finish_hash(mut h: u64) -> u64 {
     h ^ (h >> 33)
 }
 
+/// Row hashes for comparing rows of these same columns with one another only (grouping one
+/// block): a coded column hashes its codes — one book per column, so equal codes are equal
+/// values — and no text is decoded. Rows of other columns need [`hash_rows`].
+pub fn hash_rows_within(columns: &[&Column], rows: usize) -> Vec<u64> {
+    let mut hashes = vec![0u64; rows];
+    for c in columns {
+        match &c.cells {
+            Cells::Coded { ids, .. } => {
+                for (i, h) in hashes.iter_mut().enumerate() {
+                    let v = if c.is_null(i) {
+                        NULL_HASH
+                    } else {
+                        u64::from(ids[i])
+                    };
+                    *h = mix(*h, v);
+                }
+            }
+            _ => c.hash_into(&mut hashes),
+        }
+    }
+    for h in hashes.iter_mut() {
+        *h = finish_hash(*h);
+    }
+    hashes
+}
+
 /// Each row's hash over the keys of `columns` (see [`Column::hash_into`]).
 pub fn hash_rows(columns: &[&Column], rows: usize) -> Vec<u64> {
     let mut hashes = vec![0u64; rows];
@@ -607,7 +636,9 @@ mod tests {
         Column {
             cells: Cells::Coded {
                 ids,
-                dict: Arc::new(dict.into_iter().map(|s| Value::String(s.into())).collect()),
+                dict: Arc::new(CodeBook::from_values(
+                    dict.into_iter().map(|s| Value::String(s.into())).collect(),
+                )),
             },
             data_type: DataType::String,
             nulls,

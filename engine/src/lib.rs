@@ -26,6 +26,7 @@
 
 pub mod aggregate;
 pub mod block;
+pub mod code_book;
 pub mod column;
 pub mod context;
 pub mod error;

@@ -99,7 +99,7 @@ fn put_column(out: &mut Vec<u8>, c: &Column) {
                 .collect();
             put_u32(out, used.len() as u32);
             for id in used {
-                put_value(out, dict.get(id as usize).unwrap_or(&Value::Null));
+                put_value(out, dict.get(id));
             }
             renumbered
                 .iter()
@@ -291,7 +291,7 @@ impl<'a> Reader<'a> {
                 }
                 Cells::Coded {
                     ids,
-                    dict: std::sync::Arc::new(dict),
+                    dict: std::sync::Arc::new(crate::code_book::CodeBook::from_values(dict)),
                 }
             }
             k => return Err(corrupt(&format!("unknown column kind {k}"))),
@@ -399,7 +399,10 @@ mod tests {
                 .collect();
             let flags: Vec<bool> = rows.iter().map(|r| r[0].is_null()).collect();
             columns.push(Column {
-                cells: Cells::Coded { ids, dict: std::sync::Arc::new(dict) },
+                cells: Cells::Coded {
+                    ids,
+                    dict: std::sync::Arc::new(crate::code_book::CodeBook::from_values(dict)),
+                },
                 data_type: DataType::String,
                 nulls: flags.iter().any(|f| *f).then_some(flags),
             });

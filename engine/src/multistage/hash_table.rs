@@ -3,7 +3,7 @@
 //! cell by cell ([`Column::same_key`]). No key is ever copied out of its column.
 
 use super::block::{Cells, Column, NO_ROW};
-use crate::column::hash_rows;
+use crate::column::{hash_rows, hash_rows_within};
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use std::collections::HashMap;
@@ -94,7 +94,7 @@ pub fn group_ids(keys: &[&Column], rows: usize) -> (Vec<u32>, Vec<u32>) {
             .collect();
         return (groups, first);
     }
-    let hashes = hash_rows(keys, rows);
+    let hashes = hash_rows_within(keys, rows);
     let mut heads = HashIndex::default();
     // `next[g]`: the next group with the same hash.
     let mut next: Vec<u32> = Vec::new();

@@ -13,6 +13,7 @@ use super::top_candidates;
 use super::transform::evaluate;
 use super::{Operator, SegmentOutput};
 use crate::block::{ColumnData, Projected};
+use crate::code_book::CodeBook;
 use crate::column::{Cells, Column};
 use crate::context::QueryContext;
 use crate::error::EngineError;
@@ -20,7 +21,7 @@ use crate::key::RowKey;
 use crate::server::result::IntermediateData;
 use crate::sort::{TopK, sort_and_truncate};
 use planner::plan::{ColumnRef, Expr, ResultLayout, SortKey};
-use segments::dictionary::{Dictionary, ValueDecoder};
+use segments::dictionary::Dictionary;
 use segments::segment::ImmutableSegment;
 use segments::types::{DataType, Value};
 use std::collections::{HashMap, HashSet};
@@ -100,12 +101,14 @@ fn to_column(p: &Projected<'_>, take: usize) -> Option<Column> {
 const NO_LOCAL: u32 = u32::MAX;
 
 /// Dictionary-encoded text of one segment column as a coded column: each segment id used gets a
-/// local id and is decoded once (its block once, by the [`ValueDecoder`]); rows are ids.
+/// code, rows are codes, and the column's [`CodeBook`] decodes a code's text only when something
+/// reads it (each dictionary block once, by a [`ValueDecoder`](segments::dictionary::ValueDecoder)).
 struct Recoder<'a> {
-    decoder: ValueDecoder<'a>,
-    /// Segment id → local id ([`NO_LOCAL`] until used).
+    segment_dict: &'a Dictionary,
+    /// Segment id → code ([`NO_LOCAL`] until used).
     local: Vec<u32>,
-    dict: Vec<Value>,
+    /// Code → segment id.
+    used: Vec<u32>,
     ids: Vec<u32>,
     nulls: Vec<bool>,
     data_type: DataType,
@@ -114,9 +117,9 @@ struct Recoder<'a> {
 impl<'a> Recoder<'a> {
     fn new(dict: &'a Dictionary, data_type: DataType) -> Recoder<'a> {
         Recoder {
-            decoder: dict.decoder(),
+            segment_dict: dict,
             local: vec![NO_LOCAL; dict.len() as usize],
-            dict: Vec::new(),
+            used: Vec::new(),
             ids: Vec::new(),
             nulls: Vec::new(),
             data_type,
@@ -127,8 +130,8 @@ impl<'a> Recoder<'a> {
         for (i, &id) in ids.iter().enumerate() {
             let slot = &mut self.local[id as usize];
             if *slot == NO_LOCAL {
-                self.dict.push(self.decoder.value(id));
-                *slot = (self.dict.len() - 1) as u32;
+                self.used.push(id);
+                *slot = (self.used.len() - 1) as u32;
             }
             let local = *slot;
             self.ids.push(local);
@@ -141,7 +144,7 @@ impl<'a> Recoder<'a> {
         Column {
             cells: Cells::Coded {
                 ids: self.ids,
-                dict: Arc::new(self.dict),
+                dict: Arc::new(CodeBook::lazy(self.segment_dict.decoder(), self.used)),
             },
             data_type: self.data_type,
             nulls: any_null.then_some(self.nulls),

@@ -14,7 +14,7 @@ pub use numeric::NumericDictionary;
 pub use var::{VarDictionary, VarOrder};
 
 use blocks::Block;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::format::Bytes;
 use crate::types::{DataType, DictId, StoredType, Value};
@@ -214,30 +214,39 @@ impl Dictionary {
     }
 }
 
-/// The values of many ids of one dictionary, in any order: each compressed block of a blocked
-/// dictionary is decoded once and kept while the decoder lives (the dictionary's own cache holds
-/// only the last block, which random ids — a join leaf reading high-cardinality text in document
-/// order — would decode again for almost every value).
-pub struct ValueDecoder<'d> {
-    dict: &'d Dictionary,
+/// The values of many ids of one dictionary, in any order and from any thread: each
+/// compressed block of a blocked dictionary is decoded once and kept while the decoder lives
+/// (the dictionary's own cache holds only the last block, which random ids — a join leaf reading
+/// high-cardinality text in document order — would decode again for almost every value). The
+/// decoder holds its own handle on the dictionary (a view of the same memory map), so it may
+/// outlive the borrow it was made from: a multi-stage query decodes text after its join.
+#[derive(Debug)]
+pub struct ValueDecoder {
+    dict: Dictionary,
     /// Decoded blocks by block number.
-    blocks: Vec<Option<Arc<Block>>>,
+    blocks: Vec<OnceLock<Arc<Block>>>,
 }
 
 impl Dictionary {
     /// A decoder for many ids of this dictionary.
-    pub fn decoder(&self) -> ValueDecoder<'_> {
+    pub fn decoder(&self) -> ValueDecoder {
+        let blocks = match self {
+            Dictionary::BigDecimal(d) | Dictionary::String(d) | Dictionary::Bytes(d) => d
+                .value_blocks()
+                .map_or(0, |b| self.len().div_ceil(b.block_len().max(1))),
+            _ => 0,
+        };
         ValueDecoder {
-            dict: self,
-            blocks: Vec::new(),
+            dict: self.clone(),
+            blocks: (0..blocks).map(|_| OnceLock::new()).collect(),
         }
     }
 }
 
-impl ValueDecoder<'_> {
+impl ValueDecoder {
     /// The value of `id` (as [`Dictionary::value`]).
-    pub fn value(&mut self, id: DictId) -> Value {
-        let var = match self.dict {
+    pub fn value(&self, id: DictId) -> Value {
+        let var = match &self.dict {
             Dictionary::BigDecimal(d) | Dictionary::String(d) | Dictionary::Bytes(d) => d,
             other => return other.value(id),
         };
@@ -246,11 +255,21 @@ impl ValueDecoder<'_> {
         };
         let len = blocks.block_len().max(1);
         let b = (id / len) as usize;
-        if b >= self.blocks.len() {
-            self.blocks.resize(b + 1, None);
-        }
-        let block = self.blocks[b].get_or_insert_with(|| blocks.block(b as u32));
+        let Some(slot) = self.blocks.get(b) else {
+            return var.value(id);
+        };
+        let block = slot.get_or_init(|| blocks.block(b as u32));
         var::bytes_to_value(var.data_type(), block.get((id % len) as usize))
+    }
+
+    /// Ids in the dictionary.
+    pub fn len(&self) -> u32 {
+        self.dict.len()
+    }
+
+    /// Whether the dictionary is empty.
+    pub fn is_empty(&self) -> bool {
+        self.dict.len() == 0
     }
 }
 
@@ -469,7 +488,7 @@ mod tests {
         let vals: Vec<String> = (0..100).map(|i| format!("text {i:03}")).collect();
         for block_len in [None, Some(8)] {
             let (sorted, d) = strings_in(vals.clone(), DataType::String, block_len);
-            let mut decoder = d.decoder();
+            let decoder = d.decoder();
             // Strided ids jump between blocks on every read.
             for k in 0..300u32 {
                 let id = (k * 37) % 100;

@@ -1,0 +1,121 @@
+//! The values behind a coded column ([`Cells::Coded`](crate::column::Cells::Coded)): code `c`
+//! stands for `book[c]`, and distinct codes stand for distinct values.
+//!
+//! A multi-stage leaf reads text in dictionary ids and keeps it coded: each segment id its rows
+//! use gets a code, and the book remembers the segment id, not the text. A value is decoded the
+//! first time something reads it (a join's output projected, a group key hashed, the broker's
+//! answer written) and kept — so text of rows a join drops is never decoded at all. Books built
+//! from values (a block received over HTTP, a merge of books) hold them decoded from the start.
+
+use segments::dictionary::ValueDecoder;
+use segments::types::Value;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::sync::OnceLock;
+
+/// The values of a coded column, by code.
+pub struct CodeBook {
+    values: Vec<OnceLock<Value>>,
+    /// Where undecoded values come from: the segment dictionary and each code's id in it.
+    source: Option<(ValueDecoder, Vec<u32>)>,
+}
+
+impl CodeBook {
+    /// A book of `values`, decoded.
+    pub fn from_values(values: Vec<Value>) -> CodeBook {
+        CodeBook {
+            values: values.into_iter().map(OnceLock::from).collect(),
+            source: None,
+        }
+    }
+
+    /// A book whose code `c` is the value of `ids[c]` in `decoder`'s dictionary, decoded when
+    /// first read.
+    pub fn lazy(decoder: ValueDecoder, ids: Vec<u32>) -> CodeBook {
+        CodeBook {
+            values: (0..ids.len()).map(|_| OnceLock::new()).collect(),
+            source: Some((decoder, ids)),
+        }
+    }
+
+    /// The value of `code` (NULL for a code the book does not have).
+    pub fn get(&self, code: u32) -> &Value {
+        static NULL: Value = Value::Null;
+        let Some(slot) = self.values.get(code as usize) else {
+            return &NULL;
+        };
+        slot.get_or_init(|| match &self.source {
+            Some((decoder, ids)) => decoder.value(ids[code as usize]),
+            None => Value::Null,
+        })
+    }
+
+    /// Codes in the book.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether the book has no codes.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Whether reading every value costs no decoding (then per-value work may be done for all).
+    pub fn is_decoded(&self) -> bool {
+        self.source.is_none()
+    }
+
+    /// Every value, in code order (decoding those not read yet).
+    pub fn iter(&self) -> impl Iterator<Item = &Value> {
+        (0..self.values.len() as u32).map(|c| self.get(c))
+    }
+}
+
+impl std::ops::Index<usize> for CodeBook {
+    type Output = Value;
+    fn index(&self, code: usize) -> &Value {
+        self.get(code as u32)
+    }
+}
+
+impl std::fmt::Debug for CodeBook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodeBook")
+            .field("codes", &self.values.len())
+            .field("lazy", &self.source.is_some())
+            .finish()
+    }
+}
+
+impl PartialEq for CodeBook {
+    fn eq(&self, other: &CodeBook) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Serialize for CodeBook {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for CodeBook {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CodeBook, D::Error> {
+        Vec::<Value>::deserialize(d).map(CodeBook::from_values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_read_like_a_vector_and_serialize_as_one() {
+        let book = CodeBook::from_values(vec![Value::String("a".into()), Value::Int(2)]);
+        assert_eq!(book[1], Value::Int(2));
+        assert_eq!(book.len(), 2);
+        assert!(book.is_decoded());
+        let json = serde_json::to_string(&book).unwrap();
+        let back: CodeBook = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, book);
+    }
+}
