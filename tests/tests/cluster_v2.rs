@@ -264,9 +264,38 @@ async fn check_explain(broker: &str) {
     assert!(lines.iter().any(|l| l.contains("JOIN")), "{lines:?}");
 }
 
+/// `joinOptions(join_strategy='lookup')`: the right side is broadcast and the left side moves to
+/// one worker as it is (EXPLAIN shows both exchanges); the answer is the hash join's.
+async fn check_lookup_join(broker: &str) {
+    let sql = "SELECT c.c_region, COUNT(*), SUM(o.o_amount) FROM orders o LEFT JOIN customers c ON o.o_cust = c.c_id GROUP BY c.c_region ORDER BY c.c_region";
+    let hashed = v2(broker, sql).await;
+    let hinted_sql = sql.replacen(
+        "SELECT",
+        "SELECT /*+ joinOptions(join_strategy='lookup') */",
+        1,
+    );
+    let looked_up = v2(broker, &hinted_sql).await;
+    assert_eq!(rows(&looked_up), rows(&hashed), "{looked_up}");
+    let plan = v2(broker, &format!("EXPLAIN PLAN FOR {hinted_sql}")).await;
+    let lines: Vec<String> = rows(&plan)
+        .iter()
+        .map(|r| r[0].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(lines.iter().any(|l| l.contains("BROADCAST")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("RANDOM")), "{lines:?}");
+    let plan = v2(broker, &format!("EXPLAIN PLAN FOR {sql}")).await;
+    assert!(
+        !rows(&plan)
+            .iter()
+            .any(|r| r[0].as_str().unwrap_or_default().contains("BROADCAST")),
+        "{plan}"
+    );
+}
+
 async fn check_answers(broker: &str) {
     check_join_limits(broker).await;
     check_explain(broker).await;
+    check_lookup_join(broker).await;
     // Single-table aggregation: Calcite names and types.
     let b = v2(broker, "SELECT COUNT(*) FROM orders").await;
     assert_eq!(rows(&b), &vec![json!([ORDERS])]);

@@ -79,6 +79,17 @@ pub struct Select {
     pub limit: Option<u64>,
     /// `OFFSET m`, `LIMIT m, n` (m).
     pub offset: Option<u64>,
+    /// `SELECT /*+ name(key='value', …), … */`: the block's query hints, as written.
+    #[serde(default)]
+    pub hints: Vec<Hint>,
+}
+
+/// One query hint: `joinOptions(join_strategy='lookup')` is `name` `joinOptions` with the
+/// option `(join_strategy, lookup)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hint {
+    pub name: String,
+    pub options: Vec<(String, String)>,
 }
 
 /// One entry of a select list.

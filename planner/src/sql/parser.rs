@@ -7,6 +7,7 @@
 //! trimmed text.
 
 mod expressions;
+mod hints;
 mod lexical;
 mod query;
 mod tokens;

@@ -251,6 +251,14 @@ FILES = {
    "ON a.status = b.status WHERE a.order_id < 25 ORDER BY a.order_id",
    "SELECT a.order_id, b.order_id FROM orders a ASOF JOIN orders b ON a.status = b.status AND a.quantity <= b.order_id "
    "WHERE a.order_id < 25 ORDER BY a.order_id"),
+  # Query hints: a lookup join broadcasts the right side and leaves the left where it is (same
+  # answers); joinOptions limits override the query options.
+  (f"SELECT /*+ joinOptions(join_strategy='lookup') */ c.tier, COUNT(*), SUM(o.amount) {JOIN} GROUP BY c.tier", None),
+  ("SELECT /*+ joinOptions(join_strategy='lookup') */ o.order_id, c.tier FROM orders o LEFT JOIN customers c "
+   "ON o.customer = c.customer WHERE o.order_id BETWEEN 20 AND 45 ORDER BY o.order_id", None),
+  ("SELECT /*+ joinOptions(join_strategy='hash', max_rows_in_join='100000') */ COUNT(*) FROM orders a JOIN orders b "
+   "ON a.customer = b.customer", None),
+  ("SELECT /*+ aggOptions(is_skip_leaf_stage_group_by='true') */ region, COUNT(*), SUM(quantity) FROM orders GROUP BY region", None),
   ("SELECT c.customer, o.amount FROM customers c LEFT ASOF JOIN orders o MATCH_CONDITION(c.credit >= o.amount) ON true "
    "ORDER BY c.customer",
    "SELECT c.customer, o.amount FROM customers c ASOF LEFT JOIN orders o ON c.credit >= o.amount ORDER BY c.customer"),

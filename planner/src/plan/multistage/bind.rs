@@ -15,7 +15,7 @@ pub fn bind_multistage(
     stmt: &Statement,
     catalog: &dyn Catalog,
     options: &ExecutionOptions,
-    v2_options: MultiStageOptions,
+    mut v2_options: MultiStageOptions,
 ) -> Result<QueryPlan, PlanError> {
     if let Query::Select(select) = &stmt.query
         && select.from.is_none()
@@ -30,6 +30,13 @@ pub fn bind_multistage(
         .zip(rel.cols.iter().map(|c| c.ty))
         .collect();
     planner.finish_root(rel.node);
+    // `joinOptions(max_rows_in_join=…, join_overflow_mode=…)` hints win over the options.
+    if let Some(m) = planner.hinted_limits.max_rows_in_join {
+        v2_options.max_rows_in_join = m;
+    }
+    if let Some(m) = planner.hinted_limits.join_overflow_mode {
+        v2_options.join_overflow_mode = m;
+    }
     Ok(QueryPlan::MultiStage(MultiStagePlan {
         stages: planner.stages,
         columns,

@@ -36,6 +36,7 @@
 //! * [`stage`] — stages, exchanges, distributions.
 
 pub mod bind;
+pub mod hints;
 pub mod rel;
 pub mod relation;
 pub mod relational;

@@ -11,6 +11,7 @@
 //! above the leaves are bound by the v1 expression binder over a synthetic scope whose columns
 //! are the relation's positions (`__c<i>`), then read as [`Expr::Input`]s.
 
+use super::hints::{BlockHints, JoinHints, JoinStrategy};
 use super::rel::{
     AggMode, AsofMatch, AsofOp, FrameBound, JoinKind, RelNode, SetOpKind, StageId, WindowCall,
     WindowFrame, WindowFunction,
@@ -45,6 +46,10 @@ pub struct Planner<'a> {
     ctes: Vec<(String, Query)>,
     /// Queries being planned inside each other (bounded: each level is a stage or more).
     depth: usize,
+    /// The join hints of the `SELECT` block being planned.
+    join_hints: JoinHints,
+    /// Join limits some block's hints set (they override the query options').
+    pub hinted_limits: JoinHints,
 }
 
 /// How deeply queries may nest (subqueries in FROM, set operations, CTE references).
@@ -145,6 +150,8 @@ impl<'a> Planner<'a> {
             dist: HashMap::new(),
             ctes: Vec::new(),
             depth: 0,
+            join_hints: JoinHints::default(),
+            hinted_limits: JoinHints::default(),
         }
     }
 
@@ -300,6 +307,20 @@ impl<'a> Planner<'a> {
     }
 
     fn select(&mut self, s: &Select) -> Result<(Rel, Vec<String>), PlanError> {
+        let hints = BlockHints::from_ast(&s.hints)?;
+        if hints.join.max_rows_in_join.is_some() {
+            self.hinted_limits.max_rows_in_join = hints.join.max_rows_in_join;
+        }
+        if hints.join.join_overflow_mode.is_some() {
+            self.hinted_limits.join_overflow_mode = hints.join.join_overflow_mode;
+        }
+        let outer = std::mem::replace(&mut self.join_hints, hints.join);
+        let planned = self.select_block(s);
+        self.join_hints = outer;
+        planned
+    }
+
+    fn select_block(&mut self, s: &Select) -> Result<(Rel, Vec<String>), PlanError> {
         if let Some(TableRef::Table { name, alias }) = &s.from
             && !self.is_cte(name)
             && !has_subquery_predicates(s)
@@ -1081,8 +1102,14 @@ impl<'a> Planner<'a> {
         rk: Vec<usize>,
         condition: Option<Expr>,
     ) -> Rel {
-        let partitioned = !lk.is_empty();
-        let (ld, rd) = if partitioned {
+        let lookup = self.join_hints.strategy == JoinStrategy::Lookup
+            && !matches!(kind, JoinKind::Right | JoinKind::Full);
+        let partitioned = !lk.is_empty() || lookup;
+        let (ld, rd) = if lookup {
+            // Each left worker's rows stay with one join worker; every worker sees all right
+            // rows, so each left row meets all its matches exactly once.
+            (Distribution::Random, Distribution::Broadcast)
+        } else if partitioned {
             (
                 Distribution::Hash(lk.clone()),
                 Distribution::Hash(rk.clone()),

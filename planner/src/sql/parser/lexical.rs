@@ -1,6 +1,8 @@
 //! Lexical analysis: SQL text to tokens (Calcite's lexical rules as Pinot configures them).
 //!
-//! Whitespace and comments (`-- …`, `// …`, `/* … */`, hints included) are skipped; words,
+//! Whitespace and comments (`-- …`, `// …`, `/* … */`) are skipped; a hint (`/*+ … */`) is
+//! kept on the token that follows it ([`Token::hint`]), for the grammar to read where Calcite
+//! allows one (after `SELECT`) and ignore elsewhere; words,
 //! `"quoted"` and `` `quoted` `` identifiers, `'strings'` (with `''` escapes), numbers and
 //! operators become [`Token`]s. The token list always ends with one [`TokenKind::Eof`] token, so
 //! the grammar can always point at "the next token" when it reports an error.
@@ -42,6 +44,8 @@ pub(crate) struct Token<'a> {
     pub value: Cow<'a, str>,
     /// Byte offset of the first character.
     pub offset: usize,
+    /// The body of a `/*+ … */` hint written just before this token.
+    pub hint: Option<&'a str>,
 }
 
 impl Token<'_> {
@@ -185,8 +189,10 @@ fn quoted(i: &str, quote: char) -> Option<(&str, Cow<'_, str>)> {
     None
 }
 
-/// Skips whitespace and comments. `Err(offset)` for an unterminated block comment.
-fn skip_trivia<'a>(src: &str, mut i: &'a str) -> Result<&'a str, usize> {
+/// Skips whitespace and comments, returning the rest and the body of the last hint skipped.
+/// `Err(offset)` for an unterminated block comment.
+fn skip_trivia<'a>(src: &str, mut i: &'a str) -> Result<(&'a str, Option<&'a str>), usize> {
+    let mut hint = None;
     loop {
         let trimmed = i.trim_start();
         if trimmed.len() != i.len() {
@@ -203,14 +209,17 @@ fn skip_trivia<'a>(src: &str, mut i: &'a str) -> Result<&'a str, usize> {
         if let Some(body) = i.strip_prefix("/*") {
             let end: IResult<&str, &str> = take_until("*/").parse(body);
             match end {
-                Ok((rest, _)) => {
+                Ok((rest, comment)) => {
+                    if let Some(h) = comment.strip_prefix('+') {
+                        hint = Some(h.trim());
+                    }
                     i = &rest[2..];
                     continue;
                 }
                 Err(_) => return Err(src.len() - i.len()),
             }
         }
-        return Ok(i);
+        return Ok((i, hint));
     }
 }
 
@@ -219,7 +228,9 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
     let mut tokens = Vec::new();
     let mut i = src;
     loop {
-        i = skip_trivia(src, i).map_err(|_| lexical_error(src, src.len(), "<EOF> ", ""))?;
+        let (after, hint) =
+            skip_trivia(src, i).map_err(|_| lexical_error(src, src.len(), "<EOF> ", ""))?;
+        i = after;
         let offset = src.len() - i.len();
         let Some(first) = i.chars().next() else {
             tokens.push(Token {
@@ -227,6 +238,7 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
                 text: "",
                 value: Cow::Borrowed(""),
                 offset,
+                hint,
             });
             return Ok(tokens);
         };
@@ -279,6 +291,7 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
             text,
             value,
             offset,
+            hint,
         });
         i = rest;
     }

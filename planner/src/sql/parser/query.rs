@@ -183,6 +183,13 @@ fn query_primary(i: Tokens<'_>) -> PResult<'_, Query> {
 ///   [WHERE expr] [GROUP BY expr_list] [HAVING expr]
 fn select_core(i: Tokens<'_>) -> PResult<'_, Select> {
     let (rest, _) = keyword("SELECT")(i)?;
+    let hints = match rest.peek().and_then(|t| t.hint) {
+        Some(body) => match super::hints::parse_hints(body) {
+            Ok(h) => h,
+            Err(message) => return failure(rest, message),
+        },
+        None => Vec::new(),
+    };
     let (rest, quantifier) = opt(any_keyword(&["ALL", "DISTINCT"])).parse(rest)?;
     let (rest, projection) = separated_list1(punct(","), select_item).parse(rest)?;
     let (rest, from) = opt(preceded(keyword("FROM"), from_clause)).parse(rest)?;
@@ -197,6 +204,7 @@ fn select_core(i: Tokens<'_>) -> PResult<'_, Select> {
         selection,
         group_by: group_by.unwrap_or_default(),
         having,
+        hints,
         ..Select::default()
     };
     Ok((rest, select))

@@ -1,0 +1,148 @@
+//! A `SELECT` block's query hints as types (Pinot's `PinotHintOptions`):
+//!
+//! * `joinOptions(join_strategy='hash'|'lookup', max_rows_in_join=N,
+//!   join_overflow_mode='THROW'|'BREAK')` — `lookup` joins without moving the left side: the
+//!   right side (a dimension table, small by design) is broadcast to every worker of the join,
+//!   each left worker's rows stay with one worker; the limits override the query options'.
+//! * `aggOptions(is_skip_leaf_stage_group_by=…, is_skip_leaf_stage_aggregate=…,
+//!   is_partitioned_by_group_by_keys=…, num_groups_limit=…, max_initial_result_holder_capacity=…)`
+//!   and `tableOptions(…)` — read and checked; they tune where Pinot aggregates and how it
+//!   partitions, which changes no answer, and the plan keeps its shape.
+//!
+//! Other hint names are ignored, as Calcite ignores hints it has no strategy for; a known option
+//! with a value that does not read fails the query.
+
+use super::stage::JoinOverflowMode;
+use crate::plan::error::PlanError;
+use crate::sql::ast::Hint;
+
+/// How a hinted join moves its inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JoinStrategy {
+    /// Both sides hashed on the join keys (or, without keys, gathered on one worker).
+    #[default]
+    Hash,
+    /// The right side broadcast to the join's workers, the left side left where it is.
+    Lookup,
+}
+
+/// `joinOptions(…)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JoinHints {
+    pub strategy: JoinStrategy,
+    pub max_rows_in_join: Option<usize>,
+    pub join_overflow_mode: Option<JoinOverflowMode>,
+}
+
+/// The hints of one `SELECT` block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockHints {
+    pub join: JoinHints,
+}
+
+fn invalid(hint: &str, key: &str, value: &str) -> PlanError {
+    PlanError::Planning(format!(
+        "Invalid value '{value}' for hint option '{key}' of '{hint}'"
+    ))
+}
+
+fn boolean(hint: &str, key: &str, value: &str) -> Result<bool, PlanError> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(invalid(hint, key, value)),
+    }
+}
+
+fn count(hint: &str, key: &str, value: &str) -> Result<usize, PlanError> {
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| invalid(hint, key, value))
+}
+
+impl BlockHints {
+    /// The typed hints of `hints` (as written after `SELECT`).
+    pub fn from_ast(hints: &[Hint]) -> Result<BlockHints, PlanError> {
+        let mut out = BlockHints::default();
+        for h in hints {
+            for (key, value) in &h.options {
+                let name = h.name.as_str();
+                match (name, key.as_str()) {
+                    ("joinOptions", "join_strategy") => {
+                        out.join.strategy = match value.to_ascii_lowercase().as_str() {
+                            "hash" => JoinStrategy::Hash,
+                            "lookup" => JoinStrategy::Lookup,
+                            _ => return Err(invalid(name, key, value)),
+                        }
+                    }
+                    ("joinOptions", "max_rows_in_join") => {
+                        out.join.max_rows_in_join = Some(count(name, key, value)?)
+                    }
+                    ("joinOptions", "join_overflow_mode") => {
+                        out.join.join_overflow_mode = Some(match value.as_str() {
+                            "THROW" => JoinOverflowMode::Throw,
+                            "BREAK" => JoinOverflowMode::Break,
+                            _ => return Err(invalid(name, key, value)),
+                        })
+                    }
+                    (
+                        "aggOptions",
+                        "is_skip_leaf_stage_group_by"
+                        | "is_skip_leaf_stage_aggregate"
+                        | "is_partitioned_by_group_by_keys"
+                        | "is_enable_group_trim",
+                    ) => {
+                        boolean(name, key, value)?;
+                    }
+                    ("aggOptions", "num_groups_limit" | "max_initial_result_holder_capacity") => {
+                        count(name, key, value)?;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hint(name: &str, options: &[(&str, &str)]) -> Hint {
+        Hint {
+            name: name.into(),
+            options: options
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn join_options_read_and_bad_values_fail() {
+        let h = BlockHints::from_ast(&[hint(
+            "joinOptions",
+            &[
+                ("join_strategy", "lookup"),
+                ("max_rows_in_join", "10"),
+                ("join_overflow_mode", "BREAK"),
+            ],
+        )])
+        .unwrap();
+        assert_eq!(h.join.strategy, JoinStrategy::Lookup);
+        assert_eq!(h.join.max_rows_in_join, Some(10));
+        assert_eq!(h.join.join_overflow_mode, Some(JoinOverflowMode::Break));
+        assert!(BlockHints::from_ast(&[hint("joinOptions", &[("join_strategy", "x")])]).is_err());
+        assert!(
+            BlockHints::from_ast(&[hint("aggOptions", &[("is_skip_leaf_stage_group_by", "1")])])
+                .is_err()
+        );
+        assert_eq!(
+            BlockHints::from_ast(&[hint("someOtherHint", &[("a", "b")])]).unwrap(),
+            BlockHints::default()
+        );
+    }
+}
