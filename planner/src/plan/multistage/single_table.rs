@@ -18,7 +18,7 @@ use super::rel::{AggMode, RelNode};
 use super::relation::{Col, Rel, StageSink};
 use super::stage::StageKind;
 use crate::plan::aggregate::AggregateFunction;
-use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
+use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards, walk_mut};
 use crate::plan::binder::scope::Scope;
 use crate::plan::binder::select::plan_select;
 use crate::plan::catalog::Catalog;
@@ -30,6 +30,31 @@ use crate::plan::query_plan::{
 };
 use crate::sql::ast::{self, SelectItem};
 use segments::types::DataType;
+
+/// `column IS [NOT] NULL` as Calcite plans it over a table without column-based null handling:
+/// its columns are typed NOT NULL, so the test folds to `FALSE` (`TRUE`) whatever the stored
+/// null vectors hold — Pinot's v2 answers so, and only tables that declare
+/// `enableColumnBasedNullHandling` test their nulls.
+fn fold_null_tests(select: &mut ast::Select) {
+    let mut fold = |e: &mut ast::Expr| {
+        walk_mut(e, &mut |x| {
+            if let ast::Expr::IsNull { expr, negated } = x
+                && matches!(**expr, ast::Expr::Column { .. })
+            {
+                *x = ast::Expr::Literal(ast::Literal::Bool(*negated));
+            }
+        })
+    };
+    for item in &mut select.projection {
+        if let SelectItem::Expr { expr, .. } = item {
+            fold(expr);
+        }
+    }
+    select.selection.iter_mut().for_each(&mut fold);
+    select.group_by.iter_mut().for_each(&mut fold);
+    select.having.iter_mut().for_each(&mut fold);
+    select.order_by.iter_mut().for_each(|o| fold(&mut o.expr));
+}
 
 /// A single-table block (no subquery): the leaf stage with the v1 server plan, and the
 /// operators above its exchange.
@@ -51,6 +76,9 @@ pub fn single_table_rel(
     };
     let mut select = select.clone();
     canonicalize_columns(&mut select, &scope)?;
+    if !info.schema.enable_column_based_null_handling {
+        fold_null_tests(&mut select);
+    }
     expand_wildcards(&mut select, &scope)?;
     let names = calcite_names(&select.projection);
     let (limit, offset) = (select.limit, select.offset.unwrap_or(0));
