@@ -142,6 +142,8 @@ pub struct QueryOptions {
     pub skip_upsert: bool,
     /// `dropResults`.
     pub drop_results: bool,
+    /// `autoRewriteAggregationType`: `MIN`/`MAX` of text become `MINSTRING`/`MAXSTRING`.
+    pub auto_rewrite_aggregation_type: bool,
     /// Options this struct does not model, by canonical (or as-given) key; kept, not interpreted.
     pub extra: BTreeMap<String, String>,
 }
@@ -169,6 +171,7 @@ impl Default for QueryOptions {
             server_return_final_result: false,
             skip_upsert: false,
             drop_results: false,
+            auto_rewrite_aggregation_type: false,
             extra: BTreeMap::new(),
         }
     }
@@ -216,6 +219,7 @@ option_table! {
     "serverReturnFinalResult" => |o, v| o.server_return_final_result = parse_bool(v);
     "skipUpsert" => |o, v| o.skip_upsert = parse_bool(v);
     "dropResults" => |o, v| o.drop_results = parse_bool(v);
+    "autoRewriteAggregationType" => |o, v| o.auto_rewrite_aggregation_type = parse_bool(v);
 }
 
 /// Other Pinot option keys: not modelled, but still resolved to their canonical spelling.

@@ -156,6 +156,7 @@ enum States<'a> {
     Decimal(Vec<Option<Decimal>>),
     Bool(Vec<Option<bool>>),
     Moments(Vec<Moments>),
+    Text(Vec<Option<String>>),
 }
 
 /// One aggregation's states for the groups of one segment.
@@ -197,6 +198,7 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::Skewness | AggregateFunction::Kurtosis => {
                 States::Moments(Vec::new())
             }
+            AggregateFunction::MinString | AggregateFunction::MaxString => States::Text(Vec::new()),
         };
         GroupAccumulator {
             function: call.function.clone(),
@@ -254,6 +256,7 @@ impl<'a> GroupAccumulator<'a> {
             States::QDigest(v) => v.resize_with(n, QuantileDigest::default),
             States::Mode(v) => v.resize_with(n, HashMap::new),
             States::Decimal(v) => v.resize(n, None),
+            States::Text(v) => v.resize(n, None),
             States::Bool(v) => v.resize(n, None),
             States::Moments(v) => v.resize(n, Moments::default()),
         }
@@ -365,6 +368,21 @@ impl<'a> GroupAccumulator<'a> {
                     return Err(EngineError::execution(format!("sumprecision: {e}")));
                 }
             }
+            States::Text(t) => {
+                let max = matches!(self.function, AggregateFunction::MaxString);
+                visit_values(arg, groups, valid, |g, v| {
+                    let text = match v {
+                        Value::String(s) | Value::Json(s) => s,
+                        other => other.to_string(),
+                    };
+                    if t[g]
+                        .as_ref()
+                        .is_none_or(|x| if max { text > *x } else { text < *x })
+                    {
+                        t[g] = Some(text);
+                    }
+                })
+            }
             States::Bool(b) => visit_numbers(arg, groups, valid, |g, x| {
                 let x = x != 0.0;
                 b[g] = Some(match b[g] {
@@ -428,6 +446,7 @@ impl<'a> GroupAccumulator<'a> {
             States::Mode(m) => AggState::Mode(m[g].clone()),
             States::Decimal(d) => AggState::Decimal(d[g]),
             States::Bool(b) => AggState::Bool(b[g]),
+            States::Text(t) => AggState::Text(t[g].clone()),
             States::Moments(m) => AggState::Moments(m[g]),
         }
     }

@@ -45,6 +45,8 @@ pub enum AggState {
     Bool(Option<bool>),
     /// SKEWNESS, KURTOSIS.
     Moments(Moments),
+    /// MINSTRING, MAXSTRING: the smallest (largest) text so far.
+    Text(Option<String>),
 }
 
 impl AggState {
@@ -74,6 +76,7 @@ impl AggState {
             AggregateFunction::Skewness | AggregateFunction::Kurtosis => {
                 AggState::Moments(Moments::default())
             }
+            AggregateFunction::MinString | AggregateFunction::MaxString => AggState::Text(None),
         }
     }
 
@@ -136,6 +139,14 @@ impl AggState {
                 }
             }
             (AggState::Moments(a), AggState::Moments(b)) => a.merge(&b),
+            (AggState::Text(a), AggState::Text(b)) => {
+                let max = matches!(f, AggregateFunction::MaxString);
+                if let Some(y) = b
+                    && a.as_ref().is_none_or(|x| if max { y > *x } else { y < *x })
+                {
+                    *a = Some(y);
+                }
+            }
             (AggState::Bool(a), AggState::Bool(b)) => {
                 let and = matches!(f, AggregateFunction::BoolAnd);
                 *a = match (*a, b) {
@@ -245,6 +256,7 @@ impl AggState {
                 };
                 or_default((m.n > 0).then_some(value), f64::NAN)
             }
+            AggState::Text(t) => t.clone().map_or(Value::Null, Value::String),
             AggState::Bool(b) => match b {
                 Some(x) => Value::Boolean(*x),
                 None if null_handling => Value::Null,

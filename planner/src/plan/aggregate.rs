@@ -69,6 +69,11 @@ pub enum AggregateFunction {
     Skewness,
     /// Sample excess kurtosis (`KURTOSIS`).
     Kurtosis,
+    /// The smallest value of a text column, by its bytes (`MINSTRING`; what `MIN` of a
+    /// STRING becomes under `autoRewriteAggregationType`); STRING result.
+    MinString,
+    /// The largest such value (`MAXSTRING`).
+    MaxString,
 }
 
 impl AggregateFunction {
@@ -95,6 +100,8 @@ impl AggregateFunction {
             AggregateFunction::BoolOr => "boolor",
             AggregateFunction::Skewness => "skewness",
             AggregateFunction::Kurtosis => "kurtosis",
+            AggregateFunction::MinString => "minstring",
+            AggregateFunction::MaxString => "maxstring",
         }
     }
 
@@ -121,6 +128,7 @@ impl AggregateFunction {
             AggregateFunction::SumPrecision { .. } => DataType::BigDecimal,
             AggregateFunction::DistinctCountRawHll { .. } => DataType::String,
             AggregateFunction::BoolAnd | AggregateFunction::BoolOr => DataType::Boolean,
+            AggregateFunction::MinString | AggregateFunction::MaxString => DataType::String,
         }
     }
 
@@ -146,6 +154,8 @@ impl AggregateFunction {
                 | AggregateFunction::BoolAnd
                 | AggregateFunction::BoolOr
                 | AggregateFunction::SumPrecision { .. }
+                | AggregateFunction::MinString
+                | AggregateFunction::MaxString
         )
     }
 }
@@ -193,6 +203,8 @@ const BASE_NAMES: &[&str] = &[
     "boolor",
     "skewness",
     "kurtosis",
+    "minstring",
+    "maxstring",
 ];
 
 /// Splits a canonical aggregate name into (base name, legacy percentile digits, is-MV);
@@ -317,6 +329,8 @@ pub fn build_function(
             | "boolor"
             | "skewness"
             | "kurtosis"
+            | "minstring"
+            | "maxstring"
     ) {
         expect_params(0)?;
     }
@@ -342,6 +356,8 @@ pub fn build_function(
         "boolor" => AggregateFunction::BoolOr,
         "skewness" => AggregateFunction::Skewness,
         "kurtosis" => AggregateFunction::Kurtosis,
+        "minstring" => AggregateFunction::MinString,
+        "maxstring" => AggregateFunction::MaxString,
         "distinctcounthll" | "distinctcountrawhll" => {
             expect_params(1)?;
             let log2m = if params.is_empty() {

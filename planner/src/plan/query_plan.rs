@@ -71,6 +71,9 @@ pub struct ExecutionOptions {
     /// `defaultNullValue`), per column.
     #[serde(default)]
     pub column_defaults: Vec<(String, Value)>,
+    /// `autoRewriteAggregationType`: `MIN`/`MAX` of text bind as `MINSTRING`/`MAXSTRING`.
+    #[serde(default)]
+    pub auto_rewrite_aggregation_type: bool,
 }
 
 impl Default for ExecutionOptions {
@@ -83,6 +86,7 @@ impl Default for ExecutionOptions {
             use_star_tree: true,
             max_execution_threads: None,
             column_defaults: Vec::new(),
+            auto_rewrite_aggregation_type: false,
         }
     }
 }
@@ -116,6 +120,7 @@ impl ExecutionOptions {
             use_star_tree: o.use_star_tree,
             max_execution_threads: o.max_execution_threads.map(|t| t as usize),
             column_defaults: Vec::new(),
+            auto_rewrite_aggregation_type: o.auto_rewrite_aggregation_type,
         }
     }
 

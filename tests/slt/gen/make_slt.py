@@ -91,6 +91,10 @@ FILES = {
 ],
 "aggregate": [
   ("SELECT COUNT(*), SUM(amount), MIN(amount), MAX(amount), AVG(amount) FROM orders", None),
+  # Text minimum and maximum: MINSTRING/MAXSTRING, or MIN/MAX under autoRewriteAggregationType.
+  ("SELECT MINSTRING(customer), MAXSTRING(note) FROM orders", "SELECT MIN(customer), MAX(note) FROM orders"),
+  ("SET autoRewriteAggregationType=true; SELECT region, MIN(customer), MAX(status) FROM orders GROUP BY region",
+   "SELECT region, MIN(customer), MAX(status) FROM orders GROUP BY region"),
   ("SELECT SUM(quantity), MIN(quantity), MAX(quantity) FROM orders WHERE status = 'SHIPPED'", None),
   ("SELECT MINMAXRANGE(amount) FROM orders", "SELECT MAX(amount) - MIN(amount) FROM orders"),
   ("SELECT DISTINCTCOUNT(customer) FROM orders", "SELECT COUNT(DISTINCT customer) FROM orders"),
@@ -323,6 +327,9 @@ FILES = {
 ],
 "v2_aggregate": [
   ("SELECT COUNT(*), SUM(amount), MIN(quantity), MAX(quantity), AVG(discount) FROM orders", None),
+  ("SET autoRewriteAggregationType=true; SELECT c.tier, MIN(o.customer), MAX(c.name) FROM orders o JOIN customers c "
+   "ON o.customer = c.customer GROUP BY c.tier",
+   "SELECT c.tier, MIN(o.customer), MAX(c.name) FROM orders o JOIN customers c ON o.customer = c.customer GROUP BY c.tier"),
   ("SELECT status, COUNT(*), SUM(quantity) FROM orders WHERE region IN ('east', 'west') GROUP BY status", None),
   ("SELECT region, COUNT(DISTINCT customer) FROM orders GROUP BY region", None),
   ("SELECT customer, SUM(amount) AS s FROM orders GROUP BY customer HAVING COUNT(*) > 10 ORDER BY s DESC, customer LIMIT 5", None),

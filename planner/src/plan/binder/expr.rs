@@ -40,6 +40,8 @@ pub struct ExprBinder<'a> {
     pub aggregates: Vec<AggregateCall>,
     /// `enableNullHandling` (it changes how `COUNT(col)` is named).
     pub null_handling: bool,
+    /// `autoRewriteAggregationType`: `MIN`/`MAX` of text bind as `MINSTRING`/`MAXSTRING`.
+    pub auto_rewrite_aggregation_type: bool,
 }
 
 /// Whether an AST expression contains an aggregate call.
@@ -114,6 +116,7 @@ impl<'a> ExprBinder<'a> {
             keys: Vec::new(),
             aggregates: Vec::new(),
             null_handling: false,
+            auto_rewrite_aggregation_type: false,
         }
     }
 
@@ -398,10 +401,17 @@ impl<'a> ExprBinder<'a> {
                 self.constant_params(rest)?,
             ),
         };
-        let function = build_function(base, legacy, &params).map_err(PlanError::Validation)?;
+        let mut function = build_function(base, legacy, &params).map_err(PlanError::Validation)?;
         let mut multi_value = mv;
         if let Some(a) = &arg {
             let t = a.column_type();
+            if self.auto_rewrite_aggregation_type && t.data_type == DataType::String {
+                function = match function {
+                    AggregateFunction::Min => AggregateFunction::MinString,
+                    AggregateFunction::Max => AggregateFunction::MaxString,
+                    f => f,
+                };
+            }
             if !t.single_value && function != AggregateFunction::Count {
                 multi_value = true;
             }

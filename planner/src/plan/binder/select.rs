@@ -75,6 +75,7 @@ pub fn plan_select(
 
     let mut b = ExprBinder::new(scope);
     b.null_handling = options.enable_null_handling;
+    b.auto_rewrite_aggregation_type = options.auto_rewrite_aggregation_type;
     let filter = match &select.selection {
         Some(w) => {
             if contains_aggregate(w) {

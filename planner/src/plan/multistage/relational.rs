@@ -599,6 +599,7 @@ impl<'a> Planner<'a> {
         };
         let mut b = ExprBinder::new(&scope);
         b.null_handling = self.options.enable_null_handling;
+        b.auto_rewrite_aggregation_type = self.options.auto_rewrite_aggregation_type;
         Ok(to_inputs(b.bind(e, Mode::Row)?))
     }
 
@@ -827,6 +828,7 @@ impl<'a> Planner<'a> {
                 };
                 let mut b = ExprBinder::new(&scope);
                 b.null_handling = self.options.enable_null_handling;
+                b.auto_rewrite_aggregation_type = self.options.auto_rewrite_aggregation_type;
                 let plain = ast::Expr::Function {
                     name: name.to_string(),
                     args: args.to_vec(),
@@ -1340,6 +1342,7 @@ impl<'a> Planner<'a> {
         };
         let mut b = ExprBinder::new(&scope);
         b.null_handling = self.options.enable_null_handling;
+        b.auto_rewrite_aggregation_type = self.options.auto_rewrite_aggregation_type;
         let exprs: Vec<&ast::Expr> = sel
             .projection
             .iter()

@@ -264,3 +264,30 @@ fn keys_of(kind: &ServerQueryKind) -> &[Expr] {
         _ => &[],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::ast::Query;
+    use crate::sql::parse_statement;
+
+    fn select(sql: &str) -> ast::Select {
+        match parse_statement(sql).unwrap().query {
+            Query::Select(s) => *s,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn null_tests_of_columns_fold_and_others_stay() {
+        let mut s = select(
+            "SELECT a IS NULL, COUNT(*) FROM t WHERE b IS NOT NULL AND (a + 1) IS NULL GROUP BY a IS NULL",
+        );
+        fold_null_tests(&mut s);
+        let folded =
+            select("SELECT FALSE, COUNT(*) FROM t WHERE TRUE AND (a + 1) IS NULL GROUP BY FALSE");
+        assert_eq!(s.projection, folded.projection);
+        assert_eq!(s.selection, folded.selection);
+        assert_eq!(s.group_by, folded.group_by);
+    }
+}
