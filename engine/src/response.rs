@@ -127,6 +127,10 @@ pub struct BrokerResponse {
     /// Multi-stage queries: whether a join stopped at `maxRowsInJoin` (`joinOverflowMode=BREAK`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub max_rows_in_join_reached: Option<bool>,
+    /// Multi-stage queries: whether a window stopped at `maxRowsInWindow`
+    /// (`windowOverflowMode=BREAK`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub max_rows_in_window_reached: Option<bool>,
     /// Multi-stage queries: what each operator of each stage did.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub stage_stats: Option<crate::stats::OperatorStats>,
@@ -189,6 +193,7 @@ impl Default for BrokerResponse {
             rls_filters_applied: false,
             groups_trimmed: false,
             max_rows_in_join_reached: None,
+            max_rows_in_window_reached: None,
             stage_stats: None,
         }
     }

@@ -68,6 +68,9 @@ pub struct OperatorStats {
     /// A join stopped at `maxRowsInJoin` (`joinOverflowMode=BREAK`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub max_rows_in_join_reached: bool,
+    /// A window stopped at `maxRowsInWindow` (`windowOverflowMode=BREAK`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub max_rows_in_window_reached: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<OperatorStats>,
 }
@@ -78,6 +81,7 @@ impl OperatorStats {
         self.emitted_rows += other.emitted_rows;
         self.execution_time_ms = self.execution_time_ms.max(other.execution_time_ms);
         self.max_rows_in_join_reached |= other.max_rows_in_join_reached;
+        self.max_rows_in_window_reached |= other.max_rows_in_window_reached;
         if let (Some(a), Some(b)) = (self.parallelism, other.parallelism) {
             self.parallelism = Some(a + b);
         }
@@ -94,6 +98,11 @@ impl OperatorStats {
     /// Whether this operator or one below it (in any stage) stopped at `maxRowsInJoin`.
     pub fn join_limit_reached(&self) -> bool {
         self.max_rows_in_join_reached || self.children.iter().any(Self::join_limit_reached)
+    }
+
+    /// Whether this operator or one below it stopped at `maxRowsInWindow`.
+    pub fn window_limit_reached(&self) -> bool {
+        self.max_rows_in_window_reached || self.children.iter().any(Self::window_limit_reached)
     }
 
     /// The stats of several workers' trees of one stage, merged.

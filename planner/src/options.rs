@@ -48,9 +48,13 @@ pub enum OptionsError {
     /// A `joinOverflowMode` other than `THROW` or `BREAK`.
     #[error("joinOverflowMode must be THROW or BREAK, got: {0}")]
     InvalidJoinOverflowMode(String),
+    /// A `windowOverflowMode` other than `THROW` or `BREAK`.
+    #[error("windowOverflowMode must be THROW or BREAK, got: {0}")]
+    InvalidWindowOverflowMode(String),
 }
 
-/// `joinOverflowMode`: what a multi-stage join does past `maxRowsInJoin`.
+/// `joinOverflowMode` (and `windowOverflowMode`): what a multi-stage join (window) does past
+/// `maxRowsInJoin` (`maxRowsInWindow`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum JoinOverflowMode {
     /// Fail the query with Pinot's error naming `maxRowsInJoin`.
@@ -128,6 +132,10 @@ pub struct QueryOptions {
     pub max_initial_result_holder_capacity: Option<u32>,
     /// `maxRowsInJoin` (≥ 1).
     pub max_rows_in_join: Option<u32>,
+    /// `maxRowsInWindow` (≥ 1): rows a multi-stage window operator may hold.
+    pub max_rows_in_window: Option<u32>,
+    /// `windowOverflowMode`: what a window past `maxRowsInWindow` does.
+    pub window_overflow_mode: Option<JoinOverflowMode>,
     /// `joinOverflowMode` (`THROW` or `BREAK`, as Pinot's enum names them).
     pub join_overflow_mode: Option<JoinOverflowMode>,
     /// `trace`.
@@ -165,6 +173,8 @@ impl Default for QueryOptions {
             max_initial_result_holder_capacity: None,
             max_rows_in_join: None,
             join_overflow_mode: None,
+            max_rows_in_window: None,
+            window_overflow_mode: None,
             trace: false,
             explain_plan_verbose: false,
             preserve_type: false,
@@ -212,6 +222,13 @@ option_table! {
         "THROW" => JoinOverflowMode::Throw,
         "BREAK" => JoinOverflowMode::Break,
         other => return Err(OptionsError::InvalidJoinOverflowMode(other.to_string())),
+    });
+    "maxRowsInWindow" =>
+        |o, v| o.max_rows_in_window = Some(parse_positive_int("maxRowsInWindow", v)?);
+    "windowOverflowMode" => |o, v| o.window_overflow_mode = Some(match v {
+        "THROW" => JoinOverflowMode::Throw,
+        "BREAK" => JoinOverflowMode::Break,
+        other => return Err(OptionsError::InvalidWindowOverflowMode(other.to_string())),
     });
     "trace" => |o, v| o.trace = parse_bool(v);
     "explainPlanVerbose" => |o, v| o.explain_plan_verbose = parse_bool(v);

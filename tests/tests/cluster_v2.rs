@@ -239,6 +239,28 @@ async fn check_join_limits(broker: &str) {
     let b = v2(broker, join).await;
     assert_eq!(b["maxRowsInJoinReached"], false, "{b}");
     assert_eq!(b["partialResult"], false, "{b}");
+    assert_eq!(b["maxRowsInWindowReached"], false, "{b}");
+
+    // A window past maxRowsInWindow: Pinot's error, or (BREAK, here by hint) its first rows.
+    let window = "SELECT o_id, ROW_NUMBER() OVER (ORDER BY o_id) FROM orders";
+    let b = v2(broker, &format!("SET maxRowsInWindow=7; {window}")).await;
+    let e = &b["exceptions"][0];
+    assert_eq!(e["errorCode"], 245, "{b}");
+    assert!(
+        e["message"].as_str().is_some_and(|m| m.contains(
+            "Cannot build in memory window cache for WINDOW operator, reach number of rows limit: 7"
+        )),
+        "{b}"
+    );
+    let hinted = window.replacen(
+        "SELECT",
+        "SELECT /*+ windowOptions(max_rows_in_window='7', window_overflow_mode='BREAK') */",
+        1,
+    );
+    let b = v2(broker, &hinted).await;
+    assert_eq!(rows(&b).len(), 7, "{b}");
+    assert_eq!(b["maxRowsInWindowReached"], true, "{b}");
+    assert_eq!(b["partialResult"], true, "{b}");
 }
 
 /// EXPLAIN under v2: the stage tree, each leaf with its filter written as a predicate.

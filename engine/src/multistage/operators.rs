@@ -61,6 +61,10 @@ pub struct Env<'a> {
     pub recorder: StatsRecorder,
     /// `joinOverflowMode`: what a join past `maxRowsInJoin` does.
     pub join_overflow: JoinOverflowMode,
+    /// `maxRowsInWindow`: rows a window operator may hold.
+    pub max_rows_in_window: usize,
+    /// `windowOverflowMode`: what a window past `maxRowsInWindow` does.
+    pub window_overflow: JoinOverflowMode,
 }
 
 /// One row of a row-oriented input.
@@ -310,7 +314,19 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             order_by,
             calls,
         } => {
-            let rows = execute(input, env)?.rows();
+            let mut rows = execute(input, env)?.rows();
+            // The rows a window holds past `maxRowsInWindow`: Pinot's error, or (BREAK) the
+            // first rows only.
+            if rows.len() > env.max_rows_in_window {
+                if env.window_overflow != JoinOverflowMode::Break {
+                    return Err(EngineError::ResourceLimit(format!(
+                        "Cannot build in memory window cache for WINDOW operator, reach number of rows limit: {}",
+                        env.max_rows_in_window
+                    )));
+                }
+                rows.truncate(env.max_rows_in_window);
+                env.recorder.mark_limit_reached();
+            }
             let out = window(rows, partition_by, order_by, calls, env)?;
             Ok(DataBlock::from_rows(out, &types_of(node)))
         }

@@ -250,6 +250,8 @@ pub fn run_worker(
     let mut env = Env {
         ctx,
         max_rows_in_join: plan.v2_options.max_rows_in_join,
+        max_rows_in_window: plan.v2_options.max_rows_in_window,
+        window_overflow: plan.v2_options.window_overflow_mode,
         segments,
         inputs: &inputs,
         stats: ExecutionStats::default(),
@@ -380,6 +382,8 @@ pub fn run_root(
     let mut env = Env {
         ctx,
         max_rows_in_join: plan.v2_options.max_rows_in_join,
+        max_rows_in_window: plan.v2_options.max_rows_in_window,
+        window_overflow: plan.v2_options.window_overflow_mode,
         segments: &[],
         inputs: &inputs,
         stats: ExecutionStats::default(),
@@ -401,6 +405,12 @@ pub fn run_root(
         .is_some_and(OperatorStats::join_limit_reached);
     r.max_rows_in_join_reached = Some(limited);
     r.partial_result |= limited;
+    let window_limited = r
+        .stage_stats
+        .as_ref()
+        .is_some_and(OperatorStats::window_limit_reached);
+    r.max_rows_in_window_reached = Some(window_limited);
+    r.partial_result |= window_limited;
     match outcome {
         Ok(block) => {
             let typed: Vec<Vec<Value>> = block

@@ -57,7 +57,7 @@ impl StatsRecorder {
         Instant::now()
     }
 
-    /// The innermost open operator stopped at `maxRowsInJoin`.
+    /// The innermost open operator stopped at its row limit (`maxRowsInJoin`, `maxRowsInWindow`).
     pub fn mark_limit_reached(&mut self) {
         if let Some(l) = self.limited.last_mut() {
             *l = true;
@@ -85,7 +85,8 @@ impl StatsRecorder {
                 _ => None,
             },
             children,
-            max_rows_in_join_reached: limited,
+            max_rows_in_join_reached: limited && matches!(node, RelNode::Join { .. }),
+            max_rows_in_window_reached: limited && matches!(node, RelNode::Window { .. }),
             ..OperatorStats::default()
         };
         match self.frames.last_mut() {

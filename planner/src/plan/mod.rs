@@ -52,7 +52,11 @@ pub fn plan_statement(
                 |n| n as usize,
             ),
             join_overflow_mode: options.join_overflow_mode.unwrap_or_default(),
-            ..multistage::stage::MultiStageOptions::default()
+            max_rows_in_window: options.max_rows_in_window.map_or(
+                multistage::stage::MultiStageOptions::default().max_rows_in_window,
+                |n| n as usize,
+            ),
+            window_overflow_mode: options.window_overflow_mode.unwrap_or_default(),
         };
         return multistage::bind::bind_multistage(
             stmt,

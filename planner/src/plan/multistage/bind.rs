@@ -37,6 +37,12 @@ pub fn bind_multistage(
     if let Some(m) = planner.hinted_limits.join_overflow_mode {
         v2_options.join_overflow_mode = m;
     }
+    if let Some(m) = planner.hinted_window.max_rows_in_window {
+        v2_options.max_rows_in_window = m;
+    }
+    if let Some(m) = planner.hinted_window.window_overflow_mode {
+        v2_options.window_overflow_mode = m;
+    }
     Ok(QueryPlan::MultiStage(MultiStagePlan {
         stages: planner.stages,
         columns,

@@ -34,10 +34,19 @@ pub struct JoinHints {
     pub join_overflow_mode: Option<JoinOverflowMode>,
 }
 
+/// `windowOptions(max_rows_in_window=N, window_overflow_mode='THROW'|'BREAK')`: they override
+/// the query options'.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WindowHints {
+    pub max_rows_in_window: Option<usize>,
+    pub window_overflow_mode: Option<JoinOverflowMode>,
+}
+
 /// The hints of one `SELECT` block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BlockHints {
     pub join: JoinHints,
+    pub window: WindowHints,
 }
 
 fn invalid(hint: &str, key: &str, value: &str) -> PlanError {
@@ -82,6 +91,16 @@ impl BlockHints {
                     }
                     ("joinOptions", "join_overflow_mode") => {
                         out.join.join_overflow_mode = Some(match value.as_str() {
+                            "THROW" => JoinOverflowMode::Throw,
+                            "BREAK" => JoinOverflowMode::Break,
+                            _ => return Err(invalid(name, key, value)),
+                        })
+                    }
+                    ("windowOptions", "max_rows_in_window") => {
+                        out.window.max_rows_in_window = Some(count(name, key, value)?)
+                    }
+                    ("windowOptions", "window_overflow_mode") => {
+                        out.window.window_overflow_mode = Some(match value.as_str() {
                             "THROW" => JoinOverflowMode::Throw,
                             "BREAK" => JoinOverflowMode::Break,
                             _ => return Err(invalid(name, key, value)),

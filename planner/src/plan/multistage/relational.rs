@@ -11,7 +11,7 @@
 //! above the leaves are bound by the v1 expression binder over a synthetic scope whose columns
 //! are the relation's positions (`__c<i>`), then read as [`Expr::Input`]s.
 
-use super::hints::{BlockHints, JoinHints, JoinStrategy};
+use super::hints::{BlockHints, JoinHints, JoinStrategy, WindowHints};
 use super::rel::{
     AggMode, AsofMatch, AsofOp, FrameBound, JoinKind, RelNode, SetOpKind, StageId, WindowCall,
     WindowFrame, WindowFunction,
@@ -50,6 +50,8 @@ pub struct Planner<'a> {
     join_hints: JoinHints,
     /// Join limits some block's hints set (they override the query options').
     pub hinted_limits: JoinHints,
+    /// Window limits some block's hints set.
+    pub hinted_window: WindowHints,
 }
 
 /// How deeply queries may nest (subqueries in FROM, set operations, CTE references).
@@ -152,6 +154,7 @@ impl<'a> Planner<'a> {
             depth: 0,
             join_hints: JoinHints::default(),
             hinted_limits: JoinHints::default(),
+            hinted_window: WindowHints::default(),
         }
     }
 
@@ -313,6 +316,12 @@ impl<'a> Planner<'a> {
         }
         if hints.join.join_overflow_mode.is_some() {
             self.hinted_limits.join_overflow_mode = hints.join.join_overflow_mode;
+        }
+        if hints.window.max_rows_in_window.is_some() {
+            self.hinted_window.max_rows_in_window = hints.window.max_rows_in_window;
+        }
+        if hints.window.window_overflow_mode.is_some() {
+            self.hinted_window.window_overflow_mode = hints.window.window_overflow_mode;
         }
         let outer = std::mem::replace(&mut self.join_hints, hints.join);
         let planned = self.select_block(s);

@@ -72,6 +72,9 @@ pub struct MultiStageOptions {
     pub join_overflow_mode: JoinOverflowMode,
     /// Rows a window operator may hold (Pinot's `maxRowsInWindow`, default 1,048,576).
     pub max_rows_in_window: usize,
+    /// `windowOverflowMode`: what a window past `max_rows_in_window` does.
+    #[serde(default)]
+    pub window_overflow_mode: JoinOverflowMode,
 }
 
 impl Default for MultiStageOptions {
@@ -80,6 +83,7 @@ impl Default for MultiStageOptions {
             max_rows_in_join: 1 << 20,
             join_overflow_mode: JoinOverflowMode::Throw,
             max_rows_in_window: 1 << 20,
+            window_overflow_mode: JoinOverflowMode::Throw,
         }
     }
 }
