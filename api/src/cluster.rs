@@ -86,6 +86,10 @@ pub struct StartOptions {
     pub heartbeat_interval: Duration,
     pub heartbeat_timeout: Duration,
     pub max_upload_bytes: u64,
+    /// Queries a broker runs at once; more wait in a queue of `max_queued_queries`, then are
+    /// refused (Pinot's 211).
+    pub max_running_queries: usize,
+    pub max_queued_queries: usize,
     pub server_timeout: Duration,
     /// How often the controller moves aged segments to their tier's servers.
     pub relocation_interval: Duration,
@@ -119,6 +123,8 @@ impl StartOptions {
             heartbeat_interval: Duration::from_secs(1),
             heartbeat_timeout: Duration::from_secs(5),
             max_upload_bytes: 1 << 30,
+            max_running_queries: crate::broker::admission::DEFAULT_MAX_RUNNING,
+            max_queued_queries: crate::broker::admission::DEFAULT_MAX_QUEUED,
             server_timeout: Duration::from_secs(10),
             relocation_interval: Duration::from_secs(60),
             logging: None,
@@ -372,6 +378,8 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
                 url: format!("http://{host}:{port}"),
                 server_timeout: opts.server_timeout,
                 routing_ttl: opts.heartbeat_interval,
+                max_running_queries: opts.max_running_queries,
+                max_queued_queries: opts.max_queued_queries,
             },
             controller_client.clone(),
             servers.clone(),

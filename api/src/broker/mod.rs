@@ -10,6 +10,7 @@
 //! * [`multistage`] — placing and running a multi-stage (v2) query's stages.
 //! * [`membership`] — registration, heartbeats, catalog refresh.
 
+pub mod admission;
 pub mod catalog;
 pub mod membership;
 pub mod multistage;
@@ -45,6 +46,9 @@ pub struct BrokerConfig {
     pub server_timeout: Duration,
     /// How long a routing table fetched from the controller is reused (zero: never).
     pub routing_ttl: Duration,
+    /// Queries run at once ([`admission`]); more wait in a queue of `max_queued_queries`.
+    pub max_running_queries: usize,
+    pub max_queued_queries: usize,
 }
 
 /// The broker's state.
@@ -60,6 +64,8 @@ pub struct Broker {
     pub catalog: Arc<catalog::BrokerCatalog>,
     pub metrics: Arc<Metrics>,
     pub routing: routing_cache::RoutingCache,
+    /// The query slots and their queue.
+    pub admission: admission::Admission,
 }
 
 /// The tide state of the broker app.
@@ -82,6 +88,10 @@ impl Broker {
             catalog: Arc::new(catalog::BrokerCatalog::default()),
             metrics: Arc::new(Metrics::new("broker")),
             routing: routing_cache::RoutingCache::new(config.routing_ttl),
+            admission: admission::Admission::new(
+                config.max_running_queries,
+                config.max_queued_queries,
+            ),
             config,
         }
     }

@@ -9,6 +9,7 @@
 //! kept.
 
 use super::Broker;
+use super::admission::Refused;
 use super::catalog;
 use super::request::QueryRequest;
 use super::routing_cache;
@@ -27,7 +28,22 @@ use std::time::{Duration, Instant};
 /// Runs `query` and returns the complete response.
 pub async fn run(broker: &Broker, query: &QueryRequest) -> BrokerResponse {
     let started = Instant::now();
-    let mut r = execute(broker, query).await;
+    // A query slot, waited for no longer than the query may take.
+    let wait = query
+        .option("timeoutMs")
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .map_or(broker.config.server_timeout, Duration::from_millis)
+        .min(broker.config.server_timeout);
+    let mut r = match broker.admission.enter(wait).await {
+        Ok(_slot) => execute(broker, query).await,
+        Err(refused) => {
+            let code = match refused {
+                Refused::Full { .. } => ErrorCode::ServerOutOfCapacity,
+                Refused::TimedOut(_) => ErrorCode::QuerySchedulingTimeout,
+            };
+            BrokerResponse::from_exception(code, &refused.to_string())
+        }
+    };
     r.time_used_ms = started.elapsed().as_millis() as u64;
     r.request_id = engine::execute::next_request_id();
     r.broker_id = broker.config.instance_id.clone();

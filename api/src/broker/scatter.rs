@@ -190,6 +190,8 @@ mod tests {
                 url: "http://127.0.0.1:1".into(),
                 server_timeout: Duration::from_millis(300),
                 routing_ttl: Duration::ZERO,
+                max_running_queries: 4,
+                max_queued_queries: 4,
             },
             std::sync::Arc::new(crate::transport::HttpControllerClient::new(
                 "http://127.0.0.1:1",

@@ -48,6 +48,8 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
         host: "127.0.0.1".into(),
         heartbeat_ms: 500,
         max_upload_bytes: 1 << 30,
+        max_running_queries: crate::broker::admission::DEFAULT_MAX_RUNNING,
+        max_queued_queries: crate::broker::admission::DEFAULT_MAX_QUEUED,
         log: args.log.clone(),
     };
     let opts = start.options()?;

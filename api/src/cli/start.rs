@@ -44,6 +44,12 @@ pub struct StartArgs {
     /// Largest accepted segment upload, in bytes.
     #[arg(long, default_value_t = 1 << 30)]
     pub max_upload_bytes: u64,
+    /// Queries the broker runs at once.
+    #[arg(long, default_value_t = crate::broker::admission::DEFAULT_MAX_RUNNING)]
+    pub max_running_queries: usize,
+    /// Queries that wait for a slot before the broker refuses more (Pinot's error 211).
+    #[arg(long, default_value_t = crate::broker::admission::DEFAULT_MAX_QUEUED)]
+    pub max_queued_queries: usize,
     #[command(flatten)]
     pub log: LogArgs,
 }
@@ -67,6 +73,8 @@ impl StartArgs {
         o.heartbeat_interval = Duration::from_millis(self.heartbeat_ms.max(10));
         o.heartbeat_timeout = o.heartbeat_interval * 5;
         o.max_upload_bytes = self.max_upload_bytes;
+        o.max_running_queries = self.max_running_queries;
+        o.max_queued_queries = self.max_queued_queries;
         self.log.apply(&mut o)?;
         Ok(o)
     }

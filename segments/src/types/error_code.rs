@@ -13,6 +13,10 @@ pub enum ErrorCode {
     QueryExecution,
     ServerTableMissing,
     ServerSegmentMissing,
+    /// Every query slot taken and the queue full.
+    ServerOutOfCapacity,
+    /// No query slot freed within the query's timeout.
+    QuerySchedulingTimeout,
     ServerResourceLimitExceeded,
     ExecutionTimeout,
     BrokerTimeout,
@@ -42,6 +46,8 @@ impl ErrorCode {
             ErrorCode::QueryExecution => 200,
             ErrorCode::ServerTableMissing => 230,
             ErrorCode::ServerSegmentMissing => 235,
+            ErrorCode::ServerOutOfCapacity => 211,
+            ErrorCode::QuerySchedulingTimeout => 240,
             ErrorCode::ServerResourceLimitExceeded => 245,
             ErrorCode::ExecutionTimeout => 250,
             ErrorCode::BrokerTimeout => 400,
@@ -71,6 +77,8 @@ impl ErrorCode {
             ErrorCode::QueryExecution => "QueryExecutionError",
             ErrorCode::ServerTableMissing => "ServerTableMissing",
             ErrorCode::ServerSegmentMissing => "ServerSegmentMissing",
+            ErrorCode::ServerOutOfCapacity => "ServerOutOfCapacityError",
+            ErrorCode::QuerySchedulingTimeout => "QuerySchedulingTimeoutError",
             ErrorCode::ExecutionTimeout => "ExecutionTimeoutError",
             ErrorCode::BrokerTimeout => "BrokerTimeoutError",
             ErrorCode::BrokerResourceMissing => "BrokerResourceMissingError",
@@ -101,13 +109,16 @@ impl ErrorCode {
             ErrorCode::TableDoesNotExist
             | ErrorCode::ServerTableMissing
             | ErrorCode::ServerSegmentMissing => 404,
-            ErrorCode::ExecutionTimeout | ErrorCode::BrokerTimeout => 408,
+            ErrorCode::ExecutionTimeout
+            | ErrorCode::BrokerTimeout
+            | ErrorCode::QuerySchedulingTimeout => 408,
             ErrorCode::TooManyRequests => 429,
             ErrorCode::BrokerResourceMissing
             | ErrorCode::BrokerInstanceMissing
             | ErrorCode::BrokerRequestSend
             | ErrorCode::ServerNotResponding
             | ErrorCode::ServerResourceLimitExceeded
+            | ErrorCode::ServerOutOfCapacity
             | ErrorCode::QueryCancellation => 503,
             ErrorCode::SqlRuntime
             | ErrorCode::QueryExecution

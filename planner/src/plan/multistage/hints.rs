@@ -63,6 +63,14 @@ fn boolean(hint: &str, key: &str, value: &str) -> Result<bool, PlanError> {
     }
 }
 
+fn overflow(hint: &str, key: &str, value: &str) -> Result<JoinOverflowMode, PlanError> {
+    match value {
+        "THROW" => Ok(JoinOverflowMode::Throw),
+        "BREAK" => Ok(JoinOverflowMode::Break),
+        _ => Err(invalid(hint, key, value)),
+    }
+}
+
 fn count(hint: &str, key: &str, value: &str) -> Result<usize, PlanError> {
     value
         .parse::<usize>()
@@ -90,21 +98,13 @@ impl BlockHints {
                         out.join.max_rows_in_join = Some(count(name, key, value)?)
                     }
                     ("joinOptions", "join_overflow_mode") => {
-                        out.join.join_overflow_mode = Some(match value.as_str() {
-                            "THROW" => JoinOverflowMode::Throw,
-                            "BREAK" => JoinOverflowMode::Break,
-                            _ => return Err(invalid(name, key, value)),
-                        })
+                        out.join.join_overflow_mode = Some(overflow(name, key, value)?)
                     }
                     ("windowOptions", "max_rows_in_window") => {
                         out.window.max_rows_in_window = Some(count(name, key, value)?)
                     }
                     ("windowOptions", "window_overflow_mode") => {
-                        out.window.window_overflow_mode = Some(match value.as_str() {
-                            "THROW" => JoinOverflowMode::Throw,
-                            "BREAK" => JoinOverflowMode::Break,
-                            _ => return Err(invalid(name, key, value)),
-                        })
+                        out.window.window_overflow_mode = Some(overflow(name, key, value)?)
                     }
                     (
                         "aggOptions",
