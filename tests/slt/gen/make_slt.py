@@ -268,6 +268,10 @@ FILES = {
    "SELECT c.customer, o.amount FROM customers c ASOF LEFT JOIN orders o ON c.credit >= o.amount ORDER BY c.customer"),
 ],
 "v2_subquery": [
+  # A correlated scalar subquery with a conjunct over the outer row alone: where it fails, the
+  # aggregate is NULL.
+  ("SELECT c.customer FROM customers c WHERE c.credit > (SELECT 0.5 * SUM(o.amount) FROM orders o "
+   "WHERE c.tier = 'gold' AND o.customer = c.customer) ORDER BY c.customer", None),
   ("SELECT COUNT(*) FROM orders WHERE customer IN (SELECT customer FROM customers WHERE tier = 'gold')", None),
   ("SELECT COUNT(*) FROM orders WHERE customer NOT IN (SELECT customer FROM customers)", None),
   ("SELECT c.customer FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer = c.customer AND o.amount > 900) ORDER BY c.customer", None),

@@ -891,7 +891,7 @@ impl<'a> Planner<'a> {
                     query,
                     negated,
                 } => {
-                    let (query, correlated) = decorrelate(query, &rel.cols, true)?;
+                    let (query, correlated, _) = decorrelate(query, &rel.cols, true, false)?;
                     let (sub, _) = self.query(&query)?;
                     if sub.cols.len() != 1 + correlated.len() {
                         return Err(PlanError::Validation(
@@ -908,7 +908,7 @@ impl<'a> Planner<'a> {
                     rel = self.semi(rel, sub, lk, rk, *negated);
                 }
                 ast::Expr::Exists { query, negated } => {
-                    let (query, correlated) = decorrelate(query, &rel.cols, false)?;
+                    let (query, correlated, _) = decorrelate(query, &rel.cols, false, false)?;
                     let (sub, _) = self.query(&query)?;
                     let mut lk = Vec::new();
                     for e in &correlated {
@@ -994,7 +994,7 @@ impl<'a> Planner<'a> {
                 continue;
             };
             let name = format!("$sq{k}_{}", rel.cols.len());
-            let (grouped_query, outer) = decorrelate(q, &rel.cols, true)?;
+            let (grouped_query, outer, outer_only) = decorrelate(q, &rel.cols, true, true)?;
             if !outer.is_empty() {
                 // Correlated: the aggregate per value of the inner side of its correlating
                 // equalities, joined (LEFT) on them.
@@ -1035,7 +1035,16 @@ impl<'a> Planner<'a> {
                     rel = self.join(rel, sub, JoinKind::Left, Vec::new(), Vec::new(), None);
                 }
             }
-            let column = ast::Expr::Column { table: None, name };
+            let mut column = ast::Expr::Column { table: None, name };
+            // Conjuncts of the subquery over the outer row alone: where they fail, the
+            // subquery sees no row and its aggregate is NULL.
+            if let Some(p) = and_all(outer_only) {
+                column = ast::Expr::Case {
+                    operand: None,
+                    branches: vec![(p, column)],
+                    else_result: Some(Box::new(ast::Expr::Literal(ast::Literal::Null))),
+                };
+            }
             let replace = |e: &mut ast::Expr| {
                 walk_all(e, &mut |n| {
                     if n == sq {
@@ -1848,12 +1857,13 @@ fn decorrelate(
     query: &Query,
     outer: &[Col],
     keep_first: bool,
-) -> Result<(Query, Vec<ast::Expr>), PlanError> {
+    lift_outer_only: bool,
+) -> Result<(Query, Vec<ast::Expr>, Vec<ast::Expr>), PlanError> {
     let Query::Select(select) = query else {
-        return Ok((query.clone(), Vec::new()));
+        return Ok((query.clone(), Vec::new(), Vec::new()));
     };
     let Some(w) = &select.selection else {
-        return Ok((query.clone(), Vec::new()));
+        return Ok((query.clone(), Vec::new(), Vec::new()));
     };
     // Whether every column of `e` is a qualified reference to the outer row (and it has one).
     let is_outer = |e: &ast::Expr| -> bool {
@@ -1874,7 +1884,12 @@ fn decorrelate(
     let mut keep = Vec::new();
     let mut inner_exprs = Vec::new();
     let mut outer_exprs = Vec::new();
+    let mut outer_only = Vec::new();
     for c in conjuncts(w) {
+        if lift_outer_only && is_outer(c) {
+            outer_only.push(c.clone());
+            continue;
+        }
         if let ast::Expr::Binary {
             op: BinaryOp::Eq,
             left,
@@ -1898,7 +1913,7 @@ fn decorrelate(
         keep.push(c.clone());
     }
     if outer_exprs.is_empty() {
-        return Ok((query.clone(), Vec::new()));
+        return Ok((query.clone(), Vec::new(), Vec::new()));
     }
     let mut s = (**select).clone();
     if s.distinct || !s.group_by.is_empty() {
@@ -1915,7 +1930,7 @@ fn decorrelate(
         Some(first) if keep_first => std::iter::once(first.clone()).chain(extra).collect(),
         _ => extra.collect(),
     };
-    Ok((Query::Select(Box::new(s)), outer_exprs))
+    Ok((Query::Select(Box::new(s)), outer_exprs, outer_only))
 }
 
 /// The select list's and ORDER BY's expressions.
