@@ -124,6 +124,9 @@ pub enum TableRef {
         alias: Option<String>,
         /// Names for the query's columns, in order (empty: the query's own names).
         columns: Vec<String>,
+        /// `LATERAL (query)`: the query may read columns of the `FROM` items before it.
+        #[serde(default)]
+        lateral: bool,
     },
     /// A join; comma joins are `Cross` joins without a condition.
     Join {

@@ -255,6 +255,14 @@ FILES = {
    "ON a.status = b.status WHERE a.order_id < 25 ORDER BY a.order_id",
    "SELECT a.order_id, b.order_id FROM orders a ASOF JOIN orders b ON a.status = b.status AND a.quantity <= b.order_id "
    "WHERE a.order_id < 25 ORDER BY a.order_id"),
+  # LATERAL subqueries correlated by equalities: grouped by their inner keys when they aggregate
+  # (one row per outer row, NULL without matches), joined on them.
+  ("SELECT c.customer, s.total FROM customers c JOIN LATERAL (SELECT SUM(o.amount) AS total FROM orders o "
+   "WHERE o.customer = c.customer) AS s ON TRUE ORDER BY c.customer", None),
+  ("SELECT c.customer, x.order_id FROM customers c JOIN LATERAL (SELECT order_id FROM orders o "
+   "WHERE o.customer = c.customer AND o.amount > 950) AS x ON TRUE ORDER BY c.customer, x.order_id", None),
+  ("SELECT c.customer, x.order_id FROM customers c LEFT JOIN LATERAL (SELECT order_id FROM orders o "
+   "WHERE o.customer = c.customer AND o.amount > 990) AS x ON TRUE ORDER BY c.customer, x.order_id", None),
   # Query hints: a lookup join broadcasts the right side and leaves the left where it is (same
   # answers); joinOptions limits override the query options.
   (f"SELECT /*+ joinOptions(join_strategy='lookup') */ c.tier, COUNT(*), SUM(o.amount) {JOIN} GROUP BY c.tier", None),

@@ -462,10 +462,24 @@ impl<'a> Planner<'a> {
             TableRef::Table { name, alias } if self.is_cte(name) => {
                 self.cte(name, alias.as_deref())
             }
+            TableRef::Join {
+                left,
+                right,
+                kind: kind @ (ast::JoinKind::Inner | ast::JoinKind::Cross | ast::JoinKind::Left),
+                on,
+                ..
+            } if matches!(**right, TableRef::Subquery { lateral: true, .. }) => self.lateral_join(
+                left,
+                right,
+                *kind == ast::JoinKind::Left,
+                on.as_ref(),
+                needed,
+            ),
             TableRef::Subquery {
                 query,
                 alias,
                 columns,
+                ..
             } => {
                 let (rel, mut names) = self.query(query)?;
                 if !columns.is_empty() {
@@ -590,6 +604,112 @@ impl<'a> Planner<'a> {
                 Ok(rel)
             }
         }
+    }
+
+    /// `left [LEFT] JOIN LATERAL (query) alias ON cond`, the query correlated with `left` by
+    /// equalities in its `WHERE`: it runs once per value of its inner sides of those (grouped
+    /// by them when it aggregates — an aggregate without GROUP BY is one row per outer row, so
+    /// that join is LEFT), and is joined on them; `cond` then filters (or, LEFT, matches).
+    fn lateral_join(
+        &mut self,
+        left: &TableRef,
+        right: &TableRef,
+        left_join: bool,
+        on: Option<&ast::Expr>,
+        needed: &Needed,
+    ) -> Result<Rel, PlanError> {
+        let TableRef::Subquery {
+            query,
+            alias,
+            columns,
+            ..
+        } = right
+        else {
+            return Err(PlanError::Planning("LATERAL needs a subquery".into()));
+        };
+        let l = self.from(left, needed)?;
+        let width = match &**query {
+            Query::Select(s) => s.projection.len(),
+            _ => 0,
+        };
+        let (inner, outer, _) = decorrelate(query, &l.cols, width, false)?;
+        let Query::Select(mut s) = inner else {
+            return Err(PlanError::Planning(
+                "a LATERAL subquery must be a single SELECT".into(),
+            ));
+        };
+        let aggregates = s
+            .projection
+            .iter()
+            .take(width)
+            .any(|i| matches!(i, SelectItem::Expr { expr, .. } if contains_aggregate(expr)));
+        let mut counts = false;
+        for i in s.projection.iter_mut().take(width) {
+            if let SelectItem::Expr { expr, .. } = i {
+                walk_all(expr, &mut |n| {
+                    if let ast::Expr::Function { name, .. } = n {
+                        counts |= crate::plan::aggregate::canonical_name(name) == "count";
+                    }
+                });
+            }
+        }
+        if aggregates && counts && !outer.is_empty() {
+            return Err(PlanError::Planning(
+                "a correlated LATERAL subquery may not COUNT in Tessera's multi-stage engine (a row with no match would read NULL, not 0)".into(),
+            ));
+        }
+        if aggregates {
+            s.group_by = s
+                .projection
+                .iter()
+                .skip(width)
+                .filter_map(|i| match i {
+                    SelectItem::Expr { expr, .. } => Some(expr.clone()),
+                    _ => None,
+                })
+                .collect();
+        }
+        let (sub, mut names) = self.query(&Query::Select(s))?;
+        if !columns.is_empty() {
+            if columns.len() != width {
+                return Err(PlanError::Validation(format!(
+                    "List of column aliases must have same degree as table; table has {width} columns, whereas alias list has {} columns",
+                    columns.len()
+                )));
+            }
+            names.splice(..width, columns.iter().cloned());
+        }
+        for (k, n) in names.iter_mut().enumerate().skip(width) {
+            *n = format!("$lateral_key{k}");
+        }
+        let sub = requalify(sub, names, alias.as_deref());
+        let mut l = l;
+        let mut lk = Vec::with_capacity(outer.len());
+        for e in &outer {
+            lk.push(self.key_column(&mut l, e)?);
+        }
+        let rk: Vec<usize> = (width..width + outer.len()).collect();
+        let kind = if left_join || (aggregates && !outer.is_empty()) {
+            JoinKind::Left
+        } else {
+            JoinKind::Inner
+        };
+        let on = on.filter(|c| !matches!(c, ast::Expr::Literal(ast::Literal::Bool(true))));
+        let mut cols = l.cols.clone();
+        cols.extend(sub.cols.iter().cloned());
+        let condition = match on {
+            Some(c) if left_join => Some(self.bind_row(c, &cols)?),
+            _ => None,
+        };
+        let mut rel = self.join(l, sub, kind, lk, rk, condition);
+        if let (Some(c), false) = (on, left_join) {
+            let condition = self.bind_row(c, &rel.cols)?;
+            rel.node = RelNode::Filter {
+                input: Box::new(rel.node),
+                condition,
+            };
+        }
+        Ok(rel)
     }
 
     /// Binds a row expression over `cols`.
@@ -891,7 +1011,7 @@ impl<'a> Planner<'a> {
                     query,
                     negated,
                 } => {
-                    let (query, correlated, _) = decorrelate(query, &rel.cols, true, false)?;
+                    let (query, correlated, _) = decorrelate(query, &rel.cols, 1, false)?;
                     let (sub, _) = self.query(&query)?;
                     if sub.cols.len() != 1 + correlated.len() {
                         return Err(PlanError::Validation(
@@ -908,7 +1028,7 @@ impl<'a> Planner<'a> {
                     rel = self.semi(rel, sub, lk, rk, *negated);
                 }
                 ast::Expr::Exists { query, negated } => {
-                    let (query, correlated, _) = decorrelate(query, &rel.cols, false, false)?;
+                    let (query, correlated, _) = decorrelate(query, &rel.cols, 0, false)?;
                     let (sub, _) = self.query(&query)?;
                     let mut lk = Vec::new();
                     for e in &correlated {
@@ -994,7 +1114,7 @@ impl<'a> Planner<'a> {
                 continue;
             };
             let name = format!("$sq{k}_{}", rel.cols.len());
-            let (grouped_query, outer, outer_only) = decorrelate(q, &rel.cols, true, true)?;
+            let (grouped_query, outer, outer_only) = decorrelate(q, &rel.cols, 1, true)?;
             if !outer.is_empty() {
                 // Correlated: the aggregate per value of the inner side of its correlating
                 // equalities, joined (LEFT) on them.
@@ -1856,7 +1976,7 @@ fn walk_all(e: &mut ast::Expr, f: &mut dyn FnMut(&mut ast::Expr)) {
 fn decorrelate(
     query: &Query,
     outer: &[Col],
-    keep_first: bool,
+    keep: usize,
     lift_outer_only: bool,
 ) -> Result<(Query, Vec<ast::Expr>, Vec<ast::Expr>), PlanError> {
     let Query::Select(select) = query else {
@@ -1881,7 +2001,7 @@ fn decorrelate(
         });
         cols > 0 && all
     };
-    let mut keep = Vec::new();
+    let mut kept = Vec::new();
     let mut inner_exprs = Vec::new();
     let mut outer_exprs = Vec::new();
     let mut outer_only = Vec::new();
@@ -1910,7 +2030,7 @@ fn decorrelate(
                 _ => {}
             }
         }
-        keep.push(c.clone());
+        kept.push(c.clone());
     }
     if outer_exprs.is_empty() {
         return Ok((query.clone(), Vec::new(), Vec::new()));
@@ -1921,15 +2041,18 @@ fn decorrelate(
             "a correlated subquery with DISTINCT or GROUP BY is not supported by Tessera's multi-stage engine yet".into(),
         ));
     }
-    s.selection = and_all(keep);
+    s.selection = and_all(kept);
     let extra = inner_exprs
         .into_iter()
         .map(|expr| SelectItem::Expr { expr, alias: None });
-    s.projection = match s.projection.first() {
-        // IN: the tested column first.
-        Some(first) if keep_first => std::iter::once(first.clone()).chain(extra).collect(),
-        _ => extra.collect(),
-    };
+    // IN and scalar: the tested value first; LATERAL: every column; EXISTS: none.
+    s.projection = s
+        .projection
+        .iter()
+        .take(keep)
+        .cloned()
+        .chain(extra)
+        .collect();
     Ok((Query::Select(Box::new(s)), outer_exprs, outer_only))
 }
 

@@ -386,8 +386,12 @@ fn asof_join(i: Tokens<'_>, left: bool) -> PResult<'_, JoinParts> {
     ))
 }
 
-/// table_primary := subquery_in_parens [alias] | '(' table_ref ')' | table_name [alias]
+/// table_primary := [LATERAL] subquery_in_parens [alias] | '(' table_ref ')' | table_name [alias]
 fn table_primary(i: Tokens<'_>) -> PResult<'_, TableRef> {
+    let (i, lateral) = match keyword("LATERAL")(i) {
+        Ok((rest, _)) => (rest, true),
+        Err(_) => (i, false),
+    };
     if let Some((rest, q)) = try_subquery(i)? {
         let (rest, alias) = opt(alias).parse(rest)?;
         let (rest, columns) = match alias {
@@ -402,8 +406,12 @@ fn table_primary(i: Tokens<'_>) -> PResult<'_, TableRef> {
             query: Box::new(q),
             alias,
             columns,
+            lateral,
         };
         return Ok((rest, t));
+    }
+    if lateral {
+        return failure(i, "LATERAL must be followed by a subquery".to_string());
     }
     if let Ok((rest, _)) = punct("(")(i) {
         return nested(rest, |rest| {

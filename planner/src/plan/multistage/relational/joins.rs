@@ -237,7 +237,7 @@ fn flatten<'t>(t: &'t TableRef, inputs: &mut Vec<&'t TableRef>, on: &mut Vec<ast
             on: condition,
             using,
             ..
-        } if using.is_empty() => {
+        } if using.is_empty() && !matches!(**right, TableRef::Subquery { lateral: true, .. }) => {
             flatten(left, inputs, on);
             flatten(right, inputs, on);
             if let Some(c) = condition {
