@@ -7,8 +7,8 @@
 //!   character `start` on (or only the `occurrence`-th, 0-based, inserted literally as Java's
 //!   `StringBuffer.replace` does); `$n` in `with` refers to group `n`, `\x` is a literal `x`;
 //!   flag `i` ignores case.
-//! * `regexpLike(s, re)`: whether `re` is found in `s`, ignoring case (as Pinot's scalar
-//!   function). `like(s, pattern)`: SQL LIKE (`%`, `_`, `\` escapes) on the whole string,
+//! * `regexpLike(s, re)` (and `regexpLikeVar`, Pinot's name when `re` is a column): whether `re`
+//!   is found in `s`, ignoring case (as Pinot's scalar function). `like(s, pattern)`: SQL LIKE (`%`, `_`, `\` escapes) on the whole string,
 //!   ignoring case as well.
 //!
 //! Compiled patterns are cached per thread (a few dozen), so a per-row call compiles once.
@@ -41,6 +41,14 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
     ),
     FunctionDef::new(
         "regexpLike",
+        Arity::Exact(2),
+        &[T],
+        Returns::Fixed(DataType::Boolean),
+        regexp_like,
+    ),
+    // Pinot's variant for a pattern read from a column: the same test (patterns are cached).
+    FunctionDef::new(
+        "regexpLikeVar",
         Arity::Exact(2),
         &[T],
         Returns::Fixed(DataType::Boolean),
@@ -404,6 +412,14 @@ mod tests {
         assert_eq!(
             call("regexp_like", &[s("Hello"), s("^h")]),
             Value::Boolean(true)
+        );
+        assert_eq!(
+            call("regexpLikeVar", &[s("rudvalis"), s("ruD.*")]),
+            Value::Boolean(true)
+        );
+        assert_eq!(
+            call("regexpLikeVar", &[s("onan"), s("^x")]),
+            Value::Boolean(false)
         );
         assert_eq!(call("like", &[s("hello"), s("h%o")]), Value::Boolean(true));
         assert_eq!(
