@@ -113,6 +113,15 @@ impl Column {
         }
     }
 
+    /// A column of no rows.
+    pub fn empty(data_type: DataType) -> Column {
+        Column {
+            cells: Cells::Values(Vec::new()),
+            data_type,
+            nulls: None,
+        }
+    }
+
     /// A column of partial-aggregate states.
     pub fn states(data_type: DataType, states: Vec<AggState>) -> Column {
         Column {

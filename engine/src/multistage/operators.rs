@@ -127,6 +127,51 @@ fn numbers(c: &Column) -> Option<Vec<f64>> {
     }
 }
 
+/// `exprs` over `block`: computed expressions evaluated, input columns moved out of the block
+/// (copied only when an input is listed twice) — a projection that reorders or drops columns
+/// copies no rows.
+fn project(mut block: DataBlock, exprs: &[Expr]) -> Result<DataBlock, EngineError> {
+    let mut uses = vec![0usize; block.columns.len()];
+    for e in exprs {
+        if let Expr::Input(r) = e {
+            match uses.get_mut(r.index) {
+                Some(u) => *u += 1,
+                None => {
+                    return Err(EngineError::execution(format!(
+                        "input {} is out of range",
+                        r.index
+                    )));
+                }
+            }
+        }
+    }
+    let computed = exprs
+        .iter()
+        .map(|e| match e {
+            Expr::Input(_) => Ok(None),
+            other => evaluate(other, &block).map(Some),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut columns = Vec::with_capacity(exprs.len());
+    for (e, c) in exprs.iter().zip(computed) {
+        match (e, c) {
+            (_, Some(c)) => columns.push(c),
+            (Expr::Input(r), None) => {
+                let i = r.index;
+                uses[i] -= 1;
+                columns.push(if uses[i] == 0 {
+                    let data_type = block.columns[i].data_type;
+                    std::mem::replace(&mut block.columns[i], Column::empty(data_type))
+                } else {
+                    block.columns[i].clone()
+                });
+            }
+            (_, None) => {}
+        }
+    }
+    Ok(DataBlock::new(columns, block.num_rows))
+}
+
 /// `expr` over every row of `block`.
 pub fn evaluate(expr: &Expr, block: &DataBlock) -> Result<Column, EngineError> {
     let n = block.num_rows;
@@ -266,11 +311,7 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
         }
         RelNode::Project { input, exprs } => {
             let block = execute(input, env)?;
-            let columns = exprs
-                .iter()
-                .map(|e| evaluate(e, &block))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(DataBlock::new(columns, block.num_rows))
+            project(block, exprs)
         }
         RelNode::Filter { input, condition } => {
             let block = execute(input, env)?;

@@ -383,6 +383,12 @@ impl Planner<'_> {
                 }
             }));
         }
+        // What the block reads beyond the conjuncts (each placed exactly once below): a join's
+        // output keeps only the columns read above it or by conjuncts still to come, unless
+        // `*` or `q.*` lists every column.
+        let beyond = needed.without(placed.iter().map(|c| &c.expr));
+        let prunable = !needed.all && needed.qualifiers.is_empty();
+        let mut pruned = false;
         placed.retain(|c| c.inputs.len() > 1);
         // Joins in FROM order, an equi-joined input first.
         let widths: Vec<usize> = rels
@@ -442,9 +448,38 @@ impl Planner<'_> {
                 None => None,
             };
             current = self.join(current, right, JoinKind::Inner, lk, rk, condition);
+            if prunable {
+                let mut live = beyond.clone();
+                for c in &placed {
+                    live.expr(&c.expr);
+                }
+                let mut keep: Vec<usize> = (0..current.cols.len())
+                    .filter(|&i| {
+                        let c = &current.cols[i];
+                        live.wants(c.qualifier.as_deref().unwrap_or(""), &c.name)
+                    })
+                    .collect();
+                // A relation keeps a column (a block counts its rows by one).
+                if keep.is_empty() {
+                    keep.push(0);
+                }
+                if keep.len() < current.cols.len() {
+                    let exprs = keep.iter().map(|&p| input(p, current.cols[p].ty)).collect();
+                    let cols = keep.iter().map(|&p| current.cols[p].clone()).collect();
+                    current = Rel {
+                        node: RelNode::Project {
+                            input: Box::new(current.node),
+                            exprs,
+                        },
+                        cols,
+                        partitioned: current.partitioned,
+                    };
+                    pruned = true;
+                }
+            }
         }
-        // The columns in FROM order again (`*` lists them so).
-        if order.windows(2).any(|w| w[0] > w[1]) {
+        // The columns in FROM order again (`*` lists them so; pruning happens only without it).
+        if !pruned && order.windows(2).any(|w| w[0] > w[1]) {
             let mut start = vec![0; widths.len()];
             let mut at = 0;
             for &i in &order {
