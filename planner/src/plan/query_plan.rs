@@ -74,6 +74,9 @@ pub struct ExecutionOptions {
     /// `autoRewriteAggregationType`: `MIN`/`MAX` of text bind as `MINSTRING`/`MAXSTRING`.
     #[serde(default)]
     pub auto_rewrite_aggregation_type: bool,
+    /// Bound for the multi-stage engine (Calcite's typing: `MIN`/`MAX` of a BOOLEAN is one).
+    #[serde(default)]
+    pub multi_stage: bool,
 }
 
 impl Default for ExecutionOptions {
@@ -87,6 +90,7 @@ impl Default for ExecutionOptions {
             max_execution_threads: None,
             column_defaults: Vec::new(),
             auto_rewrite_aggregation_type: false,
+            multi_stage: false,
         }
     }
 }
@@ -121,6 +125,7 @@ impl ExecutionOptions {
             max_execution_threads: o.max_execution_threads.map(|t| t as usize),
             column_defaults: Vec::new(),
             auto_rewrite_aggregation_type: o.auto_rewrite_aggregation_type,
+            multi_stage: o.use_multistage_engine,
         }
     }
 

@@ -42,6 +42,9 @@ pub struct ExprBinder<'a> {
     pub null_handling: bool,
     /// `autoRewriteAggregationType`: `MIN`/`MAX` of text bind as `MINSTRING`/`MAXSTRING`.
     pub auto_rewrite_aggregation_type: bool,
+    /// Binding for the multi-stage engine: `MIN`/`MAX` of a BOOLEAN are `BOOL_AND`/`BOOL_OR`
+    /// (Calcite keeps the BOOLEAN type where v1 refuses).
+    pub multi_stage: bool,
 }
 
 /// Whether an AST expression contains an aggregate call.
@@ -117,6 +120,7 @@ impl<'a> ExprBinder<'a> {
             aggregates: Vec::new(),
             null_handling: false,
             auto_rewrite_aggregation_type: false,
+            multi_stage: false,
         }
     }
 
@@ -405,6 +409,13 @@ impl<'a> ExprBinder<'a> {
         let mut multi_value = mv;
         if let Some(a) = &arg {
             let t = a.column_type();
+            if self.multi_stage && t.data_type == DataType::Boolean {
+                function = match function {
+                    AggregateFunction::Min => AggregateFunction::BoolAnd,
+                    AggregateFunction::Max => AggregateFunction::BoolOr,
+                    f => f,
+                };
+            }
             if self.auto_rewrite_aggregation_type && t.data_type == DataType::String {
                 function = match function {
                     AggregateFunction::Min => AggregateFunction::MinString,

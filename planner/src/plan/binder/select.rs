@@ -76,6 +76,7 @@ pub fn plan_select(
     let mut b = ExprBinder::new(scope);
     b.null_handling = options.enable_null_handling;
     b.auto_rewrite_aggregation_type = options.auto_rewrite_aggregation_type;
+    b.multi_stage = options.multi_stage;
     let filter = match &select.selection {
         Some(w) => {
             if contains_aggregate(w) {

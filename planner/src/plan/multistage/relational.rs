@@ -729,6 +729,7 @@ impl<'a> Planner<'a> {
         let mut b = ExprBinder::new(&scope);
         b.null_handling = self.options.enable_null_handling;
         b.auto_rewrite_aggregation_type = self.options.auto_rewrite_aggregation_type;
+        b.multi_stage = self.options.multi_stage;
         Ok(to_inputs(b.bind(e, Mode::Row)?))
     }
 
@@ -958,6 +959,7 @@ impl<'a> Planner<'a> {
                 let mut b = ExprBinder::new(&scope);
                 b.null_handling = self.options.enable_null_handling;
                 b.auto_rewrite_aggregation_type = self.options.auto_rewrite_aggregation_type;
+                b.multi_stage = self.options.multi_stage;
                 let plain = ast::Expr::Function {
                     name: name.to_string(),
                     args: args.to_vec(),
@@ -1481,6 +1483,7 @@ impl<'a> Planner<'a> {
         let mut b = ExprBinder::new(&scope);
         b.null_handling = self.options.enable_null_handling;
         b.auto_rewrite_aggregation_type = self.options.auto_rewrite_aggregation_type;
+        b.multi_stage = self.options.multi_stage;
         let exprs: Vec<&ast::Expr> = sel
             .projection
             .iter()
