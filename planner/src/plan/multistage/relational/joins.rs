@@ -199,6 +199,23 @@ fn columns(e: &ast::Expr, out: &mut Vec<(Option<String>, String)>) {
     }
 }
 
+/// `rel`'s columns at `positions`, in that order (a projection of inputs, which moves columns).
+fn columns_at(rel: Rel, positions: &[usize]) -> Rel {
+    let exprs = positions
+        .iter()
+        .map(|&p| input(p, rel.cols[p].ty))
+        .collect();
+    let cols = positions.iter().map(|&p| rel.cols[p].clone()).collect();
+    Rel {
+        node: RelNode::Project {
+            input: Box::new(rel.node),
+            exprs,
+        },
+        cols,
+        partitioned: rel.partitioned,
+    }
+}
+
 /// One input of a flattened join before it is planned.
 enum Input<'t> {
     /// A table (not a CTE), planned as a leaf once its own conjuncts are known.
@@ -464,16 +481,7 @@ impl Planner<'_> {
                     keep.push(0);
                 }
                 if keep.len() < current.cols.len() {
-                    let exprs = keep.iter().map(|&p| input(p, current.cols[p].ty)).collect();
-                    let cols = keep.iter().map(|&p| current.cols[p].clone()).collect();
-                    current = Rel {
-                        node: RelNode::Project {
-                            input: Box::new(current.node),
-                            exprs,
-                        },
-                        cols,
-                        partitioned: current.partitioned,
-                    };
+                    current = columns_at(current, &keep);
                     pruned = true;
                 }
             }
@@ -489,19 +497,7 @@ impl Planner<'_> {
             let positions: Vec<usize> = (0..widths.len())
                 .flat_map(|i| start[i]..start[i] + widths[i])
                 .collect();
-            let exprs = positions
-                .iter()
-                .map(|&p| input(p, current.cols[p].ty))
-                .collect();
-            let cols = positions.iter().map(|&p| current.cols[p].clone()).collect();
-            current = Rel {
-                node: RelNode::Project {
-                    input: Box::new(current.node),
-                    exprs,
-                },
-                cols,
-                partitioned: current.partitioned,
-            };
+            current = columns_at(current, &positions);
         }
         Ok((current, left_over))
     }
