@@ -64,6 +64,17 @@ pub enum JoinOverflowMode {
     Break,
 }
 
+impl JoinOverflowMode {
+    /// `THROW` or `BREAK`, as Pinot's enum names them (an option's or a hint's value).
+    pub fn parse(text: &str) -> Option<JoinOverflowMode> {
+        match text {
+            "THROW" => Some(JoinOverflowMode::Throw),
+            "BREAK" => Some(JoinOverflowMode::Break),
+            _ => None,
+        }
+    }
+}
+
 /// Index types that `skipIndexes` can name (Pinot's `FieldConfig.IndexType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum SkipIndexType {
@@ -218,18 +229,12 @@ option_table! {
     "maxInitialResultHolderCapacity" => |o, v| o.max_initial_result_holder_capacity =
         Some(parse_positive_int("maxInitialResultHolderCapacity", v)?);
     "maxRowsInJoin" => |o, v| o.max_rows_in_join = Some(parse_positive_int("maxRowsInJoin", v)?);
-    "joinOverflowMode" => |o, v| o.join_overflow_mode = Some(match v {
-        "THROW" => JoinOverflowMode::Throw,
-        "BREAK" => JoinOverflowMode::Break,
-        other => return Err(OptionsError::InvalidJoinOverflowMode(other.to_string())),
-    });
+    "joinOverflowMode" => |o, v| o.join_overflow_mode = Some(JoinOverflowMode::parse(v)
+        .ok_or_else(|| OptionsError::InvalidJoinOverflowMode(v.to_string()))?);
     "maxRowsInWindow" =>
         |o, v| o.max_rows_in_window = Some(parse_positive_int("maxRowsInWindow", v)?);
-    "windowOverflowMode" => |o, v| o.window_overflow_mode = Some(match v {
-        "THROW" => JoinOverflowMode::Throw,
-        "BREAK" => JoinOverflowMode::Break,
-        other => return Err(OptionsError::InvalidWindowOverflowMode(other.to_string())),
-    });
+    "windowOverflowMode" => |o, v| o.window_overflow_mode = Some(JoinOverflowMode::parse(v)
+        .ok_or_else(|| OptionsError::InvalidWindowOverflowMode(v.to_string()))?);
     "trace" => |o, v| o.trace = parse_bool(v);
     "explainPlanVerbose" => |o, v| o.explain_plan_verbose = parse_bool(v);
     "preserveType" => |o, v| o.preserve_type = parse_bool(v);

@@ -73,11 +73,9 @@ fn block_rows(
 fn to_column(p: &Projected<'_>, take: usize) -> Option<Column> {
     let n = take.min(p.len());
     let nulls = p.nulls.as_ref().map(|v| v[..n].to_vec());
-    let integral = matches!(
-        p.data_type,
-        DataType::Int | DataType::Long | DataType::Boolean | DataType::Timestamp
-    );
-    let floating = matches!(p.data_type, DataType::Float | DataType::Double);
+    let kind = numeric_kind(p.data_type);
+    let integral = kind == Some(NumberKind::Integral);
+    let floating = kind == Some(NumberKind::Floating);
     let cells = match &p.data {
         ColumnData::I64(v) => Cells::I64(v[..n].to_vec()),
         ColumnData::F64(v) => Cells::F64(v[..n].to_vec()),

@@ -64,11 +64,7 @@ fn boolean(hint: &str, key: &str, value: &str) -> Result<bool, PlanError> {
 }
 
 fn overflow(hint: &str, key: &str, value: &str) -> Result<JoinOverflowMode, PlanError> {
-    match value {
-        "THROW" => Ok(JoinOverflowMode::Throw),
-        "BREAK" => Ok(JoinOverflowMode::Break),
-        _ => Err(invalid(hint, key, value)),
-    }
+    JoinOverflowMode::parse(value).ok_or_else(|| invalid(hint, key, value))
 }
 
 fn count(hint: &str, key: &str, value: &str) -> Result<usize, PlanError> {

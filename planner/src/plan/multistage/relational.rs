@@ -643,16 +643,11 @@ impl<'a> Planner<'a> {
             .iter()
             .take(width)
             .any(|i| matches!(i, SelectItem::Expr { expr, .. } if contains_aggregate(expr)));
-        let mut counts = false;
-        for i in s.projection.iter_mut().take(width) {
-            if let SelectItem::Expr { expr, .. } = i {
-                walk_all(expr, &mut |n| {
-                    if let ast::Expr::Function { name, .. } = n {
-                        counts |= crate::plan::aggregate::canonical_name(name) == "count";
-                    }
-                });
-            }
-        }
+        let counts = s
+            .projection
+            .iter()
+            .take(width)
+            .any(|i| matches!(i, SelectItem::Expr { expr, .. } if calls_count(expr)));
         if aggregates && counts && !outer.is_empty() {
             return Err(PlanError::Planning(
                 "a correlated LATERAL subquery may not COUNT in Tessera's multi-stage engine (a row with no match would read NULL, not 0)".into(),
@@ -1202,14 +1197,7 @@ impl<'a> Planner<'a> {
                 ));
             }
         };
-        let mut counts = false;
-        let mut probe = value.clone();
-        walk_all(&mut probe, &mut |n| {
-            if let ast::Expr::Function { name, .. } = n {
-                counts |= crate::plan::aggregate::canonical_name(name) == "count";
-            }
-        });
-        if s.projection.len() != 1 + keys || !contains_aggregate(&value) || counts {
+        if s.projection.len() != 1 + keys || !contains_aggregate(&value) || calls_count(&value) {
             return Err(PlanError::Planning(
                 "a correlated scalar subquery must select one aggregate other than COUNT in Tessera's multi-stage engine".into(),
             ));
@@ -1894,6 +1882,15 @@ fn asof_match(e: &ast::Expr, l: &[Col], r: &[Col]) -> Result<AsofMatch, PlanErro
         }),
         _ => Err(refused()),
     }
+}
+
+/// Whether `e` calls COUNT anywhere (a decorrelated COUNT would read NULL, not 0, for no match).
+fn calls_count(e: &ast::Expr) -> bool {
+    matches!(e, ast::Expr::Function { name, .. }
+        if crate::plan::aggregate::canonical_name(name) == "count")
+        || crate::plan::binder::multi_stage::children(e)
+            .into_iter()
+            .any(calls_count)
 }
 
 /// Whether a block's `WHERE` or select list holds a subquery.
