@@ -314,7 +314,44 @@ async fn check_lookup_join(broker: &str) {
     );
 }
 
+/// A runtime key filter: the customers of one region reach the orders leaf before it scans, so
+/// it reads only their orders (on two servers, every join worker's keys reach every leaf worker).
+async fn check_key_filter(broker: &str) {
+    let sql = "SELECT COUNT(*), SUM(o.o_amount) FROM orders o JOIN customers c ON o.o_cust = c.c_id WHERE c.c_region = 'east'";
+    let plan = v2(broker, &format!("EXPLAIN PLAN FOR {sql}")).await;
+    assert!(
+        rows(&plan).iter().any(|r| r[0]
+            .as_str()
+            .is_some_and(|l| l.contains("LEAF(table:orders") && l.contains("keys:o_cust"))),
+        "{plan}"
+    );
+    let east: Vec<(i32, i32, f64, &str)> = (0..ORDERS)
+        .map(order)
+        .filter(|o| o.1 < CUSTOMERS && customer(o.1).2 == "east")
+        .collect();
+    let b = v2(broker, &format!("SET trace=true; {sql}")).await;
+    assert_eq!(rows(&b)[0][0], east.len(), "{b}");
+    assert!(
+        close(&rows(&b)[0][1], east.iter().map(|o| o.2).sum()),
+        "{b}"
+    );
+    let orders_leaf: u64 = nodes(&b["stageStats"], "LEAF")
+        .iter()
+        .filter(|l| l["table"] == "orders")
+        .map(|l| l["emittedRows"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(orders_leaf, east.len() as u64, "{b}");
+    // No matching key: the leaf reads nothing, the join answers no row.
+    let none = v2(
+        broker,
+        "SELECT COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id WHERE c.c_region = 'nowhere'",
+    )
+    .await;
+    assert_eq!(rows(&none)[0][0], 0, "{none}");
+}
+
 async fn check_answers(broker: &str) {
+    check_key_filter(broker).await;
     check_join_limits(broker).await;
     check_explain(broker).await;
     check_lookup_join(broker).await;

@@ -15,6 +15,8 @@
 //!   partial aggregate's column as aggregation states).
 //! * [`codec`] — the compact binary encoding of blocks and mailbox messages.
 //! * [`hash_table`] — hash tables of row indices for grouping and hash joins.
+//! * [`key_set`] — runtime key filters: the keys a join publishes to the leaf feeding its
+//!   other side, and the `IN` filter the leaf adds.
 //! * [`mailbox`] — [`MailboxService`] (bounded per-worker queues: back-pressure, cancellation)
 //!   and [`BlockSink`], where a worker's output goes.
 //! * [`operators`] — the relational operators of a stage, evaluated over the stage's inputs.
@@ -30,6 +32,7 @@ pub mod asof;
 pub mod block;
 pub mod codec;
 pub mod hash_table;
+pub mod key_set;
 pub mod mailbox;
 pub mod operators;
 pub mod runner;

@@ -14,6 +14,7 @@
 use super::asof;
 use super::block::{Cells, Column, DataBlock, NO_ROW};
 use super::hash_table;
+use super::key_set;
 use super::stats::{OperatorStats, StatsRecorder};
 use crate::aggregate::AggState;
 use crate::aggregate::accumulator::{GroupAccumulator, GroupMap};
@@ -30,7 +31,8 @@ use planner::plan::expr::ColumnRef;
 use planner::plan::multistage::rel::{FrameBound, FrameExclude};
 use planner::plan::multistage::stage::JoinOverflowMode;
 use planner::plan::multistage::{
-    AggMode, AsofMatch, JoinKind, RelNode, SetOpKind, StageId, WindowCall, WindowFunction,
+    AggMode, AsofMatch, JoinKind, PublishKeys, RelNode, SetOpKind, StageId, WindowCall,
+    WindowFunction,
 };
 use planner::plan::{AggregateCall, Expr, SortKey};
 use segments::ImmutableSegment;
@@ -47,6 +49,11 @@ pub trait StageInputs {
     fn receive_all(&self, stage: StageId) -> Result<Vec<DataBlock>, EngineError>;
     /// The merged operator tree of child stage `stage`'s workers (once its rows are received).
     fn sender_stats(&self, stage: StageId) -> Option<OperatorStats>;
+    /// Sends a key set ([`key_set::publish`]) to every worker of leaf stage `to`.
+    fn publish_keys(&self, to: StageId, keys: DataBlock) -> Result<(), EngineError>;
+    /// The key sets every worker of stage `from` (the parent, where the join runs) publishes
+    /// to this leaf worker (blocks until all of them have).
+    fn receive_keys(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError>;
 }
 
 /// The worker's context while its operators run.
@@ -297,7 +304,18 @@ pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineErr
 fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineError> {
     env.ctx.check()?;
     match node {
-        RelNode::Leaf { plan } => {
+        RelNode::Leaf { plan, key_filter } => {
+            let restricted;
+            let plan = match key_filter {
+                Some(f) => match key_set::union(env.inputs.receive_keys(f.from_stage)?, f) {
+                    Some(keys) => {
+                        restricted = key_set::restrict(plan, f, keys);
+                        &restricted
+                    }
+                    None => plan,
+                },
+                None => plan,
+            };
             let result = execute_server(plan, env.segments, env.ctx);
             env.stats.add(&result.stats);
             if let Some(e) = result.exceptions.first() {
@@ -389,9 +407,22 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             right_keys,
             condition,
             asof,
+            publish_keys,
         } => {
-            let l = execute(left, env)?;
-            let r = execute(right, env)?;
+            // A runtime key filter: the source side first, its keys to the other side's leaf.
+            let (l, r) = match publish_keys {
+                Some(p) if p.source_left => {
+                    let l = execute(left, env)?;
+                    publish(&l, p, env)?;
+                    (l, execute(right, env)?)
+                }
+                Some(p) => {
+                    let r = execute(right, env)?;
+                    publish(&r, p, env)?;
+                    (execute(left, env)?, r)
+                }
+                None => (execute(left, env)?, execute(right, env)?),
+            };
             join(
                 l,
                 r,
@@ -406,6 +437,15 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             )
         }
     }
+}
+
+/// Publishes the distinct keys of `source`'s column `p.key` to the leaf stage `p.to_stage`.
+fn publish(source: &DataBlock, p: &PublishKeys, env: &Env<'_>) -> Result<(), EngineError> {
+    let keys = match source.columns.get(p.key) {
+        Some(c) => key_set::publish(c),
+        None => DataBlock::new(Vec::new(), 1),
+    };
+    env.inputs.publish_keys(p.to_stage, keys)
 }
 
 /// The operator's name, for errors and EXPLAIN.

@@ -35,6 +35,8 @@ struct Inbox<'a> {
     workers: &'a [usize],
     query_id: u64,
     mailboxes: &'a MailboxService,
+    /// Where published key sets go (none at the root, which runs no join that publishes).
+    sink: Option<&'a dyn BlockSink>,
     ctx: &'a QueryContext,
     received: std::cell::Cell<u64>,
     stats: std::cell::RefCell<ExecutionStats>,
@@ -49,6 +51,7 @@ impl<'a> Inbox<'a> {
         workers: &'a [usize],
         query_id: u64,
         mailboxes: &'a MailboxService,
+        sink: Option<&'a dyn BlockSink>,
         ctx: &'a QueryContext,
     ) -> Inbox<'a> {
         Inbox {
@@ -58,6 +61,7 @@ impl<'a> Inbox<'a> {
             workers,
             query_id,
             mailboxes,
+            sink,
             ctx,
             received: std::cell::Cell::new(0),
             stats: std::cell::RefCell::new(ExecutionStats::default()),
@@ -66,14 +70,9 @@ impl<'a> Inbox<'a> {
     }
 }
 
-impl StageInputs for Inbox<'_> {
-    fn receive_all(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError> {
-        if self.plan.stages.get(from).and_then(|s| s.parent) != Some(self.stage) {
-            return Err(EngineError::execution(format!(
-                "stage {from} does not send to stage {}",
-                self.stage
-            )));
-        }
+impl Inbox<'_> {
+    /// Every data block the workers of stage `from` send this worker, until all of them ended.
+    fn drain(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError> {
         let key = MailboxKey {
             query_id: self.query_id,
             from_stage: from,
@@ -88,11 +87,7 @@ impl StageInputs for Inbox<'_> {
                 .mailboxes
                 .receive(&key, self.ctx.deadline, self.ctx.options.timeout_ms)?
             {
-                MailboxMessage::Data(block) => {
-                    self.received
-                        .set(self.received.get() + block.num_rows as u64);
-                    blocks.push(block);
-                }
+                MailboxMessage::Data(block) => blocks.push(block),
                 MailboxMessage::End(end) => {
                     self.stats.borrow_mut().add(&end.stats);
                     if let Some(tree) = end.operators {
@@ -110,6 +105,55 @@ impl StageInputs for Inbox<'_> {
             self.ctx.check()?;
         }
         Ok(blocks)
+    }
+}
+
+impl StageInputs for Inbox<'_> {
+    fn receive_all(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError> {
+        if self.plan.stages.get(from).and_then(|s| s.parent) != Some(self.stage) {
+            return Err(EngineError::execution(format!(
+                "stage {from} does not send to stage {}",
+                self.stage
+            )));
+        }
+        let blocks = self.drain(from)?;
+        let rows: usize = blocks.iter().map(|b| b.num_rows).sum();
+        self.received.set(self.received.get() + rows as u64);
+        Ok(blocks)
+    }
+
+    fn publish_keys(&self, to: StageId, keys: DataBlock) -> Result<(), EngineError> {
+        let (Some(sink), Some(parent)) = (self.sink, self.plan.stages.get(to).map(|s| s.parent))
+        else {
+            return Err(EngineError::execution(format!("no stage {to}")));
+        };
+        if parent != Some(self.stage) {
+            return Err(EngineError::execution(format!(
+                "stage {} cannot filter stage {to}",
+                self.stage
+            )));
+        }
+        for w in 0..self.workers.get(to).copied().unwrap_or(1).max(1) {
+            let key = MailboxKey {
+                query_id: self.query_id,
+                from_stage: self.stage,
+                to_stage: to,
+                to_worker: w,
+            };
+            sink.send(&key, MailboxMessage::Data(keys.clone()))?;
+            sink.send(&key, MailboxMessage::End(EndOfStream::default()))?;
+        }
+        Ok(())
+    }
+
+    fn receive_keys(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError> {
+        if self.plan.stages.get(self.stage).and_then(|s| s.parent) != Some(from) {
+            return Err(EngineError::execution(format!(
+                "stage {from} cannot filter stage {}",
+                self.stage
+            )));
+        }
+        self.drain(from)
     }
 
     fn sender_stats(&self, stage: StageId) -> Option<OperatorStats> {
@@ -246,7 +290,15 @@ pub fn run_worker(
     let Some(s) = plan.stages.get(stage) else {
         return Err(EngineError::execution(format!("no stage {stage}")));
     };
-    let inputs = Inbox::new(plan, (stage, worker), workers, query_id, inbox, ctx);
+    let inputs = Inbox::new(
+        plan,
+        (stage, worker),
+        workers,
+        query_id,
+        inbox,
+        Some(sink),
+        ctx,
+    );
     let mut env = Env {
         ctx,
         max_rows_in_join: plan.v2_options.max_rows_in_join,
@@ -297,6 +349,18 @@ pub fn run_worker(
         }
         Err(e) => {
             let exception = QueryException::from(&e);
+            // Leaves waiting for this stage's keys learn of the failure too.
+            for leaf in key_filter_targets(plan, stage) {
+                for w in 0..workers.get(leaf).copied().unwrap_or(1).max(1) {
+                    let key = MailboxKey {
+                        query_id,
+                        from_stage: stage,
+                        to_stage: leaf,
+                        to_worker: w,
+                    };
+                    let _ = sink.send(&key, MailboxMessage::Error(exception.clone()));
+                }
+            }
             send_to_parent_workers(
                 plan,
                 stage,
@@ -311,18 +375,44 @@ pub fn run_worker(
     }
 }
 
+/// The leaf stages that wait for key sets from `stage`.
+fn key_filter_targets(plan: &MultiStagePlan, stage: StageId) -> Vec<StageId> {
+    plan.stages
+        .iter()
+        .filter(|s| {
+            matches!(&s.root, RelNode::Leaf { key_filter: Some(f), .. } if f.from_stage == stage)
+        })
+        .map(|s| s.id)
+        .collect()
+}
+
 /// The stage tree as text, one line per operator (EXPLAIN under v2).
 pub fn explain_lines(plan: &MultiStagePlan) -> Vec<String> {
     fn walk(plan: &MultiStagePlan, node: &RelNode, depth: usize, out: &mut Vec<String>) {
         let pad = "  ".repeat(depth);
         let detail = match node {
-            RelNode::Leaf { plan: p } => format!(
-                "(table:{}, {}, filter:{})",
+            RelNode::Leaf {
+                plan: p,
+                key_filter,
+            } => format!(
+                "(table:{}, {}, filter:{}{})",
                 p.table,
                 p.kind.combine_name(),
                 p.filter
                     .as_ref()
-                    .map_or("none".to_string(), |f| f.to_string())
+                    .map_or("none".to_string(), |f| f.to_string()),
+                key_filter.as_ref().map_or(String::new(), |f| format!(
+                    ", keys:{} from stage {}",
+                    f.column, f.from_stage
+                ))
+            ),
+            RelNode::Join {
+                publish_keys: Some(p),
+                ..
+            } => format!(
+                "(keys of the {} side to stage {})",
+                if p.source_left { "left" } else { "right" },
+                p.to_stage
             ),
             RelNode::Receive { stage, .. } => {
                 let d = plan
@@ -378,7 +468,7 @@ pub fn run_root(
         r.set_result(ResultTable::new(&columns, &rows));
         return r;
     }
-    let inputs = Inbox::new(plan, (0, 0), workers, query_id, inbox, ctx);
+    let inputs = Inbox::new(plan, (0, 0), workers, query_id, inbox, None, ctx);
     let mut env = Env {
         ctx,
         max_rows_in_join: plan.v2_options.max_rows_in_join,

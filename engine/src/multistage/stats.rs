@@ -81,7 +81,7 @@ impl StatsRecorder {
             execution_time_ms: started.elapsed().as_millis() as u64,
             emitted_rows: rows as u64,
             table: match node {
-                RelNode::Leaf { plan } => Some(plan.table.clone()),
+                RelNode::Leaf { plan, .. } => Some(plan.table.clone()),
                 _ => None,
             },
             children,

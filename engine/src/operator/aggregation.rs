@@ -46,7 +46,7 @@ fn plain_dict_column<'s>(
 }
 
 /// Builds the aggregation slots of a segment, running each aggregate's filter.
-pub fn agg_slots<'s, 'q>(
+pub fn agg_slots<'s, 'q: 's>(
     aggregates: &'q [AggregateCall],
     segment: &'s ImmutableSegment,
     docs: &DocSet,
@@ -294,7 +294,7 @@ fn dictionary_state(call: &AggregateCall, segment: &ImmutableSegment) -> Option<
 
 /// Runs an aggregation (no GROUP BY) over the documents `docs` of a segment.
 pub fn aggregate_segment<'s>(
-    aggregates: &[AggregateCall],
+    aggregates: &'s [AggregateCall],
     segment: &'s ImmutableSegment,
     docs: &DocSet,
     exec: &mut FilterExecutor<'s, '_>,

@@ -22,7 +22,7 @@ use segments::segment::ImmutableSegment;
 /// Runs GROUP BY over the documents `docs` of a segment.
 pub fn group_segment<'s>(
     keys: &[Expr],
-    aggregates: &[AggregateCall],
+    aggregates: &'s [AggregateCall],
     segment: &'s ImmutableSegment,
     docs: &DocSet,
     exec: &mut FilterExecutor<'s, '_>,
@@ -43,7 +43,7 @@ pub fn group_segment<'s>(
 /// The general GROUP BY path: projected blocks, evaluated keys, one accumulator per aggregate.
 pub(super) fn group_rows<'s>(
     keys: &[Expr],
-    aggregates: &[AggregateCall],
+    aggregates: &'s [AggregateCall],
     segment: &'s ImmutableSegment,
     docs: &DocSet,
     exec: &mut FilterExecutor<'s, '_>,

@@ -91,6 +91,18 @@ impl Dictionary {
         with_dict!(self, d => d.search(v))
     }
 
+    /// The ids of those of `values` present (ascending values are looked up in about one pass
+    /// over a numeric dictionary).
+    pub fn ids_of(&self, values: &[Value]) -> Vec<DictId> {
+        match self {
+            Dictionary::Int(d) => d.ids_of(values),
+            Dictionary::Long(d) => d.ids_of(values),
+            Dictionary::Float(d) => d.ids_of(values),
+            Dictionary::Double(d) => d.ids_of(values),
+            _ => values.iter().filter_map(|v| self.index_of(v)).collect(),
+        }
+    }
+
     /// The id of a value equal to `v` (converted to the column type first).
     pub fn index_of(&self, v: &Value) -> Option<DictId> {
         self.search(v)?.ok()

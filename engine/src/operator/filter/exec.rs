@@ -107,16 +107,19 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 let set = match ids {
                     super::IdSet::Range(r) => DocSet::Range(reader.doc_range_of(r.clone())),
                     super::IdSet::Ids(v) if v.len() == 1 => DocSet::Range(reader.doc_range(v[0])),
-                    super::IdSet::Ids(v) => {
-                        let mut b = RoaringBitmap::new();
-                        for &id in v {
-                            let r = reader.doc_range(id);
-                            if r.start < r.end {
-                                b.insert_range(r);
+                    // Ascending ids have ascending doc ranges: appended in one pass.
+                    super::IdSet::Ids(v) => DocSet::Bitmap(
+                        RoaringBitmap::from_sorted_iter(
+                            v.iter().flat_map(|&id| reader.doc_range(id)),
+                        )
+                        .unwrap_or_else(|_| {
+                            let mut b = RoaringBitmap::new();
+                            for &id in v {
+                                b.insert_range(reader.doc_range(id));
                             }
-                        }
-                        DocSet::Bitmap(b)
-                    }
+                            b
+                        }),
+                    ),
                 };
                 set.and(candidates)
             }

@@ -83,9 +83,11 @@ impl IdSet {
         Ok(match op {
             PredicateOp::Eq(v) => IdSet::Ids(dict.index_of(v).into_iter().collect()),
             PredicateOp::In(values) => {
-                let mut ids: Vec<DictId> = values.iter().filter_map(|v| dict.index_of(v)).collect();
-                ids.sort_unstable();
-                ids.dedup();
+                let mut ids = dict.ids_of(values);
+                if !ids.is_sorted_by(|a, b| a < b) {
+                    ids.sort_unstable();
+                    ids.dedup();
+                }
                 IdSet::Ids(ids)
             }
             PredicateOp::Range { lower, upper } => {

@@ -80,8 +80,9 @@ pub enum Access<'s> {
 
 /// A leaf predicate of one segment.
 pub struct Leaf<'s> {
-    /// Pinot's predicate text (`x = '1'`).
-    pub text: String,
+    /// What the leaf tests, for Pinot's predicate text (`x = '1'`), rendered only by EXPLAIN
+    /// (a runtime key filter's `IN` list can hold a million values).
+    pub source: LeafSource<'s>,
     /// Pinot's predicate type (`EQ`, `RANGE`, …).
     pub operator: &'static str,
     pub access: Access<'s>,
@@ -89,6 +90,22 @@ pub struct Leaf<'s> {
     pub negated: bool,
     /// NULL documents to remove from the result (null handling on).
     pub nulls: Option<&'s RoaringBitmap>,
+}
+
+/// The predicate or expression a [`Leaf`] tests.
+#[derive(Clone, Copy)]
+pub enum LeafSource<'s> {
+    Predicate(&'s Predicate),
+    Expr(&'s Expr),
+}
+
+impl std::fmt::Display for LeafSource<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LeafSource::Predicate(p) => p.fmt(f),
+            LeafSource::Expr(e) => e.fmt(f),
+        }
+    }
 }
 
 /// A segment's filter tree.
@@ -145,9 +162,12 @@ impl Leaf<'_> {
         match lookup {
             Some(l) => format!(
                 "{name}(indexLookUp:{l},operator:{},predicate:{})",
-                self.operator, self.text
+                self.operator, self.source
             ),
-            None => format!("{name}(operator:{},predicate:{})", self.operator, self.text),
+            None => format!(
+                "{name}(operator:{},predicate:{})",
+                self.operator, self.source
+            ),
         }
     }
 }
@@ -216,7 +236,7 @@ impl<'s> FilterNode<'s> {
 
 /// Plans the filter of one segment.
 pub fn plan_filter<'s>(
-    filter: Option<&FilterExpr>,
+    filter: Option<&'s FilterExpr>,
     segment: &'s ImmutableSegment,
     options: &ExecutionOptions,
 ) -> Result<FilterNode<'s>, EngineError> {
@@ -227,7 +247,7 @@ pub fn plan_filter<'s>(
 }
 
 fn plan_node<'s>(
-    f: &FilterExpr,
+    f: &'s FilterExpr,
     segment: &'s ImmutableSegment,
     options: &ExecutionOptions,
 ) -> Result<FilterNode<'s>, EngineError> {
@@ -288,7 +308,7 @@ fn plan_node<'s>(
         }
         FilterExpr::Predicate(p) => plan_predicate(p, segment, options)?,
         FilterExpr::Expr(e) => FilterNode::Leaf(Leaf {
-            text: e.to_string(),
+            source: LeafSource::Expr(e),
             operator: "EQ",
             access: Access::Expression {
                 expr: e.clone(),
@@ -301,15 +321,14 @@ fn plan_node<'s>(
 }
 
 fn plan_predicate<'s>(
-    p: &Predicate,
+    p: &'s Predicate,
     segment: &'s ImmutableSegment,
     options: &ExecutionOptions,
 ) -> Result<FilterNode<'s>, EngineError> {
     let (positive, negated) = positive_form(&p.op);
-    let text = p.to_string();
     let operator = p.op.kind_name();
     let leaf = |access: Access<'s>, nulls: Option<&'s RoaringBitmap>| Leaf {
-        text: text.clone(),
+        source: LeafSource::Predicate(p),
         operator,
         access,
         negated,

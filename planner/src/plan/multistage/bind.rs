@@ -43,8 +43,10 @@ pub fn bind_multistage(
     if let Some(m) = planner.hinted_window.window_overflow_mode {
         v2_options.window_overflow_mode = m;
     }
+    let mut stages = planner.stages;
+    super::key_filter::add_key_filters(&mut stages);
     Ok(QueryPlan::MultiStage(MultiStagePlan {
-        stages: planner.stages,
+        stages,
         columns,
         options: options.clone(),
         v2_options,

@@ -34,15 +34,18 @@
 //! * [`single_table`] — a single-table block as leaf (v1 server plan) → final aggregation.
 //! * [`rel`] — the relational operators.
 //! * [`stage`] — stages, exchanges, distributions.
+//! * [`key_filter`] — runtime key filters from a join to the leaf feeding its other side.
 
 pub mod bind;
 pub mod hints;
+pub mod key_filter;
 pub mod rel;
 pub mod relation;
 pub mod relational;
 pub mod single_table;
 pub mod stage;
 
+pub use key_filter::{KeyFilter, PublishKeys};
 pub use rel::{
     AggMode, AsofMatch, AsofOp, JoinKind, RelNode, SetOpKind, WindowCall, WindowFrame,
     WindowFunction,

@@ -12,6 +12,7 @@
 //!   exactly what a [`RelNode::Leaf`] with a v1 group-by or aggregation plan produces;
 //! * [`RelNode::Window`]'s output is the input row followed by one column per window call.
 
+use super::key_filter::{KeyFilter, PublishKeys};
 use crate::plan::aggregate::AggregateCall;
 use crate::plan::column_type::ColumnType;
 use crate::plan::expr::Expr;
@@ -158,7 +159,12 @@ pub enum RelNode {
     /// A v1 server plan over one table's segments (filter, projection and partial
     /// aggregation pushed down). Output: the plan's intermediate row (`row_types`). Its kind is
     /// never limited by v1's implicit `LIMIT 10`: the binder sets the limit it needs.
-    Leaf { plan: ServerQueryPlan },
+    Leaf {
+        plan: ServerQueryPlan,
+        /// Rows only whose key is among those the join above publishes (a runtime filter).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key_filter: Option<KeyFilter>,
+    },
     /// The rows child stage `stage` sends to this worker.
     Receive {
         stage: StageId,
@@ -196,6 +202,10 @@ pub enum RelNode {
         /// among those with equal keys (kind `Inner`, or `Left` for `LEFT ASOF JOIN`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         asof: Option<AsofMatch>,
+        /// Evaluate one side first and publish its distinct keys to the leaf stage that feeds
+        /// the other side (a runtime filter).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        publish_keys: Option<PublishKeys>,
     },
     /// Window functions over partitions of the input.
     Window {
@@ -228,7 +238,7 @@ impl RelNode {
     /// Types of the rows this node outputs.
     pub fn output_types(&self) -> Vec<ColumnType> {
         match self {
-            RelNode::Leaf { plan } => plan.kind.row_types(),
+            RelNode::Leaf { plan, .. } => plan.kind.row_types(),
             RelNode::Receive { types, .. } | RelNode::Values { types, .. } => types.clone(),
             RelNode::Project { exprs, .. } => exprs.iter().map(Expr::column_type).collect(),
             RelNode::Filter { input, .. } | RelNode::Sort { input, .. } => input.output_types(),

@@ -1262,6 +1262,7 @@ impl<'a> Planner<'a> {
                 right_keys: rk,
                 condition,
                 asof: None,
+                publish_keys: None,
             },
             cols,
             partitioned,

@@ -165,7 +165,10 @@ fn single_table(
     if matches!(&plan.kind, ServerQueryKind::Selection { order_by, .. } if order_by.is_empty()) {
         plan.layout = ResultLayout::Columns;
     }
-    let leaf = RelNode::Leaf { plan };
+    let leaf = RelNode::Leaf {
+        plan,
+        key_filter: None,
+    };
     let leaf_id = stages.add_stage(StageKind::Leaf { table }, leaf);
     let mut agg_types: Vec<Option<ColumnType>> = vec![None; row_types.len()];
     let received = RelNode::Receive {

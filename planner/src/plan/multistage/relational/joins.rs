@@ -543,6 +543,7 @@ impl Planner<'_> {
                 layout: ResultLayout::Columns,
                 ..single.server
             },
+            key_filter: None,
         };
         let types = leaf.output_types();
         let id = self.add_stage(

@@ -1,0 +1,261 @@
+//! The key sets of runtime key filters (see the planner's `multistage::key_filter`): a join
+//! worker publishes the distinct keys of the side it evaluated first to every worker of the
+//! leaf stage feeding its other side; each leaf worker unions what every join worker sent and
+//! adds `column IN (keys)` to its v1 filter, so its indexes (a sorted column's doc ranges, an
+//! inverted index's bitmaps) skip the rows the join would drop.
+//!
+//! On the wire a key set is an ordinary [`DataBlock`] of one column (the distinct keys), or —
+//! when a side has more than [`MAX_KEYS`] distinct keys, where an `IN` list costs more than it
+//! saves — a block of no columns and one row, meaning "every key".
+
+use super::block::{Cells, Column, DataBlock};
+use crate::block::integral_value;
+use crate::key::Key;
+use planner::plan::expr::ColumnRef;
+use planner::plan::multistage::KeyFilter;
+use planner::plan::{ColumnType, Expr, FilterExpr, Predicate, PredicateOp, ServerQueryPlan};
+use segments::types::Value;
+use std::collections::HashSet;
+
+/// Distinct keys a join publishes at most; past it, "every key".
+pub const MAX_KEYS: usize = 1 << 20;
+
+/// Widest span of integer keys collected in a bit set (8 MiB of bits).
+const MAX_BITSET_SPAN: u64 = 1 << 26;
+
+/// The key-set block for the distinct non-NULL values of `column`.
+pub fn publish(column: &Column) -> DataBlock {
+    match distinct(column) {
+        Some(keys) => {
+            let n = keys.len();
+            DataBlock::new(vec![keys], n)
+        }
+        None => DataBlock::new(Vec::new(), 1),
+    }
+}
+
+/// The distinct non-NULL values of `column`, or `None` past [`MAX_KEYS`].
+fn distinct(column: &Column) -> Option<Column> {
+    let present = |i: usize| !column.is_null(i);
+    let cells = match (&column.cells, &column.nulls) {
+        (Cells::I64(v), None) => Cells::I64(distinct_ints(v.iter().copied())?),
+        (Cells::I64(v), Some(nulls)) => Cells::I64(distinct_ints(
+            v.iter().zip(nulls).filter(|(_, n)| !**n).map(|(x, _)| *x),
+        )?),
+        (Cells::Coded { ids, dict }, _) => {
+            let mut seen = vec![false; dict.len()];
+            let mut keys = Vec::new();
+            for (i, &id) in ids.iter().enumerate() {
+                if present(i) && !std::mem::replace(&mut seen[id as usize], true) {
+                    keys.push(dict.get(id).clone());
+                    if keys.len() > MAX_KEYS {
+                        return None;
+                    }
+                }
+            }
+            Cells::Values(keys)
+        }
+        (Cells::Values(v), _) => {
+            let mut seen = HashSet::new();
+            let mut keys = Vec::new();
+            for x in v {
+                if !x.is_null() && seen.insert(Key(x.clone())) {
+                    keys.push(x.clone());
+                    if keys.len() > MAX_KEYS {
+                        return None;
+                    }
+                }
+            }
+            Cells::Values(keys)
+        }
+        (Cells::F64(_) | Cells::States(_), _) => return None,
+    };
+    Some(Column {
+        cells,
+        data_type: column.data_type,
+        nulls: None,
+    })
+}
+
+/// Distinct integers in ascending order: a bit set over their span when it is narrow, else a
+/// hash set.
+fn distinct_ints(values: impl Iterator<Item = i64> + Clone) -> Option<Vec<i64>> {
+    let (mut lo, mut hi, mut n) = (i64::MAX, i64::MIN, 0usize);
+    for v in values.clone() {
+        lo = lo.min(v);
+        hi = hi.max(v);
+        n += 1;
+    }
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let span = hi.abs_diff(lo);
+    if span < MAX_BITSET_SPAN {
+        let mut bits = vec![0u64; (span as usize >> 6) + 1];
+        for v in values {
+            let at = v.abs_diff(lo) as usize;
+            bits[at >> 6] |= 1 << (at & 63);
+        }
+        let count: usize = bits.iter().map(|w| w.count_ones() as usize).sum();
+        if count > MAX_KEYS {
+            return None;
+        }
+        let mut out = Vec::with_capacity(count);
+        for (w, &word) in bits.iter().enumerate() {
+            let mut word = word;
+            while word != 0 {
+                let b = word.trailing_zeros() as i64;
+                out.push(lo.wrapping_add(((w as i64) << 6) + b));
+                word &= word - 1;
+            }
+        }
+        return Some(out);
+    }
+    let mut seen = HashSet::new();
+    for v in values {
+        if seen.insert(v) && seen.len() > MAX_KEYS {
+            return None;
+        }
+    }
+    let mut out: Vec<i64> = seen.into_iter().collect();
+    out.sort_unstable();
+    Some(out)
+}
+
+/// The union of the key sets every join worker sent, as values of the filtered column's type;
+/// `None`: every key passes.
+pub fn union(blocks: Vec<DataBlock>, filter: &KeyFilter) -> Option<Vec<Value>> {
+    if blocks
+        .iter()
+        .any(|b| b.columns.is_empty() && b.num_rows > 0)
+    {
+        return None;
+    }
+    let several = blocks.len() > 1;
+    let columns: Vec<Column> = blocks
+        .into_iter()
+        .filter_map(|b| b.columns.into_iter().next())
+        .collect();
+    // Integers: ascending (each worker's are; several workers' are merged), which the
+    // dictionary lookup of the `IN` list walks in one pass.
+    if columns.iter().all(|c| matches!(c.cells, Cells::I64(_))) {
+        let mut ints: Vec<i64> = Vec::new();
+        for c in columns {
+            if let Cells::I64(v) = c.cells {
+                ints.extend(v);
+            }
+        }
+        if several {
+            ints.sort_unstable();
+            ints.dedup();
+        }
+        return Some(
+            ints.into_iter()
+                .map(|x| integral_value(x, filter.data_type))
+                .collect(),
+        );
+    }
+    let mut keys = Vec::new();
+    let mut seen: HashSet<Key> = HashSet::new();
+    for c in columns {
+        for i in 0..c.len() {
+            let v = c.value(i);
+            // One worker's keys are distinct already; several workers' may overlap.
+            if !several || seen.insert(Key(v.clone())) {
+                keys.push(v);
+            }
+        }
+    }
+    Some(keys)
+}
+
+/// `plan` with `filter.column IN (keys)` added to its filter (no key: nothing matches).
+pub fn restrict(plan: &ServerQueryPlan, filter: &KeyFilter, keys: Vec<Value>) -> ServerQueryPlan {
+    let added = if keys.is_empty() {
+        FilterExpr::Constant(false)
+    } else {
+        FilterExpr::Predicate(Predicate {
+            lhs: Expr::Column(ColumnRef {
+                name: filter.column.clone(),
+                column_type: ColumnType::sv(filter.data_type),
+            }),
+            op: PredicateOp::In(keys),
+        })
+    };
+    let filter = match plan.filter.clone() {
+        None => added,
+        Some(FilterExpr::And(mut parts)) => {
+            parts.push(added);
+            FilterExpr::And(parts)
+        }
+        Some(other) => FilterExpr::And(vec![other, added]),
+    };
+    ServerQueryPlan {
+        filter: Some(filter),
+        ..plan.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use segments::types::DataType;
+
+    fn ints(v: Vec<i64>) -> Column {
+        Column {
+            cells: Cells::I64(v),
+            data_type: DataType::Long,
+            nulls: None,
+        }
+    }
+
+    fn filter() -> KeyFilter {
+        KeyFilter {
+            from_stage: 1,
+            column: "k".into(),
+            data_type: DataType::Long,
+        }
+    }
+
+    #[test]
+    fn distinct_integers_narrow_and_wide() {
+        let narrow = publish(&ints(vec![5, 3, 5, -2, 3]));
+        assert_eq!(narrow.num_rows, 3);
+        assert_eq!(narrow.columns[0].cells, Cells::I64(vec![-2, 3, 5]));
+        let wide = publish(&ints(vec![i64::MAX, i64::MIN, 0, i64::MAX]));
+        assert_eq!(
+            wide.columns[0].cells,
+            Cells::I64(vec![i64::MIN, 0, i64::MAX])
+        );
+        let mut with_null = ints(vec![1, 2, 2]);
+        with_null.nulls = Some(vec![false, true, false]);
+        assert_eq!(publish(&with_null).columns[0].cells, Cells::I64(vec![1, 2]));
+    }
+
+    #[test]
+    fn too_many_keys_means_all() {
+        let all = publish(&ints((0..=MAX_KEYS as i64).collect()));
+        assert!(all.columns.is_empty());
+        assert_eq!(union(vec![all, publish(&ints(vec![1]))], &filter()), None);
+    }
+
+    #[test]
+    fn union_of_workers_and_restriction() {
+        let keys = union(
+            vec![publish(&ints(vec![2, 3])), publish(&ints(vec![1, 2]))],
+            &filter(),
+        )
+        .unwrap();
+        assert_eq!(keys, vec![Value::Long(1), Value::Long(2), Value::Long(3)]);
+        let strings = Column::from_values(
+            DataType::String,
+            vec![
+                Value::String("a".into()),
+                Value::Null,
+                Value::String("a".into()),
+            ],
+        );
+        assert_eq!(publish(&strings).num_rows, 1);
+        assert_eq!(union(Vec::new(), &filter()), Some(Vec::new()));
+    }
+}

@@ -1,0 +1,335 @@
+//! Runtime key filters: a join tells the leaf stage feeding one of its sides which keys can
+//! match, before that leaf reads its segments.
+//!
+//! ```text
+//!   stage 8: JOIN(publish_keys: source=left, key 0, to stage 3)
+//!              ├─ RECEIVE(stage 7)  ← evaluated first: customer ⋈ orders, 227 k distinct o_orderkey
+//!              └─ RECEIVE(stage 3)
+//!   stage 3: LEAF(lineitem, key_filter: l_orderkey from stage 8)
+//!              waits for the keys of every stage-8 worker, then scans with
+//!              `l_orderkey IN (keys)` added to its v1 filter (sorted index: 910 k of 6 M rows)
+//! ```
+//!
+//! The filter only drops rows the join would drop anyway: the filtered side is one whose
+//! unmatched rows are not output (either side of an inner join, the right of a left join, the
+//! left of a right join, either side of a semi join), its join key is a plain single-value
+//! column of the leaf's table of the same type as the other side's key, and the leaf has no
+//! row limit or order of its own. The keys travel through the mailboxes like rows (the join's
+//! stage to the leaf stage, every join worker to every leaf worker), so the filter works the
+//! same in one process and across servers. A join whose side has too many distinct keys
+//! publishes "all" instead (see the engine's `key_set`), and the leaf scans unfiltered.
+//!
+//! Which side is filtered when both qualify: the side whose leaf has no filter of its own
+//! when the other has one (the filtered table is the smaller, reducing one), else the right
+//! side (the left of a semi join: its right side is the subquery that reduces it).
+
+use super::rel::{JoinKind, RelNode, StageId};
+use super::stage::{Stage, StageKind};
+use crate::plan::expr::Expr;
+use crate::plan::query_plan::ServerQueryKind;
+use segments::types::DataType;
+use serde::{Deserialize, Serialize};
+
+/// A leaf's runtime filter: its rows must have `column` among the keys every worker of stage
+/// `from_stage` (its parent, where the join runs) publishes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyFilter {
+    pub from_stage: StageId,
+    /// The leaf table's column (as the schema spells it).
+    pub column: String,
+    pub data_type: DataType,
+}
+
+/// A join's side to evaluate first and publish the keys of.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PublishKeys {
+    /// `true`: the left input is the source (and the right one is filtered).
+    pub source_left: bool,
+    /// The key column of the source input.
+    pub key: usize,
+    /// The leaf stage that waits for the keys.
+    pub to_stage: StageId,
+}
+
+/// Adds key filters to every join of `stages` that can use one.
+pub fn add_key_filters(stages: &mut [Stage]) {
+    let mut filters: Vec<(StageId, KeyFilter)> = Vec::new();
+    for id in 0..stages.len() {
+        if !matches!(stages[id].kind, StageKind::Intermediate { .. }) {
+            continue;
+        }
+        let mut root = std::mem::replace(
+            &mut stages[id].root,
+            RelNode::Values {
+                rows: Vec::new(),
+                types: Vec::new(),
+            },
+        );
+        plan_joins(&mut root, id, stages, &mut filters);
+        stages[id].root = root;
+    }
+    for (leaf, filter) in filters {
+        if let Some(RelNode::Leaf { key_filter, .. }) = stages.get_mut(leaf).map(|s| &mut s.root) {
+            *key_filter = Some(filter);
+        }
+    }
+}
+
+fn plan_joins(
+    node: &mut RelNode,
+    stage: StageId,
+    stages: &[Stage],
+    filters: &mut Vec<(StageId, KeyFilter)>,
+) {
+    match node {
+        RelNode::Join {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            asof: None,
+            publish_keys,
+            ..
+        } => {
+            plan_joins(left, stage, stages, filters);
+            plan_joins(right, stage, stages, filters);
+            let (left_ok, right_ok) = match kind {
+                JoinKind::Inner | JoinKind::Semi => (true, true),
+                JoinKind::Left => (false, true),
+                JoinKind::Right => (true, false),
+                JoinKind::Full | JoinKind::Anti => (false, false),
+            };
+            let (lt, rt) = (left.output_types(), right.output_types());
+            let claimed = |s: StageId| filters.iter().any(|(l, _)| *l == s);
+            // The first key pair whose filtered side reads a plain leaf column.
+            let mut choice = None;
+            for (&lk, &rk) in left_keys.iter().zip(right_keys.iter()) {
+                let (Some(a), Some(b)) = (lt.get(lk), rt.get(rk)) else {
+                    continue;
+                };
+                if !a.single_value || a != b || !filterable(a.data_type) {
+                    continue;
+                }
+                let l = left_ok
+                    .then(|| target(left, lk, stages))
+                    .flatten()
+                    .filter(|t| !claimed(t.0));
+                let r = right_ok
+                    .then(|| target(right, rk, stages))
+                    .flatten()
+                    .filter(|t| !claimed(t.0));
+                let pick_left = match (&l, &r) {
+                    (Some(_), None) => true,
+                    (None, Some(_)) => false,
+                    (Some(lt), Some(rt)) => match (lt.2, rt.2) {
+                        (false, true) => true,
+                        (true, false) => false,
+                        _ => *kind == JoinKind::Semi,
+                    },
+                    (None, None) => continue,
+                };
+                choice = if pick_left {
+                    l.map(|t| (t, false, rk, a.data_type))
+                } else {
+                    r.map(|t| (t, true, lk, a.data_type))
+                };
+                break;
+            }
+            if let Some(((leaf, column, _), source_left, key, data_type)) = choice {
+                *publish_keys = Some(PublishKeys {
+                    source_left,
+                    key,
+                    to_stage: leaf,
+                });
+                filters.push((
+                    leaf,
+                    KeyFilter {
+                        from_stage: stage,
+                        column,
+                        data_type,
+                    },
+                ));
+            }
+        }
+        RelNode::Leaf { .. } | RelNode::Receive { .. } | RelNode::Values { .. } => {}
+        RelNode::Join { left, right, .. } => {
+            plan_joins(left, stage, stages, filters);
+            plan_joins(right, stage, stages, filters);
+        }
+        RelNode::Project { input, .. }
+        | RelNode::Filter { input, .. }
+        | RelNode::Aggregate { input, .. }
+        | RelNode::Window { input, .. }
+        | RelNode::Sort { input, .. } => plan_joins(input, stage, stages, filters),
+        RelNode::SetOp { inputs, .. } => {
+            for i in inputs {
+                plan_joins(i, stage, stages, filters);
+            }
+        }
+    }
+}
+
+/// Key types a filter carries exactly.
+fn filterable(t: DataType) -> bool {
+    matches!(
+        t,
+        DataType::Int | DataType::Long | DataType::Timestamp | DataType::String
+    )
+}
+
+/// The leaf stage a join input reads directly, the table column behind its output column
+/// `key`, and whether the leaf filters its rows already — when a key filter may restrict it.
+fn target(input: &RelNode, key: usize, stages: &[Stage]) -> Option<(StageId, String, bool)> {
+    let RelNode::Receive { stage, .. } = input else {
+        return None;
+    };
+    let s = stages.get(*stage)?;
+    let (
+        StageKind::Leaf { .. },
+        RelNode::Leaf {
+            plan,
+            key_filter: None,
+        },
+    ) = (&s.kind, &s.root)
+    else {
+        return None;
+    };
+    let unlimited = |limit: usize| limit >= u32::MAX as usize;
+    let expr = match &plan.kind {
+        ServerQueryKind::Selection {
+            exprs,
+            order_by,
+            limit,
+        }
+        | ServerQueryKind::Distinct {
+            exprs,
+            order_by,
+            limit,
+        } if order_by.is_empty() && unlimited(*limit) => exprs.get(key)?,
+        ServerQueryKind::GroupBy { keys, .. } => keys.get(key)?,
+        _ => return None,
+    };
+    let Expr::Column(c) = expr else {
+        return None;
+    };
+    if !c.column_type.single_value {
+        return None;
+    }
+    Some((*stage, c.name.clone(), plan.filter.is_some()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::MemoryCatalog;
+    use crate::plan::QueryPlan;
+    use crate::plan::multistage::bind::bind_multistage;
+    use crate::plan::query_plan::ExecutionOptions;
+    use crate::sql::parse_statement;
+    use segments::types::Schema;
+
+    fn catalog() -> MemoryCatalog {
+        let schema = |name: &str, cols: &str| {
+            Schema::from_json(&format!(
+                r#"{{"schemaName":"{name}","dimensionFieldSpecs":[{cols}]}}"#
+            ))
+            .unwrap()
+        };
+        let mut c = MemoryCatalog::new();
+        c.add(
+            "f",
+            schema(
+                "f",
+                r#"{"name":"k","dataType":"LONG"},{"name":"d","dataType":"DOUBLE"},{"name":"s","dataType":"STRING"}"#,
+            ),
+        );
+        c.add(
+            "g",
+            schema(
+                "g",
+                r#"{"name":"k","dataType":"LONG"},{"name":"d","dataType":"DOUBLE"},{"name":"s","dataType":"STRING"}"#,
+            ),
+        );
+        c
+    }
+
+    /// (filtered leaf table, its column) of every leaf with a key filter.
+    fn filters(sql: &str) -> Vec<(String, String)> {
+        let stmt = parse_statement(sql).unwrap();
+        let plan = bind_multistage(
+            &stmt,
+            &catalog(),
+            &ExecutionOptions::default(),
+            Default::default(),
+        )
+        .unwrap();
+        let QueryPlan::MultiStage(plan) = plan else {
+            panic!("not multi-stage")
+        };
+        plan.stages
+            .iter()
+            .filter_map(|s| match &s.root {
+                RelNode::Leaf {
+                    plan,
+                    key_filter: Some(f),
+                } => {
+                    // The join that publishes sits in the leaf's parent stage.
+                    assert_eq!(Some(f.from_stage), s.parent);
+                    Some((plan.table.clone(), f.column.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn one(t: &str, c: &str) -> Vec<(String, String)> {
+        vec![(t.to_string(), c.to_string())]
+    }
+
+    #[test]
+    fn filtered_sides_follow_the_join_kind() {
+        // Both sides qualify: the unfiltered leaf is filtered by the filtered one's keys.
+        assert_eq!(
+            filters("SELECT * FROM f JOIN g ON f.k = g.k WHERE f.s = 'x'"),
+            one("g", "k")
+        );
+        assert_eq!(
+            filters("SELECT * FROM f JOIN g ON f.k = g.k WHERE g.s = 'x'"),
+            one("f", "k")
+        );
+        // Neither or both filtered: the right side.
+        assert_eq!(
+            filters("SELECT * FROM f JOIN g ON f.s = g.s"),
+            one("g", "s")
+        );
+        // Outer joins filter only the side whose unmatched rows are dropped.
+        assert_eq!(
+            filters("SELECT * FROM f LEFT JOIN g ON f.k = g.k WHERE g.s = 'x'"),
+            one("g", "k")
+        );
+        assert_eq!(
+            filters("SELECT * FROM f RIGHT JOIN g ON f.k = g.k WHERE f.s = 'x'"),
+            one("f", "k")
+        );
+        assert!(filters("SELECT * FROM f FULL JOIN g ON f.k = g.k").is_empty());
+        // A semi join filters the outer table by the subquery's keys.
+        assert_eq!(
+            filters("SELECT COUNT(*) FROM f WHERE k IN (SELECT k FROM g WHERE s = 'x')"),
+            one("f", "k")
+        );
+        assert!(filters("SELECT COUNT(*) FROM f WHERE k NOT IN (SELECT k FROM g)").is_empty());
+    }
+
+    #[test]
+    fn only_plain_columns_of_one_type_without_a_leaf_limit() {
+        // A computed key, a floating key and a limited subquery get no filter.
+        assert!(filters("SELECT * FROM f JOIN g ON f.k + 1 = g.k + 1").is_empty());
+        assert!(filters("SELECT * FROM f JOIN g ON f.d = g.d").is_empty());
+        assert!(
+            filters("SELECT * FROM f JOIN (SELECT k FROM g LIMIT 5) x ON f.k = x.k")
+                .iter()
+                .all(|(t, _)| t != "g")
+        );
+    }
+}
