@@ -5,10 +5,11 @@
 //! their [`ControllerClient`], the server as the broker's [`ServerClient`]), decided here, once;
 //! every other role is reached over HTTP.
 
+use crate::auth::{Role, internal_client};
 use crate::broker::membership::broker_loop;
 use crate::broker::{self, Broker, BrokerConfig};
 use crate::controller::{self, Controller, ControllerConfig};
-use crate::http::{bind, http_client, serve};
+use crate::http::{bind, serve};
 use crate::logging::{self, LogConfig, LoggingHandle, default_log_dir};
 use crate::metadata::records::{InstanceType, instance_id};
 use crate::metadata::{MetadataStore, RedbStore};
@@ -105,6 +106,8 @@ pub struct StartOptions {
     pub log_max_files: usize,
     /// Level of the installed logger's `root`.
     pub log_level: log::LevelFilter,
+    /// Access control (`--auth-config`); `None`: off, as Pinot's default.
+    pub auth: Option<Arc<crate::auth::Auth>>,
 }
 
 impl StartOptions {
@@ -133,6 +136,7 @@ impl StartOptions {
             log_max_file_bytes: 64 << 20,
             log_max_files: 10,
             log_level: log::LevelFilter::Info,
+            auth: None,
         }
     }
 
@@ -294,6 +298,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             instance_id: id.clone(),
             heartbeat_timeout: opts.heartbeat_timeout,
             max_upload_bytes: opts.max_upload_bytes,
+            auth: opts.auth.clone(),
         };
         let c = Arc::new(Controller::new(config, store.clone(), logging.clone()));
         controller::instances::register_instance(
@@ -313,7 +318,8 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
                 opts.relocation_interval,
                 stop.clone(),
             )));
-        cluster.http_tasks.push(serve(controller::app(c), listener));
+        let app = protect(controller::app(c), &opts.auth, Role::Controller);
+        cluster.http_tasks.push(serve(app, listener));
         cluster.store = Some(store);
         cluster.controller_url = Some(format!("http://{host}:{port}"));
     }
@@ -328,10 +334,13 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
 
     let controller_client: Arc<dyn ControllerClient> = match &local_controller {
         Some(c) => c.clone(),
-        None => Arc::new(HttpControllerClient::new(&controller_url, http_client())),
+        None => Arc::new(HttpControllerClient::new(
+            &controller_url,
+            internal_client(opts.auth.as_deref()),
+        )),
     };
-    let servers = Arc::new(ServerDirectory::new(http_client()));
-    let mailboxes = Arc::new(Mailboxes::new(http_client()));
+    let servers = Arc::new(ServerDirectory::new(internal_client(opts.auth.as_deref())));
+    let mailboxes = Arc::new(Mailboxes::new(internal_client(opts.auth.as_deref())));
 
     if let (Some((listener, port)), Some(id)) = (server_l, server_id) {
         let segment_dir = mkdir(opts.data_dir.join("server").join(&id))?;
@@ -361,9 +370,10 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         if let Some(c) = &local_controller {
             register_locally(c, &host, port, InstanceType::Server, &id, &opts.tags).await?;
         }
-        cluster
-            .http_tasks
-            .push(serve(server::app(s.clone()), listener));
+        cluster.http_tasks.push(serve(
+            protect(server::app(s.clone()), &opts.auth, Role::Server),
+            listener,
+        ));
         cluster
             .loops
             .push(async_std::task::spawn(server_loop(s, stop.clone())));
@@ -404,7 +414,8 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             opts.heartbeat_interval,
             stop.clone(),
         )));
-        cluster.http_tasks.push(serve(broker::app(b), listener));
+        let app = protect(broker::app(b), &opts.auth, Role::Broker);
+        cluster.http_tasks.push(serve(app, listener));
         cluster.broker_url = Some(format!("http://{host}:{port}"));
     }
     log::info!(
@@ -414,6 +425,26 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         cluster.server_url
     );
     Ok(cluster)
+}
+
+/// `app` behind the access control of `role`, when it is on.
+fn protect<S: Clone + Send + Sync + 'static>(
+    mut app: tide::Server<S>,
+    auth: &Option<Arc<crate::auth::Auth>>,
+    role: Role,
+) -> tide::Server<S> {
+    if let Some(auth) = auth {
+        let style = match role {
+            Role::Server => crate::http::ErrorStyle::MessageStatus,
+            Role::Controller | Role::Broker => crate::http::ErrorStyle::CodeError,
+        };
+        app.with(crate::auth::guard::Guard {
+            auth: auth.clone(),
+            role,
+            style,
+        });
+    }
+    app
 }
 
 /// Registers a role with the in-process controller before `start` returns, so tables can be

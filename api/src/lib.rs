@@ -10,6 +10,7 @@
 //! * [`logging`], [`common`] — logging setup and the `/loggers` endpoints every role serves.
 //! * [`quickstart`] — the sample `lineitem` table (generator, schema, config, loader).
 
+pub mod auth;
 pub mod broker;
 pub mod cli;
 pub mod cluster;

@@ -141,9 +141,9 @@ mod tests {
             crate::logging::init_for_tests().unwrap(),
         );
         let sql = QueryRequest::new("SELECT 1", false, "", None, false).unwrap();
-        assert!(query::run(&broker, &sql).await.exceptions.is_empty());
+        assert!(query::run(&broker, &sql, None).await.exceptions.is_empty());
         let held = broker.admission.enter(Duration::ZERO).await.unwrap();
-        let r = query::run(&broker, &sql).await;
+        let r = query::run(&broker, &sql, None).await;
         assert_eq!(r.exceptions[0].error_code, 211, "{:?}", r.exceptions);
         assert!(
             r.exceptions[0]
@@ -152,6 +152,6 @@ mod tests {
         );
         assert_eq!(response::to_http(&r, true).status() as u16, 503);
         drop(held);
-        assert!(query::run(&broker, &sql).await.exceptions.is_empty());
+        assert!(query::run(&broker, &sql, None).await.exceptions.is_empty());
     }
 }

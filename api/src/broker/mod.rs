@@ -131,6 +131,25 @@ pub fn app(state: BrokerState) -> tide::Server<BrokerState> {
     app
 }
 
+/// The authenticated principal of a request (access control on).
+fn identity(req: &Request<BrokerState>) -> Option<&crate::auth::Principal> {
+    req.ext::<crate::auth::guard::Identity>().map(|i| &*i.0)
+}
+
+/// A query's HTTP answer; a table the principal may not read is HTTP 403, as in Pinot.
+fn answer(r: &engine::BrokerResponse, use_status: bool) -> tide::Response {
+    if r.error_code() == segments::types::ErrorCode::AccessDenied.code()
+        && let Some(e) = r.exceptions.first()
+    {
+        let message = e
+            .message
+            .strip_prefix("AccessDenied: ")
+            .unwrap_or(&e.message);
+        return crate::http::error_response(crate::http::ErrorStyle::CodeError, 403, message);
+    }
+    response::to_http(r, use_status)
+}
+
 fn uses_http_status(req: &Request<BrokerState>) -> bool {
     req.header("Pinot-Use-Http-Status-For-Errors")
         .is_some_and(|v| v.as_str().eq_ignore_ascii_case("true"))
@@ -141,8 +160,8 @@ async fn post_query(mut req: Request<BrokerState>, force_multistage: bool) -> ti
     let url_options = query_param(&req, "queryOptions");
     let text = read_text(&mut req, 16 << 20).await?;
     let query = QueryRequest::from_body(&text, url_options.as_deref(), force_multistage)?;
-    let r = query::run(req.state(), &query).await;
-    Ok(response::to_http(&r, use_status))
+    let r = query::run(req.state(), &query, identity(&req)).await;
+    Ok(answer(&r, use_status))
 }
 
 async fn get_query_with(req: Request<BrokerState>, force_multistage: bool) -> tide::Result {
@@ -153,8 +172,8 @@ async fn get_query_with(req: Request<BrokerState>, force_multistage: bool) -> ti
     let trace = query_param(&req, "trace").is_some_and(|t| t.eq_ignore_ascii_case("true"));
     let options = query_param(&req, "queryOptions").unwrap_or_default();
     let query = QueryRequest::new(&sql, trace, &options, None, force_multistage)?;
-    let r = query::run(req.state(), &query).await;
-    Ok(response::to_http(&r, use_status))
+    let r = query::run(req.state(), &query, identity(&req)).await;
+    Ok(answer(&r, use_status))
 }
 
 async fn get_query(req: Request<BrokerState>) -> tide::Result {

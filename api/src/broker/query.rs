@@ -14,6 +14,7 @@ use super::catalog;
 use super::request::QueryRequest;
 use super::routing_cache;
 use super::scatter::{Gathered, choose_replicas, scatter};
+use crate::auth::Principal;
 use crate::http::on_rayon;
 use crate::metadata::table_name::{TableType, with_type};
 use crate::transport::RoutingError;
@@ -25,8 +26,9 @@ use planner::plan::{QueryPlan, SingleStagePlan};
 use segments::types::ErrorCode;
 use std::time::{Duration, Instant};
 
-/// Runs `query` and returns the complete response.
-pub async fn run(broker: &Broker, query: &QueryRequest) -> BrokerResponse {
+/// Runs `query` for `who` (the authenticated principal when access control is on) and returns
+/// the complete response.
+pub async fn run(broker: &Broker, query: &QueryRequest, who: Option<&Principal>) -> BrokerResponse {
     let started = Instant::now();
     // A query slot, waited for no longer than the query may take.
     let wait = query
@@ -35,7 +37,7 @@ pub async fn run(broker: &Broker, query: &QueryRequest) -> BrokerResponse {
         .map_or(broker.config.server_timeout, Duration::from_millis)
         .min(broker.config.server_timeout);
     let mut r = match broker.admission.enter(wait).await {
-        Ok(_slot) => execute(broker, query).await,
+        Ok(_slot) => execute(broker, query, who).await,
         Err(refused) => {
             let code = match refused {
                 Refused::Full { .. } => ErrorCode::ServerOutOfCapacity,
@@ -83,12 +85,25 @@ async fn plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, Engine
     }
 }
 
-async fn execute(broker: &Broker, query: &QueryRequest) -> BrokerResponse {
+async fn execute(broker: &Broker, query: &QueryRequest, who: Option<&Principal>) -> BrokerResponse {
     log::debug!("query: {} (options: {})", query.sql, query.options_string());
     let plan = match plan(broker, query).await {
         Ok(p) => p,
         Err(e) => return BrokerResponse::from_error(&e),
     };
+    // Pinot's table authorization: every table the query reads.
+    if let Some(who) = who {
+        let denied = who.denied_tables(plan_tables(&plan));
+        if !denied.is_empty() {
+            return BrokerResponse::from_exception(
+                ErrorCode::AccessDenied,
+                &format!(
+                    "Permission denied.Reason: Authorization Failed for tables: [{}]",
+                    denied.join(", ")
+                ),
+            );
+        }
+    }
     match plan {
         QueryPlan::SingleStage(p) => scatter_gather(broker, p, query.traced()).await,
         QueryPlan::MultiStage(p) => super::multistage::run(broker, p).await,
@@ -99,6 +114,22 @@ async fn execute(broker: &Broker, query: &QueryRequest) -> BrokerResponse {
                 Err(e) => BrokerResponse::from_error(&EngineError::execution(e)),
             }
         }
+    }
+}
+
+/// The raw tables a plan reads.
+fn plan_tables(plan: &QueryPlan) -> Vec<&str> {
+    match plan {
+        QueryPlan::SingleStage(p) => vec![p.server.table.as_str()],
+        QueryPlan::MultiStage(p) => p
+            .stages
+            .iter()
+            .filter_map(|s| match &s.kind {
+                planner::plan::multistage::StageKind::Leaf { table } => Some(table.as_str()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

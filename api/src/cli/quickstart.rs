@@ -50,6 +50,7 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
         max_upload_bytes: 1 << 30,
         max_running_queries: crate::broker::admission::DEFAULT_MAX_RUNNING,
         max_queued_queries: crate::broker::admission::DEFAULT_MAX_QUEUED,
+        auth_config: None,
         log: args.log.clone(),
     };
     let opts = start.options()?;

@@ -50,6 +50,10 @@ pub struct StartArgs {
     /// Queries that wait for a slot before the broker refuses more (Pinot's error 211).
     #[arg(long, default_value_t = crate::broker::admission::DEFAULT_MAX_QUEUED)]
     pub max_queued_queries: usize,
+    /// Access control: Pinot's basic-auth principals (properties as Pinot spells them, or JSON
+    /// user configs); off without it.
+    #[arg(long)]
+    pub auth_config: Option<PathBuf>,
     #[command(flatten)]
     pub log: LogArgs,
 }
@@ -75,6 +79,9 @@ impl StartArgs {
         o.max_upload_bytes = self.max_upload_bytes;
         o.max_running_queries = self.max_running_queries;
         o.max_queued_queries = self.max_queued_queries;
+        if let Some(path) = &self.auth_config {
+            o.auth = Some(std::sync::Arc::new(crate::auth::Auth::from_file(path)?));
+        }
         self.log.apply(&mut o)?;
         Ok(o)
     }

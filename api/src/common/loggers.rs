@@ -222,6 +222,12 @@ fn client() -> surf::Client {
     CLIENT.get_or_init(surf::Client::new).clone()
 }
 
+/// The request's `Authorization` header, to forward.
+fn authorization<S>(req: &Request<S>) -> Option<String> {
+    req.header("Authorization")
+        .map(|h| h.last().as_str().to_string())
+}
+
 /// `<base>/loggers/<tail>` as a URL.
 fn remote_url(base: &str, tail: &str) -> Result<Url, RemoteFailure> {
     let text = format!("{}/loggers/{tail}", base.trim_end_matches('/'));
@@ -233,8 +239,13 @@ async fn remote_get(
     url: Url,
     accept: &str,
     timeout: Duration,
+    authorization: Option<&str>,
 ) -> Result<surf::Response, RemoteFailure> {
-    let request = client().get(url).header("accept", accept);
+    let mut request = client().get(url).header("accept", accept);
+    // The caller's own credentials travel on (Pinot forwards the `Authorization` header).
+    if let Some(a) = authorization {
+        request = request.header("Authorization", a);
+    }
     match async_std::future::timeout(timeout, request).await {
         Err(_) => Err(RemoteFailure::Unreachable(format!(
             "no answer within {timeout:?}"
@@ -267,9 +278,10 @@ async fn remote_error(mut res: surf::Response, timeout: Duration) -> RemoteFailu
 async fn fetch_files(
     instance: InstanceEndpoint,
     timeout: Duration,
+    authorization: Option<String>,
 ) -> Result<Vec<String>, RemoteFailure> {
     let url = remote_url(&instance.base_url, "files")?;
-    let mut res = remote_get(url, "application/json", timeout).await?;
+    let mut res = remote_get(url, "application/json", timeout, authorization.as_deref()).await?;
     if !res.status().is_success() {
         return Err(remote_error(res, timeout).await);
     }
@@ -311,6 +323,7 @@ fn remote_api_error(name: &str, failure: RemoteFailure) -> ApiError {
 async fn all_instance_files<S: RemoteLoggerState>(req: Request<S>) -> tide::Result {
     accepts_json(&req)?;
     let timeout = req.state().remote_timeout();
+    let authorization = authorization(&req);
     let tasks: Vec<_> = req
         .state()
         .instances()
@@ -318,7 +331,10 @@ async fn all_instance_files<S: RemoteLoggerState>(req: Request<S>) -> tide::Resu
         .filter(|i| i.online)
         .map(|instance| {
             let name = instance.name.clone();
-            (name, async_std::task::spawn(fetch_files(instance, timeout)))
+            (
+                name,
+                async_std::task::spawn(fetch_files(instance, timeout, authorization.clone())),
+            )
         })
         .collect();
     let mut files = BTreeMap::new();
@@ -345,7 +361,7 @@ async fn instance_files<S: RemoteLoggerState>(req: Request<S>) -> tide::Result {
     accepts_json(&req)?;
     let name = decoded_param(&req, "instanceName")?;
     let instance = online_instance(req.state(), &name)?;
-    let files = fetch_files(instance, req.state().remote_timeout())
+    let files = fetch_files(instance, req.state().remote_timeout(), authorization(&req))
         .await
         .map_err(|failure| remote_api_error(&name, failure))?;
     json_response(&files)
@@ -360,9 +376,14 @@ async fn instance_download<S: RemoteLoggerState>(req: Request<S>) -> tide::Resul
     let mut url =
         remote_url(&instance.base_url, "download").map_err(|f| remote_api_error(&name, f))?;
     url.query_pairs_mut().append_pair("filePath", &path);
-    let mut remote = remote_get(url.clone(), "application/octet-stream", timeout)
-        .await
-        .map_err(|f| remote_api_error(&name, f))?;
+    let mut remote = remote_get(
+        url.clone(),
+        "application/octet-stream",
+        timeout,
+        authorization(&req).as_deref(),
+    )
+    .await
+    .map_err(|f| remote_api_error(&name, f))?;
     let status = remote.status() as u16;
     if !remote.status().is_success() {
         return Err(match remote_error(remote, timeout).await {

@@ -53,6 +53,8 @@ pub struct ControllerConfig {
     pub heartbeat_timeout: Duration,
     /// Largest accepted segment upload / ingestion file, in bytes (larger → 413).
     pub max_upload_bytes: u64,
+    /// Access control: the controller calls brokers and servers with its internal credentials.
+    pub auth: Option<Arc<crate::auth::Auth>>,
 }
 
 /// What the controller knows about live instances (memory only: after a controller restart
@@ -92,6 +94,7 @@ impl Controller {
         store: Arc<dyn MetadataStore>,
         logging: LoggingHandle,
     ) -> Controller {
+        let client = crate::auth::internal_client(config.auth.as_deref());
         Controller {
             changes: ChangeLog::new(Controller::stored_version(&*store)),
             listeners: std::sync::RwLock::default(),
@@ -100,7 +103,7 @@ impl Controller {
             logging,
             liveness: Mutex::new(Liveness::default()),
             write_lock: async_std::sync::Mutex::new(()),
-            client: crate::http::http_client(),
+            client,
             metrics: Arc::new(Metrics::new("controller")),
         }
     }

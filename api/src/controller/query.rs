@@ -33,7 +33,11 @@ fn answer(body: BrokerResponse) -> tide::Result {
     Ok(res)
 }
 
-async fn forward(c: &ControllerState, payload: Json) -> tide::Result {
+async fn forward(
+    c: &ControllerState,
+    payload: Json,
+    authorization: Option<String>,
+) -> tide::Result {
     let brokers: Vec<_> = c
         .instances()?
         .into_iter()
@@ -57,7 +61,12 @@ async fn forward(c: &ControllerState, payload: Json) -> tide::Result {
         ));
     };
     let url = format!("{}/query/sql", broker.base_url());
-    let sent = c.client.post(&url).body(Body::from_json(&payload)?).await;
+    let mut request = c.client.post(&url).body(Body::from_json(&payload)?);
+    // The broker checks the caller's own credentials (its tables), not the controller's.
+    if let Some(a) = authorization {
+        request = request.header("Authorization", a);
+    }
+    let sent = request.await;
     match sent {
         Ok(mut res) => {
             let status = res.status();
@@ -77,6 +86,12 @@ async fn forward(c: &ControllerState, payload: Json) -> tide::Result {
     }
 }
 
+/// The caller's `Authorization` header, forwarded to the broker.
+fn caller_authorization(req: &Request<ControllerState>) -> Option<String> {
+    req.header("Authorization")
+        .map(|h| h.last().as_str().to_string())
+}
+
 async fn post_sql(mut req: Request<ControllerState>) -> tide::Result {
     let text = read_text(&mut req, 16 << 20).await?;
     let payload: Json = match serde_json::from_str(&text) {
@@ -94,7 +109,8 @@ async fn post_sql(mut req: Request<ControllerState>) -> tide::Result {
             "Payload is missing the query string field 'sql'",
         ));
     }
-    forward(req.state(), payload).await
+    let authorization = caller_authorization(&req);
+    forward(req.state(), payload, authorization).await
 }
 
 async fn get_sql(req: Request<ControllerState>) -> tide::Result {
@@ -109,5 +125,6 @@ async fn get_sql(req: Request<ControllerState>) -> tide::Result {
         trace: query_param(&req, "trace").map(|t| t.eq_ignore_ascii_case("true")),
         query_options: query_param(&req, "queryOptions"),
     };
-    forward(req.state(), serde_json::to_value(payload)?).await
+    let authorization = caller_authorization(&req);
+    forward(req.state(), serde_json::to_value(payload)?, authorization).await
 }
