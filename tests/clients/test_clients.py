@@ -195,7 +195,9 @@ def _die_with_parent():
 class Cluster:
     """One `tessera start` subprocess; stopped by its own pid only."""
 
-    def __init__(self):
+    def __init__(self, extra_args=(), auth=None):
+        self.extra_args = list(extra_args)
+        self.auth = auth  # (user, password) for the setup calls when access control is on
         self.tmp = tempfile.mkdtemp(prefix="tessera-clients-")
         self.log_path = os.path.join(self.tmp, "tessera.log")
         self.proc = None
@@ -227,7 +229,7 @@ class Cluster:
                "--data-dir", os.path.join(self.tmp, "data"),
                "--controller-port", str(self.controller_port),
                "--broker-port", str(self.broker_port),
-               "--server-port", str(self.server_port)]
+               "--server-port", str(self.server_port)] + self.extra_args
         self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -280,7 +282,7 @@ class Cluster:
 
     def post_json(self, path, obj):
         r = requests.post(f"{self.controller}{path}", data=json.dumps(obj),
-                          headers={"Content-Type": "application/json"}, timeout=30)
+                          headers={"Content-Type": "application/json"}, auth=self.auth, timeout=30)
         if r.status_code != 200:
             raise RuntimeError(f"POST {path} -> {r.status_code}: {r.text}")
         return r.json()
@@ -292,7 +294,8 @@ class Cluster:
                             "segmentNameGenerator.configs.segment.name.postfix": name_postfix})
         r = requests.post(f"{self.controller}/ingestFromFile",
                           params={"tableNameWithType": f"{TABLE}_OFFLINE", "batchConfigMapStr": batch},
-                          files={"file": (f"{TABLE}_{name_postfix}.csv", data, "text/csv")}, timeout=120)
+                          files={"file": (f"{TABLE}_{name_postfix}.csv", data, "text/csv")}, auth=self.auth,
+                          timeout=120)
         if r.status_code != 200:
             raise RuntimeError(f"POST /ingestFromFile -> {r.status_code}: {r.text}")
 
@@ -326,7 +329,8 @@ class Cluster:
             raise RuntimeError(f"POST /segments -> {r.status_code}: {r.text}")
 
     def raw_query(self, sql, path="/query/sql", **params):
-        r = requests.post(f"{self.broker}{path}", params=params or None, json={"sql": sql}, timeout=30)
+        r = requests.post(f"{self.broker}{path}", params=params or None, json={"sql": sql}, auth=self.auth,
+                          timeout=30)
         return r.status_code, r.json()
 
     def wait_until_loaded(self):
@@ -750,6 +754,76 @@ class PinotConnectTests(ClusterTest):
             cur = conn.cursor()
             cur.execute("SELECT 1")
             self.assertEqual(cur.fetchall(), [(1,)])
+
+
+# --------------------------------------------------------------------------------------------
+# 4. Access control: pinotdb's username/password against a cluster started with --auth-config
+# --------------------------------------------------------------------------------------------
+
+AUTH_CONFIG = f"""
+controller.admin.access.control.principals=admin,reader
+controller.admin.access.control.principals.admin.password=verysecret
+controller.admin.access.control.principals.reader.password=secret
+controller.admin.access.control.principals.reader.permissions=READ
+controller.admin.access.control.principals.reader.tables=other
+"""
+
+
+class AuthTests(unittest.TestCase):
+    """Its own `tessera start --auth-config` cluster, with the rows of the first segment."""
+
+    secured = None
+
+    @classmethod
+    def setUpClass(cls):
+        fd, cls.config_path = tempfile.mkstemp(prefix="tessera-auth-", suffix=".properties")
+        with os.fdopen(fd, "w") as f:
+            f.write(AUTH_CONFIG)
+        cls.secured = Cluster(["--auth-config", cls.config_path], auth=("admin", "verysecret"))
+        cls.secured.start()
+        cls.secured.post_json("/schemas", SCHEMA)
+        cls.secured.post_json("/tables", TABLE_CONFIG)
+        cls.secured.ingest_segment("0", ROWS[:SPLIT])
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            _, body = cls.secured.raw_query(f"SELECT COUNT(*) FROM {TABLE}")
+            if body.get("resultTable", {}).get("rows") == [[SPLIT]]:
+                break
+            time.sleep(0.3)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.secured is not None:
+            cls.secured.stop()
+        os.unlink(cls.config_path)
+
+    def connect(self, **auth):
+        return pinotdb.connect(host=HOST, port=self.secured.broker_port, path="/query/sql", scheme="http", **auth)
+
+    def test_pinotdb_with_username_and_password(self):
+        conn = self.connect(username="admin", password="verysecret")
+        cur = conn.cursor()
+        cur.execute(f"SELECT COUNT(*) FROM {TABLE}")
+        self.assertEqual(cur.fetchall(), [[SPLIT]])
+        conn.close()
+
+    def refused(self, status, **auth):
+        """The query fails in pinotdb (its message is its own) after Tessera's `status`."""
+        conn = self.connect(**auth)
+        cur = conn.cursor()
+        with self.assertRaises(pinotdb.exceptions.DatabaseError):
+            cur.execute(f"SELECT COUNT(*) FROM {TABLE}")
+        self.assertEqual(cur.raw_query_response["status_code"], status, cur.raw_query_response)
+        conn.close()
+        return cur.raw_query_response["response"]
+
+    def test_pinotdb_without_or_with_wrong_credentials_fails(self):
+        self.assertEqual(self.refused(401), {"code": 401, "error": "HTTP 401 Unauthorized"})
+        self.refused(401, username="admin", password="nope")
+
+    def test_pinotdb_reader_of_another_table_is_denied(self):
+        body = self.refused(403, username="reader", password="secret")
+        self.assertEqual(body["error"], f"Permission denied.Reason: Authorization Failed for tables: [{TABLE}]")
 
 
 # --------------------------------------------------------------------------------------------
