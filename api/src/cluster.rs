@@ -301,6 +301,8 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             auth: opts.auth.clone(),
         };
         let c = Arc::new(Controller::new(config, store.clone(), logging.clone()));
+        // What a crash of an earlier run left half-done goes before anything is served.
+        controller::recovery::sweep(&c);
         controller::instances::register_instance(
             &c,
             &host,

@@ -20,6 +20,7 @@ pub mod local_client;
 pub mod placement;
 pub mod query;
 pub mod rebuild;
+pub mod recovery;
 pub mod responses;
 pub mod schemas;
 pub mod segments;
