@@ -311,7 +311,7 @@ async fn kill_9_during_writes_loses_nothing_acknowledged() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let ports = [free_port(), free_port(), free_port()];
-    let mut rng = Rng(0xC4A5_11);
+    let mut rng = Rng(0x00C4_A511);
     let mut model = Model::new();
     let mut in_flight: Option<Op> = None;
     let mut acknowledged = 0usize;
@@ -354,7 +354,6 @@ async fn kill_9_during_writes_loses_nothing_acknowledged() {
                 dir.display()
             );
         }
-        in_flight = None;
         // Scratch space of the cut-short work is gone.
         let tmp = data.join("controller").join("tmp");
         let left: Vec<_> = std::fs::read_dir(&tmp)

@@ -134,11 +134,11 @@ fn ingest_file(rng: &mut Rng) -> (bool, Vec<u8>) {
         "name,tags,n,x\n".to_string()
     };
     for i in 0..1 + rng.below(20) {
-        let mut cells = vec![
+        let mut cells = [
             format!("q{i}"),
             format!("t{}", i % 3),
             i.to_string(),
-            format!("{}.5", i),
+            format!("{i}.5"),
         ];
         if rng.below(3) == 0 {
             let c = rng.below(cells.len());
