@@ -13,9 +13,10 @@ use super::admission::Refused;
 use super::catalog;
 use super::request::QueryRequest;
 use super::routing_cache;
-use super::scatter::{Gathered, choose_replicas, scatter};
+use super::scatter::{Gathered, choose_replicas, choose_replicas_avoiding, scatter};
 use crate::auth::Principal;
 use crate::http::on_rayon;
+use crate::metadata::records::RoutingTable;
 use crate::metadata::table_name::{TableType, with_type};
 use crate::transport::RoutingError;
 use engine::aggregate::state::AggState;
@@ -24,6 +25,7 @@ use engine::server::result::IntermediateData;
 use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
 use planner::plan::{QueryPlan, SingleStagePlan};
 use segments::types::ErrorCode;
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// Runs `query` for `who` (the authenticated principal when access control is on) and returns
@@ -137,10 +139,12 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     let raw = plan.server.table.clone();
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
         .min(broker.config.server_timeout);
-    // A cached routing table that turns out stale (a segment gone from its server, a server
-    // gone, a segment with no live replica in it) is dropped and the query asked again once
-    // with the controller's current routing.
+    // A routing table that turns out stale (a segment gone from its server, a server gone, a
+    // segment with no live replica in it) is dropped and the query asked again with the
+    // controller's current routing — twice at most: a routing fetched just before a change
+    // committed (a segment deleted between the fetch and the scatter) is stale too.
     let mut allow_cached = true;
+    let mut retries = 0;
     let (replicas, gathered) = loop {
         let mut routing = None;
         for t in [TableType::Offline, TableType::Realtime] {
@@ -160,7 +164,7 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
             );
         };
         let replicas = choose_replicas(&routing);
-        let gathered = scatter(
+        let mut gathered = scatter(
             broker,
             &replicas,
             &routing.table_name_with_type,
@@ -169,9 +173,45 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
             timeout,
         )
         .await;
-        if from_cache && (looks_stale(&gathered) || !replicas.unavailable.is_empty()) {
+        // A server that cannot be reached (killed, restarting) is routed around at once: its
+        // segments go to their other replicas, if every one of them has one.
+        if !gathered.unreachable.is_empty() {
+            let avoid: BTreeSet<String> = gathered
+                .unreachable
+                .iter()
+                .map(|(s, _, _)| s.clone())
+                .collect();
+            let mut sub = RoutingTable {
+                table_name_with_type: routing.table_name_with_type.clone(),
+                servers: routing.servers.clone(),
+                crcs: routing.crcs.clone(),
+                incarnations: routing.incarnations.clone(),
+                ..RoutingTable::default()
+            };
+            for seg in gathered.unreachable.iter().flat_map(|(_, segs, _)| segs) {
+                if let Some(hosts) = routing.segments.get(seg) {
+                    sub.segments.insert(seg.clone(), hosts.clone());
+                }
+            }
+            let retry = choose_replicas_avoiding(&sub, &avoid);
+            if retry.unavailable.is_empty() && !retry.per_server.is_empty() {
+                let again = scatter(
+                    broker,
+                    &retry,
+                    &routing.table_name_with_type,
+                    &plan.server,
+                    trace,
+                    timeout,
+                )
+                .await;
+                gathered.merge_retry(again);
+            }
+        }
+        let stale = looks_stale(&gathered) || !replicas.unavailable.is_empty();
+        if stale && (from_cache || retries < 2) {
             broker.routing.invalidate(&routing.table_name_with_type);
             allow_cached = false;
+            retries += 1;
             continue;
         }
         break (replicas, gathered);

@@ -10,7 +10,7 @@ use engine::response::QueryException;
 use engine::server::result::ServerResult;
 use planner::plan::ServerQueryPlan;
 use segments::types::ErrorCode;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -23,20 +23,27 @@ pub struct Plan {
     pub unavailable: Vec<String>,
     /// Segment → CRC of the copy to query (from the routing table).
     pub crcs: BTreeMap<String, u32>,
+    pub incarnations: BTreeMap<String, u64>,
 }
 
 /// Picks one replica per segment, rotating the starting replica per query.
 pub fn choose_replicas(routing: &RoutingTable) -> Plan {
+    choose_replicas_avoiding(routing, &BTreeSet::new())
+}
+
+/// [`choose_replicas`] among the replicas not in `avoid` (servers that just failed to answer).
+pub fn choose_replicas_avoiding(routing: &RoutingTable, avoid: &BTreeSet<String>) -> Plan {
     static ROTATION: AtomicUsize = AtomicUsize::new(0);
     let turn = ROTATION.fetch_add(1, Ordering::Relaxed);
     let mut plan = Plan {
         crcs: routing.crcs.clone(),
+        incarnations: routing.incarnations.clone(),
         ..Plan::default()
     };
     for (i, (segment, hosts)) in routing.segments.iter().enumerate() {
         let usable: Vec<&String> = hosts
             .iter()
-            .filter(|h| routing.servers.contains_key(*h))
+            .filter(|h| routing.servers.contains_key(*h) && !avoid.contains(*h))
             .collect();
         if usable.is_empty() {
             plan.unavailable.push(segment.clone());
@@ -62,6 +69,31 @@ pub struct Gathered {
     pub responses: Vec<(String, ServerResult)>,
     /// 427s for servers that failed, timed out or answered something unreadable.
     pub exceptions: Vec<QueryException>,
+    /// Servers that could not be reached at all (refused, reset: not a timeout), with the
+    /// segments they were sent and the index of their exception in `exceptions`; another
+    /// replica can answer for them at once.
+    pub unreachable: Vec<(String, Vec<String>, usize)>,
+}
+
+impl Gathered {
+    /// Replaces the unreachable servers' failures with `retry`'s answers for their segments.
+    pub fn merge_retry(&mut self, retry: Gathered) {
+        let mut gone: Vec<usize> = self.unreachable.drain(..).map(|(_, _, at)| at).collect();
+        gone.sort_unstable();
+        for at in gone.into_iter().rev() {
+            self.exceptions.remove(at);
+        }
+        self.servers_queried += retry.servers_queried;
+        self.servers_responded += retry.servers_responded;
+        self.responses.extend(retry.responses);
+        let base = self.exceptions.len();
+        self.exceptions.extend(retry.exceptions);
+        self.unreachable = retry
+            .unreachable
+            .into_iter()
+            .map(|(s, segs, at)| (s, segs, base + at))
+            .collect();
+    }
 }
 
 /// Sends `query` for each server's segments to every server in `plan` and gathers, each
@@ -83,17 +115,27 @@ pub async fn scatter(
                 .iter()
                 .map_while(|s| plan.crcs.get(s).copied())
                 .collect(),
+            segment_incarnations: segs
+                .iter()
+                .map_while(|s| plan.incarnations.get(s).copied())
+                .collect(),
             plan: query.clone(),
             trace,
         };
         let client = broker.servers.client(server, url);
         let server = server.clone();
+        let segs = segs.clone();
         tasks.push(async_std::task::spawn(async move {
             let out = async_std::future::timeout(timeout, client.query(q))
                 .await
-                .map(|r| r.map_err(|e| e.to_string()))
-                .unwrap_or_else(|_| Err(format!("no response within {} ms", timeout.as_millis())));
-            (server, out)
+                .map(|r| r.map_err(|e| (e.to_string(), true)))
+                .unwrap_or_else(|_| {
+                    Err((
+                        format!("no response within {} ms", timeout.as_millis()),
+                        false,
+                    ))
+                });
+            (server, segs, out)
         }));
     }
     let mut g = Gathered {
@@ -102,14 +144,20 @@ pub async fn scatter(
     };
     for t in tasks {
         match t.await {
-            (server, Ok(body)) => {
+            (server, _, Ok(body)) => {
                 g.servers_responded += 1;
                 g.responses.push((server, body));
             }
-            (server, Err(reason)) => g.exceptions.push(QueryException {
-                error_code: ErrorCode::ServerNotResponding.code(),
-                message: ErrorCode::ServerNotResponding.message(&format!("{server}: {reason}")),
-            }),
+            (server, segs, Err((reason, unreachable))) => {
+                if unreachable {
+                    g.unreachable
+                        .push((server.clone(), segs, g.exceptions.len()));
+                }
+                g.exceptions.push(QueryException {
+                    error_code: ErrorCode::ServerNotResponding.code(),
+                    message: ErrorCode::ServerNotResponding.message(&format!("{server}: {reason}")),
+                });
+            }
         }
     }
     g

@@ -113,6 +113,7 @@ pub fn assignment_of(c: &Controller, id: &str) -> Result<Vec<AssignedSegment>, A
             segment_name: s.segment_name,
             crc: s.crc,
             reload_version: s.reload_version,
+            incarnation: s.incarnation,
         })
         .collect())
 }
@@ -183,6 +184,9 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
             && !c.was_ever_loaded(typed, &s.segment_name);
         if !new {
             table.crcs.insert(s.segment_name.clone(), s.crc);
+            table
+                .incarnations
+                .insert(s.segment_name.clone(), s.incarnation);
             table.segments.insert(s.segment_name, hosts);
         }
     }

@@ -232,6 +232,7 @@ pub async fn store_archive_if(
                 reload_version: 0,
                 end_time_ms,
                 tier_tag: None,
+                incarnation: crate::metadata::records::new_incarnation(),
             }
         }
     };

@@ -30,6 +30,22 @@ pub struct SegmentRecord {
     /// Set once a tier move placed the segment on the tier's servers (their tag).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tier_tag: Option<String>,
+    /// Which life of this segment name: drawn at the first upload, kept by refreshes, so a copy
+    /// of an older version still answers while the new one loads (old or new data, never a
+    /// mix), and a copy from before the table was deleted and re-created never does. 0: unknown
+    /// (records from before it existed; the CRC decides).
+    #[serde(default)]
+    pub incarnation: u64,
+}
+
+/// A fresh, non-zero incarnation.
+pub fn new_incarnation() -> u64 {
+    let mut b = [0u8; 8];
+    if getrandom::getrandom(&mut b).is_err() {
+        // No random source: the clock, which differs between a table's lives too.
+        return (crate::common::clock::now_ms() as u64).max(1);
+    }
+    u64::from_le_bytes(b).max(1)
 }
 
 /// Role of a registered instance.
@@ -94,6 +110,9 @@ pub struct AssignedSegment {
     pub segment_name: String,
     pub crc: u32,
     pub reload_version: u64,
+    /// The segment record's incarnation.
+    #[serde(default)]
+    pub incarnation: u64,
 }
 
 /// The routing table a broker asks for: which online servers have each segment loaded.
@@ -109,6 +128,11 @@ pub struct RoutingTable {
     /// the same name (a table deleted and re-created, a refresh not yet applied) refuses it.
     #[serde(default)]
     pub crcs: BTreeMap<String, u32>,
+    /// Segment → incarnation of the routed segment: a server's copy of that incarnation answers
+    /// even if it is an older version (a refresh not yet applied there); a copy of another
+    /// incarnation (the table deleted and re-created) never does.
+    #[serde(default)]
+    pub incarnations: BTreeMap<String, u64>,
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The segments a server hosts, on disk and in memory.
 //!
 //! Layout under the server's segment dir: `<table>/<segment>/` (the unpacked segment) and
-//! `<table>/<segment>.state` (`<crc> <reloadVersion>`, written after the directory is in place,
+//! `<table>/<segment>.state` (`<crc> <reloadVersion> <incarnation>`, written after the directory is in place,
 //! so a crash mid-swap leaves a segment that is simply re-downloaded). Installing a new copy
 //! unpacks into a scratch dir beside it, validates it, and swaps directories by rename.
 
@@ -42,20 +42,68 @@ pub struct HostedSegment {
     pub dir: PathBuf,
     pub crc: u32,
     pub reload_version: u64,
+    /// The segment record's incarnation this copy belongs to (0: unknown).
+    pub incarnation: u64,
     pub total_docs: u64,
     /// The open, memory-mapped segment.
     pub segment: Arc<ImmutableSegment>,
 }
 
 impl HostedSegment {
-    fn open(dir: PathBuf, crc: u32, reload_version: u64) -> Result<HostedSegment, HostingError> {
+    fn open(dir: PathBuf, copy: Copy) -> Result<HostedSegment, HostingError> {
         let segment = Arc::new(archive::open(&dir)?);
         Ok(HostedSegment {
             total_docs: u64::from(segment.total_docs()),
             dir,
+            crc: copy.crc,
+            reload_version: copy.reload_version,
+            incarnation: copy.incarnation,
+            segment,
+        })
+    }
+
+    /// Which copy this is.
+    pub fn copy(&self) -> Copy {
+        Copy {
+            crc: self.crc,
+            reload_version: self.reload_version,
+            incarnation: self.incarnation,
+        }
+    }
+
+    /// Whether this copy may answer for the routed one: of the same incarnation when the
+    /// broker names one (an older version while a refresh loads is fine), else the same CRC.
+    pub fn answers_for(&self, crc: Option<u32>, incarnation: Option<u64>) -> bool {
+        match incarnation.filter(|i| *i != 0) {
+            Some(i) if self.incarnation != 0 => self.incarnation == i,
+            _ => crc.is_none_or(|c| c == self.crc),
+        }
+    }
+}
+
+/// Which copy of a segment a server holds: its archive's CRC, its reload count and the segment
+/// record's incarnation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Copy {
+    pub crc: u32,
+    pub reload_version: u64,
+    pub incarnation: u64,
+}
+
+impl Copy {
+    /// The `.state` file's text.
+    fn state(self) -> String {
+        format!("{} {} {}", self.crc, self.reload_version, self.incarnation)
+    }
+
+    fn parse(text: &str) -> Option<Copy> {
+        let mut it = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+        let crc = u32::try_from(it.next()??).ok()?;
+        let reload_version = it.next()??;
+        Some(Copy {
             crc,
             reload_version,
-            segment,
+            incarnation: it.next().flatten().unwrap_or(0),
         })
     }
 }
@@ -97,11 +145,10 @@ impl Hosted {
                 };
                 let dir = table.join(seg);
                 let state = std::fs::read_to_string(&path).unwrap_or_default();
-                let mut it = state.split_whitespace().map(|x| x.parse::<u64>());
-                let (Some(Ok(crc)), Some(Ok(reload_version))) = (it.next(), it.next()) else {
+                let Some(copy) = Copy::parse(&state) else {
                     continue;
                 };
-                match HostedSegment::open(dir.clone(), crc as u32, reload_version) {
+                match HostedSegment::open(dir.clone(), copy) {
                     Ok(h) => {
                         all.entry(table_name.clone())
                             .or_default()
@@ -151,8 +198,7 @@ impl Hosted {
         table: &str,
         segment: &str,
         archive_bytes: &[u8],
-        crc: u32,
-        reload_version: u64,
+        copy: Copy,
     ) -> Result<(), HostingError> {
         let table_dir = self.root.join(table);
         std::fs::create_dir_all(&table_dir).map_err(io(&table_dir))?;
@@ -179,9 +225,9 @@ impl Hosted {
                 std::fs::rename(&dir, &old).map_err(io(&dir))?;
             }
             std::fs::rename(&unpacked.dir, &dir).map_err(io(&dir))?;
-            std::fs::write(&state, format!("{crc} {reload_version}")).map_err(io(&state))?;
+            std::fs::write(&state, copy.state()).map_err(io(&state))?;
             let _ = std::fs::remove_dir_all(&old);
-            let hosted = HostedSegment::open(dir, crc, reload_version)?;
+            let hosted = HostedSegment::open(dir, copy)?;
             if let Ok(mut m) = self.segments.write() {
                 m.entry(table.to_string())
                     .or_default()
@@ -203,9 +249,13 @@ impl Hosted {
         let Some(h) = self.get(table, segment) else {
             return Ok(());
         };
-        let reopened = HostedSegment::open(h.dir.clone(), h.crc, reload_version)?;
+        let copy = Copy {
+            reload_version,
+            ..h.copy()
+        };
+        let reopened = HostedSegment::open(h.dir.clone(), copy)?;
         let state = self.root.join(table).join(format!("{segment}.state"));
-        std::fs::write(&state, format!("{} {reload_version}", h.crc)).map_err(io(&state))?;
+        std::fs::write(&state, copy.state()).map_err(io(&state))?;
         if let Ok(mut m) = self.segments.write()
             && let Some(s) = m.get_mut(table).and_then(|t| t.get_mut(segment))
         {
@@ -234,6 +284,23 @@ impl Hosted {
 mod tests {
     use super::*;
 
+    fn copy(crc: u32) -> Copy {
+        Copy {
+            crc,
+            reload_version: 0,
+            incarnation: 7,
+        }
+    }
+
+    #[test]
+    fn copies_answer_for_their_incarnation_else_their_crc() {
+        let state = copy(5).state();
+        assert_eq!(Copy::parse(&state), Some(copy(5)));
+        // A state file from before incarnations: unknown.
+        assert_eq!(Copy::parse("5 2").map(|c| c.incarnation), Some(0));
+        assert_eq!(Copy::parse("x 2"), None);
+    }
+
     fn archive_of(name: &str, docs: i32) -> Vec<u8> {
         let src = tempfile::tempdir().unwrap();
         archive::pack(&archive::tests_support::build(src.path(), name, docs)).unwrap()
@@ -244,18 +311,18 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let hosted = Hosted::open(root.path()).unwrap();
         hosted
-            .install("t_OFFLINE", "s0", &archive_of("s0", 3), 1, 0)
+            .install("t_OFFLINE", "s0", &archive_of("s0", 3), copy(1))
             .unwrap();
         hosted
-            .install("t_OFFLINE", "s1", &archive_of("s1", 4), 2, 0)
+            .install("t_OFFLINE", "s1", &archive_of("s1", 4), copy(2))
             .unwrap();
         assert!(matches!(
-            hosted.install("t_OFFLINE", "s2", &archive_of("other", 1), 3, 0),
+            hosted.install("t_OFFLINE", "s2", &archive_of("other", 1), copy(3)),
             Err(HostingError::WrongSegment { .. })
         ));
-        assert!(hosted.install("t_OFFLINE", "s2", b"junk", 3, 0).is_err());
+        assert!(hosted.install("t_OFFLINE", "s2", b"junk", copy(3)).is_err());
         hosted
-            .install("t_OFFLINE", "s0", &archive_of("s0", 30), 9, 0)
+            .install("t_OFFLINE", "s0", &archive_of("s0", 30), copy(9))
             .unwrap();
         assert_eq!(hosted.get("t_OFFLINE", "s0").unwrap().total_docs, 30);
         hosted.reload("t_OFFLINE", "s1", 5).unwrap();

@@ -230,10 +230,12 @@ pub async fn run_query(
     let mut segments = Vec::with_capacity(q.segments.len());
     let mut missing = Vec::new();
     let checked = q.segment_crcs.len() == q.segments.len();
+    let incarnations = q.segment_incarnations.len() == q.segments.len();
     for (i, s) in q.segments.iter().enumerate() {
         let expected = checked.then(|| q.segment_crcs[i]);
+        let incarnation = incarnations.then(|| q.segment_incarnations[i]);
         match hosted.get(s) {
-            Some(h) if expected.is_none_or(|crc| crc == h.crc) => segments.push(h.segment.clone()),
+            Some(h) if h.answers_for(expected, incarnation) => segments.push(h.segment.clone()),
             other => {
                 let why = match (other, expected) {
                     (Some(h), Some(crc)) => format!(
@@ -350,19 +352,35 @@ mod tests {
         let bytes = archive::pack(&archive::tests_support::build(src.path(), "s0", 5)).unwrap();
         server
             .hosted
-            .install("t_OFFLINE", "s0", &bytes, 11, 0)
+            .install(
+                "t_OFFLINE",
+                "s0",
+                &bytes,
+                hosting::Copy {
+                    crc: 11,
+                    reload_version: 0,
+                    incarnation: 3,
+                },
+            )
             .unwrap();
-        let query = |crcs: Vec<u32>| ServerQuery {
+        let query = |crcs: Vec<u32>, incarnations: Vec<u64>| ServerQuery {
             table_name_with_type: "t_OFFLINE".into(),
             segments: vec!["s0".into()],
             segment_crcs: crcs,
+            segment_incarnations: incarnations,
             plan: count_plan(),
             trace: false,
         };
-        let same = run_query(&server, query(vec![11])).await.unwrap();
+        let same = run_query(&server, query(vec![11], vec![])).await.unwrap();
         assert!(same.exceptions.is_empty());
         assert_eq!(same.stats.total_docs, 5);
-        let other = run_query(&server, query(vec![12])).await.unwrap();
+        // A refresh routed before this server swapped copies: the older version answers.
+        let older = run_query(&server, query(vec![12], vec![3])).await.unwrap();
+        assert!(older.exceptions.is_empty(), "{:?}", older.exceptions);
+        // Another incarnation (the table re-created) never does, whatever the CRC.
+        let reborn = run_query(&server, query(vec![11], vec![4])).await.unwrap();
+        assert_eq!(reborn.exceptions[0].error_code, 235);
+        let other = run_query(&server, query(vec![12], vec![])).await.unwrap();
         assert_eq!(other.exceptions.len(), 1);
         assert_eq!(other.exceptions[0].error_code, 235);
         assert!(
@@ -373,7 +391,7 @@ mod tests {
         assert_eq!(other.stats.total_docs, 0);
         // Without CRCs (an older broker) any copy answers.
         assert!(
-            run_query(&server, query(vec![]))
+            run_query(&server, query(vec![], vec![]))
                 .await
                 .unwrap()
                 .exceptions

@@ -94,7 +94,7 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
     for a in assigned {
         let (table, seg) = (a.table_name_with_type.clone(), a.segment_name.clone());
         match server.hosted.get(&table, &seg) {
-            Some(h) if h.crc == a.crc => {
+            Some(h) if h.crc == a.crc && h.incarnation == a.incarnation => {
                 if h.reload_version != a.reload_version {
                     let s = server.clone();
                     let v = a.reload_version;
@@ -128,8 +128,11 @@ async fn download(server: &ServerState, a: &AssignedSegment) -> Result<(), Strin
             &a.table_name_with_type,
             &a.segment_name,
             &bytes,
-            a.crc,
-            a.reload_version,
+            super::hosting::Copy {
+                crc: a.crc,
+                reload_version: a.reload_version,
+                incarnation: a.incarnation,
+            },
         )
     })
     .await?

@@ -17,6 +17,9 @@ pub struct ServerQuery {
     /// The CRC of the copy each of `segments` must be (same order; empty: any copy).
     #[serde(default)]
     pub segment_crcs: Vec<u32>,
+    /// The incarnation each of `segments` must be (same order; empty or 0: the CRC decides).
+    #[serde(default)]
+    pub segment_incarnations: Vec<u64>,
     pub plan: ServerQueryPlan,
     /// Record per-segment operator traces (`"trace": true`).
     #[serde(default)]
