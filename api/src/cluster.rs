@@ -91,6 +91,10 @@ pub struct StartOptions {
     /// refused (Pinot's 211).
     pub max_running_queries: usize,
     pub max_queued_queries: usize,
+    /// Rows a broker answer holds at most (a larger `LIMIT` is lowered to it).
+    pub query_response_limit: usize,
+    /// Largest query request a broker reads, in bytes.
+    pub max_query_bytes: u64,
     pub server_timeout: Duration,
     /// How often the controller moves aged segments to their tier's servers.
     pub relocation_interval: Duration,
@@ -128,6 +132,8 @@ impl StartOptions {
             max_upload_bytes: 1 << 30,
             max_running_queries: crate::broker::admission::DEFAULT_MAX_RUNNING,
             max_queued_queries: crate::broker::admission::DEFAULT_MAX_QUEUED,
+            query_response_limit: crate::broker::DEFAULT_QUERY_RESPONSE_LIMIT,
+            max_query_bytes: crate::broker::DEFAULT_MAX_QUERY_BYTES,
             server_timeout: Duration::from_secs(10),
             relocation_interval: Duration::from_secs(60),
             logging: None,
@@ -392,6 +398,8 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
                 routing_ttl: opts.heartbeat_interval,
                 max_running_queries: opts.max_running_queries,
                 max_queued_queries: opts.max_queued_queries,
+                query_response_limit: opts.query_response_limit,
+                max_query_bytes: opts.max_query_bytes,
             },
             controller_client.clone(),
             servers.clone(),

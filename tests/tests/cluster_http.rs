@@ -1132,3 +1132,68 @@ async fn deleted_table_never_answers_and_recreated_table_starts_empty() {
     assert_eq!(recreated["resultTable"]["rows"][0][0], 7, "{recreated}");
     c.stop().await;
 }
+
+/// `--query-response-limit`: a larger `LIMIT` (or none, under v2) is lowered to it on v1
+/// selections and group-bys and v2 answers alike; smaller ones are kept.
+#[async_std::test]
+async fn answers_are_capped_at_the_query_response_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut opts = StartOptions::ephemeral(dir.path().to_path_buf());
+    opts.logging = Some(test_logging());
+    opts.query_response_limit = 4;
+    opts.max_query_bytes = 300;
+    let c = cluster::start(opts).await.unwrap();
+    let (ctl, broker, _) = urls(&c);
+    assert_eq!(
+        call("POST", &format!("{ctl}/schemas"), Some(schema()))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        call("POST", &format!("{ctl}/tables"), Some(table()))
+            .await
+            .0,
+        200
+    );
+    let bytes = segment_archive(dir.path(), "baseballStats_0", 30);
+    assert_eq!(
+        upload(&ctl, "baseballStats", "baseballStats_0", &bytes)
+            .await
+            .0,
+        200
+    );
+    eventually("rows to load", || {
+        let broker = broker.clone();
+        async move { count(&broker).await["resultTable"]["rows"] == json!([[30]]) }
+    })
+    .await;
+    for (sql, v2, want) in [
+        ("SELECT playerName FROM baseballStats LIMIT 100", false, 4),
+        ("SELECT playerName FROM baseballStats LIMIT 2", false, 2),
+        (
+            "SELECT yearID, COUNT(*) FROM baseballStats GROUP BY yearID LIMIT 100",
+            false,
+            4,
+        ),
+        ("SELECT playerName FROM baseballStats", true, 4),
+        (
+            "SELECT yearID, COUNT(*) FROM baseballStats GROUP BY yearID ORDER BY yearID LIMIT 3",
+            true,
+            3,
+        ),
+    ] {
+        let mut body = json!({"sql": sql});
+        if v2 {
+            body["queryOptions"] = json!("useMultistageEngine=true");
+        }
+        let (s, b) = call("POST", &format!("{broker}/query/sql"), Some(body)).await;
+        assert_eq!(s, 200, "{b}");
+        assert_eq!(
+            b["resultTable"]["rows"].as_array().map(Vec::len),
+            Some(want),
+            "{sql}: {b}"
+        );
+    }
+    c.stop().await;
+}

@@ -49,7 +49,18 @@ pub struct BrokerConfig {
     /// Queries run at once ([`admission`]); more wait in a queue of `max_queued_queries`.
     pub max_running_queries: usize,
     pub max_queued_queries: usize,
+    /// Rows an answer holds at most (Pinot's `pinot.broker.query.response.limit`): a larger
+    /// `LIMIT` is lowered to it.
+    pub query_response_limit: usize,
+    /// Largest query request (body or `sql` parameter) in bytes; larger is 413.
+    pub max_query_bytes: u64,
 }
+
+/// The default of [`BrokerConfig::max_query_bytes`].
+pub const DEFAULT_MAX_QUERY_BYTES: u64 = 16 << 20;
+
+/// The default of [`BrokerConfig::query_response_limit`].
+pub const DEFAULT_QUERY_RESPONSE_LIMIT: usize = 1_000_000;
 
 /// The broker's state.
 pub struct Broker {
@@ -158,7 +169,8 @@ fn uses_http_status(req: &Request<BrokerState>) -> bool {
 async fn post_query(mut req: Request<BrokerState>, force_multistage: bool) -> tide::Result {
     let use_status = uses_http_status(&req);
     let url_options = query_param(&req, "queryOptions");
-    let text = read_text(&mut req, 16 << 20).await?;
+    let limit = req.state().config.max_query_bytes;
+    let text = read_text(&mut req, limit).await?;
     let query = QueryRequest::from_body(&text, url_options.as_deref(), force_multistage)?;
     let r = query::run(req.state(), &query, identity(&req)).await;
     Ok(answer(&r, use_status))
@@ -169,6 +181,17 @@ async fn get_query_with(req: Request<BrokerState>, force_multistage: bool) -> ti
     let sql = query_param(&req, "sql").ok_or_else(|| {
         crate::http::ApiError::bad_request("Payload is missing the query string field 'sql'")
     })?;
+    let limit = req.state().config.max_query_bytes;
+    if sql.len() as u64 > limit {
+        return Err(crate::http::ApiError::new(
+            413,
+            format!(
+                "query of {} bytes is larger than the limit of {limit} bytes",
+                sql.len()
+            ),
+        )
+        .into());
+    }
     let trace = query_param(&req, "trace").is_some_and(|t| t.eq_ignore_ascii_case("true"));
     let options = query_param(&req, "queryOptions").unwrap_or_default();
     let query = QueryRequest::new(&sql, trace, &options, None, force_multistage)?;

@@ -89,10 +89,11 @@ async fn plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, Engine
 
 async fn execute(broker: &Broker, query: &QueryRequest, who: Option<&Principal>) -> BrokerResponse {
     log::debug!("query: {} (options: {})", query.sql, query.options_string());
-    let plan = match plan(broker, query).await {
+    let mut plan = match plan(broker, query).await {
         Ok(p) => p,
         Err(e) => return BrokerResponse::from_error(&e),
     };
+    plan.limit_rows(broker.config.query_response_limit);
     // Pinot's table authorization: every table the query reads.
     if let Some(who) = who {
         let denied = who.denied_tables(plan_tables(&plan));

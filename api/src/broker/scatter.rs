@@ -240,6 +240,8 @@ mod tests {
                 routing_ttl: Duration::ZERO,
                 max_running_queries: 4,
                 max_queued_queries: 4,
+                query_response_limit: super::super::DEFAULT_QUERY_RESPONSE_LIMIT,
+                max_query_bytes: super::super::DEFAULT_MAX_QUERY_BYTES,
             },
             std::sync::Arc::new(crate::transport::HttpControllerClient::new(
                 "http://127.0.0.1:1",

@@ -51,6 +51,8 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
         max_running_queries: crate::broker::admission::DEFAULT_MAX_RUNNING,
         max_queued_queries: crate::broker::admission::DEFAULT_MAX_QUEUED,
         auth_config: None,
+        query_response_limit: crate::broker::DEFAULT_QUERY_RESPONSE_LIMIT,
+        max_query_bytes: crate::broker::DEFAULT_MAX_QUERY_BYTES,
         log: args.log.clone(),
     };
     let opts = start.options()?;

@@ -50,6 +50,13 @@ pub struct StartArgs {
     /// Queries that wait for a slot before the broker refuses more (Pinot's error 211).
     #[arg(long, default_value_t = crate::broker::admission::DEFAULT_MAX_QUEUED)]
     pub max_queued_queries: usize,
+    /// Rows a query answer holds at most (Pinot's `pinot.broker.query.response.limit`): a
+    /// larger `LIMIT` is lowered to it.
+    #[arg(long, default_value_t = crate::broker::DEFAULT_QUERY_RESPONSE_LIMIT)]
+    pub query_response_limit: usize,
+    /// Largest query request (body or `sql` parameter) a broker reads, in bytes; larger is 413.
+    #[arg(long, default_value_t = crate::broker::DEFAULT_MAX_QUERY_BYTES)]
+    pub max_query_bytes: u64,
     /// Access control: Pinot's basic-auth principals (properties as Pinot spells them, or JSON
     /// user configs); off without it.
     #[arg(long)]
@@ -79,6 +86,8 @@ impl StartArgs {
         o.max_upload_bytes = self.max_upload_bytes;
         o.max_running_queries = self.max_running_queries;
         o.max_queued_queries = self.max_queued_queries;
+        o.query_response_limit = self.query_response_limit.max(1);
+        o.max_query_bytes = self.max_query_bytes.max(1);
         if let Some(path) = &self.auth_config {
             o.auth = Some(std::sync::Arc::new(crate::auth::Auth::from_file(path)?));
         }

@@ -268,6 +268,48 @@ pub struct BrokerReducePlan {
 }
 
 impl QueryPlan {
+    /// Caps the rows the answer holds at `max` (Pinot's broker `query.response.limit`: a
+    /// larger `LIMIT` is lowered to it), so one request cannot build an unbounded answer.
+    pub fn limit_rows(&mut self, max: usize) {
+        match self {
+            QueryPlan::SingleStage(p) => {
+                if p.reduce.limit > max {
+                    p.reduce.limit = max;
+                    let cap = p.reduce.offset.saturating_add(max);
+                    match &mut p.server.kind {
+                        ServerQueryKind::Selection { limit, .. }
+                        | ServerQueryKind::Distinct { limit, .. } => *limit = (*limit).min(cap),
+                        ServerQueryKind::Aggregation { .. } | ServerQueryKind::GroupBy { .. } => {}
+                    }
+                }
+            }
+            QueryPlan::MultiStage(p) => {
+                use super::multistage::RelNode;
+                let Some(root) = p.stages.first_mut().filter(|_| !p.explain) else {
+                    return;
+                };
+                if let RelNode::Sort { limit, .. } = &mut root.root {
+                    *limit = Some(limit.map_or(max, |l| l.min(max)));
+                    return;
+                }
+                let input = std::mem::replace(
+                    &mut root.root,
+                    RelNode::Values {
+                        rows: Vec::new(),
+                        types: Vec::new(),
+                    },
+                );
+                root.root = RelNode::Sort {
+                    input: Box::new(input),
+                    keys: Vec::new(),
+                    offset: 0,
+                    limit: Some(max),
+                };
+            }
+            QueryPlan::Literal(_) => {}
+        }
+    }
+
     /// The server plan, if the query reads a table.
     pub fn server(&self) -> Option<&ServerQueryPlan> {
         match self {
