@@ -131,8 +131,8 @@ mod tests {
                 routing_ttl: Duration::ZERO,
                 max_running_queries: 1,
                 max_queued_queries: 0,
-                query_response_limit: super::DEFAULT_QUERY_RESPONSE_LIMIT,
-                max_query_bytes: super::DEFAULT_MAX_QUERY_BYTES,
+                query_response_limit: super::super::DEFAULT_QUERY_RESPONSE_LIMIT,
+                max_query_bytes: super::super::DEFAULT_MAX_QUERY_BYTES,
             },
             Arc::new(crate::transport::HttpControllerClient::new(
                 "http://127.0.0.1:1",
