@@ -137,6 +137,21 @@ async fn basic_auth_on_every_role() {
         call("GET", &format!("{ctl}/health"), None, None).await.0,
         200
     );
+    // The console's login endpoints answer anyone.
+    let (s, body, _) = call("GET", &format!("{ctl}/auth/info"), None, None).await;
+    assert_eq!((s, body), (200, json!({"workflow": "BASIC"})));
+    let verify = |who, q: &str| {
+        let url = format!("{ctl}/auth/verify{q}");
+        async move { call("GET", &url, who, None).await.1 }
+    };
+    assert_eq!(verify(None, "/v2").await, json!(false));
+    assert_eq!(verify(READER, "/v2").await, json!(true));
+    assert_eq!(verify(READER, "?tableName=open").await, json!(true));
+    assert_eq!(verify(READER, "?tableName=closed").await, json!(false));
+    assert_eq!(
+        verify(READER, "?tableName=open&accessType=UPDATE").await,
+        json!(false)
+    );
     let (s, body) = query(&broker, "/query/sql", None, "SELECT 1", false).await;
     assert_eq!(s, 401, "{body}");
 

@@ -25,9 +25,11 @@
 //! Roles call each other with the internal credentials ([`Auth::internal_header`]: Pinot's
 //! `pinot.server.instance.auth.token` or `controller.segment.fetcher.auth.token` if set, else the
 //! first principal allowed everything); the controller forwards the caller's own `Authorization`
-//! when it runs a query (`POST /sql`) or reads another instance's log files.
+//! when it runs a query (`POST /sql`) or reads another instance's log files. The controller also
+//! answers the console's `GET /auth/info` and `/auth/verify[/v2]` ([`routes`]).
 
 pub mod guard;
+pub mod routes;
 
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
@@ -44,7 +46,8 @@ pub enum AccessType {
 }
 
 impl AccessType {
-    fn parse(s: &str) -> Option<AccessType> {
+    /// Pinot's name, any case (`read`, `UPDATE` …).
+    pub fn parse(s: &str) -> Option<AccessType> {
         match s.trim().to_ascii_uppercase().as_str() {
             "READ" => Some(AccessType::Read),
             "CREATE" => Some(AccessType::Create),

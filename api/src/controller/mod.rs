@@ -192,9 +192,16 @@ pub fn app(state: ControllerState) -> tide::Server<ControllerState> {
     ingest::routes(&mut app);
     loggers::routes(&mut app);
     loggers::remote_routes(&mut app);
+    crate::auth::routes::routes(&mut app);
     let m = app.state().metrics.clone();
     metrics::mount(&mut app, m, |_| Vec::new());
     app
+}
+
+impl crate::auth::routes::AuthState for ControllerState {
+    fn auth(&self) -> Option<&Arc<crate::auth::Auth>> {
+        self.config.auth.as_ref()
+    }
 }
 
 impl LoggerState for ControllerState {
