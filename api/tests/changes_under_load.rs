@@ -10,81 +10,14 @@
 //! deleted (no leaked memory-maps or handles of replaced segments). `TESSERA_LOAD_SECONDS` sets
 //! the duration (default 8).
 
+mod support;
+
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use tessera_api::http::{http_client, multipart};
-
-/// A child process killed when dropped.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `tessera start <args>` (running `roles` roles); returns it and the URL of each role it
-/// printed.
-fn start(args: &[&str], roles: usize) -> (Proc, std::collections::BTreeMap<String, String>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .arg("start")
-        .args(args)
-        .args(["--heartbeat-ms", "100", "--no-log-stderr"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let proc = Proc(child);
-    let mut urls = std::collections::BTreeMap::new();
-    for line in BufReader::new(stdout).lines().take(roles) {
-        let line = line.unwrap();
-        if let Some((role, url)) = line.split_once(' ') {
-            urls.insert(role.to_string(), url.to_string());
-        }
-    }
-    (proc, urls)
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn call(method: &str, url: &str, body: Option<(Vec<u8>, String)>) -> (u16, Value) {
-    let client = http_client();
-    let mut req = match method {
-        "GET" => client.get(url),
-        "PUT" => client.put(url),
-        "DELETE" => client.delete(url),
-        _ => client.post(url),
-    };
-    if let Some((b, ct)) = body {
-        req = req.body(b).content_type(ct.as_str());
-    }
-    match req.await {
-        Ok(mut res) => {
-            let text = res.body_string().await.unwrap_or_default();
-            (
-                res.status().into(),
-                serde_json::from_str(&text).unwrap_or(Value::String(text)),
-            )
-        }
-        Err(e) => (0, Value::String(e.to_string())),
-    }
-}
-
-fn json_body(v: Value) -> Option<(Vec<u8>, String)> {
-    Some((v.to_string().into_bytes(), "application/json".into()))
-}
+use support::{call, free_port, json_body, start};
+use tessera_api::http::multipart;
 
 /// Rows of segment `s` at version `v` (at least 100, so `x < 50` always counts 50).
 fn rows(s: u64, v: u64) -> u64 {
@@ -168,19 +101,19 @@ async fn queries_never_fail_or_mix_while_the_cluster_changes() {
         .unwrap_or(8);
     let dir = tempfile::tempdir().unwrap();
     let d = |sub: &str| dir.path().join(sub).to_string_lossy().into_owned();
-    let (a, urls) = start(
-        &[
-            "--controller-port",
-            "0",
-            "--broker-port",
-            "0",
-            "--server-port",
-            "0",
-            "--data-dir",
-            &d("a"),
-        ],
-        3,
-    );
+    let (a, urls) = start(&[
+        "--controller-port",
+        "0",
+        "--broker-port",
+        "0",
+        "--server-port",
+        "0",
+        "--data-dir",
+        &d("a"),
+        "--heartbeat-ms",
+        "100",
+        "--no-log-stderr",
+    ]);
     let (ctl, broker_url) = (urls["controller"].clone(), urls["broker"].clone());
     let b_port = free_port().to_string();
     let b_args = [
@@ -192,8 +125,11 @@ async fn queries_never_fail_or_mix_while_the_cluster_changes() {
         &b_port,
         "--data-dir",
         &d("b"),
+        "--heartbeat-ms",
+        "100",
+        "--no-log-stderr",
     ];
-    let (mut b, _) = start(&b_args, 1);
+    let (mut b, _) = start(&b_args);
     // Both servers registered before the table: both hold every segment.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -325,7 +261,7 @@ async fn queries_never_fail_or_mix_while_the_cluster_changes() {
             _ => {
                 drop(b);
                 async_std::task::sleep(Duration::from_millis(300)).await;
-                b = start(&b_args, 1).0;
+                b = start(&b_args).0;
             }
         }
         changes += 1;

@@ -3,61 +3,20 @@
 //! segments leave the routing table, and a restarted server (same id, same data dir) serves
 //! them again.
 
+mod support;
+
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
+use support::{Proc, call};
 use tessera_api::common::archive;
-use tessera_api::http::http_client;
 use tessera_api::http::multipart;
-
-/// A child process killed when dropped.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// Starts `tessera start <args>` and returns it with the URL it printed for `role`.
 fn start(args: &[&str], role: &str) -> (Proc, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .arg("start")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let proc = Proc(child);
-    for line in BufReader::new(stdout).lines() {
-        let line = line.unwrap();
-        if let Some(url) = line.strip_prefix(&format!("{role} ")) {
-            return (proc, url.to_string());
-        }
-    }
-    panic!("tessera start {args:?} printed no {role} url");
-}
-
-async fn call(method: &str, url: &str, body: Option<(Vec<u8>, String)>) -> (u16, Value) {
-    let client = http_client();
-    let mut req = if method == "GET" {
-        client.get(url)
-    } else {
-        client.post(url)
-    };
-    if let Some((b, ct)) = body {
-        req = req.body(b).content_type(ct.as_str());
-    }
-    let mut res = req.await.unwrap();
-    let text = res.body_string().await.unwrap();
-    (
-        res.status().into(),
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
+    let (proc, urls) = support::start(args);
+    (proc, urls[role].clone())
 }
 
 async fn post_json(url: &str, v: Value) -> (u16, Value) {

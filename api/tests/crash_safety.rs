@@ -6,81 +6,33 @@
 //! counted), the server must serve exactly the listed segments, and the controller's scratch
 //! space must be empty. Seeded; `TESSERA_CRASH_ROUNDS` sets the number of kills (default 4).
 
-use serde_json::{Value, json};
+mod support;
+
+use serde_json::json;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tessera_api::http::{http_client, multipart};
+use support::{Proc, call, free_port, json_body};
+use tessera_api::http::multipart;
 
-/// A child process killed when dropped.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Starts the all-roles process; returns it once the controller and broker answer.
-async fn start(data: &std::path::Path, ports: [u16; 3]) -> (Proc, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .arg("start")
-        .args(["--data-dir", data.to_str().unwrap()])
-        .args(["--controller-port", &ports[0].to_string()])
-        .args(["--broker-port", &ports[1].to_string()])
-        .args(["--server-port", &ports[2].to_string()])
-        .args(["--heartbeat-ms", "100", "--no-log-stderr"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let proc = Proc(child);
-    let mut urls = BTreeMap::new();
-    for line in BufReader::new(stdout).lines().take(3) {
-        let line = line.unwrap();
-        if let Some((role, url)) = line.split_once(' ') {
-            urls.insert(role.to_string(), url.to_string());
-        }
-    }
+/// Starts the all-roles process on `data` and `ports`; returns it with its controller and
+/// broker URLs.
+fn start(data: &std::path::Path, ports: [u16; 3]) -> (Proc, String, String) {
+    let ports = ports.map(|p| p.to_string());
+    let (proc, urls) = support::start(&[
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--controller-port",
+        &ports[0],
+        "--broker-port",
+        &ports[1],
+        "--server-port",
+        &ports[2],
+        "--heartbeat-ms",
+        "100",
+        "--no-log-stderr",
+    ]);
     (proc, urls["controller"].clone(), urls["broker"].clone())
-}
-
-async fn call(method: &str, url: &str, body: Option<(Vec<u8>, String)>) -> (u16, Value) {
-    let client = http_client();
-    let mut req = match method {
-        "GET" => client.get(url),
-        "DELETE" => client.delete(url),
-        _ => client.post(url),
-    };
-    if let Some((b, ct)) = body {
-        req = req.body(b).content_type(ct.as_str());
-    }
-    match req.await {
-        Ok(mut res) => {
-            let text = res.body_string().await.unwrap_or_default();
-            (
-                res.status().into(),
-                serde_json::from_str(&text).unwrap_or(Value::String(text)),
-            )
-        }
-        Err(e) => (0, Value::String(e.to_string())),
-    }
-}
-
-fn json_body(v: Value) -> Option<(Vec<u8>, String)> {
-    Some((v.to_string().into_bytes(), "application/json".into()))
 }
 
 /// table → segment → rows.
@@ -317,7 +269,7 @@ async fn kill_9_during_writes_loses_nothing_acknowledged() {
     let mut acknowledged = 0usize;
     let mut n = 0u32;
     for round in 0..=rounds {
-        let (proc, ctl, broker) = start(&data, ports).await;
+        let (proc, ctl, broker) = start(&data, ports);
         // 1. Everything acknowledged is there; the in-flight change whole or absent.
         let mut with = model.clone();
         if let Some(op) = &in_flight {

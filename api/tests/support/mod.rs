@@ -1,0 +1,87 @@
+//! What the process-level tests share: `tessera start` children that die with the test, free
+//! ports, and a small HTTP helper.
+
+#![allow(dead_code)] // each test file uses what it needs
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use tessera_api::http::http_client;
+
+/// A child process killed when dropped.
+pub struct Proc(pub Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `tessera start <args>` and returns it with the URL each of its roles printed (one
+/// `role url` line per role in `--roles`, all three by default).
+pub fn start(args: &[&str]) -> (Proc, BTreeMap<String, String>) {
+    let roles = args
+        .iter()
+        .position(|a| *a == "--roles")
+        .and_then(|i| args.get(i + 1))
+        .map_or(3, |r| r.split(',').count());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .arg("start")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let proc = Proc(child);
+    let mut urls = BTreeMap::new();
+    for line in BufReader::new(stdout).lines().take(roles) {
+        let line = line.unwrap();
+        if let Some((role, url)) = line.split_once(' ') {
+            urls.insert(role.to_string(), url.to_string());
+        }
+    }
+    assert_eq!(urls.len(), roles, "tessera start {args:?} printed {urls:?}");
+    (proc, urls)
+}
+
+/// A port nothing listens on right now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `method url` with an optional `(body, content type)`: the status and the body as JSON (or as
+/// a JSON string); status 0 when nothing answered.
+pub async fn call(method: &str, url: &str, body: Option<(Vec<u8>, String)>) -> (u16, Value) {
+    let client = http_client();
+    let mut req = match method {
+        "GET" => client.get(url),
+        "PUT" => client.put(url),
+        "DELETE" => client.delete(url),
+        _ => client.post(url),
+    };
+    if let Some((b, ct)) = body {
+        req = req.body(b).content_type(ct.as_str());
+    }
+    match req.await {
+        Ok(mut res) => {
+            let text = res.body_string().await.unwrap_or_default();
+            (
+                res.status().into(),
+                serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            )
+        }
+        Err(e) => (0, Value::String(e.to_string())),
+    }
+}
+
+/// A JSON request body.
+pub fn json_body(v: Value) -> Option<(Vec<u8>, String)> {
+    Some((v.to_string().into_bytes(), "application/json".into()))
+}
