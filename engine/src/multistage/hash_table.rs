@@ -180,7 +180,7 @@ fn int_pairs(
         .iter()
         .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
     let span = (hi as i128 - lo as i128 + 1).max(0) as u128;
-    let worth = (build_keys.len() as u128 * 16)
+    let worth = (build_keys.len() as u128 * 32)
         .max(probe_keys.len() as u128)
         .max(1 << 16);
     let dense = !build_keys.is_empty() && span <= worth && span <= 1 << 26;

@@ -467,6 +467,10 @@ pub fn node_name(node: &RelNode) -> &'static str {
 
 /// Sorted by `keys`, then `offset` rows skipped and `limit` kept.
 fn sort(block: DataBlock, keys: &[SortKey], offset: usize, limit: Option<usize>) -> DataBlock {
+    // A bare limit the rows fit in (the broker's response cap, usually) keeps the block.
+    if keys.is_empty() && offset == 0 && limit.is_none_or(|l| l >= block.num_rows) {
+        return block;
+    }
     let mut order: Vec<u32> = (0..block.num_rows as u32).collect();
     if !keys.is_empty() {
         let key_rows: Vec<Vec<Value>> = (0..block.num_rows)
