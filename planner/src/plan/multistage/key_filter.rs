@@ -23,33 +23,11 @@
 //! when the other has one (the filtered table is the smaller, reducing one), else the right
 //! side (the left of a semi join: its right side is the subquery that reduces it).
 
-use super::rel::{JoinKind, RelNode, StageId};
+use super::rel::{JoinKind, KeyFilter, PublishKeys, RelNode, StageId};
 use super::stage::{Stage, StageKind};
 use crate::plan::expr::Expr;
 use crate::plan::query_plan::ServerQueryKind;
 use segments::types::DataType;
-use serde::{Deserialize, Serialize};
-
-/// A leaf's runtime filter: its rows must have `column` among the keys every worker of stage
-/// `from_stage` (its parent, where the join runs) publishes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KeyFilter {
-    pub from_stage: StageId,
-    /// The leaf table's column (as the schema spells it).
-    pub column: String,
-    pub data_type: DataType,
-}
-
-/// A join's side to evaluate first and publish the keys of.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PublishKeys {
-    /// `true`: the left input is the source (and the right one is filtered).
-    pub source_left: bool,
-    /// The key column of the source input.
-    pub key: usize,
-    /// The leaf stage that waits for the keys.
-    pub to_stage: StageId,
-}
 
 /// Adds key filters to every join of `stages` that can use one.
 pub fn add_key_filters(stages: &mut [Stage]) {

@@ -45,9 +45,8 @@ pub mod relational;
 pub mod single_table;
 pub mod stage;
 
-pub use key_filter::{KeyFilter, PublishKeys};
 pub use rel::{
-    AggMode, AsofMatch, AsofOp, JoinKind, RelNode, SetOpKind, WindowCall, WindowFrame,
-    WindowFunction,
+    AggMode, AsofMatch, AsofOp, JoinKind, KeyFilter, PublishKeys, RelNode, SetOpKind, WindowCall,
+    WindowFrame, WindowFunction,
 };
 pub use stage::{Distribution, MultiStagePlan, Stage, StageId, StageKind};

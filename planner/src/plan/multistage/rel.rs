@@ -12,12 +12,11 @@
 //!   exactly what a [`RelNode::Leaf`] with a v1 group-by or aggregation plan produces;
 //! * [`RelNode::Window`]'s output is the input row followed by one column per window call.
 
-use super::key_filter::{KeyFilter, PublishKeys};
 use crate::plan::aggregate::AggregateCall;
 use crate::plan::column_type::ColumnType;
 use crate::plan::expr::Expr;
 use crate::plan::query_plan::{ServerQueryPlan, SortKey};
-use segments::types::Value;
+use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
 
 /// A stage's number: its index in [`MultiStagePlan::stages`](super::MultiStagePlan::stages); 0 is the root.
@@ -70,6 +69,27 @@ impl AsofOp {
             AsofOp::LessOrEqual => AsofOp::GreaterOrEqual,
         }
     }
+}
+
+/// A leaf's runtime filter (see [`super::key_filter`]): its rows must have `column` among the keys every worker of stage
+/// `from_stage` (its parent, where the join runs) publishes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyFilter {
+    pub from_stage: StageId,
+    /// The leaf table's column (as the schema spells it).
+    pub column: String,
+    pub data_type: DataType,
+}
+
+/// A join's side to evaluate first and publish the keys of.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PublishKeys {
+    /// `true`: the left input is the source (and the right one is filtered).
+    pub source_left: bool,
+    /// The key column of the source input.
+    pub key: usize,
+    /// The leaf stage that waits for the keys.
+    pub to_stage: StageId,
 }
 
 /// How an aggregate node treats its input and output.
