@@ -133,17 +133,12 @@ impl StageInputs for Inbox<'_> {
                 self.stage
             )));
         }
-        for w in 0..self.workers.get(to).copied().unwrap_or(1).max(1) {
-            let key = MailboxKey {
-                query_id: self.query_id,
-                from_stage: self.stage,
-                to_stage: to,
-                to_worker: w,
-            };
-            sink.send(&key, MailboxMessage::Data(keys.clone()))?;
-            sink.send(&key, MailboxMessage::End(EndOfStream::default()))?;
-        }
-        Ok(())
+        send_to_workers(sink, (self.query_id, self.stage, to), self.workers, |_| {
+            vec![
+                MailboxMessage::Data(keys.clone()),
+                MailboxMessage::End(EndOfStream::default()),
+            ]
+        })
     }
 
     fn receive_keys(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError> {
@@ -242,6 +237,28 @@ fn send_block(
     Ok(sent)
 }
 
+/// Sends each worker `w` of stage `to` the messages `msgs(w)`, from stage `from`; stops at the
+/// first failed send.
+fn send_to_workers(
+    sink: &dyn BlockSink,
+    (query_id, from, to): (u64, StageId, StageId),
+    workers: &[usize],
+    msgs: impl Fn(usize) -> Vec<MailboxMessage>,
+) -> Result<(), EngineError> {
+    for w in 0..workers.get(to).copied().unwrap_or(1).max(1) {
+        let key = MailboxKey {
+            query_id,
+            from_stage: from,
+            to_stage: to,
+            to_worker: w,
+        };
+        for m in msgs(w) {
+            sink.send(&key, m)?;
+        }
+    }
+    Ok(())
+}
+
 /// Sends `msg` to every worker of the parent stage; `first_only`: the first gets it and the
 /// others an empty end (stats sent once are counted once).
 fn send_to_parent_workers(
@@ -256,20 +273,14 @@ fn send_to_parent_workers(
     let Some(parent) = plan.stages.get(stage).and_then(|s| s.parent) else {
         return;
     };
-    for w in 0..workers.get(parent).copied().unwrap_or(1).max(1) {
-        let key = MailboxKey {
-            query_id,
-            from_stage: stage,
-            to_stage: parent,
-            to_worker: w,
-        };
-        let m = if first_only && w > 0 {
+    // Best effort: a receiver already gone has nothing left to learn.
+    let _ = send_to_workers(sink, (query_id, stage, parent), workers, |w| {
+        vec![if first_only && w > 0 {
             MailboxMessage::End(EndOfStream::default())
         } else {
             msg.clone()
-        };
-        let _ = sink.send(&key, m);
-    }
+        }]
+    });
 }
 
 /// Runs worker `worker` of non-root stage `stage` to completion on the calling thread: its
@@ -351,15 +362,9 @@ pub fn run_worker(
             let exception = QueryException::from(&e);
             // Leaves waiting for this stage's keys learn of the failure too.
             for leaf in key_filter_targets(plan, stage) {
-                for w in 0..workers.get(leaf).copied().unwrap_or(1).max(1) {
-                    let key = MailboxKey {
-                        query_id,
-                        from_stage: stage,
-                        to_stage: leaf,
-                        to_worker: w,
-                    };
-                    let _ = sink.send(&key, MailboxMessage::Error(exception.clone()));
-                }
+                let _ = send_to_workers(sink, (query_id, stage, leaf), workers, |_| {
+                    vec![MailboxMessage::Error(exception.clone())]
+                });
             }
             send_to_parent_workers(
                 plan,
