@@ -13,10 +13,9 @@ use super::admission::Refused;
 use super::catalog;
 use super::request::QueryRequest;
 use super::routing_cache;
-use super::scatter::{Gathered, choose_replicas, choose_replicas_avoiding, scatter};
+use super::scatter::{Gathered, choose_replicas, reroute, scatter};
 use crate::auth::Principal;
 use crate::http::on_rayon;
-use crate::metadata::records::RoutingTable;
 use crate::metadata::table_name::{TableType, with_type};
 use crate::transport::RoutingError;
 use engine::aggregate::state::AggState;
@@ -25,7 +24,6 @@ use engine::server::result::IntermediateData;
 use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
 use planner::plan::{QueryPlan, SingleStagePlan};
 use segments::types::ErrorCode;
-use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// Runs `query` for `who` (the authenticated principal when access control is on) and returns
@@ -176,37 +174,19 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
         .await;
         // A server that cannot be reached (killed, restarting) is routed around at once: its
         // segments go to their other replicas, if every one of them has one.
-        if !gathered.unreachable.is_empty() {
-            let avoid: BTreeSet<String> = gathered
-                .unreachable
-                .iter()
-                .map(|(s, _, _)| s.clone())
-                .collect();
-            let mut sub = RoutingTable {
-                table_name_with_type: routing.table_name_with_type.clone(),
-                servers: routing.servers.clone(),
-                crcs: routing.crcs.clone(),
-                incarnations: routing.incarnations.clone(),
-                ..RoutingTable::default()
-            };
-            for seg in gathered.unreachable.iter().flat_map(|(_, segs, _)| segs) {
-                if let Some(hosts) = routing.segments.get(seg) {
-                    sub.segments.insert(seg.clone(), hosts.clone());
-                }
-            }
-            let retry = choose_replicas_avoiding(&sub, &avoid);
-            if retry.unavailable.is_empty() && !retry.per_server.is_empty() {
-                let again = scatter(
-                    broker,
-                    &retry,
-                    &routing.table_name_with_type,
-                    &plan.server,
-                    trace,
-                    timeout,
-                )
-                .await;
-                gathered.merge_retry(again);
-            }
+        if !gathered.unreachable.is_empty()
+            && let Some(retry) = reroute(&routing, &gathered)
+        {
+            let again = scatter(
+                broker,
+                &retry,
+                &routing.table_name_with_type,
+                &plan.server,
+                trace,
+                timeout,
+            )
+            .await;
+            gathered.merge_retry(again);
         }
         let stale = looks_stale(&gathered) || !replicas.unavailable.is_empty();
         if stale && (from_cache || retries < 2) {

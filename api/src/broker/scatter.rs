@@ -28,11 +28,32 @@ pub struct Plan {
 
 /// Picks one replica per segment, rotating the starting replica per query.
 pub fn choose_replicas(routing: &RoutingTable) -> Plan {
-    choose_replicas_avoiding(routing, &BTreeSet::new())
+    choose_among(routing, None, &BTreeSet::new())
 }
 
-/// [`choose_replicas`] among the replicas not in `avoid` (servers that just failed to answer).
-pub fn choose_replicas_avoiding(routing: &RoutingTable, avoid: &BTreeSet<String>) -> Plan {
+/// The plan that re-sends the segments of the servers `gathered` could not reach to their other
+/// replicas; `None` when some of them has no other replica.
+pub fn reroute(routing: &RoutingTable, gathered: &Gathered) -> Option<Plan> {
+    let avoid: BTreeSet<String> = gathered
+        .unreachable
+        .iter()
+        .map(|(s, _, _)| s.clone())
+        .collect();
+    let only: BTreeSet<String> = gathered
+        .unreachable
+        .iter()
+        .flat_map(|(_, segs, _)| segs.iter().cloned())
+        .collect();
+    let plan = choose_among(routing, Some(&only), &avoid);
+    (plan.unavailable.is_empty() && !plan.per_server.is_empty()).then_some(plan)
+}
+
+/// One replica per segment (of `only`, if given) among the replicas not in `avoid`.
+fn choose_among(
+    routing: &RoutingTable,
+    only: Option<&BTreeSet<String>>,
+    avoid: &BTreeSet<String>,
+) -> Plan {
     static ROTATION: AtomicUsize = AtomicUsize::new(0);
     let turn = ROTATION.fetch_add(1, Ordering::Relaxed);
     let mut plan = Plan {
@@ -40,7 +61,11 @@ pub fn choose_replicas_avoiding(routing: &RoutingTable, avoid: &BTreeSet<String>
         incarnations: routing.incarnations.clone(),
         ..Plan::default()
     };
-    for (i, (segment, hosts)) in routing.segments.iter().enumerate() {
+    let segments = routing
+        .segments
+        .iter()
+        .filter(|(s, _)| only.is_none_or(|o| o.contains(*s)));
+    for (i, (segment, hosts)) in segments.enumerate() {
         let usable: Vec<&String> = hosts
             .iter()
             .filter(|h| routing.servers.contains_key(*h) && !avoid.contains(*h))
@@ -181,6 +206,47 @@ mod tests {
         assert_eq!(plan.unavailable, vec!["s2".to_string()]);
         // Consecutive segments go to different replicas.
         assert_eq!(plan.per_server.len(), 2);
+    }
+
+    #[test]
+    fn unreachable_servers_segments_go_to_their_other_replicas() {
+        let mut r = RoutingTable::default();
+        for s in ["A", "B", "C"] {
+            r.servers.insert(s.into(), format!("http://{s}"));
+        }
+        r.segments.insert("s0".into(), vec!["A".into(), "B".into()]);
+        r.segments.insert("s1".into(), vec!["B".into(), "C".into()]);
+        r.segments.insert("s2".into(), vec!["C".into()]);
+        let failure = |server: &str| QueryException {
+            error_code: ErrorCode::ServerNotResponding.code(),
+            message: format!("{server}: refused"),
+        };
+        let mut g = Gathered {
+            servers_queried: 2,
+            exceptions: vec![failure("C"), failure("A")],
+            unreachable: vec![("A".into(), vec!["s0".into()], 1)],
+            ..Gathered::default()
+        };
+        // Only A's segment is re-sent, and never to A.
+        let plan = reroute(&r, &g).unwrap();
+        assert_eq!(plan.per_server.len(), 1);
+        assert_eq!(plan.per_server["B"].1, vec!["s0".to_string()]);
+        // A segment whose only replica is unreachable cannot be rerouted.
+        let lone = Gathered {
+            unreachable: vec![("C".into(), vec!["s2".into()], 0)],
+            ..Gathered::default()
+        };
+        assert!(reroute(&r, &lone).is_none());
+        // The retry's answer replaces exactly A's failure.
+        let retry = Gathered {
+            servers_queried: 1,
+            servers_responded: 1,
+            ..Gathered::default()
+        };
+        g.merge_retry(retry);
+        assert_eq!(g.exceptions, vec![failure("C")]);
+        assert!(g.unreachable.is_empty());
+        assert_eq!((g.servers_queried, g.servers_responded), (3, 1));
     }
 
     fn test_plan() -> ServerQueryPlan {
