@@ -59,91 +59,76 @@ fn plan_joins(
     stages: &[Stage],
     filters: &mut Vec<(StageId, KeyFilter)>,
 ) {
-    match node {
-        RelNode::Join {
-            left,
-            right,
-            kind,
-            left_keys,
-            right_keys,
-            asof: None,
-            publish_keys,
-            ..
-        } => {
-            plan_joins(left, stage, stages, filters);
-            plan_joins(right, stage, stages, filters);
-            let (left_ok, right_ok) = match kind {
-                JoinKind::Inner | JoinKind::Semi => (true, true),
-                JoinKind::Left => (false, true),
-                JoinKind::Right => (true, false),
-                JoinKind::Full | JoinKind::Anti => (false, false),
+    for input in node.inputs_mut() {
+        plan_joins(input, stage, stages, filters);
+    }
+    if let RelNode::Join {
+        left,
+        right,
+        kind,
+        left_keys,
+        right_keys,
+        asof: None,
+        publish_keys,
+        ..
+    } = node
+    {
+        let (left_ok, right_ok) = match kind {
+            JoinKind::Inner | JoinKind::Semi => (true, true),
+            JoinKind::Left => (false, true),
+            JoinKind::Right => (true, false),
+            JoinKind::Full | JoinKind::Anti => (false, false),
+        };
+        let (lt, rt) = (left.output_types(), right.output_types());
+        let claimed = |s: StageId| filters.iter().any(|(l, _)| *l == s);
+        // The first key pair whose filtered side reads a plain leaf column.
+        let mut choice = None;
+        for (&lk, &rk) in left_keys.iter().zip(right_keys.iter()) {
+            let (Some(a), Some(b)) = (lt.get(lk), rt.get(rk)) else {
+                continue;
             };
-            let (lt, rt) = (left.output_types(), right.output_types());
-            let claimed = |s: StageId| filters.iter().any(|(l, _)| *l == s);
-            // The first key pair whose filtered side reads a plain leaf column.
-            let mut choice = None;
-            for (&lk, &rk) in left_keys.iter().zip(right_keys.iter()) {
-                let (Some(a), Some(b)) = (lt.get(lk), rt.get(rk)) else {
-                    continue;
-                };
-                if !a.single_value || a != b || !filterable(a.data_type) {
-                    continue;
-                }
-                let l = left_ok
-                    .then(|| target(left, lk, stages))
-                    .flatten()
-                    .filter(|t| !claimed(t.0));
-                let r = right_ok
-                    .then(|| target(right, rk, stages))
-                    .flatten()
-                    .filter(|t| !claimed(t.0));
-                let pick_left = match (&l, &r) {
-                    (Some(_), None) => true,
-                    (None, Some(_)) => false,
-                    (Some(lt), Some(rt)) => match (lt.2, rt.2) {
-                        (false, true) => true,
-                        (true, false) => false,
-                        _ => *kind == JoinKind::Semi,
-                    },
-                    (None, None) => continue,
-                };
-                choice = if pick_left {
-                    l.map(|t| (t, false, rk, a.data_type))
-                } else {
-                    r.map(|t| (t, true, lk, a.data_type))
-                };
-                break;
+            if !a.single_value || a != b || !filterable(a.data_type) {
+                continue;
             }
-            if let Some(((leaf, column, _), source_left, key, data_type)) = choice {
-                *publish_keys = Some(PublishKeys {
-                    source_left,
-                    key,
-                    to_stage: leaf,
-                });
-                filters.push((
-                    leaf,
-                    KeyFilter {
-                        from_stage: stage,
-                        column,
-                        data_type,
-                    },
-                ));
-            }
+            let l = left_ok
+                .then(|| target(left, lk, stages))
+                .flatten()
+                .filter(|t| !claimed(t.0));
+            let r = right_ok
+                .then(|| target(right, rk, stages))
+                .flatten()
+                .filter(|t| !claimed(t.0));
+            let pick_left = match (&l, &r) {
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some(lt), Some(rt)) => match (lt.2, rt.2) {
+                    (false, true) => true,
+                    (true, false) => false,
+                    _ => *kind == JoinKind::Semi,
+                },
+                (None, None) => continue,
+            };
+            choice = if pick_left {
+                l.map(|t| (t, false, rk, a.data_type))
+            } else {
+                r.map(|t| (t, true, lk, a.data_type))
+            };
+            break;
         }
-        RelNode::Leaf { .. } | RelNode::Receive { .. } | RelNode::Values { .. } => {}
-        RelNode::Join { left, right, .. } => {
-            plan_joins(left, stage, stages, filters);
-            plan_joins(right, stage, stages, filters);
-        }
-        RelNode::Project { input, .. }
-        | RelNode::Filter { input, .. }
-        | RelNode::Aggregate { input, .. }
-        | RelNode::Window { input, .. }
-        | RelNode::Sort { input, .. } => plan_joins(input, stage, stages, filters),
-        RelNode::SetOp { inputs, .. } => {
-            for i in inputs {
-                plan_joins(i, stage, stages, filters);
-            }
+        if let Some(((leaf, column, _), source_left, key, data_type)) = choice {
+            *publish_keys = Some(PublishKeys {
+                source_left,
+                key,
+                to_stage: leaf,
+            });
+            filters.push((
+                leaf,
+                KeyFilter {
+                    from_stage: stage,
+                    column,
+                    data_type,
+                },
+            ));
         }
     }
 }

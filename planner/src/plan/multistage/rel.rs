@@ -297,4 +297,18 @@ impl RelNode {
             RelNode::SetOp { inputs, .. } => inputs.iter().collect(),
         }
     }
+
+    /// The direct inputs of this node, to change.
+    pub fn inputs_mut(&mut self) -> Vec<&mut RelNode> {
+        match self {
+            RelNode::Leaf { .. } | RelNode::Receive { .. } | RelNode::Values { .. } => vec![],
+            RelNode::Project { input, .. }
+            | RelNode::Filter { input, .. }
+            | RelNode::Aggregate { input, .. }
+            | RelNode::Window { input, .. }
+            | RelNode::Sort { input, .. } => vec![input],
+            RelNode::Join { left, right, .. } => vec![left, right],
+            RelNode::SetOp { inputs, .. } => inputs.iter_mut().collect(),
+        }
+    }
 }
