@@ -58,12 +58,7 @@ fn table_of(url: &tide::http::Url) -> Option<String> {
             .filter(|t| !t.is_empty())
     };
     let t = from_query.or_else(from_path)?;
-    Some(
-        t.strip_suffix("_OFFLINE")
-            .or_else(|| t.strip_suffix("_REALTIME"))
-            .unwrap_or(&t)
-            .to_string(),
-    )
+    Some(segments::types::raw_table_name(&t).to_string())
 }
 
 #[tide::utils::async_trait]
@@ -73,9 +68,8 @@ impl<S: Clone + Send + Sync + 'static> tide::Middleware<S> for Guard {
         if public(&path) {
             return Ok(next.run(req).await);
         }
-        let principal = req
-            .header("Authorization")
-            .and_then(|h| self.auth.authenticate(self.role, h.last().as_str()));
+        let principal =
+            super::authorization(&req).and_then(|a| self.auth.authenticate(self.role, a));
         let Some(principal) = principal else {
             let mut res = error_response(self.style, 401, "HTTP 401 Unauthorized");
             res.insert_header("WWW-Authenticate", "Basic realm=\"Tessera\"");

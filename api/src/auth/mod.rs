@@ -194,6 +194,12 @@ const INTERNAL_TOKEN_KEYS: [&str; 2] = [
     "controller.segment.fetcher.auth.token",
 ];
 
+/// A request's `Authorization` header (its last value): what the guard checks and what the
+/// controller forwards when it calls another role for the caller.
+pub fn authorization<S>(req: &tide::Request<S>) -> Option<&str> {
+    req.header("Authorization").map(|h| h.last().as_str())
+}
+
 /// `Basic base64(name:password)`, Pinot's token.
 pub fn basic_token(name: &str, password: &str) -> String {
     format!(

@@ -5,6 +5,7 @@
 //! paths: they answer for any caller.
 
 use super::{AccessType, Auth, Role};
+use crate::http::body::query_param;
 use std::sync::Arc;
 use tide::{Request, Response};
 
@@ -40,19 +41,12 @@ async fn verify<S: AuthState>(req: Request<S>, v2: bool) -> tide::Result {
     let Some(auth) = req.state().auth() else {
         return json(serde_json::Value::Bool(true));
     };
-    let principal = req
-        .header("Authorization")
-        .and_then(|h| auth.authenticate(Role::Controller, h.last().as_str()));
+    let principal = super::authorization(&req).and_then(|a| auth.authenticate(Role::Controller, a));
     let allowed = principal.is_some_and(|p| {
         if v2 {
             return true;
         }
-        let query = |k: &str| {
-            req.url()
-                .query_pairs()
-                .find(|(name, _)| name == k)
-                .map(|(_, v)| v.into_owned())
-        };
+        let query = |k: &str| query_param(&req, k);
         let access = query("accessType")
             .and_then(|a| AccessType::parse(&a))
             .unwrap_or(AccessType::Read);

@@ -222,12 +222,6 @@ fn client() -> surf::Client {
     CLIENT.get_or_init(surf::Client::new).clone()
 }
 
-/// The request's `Authorization` header, to forward.
-fn authorization<S>(req: &Request<S>) -> Option<String> {
-    req.header("Authorization")
-        .map(|h| h.last().as_str().to_string())
-}
-
 /// `<base>/loggers/<tail>` as a URL.
 fn remote_url(base: &str, tail: &str) -> Result<Url, RemoteFailure> {
     let text = format!("{}/loggers/{tail}", base.trim_end_matches('/'));
@@ -323,7 +317,7 @@ fn remote_api_error(name: &str, failure: RemoteFailure) -> ApiError {
 async fn all_instance_files<S: RemoteLoggerState>(req: Request<S>) -> tide::Result {
     accepts_json(&req)?;
     let timeout = req.state().remote_timeout();
-    let authorization = authorization(&req);
+    let authorization = crate::auth::authorization(&req).map(str::to_string);
     let tasks: Vec<_> = req
         .state()
         .instances()
@@ -361,9 +355,13 @@ async fn instance_files<S: RemoteLoggerState>(req: Request<S>) -> tide::Result {
     accepts_json(&req)?;
     let name = decoded_param(&req, "instanceName")?;
     let instance = online_instance(req.state(), &name)?;
-    let files = fetch_files(instance, req.state().remote_timeout(), authorization(&req))
-        .await
-        .map_err(|failure| remote_api_error(&name, failure))?;
+    let files = fetch_files(
+        instance,
+        req.state().remote_timeout(),
+        crate::auth::authorization(&req).map(str::to_string),
+    )
+    .await
+    .map_err(|failure| remote_api_error(&name, failure))?;
     json_response(&files)
 }
 
@@ -380,7 +378,9 @@ async fn instance_download<S: RemoteLoggerState>(req: Request<S>) -> tide::Resul
         url.clone(),
         "application/octet-stream",
         timeout,
-        authorization(&req).as_deref(),
+        crate::auth::authorization(&req)
+            .map(str::to_string)
+            .as_deref(),
     )
     .await
     .map_err(|f| remote_api_error(&name, f))?;

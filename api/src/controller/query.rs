@@ -86,12 +86,6 @@ async fn forward(
     }
 }
 
-/// The caller's `Authorization` header, forwarded to the broker.
-fn caller_authorization(req: &Request<ControllerState>) -> Option<String> {
-    req.header("Authorization")
-        .map(|h| h.last().as_str().to_string())
-}
-
 async fn post_sql(mut req: Request<ControllerState>) -> tide::Result {
     let text = read_text(&mut req, 16 << 20).await?;
     let payload: Json = match serde_json::from_str(&text) {
@@ -109,7 +103,7 @@ async fn post_sql(mut req: Request<ControllerState>) -> tide::Result {
             "Payload is missing the query string field 'sql'",
         ));
     }
-    let authorization = caller_authorization(&req);
+    let authorization = crate::auth::authorization(&req).map(str::to_string);
     forward(req.state(), payload, authorization).await
 }
 
@@ -125,6 +119,6 @@ async fn get_sql(req: Request<ControllerState>) -> tide::Result {
         trace: query_param(&req, "trace").map(|t| t.eq_ignore_ascii_case("true")),
         query_options: query_param(&req, "queryOptions"),
     };
-    let authorization = caller_authorization(&req);
+    let authorization = crate::auth::authorization(&req).map(str::to_string);
     forward(req.state(), serde_json::to_value(payload)?, authorization).await
 }
