@@ -50,7 +50,7 @@ pub struct HostedSegment {
 }
 
 impl HostedSegment {
-    fn open(dir: PathBuf, copy: Copy) -> Result<HostedSegment, HostingError> {
+    fn open(dir: PathBuf, copy: SegmentCopy) -> Result<HostedSegment, HostingError> {
         let segment = Arc::new(archive::open(&dir)?);
         Ok(HostedSegment {
             total_docs: u64::from(segment.total_docs()),
@@ -63,8 +63,8 @@ impl HostedSegment {
     }
 
     /// Which copy this is.
-    pub fn copy(&self) -> Copy {
-        Copy {
+    pub fn copy(&self) -> SegmentCopy {
+        SegmentCopy {
             crc: self.crc,
             reload_version: self.reload_version,
             incarnation: self.incarnation,
@@ -84,23 +84,23 @@ impl HostedSegment {
 /// Which copy of a segment a server holds: its archive's CRC, its reload count and the segment
 /// record's incarnation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Copy {
+pub struct SegmentCopy {
     pub crc: u32,
     pub reload_version: u64,
     pub incarnation: u64,
 }
 
-impl Copy {
+impl SegmentCopy {
     /// The `.state` file's text.
     fn state(self) -> String {
         format!("{} {} {}", self.crc, self.reload_version, self.incarnation)
     }
 
-    fn parse(text: &str) -> Option<Copy> {
+    fn parse(text: &str) -> Option<SegmentCopy> {
         let mut it = text.split_whitespace().map(|x| x.parse::<u64>().ok());
         let crc = u32::try_from(it.next()??).ok()?;
         let reload_version = it.next()??;
-        Some(Copy {
+        Some(SegmentCopy {
             crc,
             reload_version,
             incarnation: it.next().flatten().unwrap_or(0),
@@ -145,7 +145,7 @@ impl Hosted {
                 };
                 let dir = table.join(seg);
                 let state = std::fs::read_to_string(&path).unwrap_or_default();
-                let Some(copy) = Copy::parse(&state) else {
+                let Some(copy) = SegmentCopy::parse(&state) else {
                     continue;
                 };
                 match HostedSegment::open(dir.clone(), copy) {
@@ -198,7 +198,7 @@ impl Hosted {
         table: &str,
         segment: &str,
         archive_bytes: &[u8],
-        copy: Copy,
+        copy: SegmentCopy,
     ) -> Result<(), HostingError> {
         let table_dir = self.root.join(table);
         std::fs::create_dir_all(&table_dir).map_err(io(&table_dir))?;
@@ -249,7 +249,7 @@ impl Hosted {
         let Some(h) = self.get(table, segment) else {
             return Ok(());
         };
-        let copy = Copy {
+        let copy = SegmentCopy {
             reload_version,
             ..h.copy()
         };
@@ -284,8 +284,8 @@ impl Hosted {
 mod tests {
     use super::*;
 
-    fn copy(crc: u32) -> Copy {
-        Copy {
+    fn copy(crc: u32) -> SegmentCopy {
+        SegmentCopy {
             crc,
             reload_version: 0,
             incarnation: 7,
@@ -295,10 +295,10 @@ mod tests {
     #[test]
     fn copies_answer_for_their_incarnation_else_their_crc() {
         let state = copy(5).state();
-        assert_eq!(Copy::parse(&state), Some(copy(5)));
+        assert_eq!(SegmentCopy::parse(&state), Some(copy(5)));
         // A state file from before incarnations: unknown.
-        assert_eq!(Copy::parse("5 2").map(|c| c.incarnation), Some(0));
-        assert_eq!(Copy::parse("x 2"), None);
+        assert_eq!(SegmentCopy::parse("5 2").map(|c| c.incarnation), Some(0));
+        assert_eq!(SegmentCopy::parse("x 2"), None);
     }
 
     fn archive_of(name: &str, docs: i32) -> Vec<u8> {

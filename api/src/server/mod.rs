@@ -356,7 +356,7 @@ mod tests {
                 "t_OFFLINE",
                 "s0",
                 &bytes,
-                hosting::Copy {
+                hosting::SegmentCopy {
                     crc: 11,
                     reload_version: 0,
                     incarnation: 3,

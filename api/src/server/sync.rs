@@ -128,7 +128,7 @@ async fn download(server: &ServerState, a: &AssignedSegment) -> Result<(), Strin
             &a.table_name_with_type,
             &a.segment_name,
             &bytes,
-            super::hosting::Copy {
+            super::hosting::SegmentCopy {
                 crc: a.crc,
                 reload_version: a.reload_version,
                 incarnation: a.incarnation,
