@@ -16,6 +16,11 @@ pub trait TableProvider: Send + Sync {
     fn schema(&self, table: &str) -> Option<Schema>;
     /// The segments of a table (exact raw name), in a stable order.
     fn segments(&self, table: &str) -> Vec<Arc<ImmutableSegment>>;
+    /// The table (exact raw name) is a dimension table (`isDimTable`); none is unless the
+    /// provider knows table configs.
+    fn is_dim_table(&self, _table: &str) -> bool {
+        false
+    }
 }
 
 /// The binder's view of a provider.
@@ -24,8 +29,8 @@ pub struct ProviderCatalog<'a>(pub &'a dyn TableProvider);
 impl Catalog for ProviderCatalog<'_> {
     fn table(&self, name: &str) -> Option<TableInfo> {
         self.0.schema(name).map(|schema| TableInfo {
-            name: name.to_string(),
-            schema,
+            dim_table: self.0.is_dim_table(name),
+            ..TableInfo::new(name, schema)
         })
     }
 
@@ -34,10 +39,11 @@ impl Catalog for ProviderCatalog<'_> {
     }
 }
 
-/// Tables held in memory: name → (schema, segments).
+/// Tables held in memory: name → (schema, segments), and which are dimension tables.
 #[derive(Default)]
 pub struct MemoryTables {
     tables: BTreeMap<String, (Schema, Vec<Arc<ImmutableSegment>>)>,
+    dim_tables: std::collections::BTreeSet<String>,
 }
 
 impl MemoryTables {
@@ -53,7 +59,15 @@ impl MemoryTables {
         schema: Schema,
         segments: Vec<Arc<ImmutableSegment>>,
     ) -> &mut MemoryTables {
-        self.tables.insert(name.into(), (schema, segments));
+        let name = name.into();
+        self.dim_tables.remove(&name);
+        self.tables.insert(name, (schema, segments));
+        self
+    }
+
+    /// Marks a table as a dimension table (`isDimTable`).
+    pub fn set_dim_table(&mut self, name: &str) -> &mut MemoryTables {
+        self.dim_tables.insert(name.to_string());
         self
     }
 }
@@ -72,5 +86,9 @@ impl TableProvider for MemoryTables {
             .get(table)
             .map(|(_, s)| s.clone())
             .unwrap_or_default()
+    }
+
+    fn is_dim_table(&self, table: &str) -> bool {
+        self.dim_tables.contains(table)
     }
 }

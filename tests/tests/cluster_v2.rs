@@ -70,7 +70,8 @@ fn schema_json(name: &str) -> Value {
                 {"name": "c_id", "dataType": "INT"},
                 {"name": "c_name", "dataType": "STRING"},
                 {"name": "c_region", "dataType": "STRING"}
-            ]
+            ],
+            "primaryKeyColumns": ["c_id"]
         }),
         _ => json!({
             "schemaName": "orders",
@@ -90,7 +91,9 @@ fn table_json(name: &str) -> Value {
         "tableType": "OFFLINE",
         "segmentsConfig": {"replication": "1"},
         "tenants": {"broker": "DefaultTenant", "server": "DefaultTenant"},
-        "tableIndexConfig": {"loadMode": "MMAP", "invertedIndexColumns": [if name == "orders" { "o_status" } else { "c_region" }]}
+        "tableIndexConfig": {"loadMode": "MMAP", "invertedIndexColumns": [if name == "orders" { "o_status" } else { "c_region" }]},
+        // Customers are a dimension table: every server hosts all of it, and lookup joins read it.
+        "isDimTable": name == "customers"
     })
 }
 
@@ -311,6 +314,17 @@ async fn check_lookup_join(broker: &str) {
             .iter()
             .any(|r| r[0].as_str().unwrap_or_default().contains("BROADCAST")),
         "{plan}"
+    );
+    // Orders are not a dimension table: a lookup of them is refused, as Pinot refuses it.
+    let swapped = "SELECT /*+ joinOptions(join_strategy='lookup') */ COUNT(*) FROM customers c JOIN orders o ON o.o_cust = c.c_id";
+    let refused = v2(broker, swapped).await;
+    assert_eq!(refused["exceptions"][0]["errorCode"], 720, "{refused}");
+    assert!(
+        refused["exceptions"][0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Failed to find dimension table for name: orders_OFFLINE"),
+        "{refused}"
     );
 }
 
@@ -540,6 +554,38 @@ async fn v2_on_two_servers_splits_the_join() {
     }
     load(&ctl, &dir.path().join("segs")).await;
     wait_loaded(&broker).await;
+    // A dimension table's segments are on every server (orders', replication 1, on one each).
+    let (_, view) = call(
+        "GET",
+        &format!("{ctl}/tables/customers/externalview"),
+        None,
+        None,
+    )
+    .await;
+    let held = view["OFFLINE"]
+        .as_object()
+        .expect("customers external view");
+    assert_eq!(held.len(), 2, "{view}");
+    assert!(
+        held.values()
+            .all(|servers| servers.as_object().map_or(0, |s| s.len()) == 2),
+        "{view}"
+    );
+    let (_, view) = call(
+        "GET",
+        &format!("{ctl}/tables/orders/externalview"),
+        None,
+        None,
+    )
+    .await;
+    assert!(
+        view["OFFLINE"]
+            .as_object()
+            .expect("orders external view")
+            .values()
+            .all(|servers| servers.as_object().map_or(0, |s| s.len()) == 1),
+        "{view}"
+    );
     let before = (
         metric(&server_a, "tessera_stage_rows_received").await,
         metric(&server_b, "tessera_stage_rows_received").await,

@@ -5,22 +5,23 @@
 
 use super::Broker;
 use engine::TableProvider;
+use planner::plan::TableInfo;
 use segments::ImmutableSegment;
 use segments::types::Schema;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-/// Table schemas known to the broker.
+/// Tables known to the broker, by raw name.
 #[derive(Default)]
 pub struct BrokerCatalog {
-    tables: RwLock<BTreeMap<String, Schema>>,
+    tables: RwLock<BTreeMap<String, TableInfo>>,
 }
 
 impl BrokerCatalog {
     /// Replaces the known tables.
-    pub fn replace(&self, tables: BTreeMap<String, Schema>) {
+    pub fn replace(&self, tables: Vec<TableInfo>) {
         if let Ok(mut t) = self.tables.write() {
-            *t = tables;
+            *t = tables.into_iter().map(|i| (i.name.clone(), i)).collect();
         }
     }
 }
@@ -33,7 +34,12 @@ impl TableProvider for BrokerCatalog {
             .unwrap_or_default()
     }
     fn schema(&self, table: &str) -> Option<Schema> {
-        self.tables.read().ok()?.get(table).cloned()
+        Some(self.tables.read().ok()?.get(table)?.schema.clone())
+    }
+    fn is_dim_table(&self, table: &str) -> bool {
+        self.tables
+            .read()
+            .is_ok_and(|t| t.get(table).is_some_and(|i| i.dim_table))
     }
     fn segments(&self, _table: &str) -> Vec<Arc<ImmutableSegment>> {
         Vec::new()

@@ -4,11 +4,11 @@
 use super::Controller;
 use super::instances::{heartbeat, register, routing_for_broker};
 use super::segments::find_segment;
-use super::tables::catalog_schemas;
+use super::tables::catalog_entries;
 use crate::metadata::records::{AssignedSegment, LoadedSegments, RoutingTable};
 use crate::transport::{BoxFuture, ControllerClient, Registration, RoutingError, TransportError};
+use planner::plan::TableInfo;
 use segments::types::Schema;
-use std::collections::BTreeMap;
 
 impl ControllerClient for Controller {
     fn routing<'a>(
@@ -28,15 +28,16 @@ impl ControllerClient for Controller {
         })
     }
 
-    fn catalog(&self) -> BoxFuture<'_, Result<BTreeMap<String, Schema>, TransportError>> {
+    fn catalog(&self) -> BoxFuture<'_, Result<Vec<TableInfo>, TransportError>> {
         Box::pin(async move {
-            let mut tables = BTreeMap::new();
-            for (name, json) in catalog_schemas(self)? {
-                match Schema::from_json(&json.to_string()) {
-                    Ok(s) => {
-                        tables.insert(name, s);
-                    }
-                    Err(e) => log::warn!("stored schema of table '{name}' is invalid: {e}"),
+            let mut tables = Vec::new();
+            for entry in catalog_entries(self)? {
+                match Schema::from_json(&entry.schema.to_string()) {
+                    Ok(s) => tables.push(TableInfo {
+                        dim_table: entry.dim_table,
+                        ..TableInfo::new(entry.name, s)
+                    }),
+                    Err(e) => log::warn!("stored schema of table '{}' is invalid: {e}", entry.name),
                 }
             }
             Ok(tables)

@@ -70,10 +70,13 @@ pub struct TableList {
     pub tables: Vec<String>,
 }
 
-/// `GET /tessera/catalog`: every table's raw name with its schema.
+/// `GET /tessera/catalog`: every table's raw name with its schema, and which of them are
+/// dimension tables (`isDimTable`).
 #[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Catalog {
     pub tables: Entries<Json>,
+    pub dim_tables: Vec<String>,
 }
 
 /// `GET /instances`: instance ids.

@@ -48,10 +48,18 @@ pub fn validate(checked: &Checked, schema: &Schema) -> Result<(), ApiError> {
     checked.config.validate(schema).map_err(bad)
 }
 
-/// `segmentsConfig.replication` of a stored config JSON (1 when unreadable).
+/// How many servers host each segment of a stored config JSON: `segmentsConfig.replication`
+/// (1 when unreadable), or every server of the tenant for a dimension table (`isDimTable`), as
+/// Pinot replicates those so that each server can look rows up locally.
 pub fn replication(config: &Json) -> usize {
     TableConfig::from_value(config.clone())
-        .map(|c| c.replication() as usize)
+        .map(|c| {
+            if c.is_dim_table {
+                usize::MAX
+            } else {
+                c.replication() as usize
+            }
+        })
         .unwrap_or(1)
         .max(1)
 }

@@ -277,21 +277,45 @@ async fn pause_status(req: Request<ControllerState>) -> tide::Result {
 
 /// `GET /tessera/catalog`: every table's raw name with its schema (what brokers plan with).
 async fn catalog(req: Request<ControllerState>) -> tide::Result {
+    let entries = catalog_entries(req.state())?;
+    let dim_tables = entries
+        .iter()
+        .filter(|e| e.dim_table)
+        .map(|e| e.name.clone())
+        .collect();
     json(&Catalog {
-        tables: Entries(catalog_schemas(req.state())?),
+        tables: Entries(entries.into_iter().map(|e| (e.name, e.schema)).collect()),
+        dim_tables,
     })
 }
 
-/// Every table's raw name with its schema's JSON.
-pub fn catalog_schemas(c: &Controller) -> Result<Vec<(String, Json)>, ApiError> {
-    let mut tables: Vec<(String, Json)> = Vec::new();
+/// One table of the catalog brokers plan with.
+pub struct CatalogEntry {
+    /// Raw name.
+    pub name: String,
+    /// Its schema's JSON.
+    pub schema: Json,
+    /// Its OFFLINE config says `isDimTable` (Pinot's dimension tables are offline only).
+    pub dim_table: bool,
+}
+
+/// Every table with a schema, by raw name.
+pub fn catalog_entries(c: &Controller) -> Result<Vec<CatalogEntry>, ApiError> {
+    let mut tables: Vec<CatalogEntry> = Vec::new();
     for typed in c.table_names()? {
         let raw = table_name::split(&typed).0.to_string();
-        if tables.iter().any(|(t, _)| t == &raw) {
+        if tables.iter().any(|t| t.name == raw) {
             continue;
         }
         if let Some(schema) = c.schema_json(&raw)? {
-            tables.push((raw, schema));
+            let dim_table = c
+                .table_config(&format!("{raw}_OFFLINE"))?
+                .is_some_and(|config| config["isDimTable"].as_bool() == Some(true));
+            tables.push(CatalogEntry {
+                name: raw,
+                schema,
+                dim_table,
+            });
         }
     }
     Ok(tables)

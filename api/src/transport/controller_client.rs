@@ -6,10 +6,10 @@
 use super::error::{json_body, send_ok, status_error};
 use super::{BoxFuture, TransportError};
 use crate::metadata::records::{AssignedSegment, InstanceType, LoadedSegments, RoutingTable};
+use planner::plan::TableInfo;
 use segments::types::{ErrorCode, Schema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
-use std::collections::BTreeMap;
 
 /// Why a table could not be routed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -87,7 +87,7 @@ pub trait ControllerClient: Send + Sync {
     ) -> BoxFuture<'a, Result<RoutingTable, RoutingError>>;
 
     /// Every table's raw name with its schema (what brokers plan with).
-    fn catalog(&self) -> BoxFuture<'_, Result<BTreeMap<String, Schema>, TransportError>>;
+    fn catalog(&self) -> BoxFuture<'_, Result<Vec<TableInfo>, TransportError>>;
 
     /// Registers (or re-registers) an instance.
     fn register<'a>(&'a self, r: &'a Registration) -> BoxFuture<'a, Result<(), TransportError>>;
@@ -162,7 +162,7 @@ impl ControllerClient for HttpControllerClient {
         })
     }
 
-    fn catalog(&self) -> BoxFuture<'_, Result<BTreeMap<String, Schema>, TransportError>> {
+    fn catalog(&self) -> BoxFuture<'_, Result<Vec<TableInfo>, TransportError>> {
         Box::pin(async move {
             let url = format!("{}/tessera/catalog", self.base_url);
             let mut res = self.client.get(&url).await.map_err(unreachable)?;
@@ -173,13 +173,18 @@ impl ControllerClient for HttpControllerClient {
                 .body_json()
                 .await
                 .map_err(|e| TransportError::Unreadable(e.to_string()))?;
-            let mut tables = BTreeMap::new();
+            let dims: Vec<&str> = body["dimTables"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Json::as_str).collect())
+                .unwrap_or_default();
+            let mut tables = Vec::new();
             if let Some(map) = body["tables"].as_object() {
                 for (name, schema) in map {
                     match Schema::from_json(&schema.to_string()) {
-                        Ok(s) => {
-                            tables.insert(name.clone(), s);
-                        }
+                        Ok(s) => tables.push(TableInfo {
+                            dim_table: dims.contains(&name.as_str()),
+                            ..TableInfo::new(name.clone(), s)
+                        }),
                         Err(e) => {
                             log::warn!(
                                 "schema of table '{name}' from the controller is invalid: {e}"

@@ -14,6 +14,20 @@ pub struct TableInfo {
     pub name: String,
     /// Its schema.
     pub schema: Schema,
+    /// Its table config says `isDimTable`: a dimension table, replicated to every server, the
+    /// only kind a lookup join (`joinOptions(join_strategy='lookup')`) may read on its right.
+    pub dim_table: bool,
+}
+
+impl TableInfo {
+    /// A (fact, not dimension) table.
+    pub fn new(name: impl Into<String>, schema: Schema) -> TableInfo {
+        TableInfo {
+            name: name.into(),
+            schema,
+            dim_table: false,
+        }
+    }
 }
 
 /// Table metadata for binding.
@@ -57,7 +71,7 @@ pub trait Catalog {
 /// single-process broker.
 #[derive(Debug, Clone, Default)]
 pub struct MemoryCatalog {
-    tables: BTreeMap<String, Schema>,
+    tables: BTreeMap<String, TableInfo>,
 }
 
 impl MemoryCatalog {
@@ -68,17 +82,27 @@ impl MemoryCatalog {
 
     /// Adds (or replaces) a table.
     pub fn add(&mut self, name: impl Into<String>, schema: Schema) -> &mut MemoryCatalog {
-        self.tables.insert(name.into(), schema);
+        let name = name.into();
+        self.tables
+            .insert(name.clone(), TableInfo::new(name, schema));
+        self
+    }
+
+    /// Adds (or replaces) a dimension table (`isDimTable`).
+    pub fn add_dim(&mut self, name: impl Into<String>, schema: Schema) -> &mut MemoryCatalog {
+        let name = name.into();
+        let info = TableInfo {
+            dim_table: true,
+            ..TableInfo::new(name.clone(), schema)
+        };
+        self.tables.insert(name, info);
         self
     }
 }
 
 impl Catalog for MemoryCatalog {
     fn table(&self, name: &str) -> Option<TableInfo> {
-        self.tables.get(name).map(|schema| TableInfo {
-            name: name.to_string(),
-            schema: schema.clone(),
-        })
+        self.tables.get(name).cloned()
     }
 
     fn table_names(&self) -> Vec<String> {

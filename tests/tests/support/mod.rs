@@ -110,7 +110,10 @@ fn build_tables(variant: Variant) -> Tables {
             .iter()
             .map(|s| Arc::new(ImmutableSegment::open(&dir.path().join(s)).expect("segment opens")))
             .collect();
-        tables.add(t.name, schema, segments);
+        tables.add(&t.name, schema, segments);
+        if t.config["isDimTable"] == true {
+            tables.set_dim_table(&t.name);
+        }
     }
     Tables { _dir: dir, tables }
 }

@@ -588,10 +588,7 @@ mod tests {
             single_value_field: false,
             ..FieldSpec::dimension("tags", DataType::String)
         });
-        TableInfo {
-            name: "t".into(),
-            schema,
-        }
+        TableInfo::new("t", schema)
     }
 
     fn lit(v: i64) -> ast::Expr {

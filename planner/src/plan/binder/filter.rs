@@ -325,10 +325,7 @@ mod tests {
         schema
             .fields
             .push(FieldSpec::dimension("flag", DataType::Boolean));
-        TableInfo {
-            name: "t".into(),
-            schema,
-        }
+        TableInfo::new("t", schema)
     }
 
     fn bind(e: &ast::Expr) -> FilterExpr {

@@ -221,10 +221,7 @@ mod tests {
             .fields
             .push(FieldSpec::dimension("teamID", DataType::String));
         schema.fields.push(FieldSpec::metric("runs", DataType::Int));
-        TableInfo {
-            name: "baseballStats".into(),
-            schema,
-        }
+        TableInfo::new("baseballStats", schema)
     }
 
     fn item(expr: Expr, alias: Option<&str>) -> SelectItem {

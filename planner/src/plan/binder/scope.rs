@@ -99,10 +99,7 @@ mod tests {
         schema
             .fields
             .push(FieldSpec::dimension("$ts$DAY", DataType::Long));
-        let info = TableInfo {
-            name: "t".into(),
-            schema,
-        };
+        let info = TableInfo::new("t", schema);
         let scope = Scope {
             table: Some(&info),
             alias: Some("x".into()),

@@ -2,8 +2,11 @@
 //!
 //! * `joinOptions(join_strategy='hash'|'lookup', max_rows_in_join=N,
 //!   join_overflow_mode='THROW'|'BREAK')` — `lookup` joins without moving the left side: the
-//!   right side (a dimension table, small by design) is broadcast to every worker of the join,
-//!   each left worker's rows stay with one worker; the limits override the query options'.
+//!   right side (a dimension table, `isDimTable`, small by design) is broadcast to every worker
+//!   of the join, each left worker's rows stay with one worker; like Pinot, the planner refuses
+//!   it without equality keys, for RIGHT and FULL joins, and over anything but a dimension
+//!   table's scan. It applies to the joins written in the block's `FROM`, not to those the
+//!   planner makes for subqueries. The limits override the query options'.
 //! * `aggOptions(is_skip_leaf_stage_group_by=…, is_skip_leaf_stage_aggregate=…,
 //!   is_partitioned_by_group_by_keys=…, num_groups_limit=…, max_initial_result_holder_capacity=…)`
 //!   and `tableOptions(…)` — read and checked; they tune where Pinot aggregates and how it

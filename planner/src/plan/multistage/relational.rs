@@ -27,7 +27,7 @@ use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
 use crate::plan::eval::coerce;
 use crate::plan::expr::{Expr, InputRef};
-use crate::plan::query_plan::{ExecutionOptions, SortKey};
+use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind, ServerQueryPlan, SortKey};
 use crate::sql::ast::{self, BinaryOp, Query, Select, SelectItem, TableRef};
 use segments::types::{FieldSpec, Schema, Value};
 use std::collections::HashMap;
@@ -590,7 +590,7 @@ impl<'a> Planner<'a> {
                     Some(e) => Some(self.bind_row(&e, &cols)?),
                     None => None,
                 };
-                Ok(self.join(l, r, kind, lk, rk, condition))
+                self.hinted_join(l, r, kind, lk, rk, condition)
             }
             _ => {
                 let (mut rel, rest) = self.join_tree(t, Vec::new(), needed)?;
@@ -1220,9 +1220,70 @@ impl<'a> Planner<'a> {
         self.join(left, right, kind, lk, rk, None)
     }
 
-    /// `left` joined with `right` on `lk = rk` then `condition` (over the joined row): both
-    /// sides hashed on their keys, so the join runs on every worker; without keys both sides
-    /// go to one worker.
+    /// A join written in `FROM`: the block's `joinOptions(join_strategy=…)` hint applies (a
+    /// lookup join passes Pinot's checks first); see [`Self::join_as`].
+    fn hinted_join(
+        &mut self,
+        left: Rel,
+        right: Rel,
+        kind: JoinKind,
+        lk: Vec<usize>,
+        rk: Vec<usize>,
+        condition: Option<Expr>,
+    ) -> Result<Rel, PlanError> {
+        let strategy = self.join_hints.strategy;
+        if strategy == JoinStrategy::Lookup {
+            self.check_lookup(&right, kind, &lk)?;
+        }
+        Ok(self.join_as(left, right, kind, lk, rk, condition, strategy))
+    }
+
+    /// Pinot's conditions for a lookup join: equality keys, a kind each left row can answer
+    /// alone (INNER, LEFT, SEMI, ANTI), and on the right the rows of a dimension table
+    /// (`isDimTable`, replicated to every server) read by a leaf.
+    fn check_lookup(&self, right: &Rel, kind: JoinKind, lk: &[usize]) -> Result<(), PlanError> {
+        if lk.is_empty() {
+            return Err(PlanError::Planning("Lookup join requires join keys".into()));
+        }
+        if matches!(kind, JoinKind::Right | JoinKind::Full) {
+            return Err(PlanError::Planning(format!(
+                "Join type: {} is not supported for lookup join",
+                format!("{kind:?}").to_uppercase()
+            )));
+        }
+        let table = match &right.node {
+            RelNode::Receive { stage, .. } => match self.stages.get(*stage) {
+                Some(Stage {
+                    kind: StageKind::Leaf { table },
+                    root:
+                        RelNode::Leaf {
+                            plan:
+                                ServerQueryPlan {
+                                    kind: ServerQueryKind::Selection { .. },
+                                    ..
+                                },
+                            ..
+                        },
+                    ..
+                }) => Some(table),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(table) = table else {
+            return Err(PlanError::Planning(
+                "Right input for lookup join must be a table scan".into(),
+            ));
+        };
+        if !self.catalog.table(table).is_some_and(|t| t.dim_table) {
+            return Err(PlanError::Planning(format!(
+                "Failed to find dimension table for name: {table}_OFFLINE"
+            )));
+        }
+        Ok(())
+    }
+
+    /// A join the planner makes (subqueries, ASOF): always a hash join.
     fn join(
         &mut self,
         left: Rel,
@@ -1232,8 +1293,25 @@ impl<'a> Planner<'a> {
         rk: Vec<usize>,
         condition: Option<Expr>,
     ) -> Rel {
-        let lookup = self.join_hints.strategy == JoinStrategy::Lookup
-            && !matches!(kind, JoinKind::Right | JoinKind::Full);
+        self.join_as(left, right, kind, lk, rk, condition, JoinStrategy::Hash)
+    }
+
+    /// `left` joined with `right` on `lk = rk` then `condition` (over the joined row): both
+    /// sides hashed on their keys, so the join runs on every worker; without keys both sides
+    /// go to one worker. A lookup join leaves the left side where it is and broadcasts the
+    /// right.
+    #[allow(clippy::too_many_arguments)]
+    fn join_as(
+        &mut self,
+        left: Rel,
+        right: Rel,
+        kind: JoinKind,
+        lk: Vec<usize>,
+        rk: Vec<usize>,
+        condition: Option<Expr>,
+        strategy: JoinStrategy,
+    ) -> Rel {
+        let lookup = strategy == JoinStrategy::Lookup;
         let partitioned = !lk.is_empty() || lookup;
         let (ld, rd) = if lookup {
             // Each left worker's rows stay with one join worker; every worker sees all right
@@ -1752,10 +1830,7 @@ fn synthetic_table(cols: &[Col]) -> TableInfo {
         f.single_value_field = c.ty.single_value;
         schema.fields.push(f);
     }
-    TableInfo {
-        name: "$relation".into(),
-        schema,
-    }
+    TableInfo::new("$relation", schema)
 }
 
 /// Replaces every column reference that names one of `cols` by its synthetic name; names

@@ -464,7 +464,7 @@ impl Planner<'_> {
                 Some(e) => Some(self.bind_row(&e, &cols)?),
                 None => None,
             };
-            current = self.join(current, right, JoinKind::Inner, lk, rk, condition);
+            current = self.hinted_join(current, right, JoinKind::Inner, lk, rk, condition)?;
             if prunable {
                 let mut live = beyond.clone();
                 for c in &placed {
