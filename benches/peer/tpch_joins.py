@@ -9,7 +9,9 @@ column) and builds one segment per table, (3) starts `tessera start` (all roles,
 RAYON_NUM_THREADS=1), creates the tables and uploads the segments, (4) runs each query through
 `POST /query/sql` with `useMultistageEngine=true`, interleaved with DuckDB (in-memory tables,
 `SET threads=1`) and DataFusion (`target_partitions=1`, tables in memory), and prints median/min
-ms, Tessera's ratio to the best peer and Tessera's peak RSS (VmHWM). Stops the server it started.
+ms and Tessera's ratio to the best peer, (5) runs single-table aggregations on Tessera's v1 and v2
+engines alternately (v2 / v1 ratio), and prints Tessera's peak RSS (VmHWM). Stops the server it
+started.
 """
 import argparse, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
@@ -71,6 +73,19 @@ FROM orders, lineitem
 WHERE o_orderkey = l_orderkey AND l_shipmode IN ('MAIL', 'SHIP') AND l_commitdate < l_receiptdate
   AND l_shipdate < l_commitdate AND l_receiptdate >= '1994-01-01' AND l_receiptdate < '1995-01-01'
 GROUP BY l_shipmode ORDER BY l_shipmode""",
+}
+
+# Single-table aggregations, run by Tessera's single-stage (v1) and multi-stage (v2) engines: the
+# multi-stage leaf is a v1 server plan, so v2 should cost within 1.2x of v1.
+SINGLE_TABLE = {
+    "count_filter": "SELECT COUNT(*) FROM lineitem WHERE l_shipmode = 'AIR'",
+    "q1_groupby": """SELECT l_returnflag, l_linestatus, SUM(l_quantity), SUM(l_extendedprice), COUNT(*) FROM lineitem
+GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus""",
+    "q6_sum_range": """SELECT SUM(l_extendedprice * l_discount) FROM lineitem WHERE l_shipdate >= '1994-01-01'
+  AND l_shipdate < '1995-01-01' AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24""",
+    "top_groups": "SELECT l_suppkey, SUM(l_extendedprice) AS s FROM lineitem GROUP BY l_suppkey ORDER BY s DESC, l_suppkey LIMIT 10",
+    "q4_like": """SELECT o_orderpriority, COUNT(*) FROM orders WHERE o_orderdate >= '1993-07-01' AND o_orderdate < '1993-10-01'
+GROUP BY o_orderpriority ORDER BY o_orderpriority""",
 }
 
 
@@ -183,9 +198,9 @@ def main():
                                  check=True, capture_output=True, text=True).stdout
             assert "error" not in out.lower(), out
 
-        def tessera_query(sql):
-            s, b = http("POST", f"{broker}/query/sql",
-                        json.dumps({"sql": sql, "queryOptions": "useMultistageEngine=true;timeoutMs=600000"}).encode())
+        def tessera_query(sql, multistage=True):
+            options = f"useMultistageEngine={'true' if multistage else 'false'};timeoutMs=600000"
+            s, b = http("POST", f"{broker}/query/sql", json.dumps({"sql": sql, "queryOptions": options}).encode())
             if s != 200 or b.get("exceptions"):
                 raise RuntimeError(f"{s}: {b if s != 200 else b['exceptions']}")
             return b["resultTable"]["rows"]
@@ -252,6 +267,17 @@ def main():
             if not ok:
                 for e in engines:
                     print(f"<!-- {name} {e}: {str(results[e])[:300]} -->")
+        print(f"\n## Single-table aggregations, v2 against v1 through the same broker ({args.runs} alternating runs; ms median)")
+        print("| query | v1 | v2 | v2 / v1 | answers |\n|---|---|---|---|---|")
+        for name, q in SINGLE_TABLE.items():
+            answers = {m: tessera_query(q, m) for m in (False, True)}
+            times = {False: [], True: []}
+            for _ in range(args.runs):
+                for m in (False, True):
+                    times[m].append(timed(lambda: tessera_query(q, m))[0])
+            v1, v2 = statistics.median(times[False]), statistics.median(times[True])
+            ok = same(answers[False], answers[True])
+            print(f"| {name} | {v1:.2f} | {v2:.2f} | {v2 / v1:.2f}x | {'equal' if ok else 'DIFFER'} |", flush=True)
         print(f"\nTessera peak RSS (VmHWM, all roles in one process): {rss_peak_kb(proc.pid) / 1024:.0f} MiB")
     finally:
         proc.terminate()
