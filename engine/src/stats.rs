@@ -71,6 +71,9 @@ pub struct OperatorStats {
     /// A window stopped at `maxRowsInWindow` (`windowOverflowMode=BREAK`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub max_rows_in_window_reached: bool,
+    /// An aggregate (or a leaf's v1 grouping) dropped groups past `numGroupsLimit`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub num_groups_limit_reached: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<OperatorStats>,
 }
@@ -82,6 +85,7 @@ impl OperatorStats {
         self.execution_time_ms = self.execution_time_ms.max(other.execution_time_ms);
         self.max_rows_in_join_reached |= other.max_rows_in_join_reached;
         self.max_rows_in_window_reached |= other.max_rows_in_window_reached;
+        self.num_groups_limit_reached |= other.num_groups_limit_reached;
         if let (Some(a), Some(b)) = (self.parallelism, other.parallelism) {
             self.parallelism = Some(a + b);
         }
@@ -98,6 +102,12 @@ impl OperatorStats {
     /// Whether this operator or one below it (in any stage) stopped at `maxRowsInJoin`.
     pub fn join_limit_reached(&self) -> bool {
         self.max_rows_in_join_reached || self.children.iter().any(Self::join_limit_reached)
+    }
+
+    /// Whether this operator or one below it (in any stage) dropped groups past
+    /// `numGroupsLimit`.
+    pub fn groups_limit_reached(&self) -> bool {
+        self.num_groups_limit_reached || self.children.iter().any(Self::groups_limit_reached)
     }
 
     /// Whether this operator or one below it stopped at `maxRowsInWindow`.

@@ -219,6 +219,53 @@ fn close(a: &Value, b: f64) -> bool {
 /// The queries both clusters must answer, checked against the generated rows.
 /// `maxRowsInJoin`: past it a join fails with Pinot's error (245), or with
 /// `joinOverflowMode=BREAK` stops there and the answer says it is partial.
+/// `aggOptions`: grouping above the leaf answers what grouping in it does; `num_groups_limit` (and
+/// the query's `numGroupsLimit`) keeps that many groups and says so.
+async fn check_agg_hints(broker: &str) {
+    let grouped = "SELECT o_status, COUNT(*), SUM(o_amount) FROM orders WHERE o_id >= 10 GROUP BY o_status ORDER BY o_status";
+    let skip = grouped.replacen(
+        "SELECT",
+        "SELECT /*+ aggOptions(is_skip_leaf_stage_group_by='true') */",
+        1,
+    );
+    let (plain, skipped) = (v2(broker, grouped).await, v2(broker, &skip).await);
+    assert_eq!(rows(&skipped), rows(&plain), "{skipped}");
+    let leaf_of = |plan: &Value| -> String {
+        rows(plan)
+            .iter()
+            .filter_map(|r| r[0].as_str())
+            .find(|l| l.contains("LEAF(table:orders"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let plan = v2(broker, &format!("EXPLAIN PLAN FOR {grouped}")).await;
+    assert!(leaf_of(&plan).contains("GROUP_BY"), "{plan}");
+    let plan = v2(broker, &format!("EXPLAIN PLAN FOR {skip}")).await;
+    assert!(leaf_of(&plan).contains("SELECT"), "{plan}");
+    assert_eq!(plain["numGroupsLimitReached"], false, "{plain}");
+
+    for sql in [
+        grouped.replacen(
+            "SELECT",
+            "SELECT /*+ aggOptions(num_groups_limit='2') */",
+            1,
+        ),
+        format!("SET numGroupsLimit=2; {grouped}"),
+        skip.replacen("'true'", "'true', num_groups_limit='2'", 1),
+    ] {
+        let b = v2(broker, &sql).await;
+        assert_eq!(rows(&b).len(), 2, "{sql}: {b}");
+        assert_eq!(b["numGroupsLimitReached"], true, "{sql}: {b}");
+        assert_eq!(b["partialResult"], true, "{sql}: {b}");
+    }
+    // Over a join the groups are hash-split over the join's workers, each keeping its limit (as
+    // in Pinot): one group per worker, on at most two workers, leaves some of the four regions out.
+    let sql = "SELECT /*+ aggOptions(num_groups_limit='1') */ c.c_region, COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id GROUP BY c.c_region";
+    let b = v2(broker, sql).await;
+    assert!(rows(&b).len() <= 2, "{b}");
+    assert_eq!(b["numGroupsLimitReached"], true, "{b}");
+}
+
 async fn check_join_limits(broker: &str) {
     let join = "SELECT COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id";
     let b = v2(broker, &format!("SET maxRowsInJoin=10; {join}")).await;
@@ -367,6 +414,7 @@ async fn check_key_filter(broker: &str) {
 async fn check_answers(broker: &str) {
     check_key_filter(broker).await;
     check_join_limits(broker).await;
+    check_agg_hints(broker).await;
     check_explain(broker).await;
     check_lookup_join(broker).await;
     // Single-table aggregation: Calcite names and types.

@@ -318,6 +318,9 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             };
             let result = execute_server(plan, env.segments, env.ctx);
             env.stats.add(&result.stats);
+            if result.num_groups_limit_reached {
+                env.recorder.mark_limit_reached();
+            }
             if let Some(e) = result.exceptions.first() {
                 return Err(EngineError::execution(e.message.clone()));
             }
@@ -345,17 +348,23 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             aggregates,
             mode,
             output_types,
+            groups_limit,
         } => {
             let block = execute(input, env)?;
             let types: Vec<DataType> = output_types.iter().map(|t| t.data_type).collect();
-            aggregate(
+            let (block, limited) = aggregate(
                 block,
                 group_keys,
                 aggregates,
                 *mode,
                 &types,
                 env.ctx.null_handling(),
-            )
+                *groups_limit,
+            )?;
+            if limited {
+                env.recorder.mark_limit_reached();
+            }
+            Ok(block)
         }
         RelNode::Sort {
             input,
@@ -530,6 +539,10 @@ fn group_ids(block: &DataBlock, keys: &[usize]) -> (Vec<u32>, Vec<u32>) {
     hash_table::group_ids(&cols, block.num_rows)
 }
 
+/// Aggregates `block` by `group_keys`. Past `groups_limit` groups (numbered in order of first
+/// appearance) the rows of later groups are dropped, as Pinot's v2 aggregate stops adding groups;
+/// the second value says whether that happened.
+#[allow(clippy::too_many_arguments)]
 fn aggregate(
     mut block: DataBlock,
     group_keys: &[usize],
@@ -537,8 +550,21 @@ fn aggregate(
     mode: AggMode,
     types: &[DataType],
     null_handling: bool,
-) -> Result<DataBlock, EngineError> {
-    let (groups, first) = group_ids(&block, group_keys);
+    groups_limit: usize,
+) -> Result<(DataBlock, bool), EngineError> {
+    let (mut groups, mut first) = group_ids(&block, group_keys);
+    let limited = !group_keys.is_empty() && first.len() > groups_limit;
+    if limited {
+        let kept: Vec<u32> = (0..block.num_rows as u32)
+            .filter(|&r| (groups[r as usize] as usize) < groups_limit)
+            .collect();
+        groups = kept.iter().map(|&r| groups[r as usize]).collect();
+        block = block.take(&kept);
+        first = first[..groups_limit]
+            .iter()
+            .map(|&row| kept.partition_point(|&k| k < row) as u32)
+            .collect();
+    }
     // An aggregation without GROUP BY answers one row even over no input.
     let num_groups = if group_keys.is_empty() {
         1
@@ -594,7 +620,7 @@ fn aggregate(
             ),
         });
     }
-    Ok(DataBlock::new(columns, num_groups))
+    Ok((DataBlock::new(columns, num_groups), limited))
 }
 
 struct JoinSpec<'a> {

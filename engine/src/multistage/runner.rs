@@ -506,6 +506,12 @@ pub fn run_root(
         .is_some_and(OperatorStats::window_limit_reached);
     r.max_rows_in_window_reached = Some(window_limited);
     r.partial_result |= window_limited;
+    // Groups dropped past numGroupsLimit, in a leaf's grouping or an aggregate of any stage.
+    r.num_groups_limit_reached |= r
+        .stage_stats
+        .as_ref()
+        .is_some_and(OperatorStats::groups_limit_reached);
+    r.partial_result |= r.num_groups_limit_reached;
     match outcome {
         Ok(block) => {
             let typed: Vec<Vec<Value>> = block

@@ -57,7 +57,8 @@ impl StatsRecorder {
         Instant::now()
     }
 
-    /// The innermost open operator stopped at its row limit (`maxRowsInJoin`, `maxRowsInWindow`).
+    /// The innermost open operator stopped at its row limit (`maxRowsInJoin`, `maxRowsInWindow`,
+    /// `numGroupsLimit`).
     pub fn mark_limit_reached(&mut self) {
         if let Some(l) = self.limited.last_mut() {
             *l = true;
@@ -87,6 +88,8 @@ impl StatsRecorder {
             children,
             max_rows_in_join_reached: limited && matches!(node, RelNode::Join { .. }),
             max_rows_in_window_reached: limited && matches!(node, RelNode::Window { .. }),
+            num_groups_limit_reached: limited
+                && matches!(node, RelNode::Aggregate { .. } | RelNode::Leaf { .. }),
             ..OperatorStats::default()
         };
         match self.frames.last_mut() {

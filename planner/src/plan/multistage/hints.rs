@@ -7,10 +7,13 @@
 //!   it without equality keys, for RIGHT and FULL joins, and over anything but a dimension
 //!   table's scan. It applies to the joins written in the block's `FROM`, not to those the
 //!   planner makes for subqueries. The limits override the query options'.
-//! * `aggOptions(is_skip_leaf_stage_group_by=…, is_skip_leaf_stage_aggregate=…,
-//!   is_partitioned_by_group_by_keys=…, num_groups_limit=…, max_initial_result_holder_capacity=…)`
-//!   and `tableOptions(…)` — read and checked; they tune where Pinot aggregates and how it
-//!   partitions, which changes no answer, and the plan keeps its shape.
+//! * `aggOptions(is_skip_leaf_stage_group_by='true', num_groups_limit=N)` — the block's
+//!   aggregation runs above the leaf stage instead of in it (the leaf sends rows, not groups),
+//!   and keeps at most N groups in each of its aggregates (leaf and final; the query's
+//!   `numGroupsLimit` otherwise), as Pinot's. `is_skip_leaf_stage_aggregate`,
+//!   `is_partitioned_by_group_by_keys`, `is_enable_group_trim`,
+//!   `max_initial_result_holder_capacity` and `tableOptions(…)` are read and checked: they tune
+//!   Pinot's partitioning and memory, which changes no answer here.
 //!
 //! Other hint names are ignored, as Calcite ignores hints it has no strategy for; a known option
 //! with a value that does not read fails the query.
@@ -45,11 +48,21 @@ pub struct WindowHints {
     pub window_overflow_mode: Option<JoinOverflowMode>,
 }
 
+/// `aggOptions(…)` that change the plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AggHints {
+    /// `is_skip_leaf_stage_group_by`: group above the leaf stage, not in it.
+    pub skip_leaf_group_by: bool,
+    /// `num_groups_limit`: groups each aggregate keeps (the query's `numGroupsLimit` otherwise).
+    pub num_groups_limit: Option<usize>,
+}
+
 /// The hints of one `SELECT` block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BlockHints {
     pub join: JoinHints,
     pub window: WindowHints,
+    pub agg: AggHints,
 }
 
 fn invalid(hint: &str, key: &str, value: &str) -> PlanError {
@@ -105,16 +118,21 @@ impl BlockHints {
                     ("windowOptions", "window_overflow_mode") => {
                         out.window.window_overflow_mode = Some(overflow(name, key, value)?)
                     }
+                    ("aggOptions", "is_skip_leaf_stage_group_by") => {
+                        out.agg.skip_leaf_group_by = boolean(name, key, value)?
+                    }
+                    ("aggOptions", "num_groups_limit") => {
+                        out.agg.num_groups_limit = Some(count(name, key, value)?)
+                    }
                     (
                         "aggOptions",
-                        "is_skip_leaf_stage_group_by"
-                        | "is_skip_leaf_stage_aggregate"
+                        "is_skip_leaf_stage_aggregate"
                         | "is_partitioned_by_group_by_keys"
                         | "is_enable_group_trim",
                     ) => {
                         boolean(name, key, value)?;
                     }
-                    ("aggOptions", "num_groups_limit" | "max_initial_result_holder_capacity") => {
+                    ("aggOptions", "max_initial_result_holder_capacity") => {
                         count(name, key, value)?;
                     }
                     _ => {}
@@ -162,5 +180,26 @@ mod tests {
             BlockHints::from_ast(&[hint("someOtherHint", &[("a", "b")])]).unwrap(),
             BlockHints::default()
         );
+    }
+
+    #[test]
+    fn agg_options_read() {
+        let h = BlockHints::from_ast(&[hint(
+            "aggOptions",
+            &[
+                ("is_skip_leaf_stage_group_by", "TRUE"),
+                ("num_groups_limit", "3"),
+                ("is_partitioned_by_group_by_keys", "false"),
+            ],
+        )])
+        .unwrap();
+        assert_eq!(
+            h.agg,
+            AggHints {
+                skip_leaf_group_by: true,
+                num_groups_limit: Some(3)
+            }
+        );
+        assert!(BlockHints::from_ast(&[hint("aggOptions", &[("num_groups_limit", "0")])]).is_err());
     }
 }

@@ -208,6 +208,10 @@ pub enum RelNode {
         mode: AggMode,
         /// Output types: keys then aggregates (states count as their function's type).
         output_types: Vec<ColumnType>,
+        /// Groups kept (`numGroupsLimit`, or the block's `aggOptions(num_groups_limit=…)`):
+        /// rows of later groups are dropped and the answer says `numGroupsLimitReached`.
+        #[serde(default = "default_groups_limit")]
+        groups_limit: usize,
     },
     /// A hash join on `left_keys = right_keys` (empty: a nested-loop/cross join), then
     /// `condition` over the joined row.
@@ -252,6 +256,10 @@ pub enum RelNode {
         rows: Vec<Vec<Value>>,
         types: Vec<ColumnType>,
     },
+}
+
+fn default_groups_limit() -> usize {
+    crate::plan::query_plan::DEFAULT_NUM_GROUPS_LIMIT
 }
 
 impl RelNode {

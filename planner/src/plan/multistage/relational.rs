@@ -11,7 +11,7 @@
 //! above the leaves are bound by the v1 expression binder over a synthetic scope whose columns
 //! are the relation's positions (`__c<i>`), then read as [`Expr::Input`]s.
 
-use super::hints::{BlockHints, JoinHints, JoinStrategy, WindowHints};
+use super::hints::{AggHints, BlockHints, JoinHints, JoinStrategy, WindowHints};
 use super::rel::{
     AggMode, AsofMatch, AsofOp, FrameBound, JoinKind, RelNode, SetOpKind, StageId, WindowCall,
     WindowFrame, WindowFunction,
@@ -48,6 +48,8 @@ pub struct Planner<'a> {
     depth: usize,
     /// The join hints of the `SELECT` block being planned.
     join_hints: JoinHints,
+    /// The aggregation hints of the `SELECT` block being planned.
+    agg_hints: AggHints,
     /// Join limits some block's hints set (they override the query options').
     pub hinted_limits: JoinHints,
     /// Window limits some block's hints set.
@@ -153,6 +155,7 @@ impl<'a> Planner<'a> {
             ctes: Vec::new(),
             depth: 0,
             join_hints: JoinHints::default(),
+            agg_hints: AggHints::default(),
             hinted_limits: JoinHints::default(),
             hinted_window: WindowHints::default(),
         }
@@ -324,19 +327,37 @@ impl<'a> Planner<'a> {
             self.hinted_window.window_overflow_mode = hints.window.window_overflow_mode;
         }
         let outer = std::mem::replace(&mut self.join_hints, hints.join);
+        let outer_agg = std::mem::replace(&mut self.agg_hints, hints.agg);
         let planned = self.select_block(s);
         self.join_hints = outer;
+        self.agg_hints = outer_agg;
         planned
     }
 
+    /// Groups an aggregate of the current block keeps.
+    fn groups_limit(&self) -> usize {
+        self.agg_hints
+            .num_groups_limit
+            .unwrap_or(self.options.num_groups_limit)
+    }
+
     fn select_block(&mut self, s: &Select) -> Result<(Rel, Vec<String>), PlanError> {
+        // `aggOptions(is_skip_leaf_stage_group_by='true')`: the leaf reads rows and the
+        // aggregation runs above it, as for a join.
+        let skip_leaf_grouping =
+            self.agg_hints.skip_leaf_group_by && (!s.group_by.is_empty() || has_aggregate_call(s));
         if let Some(TableRef::Table { name, alias }) = &s.from
             && !self.is_cte(name)
             && !has_subquery_predicates(s)
             && !has_window(s)
+            && !skip_leaf_grouping
         {
-            let (catalog, options, explain) = (self.catalog, self.options, self.explain);
-            return single_table_rel(self, catalog, options, explain, s, name, alias.as_deref());
+            let (catalog, explain) = (self.catalog, self.explain);
+            let options = ExecutionOptions {
+                num_groups_limit: self.groups_limit(),
+                ..self.options.clone()
+            };
+            return single_table_rel(self, catalog, &options, explain, s, name, alias.as_deref());
         }
         let mut block = s.clone();
         let rel = match block.from.take() {
@@ -1642,6 +1663,7 @@ impl<'a> Planner<'a> {
                     aggregates: aggregates.clone(),
                     mode: AggMode::Partial,
                     output_types: output_types.clone(),
+                    groups_limit: self.groups_limit(),
                 };
                 let dist = if group_width > 0 {
                     Distribution::Hash((0..group_width).collect())
@@ -1661,6 +1683,7 @@ impl<'a> Planner<'a> {
                     aggregates,
                     mode: AggMode::Final,
                     output_types,
+                    groups_limit: self.groups_limit(),
                 }
             } else {
                 RelNode::Aggregate {
@@ -1669,6 +1692,7 @@ impl<'a> Planner<'a> {
                     aggregates,
                     mode: AggMode::Direct,
                     output_types,
+                    groups_limit: self.groups_limit(),
                 }
             };
             if !late.is_empty() {
@@ -1765,6 +1789,7 @@ impl<'a> Planner<'a> {
                 group_keys: (0..width).collect(),
                 aggregates: Vec::new(),
                 mode: AggMode::Direct,
+                groups_limit: self.groups_limit(),
             };
         }
         if !keys.is_empty() || sel.limit.is_some() || sel.offset.is_some() {

@@ -192,6 +192,7 @@ fn single_table(
                 aggregates: aggregates.clone(),
                 mode: AggMode::Final,
                 output_types,
+                groups_limit: p.server.options.num_groups_limit,
             }
         }
         ServerQueryKind::Distinct { exprs, .. } => RelNode::Aggregate {
@@ -200,6 +201,7 @@ fn single_table(
             aggregates: Vec::new(),
             mode: AggMode::Direct,
             output_types: row_types.clone(),
+            groups_limit: p.server.options.num_groups_limit,
         },
         _ => received,
     };
