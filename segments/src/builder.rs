@@ -109,6 +109,9 @@ impl CellSink for ColumnCollector {
     ) -> Result<Result<(), String>, SegmentError> {
         self.push_json(doc, v)
     }
+    fn value(&mut self, doc: DocId, v: &Value) -> Result<Result<(), String>, SegmentError> {
+        self.push_value(doc, v)
+    }
     #[inline]
     fn null(&mut self, doc: DocId) -> Result<(), SegmentError> {
         self.push_null(doc)

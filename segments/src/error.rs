@@ -43,6 +43,18 @@ pub enum SegmentError {
         line: u64,
         reason: String,
     },
+    /// An input file as a whole cannot be read (not Parquet, a column the schema cannot take).
+    #[error("{}: {reason}", file.display())]
+    InputFile { file: PathBuf, reason: String },
+    /// A bad cell of a columnar input file, by row group and row (1-based within the file).
+    #[error("{} row group {row_group}, row {row}, column '{column}': {reason}", file.display())]
+    InputRecord {
+        file: PathBuf,
+        row_group: usize,
+        row: u64,
+        column: String,
+        reason: String,
+    },
     /// The schema cannot be used to build a segment.
     #[error("schema error: {0}")]
     Schema(String),

@@ -1,6 +1,7 @@
 //! Input files for segment builds: CSV (header row; multi-value cells split on `;`; an empty
-//! cell is null) and JSON lines (one object per line; a missing key or `null` is null; arrays
-//! for multi-value cells).
+//! cell is null), JSON lines (one object per line; a missing key or `null` is null; arrays
+//! for multi-value cells), each also gzip- or zstd-compressed ([`compression`]), Parquet
+//! ([`parquet`], read a column at a time) and Avro ([`avro`]).
 //!
 //! Readers stream rows once, handing each cell to its column's [`CellSink`]. CSV rows are split
 //! in batches straight over the read buffer ([`csv_split`]); while one thread splits the next
@@ -9,13 +10,28 @@
 //! schema does not know are ignored; schema columns missing from the input are null.
 //! Every error names the file, the line and (for a cell) the column.
 
+mod avro;
+mod compression;
 mod csv_split;
+mod parquet;
+mod typed;
+
+pub use compression::Compression;
+
+/// The text of a CSV or JSON-lines file at `path`, decompressed if it is gzip or zstd.
+pub fn open_text(path: &Path) -> Result<Box<dyn Read + Send>, SegmentError> {
+    let file = File::open(path).map_err(|e| SegmentError::io(path, e))?;
+    compression::decoded(path, file)
+}
+
+pub use avro::avro_columns;
+pub use parquet::parquet_columns;
 
 use crate::error::SegmentError;
-use crate::types::{DocId, Schema};
+use crate::types::{DocId, Schema, Value};
 use csv_split::{CsvBatch, CsvSplitter};
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// An input file format.
@@ -24,21 +40,33 @@ pub enum InputFormat {
     Csv,
     /// JSON lines: one object per line.
     Json,
+    /// Apache Parquet (see [`parquet`]).
+    Parquet,
+    /// Avro object container files (see [`avro`]).
+    Avro,
 }
 
 impl InputFormat {
-    /// Parses `csv` / `json` (also `jsonl`, `ndjson`), case-insensitively.
+    /// Parses Pinot's `inputFormat` names: `csv`, `json` (also `jsonl`, `ndjson`), `parquet`,
+    /// `avro`, case-insensitively.
     pub fn parse(name: &str) -> Option<InputFormat> {
         match name.to_ascii_lowercase().as_str() {
             "csv" => Some(InputFormat::Csv),
             "json" | "jsonl" | "ndjson" => Some(InputFormat::Json),
+            "parquet" => Some(InputFormat::Parquet),
+            "avro" => Some(InputFormat::Avro),
             _ => None,
         }
     }
 
-    /// The format implied by a file's extension.
+    /// The format implied by a file's extension, under a compression extension if any
+    /// (`orders.csv.gz` is CSV).
     pub fn from_path(path: &Path) -> Option<InputFormat> {
-        InputFormat::parse(path.extension()?.to_str()?)
+        let ext = path.extension()?.to_str()?;
+        if Compression::of_extension(ext).is_some() {
+            return InputFormat::from_path(Path::new(path.file_stem()?));
+        }
+        InputFormat::parse(ext)
     }
 }
 
@@ -62,6 +90,9 @@ pub trait CellSink: Send {
         doc: DocId,
         v: &serde_json::Value,
     ) -> Result<Result<(), String>, SegmentError>;
+    /// A typed cell of a columnar or typed input (Parquet): never `Value::Null` (nulls come
+    /// through [`CellSink::null`]); `Value::Array` for a multi-value cell.
+    fn value(&mut self, doc: DocId, v: &Value) -> Result<Result<(), String>, SegmentError>;
     /// A null cell.
     fn null(&mut self, doc: DocId) -> Result<(), SegmentError>;
     /// A fast path for a run of CSV cells `cell(0..n)` (the next docs): takes as many leading
@@ -120,8 +151,16 @@ pub fn read_input<S: CellSink>(
     );
     let file = File::open(&source.path).map_err(|e| SegmentError::io(&source.path, e))?;
     match source.format {
-        InputFormat::Csv => read_csv(&source.path, file, schema, sinks, progress),
-        InputFormat::Json => read_json(&source.path, file, schema, sinks, progress),
+        InputFormat::Csv => {
+            let text = compression::decoded(&source.path, file)?;
+            read_csv(&source.path, text, schema, sinks, progress)
+        }
+        InputFormat::Json => {
+            let text = compression::decoded(&source.path, file)?;
+            read_json(&source.path, text, schema, sinks, progress)
+        }
+        InputFormat::Parquet => parquet::read_parquet(&source.path, file, schema, sinks, progress),
+        InputFormat::Avro => avro::read_avro(&source.path, file, schema, sinks, progress),
     }
 }
 
@@ -135,9 +174,9 @@ fn cell_error(path: &Path, line: u64, column: &str, reason: String) -> SegmentEr
 }
 
 /// Fills `batch` with up to [`BATCH_ROWS`] records of `width` fields.
-fn fill_batch(
+fn fill_batch<R: Read>(
     path: &Path,
-    rdr: &mut CsvSplitter<'_, File>,
+    rdr: &mut CsvSplitter<'_, R>,
     width: usize,
     batch: &mut CsvBatch,
     first_doc: u64,
@@ -188,7 +227,7 @@ fn column_task<S: CellSink>(
 
 fn read_csv<S: CellSink>(
     path: &Path,
-    file: File,
+    file: impl Read + Send,
     schema: &Schema,
     sinks: &mut [S],
     progress: &mut dyn FnMut(u64),
@@ -302,7 +341,7 @@ fn read_csv<S: CellSink>(
 
 fn read_json<S: CellSink>(
     path: &Path,
-    file: File,
+    file: impl Read,
     schema: &Schema,
     sinks: &mut [S],
     progress: &mut dyn FnMut(u64),
@@ -383,6 +422,10 @@ mod tests {
             doc: DocId,
             v: &serde_json::Value,
         ) -> Result<Result<(), String>, SegmentError> {
+            self.0.push((doc, v.to_string()));
+            Ok(Ok(()))
+        }
+        fn value(&mut self, doc: DocId, v: &Value) -> Result<Result<(), String>, SegmentError> {
             self.0.push((doc, v.to_string()));
             Ok(Ok(()))
         }
@@ -509,7 +552,20 @@ mod tests {
             InputFormat::from_path(Path::new("b.ndjson")),
             Some(InputFormat::Json)
         );
-        assert_eq!(InputFormat::from_path(Path::new("b.parquet")), None);
+        assert_eq!(
+            InputFormat::from_path(Path::new("b.parquet")),
+            Some(InputFormat::Parquet)
+        );
+        assert_eq!(
+            InputFormat::from_path(Path::new("x/b.csv.GZ")),
+            Some(InputFormat::Csv)
+        );
+        assert_eq!(
+            InputFormat::from_path(Path::new("b.jsonl.zst")),
+            Some(InputFormat::Json)
+        );
+        assert_eq!(InputFormat::from_path(Path::new("b.orc")), None);
+        assert_eq!(InputFormat::from_path(Path::new("b.gz")), None);
         assert_eq!(InputFormat::from_path(Path::new("b")), None);
     }
 }

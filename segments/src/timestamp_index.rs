@@ -217,6 +217,15 @@ impl CellSink for DerivingSink<'_> {
         Ok(r)
     }
 
+    fn value(&mut self, doc: DocId, v: &Value) -> Result<Result<(), String>, SegmentError> {
+        let r = self.source.value(doc, v)?;
+        if r.is_ok() && !self.derived.is_empty() {
+            let ms = millis_of(scalar_of_value(self.source.data_type(), v));
+            self.push(doc, ms)?;
+        }
+        Ok(r)
+    }
+
     fn null(&mut self, doc: DocId) -> Result<(), SegmentError> {
         self.source.null(doc)?;
         self.push(doc, None)

@@ -28,11 +28,13 @@ pub struct CreateArgs {
     /// Pinot table config JSON file (plain or `{"OFFLINE": {...}}`).
     #[arg(long = "table-config")]
     pub table_config: PathBuf,
-    /// Input file: CSV with a header row, or JSON lines.
+    /// Input file: CSV with a header row, JSON lines (either also `.gz` or `.zst`), Parquet or
+    /// Avro.
     #[arg(long)]
     pub input: PathBuf,
-    /// Input format; inferred from the input's extension when omitted.
-    #[arg(long = "input-format", value_parser = ["csv", "json"])]
+    /// Input format (Pinot's `inputFormat` names); inferred from the input's extension when
+    /// omitted (`orders.csv.gz` is CSV).
+    #[arg(long = "input-format", value_parser = ["csv", "json", "parquet", "avro"])]
     pub input_format: Option<String>,
     /// Directory to create the segment directory in.
     #[arg(long)]
@@ -85,7 +87,7 @@ fn create(args: CreateArgs) -> Result<(), String> {
         Some(f) => InputFormat::parse(f).ok_or_else(|| format!("unknown input format '{f}'"))?,
         None => InputFormat::from_path(&args.input).ok_or_else(|| {
             format!(
-                "cannot infer the input format of '{}'; pass --input-format csv|json",
+                "cannot infer the input format of '{}'; pass --input-format csv|json|parquet|avro",
                 args.input.display()
             )
         })?,

@@ -1,6 +1,7 @@
-//! `POST /ingestFromFile?tableNameWithType=&batchConfigMapStr=`: a CSV or JSON-lines file in a
-//! multipart body becomes one segment (built with the segment builder, stored like an upload).
-//! `batchConfigMapStr` is JSON: `inputFormat` (`csv` | `json`) and
+//! `POST /ingestFromFile?tableNameWithType=&batchConfigMapStr=`: a CSV, JSON-lines, Parquet or
+//! Avro file (CSV and JSON also gzip- or zstd-compressed) in a multipart body becomes one segment
+//! (built with the segment builder, stored like an upload). `batchConfigMapStr` is JSON:
+//! `inputFormat` (`csv` | `json` | `parquet` | `avro`) and
 //! `segmentNameGenerator.configs.segment.name.postfix` (segment name `<table>_<postfix>`).
 //!
 //! `ingestionConfig.transformConfigs` are applied with the query engine's functions
@@ -27,8 +28,8 @@ pub fn routes(app: &mut tide::Server<ControllerState>) {
 /// The parsed `batchConfigMapStr`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BatchConfig {
-    /// `csv` or `json`.
-    pub input_format: String,
+    /// `inputFormat` (csv when absent).
+    pub input_format: InputFormat,
     /// Segment name postfix, if given.
     pub postfix: Option<String>,
 }
@@ -40,15 +41,12 @@ pub fn parse_batch_config(text: Option<&str>) -> Result<BatchConfig, ApiError> {
         Some(t) => serde_json::from_str(t)
             .map_err(|e| ApiError::bad_request(format!("Invalid batchConfigMapStr: {e}")))?,
     };
-    let input_format = json["inputFormat"]
-        .as_str()
-        .unwrap_or("csv")
-        .to_ascii_lowercase();
-    if !matches!(input_format.as_str(), "csv" | "json") {
-        return Err(ApiError::bad_request(format!(
-            "Unsupported inputFormat '{input_format}' (expected csv or json)"
-        )));
-    }
+    let name = json["inputFormat"].as_str().unwrap_or("csv");
+    let input_format = InputFormat::parse(name).ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "Unsupported inputFormat '{name}' (expected csv, json, parquet or avro)"
+        ))
+    })?;
     let postfix = json["segmentNameGenerator.configs.segment.name.postfix"]
         .as_str()
         .map(str::to_string)
@@ -85,19 +83,16 @@ async fn ingest_from_file(mut req: Request<ControllerState>) -> tide::Result {
         Some(p) => format!("{raw}_{p}"),
         None => format!("{raw}_{}", now_ms()),
     };
-    let format = if batch.input_format == "json" {
-        InputFormat::Json
-    } else {
-        InputFormat::Csv
-    };
+    let format = batch.input_format;
     let scratch = Scratch(scratch_dir(&c)?);
     let work = scratch.0.clone();
     let name = segment_name.clone();
     let archive_bytes = on_rayon(move || -> Result<Vec<u8>, ApiError> {
-        let input = work.join(if format == InputFormat::Json {
-            "input.json"
-        } else {
-            "input.csv"
+        let input = work.join(match format {
+            InputFormat::Csv => "input.csv",
+            InputFormat::Json => "input.json",
+            InputFormat::Parquet => "input.parquet",
+            InputFormat::Avro => "input.avro",
         });
         std::fs::write(&input, &file)
             .map_err(|e| ApiError::internal(format!("cannot write '{}': {e}", input.display())))?;
@@ -145,12 +140,21 @@ mod tests {
         assert_eq!(
             b,
             BatchConfig {
-                input_format: "json".into(),
+                input_format: InputFormat::Json,
                 postfix: Some("7".into())
             }
         );
-        assert_eq!(parse_batch_config(None).unwrap().input_format, "csv");
-        assert!(parse_batch_config(Some(r#"{"inputFormat":"avro"}"#)).is_err());
+        assert_eq!(
+            parse_batch_config(None).unwrap().input_format,
+            InputFormat::Csv
+        );
+        assert_eq!(
+            parse_batch_config(Some(r#"{"inputFormat":"PARQUET"}"#))
+                .unwrap()
+                .input_format,
+            InputFormat::Parquet
+        );
+        assert!(parse_batch_config(Some(r#"{"inputFormat":"orc"}"#)).is_err());
         assert!(parse_batch_config(Some("{")).is_err());
     }
 }

@@ -16,6 +16,7 @@ use segments::types::{DataType, FieldSpec, Schema, Value};
 use segments::{BuildConfig, ImmutableSegment, InputFormat, InputSource, build_segment};
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -67,13 +68,15 @@ impl Seen {
     }
 }
 
-/// Input column names (in file order) and the inferred type of each.
-fn scan_input(path: &Path, format: InputFormat) -> Result<Vec<(String, DataType)>, String> {
+/// Input column names (in file order), the inferred type of each and whether it is
+/// single-value (a Parquet file says both; CSV and JSON cells are single values).
+fn scan_input(path: &Path, format: InputFormat) -> Result<Vec<(String, DataType, bool)>, String> {
     let mut order = Vec::new();
     let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
     match format {
         InputFormat::Csv => {
-            let mut reader = csv::Reader::from_path(path).map_err(|e| e.to_string())?;
+            let text = segments::input::open_text(path).map_err(|e| e.to_string())?;
+            let mut reader = csv::Reader::from_reader(text);
             let headers: Vec<String> = reader
                 .headers()
                 .map_err(|e| e.to_string())?
@@ -94,7 +97,11 @@ fn scan_input(path: &Path, format: InputFormat) -> Result<Vec<(String, DataType)
             }
         }
         InputFormat::Json => {
-            let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+            let mut text = String::new();
+            segments::input::open_text(path)
+                .map_err(|e| e.to_string())?
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
             for (i, line) in text
                 .lines()
                 .enumerate()
@@ -116,12 +123,18 @@ fn scan_input(path: &Path, format: InputFormat) -> Result<Vec<(String, DataType)
                 }
             }
         }
+        InputFormat::Parquet => {
+            return segments::input::parquet_columns(path).map_err(|e| e.to_string());
+        }
+        InputFormat::Avro => {
+            return segments::input::avro_columns(path).map_err(|e| e.to_string());
+        }
     }
     Ok(order
         .into_iter()
         .map(|c| {
             let t = seen.get(&c).copied().unwrap_or_default().data_type();
-            (c, t)
+            (c, t, true)
         })
         .collect())
 }
@@ -139,15 +152,17 @@ pub fn transformed_rows(
     work_dir: &Path,
 ) -> Result<Vec<Vec<Value>>, String> {
     let columns = scan_input(&input.path, input.format)?;
-    let input_names: BTreeSet<&str> = columns.iter().map(|(c, _)| c.as_str()).collect();
+    let input_names: BTreeSet<&str> = columns.iter().map(|(c, _, _)| c.as_str()).collect();
     let staging_fields: Vec<FieldSpec> = columns
         .iter()
-        .map(|(name, inferred)| {
+        .map(|(name, inferred, single)| {
             let declared = schema
                 .field(name)
                 .filter(|_| !transforms.contains_key(name))
                 .map(|f| f.data_type);
-            FieldSpec::dimension(name, declared.unwrap_or(*inferred))
+            let mut f = FieldSpec::dimension(name, declared.unwrap_or(*inferred));
+            f.single_value_field = *single;
+            f
         })
         .collect();
     let staging_schema = Schema {

@@ -1,0 +1,498 @@
+//! Parquet input, read a column at a time with Parquet's own typed column readers (no row
+//! assembly): each row group's schema columns are decoded in parallel (a column per task), each
+//! into its column's sink, in doc order. The file is memory-mapped, so the tasks read their
+//! column chunks without sharing a file offset.
+//!
+//! A schema column matches the top-level Parquet column of the same name; only the columns the
+//! schema names are read. Types map as Pinot's Parquet reader maps them:
+//!
+//! | Parquet | value |
+//! |---|---|
+//! | BOOLEAN, INT32, INT64, FLOAT, DOUBLE | the number (unsigned INT32 as a LONG) |
+//! | INT32 `DATE` | `yyyy-MM-dd` in a STRING column, epoch millis in a TIMESTAMP, else days |
+//! | INT64 `TIMESTAMP(MILLIS/MICROS/NANOS)`, INT96 | a timestamp (epoch millis in a LONG column) |
+//! | `DECIMAL` on INT32, INT64, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY | BIG_DECIMAL (exact) |
+//! | BYTE_ARRAY `STRING`/`ENUM`/`JSON` | text, parsed as the column's type (like a CSV cell) |
+//! | FIXED_LEN_BYTE_ARRAY `UUID` | its canonical text |
+//! | other BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY | bytes |
+//! | a `LIST` of one of the above | a multi-value cell (null elements skipped) |
+//!
+//! A null (or an empty list) is a null cell; a schema column the file lacks is null in every row
+//! (its default null value). A list into a single-value column, a nested group or a value the
+//! column's type cannot hold is an error naming the file, the row group, the row and the column.
+
+use super::CellSink;
+use super::typed::{date_value, decimal, unscaled, uuid};
+use crate::error::SegmentError;
+use crate::types::{DataType, DocId, FieldSpec, Schema, Value};
+use bytes::Bytes;
+use parquet::basic::{ConvertedType, LogicalType, TimeUnit, Type as PhysicalType};
+use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
+use parquet::data_type::{ByteArray, DataType as ParquetType, FixedLenByteArray, Int96};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::schema::types::ColumnDescriptor;
+use rayon::prelude::*;
+use std::fs::File;
+use std::path::Path;
+
+/// Records decoded per read call.
+const BATCH_RECORDS: usize = 8192;
+
+/// How a Parquet column's values become cells.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Bool,
+    Int32,
+    UInt32,
+    Int64,
+    Float,
+    Double,
+    /// INT32 days since the epoch.
+    Date,
+    /// INT64 in units of `1 / per_milli` milliseconds (MILLIS 1, MICROS 1000, NANOS 10^6).
+    Timestamp {
+        per_milli: i64,
+    },
+    Int96,
+    /// An unscaled integer (INT32, INT64 or big-endian two's-complement bytes) and its scale.
+    Decimal {
+        scale: i32,
+    },
+    Utf8,
+    Uuid,
+    Binary,
+}
+
+/// Where a schema column's cells come from.
+struct Source {
+    /// The leaf column's index in the file.
+    leaf: usize,
+    kind: Kind,
+    /// The column is a list (one repetition level): each record is a multi-value cell.
+    list: bool,
+    /// The leaf's maximum definition and repetition levels.
+    max_def: i16,
+    max_rep: i16,
+}
+
+fn file_error(path: &Path, reason: impl Into<String>) -> SegmentError {
+    SegmentError::InputFile {
+        file: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+fn kind_of(c: &ColumnDescriptor) -> Result<Kind, String> {
+    let logical = c.logical_type_ref();
+    if let Some(LogicalType::Decimal(d)) = logical {
+        return Ok(Kind::Decimal { scale: d.scale });
+    }
+    if c.converted_type() == ConvertedType::DECIMAL {
+        return Ok(Kind::Decimal {
+            scale: c.type_scale(),
+        });
+    }
+    Ok(match c.physical_type() {
+        PhysicalType::BOOLEAN => Kind::Bool,
+        PhysicalType::INT32 => match logical {
+            Some(LogicalType::Date) => Kind::Date,
+            Some(LogicalType::Integer(i)) if !i.is_signed && i.bit_width == 32 => Kind::UInt32,
+            _ if c.converted_type() == ConvertedType::DATE => Kind::Date,
+            _ if c.converted_type() == ConvertedType::UINT_32 => Kind::UInt32,
+            _ => Kind::Int32,
+        },
+        PhysicalType::INT64 => {
+            let unit = match logical {
+                Some(LogicalType::Timestamp(t)) => Some(match t.unit {
+                    TimeUnit::MILLIS => 1,
+                    TimeUnit::MICROS => 1_000,
+                    TimeUnit::NANOS => 1_000_000,
+                }),
+                _ => match c.converted_type() {
+                    ConvertedType::TIMESTAMP_MILLIS => Some(1),
+                    ConvertedType::TIMESTAMP_MICROS => Some(1_000),
+                    _ => None,
+                },
+            };
+            match unit {
+                Some(per_milli) => Kind::Timestamp { per_milli },
+                None => Kind::Int64,
+            }
+        }
+        PhysicalType::INT96 => Kind::Int96,
+        PhysicalType::FLOAT => Kind::Float,
+        PhysicalType::DOUBLE => Kind::Double,
+        PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY => match logical {
+            Some(LogicalType::String | LogicalType::Enum | LogicalType::Json) => Kind::Utf8,
+            Some(LogicalType::Uuid) => Kind::Uuid,
+            _ => match c.converted_type() {
+                ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON => Kind::Utf8,
+                _ => Kind::Binary,
+            },
+        },
+    })
+}
+
+/// The leaf column holding `field`, and how to read it.
+fn source_of(
+    path: &Path,
+    reader: &SerializedFileReader<Bytes>,
+    field: &FieldSpec,
+) -> Result<Option<Source>, SegmentError> {
+    let descr = reader.metadata().file_metadata().schema_descr();
+    let leaves: Vec<usize> = (0..descr.num_columns())
+        .filter(|&i| {
+            descr
+                .column(i)
+                .path()
+                .parts()
+                .first()
+                .is_some_and(|p| p == &field.name)
+        })
+        .collect();
+    let bad = |reason: String| file_error(path, format!("column '{}': {reason}", field.name));
+    let leaf = match leaves.as_slice() {
+        [] => return Ok(None),
+        [one] => *one,
+        _ => {
+            return Err(bad(
+                "a nested Parquet group with several fields cannot fill one column (flatten it, \
+                 or read it as a JSON column through ingestionConfig.complexTypeConfig)"
+                    .into(),
+            ));
+        }
+    };
+    let c = descr.column(leaf);
+    let list = match c.max_rep_level() {
+        0 if c.path().parts().len() > 1 => {
+            return Err(bad("a nested Parquet group cannot fill one column".into()));
+        }
+        0 => false,
+        1 => true,
+        _ => return Err(bad("lists of lists are not supported".into())),
+    };
+    if list && field.single_value_field {
+        return Err(bad(
+            "a Parquet list cannot fill a single-value column".into()
+        ));
+    }
+    let kind = kind_of(&c).map_err(bad)?;
+    Ok(Some(Source {
+        leaf,
+        kind,
+        list,
+        max_def: c.max_def_level(),
+        max_rep: c.max_rep_level(),
+    }))
+}
+
+/// A reader over the memory-mapped `file`.
+fn open(path: &Path, file: File) -> Result<SerializedFileReader<Bytes>, SegmentError> {
+    // SAFETY: the map is only read. A build input is not modified while the build runs; one
+    // truncated under the map would fault the process, as would a segment file Tessera maps.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| SegmentError::io(path, e))?;
+    SerializedFileReader::new(Bytes::from_owner(map))
+        .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))
+}
+
+/// The top-level columns of the Parquet file `path` as staging columns (for ingestion
+/// transforms): name, the type their values take (integers and timestamps LONG, floating point
+/// and decimals DOUBLE, booleans BOOLEAN, the rest STRING), and whether each is single-value.
+pub fn parquet_columns(path: &Path) -> Result<Vec<(String, DataType, bool)>, SegmentError> {
+    let file = File::open(path).map_err(|e| SegmentError::io(path, e))?;
+    let reader = open(path, file)?;
+    let descr = reader.metadata().file_metadata().schema_descr();
+    let mut out: Vec<(String, DataType, bool)> = Vec::new();
+    for i in 0..descr.num_columns() {
+        let c = descr.column(i);
+        let Some(name) = c.path().parts().first() else {
+            continue;
+        };
+        if out.iter().any(|(n, _, _)| n == name) {
+            continue;
+        }
+        let dt = match kind_of(&c).map_err(|e| file_error(path, e))? {
+            Kind::Bool => DataType::Boolean,
+            Kind::Int32 | Kind::UInt32 | Kind::Int64 | Kind::Date => DataType::Long,
+            Kind::Timestamp { .. } | Kind::Int96 => DataType::Timestamp,
+            Kind::Float | Kind::Double | Kind::Decimal { .. } => DataType::Double,
+            Kind::Utf8 | Kind::Uuid => DataType::String,
+            Kind::Binary => DataType::Bytes,
+        };
+        out.push((name.clone(), dt, c.max_rep_level() == 0));
+    }
+    Ok(out)
+}
+
+/// Reads the Parquet file `path` into one sink per schema column; returns the number of rows.
+pub fn read_parquet<S: CellSink>(
+    path: &Path,
+    file: File,
+    schema: &Schema,
+    sinks: &mut [S],
+    progress: &mut dyn FnMut(u64),
+) -> Result<u32, SegmentError> {
+    let reader = open(path, file)?;
+    let sources: Vec<Option<Source>> = schema
+        .fields
+        .iter()
+        .map(|f| source_of(path, &reader, f))
+        .collect::<Result<_, _>>()?;
+    let meta = reader.metadata();
+    let total = u64::try_from(meta.file_metadata().num_rows()).unwrap_or(0);
+    if total >= u64::from(u32::MAX) {
+        return Err(file_error(path, "a segment holds at most 2^32 - 2 rows"));
+    }
+    for sink in sinks.iter_mut() {
+        sink.expect_rows(total);
+    }
+    let mut docs: u64 = 0;
+    for rg in 0..meta.num_row_groups() {
+        let rows = u64::try_from(meta.row_group(rg).num_rows()).unwrap_or(0);
+        let first = docs as DocId;
+        let results: Vec<Result<(), SegmentError>> = sinks
+            .par_iter_mut()
+            .zip(sources.par_iter())
+            .zip(schema.fields.par_iter())
+            .map(|((sink, source), field)| {
+                let mut column = ColumnRun {
+                    path,
+                    field,
+                    row_group: rg,
+                    first,
+                    file_row: docs,
+                };
+                match source {
+                    Some(s) => column.read(&reader, s, sink),
+                    None => (0..rows).try_for_each(|r| sink.null(first + r as DocId)),
+                }
+            })
+            .collect();
+        results.into_iter().collect::<Result<(), _>>()?;
+        docs += rows;
+        progress(docs);
+    }
+    Ok(docs as u32)
+}
+
+/// One schema column of one row group.
+struct ColumnRun<'a> {
+    path: &'a Path,
+    field: &'a FieldSpec,
+    row_group: usize,
+    /// The row group's first doc.
+    first: DocId,
+    /// Rows of the file before the row group.
+    file_row: u64,
+}
+
+impl ColumnRun<'_> {
+    fn error(&self, record: usize, reason: String) -> SegmentError {
+        SegmentError::InputRecord {
+            file: self.path.to_path_buf(),
+            row_group: self.row_group,
+            row: self.file_row + record as u64 + 1,
+            column: self.field.name.clone(),
+            reason,
+        }
+    }
+
+    fn read<S: CellSink>(
+        &mut self,
+        reader: &SerializedFileReader<Bytes>,
+        source: &Source,
+        sink: &mut S,
+    ) -> Result<(), SegmentError> {
+        let unreadable = |e: parquet::errors::ParquetError| {
+            file_error(
+                self.path,
+                format!(
+                    "row group {}, column '{}': {e}",
+                    self.row_group, self.field.name
+                ),
+            )
+        };
+        let column = reader
+            .get_row_group(self.row_group)
+            .and_then(|g| g.get_column_reader(source.leaf))
+            .map_err(unreadable)?;
+        let dt = self.field.data_type;
+        match column {
+            ColumnReader::BoolColumnReader(r) => {
+                self.cells(r, source, sink, |v: &bool| Cell::Value(Value::Boolean(*v)))
+            }
+            ColumnReader::Int32ColumnReader(r) => self.cells(r, source, sink, |v: &i32| {
+                Cell::Value(match source.kind {
+                    Kind::Date => date_value(i64::from(*v), dt),
+                    Kind::UInt32 => Value::Long(i64::from(*v as u32)),
+                    Kind::Decimal { scale } => Value::BigDecimal(decimal(i128::from(*v), scale)),
+                    _ => Value::Int(*v),
+                })
+            }),
+            ColumnReader::Int64ColumnReader(r) => self.cells(r, source, sink, |v: &i64| {
+                Cell::Value(match source.kind {
+                    Kind::Timestamp { per_milli } => Value::Timestamp(v.div_euclid(per_milli)),
+                    Kind::Decimal { scale } => Value::BigDecimal(decimal(i128::from(*v), scale)),
+                    _ => Value::Long(*v),
+                })
+            }),
+            ColumnReader::Int96ColumnReader(r) => self.cells(r, source, sink, |v: &Int96| {
+                Cell::Value(Value::Timestamp(v.to_nanos().div_euclid(1_000_000)))
+            }),
+            ColumnReader::FloatColumnReader(r) => {
+                self.cells(r, source, sink, |v: &f32| Cell::Value(Value::Float(*v)))
+            }
+            ColumnReader::DoubleColumnReader(r) => {
+                self.cells(r, source, sink, |v: &f64| Cell::Value(Value::Double(*v)))
+            }
+            ColumnReader::ByteArrayColumnReader(r) => {
+                self.cells(r, source, sink, |v: &ByteArray| {
+                    bytes_cell(v.data(), source.kind)
+                })
+            }
+            ColumnReader::FixedLenByteArrayColumnReader(r) => {
+                self.cells(r, source, sink, |v: &FixedLenByteArray| {
+                    bytes_cell(v.data(), source.kind)
+                })
+            }
+        }
+    }
+
+    /// Decodes the column in batches of records and hands each record's cell to `sink`.
+    fn cells<T, S, F>(
+        &mut self,
+        mut reader: ColumnReaderImpl<T>,
+        source: &Source,
+        sink: &mut S,
+        cell: F,
+    ) -> Result<(), SegmentError>
+    where
+        T: ParquetType,
+        S: CellSink,
+        F: Fn(&T::T) -> Cell<'_>,
+        T::T: Default + Clone,
+    {
+        let (max_def, max_rep) = (source.max_def, source.max_rep);
+        let mut defs: Vec<i16> = Vec::new();
+        let mut reps: Vec<i16> = Vec::new();
+        let mut values: Vec<T::T> = Vec::new();
+        let mut record = 0usize;
+        let mut items: Vec<Value> = Vec::new();
+        loop {
+            defs.clear();
+            reps.clear();
+            values.clear();
+            let (records, _, levels) = reader
+                .read_records(
+                    BATCH_RECORDS,
+                    (max_def > 0).then_some(&mut defs),
+                    (max_rep > 0).then_some(&mut reps),
+                    &mut values,
+                )
+                .map_err(|e| {
+                    file_error(
+                        self.path,
+                        format!(
+                            "row group {}, column '{}': {e}",
+                            self.row_group, self.field.name
+                        ),
+                    )
+                })?;
+            if records == 0 {
+                return Ok(());
+            }
+            let mut next_value = values.iter();
+            if !source.list {
+                let n = if max_def > 0 { levels } else { records };
+                for i in 0..n {
+                    let doc = self.first + (record + i) as DocId;
+                    if defs.get(i).is_some_and(|d| *d < max_def) {
+                        sink.null(doc)?;
+                        continue;
+                    }
+                    let Some(v) = next_value.next() else {
+                        return Err(self.error(record + i, "fewer values than rows".into()));
+                    };
+                    self.push(sink, doc, record + i, cell(v))?;
+                }
+                record += n;
+                continue;
+            }
+            // A list: a record starts at repetition level 0; a level at the full definition
+            // level is an element, a lower one an empty or null list or a null element.
+            let mut open = false;
+            for (rep, def) in reps.iter().zip(&defs).take(levels) {
+                if *rep == 0 {
+                    if open {
+                        self.push_list(sink, record, &mut items)?;
+                        record += 1;
+                    }
+                    open = true;
+                }
+                if *def == max_def {
+                    let Some(v) = next_value.next() else {
+                        return Err(self.error(record, "fewer values than levels".into()));
+                    };
+                    match cell(v) {
+                        Cell::Value(v) => items.push(v),
+                        Cell::Text(t) => {
+                            items.push(Value::String(String::from_utf8_lossy(t).into_owned()))
+                        }
+                    }
+                }
+            }
+            if open {
+                self.push_list(sink, record, &mut items)?;
+                record += 1;
+            }
+        }
+    }
+
+    fn push<S: CellSink>(
+        &self,
+        sink: &mut S,
+        doc: DocId,
+        record: usize,
+        cell: Cell<'_>,
+    ) -> Result<(), SegmentError> {
+        let outcome = match cell {
+            Cell::Text([]) => sink.value(doc, &Value::String(String::new()))?,
+            Cell::Text(t) => sink.text(doc, t)?,
+            Cell::Value(v) => sink.value(doc, &v)?,
+        };
+        outcome.map_err(|reason| self.error(record, reason))
+    }
+
+    fn push_list<S: CellSink>(
+        &self,
+        sink: &mut S,
+        record: usize,
+        items: &mut Vec<Value>,
+    ) -> Result<(), SegmentError> {
+        let doc = self.first + record as DocId;
+        if items.is_empty() {
+            return sink.null(doc);
+        }
+        let cell = Value::Array(std::mem::take(items));
+        sink.value(doc, &cell)?
+            .map_err(|reason| self.error(record, reason))
+    }
+}
+
+/// One decoded value: text to parse as the column's type, or a typed value.
+enum Cell<'a> {
+    Text(&'a [u8]),
+    Value(Value),
+}
+
+fn bytes_cell(b: &[u8], kind: Kind) -> Cell<'_> {
+    match kind {
+        Kind::Utf8 => Cell::Text(b),
+        Kind::Decimal { scale } => match unscaled(b) {
+            Some(u) => Cell::Value(Value::BigDecimal(decimal(u, scale))),
+            None => Cell::Value(Value::Bytes(b.to_vec())),
+        },
+        Kind::Uuid if b.len() == 16 => Cell::Value(Value::String(uuid(b))),
+        _ => Cell::Value(Value::Bytes(b.to_vec())),
+    }
+}

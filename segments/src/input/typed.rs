@@ -1,0 +1,100 @@
+//! Conversions the typed inputs (Parquet, Avro) share, as Pinot's readers make them: exact
+//! decimals from unscaled integers, `DATE` day numbers, UUID bytes.
+
+use crate::types::{DataType, Value};
+
+/// A big-endian two's-complement integer of at most 16 bytes.
+pub fn unscaled(b: &[u8]) -> Option<i128> {
+    if b.is_empty() || b.len() > 16 {
+        return None;
+    }
+    let fill = if b[0] & 0x80 != 0 { 0xff } else { 0 };
+    let mut buf = [fill; 16];
+    buf[16 - b.len()..].copy_from_slice(b);
+    Some(i128::from_be_bytes(buf))
+}
+
+/// `unscaled × 10^-scale` as exact decimal text (`-12.340` for -12340, scale 3).
+pub fn decimal(unscaled: i128, scale: i32) -> String {
+    let digits = unscaled.unsigned_abs().to_string();
+    let sign = if unscaled < 0 { "-" } else { "" };
+    if scale <= 0 {
+        let zeros = "0".repeat(scale.unsigned_abs() as usize);
+        return if unscaled == 0 {
+            "0".into()
+        } else {
+            format!("{sign}{digits}{zeros}")
+        };
+    }
+    let scale = scale as usize;
+    let padded = format!("{digits:0>width$}", width = scale + 1);
+    let (int, frac) = padded.split_at(padded.len() - scale);
+    format!("{sign}{int}.{frac}")
+}
+
+pub fn uuid(b: &[u8]) -> String {
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// A DATE (days since the epoch) as the column wants it: `yyyy-MM-dd` text for a STRING
+/// column, epoch millis for a TIMESTAMP, the day number otherwise.
+pub fn date_value(days: i64, dt: DataType) -> Value {
+    match dt {
+        DataType::String | DataType::Json => Value::String(civil(days)),
+        DataType::Timestamp => Value::Timestamp(days * 86_400_000),
+        _ => Value::Long(days),
+    }
+}
+
+/// `yyyy-MM-dd` of a day number (days since 1970-01-01, proleptic Gregorian).
+fn civil(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_are_exact() {
+        assert_eq!(decimal(-12340, 3), "-12.340");
+        assert_eq!(decimal(5, 2), "0.05");
+        assert_eq!(decimal(-5, 2), "-0.05");
+        assert_eq!(decimal(7, 0), "7");
+        assert_eq!(decimal(7, -2), "700");
+        assert_eq!(unscaled(&[0xff, 0x85]), Some(-123));
+        assert_eq!(unscaled(&[0x00, 0x7b]), Some(123));
+        assert_eq!(unscaled(&[0; 17]), None);
+    }
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(civil(0), "1970-01-01");
+        assert_eq!(civil(19_723), "2024-01-01");
+        assert_eq!(civil(-1), "1969-12-31");
+        assert_eq!(civil(11_016), "2000-02-29");
+    }
+
+    #[test]
+    fn uuids_are_canonical() {
+        let b: Vec<u8> = (0..16).collect();
+        assert_eq!(uuid(&b), "00010203-0405-0607-0809-0a0b0c0d0e0f");
+    }
+}

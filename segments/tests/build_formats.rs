@@ -1,0 +1,369 @@
+//! Building from Parquet, Avro and compressed CSV/JSON: the same rows written in each format
+//! (by the formats' own writers) build segments whose every column equals the CSV build's, and
+//! cells a column cannot take fail naming the file, the row and the column.
+
+mod common;
+
+use apache_avro::types::Value as Avro;
+use common::read_column;
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int32Type, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+use segments::types::{Schema, Value};
+use segments::{
+    BuildConfig, ImmutableSegment, InputFormat, InputSource, SegmentError, build_segment,
+};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tessera_segments as segments;
+
+const SCHEMA: &str = r#"{
+  "schemaName": "orders",
+  "dimensionFieldSpecs": [
+    {"name": "id", "dataType": "INT"},
+    {"name": "name", "dataType": "STRING"},
+    {"name": "day", "dataType": "STRING"},
+    {"name": "tags", "dataType": "STRING", "singleValueField": false},
+    {"name": "absent", "dataType": "LONG"}
+  ],
+  "metricFieldSpecs": [
+    {"name": "price", "dataType": "DOUBLE"},
+    {"name": "amount", "dataType": "BIG_DECIMAL"}
+  ],
+  "dateTimeFieldSpecs": [{"name": "ts", "dataType": "TIMESTAMP", "format": "1:MILLISECONDS:TIMESTAMP", "granularity": "1:MILLISECONDS"}]
+}"#;
+
+/// The rows every format writes: id, name, price, ts, day (days since the epoch), amount
+/// (unscaled, scale 2), tags.
+type Row = (
+    i32,
+    Option<&'static str>,
+    f64,
+    i64,
+    i32,
+    i64,
+    Vec<&'static str>,
+);
+
+fn rows() -> Vec<Row> {
+    vec![
+        (
+            1,
+            Some("a"),
+            1.5,
+            1_577_836_800_000,
+            18_262,
+            12_345,
+            vec!["x", "y"],
+        ),
+        (2, None, 2.25, 1_577_923_200_123, 18_263, -5, vec![]),
+        (3, Some("c"), -0.5, 0, 0, 7, vec!["z"]),
+    ]
+}
+
+const CSV: &str = "id,name,price,ts,day,amount,tags\n\
+                   1,a,1.5,1577836800000,2020-01-01,123.45,x;y\n\
+                   2,,2.25,1577923200123,2020-01-02,-0.05,\n\
+                   3,c,-0.5,0,1970-01-01,0.07,z\n";
+
+fn schema() -> Schema {
+    Schema::from_json(SCHEMA).unwrap()
+}
+
+fn build(dir: &Path, input: &Path, format: InputFormat) -> Result<PathBuf, SegmentError> {
+    let schema = schema();
+    let name = format!("{format:?}").to_lowercase();
+    let table = serde_json::json!({"tableName": "orders", "tableType": "OFFLINE",
+        "tableIndexConfig": {"nullHandlingEnabled": true}});
+    let config = BuildConfig::from_table_config_json(&table, &schema, Some(&name)).unwrap();
+    let mut last = 0;
+    let summary = build_segment(
+        &schema,
+        &config,
+        &InputSource {
+            path: input.to_path_buf(),
+            format,
+        },
+        &dir.join("out"),
+        &mut |n| last = n,
+    )?;
+    assert_eq!(last, u64::from(summary.total_docs), "final progress call");
+    Ok(summary.segment_dir)
+}
+
+/// Every column of a built segment, with its null docs.
+fn columns(dir: &Path) -> Vec<(String, Vec<Value>, Vec<u32>)> {
+    let seg = ImmutableSegment::open(dir).unwrap();
+    schema()
+        .fields
+        .iter()
+        .map(|f| {
+            let col = seg.column(&f.name).unwrap();
+            let nulls = col.nulls().map(|b| b.iter().collect()).unwrap_or_default();
+            (f.name.clone(), read_column(col, seg.total_docs()), nulls)
+        })
+        .collect()
+}
+
+fn csv_build(dir: &Path) -> Vec<(String, Vec<Value>, Vec<u32>)> {
+    let path = dir.join("orders.csv");
+    std::fs::write(&path, CSV).unwrap();
+    let built = build(&dir.join("csv"), &path, InputFormat::Csv).unwrap();
+    columns(&built)
+}
+
+fn write_parquet(path: &Path, row_groups: &[&[Row]]) {
+    let message = "message orders {
+        required int32 id;
+        optional binary name (STRING);
+        required double price;
+        required int64 ts (TIMESTAMP(MILLIS,true));
+        required int32 day (DATE);
+        required int64 amount (DECIMAL(10,2));
+        optional group tags (LIST) { repeated group list { optional binary element (STRING); } }
+    }";
+    let schema = Arc::new(parse_message_type(message).unwrap());
+    let file = std::fs::File::create(path).unwrap();
+    let props = Arc::new(WriterProperties::builder().build());
+    let mut writer = SerializedFileWriter::new(file, schema, props).unwrap();
+    for group in row_groups {
+        let mut rg = writer.next_row_group().unwrap();
+        let mut column = 0;
+        while let Some(mut col) = rg.next_column().unwrap() {
+            match column {
+                0 => {
+                    let v: Vec<i32> = group.iter().map(|r| r.0).collect();
+                    col.typed::<Int32Type>()
+                        .write_batch(&v, None, None)
+                        .unwrap();
+                }
+                1 => {
+                    let v: Vec<ByteArray> = group
+                        .iter()
+                        .filter_map(|r| r.1)
+                        .map(ByteArray::from)
+                        .collect();
+                    let defs: Vec<i16> = group.iter().map(|r| i16::from(r.1.is_some())).collect();
+                    col.typed::<ByteArrayType>()
+                        .write_batch(&v, Some(&defs), None)
+                        .unwrap();
+                }
+                2 => {
+                    let v: Vec<f64> = group.iter().map(|r| r.2).collect();
+                    col.typed::<DoubleType>()
+                        .write_batch(&v, None, None)
+                        .unwrap();
+                }
+                3 => {
+                    let v: Vec<i64> = group.iter().map(|r| r.3).collect();
+                    col.typed::<Int64Type>()
+                        .write_batch(&v, None, None)
+                        .unwrap();
+                }
+                4 => {
+                    let v: Vec<i32> = group.iter().map(|r| r.4).collect();
+                    col.typed::<Int32Type>()
+                        .write_batch(&v, None, None)
+                        .unwrap();
+                }
+                5 => {
+                    let v: Vec<i64> = group.iter().map(|r| r.5).collect();
+                    col.typed::<Int64Type>()
+                        .write_batch(&v, None, None)
+                        .unwrap();
+                }
+                _ => {
+                    // tags: optional list (def 1 = empty list) of optional elements (def 3).
+                    let (mut v, mut defs, mut reps) = (Vec::new(), Vec::new(), Vec::new());
+                    for r in group.iter() {
+                        if r.6.is_empty() {
+                            defs.push(1);
+                            reps.push(0);
+                        }
+                        for (i, t) in r.6.iter().enumerate() {
+                            v.push(ByteArray::from(*t));
+                            defs.push(3);
+                            reps.push(i16::from(i > 0));
+                        }
+                    }
+                    col.typed::<ByteArrayType>()
+                        .write_batch(&v, Some(&defs), Some(&reps))
+                        .unwrap();
+                }
+            }
+            col.close().unwrap();
+            column += 1;
+        }
+        rg.close().unwrap();
+    }
+    writer.close().unwrap();
+}
+
+#[test]
+fn parquet_builds_what_csv_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = csv_build(dir.path());
+    let all = rows();
+    let path = dir.path().join("orders.parquet");
+    // Two row groups, so docs continue across them.
+    write_parquet(&path, &[&all[..2], &all[2..]]);
+    assert_eq!(InputFormat::from_path(&path), Some(InputFormat::Parquet));
+    let built = build(&dir.path().join("pq"), &path, InputFormat::Parquet).unwrap();
+    let got = columns(&built);
+    assert_eq!(got, expected);
+    // The values themselves, not only their agreement.
+    let day = &got.iter().find(|c| c.0 == "day").unwrap().1;
+    assert_eq!(day[0], Value::String("2020-01-01".into()));
+    let amount = &got.iter().find(|c| c.0 == "amount").unwrap().1;
+    assert_eq!(amount[1], Value::BigDecimal("-0.05".into()));
+    let tags = got.iter().find(|c| c.0 == "tags").unwrap();
+    assert_eq!(tags.2, vec![1], "the empty list is null");
+    let absent = got.iter().find(|c| c.0 == "absent").unwrap();
+    assert_eq!(absent.2, vec![0, 1, 2], "a column the file lacks is null");
+}
+
+fn write_avro(path: &Path) {
+    let schema = apache_avro::Schema::parse_str(
+        r#"{"type": "record", "name": "orders", "fields": [
+            {"name": "id", "type": "int"},
+            {"name": "name", "type": ["null", "string"]},
+            {"name": "price", "type": "double"},
+            {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+            {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+            {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 10, "scale": 2}},
+            {"name": "tags", "type": {"type": "array", "items": "string"}}
+        ]}"#,
+    )
+    .unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer =
+        apache_avro::Writer::with_codec(&schema, file, apache_avro::Codec::Snappy).unwrap();
+    for r in rows() {
+        let unscaled = r.5.to_be_bytes();
+        let record = Avro::Record(vec![
+            ("id".into(), Avro::Int(r.0)),
+            (
+                "name".into(),
+                match r.1 {
+                    Some(n) => Avro::Union(1, Box::new(Avro::String(n.into()))),
+                    None => Avro::Union(0, Box::new(Avro::Null)),
+                },
+            ),
+            ("price".into(), Avro::Double(r.2)),
+            ("ts".into(), Avro::TimestampMillis(r.3)),
+            ("day".into(), Avro::Date(r.4)),
+            (
+                "amount".into(),
+                Avro::Decimal(apache_avro::Decimal::from(unscaled.as_slice())),
+            ),
+            (
+                "tags".into(),
+                Avro::Array(r.6.iter().map(|t| Avro::String((*t).into())).collect()),
+            ),
+        ]);
+        writer.append_value(record).unwrap();
+    }
+    writer.flush().unwrap();
+}
+
+#[test]
+fn avro_builds_what_csv_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = csv_build(dir.path());
+    let path = dir.path().join("orders.avro");
+    write_avro(&path);
+    assert_eq!(InputFormat::from_path(&path), Some(InputFormat::Avro));
+    let built = build(&dir.path().join("avro"), &path, InputFormat::Avro).unwrap();
+    assert_eq!(columns(&built), expected);
+}
+
+#[test]
+fn compressed_csv_and_json_build_what_plain_files_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = csv_build(dir.path());
+    let gz = dir.path().join("orders.csv.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(CSV.as_bytes()).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    assert_eq!(InputFormat::from_path(&gz), Some(InputFormat::Csv));
+    let built = build(&dir.path().join("gz"), &gz, InputFormat::Csv).unwrap();
+    assert_eq!(columns(&built), expected);
+
+    let json = "{\"id\":1,\"name\":\"a\",\"price\":1.5,\"ts\":1577836800000,\"day\":\"2020-01-01\",\"amount\":\"123.45\",\"tags\":[\"x\",\"y\"]}\n\
+                {\"id\":2,\"price\":2.25,\"ts\":1577923200123,\"day\":\"2020-01-02\",\"amount\":\"-0.05\",\"tags\":[]}\n\
+                {\"id\":3,\"name\":\"c\",\"price\":-0.5,\"ts\":0,\"day\":\"1970-01-01\",\"amount\":\"0.07\",\"tags\":[\"z\"]}\n";
+    let zst = dir.path().join("orders.json.zst");
+    std::fs::write(&zst, zstd::encode_all(json.as_bytes(), 3).unwrap()).unwrap();
+    assert_eq!(InputFormat::from_path(&zst), Some(InputFormat::Json));
+    let built = build(&dir.path().join("zst"), &zst, InputFormat::Json).unwrap();
+    assert_eq!(columns(&built), expected);
+}
+
+#[test]
+fn bad_parquet_cells_and_files_name_row_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    // A list into a single-value column.
+    let schema = Schema::from_json(
+        r#"{"schemaName": "orders", "dimensionFieldSpecs": [{"name": "tags", "dataType": "STRING"}]}"#,
+    )
+    .unwrap();
+    let path = dir.path().join("orders.parquet");
+    write_parquet(&path, &[&rows()]);
+    let config = BuildConfig::new("orders", "bad");
+    let source = InputSource {
+        path: path.clone(),
+        format: InputFormat::Parquet,
+    };
+    let e = build_segment(
+        &schema,
+        &config,
+        &source,
+        &dir.path().join("o"),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("orders.parquet") && e.contains("column 'tags'"),
+        "{e}"
+    );
+    // A name that does not read as an INT: the row group, the row and the column.
+    let schema = Schema::from_json(
+        r#"{"schemaName": "orders", "dimensionFieldSpecs": [{"name": "name", "dataType": "INT"}]}"#,
+    )
+    .unwrap();
+    let e = build_segment(
+        &schema,
+        &config,
+        &source,
+        &dir.path().join("o"),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, SegmentError::InputRecord { row_group: 0, row: 1, column, .. } if column == "name"),
+        "{e}"
+    );
+    // Not Parquet at all.
+    let junk = dir.path().join("junk.parquet");
+    std::fs::write(&junk, b"id,name\n1,a\n").unwrap();
+    let e = build_segment(
+        &schema,
+        &config,
+        &InputSource {
+            path: junk,
+            format: InputFormat::Parquet,
+        },
+        &dir.path().join("o"),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("junk.parquet") && e.contains("not a readable Parquet file"),
+        "{e}"
+    );
+    assert!(!dir.path().join("o/bad").exists(), "no partial segment");
+}
