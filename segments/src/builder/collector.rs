@@ -623,7 +623,9 @@ impl ColumnCollector {
         {
             let bytes_per_value = i.bytes() as u64 / (i.len() as u64).max(1);
             let rows = rows.min(u32::MAX as u64);
-            i.keep_every_value(rows as usize, (rows * bytes_per_value) as usize);
+            // An eighth more than the first values' average: the arena is reserved once and
+            // not doubled (copied, and faulted in again) for values a little longer than those.
+            i.keep_every_value(rows as usize, (rows * bytes_per_value * 9 / 8) as usize);
         }
     }
 

@@ -22,7 +22,7 @@
 //! column's type cannot hold is an error naming the file, the row group, the row and the column.
 
 use super::CellSink;
-use super::typed::{date_value, decimal, unscaled, uuid};
+use super::typed::{civil_text, date_value, decimal, unscaled, uuid};
 use crate::error::SegmentError;
 use crate::types::{DataType, DocId, FieldSpec, Schema, Value};
 use bytes::Bytes;
@@ -243,9 +243,6 @@ pub fn read_parquet<S: CellSink>(
     if total >= u64::from(u32::MAX) {
         return Err(file_error(path, "a segment holds at most 2^32 - 2 rows"));
     }
-    for sink in sinks.iter_mut() {
-        sink.expect_rows(total);
-    }
     let mut docs: u64 = 0;
     for rg in 0..meta.num_row_groups() {
         let rows = u64::try_from(meta.row_group(rg).num_rows()).unwrap_or(0);
@@ -261,6 +258,7 @@ pub fn read_parquet<S: CellSink>(
                     row_group: rg,
                     first,
                     file_row: docs,
+                    expect_rows: (rg == 0).then_some(total),
                 };
                 match source {
                     Some(s) => column.read(&reader, s, sink),
@@ -284,6 +282,9 @@ struct ColumnRun<'a> {
     first: DocId,
     /// Rows of the file before the row group.
     file_row: u64,
+    /// The file's rows, told to the sink after the first batch (as the CSV reader does, so a
+    /// column sees some values before it sizes itself).
+    expect_rows: Option<u64>,
 }
 
 impl ColumnRun<'_> {
@@ -316,14 +317,15 @@ impl ColumnRun<'_> {
             .get_row_group(self.row_group)
             .and_then(|g| g.get_column_reader(source.leaf))
             .map_err(unreadable)?;
-        let dt = self.field.data_type;
         match column {
             ColumnReader::BoolColumnReader(r) => {
                 self.cells(r, source, sink, |v: &bool| Cell::Value(Value::Boolean(*v)))
             }
             ColumnReader::Int32ColumnReader(r) => self.cells(r, source, sink, |v: &i32| {
+                if source.kind == Kind::Date {
+                    return Cell::Day(i64::from(*v));
+                }
                 Cell::Value(match source.kind {
-                    Kind::Date => date_value(i64::from(*v), dt),
                     Kind::UInt32 => Value::Long(i64::from(*v as u32)),
                     Kind::Decimal { scale } => Value::BigDecimal(decimal(i128::from(*v), scale)),
                     _ => Value::Int(*v),
@@ -402,6 +404,7 @@ impl ColumnRun<'_> {
                 return Ok(());
             }
             let mut next_value = values.iter();
+            let told = self.expect_rows.take();
             if !source.list {
                 let n = if max_def > 0 { levels } else { records };
                 for i in 0..n {
@@ -416,6 +419,9 @@ impl ColumnRun<'_> {
                     self.push(sink, doc, record + i, cell(v))?;
                 }
                 record += n;
+                if let Some(rows) = told {
+                    sink.expect_rows(rows);
+                }
                 continue;
             }
             // A list: a record starts at repetition level 0; a level at the full definition
@@ -435,6 +441,7 @@ impl ColumnRun<'_> {
                     };
                     match cell(v) {
                         Cell::Value(v) => items.push(v),
+                        Cell::Day(d) => items.push(date_value(d, self.field.data_type)),
                         Cell::Text(t) => {
                             items.push(Value::String(String::from_utf8_lossy(t).into_owned()))
                         }
@@ -444,6 +451,9 @@ impl ColumnRun<'_> {
             if open {
                 self.push_list(sink, record, &mut items)?;
                 record += 1;
+            }
+            if let Some(rows) = told {
+                sink.expect_rows(rows);
             }
         }
     }
@@ -455,9 +465,17 @@ impl ColumnRun<'_> {
         record: usize,
         cell: Cell<'_>,
     ) -> Result<(), SegmentError> {
+        let dt = self.field.data_type;
         let outcome = match cell {
             Cell::Text([]) => sink.value(doc, &Value::String(String::new()))?,
             Cell::Text(t) => sink.text(doc, t)?,
+            // A date into a STRING column is its `yyyy-MM-dd` text, written without allocating.
+            Cell::Day(d) => match civil_text(d) {
+                Some(text) if matches!(dt, DataType::String | DataType::Json) => {
+                    sink.text(doc, &text)?
+                }
+                _ => sink.value(doc, &date_value(d, dt))?,
+            },
             Cell::Value(v) => sink.value(doc, &v)?,
         };
         outcome.map_err(|reason| self.error(record, reason))
@@ -479,9 +497,11 @@ impl ColumnRun<'_> {
     }
 }
 
-/// One decoded value: text to parse as the column's type, or a typed value.
+/// One decoded value: text to parse as the column's type, a `DATE`'s day number, or a typed
+/// value.
 enum Cell<'a> {
     Text(&'a [u8]),
+    Day(i64),
     Value(Value),
 }
 

@@ -56,6 +56,38 @@ pub fn date_value(days: i64, dt: DataType) -> Value {
 
 /// `yyyy-MM-dd` of a day number (days since 1970-01-01, proleptic Gregorian).
 fn civil(days: i64) -> String {
+    match civil_text(days) {
+        Some(b) => String::from_utf8_lossy(&b).into_owned(),
+        None => {
+            let (year, month, day) = civil_parts(days);
+            format!("{year:04}-{month:02}-{day:02}")
+        }
+    }
+}
+
+/// `yyyy-MM-dd` of a day number as bytes, without allocating (years 0 to 9999).
+pub fn civil_text(days: i64) -> Option<[u8; 10]> {
+    let (year, month, day) = civil_parts(days);
+    if !(0..=9999).contains(&year) {
+        return None;
+    }
+    let digit = |v: i64| b'0' + v as u8;
+    Some([
+        digit(year / 1000),
+        digit(year / 100 % 10),
+        digit(year / 10 % 10),
+        digit(year % 10),
+        b'-',
+        digit(month / 10),
+        digit(month % 10),
+        b'-',
+        digit(day / 10),
+        digit(day % 10),
+    ])
+}
+
+/// Year, month and day of a day number.
+fn civil_parts(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -65,7 +97,7 @@ fn civil(days: i64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    (year, month, day)
 }
 
 #[cfg(test)]
@@ -90,6 +122,9 @@ mod tests {
         assert_eq!(civil(19_723), "2024-01-01");
         assert_eq!(civil(-1), "1969-12-31");
         assert_eq!(civil(11_016), "2000-02-29");
+        assert_eq!(civil(2_932_896), "9999-12-31");
+        assert_eq!(civil(2_932_897), "10000-01-01");
+        assert_eq!(civil_text(2_932_897), None);
     }
 
     #[test]
