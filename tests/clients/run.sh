@@ -15,6 +15,10 @@ requirements=(
     "pinot-connect==0.1.1"
     "requests==2.34.2"
     "SQLAlchemy==2.1.9"
+    # file writers for the ingestion tests (Parquet, Avro)
+    "pyarrow==26.0.1"
+    "duckdb==2.0.1"
+    "fastavro==1.13.1"
 )
 stamp="$venv/.requirements"
 
