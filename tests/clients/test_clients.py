@@ -904,6 +904,24 @@ class FileFormatTests(ClusterTest):
         self.ingest(self.table("files_gz"), path, "csv")
         self.assertEqual(self.rows_of("files_gz"), self.expected())
 
+    def test_ingest_from_uri(self):
+        import pyarrow.parquet as pq
+        path = os.path.join(self.work, "trips_uri.parquet")
+        pq.write_table(self.arrow_table(), path)
+        t = self.table("files_uri")
+        batch = json.dumps({"inputFormat": "parquet"})
+        post = lambda uri: requests.post(f"{CLUSTER.controller}/ingestFromURI",
+                                         params={"tableNameWithType": f"{t}_OFFLINE", "batchConfigMapStr": batch,
+                                                 "sourceURIStr": uri}, timeout=120)
+        r = post(f"file://{self.work}/no_such.parquet")
+        self.assertEqual(r.status_code, 400, r.text)
+        self.assertIn("no_such.parquet", r.text)
+        self.assertEqual(post("s3://bucket/trips.parquet").status_code, 400)
+        self.assertEqual(requests.get(f"{CLUSTER.controller}/segments/{t}", timeout=30).json(), [{"OFFLINE": []}])
+        r = post(f"file://{path}")
+        self.assertEqual(r.status_code, 200, r.text)
+        self.assertEqual(self.rows_of(t), self.expected())
+
     def test_bad_file_is_refused_and_changes_nothing(self):
         t = self.table("files_bad")
         path = os.path.join(self.work, "not_parquet.parquet")

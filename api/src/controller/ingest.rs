@@ -4,6 +4,10 @@
 //! `inputFormat` (`csv` | `json` | `parquet` | `avro`) and
 //! `segmentNameGenerator.configs.segment.name.postfix` (segment name `<table>_<postfix>`).
 //!
+//! `POST /ingestFromURI?tableNameWithType=&batchConfigMapStr=&sourceURIStr=` does the same with a
+//! file the controller reads itself: `file:///path` (or a plain absolute path) on the
+//! controller's machine, or `http://…`.
+//!
 //! `ingestionConfig.transformConfigs` are applied with the query engine's functions
 //! ([`super::transform`]).
 
@@ -18,11 +22,21 @@ use crate::http::{ApiError, on_rayon};
 use crate::metadata::table_name;
 use segments::{BuildConfig, InputFormat, InputSource, build_segment, build_segment_from_rows};
 use serde_json::Value as Json;
+use std::path::PathBuf;
 use tide::Request;
 
 /// Mounts the endpoint.
 pub fn routes(app: &mut tide::Server<ControllerState>) {
     app.at("/ingestFromFile").post(ingest_from_file);
+    app.at("/ingestFromURI").post(ingest_from_uri);
+}
+
+/// The file to ingest.
+enum Input {
+    /// Sent in the request.
+    Body(Vec<u8>),
+    /// On the controller's file system.
+    Local(PathBuf),
 }
 
 /// The parsed `batchConfigMapStr`.
@@ -71,7 +85,61 @@ async fn ingest_from_file(mut req: Request<ControllerState>) -> tide::Result {
         .unwrap_or_default();
     let body = read_bounded(&mut req, c.config.max_upload_bytes).await?;
     let file = single_part(&content_type, body, "file ingestion")?;
+    ingest(c, typed, batch, Input::Body(file)).await
+}
 
+async fn ingest_from_uri(req: Request<ControllerState>) -> tide::Result {
+    let c = req.state().clone();
+    let typed = upload_table(&c, &req, "tableNameWithType")?;
+    let batch = parse_batch_config(query_param(&req, "batchConfigMapStr").as_deref())?;
+    let uri = query_param(&req, "sourceURIStr")
+        .filter(|u| !u.is_empty())
+        .ok_or_else(|| ApiError::bad_request("Missing required parameter: sourceURIStr"))?;
+    let input = if let Some(path) = uri.strip_prefix("file://") {
+        Input::Local(PathBuf::from(path))
+    } else if uri.starts_with('/') {
+        Input::Local(PathBuf::from(&uri))
+    } else if uri.starts_with("http://") {
+        let mut res = surf::get(&uri).await.map_err(|e| {
+            ApiError::bad_request(format!(
+                "Caught exception while ingesting file: cannot fetch '{uri}': {e}"
+            ))
+        })?;
+        if !res.status().is_success() {
+            return Err(ApiError::bad_request(format!(
+                "Caught exception while ingesting file: '{uri}' answered HTTP {}",
+                res.status() as u16
+            ))
+            .into());
+        }
+        let bytes = res.body_bytes().await.map_err(|e| {
+            ApiError::bad_request(format!(
+                "Caught exception while ingesting file: cannot read '{uri}': {e}"
+            ))
+        })?;
+        if bytes.len() as u64 > c.config.max_upload_bytes as u64 {
+            return Err(ApiError::bad_request(format!(
+                "Caught exception while ingesting file: '{uri}' is larger than the upload limit"
+            ))
+            .into());
+        }
+        Input::Body(bytes)
+    } else {
+        return Err(ApiError::bad_request(format!(
+            "Unsupported sourceURIStr '{uri}': use file:///path, an absolute path or http://"
+        ))
+        .into());
+    };
+    ingest(c, typed, batch, input).await
+}
+
+/// Builds the input into one segment of `typed` and stores it like an upload.
+async fn ingest(
+    c: ControllerState,
+    typed: String,
+    batch: BatchConfig,
+    file: Input,
+) -> tide::Result {
     let raw = table_name::split(&typed).0.to_string();
     let config = c
         .table_config(&typed)?
@@ -94,8 +162,19 @@ async fn ingest_from_file(mut req: Request<ControllerState>) -> tide::Result {
             InputFormat::Parquet => "input.parquet",
             InputFormat::Avro => "input.avro",
         });
-        std::fs::write(&input, &file)
-            .map_err(|e| ApiError::internal(format!("cannot write '{}': {e}", input.display())))?;
+        match &file {
+            Input::Body(bytes) => std::fs::write(&input, bytes).map_err(|e| {
+                ApiError::internal(format!("cannot write '{}': {e}", input.display()))
+            })?,
+            Input::Local(path) => {
+                std::fs::copy(path, &input).map_err(|e| {
+                    ApiError::bad_request(format!(
+                        "Caught exception while ingesting file: cannot read '{}': {e}",
+                        path.display()
+                    ))
+                })?;
+            }
+        }
         let build = BuildConfig::from_table_config_json(&config, &schema, Some(&name))
             .map_err(|e| ApiError::bad_request(e.to_string()))?;
         let out = work.join("built");

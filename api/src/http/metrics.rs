@@ -220,6 +220,7 @@ const ROUTES: &[&str] = &[
     "/segments/:table/servers",
     "/v2/segments",
     "/ingestFromFile",
+    "/ingestFromURI",
     "/query",
     "/query/sql",
     "/sql",
