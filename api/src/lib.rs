@@ -18,6 +18,7 @@ pub mod common;
 pub mod controller;
 pub mod heap;
 pub mod http;
+pub mod ingest_job;
 pub mod logging;
 pub mod metadata;
 pub mod quickstart;

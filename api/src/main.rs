@@ -25,6 +25,8 @@ enum Command {
     /// Build and inspect segments from files.
     #[command(subcommand)]
     Segment(cli::segment::SegmentCommand),
+    /// Run a Pinot batch ingestion job spec (build segments from files and push them).
+    Ingest(cli::ingest::IngestArgs),
     /// Run SQL locally over segment directories (no server) and print the broker response.
     Query(cli::query::QueryArgs),
     /// Time queries over segment directories (median/min of N runs; option comparisons).
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
     tessera_api::heap::tune();
     let result = match Cli::parse().command {
         Command::Segment(cmd) => cli::segment::run(cmd),
+        Command::Ingest(args) => cli::ingest::run(args),
         Command::Query(args) => cli::query::run(args),
         Command::Start(args) => cli::start::run(args),
         Command::Bench(args) => cli::bench::run(args),

@@ -236,6 +236,27 @@ pub fn build_segment_from_rows(
     finish(&full, config, cols, docs, staging, started, read)
 }
 
+/// Renames the built segment at `dir` to `name`: its metadata's segment name and its directory
+/// (`<parent>/<name>`), for names that depend on what the build found (the time range).
+pub fn rename_segment(dir: &Path, name: &str) -> Result<PathBuf, SegmentError> {
+    let meta_path = dir.join(METADATA_FILE);
+    let text = std::fs::read(&meta_path).map_err(|e| SegmentError::io(&meta_path, e))?;
+    let mut meta = SegmentMetadata::parse(&meta_path, &text)?;
+    meta.segment_name = name.to_string();
+    write_text(&meta_path, &meta.to_json())?;
+    let dest = dir.with_file_name(name);
+    if dest != dir {
+        if dest.exists() {
+            return Err(SegmentError::Config(format!(
+                "segment directory '{}' already exists",
+                dest.display()
+            )));
+        }
+        std::fs::rename(dir, &dest).map_err(|e| SegmentError::io(&dest, e))?;
+    }
+    Ok(dest)
+}
+
 /// Writes a small text file of a segment directory.
 fn finish(
     schema: &Schema,

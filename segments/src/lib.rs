@@ -36,7 +36,7 @@ pub mod startree;
 pub mod timestamp_index;
 
 pub use build_config::BuildConfig;
-pub use builder::{BuildSummary, build_segment, build_segment_from_rows};
+pub use builder::{BuildSummary, build_segment, build_segment_from_rows, rename_segment};
 pub use input::{InputFormat, InputSource};
 pub use metadata::{ColumnMetadata, SegmentMetadata};
 pub use segment::{ColumnReader, ImmutableSegment};

@@ -2,6 +2,7 @@
 //! `main` prints it and exits non-zero.
 
 pub mod bench;
+pub mod ingest;
 pub mod query;
 pub mod quickstart;
 pub mod segment;

@@ -117,7 +117,7 @@ async fn ingest_from_uri(req: Request<ControllerState>) -> tide::Result {
                 "Caught exception while ingesting file: cannot read '{uri}': {e}"
             ))
         })?;
-        if bytes.len() as u64 > c.config.max_upload_bytes as u64 {
+        if bytes.len() as u64 > c.config.max_upload_bytes {
             return Err(ApiError::bad_request(format!(
                 "Caught exception while ingesting file: '{uri}' is larger than the upload limit"
             ))

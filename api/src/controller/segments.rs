@@ -1,5 +1,7 @@
 //! Segment endpoints: upload (`POST /segments`, `POST /v2/segments`; a new name adds, an
-//! existing name refreshes), list, download (servers fetch archives here), reload, delete.
+//! existing name refreshes; with `UPLOAD_TYPE: URI` the controller fetches the tar.gz from the
+//! `DOWNLOAD_URI` header's `file://` or `http://` URI, Pinot's URI push), list, download (servers
+//! fetch archives here), reload, delete.
 //!
 //! Upload: the body is bounded (413 above the limit), the single multipart part is unpacked in
 //! a scratch dir on rayon and validated by opening the segment (400 if it is not one: nothing
@@ -122,14 +124,71 @@ async fn upload(mut req: Request<ControllerState>) -> tide::Result {
         None => None,
     };
     let table_type = query_param(&req, "tableType");
-    let content_type = req
-        .content_type()
-        .map(|m| m.to_string())
-        .unwrap_or_default();
-    let body = read_bounded(&mut req, c.config.max_upload_bytes).await?;
-    let archive = single_part(&content_type, body, "segment metadata")?;
+    let upload_type = req
+        .header("UPLOAD_TYPE")
+        .map(|h| h.as_str().to_ascii_uppercase());
+    let archive = match upload_type.as_deref() {
+        None | Some("SEGMENT") => {
+            let content_type = req
+                .content_type()
+                .map(|m| m.to_string())
+                .unwrap_or_default();
+            let body = read_bounded(&mut req, c.config.max_upload_bytes).await?;
+            single_part(&content_type, body, "segment metadata")?
+        }
+        // Pinot's URI push: the controller fetches the segment's tar.gz from DOWNLOAD_URI.
+        Some("URI") => {
+            let uri = req
+                .header("DOWNLOAD_URI")
+                .map(|h| h.as_str().to_string())
+                .ok_or_else(|| ApiError::bad_request("Failed to get downloadURI from header"))?;
+            fetch_uri(&uri, c.config.max_upload_bytes).await?
+        }
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "Unsupported upload type: {other} (Tessera takes SEGMENT and URI uploads)"
+            ))
+            .into());
+        }
+    };
     let status = store_archive(&c, typed.as_deref(), table_type.as_deref(), archive).await?;
     json(&Status::new(status))
+}
+
+/// The bytes at `uri` (`file:///path` on the controller's machine, or `http://…`), at most
+/// `limit` of them.
+async fn fetch_uri(uri: &str, limit: u64) -> Result<Vec<u8>, ApiError> {
+    let failed =
+        |why: String| ApiError::bad_request(format!("Failed to fetch segment from '{uri}': {why}"));
+    let bytes = if let Some(path) = uri.strip_prefix("file://") {
+        let path = std::path::PathBuf::from(path);
+        let len = std::fs::metadata(&path)
+            .map_err(|e| failed(e.to_string()))?
+            .len();
+        if len > limit {
+            return Err(failed(format!(
+                "larger than the upload limit of {limit} bytes"
+            )));
+        }
+        on_rayon(move || std::fs::read(&path))
+            .await
+            .map_err(ApiError::internal)?
+            .map_err(|e| failed(e.to_string()))?
+    } else if uri.starts_with("http://") {
+        let mut res = surf::get(uri).await.map_err(|e| failed(e.to_string()))?;
+        if !res.status().is_success() {
+            return Err(failed(format!("HTTP {}", res.status() as u16)));
+        }
+        res.body_bytes().await.map_err(|e| failed(e.to_string()))?
+    } else {
+        return Err(failed("use a file:// or http:// URI".into()));
+    };
+    if bytes.len() as u64 > limit {
+        return Err(failed(format!(
+            "larger than the upload limit of {limit} bytes"
+        )));
+    }
+    Ok(bytes)
 }
 
 /// Validates `archive` and commits it as a new or refreshed segment of `typed` (or, when

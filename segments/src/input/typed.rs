@@ -88,16 +88,8 @@ pub fn civil_text(days: i64) -> Option<[u8; 10]> {
 
 /// Year, month and day of a day number.
 fn civil_parts(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    let (year, month, day) = crate::types::time::civil_from_days(days);
+    (year, i64::from(month), i64::from(day))
 }
 
 #[cfg(test)]

@@ -1,0 +1,417 @@
+//! The local runner of a job spec (Pinot's `standalone` execution framework): fetch the table's
+//! schema and config, build one segment per input file (`segmentCreationJobParallelism` at a
+//! time, each build on the calling rayon pool), write each as `<segment>.tar.gz` into the output
+//! directory, then push them (`pushParallelism` at a time, `pushAttempts` tries
+//! `pushRetryIntervalMillis` apart): the whole tar (`/v2/segments`) or, for a URI push, its
+//! `file://` URI for the controller to fetch.
+
+use super::JobError;
+use super::inputs;
+use super::naming::{Built, Namer};
+use super::spec::{JobSpec, Push, config_text};
+use crate::common::archive;
+use segments::metadata::SegmentMetadata;
+use segments::types::{DataType, Schema};
+use segments::{BuildConfig, InputFormat, InputSource, build_segment, rename_segment};
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// One segment the job built.
+#[derive(Clone, Debug)]
+pub struct BuiltSegment {
+    pub input: PathBuf,
+    pub name: String,
+    /// `<output dir>/<name>.tar.gz`.
+    pub archive: PathBuf,
+    pub rows: u32,
+    pub seconds: f64,
+}
+
+/// What the job did.
+#[derive(Debug, Default)]
+pub struct JobSummary {
+    pub built: Vec<BuiltSegment>,
+    /// Archives pushed to the controller.
+    pub pushed: Vec<PathBuf>,
+}
+
+/// Progress, reported as it happens.
+pub enum JobEvent<'a> {
+    Inputs(usize),
+    Built(&'a BuiltSegment),
+    Pushed(&'a Path),
+}
+
+/// Reads `uri`: an `http://` URL (a controller's `/tables/t` or `/tables/t/schema`) or a file.
+fn fetch(uri: &str) -> Result<String, JobError> {
+    if uri.starts_with("http://") {
+        return async_std::task::block_on(async {
+            let mut res = surf::get(uri)
+                .await
+                .map_err(|e| JobError::Fetch(format!("GET {uri}: {e}")))?;
+            let body = res
+                .body_string()
+                .await
+                .map_err(|e| JobError::Fetch(format!("GET {uri}: {e}")))?;
+            if !res.status().is_success() {
+                return Err(JobError::Fetch(format!(
+                    "GET {uri}: HTTP {}: {body}",
+                    res.status() as u16
+                )));
+            }
+            Ok(body)
+        });
+    }
+    let path = inputs::local_path(uri);
+    std::fs::read_to_string(&path)
+        .map_err(|e| JobError::Fetch(format!("cannot read '{}': {e}", path.display())))
+}
+
+/// Milliseconds per unit of the time column's raw values (for `normalizedDate`).
+fn millis_per_unit(schema: &Schema, column: &str) -> Option<i64> {
+    let f = schema.field(column)?;
+    if f.data_type == DataType::Timestamp {
+        return Some(1);
+    }
+    let format = f.format.as_deref()?;
+    let mut parts = format.split(':');
+    let size: i64 = parts.next()?.trim().parse().ok()?;
+    let unit = match parts.next()?.trim().to_ascii_uppercase().as_str() {
+        "MILLISECONDS" => 1,
+        "SECONDS" => 1_000,
+        "MINUTES" => 60_000,
+        "HOURS" => 3_600_000,
+        "DAYS" => 86_400_000,
+        _ => return None,
+    };
+    Some(size * unit)
+}
+
+/// The input format of `path`: the record reader's `dataFormat`, else the file's extension.
+fn format_of(spec: &JobSpec, path: &Path) -> Result<InputFormat, JobError> {
+    let named = spec
+        .record_reader_spec
+        .as_ref()
+        .map(|r| r.data_format.as_str());
+    match named {
+        Some(n) => InputFormat::parse(n).ok_or_else(|| {
+            JobError::Spec(format!(
+                "unsupported recordReaderSpec.dataFormat '{n}' (csv, json, parquet or avro)"
+            ))
+        }),
+        None => InputFormat::from_path(path).ok_or_else(|| {
+            JobError::Spec(format!(
+                "no recordReaderSpec.dataFormat, and '{}' has no known extension",
+                path.display()
+            ))
+        }),
+    }
+}
+
+/// Refuses reader options Tessera's readers cannot honour (rather than reading rows wrongly).
+fn check_reader_configs(spec: &JobSpec) -> Result<(), JobError> {
+    let Some(r) = &spec.record_reader_spec else {
+        return Ok(());
+    };
+    for (key, value) in &r.configs {
+        let v = config_text(value);
+        let supported = match key.as_str() {
+            "delimiter" => v == ",",
+            "multiValueDelimiter" => v == ";",
+            "header" | "nullStringValue" | "quoteCharacter" | "escapeCharacter" => false,
+            // Options that change nothing here (file encodings Tessera reads anyway).
+            _ => true,
+        };
+        if !supported {
+            return Err(JobError::Spec(format!(
+                "recordReaderSpec.configs.{key} = '{v}' is not supported yet (CSV inputs are comma-separated, multi-values split on ';', with a header row)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `spec`; `on` hears of each step.
+pub fn run(spec: &JobSpec, on: &(dyn Fn(JobEvent<'_>) + Sync)) -> Result<JobSummary, JobError> {
+    let table = spec.table_spec.table_name.clone();
+    let controller = spec
+        .pinot_cluster_specs
+        .first()
+        .map(|c| c.controller_uri.trim_end_matches('/').to_string());
+    let push = spec.job_type.push();
+    if push == Some(Push::Metadata) {
+        return Err(JobError::Spec(
+            "metadata push (SegmentMetadataPush, SegmentCreationAndMetadataPush) is not supported yet: use SegmentCreationAndTarPush or SegmentCreationAndUriPush".into(),
+        ));
+    }
+    if push.is_some() && controller.is_none() {
+        return Err(JobError::Spec(
+            "a push job needs pinotClusterSpecs[0].controllerURI".into(),
+        ));
+    }
+    let out_dir = spec
+        .output_dir_uri
+        .as_deref()
+        .map(inputs::local_path)
+        .ok_or_else(|| JobError::Spec("outputDirURI is required".into()))?;
+    std::fs::create_dir_all(&out_dir).map_err(|e| {
+        JobError::Input(format!(
+            "cannot create output directory '{}': {e}",
+            out_dir.display()
+        ))
+    })?;
+    let out_dir = std::fs::canonicalize(&out_dir)
+        .map_err(|e| JobError::Input(format!("output directory '{}': {e}", out_dir.display())))?;
+    let mut summary = JobSummary::default();
+    if spec.job_type.creates() {
+        summary.built = create(spec, &table, controller.as_deref(), &out_dir, on)?;
+    }
+    if let (Some(push), Some(controller)) = (push, controller) {
+        let archives: Vec<PathBuf> = if spec.job_type.creates() {
+            summary.built.iter().map(|b| b.archive.clone()).collect()
+        } else {
+            inputs::list(&out_dir, Some("glob:**/*.tar.gz"), None, true)?
+        };
+        summary.pushed = push_all(spec, push, &controller, &table, &archives, on)?;
+    }
+    Ok(summary)
+}
+
+fn create(
+    spec: &JobSpec,
+    table: &str,
+    controller: Option<&str>,
+    out_dir: &Path,
+    on: &(dyn Fn(JobEvent<'_>) + Sync),
+) -> Result<Vec<BuiltSegment>, JobError> {
+    check_reader_configs(spec)?;
+    let from_controller = |path: &str| {
+        controller.map(|c| format!("{c}{path}")).ok_or_else(|| {
+            JobError::Spec(format!(
+                "tableSpec needs a URI or pinotClusterSpecs for {path}"
+            ))
+        })
+    };
+    let schema_uri = match &spec.table_spec.schema_uri {
+        Some(u) => u.clone(),
+        None => from_controller(&format!("/tables/{table}/schema"))?,
+    };
+    let config_uri = match &spec.table_spec.table_config_uri {
+        Some(u) => u.clone(),
+        None => from_controller(&format!("/tables/{table}"))?,
+    };
+    let schema = Schema::from_json(&fetch(&schema_uri)?)
+        .map_err(|e| JobError::Spec(format!("schema from '{schema_uri}': {e}")))?;
+    let config: Json = serde_json::from_str(&fetch(&config_uri)?)
+        .map_err(|e| JobError::Spec(format!("table config from '{config_uri}': {e}")))?;
+    // Validated once, with the name each build replaces.
+    let base = BuildConfig::from_table_config_json(&config, &schema, Some(table))
+        .map_err(|e| JobError::Spec(format!("table config from '{config_uri}': {e}")))?;
+    let namer = Namer::new(spec.segment_name_generator_spec.as_ref(), table)?;
+    let unit = base
+        .time_column
+        .as_deref()
+        .and_then(|c| millis_per_unit(&schema, c));
+    let dir = spec
+        .input_dir_uri
+        .as_deref()
+        .map(inputs::local_path)
+        .ok_or_else(|| JobError::Spec("inputDirURI is required to create segments".into()))?;
+    let files = inputs::list(
+        &dir,
+        spec.include_file_name_pattern.as_deref(),
+        spec.exclude_file_name_pattern.as_deref(),
+        spec.search_recursively,
+    )?;
+    if files.is_empty() {
+        return Err(JobError::Input(format!(
+            "no input file under '{}' matches {}",
+            dir.display(),
+            spec.include_file_name_pattern
+                .as_deref()
+                .unwrap_or("any name")
+        )));
+    }
+    on(JobEvent::Inputs(files.len()));
+    let threads = (spec.segment_creation_job_parallelism.max(1) as usize).min(files.len());
+    let next = AtomicUsize::new(0);
+    let results: Vec<Result<Vec<BuiltSegment>, JobError>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let seq = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(input) = files.get(seq) else {
+                            return Ok(done);
+                        };
+                        let built =
+                            build_one(spec, &schema, &base, &namer, unit, out_dir, seq, input)?;
+                        on(JobEvent::Built(&built));
+                        done.push(built);
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(JobError::Build("a build thread panicked".into())))
+            })
+            .collect()
+    });
+    let mut built = Vec::with_capacity(files.len());
+    for r in results {
+        built.extend(r?);
+    }
+    built.sort_by(|a, b| a.input.cmp(&b.input));
+    Ok(built)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_one(
+    spec: &JobSpec,
+    schema: &Schema,
+    base: &BuildConfig,
+    namer: &Namer,
+    unit: Option<i64>,
+    out_dir: &Path,
+    seq: usize,
+    input: &Path,
+) -> Result<BuiltSegment, JobError> {
+    let started = Instant::now();
+    let format = format_of(spec, input)?;
+    let scratch = out_dir.join(format!(".building-{seq}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let config = BuildConfig {
+        segment_name: format!("{}_{seq}", base.table_name),
+        ..base.clone()
+    };
+    let source = InputSource {
+        path: input.to_path_buf(),
+        format,
+    };
+    let failed = |e: String| JobError::Build(format!("'{}': {e}", input.display()));
+    let result = (|| {
+        let summary = build_segment(schema, &config, &source, &scratch, &mut |_| {})
+            .map_err(|e| failed(e.to_string()))?;
+        let meta_path = summary.segment_dir.join(segments::format::METADATA_FILE);
+        let text = std::fs::read(&meta_path).map_err(|e| failed(e.to_string()))?;
+        let meta = SegmentMetadata::parse(&meta_path, &text).map_err(|e| failed(e.to_string()))?;
+        let built = Built {
+            input,
+            time_range: meta.start_time.zip(meta.end_time),
+            millis_per_unit: unit,
+        };
+        let name = namer.name(seq, &built);
+        let archive_path = out_dir.join(format!("{name}.tar.gz"));
+        if archive_path.exists() && !spec.overwrite_output {
+            return Err(JobError::Build(format!(
+                "output '{}' exists and overwriteOutput is false",
+                archive_path.display()
+            )));
+        }
+        let dir = rename_segment(&summary.segment_dir, &name).map_err(|e| failed(e.to_string()))?;
+        let bytes = archive::pack(&dir).map_err(|e| failed(e.to_string()))?;
+        let tmp = out_dir.join(format!(".{name}.tar.gz.tmp"));
+        std::fs::write(&tmp, &bytes)
+            .and_then(|()| std::fs::rename(&tmp, &archive_path))
+            .map_err(|e| failed(format!("cannot write '{}': {e}", archive_path.display())))?;
+        Ok(BuiltSegment {
+            input: input.to_path_buf(),
+            name,
+            archive: archive_path,
+            rows: summary.total_docs,
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+fn push_all(
+    spec: &JobSpec,
+    push: Push,
+    controller: &str,
+    table: &str,
+    archives: &[PathBuf],
+    on: &(dyn Fn(JobEvent<'_>) + Sync),
+) -> Result<Vec<PathBuf>, JobError> {
+    let settings = spec.push_job_spec.clone().unwrap_or_default();
+    let threads = (settings.push_parallelism.max(1) as usize).min(archives.len().max(1));
+    let next = AtomicUsize::new(0);
+    let results: Vec<Result<Vec<PathBuf>, JobError>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let Some(path) = archives.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                            return Ok(done);
+                        };
+                        let mut attempt = 0;
+                        loop {
+                            attempt += 1;
+                            match push_one(push, controller, table, path) {
+                                Ok(()) => break,
+                                Err(e) if attempt >= settings.push_attempts.max(1) => {
+                                    return Err(e);
+                                }
+                                Err(_) => std::thread::sleep(Duration::from_millis(
+                                    settings.push_retry_interval_millis,
+                                )),
+                            }
+                        }
+                        on(JobEvent::Pushed(path));
+                        done.push(path.clone());
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(JobError::Push("a push thread panicked".into())))
+            })
+            .collect()
+    });
+    let mut pushed = Vec::new();
+    for r in results {
+        pushed.extend(r?);
+    }
+    Ok(pushed)
+}
+
+fn push_one(push: Push, controller: &str, table: &str, path: &Path) -> Result<(), JobError> {
+    let url = format!("{controller}/v2/segments?tableName={table}");
+    let failed = |e: String| JobError::Push(format!("pushing '{}': {e}", path.display()));
+    async_std::task::block_on(async {
+        let request = match push {
+            Push::Tar => {
+                let bytes = std::fs::read(path).map_err(|e| failed(e.to_string()))?;
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let (content_type, body) =
+                    crate::http::multipart::encode_file(&name, &name, &bytes);
+                surf::post(&url)
+                    .header("Content-Type", content_type)
+                    .body(surf::Body::from_bytes(body))
+            }
+            Push::Uri | Push::Metadata => surf::post(&url)
+                .header("UPLOAD_TYPE", "URI")
+                .header("DOWNLOAD_URI", format!("file://{}", path.display())),
+        };
+        let mut res = request.await.map_err(|e| failed(e.to_string()))?;
+        let body = res.body_string().await.unwrap_or_default();
+        if !res.status().is_success() {
+            return Err(failed(format!("HTTP {}: {body}", res.status() as u16)));
+        }
+        Ok(())
+    })
+}
