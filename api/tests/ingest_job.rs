@@ -186,11 +186,15 @@ async fn a_pinot_job_spec_builds_and_pushes() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("metadata push"));
     let tabbed = dir.path().join("tabbed.yaml");
-    std::fs::write(&tabbed, SPEC.replace("delimiter: ','", "delimiter: '\\t'")).unwrap();
+    std::fs::write(
+        &tabbed,
+        SPEC.replace("delimiter: ','", "multiValueDelimiter: '|'"),
+    )
+    .unwrap();
     let v = values("SegmentCreationAndTarPush", "simple");
     let out = ingest(&tabbed, &v.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("delimiter"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("multiValueDelimiter"));
     let broken = dir.path().join("broken.yaml");
     std::fs::write(&broken, "jobType: [").unwrap();
     let out = ingest(&broken, &[]);

@@ -75,6 +75,32 @@ impl InputFormat {
 pub struct InputSource {
     pub path: PathBuf,
     pub format: InputFormat,
+    pub options: InputOptions,
+}
+
+/// How to read a CSV file (Pinot's CSV record reader `delimiter` config).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputOptions {
+    /// The field delimiter of CSV files.
+    pub delimiter: u8,
+}
+
+impl Default for InputOptions {
+    fn default() -> InputOptions {
+        InputOptions { delimiter: b',' }
+    }
+}
+
+impl InputOptions {
+    /// Reads a delimiter as Pinot's configs write it: one character (`|`), or `\t` / a tab.
+    pub fn parse_delimiter(text: &str) -> Option<u8> {
+        let d = match text {
+            "\\t" | "\t" | "tab" => b'\t',
+            t if t.len() == 1 => t.as_bytes()[0],
+            _ => return None,
+        };
+        (!matches!(d, b'"' | b'\n' | b'\r')).then_some(d)
+    }
 }
 
 /// Receives the cells of one column in doc order. Cell methods return `Ok(Err(reason))` for a
@@ -153,7 +179,14 @@ pub fn read_input<S: CellSink>(
     match source.format {
         InputFormat::Csv => {
             let text = compression::decoded(&source.path, file)?;
-            read_csv(&source.path, text, schema, sinks, progress)
+            read_csv(
+                &source.path,
+                text,
+                source.options.delimiter,
+                schema,
+                sinks,
+                progress,
+            )
         }
         InputFormat::Json => {
             let text = compression::decoded(&source.path, file)?;
@@ -228,11 +261,12 @@ fn column_task<S: CellSink>(
 fn read_csv<S: CellSink>(
     path: &Path,
     file: impl Read + Send,
+    delimiter: u8,
     schema: &Schema,
     sinks: &mut [S],
     progress: &mut dyn FnMut(u64),
 ) -> Result<u32, SegmentError> {
-    let mut rdr = CsvSplitter::new(path, file);
+    let mut rdr = CsvSplitter::new(path, file).with_delimiter(delimiter);
     let headers = rdr.header()?.unwrap_or_default();
     if headers.is_empty() {
         return Err(SegmentError::InputRow {
@@ -454,7 +488,11 @@ mod tests {
         let mut sinks = vec![Record::default(), Record::default()];
         let mut last = 0;
         let r = read_input(
-            &InputSource { path, format },
+            &InputSource {
+                path,
+                format,
+                options: Default::default(),
+            },
             &schema(),
             &mut sinks,
             &mut |n| last = n,

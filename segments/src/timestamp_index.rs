@@ -561,7 +561,11 @@ mod tests {
                 segment_name: name.into(),
                 ..config.clone()
             };
-            let input = crate::InputSource { path, format };
+            let input = crate::InputSource {
+                path,
+                format,
+                options: Default::default(),
+            };
             crate::build_segment(&schema, &config, &input, dir.path(), &mut |_| {}).unwrap();
             check_segment(&dir.path().join(name), &SOURCE);
         }

@@ -52,6 +52,7 @@ fn build(dir: &Path, name: &str, text: &str) -> Result<segments::BuildSummary, S
         &InputSource {
             path: input,
             format,
+            options: Default::default(),
         },
         &dir.join("out"),
         &mut |n| last = n,
@@ -175,6 +176,7 @@ fn null_vectors_follow_pinot_rules() {
             &InputSource {
                 path: input,
                 format: InputFormat::Csv,
+                options: Default::default(),
             },
             &out,
             &mut |_| {},
@@ -282,6 +284,7 @@ fn errors_name_file_line_and_column_and_leave_nothing() {
     let missing = InputSource {
         path: dir.path().join("nope.csv"),
         format: InputFormat::Csv,
+        options: Default::default(),
     };
     let err = build_segment(
         &schema,
@@ -379,6 +382,7 @@ fn every_data_type_from_csv() {
         &InputSource {
             path: input,
             format: InputFormat::Csv,
+            options: Default::default(),
         },
         dir.path(),
         &mut |_| {},

@@ -85,6 +85,7 @@ fn build(dir: &Path, input: &Path, format: InputFormat) -> Result<PathBuf, Segme
         &InputSource {
             path: input.to_path_buf(),
             format,
+            options: Default::default(),
         },
         &dir.join("out"),
         &mut |n| last = n,
@@ -302,6 +303,38 @@ fn compressed_csv_and_json_build_what_plain_files_build() {
 }
 
 #[test]
+fn pipe_and_tab_delimited_csv_build_what_commas_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = csv_build(dir.path());
+    for (d, name) in [(b'|', "orders.tbl"), (b'\t', "orders.tsv")] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, CSV.replace(',', &char::from(d).to_string())).unwrap();
+        let schema = schema();
+        let table = serde_json::json!({"tableName": "orders", "tableType": "OFFLINE",
+            "tableIndexConfig": {"nullHandlingEnabled": true}});
+        let config = BuildConfig::from_table_config_json(&table, &schema, Some("csv")).unwrap();
+        let out = dir.path().join(format!("d{d}"));
+        let source = InputSource {
+            path,
+            format: InputFormat::Csv,
+            options: segments::input::InputOptions { delimiter: d },
+        };
+        let built = build_segment(&schema, &config, &source, &out, &mut |_| {}).unwrap();
+        assert_eq!(columns(&built.segment_dir), expected, "delimiter {d}");
+    }
+    assert_eq!(
+        segments::input::InputOptions::parse_delimiter("\\t"),
+        Some(b'\t')
+    );
+    assert_eq!(
+        segments::input::InputOptions::parse_delimiter("|"),
+        Some(b'|')
+    );
+    assert_eq!(segments::input::InputOptions::parse_delimiter("\""), None);
+    assert_eq!(segments::input::InputOptions::parse_delimiter("ab"), None);
+}
+
+#[test]
 fn bad_parquet_cells_and_files_name_row_and_column() {
     let dir = tempfile::tempdir().unwrap();
     // A list into a single-value column.
@@ -315,6 +348,7 @@ fn bad_parquet_cells_and_files_name_row_and_column() {
     let source = InputSource {
         path: path.clone(),
         format: InputFormat::Parquet,
+        options: Default::default(),
     };
     let e = build_segment(
         &schema,
@@ -355,6 +389,7 @@ fn bad_parquet_cells_and_files_name_row_and_column() {
         &InputSource {
             path: junk,
             format: InputFormat::Parquet,
+            options: Default::default(),
         },
         &dir.path().join("o"),
         &mut |_| {},

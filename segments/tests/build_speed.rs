@@ -29,7 +29,11 @@ fn build_throughput() {
     let s = build_segment(
         &schema,
         &config,
-        &InputSource { path, format },
+        &InputSource {
+            path,
+            format,
+            options: Default::default(),
+        },
         out.path(),
         &mut |_| {},
     )

@@ -38,6 +38,7 @@ fn build_into(out: &Path) -> PathBuf {
     let input = InputSource {
         path: dir.join("input.csv"),
         format: InputFormat::Csv,
+        options: Default::default(),
     };
     build_segment(&schema, &config, &input, out, &mut |_| {})
         .unwrap()

@@ -36,6 +36,9 @@ pub struct CreateArgs {
     /// omitted (`orders.csv.gz` is CSV).
     #[arg(long = "input-format", value_parser = ["csv", "json", "parquet", "avro"])]
     pub input_format: Option<String>,
+    /// CSV field delimiter: one character, or `\t` for tab (default `,`).
+    #[arg(long)]
+    pub delimiter: Option<String>,
     /// Directory to create the segment directory in.
     #[arg(long)]
     pub out: PathBuf,
@@ -92,9 +95,15 @@ fn create(args: CreateArgs) -> Result<(), String> {
             )
         })?,
     };
+    let mut options = segments::input::InputOptions::default();
+    if let Some(d) = &args.delimiter {
+        options.delimiter = segments::input::InputOptions::parse_delimiter(d)
+            .ok_or_else(|| format!("--delimiter takes one character (or \\t), not '{d}'"))?;
+    }
     let input = InputSource {
         path: args.input.clone(),
         format,
+        options,
     };
 
     let bar = std::io::stderr().is_terminal().then(|| {

@@ -1,7 +1,7 @@
 //! `POST /ingestFromFile?tableNameWithType=&batchConfigMapStr=`: a CSV, JSON-lines, Parquet or
 //! Avro file (CSV and JSON also gzip- or zstd-compressed) in a multipart body becomes one segment
 //! (built with the segment builder, stored like an upload). `batchConfigMapStr` is JSON:
-//! `inputFormat` (`csv` | `json` | `parquet` | `avro`) and
+//! `inputFormat` (`csv` | `json` | `parquet` | `avro`), `recordReader.prop.delimiter` (CSV) and
 //! `segmentNameGenerator.configs.segment.name.postfix` (segment name `<table>_<postfix>`).
 //!
 //! `POST /ingestFromURI?tableNameWithType=&batchConfigMapStr=&sourceURIStr=` does the same with a
@@ -20,6 +20,7 @@ use crate::common::clock::now_ms;
 use crate::http::body::{query_param, read_bounded};
 use crate::http::{ApiError, on_rayon};
 use crate::metadata::table_name;
+use segments::input::InputOptions;
 use segments::{BuildConfig, InputFormat, InputSource, build_segment, build_segment_from_rows};
 use serde_json::Value as Json;
 use std::path::PathBuf;
@@ -46,6 +47,8 @@ pub struct BatchConfig {
     pub input_format: InputFormat,
     /// Segment name postfix, if given.
     pub postfix: Option<String>,
+    /// `recordReader.prop.delimiter` (CSV).
+    pub options: InputOptions,
 }
 
 /// Parses `batchConfigMapStr`.
@@ -69,9 +72,19 @@ pub fn parse_batch_config(text: Option<&str>) -> Result<BatchConfig, ApiError> {
                 .as_i64()
                 .map(|n| n.to_string())
         });
+    let mut options = InputOptions::default();
+    if let Some(d) = json.get("recordReader.prop.delimiter") {
+        let text = d.as_str().map_or_else(|| d.to_string(), str::to_string);
+        options.delimiter = InputOptions::parse_delimiter(&text).ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "Invalid recordReader.prop.delimiter '{text}' (one character)"
+            ))
+        })?;
+    }
     Ok(BatchConfig {
         input_format,
         postfix,
+        options,
     })
 }
 
@@ -151,7 +164,7 @@ async fn ingest(
         Some(p) => format!("{raw}_{p}"),
         None => format!("{raw}_{}", now_ms()),
     };
-    let format = batch.input_format;
+    let (format, options) = (batch.input_format, batch.options);
     let scratch = Scratch(scratch_dir(&c)?);
     let work = scratch.0.clone();
     let name = segment_name.clone();
@@ -181,6 +194,7 @@ async fn ingest(
         let source = InputSource {
             path: input,
             format,
+            options,
         };
         let failed = |e: String| {
             ApiError::bad_request(format!("Caught exception while ingesting file: {e}"))
@@ -220,7 +234,8 @@ mod tests {
             b,
             BatchConfig {
                 input_format: InputFormat::Json,
-                postfix: Some("7".into())
+                postfix: Some("7".into()),
+                options: InputOptions::default(),
             }
         );
         assert_eq!(

@@ -70,13 +70,16 @@ impl Seen {
 
 /// Input column names (in file order), the inferred type of each and whether it is
 /// single-value (a Parquet file says both; CSV and JSON cells are single values).
-fn scan_input(path: &Path, format: InputFormat) -> Result<Vec<(String, DataType, bool)>, String> {
+fn scan_input(input: &InputSource) -> Result<Vec<(String, DataType, bool)>, String> {
+    let (path, format) = (input.path.as_path(), input.format);
     let mut order = Vec::new();
     let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
     match format {
         InputFormat::Csv => {
             let text = segments::input::open_text(path).map_err(|e| e.to_string())?;
-            let mut reader = csv::Reader::from_reader(text);
+            let mut reader = csv::ReaderBuilder::new()
+                .delimiter(input.options.delimiter)
+                .from_reader(text);
             let headers: Vec<String> = reader
                 .headers()
                 .map_err(|e| e.to_string())?
@@ -151,7 +154,7 @@ pub fn transformed_rows(
     input: &InputSource,
     work_dir: &Path,
 ) -> Result<Vec<Vec<Value>>, String> {
-    let columns = scan_input(&input.path, input.format)?;
+    let columns = scan_input(input)?;
     let input_names: BTreeSet<&str> = columns.iter().map(|(c, _, _)| c.as_str()).collect();
     let staging_fields: Vec<FieldSpec> = columns
         .iter()
@@ -292,6 +295,7 @@ mod tests {
             &InputSource {
                 path: input,
                 format: InputFormat::Csv,
+                options: Default::default(),
             },
             &work,
         )

@@ -10,6 +10,7 @@ use super::inputs;
 use super::naming::{Built, Namer};
 use super::spec::{JobSpec, Push, config_text};
 use crate::common::archive;
+use segments::input::InputOptions;
 use segments::metadata::SegmentMetadata;
 use segments::types::{DataType, Schema};
 use segments::{BuildConfig, InputFormat, InputSource, build_segment, rename_segment};
@@ -110,15 +111,23 @@ fn format_of(spec: &JobSpec, path: &Path) -> Result<InputFormat, JobError> {
     }
 }
 
-/// Refuses reader options Tessera's readers cannot honour (rather than reading rows wrongly).
-fn check_reader_configs(spec: &JobSpec) -> Result<(), JobError> {
+/// The reader options of the spec (`recordReaderSpec.configs.delimiter`); refuses options
+/// Tessera's readers cannot honour (rather than reading rows wrongly).
+fn reader_options(spec: &JobSpec) -> Result<InputOptions, JobError> {
+    let mut options = InputOptions::default();
     let Some(r) = &spec.record_reader_spec else {
-        return Ok(());
+        return Ok(options);
     };
     for (key, value) in &r.configs {
         let v = config_text(value);
         let supported = match key.as_str() {
-            "delimiter" => v == ",",
+            "delimiter" => match InputOptions::parse_delimiter(&v) {
+                Some(d) => {
+                    options.delimiter = d;
+                    true
+                }
+                None => false,
+            },
             "multiValueDelimiter" => v == ";",
             "header" | "nullStringValue" | "quoteCharacter" | "escapeCharacter" => false,
             // Options that change nothing here (file encodings Tessera reads anyway).
@@ -126,11 +135,11 @@ fn check_reader_configs(spec: &JobSpec) -> Result<(), JobError> {
         };
         if !supported {
             return Err(JobError::Spec(format!(
-                "recordReaderSpec.configs.{key} = '{v}' is not supported yet (CSV inputs are comma-separated, multi-values split on ';', with a header row)"
+                "recordReaderSpec.configs.{key} = '{v}' is not supported yet (a one-character delimiter, multi-values split on ';', a header row)"
             )));
         }
     }
-    Ok(())
+    Ok(options)
 }
 
 /// Runs `spec`; `on` hears of each step.
@@ -186,7 +195,7 @@ fn create(
     out_dir: &Path,
     on: &(dyn Fn(JobEvent<'_>) + Sync),
 ) -> Result<Vec<BuiltSegment>, JobError> {
-    check_reader_configs(spec)?;
+    let options = reader_options(spec)?;
     let from_controller = |path: &str| {
         controller.map(|c| format!("{c}{path}")).ok_or_else(|| {
             JobError::Spec(format!(
@@ -247,8 +256,9 @@ fn create(
                         let Some(input) = files.get(seq) else {
                             return Ok(done);
                         };
-                        let built =
-                            build_one(spec, &schema, &base, &namer, unit, out_dir, seq, input)?;
+                        let built = build_one(
+                            spec, &schema, &base, &namer, unit, out_dir, seq, input, options,
+                        )?;
                         on(JobEvent::Built(&built));
                         done.push(built);
                     }
@@ -281,6 +291,7 @@ fn build_one(
     out_dir: &Path,
     seq: usize,
     input: &Path,
+    options: InputOptions,
 ) -> Result<BuiltSegment, JobError> {
     let started = Instant::now();
     let format = format_of(spec, input)?;
@@ -293,6 +304,7 @@ fn build_one(
     let source = InputSource {
         path: input.to_path_buf(),
         format,
+        options,
     };
     let failed = |e: String| JobError::Build(format!("'{}': {e}", input.display()));
     let result = (|| {

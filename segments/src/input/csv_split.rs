@@ -82,19 +82,19 @@ fn word_at(buf: &[u8], i: usize) -> u64 {
     u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
 }
 
-/// Index of the first of `,`, `\n` or `\r` at or after `i` (or `buf.len()`), eight bytes at a
-/// time.
+/// Index of the first of the delimiter `d`, `\n` or `\r` at or after `i` (or `buf.len()`),
+/// eight bytes at a time.
 #[inline]
-fn field_end(buf: &[u8], mut i: usize) -> usize {
+fn field_end(buf: &[u8], mut i: usize, d: u8) -> usize {
     while i + 8 <= buf.len() {
         let w = word_at(buf, i);
-        let m = bytes_equal(w, b',') | bytes_equal(w, b'\n') | bytes_equal(w, b'\r');
+        let m = bytes_equal(w, d) | bytes_equal(w, b'\n') | bytes_equal(w, b'\r');
         if m != 0 {
             return i + (m.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    while i < buf.len() && !matches!(buf[i], b',' | b'\n' | b'\r') {
+    while i < buf.len() && buf[i] != d && !matches!(buf[i], b'\n' | b'\r') {
         i += 1;
     }
     i
@@ -137,18 +137,18 @@ fn unescape(buf: &mut [u8], start: usize, end: usize) -> usize {
 /// Bits of the 64 bytes at `buf[at..]` (zero bytes past its end) that are `,`, a line break
 /// (`\n` or `\r`), and `"`.
 #[inline(always)]
-fn block_masks(buf: &[u8], at: usize) -> [u64; 3] {
+fn block_masks(buf: &[u8], at: usize, d: u8) -> [u64; 3] {
     if at + 64 <= buf.len() {
-        return masks64(&buf[at..at + 64]);
+        return masks64(&buf[at..at + 64], d);
     }
     let mut padded = [0u8; 64];
     padded[..buf.len() - at].copy_from_slice(&buf[at..]);
-    masks64(&padded)
+    masks64(&padded, d)
 }
 
 /// [`block_masks`] of exactly 64 bytes.
 #[inline(always)]
-fn masks64(block: &[u8]) -> [u64; 3] {
+fn masks64(block: &[u8], d: u8) -> [u64; 3] {
     debug_assert_eq!(block.len(), 64);
     #[cfg(target_arch = "x86_64")]
     {
@@ -163,7 +163,7 @@ fn masks64(block: &[u8]) -> [u64; 3] {
                 let v = _mm_loadu_si128(block.as_ptr().add(16 * k).cast::<__m128i>());
                 let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
                 [
-                    _mm_movemask_epi8(eq(b',')),
+                    _mm_movemask_epi8(eq(d)),
                     _mm_movemask_epi8(_mm_or_si128(eq(b'\n'), eq(b'\r'))),
                     _mm_movemask_epi8(eq(b'"')),
                 ]
@@ -179,7 +179,7 @@ fn masks64(block: &[u8]) -> [u64; 3] {
         let bits =
             |f: &dyn Fn(u8) -> bool| (0..64).fold(0u64, |m, k| m | (u64::from(f(block[k])) << k));
         [
-            bits(&|c| c == b','),
+            bits(&|c| c == d),
             bits(&|c| c == b'\n' || c == b'\r'),
             bits(&|c| c == b'"'),
         ]
@@ -216,6 +216,7 @@ fn plain_records(
     max: usize,
     fields: &mut Vec<[u32; 2]>,
     lines: &mut Vec<u64>,
+    d: u8,
 ) -> (usize, u64) {
     let taken_before = lines.len();
     // The open record and its first field's index, and the open field.
@@ -224,10 +225,11 @@ fn plain_records(
     let (mut inside_carry, mut after_delim_carry) = (0u64, 1u64);
     let mut at = pos;
     while at < buf.len() {
-        let [comma, line_break, quote] = block_masks(buf, at);
+        let [comma, line_break, quote] = block_masks(buf, at, d);
         let inside = prefix_xor(quote) ^ inside_carry;
         let delims = (comma | line_break) & !inside;
-        let next_is_delim = matches!(buf.get(at + 64), Some(b',' | b'\n' | b'\r'));
+        let next_is_delim =
+            matches!(buf.get(at + 64), Some(&c) if c == d || c == b'\n' || c == b'\r');
         let before_delim = (delims >> 1) | (u64::from(next_is_delim) << 63);
         let after_delim = (delims << 1) | after_delim_carry;
         let odd = (quote & inside & !after_delim)
@@ -284,6 +286,7 @@ fn scan_record(
     eof: bool,
     fields: &mut Vec<[u32; 2]>,
     escaped: &mut Vec<usize>,
+    d: u8,
 ) -> Scan {
     loop {
         match buf.get(i) {
@@ -321,7 +324,7 @@ fn scan_record(
             };
             i = match close {
                 // Bytes after the closing quote are kept literally.
-                Some(q) => field_end(buf, q + 1),
+                Some(q) => field_end(buf, q + 1, d),
                 None => len,
             };
             if close != Some(i.wrapping_sub(1)) {
@@ -335,7 +338,7 @@ fn scan_record(
                 fields.push([start as u32, i as u32]);
             }
         } else {
-            i = field_end(buf, i);
+            i = field_end(buf, i, d);
             fields.push([start as u32, i as u32]);
         }
         match buf.get(i) {
@@ -344,7 +347,7 @@ fn scan_record(
                 end = i;
                 break;
             }
-            Some(b',') => i += 1,
+            Some(&c) if c == d => i += 1,
             Some(&c) => {
                 if c == b'\n' {
                     line += 1;
@@ -379,6 +382,8 @@ pub struct CsvSplitter<'p, R: Read> {
     /// Whether anything was read yet (a byte-order mark can only lead the input).
     started: bool,
     escaped: Vec<usize>,
+    /// The field delimiter (`,` unless set).
+    delimiter: u8,
 }
 
 impl<'p, R: Read> CsvSplitter<'p, R> {
@@ -392,7 +397,14 @@ impl<'p, R: Read> CsvSplitter<'p, R> {
             eof: false,
             started: false,
             escaped: Vec::new(),
+            delimiter: b',',
         }
+    }
+
+    /// Splits fields on `delimiter` instead of `,` (any byte but a quote or a line break).
+    pub fn with_delimiter(mut self, delimiter: u8) -> CsvSplitter<'p, R> {
+        self.delimiter = delimiter;
+        self
     }
 
     /// Reads more input onto `buf`; sets `eof` when there is none.
@@ -463,6 +475,7 @@ impl<'p, R: Read> CsvSplitter<'p, R> {
                 max_rows - batch.len,
                 &mut batch.fields,
                 &mut batch.lines,
+                self.delimiter,
             );
             batch.len = batch.lines.len();
             if batch.len == max_rows {
@@ -476,6 +489,7 @@ impl<'p, R: Read> CsvSplitter<'p, R> {
                 self.eof,
                 &mut batch.fields,
                 &mut self.escaped,
+                self.delimiter,
             );
             match scan {
                 Scan::Record { next, line, after } => {
@@ -526,8 +540,12 @@ mod tests {
 
     /// Records as `(line, fields)` from the splitter, reading `chunk` bytes at a time.
     fn split(text: &[u8], chunk: usize) -> Vec<(u64, Vec<Vec<u8>>)> {
+        split_on(text, chunk, b',')
+    }
+
+    fn split_on(text: &[u8], chunk: usize, d: u8) -> Vec<(u64, Vec<Vec<u8>>)> {
         let path = Path::new("t.csv");
-        let mut s = CsvSplitter::new(path, Dribble(text, chunk));
+        let mut s = CsvSplitter::new(path, Dribble(text, chunk)).with_delimiter(d);
         let mut out = Vec::new();
         let mut batch = CsvBatch::default();
         loop {
@@ -565,8 +583,13 @@ mod tests {
 
     /// The same through the `csv` crate's default reader.
     fn reference(text: &[u8]) -> Vec<(u64, Vec<Vec<u8>>)> {
+        reference_on(text, b',')
+    }
+
+    fn reference_on(text: &[u8], d: u8) -> Vec<(u64, Vec<Vec<u8>>)> {
         let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
         let mut rdr = csv::ReaderBuilder::new()
+            .delimiter(d)
             .has_headers(false)
             .flexible(true)
             .from_reader(text);
@@ -661,7 +684,9 @@ mod tests {
         ) {
             let from = from.min(buf.len());
             let naive_end = (from..buf.len()).find(|&i| matches!(buf[i], b',' | b'\n' | b'\r')).unwrap_or(buf.len());
-            prop_assert_eq!(field_end(&buf, from), naive_end);
+            prop_assert_eq!(field_end(&buf, from, b','), naive_end);
+            let tab_end = (from..buf.len()).find(|&i| matches!(buf[i], b'\t' | b'\n' | b'\r')).unwrap_or(buf.len());
+            prop_assert_eq!(field_end(&buf, from, b'\t'), tab_end);
             prop_assert_eq!(find_quote(&buf, from), (from..buf.len()).find(|&i| buf[i] == b'"'));
         }
 
@@ -676,10 +701,17 @@ mod tests {
                 0..60,
             ),
             chunk in prop_oneof![1usize..9, 64usize..600],
+            d in prop_oneof![Just(b','), Just(b'|'), Just(b'\t'), Just(b';')],
         ) {
+            // The same text with `d` where the commas were (and commas as plain bytes).
             let text: Vec<u8> = parts.concat();
-            let got = split(&text, chunk);
-            let want = reference(&text);
+            let text: Vec<u8> = if d == b',' {
+                text
+            } else {
+                text.iter().map(|&c| if c == b',' { d } else { c }).collect()
+            };
+            let got = split_on(&text, chunk, d);
+            let want = reference_on(&text, d);
             prop_assert_eq!(fields(&got), fields(&want));
         }
     }

@@ -86,6 +86,7 @@ pub fn build_slt_tables(variant: Variant, out: &Path) -> Vec<BuiltTable> {
             let input = InputSource {
                 path: part.clone(),
                 format: InputFormat::Csv,
+                options: Default::default(),
             };
             build_segment(&schema, &build, &input, out, &mut |_| {}).expect("segment builds");
             segments.push(segment_name);
