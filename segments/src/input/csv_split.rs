@@ -208,6 +208,7 @@ fn prefix_xor(mut x: u64) -> u64 {
 /// delimiter, or a line break inside quotes, stops the scan at the start of its record, which
 /// [`scan_record`] then reads byte by byte; so do a record of another width and one running
 /// past the buffer. Returns the start of the first record not taken, and its line.
+#[allow(clippy::too_many_arguments)] // the hot loop's state, passed as plain values
 fn plain_records(
     buf: &[u8],
     pos: usize,
