@@ -115,6 +115,14 @@ fn csv_build(dir: &Path) -> Vec<(String, Vec<Value>, Vec<u32>)> {
     columns(&built)
 }
 
+/// Writes a required (never null, not repeated) column chunk.
+fn required<T: parquet::data_type::DataType>(
+    col: &mut parquet::file::writer::SerializedColumnWriter<'_>,
+    values: Vec<T::T>,
+) {
+    col.typed::<T>().write_batch(&values, None, None).unwrap();
+}
+
 fn write_parquet(path: &Path, row_groups: &[&[Row]]) {
     let message = "message orders {
         required int32 id;
@@ -134,12 +142,7 @@ fn write_parquet(path: &Path, row_groups: &[&[Row]]) {
         let mut column = 0;
         while let Some(mut col) = rg.next_column().unwrap() {
             match column {
-                0 => {
-                    let v: Vec<i32> = group.iter().map(|r| r.0).collect();
-                    col.typed::<Int32Type>()
-                        .write_batch(&v, None, None)
-                        .unwrap();
-                }
+                0 => required::<Int32Type>(&mut col, group.iter().map(|r| r.0).collect()),
                 1 => {
                     let v: Vec<ByteArray> = group
                         .iter()
@@ -151,30 +154,10 @@ fn write_parquet(path: &Path, row_groups: &[&[Row]]) {
                         .write_batch(&v, Some(&defs), None)
                         .unwrap();
                 }
-                2 => {
-                    let v: Vec<f64> = group.iter().map(|r| r.2).collect();
-                    col.typed::<DoubleType>()
-                        .write_batch(&v, None, None)
-                        .unwrap();
-                }
-                3 => {
-                    let v: Vec<i64> = group.iter().map(|r| r.3).collect();
-                    col.typed::<Int64Type>()
-                        .write_batch(&v, None, None)
-                        .unwrap();
-                }
-                4 => {
-                    let v: Vec<i32> = group.iter().map(|r| r.4).collect();
-                    col.typed::<Int32Type>()
-                        .write_batch(&v, None, None)
-                        .unwrap();
-                }
-                5 => {
-                    let v: Vec<i64> = group.iter().map(|r| r.5).collect();
-                    col.typed::<Int64Type>()
-                        .write_batch(&v, None, None)
-                        .unwrap();
-                }
+                2 => required::<DoubleType>(&mut col, group.iter().map(|r| r.2).collect()),
+                3 => required::<Int64Type>(&mut col, group.iter().map(|r| r.3).collect()),
+                4 => required::<Int32Type>(&mut col, group.iter().map(|r| r.4).collect()),
+                5 => required::<Int64Type>(&mut col, group.iter().map(|r| r.5).collect()),
                 _ => {
                     // tags: optional list (def 1 = empty list) of optional elements (def 3).
                     let (mut v, mut defs, mut reps) = (Vec::new(), Vec::new(), Vec::new());

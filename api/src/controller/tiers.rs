@@ -22,30 +22,11 @@ use crate::metadata::records::SegmentRecord;
 use crate::metadata::table_name;
 use crate::metadata::{Op, keys};
 use segments::types::table_config::parse_period_millis;
+use segments::types::time::epoch_unit_millis;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tide::Request;
-
-/// Milliseconds per unit of an `EPOCH` time format (`1:DAYS:EPOCH`, `EPOCH|MILLISECONDS|1`).
-fn epoch_unit_millis(format: &str) -> Option<i64> {
-    let parts: Vec<&str> = format.split([':', '|']).map(str::trim).collect();
-    let (size, unit) = match parts.as_slice() {
-        [size, unit, "EPOCH", ..] => (size.parse::<i64>().ok()?, *unit),
-        ["EPOCH", unit] => (1, *unit),
-        ["EPOCH", unit, size, ..] => (size.parse::<i64>().ok()?, *unit),
-        _ => return None,
-    };
-    let unit_ms = match unit.to_ascii_uppercase().as_str() {
-        "MILLISECONDS" => 1,
-        "SECONDS" => 1_000,
-        "MINUTES" => 60_000,
-        "HOURS" => 3_600_000,
-        "DAYS" => 86_400_000,
-        _ => return None,
-    };
-    Some(size * unit_ms)
-}
 
 /// The end time of an uploaded segment in epoch millis, when its time column has an `EPOCH`
 /// format in the table's schema.

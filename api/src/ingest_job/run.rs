@@ -76,18 +76,7 @@ fn millis_per_unit(schema: &Schema, column: &str) -> Option<i64> {
     if f.data_type == DataType::Timestamp {
         return Some(1);
     }
-    let format = f.format.as_deref()?;
-    let mut parts = format.split(':');
-    let size: i64 = parts.next()?.trim().parse().ok()?;
-    let unit = match parts.next()?.trim().to_ascii_uppercase().as_str() {
-        "MILLISECONDS" => 1,
-        "SECONDS" => 1_000,
-        "MINUTES" => 60_000,
-        "HOURS" => 3_600_000,
-        "DAYS" => 86_400_000,
-        _ => return None,
-    };
-    Some(size * unit)
+    segments::types::time::epoch_unit_millis(f.format.as_deref()?)
 }
 
 /// The input format of `path`: the record reader's `dataFormat`, else the file's extension.
@@ -244,39 +233,14 @@ fn create(
         )));
     }
     on(JobEvent::Inputs(files.len()));
-    let threads = (spec.segment_creation_job_parallelism.max(1) as usize).min(files.len());
-    let next = AtomicUsize::new(0);
-    let results: Vec<Result<Vec<BuiltSegment>, JobError>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let seq = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(input) = files.get(seq) else {
-                            return Ok(done);
-                        };
-                        let built = build_one(
-                            spec, &schema, &base, &namer, unit, out_dir, seq, input, options,
-                        )?;
-                        on(JobEvent::Built(&built));
-                        done.push(built);
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(JobError::Build("a build thread panicked".into())))
-            })
-            .collect()
-    });
-    let mut built = Vec::with_capacity(files.len());
-    for r in results {
-        built.extend(r?);
-    }
+    let threads = spec.segment_creation_job_parallelism as usize;
+    let mut built = in_parallel(threads, &files, |seq, input| {
+        let built = build_one(
+            spec, &schema, &base, &namer, unit, out_dir, seq, input, options,
+        )?;
+        on(JobEvent::Built(&built));
+        Ok(built)
+    })?;
     built.sort_by(|a, b| a.input.cmp(&b.input));
     Ok(built)
 }
@@ -353,49 +317,66 @@ fn push_all(
     on: &(dyn Fn(JobEvent<'_>) + Sync),
 ) -> Result<Vec<PathBuf>, JobError> {
     let settings = spec.push_job_spec.clone().unwrap_or_default();
-    let threads = (settings.push_parallelism.max(1) as usize).min(archives.len().max(1));
+    in_parallel(settings.push_parallelism as usize, archives, |_, path| {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match push_one(push, controller, table, path) {
+                Ok(()) => break,
+                Err(e) if attempt >= settings.push_attempts.max(1) => return Err(e),
+                Err(_) => {
+                    std::thread::sleep(Duration::from_millis(settings.push_retry_interval_millis))
+                }
+            }
+        }
+        on(JobEvent::Pushed(path));
+        Ok(path.clone())
+    })
+}
+
+/// `work(i, item)` for every item on `threads` threads (at least one), each taking the next
+/// item as it finishes one; the results in item order, or the first error in item order.
+fn in_parallel<I: Sync, T: Send>(
+    threads: usize,
+    items: &[I],
+    work: impl Fn(usize, &I) -> Result<T, JobError> + Sync,
+) -> Result<Vec<T>, JobError> {
     let next = AtomicUsize::new(0);
-    let results: Vec<Result<Vec<PathBuf>, JobError>> = std::thread::scope(|s| {
+    let threads = threads.clamp(1, items.len().max(1));
+    let mut results: Vec<(usize, Result<T, JobError>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
                     let mut done = Vec::new();
                     loop {
-                        let Some(path) = archives.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                            return Ok(done);
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            return done;
                         };
-                        let mut attempt = 0;
-                        loop {
-                            attempt += 1;
-                            match push_one(push, controller, table, path) {
-                                Ok(()) => break,
-                                Err(e) if attempt >= settings.push_attempts.max(1) => {
-                                    return Err(e);
-                                }
-                                Err(_) => std::thread::sleep(Duration::from_millis(
-                                    settings.push_retry_interval_millis,
-                                )),
-                            }
+                        let r = work(i, item);
+                        let failed = r.is_err();
+                        done.push((i, r));
+                        if failed {
+                            return done;
                         }
-                        on(JobEvent::Pushed(path));
-                        done.push(path.clone());
                     }
                 })
             })
             .collect();
         workers
             .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(JobError::Push("a push thread panicked".into())))
+            .flat_map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    vec![(
+                        usize::MAX,
+                        Err(JobError::Build("a job thread panicked".into())),
+                    )]
+                })
             })
             .collect()
     });
-    let mut pushed = Vec::new();
-    for r in results {
-        pushed.extend(r?);
-    }
-    Ok(pushed)
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
 }
 
 fn push_one(push: Push, controller: &str, table: &str, path: &Path) -> Result<(), JobError> {

@@ -18,6 +18,26 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// Milliseconds per unit of an `EPOCH` time format (`1:DAYS:EPOCH`, `EPOCH|MILLISECONDS|1`).
+pub fn epoch_unit_millis(format: &str) -> Option<i64> {
+    let parts: Vec<&str> = format.split([':', '|']).map(str::trim).collect();
+    let (size, unit) = match parts.as_slice() {
+        [size, unit, "EPOCH", ..] => (size.parse::<i64>().ok()?, *unit),
+        ["EPOCH", unit] => (1, *unit),
+        ["EPOCH", unit, size, ..] => (size.parse::<i64>().ok()?, *unit),
+        _ => return None,
+    };
+    let unit_ms = match unit.to_ascii_uppercase().as_str() {
+        "MILLISECONDS" => 1,
+        "SECONDS" => 1_000,
+        "MINUTES" => 60_000,
+        "HOURS" => 3_600_000,
+        "DAYS" => 86_400_000,
+        _ => return None,
+    };
+    Some(size * unit_ms)
+}
+
 /// Civil date `(year, month 1..=12, day 1..=31)` of a day number since 1970-01-01.
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
