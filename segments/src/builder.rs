@@ -175,6 +175,9 @@ pub fn build_segment(
     let (full, derived) = (config.build_schema(schema)?, config.derived_columns());
     let staging = Staging::create(out_dir, &config.segment_name)?;
     let mut cols = collectors(&full, config, &staging)?;
+    for c in &mut cols.0 {
+        c.set_multi_value_delimiter(input.options.multi_value_delimiter);
+    }
     let docs = crate::timestamp_index::read_input(input, schema, &derived, &mut cols.0, progress)?;
     let read = started.elapsed().as_secs_f64();
     finish(&full, config, cols, docs, staging, started, read)

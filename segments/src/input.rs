@@ -78,16 +78,26 @@ pub struct InputSource {
     pub options: InputOptions,
 }
 
-/// How to read a CSV file (Pinot's CSV record reader `delimiter` config).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How to read a CSV file (Pinot's CSV record reader configs `delimiter`,
+/// `multiValueDelimiter`, `header`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputOptions {
     /// The field delimiter of CSV files.
     pub delimiter: u8,
+    /// What separates the values of a multi-value CSV cell.
+    pub multi_value_delimiter: u8,
+    /// The column names, `delimiter`-separated, of a CSV file without a header row (its first
+    /// line is then data).
+    pub header: Option<String>,
 }
 
 impl Default for InputOptions {
     fn default() -> InputOptions {
-        InputOptions { delimiter: b',' }
+        InputOptions {
+            delimiter: b',',
+            multi_value_delimiter: b';',
+            header: None,
+        }
     }
 }
 
@@ -179,14 +189,7 @@ pub fn read_input<S: CellSink>(
     match source.format {
         InputFormat::Csv => {
             let text = compression::decoded(&source.path, file)?;
-            read_csv(
-                &source.path,
-                text,
-                source.options.delimiter,
-                schema,
-                sinks,
-                progress,
-            )
+            read_csv(&source.path, text, &source.options, schema, sinks, progress)
         }
         InputFormat::Json => {
             let text = compression::decoded(&source.path, file)?;
@@ -261,13 +264,20 @@ fn column_task<S: CellSink>(
 fn read_csv<S: CellSink>(
     path: &Path,
     file: impl Read + Send,
-    delimiter: u8,
+    options: &InputOptions,
     schema: &Schema,
     sinks: &mut [S],
     progress: &mut dyn FnMut(u64),
 ) -> Result<u32, SegmentError> {
-    let mut rdr = CsvSplitter::new(path, file).with_delimiter(delimiter);
-    let headers = rdr.header()?.unwrap_or_default();
+    let mut rdr = CsvSplitter::new(path, file).with_delimiter(options.delimiter);
+    let headers = match &options.header {
+        Some(h) => h
+            .as_bytes()
+            .split(|&b| b == options.delimiter)
+            .map(<[u8]>::to_vec)
+            .collect(),
+        None => rdr.header()?.unwrap_or_default(),
+    };
     if headers.is_empty() {
         return Err(SegmentError::InputRow {
             file: path.to_path_buf(),

@@ -300,11 +300,35 @@ fn pipe_and_tab_delimited_csv_build_what_commas_build() {
         let source = InputSource {
             path,
             format: InputFormat::Csv,
-            options: segments::input::InputOptions { delimiter: d },
+            options: segments::input::InputOptions {
+                delimiter: d,
+                ..Default::default()
+            },
         };
         let built = build_segment(&schema, &config, &source, &out, &mut |_| {}).unwrap();
         assert_eq!(columns(&built.segment_dir), expected, "delimiter {d}");
     }
+    // A `|` file without a header row, its multi-value cells split on `,` (Pinot's `header` and
+    // `multiValueDelimiter` configs).
+    let path = dir.path().join("headless.tbl");
+    let body = CSV.split_once('\n').unwrap().1;
+    std::fs::write(&path, body.replace(',', "|").replace(';', ",")).unwrap();
+    let schema = schema();
+    let table = serde_json::json!({"tableName": "orders", "tableType": "OFFLINE",
+        "tableIndexConfig": {"nullHandlingEnabled": true}});
+    let config = BuildConfig::from_table_config_json(&table, &schema, Some("csv")).unwrap();
+    let source = InputSource {
+        path,
+        format: InputFormat::Csv,
+        options: segments::input::InputOptions {
+            delimiter: b'|',
+            multi_value_delimiter: b',',
+            header: Some("id|name|price|ts|day|amount|tags".into()),
+        },
+    };
+    let out = dir.path().join("headless");
+    let built = build_segment(&schema, &config, &source, &out, &mut |_| {}).unwrap();
+    assert_eq!(columns(&built.segment_dir), expected);
     assert_eq!(
         segments::input::InputOptions::parse_delimiter("\\t"),
         Some(b'\t')

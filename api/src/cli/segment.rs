@@ -39,6 +39,12 @@ pub struct CreateArgs {
     /// CSV field delimiter: one character, or `\t` for tab (default `,`).
     #[arg(long)]
     pub delimiter: Option<String>,
+    /// What separates the values of a multi-value CSV cell (default `;`).
+    #[arg(long = "multi-value-delimiter")]
+    pub multi_value_delimiter: Option<String>,
+    /// The column names of a CSV file without a header row, `delimiter`-separated.
+    #[arg(long)]
+    pub header: Option<String>,
     /// Directory to create the segment directory in.
     #[arg(long)]
     pub out: PathBuf,
@@ -100,6 +106,11 @@ fn create(args: CreateArgs) -> Result<(), String> {
         options.delimiter = segments::input::InputOptions::parse_delimiter(d)
             .ok_or_else(|| format!("--delimiter takes one character (or \\t), not '{d}'"))?;
     }
+    if let Some(d) = &args.multi_value_delimiter {
+        options.multi_value_delimiter = segments::input::InputOptions::parse_delimiter(d)
+            .ok_or_else(|| format!("--multi-value-delimiter takes one character, not '{d}'"))?;
+    }
+    options.header = args.header.clone();
     let input = InputSource {
         path: args.input.clone(),
         format,

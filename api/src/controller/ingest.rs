@@ -1,7 +1,8 @@
 //! `POST /ingestFromFile?tableNameWithType=&batchConfigMapStr=`: a CSV, JSON-lines, Parquet or
 //! Avro file (CSV and JSON also gzip- or zstd-compressed) in a multipart body becomes one segment
 //! (built with the segment builder, stored like an upload). `batchConfigMapStr` is JSON:
-//! `inputFormat` (`csv` | `json` | `parquet` | `avro`), `recordReader.prop.delimiter` (CSV) and
+//! `inputFormat` (`csv` | `json` | `parquet` | `avro`), the CSV reader's
+//! `recordReader.prop.delimiter` / `.multiValueDelimiter` / `.header`, and
 //! `segmentNameGenerator.configs.segment.name.postfix` (segment name `<table>_<postfix>`).
 //!
 //! `POST /ingestFromURI?tableNameWithType=&batchConfigMapStr=&sourceURIStr=` does the same with a
@@ -73,14 +74,24 @@ pub fn parse_batch_config(text: Option<&str>) -> Result<BatchConfig, ApiError> {
                 .map(|n| n.to_string())
         });
     let mut options = InputOptions::default();
-    if let Some(d) = json.get("recordReader.prop.delimiter") {
-        let text = d.as_str().map_or_else(|| d.to_string(), str::to_string);
-        options.delimiter = InputOptions::parse_delimiter(&text).ok_or_else(|| {
+    let prop = |key: &str| {
+        json.get(format!("recordReader.prop.{key}"))
+            .map(|d| d.as_str().map_or_else(|| d.to_string(), str::to_string))
+    };
+    let one_char = |key: &str, text: String| {
+        InputOptions::parse_delimiter(&text).ok_or_else(|| {
             ApiError::bad_request(format!(
-                "Invalid recordReader.prop.delimiter '{text}' (one character)"
+                "Invalid recordReader.prop.{key} '{text}' (one character)"
             ))
-        })?;
+        })
+    };
+    if let Some(text) = prop("delimiter") {
+        options.delimiter = one_char("delimiter", text)?;
     }
+    if let Some(text) = prop("multiValueDelimiter") {
+        options.multi_value_delimiter = one_char("multiValueDelimiter", text)?;
+    }
+    options.header = prop("header");
     Ok(BatchConfig {
         input_format,
         postfix,
@@ -164,7 +175,7 @@ async fn ingest(
         Some(p) => format!("{raw}_{p}"),
         None => format!("{raw}_{}", now_ms()),
     };
-    let (format, options) = (batch.input_format, batch.options);
+    let (format, options) = (batch.input_format, batch.options.clone());
     let scratch = Scratch(scratch_dir(&c)?);
     let work = scratch.0.clone();
     let name = segment_name.clone();

@@ -77,15 +77,23 @@ fn scan_input(input: &InputSource) -> Result<Vec<(String, DataType, bool)>, Stri
     match format {
         InputFormat::Csv => {
             let text = segments::input::open_text(path).map_err(|e| e.to_string())?;
+            let given = input.options.header.as_deref();
             let mut reader = csv::ReaderBuilder::new()
                 .delimiter(input.options.delimiter)
+                .has_headers(given.is_none())
                 .from_reader(text);
-            let headers: Vec<String> = reader
-                .headers()
-                .map_err(|e| e.to_string())?
-                .iter()
-                .map(str::to_string)
-                .collect();
+            let headers: Vec<String> = match given {
+                Some(h) => h
+                    .split(char::from(input.options.delimiter))
+                    .map(str::to_string)
+                    .collect(),
+                None => reader
+                    .headers()
+                    .map_err(|e| e.to_string())?
+                    .iter()
+                    .map(str::to_string)
+                    .collect(),
+            };
             for h in &headers {
                 order.push(h.clone());
                 seen.insert(h.clone(), Seen::new());

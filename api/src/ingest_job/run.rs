@@ -100,7 +100,8 @@ fn format_of(spec: &JobSpec, path: &Path) -> Result<InputFormat, JobError> {
     }
 }
 
-/// The reader options of the spec (`recordReaderSpec.configs.delimiter`); refuses options
+/// The reader options of the spec (`recordReaderSpec.configs` `delimiter`, `multiValueDelimiter`,
+/// `header`); refuses options
 /// Tessera's readers cannot honour (rather than reading rows wrongly).
 fn reader_options(spec: &JobSpec) -> Result<InputOptions, JobError> {
     let mut options = InputOptions::default();
@@ -117,14 +118,24 @@ fn reader_options(spec: &JobSpec) -> Result<InputOptions, JobError> {
                 }
                 None => false,
             },
-            "multiValueDelimiter" => v == ";",
-            "header" | "nullStringValue" | "quoteCharacter" | "escapeCharacter" => false,
+            "multiValueDelimiter" => match InputOptions::parse_delimiter(&v) {
+                Some(d) => {
+                    options.multi_value_delimiter = d;
+                    true
+                }
+                None => false,
+            },
+            "header" => {
+                options.header = Some(v.clone());
+                true
+            }
+            "nullStringValue" | "quoteCharacter" | "escapeCharacter" | "commentMarker" => false,
             // Options that change nothing here (file encodings Tessera reads anyway).
             _ => true,
         };
         if !supported {
             return Err(JobError::Spec(format!(
-                "recordReaderSpec.configs.{key} = '{v}' is not supported yet (a one-character delimiter, multi-values split on ';', a header row)"
+                "recordReaderSpec.configs.{key} = '{v}' is not supported yet (delimiter, multiValueDelimiter and header are)"
             )));
         }
     }
@@ -236,7 +247,7 @@ fn create(
     let threads = spec.segment_creation_job_parallelism as usize;
     let mut built = in_parallel(threads, &files, |seq, input| {
         let built = build_one(
-            spec, &schema, &base, &namer, unit, out_dir, seq, input, options,
+            spec, &schema, &base, &namer, unit, out_dir, seq, input, &options,
         )?;
         on(JobEvent::Built(&built));
         Ok(built)
@@ -255,7 +266,7 @@ fn build_one(
     out_dir: &Path,
     seq: usize,
     input: &Path,
-    options: InputOptions,
+    options: &InputOptions,
 ) -> Result<BuiltSegment, JobError> {
     let started = Instant::now();
     let format = format_of(spec, input)?;
@@ -268,7 +279,7 @@ fn build_one(
     let source = InputSource {
         path: input.to_path_buf(),
         format,
-        options,
+        options: options.clone(),
     };
     let failed = |e: String| JobError::Build(format!("'{}': {e}", input.display()));
     let result = (|| {

@@ -112,6 +112,8 @@ pub struct ColumnCollector {
     pub max_mv: u32,
     mv_ids: Vec<u32>,
     pending: Pending,
+    /// What separates the values of a multi-value text cell ([`MV_DELIMITER`] unless set).
+    mv_delimiter: u8,
     hashes: Vec<u64>,
     ids: Vec<u32>,
     id_chunks: IdChunks,
@@ -337,6 +339,7 @@ impl ColumnCollector {
         };
         Ok(ColumnCollector {
             pending,
+            mv_delimiter: MV_DELIMITER,
             hashes: Vec::with_capacity(BATCH),
             ids: Vec::with_capacity(BATCH),
             id_chunks: IdChunks::default(),
@@ -610,6 +613,11 @@ impl ColumnCollector {
         }
     }
 
+    /// Splits multi-value text cells on `d` instead of [`MV_DELIMITER`].
+    pub fn set_multi_value_delimiter(&mut self, d: u8) {
+        self.mv_delimiter = d;
+    }
+
     /// Told that the input holds about `rows` rows: a string column whose values so far were
     /// nearly all new (free text such as `l_comment`) keeps every value from now on rather than
     /// looking each one up ([`VarInterner::keep_every_value`]), with room for all of them.
@@ -676,7 +684,8 @@ impl ColumnCollector {
             };
         }
         self.mv_ids.clear();
-        for part in text.split(|&b| b == MV_DELIMITER).filter(|p| !p.is_empty()) {
+        let d = self.mv_delimiter;
+        for part in text.split(|&b| b == d).filter(|p| !p.is_empty()) {
             match parse_text(dt, part) {
                 Ok(s) => {
                     let id = self.intern(&s);
