@@ -342,6 +342,89 @@ fn pipe_and_tab_delimited_csv_build_what_commas_build() {
 }
 
 #[test]
+fn parquet_groups_fill_json_columns_with_their_json_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let message = "message m {
+        required int32 id;
+        optional group attrs { required int32 k; optional binary s (STRING); }
+        optional group tags (LIST) { repeated group list { optional binary element (STRING); } }
+    }";
+    let path = dir.path().join("nested.parquet");
+    let file = std::fs::File::create(&path).unwrap();
+    let props = Arc::new(WriterProperties::builder().build());
+    let schema_type = Arc::new(parse_message_type(message).unwrap());
+    let mut writer = SerializedFileWriter::new(file, schema_type, props).unwrap();
+    let mut rg = writer.next_row_group().unwrap();
+    let mut column = 0;
+    while let Some(mut col) = rg.next_column().unwrap() {
+        match column {
+            0 => required::<Int32Type>(&mut col, vec![1, 2, 3]),
+            // attrs.k: present in rows 0 and 2 (row 1's attrs is null).
+            1 => {
+                col.typed::<Int32Type>()
+                    .write_batch(&[7, 9], Some(&[1, 0, 1]), None)
+                    .unwrap();
+            }
+            // attrs.s: "a" in row 0, null in row 2.
+            2 => {
+                col.typed::<ByteArrayType>()
+                    .write_batch(&[ByteArray::from("a")], Some(&[2, 0, 1]), None)
+                    .unwrap();
+            }
+            // tags: ["x", "y"], [], ["z"].
+            _ => {
+                let v: Vec<ByteArray> = ["x", "y", "z"].into_iter().map(ByteArray::from).collect();
+                col.typed::<ByteArrayType>()
+                    .write_batch(&v, Some(&[3, 3, 1, 3]), Some(&[0, 1, 0, 0]))
+                    .unwrap();
+            }
+        }
+        col.close().unwrap();
+        column += 1;
+    }
+    rg.close().unwrap();
+    writer.close().unwrap();
+    let schema = Schema::from_json(
+        r#"{"schemaName": "m", "dimensionFieldSpecs": [
+            {"name": "id", "dataType": "INT"},
+            {"name": "attrs", "dataType": "JSON"},
+            {"name": "tags", "dataType": "JSON"}]}"#,
+    )
+    .unwrap();
+    let table = serde_json::json!({"tableName": "m", "tableType": "OFFLINE",
+        "tableIndexConfig": {"nullHandlingEnabled": true}});
+    let config = BuildConfig::from_table_config_json(&table, &schema, Some("m_0")).unwrap();
+    let source = InputSource {
+        path,
+        format: InputFormat::Parquet,
+        options: Default::default(),
+    };
+    let built = build_segment(
+        &schema,
+        &config,
+        &source,
+        &dir.path().join("o"),
+        &mut |_| {},
+    )
+    .unwrap();
+    let seg = ImmutableSegment::open(&built.segment_dir).unwrap();
+    let attrs = read_column(seg.column("attrs").unwrap(), 3);
+    assert_eq!(attrs[0], Value::Json(r#"{"k":7,"s":"a"}"#.into()));
+    assert_eq!(attrs[2], Value::Json(r#"{"k":9,"s":null}"#.into()));
+    let nulls: Vec<u32> = seg
+        .column("attrs")
+        .unwrap()
+        .nulls()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(nulls, vec![1]);
+    let tags = read_column(seg.column("tags").unwrap(), 3);
+    assert_eq!(tags[0], Value::Json(r#"["x","y"]"#.into()));
+    assert_eq!(tags[2], Value::Json(r#"["z"]"#.into()));
+}
+
+#[test]
 fn bad_parquet_cells_and_files_name_row_and_column() {
     let dir = tempfile::tempdir().unwrap();
     // A list into a single-value column.

@@ -16,10 +16,11 @@
 //! | FIXED_LEN_BYTE_ARRAY `UUID` | its canonical text |
 //! | other BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY | bytes |
 //! | a `LIST` of one of the above | a multi-value cell (null elements skipped) |
+//! | another group (struct, map, list of structs) | its JSON text, into a JSON or STRING column |
 //!
 //! A null (or an empty list) is a null cell; a schema column the file lacks is null in every row
-//! (its default null value). A list into a single-value column, a nested group or a value the
-//! column's type cannot hold is an error naming the file, the row group, the row and the column.
+//! (its default null value). A list into a single-value column, a nested group into anything
+//! but a JSON or STRING column, or a value the column's type cannot hold is an error naming the file, the row group, the row and the column.
 
 use super::CellSink;
 use super::typed::{civil_text, date_value, decimal, unscaled, uuid};
@@ -65,6 +66,9 @@ enum Kind {
 
 /// Where a schema column's cells come from.
 struct Source {
+    /// The column is a nested group (a struct, a map, a list of structs) read into a JSON or
+    /// STRING column as its JSON text, by Parquet's record reader; the fields below are unused.
+    nested: bool,
     /// The leaf column's index in the file.
     leaf: usize,
     kind: Kind,
@@ -151,26 +155,42 @@ fn source_of(
         })
         .collect();
     let bad = |reason: String| file_error(path, format!("column '{}': {reason}", field.name));
-    let leaf = match leaves.as_slice() {
+    // A group other than a plain list of values: its JSON text, for a JSON or STRING column.
+    let nested = match leaves.as_slice() {
         [] => return Ok(None),
-        [one] => *one,
-        _ => {
+        [one] => {
+            let c = descr.column(*one);
+            (c.max_rep_level() == 0 && c.path().parts().len() > 1)
+                || c.max_rep_level() > 1
+                // A list into a single-value JSON column is its JSON array.
+                || (c.max_rep_level() == 1
+                    && field.single_value_field
+                    && field.data_type == DataType::Json)
+        }
+        _ => true,
+    };
+    if nested {
+        if !field.single_value_field
+            || !matches!(field.data_type, DataType::Json | DataType::String)
+        {
             return Err(bad(
-                "a nested Parquet group with several fields cannot fill one column (flatten it, \
-                 or read it as a JSON column through ingestionConfig.complexTypeConfig)"
+                "a nested Parquet group fills a single-value JSON or STRING column only (as its \
+                 JSON text)"
                     .into(),
             ));
         }
-    };
+        return Ok(Some(Source {
+            nested: true,
+            leaf: leaves[0],
+            kind: Kind::Utf8,
+            list: false,
+            max_def: 0,
+            max_rep: 0,
+        }));
+    }
+    let leaf = leaves[0];
     let c = descr.column(leaf);
-    let list = match c.max_rep_level() {
-        0 if c.path().parts().len() > 1 => {
-            return Err(bad("a nested Parquet group cannot fill one column".into()));
-        }
-        0 => false,
-        1 => true,
-        _ => return Err(bad("lists of lists are not supported".into())),
-    };
+    let list = c.max_rep_level() == 1;
     if list && field.single_value_field {
         return Err(bad(
             "a Parquet list cannot fill a single-value column".into()
@@ -178,6 +198,7 @@ fn source_of(
     }
     let kind = kind_of(&c).map_err(bad)?;
     Ok(Some(Source {
+        nested: false,
         leaf,
         kind,
         list,
@@ -261,6 +282,7 @@ pub fn read_parquet<S: CellSink>(
                     expect_rows: (rg == 0).then_some(total),
                 };
                 match source {
+                    Some(s) if s.nested => column.read_nested(&reader, sink),
                     Some(s) => column.read(&reader, s, sink),
                     None => (0..rows).try_for_each(|r| sink.null(first + r as DocId)),
                 }
@@ -296,6 +318,65 @@ impl ColumnRun<'_> {
             column: self.field.name.clone(),
             reason,
         }
+    }
+
+    /// A nested group's values as JSON text, row by row through Parquet's record reader with
+    /// only this column projected.
+    fn read_nested<S: CellSink>(
+        &mut self,
+        reader: &SerializedFileReader<Bytes>,
+        sink: &mut S,
+    ) -> Result<(), SegmentError> {
+        let unreadable = |e: parquet::errors::ParquetError| {
+            file_error(
+                self.path,
+                format!(
+                    "row group {}, column '{}': {e}",
+                    self.row_group, self.field.name
+                ),
+            )
+        };
+        let root = reader
+            .metadata()
+            .file_metadata()
+            .schema_descr()
+            .root_schema();
+        let Some(group) = root
+            .get_fields()
+            .iter()
+            .find(|f| f.name() == self.field.name)
+        else {
+            return Ok(());
+        };
+        let projection = parquet::schema::types::Type::group_type_builder(root.name())
+            .with_fields(vec![group.clone()])
+            .build()
+            .map_err(unreadable)?;
+        let row_group = reader.get_row_group(self.row_group).map_err(unreadable)?;
+        let rows = row_group
+            .get_row_iter(Some(projection))
+            .map_err(unreadable)?;
+        for (i, row) in rows.enumerate() {
+            let row = row.map_err(unreadable)?;
+            let doc = self.first + i as DocId;
+            let value = row
+                .get_column_iter()
+                .next()
+                .map(|(_, f)| f.to_json_value())
+                .unwrap_or(serde_json::Value::Null);
+            if value.is_null() {
+                sink.null(doc)?;
+                continue;
+            }
+            let text = value.to_string();
+            self.push(sink, doc, i, Cell::Text(text.as_bytes()))?;
+            if i == 0
+                && let Some(rows) = self.expect_rows.take()
+            {
+                sink.expect_rows(rows);
+            }
+        }
+        Ok(())
     }
 
     fn read<S: CellSink>(
