@@ -10,7 +10,7 @@ use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int32Type, Int64T
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
-use segments::types::{Schema, Value};
+use segments::types::{DataType, Schema, Value};
 use segments::{
     BuildConfig, ImmutableSegment, InputFormat, InputSource, SegmentError, build_segment,
 };
@@ -394,6 +394,15 @@ fn parquet_groups_fill_json_columns_with_their_json_text() {
     let table = serde_json::json!({"tableName": "m", "tableType": "OFFLINE",
         "tableIndexConfig": {"nullHandlingEnabled": true}});
     let config = BuildConfig::from_table_config_json(&table, &schema, Some("m_0")).unwrap();
+    // Ingestion transforms stage a group as its JSON text.
+    assert_eq!(
+        segments::input::parquet_columns(&path).unwrap(),
+        vec![
+            ("id".to_string(), DataType::Long, true),
+            ("attrs".to_string(), DataType::String, true),
+            ("tags".to_string(), DataType::String, false),
+        ]
+    );
     let source = InputSource {
         path,
         format: InputFormat::Parquet,

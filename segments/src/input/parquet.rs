@@ -31,7 +31,7 @@ use parquet::basic::{ConvertedType, LogicalType, TimeUnit, Type as PhysicalType}
 use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
 use parquet::data_type::{ByteArray, DataType as ParquetType, FixedLenByteArray, Int96};
 use parquet::file::reader::{FileReader, SerializedFileReader};
-use parquet::schema::types::ColumnDescriptor;
+use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 use rayon::prelude::*;
 use std::fs::File;
 use std::path::Path;
@@ -64,11 +64,49 @@ enum Kind {
     Binary,
 }
 
+/// What a top-level Parquet column is.
+enum Shape {
+    /// One leaf of values, one per row.
+    Values(usize),
+    /// One leaf repeated once: a list of values per row.
+    List(usize),
+    /// Anything else (a struct, a map, a list of structs or of lists).
+    Group,
+}
+
+/// The shape of the top-level column `name`, if the file has it.
+fn shape_of(descr: &SchemaDescriptor, name: &str) -> Option<Shape> {
+    let mut leaves = (0..descr.num_columns()).filter(|&i| {
+        descr
+            .column(i)
+            .path()
+            .parts()
+            .first()
+            .is_some_and(|p| p == name)
+    });
+    let first = leaves.next()?;
+    if leaves.next().is_some() {
+        return Some(Shape::Group);
+    }
+    let c = descr.column(first);
+    Some(match (c.max_rep_level(), c.path().parts().len()) {
+        (0, 1) => Shape::Values(first),
+        (1, _) => Shape::List(first),
+        _ => Shape::Group,
+    })
+}
+
 /// Where a schema column's cells come from.
-struct Source {
-    /// The column is a nested group (a struct, a map, a list of structs) read into a JSON or
-    /// STRING column as its JSON text, by Parquet's record reader; the fields below are unused.
-    nested: bool,
+enum Source {
+    /// A leaf, read by Parquet's typed column reader.
+    Leaf(LeafSource),
+    /// A nested group (or a list into a single-value JSON column) read into a JSON or STRING
+    /// column as its JSON text, by Parquet's record reader.
+    Group,
+}
+
+/// A leaf column and how its values become cells.
+struct LeafSource {
     /// The leaf column's index in the file.
     leaf: usize,
     kind: Kind,
@@ -137,74 +175,47 @@ fn kind_of(c: &ColumnDescriptor) -> Result<Kind, String> {
     })
 }
 
-/// The leaf column holding `field`, and how to read it.
+/// Where the cells of `field` come from.
 fn source_of(
     path: &Path,
     reader: &SerializedFileReader<Bytes>,
     field: &FieldSpec,
 ) -> Result<Option<Source>, SegmentError> {
     let descr = reader.metadata().file_metadata().schema_descr();
-    let leaves: Vec<usize> = (0..descr.num_columns())
-        .filter(|&i| {
-            descr
-                .column(i)
-                .path()
-                .parts()
-                .first()
-                .is_some_and(|p| p == &field.name)
-        })
-        .collect();
     let bad = |reason: String| file_error(path, format!("column '{}': {reason}", field.name));
-    // A group other than a plain list of values: its JSON text, for a JSON or STRING column.
-    let nested = match leaves.as_slice() {
-        [] => return Ok(None),
-        [one] => {
-            let c = descr.column(*one);
-            (c.max_rep_level() == 0 && c.path().parts().len() > 1)
-                || c.max_rep_level() > 1
-                // A list into a single-value JSON column is its JSON array.
-                || (c.max_rep_level() == 1
-                    && field.single_value_field
-                    && field.data_type == DataType::Json)
+    let json_text =
+        field.single_value_field && matches!(field.data_type, DataType::Json | DataType::String);
+    let (leaf, list) = match shape_of(descr, &field.name) {
+        None => return Ok(None),
+        Some(Shape::Values(leaf)) => (leaf, false),
+        // A list into a single-value JSON column is its JSON array.
+        Some(Shape::List(_)) if field.single_value_field && field.data_type == DataType::Json => {
+            return Ok(Some(Source::Group));
         }
-        _ => true,
-    };
-    if nested {
-        if !field.single_value_field
-            || !matches!(field.data_type, DataType::Json | DataType::String)
-        {
+        Some(Shape::List(_)) if field.single_value_field => {
+            return Err(bad(
+                "a Parquet list cannot fill a single-value column".into()
+            ));
+        }
+        Some(Shape::List(leaf)) => (leaf, true),
+        Some(Shape::Group) if json_text => return Ok(Some(Source::Group)),
+        Some(Shape::Group) => {
             return Err(bad(
                 "a nested Parquet group fills a single-value JSON or STRING column only (as its \
                  JSON text)"
                     .into(),
             ));
         }
-        return Ok(Some(Source {
-            nested: true,
-            leaf: leaves[0],
-            kind: Kind::Utf8,
-            list: false,
-            max_def: 0,
-            max_rep: 0,
-        }));
-    }
-    let leaf = leaves[0];
+    };
     let c = descr.column(leaf);
-    let list = c.max_rep_level() == 1;
-    if list && field.single_value_field {
-        return Err(bad(
-            "a Parquet list cannot fill a single-value column".into()
-        ));
-    }
     let kind = kind_of(&c).map_err(bad)?;
-    Ok(Some(Source {
-        nested: false,
+    Ok(Some(Source::Leaf(LeafSource {
         leaf,
         kind,
         list,
         max_def: c.max_def_level(),
         max_rep: c.max_rep_level(),
-    }))
+    })))
 }
 
 /// A reader over the memory-mapped `file`.
@@ -224,15 +235,18 @@ pub fn parquet_columns(path: &Path) -> Result<Vec<(String, DataType, bool)>, Seg
     let reader = open(path, file)?;
     let descr = reader.metadata().file_metadata().schema_descr();
     let mut out: Vec<(String, DataType, bool)> = Vec::new();
-    for i in 0..descr.num_columns() {
-        let c = descr.column(i);
-        let Some(name) = c.path().parts().first() else {
-            continue;
+    for top in descr.root_schema().get_fields() {
+        let name = top.name();
+        let (leaf, single) = match shape_of(descr, name) {
+            Some(Shape::Values(leaf)) => (leaf, true),
+            Some(Shape::List(leaf)) => (leaf, false),
+            // A group stages as its JSON text.
+            Some(Shape::Group) | None => {
+                out.push((name.to_string(), DataType::String, true));
+                continue;
+            }
         };
-        if out.iter().any(|(n, _, _)| n == name) {
-            continue;
-        }
-        let dt = match kind_of(&c).map_err(|e| file_error(path, e))? {
+        let dt = match kind_of(&descr.column(leaf)).map_err(|e| file_error(path, e))? {
             Kind::Bool => DataType::Boolean,
             Kind::Int32 | Kind::UInt32 | Kind::Int64 | Kind::Date => DataType::Long,
             Kind::Timestamp { .. } | Kind::Int96 => DataType::Timestamp,
@@ -240,7 +254,7 @@ pub fn parquet_columns(path: &Path) -> Result<Vec<(String, DataType, bool)>, Seg
             Kind::Utf8 | Kind::Uuid => DataType::String,
             Kind::Binary => DataType::Bytes,
         };
-        out.push((name.clone(), dt, c.max_rep_level() == 0));
+        out.push((name.to_string(), dt, single));
     }
     Ok(out)
 }
@@ -282,8 +296,8 @@ pub fn read_parquet<S: CellSink>(
                     expect_rows: (rg == 0).then_some(total),
                 };
                 match source {
-                    Some(s) if s.nested => column.read_nested(&reader, sink),
-                    Some(s) => column.read(&reader, s, sink),
+                    Some(Source::Group) => column.read_nested(&reader, sink),
+                    Some(Source::Leaf(s)) => column.read(&reader, s, sink),
                     None => (0..rows).try_for_each(|r| sink.null(first + r as DocId)),
                 }
             })
@@ -310,6 +324,17 @@ struct ColumnRun<'a> {
 }
 
 impl ColumnRun<'_> {
+    /// The column chunk cannot be decoded.
+    fn unreadable(&self, e: parquet::errors::ParquetError) -> SegmentError {
+        file_error(
+            self.path,
+            format!(
+                "row group {}, column '{}': {e}",
+                self.row_group, self.field.name
+            ),
+        )
+    }
+
     fn error(&self, record: usize, reason: String) -> SegmentError {
         SegmentError::InputRecord {
             file: self.path.to_path_buf(),
@@ -327,15 +352,7 @@ impl ColumnRun<'_> {
         reader: &SerializedFileReader<Bytes>,
         sink: &mut S,
     ) -> Result<(), SegmentError> {
-        let unreadable = |e: parquet::errors::ParquetError| {
-            file_error(
-                self.path,
-                format!(
-                    "row group {}, column '{}': {e}",
-                    self.row_group, self.field.name
-                ),
-            )
-        };
+        let unreadable = |e| self.unreadable(e);
         let root = reader
             .metadata()
             .file_metadata()
@@ -357,7 +374,7 @@ impl ColumnRun<'_> {
             .get_row_iter(Some(projection))
             .map_err(unreadable)?;
         for (i, row) in rows.enumerate() {
-            let row = row.map_err(unreadable)?;
+            let row = row.map_err(|e| self.unreadable(e))?;
             let doc = self.first + i as DocId;
             let value = row
                 .get_column_iter()
@@ -366,13 +383,10 @@ impl ColumnRun<'_> {
                 .unwrap_or(serde_json::Value::Null);
             if value.is_null() {
                 sink.null(doc)?;
-                continue;
+            } else {
+                self.push(sink, doc, i, Cell::Text(value.to_string().as_bytes()))?;
             }
-            let text = value.to_string();
-            self.push(sink, doc, i, Cell::Text(text.as_bytes()))?;
-            if i == 0
-                && let Some(rows) = self.expect_rows.take()
-            {
+            if let Some(rows) = self.expect_rows.take() {
                 sink.expect_rows(rows);
             }
         }
@@ -382,18 +396,10 @@ impl ColumnRun<'_> {
     fn read<S: CellSink>(
         &mut self,
         reader: &SerializedFileReader<Bytes>,
-        source: &Source,
+        source: &LeafSource,
         sink: &mut S,
     ) -> Result<(), SegmentError> {
-        let unreadable = |e: parquet::errors::ParquetError| {
-            file_error(
-                self.path,
-                format!(
-                    "row group {}, column '{}': {e}",
-                    self.row_group, self.field.name
-                ),
-            )
-        };
+        let unreadable = |e| self.unreadable(e);
         let column = reader
             .get_row_group(self.row_group)
             .and_then(|g| g.get_column_reader(source.leaf))
@@ -445,7 +451,7 @@ impl ColumnRun<'_> {
     fn cells<T, S, F>(
         &mut self,
         mut reader: ColumnReaderImpl<T>,
-        source: &Source,
+        source: &LeafSource,
         sink: &mut S,
         cell: F,
     ) -> Result<(), SegmentError>
@@ -472,15 +478,7 @@ impl ColumnRun<'_> {
                     (max_rep > 0).then_some(&mut reps),
                     &mut values,
                 )
-                .map_err(|e| {
-                    file_error(
-                        self.path,
-                        format!(
-                            "row group {}, column '{}': {e}",
-                            self.row_group, self.field.name
-                        ),
-                    )
-                })?;
+                .map_err(|e| self.unreadable(e))?;
             if records == 0 {
                 return Ok(());
             }
@@ -500,38 +498,33 @@ impl ColumnRun<'_> {
                     self.push(sink, doc, record + i, cell(v))?;
                 }
                 record += n;
-                if let Some(rows) = told {
-                    sink.expect_rows(rows);
-                }
-                continue;
-            }
-            // A list: a record starts at repetition level 0; a level at the full definition
-            // level is an element, a lower one an empty or null list or a null element.
-            let mut open = false;
-            for (rep, def) in reps.iter().zip(&defs).take(levels) {
-                if *rep == 0 {
-                    if open {
-                        self.push_list(sink, record, &mut items)?;
-                        record += 1;
-                    }
-                    open = true;
-                }
-                if *def == max_def {
-                    let Some(v) = next_value.next() else {
-                        return Err(self.error(record, "fewer values than levels".into()));
-                    };
-                    match cell(v) {
-                        Cell::Value(v) => items.push(v),
-                        Cell::Day(d) => items.push(date_value(d, self.field.data_type)),
-                        Cell::Text(t) => {
-                            items.push(Value::String(String::from_utf8_lossy(t).into_owned()))
+            } else {
+                // A list: a record starts at repetition level 0; a level at the full definition
+                // level is an element, a lower one an empty or null list or a null element.
+                let mut open = false;
+                for (rep, def) in reps.iter().zip(&defs).take(levels) {
+                    if *rep == 0 {
+                        if open {
+                            self.push_list(sink, record, &mut items)?;
+                            record += 1;
                         }
+                        open = true;
+                    }
+                    if *def == max_def {
+                        let Some(v) = next_value.next() else {
+                            return Err(self.error(record, "fewer values than levels".into()));
+                        };
+                        items.push(match cell(v) {
+                            Cell::Value(v) => v,
+                            Cell::Day(d) => date_value(d, self.field.data_type),
+                            Cell::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+                        });
                     }
                 }
-            }
-            if open {
-                self.push_list(sink, record, &mut items)?;
-                record += 1;
+                if open {
+                    self.push_list(sink, record, &mut items)?;
+                    record += 1;
+                }
             }
             if let Some(rows) = told {
                 sink.expect_rows(rows);
