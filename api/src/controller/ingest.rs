@@ -19,6 +19,7 @@ use super::transform;
 use crate::common::archive;
 use crate::common::clock::now_ms;
 use crate::http::body::{query_param, read_bounded};
+use crate::http::client::get_bounded;
 use crate::http::{ApiError, on_rayon};
 use crate::metadata::table_name;
 use segments::input::InputOptions;
@@ -124,29 +125,13 @@ async fn ingest_from_uri(req: Request<ControllerState>) -> tide::Result {
     } else if uri.starts_with('/') {
         Input::Local(PathBuf::from(&uri))
     } else if uri.starts_with("http://") {
-        let mut res = surf::get(&uri).await.map_err(|e| {
-            ApiError::bad_request(format!(
-                "Caught exception while ingesting file: cannot fetch '{uri}': {e}"
-            ))
-        })?;
-        if !res.status().is_success() {
-            return Err(ApiError::bad_request(format!(
-                "Caught exception while ingesting file: '{uri}' answered HTTP {}",
-                res.status() as u16
-            ))
-            .into());
-        }
-        let bytes = res.body_bytes().await.map_err(|e| {
-            ApiError::bad_request(format!(
-                "Caught exception while ingesting file: cannot read '{uri}': {e}"
-            ))
-        })?;
-        if bytes.len() as u64 > c.config.max_upload_bytes {
-            return Err(ApiError::bad_request(format!(
-                "Caught exception while ingesting file: '{uri}' is larger than the upload limit"
-            ))
-            .into());
-        }
+        let bytes = get_bounded(&uri, c.config.max_upload_bytes)
+            .await
+            .map_err(|why| {
+                ApiError::bad_request(format!(
+                    "Caught exception while ingesting file: cannot fetch '{uri}': {why}"
+                ))
+            })?;
         Input::Body(bytes)
     } else {
         return Err(ApiError::bad_request(format!(

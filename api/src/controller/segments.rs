@@ -160,29 +160,27 @@ async fn upload(mut req: Request<ControllerState>) -> tide::Result {
 async fn fetch_uri(uri: &str, limit: u64) -> Result<Vec<u8>, ApiError> {
     let failed =
         |why: String| ApiError::bad_request(format!("Failed to fetch segment from '{uri}': {why}"));
-    let bytes = if let Some(path) = uri.strip_prefix("file://") {
-        let path = std::path::PathBuf::from(path);
-        let len = std::fs::metadata(&path)
-            .map_err(|e| failed(e.to_string()))?
-            .len();
-        if len > limit {
-            return Err(failed(format!(
-                "larger than the upload limit of {limit} bytes"
-            )));
-        }
-        on_rayon(move || std::fs::read(&path))
+    if uri.starts_with("http://") {
+        return crate::http::client::get_bounded(uri, limit)
             .await
-            .map_err(ApiError::internal)?
-            .map_err(|e| failed(e.to_string()))?
-    } else if uri.starts_with("http://") {
-        let mut res = surf::get(uri).await.map_err(|e| failed(e.to_string()))?;
-        if !res.status().is_success() {
-            return Err(failed(format!("HTTP {}", res.status() as u16)));
-        }
-        res.body_bytes().await.map_err(|e| failed(e.to_string()))?
-    } else {
+            .map_err(failed);
+    }
+    let Some(path) = uri.strip_prefix("file://") else {
         return Err(failed("use a file:// or http:// URI".into()));
     };
+    let path = std::path::PathBuf::from(path);
+    // One byte past the limit tells a file that is too large.
+    let bytes = on_rayon(move || -> std::io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::fs::File::open(&path)?, limit + 1),
+            &mut bytes,
+        )?;
+        Ok(bytes)
+    })
+    .await
+    .map_err(ApiError::internal)?
+    .map_err(|e| failed(e.to_string()))?;
     if bytes.len() as u64 > limit {
         return Err(failed(format!(
             "larger than the upload limit of {limit} bytes"

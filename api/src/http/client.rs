@@ -10,3 +10,17 @@ pub fn http_client() -> surf::Client {
         .try_into()
         .unwrap_or_default()
 }
+
+/// The body of `GET uri` (an `http://` URL a controller fetches a file or segment from), at most
+/// `limit` bytes; otherwise why not, for the caller's message.
+pub async fn get_bounded(uri: &str, limit: u64) -> Result<Vec<u8>, String> {
+    let mut res = http_client().get(uri).await.map_err(|e| e.to_string())?;
+    if !res.status().is_success() {
+        return Err(format!("HTTP {}", res.status() as u16));
+    }
+    let bytes = res.body_bytes().await.map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("larger than the upload limit of {limit} bytes"));
+    }
+    Ok(bytes)
+}
