@@ -1,7 +1,8 @@
 //! `tessera ingest --job-spec`: a Pinot job spec written as Pinot's docs write it (schema and
 //! table config from the controller's URLs, `glob:` input patterns, a name generator, a push
-//! spec) runs end to end against a running cluster; the tar and URI pushes both land every row;
-//! a bad spec fails before anything is pushed.
+//! spec) runs end to end against a running cluster; the tar, URI and metadata pushes all land
+//! every row (a metadata push leaving the archives in the output directory); a bad spec fails
+//! before anything is pushed.
 
 mod support;
 
@@ -180,11 +181,88 @@ async fn a_pinot_job_spec_builds_and_pushes() {
     );
     assert_eq!(count(&broker).await, expected);
 
-    // Refused before anything happens: metadata push, an unsupported CSV option, bad YAML.
-    let v = values("SegmentCreationAndMetadataPush", "simple");
+    // A metadata push of new segments (other names, another output directory): only their
+    // metadata reaches the controller, which keeps no copy; servers fetch the archives from the
+    // output directory, and the rows double.
+    let meta_out = dir.path().join("meta_out");
+    let mut v = values("SegmentCreationAndMetadataPush", "simple");
+    v[2] = format!("output={}", meta_out.display());
     let out = ingest(&spec, &v.iter().map(String::as_str).collect::<Vec<_>>());
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("metadata push"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doubled = json!([12, 2.0 * (1.5 + 2.5 + 3.5 + 3.0)]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while count(&broker).await != doubled {
+        assert!(Instant::now() < deadline, "{}", count(&broker).await);
+        async_std::task::sleep(Duration::from_millis(100)).await;
+    }
+    let pushed: Vec<std::path::PathBuf> = std::fs::read_dir(&meta_out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(pushed.len(), 3);
+    let first = pushed[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let segment = first.trim_end_matches(".tar.gz");
+    let stored = walk(&data)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".tar.gz"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(segment)
+        })
+        .count();
+    assert_eq!(stored, 0, "the controller holds no copy of {segment}");
+    // The controller's download still serves it, from the deep-store URI.
+    let res = surf::get(format!("{ctl}/segments/trips/{segment}"))
+        .await
+        .unwrap()
+        .body_bytes()
+        .await
+        .unwrap();
+    assert_eq!(res, std::fs::read(&pushed[0]).unwrap());
+
+    // A metadata push naming an archive that is not there changes nothing.
+    let metadata =
+        tessera_api::common::archive::metadata_archive(&std::fs::read(&pushed[0]).unwrap())
+            .unwrap();
+    for (uri, why) in [
+        (
+            format!("file://{}/gone.tar.gz", dir.path().display()),
+            "Failed to find segment",
+        ),
+        (
+            "s3://bucket/a.tar.gz".to_string(),
+            "Unsupported DOWNLOAD_URI",
+        ),
+        (String::new(), "downloadURI"),
+    ] {
+        let mut res = surf::post(format!("{ctl}/v2/segments?tableName=trips"))
+            .header("UPLOAD_TYPE", "METADATA")
+            .header("DOWNLOAD_URI", uri.as_str())
+            .body(surf::Body::from_bytes(metadata.clone()))
+            .await
+            .unwrap();
+        assert_eq!(res.status() as u16, 400, "{uri}");
+        assert!(res.body_string().await.unwrap().contains(why), "{uri}");
+    }
+    let (_, segs) = call("GET", &format!("{ctl}/segments/trips"), None).await;
+    assert_eq!(
+        segs[0]["OFFLINE"].as_array().map(Vec::len),
+        Some(6),
+        "{segs}"
+    );
+    assert_eq!(count(&broker).await, doubled);
+
+    // Refused before anything happens: an unsupported CSV option, bad YAML.
     let tabbed = dir.path().join("tabbed.yaml");
     std::fs::write(
         &tabbed,
@@ -203,7 +281,21 @@ async fn a_pinot_job_spec_builds_and_pushes() {
     let (_, segs) = call("GET", &format!("{ctl}/segments/trips"), None).await;
     assert_eq!(
         segs[0]["OFFLINE"].as_array().map(Vec::len),
-        Some(3),
+        Some(6),
         "{segs}"
     );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

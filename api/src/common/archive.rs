@@ -1,11 +1,17 @@
 //! Segment archives: a gzip'd tar of the segment directory (`<segmentName>/...`), as Pinot's
 //! upload endpoint takes them. [`unpack`] extracts one safely (no absolute paths, no `..`, no
 //! links, one top-level directory) and validates it by opening the segment; [`pack`] builds one.
+//!
+//! A metadata push sends only a segment's *metadata archive* — `<segmentName>/metadata.json` and
+//! `<segmentName>/creation.meta` (the full archive's CRC and size, as Pinot's `creation.meta`
+//! carries its CRC) — while the full archive stays at a deep-store URI: [`metadata_archive`]
+//! derives one from a full archive, [`read_metadata_archive`] reads one without touching disk.
 
 use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use segments::ImmutableSegment;
+use segments::metadata::SegmentMetadata;
 use std::path::{Component, Path, PathBuf};
 
 /// Why an archive was refused.
@@ -25,11 +31,9 @@ pub enum ArchiveError {
     },
 }
 
-/// A validated segment directory.
+/// What the controller records of a segment, from its metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnpackedSegment {
-    /// The segment directory (`<into>/<segmentName>`).
-    pub dir: PathBuf,
+pub struct SegmentFacts {
     /// The segment's name from its metadata.
     pub segment_name: String,
     /// Rows in the segment.
@@ -40,6 +44,37 @@ pub struct UnpackedSegment {
     pub time_column: Option<String>,
     pub end_time: Option<i64>,
 }
+
+impl From<&SegmentMetadata> for SegmentFacts {
+    fn from(m: &SegmentMetadata) -> SegmentFacts {
+        SegmentFacts {
+            segment_name: m.segment_name.clone(),
+            total_docs: u64::from(m.total_docs),
+            table_name: m.table_name.clone(),
+            time_column: m.time_column.clone(),
+            end_time: m.end_time,
+        }
+    }
+}
+
+/// A validated segment directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnpackedSegment {
+    /// The segment directory (`<into>/<segmentName>`).
+    pub dir: PathBuf,
+    pub facts: SegmentFacts,
+}
+
+/// The full archive a metadata archive stands for: its CRC-32 and size in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreationMeta {
+    pub crc: u32,
+    pub size_bytes: u64,
+}
+
+/// File name of [`CreationMeta`] in a metadata archive.
+pub const CREATION_META_FILE: &str = "creation.meta";
 
 /// Unpacks `archive` into the (empty) directory `into` and validates the segment in it.
 pub fn unpack(archive: &[u8], into: &Path) -> Result<UnpackedSegment, ArchiveError> {
@@ -102,13 +137,139 @@ pub fn unpack(archive: &[u8], into: &Path) -> Result<UnpackedSegment, ArchiveErr
     }
     let seg = open(&dir)?;
     Ok(UnpackedSegment {
-        segment_name: seg.name().to_string(),
-        total_docs: u64::from(seg.total_docs()),
-        table_name: seg.metadata().table_name.clone(),
-        time_column: seg.metadata().time_column.clone(),
-        end_time: seg.metadata().end_time,
+        facts: SegmentFacts::from(seg.metadata()),
         dir,
     })
+}
+
+/// The entries of a small tar.gz, as (path, bytes), each at most `limit` bytes (the archive is
+/// read in memory; nothing is written).
+fn small_entries(
+    archive: &[u8],
+    mut keep: impl FnMut(&Path) -> bool,
+    limit: u64,
+) -> Result<Vec<(PathBuf, Vec<u8>)>, ArchiveError> {
+    let malformed = |e: std::io::Error| ArchiveError::Malformed(e.to_string());
+    let mut tar = tar::Archive::new(GzDecoder::new(archive));
+    let mut out = Vec::new();
+    for entry in tar.entries().map_err(malformed)? {
+        let mut entry = entry.map_err(malformed)?;
+        let path = entry.path().map_err(malformed)?.into_owned();
+        if !entry.header().entry_type().is_file() || !keep(&path) {
+            continue;
+        }
+        if entry.size() > limit {
+            return Err(ArchiveError::Malformed(format!(
+                "'{}' is larger than {limit} bytes",
+                path.display()
+            )));
+        }
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut bytes).map_err(malformed)?;
+        out.push((path, bytes));
+    }
+    Ok(out)
+}
+
+/// Largest metadata file a metadata archive may hold.
+const METADATA_LIMIT: u64 = 64 << 20;
+
+fn is_file_named(path: &Path, name: &str) -> bool {
+    path.file_name().is_some_and(|n| n == name)
+        && path
+            .components()
+            .filter(|c| !matches!(c, Component::CurDir))
+            .count()
+            == 2
+}
+
+/// The metadata archive of the full archive `archive` (see the module docs).
+pub fn metadata_archive(archive: &[u8]) -> Result<Vec<u8>, ArchiveError> {
+    let mut found = small_entries(
+        archive,
+        |p| is_file_named(p, segments::format::METADATA_FILE),
+        METADATA_LIMIT,
+    )?;
+    let (path, metadata) = match found.len() {
+        1 => found.remove(0),
+        0 => {
+            return Err(ArchiveError::InvalidSegment(format!(
+                "no <segment>/{} in the archive",
+                segments::format::METADATA_FILE
+            )));
+        }
+        _ => {
+            return Err(ArchiveError::Malformed(
+                "more than one segment in the archive".into(),
+            ));
+        }
+    };
+    let meta = SegmentMetadata::parse(&path, &metadata)
+        .map_err(|e| ArchiveError::InvalidSegment(e.to_string()))?;
+    let creation = CreationMeta {
+        crc: crc32fast::hash(archive),
+        size_bytes: archive.len() as u64,
+    };
+    let io = |e: std::io::Error| ArchiveError::Malformed(e.to_string());
+    let mut builder = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::fast()));
+    for (name, bytes) in [
+        (segments::format::METADATA_FILE, metadata),
+        (
+            CREATION_META_FILE,
+            serde_json::to_vec(&creation).unwrap_or_default(),
+        ),
+    ] {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder
+            .append_data(
+                &mut header,
+                format!("{}/{name}", meta.segment_name),
+                bytes.as_slice(),
+            )
+            .map_err(io)?;
+    }
+    builder.into_inner().map_err(io)?.finish().map_err(io)
+}
+
+/// Reads a metadata archive: the segment's facts and the full archive's [`CreationMeta`].
+pub fn read_metadata_archive(bytes: &[u8]) -> Result<(SegmentFacts, CreationMeta), ArchiveError> {
+    let entries = small_entries(
+        bytes,
+        |p| {
+            is_file_named(p, segments::format::METADATA_FILE)
+                || is_file_named(p, CREATION_META_FILE)
+        },
+        METADATA_LIMIT,
+    )?;
+    let mut metadata = None;
+    let mut creation = None;
+    for (path, bytes) in entries {
+        if path.file_name().is_some_and(|n| n == CREATION_META_FILE) {
+            let c: CreationMeta = serde_json::from_slice(&bytes).map_err(|e| {
+                ArchiveError::InvalidSegment(format!("invalid {CREATION_META_FILE}: {e}"))
+            })?;
+            creation = Some(c);
+        } else {
+            let m = SegmentMetadata::parse(&path, &bytes)
+                .map_err(|e| ArchiveError::InvalidSegment(e.to_string()))?;
+            metadata = Some(m);
+        }
+    }
+    let metadata = metadata.ok_or_else(|| {
+        ArchiveError::InvalidSegment(format!(
+            "no <segment>/{} in the metadata archive",
+            segments::format::METADATA_FILE
+        ))
+    })?;
+    let creation = creation.ok_or_else(|| {
+        ArchiveError::InvalidSegment(format!(
+            "no <segment>/{CREATION_META_FILE} in the metadata archive"
+        ))
+    })?;
+    Ok((SegmentFacts::from(&metadata), creation))
 }
 
 /// Opens the segment in `dir` (memory-mapped, every file's footer and checksum verified).
@@ -151,9 +312,30 @@ mod tests {
         let bytes = pack(&fake_segment(src.path(), "s0")).unwrap();
         let dst = tempfile::tempdir().unwrap();
         let seg = unpack(&bytes, dst.path()).unwrap();
-        assert_eq!(seg.segment_name, "s0");
-        assert_eq!(seg.total_docs, 3);
+        assert_eq!(seg.facts.segment_name, "s0");
+        assert_eq!(seg.facts.total_docs, 3);
         assert_eq!(validate(&seg.dir).unwrap(), ("s0".to_string(), 3));
+    }
+
+    #[test]
+    fn metadata_archive_carries_the_facts_and_the_full_archives_crc() {
+        let src = tempfile::tempdir().unwrap();
+        let full = pack(&fake_segment(src.path(), "s0")).unwrap();
+        let meta = metadata_archive(&full).unwrap();
+        assert!(meta.len() < full.len());
+        let (facts, creation) = read_metadata_archive(&meta).unwrap();
+        assert_eq!(facts.segment_name, "s0");
+        assert_eq!(facts.total_docs, 3);
+        assert_eq!(facts.table_name, "t");
+        assert_eq!(creation.crc, crc32fast::hash(&full));
+        assert_eq!(creation.size_bytes, full.len() as u64);
+        // A full archive is not a metadata archive (no creation.meta); garbage is refused.
+        assert!(matches!(
+            read_metadata_archive(&full),
+            Err(ArchiveError::InvalidSegment(_))
+        ));
+        assert!(read_metadata_archive(b"junk").is_err());
+        assert!(metadata_archive(b"junk").is_err());
     }
 
     #[test]

@@ -3,10 +3,12 @@
 //!
 //! * [`clock`] — wall-clock milliseconds.
 //! * [`archive`] — a segment directory as a tar.gz: packing, unpacking, validating.
+//! * [`location`] — a file named by URI (local or `http://`), read with a bound.
 //! * [`loggers`] — `/loggers` on every role, other instances' logs on the controller.
 
 pub mod archive;
 pub mod clock;
+pub mod location;
 pub mod loggers;
 
 use std::future::Future;

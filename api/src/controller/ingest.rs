@@ -18,8 +18,8 @@ use super::segments::{Scratch, scratch_dir, single_part, store_archive, upload_t
 use super::transform;
 use crate::common::archive;
 use crate::common::clock::now_ms;
+use crate::common::location::Location;
 use crate::http::body::{query_param, read_bounded};
-use crate::http::client::get_bounded;
 use crate::http::{ApiError, on_rayon};
 use crate::metadata::table_name;
 use segments::input::InputOptions;
@@ -120,24 +120,22 @@ async fn ingest_from_uri(req: Request<ControllerState>) -> tide::Result {
     let uri = query_param(&req, "sourceURIStr")
         .filter(|u| !u.is_empty())
         .ok_or_else(|| ApiError::bad_request("Missing required parameter: sourceURIStr"))?;
-    let input = if let Some(path) = uri.strip_prefix("file://") {
-        Input::Local(PathBuf::from(path))
-    } else if uri.starts_with('/') {
-        Input::Local(PathBuf::from(&uri))
-    } else if uri.starts_with("http://") {
-        let bytes = get_bounded(&uri, c.config.max_upload_bytes)
-            .await
-            .map_err(|why| {
+    let input = match Location::parse(&uri) {
+        Some(Location::Local(path)) => Input::Local(path),
+        Some(http @ Location::Http(_)) => {
+            let bytes = http.read(c.config.max_upload_bytes).await.map_err(|why| {
                 ApiError::bad_request(format!(
                     "Caught exception while ingesting file: cannot fetch '{uri}': {why}"
                 ))
             })?;
-        Input::Body(bytes)
-    } else {
-        return Err(ApiError::bad_request(format!(
-            "Unsupported sourceURIStr '{uri}': use file:///path, an absolute path or http://"
-        ))
-        .into());
+            Input::Body(bytes)
+        }
+        None => {
+            return Err(ApiError::bad_request(format!(
+                "Unsupported sourceURIStr '{uri}': use file:///path, an absolute path or http://"
+            ))
+            .into());
+        }
     };
     ingest(c, typed, batch, input).await
 }

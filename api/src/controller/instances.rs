@@ -114,6 +114,7 @@ pub fn assignment_of(c: &Controller, id: &str) -> Result<Vec<AssignedSegment>, A
             crc: s.crc,
             reload_version: s.reload_version,
             incarnation: s.incarnation,
+            download_uri: s.download_uri,
         })
         .collect())
 }

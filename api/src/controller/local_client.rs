@@ -3,7 +3,7 @@
 
 use super::Controller;
 use super::instances::{heartbeat, register, routing_for_broker};
-use super::segments::find_segment;
+use super::segments::{find_segment, read_archive};
 use super::tables::catalog_entries;
 use crate::metadata::records::{AssignedSegment, LoadedSegments, RoutingTable};
 use crate::transport::{BoxFuture, ControllerClient, Registration, RoutingError, TransportError};
@@ -63,15 +63,7 @@ impl ControllerClient for Controller {
     ) -> BoxFuture<'a, Result<Vec<u8>, TransportError>> {
         Box::pin(async move {
             let record = find_segment(self, typed, segment)?;
-            let path = self
-                .deep_store_dir(&record.table_name_with_type)
-                .join(&record.archive);
-            async_std::fs::read(&path)
-                .await
-                .map_err(|e| TransportError::Status {
-                    status: 404,
-                    message: format!("Segment archive '{}' is missing: {e}", path.display()),
-                })
+            Ok(read_archive(self, &record).await?)
         })
     }
 }

@@ -58,8 +58,9 @@ pub fn rebuild_archive(
         .map(|t| t.spec.clone())
         .collect();
     let rows = select_rows(schema, exprs, source_schema, segment)?;
-    let mut build = BuildConfig::from_table_config_json(config, schema, Some(&old.segment_name))
-        .map_err(|e| e.to_string())?;
+    let mut build =
+        BuildConfig::from_table_config_json(config, schema, Some(&old.facts.segment_name))
+            .map_err(|e| e.to_string())?;
     if !build.dynamic_star_trees {
         // Without `enableDynamicStarTreeCreation` a reload keeps the trees the segment has
         // (those whose columns still exist).
@@ -73,7 +74,7 @@ pub fn rebuild_archive(
     let out = work.join("new");
     build_segment_from_rows(schema, &build, rows.into_iter().map(Ok), &out)
         .map_err(|e| e.to_string())?;
-    archive::pack(&out.join(&old.segment_name)).map_err(|e| e.to_string())
+    archive::pack(&out.join(&old.facts.segment_name)).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -16,8 +16,9 @@ use super::responses::{ByTableType, Entries, ReloadJob, ServerSegments, Status, 
 use super::table_config;
 use super::table_config::server_tag;
 use super::{Controller, ControllerState};
-use crate::common::archive;
+use crate::common::archive::{self, SegmentFacts};
 use crate::common::clock::now_ms;
+use crate::common::location::Location;
 use crate::http::body::{path_param, query_param, read_bounded};
 use crate::http::{ApiError, multipart, on_rayon};
 use crate::metadata::records::SegmentRecord;
@@ -127,31 +128,45 @@ async fn upload(mut req: Request<ControllerState>) -> tide::Result {
     let upload_type = req
         .header("UPLOAD_TYPE")
         .map(|h| h.as_str().to_ascii_uppercase());
-    let archive = match upload_type.as_deref() {
-        None | Some("SEGMENT") => {
+    let download_uri = |req: &Request<ControllerState>| {
+        req.header("DOWNLOAD_URI")
+            .map(|h| h.as_str().to_string())
+            .filter(|u| !u.is_empty())
+            .ok_or_else(|| ApiError::bad_request("Failed to get downloadURI from header"))
+    };
+    let status = match upload_type.as_deref() {
+        None | Some("SEGMENT") | Some("METADATA") => {
+            let uri = match upload_type.as_deref() {
+                Some("METADATA") => Some(download_uri(&req)?),
+                _ => None,
+            };
             let content_type = req
                 .content_type()
                 .map(|m| m.to_string())
                 .unwrap_or_default();
             let body = read_bounded(&mut req, c.config.max_upload_bytes).await?;
-            single_part(&content_type, body, "segment metadata")?
+            let body = single_part(&content_type, body, "segment metadata")?;
+            match uri {
+                // Pinot's metadata push: the archive stays at DOWNLOAD_URI.
+                Some(uri) => {
+                    store_metadata(&c, typed.as_deref(), table_type.as_deref(), body, uri).await?
+                }
+                None => store_archive(&c, typed.as_deref(), table_type.as_deref(), body).await?,
+            }
         }
         // Pinot's URI push: the controller fetches the segment's tar.gz from DOWNLOAD_URI.
         Some("URI") => {
-            let uri = req
-                .header("DOWNLOAD_URI")
-                .map(|h| h.as_str().to_string())
-                .ok_or_else(|| ApiError::bad_request("Failed to get downloadURI from header"))?;
-            fetch_uri(&uri, c.config.max_upload_bytes).await?
+            let uri = download_uri(&req)?;
+            let archive = fetch_uri(&uri, c.config.max_upload_bytes).await?;
+            store_archive(&c, typed.as_deref(), table_type.as_deref(), archive).await?
         }
         Some(other) => {
             return Err(ApiError::bad_request(format!(
-                "Unsupported upload type: {other} (Tessera takes SEGMENT and URI uploads)"
+                "Unsupported upload type: {other} (Tessera takes SEGMENT, URI and METADATA uploads)"
             ))
             .into());
         }
     };
-    let status = store_archive(&c, typed.as_deref(), table_type.as_deref(), archive).await?;
     json(&Status::new(status))
 }
 
@@ -160,33 +175,11 @@ async fn upload(mut req: Request<ControllerState>) -> tide::Result {
 async fn fetch_uri(uri: &str, limit: u64) -> Result<Vec<u8>, ApiError> {
     let failed =
         |why: String| ApiError::bad_request(format!("Failed to fetch segment from '{uri}': {why}"));
-    if uri.starts_with("http://") {
-        return crate::http::client::get_bounded(uri, limit)
-            .await
-            .map_err(failed);
-    }
-    let Some(path) = uri.strip_prefix("file://") else {
-        return Err(failed("use a file:// or http:// URI".into()));
-    };
-    let path = std::path::PathBuf::from(path);
-    // One byte past the limit tells a file that is too large.
-    let bytes = on_rayon(move || -> std::io::Result<Vec<u8>> {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(
-            &mut std::io::Read::take(std::fs::File::open(&path)?, limit + 1),
-            &mut bytes,
-        )?;
-        Ok(bytes)
-    })
-    .await
-    .map_err(ApiError::internal)?
-    .map_err(|e| failed(e.to_string()))?;
-    if bytes.len() as u64 > limit {
-        return Err(failed(format!(
-            "larger than the upload limit of {limit} bytes"
-        )));
-    }
-    Ok(bytes)
+    Location::parse(uri)
+        .ok_or_else(|| failed("use a file:// or http:// URI".into()))?
+        .read(limit)
+        .await
+        .map_err(failed)
 }
 
 /// Validates `archive` and commits it as a new or refreshed segment of `typed` (or, when
@@ -201,6 +194,22 @@ pub async fn store_archive(
     store_archive_if(c, typed, table_type, archive, None).await
 }
 
+/// A segment on its way into the metadata: what it holds and where its archive will live.
+struct Arrival {
+    facts: SegmentFacts,
+    crc: u32,
+    size_bytes: u64,
+    home: Home,
+}
+
+/// Where an arriving segment's archive lives.
+enum Home {
+    /// Unpacked and validated in a scratch dir: the archive moves into the deep store.
+    Scratch(std::path::PathBuf),
+    /// At a deep-store URI the pusher named (a metadata push); the controller never holds it.
+    Uri(String),
+}
+
 /// [`store_archive`], refused with 409 when `expected_crc` is given and the segment's current
 /// CRC differs (it was refreshed meanwhile) — used by reload rebuilds.
 pub async fn store_archive_if(
@@ -213,18 +222,71 @@ pub async fn store_archive_if(
     let scratch = Scratch(scratch_dir(c)?);
     let unpack_dir = scratch.0.join("unpacked");
     let archive_path = scratch.0.join("segment.tar.gz");
-    let (archive_path, unpacked, crc, size) = on_rayon(move || -> Result<_, ApiError> {
+    let arrival = on_rayon(move || -> Result<_, ApiError> {
         let crc = crc32fast::hash(&archive);
         std::fs::write(&archive_path, &archive).map_err(|e| {
             ApiError::internal(format!("cannot write '{}': {e}", archive_path.display()))
         })?;
         let seg = archive::unpack(&archive, &unpack_dir)
             .map_err(|e| ApiError::bad_request(e.to_string()))?;
-        Ok((archive_path, seg, crc, archive.len() as u64))
+        Ok(Arrival {
+            facts: seg.facts,
+            crc,
+            size_bytes: archive.len() as u64,
+            home: Home::Scratch(archive_path),
+        })
     })
     .await
     .map_err(ApiError::internal)??;
-    let segment = unpacked.segment_name.clone();
+    commit_arrival(c, typed, table_type, arrival, expected_crc).await
+}
+
+/// Pinot's metadata push: `metadata` is a metadata archive (see [`archive`]) of a segment whose
+/// full archive stays at `uri`. The controller checks that the URI can be read from here and
+/// records it; servers fetch the archive from there and check its CRC.
+async fn store_metadata(
+    c: &ControllerState,
+    typed: Option<&str>,
+    table_type: Option<&str>,
+    metadata: Vec<u8>,
+    uri: String,
+) -> Result<String, ApiError> {
+    let location = Location::parse(&uri).ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "Unsupported DOWNLOAD_URI '{uri}': use file:///path or http://"
+        ))
+    })?;
+    let (facts, creation) = on_rayon(move || archive::read_metadata_archive(&metadata))
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    location.check().await.map_err(|why| {
+        ApiError::bad_request(format!("Failed to find segment at '{uri}': {why}"))
+    })?;
+    let arrival = Arrival {
+        facts,
+        crc: creation.crc,
+        size_bytes: creation.size_bytes,
+        home: Home::Uri(uri),
+    };
+    commit_arrival(c, typed, table_type, arrival, None).await
+}
+
+/// Records `arrival` as a new or refreshed segment (see [`store_archive_if`]).
+async fn commit_arrival(
+    c: &ControllerState,
+    typed: Option<&str>,
+    table_type: Option<&str>,
+    arrival: Arrival,
+    expected_crc: Option<u32>,
+) -> Result<String, ApiError> {
+    let Arrival {
+        facts,
+        crc,
+        size_bytes,
+        home,
+    } = arrival;
+    let segment = facts.segment_name.clone();
     if segment.is_empty() || segment.contains('/') || segment.contains("..") {
         return Err(ApiError::bad_request(format!(
             "Invalid segment name '{segment}'"
@@ -233,7 +295,7 @@ pub async fn store_archive_if(
 
     let typed = match typed {
         Some(t) => t.to_string(),
-        None => resolve_upload_table(c, &unpacked.table_name, table_type)?,
+        None => resolve_upload_table(c, &facts.table_name, table_type)?,
     };
     let typed = typed.as_str();
     let _guard = c.write_lock.lock().await;
@@ -241,7 +303,7 @@ pub async fn store_archive_if(
         .table_config(typed)?
         .ok_or_else(|| ApiError::bad_request(format!("Failed to find table: {typed}")))?;
     let existing = c.segment(typed, &segment)?;
-    let end_time_ms = super::tiers::end_time_ms(c, typed, &unpacked);
+    let end_time_ms = super::tiers::end_time_ms(c, typed, &facts);
     if let Some(expected) = expected_crc
         && existing.as_ref().map(|e| e.crc) != Some(expected)
     {
@@ -250,21 +312,29 @@ pub async fn store_archive_if(
         )));
     }
     let deep = c.deep_store_dir(typed);
-    std::fs::create_dir_all(&deep)
-        .map_err(|e| ApiError::internal(format!("cannot create '{}': {e}", deep.display())))?;
-    let file_name = format!("{segment}.{crc:08x}.{}.tar.gz", now_ms());
-    let final_path = deep.join(&file_name);
-    std::fs::rename(&archive_path, &final_path)
-        .map_err(|e| ApiError::internal(format!("cannot move segment into the deep store: {e}")))?;
+    let (file_name, download_uri) = match home {
+        Home::Scratch(archive_path) => {
+            std::fs::create_dir_all(&deep).map_err(|e| {
+                ApiError::internal(format!("cannot create '{}': {e}", deep.display()))
+            })?;
+            let file_name = format!("{segment}.{crc:08x}.{}.tar.gz", now_ms());
+            std::fs::rename(&archive_path, deep.join(&file_name)).map_err(|e| {
+                ApiError::internal(format!("cannot move segment into the deep store: {e}"))
+            })?;
+            (file_name, None)
+        }
+        Home::Uri(uri) => (String::new(), Some(uri)),
+    };
 
     let now = now_ms();
     let record = match &existing {
         Some(old) => SegmentRecord {
             crc,
-            size_bytes: size,
-            total_docs: unpacked.total_docs,
+            size_bytes,
+            total_docs: facts.total_docs,
             refresh_time_ms: Some(now),
-            archive: file_name,
+            archive: file_name.clone(),
+            download_uri,
             end_time_ms,
             ..old.clone()
         },
@@ -275,11 +345,12 @@ pub async fn store_archive_if(
                 segment_name: segment.clone(),
                 table_name_with_type: typed.to_string(),
                 crc,
-                size_bytes: size,
-                total_docs: unpacked.total_docs,
+                size_bytes,
+                total_docs: facts.total_docs,
                 push_time_ms: now,
                 refresh_time_ms: None,
-                archive: file_name,
+                archive: file_name.clone(),
+                download_uri,
                 servers: assignment::place(
                     table_config::replication(&config),
                     &[],
@@ -297,7 +368,7 @@ pub async fn store_archive_if(
         keys::segment(typed, &segment),
         encode(&record),
     )]) {
-        let _ = std::fs::remove_file(&final_path);
+        remove_archive(&deep, &file_name);
         return Err(e);
     }
     if let Some(old) = existing {
@@ -308,7 +379,32 @@ pub async fn store_archive_if(
     ))
 }
 
+/// The archive of `record`: from the controller's deep store, or from the URI a metadata push
+/// left it at.
+pub async fn read_archive(c: &Controller, record: &SegmentRecord) -> Result<Vec<u8>, ApiError> {
+    if let Some(uri) = &record.download_uri {
+        let location = Location::parse(uri)
+            .ok_or_else(|| ApiError::internal(format!("unreadable download URI '{uri}'")))?;
+        return location.read(u64::MAX / 2).await.map_err(|why| {
+            ApiError::not_found(format!("Segment archive '{uri}' is missing: {why}"))
+        });
+    }
+    let path = c
+        .deep_store_dir(&record.table_name_with_type)
+        .join(&record.archive);
+    async_std::fs::read(&path).await.map_err(|e| {
+        ApiError::not_found(format!(
+            "Segment archive '{}' is missing: {e}",
+            path.display()
+        ))
+    })
+}
+
 fn remove_archive(deep: &Path, file: &str) {
+    if file.is_empty() {
+        // A metadata-pushed segment: its archive is the pusher's, in its deep store.
+        return;
+    }
     let path = deep.join(file);
     if let Err(e) = std::fs::remove_file(&path) {
         log::warn!("cannot remove old archive '{}': {e}", path.display());
@@ -377,15 +473,20 @@ async fn download(req: Request<ControllerState>) -> tide::Result {
     let segment = path_param(&req, "segment")?;
     let c = req.state();
     let record = find_segment(c, &name, &segment)?;
-    let path = c
-        .deep_store_dir(&record.table_name_with_type)
-        .join(&record.archive);
-    let body = Body::from_file(&path).await.map_err(|e| {
-        ApiError::not_found(format!(
-            "Segment archive '{}' is missing: {e}",
-            path.display()
-        ))
-    })?;
+    let body = match &record.download_uri {
+        Some(_) => Body::from_bytes(read_archive(c, &record).await?),
+        None => {
+            let path = c
+                .deep_store_dir(&record.table_name_with_type)
+                .join(&record.archive);
+            Body::from_file(&path).await.map_err(|e| {
+                ApiError::not_found(format!(
+                    "Segment archive '{}' is missing: {e}",
+                    path.display()
+                ))
+            })?
+        }
+    };
     let mut res = Response::new(StatusCode::Ok);
     res.set_body(body);
     res.set_content_type(tide::http::mime::BYTE_STREAM);
@@ -523,13 +624,11 @@ async fn rebuild_one(
     config: &serde_json::Value,
     schema: &segments::types::Schema,
 ) -> Result<(), ApiError> {
-    let path = c.deep_store_dir(typed).join(&record.archive);
+    let old = read_archive(c, record).await?;
     let scratch = Scratch(scratch_dir(c)?);
     let work = scratch.0.clone();
     let (config, schema) = (config.clone(), schema.clone());
     let bytes = on_rayon(move || -> Result<Vec<u8>, ApiError> {
-        let old = std::fs::read(&path)
-            .map_err(|e| ApiError::internal(format!("cannot read '{}': {e}", path.display())))?;
         super::rebuild::rebuild_archive(&old, &schema, &config, &work).map_err(ApiError::internal)
     })
     .await

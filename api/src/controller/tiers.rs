@@ -14,7 +14,7 @@ use super::placement::{placement_servers, server_load};
 use super::responses::{Status, json};
 use super::table_config::parse_config;
 use super::{Controller, ControllerState, assignment, table_config};
-use crate::common::archive::UnpackedSegment;
+use crate::common::archive::SegmentFacts;
 use crate::common::clock::now_ms;
 use crate::http::ApiError;
 use crate::http::body::path_param;
@@ -30,7 +30,7 @@ use tide::Request;
 
 /// The end time of an uploaded segment in epoch millis, when its time column has an `EPOCH`
 /// format in the table's schema.
-pub fn end_time_ms(c: &Controller, typed: &str, seg: &UnpackedSegment) -> Option<i64> {
+pub fn end_time_ms(c: &Controller, typed: &str, seg: &SegmentFacts) -> Option<i64> {
     let (column, end) = (seg.time_column.as_ref()?, seg.end_time?);
     let schema = c.schema(table_name::split(typed).0).ok()??;
     let format = schema.field(column)?.format.clone()?;

@@ -7,10 +7,9 @@
 //! * [`naming`] — segment names (`simple`, `normalizedDate`, `inputFile` generators);
 //! * [`run`] — schema and table config from the controller (or files), one segment per input
 //!   file built in parallel with `segments::build_segment`, `<segment>.tar.gz` into
-//!   `outputDirURI`, and the tar or URI push to the controller with retries.
-//!
-//! Metadata push (the controller taking a segment's metadata and a deep-store URI) is not done
-//! yet; such a job is refused before it starts.
+//!   `outputDirURI`, and the tar, URI or metadata push to the controller with retries (a
+//!   metadata push sends only the segment's metadata and the archive's URI: servers fetch the
+//!   archive from `outputDirURI`, which must stay readable to them).
 
 pub mod inputs;
 pub mod naming;

@@ -2,13 +2,14 @@
 //! schema and config, build one segment per input file (`segmentCreationJobParallelism` at a
 //! time, each build on the calling rayon pool), write each as `<segment>.tar.gz` into the output
 //! directory, then push them (`pushParallelism` at a time, `pushAttempts` tries
-//! `pushRetryIntervalMillis` apart): the whole tar (`/v2/segments`) or, for a URI push, its
-//! `file://` URI for the controller to fetch.
+//! `pushRetryIntervalMillis` apart): the whole tar (`/v2/segments`); for a URI push, its URI for
+//! the controller to fetch; for a metadata push, only its metadata and its URI, where servers
+//! fetch it.
 
 use super::JobError;
 use super::inputs;
 use super::naming::{Built, Namer};
-use super::spec::{JobSpec, Push, config_text};
+use super::spec::{JobSpec, Push, PushJobSpec, config_text};
 use crate::common::archive;
 use segments::input::InputOptions;
 use segments::metadata::SegmentMetadata;
@@ -150,11 +151,6 @@ pub fn run(spec: &JobSpec, on: &(dyn Fn(JobEvent<'_>) + Sync)) -> Result<JobSumm
         .first()
         .map(|c| c.controller_uri.trim_end_matches('/').to_string());
     let push = spec.job_type.push();
-    if push == Some(Push::Metadata) {
-        return Err(JobError::Spec(
-            "metadata push (SegmentMetadataPush, SegmentCreationAndMetadataPush) is not supported yet: use SegmentCreationAndTarPush or SegmentCreationAndUriPush".into(),
-        ));
-    }
     if push.is_some() && controller.is_none() {
         return Err(JobError::Spec(
             "a push job needs pinotClusterSpecs[0].controllerURI".into(),
@@ -332,7 +328,7 @@ fn push_all(
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match push_one(push, controller, table, path) {
+            match push_one(push, &settings, controller, table, path) {
                 Ok(()) => break,
                 Err(e) if attempt >= settings.push_attempts.max(1) => return Err(e),
                 Err(_) => {
@@ -390,26 +386,45 @@ fn in_parallel<I: Sync, T: Send>(
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-fn push_one(push: Push, controller: &str, table: &str, path: &Path) -> Result<(), JobError> {
+fn push_one(
+    push: Push,
+    settings: &PushJobSpec,
+    controller: &str,
+    table: &str,
+    path: &Path,
+) -> Result<(), JobError> {
     let url = format!("{controller}/v2/segments?tableName={table}");
     let failed = |e: String| JobError::Push(format!("pushing '{}': {e}", path.display()));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     async_std::task::block_on(async {
         let request = match push {
             Push::Tar => {
                 let bytes = std::fs::read(path).map_err(|e| failed(e.to_string()))?;
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
                 let (content_type, body) =
                     crate::http::multipart::encode_file(&name, &name, &bytes);
                 surf::post(&url)
                     .header("Content-Type", content_type)
                     .body(surf::Body::from_bytes(body))
             }
-            Push::Uri | Push::Metadata => surf::post(&url)
+            Push::Uri => surf::post(&url)
                 .header("UPLOAD_TYPE", "URI")
-                .header("DOWNLOAD_URI", format!("file://{}", path.display())),
+                .header("DOWNLOAD_URI", settings.segment_uri(path)),
+            // Only the segment's metadata travels; the archive stays in the output directory.
+            Push::Metadata => {
+                let bytes = std::fs::read(path).map_err(|e| failed(e.to_string()))?;
+                let metadata =
+                    archive::metadata_archive(&bytes).map_err(|e| failed(e.to_string()))?;
+                let (content_type, body) =
+                    crate::http::multipart::encode_file(&name, &name, &metadata);
+                surf::post(&url)
+                    .header("UPLOAD_TYPE", "METADATA")
+                    .header("DOWNLOAD_URI", settings.segment_uri(path))
+                    .header("Content-Type", content_type)
+                    .body(surf::Body::from_bytes(body))
+            }
         };
         let mut res = request.await.map_err(|e| failed(e.to_string()))?;
         let body = res.body_string().await.unwrap_or_default();

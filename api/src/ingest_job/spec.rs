@@ -109,6 +109,28 @@ pub struct PushJobSpec {
     pub push_parallelism: u32,
     #[serde(default = "second")]
     pub push_retry_interval_millis: u64,
+    /// URI and metadata pushes name an archive as `segmentUriPrefix` + its path +
+    /// `segmentUriSuffix` when either is set (say, an HTTP server over the output directory),
+    /// else as its `file://` URI.
+    #[serde(default)]
+    pub segment_uri_prefix: String,
+    #[serde(default)]
+    pub segment_uri_suffix: String,
+}
+
+impl PushJobSpec {
+    /// The URI a URI or metadata push names the archive at `path` by.
+    pub fn segment_uri(&self, path: &std::path::Path) -> String {
+        if self.segment_uri_prefix.is_empty() && self.segment_uri_suffix.is_empty() {
+            return format!("file://{}", path.display());
+        }
+        format!(
+            "{}{}{}",
+            self.segment_uri_prefix,
+            path.display(),
+            self.segment_uri_suffix
+        )
+    }
 }
 
 impl Default for PushJobSpec {
@@ -117,6 +139,8 @@ impl Default for PushJobSpec {
             push_attempts: 1,
             push_parallelism: 1,
             push_retry_interval_millis: 1000,
+            segment_uri_prefix: String::new(),
+            segment_uri_suffix: String::new(),
         }
     }
 }

@@ -17,8 +17,13 @@ pub struct SegmentRecord {
     pub push_time_ms: i64,
     #[serde(default)]
     pub refresh_time_ms: Option<i64>,
-    /// File name of the archive in the deep-store directory of the table.
+    /// File name of the archive in the deep-store directory of the table (empty when the
+    /// archive lives at `download_uri`).
     pub archive: String,
+    /// Where the archive lives when a metadata push left it in the user's deep store
+    /// (`file:///…` or `http://…`): servers fetch it from there, not from the controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download_uri: Option<String>,
     /// Servers assigned to host the segment.
     pub servers: Vec<String>,
     /// Bumped by `POST /segments/{t}/reload`: servers reopen the segment.
@@ -113,6 +118,9 @@ pub struct AssignedSegment {
     /// The segment record's incarnation.
     #[serde(default)]
     pub incarnation: u64,
+    /// The record's `download_uri`: fetch the archive from there (and check its CRC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download_uri: Option<String>,
 }
 
 /// The routing table a broker asks for: which online servers have each segment loaded.

@@ -208,10 +208,10 @@ impl Hosted {
         ));
         let result = (|| {
             let unpacked = archive::unpack(archive_bytes, &scratch)?;
-            if unpacked.segment_name != segment {
+            if unpacked.facts.segment_name != segment {
                 return Err(HostingError::WrongSegment {
                     expected: segment.to_string(),
-                    found: unpacked.segment_name,
+                    found: unpacked.facts.segment_name,
                 });
             }
             let dir = table_dir.join(segment);

@@ -6,6 +6,7 @@
 use super::ServerState;
 use crate::common::BoxFuture;
 use crate::common::clock::sleep_unless_stopped;
+use crate::common::location::Location;
 use crate::http::on_rayon;
 use crate::metadata::changes::{Change, ChangeListener};
 use crate::metadata::records::{AssignedSegment, InstanceType};
@@ -116,11 +117,25 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
 }
 
 async fn download(server: &ServerState, a: &AssignedSegment) -> Result<(), String> {
-    let bytes = server
-        .controller
-        .download_segment(&a.table_name_with_type, &a.segment_name)
-        .await
-        .map_err(|e| format!("download failed: {e}"))?;
+    // A metadata-pushed segment comes straight from the deep store its record names.
+    let bytes = match a.download_uri.as_deref().map(|u| (u, Location::parse(u))) {
+        Some((_, Some(location))) => location.read(u64::MAX / 2).await,
+        Some((uri, None)) => Err(format!("unreadable download URI '{uri}'")),
+        None => server
+            .controller
+            .download_segment(&a.table_name_with_type, &a.segment_name)
+            .await
+            .map_err(|e| e.to_string()),
+    }
+    .map_err(|e| format!("download failed: {e}"))?;
+    // The archive must be the one the metadata names (not one refreshed or rewritten since).
+    let crc = crc32fast::hash(&bytes);
+    if crc != a.crc {
+        return Err(format!(
+            "the archive's CRC {crc} is not the segment's {} (changed since it was pushed?)",
+            a.crc
+        ));
+    }
     let s = server.clone();
     let a = a.clone();
     on_rayon(move || {
