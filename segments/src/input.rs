@@ -11,9 +11,11 @@
 //! Every error names the file, the line and (for a cell) the column.
 
 mod avro;
+pub mod complex;
 mod compression;
 mod csv_split;
 mod parquet;
+pub mod records;
 mod typed;
 
 pub use compression::Compression;
@@ -31,7 +33,7 @@ use crate::error::SegmentError;
 use crate::types::{DocId, Schema, Value};
 use csv_split::{CsvBatch, CsvSplitter};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// An input file format.
@@ -89,6 +91,9 @@ pub struct InputOptions {
     /// The column names, `delimiter`-separated, of a CSV file without a header row (its first
     /// line is then data).
     pub header: Option<String>,
+    /// The table's `complexTypeConfig`: JSON, Avro and Parquet records are flattened and
+    /// unnested before their fields reach the columns (CSV cells are flat already).
+    pub complex: Option<complex::ComplexTypes>,
 }
 
 impl Default for InputOptions {
@@ -97,6 +102,7 @@ impl Default for InputOptions {
             delimiter: b',',
             multi_value_delimiter: b';',
             header: None,
+            complex: None,
         }
     }
 }
@@ -191,10 +197,21 @@ pub fn read_input<S: CellSink>(
             let text = compression::decoded(&source.path, file)?;
             read_csv(&source.path, text, &source.options, schema, sinks, progress)
         }
-        InputFormat::Json => {
-            let text = compression::decoded(&source.path, file)?;
-            read_json(&source.path, text, schema, sinks, progress)
-        }
+        // Whole records: JSON lines always, the others when their records are reshaped.
+        InputFormat::Json => read_records(
+            &source.path,
+            records::records(source)?,
+            schema,
+            sinks,
+            progress,
+        ),
+        _ if source.options.complex.is_some() => read_records(
+            &source.path,
+            records::records(source)?,
+            schema,
+            sinks,
+            progress,
+        ),
         InputFormat::Parquet => parquet::read_parquet(&source.path, file, schema, sinks, progress),
         InputFormat::Avro => avro::read_avro(&source.path, file, schema, sinks, progress),
     }
@@ -383,40 +400,18 @@ fn read_csv<S: CellSink>(
     Ok(docs as u32)
 }
 
-fn read_json<S: CellSink>(
+/// Feeds whole records (JSON lines; Avro and Parquet under a `complexTypeConfig`) to the
+/// sinks: a schema column takes the record's field of its name.
+fn read_records<S: CellSink>(
     path: &Path,
-    file: impl Read,
+    records: records::Records,
     schema: &Schema,
     sinks: &mut [S],
     progress: &mut dyn FnMut(u64),
 ) -> Result<u32, SegmentError> {
-    let mut rdr = BufReader::with_capacity(1 << 20, file);
-    let mut line_text = String::new();
-    let mut line: u64 = 0;
     let mut docs: u64 = 0;
-    loop {
-        line_text.clear();
-        let n = rdr.read_line(&mut line_text).map_err(|e| match e.kind() {
-            std::io::ErrorKind::InvalidData => SegmentError::InputRow {
-                file: path.to_path_buf(),
-                line: line + 1,
-                reason: "line is not valid utf-8".into(),
-            },
-            _ => SegmentError::io(path, e),
-        })?;
-        if n == 0 {
-            break;
-        }
-        line += 1;
-        if line_text.trim().is_empty() {
-            continue;
-        }
-        let row: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&line_text)
-            .map_err(|e| SegmentError::InputRow {
-                file: path.to_path_buf(),
-                line,
-                reason: format!("not a JSON object: {e}"),
-            })?;
+    for record in records {
+        let (line, row) = record?;
         let doc = next_doc(path, line, docs)?;
         for (f, sink) in schema.fields.iter().zip(sinks.iter_mut()) {
             match row.get(&f.name) {

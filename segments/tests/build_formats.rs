@@ -324,6 +324,7 @@ fn pipe_and_tab_delimited_csv_build_what_commas_build() {
             delimiter: b'|',
             multi_value_delimiter: b',',
             header: Some("id|name|price|ts|day|amount|tags".into()),
+            complex: None,
         },
     };
     let out = dir.path().join("headless");
@@ -500,4 +501,205 @@ fn bad_parquet_cells_and_files_name_row_and_column() {
         "{e}"
     );
     assert!(!dir.path().join("o/bad").exists(), "no partial segment");
+}
+
+/// The nested orders every format writes for `complexTypeConfig`: id, customer {name, city},
+/// items [{sku, qty}].
+type Order = (i32, (&'static str, &'static str), Vec<(&'static str, i32)>);
+
+fn orders() -> Vec<Order> {
+    vec![
+        (1, ("a", "X"), vec![("s1", 2), ("s2", 3)]),
+        (2, ("b", "Y"), vec![]),
+        (3, ("c", "Z"), vec![("s3", 1)]),
+    ]
+}
+
+fn write_nested_parquet(path: &Path) {
+    let message = "message m {
+        required int32 id;
+        optional group customer { optional binary name (STRING); optional binary city (STRING); }
+        optional group items (LIST) {
+          repeated group list { optional group element { optional binary sku (STRING); optional int32 qty; } }
+        }
+    }";
+    let file = std::fs::File::create(path).unwrap();
+    let props = Arc::new(WriterProperties::builder().build());
+    let schema_type = Arc::new(parse_message_type(message).unwrap());
+    let mut writer = SerializedFileWriter::new(file, schema_type, props).unwrap();
+    let mut rg = writer.next_row_group().unwrap();
+    let orders = orders();
+    // Items: definition 4 for an element, 1 for an empty list; repetition 1 after the first.
+    let (mut defs, mut reps) = (Vec::new(), Vec::new());
+    for o in &orders {
+        if o.2.is_empty() {
+            defs.push(1);
+            reps.push(0);
+        }
+        for i in 0..o.2.len() {
+            defs.push(4);
+            reps.push(i16::from(i > 0));
+        }
+    }
+    let mut column = 0;
+    while let Some(mut col) = rg.next_column().unwrap() {
+        let text = |f: fn(&Order) -> &'static str| -> Vec<ByteArray> {
+            orders.iter().map(|o| ByteArray::from(f(o))).collect()
+        };
+        match column {
+            0 => required::<Int32Type>(&mut col, orders.iter().map(|o| o.0).collect()),
+            1 | 2 => {
+                let v = if column == 1 {
+                    text(|o| o.1.0)
+                } else {
+                    text(|o| o.1.1)
+                };
+                col.typed::<ByteArrayType>()
+                    .write_batch(&v, Some(&[2, 2, 2]), None)
+                    .unwrap();
+            }
+            3 => {
+                let v: Vec<ByteArray> = orders
+                    .iter()
+                    .flat_map(|o| o.2.iter().map(|i| ByteArray::from(i.0)))
+                    .collect();
+                col.typed::<ByteArrayType>()
+                    .write_batch(&v, Some(&defs), Some(&reps))
+                    .unwrap();
+            }
+            _ => {
+                let v: Vec<i32> = orders
+                    .iter()
+                    .flat_map(|o| o.2.iter().map(|i| i.1))
+                    .collect();
+                col.typed::<Int32Type>()
+                    .write_batch(&v, Some(&defs), Some(&reps))
+                    .unwrap();
+            }
+        }
+        col.close().unwrap();
+        column += 1;
+    }
+    rg.close().unwrap();
+    writer.close().unwrap();
+}
+
+fn write_nested_avro(path: &Path) {
+    let schema = apache_avro::Schema::parse_str(
+        r#"{"type": "record", "name": "orders", "fields": [
+            {"name": "id", "type": "int"},
+            {"name": "customer", "type": {"type": "record", "name": "customer", "fields": [
+                {"name": "name", "type": "string"}, {"name": "city", "type": "string"}]}},
+            {"name": "items", "type": {"type": "array", "items": {"type": "record", "name": "item",
+                "fields": [{"name": "sku", "type": "string"}, {"name": "qty", "type": "int"}]}}}
+        ]}"#,
+    )
+    .unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = apache_avro::Writer::new(&schema, file).unwrap();
+    for (id, (name, city), items) in orders() {
+        let record = Avro::Record(vec![
+            ("id".into(), Avro::Int(id)),
+            (
+                "customer".into(),
+                Avro::Record(vec![
+                    ("name".into(), Avro::String(name.into())),
+                    ("city".into(), Avro::String(city.into())),
+                ]),
+            ),
+            (
+                "items".into(),
+                Avro::Array(
+                    items
+                        .iter()
+                        .map(|(sku, qty)| {
+                            Avro::Record(vec![
+                                ("sku".into(), Avro::String((*sku).into())),
+                                ("qty".into(), Avro::Int(*qty)),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+        ]);
+        writer.append_value(record).unwrap();
+    }
+    writer.flush().unwrap();
+}
+
+#[test]
+fn complex_type_config_flattens_and_unnests_json_avro_and_parquet() {
+    let dir = tempfile::tempdir().unwrap();
+    let json: String = orders()
+        .iter()
+        .map(|(id, (name, city), items)| {
+            let items: Vec<_> = items
+                .iter()
+                .map(|(s, q)| serde_json::json!({"sku": s, "qty": q}))
+                .collect();
+            format!(
+                "{}\n",
+                serde_json::json!({"id": id, "customer": {"name": name, "city": city}, "items": items})
+            )
+        })
+        .collect();
+    let inputs = [
+        (dir.path().join("orders.json"), InputFormat::Json),
+        (dir.path().join("orders.avro"), InputFormat::Avro),
+        (dir.path().join("orders.parquet"), InputFormat::Parquet),
+    ];
+    std::fs::write(&inputs[0].0, json).unwrap();
+    write_nested_avro(&inputs[1].0);
+    write_nested_parquet(&inputs[2].0);
+
+    let schema = Schema::from_json(
+        r#"{"schemaName": "orders", "dimensionFieldSpecs": [
+            {"name": "id", "dataType": "INT"},
+            {"name": "customer.name", "dataType": "STRING"},
+            {"name": "customer.city", "dataType": "STRING"},
+            {"name": "items.sku", "dataType": "STRING"},
+            {"name": "items.qty", "dataType": "INT"}]}"#,
+    )
+    .unwrap();
+    let table = serde_json::json!({"tableName": "orders", "tableType": "OFFLINE",
+        "tableIndexConfig": {"nullHandlingEnabled": true},
+        "ingestionConfig": {"complexTypeConfig": {"fieldsToUnnest": ["items"]}}});
+    let config = BuildConfig::from_table_config_json(&table, &schema, Some("o_0")).unwrap();
+    let complex = segments::input::complex::ComplexTypes::from_table_config(&table).unwrap();
+    assert!(complex.is_some());
+    let s = |t: &str| Value::String(t.into());
+    let expected = vec![
+        vec![Value::Int(1), s("a"), s("X"), s("s1"), Value::Int(2)],
+        vec![Value::Int(1), s("a"), s("X"), s("s2"), Value::Int(3)],
+        vec![Value::Int(2), s("b"), s("Y"), Value::Null, Value::Null],
+        vec![Value::Int(3), s("c"), s("Z"), s("s3"), Value::Int(1)],
+    ];
+    for (path, format) in inputs {
+        let source = InputSource {
+            path: path.clone(),
+            format,
+            options: segments::input::InputOptions {
+                complex: complex.clone(),
+                ..Default::default()
+            },
+        };
+        let out = dir.path().join(format!("{format:?}"));
+        let built = build_segment(&schema, &config, &source, &out, &mut |_| {}).unwrap();
+        let seg = ImmutableSegment::open(&built.segment_dir).unwrap();
+        assert_eq!(seg.total_docs(), 4, "{format:?}");
+        let mut rows = vec![Vec::new(); 4];
+        for f in &schema.fields {
+            let col = seg.column(&f.name).unwrap();
+            let nulls: Vec<u32> = col.nulls().map(|b| b.iter().collect()).unwrap_or_default();
+            for (doc, v) in read_column(col, 4).into_iter().enumerate() {
+                let v = if nulls.contains(&(doc as u32)) {
+                    Value::Null
+                } else {
+                    v
+                };
+                rows[doc].push(v);
+            }
+        }
+        assert_eq!(rows, expected, "{format:?}");
+    }
 }

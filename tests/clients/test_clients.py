@@ -922,6 +922,62 @@ class FileFormatTests(ClusterTest):
         self.assertEqual(r.status_code, 200, r.text)
         self.assertEqual(self.rows_of(t), self.expected())
 
+    def test_nested_parquet_through_complex_type_config(self):
+        """Pinot's complexTypeConfig: a struct flattens into `customer.name`, a list of structs
+        unnests into one row per item, and a transform reads a flattened column."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        orders = [
+            {"id": 1, "customer": {"name": "ann", "city": "Oslo"}, "items": [{"sku": "a1", "qty": 2}, {"sku": "b2", "qty": 5}]},
+            {"id": 2, "customer": {"name": "bob", "city": "Rome"}, "items": []},
+            {"id": 3, "customer": None, "items": [{"sku": "c3", "qty": 1}]},
+        ]
+        item = pa.struct([("sku", pa.string()), ("qty", pa.int32())])
+        arrow = pa.table({
+            "id": pa.array([o["id"] for o in orders], pa.int32()),
+            "customer": pa.array([o["customer"] for o in orders], pa.struct([("name", pa.string()), ("city", pa.string())])),
+            "items": pa.array([o["items"] for o in orders], pa.list_(item)),
+        })
+        path = os.path.join(self.work, "orders_nested.parquet")
+        pq.write_table(arrow, path)
+        t = "files_nested"
+        CLUSTER.post_json("/schemas", {"schemaName": t, "dimensionFieldSpecs": [
+            {"name": "id", "dataType": "INT"},
+            {"name": "customer.name", "dataType": "STRING"},
+            {"name": "items.sku", "dataType": "STRING"},
+            {"name": "sku_upper", "dataType": "STRING"}],
+            "metricFieldSpecs": [{"name": "items.qty", "dataType": "INT"}]})
+        CLUSTER.post_json("/tables", {"tableName": t, "tableType": "OFFLINE", "segmentsConfig": {"replication": "1"},
+                                      "tenants": {}, "tableIndexConfig": {"nullHandlingEnabled": True},
+                                      "ingestionConfig": {
+                                          "complexTypeConfig": {"fieldsToUnnest": ["items"]},
+                                          "transformConfigs": [{"columnName": "sku_upper",
+                                                                "transformFunction": "upper(\"items.sku\")"}]}})
+        self.ingest(t, path, "parquet")
+        expected = []
+        for o in orders:
+            name = (o["customer"] or {}).get("name")
+            for i in o["items"] or [None]:
+                sku = i and i["sku"]
+                expected.append([o["id"], name, sku, sku and sku.upper(), i and i["qty"]])
+        sql = (f'SELECT id, "customer.name", "items.sku", sku_upper, "items.qty" FROM {t} '
+               f'ORDER BY id, "items.sku" LIMIT 100')
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while True:
+            status, body = CLUSTER.raw_query(sql, queryOptions="enableNullHandling=true")
+            rows = body.get("resultTable", {}).get("rows", [])
+            if len(rows) == len(expected) or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+        self.assertEqual(status, 200, body)
+        self.assertEqual(rows, expected)
+        # A complexTypeConfig Pinot would refuse is refused when the table is created.
+        r = requests.post(f"{CLUSTER.controller}/tables", json={
+            "tableName": "files_nested_bad", "tableType": "OFFLINE", "segmentsConfig": {}, "tenants": {},
+            "tableIndexConfig": {}, "ingestionConfig": {"complexTypeConfig": {"collectionNotUnnestedToJson": "SOME"}}},
+            timeout=30)
+        self.assertEqual(r.status_code, 400, r.text)
+
     def test_bad_file_is_refused_and_changes_nothing(self):
         t = self.table("files_bad")
         path = os.path.join(self.work, "not_parquet.parquet")

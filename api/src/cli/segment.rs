@@ -111,6 +111,13 @@ fn create(args: CreateArgs) -> Result<(), String> {
             .ok_or_else(|| format!("--multi-value-delimiter takes one character, not '{d}'"))?;
     }
     options.header = args.header.clone();
+    options.complex =
+        segments::input::complex::ComplexTypes::from_table_config(&table).map_err(|e| {
+            format!(
+                "invalid table config '{}': {e}",
+                args.table_config.display()
+            )
+        })?;
     let input = InputSource {
         path: args.input.clone(),
         format,

@@ -23,6 +23,7 @@ use crate::http::body::{query_param, read_bounded};
 use crate::http::{ApiError, on_rayon};
 use crate::metadata::table_name;
 use segments::input::InputOptions;
+use segments::input::complex::ComplexTypes;
 use segments::{BuildConfig, InputFormat, InputSource, build_segment, build_segment_from_rows};
 use serde_json::Value as Json;
 use std::path::PathBuf;
@@ -158,7 +159,9 @@ async fn ingest(
         Some(p) => format!("{raw}_{p}"),
         None => format!("{raw}_{}", now_ms()),
     };
-    let (format, options) = (batch.input_format, batch.options.clone());
+    let format = batch.input_format;
+    let mut options = batch.options.clone();
+    options.complex = ComplexTypes::from_table_config(&config).map_err(ApiError::bad_request)?;
     let scratch = Scratch(scratch_dir(&c)?);
     let work = scratch.0.clone();
     let name = segment_name.clone();

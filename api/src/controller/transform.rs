@@ -12,11 +12,11 @@ use engine::server::execute_server;
 use engine::server::result::IntermediateData;
 use engine::{MemoryTables, QueryContext, TableProvider, plan_sql};
 use planner::plan::QueryPlan;
+use segments::types::table_config::expression_arguments;
 use segments::types::{DataType, FieldSpec, Schema, Value};
 use segments::{BuildConfig, ImmutableSegment, InputFormat, InputSource, build_segment};
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -107,19 +107,16 @@ fn scan_input(input: &InputSource) -> Result<Vec<(String, DataType, bool)>, Stri
                 }
             }
         }
-        InputFormat::Json => {
-            let mut text = String::new();
-            segments::input::open_text(path)
-                .map_err(|e| e.to_string())?
-                .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-            for (i, line) in text
-                .lines()
-                .enumerate()
-                .filter(|(_, l)| !l.trim().is_empty())
-            {
-                let row: serde_json::Map<String, Json> =
-                    serde_json::from_str(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+        InputFormat::Parquet if input.options.complex.is_none() => {
+            return segments::input::parquet_columns(path).map_err(|e| e.to_string());
+        }
+        InputFormat::Avro if input.options.complex.is_none() => {
+            return segments::input::avro_columns(path).map_err(|e| e.to_string());
+        }
+        // Whole records (reshaped by the table's complexTypeConfig, if any).
+        InputFormat::Json | InputFormat::Parquet | InputFormat::Avro => {
+            for record in segments::input::records::records(input).map_err(|e| e.to_string())? {
+                let (_, row) = record.map_err(|e| e.to_string())?;
                 for (k, v) in row {
                     let s = seen.entry(k.clone()).or_insert_with(|| {
                         order.push(k.clone());
@@ -133,12 +130,6 @@ fn scan_input(input: &InputSource) -> Result<Vec<(String, DataType, bool)>, Stri
                     }
                 }
             }
-        }
-        InputFormat::Parquet => {
-            return segments::input::parquet_columns(path).map_err(|e| e.to_string());
-        }
-        InputFormat::Avro => {
-            return segments::input::avro_columns(path).map_err(|e| e.to_string());
         }
     }
     Ok(order
@@ -162,17 +153,24 @@ pub fn transformed_rows(
     input: &InputSource,
     work_dir: &Path,
 ) -> Result<Vec<Vec<Value>>, String> {
-    let columns = scan_input(input)?;
+    // Staged: the input columns the table keeps or a transform reads, nothing else.
+    let needed: BTreeSet<String> = schema
+        .fields
+        .iter()
+        .map(|f| f.name.clone())
+        .chain(transforms.values().flat_map(|t| expression_arguments(t)))
+        .collect();
+    let mut columns = scan_input(input)?;
+    columns.retain(|(name, _, _)| needed.contains(name));
     let input_names: BTreeSet<&str> = columns.iter().map(|(c, _, _)| c.as_str()).collect();
     let staging_fields: Vec<FieldSpec> = columns
         .iter()
         .map(|(name, inferred, single)| {
             let declared = schema
                 .field(name)
-                .filter(|_| !transforms.contains_key(name))
-                .map(|f| f.data_type);
-            let mut f = FieldSpec::dimension(name, declared.unwrap_or(*inferred));
-            f.single_value_field = *single;
+                .filter(|_| !transforms.contains_key(name));
+            let mut f = FieldSpec::dimension(name, declared.map_or(*inferred, |d| d.data_type));
+            f.single_value_field = declared.map_or(*single, |d| d.single_value_field);
             f
         })
         .collect();
@@ -233,8 +231,10 @@ pub fn select_rows(
     if listed.is_empty() {
         return Err("the input has none of the table's columns".into());
     }
+    // With null handling, a null input stays null through a transform (`upper(NULL)` is NULL,
+    // not the upper-cased default value); the final build decides what a null becomes.
     let sql = format!(
-        "SELECT {} FROM tessera_source LIMIT {}",
+        "SET enableNullHandling = true; SELECT {} FROM tessera_source LIMIT {}",
         listed.join(", "),
         docs.max(1)
     );

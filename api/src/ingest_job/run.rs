@@ -12,6 +12,7 @@ use super::naming::{Built, Namer};
 use super::spec::{JobSpec, Push, PushJobSpec, config_text};
 use crate::common::archive;
 use segments::input::InputOptions;
+use segments::input::complex::ComplexTypes;
 use segments::metadata::SegmentMetadata;
 use segments::types::{DataType, Schema};
 use segments::{BuildConfig, InputFormat, InputSource, build_segment, rename_segment};
@@ -191,7 +192,7 @@ fn create(
     out_dir: &Path,
     on: &(dyn Fn(JobEvent<'_>) + Sync),
 ) -> Result<Vec<BuiltSegment>, JobError> {
-    let options = reader_options(spec)?;
+    let mut options = reader_options(spec)?;
     let from_controller = |path: &str| {
         controller.map(|c| format!("{c}{path}")).ok_or_else(|| {
             JobError::Spec(format!(
@@ -213,6 +214,8 @@ fn create(
         .map_err(|e| JobError::Spec(format!("table config from '{config_uri}': {e}")))?;
     // Validated once, with the name each build replaces.
     let base = BuildConfig::from_table_config_json(&config, &schema, Some(table))
+        .map_err(|e| JobError::Spec(format!("table config from '{config_uri}': {e}")))?;
+    options.complex = ComplexTypes::from_table_config(&config)
         .map_err(|e| JobError::Spec(format!("table config from '{config_uri}': {e}")))?;
     let namer = Namer::new(spec.segment_name_generator_spec.as_ref(), table)?;
     let unit = base

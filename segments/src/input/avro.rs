@@ -249,3 +249,24 @@ fn bytes_decimal(b: &[u8], scale: usize) -> Value {
         None => Value::Bytes(b.to_vec()),
     }
 }
+
+/// The Avro file's records as JSON objects (Avro's own JSON form: records and maps as objects,
+/// arrays as arrays, unions as their branch), for inputs that need whole records
+/// (`complexTypeConfig`).
+pub(super) fn records<R: Read + Send + 'static>(
+    path: &Path,
+    file: R,
+) -> Result<
+    impl Iterator<Item = Result<serde_json::Map<String, serde_json::Value>, String>> + Send + use<R>,
+    SegmentError,
+> {
+    let reader = Reader::new(std::io::BufReader::with_capacity(1 << 20, file))
+        .map_err(|e| file_error(path, format!("not a readable Avro file: {e}")))?;
+    Ok(reader.map(|row| {
+        let row = row.map_err(|e| e.to_string())?;
+        match serde_json::Value::try_from(row).map_err(|e| e.to_string())? {
+            serde_json::Value::Object(m) => Ok(m),
+            other => Err(format!("not an Avro record: {other}")),
+        }
+    }))
+}

@@ -590,3 +590,22 @@ fn bytes_cell(b: &[u8], kind: Kind) -> Cell<'_> {
         _ => Cell::Value(Value::Bytes(b.to_vec())),
     }
 }
+
+/// The Parquet file's rows as JSON objects (its record reader's JSON form: nested groups as
+/// objects, lists as arrays), for inputs that need whole records (`complexTypeConfig`).
+pub(super) fn records(
+    path: &Path,
+    file: File,
+) -> Result<
+    impl Iterator<Item = Result<serde_json::Map<String, serde_json::Value>, String>> + Send + use<>,
+    SegmentError,
+> {
+    let reader = open(path, file)?;
+    let rows = parquet::record::reader::RowIter::from_file_into(Box::new(reader));
+    Ok(rows.map(
+        |row| match row.map_err(|e| e.to_string())?.to_json_value() {
+            serde_json::Value::Object(m) => Ok(m),
+            other => Err(format!("a row is not a record: {other}")),
+        },
+    ))
+}

@@ -21,9 +21,8 @@ pub struct IngestionConfig {
     pub filter_config: Option<FilterConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transform_configs: Option<Vec<TransformConfig>>,
-    /// Opaque (`fieldsToUnnest`, `delimiter`, `prefixesToRename`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub complex_type_config: Option<Json>,
+    pub complex_type_config: Option<ComplexTypeConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema_conforming_transformer_config: Option<Json>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -143,6 +142,36 @@ pub struct FilterConfig {
         deserialize_with = "coerce::opt_string"
     )]
     pub filter_function: Option<String>,
+}
+
+/// `complexTypeConfig`: how nested input records become columns (applied by
+/// [`crate::input::complex`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComplexTypeConfig {
+    /// Array fields (flattened paths) unnested into one row per element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields_to_unnest: Option<Vec<String>>,
+    /// Joins flattened names (default `.`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delimiter: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection_not_unnested_to_json: Option<CollectionNotUnnestedToJson>,
+    /// Prefix → replacement for flattened names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefixes_to_rename: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// `complexTypeConfig.collectionNotUnnestedToJson`: which arrays that are not unnested become
+/// their JSON text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum CollectionNotUnnestedToJson {
+    /// Arrays whose (first) element is a record or an array (Pinot's default).
+    #[default]
+    NonPrimitive,
+    All,
+    None,
 }
 
 /// One element of `transformConfigs`: a column computed from source columns.

@@ -75,8 +75,8 @@ pub use indexing::{
     LoadMode, SegmentPartitionConfig,
 };
 pub use ingestion::{
-    AggregationConfig, BatchIngestionConfig, FilterConfig, IngestionConfig, StreamIngestionConfig,
-    TransformConfig, expression_arguments,
+    AggregationConfig, BatchIngestionConfig, CollectionNotUnnestedToJson, ComplexTypeConfig,
+    FilterConfig, IngestionConfig, StreamIngestionConfig, TransformConfig, expression_arguments,
 };
 pub use keyed::Keyed;
 pub use metadata::TableCustomConfig;
