@@ -42,6 +42,7 @@ pub struct JobSummary {
 
 /// Progress, reported as it happens.
 pub enum JobEvent<'a> {
+    /// How many input files the job builds (or, for a push-only job, archives it pushes).
     Inputs(usize),
     Built(&'a BuiltSegment),
     Pushed(&'a Path),
@@ -178,7 +179,9 @@ pub fn run(spec: &JobSpec, on: &(dyn Fn(JobEvent<'_>) + Sync)) -> Result<JobSumm
         let archives: Vec<PathBuf> = if spec.job_type.creates() {
             summary.built.iter().map(|b| b.archive.clone()).collect()
         } else {
-            inputs::list(&out_dir, Some("glob:**/*.tar.gz"), None, true)?
+            let archives = inputs::list(&out_dir, Some("glob:**/*.tar.gz"), None, true)?;
+            on(JobEvent::Inputs(archives.len()));
+            archives
         };
         summary.pushed = push_all(spec, push, &controller, &table, &archives, on)?;
     }
