@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end tests of Tessera with the real Pinot Python clients (pinotdb DB-API + SQLAlchemy,
-# pinot-connect). Needs python3 with venv + pip and the debug binary target/debug/tessera
-# (build it first: `cargo build -p tessera-api`). Creates tests/clients/.venv once, then runs
-# test_clients.py. The last line printed is `N passed, M failed`; exit code 0 only if all pass.
+# pinot-connect), file writers (pyarrow, DuckDB, fastavro), and the web console in headless
+# Chromium. Needs python3 with venv + pip and the debug binary target/debug/tessera (build it
+# first: `cargo build -p tessera-api`). Creates tests/clients/.venv once (and installs Debian's
+# chromium + chromium-driver when missing and allowed), then runs test_clients.py and
+# test_console.py. The last line printed is `N passed, M failed`; exit code 0 only if all pass.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,6 +21,8 @@ requirements=(
     "pyarrow==26.0.1"
     "duckdb==2.0.1"
     "fastavro==1.13.1"
+    # the web console in a real browser (with Debian's chromium and chromium-driver)
+    "selenium==4.51.0"
 )
 stamp="$venv/.requirements"
 
@@ -57,4 +61,32 @@ if [ -d "$venv/site" ]; then
     export PYTHONPATH="$venv/site${PYTHONPATH:+:$PYTHONPATH}"
 fi
 
-exec env TESSERA_BIN="$bin" "$python" "$here/test_clients.py"
+# The console tests drive Debian's Chromium; install it when missing and this user can.
+if ! { command -v chromium && command -v chromedriver; } >/dev/null 2>&1; then
+    echo "installing chromium and chromium-driver (Debian) for the console tests"
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+        sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    fi
+    { command -v chromium && command -v chromedriver; } >/dev/null 2>&1 \
+        || fail "chromium and chromedriver are needed: apt-get install chromium chromium-driver"
+fi
+
+# Each file prints `N passed, M failed` last; the sum is this script's last line.
+passed=0
+failed=0
+for tests in test_clients.py test_console.py; do
+    last="$(mktemp)"
+    env TESSERA_BIN="$bin" "$python" "$here/$tests" | tee "$last"
+    counts="$(tail -n 1 "$last")"
+    rm -f "$last"
+    if [[ "$counts" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        passed=$((passed + BASH_REMATCH[1]))
+        failed=$((failed + BASH_REMATCH[2]))
+    else
+        failed=$((failed + 1))
+    fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

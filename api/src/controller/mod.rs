@@ -6,6 +6,7 @@
 //! * [`changes`] — publishing each committed change to brokers and servers.
 //! * [`schemas`], [`tables`], [`segments`], [`instances`], [`query`] — the endpoints.
 //! * [`responses`] — the response bodies they answer, as types in Pinot's field order.
+//! * [`console`] — the web console at `/`, a page app over those endpoints.
 //! * [`table_config`], [`follow_up`] — config checks.
 //! * [`assignment`] — balanced replica placement; [`placement`] — the candidate servers and
 //!   topping up under-replicated segments.
@@ -13,6 +14,7 @@
 pub mod assignment;
 pub mod catalog;
 pub mod changes;
+pub mod console;
 pub mod follow_up;
 pub mod ingest;
 pub mod instances;
@@ -193,6 +195,7 @@ pub fn app(state: ControllerState) -> tide::Server<ControllerState> {
     loggers::routes(&mut app);
     loggers::remote_routes(&mut app);
     crate::auth::routes::routes(&mut app);
+    console::routes(&mut app);
     let m = app.state().metrics.clone();
     metrics::mount(&mut app, m, |_| Vec::new());
     app

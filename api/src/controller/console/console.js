@@ -1,0 +1,595 @@
+// Tessera's web console: Pinot's console pages over Tessera's REST API (see mod.rs).
+"use strict";
+
+// ---------------------------------------------------------------- the REST API
+
+const AUTH_KEY = "tessera.console.auth";
+
+/** Calls the controller; resolves to the parsed body, rejects with Pinot's error text. */
+async function api(method, path, body) {
+  const headers = {};
+  const auth = sessionStorage.getItem(AUTH_KEY);
+  if (auth) headers.Authorization = auth;
+  let payload;
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    payload = typeof body === "string" ? body : JSON.stringify(body);
+  }
+  const res = await fetch(path, { method, headers, body: payload });
+  const text = await res.text();
+  let parsed = text;
+  try { parsed = JSON.parse(text); } catch (_) { /* plain text */ }
+  if (res.status === 401 && location.hash !== "#/login") {
+    location.hash = "#/login";
+  }
+  if (!res.ok) {
+    const why = (parsed && (parsed.error || parsed.message || parsed._message)) || text || res.statusText;
+    const err = new Error(`${res.status}: ${why}`);
+    err.status = res.status;
+    throw err;
+  }
+  return parsed;
+}
+
+const enc = encodeURIComponent;
+
+// ---------------------------------------------------------------- small DOM helpers
+
+/** Creates an element: el("div", {class: "x", onclick: f}, child, "text", ...). */
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === undefined || c === null || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function page(...children) {
+  const main = document.getElementById("page");
+  main.replaceChildren(...children.flat());
+}
+
+function toast(text, ms = 4000) {
+  const t = document.getElementById("toast");
+  t.textContent = text;
+  t.classList.remove("hidden");
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => t.classList.add("hidden"), ms);
+}
+
+/** A modal dialog; `onOk` returns a promise, its rejection is shown in the dialog. */
+function dialog(title, body, onOk, okText = "OK") {
+  const d = document.getElementById("dialog");
+  document.getElementById("dialog-title").textContent = title;
+  document.getElementById("dialog-body").replaceChildren(...[body].flat());
+  const error = document.getElementById("dialog-error");
+  error.textContent = "";
+  const ok = document.getElementById("dialog-ok");
+  const cancel = document.getElementById("dialog-cancel");
+  ok.textContent = okText;
+  ok.disabled = false;
+  const close = () => d.classList.add("hidden");
+  cancel.onclick = close;
+  ok.onclick = async () => {
+    ok.disabled = true;
+    error.textContent = "";
+    try {
+      await onOk();
+      close();
+    } catch (e) {
+      error.textContent = e.message;
+    } finally {
+      ok.disabled = false;
+    }
+  };
+  d.classList.remove("hidden");
+}
+
+function formatBytes(n) {
+  if (n === undefined || n === null || n < 0) return "-";
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return `${i ? n.toFixed(2) : n} ${units[i]}`;
+}
+
+/** A grid of `rows` (arrays) under `columns`; sortable by clicking a header. */
+function grid(columns, rows, opts = {}) {
+  let sortCol = -1, asc = true;
+  const body = el("tbody");
+  const draw = () => {
+    const shown = rows.slice();
+    if (sortCol >= 0) {
+      shown.sort((a, b) => {
+        const x = a[sortCol], y = b[sortCol];
+        const c = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
+        return asc ? c : -c;
+      });
+    }
+    body.replaceChildren(...shown.map(r => el("tr", {}, r.map(v => cell(v)))));
+  };
+  const cell = (v) => {
+    if (v instanceof Node) return el("td", {}, v);
+    if (v === null || v === undefined) return el("td", { class: "null" }, "null");
+    return el("td", {}, typeof v === "object" ? JSON.stringify(v) : String(v));
+  };
+  const head = el("tr", {}, columns.map((c, i) => el("th", {
+    class: "sortable",
+    title: "Sort",
+    onclick: () => { asc = sortCol === i ? !asc : true; sortCol = i; draw(); },
+  }, c)));
+  draw();
+  return el("div", { class: "scroll" }, el("table", { class: "grid", id: opts.id }, el("thead", {}, head), body));
+}
+
+// ---------------------------------------------------------------- routing
+
+const routes = [
+  [/^#?\/?$/, home, "home"],
+  [/^#\/query(\?.*)?$/, queryConsole, "query"],
+  [/^#\/tables\/?$/, tables, "tables"],
+  [/^#\/tenants\/table\/([^/]+)\/([^/]+)$/, segmentPage, "tables"],
+  [/^#\/tenants\/table\/([^/]+)$/, tablePage, "tables"],
+  [/^#\/login$/, login, ""],
+];
+
+async function route() {
+  const hash = location.hash || "#/";
+  for (const [re, draw, nav] of routes) {
+    const m = hash.match(re);
+    if (!m) continue;
+    document.querySelectorAll("header nav a").forEach(a => a.classList.toggle("active", a.dataset.nav === nav));
+    try {
+      await draw(...m.slice(1).map(x => x && decodeURIComponent(x)));
+    } catch (e) {
+      page(el("p", { class: "error", id: "page-error" }, e.message));
+    }
+    return;
+  }
+  page(el("p", { class: "error" }, `No page at ${hash}`));
+}
+
+// ---------------------------------------------------------------- login (Pinot's BASIC workflow)
+
+async function login() {
+  const user = el("input", { id: "login-user", autocomplete: "username" });
+  const pass = el("input", { id: "login-password", type: "password", autocomplete: "current-password" });
+  const error = el("p", { class: "error" });
+  const submit = async (ev) => {
+    ev.preventDefault();
+    const token = "Basic " + btoa(`${user.value}:${pass.value}`);
+    const res = await fetch("auth/verify/v2", { headers: { Authorization: token } });
+    if (res.ok && (await res.text()).trim() === "true") {
+      sessionStorage.setItem(AUTH_KEY, token);
+      showUser();
+      location.hash = "#/";
+    } else {
+      error.textContent = "Invalid username or password";
+    }
+  };
+  page(el("form", { class: "login", onsubmit: submit },
+    el("h2", {}, "Log in"),
+    el("label", {}, "Username", user),
+    el("label", {}, "Password", pass),
+    el("button", { class: "primary", type: "submit", id: "login-submit" }, "Log in"),
+    error));
+}
+
+function showUser() {
+  const auth = sessionStorage.getItem(AUTH_KEY);
+  const span = document.getElementById("user");
+  if (!auth) { span.replaceChildren(); return; }
+  const name = atob(auth.slice(6)).split(":")[0];
+  span.replaceChildren(name, " ", el("button", {
+    onclick: () => { sessionStorage.removeItem(AUTH_KEY); location.hash = "#/login"; showUser(); },
+  }, "Log out"));
+}
+
+// ---------------------------------------------------------------- cluster manager (home)
+
+async function home() {
+  const [{ instances }, tenants, { tables: names }] = await Promise.all([
+    api("GET", "instances"), api("GET", "tenants"), api("GET", "tables"),
+  ]);
+  const details = await Promise.all(instances.map(i => api("GET", `instances/${enc(i)}`).catch(() => ({ instanceName: i }))));
+  const byType = (t) => details.filter(d => (d.type || d.instanceName.split("_")[0]).toUpperCase() === t);
+  const roles = [["Controllers", "CONTROLLER"], ["Brokers", "BROKER"], ["Servers", "SERVER"], ["Minions", "MINION"]];
+  const tenantNames = [...new Set([...(tenants.SERVER_TENANTS || []), ...(tenants.BROKER_TENANTS || [])])];
+  const tableRows = await tableSummaries(names);
+  page(
+    el("h2", {}, "Cluster Manager"),
+    el("div", { class: "counts" },
+      roles.map(([label, t]) => el("div", { class: "count", id: `count-${t.toLowerCase()}` }, el("b", {}, byType(t).length), label)),
+      el("div", { class: "count", id: "count-tenants" }, el("b", {}, tenantNames.length), "Tenants"),
+      el("div", { class: "count", id: "count-tables" }, el("b", {}, names.length), "Tables")),
+    roles.filter(([, t]) => byType(t).length).map(([label, t]) => el("section", { class: "card" },
+      el("h3", {}, label),
+      grid(["Instance Name", "Host", "Port", "Tags", "Status"], byType(t).map(d => [
+        d.instanceName, d.hostName, d.port, (d.tags || []).join(", "),
+        el("span", { class: d.online === false ? "status-bad" : "status-good" },
+          d.online === false ? "Dead" : (d.enabled === false ? "Disabled" : "Alive")),
+      ]), { id: `instances-${t.toLowerCase()}` }))),
+    el("section", { class: "card" }, el("h3", {}, "Tenants"),
+      grid(["Tenant Name", "Server", "Broker"], tenantNames.map(n => [
+        n, (tenants.SERVER_TENANTS || []).includes(n) ? "yes" : "", (tenants.BROKER_TENANTS || []).includes(n) ? "yes" : "",
+      ]))),
+    el("section", { class: "card" }, el("h3", {}, "Tables"), tablesGrid(tableRows)));
+}
+
+// ---------------------------------------------------------------- tables
+
+/** Name, size, segment count and status (external view against ideal state) of each table. */
+async function tableSummaries(names) {
+  return Promise.all(names.map(async (t) => {
+    const [size, ideal, external] = await Promise.all([
+      api("GET", `tables/${enc(t)}/size`).catch(() => null),
+      api("GET", `tables/${enc(t)}/idealstate`).catch(() => ({})),
+      api("GET", `tables/${enc(t)}/externalview`).catch(() => ({})),
+    ]);
+    let segments = 0, bad = 0;
+    for (const type of ["OFFLINE", "REALTIME"]) {
+      const want = ideal[type] || {};
+      const have = external[type] || {};
+      for (const [seg, servers] of Object.entries(want)) {
+        segments++;
+        const seen = have[seg] || {};
+        if (Object.keys(servers).some(s => seen[s] !== "ONLINE" && seen[s] !== "CONSUMING")) bad++;
+      }
+    }
+    return { name: t, size: size ? size.reportedSizeInBytes : -1, segments, status: bad ? "BAD" : "GOOD" };
+  }));
+}
+
+function tablesGrid(rows) {
+  return grid(["Table Name", "Reported Size", "Number of Segments", "Status"], rows.map(r => [
+    el("a", { href: `#/tenants/table/${enc(r.name)}` }, r.name),
+    formatBytes(r.size), r.segments,
+    el("span", { class: r.status === "GOOD" ? "status-good" : "status-bad" }, r.status),
+  ]), { id: "tables-grid" });
+}
+
+async function tables() {
+  const { tables: names } = await api("GET", "tables");
+  page(el("h2", {}, "Tables"), el("section", { class: "card" }, tablesGrid(await tableSummaries(names))));
+}
+
+/** The table's configs by type: [["OFFLINE", config], ...]. */
+async function configsOf(table) {
+  const all = await api("GET", `tables/${enc(table)}`);
+  return ["OFFLINE", "REALTIME"].filter(t => all[t]).map(t => [t, all[t]]);
+}
+
+async function tablePage(table) {
+  const [configs, schema, size, ideal, external] = await Promise.all([
+    configsOf(table),
+    api("GET", `tables/${enc(table)}/schema`).catch(() => null),
+    api("GET", `tables/${enc(table)}/size`).catch(() => null),
+    api("GET", `tables/${enc(table)}/idealstate`).catch(() => ({})),
+    api("GET", `tables/${enc(table)}/externalview`).catch(() => ({})),
+  ]);
+  if (!configs.length) throw new Error(`Table ${table} not found`);
+  const segRows = [];
+  for (const [type] of configs) {
+    for (const [seg, servers] of Object.entries(ideal[type] || {})) {
+      const seen = (external[type] || {})[seg] || {};
+      const good = Object.keys(servers).every(s => seen[s] === "ONLINE" || seen[s] === "CONSUMING");
+      segRows.push([
+        el("a", { href: `#/tenants/table/${enc(table)}/${enc(seg)}` }, seg), type,
+        Object.keys(servers).map(s => `${s}: ${seen[s] || "OFFLINE"}`).join(", "),
+        el("span", { class: good ? "status-good" : "status-bad" }, good ? "GOOD" : "BAD"),
+      ]);
+    }
+  }
+  const result = el("p", { id: "action-result", class: "muted" });
+  page(
+    el("h2", {}, table),
+    el("div", { class: "toolbar" },
+      el("button", { id: "edit-table", onclick: () => editTable(table, configs) }, "Edit Table"),
+      schema && el("button", { id: "edit-schema", onclick: () => editSchema(table, schema) }, "Edit Schema"),
+      el("button", { id: "reload-segments", title: "Reloads all segments of the table to apply changes such as indexing, column default values, etc", onclick: () => reloadAll(table, configs, result) }, "Reload All Segments"),
+      el("button", { id: "delete-table", class: "danger", onclick: () => deleteTable(table, schema) }, "Delete Table")),
+    result,
+    el("section", { class: "card" },
+      el("h3", {}, "Summary"),
+      grid(["Table Name", "Type", "Reported Size", "Estimated Size", "Number of Segments"], configs.map(([type]) => [
+        table, type, formatBytes(size && size.reportedSizeInBytes), formatBytes(size && size.estimatedSizeInBytes),
+        Object.keys(ideal[type] || {}).length,
+      ]), { id: "table-summary" })),
+    el("section", { class: "card" }, el("h3", {}, "Segments"),
+      grid(["Segment Name", "Type", "Replicas", "Status"], segRows, { id: "segments-grid" })),
+    el("section", { class: "card" }, el("h3", {}, "Table Config"),
+      el("pre", { class: "json", id: "table-config" }, JSON.stringify(configs.length === 1 ? configs[0][1] : Object.fromEntries(configs), null, 2))),
+    schema && el("section", { class: "card" }, el("h3", {}, "Schema"),
+      el("pre", { class: "json", id: "table-schema" }, JSON.stringify(schema, null, 2))));
+}
+
+/** Edit Table: the config as JSON; Save sends `PUT /tables/{t}` (per type of a hybrid table). */
+function editTable(table, configs) {
+  const [type, config] = configs[0];
+  const choose = configs.length > 1 ? el("select", { id: "edit-type" }, configs.map(([t]) => el("option", { value: t }, t))) : null;
+  const editor = el("textarea", { class: "json-editor", id: "config-editor", spellcheck: "false" });
+  editor.value = JSON.stringify(config, null, 2);
+  if (choose) {
+    choose.onchange = () => {
+      editor.value = JSON.stringify(configs.find(([t]) => t === choose.value)[1], null, 2);
+    };
+  }
+  dialog(`Edit Table ${table}`, [choose, editor], async () => {
+    let parsed;
+    try { parsed = JSON.parse(editor.value); } catch (e) { throw new Error(`Invalid JSON: ${e.message}`); }
+    const answer = await api("PUT", `tables/${enc(table)}`, parsed);
+    toast(answer.status || "Table config updated");
+    await route();
+  }, "Save");
+  void type;
+}
+
+/** Edit Schema: `PUT /schemas/{name}` (`?reload=true` when asked). */
+function editSchema(table, schema) {
+  const editor = el("textarea", { class: "json-editor", id: "schema-editor", spellcheck: "false" });
+  editor.value = JSON.stringify(schema, null, 2);
+  const reload = el("input", { type: "checkbox", id: "schema-reload" });
+  dialog(`Edit Schema ${schema.schemaName}`, [editor, el("label", {}, reload, " Reload all segments of the table")], async () => {
+    let parsed;
+    try { parsed = JSON.parse(editor.value); } catch (e) { throw new Error(`Invalid JSON: ${e.message}`); }
+    const q = reload.checked ? "?reload=true" : "";
+    const answer = await api("PUT", `schemas/${enc(schema.schemaName)}${q}`, parsed);
+    toast(answer.status || "Schema updated");
+    await route();
+  }, "Save");
+  void table;
+}
+
+/** Reload All Segments: `POST /segments/{t}/reload?type=` for each type; shows the job ids. */
+function reloadAll(table, configs, result) {
+  dialog("Reload All Segments", el("p", {}, `Reload all segments of ${table}?`), async () => {
+    const jobs = [];
+    for (const [type] of configs) {
+      const answer = await api("POST", `segments/${enc(table)}/reload?type=${type}`);
+      let status = answer.status;
+      try { status = JSON.parse(answer.status); } catch (_) { /* text */ }
+      if (status && typeof status === "object") {
+        for (const [t, job] of Object.entries(status)) jobs.push(`${t}: reload job ${job.reloadJobId} sent to ${job.numMessagesSent} server(s)`);
+      } else {
+        jobs.push(String(status));
+      }
+    }
+    result.textContent = jobs.join("\n");
+    toast(jobs.join("\n"));
+  }, "Reload");
+}
+
+/** Delete Table (and, if asked, its schema). */
+function deleteTable(table, schema) {
+  const alsoSchema = el("input", { type: "checkbox", id: "delete-schema" });
+  dialog("Delete Table", [el("p", {}, `Delete table ${table} and all its segments?`),
+    schema && el("label", {}, alsoSchema, ` Also delete schema ${schema.schemaName}`)], async () => {
+    await api("DELETE", `tables/${enc(table)}`);
+    if (schema && alsoSchema.checked) await api("DELETE", `schemas/${enc(schema.schemaName)}`);
+    toast(`Table ${table} deleted`);
+    location.hash = "#/tables";
+  }, "Delete");
+}
+
+async function segmentPage(table, segment) {
+  const servers = await api("GET", `segments/${enc(table)}/servers`);
+  const on = [];
+  for (const t of servers) {
+    for (const [server, segs] of Object.entries(t.serverToSegmentsMap || {})) {
+      if (segs.includes(segment)) on.push([t.tableName, server]);
+    }
+  }
+  page(
+    el("h2", {}, el("a", { href: `#/tenants/table/${enc(table)}` }, table), " / ", segment),
+    el("div", { class: "toolbar" },
+      el("a", { href: `segments/${enc(table)}/${enc(segment)}`, download: `${segment}.tar.gz` }, el("button", {}, "Download")),
+      el("button", { class: "danger", id: "delete-segment", onclick: () => dialog("Delete Segment", el("p", {}, `Delete segment ${segment}?`), async () => {
+        await api("DELETE", `segments/${enc(table)}/${enc(segment)}`);
+        location.hash = `#/tenants/table/${enc(table)}`;
+      }, "Delete") }, "Delete Segment")),
+    el("section", { class: "card" }, el("h3", {}, "Replicas"), grid(["Table", "Server"], on)));
+}
+
+// ---------------------------------------------------------------- query console
+
+const KEYWORDS = new Set(("select from where group by order having limit offset as and or not in is null like between " +
+  "case when then else end join inner left right full outer cross on using union intersect except all distinct " +
+  "with over partition rows range preceding following current row set explain plan for asc desc true false " +
+  "cast interval exists any some lateral values nulls first last filter within").split(" "));
+
+/** The SQL as highlighted HTML-safe spans (keywords, strings, numbers, comments, quoted names). */
+function highlight(sql) {
+  const out = [];
+  const re = /(--[^\n]*)|('(?:[^']|'')*'?)|("(?:[^"]|"")*"?)|(\b\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\b)|([A-Za-z_][A-Za-z0-9_$.]*)|([\s\S])/g;
+  let m;
+  while ((m = re.exec(sql)) !== null) {
+    const [text, com, str, id, num, word] = m;
+    const cls = com ? "tok-com" : str ? "tok-str" : id ? "tok-id" : num ? "tok-num"
+      : (word && KEYWORDS.has(word.toLowerCase())) ? "tok-kw" : null;
+    const span = cls ? el("span", { class: cls }, text) : document.createTextNode(text);
+    out.push(span);
+  }
+  out.push(document.createTextNode("\n"));
+  return out;
+}
+
+const HISTORY_KEY = "tessera.console.history";
+
+function pastQueries() {
+  try { return JSON.parse(localStorage.getItem(HISTORY_KEY)) || []; } catch (_) { return []; }
+}
+
+function remember(sql) {
+  const h = pastQueries().filter(q => q !== sql);
+  h.unshift(sql);
+  localStorage.setItem(HISTORY_KEY, JSON.stringify(h.slice(0, 50)));
+}
+
+const STATS = ["timeUsedMs", "numDocsScanned", "totalDocs", "numServersQueried", "numServersResponded",
+  "numSegmentsQueried", "numSegmentsProcessed", "numSegmentsMatched", "numConsumingSegmentsQueried",
+  "numEntriesScannedInFilter", "numEntriesScannedPostFilter", "numGroupsLimitReached", "partialResult"];
+
+async function queryConsole(search) {
+  const params = new URLSearchParams((search || "").replace(/^\?/, ""));
+  const textarea = el("textarea", { id: "sql", spellcheck: "false", "aria-label": "SQL" });
+  const shade = el("pre", { "aria-hidden": "true" });
+  const sync = () => { shade.replaceChildren(...highlight(textarea.value)); shade.scrollTop = textarea.scrollTop; };
+  textarea.addEventListener("input", sync);
+  textarea.addEventListener("scroll", () => { shade.scrollTop = textarea.scrollTop; });
+  textarea.value = params.get("query") || pastQueries()[0] || "";
+  const tracing = el("input", { type: "checkbox", id: "tracing" });
+  const multistage = el("input", { type: "checkbox", id: "use-multistage" });
+  multistage.checked = localStorage.getItem("tessera.console.multistage") === "true";
+  multistage.onchange = () => localStorage.setItem("tessera.console.multistage", String(multistage.checked));
+  const timeout = el("input", { type: "number", id: "timeout", min: "1", placeholder: "Timeout (Milliseconds)", style: "width: 170px" });
+  const results = el("div", { id: "results" });
+  const historyBox = el("div", { class: "history", id: "history" });
+  const insert = (text) => {
+    const { selectionStart: s, selectionEnd: e, value } = textarea;
+    textarea.value = value.slice(0, s) + text + value.slice(e);
+    textarea.selectionStart = textarea.selectionEnd = s + text.length;
+    textarea.focus();
+    sync();
+  };
+  const drawHistory = () => historyBox.replaceChildren(...pastQueries().map(q => el("div", {
+    title: q, onclick: () => { textarea.value = q; sync(); },
+  }, q)));
+  const run = async () => {
+    const sql = textarea.value.trim();
+    if (!sql) return;
+    remember(sql);
+    drawHistory();
+    window.history.replaceState(null, "", `#/query?query=${enc(sql)}`);
+    const options = [];
+    if (timeout.value) options.push(`timeoutMs=${timeout.value}`);
+    if (multistage.checked) options.push("useMultistageEngine=true");
+    const body = { sql, trace: tracing.checked };
+    if (options.length) body.queryOptions = options.join(";");
+    results.replaceChildren(el("p", { class: "muted" }, "Running…"));
+    try {
+      showResults(results, await api("POST", "sql", body), sql);
+    } catch (e) {
+      results.replaceChildren(el("p", { class: "error", id: "query-error" }, e.message));
+    }
+  };
+  textarea.addEventListener("keydown", (ev) => {
+    if ((ev.ctrlKey || ev.metaKey) && ev.key === "Enter") { ev.preventDefault(); run(); }
+  });
+  const browser = el("div", { class: "browser", id: "table-browser" }, el("p", { class: "muted" }, "Tables"));
+  page(
+    el("h2", {}, "Query Console"),
+    el("div", { class: "query-layout" },
+      browser,
+      el("div", {},
+        el("div", { class: "editor" }, shade, textarea),
+        el("div", { class: "toolbar" },
+          el("button", { class: "primary", id: "run-query", onclick: run, title: "Ctrl/Cmd+Enter" }, "Run Query"),
+          el("label", {}, tracing, " Tracing"),
+          el("label", {}, multistage, " Use Multi-Stage Engine"),
+          timeout),
+        results,
+        el("h3", {}, "History"), historyBox)));
+  sync();
+  drawHistory();
+  const { tables: names } = await api("GET", "tables");
+  const nodes = [];
+  for (const t of names) {
+    const cols = el("div", { class: "hidden" });
+    nodes.push(el("div", { class: "tbl", "data-table": t, ondblclick: () => insert(t), onclick: async () => {
+      if (!cols.childElementCount) {
+        const schema = await api("GET", `tables/${enc(t)}/schema`).catch(() => null);
+        const fields = schema ? [...(schema.dimensionFieldSpecs || []), ...(schema.metricFieldSpecs || []),
+          ...(schema.dateTimeFieldSpecs || []), ...(schema.timeFieldSpec ? [schema.timeFieldSpec.incomingGranularitySpec] : [])] : [];
+        cols.replaceChildren(...fields.map(f => el("div", { class: "col", "data-column": f.name, onclick: () => insert(f.name) }, `${f.name} (${f.dataType})`)));
+      }
+      cols.classList.toggle("hidden");
+    } }, t), cols);
+  }
+  browser.replaceChildren(el("p", { class: "muted" }, "Tables (click for columns, double-click to insert)"), ...nodes);
+}
+
+/** The answer of a query: exceptions, the result grid with copy/download, stats, plans as trees. */
+function showResults(target, answer, sql) {
+  const parts = [];
+  for (const ex of answer.exceptions || []) {
+    parts.push(el("p", { class: "error query-exception" }, `Error ${ex.errorCode}: ${ex.message}`));
+  }
+  const table = answer.resultTable;
+  if (table) {
+    const columns = table.dataSchema.columnNames;
+    const rows = table.rows;
+    const explain = /^\s*explain\b/i.test(sql);
+    if (explain && columns.includes("Operator") && columns.includes("Operator_Id") && columns.includes("Parent_Id")) {
+      parts.push(planTree(columns, rows));
+    }
+    const csv = () => [columns, ...rows].map(r => r.map(v => {
+      const s = v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v);
+      return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+    }).join(",")).join("\n");
+    const json = () => JSON.stringify(rows.map(r => Object.fromEntries(columns.map((c, i) => [c, r[i]]))), null, 2);
+    const copy = async (text, what) => {
+      try { await navigator.clipboard.writeText(text); toast(`Copied ${rows.length} rows as ${what}`); } catch (_) { toast("The browser refused the clipboard"); }
+    };
+    const download = () => {
+      const a = el("a", { href: URL.createObjectURL(new Blob([csv()], { type: "text/csv" })), download: "results.csv" });
+      document.body.append(a);
+      a.click();
+      a.remove();
+    };
+    parts.push(el("div", { class: "toolbar" },
+      el("span", { class: "muted", id: "row-count" }, `${rows.length} row(s)`),
+      el("button", { id: "copy-csv", onclick: () => copy(csv(), "CSV") }, "Copy CSV"),
+      el("button", { id: "copy-json", onclick: () => copy(json(), "JSON") }, "Copy JSON"),
+      el("button", { id: "download-csv", onclick: download }, "Download CSV")));
+    parts.push(grid(columns.map((c, i) => `${c} (${table.dataSchema.columnDataTypes[i]})`), rows, { id: "result-grid" }));
+  }
+  const stats = STATS.filter(k => answer[k] !== undefined);
+  if (stats.length) {
+    parts.push(el("h3", {}, "Query Stats"), grid(stats, [stats.map(k => answer[k])], { id: "stats-grid" }));
+  }
+  if (answer.traceInfo && Object.keys(answer.traceInfo).length) {
+    parts.push(el("h3", {}, "Trace"), el("pre", { class: "json" }, JSON.stringify(answer.traceInfo, null, 2)));
+  }
+  target.replaceChildren(...parts);
+}
+
+/** An EXPLAIN PLAN answer (Operator, Operator_Id, Parent_Id) drawn as an indented tree. */
+function planTree(columns, rows) {
+  const op = columns.indexOf("Operator"), id = columns.indexOf("Operator_Id"), parent = columns.indexOf("Parent_Id");
+  const children = new Map();
+  for (const r of rows) {
+    const p = r[parent];
+    if (!children.has(p)) children.set(p, []);
+    children.get(p).push(r);
+  }
+  const lines = [];
+  const walk = (p, depth) => {
+    for (const r of children.get(p) || []) {
+      lines.push(`${"  ".repeat(depth)}${depth ? "└ " : ""}${r[op]}`);
+      walk(r[id], depth + 1);
+    }
+  };
+  walk(-1, 0);
+  return el("div", { class: "tree card", id: "plan-tree" }, lines.join("\n"));
+}
+
+// ---------------------------------------------------------------- start
+
+async function start() {
+  try {
+    const info = await fetch("auth/info").then(r => r.json());
+    if (info.workflow === "BASIC" && !sessionStorage.getItem(AUTH_KEY)) location.hash = "#/login";
+  } catch (_) { /* no access control */ }
+  showUser();
+  window.addEventListener("hashchange", route);
+  await route();
+}
+
+start();

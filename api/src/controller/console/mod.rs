@@ -1,0 +1,58 @@
+//! The web console: a single-page app the controller serves at `/` (as Pinot's controller serves
+//! its own on port 9000), with the pages and buttons a Pinot operator knows and nothing on the
+//! server side but Tessera's public REST API — every action in the browser is the same call a
+//! script would make.
+//!
+//! The app is three files compiled into the binary (`index.html`, `console.js`, `console.css`;
+//! plain HTML, CSS and modern JavaScript, no build step, no third-party code). Pages are
+//! client-side routes behind `#`, Pinot's own: `#/` cluster manager, `#/query` query console,
+//! `#/tables`, `#/tenants/table/{table}` table page, `#/tenants/table/{table}/{segment}`
+//! segment page, `#/login` when access control is on (`GET /auth/info`). The files are public
+//! paths for the auth guard (a top-level name with a dot); the API calls they make carry the
+//! credentials the user logs in with.
+
+use super::ControllerState;
+use tide::{Request, Response};
+
+const INDEX: &str = include_str!("index.html");
+const SCRIPT: &str = include_str!("console.js");
+const STYLE: &str = include_str!("console.css");
+
+/// Mounts the console's files.
+pub fn routes(app: &mut tide::Server<ControllerState>) {
+    app.at("/").get(|r| file(r, INDEX, tide::http::mime::HTML));
+    app.at("/index.html")
+        .get(|r| file(r, INDEX, tide::http::mime::HTML));
+    app.at("/console.js")
+        .get(|r| file(r, SCRIPT, tide::http::mime::JAVASCRIPT));
+    app.at("/console.css")
+        .get(|r| file(r, STYLE, tide::http::mime::CSS));
+}
+
+async fn file(
+    _req: Request<ControllerState>,
+    body: &'static str,
+    mime: tide::http::Mime,
+) -> tide::Result {
+    let mut res = Response::new(200);
+    res.set_body(body);
+    res.set_content_type(mime);
+    // The files change with the binary only; a restart serves the new ones.
+    res.insert_header("Cache-Control", "no-cache");
+    Ok(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_loads_its_script_and_style() {
+        assert!(INDEX.contains("src=\"console.js\""));
+        assert!(INDEX.contains("href=\"console.css\""));
+        // Every route the script draws is one Pinot's console has.
+        for route in ["#/query", "#/tables", "#/tenants/table/"] {
+            assert!(SCRIPT.contains(route), "{route}");
+        }
+    }
+}

@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""The web console in a real browser: headless Chromium (Debian's `chromium` and
+`chromium-driver`) driven by Selenium against a `tessera start` cluster holding the `trips` rows
+of test_clients.py. Every check reads what the page shows and, for actions, what the REST API
+then answers — the console has no server side of its own.
+
+Run through `tests/clients/run.sh` (which installs Chromium when it can). The last line printed is
+`N passed, M failed`.
+"""
+
+import json
+import os
+import shutil
+import signal
+import sys
+import time
+import unittest
+
+import requests
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from test_clients import (AUTH_CONFIG, JOIN_SQL, ROWS, SCHEMA, SPLIT, TABLE, TABLE_CONFIG, Cluster,
+                          expected_by_city, expected_join)
+
+WAIT_S = 20
+
+CLUSTER = None
+SETUP_ERROR = None
+LOG_TAIL = ""
+
+
+def browser():
+    """Headless Chromium through chromedriver, both from the system."""
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    driver = shutil.which("chromedriver")
+    if not chrome or not driver:
+        raise RuntimeError("chromium and chromedriver are needed (Debian: apt-get install chromium chromium-driver)")
+    options = Options()
+    options.binary_location = chrome
+    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,1000", "--disable-extensions"]:
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(executable_path=driver), options=options)
+
+
+def setUpModule():
+    global CLUSTER, SETUP_ERROR
+    CLUSTER = Cluster()
+    try:
+        CLUSTER.start()
+        CLUSTER.post_json("/schemas", SCHEMA)
+        CLUSTER.post_json("/tables", TABLE_CONFIG)
+        CLUSTER.ingest_segment("0", ROWS[:SPLIT])
+        CLUSTER.ingest_segment("1", ROWS[SPLIT:])
+        not_ready = CLUSTER.wait_until_loaded()
+        if not_ready is not None:
+            raise RuntimeError(f"{TABLE} never loaded: {not_ready}")
+    except Exception as e:
+        SETUP_ERROR = f"{type(e).__name__}: {e}"
+        print(f"SETUP FAILED: {SETUP_ERROR}", flush=True)
+
+
+def tearDownModule():
+    global LOG_TAIL
+    if CLUSTER is not None:
+        CLUSTER.stop(keep_log=True)
+        LOG_TAIL = CLUSTER.log_tail(60)
+        CLUSTER.cleanup()
+
+
+class ConsoleTest(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.driver = None
+        if SETUP_ERROR is None:
+            cls.driver = browser()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.driver is not None:
+            cls.driver.quit()
+
+    def setUp(self):
+        if SETUP_ERROR is not None:
+            self.fail(f"cluster setup failed: {SETUP_ERROR}")
+
+    # helpers
+
+    def open(self, route, cluster=None):
+        self.driver.get(f"{(cluster or CLUSTER).controller}/#{route}")
+
+    def wait(self, condition, what):
+        try:
+            return WebDriverWait(self.driver, WAIT_S).until(condition)
+        except TimeoutException:
+            page = self.driver.find_element(By.TAG_NAME, "body").text[:2000]
+            self.fail(f"timed out waiting for {what}; the page shows:\n{page}")
+
+    def find(self, css):
+        return self.wait(EC.visibility_of_element_located((By.CSS_SELECTOR, css)), css)
+
+    def grid_rows(self, css):
+        """The cells of a grid's body rows, as text."""
+        table = self.find(css)
+        return [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+                for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+
+    def type_sql(self, sql):
+        editor = self.find("#sql")
+        editor.send_keys(Keys.CONTROL, "a")
+        editor.send_keys(Keys.DELETE)
+        editor.send_keys(sql)
+        return editor
+
+    def run_sql(self, sql, multistage=False):
+        self.open("/query")
+        box = self.find("#use-multistage")
+        if box.is_selected() != multistage:
+            box.click()
+        editor = self.type_sql(sql)
+        # Ctrl+Enter runs, as in Pinot's console.
+        editor.send_keys(Keys.CONTROL, Keys.ENTER)
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#result-grid, .query-exception, #query-error"),
+                  "the query's answer")
+
+
+class ConsolePages(ConsoleTest):
+
+    def test_cluster_manager_counts_instances_and_lists_tables(self):
+        self.open("/")
+        self.assertEqual(self.find("#count-controller b").text, "1")
+        self.assertEqual(self.find("#count-broker b").text, "1")
+        self.assertEqual(self.find("#count-server b").text, "1")
+        servers = self.grid_rows("#instances-server")
+        self.assertEqual(len(servers), 1)
+        self.assertEqual(servers[0][-1], "Alive")
+        self.assertIn("DefaultTenant_OFFLINE", servers[0][3])
+        tables = self.grid_rows("#tables-grid")
+        self.assertEqual([r[0] for r in tables], [TABLE])
+        self.assertEqual(tables[0][2], "2")
+        self.assertEqual(tables[0][3], "GOOD")
+
+    def test_query_console_runs_sql_with_ctrl_enter_and_shows_rows_and_stats(self):
+        self.run_sql(f"SELECT city, COUNT(*) FROM {TABLE} GROUP BY city ORDER BY city LIMIT 100")
+        rows = self.grid_rows("#result-grid")
+        self.assertEqual([[city, int(n)] for city, n in rows],
+                         [[c, v[0]] for c, v in sorted(expected_by_city().items())])
+        stats = self.find("#stats-grid")
+        self.assertIn("numDocsScanned", stats.text)
+        self.assertIn(str(len(ROWS)), self.grid_rows("#stats-grid")[0])
+        # Keywords are highlighted as typed.
+        self.assertTrue(self.driver.find_elements(By.CSS_SELECTOR, ".editor pre .tok-kw"))
+        # The query went into the history and the URL.
+        self.assertIn("GROUP BY city", self.find("#history").text)
+        self.assertIn("query=", self.driver.current_url)
+
+    def test_multi_stage_check_box_runs_joins(self):
+        sql = JOIN_SQL
+        self.run_sql(sql, multistage=True)
+        rows = self.grid_rows("#result-grid")
+        self.assertEqual([[city, int(n)] for city, n in rows], [[c, n] for c, n in expected_join()])
+        # Without the box the single-stage engine answers with its error and code.
+        self.run_sql(sql, multistage=False)
+        errors = self.driver.find_elements(By.CSS_SELECTOR, ".query-exception")
+        self.assertTrue(errors, self.driver.find_element(By.ID, "results").text)
+        self.assertRegex(errors[0].text, r"^Error \d+: ")
+
+    def test_bad_sql_shows_the_error_code(self):
+        self.run_sql(f"SELECT nope FROM {TABLE}")
+        text = self.driver.find_element(By.ID, "results").text
+        self.assertRegex(text, r"Error \d+: .*nope")
+
+    def test_explain_plan_is_drawn_as_a_tree(self):
+        self.run_sql(f"EXPLAIN PLAN FOR SELECT COUNT(*) FROM {TABLE} WHERE city = 'Austin'")
+        tree = self.find("#plan-tree").text.splitlines()
+        self.assertTrue(tree[0].startswith("BROKER_REDUCE"), tree)
+        self.assertTrue(any(line.startswith("  └ ") for line in tree), tree)
+
+    def test_table_browser_inserts_columns(self):
+        self.open("/query")
+        self.type_sql("SELECT ")
+        self.find(f'#table-browser [data-table="{TABLE}"]').click()
+        self.find('#table-browser [data-column="fare"]').click()
+        self.assertEqual(self.find("#sql").get_attribute("value"), "SELECT fare")
+
+    def test_table_page_shows_summary_segments_config_and_schema(self):
+        self.open(f"/tenants/table/{TABLE}")
+        summary = self.grid_rows("#table-summary")
+        self.assertEqual(summary[0][:2], [TABLE, "OFFLINE"])
+        self.assertEqual(summary[0][4], "2")
+        segments = sorted(r[0] for r in self.grid_rows("#segments-grid"))
+        self.assertEqual(segments, [f"{TABLE}_0", f"{TABLE}_1"])
+        self.assertTrue(all(r[3] == "GOOD" for r in self.grid_rows("#segments-grid")))
+        self.assertEqual(json.loads(self.find("#table-config").text)["tableName"], f"{TABLE}_OFFLINE")
+        self.assertEqual(json.loads(self.find("#table-schema").text)["schemaName"], TABLE)
+
+    def test_reload_all_segments_reports_its_job(self):
+        self.open(f"/tenants/table/{TABLE}")
+        self.find("#reload-segments").click()
+        self.find("#dialog-ok").click()
+        self.wait(lambda d: "reload job" in d.find_element(By.ID, "action-result").text, "the reload job")
+        self.assertIn("sent to 1 server(s)", self.find("#action-result").text)
+
+
+class ConsoleEdits(ConsoleTest):
+    """Actions that change the cluster, each checked through the REST API afterwards."""
+
+    def test_edit_table_saves_the_config_and_refuses_bad_json(self):
+        self.open(f"/tenants/table/{TABLE}")
+        self.find("#edit-table").click()
+        editor = self.find("#config-editor")
+        config = json.loads(editor.get_attribute("value"))
+        # Bad JSON: an error in the dialog, nothing sent.
+        self.driver.execute_script("arguments[0].value = arguments[1]", editor, "{not json")
+        self.find("#dialog-ok").click()
+        self.wait(lambda d: "Invalid JSON" in d.find_element(By.ID, "dialog-error").text, "the JSON error")
+        # A config the controller refuses: its error in the dialog, nothing changed.
+        bad = dict(config, tableIndexConfig=dict(config["tableIndexConfig"], invertedIndexColumns=["no_such_column"]))
+        self.driver.execute_script("arguments[0].value = arguments[1]", editor, json.dumps(bad))
+        self.find("#dialog-ok").click()
+        self.wait(lambda d: "400" in d.find_element(By.ID, "dialog-error").text, "the controller's refusal")
+        stored = requests.get(f"{CLUSTER.controller}/tables/{TABLE}", timeout=30).json()["OFFLINE"]
+        self.assertNotIn("no_such_column", json.dumps(stored))
+        # A good edit is saved.
+        good = dict(config, tableIndexConfig=dict(config["tableIndexConfig"], invertedIndexColumns=["city", "vendor_id"]))
+        self.driver.execute_script("arguments[0].value = arguments[1]", editor, json.dumps(good))
+        self.find("#dialog-ok").click()
+        self.wait(EC.invisibility_of_element_located((By.ID, "dialog")), "the dialog to close")
+        stored = requests.get(f"{CLUSTER.controller}/tables/{TABLE}", timeout=30).json()["OFFLINE"]
+        self.assertEqual(stored["tableIndexConfig"]["invertedIndexColumns"], ["city", "vendor_id"])
+        self.wait(lambda d: '"vendor_id"' in d.find_element(By.ID, "table-config").text,
+                  "the page to show the new config")
+
+    def test_delete_table_and_schema(self):
+        name = "console_scratch"
+        CLUSTER.post_json("/schemas", dict(SCHEMA, schemaName=name))
+        CLUSTER.post_json("/tables", dict(TABLE_CONFIG, tableName=name,
+                                          segmentsConfig=dict(TABLE_CONFIG["segmentsConfig"], schemaName=name)))
+        self.open(f"/tenants/table/{name}")
+        self.find("#delete-table").click()
+        self.find("#delete-schema").click()
+        self.find("#dialog-ok").click()
+        self.wait(lambda d: d.current_url.endswith("#/tables"), "the tables page")
+        self.assertNotIn(name, requests.get(f"{CLUSTER.controller}/tables", timeout=30).json()["tables"])
+        self.assertEqual(requests.get(f"{CLUSTER.controller}/schemas/{name}", timeout=30).status_code, 404)
+        self.assertNotIn(name, [r[0] for r in self.grid_rows("#tables-grid")])
+
+
+class ConsoleLogin(ConsoleTest):
+    """With access control on, the console asks for a login and sends it on every call."""
+
+    secured = None
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        path = os.path.join(CLUSTER.tmp if CLUSTER else "/tmp", "auth.properties")
+        with open(path, "w") as f:
+            f.write(AUTH_CONFIG)
+        cls.secured = Cluster(["--auth-config", path], auth=("admin", "verysecret"))
+        cls.secured.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.secured is not None:
+            cls.secured.stop()
+            cls.secured.cleanup()
+        super().tearDownClass()
+
+    def test_login_then_pages_load(self):
+        self.open("/", cluster=self.secured)
+        self.wait(lambda d: d.current_url.endswith("#/login"), "the login page")
+        self.find("#login-user").send_keys("admin")
+        self.find("#login-password").send_keys("wrong")
+        self.find("#login-submit").click()
+        self.wait(lambda d: "Invalid username or password" in d.find_element(By.TAG_NAME, "body").text, "the refusal")
+        password = self.find("#login-password")
+        password.clear()
+        password.send_keys("verysecret")
+        self.find("#login-submit").click()
+        self.assertEqual(self.find("#count-server b").text, "1")
+        self.assertIn("admin", self.find("#user").text)
+
+
+def main():
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    passed = result.testsRun - failed - len(result.skipped) - len(result.expectedFailures)
+    if result.testsRun == 0 or SETUP_ERROR:
+        failed = max(failed, 1)
+    if failed and LOG_TAIL:
+        print(f"--- end of the tessera log ---\n{LOG_TAIL}\n---")
+    sys.stdout.flush()
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    sys.exit(main())
