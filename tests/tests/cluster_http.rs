@@ -681,6 +681,93 @@ async fn segment_upload_refresh_rejects_and_restart() {
     );
     assert_eq!(seg.total_docs(), 5);
     assert_eq!(count(&broker).await["resultTable"]["rows"], json!([[5]]));
+    // The job's status, as Pinot answers it, until every segment is done.
+    let job = inner["baseballStats_OFFLINE"]["reloadJobId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let status_url = format!("{ctl}/segments/segmentReloadStatus/{job}");
+    eventually("the reload job to complete", || {
+        let url = status_url.clone();
+        async move { call("GET", &url, None).await.1["status"] == "COMPLETED" }
+    })
+    .await;
+    let (status, job_status) = call("GET", &status_url, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        (
+            &job_status["totalSegmentCount"],
+            &job_status["successCount"],
+            &job_status["failureCount"]
+        ),
+        (&json!(1), &json!(1), &json!(0))
+    );
+    assert_eq!(job_status["metadata"]["tableName"], "baseballStats_OFFLINE");
+    assert_eq!(job_status["metadata"]["jobType"], "RELOAD_ALL_SEGMENTS");
+    let (status, body) = call(
+        "GET",
+        &format!("{ctl}/segments/segmentReloadStatus/no-such-job"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, &body["error"]),
+        (404, &json!("Failed to find controller job id: no-such-job"))
+    );
+    // One segment's reload, and an unknown one.
+    let (status, body) = call(
+        "POST",
+        &format!("{ctl}/segments/baseballStats/baseballStats_0/reload"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let text = body["status"].as_str().unwrap();
+    assert!(text.starts_with("Submitted reload job id: "), "{text}");
+    assert!(text.ends_with(", sent 1 reload messages. Job meta ZK storage status: SUCCESS"));
+    let (status, _) = call(
+        "POST",
+        &format!("{ctl}/segments/baseballStats/nope/reload"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 404);
+    // The segment's metadata: segment-level keys, the asked columns with their indexes.
+    let (status, meta) = call(
+        "GET",
+        &format!("{ctl}/segments/baseballStats/baseballStats_0/metadata?columns=runs"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{meta}");
+    assert_eq!(meta["segmentName"], "baseballStats_0");
+    assert_eq!(meta["totalDocs"], 5);
+    assert_eq!(meta["columns"].as_array().map(Vec::len), Some(1));
+    assert_eq!(meta["columns"][0]["name"], "runs");
+    assert_eq!(meta["indexes"]["runs"]["range"], "YES");
+    let (_, all) = call(
+        "GET",
+        &format!("{ctl}/segments/baseballStats/baseballStats_0/metadata?columns=*"),
+        None,
+    )
+    .await;
+    let names: Vec<&str> = all["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(names.len() > 1 && names.contains(&"runs"), "{names:?}");
+    assert_eq!(
+        call(
+            "GET",
+            &format!("{ctl}/segments/baseballStats/nope/metadata"),
+            None
+        )
+        .await
+        .0,
+        404
+    );
 
     // Restart on the same data dir: table, schema, segment and hosting survive.
     c.stop().await;

@@ -183,8 +183,8 @@ fn is_file_named(path: &Path, name: &str) -> bool {
             == 2
 }
 
-/// The metadata archive of the full archive `archive` (see the module docs).
-pub fn metadata_archive(archive: &[u8]) -> Result<Vec<u8>, ArchiveError> {
+/// The metadata (`<segment>/metadata.json`) of the full archive `archive`, with its bytes.
+fn metadata_entry(archive: &[u8]) -> Result<(SegmentMetadata, Vec<u8>), ArchiveError> {
     let mut found = small_entries(
         archive,
         |p| is_file_named(p, segments::format::METADATA_FILE),
@@ -206,6 +206,17 @@ pub fn metadata_archive(archive: &[u8]) -> Result<Vec<u8>, ArchiveError> {
     };
     let meta = SegmentMetadata::parse(&path, &metadata)
         .map_err(|e| ArchiveError::InvalidSegment(e.to_string()))?;
+    Ok((meta, metadata))
+}
+
+/// The segment metadata inside the full archive `archive`, read without unpacking it to disk.
+pub fn read_metadata(archive: &[u8]) -> Result<SegmentMetadata, ArchiveError> {
+    metadata_entry(archive).map(|(m, _)| m)
+}
+
+/// The metadata archive of the full archive `archive` (see the module docs).
+pub fn metadata_archive(archive: &[u8]) -> Result<Vec<u8>, ArchiveError> {
+    let (meta, metadata) = metadata_entry(archive)?;
     let creation = CreationMeta {
         crc: crc32fast::hash(archive),
         size_bytes: archive.len() as u64,

@@ -6,6 +6,8 @@
 //! * [`changes`] — publishing each committed change to brokers and servers.
 //! * [`schemas`], [`tables`], [`segments`], [`instances`], [`query`] — the endpoints.
 //! * [`responses`] — the response bodies they answer, as types in Pinot's field order.
+//! * [`segment_metadata`] — what one segment holds, read from its archive.
+//! * [`reload`] — reloading segments, as background jobs ([`reload_jobs`]) with their status.
 //! * [`console`] — the web console at `/`, a page app over those endpoints.
 //! * [`table_config`], [`follow_up`] — config checks.
 //! * [`assignment`] — balanced replica placement; [`placement`] — the candidate servers and
@@ -23,8 +25,11 @@ pub mod placement;
 pub mod query;
 pub mod rebuild;
 pub mod recovery;
+pub mod reload;
+pub mod reload_jobs;
 pub mod responses;
 pub mod schemas;
+pub mod segment_metadata;
 pub mod segments;
 pub mod table_config;
 pub mod table_views;
@@ -85,6 +90,8 @@ pub struct Controller {
     pub changes: ChangeLog,
     /// Roles of this process told of every change before the answer returns, by instance id.
     pub listeners: std::sync::RwLock<Vec<(String, Arc<dyn ChangeListener>)>>,
+    /// Reload jobs started here and their progress.
+    pub reload_jobs: reload_jobs::ReloadJobs,
 }
 
 /// The tide state of the controller app.
@@ -101,6 +108,7 @@ impl Controller {
         Controller {
             changes: ChangeLog::new(Controller::stored_version(&*store)),
             listeners: std::sync::RwLock::default(),
+            reload_jobs: reload_jobs::ReloadJobs::default(),
             config,
             store,
             logging,
@@ -187,6 +195,8 @@ pub fn app(state: ControllerState) -> tide::Server<ControllerState> {
     schemas::routes(&mut app);
     tables::routes(&mut app);
     table_views::routes(&mut app);
+    reload::routes(&mut app);
+    segment_metadata::routes(&mut app);
     segments::routes(&mut app);
     instances::routes(&mut app);
     tenants::routes(&mut app);

@@ -12,7 +12,7 @@
 use super::assignment;
 use super::catalog::encode;
 use super::placement::{placement_servers, server_load};
-use super::responses::{ByTableType, Entries, ReloadJob, ServerSegments, Status, json};
+use super::responses::{ByTableType, ServerSegments, Status, json};
 use super::table_config;
 use super::table_config::server_tag;
 use super::{Controller, ControllerState};
@@ -34,7 +34,6 @@ pub fn routes(app: &mut tide::Server<ControllerState>) {
     app.at("/segments").post(upload);
     app.at("/v2/segments").post(upload);
     app.at("/segments/:table").get(list).delete(delete_all);
-    app.at("/segments/:table/reload").post(reload);
     app.at("/segments/:table/servers").get(servers);
     app.at("/segments/:table/relocate")
         .post(super::tiers::relocate_endpoint);
@@ -546,109 +545,4 @@ async fn delete_segment(req: Request<ControllerState>) -> tide::Result {
         &record.archive,
     );
     json(&Status::new(format!("Segment {segment} deleted")))
-}
-
-async fn reload(req: Request<ControllerState>) -> tide::Result {
-    let name = path_param(&req, "table")?;
-    let t = table_name::type_param(query_param(&req, "type").as_deref())?;
-    let c = req.state();
-    let _guard = c.write_lock.lock().await;
-    let tables = c.existing_tables(&name, t)?;
-    if tables.is_empty() {
-        return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
-    }
-    let mut ops = Vec::new();
-    let mut status = Entries::default();
-    for (_, typed) in tables {
-        let mut servers = std::collections::BTreeSet::new();
-        for mut s in c.segments(&typed)? {
-            s.reload_version += 1;
-            servers.extend(s.servers.iter().cloned());
-            ops.push(Op::Put(keys::segment(&typed, &s.segment_name), encode(&s)));
-        }
-        if !servers.is_empty() {
-            let job = ReloadJob {
-                num_messages_sent: servers.len().to_string(),
-                reload_job_id: job_id(),
-                reload_job_meta_zk_storage_status: "SUCCESS",
-            };
-            status.0.push((typed, job));
-        }
-    }
-    if status.0.is_empty() {
-        let raw = table_name::split(&name).0;
-        return Err(ApiError::not_found(format!(
-            "Failed to find any segments in table: {raw} on every instance"
-        ))
-        .into());
-    }
-    c.commit(ops)?;
-    let rebuild: Vec<String> = status.0.iter().map(|(t, _)| t.clone()).collect();
-    async_std::task::spawn(rebuild_tables(c.clone(), rebuild));
-    // Pinot's reload answer is a status whose text is the JSON of the per-table jobs.
-    json(&Status::new(serde_json::to_string(&status)?))
-}
-
-/// The reload job: rebuilds every segment of `tables` with the current config and schema and
-/// stores each like a refresh (skipped if the segment changed meanwhile). Failures are logged.
-async fn rebuild_tables(c: ControllerState, tables: Vec<String>) {
-    for typed in tables {
-        let raw = table_name::split(&typed).0.to_string();
-        let (config, schema) = match (c.table_config(&typed), c.schema(&raw)) {
-            (Ok(Some(config)), Ok(Some(schema))) => (config, schema),
-            _ => {
-                log::warn!("reload of {typed}: table config or schema is gone");
-                continue;
-            }
-        };
-        let segments = match c.segments(&typed) {
-            Ok(s) => s,
-            Err(e) => {
-                log::warn!("reload of {typed}: {e}");
-                continue;
-            }
-        };
-        for s in segments {
-            if let Err(e) = rebuild_one(&c, &typed, &s, &config, &schema).await {
-                log::warn!("reload of {typed}/{}: {e}", s.segment_name);
-            }
-        }
-        log::info!("reload of {typed} finished");
-    }
-}
-
-async fn rebuild_one(
-    c: &ControllerState,
-    typed: &str,
-    record: &SegmentRecord,
-    config: &serde_json::Value,
-    schema: &segments::types::Schema,
-) -> Result<(), ApiError> {
-    let old = read_archive(c, record).await?;
-    let scratch = Scratch(scratch_dir(c)?);
-    let work = scratch.0.clone();
-    let (config, schema) = (config.clone(), schema.clone());
-    let bytes = on_rayon(move || -> Result<Vec<u8>, ApiError> {
-        super::rebuild::rebuild_archive(&old, &schema, &config, &work).map_err(ApiError::internal)
-    })
-    .await
-    .map_err(ApiError::internal)??;
-    store_archive_if(c, Some(typed), None, bytes, Some(record.crc))
-        .await
-        .map(|_| ())
-}
-
-/// A UUID-shaped job id (time + counter; unique within a controller's life).
-fn job_id() -> String {
-    static N: AtomicU64 = AtomicU64::new(0);
-    let t = now_ms() as u64;
-    let n = N.fetch_add(1, Ordering::Relaxed);
-    format!(
-        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
-        (t >> 16) as u32,
-        (t & 0xffff) as u16,
-        n & 0xfff,
-        (n >> 12) & 0xfff,
-        t.wrapping_mul(0x9e37_79b9) & 0xffff_ffff_ffff
-    )
 }
