@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import sys
+import tempfile
 import time
 import unittest
 
@@ -26,10 +27,14 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_clients import (AUTH_CONFIG, JOIN_SQL, ROWS, SCHEMA, SPLIT, TABLE, TABLE_CONFIG, Cluster,
+from test_clients import (AUTH_CONFIG, JOIN_SQL, ROWS, SCHEMA, SPLIT, TABLE, TABLE_CONFIG, Cluster, csv_text,
                           expected_by_city, expected_join)
 
 WAIT_S = 20
+# Screenshots of each page, kept as test artifacts (look at them after a change to the console).
+SHOTS = os.environ.get("TESSERA_CONSOLE_SHOTS", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "target", "console-screenshots"))
+DOWNLOADS = tempfile.mkdtemp(prefix="tessera-console-downloads-")
 
 CLUSTER = None
 SETUP_ERROR = None
@@ -47,6 +52,8 @@ def browser():
     for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--window-size=1400,1000", "--disable-extensions"]:
         options.add_argument(arg)
+    options.add_experimental_option("prefs", {"download.default_directory": DOWNLOADS,
+                                              "download.prompt_for_download": False})
     return webdriver.Chrome(service=Service(executable_path=driver), options=options)
 
 
@@ -103,10 +110,14 @@ class ConsoleTest(unittest.TestCase):
             return WebDriverWait(self.driver, WAIT_S).until(condition)
         except TimeoutException:
             page = self.driver.find_element(By.TAG_NAME, "body").text[:2000]
-            self.fail(f"timed out waiting for {what}; the page shows:\n{page}")
+            self.fail(f"timed out waiting for {what} at {self.driver.current_url}; the page shows:\n{page}")
 
     def find(self, css):
         return self.wait(EC.visibility_of_element_located((By.CSS_SELECTOR, css)), css)
+
+    def shot(self, name):
+        os.makedirs(SHOTS, exist_ok=True)
+        self.driver.save_screenshot(os.path.join(SHOTS, f"{name}.png"))
 
     def grid_rows(self, css):
         """The cells of a grid's body rows, as text."""
@@ -144,10 +155,12 @@ class ConsolePages(ConsoleTest):
         self.assertEqual(len(servers), 1)
         self.assertEqual(servers[0][-1], "Alive")
         self.assertIn("DefaultTenant_OFFLINE", servers[0][3])
-        tables = self.grid_rows("#tables-grid")
-        self.assertEqual([r[0] for r in tables], [TABLE])
-        self.assertEqual(tables[0][2], "2")
-        self.assertEqual(tables[0][3], "GOOD")
+        # Other tests may have added tables; `trips` is there with its two segments.
+        tables = {r[0]: r for r in self.grid_rows("#tables-grid")}
+        self.assertEqual(tables[TABLE][2:], ["2", "GOOD"])
+        listed = requests.get(f"{CLUSTER.controller}/tables", timeout=30).json()["tables"]
+        self.assertEqual(sorted(tables), sorted(listed))
+        self.shot("home")
 
     def test_query_console_runs_sql_with_ctrl_enter_and_shows_rows_and_stats(self):
         self.run_sql(f"SELECT city, COUNT(*) FROM {TABLE} GROUP BY city ORDER BY city LIMIT 100")
@@ -162,6 +175,7 @@ class ConsolePages(ConsoleTest):
         # The query went into the history and the URL.
         self.assertIn("GROUP BY city", self.find("#history").text)
         self.assertIn("query=", self.driver.current_url)
+        self.shot("query")
 
     def test_multi_stage_check_box_runs_joins(self):
         sql = JOIN_SQL
@@ -202,13 +216,68 @@ class ConsolePages(ConsoleTest):
         self.assertTrue(all(r[3] == "GOOD" for r in self.grid_rows("#segments-grid")))
         self.assertEqual(json.loads(self.find("#table-config").text)["tableName"], f"{TABLE}_OFFLINE")
         self.assertEqual(json.loads(self.find("#table-schema").text)["schemaName"], TABLE)
+        self.shot("table")
 
     def test_reload_all_segments_reports_its_job(self):
         self.open(f"/tenants/table/{TABLE}")
         self.find("#reload-segments").click()
         self.find("#dialog-ok").click()
-        self.wait(lambda d: "reload job" in d.find_element(By.ID, "action-result").text, "the reload job")
-        self.assertIn("sent to 1 server(s)", self.find("#action-result").text)
+        self.wait(lambda d: "COMPLETED" in d.find_element(By.ID, "action-result").text, "the reload job to finish")
+        self.assertRegex(self.find("#action-result").text, r"Reload job \S+: COMPLETED \(2 of 2 segments reloaded\)")
+
+
+    def test_segment_page_shows_columns_and_reloads(self):
+        self.open(f"/tenants/table/{TABLE}")
+        self.find(f'#segments-grid a[href$="/{TABLE}_0"]').click()
+        summary = self.grid_rows("#segment-summary")
+        self.assertEqual(summary[0][0], str(SPLIT))
+        columns = {r[0]: r for r in self.grid_rows("#segment-columns")}
+        self.assertEqual(columns["fare"][1], "DOUBLE")
+        self.assertIn("inverted", columns["city"][10])
+        self.shot("segment")
+        self.find("#reload-segment").click()
+        self.wait(lambda d: "COMPLETED" in d.find_element(By.ID, "action-result").text, "the segment's reload")
+        self.assertIn("1 of 1 segments reloaded", self.find("#action-result").text)
+
+    def test_large_answers_are_paged(self):
+        sql = f"SELECT a.city, b.fare FROM {TABLE} a JOIN {TABLE} b ON a.city = b.city LIMIT 10000"
+        expected = sum(v[0] * v[0] for v in expected_by_city().values())
+        self.run_sql(sql, multistage=True)
+        self.assertEqual(self.find("#row-count").text, f"{expected} row(s)")
+        self.assertEqual(len(self.grid_rows("#result-grid")), 500)
+        self.assertIn(f"rows 1–500 of {expected}", self.driver.find_element(By.ID, "results").text)
+
+    def test_logs_page_changes_a_level_and_shows_files(self):
+        self.open("/logs")
+        select = self.find('#loggers-grid select[data-logger="root"]')
+        from selenium.webdriver.support.ui import Select
+        before = requests.get(f"{CLUSTER.controller}/loggers/root", timeout=30).json()["level"]
+        target = "DEBUG" if before != "DEBUG" else "INFO"
+        Select(select).select_by_value(target)
+        self.wait(lambda d: requests.get(f"{CLUSTER.controller}/loggers/root", timeout=30).json()["level"] == target,
+                  "the level to change")
+        Select(self.find('#loggers-grid select[data-logger="root"]')).select_by_value(before)
+        self.wait(lambda d: requests.get(f"{CLUSTER.controller}/loggers/root", timeout=30).json()["level"] == before,
+                  "the level to change back")
+        # Log files of every instance: view the tail, download one.
+        self.find("#log-files .view-tail").click()
+        self.wait(lambda d: d.find_element(By.ID, "log-tail").text.strip(), "the log's tail")
+        self.shot("logs")
+        name = self.find("#log-files .view-tail").get_attribute("data-file").split("/")[-1]
+        self.find("#log-files .download-log").click()
+        path = os.path.join(DOWNLOADS, name)
+        self.wait(lambda d: os.path.exists(path) and os.path.getsize(path) > 0, f"{path} to be downloaded")
+
+    def test_narrow_screen_keeps_every_page_usable(self):
+        self.driver.set_window_size(390, 844)
+        try:
+            self.open("/query")
+            self.find("#run-query")
+            width = self.driver.execute_script("return document.documentElement.scrollWidth")
+            self.assertLessEqual(width, 400)
+            self.shot("query-phone")
+        finally:
+            self.driver.set_window_size(1400, 1000)
 
 
 class ConsoleEdits(ConsoleTest):
@@ -239,6 +308,46 @@ class ConsoleEdits(ConsoleTest):
         self.assertEqual(stored["tableIndexConfig"]["invertedIndexColumns"], ["city", "vendor_id"])
         self.wait(lambda d: '"vendor_id"' in d.find_element(By.ID, "table-config").text,
                   "the page to show the new config")
+        # An index change asks for a reload: the page says so and its button does it.
+        self.assertIn("Required follow-up: reload", self.find("#follow-up").text)
+        self.find("#follow-up-do").click()
+        self.wait(lambda d: "COMPLETED" in d.find_element(By.ID, "action-result").text, "the follow-up reload")
+
+    def test_ingest_file_and_upload_segment_dialogs(self):
+        name = "console_ingest"
+        CLUSTER.post_json("/schemas", dict(SCHEMA, schemaName=name))
+        CLUSTER.post_json("/tables", dict(TABLE_CONFIG, tableName=name,
+                                          segmentsConfig=dict(TABLE_CONFIG["segmentsConfig"], schemaName=name)))
+        path = os.path.join(DOWNLOADS, "rows.csv")
+        with open(path, "w") as f:
+            f.write(csv_text(ROWS[:10]))
+        self.open(f"/tenants/table/{name}")
+        self.find("#ingest-file").click()
+        self.find("#ingest-file-input").send_keys(path)
+        self.assertEqual(self.find("#ingest-format").get_attribute("value"), "csv")
+        self.find("#dialog-ok").click()
+        self.wait(lambda d: len(requests.get(f"{CLUSTER.controller}/segments/{name}", timeout=30).json()[0]["OFFLINE"]) == 1,
+                  "the ingested segment")
+        # The segment just made, downloaded through the API and uploaded again under the table: a
+        # refresh of the same name (still one segment), through the upload dialog.
+        seg = requests.get(f"{CLUSTER.controller}/segments/{name}", timeout=30).json()[0]["OFFLINE"][0]
+        archive = os.path.join(DOWNLOADS, f"{seg}.tar.gz")
+        with open(archive, "wb") as f:
+            f.write(requests.get(f"{CLUSTER.controller}/segments/{name}/{seg}", timeout=30).content)
+        self.wait(EC.invisibility_of_element_located((By.ID, "dialog")), "the dialog to close")
+        self.find("#upload-segment").click()
+        self.find("#segment-file").send_keys(archive)
+        self.find("#dialog-ok").click()
+        self.wait(EC.invisibility_of_element_located((By.ID, "dialog")), "the upload to finish")
+        meta = requests.get(f"{CLUSTER.controller}/segments/{name}/{seg}/metadata", timeout=30).json()
+        self.assertIsNotNone(meta["refreshTimeMillis"])
+        # A file that is not a segment: the controller's error in the dialog, nothing changed.
+        self.find("#upload-segment").click()
+        self.find("#segment-file").send_keys(path)
+        self.find("#dialog-ok").click()
+        self.wait(lambda d: "400" in d.find_element(By.ID, "dialog-error").text, "the refusal")
+        self.find("#dialog-cancel").click()
+        self.assertEqual(len(requests.get(f"{CLUSTER.controller}/segments/{name}", timeout=30).json()[0]["OFFLINE"]), 1)
 
     def test_delete_table_and_schema(self):
         name = "console_scratch"
@@ -276,6 +385,13 @@ class ConsoleLogin(ConsoleTest):
             cls.secured.cleanup()
         super().tearDownClass()
 
+    def setUp(self):
+        super().setUp()
+        # Each test logs in afresh, on a freshly loaded console.
+        self.open("/login", cluster=self.secured)
+        self.driver.execute_script("sessionStorage.clear()")
+        self.driver.get("about:blank")
+
     def test_login_then_pages_load(self):
         self.open("/", cluster=self.secured)
         self.wait(lambda d: d.current_url.endswith("#/login"), "the login page")
@@ -289,6 +405,23 @@ class ConsoleLogin(ConsoleTest):
         self.find("#login-submit").click()
         self.assertEqual(self.find("#count-server b").text, "1")
         self.assertIn("admin", self.find("#user").text)
+
+    def test_a_reader_sees_what_it_may_not_do_disabled(self):
+        other = "other"
+        self.secured.post_json("/schemas", dict(SCHEMA, schemaName=other))
+        self.secured.post_json("/tables", dict(TABLE_CONFIG, tableName=other,
+                                               segmentsConfig=dict(TABLE_CONFIG["segmentsConfig"], schemaName=other)))
+        self.open("/login", cluster=self.secured)
+        self.find("#login-user").send_keys("reader")
+        self.find("#login-password").send_keys("secret")
+        self.find("#login-submit").click()
+        self.wait(lambda d: d.current_url.endswith("#/"), "the home page")
+        self.open(f"/tenants/table/{other}", cluster=self.secured)
+        self.find("#table-config")
+        self.wait(lambda d: d.find_element(By.ID, "edit-table").get_attribute("disabled") is not None,
+                  "Edit Table to be disabled")
+        for button in ["edit-table", "reload-segments", "delete-table"]:
+            self.assertIsNotNone(self.driver.find_element(By.ID, button).get_attribute("disabled"), button)
 
 
 def main():

@@ -11,7 +11,9 @@ async function api(method, path, body) {
   const auth = sessionStorage.getItem(AUTH_KEY);
   if (auth) headers.Authorization = auth;
   let payload;
-  if (body !== undefined) {
+  if (body instanceof FormData) {
+    payload = body;
+  } else if (body !== undefined) {
     headers["Content-Type"] = "application/json";
     payload = typeof body === "string" ? body : JSON.stringify(body);
   }
@@ -33,6 +35,22 @@ async function api(method, path, body) {
 
 const enc = encodeURIComponent;
 
+/** Fetches `path` with the login's credentials and saves it as `name` (a plain link would not
+ * carry them). */
+async function download(path, name) {
+  const headers = {};
+  const auth = sessionStorage.getItem(AUTH_KEY);
+  if (auth) headers.Authorization = auth;
+  const res = await fetch(path, { headers });
+  if (!res.ok) throw new Error(`${res.status}: ${await res.text()}`);
+  const a = el("a", { href: URL.createObjectURL(await res.blob()), download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+const sleep = (ms) => new Promise(r => setTimeout(r, ms));
+
 // ---------------------------------------------------------------- small DOM helpers
 
 /** Creates an element: el("div", {class: "x", onclick: f}, child, "text", ...). */
@@ -51,9 +69,14 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
-function page(...children) {
-  const main = document.getElementById("page");
-  main.replaceChildren(...children.flat());
+let routeToken = 0;
+
+/** A page's renderer for the route being drawn: once the user has moved on to another route, a
+ * late answer of this one draws nothing. */
+function pageFor(token) {
+  return (...children) => {
+    if (token === routeToken) document.getElementById("page").replaceChildren(...children.flat());
+  };
 }
 
 function toast(text, ms = 4000) {
@@ -100,10 +123,14 @@ function formatBytes(n) {
   return `${i ? n.toFixed(2) : n} ${units[i]}`;
 }
 
-/** A grid of `rows` (arrays) under `columns`; sortable by clicking a header. */
+const PAGE_ROWS = 500;
+
+/** A grid of `rows` (arrays) under `columns`; sortable by clicking a header; drawn a page of
+ * PAGE_ROWS rows at a time, so a large answer never freezes the page. */
 function grid(columns, rows, opts = {}) {
-  let sortCol = -1, asc = true;
+  let sortCol = -1, asc = true, first = 0;
   const body = el("tbody");
+  const pager = el("div", { class: "toolbar pager" });
   const draw = () => {
     const shown = rows.slice();
     if (sortCol >= 0) {
@@ -113,7 +140,14 @@ function grid(columns, rows, opts = {}) {
         return asc ? c : -c;
       });
     }
-    body.replaceChildren(...shown.map(r => el("tr", {}, r.map(v => cell(v)))));
+    const last = Math.min(first + PAGE_ROWS, shown.length);
+    body.replaceChildren(...shown.slice(first, last).map(r => el("tr", {}, r.map(v => cell(v)))));
+    if (shown.length > PAGE_ROWS) {
+      pager.replaceChildren(
+        el("button", { disabled: first === 0, onclick: () => { first = Math.max(0, first - PAGE_ROWS); draw(); } }, "Previous"),
+        el("span", { class: "muted" }, `rows ${first + 1}–${last} of ${shown.length}`),
+        el("button", { disabled: last >= shown.length, onclick: () => { first += PAGE_ROWS; draw(); } }, "Next"));
+    }
   };
   const cell = (v) => {
     if (v instanceof Node) return el("td", {}, v);
@@ -123,10 +157,10 @@ function grid(columns, rows, opts = {}) {
   const head = el("tr", {}, columns.map((c, i) => el("th", {
     class: "sortable",
     title: "Sort",
-    onclick: () => { asc = sortCol === i ? !asc : true; sortCol = i; draw(); },
+    onclick: () => { asc = sortCol === i ? !asc : true; sortCol = i; first = 0; draw(); },
   }, c)));
   draw();
-  return el("div", { class: "scroll" }, el("table", { class: "grid", id: opts.id }, el("thead", {}, head), body));
+  return el("div", { class: "scroll" }, el("table", { class: "grid", id: opts.id }, el("thead", {}, head), body), pager);
 }
 
 // ---------------------------------------------------------------- routing
@@ -137,17 +171,19 @@ const routes = [
   [/^#\/tables\/?$/, tables, "tables"],
   [/^#\/tenants\/table\/([^/]+)\/([^/]+)$/, segmentPage, "tables"],
   [/^#\/tenants\/table\/([^/]+)$/, tablePage, "tables"],
+  [/^#\/logs\/?$/, logs, "logs"],
   [/^#\/login$/, login, ""],
 ];
 
 async function route() {
   const hash = location.hash || "#/";
+  const page = pageFor(++routeToken);
   for (const [re, draw, nav] of routes) {
     const m = hash.match(re);
     if (!m) continue;
     document.querySelectorAll("header nav a").forEach(a => a.classList.toggle("active", a.dataset.nav === nav));
     try {
-      await draw(...m.slice(1).map(x => x && decodeURIComponent(x)));
+      await draw(page, ...m.slice(1).map(x => x && decodeURIComponent(x)));
     } catch (e) {
       page(el("p", { class: "error", id: "page-error" }, e.message));
     }
@@ -158,7 +194,7 @@ async function route() {
 
 // ---------------------------------------------------------------- login (Pinot's BASIC workflow)
 
-async function login() {
+async function login(page) {
   const user = el("input", { id: "login-user", autocomplete: "username" });
   const pass = el("input", { id: "login-password", type: "password", autocomplete: "current-password" });
   const error = el("p", { class: "error" });
@@ -194,7 +230,7 @@ function showUser() {
 
 // ---------------------------------------------------------------- cluster manager (home)
 
-async function home() {
+async function home(page) {
   const [{ instances }, tenants, { tables: names }] = await Promise.all([
     api("GET", "instances"), api("GET", "tenants"), api("GET", "tables"),
   ]);
@@ -255,7 +291,7 @@ function tablesGrid(rows) {
   ]), { id: "tables-grid" });
 }
 
-async function tables() {
+async function tables(page) {
   const { tables: names } = await api("GET", "tables");
   page(el("h2", {}, "Tables"), el("section", { class: "card" }, tablesGrid(await tableSummaries(names))));
 }
@@ -266,7 +302,10 @@ async function configsOf(table) {
   return ["OFFLINE", "REALTIME"].filter(t => all[t]).map(t => [t, all[t]]);
 }
 
-async function tablePage(table) {
+/** A follow-up an Edit Table answer asked for, shown on the table page it returns to. */
+let pendingFollowUp = null;
+
+async function tablePage(page, table) {
   const [configs, schema, size, ideal, external] = await Promise.all([
     configsOf(table),
     api("GET", `tables/${enc(table)}/schema`).catch(() => null),
@@ -275,6 +314,8 @@ async function tablePage(table) {
     api("GET", `tables/${enc(table)}/externalview`).catch(() => ({})),
   ]);
   if (!configs.length) throw new Error(`Table ${table} not found`);
+  const realtime = configs.some(([t]) => t === "REALTIME");
+  const pause = realtime ? await api("GET", `tables/${enc(table)}/pauseStatus`).catch(() => null) : null;
   const segRows = [];
   for (const [type] of configs) {
     for (const [seg, servers] of Object.entries(ideal[type] || {})) {
@@ -287,13 +328,21 @@ async function tablePage(table) {
       ]);
     }
   }
-  const result = el("p", { id: "action-result", class: "muted" });
+  const result = el("div", { id: "action-result", class: "muted", "aria-live": "polite" });
+  if (pendingFollowUp && pendingFollowUp.table === table) {
+    showFollowUp(table, configs, pendingFollowUp.followUp, result);
+    pendingFollowUp = null;
+  }
   page(
     el("h2", {}, table),
     el("div", { class: "toolbar" },
       el("button", { id: "edit-table", onclick: () => editTable(table, configs) }, "Edit Table"),
       schema && el("button", { id: "edit-schema", onclick: () => editSchema(table, schema) }, "Edit Schema"),
       el("button", { id: "reload-segments", title: "Reloads all segments of the table to apply changes such as indexing, column default values, etc", onclick: () => reloadAll(table, configs, result) }, "Reload All Segments"),
+      configs.some(([t]) => t === "OFFLINE") && el("button", { id: "upload-segment", onclick: () => uploadSegment(table) }, "Upload Segment"),
+      configs.some(([t]) => t === "OFFLINE") && el("button", { id: "ingest-file", onclick: () => ingestFile(table) }, "Ingest File"),
+      realtime && el("button", { id: "pause-resume", onclick: () => pauseResume(table, pause) },
+        pause && pause.pauseFlag ? "Resume Consumption" : "Pause Consumption"),
       el("button", { id: "delete-table", class: "danger", onclick: () => deleteTable(table, schema) }, "Delete Table")),
     result,
     el("section", { class: "card" },
@@ -301,21 +350,64 @@ async function tablePage(table) {
       grid(["Table Name", "Type", "Reported Size", "Estimated Size", "Number of Segments"], configs.map(([type]) => [
         table, type, formatBytes(size && size.reportedSizeInBytes), formatBytes(size && size.estimatedSizeInBytes),
         Object.keys(ideal[type] || {}).length,
-      ]), { id: "table-summary" })),
+      ]), { id: "table-summary" }),
+      pause && el("p", { id: "pause-status" }, `Consumption: ${pause.pauseFlag ? "paused" : "running"}`,
+        pause.consumingSegments && pause.consumingSegments.length ? ` (consuming: ${pause.consumingSegments.join(", ")})` : "")),
     el("section", { class: "card" }, el("h3", {}, "Segments"),
       grid(["Segment Name", "Type", "Replicas", "Status"], segRows, { id: "segments-grid" })),
     el("section", { class: "card" }, el("h3", {}, "Table Config"),
       el("pre", { class: "json", id: "table-config" }, JSON.stringify(configs.length === 1 ? configs[0][1] : Object.fromEntries(configs), null, 2))),
     schema && el("section", { class: "card" }, el("h3", {}, "Schema"),
       el("pre", { class: "json", id: "table-schema" }, JSON.stringify(schema, null, 2))));
+  await limitToPermissions(table);
+}
+
+/** Disables the table page's buttons the logged-in user may not use (`GET /auth/verify` with
+ * the table and access type; always allowed without access control). */
+async function limitToPermissions(table) {
+  const may = async (access) => {
+    try {
+      return String(await api("GET", `auth/verify?tableName=${enc(table)}&accessType=${access}`)) === "true";
+    } catch (_) { return false; }
+  };
+  const [update, create, remove] = await Promise.all([may("UPDATE"), may("CREATE"), may("DELETE")]);
+  const rules = [["#edit-table", update], ["#edit-schema", update], ["#reload-segments", create],
+    ["#upload-segment", create], ["#ingest-file", create], ["#pause-resume", create], ["#delete-table", remove]];
+  for (const [css, allowed] of rules) {
+    const b = document.querySelector(css);
+    if (b && !allowed) {
+      b.disabled = true;
+      b.title = "You do not have permission for this";
+    }
+  }
+}
+
+/** What an Edit Table answer's `requiredFollowUp` asks for, with a button that does it. */
+function showFollowUp(table, configs, followUp, result) {
+  const text = {
+    reload: "The change takes effect on existing segments after a reload.",
+    "pause-resume": "The change takes effect after consumption is paused and resumed.",
+    refresh: "The change takes effect when the segments are pushed again (refreshed).",
+    "re-bootstrap": "The change takes effect when the table's data is loaded again.",
+  }[followUp];
+  if (!text) return;
+  const act = {
+    reload: ["Reload All Segments", () => reloadAll(table, configs, result, true)],
+    "pause-resume": ["Pause and Resume Consumption", async () => {
+      await api("POST", `tables/${enc(table)}/pauseConsumption`);
+      await api("POST", `tables/${enc(table)}/resumeConsumption`);
+      result.replaceChildren("Consumption paused and resumed.");
+    }],
+  }[followUp];
+  result.replaceChildren(el("span", { id: "follow-up" }, `Required follow-up: ${followUp}. ${text} `),
+    act && el("button", { id: "follow-up-do", onclick: () => act[1]().catch(e => toast(e.message)) }, act[0]));
 }
 
 /** Edit Table: the config as JSON; Save sends `PUT /tables/{t}` (per type of a hybrid table). */
 function editTable(table, configs) {
-  const [type, config] = configs[0];
-  const choose = configs.length > 1 ? el("select", { id: "edit-type" }, configs.map(([t]) => el("option", { value: t }, t))) : null;
-  const editor = el("textarea", { class: "json-editor", id: "config-editor", spellcheck: "false" });
-  editor.value = JSON.stringify(config, null, 2);
+  const choose = configs.length > 1 ? el("select", { id: "edit-type", "aria-label": "Table type" }, configs.map(([t]) => el("option", { value: t }, t))) : null;
+  const editor = el("textarea", { class: "json-editor", id: "config-editor", spellcheck: "false", "aria-label": "Table config JSON" });
+  editor.value = JSON.stringify(configs[0][1], null, 2);
   if (choose) {
     choose.onchange = () => {
       editor.value = JSON.stringify(configs.find(([t]) => t === choose.value)[1], null, 2);
@@ -326,14 +418,16 @@ function editTable(table, configs) {
     try { parsed = JSON.parse(editor.value); } catch (e) { throw new Error(`Invalid JSON: ${e.message}`); }
     const answer = await api("PUT", `tables/${enc(table)}`, parsed);
     toast(answer.status || "Table config updated");
+    if (answer.requiredFollowUp && answer.requiredFollowUp !== "none") {
+      pendingFollowUp = { table, followUp: answer.requiredFollowUp };
+    }
     await route();
   }, "Save");
-  void type;
 }
 
 /** Edit Schema: `PUT /schemas/{name}` (`?reload=true` when asked). */
 function editSchema(table, schema) {
-  const editor = el("textarea", { class: "json-editor", id: "schema-editor", spellcheck: "false" });
+  const editor = el("textarea", { class: "json-editor", id: "schema-editor", spellcheck: "false", "aria-label": "Schema JSON" });
   editor.value = JSON.stringify(schema, null, 2);
   const reload = el("input", { type: "checkbox", id: "schema-reload" });
   dialog(`Edit Schema ${schema.schemaName}`, [editor, el("label", {}, reload, " Reload all segments of the table")], async () => {
@@ -342,28 +436,100 @@ function editSchema(table, schema) {
     const q = reload.checked ? "?reload=true" : "";
     const answer = await api("PUT", `schemas/${enc(schema.schemaName)}${q}`, parsed);
     toast(answer.status || "Schema updated");
+    if (answer.requiredFollowUp && answer.requiredFollowUp !== "none") {
+      pendingFollowUp = { table, followUp: answer.requiredFollowUp };
+    }
     await route();
   }, "Save");
-  void table;
 }
 
-/** Reload All Segments: `POST /segments/{t}/reload?type=` for each type; shows the job ids. */
-function reloadAll(table, configs, result) {
-  dialog("Reload All Segments", el("p", {}, `Reload all segments of ${table}?`), async () => {
+/** Follows reload job `id` until it is done, drawing its progress into `line`. */
+async function followReload(id, line) {
+  for (;;) {
+    const s = await api("GET", `segments/segmentReloadStatus/${enc(id)}`);
+    const failures = (s.segmentReloadFailures || []).map(f => ` ${f.segmentName}: ${f.errorMessage}`).join(";");
+    line.textContent = `Reload job ${id}: ${s.status} (${s.successCount} of ${s.totalSegmentCount} segments reloaded` +
+      `${s.failureCount ? `, ${s.failureCount} failed:${failures}` : ""})`;
+    if (s.status !== "IN_PROGRESS") return s;
+    await sleep(500);
+  }
+}
+
+/** Reload All Segments: `POST /segments/{t}/reload?type=` for each type, then each job's status
+ * until done. */
+function reloadAll(table, configs, result, confirmed) {
+  const go = async () => {
     const jobs = [];
     for (const [type] of configs) {
       const answer = await api("POST", `segments/${enc(table)}/reload?type=${type}`);
       let status = answer.status;
       try { status = JSON.parse(answer.status); } catch (_) { /* text */ }
       if (status && typeof status === "object") {
-        for (const [t, job] of Object.entries(status)) jobs.push(`${t}: reload job ${job.reloadJobId} sent to ${job.numMessagesSent} server(s)`);
-      } else {
-        jobs.push(String(status));
+        for (const job of Object.values(status)) jobs.push(job.reloadJobId);
       }
     }
-    result.textContent = jobs.join("\n");
-    toast(jobs.join("\n"));
-  }, "Reload");
+    const lines = jobs.map(id => el("div", { class: "reload-job", "data-job": id }, `Reload job ${id}: submitted`));
+    result.replaceChildren(...lines);
+    await Promise.all(jobs.map((id, i) => followReload(id, lines[i])));
+  };
+  if (confirmed) return go();
+  dialog("Reload All Segments", el("p", {}, `Reload all segments of ${table}?`), async () => { go().catch(e => toast(e.message)); }, "Reload");
+}
+
+/** Pause or resume a real-time table's consumption (`consumeFrom` on resume). */
+function pauseResume(table, pause) {
+  if (!pause || !pause.pauseFlag) {
+    const comment = el("input", { id: "pause-comment", placeholder: "Comment (optional)", "aria-label": "Comment" });
+    dialog("Pause Consumption", [el("p", {}, `Pause consumption of ${table}?`), comment], async () => {
+      const q = comment.value ? `?comment=${enc(comment.value)}` : "";
+      const answer = await api("POST", `tables/${enc(table)}/pauseConsumption${q}`);
+      toast(answer.comment || "Consumption paused");
+      await route();
+    }, "Pause");
+    return;
+  }
+  const from = el("select", { id: "consume-from", "aria-label": "Consume from" },
+    el("option", { value: "" }, "where it stopped"), el("option", { value: "smallest" }, "smallest"), el("option", { value: "largest" }, "largest"));
+  dialog("Resume Consumption", [el("p", {}, `Resume consumption of ${table} from `), from], async () => {
+    const q = from.value ? `?consumeFrom=${from.value}` : "";
+    const answer = await api("POST", `tables/${enc(table)}/resumeConsumption${q}`);
+    toast(answer.comment || "Consumption resumed");
+    await route();
+  }, "Resume");
+}
+
+/** Upload Segment: a segment tar.gz to `POST /segments?tableName=`. */
+function uploadSegment(table) {
+  const file = el("input", { type: "file", id: "segment-file", accept: ".tar.gz,.tgz,application/gzip", "aria-label": "Segment archive" });
+  dialog(`Upload a segment to ${table}`, [el("p", {}, "A segment archive (tar.gz) built by tessera segment create"), file], async () => {
+    if (!file.files.length) throw new Error("Choose a segment archive");
+    const form = new FormData();
+    form.append(file.files[0].name, file.files[0]);
+    const answer = await api("POST", `segments?tableName=${enc(table)}&tableType=OFFLINE`, form);
+    toast(answer.status || "Segment uploaded");
+    await route();
+  }, "Upload");
+}
+
+/** Ingest File: a CSV, JSON-lines, Parquet or Avro file built into a segment by the controller. */
+function ingestFile(table) {
+  const file = el("input", { type: "file", id: "ingest-file-input", "aria-label": "Input file" });
+  const format = el("select", { id: "ingest-format", "aria-label": "Input format" },
+    ["csv", "json", "parquet", "avro"].map(f => el("option", { value: f }, f.toUpperCase())));
+  file.onchange = () => {
+    const name = file.files.length ? file.files[0].name.toLowerCase().replace(/\.(gz|zst)$/, "") : "";
+    const ext = name.split(".").pop();
+    if (["csv", "json", "parquet", "avro"].includes(ext)) format.value = ext;
+  };
+  dialog(`Ingest a file into ${table}`, [file, el("label", {}, " Format ", format)], async () => {
+    if (!file.files.length) throw new Error("Choose a file");
+    const form = new FormData();
+    form.append("file", file.files[0]);
+    const batch = JSON.stringify({ inputFormat: format.value });
+    const answer = await api("POST", `ingestFromFile?tableNameWithType=${enc(table)}_OFFLINE&batchConfigMapStr=${enc(batch)}`, form);
+    toast(answer.status || "File ingested");
+    await route();
+  }, "Ingest");
 }
 
 /** Delete Table (and, if asked, its schema). */
@@ -378,23 +544,94 @@ function deleteTable(table, schema) {
   }, "Delete");
 }
 
-async function segmentPage(table, segment) {
-  const servers = await api("GET", `segments/${enc(table)}/servers`);
-  const on = [];
-  for (const t of servers) {
-    for (const [server, segs] of Object.entries(t.serverToSegmentsMap || {})) {
-      if (segs.includes(segment)) on.push([t.tableName, server]);
-    }
-  }
+async function segmentPage(page, table, segment) {
+  const meta = await api("GET", `segments/${enc(table)}/${enc(segment)}/metadata?columns=*`);
+  const result = el("div", { id: "action-result", class: "muted", "aria-live": "polite" });
+  const time = (v) => v === null || v === undefined ? "-" : v;
   page(
     el("h2", {}, el("a", { href: `#/tenants/table/${enc(table)}` }, table), " / ", segment),
     el("div", { class: "toolbar" },
-      el("a", { href: `segments/${enc(table)}/${enc(segment)}`, download: `${segment}.tar.gz` }, el("button", {}, "Download")),
+      el("button", { id: "reload-segment", onclick: async () => {
+        try {
+          const answer = await api("POST", `segments/${enc(table)}/${enc(segment)}/reload`);
+          const id = (answer.status.match(/job id: ([^,]+)/) || [])[1];
+          const line = el("div", { class: "reload-job" }, answer.status);
+          result.replaceChildren(line);
+          if (id) await followReload(id, line);
+        } catch (e) { toast(e.message); }
+      } }, "Reload Segment"),
+      el("button", { id: "download-segment", onclick: () => download(`segments/${enc(table)}/${enc(segment)}`, `${segment}.tar.gz`).catch(e => toast(e.message)) }, "Download"),
       el("button", { class: "danger", id: "delete-segment", onclick: () => dialog("Delete Segment", el("p", {}, `Delete segment ${segment}?`), async () => {
         await api("DELETE", `segments/${enc(table)}/${enc(segment)}`);
         location.hash = `#/tenants/table/${enc(table)}`;
       }, "Delete") }, "Delete Segment")),
-    el("section", { class: "card" }, el("h3", {}, "Replicas"), grid(["Table", "Server"], on)));
+    result,
+    el("section", { class: "card" }, el("h3", {}, "Summary"),
+      grid(["Total Docs", "Size", "CRC", "Created", "Time Column", "Start Time", "End Time", "Servers"], [[
+        meta.totalDocs, formatBytes(meta.sizeInBytes), meta.crc, meta.creationTimeReadable,
+        meta.timeColumn || "-", time(meta.startTime), time(meta.endTime), (meta.servers || []).join(", "),
+      ]], { id: "segment-summary" }),
+      meta.downloadUrl && el("p", { class: "muted" }, `Archive at ${meta.downloadUrl}`)),
+    el("section", { class: "card" }, el("h3", {}, "Columns"),
+      grid(["Column", "Data Type", "Field Type", "Single Value", "Cardinality", "Min", "Max", "Sorted", "Dictionary", "Nulls", "Indexes", "Size"],
+        meta.columns.map(c => [
+          c.name, c.dataType, c.fieldType, c.singleValue, c.cardinality,
+          c.minValue ? c.minValue.value : null, c.maxValue ? c.maxValue.value : null,
+          c.sorted, c.hasDictionary, c.hasNulls,
+          c.indexes.map(i => `${i.kind} (${formatBytes(i.sizeBytes)})`).join(", "),
+          formatBytes(c.indexes.reduce((n, i) => n + i.sizeBytes, 0)),
+        ]), { id: "segment-columns" })),
+    meta.starTrees && meta.starTrees.length > 0 && el("section", { class: "card" }, el("h3", {}, "Star-Trees"),
+      el("pre", { class: "json", id: "segment-star-trees" }, JSON.stringify(meta.starTrees, null, 2))));
+}
+
+// ---------------------------------------------------------------- logs
+
+const LEVELS = ["OFF", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"];
+
+async function logs(page) {
+  const names = await api("GET", "loggers");
+  const records = await Promise.all(names.map(n => api("GET", `loggers/${enc(n)}`)));
+  const files = await api("GET", "loggers/instances").catch(() => ({}));
+  const tail = el("pre", { class: "json hidden", id: "log-tail", "aria-live": "polite" });
+  const level = (r) => {
+    const select = el("select", { "data-logger": r.name, "aria-label": `Level of ${r.name}` },
+      LEVELS.map(l => el("option", { value: l, selected: l === String(r.level).toUpperCase() }, l)));
+    select.onchange = async () => {
+      try {
+        const updated = await api("PUT", `loggers/${enc(r.name)}?level=${select.value}`);
+        toast(`${updated.name}: ${updated.level}`);
+      } catch (e) { toast(e.message); }
+    };
+    return select;
+  };
+  const fileRows = [];
+  for (const [instance, list] of Object.entries(files)) {
+    for (const f of list) {
+      const path = `loggers/instances/${enc(instance)}/download?filePath=${enc(f)}`;
+      fileRows.push([instance, f, el("span", {},
+        el("button", { class: "view-tail", "data-file": f, onclick: async () => {
+          try {
+            const headers = {};
+            const auth = sessionStorage.getItem(AUTH_KEY);
+            if (auth) headers.Authorization = auth;
+            const res = await fetch(path, { headers });
+            if (!res.ok) throw new Error(`${res.status}: ${await res.text()}`);
+            const lines = (await res.text()).split("\n");
+            tail.textContent = lines.slice(-200).join("\n");
+            tail.classList.remove("hidden");
+            tail.scrollTop = tail.scrollHeight;
+          } catch (e) { toast(e.message); }
+        } }, "View tail"), " ",
+        el("button", { class: "download-log", onclick: () => download(path, f.split("/").pop()).catch(e => toast(e.message)) }, "Download"))]);
+    }
+  }
+  page(
+    el("h2", {}, "Logs"),
+    el("section", { class: "card" }, el("h3", {}, "Loggers"),
+      grid(["Logger", "Level"], records.map(r => [r.name, level(r)]), { id: "loggers-grid" })),
+    el("section", { class: "card" }, el("h3", {}, "Log Files"),
+      grid(["Instance", "File", ""], fileRows, { id: "log-files" }), tail));
 }
 
 // ---------------------------------------------------------------- query console
@@ -436,7 +673,7 @@ const STATS = ["timeUsedMs", "numDocsScanned", "totalDocs", "numServersQueried",
   "numSegmentsQueried", "numSegmentsProcessed", "numSegmentsMatched", "numConsumingSegmentsQueried",
   "numEntriesScannedInFilter", "numEntriesScannedPostFilter", "numGroupsLimitReached", "partialResult"];
 
-async function queryConsole(search) {
+async function queryConsole(page, search) {
   const params = new URLSearchParams((search || "").replace(/^\?/, ""));
   const textarea = el("textarea", { id: "sql", spellcheck: "false", "aria-label": "SQL" });
   const shade = el("pre", { "aria-hidden": "true" });
