@@ -789,7 +789,8 @@ function showResults(target, answer, sql) {
   }
   const stats = STATS.filter(k => answer[k] !== undefined);
   if (stats.length) {
-    parts.push(el("h3", {}, "Query Stats"), grid(stats, [stats.map(k => answer[k])], { id: "stats-grid" }));
+    parts.push(el("h3", {}, "Query Stats"), el("dl", { class: "stats", id: "stats" },
+      stats.map(k => el("div", { "data-stat": k }, el("dt", {}, k), el("dd", {}, String(answer[k]))))));
   }
   if (answer.traceInfo && Object.keys(answer.traceInfo).length) {
     parts.push(el("h3", {}, "Trace"), el("pre", { class: "json" }, JSON.stringify(answer.traceInfo, null, 2)));
