@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
 use tessera_api::common::loggers::{self, InstanceEndpoint, LoggerState, RemoteLoggerState};
+use tessera_api::http::routes::Routes;
 use tessera_api::http::{ErrorStyle, new_app};
 use tessera_api::logging::{self, LevelFilter, LogConfig, LoggingHandle};
 use tide::http::{Method, Url};
@@ -45,7 +46,7 @@ impl RemoteLoggerState for Controller {
 
 fn local_app(logging: LoggingHandle, style: ErrorStyle) -> tide::Server<Local> {
     let mut app = new_app(Local { logging }, style);
-    loggers::routes(&mut app);
+    loggers::routes(&mut Routes::new(&mut app));
     app
 }
 
@@ -416,8 +417,9 @@ async fn controller_serves_other_instances_logs() {
         ],
     };
     let mut app = new_app(state, ErrorStyle::CodeError);
-    loggers::routes(&mut app);
-    loggers::remote_routes(&mut app);
+    let mut r = Routes::new(&mut app);
+    loggers::routes(&mut r);
+    loggers::remote_routes(&mut r);
 
     let all = get(&app, "/loggers/instances").await;
     assert_eq!(all.status, 200);

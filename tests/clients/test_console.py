@@ -117,7 +117,7 @@ class ConsoleTest(unittest.TestCase):
 
     def shot(self, name):
         os.makedirs(SHOTS, exist_ok=True)
-        self.driver.execute_script("document.getElementById('toast').classList.add('hidden')")
+        self.driver.execute_script("const t = document.getElementById('toast'); if (t) t.classList.add('hidden')")
         self.driver.save_screenshot(os.path.join(SHOTS, f"{name}.png"))
 
     def grid_rows(self, css):
@@ -278,6 +278,22 @@ class ConsolePages(ConsoleTest):
             self.shot("query-phone")
         finally:
             self.driver.set_window_size(1400, 1000)
+
+
+    def test_rest_api_is_documented_at_help_and_openapi_json(self):
+        spec = requests.get(f"{CLUSTER.controller}/openapi.json", timeout=30).json()
+        self.assertEqual(spec["openapi"], "3.0.3")
+        for path, method in [("/tables/{table}", "put"), ("/segments/{table}/reload", "post"),
+                             ("/loggers/{loggerName}", "put"), ("/sql", "post"), ("/help", "get")]:
+            self.assertIn(method, spec["paths"].get(path, {}), path)
+        self.assertEqual(spec["paths"]["/tables/{table}"]["get"]["parameters"][0]["name"], "table")
+        broker = requests.get(f"{CLUSTER.broker}/openapi.json", timeout=30).json()
+        self.assertIn("post", broker["paths"]["/query/sql"])
+        self.driver.get(f"{CLUSTER.controller}/help")
+        self.wait(lambda d: "Tessera controller API" in d.title, "the help page")
+        text = self.driver.find_element(By.TAG_NAME, "body").text
+        self.assertIn("PUT /tables/{table}", text.replace("\t", " "))
+        self.shot("help")
 
 
 class ConsoleEdits(ConsoleTest):

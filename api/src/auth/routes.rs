@@ -6,6 +6,7 @@
 
 use super::{AccessType, Auth, Role};
 use crate::http::body::query_param;
+use crate::http::routes::Routes;
 use std::sync::Arc;
 use tide::{Request, Response};
 
@@ -15,10 +16,23 @@ pub trait AuthState: Clone + Send + Sync + 'static {
 }
 
 /// Mounts the three endpoints.
-pub fn routes<S: AuthState>(app: &mut tide::Server<S>) {
-    app.at("/auth/info").get(info::<S>);
-    app.at("/auth/verify").get(|r| verify::<S>(r, false));
-    app.at("/auth/verify/v2").get(|r| verify::<S>(r, true));
+pub fn routes<S: AuthState>(r: &mut Routes<'_, S>) {
+    r.group("Auth")
+        .get(
+            "/auth/info",
+            "Which login the console shows (BASIC or NONE)",
+            info::<S>,
+        )
+        .get(
+            "/auth/verify",
+            "Whether the request's credentials may access a table (tableName=, accessType=)",
+            |r| verify::<S>(r, false),
+        )
+        .get(
+            "/auth/verify/v2",
+            "Whether the request's credentials are valid",
+            |r| verify::<S>(r, true),
+        );
 }
 
 fn json(v: serde_json::Value) -> tide::Result {

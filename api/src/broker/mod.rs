@@ -24,6 +24,7 @@ pub mod trace;
 use crate::common::loggers::{self, LoggerState};
 use crate::http::body::{query_param, read_text};
 use crate::http::metrics::{self, Metrics};
+use crate::http::routes::Routes;
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use crate::metadata::changes::{Change, ChangeListener};
@@ -123,22 +124,33 @@ impl LoggerState for BrokerState {
 /// The broker's tide app.
 pub fn app(state: BrokerState) -> tide::Server<BrokerState> {
     let mut app = new_app(state, ErrorStyle::CodeError);
-    app.at("/health").get(|_| async { Ok("OK") });
-    app.at("/query/sql")
-        .post(|r| post_query(r, false))
-        .get(get_query);
-    app.at("/query/sql/")
-        .post(|r| post_query(r, false))
-        .get(get_query);
-    app.at("/query")
-        .post(|r| post_query(r, true))
-        .get(get_query_multistage);
-    app.at("/query/").post(|r| post_query(r, true));
-    app.at("/tessera/changed").post(changed);
-    mailbox_routes(&mut app);
-    loggers::routes(&mut app);
     let m = app.state().metrics.clone();
-    metrics::mount(&mut app, m, |_| Vec::new());
+    let mut r = Routes::new(&mut app);
+    r.group("Health")
+        .get("/health", "OK when the broker is up", |_| async {
+            Ok("OK")
+        });
+    r.group("Query")
+        .post(
+            "/query/sql",
+            "Runs SQL ({\"sql\", \"queryOptions\", \"trace\"}); single-stage unless useMultistageEngine=true",
+            |r| post_query(r, false),
+        )
+        .get("/query/sql", "Runs SQL given as ?sql= (and queryOptions=, trace=)", get_query)
+        .post("/query/sql/", "As POST /query/sql", |r| post_query(r, false))
+        .get("/query/sql/", "As GET /query/sql", get_query)
+        .post("/query", "Runs SQL on the multi-stage engine", |r| post_query(r, true))
+        .get("/query", "Runs SQL given as ?sql= on the multi-stage engine", get_query_multistage)
+        .post("/query/", "As POST /query", |r| post_query(r, true));
+    r.group("Internal").post(
+        "/tessera/changed",
+        "The controller's notice of a metadata change",
+        changed,
+    );
+    mailbox_routes(&mut r);
+    loggers::routes(&mut r);
+    metrics::mount(&mut r, m, |_| Vec::new());
+    r.document("Tessera broker API");
     app
 }
 

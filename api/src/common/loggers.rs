@@ -46,6 +46,7 @@
 
 use crate::http::ApiError;
 use crate::http::body::query_param;
+use crate::http::routes::Routes;
 use crate::logging::{LevelFilter, LogFile, LoggingError, LoggingHandle, parse_level};
 use async_std::io::{BufReader, ReadExt};
 use serde::{Deserialize, Serialize};
@@ -86,22 +87,53 @@ pub trait RemoteLoggerState: LoggerState {
 pub const FAILED_INSTANCES_HEADER: &str = "X-Tessera-Failed-Instances";
 
 /// Mounts the local logger and log-file endpoints.
-pub fn routes<S: LoggerState>(app: &mut tide::Server<S>) {
-    app.at("/loggers").get(list_loggers::<S>);
-    app.at("/loggers/files").get(list_files::<S>);
-    app.at("/loggers/download").get(download::<S>);
-    app.at("/loggers/:loggerName")
-        .get(get_logger::<S>)
-        .put(put_logger::<S>);
+pub fn routes<S: LoggerState>(r: &mut Routes<'_, S>) {
+    r.group("Logger")
+        .get(
+            "/loggers",
+            "Lists the loggers, root first",
+            list_loggers::<S>,
+        )
+        .get(
+            "/loggers/files",
+            "Lists this instance's log files",
+            list_files::<S>,
+        )
+        .get(
+            "/loggers/download",
+            "Downloads one log file of this instance (filePath=)",
+            download::<S>,
+        )
+        .get(
+            "/loggers/:loggerName",
+            "Reads a logger's level",
+            get_logger::<S>,
+        )
+        .put(
+            "/loggers/:loggerName",
+            "Sets a logger's level (level=OFF|ERROR|WARN|INFO|DEBUG|TRACE)",
+            put_logger::<S>,
+        );
 }
 
 /// Mounts the controller-only endpoints serving other instances' log files.
-pub fn remote_routes<S: RemoteLoggerState>(app: &mut tide::Server<S>) {
-    app.at("/loggers/instances").get(all_instance_files::<S>);
-    app.at("/loggers/instances/:instanceName")
-        .get(instance_files::<S>);
-    app.at("/loggers/instances/:instanceName/download")
-        .get(instance_download::<S>);
+pub fn remote_routes<S: RemoteLoggerState>(r: &mut Routes<'_, S>) {
+    r.group("Logger")
+        .get(
+            "/loggers/instances",
+            "Lists every online instance's log files",
+            all_instance_files::<S>,
+        )
+        .get(
+            "/loggers/instances/:instanceName",
+            "Lists one instance's log files",
+            instance_files::<S>,
+        )
+        .get(
+            "/loggers/instances/:instanceName/download",
+            "Downloads one log file of an instance (filePath=)",
+            instance_download::<S>,
+        );
 }
 
 // ---------------------------------------------------------------------------------------------

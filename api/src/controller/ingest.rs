@@ -20,6 +20,7 @@ use crate::common::archive;
 use crate::common::clock::now_ms;
 use crate::common::location::Location;
 use crate::http::body::{query_param, read_bounded};
+use crate::http::routes::Routes;
 use crate::http::{ApiError, on_rayon};
 use crate::metadata::table_name;
 use segments::input::InputOptions;
@@ -30,9 +31,18 @@ use std::path::PathBuf;
 use tide::Request;
 
 /// Mounts the endpoint.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/ingestFromFile").post(ingest_from_file);
-    app.at("/ingestFromURI").post(ingest_from_uri);
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Ingestion")
+        .post(
+            "/ingestFromFile",
+            "Builds a segment from an uploaded CSV, JSON, Parquet or Avro file",
+            ingest_from_file,
+        )
+        .post(
+            "/ingestFromURI",
+            "Builds a segment from a file at sourceURIStr (file:// or http://)",
+            ingest_from_uri,
+        );
 }
 
 /// The file to ingest.

@@ -12,6 +12,7 @@ use super::{Controller, ControllerState};
 use crate::common::clock::now_ms;
 use crate::http::ApiError;
 use crate::http::body::{parse_json, path_param, query_param, read_text};
+use crate::http::routes::Routes;
 use crate::metadata::records::{
     AssignedSegment, InstanceRecord, InstanceType, LoadedSegments, RoutingTable, instance_id,
 };
@@ -21,11 +22,26 @@ use crate::transport::{Assignment, Heartbeat, Registration};
 use tide::Request;
 
 /// Mounts the instance endpoints.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/instances").get(list).post(post_register);
-    app.at("/instances/:id").get(get);
-    app.at("/instances/:id/heartbeat").post(post_heartbeat);
-    app.at("/tessera/routing/:table").get(routing);
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Instance")
+        .get("/instances", "Lists instance ids", list)
+        .post("/instances", "Registers an instance", post_register)
+        .get(
+            "/instances/:id",
+            "Reads an instance: host, port, type, tags, online",
+            get,
+        );
+    r.group("Internal")
+        .post(
+            "/instances/:id/heartbeat",
+            "An instance's heartbeat; answers a server's assigned segments",
+            post_heartbeat,
+        )
+        .get(
+            "/tessera/routing/:table",
+            "The routing table brokers query a table with",
+            routing,
+        );
 }
 
 /// Registers (or re-registers) an instance; returns its record. A known instance keeps its

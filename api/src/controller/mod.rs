@@ -40,6 +40,7 @@ pub mod transform;
 
 use crate::common::loggers::{self, InstanceEndpoint, LoggerState, RemoteLoggerState};
 use crate::http::metrics::{self, Metrics};
+use crate::http::routes::Routes;
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use crate::metadata::MetadataStore;
@@ -189,25 +190,33 @@ impl Controller {
 pub fn app(state: ControllerState) -> tide::Server<ControllerState> {
     let mut app = new_app(state, ErrorStyle::CodeError);
     app.with(changes::PublishChanges);
-    app.at("/health").get(|_| async { Ok("OK") });
-    app.at("/pinot-controller/admin")
-        .get(|_| async { Ok("GOOD") });
-    schemas::routes(&mut app);
-    tables::routes(&mut app);
-    table_views::routes(&mut app);
-    reload::routes(&mut app);
-    segment_metadata::routes(&mut app);
-    segments::routes(&mut app);
-    instances::routes(&mut app);
-    tenants::routes(&mut app);
-    query::routes(&mut app);
-    ingest::routes(&mut app);
-    loggers::routes(&mut app);
-    loggers::remote_routes(&mut app);
-    crate::auth::routes::routes(&mut app);
-    console::routes(&mut app);
     let m = app.state().metrics.clone();
-    metrics::mount(&mut app, m, |_| Vec::new());
+    let mut r = Routes::new(&mut app);
+    r.group("Health")
+        .get("/health", "OK when the controller is up", |_| async {
+            Ok("OK")
+        })
+        .get(
+            "/pinot-controller/admin",
+            "GOOD when the controller is up",
+            |_| async { Ok("GOOD") },
+        );
+    schemas::routes(&mut r);
+    tables::routes(&mut r);
+    table_views::routes(&mut r);
+    reload::routes(&mut r);
+    segment_metadata::routes(&mut r);
+    segments::routes(&mut r);
+    instances::routes(&mut r);
+    tenants::routes(&mut r);
+    query::routes(&mut r);
+    ingest::routes(&mut r);
+    loggers::routes(&mut r);
+    loggers::remote_routes(&mut r);
+    crate::auth::routes::routes(&mut r);
+    console::routes(&mut r);
+    metrics::mount(&mut r, m, |_| Vec::new());
+    r.document("Tessera controller API");
     app
 }
 

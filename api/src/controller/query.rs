@@ -4,6 +4,7 @@
 
 use super::ControllerState;
 use crate::http::body::{query_param, read_text};
+use crate::http::routes::Routes;
 use crate::metadata::records::InstanceType;
 use engine::BrokerResponse;
 use segments::types::ErrorCode;
@@ -12,8 +13,14 @@ use serde_json::Value as Json;
 use tide::{Body, Request, Response, StatusCode};
 
 /// Mounts the query endpoints.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/sql").post(post_sql).get(get_sql);
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Query")
+        .post(
+            "/sql",
+            "Runs SQL through a broker (as the console does)",
+            post_sql,
+        )
+        .get("/sql", "Runs SQL given as ?sql= through a broker", get_sql);
 }
 
 /// `GET /sql`'s query parameters, forwarded as the broker's request body.

@@ -11,6 +11,7 @@ use super::catalog::encode;
 use super::responses::{Entries, ReloadJob, Status, json};
 use super::segments::{Scratch, find_segment, read_archive, scratch_dir, store_archive_if};
 use crate::http::body::{path_param, query_param};
+use crate::http::routes::Routes;
 use crate::http::{ApiError, on_rayon};
 use crate::metadata::records::SegmentRecord;
 use crate::metadata::table_name;
@@ -19,11 +20,23 @@ use std::collections::BTreeSet;
 use tide::Request;
 
 /// Mounts the reload endpoints.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/segments/:table/reload").post(reload_table);
-    app.at("/segments/:table/:segment/reload")
-        .post(reload_segment);
-    app.at("/segments/segmentReloadStatus/:job").get(status);
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Segment")
+        .post(
+            "/segments/:table/reload",
+            "Reloads every segment of a table (type=) with its current config",
+            reload_table,
+        )
+        .post(
+            "/segments/:table/:segment/reload",
+            "Reloads one segment",
+            reload_segment,
+        )
+        .get(
+            "/segments/segmentReloadStatus/:job",
+            "The progress of a reload job",
+            status,
+        );
 }
 
 async fn reload_table(req: Request<ControllerState>) -> tide::Result {

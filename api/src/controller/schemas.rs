@@ -6,6 +6,7 @@ use super::catalog::encode;
 use super::follow_up::FollowUp;
 use super::responses::{ConfigSuccess, Status, json};
 use crate::http::body::{path_param, query_param, read_bounded};
+use crate::http::routes::Routes;
 use crate::http::{ApiError, multipart};
 use crate::metadata::table_name;
 use crate::metadata::{Op, keys};
@@ -15,12 +16,17 @@ use tide::Request;
 const MAX_CONFIG_BYTES: u64 = 16 << 20;
 
 /// Mounts the schema endpoints.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/schemas").get(list).post(add);
-    app.at("/schemas/:name")
-        .get(get)
-        .put(replace)
-        .delete(delete);
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Schema")
+        .get("/schemas", "Lists schema names", list)
+        .post("/schemas", "Adds a schema (override=true replaces)", add)
+        .get("/schemas/:name", "Reads a schema", get)
+        .put(
+            "/schemas/:name",
+            "Replaces a schema (reload=true reloads its tables)",
+            replace,
+        )
+        .delete("/schemas/:name", "Deletes a schema no table uses", delete);
 }
 
 /// The config text of a request: the body, or the single part of a multipart form.

@@ -10,6 +10,7 @@ use super::responses::json;
 use super::segments::{find_segment, read_archive};
 use crate::common::archive;
 use crate::http::body::path_param;
+use crate::http::routes::Routes;
 use crate::http::{ApiError, on_rayon};
 use segments::metadata::ColumnMetadata;
 use segments::startree::StarTreeInfo;
@@ -19,8 +20,12 @@ use std::collections::BTreeMap;
 use tide::Request;
 
 /// Mounts the endpoint.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/segments/:table/:segment/metadata").get(get);
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Segment").get(
+        "/segments/:table/:segment/metadata",
+        "A segment's metadata (columns=* or columns=a for column details)",
+        get,
+    );
 }
 
 /// The answer.

@@ -20,6 +20,7 @@ use crate::common::archive::{self, SegmentFacts};
 use crate::common::clock::now_ms;
 use crate::common::location::Location;
 use crate::http::body::{path_param, query_param, read_bounded};
+use crate::http::routes::Routes;
 use crate::http::{ApiError, multipart, on_rayon};
 use crate::metadata::records::SegmentRecord;
 use crate::metadata::table_name::{self, TableType};
@@ -30,16 +31,40 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tide::{Body, Request, Response, StatusCode};
 
 /// Mounts the segment endpoints.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/segments").post(upload);
-    app.at("/v2/segments").post(upload);
-    app.at("/segments/:table").get(list).delete(delete_all);
-    app.at("/segments/:table/servers").get(servers);
-    app.at("/segments/:table/relocate")
-        .post(super::tiers::relocate_endpoint);
-    app.at("/segments/:table/:segment")
-        .get(download)
-        .delete(delete_segment);
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Segment")
+        .post(
+            "/segments",
+            "Uploads a segment tar.gz (multipart); UPLOAD_TYPE: URI or METADATA with DOWNLOAD_URI",
+            upload,
+        )
+        .post("/v2/segments", "As POST /segments", upload)
+        .get("/segments/:table", "Lists a table's segments by type", list)
+        .delete(
+            "/segments/:table",
+            "Deletes every segment of a table",
+            delete_all,
+        )
+        .get(
+            "/segments/:table/servers",
+            "Server → segments of a table",
+            servers,
+        )
+        .post(
+            "/segments/:table/relocate",
+            "Moves segments that aged into a tier to the tier's servers",
+            super::tiers::relocate_endpoint,
+        )
+        .get(
+            "/segments/:table/:segment",
+            "Downloads a segment's tar.gz",
+            download,
+        )
+        .delete(
+            "/segments/:table/:segment",
+            "Deletes a segment",
+            delete_segment,
+        );
 }
 
 static SCRATCH: AtomicU64 = AtomicU64::new(0);

@@ -12,16 +12,28 @@ use super::responses::{
 use super::{Controller, ControllerState};
 use crate::http::ApiError;
 use crate::http::body::{path_param, query_param};
+use crate::http::routes::Routes;
 use crate::metadata::table_name::{self, TableType};
 use tide::Request;
 
 /// Mounts the view endpoints.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/tables/:table/idealstate")
-        .get(|r| state_view(r, false));
-    app.at("/tables/:table/externalview")
-        .get(|r| state_view(r, true));
-    app.at("/tables/:table/size").get(size);
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Table")
+        .get(
+            "/tables/:table/idealstate",
+            "Segment → server → ONLINE as assigned",
+            |r| state_view(r, false),
+        )
+        .get(
+            "/tables/:table/externalview",
+            "Segment → server → state as the servers report it",
+            |r| state_view(r, true),
+        )
+        .get(
+            "/tables/:table/size",
+            "A table's size on disk, per segment",
+            size,
+        );
 }
 
 /// The typed tables a request addresses; 404 `Table <name> not found` when none exist.

@@ -13,23 +13,54 @@ use super::tenants::validate_tenants;
 use super::{Controller, ControllerState};
 use crate::http::ApiError;
 use crate::http::body::{path_param, query_param};
+use crate::http::routes::Routes;
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
 use serde_json::{Map, Value as Json};
 use tide::Request;
 
 /// Mounts the table endpoints.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/tables").get(list).post(create);
-    app.at("/tables/:table").get(get).put(update).delete(delete);
-    app.at("/table/:table").put(update);
-    app.at("/tables/:table/schema").get(schema);
-    app.at("/tables/:table/pauseConsumption")
-        .post(|r| pause_or_resume(r, true));
-    app.at("/tables/:table/resumeConsumption")
-        .post(|r| pause_or_resume(r, false));
-    app.at("/tables/:table/pauseStatus").get(pause_status);
-    app.at("/tessera/catalog").get(catalog);
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Table")
+        .get("/tables", "Lists table names", list)
+        .post(
+            "/tables",
+            "Creates a table from a Pinot table config",
+            create,
+        )
+        .get("/tables/:table", "Reads a table's configs by type", get)
+        .put(
+            "/tables/:table",
+            "Replaces a table's config; answers the required follow-up",
+            update,
+        )
+        .delete(
+            "/tables/:table",
+            "Deletes a table (type= for one type) and its segments",
+            delete,
+        )
+        .put("/table/:table", "As PUT /tables/{table}", update)
+        .get("/tables/:table/schema", "Reads a table's schema", schema)
+        .post(
+            "/tables/:table/pauseConsumption",
+            "Pauses a real-time table's consumption",
+            |r| pause_or_resume(r, true),
+        )
+        .post(
+            "/tables/:table/resumeConsumption",
+            "Resumes a real-time table's consumption (consumeFrom=smallest|largest)",
+            |r| pause_or_resume(r, false),
+        )
+        .get(
+            "/tables/:table/pauseStatus",
+            "Whether a real-time table's consumption is paused",
+            pause_status,
+        );
+    r.group("Internal").get(
+        "/tessera/catalog",
+        "Every table's schema and type, for brokers",
+        catalog,
+    );
 }
 
 fn type_param(req: &Request<ControllerState>) -> Result<Option<TableType>, ApiError> {

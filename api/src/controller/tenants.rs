@@ -12,6 +12,7 @@ use super::responses::{Status, TenantList, TenantView, json};
 use super::{Controller, placement::fill_under_replicated};
 use crate::http::ApiError;
 use crate::http::body::{parse_json, path_param, query_param, read_text};
+use crate::http::routes::Routes;
 use crate::metadata::records::{InstanceRecord, InstanceType};
 use crate::metadata::{Op, keys};
 use segments::types::{TableConfig, TableType};
@@ -25,10 +26,16 @@ pub const BROKER_UNTAGGED: &str = "broker_untagged";
 pub const SERVER_UNTAGGED: &str = "server_untagged";
 
 /// Mounts the tenant endpoints.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/tenants").get(list).post(create);
-    app.at("/tenants/:name").get(get);
-    app.at("/instances/:id/updateTags").put(update_tags);
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Tenant")
+        .get("/tenants", "Lists server and broker tenants", list)
+        .post("/tenants", "Creates a tenant by tagging instances", create)
+        .get("/tenants/:name", "A tenant's instances", get);
+    r.group("Instance").put(
+        "/instances/:id/updateTags",
+        "Replaces an instance's tags (tags=a,b)",
+        update_tags,
+    );
 }
 
 /// The tags a new instance of type `t` gets when none are given (Pinot's defaults).

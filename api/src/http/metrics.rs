@@ -280,24 +280,28 @@ impl<S: Clone + Send + Sync + 'static> Middleware<S> for Counting {
 }
 
 /// Installs request counting and `GET /metrics` (with the role's `gauges`) on `app`.
-pub fn mount<S, G>(app: &mut tide::Server<S>, metrics: Arc<Metrics>, gauges: G)
+pub fn mount<S, G>(r: &mut super::routes::Routes<'_, S>, metrics: Arc<Metrics>, gauges: G)
 where
     S: Clone + Send + Sync + 'static,
     G: Fn(&S) -> Vec<Gauge> + Send + Sync + 'static,
 {
-    app.with(Counting(metrics.clone()));
+    r.app().with(Counting(metrics.clone()));
     let gauges = Arc::new(gauges);
-    app.at("/metrics").get(move |req: Request<S>| {
-        let metrics = metrics.clone();
-        let gauges = gauges.clone();
-        async move {
-            let text = metrics.render(&gauges(req.state()));
-            let mut res = tide::Response::new(200);
-            res.set_body(text);
-            res.set_content_type("text/plain; version=0.0.4");
-            Ok(res)
-        }
-    });
+    r.group("Metrics").get(
+        "/metrics",
+        "Request counts, latencies and gauges (Prometheus text)",
+        move |req: Request<S>| {
+            let metrics = metrics.clone();
+            let gauges = gauges.clone();
+            async move {
+                let text = metrics.render(&gauges(req.state()));
+                let mut res = tide::Response::new(200);
+                res.set_body(text);
+                res.set_content_type("text/plain; version=0.0.4");
+                Ok(res)
+            }
+        },
+    );
 }
 
 #[cfg(test)]

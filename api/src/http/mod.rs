@@ -15,6 +15,7 @@ pub mod listener;
 pub mod metrics;
 pub mod multipart;
 pub mod request_log;
+pub mod routes;
 
 pub use blocking::on_rayon;
 pub use client::http_client;

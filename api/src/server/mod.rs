@@ -18,6 +18,7 @@ use crate::common::loggers::{self, LoggerState};
 use crate::http::body::{parse_json, read_text};
 use crate::http::metrics::{self, Metrics};
 use crate::http::on_rayon;
+use crate::http::routes::Routes;
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use crate::transport::stages::{MailboxState, mailbox_routes};
@@ -106,17 +107,43 @@ impl LoggerState for ServerState {
 /// The server's tide app.
 pub fn app(state: ServerState) -> tide::Server<ServerState> {
     let mut app = new_app(state, ErrorStyle::MessageStatus);
-    app.at("/health").get(|_| async { Ok("OK") });
-    app.at("/tables").get(tables);
-    app.at("/tessera/query").post(query);
-    app.at("/tessera/changed").post(changed);
-    app.at("/tessera/stage").post(submit_stage);
-    app.at("/tessera/cancel").post(cancel_query);
-    mailbox_routes(&mut app);
-    app.at("/tessera/segments/:table").get(hosted_segments);
-    loggers::routes(&mut app);
     let m = app.state().metrics.clone();
-    metrics::mount(&mut app, m, |s: &ServerState| {
+    let mut r = Routes::new(&mut app);
+    r.group("Health")
+        .get("/health", "OK when the server is up", |_| async {
+            Ok("OK")
+        });
+    r.group("Table")
+        .get("/tables", "Tables with segments on this server", tables)
+        .get(
+            "/tessera/segments/:table",
+            "The segments of a table this server hosts, with their rows and CRCs",
+            hosted_segments,
+        );
+    r.group("Internal")
+        .post(
+            "/tessera/query",
+            "Runs a broker's server-side plan over local segments",
+            query,
+        )
+        .post(
+            "/tessera/changed",
+            "The controller's notice of a metadata change",
+            changed,
+        )
+        .post(
+            "/tessera/stage",
+            "Starts workers of a multi-stage query's stage",
+            submit_stage,
+        )
+        .post(
+            "/tessera/cancel",
+            "Cancels a multi-stage query's workers",
+            cancel_query,
+        );
+    mailbox_routes(&mut r);
+    loggers::routes(&mut r);
+    metrics::mount(&mut r, m, |s: &ServerState| {
         let loaded: usize = s.hosted.loaded().values().map(Vec::len).sum();
         let received = s
             .stages
@@ -135,6 +162,7 @@ pub fn app(state: ServerState) -> tide::Server<ServerState> {
             ),
         ]
     });
+    r.document("Tessera server API");
     app
 }
 

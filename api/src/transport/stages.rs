@@ -162,8 +162,12 @@ pub trait MailboxState: Clone + Send + Sync + 'static {
 }
 
 /// Mounts `POST /tessera/mailbox?query=&from=&to=&worker=` (body: one encoded message).
-pub fn mailbox_routes<S: MailboxState>(app: &mut tide::Server<S>) {
-    app.at("/tessera/mailbox").post(receive::<S>);
+pub fn mailbox_routes<S: MailboxState>(r: &mut crate::http::routes::Routes<'_, S>) {
+    r.group("Internal").post(
+        "/tessera/mailbox",
+        "Receives one block of a multi-stage query's exchange (query=, from=, to=, worker=)",
+        receive::<S>,
+    );
 }
 
 /// Largest encoded message accepted (a block is a few MiB at most).

@@ -12,6 +12,7 @@
 //! credentials the user logs in with.
 
 use super::ControllerState;
+use crate::http::routes::Routes;
 use tide::{Request, Response};
 
 const INDEX: &str = include_str!("index.html");
@@ -19,14 +20,20 @@ const SCRIPT: &str = include_str!("console.js");
 const STYLE: &str = include_str!("console.css");
 
 /// Mounts the console's files.
-pub fn routes(app: &mut tide::Server<ControllerState>) {
-    app.at("/").get(|r| file(r, INDEX, tide::http::mime::HTML));
-    app.at("/index.html")
-        .get(|r| file(r, INDEX, tide::http::mime::HTML));
-    app.at("/console.js")
-        .get(|r| file(r, SCRIPT, tide::http::mime::JAVASCRIPT));
-    app.at("/console.css")
-        .get(|r| file(r, STYLE, tide::http::mime::CSS));
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Console")
+        .get("/", "The web console", |r| {
+            file(r, INDEX, tide::http::mime::HTML)
+        })
+        .get("/index.html", "The web console", |r| {
+            file(r, INDEX, tide::http::mime::HTML)
+        })
+        .get("/console.js", "The web console's script", |r| {
+            file(r, SCRIPT, tide::http::mime::JAVASCRIPT)
+        })
+        .get("/console.css", "The web console's style", |r| {
+            file(r, STYLE, tide::http::mime::CSS)
+        });
 }
 
 async fn file(
