@@ -453,6 +453,44 @@ async fn controller_serves_other_instances_logs() {
         );
     }
 
+    // An instance's loggers, through the controller: its list, one level read and set.
+    // (A logger of its own, so the process-wide root level other tests read never changes.)
+    let loggers = get(&app, "/loggers/instances/Server_1/loggers").await;
+    assert_eq!(loggers.status, 200);
+    assert_eq!(loggers.json()[0], "root");
+    let set = call(
+        &app,
+        Method::Put,
+        "/loggers/instances/Server_1/loggers/tessera::remote_proxy_test?level=WARN",
+        None,
+    )
+    .await;
+    assert_eq!((set.status, &set.json()["level"]), (200, &json!("WARN")));
+    let read = get(
+        &app,
+        "/loggers/instances/Server_1/loggers/tessera::remote_proxy_test",
+    )
+    .await;
+    assert_eq!(read.json()["level"], "WARN");
+    let bad = call(
+        &app,
+        Method::Put,
+        "/loggers/instances/Server_1/loggers/root?level=LOUD",
+        None,
+    )
+    .await;
+    assert_eq!(bad.status, 400);
+    assert_eq!(
+        get(&app, "/loggers/instances/nope/loggers").await.status,
+        404
+    );
+    assert_eq!(
+        get(&app, "/loggers/instances/Server_off/loggers")
+            .await
+            .status,
+        503
+    );
+
     let file = get(&app, "/loggers/instances/Server_1/download?filePath=a.log").await;
     assert_eq!(file.status, 200);
     assert!(file.body == big, "remote download differs from the file");

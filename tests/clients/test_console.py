@@ -27,6 +27,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
+import test_clients as base
 from test_clients import (AUTH_CONFIG, JOIN_SQL, ROWS, SCHEMA, SPLIT, TABLE, TABLE_CONFIG, Cluster, csv_text,
                           expected_by_city, expected_join)
 
@@ -248,17 +249,20 @@ class ConsolePages(ConsoleTest):
         self.assertIn(f"rows 1–500 of {expected}", self.driver.find_element(By.ID, "results").text)
 
     def test_logs_page_changes_a_level_and_shows_files(self):
-        self.open("/logs")
-        select = self.find('#loggers-grid select[data-logger="root"]')
         from selenium.webdriver.support.ui import Select
-        before = requests.get(f"{CLUSTER.controller}/loggers/root", timeout=30).json()["level"]
+        self.open("/logs")
+        # The server's loggers, set through the controller (which forwards to the instance).
+        server = f"Server_{base.HOST}_{CLUSTER.server_port}"
+        Select(self.find("#logger-instance")).select_by_value(server)
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, '#loggers-grid select[data-logger="root"]'),
+                  "the server's loggers")
+        level_at = lambda: requests.get(f"http://{base.HOST}:{CLUSTER.server_port}/loggers/root", timeout=30).json()["level"]
+        before = level_at()
         target = "DEBUG" if before != "DEBUG" else "INFO"
-        Select(select).select_by_value(target)
-        self.wait(lambda d: requests.get(f"{CLUSTER.controller}/loggers/root", timeout=30).json()["level"] == target,
-                  "the level to change")
+        Select(self.find('#loggers-grid select[data-logger="root"]')).select_by_value(target)
+        self.wait(lambda d: level_at() == target, "the level to change")
         Select(self.find('#loggers-grid select[data-logger="root"]')).select_by_value(before)
-        self.wait(lambda d: requests.get(f"{CLUSTER.controller}/loggers/root", timeout=30).json()["level"] == before,
-                  "the level to change back")
+        self.wait(lambda d: level_at() == before, "the level to change back")
         # Log files of every instance: view the tail, download one.
         self.find("#log-files .view-tail").click()
         self.wait(lambda d: d.find_element(By.ID, "log-tail").text.strip(), "the log's tail")

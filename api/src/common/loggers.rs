@@ -18,6 +18,8 @@
 //! | GET | `/loggers/instances` | `{"<instance>": [files], …}` for every online instance that answered |
 //! | GET | `/loggers/instances/{name}` | that instance's `GET /loggers/files` |
 //! | GET | `/loggers/instances/{name}/download?filePath=P` | that instance's download, streamed |
+//! | GET | `/loggers/instances/{name}/loggers[/{logger}]` | that instance's `/loggers[/{logger}]` |
+//! | PUT | `/loggers/instances/{name}/loggers/{logger}?level=L` | that instance's `PUT /loggers/{logger}` |
 //!
 //! Deliberate differences from Pinot (`reference/pinot-api.md` §1):
 //! * A bad or missing level is **400** `Unrecognized logger level - <level>` and an unknown
@@ -133,7 +135,73 @@ pub fn remote_routes<S: RemoteLoggerState>(r: &mut Routes<'_, S>) {
             "/loggers/instances/:instanceName/download",
             "Downloads one log file of an instance (filePath=)",
             instance_download::<S>,
+        )
+        .get(
+            "/loggers/instances/:instanceName/loggers",
+            "Lists an instance's loggers",
+            |r| instance_loggers::<S>(r, false),
+        )
+        .get(
+            "/loggers/instances/:instanceName/loggers/:loggerName",
+            "Reads a logger's level on an instance",
+            |r| instance_loggers::<S>(r, false),
+        )
+        .put(
+            "/loggers/instances/:instanceName/loggers/:loggerName",
+            "Sets a logger's level on an instance (level=)",
+            |r| instance_loggers::<S>(r, true),
         );
+}
+
+/// `GET|PUT /loggers/instances/{i}/loggers[/{logger}]`: the same call on instance `i`'s own
+/// `/loggers[/{logger}]`, its answer passed back (so the console sets any process's levels).
+async fn instance_loggers<S: RemoteLoggerState>(req: Request<S>, put: bool) -> tide::Result {
+    let name = decoded_param(&req, "instanceName")?;
+    let instance = online_instance(req.state(), &name)?;
+    let timeout = req.state().remote_timeout();
+    let tail = match req.param("loggerName") {
+        Ok(logger) => logger.to_string(),
+        Err(_) => String::new(),
+    };
+    let base = format!("{}/loggers", instance.base_url.trim_end_matches('/'));
+    let text = if tail.is_empty() {
+        base
+    } else {
+        format!("{base}/{tail}")
+    };
+    let mut url = Url::parse(&text)
+        .map_err(|e| remote_api_error(&name, RemoteFailure::Unreachable(e.to_string())))?;
+    url.set_query(req.url().query());
+    let mut request = if put {
+        client().put(url)
+    } else {
+        client().get(url)
+    };
+    if let Some(a) = crate::auth::authorization(&req) {
+        request = request.header("Authorization", a);
+    }
+    let mut res = match async_std::future::timeout(timeout, request).await {
+        Err(_) => {
+            return Err(remote_api_error(
+                &name,
+                RemoteFailure::Unreachable(format!("no answer within {timeout:?}")),
+            )
+            .into());
+        }
+        Ok(Err(e)) => {
+            return Err(remote_api_error(&name, RemoteFailure::Unreachable(e.to_string())).into());
+        }
+        Ok(Ok(res)) => res,
+    };
+    let status = res.status() as u16;
+    let body = async_std::future::timeout(timeout, res.body_string())
+        .await
+        .map_err(|_| ApiError::new(503, format!("Instance {name} did not answer in time")))?
+        .map_err(|e| ApiError::new(502, format!("Instance {name}: {e}")))?;
+    let mut out = tide::Response::new(status);
+    out.set_body(body);
+    out.set_content_type(tide::http::mime::JSON);
+    Ok(out)
 }
 
 // ---------------------------------------------------------------------------------------------

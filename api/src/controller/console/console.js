@@ -590,16 +590,25 @@ async function segmentPage(page, table, segment) {
 const LEVELS = ["OFF", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"];
 
 async function logs(page) {
-  const names = await api("GET", "loggers");
-  const records = await Promise.all(names.map(n => api("GET", `loggers/${enc(n)}`)));
+  const { instances } = await api("GET", "instances");
+  const instance = el("select", { id: "logger-instance", "aria-label": "Instance" },
+    instances.map(i => el("option", { value: i }, i)));
+  const loggersBox = el("div", { id: "loggers" });
+  const drawLoggers = async () => {
+    const base = `loggers/instances/${enc(instance.value)}/loggers`;
+    const names = await api("GET", base);
+    const records = await Promise.all(names.map(n => api("GET", `${base}/${enc(n)}`)));
+    loggersBox.replaceChildren(grid(["Logger", "Level"], records.map(r => [r.name, level(base, r)]), { id: "loggers-grid" }));
+  };
+  instance.onchange = () => drawLoggers().catch(e => toast(e.message));
   const files = await api("GET", "loggers/instances").catch(() => ({}));
   const tail = el("pre", { class: "json hidden", id: "log-tail", "aria-live": "polite" });
-  const level = (r) => {
+  const level = (base, r) => {
     const select = el("select", { "data-logger": r.name, "aria-label": `Level of ${r.name}` },
       LEVELS.map(l => el("option", { value: l, selected: l === String(r.level).toUpperCase() }, l)));
     select.onchange = async () => {
       try {
-        const updated = await api("PUT", `loggers/${enc(r.name)}?level=${select.value}`);
+        const updated = await api("PUT", `${base}/${enc(r.name)}?level=${select.value}`);
         toast(`${updated.name}: ${updated.level}`);
       } catch (e) { toast(e.message); }
     };
@@ -629,9 +638,10 @@ async function logs(page) {
   page(
     el("h2", {}, "Logs"),
     el("section", { class: "card" }, el("h3", {}, "Loggers"),
-      grid(["Logger", "Level"], records.map(r => [r.name, level(r)]), { id: "loggers-grid" })),
+      el("label", {}, "Instance ", instance), loggersBox),
     el("section", { class: "card" }, el("h3", {}, "Log Files"),
       grid(["Instance", "File", ""], fileRows, { id: "log-files" }), tail));
+  await drawLoggers();
 }
 
 // ---------------------------------------------------------------- query console
