@@ -1,7 +1,7 @@
 //! Input files for segment builds: CSV (header row; multi-value cells split on `;`; an empty
 //! cell is null), JSON lines (one object per line; a missing key or `null` is null; arrays
 //! for multi-value cells), each also gzip- or zstd-compressed ([`compression`]), Parquet
-//! ([`parquet`], read a column at a time) and Avro ([`avro`]).
+//! ([`parquet`], read a column at a time), Avro ([`avro`]) and ORC ([`orc`]).
 //!
 //! Readers stream rows once, handing each cell to its column's [`CellSink`]. CSV rows are split
 //! in batches straight over the read buffer ([`csv_split`]); while one thread splits the next
@@ -14,6 +14,7 @@ mod avro;
 pub mod complex;
 mod compression;
 mod csv_split;
+mod orc;
 mod parquet;
 pub mod records;
 mod typed;
@@ -27,6 +28,7 @@ pub fn open_text(path: &Path) -> Result<Box<dyn Read + Send>, SegmentError> {
 }
 
 pub use avro::avro_columns;
+pub use orc::orc_columns;
 pub use parquet::parquet_columns;
 
 use crate::error::SegmentError;
@@ -46,17 +48,20 @@ pub enum InputFormat {
     Parquet,
     /// Avro object container files (see [`avro`]).
     Avro,
+    /// Apache ORC (see [`orc`]).
+    Orc,
 }
 
 impl InputFormat {
     /// Parses Pinot's `inputFormat` names: `csv`, `json` (also `jsonl`, `ndjson`), `parquet`,
-    /// `avro`, case-insensitively.
+    /// `avro`, `orc`, case-insensitively.
     pub fn parse(name: &str) -> Option<InputFormat> {
         match name.to_ascii_lowercase().as_str() {
             "csv" => Some(InputFormat::Csv),
             "json" | "jsonl" | "ndjson" => Some(InputFormat::Json),
             "parquet" => Some(InputFormat::Parquet),
             "avro" => Some(InputFormat::Avro),
+            "orc" => Some(InputFormat::Orc),
             _ => None,
         }
     }
@@ -214,6 +219,7 @@ pub fn read_input<S: CellSink>(
         ),
         InputFormat::Parquet => parquet::read_parquet(&source.path, file, schema, sinks, progress),
         InputFormat::Avro => avro::read_avro(&source.path, file, schema, sinks, progress),
+        InputFormat::Orc => orc::read_orc(&source.path, file, schema, sinks, progress),
     }
 }
 

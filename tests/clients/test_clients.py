@@ -770,8 +770,8 @@ controller.admin.access.control.principals.reader.tables=other
 
 
 class FileFormatTests(ClusterTest):
-    """The rows of `trips` written by the formats' own writers (pyarrow and DuckDB Parquet, fastavro
-    Avro, gzip and zstd CSV) load through `POST /ingestFromFile` and `tessera segment create` into
+    """The rows of `trips` written by the formats' own writers (pyarrow and DuckDB Parquet, pyarrow
+    ORC, fastavro Avro, gzip and zstd CSV) load through `POST /ingestFromFile` and `tessera segment create` into
     tables that answer exactly what the CSV-loaded table answers, every column. (zstd files are
     covered by the Rust tests: Python has no zstd writer in its standard library.)"""
 
@@ -895,6 +895,14 @@ class FileFormatTests(ClusterTest):
             fastavro.writer(f, schema, records, codec="deflate")
         self.ingest(self.table("files_avro"), path, "avro")
         self.assertEqual(self.rows_of("files_avro"), self.expected())
+
+    def test_pyarrow_orc(self):
+        import pyarrow.orc as orc
+        path = os.path.join(self.work, "trips.orc")
+        # Small stripes and zstd, as large ORC files have them.
+        orc.write_table(self.arrow_table(), path, stripe_size=4096, compression="zstd")
+        self.ingest(self.table("files_orc"), path, "orc")
+        self.assertEqual(self.rows_of("files_orc"), self.expected())
 
     def test_compressed_csv(self):
         import gzip

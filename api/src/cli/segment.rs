@@ -96,7 +96,7 @@ fn create(args: CreateArgs) -> Result<(), String> {
         Some(f) => InputFormat::parse(f).ok_or_else(|| format!("unknown input format '{f}'"))?,
         None => InputFormat::from_path(&args.input).ok_or_else(|| {
             format!(
-                "cannot infer the input format of '{}'; pass --input-format csv|json|parquet|avro",
+                "cannot infer the input format of '{}'; pass --input-format csv|json|parquet|avro|orc",
                 args.input.display()
             )
         })?,

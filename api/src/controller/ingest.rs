@@ -1,7 +1,7 @@
 //! `POST /ingestFromFile?tableNameWithType=&batchConfigMapStr=`: a CSV, JSON-lines, Parquet or
 //! Avro file (CSV and JSON also gzip- or zstd-compressed) in a multipart body becomes one segment
 //! (built with the segment builder, stored like an upload). `batchConfigMapStr` is JSON:
-//! `inputFormat` (`csv` | `json` | `parquet` | `avro`), the CSV reader's
+//! `inputFormat` (`csv` | `json` | `parquet` | `avro` | `orc`), the CSV reader's
 //! `recordReader.prop.delimiter` / `.multiValueDelimiter` / `.header`, and
 //! `segmentNameGenerator.configs.segment.name.postfix` (segment name `<table>_<postfix>`).
 //!
@@ -74,7 +74,7 @@ pub fn parse_batch_config(text: Option<&str>) -> Result<BatchConfig, ApiError> {
     let name = json["inputFormat"].as_str().unwrap_or("csv");
     let input_format = InputFormat::parse(name).ok_or_else(|| {
         ApiError::bad_request(format!(
-            "Unsupported inputFormat '{name}' (expected csv, json, parquet or avro)"
+            "Unsupported inputFormat '{name}' (expected csv, json, parquet, avro or orc)"
         ))
     })?;
     let postfix = json["segmentNameGenerator.configs.segment.name.postfix"]
@@ -181,6 +181,7 @@ async fn ingest(
             InputFormat::Json => "input.json",
             InputFormat::Parquet => "input.parquet",
             InputFormat::Avro => "input.avro",
+            InputFormat::Orc => "input.orc",
         });
         match &file {
             Input::Body(bytes) => std::fs::write(&input, bytes).map_err(|e| {

@@ -113,8 +113,11 @@ fn scan_input(input: &InputSource) -> Result<Vec<(String, DataType, bool)>, Stri
         InputFormat::Avro if input.options.complex.is_none() => {
             return segments::input::avro_columns(path).map_err(|e| e.to_string());
         }
+        InputFormat::Orc if input.options.complex.is_none() => {
+            return segments::input::orc_columns(path).map_err(|e| e.to_string());
+        }
         // Whole records (reshaped by the table's complexTypeConfig, if any).
-        InputFormat::Json | InputFormat::Parquet | InputFormat::Avro => {
+        InputFormat::Json | InputFormat::Parquet | InputFormat::Avro | InputFormat::Orc => {
             for record in segments::input::records::records(input).map_err(|e| e.to_string())? {
                 let (_, row) = record.map_err(|e| e.to_string())?;
                 for (k, v) in row {

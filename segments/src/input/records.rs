@@ -1,9 +1,9 @@
 //! An input file as whole records — JSON objects with the number of the line or record each
 //! came from — for the paths that need a record at a time rather than a column at a time:
-//! JSON lines always, and Avro and Parquet files when the table's `complexTypeConfig` reshapes
+//! JSON lines always, and Avro, Parquet and ORC files when the table's `complexTypeConfig` reshapes
 //! records ([`super::complex`], applied here, so one input record may become several).
 
-use super::{InputFormat, InputSource, avro, compression, parquet};
+use super::{InputFormat, InputSource, avro, compression, orc, parquet};
 use crate::error::SegmentError;
 use serde_json::{Map, Value as Json};
 use std::fs::File;
@@ -42,6 +42,14 @@ pub fn records(source: &InputSource) -> Result<Records, SegmentError> {
             let p = path.clone();
             Box::new(
                 parquet::records(&path, file)?
+                    .zip(1..)
+                    .map(move |(r, n)| r.map(|r| (n, r)).map_err(|e| row_error(&p, n, e))),
+            )
+        }
+        InputFormat::Orc => {
+            let p = path.clone();
+            Box::new(
+                orc::records(&path, file)?
                     .zip(1..)
                     .map(move |(r, n)| r.map(|r| (n, r)).map_err(|e| row_error(&p, n, e))),
             )

@@ -511,15 +511,15 @@ function uploadSegment(table) {
   }, "Upload");
 }
 
-/** Ingest File: a CSV, JSON-lines, Parquet or Avro file built into a segment by the controller. */
+/** Ingest File: a CSV, JSON-lines, Parquet, Avro or ORC file built into a segment by the controller. */
 function ingestFile(table) {
   const file = el("input", { type: "file", id: "ingest-file-input", "aria-label": "Input file" });
   const format = el("select", { id: "ingest-format", "aria-label": "Input format" },
-    ["csv", "json", "parquet", "avro"].map(f => el("option", { value: f }, f.toUpperCase())));
+    ["csv", "json", "parquet", "avro", "orc"].map(f => el("option", { value: f }, f.toUpperCase())));
   file.onchange = () => {
     const name = file.files.length ? file.files[0].name.toLowerCase().replace(/\.(gz|zst)$/, "") : "";
     const ext = name.split(".").pop();
-    if (["csv", "json", "parquet", "avro"].includes(ext)) format.value = ext;
+    if (["csv", "json", "parquet", "avro", "orc"].includes(ext)) format.value = ext;
   };
   dialog(`Ingest a file into ${table}`, [file, el("label", {}, " Format ", format)], async () => {
     if (!file.files.length) throw new Error("Choose a file");
