@@ -130,7 +130,7 @@ pub fn read_orc<S: CellSink>(
                         continue;
                     };
                     let outcome = match cell(column, row, field.data_type).map_err(&bad)? {
-                        Cell::Text(t) if t.is_empty() => {
+                        Cell::Text([]) => {
                             sink.value(doc, &Value::String(String::new()))?
                         }
                         Cell::Text(t) => sink.text(doc, t)?,
