@@ -266,13 +266,13 @@ async fn a_pinot_job_spec_builds_and_pushes() {
     let tabbed = dir.path().join("tabbed.yaml");
     std::fs::write(
         &tabbed,
-        SPEC.replace("delimiter: ','", "quoteCharacter: \"'\""),
+        SPEC.replace("delimiter: ','", "escapeCharacter: '\\'"),
     )
     .unwrap();
     let v = values("SegmentCreationAndTarPush", "simple");
     let out = ingest(&tabbed, &v.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("quoteCharacter"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("escapeCharacter"));
     let broken = dir.path().join("broken.yaml");
     std::fs::write(&broken, "jobType: [").unwrap();
     let out = ingest(&broken, &[]);

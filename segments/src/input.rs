@@ -85,8 +85,8 @@ pub struct InputSource {
     pub options: InputOptions,
 }
 
-/// How to read a CSV file (Pinot's CSV record reader configs `delimiter`,
-/// `multiValueDelimiter`, `header`).
+/// How to read a file: Pinot's CSV record reader configs (`delimiter`, `multiValueDelimiter`,
+/// `header`, `quoteCharacter`, `nullStringValue`) and the table's `complexTypeConfig`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InputOptions {
     /// The field delimiter of CSV files.
@@ -96,6 +96,11 @@ pub struct InputOptions {
     /// The column names, `delimiter`-separated, of a CSV file without a header row (its first
     /// line is then data).
     pub header: Option<String>,
+    /// The character that quotes CSV fields (Pinot's `quoteCharacter`, `"` by default).
+    pub quote: u8,
+    /// A CSV cell of exactly this text is null (Pinot's `nullStringValue`), besides an empty
+    /// one.
+    pub null_string: Option<String>,
     /// The table's `complexTypeConfig`: JSON, Avro and Parquet records are flattened and
     /// unnested before their fields reach the columns (CSV cells are flat already).
     pub complex: Option<complex::ComplexTypes>,
@@ -107,6 +112,8 @@ impl Default for InputOptions {
             delimiter: b',',
             multi_value_delimiter: b';',
             header: None,
+            quote: b'"',
+            null_string: None,
             complex: None,
         }
     }
@@ -121,6 +128,44 @@ impl InputOptions {
             _ => return None,
         };
         (!matches!(d, b'"' | b'\n' | b'\r')).then_some(d)
+    }
+
+    /// Applies one of Pinot's CSV record reader configs (`recordReaderSpec.configs` of a job
+    /// spec, `recordReader.prop.*` of a batch config): `Ok(true)` when applied, `Ok(false)` for
+    /// a key that changes nothing here (file encodings Tessera reads anyway), `Err(why)` for a
+    /// bad value or a config Tessera cannot honour (rather than reading rows wrongly).
+    pub fn set_csv_config(&mut self, key: &str, value: &str) -> Result<bool, String> {
+        let one_char = |what: &str| {
+            InputOptions::parse_delimiter(value)
+                .ok_or_else(|| format!("{key} '{value}' is not one character ({what})"))
+        };
+        match key {
+            "delimiter" => self.delimiter = one_char("a delimiter")?,
+            "multiValueDelimiter" => self.multi_value_delimiter = one_char("a delimiter")?,
+            "header" => self.header = Some(value.to_string()),
+            "quoteCharacter" => {
+                let q = match value.as_bytes() {
+                    [q] if !matches!(q, b'\n' | b'\r') => *q,
+                    _ => return Err(format!("{key} '{value}' is not one character")),
+                };
+                self.quote = q;
+            }
+            "nullStringValue" => self.null_string = Some(value.to_string()),
+            "escapeCharacter" | "commentMarker" => {
+                return Err(format!(
+                    "{key} is not supported (delimiter, multiValueDelimiter, header, \
+                     quoteCharacter and nullStringValue are)"
+                ));
+            }
+            _ => return Ok(false),
+        }
+        if self.quote == self.delimiter {
+            return Err(format!(
+                "the quote character and the delimiter are both '{}'",
+                char::from(self.quote)
+            ));
+        }
+        Ok(true)
     }
 }
 
@@ -253,12 +298,14 @@ fn column_task<S: CellSink>(
     path: &Path,
     name: &str,
     position: Option<usize>,
+    null_text: Option<&[u8]>,
     batch: &CsvBatch,
     sink: &mut S,
 ) -> Result<(), (usize, SegmentError)> {
     let mut i = 0;
     while i < batch.len {
-        if let Some(p) = position {
+        // The fast path takes any non-empty cell as a value, so not when a text means null.
+        if let Some(p) = position.filter(|_| null_text.is_none()) {
             let start = i;
             i += sink
                 .plain_cells(batch.len - start, batch.ascii, |k| batch.cell(start + k, p))
@@ -269,7 +316,7 @@ fn column_task<S: CellSink>(
         }
         let doc = (batch.first_doc + i as u64) as DocId;
         let cell = position.map_or(&b""[..], |p| batch.cell(i, p));
-        let r = if cell.is_empty() {
+        let r = if cell.is_empty() || null_text == Some(cell) {
             sink.null(doc)
         } else {
             match sink.text(doc, cell) {
@@ -292,7 +339,9 @@ fn read_csv<S: CellSink>(
     sinks: &mut [S],
     progress: &mut dyn FnMut(u64),
 ) -> Result<u32, SegmentError> {
-    let mut rdr = CsvSplitter::new(path, file).with_delimiter(options.delimiter);
+    let mut rdr = CsvSplitter::new(path, file)
+        .with_delimiter(options.delimiter)
+        .with_quote(options.quote);
     let headers = match &options.header {
         Some(h) => h
             .as_bytes()
@@ -359,6 +408,7 @@ fn read_csv<S: CellSink>(
                 path,
                 &schema.fields[col].name,
                 positions[col],
+                options.null_string.as_deref().map(str::as_bytes),
                 batch,
                 &mut **sink,
             ) {

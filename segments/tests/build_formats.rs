@@ -324,7 +324,7 @@ fn pipe_and_tab_delimited_csv_build_what_commas_build() {
             delimiter: b'|',
             multi_value_delimiter: b',',
             header: Some("id|name|price|ts|day|amount|tags".into()),
-            complex: None,
+            ..Default::default()
         },
     };
     let out = dir.path().join("headless");
@@ -340,6 +340,43 @@ fn pipe_and_tab_delimited_csv_build_what_commas_build() {
     );
     assert_eq!(segments::input::InputOptions::parse_delimiter("\""), None);
     assert_eq!(segments::input::InputOptions::parse_delimiter("ab"), None);
+
+    // Pinot's quoteCharacter and nullStringValue: `'`-quoted fields holding the delimiter, and
+    // `NULL` cells, read as the plain file's values and nulls.
+    let path = dir.path().join("quoted.csv");
+    let quoted = "id,name,price,ts,day,amount,tags\n\
+                  1,'a',1.5,1577836800000,2020-01-01,123.45,'x;y'\n\
+                  2,NULL,2.25,1577923200123,2020-01-02,-0.05,NULL\n\
+                  3,'c',-0.5,0,1970-01-01,0.07,z\n";
+    std::fs::write(&path, quoted).unwrap();
+    let mut options = segments::input::InputOptions::default();
+    assert_eq!(options.set_csv_config("quoteCharacter", "'"), Ok(true));
+    assert_eq!(options.set_csv_config("nullStringValue", "NULL"), Ok(true));
+    assert_eq!(options.set_csv_config("fileFormat", "default"), Ok(false));
+    assert!(
+        options
+            .clone()
+            .set_csv_config("escapeCharacter", "\\")
+            .is_err()
+    );
+    assert!(
+        options
+            .clone()
+            .set_csv_config("quoteCharacter", "''")
+            .is_err()
+    );
+    assert!(
+        options.clone().set_csv_config("delimiter", "'").is_err(),
+        "quote = delimiter"
+    );
+    let source = InputSource {
+        path,
+        format: InputFormat::Csv,
+        options,
+    };
+    let out = dir.path().join("quoted");
+    let built = build_segment(&schema, &config, &source, &out, &mut |_| {}).unwrap();
+    assert_eq!(columns(&built.segment_dir), expected);
 }
 
 #[test]

@@ -1,8 +1,9 @@
-//! `POST /ingestFromFile?tableNameWithType=&batchConfigMapStr=`: a CSV, JSON-lines, Parquet or
-//! Avro file (CSV and JSON also gzip- or zstd-compressed) in a multipart body becomes one segment
-//! (built with the segment builder, stored like an upload). `batchConfigMapStr` is JSON:
+//! `POST /ingestFromFile?tableNameWithType=&batchConfigMapStr=`: a CSV, JSON-lines, Parquet,
+//! Avro or ORC file (CSV and JSON also gzip- or zstd-compressed) in a multipart body becomes one
+//! segment (built with the segment builder, stored like an upload). `batchConfigMapStr` is JSON:
 //! `inputFormat` (`csv` | `json` | `parquet` | `avro` | `orc`), the CSV reader's
-//! `recordReader.prop.delimiter` / `.multiValueDelimiter` / `.header`, and
+//! `recordReader.prop.delimiter` / `.multiValueDelimiter` / `.header` / `.quoteCharacter` /
+//! `.nullStringValue`, and
 //! `segmentNameGenerator.configs.segment.name.postfix` (segment name `<table>_<postfix>`).
 //!
 //! `POST /ingestFromURI?tableNameWithType=&batchConfigMapStr=&sourceURIStr=` does the same with a
@@ -60,7 +61,7 @@ pub struct BatchConfig {
     pub input_format: InputFormat,
     /// Segment name postfix, if given.
     pub postfix: Option<String>,
-    /// `recordReader.prop.delimiter` (CSV).
+    /// `recordReader.prop.*` (the CSV reader's configs).
     pub options: InputOptions,
 }
 
@@ -85,25 +86,19 @@ pub fn parse_batch_config(text: Option<&str>) -> Result<BatchConfig, ApiError> {
                 .as_i64()
                 .map(|n| n.to_string())
         });
+    // `recordReader.prop.<key>`: the CSV reader's configs.
     let mut options = InputOptions::default();
-    let prop = |key: &str| {
-        json.get(format!("recordReader.prop.{key}"))
-            .map(|d| d.as_str().map_or_else(|| d.to_string(), str::to_string))
-    };
-    let one_char = |key: &str, text: String| {
-        InputOptions::parse_delimiter(&text).ok_or_else(|| {
-            ApiError::bad_request(format!(
-                "Invalid recordReader.prop.{key} '{text}' (one character)"
-            ))
-        })
-    };
-    if let Some(text) = prop("delimiter") {
-        options.delimiter = one_char("delimiter", text)?;
+    for (key, value) in json.as_object().into_iter().flatten() {
+        let Some(config) = key.strip_prefix("recordReader.prop.") else {
+            continue;
+        };
+        let text = value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_string);
+        options
+            .set_csv_config(config, &text)
+            .map_err(|why| ApiError::bad_request(format!("Invalid {key}: {why}")))?;
     }
-    if let Some(text) = prop("multiValueDelimiter") {
-        options.multi_value_delimiter = one_char("multiValueDelimiter", text)?;
-    }
-    options.header = prop("header");
     Ok(BatchConfig {
         input_format,
         postfix,
@@ -256,7 +251,24 @@ mod tests {
                 .input_format,
             InputFormat::Parquet
         );
-        assert!(parse_batch_config(Some(r#"{"inputFormat":"orc"}"#)).is_err());
+        assert_eq!(
+            parse_batch_config(Some(r#"{"inputFormat":"orc"}"#))
+                .unwrap()
+                .input_format,
+            InputFormat::Orc
+        );
+        assert!(parse_batch_config(Some(r#"{"inputFormat":"xlsx"}"#)).is_err());
         assert!(parse_batch_config(Some("{")).is_err());
+        let csv = parse_batch_config(Some(
+            r#"{"recordReader.prop.delimiter":"|","recordReader.prop.quoteCharacter":"'","recordReader.prop.nullStringValue":"NULL"}"#,
+        ))
+        .unwrap()
+        .options;
+        assert_eq!(
+            (csv.delimiter, csv.quote, csv.null_string.as_deref()),
+            (b'|', b'\'', Some("NULL"))
+        );
+        let bad = parse_batch_config(Some(r#"{"recordReader.prop.escapeCharacter":"\\"}"#));
+        assert!(bad.is_err_and(|e| e.to_string().contains("escapeCharacter")));
     }
 }

@@ -80,6 +80,7 @@ fn scan_input(input: &InputSource) -> Result<Vec<(String, DataType, bool)>, Stri
             let given = input.options.header.as_deref();
             let mut reader = csv::ReaderBuilder::new()
                 .delimiter(input.options.delimiter)
+                .quote(input.options.quote)
                 .has_headers(given.is_none())
                 .from_reader(text);
             let headers: Vec<String> = match given {
@@ -101,7 +102,9 @@ fn scan_input(input: &InputSource) -> Result<Vec<(String, DataType, bool)>, Stri
             for record in reader.records() {
                 let record = record.map_err(|e| e.to_string())?;
                 for (h, cell) in headers.iter().zip(record.iter()) {
-                    if let Some(s) = seen.get_mut(h) {
+                    if let Some(s) = seen.get_mut(h)
+                        && input.options.null_string.as_deref() != Some(cell)
+                    {
                         s.text(cell);
                     }
                 }

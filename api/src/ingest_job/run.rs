@@ -103,44 +103,17 @@ fn format_of(spec: &JobSpec, path: &Path) -> Result<InputFormat, JobError> {
     }
 }
 
-/// The reader options of the spec (`recordReaderSpec.configs` `delimiter`, `multiValueDelimiter`,
-/// `header`); refuses options
-/// Tessera's readers cannot honour (rather than reading rows wrongly).
+/// The reader options of the spec's `recordReaderSpec.configs` (see
+/// [`InputOptions::set_csv_config`]); refuses options Tessera's readers cannot honour.
 fn reader_options(spec: &JobSpec) -> Result<InputOptions, JobError> {
     let mut options = InputOptions::default();
     let Some(r) = &spec.record_reader_spec else {
         return Ok(options);
     };
     for (key, value) in &r.configs {
-        let v = config_text(value);
-        let supported = match key.as_str() {
-            "delimiter" => match InputOptions::parse_delimiter(&v) {
-                Some(d) => {
-                    options.delimiter = d;
-                    true
-                }
-                None => false,
-            },
-            "multiValueDelimiter" => match InputOptions::parse_delimiter(&v) {
-                Some(d) => {
-                    options.multi_value_delimiter = d;
-                    true
-                }
-                None => false,
-            },
-            "header" => {
-                options.header = Some(v.clone());
-                true
-            }
-            "nullStringValue" | "quoteCharacter" | "escapeCharacter" | "commentMarker" => false,
-            // Options that change nothing here (file encodings Tessera reads anyway).
-            _ => true,
-        };
-        if !supported {
-            return Err(JobError::Spec(format!(
-                "recordReaderSpec.configs.{key} = '{v}' is not supported yet (delimiter, multiValueDelimiter and header are)"
-            )));
-        }
+        options
+            .set_csv_config(key, &config_text(value))
+            .map_err(|why| JobError::Spec(format!("recordReaderSpec.configs.{key}: {why}")))?;
     }
     Ok(options)
 }

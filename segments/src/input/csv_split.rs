@@ -4,7 +4,7 @@
 //! heap record per row.
 //!
 //! The dialect is the `csv` crate's default one, which this replaces (a proptest checks both
-//! agree): `,` separates fields; `\n`, `\r` or `\r\n` ends a record; blank lines are skipped; a
+//! agree), with the delimiter and the quote character settable: `,` separates fields; `\n`, `\r` or `\r\n` ends a record; blank lines are skipped; a
 //! field that starts with `"` is quoted and may hold separators, newlines and `""` (one quote);
 //! bytes after a closing quote up to the next separator are kept literally, as is a `"` inside
 //! an unquoted field; an unterminated quote runs to the end of the file. Quoted fields that need
@@ -102,26 +102,26 @@ fn field_end(buf: &[u8], mut i: usize, d: u8) -> usize {
 
 /// Index of the first `"` at or after `i`, eight bytes at a time.
 #[inline]
-fn find_quote(buf: &[u8], mut i: usize) -> Option<usize> {
+fn find_quote(buf: &[u8], mut i: usize, q: u8) -> Option<usize> {
     while i + 8 <= buf.len() {
-        let m = bytes_equal(word_at(buf, i), b'"');
+        let m = bytes_equal(word_at(buf, i), q);
         if m != 0 {
             return Some(i + (m.trailing_zeros() / 8) as usize);
         }
         i += 8;
     }
-    buf[i..].iter().position(|&c| c == b'"').map(|q| i + q)
+    buf[i..].iter().position(|&c| c == q).map(|q| i + q)
 }
 
 /// Rewrites the raw quoted field `buf[start..end]` (starting with `"`) to its value in place;
 /// returns the value's end (the value starts at `start`).
-fn unescape(buf: &mut [u8], start: usize, end: usize) -> usize {
+fn unescape(buf: &mut [u8], start: usize, end: usize, q: u8) -> usize {
     let (mut r, mut w, mut quoted) = (start + 1, start, true);
     while r < end {
         let c = buf[r];
         r += 1;
-        if quoted && c == b'"' {
-            if r < end && buf[r] == b'"' {
+        if quoted && c == q {
+            if r < end && buf[r] == q {
                 r += 1;
             } else {
                 quoted = false;
@@ -137,18 +137,18 @@ fn unescape(buf: &mut [u8], start: usize, end: usize) -> usize {
 /// Bits of the 64 bytes at `buf[at..]` (zero bytes past its end) that are `,`, a line break
 /// (`\n` or `\r`), and `"`.
 #[inline(always)]
-fn block_masks(buf: &[u8], at: usize, d: u8) -> [u64; 3] {
+fn block_masks(buf: &[u8], at: usize, d: u8, q: u8) -> [u64; 3] {
     if at + 64 <= buf.len() {
-        return masks64(&buf[at..at + 64], d);
+        return masks64(&buf[at..at + 64], d, q);
     }
     let mut padded = [0u8; 64];
     padded[..buf.len() - at].copy_from_slice(&buf[at..]);
-    masks64(&padded, d)
+    masks64(&padded, d, q)
 }
 
 /// [`block_masks`] of exactly 64 bytes.
 #[inline(always)]
-fn masks64(block: &[u8], d: u8) -> [u64; 3] {
+fn masks64(block: &[u8], d: u8, q: u8) -> [u64; 3] {
     debug_assert_eq!(block.len(), 64);
     #[cfg(target_arch = "x86_64")]
     {
@@ -165,7 +165,7 @@ fn masks64(block: &[u8], d: u8) -> [u64; 3] {
                 [
                     _mm_movemask_epi8(eq(d)),
                     _mm_movemask_epi8(_mm_or_si128(eq(b'\n'), eq(b'\r'))),
-                    _mm_movemask_epi8(eq(b'"')),
+                    _mm_movemask_epi8(eq(q)),
                 ]
             };
             out[0] |= u64::from(comma as u16) << (16 * k);
@@ -181,7 +181,7 @@ fn masks64(block: &[u8], d: u8) -> [u64; 3] {
         [
             bits(&|c| c == d),
             bits(&|c| c == b'\n' || c == b'\r'),
-            bits(&|c| c == b'"'),
+            bits(&|c| c == q),
         ]
     }
 }
@@ -218,6 +218,7 @@ fn plain_records(
     fields: &mut Vec<[u32; 2]>,
     lines: &mut Vec<u64>,
     d: u8,
+    q: u8,
 ) -> (usize, u64) {
     let taken_before = lines.len();
     // The open record and its first field's index, and the open field.
@@ -226,7 +227,7 @@ fn plain_records(
     let (mut inside_carry, mut after_delim_carry) = (0u64, 1u64);
     let mut at = pos;
     while at < buf.len() {
-        let [comma, line_break, quote] = block_masks(buf, at, d);
+        let [comma, line_break, quote] = block_masks(buf, at, d, q);
         let inside = prefix_xor(quote) ^ inside_carry;
         let delims = (comma | line_break) & !inside;
         let next_is_delim =
@@ -248,7 +249,7 @@ fn plain_records(
                 (record, field) = (p + 1, p + 1);
                 continue;
             }
-            if buf[field] == b'"' {
+            if buf[field] == q {
                 fields.push([(field + 1) as u32, (p - 1) as u32]);
             } else {
                 fields.push([field as u32, p as u32]);
@@ -280,6 +281,7 @@ fn plain_records(
 
 /// Scans the record starting at `pos` (blank lines first skipped), appending its field ranges
 /// to `fields`. `line` is the line at `pos`; `eof` says nothing follows `buf`.
+#[allow(clippy::too_many_arguments)] // the scanner's state, passed as plain values
 fn scan_record(
     buf: &mut [u8],
     mut i: usize,
@@ -288,6 +290,7 @@ fn scan_record(
     fields: &mut Vec<[u32; 2]>,
     escaped: &mut Vec<usize>,
     d: u8,
+    q: u8,
 ) -> Scan {
     loop {
         match buf.get(i) {
@@ -305,27 +308,27 @@ fn scan_record(
     let end;
     loop {
         let start = i;
-        if buf.get(i) == Some(&b'"') {
+        if buf.get(i) == Some(&q) {
             // Quoted: find the closing quote (`""` is an escaped quote).
             let mut simple = true;
             let mut j = i + 1;
             let close = loop {
-                match find_quote(buf, j) {
+                match find_quote(buf, j, q) {
                     None if eof => break None,
                     None => return Scan::NeedMore,
-                    Some(q) => match buf.get(q + 1) {
-                        Some(b'"') => {
+                    Some(at) => match buf.get(at + 1) {
+                        Some(&c) if c == q => {
                             simple = false;
-                            j = q + 2;
+                            j = at + 2;
                         }
                         None if !eof => return Scan::NeedMore,
-                        _ => break Some(q),
+                        _ => break Some(at),
                     },
                 }
             };
             i = match close {
                 // Bytes after the closing quote are kept literally.
-                Some(q) => field_end(buf, q + 1, d),
+                Some(at) => field_end(buf, at + 1, d),
                 None => len,
             };
             if close != Some(i.wrapping_sub(1)) {
@@ -360,7 +363,7 @@ fn scan_record(
     }
     for &f in escaped.iter() {
         let [s, e] = fields[f];
-        let w = unescape(buf, s as usize, e as usize);
+        let w = unescape(buf, s as usize, e as usize, q);
         fields[f] = [s, w as u32];
     }
     debug_assert!(fields.len() > first_field);
@@ -385,6 +388,8 @@ pub struct CsvSplitter<'p, R: Read> {
     escaped: Vec<usize>,
     /// The field delimiter (`,` unless set).
     delimiter: u8,
+    /// The quote character (`"` unless set).
+    quote: u8,
 }
 
 impl<'p, R: Read> CsvSplitter<'p, R> {
@@ -399,12 +404,20 @@ impl<'p, R: Read> CsvSplitter<'p, R> {
             started: false,
             escaped: Vec::new(),
             delimiter: b',',
+            quote: b'"',
         }
     }
 
     /// Splits fields on `delimiter` instead of `,` (any byte but a quote or a line break).
     pub fn with_delimiter(mut self, delimiter: u8) -> CsvSplitter<'p, R> {
         self.delimiter = delimiter;
+        self
+    }
+
+    /// Quotes fields with `quote` instead of `"` (Pinot's `quoteCharacter`; any byte but the
+    /// delimiter or a line break).
+    pub fn with_quote(mut self, quote: u8) -> CsvSplitter<'p, R> {
+        self.quote = quote;
         self
     }
 
@@ -477,6 +490,7 @@ impl<'p, R: Read> CsvSplitter<'p, R> {
                 &mut batch.fields,
                 &mut batch.lines,
                 self.delimiter,
+                self.quote,
             );
             batch.len = batch.lines.len();
             if batch.len == max_rows {
@@ -491,6 +505,7 @@ impl<'p, R: Read> CsvSplitter<'p, R> {
                 &mut batch.fields,
                 &mut self.escaped,
                 self.delimiter,
+                self.quote,
             );
             match scan {
                 Scan::Record { next, line, after } => {
@@ -688,7 +703,7 @@ mod tests {
             prop_assert_eq!(field_end(&buf, from, b','), naive_end);
             let tab_end = (from..buf.len()).find(|&i| matches!(buf[i], b'\t' | b'\n' | b'\r')).unwrap_or(buf.len());
             prop_assert_eq!(field_end(&buf, from, b'\t'), tab_end);
-            prop_assert_eq!(find_quote(&buf, from), (from..buf.len()).find(|&i| buf[i] == b'"'));
+            prop_assert_eq!(find_quote(&buf, from, b'"'), (from..buf.len()).find(|&i| buf[i] == b'"'));
         }
 
         #[test]

@@ -130,9 +130,7 @@ pub fn read_orc<S: CellSink>(
                         continue;
                     };
                     let outcome = match cell(column, row, field.data_type).map_err(&bad)? {
-                        Cell::Text([]) => {
-                            sink.value(doc, &Value::String(String::new()))?
-                        }
+                        Cell::Text([]) => sink.value(doc, &Value::String(String::new()))?,
                         Cell::Text(t) => sink.text(doc, t)?,
                         Cell::Value(Value::Array(items)) if items.is_empty() => {
                             sink.null(doc)?;
