@@ -3,7 +3,8 @@
 Prepare once with `benches/peer/setup.sh [SF]` (lineitem as CSV and as Parquet with Pinot-like
 types), then
     benches/.venv-peers/bin/python benches/peer/build_formats.py [--sf 1] [--runs 3]
-It builds the release `tessera` binary, then alternates (one thread each, RAYON_NUM_THREADS=1 /
+It builds the release `tessera` binary (and writes the Parquet file's rows as ORC once, for
+Tessera's ORC build; DuckDB reads no ORC), then alternates (one thread each, RAYON_NUM_THREADS=1 /
 `SET threads=1`): `tessera segment create` from lineitem.csv and from lineitem_dbl.parquet (the
 same schema and table config: sorted, inverted and range indexes), and DuckDB's
 `CREATE TABLE AS SELECT * FROM read_csv(...)` / `read_parquet(...)`. It prints median seconds and
@@ -30,6 +31,12 @@ def main():
     for p in inputs.values():
         if not os.path.exists(p):
             sys.exit(f"missing {p}: run benches/peer/setup.sh {args.sf} first")
+    # The same rows as ORC (pyarrow's writer, zstd), for Tessera alone: DuckDB reads no ORC.
+    orc_path = os.path.join(data, "lineitem_dbl.orc")
+    if not os.path.exists(orc_path):
+        import pyarrow.orc, pyarrow.parquet
+        pyarrow.orc.write_table(pyarrow.parquet.read_table(inputs["parquet"]), orc_path, compression="zstd")
+    inputs["orc"] = orc_path
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT, check=True)
     tessera = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR", "target"), "release", "tessera")
     schema = os.path.join(HERE, "lineitem_schema.json")
@@ -54,6 +61,8 @@ def main():
                 if fmt == "parquet":
                     sizes = (dir_size(out), os.path.getsize(path))
                 shutil.rmtree(out)
+                if fmt == "orc":
+                    continue
 
                 con = duckdb.connect()
                 con.execute("SET threads=1")
@@ -66,7 +75,7 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    med = {k: statistics.median(v) for k, v in times.items()}
+    med = {k: statistics.median(v) for k, v in times.items() if v}
     print(f"\n## lineitem sf={args.sf} ({rows:,} rows) loaded from CSV and Parquet, one thread, "
           f"median of {args.runs} alternating runs")
     print("| engine | from CSV | from Parquet | Parquet / CSV rate |\n|---|---|---|---|")
@@ -74,6 +83,9 @@ def main():
         c, p = med[(e, "csv")], med[(e, "parquet")]
         print(f"| {label} | {c:.2f} s ({rows / c / 1e6:.2f} M rows/s) | {p:.2f} s ({rows / p / 1e6:.2f} M rows/s) "
               f"| {c / p:.2f}x |")
+    o = med[("tessera", "orc")]
+    print(f"| Tessera segment build from ORC | | {o:.2f} s ({rows / o / 1e6:.2f} M rows/s) "
+          f"| {med[('tessera', 'csv')] / o:.2f}x (ORC / CSV) |")
     print(f"\nTessera's Parquet build rate against DuckDB's read_parquet: "
           f"{med[('duckdb', 'parquet')] / med[('tessera', 'parquet')]:.2f}x")
     print(f"Segment size {sizes[0] / 2**20:.1f} MiB against the Parquet file's {sizes[1] / 2**20:.1f} MiB "

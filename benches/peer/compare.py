@@ -10,7 +10,10 @@ l_partkey/l_shipdate) — and times each against DuckDB's single-thread CSV load
 comparing the segment's bytes with the zstd Parquet file's, (3) runs the anchor queries (a)–(e) of the peer research
 (reference peers.md §3) in Tessera (`tessera bench --stdin`, segments memory-mapped, warm),
 DuckDB (in-memory table) and Polars (DataFrame), interleaving the engines run by run, and prints
-median/min ms per engine and Tessera's ratio to the best peer.
+median/min ms per engine and Tessera's ratio to the best peer. With `--http` it then (4) starts
+`tessera start`, uploads the indexed segment and runs the same queries through the broker's
+`POST /query/sql` over one kept-alive connection, Tessera's figure being its wall minus the wall of
+`SELECT 1`, alternating with the peers again.
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, time
 
@@ -46,6 +49,9 @@ def main():
     ap.add_argument("--skip-build", action="store_true", help="reuse an existing segment")
     ap.add_argument("--build-only", action="store_true", help="stop after the build/size comparison")
     ap.add_argument("--seg-root", help="where to build the segment (default: <data>/segments)")
+    ap.add_argument("--http", action="store_true",
+                    help="also run the queries through a `tessera start` broker over HTTP (POST /query/sql on a "
+                         "kept-alive connection), Tessera's time being the wall minus the wall of SELECT 1")
     args = ap.parse_args()
     data = os.path.join(ROOT, "benches", "data", f"sf{args.sf}")
     csv_path, pq_path = os.path.join(data, "lineitem.csv"), os.path.join(data, "lineitem_dbl.parquet")
@@ -141,6 +147,103 @@ def main():
         if name == "b_q1":
             print(f"<!-- Q1 vs memory-bandwidth floor ~{Q1_FLOOR_MS} ms: {med['tessera'] / Q1_FLOOR_MS:.2f}x (goal <= 3x) -->")
     proc.stdin.close(); proc.wait()
+    if args.http:
+        over_http(tessera, seg_root, args.runs, env, engines)
+
+
+def over_http(tessera, seg_root, runs, env, engines):
+    """The anchor queries through the broker over HTTP, alternating with the peers as above."""
+    import http.client, socket, tempfile
+    work = tempfile.mkdtemp(prefix="tessera-compare-http-")
+    ports = []
+    for _ in range(3):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            ports.append(sock.getsockname()[1])
+    log = open(os.path.join(work, "tessera.log"), "w")
+    proc = subprocess.Popen([tessera, "start", "--data-dir", os.path.join(work, "data"),
+                             "--controller-port", str(ports[0]), "--broker-port", str(ports[1]),
+                             "--server-port", str(ports[2]), "--no-log-stderr"], stdout=log, stderr=log, env=env)
+    try:
+        ctl = http.client.HTTPConnection("127.0.0.1", ports[0], timeout=600)
+        broker = http.client.HTTPConnection("127.0.0.1", ports[1], timeout=600)
+        broker.connect()
+        broker.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def call(conn, method, path, body=None, ctype="application/json"):
+            conn.request(method, path, body=body, headers={"Content-Type": ctype})
+            r = conn.getresponse()
+            text = r.read()
+            return r.status, (json.loads(text) if text[:1] in (b"{", b"[") else text)
+
+        deadline = time.time() + 60
+        while True:
+            try:
+                if call(ctl, "GET", "/health")[0] == 200:
+                    break
+            except OSError:
+                ctl.close()
+            if time.time() > deadline:
+                sys.exit("tessera did not start")
+            time.sleep(0.2)
+        for path, f in [("/schemas", "lineitem_schema.json"), ("/tables", "lineitem_offline_table_config.json")]:
+            with open(os.path.join(HERE, f), "rb") as fh:
+                s, b = call(ctl, "POST", path, fh.read())
+            assert s == 200, (path, s, b)
+        tar = os.path.join(work, "lineitem_0.tar.gz")
+        subprocess.run(["tar", "-czf", tar, "-C", seg_root, "lineitem_0"], check=True)
+        out = subprocess.run(["curl", "-sS", "-F", f"file=@{tar}", f"http://127.0.0.1:{ports[0]}/segments?tableName=lineitem"],
+                             check=True, capture_output=True, text=True).stdout
+        assert "error" not in out.lower(), out
+
+        def query(sql):
+            t = time.perf_counter()
+            s, b = call(broker, "POST", "/query/sql", json.dumps({"sql": sql}).encode())
+            ms = (time.perf_counter() - t) * 1000
+            if s != 200 or b.get("exceptions"):
+                raise RuntimeError(f"{s}: {b}")
+            return ms, b["resultTable"]["rows"]
+
+        deadline = time.time() + 120
+        while True:
+            try:
+                if query("SELECT COUNT(*) FROM lineitem")[1][0][0] > 0:
+                    break
+            except RuntimeError:
+                pass
+            if time.time() > deadline:
+                sys.exit("lineitem did not load")
+            time.sleep(0.5)
+        http_engines = {"tessera_http": lambda name: query(TESSERA_Q[name]),
+                        "duckdb": engines["duckdb"], "polars": engines["polars"]}
+        for _ in range(20):
+            query("SELECT 1")
+        one = statistics.median(query("SELECT 1")[0] for _ in range(200))
+        print(f"\n## Queries through the broker over HTTP (one thread, {runs} alternating runs; SELECT 1 takes "
+              f"{one:.3f} ms, subtracted from Tessera's wall)")
+        print("| query | Tessera wall | Tessera − SELECT 1 | DuckDB | Polars | (Tessera − SELECT 1) / best peer | goal |")
+        print("|---|---|---|---|---|---|---|")
+        for name in TESSERA_Q:
+            times = {e: [] for e in http_engines}
+            for e, f in http_engines.items():
+                f(name)  # warm-up
+            for _ in range(runs):
+                for e, f in http_engines.items():
+                    times[e].append(f(name)[0])
+            med = {e: statistics.median(v) for e, v in times.items()}
+            net = max(med["tessera_http"] - one, 0.0)
+            best = min(med["duckdb"], med["polars"])
+            ratio = net / best
+            ok = "ok" if ratio <= GOALS[name] else "MISSED"
+            print(f"| {name} | {med['tessera_http']:.2f} | {net:.2f} | {med['duckdb']:.2f} | {med['polars']:.2f} "
+                  f"| {ratio:.3f}x | <= {GOALS[name]}x {ok} |", flush=True)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

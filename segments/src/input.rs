@@ -663,7 +663,11 @@ mod tests {
             InputFormat::from_path(Path::new("b.jsonl.zst")),
             Some(InputFormat::Json)
         );
-        assert_eq!(InputFormat::from_path(Path::new("b.orc")), None);
+        assert_eq!(
+            InputFormat::from_path(Path::new("b.orc")),
+            Some(InputFormat::Orc)
+        );
+        assert_eq!(InputFormat::from_path(Path::new("b.xlsx")), None);
         assert_eq!(InputFormat::from_path(Path::new("b.gz")), None);
         assert_eq!(InputFormat::from_path(Path::new("b")), None);
     }
