@@ -9,8 +9,10 @@
 use super::ControllerState;
 use super::catalog::encode;
 use super::responses::{Entries, ReloadJob, Status, json};
-use super::segments::{Scratch, find_segment, read_archive, scratch_dir, store_archive_if};
-use crate::http::body::{path_param, query_param};
+use super::segments::{
+    Scratch, addressed_tables, find_segment, read_archive, scratch_dir, store_archive_if,
+};
+use crate::http::body::path_param;
 use crate::http::routes::Routes;
 use crate::http::{ApiError, on_rayon};
 use crate::metadata::records::SegmentRecord;
@@ -40,14 +42,9 @@ pub fn routes(r: &mut Routes<'_, ControllerState>) {
 }
 
 async fn reload_table(req: Request<ControllerState>) -> tide::Result {
-    let name = path_param(&req, "table")?;
-    let t = table_name::type_param(query_param(&req, "type").as_deref())?;
     let c = req.state();
     let _guard = c.write_lock.lock().await;
-    let tables = c.existing_tables(&name, t)?;
-    if tables.is_empty() {
-        return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
-    }
+    let (name, tables) = addressed_tables(&req)?;
     let mut ops = Vec::new();
     let mut status = Entries::default();
     let mut jobs = Vec::new();

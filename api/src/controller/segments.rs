@@ -436,13 +436,8 @@ fn remove_archive(deep: &Path, file: &str) {
 }
 
 async fn list(req: Request<ControllerState>) -> tide::Result {
-    let name = path_param(&req, "table")?;
-    let t = table_name::type_param(query_param(&req, "type").as_deref())?;
+    let (_, tables) = addressed_tables(&req)?;
     let c = req.state();
-    let tables = c.existing_tables(&name, t)?;
-    if tables.is_empty() {
-        return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
-    }
     let mut out = Vec::new();
     for (ty, typed) in tables {
         let names: Vec<String> = c
@@ -456,13 +451,8 @@ async fn list(req: Request<ControllerState>) -> tide::Result {
 }
 
 async fn servers(req: Request<ControllerState>) -> tide::Result {
-    let name = path_param(&req, "table")?;
-    let t = table_name::type_param(query_param(&req, "type").as_deref())?;
+    let (_, tables) = addressed_tables(&req)?;
     let c = req.state();
-    let tables = c.existing_tables(&name, t)?;
-    if tables.is_empty() {
-        return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
-    }
     let mut out = Vec::new();
     for (_, typed) in tables {
         let mut map: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -479,6 +469,20 @@ async fn servers(req: Request<ControllerState>) -> tide::Result {
         });
     }
     json(&out)
+}
+
+/// The typed tables a segment request addresses (path `table`, query `type`); 404
+/// `Table '<name>' not found.` when none exist.
+pub fn addressed_tables(
+    req: &Request<ControllerState>,
+) -> Result<(String, Vec<(TableType, String)>), ApiError> {
+    let name = path_param(req, "table")?;
+    let t = table_name::type_param(query_param(req, "type").as_deref())?;
+    let tables = req.state().existing_tables(&name, t)?;
+    if tables.is_empty() {
+        return Err(ApiError::not_found(format!("Table '{name}' not found.")));
+    }
+    Ok((name, tables))
 }
 
 pub fn find_segment(c: &Controller, name: &str, segment: &str) -> Result<SegmentRecord, ApiError> {
@@ -523,14 +527,9 @@ async fn download(req: Request<ControllerState>) -> tide::Result {
 }
 
 async fn delete_all(req: Request<ControllerState>) -> tide::Result {
-    let name = path_param(&req, "table")?;
-    let t = table_name::type_param(query_param(&req, "type").as_deref())?;
     let c = req.state();
     let _guard = c.write_lock.lock().await;
-    let tables = c.existing_tables(&name, t)?;
-    if tables.is_empty() {
-        return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
-    }
+    let (_, tables) = addressed_tables(&req)?;
     let mut removed = Vec::new();
     for (_, typed) in &tables {
         removed.extend(

@@ -30,30 +30,9 @@ pub fn records(source: &InputSource) -> Result<Records, SegmentError> {
     let file = File::open(&path).map_err(|e| SegmentError::io(&path, e))?;
     let raw: Records = match source.format {
         InputFormat::Json => Box::new(json_lines(path.clone(), file)?),
-        InputFormat::Avro => {
-            let p = path.clone();
-            Box::new(
-                avro::records(&path, file)?
-                    .zip(1..)
-                    .map(move |(r, n)| r.map(|r| (n, r)).map_err(|e| row_error(&p, n, e))),
-            )
-        }
-        InputFormat::Parquet => {
-            let p = path.clone();
-            Box::new(
-                parquet::records(&path, file)?
-                    .zip(1..)
-                    .map(move |(r, n)| r.map(|r| (n, r)).map_err(|e| row_error(&p, n, e))),
-            )
-        }
-        InputFormat::Orc => {
-            let p = path.clone();
-            Box::new(
-                orc::records(&path, file)?
-                    .zip(1..)
-                    .map(move |(r, n)| r.map(|r| (n, r)).map_err(|e| row_error(&p, n, e))),
-            )
-        }
+        InputFormat::Avro => numbered(path.clone(), avro::records(&path, file)?),
+        InputFormat::Parquet => numbered(path.clone(), parquet::records(&path, file)?),
+        InputFormat::Orc => numbered(path.clone(), orc::records(&path, file)?),
         InputFormat::Csv => {
             return Err(SegmentError::InputFile {
                 file: path,
@@ -74,6 +53,18 @@ pub fn records(source: &InputSource) -> Result<Records, SegmentError> {
         };
         out
     })))
+}
+
+/// A typed file's records numbered from 1, each failure naming the file and the record.
+fn numbered(
+    path: PathBuf,
+    records: impl Iterator<Item = Result<Map<String, Json>, String>> + Send + 'static,
+) -> Records {
+    Box::new(
+        records
+            .zip(1..)
+            .map(move |(r, n)| r.map(|r| (n, r)).map_err(|e| row_error(&path, n, e))),
+    )
 }
 
 /// The objects of a JSON-lines file (blank lines skipped), decompressed if need be.
