@@ -115,32 +115,14 @@ pub fn read_orc<S: CellSink>(
                 if first == 0 {
                     sink.expect_rows(total);
                 }
-                let column = batch.column_by_name(&field.name);
-                for row in 0..batch.num_rows() {
-                    let doc = (first + row as u64) as DocId;
-                    let bad = |reason: String| SegmentError::InputRecord {
-                        file: path.to_path_buf(),
-                        row_group: 0,
-                        row: first + row as u64 + 1,
-                        column: field.name.clone(),
-                        reason,
-                    };
-                    let Some(column) = column.filter(|c| !c.is_null(row)) else {
-                        sink.null(doc)?;
-                        continue;
-                    };
-                    let outcome = match cell(column, row, field.data_type).map_err(&bad)? {
-                        Cell::Text([]) => sink.value(doc, &Value::String(String::new()))?,
-                        Cell::Text(t) => sink.text(doc, t)?,
-                        Cell::Value(Value::Array(items)) if items.is_empty() => {
-                            sink.null(doc)?;
-                            continue;
-                        }
-                        Cell::Value(v) => sink.value(doc, &v)?,
-                    };
-                    outcome.map_err(bad)?;
-                }
-                Ok(())
+                feed(
+                    path,
+                    field,
+                    batch.column_by_name(&field.name),
+                    first,
+                    batch.num_rows(),
+                    sink,
+                )
             })
             .collect();
         results.into_iter().collect::<Result<(), _>>()?;
@@ -149,6 +131,89 @@ pub fn read_orc<S: CellSink>(
     }
     progress(docs);
     Ok(docs as u32)
+}
+
+/// Feeds rows `0..rows` of one column of a batch (doc ids from `first`) to its sink: text and
+/// the common scalar types in one typed loop each, the rest cell by cell.
+fn feed<S: CellSink>(
+    path: &Path,
+    field: &crate::types::FieldSpec,
+    column: Option<&ArrayRef>,
+    first: u64,
+    rows: usize,
+    sink: &mut S,
+) -> Result<(), SegmentError> {
+    let bad = |row: usize, reason: String| SegmentError::InputRecord {
+        file: path.to_path_buf(),
+        row_group: 0,
+        row: first + row as u64 + 1,
+        column: field.name.clone(),
+        reason,
+    };
+    let doc = |row: usize| (first + row as u64) as DocId;
+    let Some(column) = column else {
+        for row in 0..rows {
+            sink.null(doc(row))?;
+        }
+        return Ok(());
+    };
+    // One loop per type: `$push` hands each non-null cell to the sink.
+    macro_rules! typed {
+        ($array:expr, |$a:ident, $row:ident| $push:expr) => {{
+            let $a = $array;
+            for $row in 0..rows {
+                if $a.is_null($row) {
+                    sink.null(doc($row))?;
+                } else {
+                    let outcome = $push;
+                    outcome.map_err(|e| bad($row, e))?;
+                }
+            }
+            return Ok(());
+        }};
+    }
+    match column.data_type() {
+        ArrowType::Utf8 => typed!(column.as_string::<i32>(), |a, row| match a.value(row) {
+            "" => sink.value(doc(row), &Value::String(String::new()))?,
+            t => sink.text(doc(row), t.as_bytes())?,
+        }),
+        ArrowType::Int32 => typed!(column.as_primitive::<Int32Type>(), |a, row| sink
+            .value(doc(row), &Value::Int(a.value(row)))?),
+        ArrowType::Int64 => typed!(column.as_primitive::<Int64Type>(), |a, row| sink
+            .value(doc(row), &Value::Long(a.value(row)))?),
+        ArrowType::Float64 => typed!(column.as_primitive::<Float64Type>(), |a, row| sink
+            .value(doc(row), &Value::Double(a.value(row)))?),
+        ArrowType::Float32 => typed!(column.as_primitive::<Float32Type>(), |a, row| sink
+            .value(doc(row), &Value::Float(a.value(row)))?),
+        // A date into a STRING column: its `yyyy-MM-dd` text, without allocating.
+        ArrowType::Date32 if matches!(field.data_type, DataType::String | DataType::Json) => {
+            typed!(column.as_primitive::<Date32Type>(), |a, row| {
+                let days = i64::from(a.value(row));
+                match civil_text(days) {
+                    Some(text) => sink.text(doc(row), &text)?,
+                    None => sink.value(doc(row), &date_value(days, field.data_type))?,
+                }
+            })
+        }
+        _ => {}
+    }
+    for row in 0..rows {
+        if column.is_null(row) {
+            sink.null(doc(row))?;
+            continue;
+        }
+        let outcome = match cell(column, row, field.data_type).map_err(|e| bad(row, e))? {
+            Cell::Text([]) => sink.value(doc(row), &Value::String(String::new()))?,
+            Cell::Text(t) => sink.text(doc(row), t)?,
+            Cell::Value(Value::Array(items)) if items.is_empty() => {
+                sink.null(doc(row))?;
+                continue;
+            }
+            Cell::Value(v) => sink.value(doc(row), &v)?,
+        };
+        outcome.map_err(|e| bad(row, e))?;
+    }
+    Ok(())
 }
 
 /// One decoded value: text to parse as the column's type, or a typed value.
