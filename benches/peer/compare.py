@@ -167,8 +167,6 @@ def over_http(tessera, seg_root, runs, env, engines):
     try:
         ctl = http.client.HTTPConnection("127.0.0.1", ports[0], timeout=600)
         broker = http.client.HTTPConnection("127.0.0.1", ports[1], timeout=600)
-        broker.connect()
-        broker.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         def call(conn, method, path, body=None, ctype="application/json"):
             conn.request(method, path, body=body, headers={"Content-Type": ctype})
@@ -186,6 +184,8 @@ def over_http(tessera, seg_root, runs, env, engines):
             if time.time() > deadline:
                 sys.exit("tessera did not start")
             time.sleep(0.2)
+        broker.connect()
+        broker.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         for path, f in [("/schemas", "lineitem_schema.json"), ("/tables", "lineitem_offline_table_config.json")]:
             with open(os.path.join(HERE, f), "rb") as fh:
                 s, b = call(ctl, "POST", path, fh.read())
