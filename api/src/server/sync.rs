@@ -128,30 +128,31 @@ async fn download(server: &ServerState, a: &AssignedSegment) -> Result<(), Strin
             .map_err(|e| e.to_string()),
     }
     .map_err(|e| format!("download failed: {e}"))?;
-    // The archive must be the one the metadata names (not one refreshed or rewritten since).
-    let crc = crc32fast::hash(&bytes);
-    if crc != a.crc {
-        return Err(format!(
-            "the archive's CRC {crc} is not the segment's {} (changed since it was pushed?)",
-            a.crc
-        ));
-    }
     let s = server.clone();
     let a = a.clone();
     on_rayon(move || {
-        s.hosted.install(
-            &a.table_name_with_type,
-            &a.segment_name,
-            &bytes,
-            super::hosting::SegmentCopy {
-                crc: a.crc,
-                reload_version: a.reload_version,
-                incarnation: a.incarnation,
-            },
-        )
+        // The archive must be the one the metadata names (not one refreshed or rewritten since).
+        let crc = crc32fast::hash(&bytes);
+        if crc != a.crc {
+            return Err(format!(
+                "the archive's CRC {crc} is not the segment's {} (changed since it was pushed?)",
+                a.crc
+            ));
+        }
+        s.hosted
+            .install(
+                &a.table_name_with_type,
+                &a.segment_name,
+                &bytes,
+                super::hosting::SegmentCopy {
+                    crc: a.crc,
+                    reload_version: a.reload_version,
+                    incarnation: a.incarnation,
+                },
+            )
+            .map_err(|e| e.to_string())
     })
     .await?
-    .map_err(|e| e.to_string())
 }
 
 /// A server of this process as a listener of the controller's changes: it applies its
