@@ -476,11 +476,20 @@ async fn servers(req: Request<ControllerState>) -> tide::Result {
 pub fn addressed_tables(
     req: &Request<ControllerState>,
 ) -> Result<(String, Vec<(TableType, String)>), ApiError> {
+    addressed_tables_or(req, |name| format!("Table '{name}' not found."))
+}
+
+/// [`addressed_tables`] with the 404 message `missing(name)` (the endpoints' texts differ, as
+/// Pinot's do).
+pub fn addressed_tables_or(
+    req: &Request<ControllerState>,
+    missing: impl Fn(&str) -> String,
+) -> Result<(String, Vec<(TableType, String)>), ApiError> {
     let name = path_param(req, "table")?;
     let t = table_name::type_param(query_param(req, "type").as_deref())?;
     let tables = req.state().existing_tables(&name, t)?;
     if tables.is_empty() {
-        return Err(ApiError::not_found(format!("Table '{name}' not found.")));
+        return Err(ApiError::not_found(missing(&name)));
     }
     Ok((name, tables))
 }

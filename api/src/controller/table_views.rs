@@ -11,7 +11,7 @@ use super::responses::{
 };
 use super::{Controller, ControllerState};
 use crate::http::ApiError;
-use crate::http::body::{path_param, query_param};
+use crate::http::body::query_param;
 use crate::http::routes::Routes;
 use crate::metadata::table_name::{self, TableType};
 use tide::Request;
@@ -40,13 +40,7 @@ pub fn routes(r: &mut Routes<'_, ControllerState>) {
 fn addressed(
     req: &Request<ControllerState>,
 ) -> Result<(String, Vec<(TableType, String)>), ApiError> {
-    let name = path_param(req, "table")?;
-    let t = table_name::type_param(query_param(req, "type").as_deref())?;
-    let tables = req.state().existing_tables(&name, t)?;
-    if tables.is_empty() {
-        return Err(ApiError::not_found(format!("Table {name} not found")));
-    }
-    Ok((name, tables))
+    super::segments::addressed_tables_or(req, |name| format!("Table {name} not found"))
 }
 
 /// Segment → server → state of one typed table.
