@@ -73,7 +73,7 @@ impl ComplexTypes {
     /// The records `row` becomes (one, or one per unnested element).
     pub fn transform(&self, mut row: Record) -> Result<Vec<Record>, String> {
         let columns: Vec<String> = row.keys().cloned().collect();
-        self.flatten_record(&mut row, columns);
+        self.flatten(&mut row, columns, None);
         let mut rows = vec![row];
         for field in &self.fields_to_unnest {
             rows = rows
@@ -101,45 +101,13 @@ impl ComplexTypes {
         }
     }
 
-    /// Flattens the maps among `columns` of a top-level record into `column.key` fields.
-    fn flatten_record(&self, record: &mut Record, columns: Vec<String>) {
-        for column in columns {
-            match record.get_mut(&column) {
-                Some(Json::Object(map)) => {
-                    let map = map.clone();
-                    let mut nested = Vec::new();
-                    for (k, v) in map {
-                        let name = self.join(&column, &k);
-                        if is_complex(&v) {
-                            nested.push(name.clone());
-                        }
-                        record.insert(name, v);
-                    }
-                    self.flatten_record(record, nested);
-                }
-                Some(Json::Array(items)) => {
-                    if self.fields_to_unnest.contains(&column) {
-                        for item in items.iter_mut() {
-                            if let Json::Object(m) = item {
-                                let keys = m.keys().cloned().collect();
-                                self.flatten_element(&column, m, keys);
-                            }
-                        }
-                    } else if self.to_json(items) {
-                        let text = Json::Array(std::mem::take(items)).to_string();
-                        record.insert(column, Json::String(text));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Flattens the maps among `fields` of an element of the unnested array at `path` (names
-    /// relative to the element; the unnest adds `path`).
-    fn flatten_element(&self, path: &str, map: &mut Record, fields: Vec<String>) {
+    /// Flattens the maps among `fields` of `map` into `field.key` fields. `map` is a top-level
+    /// record (`path` `None`) or an element of the unnested array at `path` (names relative to
+    /// the element; the unnest adds `path`); either way an array is unnested, or turned into
+    /// JSON text, by its full path.
+    fn flatten(&self, map: &mut Record, fields: Vec<String>, path: Option<&str>) {
         for field in fields {
-            let full = self.join(path, &field);
+            let full = path.map_or_else(|| field.clone(), |p| self.join(p, &field));
             match map.get_mut(&field) {
                 Some(Json::Object(inner)) => {
                     let inner = inner.clone();
@@ -151,14 +119,14 @@ impl ComplexTypes {
                         }
                         map.insert(name, v);
                     }
-                    self.flatten_element(path, map, nested);
+                    self.flatten(map, nested, path);
                 }
                 Some(Json::Array(items)) => {
                     if self.fields_to_unnest.contains(&full) {
                         for item in items.iter_mut() {
                             if let Json::Object(m) = item {
                                 let keys = m.keys().cloned().collect();
-                                self.flatten_element(&full, m, keys);
+                                self.flatten(m, keys, Some(&full));
                             }
                         }
                     } else if self.to_json(items) {
