@@ -326,6 +326,13 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
                 opts.relocation_interval,
                 stop.clone(),
             )));
+        cluster
+            .loops
+            .push(async_std::task::spawn(controller::realtime::realtime_loop(
+                c.clone(),
+                controller::realtime::VALIDATION_INTERVAL,
+                stop.clone(),
+            )));
         let app = protect(controller::app(c), &opts.auth, Role::Controller);
         cluster.http_tasks.push(serve(app, listener));
         cluster.store = Some(store);

@@ -23,4 +23,5 @@ pub mod logging;
 pub mod metadata;
 pub mod quickstart;
 pub mod server;
+pub mod stream;
 pub mod transport;

@@ -5,11 +5,14 @@
 //! * [`archive`] — a segment directory as a tar.gz: packing, unpacking, validating.
 //! * [`location`] — a file named by URI (local or `http://`), read with a bound.
 //! * [`loggers`] — `/loggers` on every role, other instances' logs on the controller.
+//! * [`transform`] — `transformConfigs` applied with the query engine, for file and stream
+//!   ingestion.
 
 pub mod archive;
 pub mod clock;
 pub mod location;
 pub mod loggers;
+pub mod transform;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -11,12 +11,12 @@
 //! controller's machine, or `http://…`.
 //!
 //! `ingestionConfig.transformConfigs` are applied with the query engine's functions
-//! ([`super::transform`]).
+//! ([`crate::common::transform`]).
 
 use super::ControllerState;
 use super::responses::{Status, json};
 use super::segments::{Scratch, scratch_dir, single_part, store_archive, upload_table};
-use super::transform;
+use crate::common::transform;
 use crate::common::archive;
 use crate::common::clock::now_ms;
 use crate::common::location::Location;

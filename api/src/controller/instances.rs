@@ -4,6 +4,7 @@
 //! for brokers.
 
 use super::catalog::encode;
+use std::collections::BTreeMap;
 use super::placement::fill_under_replicated;
 use super::responses::{InstanceList, InstanceView, Status, json};
 use super::table_config::broker_tag;
@@ -13,7 +14,7 @@ use crate::common::clock::now_ms;
 use crate::http::ApiError;
 use crate::http::body::{parse_json, path_param, query_param, read_text};
 use crate::http::routes::Routes;
-use crate::metadata::records::{
+use crate::metadata::records::{ConsumingAssignment, 
     AssignedSegment, InstanceRecord, InstanceType, LoadedSegments, RoutingTable, instance_id,
 };
 use crate::metadata::table_name::{self, TableType};
@@ -119,20 +120,46 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
     json(&InstanceView::new(record, c.is_online(&id)))
 }
 
-/// The segments assigned to server `id`.
+/// The segments assigned to server `id` (a consuming one with where to consume from, and
+/// whether its table is paused).
 pub fn assignment_of(c: &Controller, id: &str) -> Result<Vec<AssignedSegment>, ApiError> {
-    Ok(c.all_segments()?
-        .into_iter()
-        .filter(|s| s.servers.iter().any(|x| x == id))
-        .map(|s| AssignedSegment {
+    let mut paused: BTreeMap<String, bool> = BTreeMap::new();
+    let mut out = Vec::new();
+    for s in c.all_segments()? {
+        if !s.servers.iter().any(|x| x == id) {
+            continue;
+        }
+        let consuming = match s.stream.as_ref().filter(|_| s.is_consuming()) {
+            Some(r) => {
+                let table = s.table_name_with_type.clone();
+                let paused = match paused.get(&table) {
+                    Some(p) => *p,
+                    None => {
+                        let p = super::realtime::is_paused(c, &table)?;
+                        paused.insert(table, p);
+                        p
+                    }
+                };
+                Some(ConsumingAssignment {
+                    partition: r.partition,
+                    start_offset: r.start_offset,
+                    creation_time_ms: r.creation_time_ms,
+                    paused,
+                })
+            }
+            None => None,
+        };
+        out.push(AssignedSegment {
             table_name_with_type: s.table_name_with_type,
             segment_name: s.segment_name,
             crc: s.crc,
             reload_version: s.reload_version,
             incarnation: s.incarnation,
             download_uri: s.download_uri,
-        })
-        .collect())
+            consuming,
+        });
+    }
+    Ok(out)
 }
 
 async fn post_heartbeat(mut req: Request<ControllerState>) -> tide::Result {

@@ -6,7 +6,10 @@ use super::instances::{heartbeat, register, routing_for_broker};
 use super::segments::{find_segment, read_archive};
 use super::tables::catalog_entries;
 use crate::metadata::records::{AssignedSegment, LoadedSegments, RoutingTable};
-use crate::transport::{BoxFuture, ControllerClient, Registration, RoutingError, TransportError};
+use crate::transport::{
+    BoxFuture, CommitOutcome, ControllerClient, RealtimeSetup, Registration, RoutingError,
+    SegmentCommit, TransportError,
+};
 use planner::plan::TableInfo;
 use segments::types::Schema;
 
@@ -65,5 +68,25 @@ impl ControllerClient for Controller {
             let record = find_segment(self, typed, segment)?;
             Ok(read_archive(self, &record).await?)
         })
+    }
+
+    fn commit_segment<'a>(
+        &'a self,
+        commit: &'a SegmentCommit,
+        archive: Vec<u8>,
+    ) -> BoxFuture<'a, Result<CommitOutcome, TransportError>> {
+        Box::pin(async move {
+            let outcome = super::realtime::commit(self, commit, archive).await;
+            // No request middleware here: publish the change as an HTTP commit would.
+            super::changes::publish(self).await;
+            Ok(outcome?)
+        })
+    }
+
+    fn realtime_setup<'a>(
+        &'a self,
+        typed: &'a str,
+    ) -> BoxFuture<'a, Result<Option<RealtimeSetup>, TransportError>> {
+        Box::pin(async move { Ok(super::realtime::setup(self, typed)?) })
     }
 }

@@ -23,6 +23,7 @@ pub mod instances;
 pub mod local_client;
 pub mod placement;
 pub mod query;
+pub mod realtime;
 pub mod rebuild;
 pub mod recovery;
 pub mod reload;
@@ -36,7 +37,6 @@ pub mod table_views;
 pub mod tables;
 pub mod tenants;
 pub mod tiers;
-pub mod transform;
 
 use crate::common::loggers::{self, InstanceEndpoint, LoggerState, RemoteLoggerState};
 use crate::http::metrics::{self, Metrics};
@@ -207,6 +207,7 @@ pub fn app(state: ControllerState) -> tide::Server<ControllerState> {
     reload::routes(&mut r);
     segment_metadata::routes(&mut r);
     segments::routes(&mut r);
+    realtime::routes(&mut r);
     instances::routes(&mut r);
     tenants::routes(&mut r);
     query::routes(&mut r);

@@ -2,13 +2,13 @@
 //! from its own rows with the table's *current* config and schema (new or dropped indexes, new
 //! columns filled with their default null values, dropped columns removed), then stores it
 //! like a refresh, so every replica swaps in the same rebuilt copy. Rows are read back through
-//! the query engine ([`super::transform::select_rows`]). Only the schema's columns are read
+//! the query engine ([`crate::common::transform::select_rows`]). Only the schema's columns are read
 //! back: the timestamp index's derived `$ts$DAY` … columns are recomputed by the build from the
 //! current `fieldConfigList` (added, changed or dropped with it). Star-trees follow the current
 //! `starTreeIndexConfigs` / `enableDefaultStarTree` only with `enableDynamicStarTreeCreation`;
 //! otherwise the segment keeps the trees it was built with.
 
-use super::transform::{quote_column, select_rows};
+use crate::common::transform::{quote_column, select_rows};
 use crate::common::archive;
 use segments::types::{FieldSpec, Schema};
 use segments::{BuildConfig, ImmutableSegment, build_segment_from_rows};

@@ -22,7 +22,7 @@ use crate::common::location::Location;
 use crate::http::body::{path_param, query_param, read_bounded};
 use crate::http::routes::Routes;
 use crate::http::{ApiError, multipart, on_rayon};
-use crate::metadata::records::SegmentRecord;
+use crate::metadata::records::{SegmentRecord, StreamStatus};
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
 use std::collections::BTreeMap;
@@ -50,6 +50,11 @@ pub fn routes(r: &mut Routes<'_, ControllerState>) {
             "Server → segments of a table",
             servers,
         )
+        .get(
+            "/segments/:table/zkmetadata",
+            "Each segment's metadata record (Pinot's SegmentZKMetadata fields, real-time offsets included)",
+            zk_metadata,
+        )
         .post(
             "/segments/:table/relocate",
             "Moves segments that aged into a tier to the tier's servers",
@@ -68,6 +73,57 @@ pub fn routes(r: &mut Routes<'_, ControllerState>) {
 }
 
 static SCRATCH: AtomicU64 = AtomicU64::new(0);
+
+/// Pinot's `SegmentZKMetadata.toMap()` of a record: flat string fields.
+pub fn zk_fields(r: &SegmentRecord) -> BTreeMap<&'static str, String> {
+    let mut m = BTreeMap::new();
+    m.insert("segment.crc", r.crc.to_string());
+    m.insert("segment.total.docs", r.total_docs.to_string());
+    m.insert("segment.size.in.bytes", r.size_bytes.to_string());
+    m.insert("segment.push.time", r.push_time_ms.to_string());
+    m.insert("segment.creation.time", r.push_time_ms.to_string());
+    if let Some(t) = r.refresh_time_ms {
+        m.insert("segment.refresh.time", t.to_string());
+    }
+    if let Some(t) = r.end_time_ms {
+        m.insert("segment.end.time", t.to_string());
+        m.insert("segment.time.unit", "MILLISECONDS".into());
+    }
+    if let Some(u) = &r.download_uri {
+        m.insert("segment.download.url", u.clone());
+    }
+    if let Some(tier) = &r.tier_tag {
+        m.insert("segment.tier", tier.clone());
+    }
+    if let Some(s) = &r.stream {
+        let status = match s.status {
+            StreamStatus::InProgress => "IN_PROGRESS",
+            StreamStatus::Done => "DONE",
+        };
+        m.insert("segment.realtime.status", status.into());
+        m.insert("segment.realtime.startOffset", s.start_offset.to_string());
+        if let Some(e) = s.end_offset {
+            m.insert("segment.realtime.endOffset", e.to_string());
+        }
+        m.insert("segment.realtime.numReplicas", r.servers.len().to_string());
+        m.insert("segment.creation.time", s.creation_time_ms.to_string());
+    }
+    m
+}
+
+/// `GET /segments/{table}/zkmetadata`: segment name → its metadata fields.
+async fn zk_metadata(req: Request<ControllerState>) -> tide::Result {
+    let (_, tables) = addressed_tables(&req)?;
+    let c = req.state();
+    let mut out = BTreeMap::new();
+    for (_, typed) in tables {
+        for r in c.segments(&typed)? {
+            let fields = zk_fields(&r);
+            out.insert(r.segment_name, fields);
+        }
+    }
+    json(&out)
+}
 
 /// A fresh scratch directory under the controller's temp dir.
 pub fn scratch_dir(c: &Controller) -> Result<std::path::PathBuf, ApiError> {
@@ -385,6 +441,7 @@ async fn commit_arrival(
                 end_time_ms,
                 tier_tag: None,
                 incarnation: crate::metadata::records::new_incarnation(),
+                stream: None,
             }
         }
     };
@@ -424,7 +481,7 @@ pub async fn read_archive(c: &Controller, record: &SegmentRecord) -> Result<Vec<
     })
 }
 
-fn remove_archive(deep: &Path, file: &str) {
+pub fn remove_archive(deep: &Path, file: &str) {
     if file.is_empty() {
         // A metadata-pushed segment: its archive is the pusher's, in its deep store.
         return;

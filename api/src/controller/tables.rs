@@ -9,6 +9,7 @@ use super::responses::{
 };
 use super::schemas::config_text;
 use super::table_config::{self, Checked};
+use super::realtime::{self, pause_key};
 use super::tenants::validate_tenants;
 use super::{Controller, ControllerState};
 use crate::http::ApiError;
@@ -16,6 +17,7 @@ use crate::http::body::{path_param, query_param};
 use crate::http::routes::Routes;
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
+use crate::stream::StartFrom;
 use serde_json::{Map, Value as Json};
 use tide::Request;
 
@@ -129,6 +131,17 @@ async fn create(mut req: Request<ControllerState>) -> tide::Result {
     validate_with_schema(c, &checked)?;
     validate_tenants(c, &checked.config)?;
     c.commit(vec![Op::Put(keys::table(&typed), encode(&checked.json()))])?;
+    if table_name::split(&typed).1 == Some(TableType::Realtime) {
+        // Consuming segments as soon as the stream answers, without holding up the answer
+        // (the periodic validation retries a stream that cannot be reached yet).
+        let (c, typed) = (c.clone(), typed.clone());
+        async_std::task::spawn(async move {
+            if let Err(e) = realtime::ensure_consuming(&c, &typed, None).await {
+                log::warn!("cannot start consuming {typed} yet: {}", e.message);
+            }
+            super::changes::publish(&c).await;
+        });
+    }
     config_response(
         &checked.unrecognized,
         format!("Table {typed} successfully added"),
@@ -242,10 +255,6 @@ async fn schema(req: Request<ControllerState>) -> tide::Result {
     }
 }
 
-fn pause_key(typed: &str) -> String {
-    format!("paused/{typed}")
-}
-
 fn realtime_table(c: &ControllerState, name: &str) -> Result<String, ApiError> {
     let typed = table_name::with_type(table_name::split(name).0, TableType::Realtime);
     if c.table_config(&typed)?.is_none() {
@@ -282,13 +291,30 @@ async fn pause_or_resume(req: Request<ControllerState>, pause: bool) -> tide::Re
         ))
         .into());
     }
-    let _guard = c.write_lock.lock().await;
-    c.commit(vec![if pause {
-        Op::Put(pause_key(&typed), b"true".to_vec())
+    {
+        let _guard = c.write_lock.lock().await;
+        c.commit(vec![if pause {
+            Op::Put(pause_key(&typed), b"true".to_vec())
+        } else {
+            Op::Delete(pause_key(&typed))
+        }])?;
+    }
+    // Paused: the servers commit what they consumed (the published change tells them) and no
+    // new consuming segment starts. Resumed: each partition goes on from its last committed
+    // offset, or from where `consumeFrom` says.
+    let consuming = if pause {
+        consuming_segments(c, &typed)?
     } else {
-        Op::Delete(pause_key(&typed))
-    }])?;
-    json(&pause_details(pause, query_param(&req, "comment")))
+        let from = query_param(&req, "consumeFrom").and_then(|f| StartFrom::parse(&f));
+        if let Err(e) = realtime::ensure_consuming(c, &typed, from).await {
+            log::warn!("cannot resume consuming {typed} yet: {}", e.message);
+        }
+        Vec::new()
+    };
+    json(&PauseStatus {
+        consuming_segments: consuming,
+        ..pause_details(pause, query_param(&req, "comment"))
+    })
 }
 
 async fn pause_status(req: Request<ControllerState>) -> tide::Result {
@@ -302,8 +328,18 @@ async fn pause_status(req: Request<ControllerState>) -> tide::Result {
         .is_some();
     json(&PauseStatus {
         comment: None,
+        consuming_segments: consuming_segments(c, &typed)?,
         ..pause_details(paused, None)
     })
+}
+
+/// The table's segments still consuming.
+fn consuming_segments(c: &Controller, typed: &str) -> Result<Vec<String>, ApiError> {
+    Ok(c.segments(typed)?
+        .into_iter()
+        .filter(|s| s.is_consuming())
+        .map(|s| s.segment_name)
+        .collect())
 }
 
 /// `GET /tessera/catalog`: every table's raw name with its schema (what brokers plan with).

@@ -41,6 +41,44 @@ pub struct SegmentRecord {
     /// (records from before it existed; the CRC decides).
     #[serde(default)]
     pub incarnation: u64,
+    /// For a real-time table's segment: the stream range it covers and whether it is still
+    /// consuming (Pinot's `segment.realtime.*` metadata).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamRange>,
+}
+
+impl SegmentRecord {
+    /// Whether this is a real-time segment still being consumed (no archive yet).
+    pub fn is_consuming(&self) -> bool {
+        self.stream
+            .as_ref()
+            .is_some_and(|s| s.status == StreamStatus::InProgress)
+    }
+}
+
+/// Whether a real-time segment is still consuming (`IN_PROGRESS`) or committed (`DONE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum StreamStatus {
+    InProgress,
+    Done,
+}
+
+/// The part of a stream partition a real-time segment holds: messages from `start_offset` up
+/// to (not including) `end_offset`, which is known once the segment is committed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StreamRange {
+    pub status: StreamStatus,
+    pub topic: String,
+    pub partition: i32,
+    /// The segment's sequence number within its partition (Pinot's LLC name's third part).
+    pub sequence: u32,
+    pub start_offset: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_offset: Option<i64>,
+    /// When consumption of this segment began (epoch millis).
+    pub creation_time_ms: i64,
 }
 
 /// A fresh, non-zero incarnation.
@@ -121,6 +159,22 @@ pub struct AssignedSegment {
     /// The record's `download_uri`: fetch the archive from there (and check its CRC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub download_uri: Option<String>,
+    /// Set while the segment is consuming: the server consumes it from the stream instead of
+    /// downloading it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consuming: Option<ConsumingAssignment>,
+}
+
+/// What a server needs to consume a segment: where it starts, and whether its table is paused
+/// (then it commits what it has and stops).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsumingAssignment {
+    pub partition: i32,
+    pub start_offset: i64,
+    pub creation_time_ms: i64,
+    #[serde(default)]
+    pub paused: bool,
 }
 
 /// The routing table a broker asks for: which online servers have each segment loaded.

@@ -116,14 +116,22 @@ pub struct Hosted {
 
 static SCRATCH: AtomicU64 = AtomicU64::new(0);
 
+/// The directory under the segment dir where consuming segments keep their chunks (never
+/// reopened: a restart consumes them again from their start offsets).
+pub const CONSUMING_DIR: &str = ".consuming";
+
 impl Hosted {
     /// Opens the segment dir (creating it) and reloads every segment with a state file.
     pub fn open(root: &Path) -> Result<Hosted, HostingError> {
         std::fs::create_dir_all(root).map_err(io(root))?;
+        let _ = std::fs::remove_dir_all(root.join(CONSUMING_DIR));
         let mut all: BTreeMap<String, BTreeMap<String, HostedSegment>> = BTreeMap::new();
         for table in std::fs::read_dir(root).map_err(io(root))? {
             let table = table.map_err(io(root))?.path();
-            if !table.is_dir() {
+            let hidden = table
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            if !table.is_dir() || hidden {
                 continue;
             }
             let table_name = table

@@ -4,13 +4,20 @@
 //!
 //! * [`hosting`] — the local segment directory and the set of loaded segments.
 //! * [`sync`] — registration, heartbeats and applying the assignment.
+//! * [`consuming`] — real-time segments being consumed: [`consumer`] reads the stream into a
+//!   [`row_buffer`] (rows decoded by [`stream_rows`]) that queries read as a snapshot of
+//!   immutable chunks, then builds and commits the segment.
 //! * [`stages`] — the workers of multi-stage queries assigned to this server.
 //!
 //! [`LocalServer`] is the server as a [`ServerClient`]: a broker in the same process calls it
 //! directly.
 
+pub mod consumer;
+pub mod consuming;
 pub mod hosting;
+pub mod row_buffer;
 pub mod stages;
+pub mod stream_rows;
 pub mod sync;
 pub mod worker_pool;
 
@@ -57,6 +64,8 @@ pub struct ServerConfig {
 pub struct Server {
     pub config: ServerConfig,
     pub hosted: Hosted,
+    /// Real-time segments being consumed here.
+    pub consuming: consuming::ConsumingSegments,
     /// The controller: registration, heartbeats, segment downloads.
     pub controller: Arc<dyn ControllerClient>,
     /// Held while a heartbeat's assignment is applied, so a pushed change and the heartbeat
@@ -87,6 +96,7 @@ impl Server {
         Ok(Server {
             config,
             hosted,
+            consuming: consuming::ConsumingSegments::default(),
             controller,
             sync_lock: async_std::sync::Mutex::new(()),
             mailboxes,
@@ -95,6 +105,43 @@ impl Server {
             logging,
             metrics: Arc::new(Metrics::new("server")),
         })
+    }
+}
+
+impl Server {
+    /// Table → segments this server answers for: hosted ones and consuming ones.
+    pub fn loaded(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+        let mut all = self.hosted.loaded();
+        for (table, segs) in self.consuming.loaded() {
+            let names = all.entry(table).or_default();
+            for s in segs {
+                if !names.contains(&s) {
+                    names.push(s);
+                }
+            }
+        }
+        all
+    }
+
+    /// The segments a query reads for one routed segment: its hosted copy, or a consuming
+    /// segment's snapshot (several chunks, or none yet). `Err` says why not, with the CRC of
+    /// another hosted copy if that is the reason.
+    pub fn resolve(
+        &self,
+        table: &str,
+        segment: &str,
+        crc: Option<u32>,
+        incarnation: Option<u64>,
+    ) -> Result<Vec<Arc<segments::ImmutableSegment>>, Option<u32>> {
+        let hosted = self.hosted.get(table, segment);
+        match &hosted {
+            Some(h) if h.answers_for(crc, incarnation) => return Ok(vec![h.segment.clone()]),
+            _ => {}
+        }
+        match self.consuming.get(table, segment) {
+            Some(c) if c.answers_for(incarnation) => Ok(c.snapshot()),
+            _ => Err(hosted.map(|h| h.crc)),
+        }
     }
 }
 
@@ -144,7 +191,7 @@ pub fn app(state: ServerState) -> tide::Server<ServerState> {
     mailbox_routes(&mut r);
     loggers::routes(&mut r);
     metrics::mount(&mut r, m, |s: &ServerState| {
-        let loaded: usize = s.hosted.loaded().values().map(Vec::len).sum();
+        let loaded: usize = s.loaded().values().map(Vec::len).sum();
         let received = s
             .stages
             .rows_received
@@ -254,7 +301,6 @@ pub async fn run_query(
     server: &Server,
     q: ServerQuery,
 ) -> Result<ServerResult, crate::http::ApiError> {
-    let hosted = server.hosted.segments_of(&q.table_name_with_type);
     let mut segments = Vec::with_capacity(q.segments.len());
     let mut missing = Vec::new();
     let checked = q.segment_crcs.len() == q.segments.len();
@@ -262,13 +308,13 @@ pub async fn run_query(
     for (i, s) in q.segments.iter().enumerate() {
         let expected = checked.then(|| q.segment_crcs[i]);
         let incarnation = incarnations.then(|| q.segment_incarnations[i]);
-        match hosted.get(s) {
-            Some(h) if h.answers_for(expected, incarnation) => segments.push(h.segment.clone()),
-            other => {
+        match server.resolve(&q.table_name_with_type, s, expected, incarnation) {
+            Ok(found) => segments.extend(found),
+            Err(other) => {
                 let why = match (other, expected) {
-                    (Some(h), Some(crc)) => format!(
-                        "segment '{s}' of table '{}' on {} is another copy (crc {}, expected {crc})",
-                        q.table_name_with_type, server.config.instance_id, h.crc
+                    (Some(other), Some(crc)) => format!(
+                        "segment '{s}' of table '{}' on {} is another copy (crc {other}, expected {crc})",
+                        q.table_name_with_type, server.config.instance_id
                     ),
                     _ => format!(
                         "segment '{s}' of table '{}' is not hosted on {}",

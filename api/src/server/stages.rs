@@ -62,9 +62,8 @@ pub fn submit(server: &Arc<Server>, r: StageRequest) -> Result<(), ApiError> {
     for (worker, names) in &r.assigned {
         let mut segments = Vec::with_capacity(names.len());
         if let Some(table) = &r.table_name_with_type {
-            let hosted = server.hosted.segments_of(table);
             for name in names {
-                let h = hosted.get(name).ok_or_else(|| {
+                let found = server.resolve(table, name, None, None).map_err(|_| {
                     ApiError::new(
                         404,
                         ErrorCode::ServerSegmentMissing.message(&format!(
@@ -73,7 +72,7 @@ pub fn submit(server: &Arc<Server>, r: StageRequest) -> Result<(), ApiError> {
                         )),
                     )
                 })?;
-                segments.push(h.segment.clone());
+                segments.extend(found);
             }
         }
         work.push((*worker, segments));

@@ -9,7 +9,9 @@ use crate::common::clock::sleep_unless_stopped;
 use crate::common::location::Location;
 use crate::http::on_rayon;
 use crate::metadata::changes::{Change, ChangeListener};
-use crate::metadata::records::{AssignedSegment, InstanceType};
+use super::consumer;
+use super::consuming::{Consuming, Phase};
+use crate::metadata::records::{AssignedSegment, ConsumingAssignment, InstanceType};
 use crate::transport::Registration;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -45,6 +47,7 @@ pub async fn server_loop(server: ServerState, stop: Arc<AtomicBool>) {
         }
         sleep_unless_stopped(&stop, c.heartbeat_interval).await;
     }
+    server.consuming.stop_all();
 }
 
 /// What one heartbeat did.
@@ -62,7 +65,7 @@ pub enum Synced {
 pub async fn sync_once(server: &ServerState) -> Synced {
     let _applying = server.sync_lock.lock().await;
     let id = &server.config.instance_id;
-    let loaded = server.hosted.loaded();
+    let loaded = server.loaded();
     match server.controller.heartbeat(id, Some(loaded)).await {
         Ok(None) => Synced::Unknown,
         Ok(Some(assigned)) => Synced::Applied {
@@ -92,8 +95,32 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
             }
         }
     }
+    for (table, segs) in server.consuming.loaded() {
+        for seg in segs {
+            if !wanted.contains(&(table.clone(), seg.clone())) {
+                server.consuming.remove(&table, &seg, None);
+                changed = true;
+            }
+        }
+    }
     for a in assigned {
         let (table, seg) = (a.table_name_with_type.clone(), a.segment_name.clone());
+        if let Some(consuming) = &a.consuming {
+            changed |= consume(server, a, consuming).await;
+            continue;
+        }
+        // A committed segment still consuming here: its consumer installs the copy it built
+        // (while committing), or the stored copy replaces its snapshot once downloaded.
+        let consumer = server.consuming.get(&table, &seg);
+        if consumer
+            .as_ref()
+            .is_some_and(|c| c.progress().phase == Phase::Committing)
+        {
+            continue;
+        }
+        if let Some(c) = consumer {
+            c.stop();
+        }
         match server.hosted.get(&table, &seg) {
             Some(h) if h.crc == a.crc && h.incarnation == a.incarnation => {
                 if h.reload_version != a.reload_version {
@@ -112,8 +139,60 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
                 Err(e) => log::warn!("cannot load {table}/{seg}: {e}"),
             },
         }
+        if server.hosted.get(&table, &seg).is_some() {
+            server.consuming.remove(&table, &seg, None);
+        }
     }
     changed
+}
+
+/// Starts consuming an assigned consuming segment (unless it already is), or asks its consumer
+/// to commit when the table is paused. Returns whether a consumer started.
+async fn consume(server: &ServerState, a: &AssignedSegment, assigned: &ConsumingAssignment) -> bool {
+    let (table, seg) = (&a.table_name_with_type, &a.segment_name);
+    if let Some(c) = server.consuming.get(table, seg)
+        && c.incarnation == a.incarnation
+    {
+        if assigned.paused {
+            c.request_commit();
+        }
+        return false;
+    }
+    let setup = match server.controller.realtime_setup(table).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return false,
+        Err(e) => {
+            log::warn!("cannot consume {table}/{seg}: {e}");
+            return false;
+        }
+    };
+    let c = Arc::new(Consuming::new(
+        table,
+        seg,
+        a.incarnation,
+        assigned.partition,
+        assigned.start_offset,
+    ));
+    if assigned.paused {
+        c.request_commit();
+    }
+    // Registered first: a consumer that commits at once removes itself from the registry.
+    server.consuming.insert(c.clone());
+    match consumer::start(server.clone(), c.clone(), &setup, assigned.creation_time_ms) {
+        Ok(()) => {
+            log::info!(
+                "consuming {table}/{seg}: partition {} from offset {}",
+                assigned.partition,
+                assigned.start_offset
+            );
+            true
+        }
+        Err(e) => {
+            server.consuming.remove(table, seg, Some(&c));
+            log::warn!("cannot consume {table}/{seg}: {e}");
+            false
+        }
+    }
 }
 
 async fn download(server: &ServerState, a: &AssignedSegment) -> Result<(), String> {

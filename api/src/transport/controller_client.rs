@@ -77,6 +77,36 @@ pub struct Registration {
     pub tags: Option<Vec<String>>,
 }
 
+/// A server's commit of a consuming segment it built (`POST /tessera/segmentCommit`, the
+/// archive as the body): the messages before `end_offset` are in it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SegmentCommit {
+    pub table_name_with_type: String,
+    pub segment_name: String,
+    pub instance: String,
+    pub end_offset: i64,
+}
+
+/// The controller's answer to a [`SegmentCommit`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "status")]
+pub enum CommitOutcome {
+    /// Stored; the archive's CRC is the segment's.
+    Committed { crc: u32 },
+    /// Not committed (another replica did, or the segment is gone): drop the built copy and
+    /// load what the assignment says.
+    Discard(String),
+}
+
+/// What a server needs to consume a real-time table: its config and schema as stored.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RealtimeSetup {
+    pub table_config: Json,
+    pub schema: Json,
+}
+
 /// The controller, as brokers and servers reach it.
 pub trait ControllerClient: Send + Sync {
     /// The routing table of typed table `typed` for broker `broker`.
@@ -107,6 +137,19 @@ pub trait ControllerClient: Send + Sync {
         typed: &'a str,
         segment: &'a str,
     ) -> BoxFuture<'a, Result<Vec<u8>, TransportError>>;
+
+    /// Commits a consuming segment this server built (the archive's bytes).
+    fn commit_segment<'a>(
+        &'a self,
+        commit: &'a SegmentCommit,
+        archive: Vec<u8>,
+    ) -> BoxFuture<'a, Result<CommitOutcome, TransportError>>;
+
+    /// The config and schema of a real-time table (`None`: no such table).
+    fn realtime_setup<'a>(
+        &'a self,
+        typed: &'a str,
+    ) -> BoxFuture<'a, Result<Option<RealtimeSetup>, TransportError>>;
 }
 
 /// A controller in another process.
@@ -245,6 +288,55 @@ impl ControllerClient for HttpControllerClient {
                 return Err(status_error(&mut res).await);
             }
             res.body_bytes().await.map_err(unreachable)
+        })
+    }
+
+    fn commit_segment<'a>(
+        &'a self,
+        commit: &'a SegmentCommit,
+        archive: Vec<u8>,
+    ) -> BoxFuture<'a, Result<CommitOutcome, TransportError>> {
+        Box::pin(async move {
+            let url = format!(
+                "{}/tessera/segmentCommit?table={}&segment={}&instance={}&endOffset={}",
+                self.base_url,
+                commit.table_name_with_type,
+                commit.segment_name,
+                commit.instance,
+                commit.end_offset
+            );
+            let mut res = self
+                .client
+                .post(url)
+                .body(surf::Body::from_bytes(archive))
+                .await
+                .map_err(unreachable)?;
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            res.body_json()
+                .await
+                .map_err(|e| TransportError::Unreadable(format!("commit answer: {e}")))
+        })
+    }
+
+    fn realtime_setup<'a>(
+        &'a self,
+        typed: &'a str,
+    ) -> BoxFuture<'a, Result<Option<RealtimeSetup>, TransportError>> {
+        Box::pin(async move {
+            let url = format!("{}/tessera/realtime/{typed}", self.base_url);
+            let mut res = self.client.get(&url).await.map_err(unreachable)?;
+            if res.status() == 404 {
+                return Ok(None);
+            }
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            res.body_json()
+                .await
+                .map(Some)
+                .map_err(|e| TransportError::Unreadable(format!("realtime setup: {e}")))
         })
     }
 }

@@ -22,7 +22,8 @@ pub mod stages;
 
 pub use crate::common::BoxFuture;
 pub use controller_client::{
-    Assignment, ControllerClient, Heartbeat, HttpControllerClient, Registration, RoutingError,
+    Assignment, CommitOutcome, ControllerClient, Heartbeat, HttpControllerClient, RealtimeSetup,
+    Registration, RoutingError, SegmentCommit,
 };
 pub use error::TransportError;
 pub use server_client::{HttpServerClient, ServerClient, ServerQuery};

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test file uses what it needs
 
+pub mod kafka;
+
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};

@@ -1,0 +1,467 @@
+//! Real-time tables on the controller: which segment of each stream partition is consuming,
+//! and the commit that turns a consuming segment into a stored one.
+//!
+//! A consuming segment is a segment record with a [`StreamRange`] in `IN_PROGRESS` and no
+//! archive: its servers consume it from `start_offset` ([`crate::server::consuming`]). When one
+//! of them reaches the flush threshold (or the table is paused) it builds the segment and
+//! commits it here; [`commit`] stores the archive in the deep store and, in one metadata
+//! transaction, marks the record `DONE` with its end offset and creates the partition's next
+//! consuming segment starting at that offset. So each stream offset belongs to exactly one
+//! segment whatever crashes: a server restarting re-consumes its consuming segments from their
+//! start offsets, and a commit is all or nothing.
+//!
+//! [`ensure_consuming`] gives every partition without a consuming segment a new one (at table
+//! creation, on resume, after a topic change, and every [`VALIDATION_INTERVAL`] in
+//! [`realtime_loop`] for partitions added to the topic or a stream unreachable earlier), unless
+//! the table is paused.
+
+use super::assignment;
+use super::catalog::encode;
+use super::placement::{placement_servers, server_load};
+use super::segments::{Scratch, remove_archive, scratch_dir};
+use super::table_config::{self, server_tag};
+use super::responses::json;
+use super::{Controller, ControllerState, changes};
+use crate::common::archive;
+use crate::common::clock::{now_ms, sleep_unless_stopped};
+use crate::http::{ApiError, on_rayon};
+use crate::metadata::records::{SegmentRecord, StreamRange, StreamStatus, new_incarnation};
+use crate::metadata::table_name::{self, TableType};
+use crate::metadata::{Op, keys};
+use crate::stream::{self, StartFrom, StreamError};
+use crate::http::body::{path_param, query_param, read_bounded};
+use crate::http::routes::Routes;
+use crate::transport::{CommitOutcome, RealtimeSetup, SegmentCommit};
+use tide::Request;
+use segments::types::table_config::TableConfig;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// How often partitions without a consuming segment are looked for.
+pub const VALIDATION_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The metadata key holding a real-time table's pause flag.
+pub fn pause_key(typed: &str) -> String {
+    format!("paused/{typed}")
+}
+
+/// Whether consumption of a real-time table is paused.
+pub fn is_paused(c: &Controller, typed: &str) -> Result<bool, ApiError> {
+    Ok(c.store.get(&pause_key(typed))?.is_some())
+}
+
+/// Pinot's name of a consuming segment: `<table>__<partition>__<sequence>__<yyyyMMdd'T'HHmm'Z'>`.
+pub fn llc_segment_name(raw: &str, partition: i32, sequence: u32, created_ms: i64) -> String {
+    let days = created_ms.div_euclid(86_400_000);
+    let minutes = created_ms.rem_euclid(86_400_000) / 60_000;
+    let (y, m, d) = segments::types::time::civil_from_days(days);
+    format!(
+        "{raw}__{partition}__{sequence}__{y:04}{m:02}{d:02}T{:02}{:02}Z",
+        minutes / 60,
+        minutes % 60
+    )
+}
+
+fn config_error(typed: &str, e: impl std::fmt::Display) -> ApiError {
+    ApiError::bad_request(format!("Invalid stream config of table {typed}: {e}"))
+}
+
+fn stream_error(e: StreamError) -> ApiError {
+    ApiError::internal(format!("Failed to fetch the stream's partitions: {e}"))
+}
+
+/// A partition needing a consuming segment, with where it starts.
+struct Start {
+    partition: i32,
+    sequence: u32,
+    offset: Option<i64>,
+}
+
+/// Creates a consuming segment for every partition of the table's topic that has none (not
+/// while paused). `consume_from` overrides the committed offsets (`resumeConsumption`'s
+/// `consumeFrom`). Returns how many were created.
+pub async fn ensure_consuming(
+    c: &Controller,
+    typed: &str,
+    consume_from: Option<StartFrom>,
+) -> Result<usize, ApiError> {
+    if table_name::split(typed).1 != Some(TableType::Realtime) || is_paused(c, typed)? {
+        return Ok(0);
+    }
+    let Some(json) = c.table_config(typed)? else {
+        return Ok(0);
+    };
+    let config = TableConfig::from_value(json.clone()).map_err(|e| config_error(typed, e))?;
+    let (topic, fallback) = {
+        let streams = config.stream_configs().map_err(|e| config_error(typed, e))?;
+        let s = streams
+            .first()
+            .ok_or_else(|| config_error(typed, "no stream config"))?;
+        stream::check_decoder(s).map_err(|e| config_error(typed, e))?;
+        (s.topic_name().to_string(), StartFrom::of_config(s))
+    };
+    let owned = json.clone();
+    let typed_owned = typed.to_string();
+    let partitions = stream::run_blocking(move || -> Result<_, StreamError> {
+        let config = TableConfig::from_value(owned)
+            .map_err(|e| StreamError::Config(e.to_string()))?;
+        let streams = config
+            .stream_configs()
+            .map_err(|e| StreamError::Config(e.to_string()))?;
+        let s = stream::open(&streams[0])?;
+        Ok((s.partitions()?, streams[0].map().clone()))
+    })
+    .await
+    .map_err(stream_error)?;
+    let (partitions, stream_map) = partitions;
+    let starts = missing_partitions(c, typed, &topic, &partitions, consume_from)?;
+    if starts.is_empty() {
+        return Ok(0);
+    }
+    // Offsets from the stream for partitions without a committed one (blocking calls).
+    let wanted: Vec<(i32, StartFrom)> = starts
+        .iter()
+        .filter(|s| s.offset.is_none())
+        .map(|s| (s.partition, consume_from.unwrap_or(fallback)))
+        .collect();
+    let offsets: BTreeMap<i32, i64> = stream::run_blocking(move || -> Result<_, StreamError> {
+        let config = segments::types::table_config::StreamConfig::new(&stream_map)
+            .map_err(|e| StreamError::Config(e.to_string()))?;
+        let s = stream::open(&config)?;
+        wanted
+            .into_iter()
+            .map(|(p, at)| Ok((p, s.offset(p, at)?)))
+            .collect()
+    })
+    .await
+    .map_err(stream_error)?;
+
+    let _guard = c.write_lock.lock().await;
+    // Checked again under the lock: a commit may have created some meanwhile.
+    let still = missing_partitions(c, &typed_owned, &topic, &partitions, consume_from)?;
+    let servers = placement_servers(c, &server_tag(&json))?;
+    let mut load = server_load(c)?;
+    let replication = table_config::replication(&json);
+    let now = now_ms();
+    let raw = table_name::split(typed).0;
+    let mut ops = Vec::new();
+    for s in still {
+        let Some(offset) = s.offset.or_else(|| offsets.get(&s.partition).copied()) else {
+            continue;
+        };
+        let name = llc_segment_name(raw, s.partition, s.sequence, now);
+        let record = consuming_record(
+            typed,
+            name,
+            assignment::place(replication, &[], &servers, &mut load),
+            StreamRange {
+                status: StreamStatus::InProgress,
+                topic: topic.clone(),
+                partition: s.partition,
+                sequence: s.sequence,
+                start_offset: offset,
+                end_offset: None,
+                creation_time_ms: now,
+            },
+        );
+        ops.push(Op::Put(
+            keys::segment(typed, &record.segment_name),
+            encode(&record),
+        ));
+    }
+    let n = ops.len();
+    if n > 0 {
+        c.commit(ops)?;
+    }
+    Ok(n)
+}
+
+fn consuming_record(
+    typed: &str,
+    segment_name: String,
+    servers: Vec<String>,
+    range: StreamRange,
+) -> SegmentRecord {
+    SegmentRecord {
+        segment_name,
+        table_name_with_type: typed.to_string(),
+        crc: 0,
+        size_bytes: 0,
+        total_docs: 0,
+        push_time_ms: range.creation_time_ms,
+        refresh_time_ms: None,
+        archive: String::new(),
+        download_uri: None,
+        servers,
+        reload_version: 0,
+        end_time_ms: None,
+        tier_tag: None,
+        incarnation: new_incarnation(),
+        stream: Some(range),
+    }
+}
+
+/// Partitions of `topic` with no consuming segment, each with its next sequence number and,
+/// when the partition's last segment of this topic was committed (and `consume_from` does not
+/// override it), the offset it ended at.
+fn missing_partitions(
+    c: &Controller,
+    typed: &str,
+    topic: &str,
+    partitions: &[i32],
+    consume_from: Option<StartFrom>,
+) -> Result<Vec<Start>, ApiError> {
+    let records = c.segments(typed)?;
+    let mut out = Vec::new();
+    for &p in partitions {
+        let of_partition: Vec<&StreamRange> = records
+            .iter()
+            .filter_map(|r| r.stream.as_ref())
+            .filter(|s| s.partition == p)
+            .collect();
+        if of_partition
+            .iter()
+            .any(|s| s.status == StreamStatus::InProgress)
+        {
+            continue;
+        }
+        let sequence = of_partition
+            .iter()
+            .map(|s| s.sequence + 1)
+            .max()
+            .unwrap_or(0);
+        let offset = of_partition
+            .iter()
+            .filter(|s| s.topic == topic)
+            .max_by_key(|s| s.sequence)
+            .and_then(|s| s.end_offset)
+            .filter(|_| consume_from.is_none());
+        out.push(Start {
+            partition: p,
+            sequence,
+            offset,
+        });
+    }
+    Ok(out)
+}
+
+/// Commits a consuming segment a server built: see the module docs. A segment already
+/// committed (by another replica), gone, or not assigned to the server is not committed again:
+/// the server drops its copy and loads the stored one.
+pub async fn commit(
+    c: &Controller,
+    req: &SegmentCommit,
+    archive_bytes: Vec<u8>,
+) -> Result<CommitOutcome, ApiError> {
+    let typed = req.table_name_with_type.as_str();
+    let scratch = Scratch(scratch_dir(c)?);
+    let unpack_dir = scratch.0.join("unpacked");
+    let archive_path = scratch.0.join("segment.tar.gz");
+    let (facts, crc, size) = on_rayon(move || -> Result<_, ApiError> {
+        let crc = crc32fast::hash(&archive_bytes);
+        std::fs::write(&archive_path, &archive_bytes).map_err(|e| {
+            ApiError::internal(format!("cannot write '{}': {e}", archive_path.display()))
+        })?;
+        let seg = archive::unpack(&archive_bytes, &unpack_dir)
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        Ok((seg.facts, crc, archive_bytes.len() as u64))
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    if facts.segment_name != req.segment_name {
+        return Err(ApiError::bad_request(format!(
+            "the archive holds segment '{}', not '{}'",
+            facts.segment_name, req.segment_name
+        )));
+    }
+    let end_time_ms = super::tiers::end_time_ms(c, typed, &facts);
+
+    let _guard = c.write_lock.lock().await;
+    let Some(old) = c.segment(typed, &req.segment_name)? else {
+        return Ok(CommitOutcome::Discard(format!(
+            "segment {} of table {typed} does not exist",
+            req.segment_name
+        )));
+    };
+    let Some(range) = old.stream.clone().filter(|_| old.is_consuming()) else {
+        return Ok(CommitOutcome::Discard(format!(
+            "segment {} is already committed",
+            req.segment_name
+        )));
+    };
+    if !old.servers.contains(&req.instance) {
+        return Ok(CommitOutcome::Discard(format!(
+            "segment {} is not assigned to {}",
+            req.segment_name, req.instance
+        )));
+    }
+    if req.end_offset < range.start_offset {
+        return Err(ApiError::bad_request(format!(
+            "end offset {} is before the segment's start offset {}",
+            req.end_offset, range.start_offset
+        )));
+    }
+    let deep = c.deep_store_dir(typed);
+    std::fs::create_dir_all(&deep)
+        .map_err(|e| ApiError::internal(format!("cannot create '{}': {e}", deep.display())))?;
+    let file_name = format!("{}.{crc:08x}.{}.tar.gz", req.segment_name, now_ms());
+    std::fs::rename(scratch.0.join("segment.tar.gz"), deep.join(&file_name))
+        .map_err(|e| ApiError::internal(format!("cannot move segment into the deep store: {e}")))?;
+    let now = now_ms();
+    let done = SegmentRecord {
+        crc,
+        size_bytes: size,
+        total_docs: facts.total_docs,
+        archive: file_name.clone(),
+        end_time_ms,
+        stream: Some(StreamRange {
+            status: StreamStatus::Done,
+            end_offset: Some(req.end_offset),
+            ..range.clone()
+        }),
+        ..old.clone()
+    };
+    let mut ops = vec![Op::Put(keys::segment(typed, &done.segment_name), encode(&done))];
+    // The partition goes on from where this segment ended, on the same servers — unless the
+    // table is paused (resume creates it) or its topic changed (the next validation does).
+    let same_topic = c
+        .table_config(typed)?
+        .and_then(|j| TableConfig::from_value(j).ok())
+        .and_then(|t| {
+            t.stream_configs()
+                .ok()
+                .and_then(|s| s.first().map(|s| s.topic_name() == range.topic))
+        })
+        .unwrap_or(false);
+    if !is_paused(c, typed)? && same_topic {
+        let sequence = range.sequence + 1;
+        let raw = table_name::split(typed).0;
+        let next = consuming_record(
+            typed,
+            llc_segment_name(raw, range.partition, sequence, now),
+            old.servers.clone(),
+            StreamRange {
+                status: StreamStatus::InProgress,
+                sequence,
+                start_offset: req.end_offset,
+                end_offset: None,
+                creation_time_ms: now,
+                ..range
+            },
+        );
+        if c.segment(typed, &next.segment_name)?.is_none() {
+            ops.push(Op::Put(
+                keys::segment(typed, &next.segment_name),
+                encode(&next),
+            ));
+        }
+    }
+    if let Err(e) = c.commit(ops) {
+        remove_archive(&deep, &file_name);
+        return Err(e);
+    }
+    log::info!(
+        "committed segment {} of {typed}: {} rows, offsets {}..{} (by {})",
+        req.segment_name,
+        facts.total_docs,
+        range.start_offset,
+        req.end_offset,
+        req.instance
+    );
+    Ok(CommitOutcome::Committed { crc })
+}
+
+/// The config and schema a server consumes a real-time table with.
+pub fn setup(c: &Controller, typed: &str) -> Result<Option<RealtimeSetup>, ApiError> {
+    let Some(table_config) = c.table_config(typed)? else {
+        return Ok(None);
+    };
+    let Some(schema) = c.schema_json(table_name::split(typed).0)? else {
+        return Ok(None);
+    };
+    Ok(Some(RealtimeSetup {
+        table_config,
+        schema,
+    }))
+}
+
+/// The internal endpoints servers call.
+pub fn routes(r: &mut Routes<'_, ControllerState>) {
+    r.group("Internal")
+        .post(
+            "/tessera/segmentCommit",
+            "Commits a consuming segment a server built (the archive as the body)",
+            post_commit,
+        )
+        .get(
+            "/tessera/realtime/:table",
+            "The config and schema a server consumes a real-time table with",
+            get_setup,
+        );
+}
+
+async fn post_commit(mut req: Request<ControllerState>) -> tide::Result {
+    let param = |name: &str| {
+        query_param(&req, name)
+            .ok_or_else(|| ApiError::bad_request(format!("missing query parameter '{name}'")))
+    };
+    let request = SegmentCommit {
+        table_name_with_type: param("table")?,
+        segment_name: param("segment")?,
+        instance: param("instance")?,
+        end_offset: param("endOffset")?
+            .parse()
+            .map_err(|_| ApiError::bad_request("'endOffset' must be an integer"))?,
+    };
+    let limit = req.state().config.max_upload_bytes;
+    let body = read_bounded(&mut req, limit).await?;
+    let outcome = commit(req.state(), &request, body).await?;
+    json(&outcome)
+}
+
+async fn get_setup(req: Request<ControllerState>) -> tide::Result {
+    let typed = path_param(&req, "table")?;
+    match setup(req.state(), &typed)? {
+        Some(s) => json(&s),
+        None => Err(ApiError::not_found(format!("Table {typed} not found")).into()),
+    }
+}
+
+/// Looks for partitions without a consuming segment in every real-time table, every `interval`,
+/// until `stop`.
+pub async fn realtime_loop(c: Arc<Controller>, interval: Duration, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::Relaxed) {
+        sleep_unless_stopped(&stop, interval).await;
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let tables = c.table_names().unwrap_or_default();
+        for typed in tables
+            .iter()
+            .filter(|t| table_name::split(t).1 == Some(TableType::Realtime))
+        {
+            match ensure_consuming(&c, typed, None).await {
+                Ok(0) => {}
+                Ok(n) => log::info!("created {n} consuming segments of {typed}"),
+                Err(e) => log::debug!("cannot create consuming segments of {typed}: {}", e.message),
+            }
+        }
+        changes::publish(&c).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_segments_as_pinot() {
+        // 2024-03-05T07:09:30Z
+        assert_eq!(
+            llc_segment_name("events", 3, 12, 1_709_622_570_000),
+            "events__3__12__20240305T0709Z"
+        );
+    }
+}

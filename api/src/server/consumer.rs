@@ -1,0 +1,318 @@
+//! The consumer of one consuming segment: a thread that reads the segment's stream partition
+//! from its start offset, decodes each batch into rows ([`super::stream_rows`]), adds them to
+//! the segment's [`RowBuffer`] and publishes the new snapshot, until a flush threshold is
+//! reached (rows, or time with at least one row) or its table is paused. Then it builds the
+//! segment, commits it to the controller with the offset it ended at and, when the controller
+//! accepts, installs the built copy in place of the consuming one — queries go from the
+//! snapshot to the stored segment, which holds the same rows. When another replica committed
+//! first the consumer holds its snapshot until the stored copy is downloaded (the assignment
+//! does that) and the segment is dropped here.
+//!
+//! It runs on its own thread (it mostly waits on the stream); building chunks is the only CPU
+//! work, small batches at a time.
+
+use super::ServerState;
+use super::consuming::{Consuming, Phase};
+use super::hosting::SegmentCopy;
+use super::row_buffer::RowBuffer;
+use super::stream_rows::Decoder;
+use crate::common::archive;
+use crate::common::clock::now_ms;
+use crate::stream::{self, PartitionConsumer, StartFrom, StreamError};
+use crate::transport::{CommitOutcome, RealtimeSetup, SegmentCommit};
+use segments::BuildConfig;
+use segments::types::Schema;
+use segments::types::table_config::{StreamConfig, TableConfig};
+use serde_json::{Map, Value as Json};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Rows per segment when the config asks for size-based flushing (`flush.threshold.rows: 0`):
+/// Pinot's first size-based segment.
+const SIZE_BASED_ROWS: u64 = 100_000;
+/// How long one fetch waits for messages.
+const FETCH_WAIT: Duration = Duration::from_millis(100);
+/// Pause after a failure before trying again.
+const RETRY: Duration = Duration::from_millis(500);
+
+/// What a consumer needs, read from the table's config and schema.
+struct Plan {
+    schema: Schema,
+    build: BuildConfig,
+    decoder: Decoder,
+    stream: Map<String, Json>,
+    flush_rows: u64,
+    flush_ms: i64,
+    creation_ms: i64,
+}
+
+impl Plan {
+    fn new(setup: &RealtimeSetup, segment: &str, creation_ms: i64) -> Result<Plan, String> {
+        let schema = Schema::from_json(&setup.schema.to_string())?;
+        let config =
+            TableConfig::from_value(setup.table_config.clone()).map_err(|e| e.to_string())?;
+        let streams = config.stream_configs().map_err(|e| e.to_string())?;
+        let s = streams.first().ok_or("the table has no stream config")?;
+        stream::check_decoder(s).map_err(|e| e.to_string())?;
+        let build = BuildConfig::from_table_config_json(&setup.table_config, &schema, Some(segment))
+            .map_err(|e| e.to_string())?;
+        let flush_rows = match s.flush_threshold_rows() {
+            0 => SIZE_BASED_ROWS,
+            n => n,
+        };
+        Ok(Plan {
+            decoder: Decoder::new(schema.clone(), &setup.table_config),
+            schema,
+            build,
+            stream: s.map().clone(),
+            flush_rows,
+            flush_ms: s.flush_threshold_time_millis(),
+            creation_ms,
+        })
+    }
+}
+
+/// Starts consuming `c` on a new thread.
+pub fn start(
+    server: ServerState,
+    c: Arc<Consuming>,
+    setup: &RealtimeSetup,
+    creation_ms: i64,
+) -> Result<(), String> {
+    let plan = Plan::new(setup, &c.segment, creation_ms)?;
+    let dir = server
+        .config
+        .segment_dir
+        .join(super::hosting::CONSUMING_DIR)
+        .join(&c.table)
+        .join(&c.segment);
+    let buffer = RowBuffer::new(plan.schema.clone(), plan.build.clone(), &dir.join("rows"))
+        .map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+    std::thread::Builder::new()
+        .name(format!("consume-{}", c.segment))
+        .spawn(move || {
+            let mut consumer = Consumer {
+                server,
+                c,
+                plan,
+                buffer,
+                dir,
+            };
+            consumer.run();
+        })
+        .map(|_| ())
+        .map_err(|e| format!("cannot start a consumer thread: {e}"))
+}
+
+struct Consumer {
+    server: ServerState,
+    c: Arc<Consuming>,
+    plan: Plan,
+    buffer: RowBuffer,
+    dir: PathBuf,
+}
+
+impl Consumer {
+    fn run(&mut self) {
+        let end = self.consume();
+        if let Some(end_offset) = end {
+            self.c.update(|p| p.phase = Phase::Committing);
+            self.commit(end_offset);
+        }
+        let _ = std::fs::remove_dir_all(self.dir.join("work"));
+        let _ = std::fs::remove_dir_all(self.dir.join("final"));
+    }
+
+    fn fail(&self, e: impl std::fmt::Display) {
+        let text = e.to_string();
+        if self.c.progress().error.as_deref() != Some(text.as_str()) {
+            log::warn!("consuming {}: {text}", self.c.segment);
+        }
+        self.c.update(|p| p.error = Some(text));
+        std::thread::sleep(RETRY);
+    }
+
+    /// Reads until a threshold; the end offset to commit, or None when stopped.
+    fn consume(&mut self) -> Option<i64> {
+        let mut partition: Option<Box<dyn PartitionConsumer>> = None;
+        let mut offset = self.c.start_offset;
+        loop {
+            if self.c.stopped() {
+                return None;
+            }
+            let rows = self.buffer.len() as u64;
+            let aged = now_ms().saturating_sub(self.plan.creation_ms) >= self.plan.flush_ms;
+            if rows >= self.plan.flush_rows || (aged && rows > 0) || self.c.commit_requested() {
+                return Some(offset);
+            }
+            let p = match partition.as_mut() {
+                Some(p) => p,
+                None => match self.open() {
+                    Ok(p) => partition.insert(p),
+                    Err(e) => {
+                        self.fail(e);
+                        continue;
+                    }
+                },
+            };
+            let fetched = match p.fetch(offset, FETCH_WAIT) {
+                Ok(f) => f,
+                Err(StreamError::OffsetOutOfRange { .. }) => {
+                    offset = self.skip_to_earliest(offset);
+                    continue;
+                }
+                Err(e) => {
+                    partition = None;
+                    self.fail(e);
+                    continue;
+                }
+            };
+            // Up to the row threshold: the rest of the batch belongs to the next segment.
+            let room = (self.plan.flush_rows - rows) as usize;
+            let mut payloads = Vec::with_capacity(fetched.messages.len());
+            let mut next = offset;
+            for m in &fetched.messages {
+                if payloads.len() == room {
+                    break;
+                }
+                payloads.push(m.value.as_slice());
+                next = m.offset + 1;
+            }
+            let decoded = self
+                .plan
+                .decoder
+                .decode(&payloads, &self.dir.join("work"));
+            if let Some(e) = &decoded.first_error {
+                log::warn!(
+                    "consuming {}: dropped {} of {} messages at offsets {offset}..{next}: {e}",
+                    self.c.segment,
+                    decoded.dropped,
+                    payloads.len()
+                );
+            }
+            let added = decoded.rows.len() as u64;
+            if let Err(e) = self.buffer.append(decoded.rows) {
+                // Not indexed: read the batch again.
+                self.fail(format!("cannot index rows at offset {offset}: {e}"));
+                continue;
+            }
+            if added > 0 {
+                self.c.publish(self.buffer.snapshot());
+            }
+            offset = next;
+            let read = !payloads.is_empty();
+            self.c.update(|p| {
+                p.current_offset = offset;
+                p.high_watermark = Some(fetched.high_watermark);
+                p.rows += added;
+                p.dropped += decoded.dropped as u64;
+                p.error = None;
+                if read {
+                    p.last_consumed_ms = Some(now_ms());
+                }
+            });
+        }
+    }
+
+    fn stream_config(&self) -> Result<StreamConfig<'_>, StreamError> {
+        StreamConfig::new(&self.plan.stream).map_err(|e| StreamError::Config(e.to_string()))
+    }
+
+    fn open(&self) -> Result<Box<dyn PartitionConsumer>, StreamError> {
+        stream::open(&self.stream_config()?)?.consumer(self.c.partition)
+    }
+
+    /// The partition no longer holds `offset` (retention): go on from its smallest offset.
+    fn skip_to_earliest(&self, offset: i64) -> i64 {
+        let earliest = self
+            .stream_config()
+            .and_then(|s| stream::open(&s))
+            .and_then(|s| s.offset(self.c.partition, StartFrom::Smallest));
+        match earliest {
+            Ok(e) if e > offset => {
+                log::warn!(
+                    "consuming {}: offset {offset} is gone from partition {}; continuing at {e}",
+                    self.c.segment,
+                    self.c.partition
+                );
+                e
+            }
+            Ok(_) => {
+                self.fail(format!("offset {offset} is out of range"));
+                offset
+            }
+            Err(e) => {
+                self.fail(e);
+                offset
+            }
+        }
+    }
+
+    /// Builds the segment and commits it, retrying while the controller cannot be reached.
+    fn commit(&mut self, end_offset: i64) {
+        let out = self.dir.join("final");
+        let _ = std::fs::remove_dir_all(&out);
+        let built = self
+            .buffer
+            .build_all(&out)
+            .and_then(|dir| archive::pack(&dir).map_err(|e| e.to_string()));
+        let bytes = match built {
+            Ok(b) => b,
+            Err(e) => {
+                log::error!("cannot build consuming segment {}: {e}", self.c.segment);
+                self.c.update(|p| {
+                    p.phase = Phase::Holding;
+                    p.error = Some(e);
+                });
+                return;
+            }
+        };
+        let request = SegmentCommit {
+            table_name_with_type: self.c.table.clone(),
+            segment_name: self.c.segment.clone(),
+            instance: self.server.config.instance_id.clone(),
+            end_offset,
+        };
+        while !self.c.stopped() {
+            let outcome = async_std::task::block_on(
+                self.server.controller.commit_segment(&request, bytes.clone()),
+            );
+            match outcome {
+                Ok(CommitOutcome::Committed { crc }) => {
+                    let copy = SegmentCopy {
+                        crc,
+                        reload_version: 0,
+                        incarnation: self.c.incarnation,
+                    };
+                    match self
+                        .server
+                        .hosted
+                        .install(&self.c.table, &self.c.segment, &bytes, copy)
+                    {
+                        // The stored copy answers from now on; the snapshot goes.
+                        Ok(()) => {
+                            self.server.consuming.remove(
+                                &self.c.table,
+                                &self.c.segment,
+                                Some(&self.c),
+                            );
+                        }
+                        Err(e) => {
+                            // The assignment downloads it instead.
+                            log::warn!("cannot install committed {}: {e}", self.c.segment);
+                            self.c.update(|p| p.phase = Phase::Holding);
+                        }
+                    }
+                    return;
+                }
+                Ok(CommitOutcome::Discard(why)) => {
+                    log::info!("not committing {}: {why}", self.c.segment);
+                    self.c.update(|p| p.phase = Phase::Holding);
+                    return;
+                }
+                Err(e) => self.fail(format!("commit failed: {e}")),
+            }
+        }
+    }
+}

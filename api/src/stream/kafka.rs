@@ -1,0 +1,191 @@
+//! Kafka topics through `rskafka` (pure Rust). rskafka runs on tokio, so this module owns one
+//! small tokio runtime (one worker thread) and every call blocks the calling thread on it —
+//! consumers run on their own threads, the controller calls through `spawn_blocking`.
+//!
+//! The largest offset is the high watermark a fetch reports rather than `ListOffsets(latest)`,
+//! which some Kafka-protocol brokers (tansu) answer wrongly after multi-record batches.
+
+use super::{Fetched, Message, PartitionConsumer, StartFrom, Stream, StreamError};
+use rskafka::client::error::{Error as KafkaError, ProtocolError};
+use rskafka::client::partition::{OffsetAt, PartitionClient, UnknownTopicHandling};
+use rskafka::client::{Client, ClientBuilder};
+use rskafka::BackoffConfig;
+use segments::types::table_config::StreamConfig;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+/// How long one call may retry an unreachable broker before it fails.
+const DEADLINE: Duration = Duration::from_secs(10);
+/// Most bytes one fetch asks for.
+const FETCH_BYTES: i32 = 4 << 20;
+
+fn runtime() -> Result<&'static tokio::runtime::Runtime, StreamError> {
+    static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("kafka-client")
+                .enable_all()
+                .build()
+                .map_err(|e| log::error!("cannot start the Kafka client's runtime: {e}"))
+                .ok()
+        })
+        .as_ref()
+        .ok_or_else(|| StreamError::Broker("the Kafka client's runtime did not start".into()))
+}
+
+fn block_on<T>(f: impl std::future::Future<Output = T>) -> Result<T, StreamError> {
+    Ok(runtime()?.block_on(f))
+}
+
+fn broker_error(topic: &str, partition: Option<i32>, e: KafkaError) -> StreamError {
+    match &e {
+        KafkaError::ServerError {
+            protocol_error: ProtocolError::UnknownTopicOrPartition,
+            ..
+        } => StreamError::NoTopic(topic.to_string()),
+        KafkaError::ServerError {
+            protocol_error: ProtocolError::OffsetOutOfRange,
+            ..
+        } => StreamError::OffsetOutOfRange {
+            partition: partition.unwrap_or(-1),
+            offset: -1,
+        },
+        _ => StreamError::Broker(format!("topic '{topic}': {e}")),
+    }
+}
+
+/// A Kafka topic.
+pub struct KafkaStream {
+    brokers: Vec<String>,
+    topic: String,
+    client: Mutex<Option<Arc<Client>>>,
+}
+
+impl KafkaStream {
+    /// The topic and brokers of a `streamType: kafka` config.
+    pub fn new(config: &StreamConfig<'_>) -> Result<KafkaStream, StreamError> {
+        let brokers: Vec<String> = config
+            .broker_list()
+            .unwrap_or_default()
+            .split(',')
+            .map(|b| b.trim().trim_start_matches("PLAINTEXT://").to_string())
+            .filter(|b| !b.is_empty())
+            .collect();
+        if brokers.is_empty() {
+            return Err(StreamError::Config(
+                "stream.kafka.broker.list is missing or empty".into(),
+            ));
+        }
+        Ok(KafkaStream {
+            brokers,
+            topic: config.topic_name().to_string(),
+            client: Mutex::new(None),
+        })
+    }
+
+    fn client(&self) -> Result<Arc<Client>, StreamError> {
+        if let Some(c) = self.client.lock().ok().and_then(|c| c.clone()) {
+            return Ok(c);
+        }
+        let backoff = BackoffConfig {
+            deadline: Some(DEADLINE),
+            max_backoff: Duration::from_secs(1),
+            ..BackoffConfig::default()
+        };
+        let builder = ClientBuilder::new(self.brokers.clone())
+            .client_id("tessera")
+            .backoff_config(backoff);
+        let client = Arc::new(block_on(builder.build())?.map_err(|e| {
+            StreamError::Broker(format!("cannot reach Kafka at {:?}: {e}", self.brokers))
+        })?);
+        if let Ok(mut c) = self.client.lock() {
+            *c = Some(client.clone());
+        }
+        Ok(client)
+    }
+
+    fn partition_client(&self, partition: i32) -> Result<PartitionClient, StreamError> {
+        let client = self.client()?;
+        let topic = self.topic.clone();
+        block_on(async move {
+            client
+                .partition_client(topic, partition, UnknownTopicHandling::Error)
+                .await
+        })?
+        .map_err(|e| broker_error(&self.topic, Some(partition), e))
+    }
+}
+
+impl Stream for KafkaStream {
+    fn partitions(&self) -> Result<Vec<i32>, StreamError> {
+        let client = self.client()?;
+        let topics = block_on(async move { client.list_topics().await })?
+            .map_err(|e| broker_error(&self.topic, None, e))?;
+        let topic = topics
+            .into_iter()
+            .find(|t| t.name == self.topic)
+            .ok_or_else(|| StreamError::NoTopic(self.topic.clone()))?;
+        Ok(topic.partitions.into_iter().collect())
+    }
+
+    fn offset(&self, partition: i32, at: StartFrom) -> Result<i64, StreamError> {
+        let pc = self.partition_client(partition)?;
+        let topic = self.topic.clone();
+        block_on(async move {
+            let earliest = pc.get_offset(OffsetAt::Earliest).await?;
+            match at {
+                StartFrom::Smallest => Ok(earliest),
+                // The high watermark, from a fetch that waits for nothing.
+                StartFrom::Largest => pc.fetch_records(earliest, 1..2, 0).await.map(|(_, hw)| hw),
+            }
+        })?
+        .map_err(|e| broker_error(&topic, Some(partition), e))
+    }
+
+    fn consumer(&self, partition: i32) -> Result<Box<dyn PartitionConsumer>, StreamError> {
+        Ok(Box::new(KafkaPartition {
+            client: Arc::new(self.partition_client(partition)?),
+            topic: self.topic.clone(),
+        }))
+    }
+}
+
+/// A consumer of one Kafka partition.
+struct KafkaPartition {
+    client: Arc<PartitionClient>,
+    topic: String,
+}
+
+impl PartitionConsumer for KafkaPartition {
+    fn fetch(&mut self, offset: i64, max_wait: Duration) -> Result<Fetched, StreamError> {
+        let pc = self.client.clone();
+        let wait = i32::try_from(max_wait.as_millis()).unwrap_or(i32::MAX);
+        let (records, high_watermark) =
+            block_on(async move { pc.fetch_records(offset, 1..FETCH_BYTES, wait).await })?
+                .map_err(|e| match broker_error(&self.topic, Some(pc_partition(&self.client)), e) {
+                    StreamError::OffsetOutOfRange { partition, .. } => {
+                        StreamError::OffsetOutOfRange { partition, offset }
+                    }
+                    other => other,
+                })?;
+        let messages = records
+            .into_iter()
+            // A fetch may start inside a compressed batch: skip what precedes the offset.
+            .filter(|r| r.offset >= offset)
+            .map(|r| Message {
+                offset: r.offset,
+                value: r.record.value.unwrap_or_default(),
+            })
+            .collect();
+        Ok(Fetched {
+            messages,
+            high_watermark,
+        })
+    }
+}
+
+fn pc_partition(pc: &PartitionClient) -> i32 {
+    pc.partition()
+}

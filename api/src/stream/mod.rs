@@ -1,0 +1,120 @@
+//! The streams real-time tables consume, behind one small, Pinot-shaped interface: a topic's
+//! partitions, a partition's smallest and largest offsets, and fetching a partition's messages
+//! from an offset. Offsets are the stream's own (Kafka's `i64`); where consumption stands,
+//! pauses and commits is kept by the consuming server and the controller's segment records, not
+//! by the stream (no consumer groups, as Pinot's low-level consumers).
+//!
+//! [`open`] picks the implementation from a table's stream config: Kafka ([`kafka`], the
+//! `rskafka` client on this module's own tokio thread). Every call blocks: consumers run on
+//! their own threads, and the controller calls through [`run_blocking`].
+
+pub mod kafka;
+
+use segments::types::table_config::StreamConfig;
+use std::time::Duration;
+
+/// A stream failure.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StreamError {
+    /// The stream config cannot be consumed (unknown stream type or decoder, no brokers).
+    #[error("{0}")]
+    Config(String),
+    /// The stream's brokers could not be reached or answered an error.
+    #[error("stream error: {0}")]
+    Broker(String),
+    /// The topic does not exist.
+    #[error("topic '{0}' does not exist")]
+    NoTopic(String),
+    /// The offset asked for is outside what the partition holds.
+    #[error("offset {offset} is out of range for partition {partition}")]
+    OffsetOutOfRange { partition: i32, offset: i64 },
+}
+
+/// Where consumption starts when no committed offset says (Pinot's `auto.offset.reset` and
+/// `resumeConsumption?consumeFrom=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StartFrom {
+    Smallest,
+    Largest,
+}
+
+impl StartFrom {
+    /// `smallest`/`earliest` or `largest`/`latest` (None for anything else).
+    pub fn parse(text: &str) -> Option<StartFrom> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "smallest" | "earliest" => Some(StartFrom::Smallest),
+            "largest" | "latest" => Some(StartFrom::Largest),
+            _ => None,
+        }
+    }
+
+    /// A table's `stream.<type>.consumer.prop.auto.offset.reset` (Pinot's default: largest).
+    pub fn of_config(config: &StreamConfig<'_>) -> StartFrom {
+        config
+            .offset_reset()
+            .and_then(StartFrom::parse)
+            .unwrap_or(StartFrom::Largest)
+    }
+}
+
+/// One message: its offset and payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub offset: i64,
+    pub value: Vec<u8>,
+}
+
+/// What one fetch returned: messages in offset order, and the partition's high watermark (the
+/// offset the next produced message will get).
+#[derive(Debug, Clone, Default)]
+pub struct Fetched {
+    pub messages: Vec<Message>,
+    pub high_watermark: i64,
+}
+
+/// Reads one partition from given offsets.
+pub trait PartitionConsumer: Send {
+    /// Messages from `offset` on, waiting up to `max_wait` for some to arrive.
+    fn fetch(&mut self, offset: i64, max_wait: Duration) -> Result<Fetched, StreamError>;
+}
+
+/// A topic of a stream.
+pub trait Stream: Send + Sync {
+    /// The topic's partition ids, ascending.
+    fn partitions(&self) -> Result<Vec<i32>, StreamError>;
+    /// The smallest or largest (next to be written) offset of a partition.
+    fn offset(&self, partition: i32, at: StartFrom) -> Result<i64, StreamError>;
+    /// A consumer of one partition.
+    fn consumer(&self, partition: i32) -> Result<Box<dyn PartitionConsumer>, StreamError>;
+}
+
+/// The stream a table's stream config names.
+pub fn open(config: &StreamConfig<'_>) -> Result<Box<dyn Stream>, StreamError> {
+    match config.stream_type() {
+        "kafka" => Ok(Box::new(kafka::KafkaStream::new(config)?)),
+        other => Err(StreamError::Config(format!(
+            "stream type '{other}' is not supported (supported: kafka)"
+        ))),
+    }
+}
+
+/// Whether messages of this stream config can be decoded (JSON, the one decoder here).
+pub fn check_decoder(config: &StreamConfig<'_>) -> Result<(), StreamError> {
+    let class = config.decoder_class();
+    let simple = class.rsplit('.').next().unwrap_or(class);
+    if simple.to_ascii_lowercase().contains("json") {
+        Ok(())
+    } else {
+        Err(StreamError::Config(format!(
+            "decoder '{class}' is not supported: messages must be JSON (e.g. org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder)"
+        )))
+    }
+}
+
+/// Runs a blocking stream call off the async threads.
+pub async fn run_blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    async_std::task::spawn_blocking(f).await
+}

