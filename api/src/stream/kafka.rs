@@ -3,7 +3,8 @@
 //! consumers run on their own threads, the controller calls through `spawn_blocking`.
 //!
 //! The largest offset is the high watermark a fetch reports rather than `ListOffsets(latest)`,
-//! which some Kafka-protocol brokers (tansu) answer wrongly after multi-record batches.
+//! which some Kafka-protocol brokers (tansu) answer wrongly after multi-record batches; and no
+//! fetch waits 0 ms, which tansu answers with an empty response.
 
 use super::{Fetched, Message, PartitionConsumer, StartFrom, Stream, StreamError};
 use rskafka::client::error::{Error as KafkaError, ProtocolError};
@@ -137,8 +138,9 @@ impl Stream for KafkaStream {
             let earliest = pc.get_offset(OffsetAt::Earliest).await?;
             match at {
                 StartFrom::Smallest => Ok(earliest),
-                // The high watermark, from a fetch that waits for nothing.
-                StartFrom::Largest => pc.fetch_records(earliest, 1..2, 0).await.map(|(_, hw)| hw),
+                // The high watermark, from a fetch that barely waits (tansu answers a fetch
+                // with a zero wait with no topic at all).
+                StartFrom::Largest => pc.fetch_records(earliest, 1..2, 1).await.map(|(_, hw)| hw),
             }
         })?
         .map_err(|e| broker_error(&topic, Some(partition), e))
@@ -161,7 +163,9 @@ struct KafkaPartition {
 impl PartitionConsumer for KafkaPartition {
     fn fetch(&mut self, offset: i64, max_wait: Duration) -> Result<Fetched, StreamError> {
         let pc = self.client.clone();
-        let wait = i32::try_from(max_wait.as_millis()).unwrap_or(i32::MAX);
+        let wait = i32::try_from(max_wait.as_millis())
+            .unwrap_or(i32::MAX)
+            .max(1);
         let (records, high_watermark) =
             block_on(async move { pc.fetch_records(offset, 1..FETCH_BYTES, wait).await })?
                 .map_err(|e| match broker_error(&self.topic, Some(pc_partition(&self.client)), e) {
