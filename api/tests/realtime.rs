@@ -227,6 +227,25 @@ fn consumes_commits_pauses_and_resumes() {
         std::thread::sleep(Duration::from_millis(100));
     }
     t.wait_for("events", 500, sum(0, 500), Duration::from_secs(10));
+    let (s, info) = http(
+        "GET",
+        &format!("{}/tables/events/consumingSegmentsInfo", t.controller),
+        None,
+    );
+    assert_eq!(s, 200, "{info}");
+    let segs = info["_segmentToConsumingInfoMap"].as_object().unwrap();
+    assert_eq!(segs.len(), 2, "{info}");
+    for (name, servers) in segs {
+        let partition = name.split("__").nth(1).unwrap();
+        let s = &servers[0];
+        assert_eq!(s["consumerState"], "CONSUMING", "{info}");
+        let offsets = &s["partitionOffsetInfo"];
+        assert_eq!(offsets["currentOffsetsMap"][partition], "250", "{info}");
+        assert_eq!(offsets["latestUpstreamOffsetMap"][partition], "250", "{info}");
+        assert_eq!(offsets["recordsLagMap"][partition], "0", "{info}");
+        assert!(s["lastConsumedTimestamp"].as_i64().unwrap() > 0, "{info}");
+    }
+    assert_eq!(info["serversFailingToRespond"], 0);
 
     // Pause: the consuming segments commit what they hold and nothing consumes.
     let (s, b) = http(
@@ -375,4 +394,105 @@ fn topic_change_takes_effect_after_pause_and_resume() {
     assert_eq!(s, 200, "{b}");
     let again = sum(0, 100) + sum(1000, 1010) + sum(60, 100);
     t.wait_for("clicks", 150, again, Duration::from_secs(30));
+}
+
+/// Two servers, replication 2, as separate processes: one replica commits each segment, the
+/// other loads the stored copy; every query answers each row once, also with a server killed.
+#[test]
+fn two_replicas_commit_once_and_answer_once() {
+    let Some(kafka) = Kafka::start() else { return };
+    kafka.create_topic("views", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let d = |sub: &str| dir.path().join(sub).to_string_lossy().into_owned();
+    let fast = ["--heartbeat-ms", "100", "--no-log-stderr"];
+    let cb_port = [free_port(), free_port()].map(|p| p.to_string());
+    let (_cb, urls) = support::start(
+        &[
+            &[
+                "--roles",
+                "controller,broker",
+                "--controller-port",
+                &cb_port[0],
+                "--broker-port",
+                &cb_port[1],
+                "--data-dir",
+                &d("cb"),
+            ][..],
+            &fast,
+        ]
+        .concat(),
+    );
+    let ctl = urls["controller"].clone();
+    let server = |name: &str| {
+        support::start(
+            &[
+                &[
+                    "--roles",
+                    "server",
+                    "--server-port",
+                    "0",
+                    "--controller-url",
+                    &ctl,
+                    "--data-dir",
+                    &d(name),
+                    "--instance-id",
+                    name,
+                ][..],
+                &fast,
+            ]
+            .concat(),
+        )
+        .0
+    };
+    let _one = server("Server_one");
+    let two = server("Server_two");
+    let t = Tessera {
+        proc: None,
+        controller: ctl.clone(),
+        broker: urls["broker"].clone(),
+        data: dir.path().join("cb"),
+        ports: [0; 3],
+    };
+    // Both servers registered before the table, so each segment gets both.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while http("GET", &format!("{ctl}/instances"), None).1["instances"]
+        .as_array()
+        .map_or(0, |a| a.iter().filter(|i| i.as_str().unwrap().starts_with("Server_")).count())
+        < 2
+    {
+        assert!(Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (s, b) = http("POST", &format!("{ctl}/schemas"), Some(schema("views")));
+    assert_eq!(s, 200, "{b}");
+    let mut config = table("views", &kafka.address, "views", 100);
+    config["segmentsConfig"]["replication"] = json!("2");
+    let (s, b) = http("POST", &format!("{ctl}/tables"), Some(config));
+    assert_eq!(s, 200, "{b}");
+
+    kafka.produce("views", 0, &records(0, 250));
+    t.wait_for("views", 250, sum(0, 250), Duration::from_secs(30));
+    // Two committed segments, each on both servers, with the same rows.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, servers) = http("GET", &format!("{ctl}/segments/views/servers"), None);
+        let text = servers.to_string();
+        let done: Vec<Value> = t
+            .segments("views")
+            .into_iter()
+            .filter(|s| s["segment.realtime.status"] == "DONE")
+            .collect();
+        if done.len() == 2 && text.matches("views__0__0__").count() >= 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{servers}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for _ in 0..20 {
+        assert_eq!(t.count("views"), (250, sum(0, 250)));
+    }
+    // One replica gone: the other answers every row, consuming ones included.
+    drop(two);
+    kafka.produce("views", 0, &records(250, 300));
+    t.wait_for("views", 300, sum(0, 300), Duration::from_secs(30));
 }

@@ -31,6 +31,9 @@ use crate::metadata::{Op, keys};
 use crate::stream::{self, StartFrom, StreamError};
 use crate::http::body::{path_param, query_param, read_bounded};
 use crate::http::routes::Routes;
+use crate::transport::consumer_info::{
+    ConsumingSegmentInfo, ConsumingSegmentsInfoMap, SegmentConsumerInfo,
+};
 use crate::transport::{CommitOutcome, RealtimeSetup, SegmentCommit};
 use tide::Request;
 use segments::types::table_config::TableConfig;
@@ -396,6 +399,11 @@ pub fn routes(r: &mut Routes<'_, ControllerState>) {
             post_commit,
         )
         .get(
+            "/tables/:table/consumingSegmentsInfo",
+            "Consuming segments of a real-time table with each server's offsets, lag and last consumed time",
+            consuming_segments_info,
+        )
+        .get(
             "/tessera/realtime/:table",
             "The config and schema a server consumes a real-time table with",
             get_setup,
@@ -419,6 +427,53 @@ async fn post_commit(mut req: Request<ControllerState>) -> tide::Result {
     let body = read_bounded(&mut req, limit).await?;
     let outcome = commit(req.state(), &request, body).await?;
     json(&outcome)
+}
+
+/// `GET /tables/{t}/consumingSegmentsInfo`: asks every server hosting a consuming segment.
+async fn consuming_segments_info(req: Request<ControllerState>) -> tide::Result {
+    let name = path_param(&req, "table")?;
+    let c = req.state();
+    let typed = table_name::with_type(table_name::split(&name).0, TableType::Realtime);
+    if c.table_config(&typed)?.is_none() {
+        return Err(ApiError::not_found(format!("Table {typed} not found!")).into());
+    }
+    let mut out = ConsumingSegmentsInfoMap::default();
+    let mut servers = std::collections::BTreeSet::new();
+    for s in c.segments(&typed)?.into_iter().filter(|s| s.is_consuming()) {
+        servers.extend(s.servers.iter().cloned());
+        out.segments.insert(s.segment_name, Vec::new());
+    }
+    for server in servers {
+        let Some(instance) = c.instance(&server)? else {
+            out.servers_failing_to_respond += 1;
+            continue;
+        };
+        let url = format!("{}/tables/{typed}/consumingSegmentsInfo", instance.base_url());
+        let answer = async_std::future::timeout(Duration::from_secs(5), async {
+            let mut res = c.client.get(&url).await.ok()?;
+            res.status().is_success().then_some(())?;
+            Some(res.body_string().await.ok())
+        })
+        .await
+        .ok()
+        .flatten();
+        match answer {
+            None => out.servers_failing_to_respond += 1,
+            Some(text) => {
+                match serde_json::from_str::<Vec<SegmentConsumerInfo>>(&text.unwrap_or_default()) {
+                    Ok(infos) => {
+                        for info in infos {
+                            if let Some(list) = out.segments.get_mut(&info.segment_name) {
+                                list.push(ConsumingSegmentInfo::from_server(&server, info));
+                            }
+                        }
+                    }
+                    Err(_) => out.servers_unparsable_respond += 1,
+                }
+            }
+        }
+    }
+    json(&out)
 }
 
 async fn get_setup(req: Request<ControllerState>) -> tide::Result {

@@ -36,6 +36,7 @@ use engine::QueryContext;
 use engine::response::QueryException;
 use engine::server::execute_server;
 use engine::server::result::ServerResult;
+use crate::transport::consumer_info::{SegmentConsumerInfo, ServerOffsetInfo};
 use hosting::Hosted;
 use segments::types::ErrorCode;
 use serde::Serialize;
@@ -163,6 +164,11 @@ pub fn app(state: ServerState) -> tide::Server<ServerState> {
     r.group("Table")
         .get("/tables", "Tables with segments on this server", tables)
         .get(
+            "/tables/:table/consumingSegmentsInfo",
+            "The consumers of a real-time table's consuming segments here: offsets, lag, last consumed time",
+            consuming_info,
+        )
+        .get(
             "/tessera/segments/:table",
             "The segments of a table this server hosts, with their rows and CRCs",
             hosted_segments,
@@ -231,6 +237,47 @@ struct HostedSegment {
     total_docs: u64,
     crc: u32,
     reload_version: u64,
+}
+
+/// `GET /tables/{table}/consumingSegmentsInfo`: Pinot's list of `SegmentConsumerInfo`.
+async fn consuming_info(req: Request<ServerState>) -> tide::Result {
+    let table = crate::http::body::path_param(&req, "table")?;
+    let now = crate::common::clock::now_ms();
+    let infos: Vec<SegmentConsumerInfo> = req
+        .state()
+        .consuming
+        .of_table(&table)
+        .iter()
+        .map(|c| {
+            let p = c.progress();
+            let key = c.partition.to_string();
+            let one = |v: String| std::collections::BTreeMap::from([(key.clone(), v)]);
+            let current = p.current_offset.to_string();
+            let latest = p.high_watermark.unwrap_or(p.current_offset);
+            SegmentConsumerInfo {
+                segment_name: c.segment.clone(),
+                consumer_state: match p.phase {
+                    consuming::Phase::Consuming => "CONSUMING",
+                    _ => "NOT_CONSUMING",
+                }
+                .into(),
+                last_consumed_timestamp: p.last_consumed_ms.unwrap_or(0),
+                partition_to_offset_map: one(current.clone()),
+                partition_offset_info: ServerOffsetInfo {
+                    current_offsets: one(current),
+                    latest_upstream_offsets: one(latest.to_string()),
+                    records_lag: one((latest - p.current_offset).max(0).to_string()),
+                    availability_lag_ms: one(
+                        p.last_consumed_ms
+                            .filter(|_| latest > p.current_offset)
+                            .map_or(0, |t| now - t)
+                            .to_string(),
+                    ),
+                },
+            }
+        })
+        .collect();
+    Ok(Body::from_json(&infos)?.into())
 }
 
 async fn tables(req: Request<ServerState>) -> tide::Result {

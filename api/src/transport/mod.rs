@@ -12,8 +12,10 @@
 //! * [`stages`] — the multi-stage engine's traffic: a server's share of a stage
 //!   ([`StageRequest`]) and the [`Mailboxes`] stage workers send their blocks to, in-process
 //!   or over HTTP in the engine's binary block encoding.
+//! * [`consumer_info`] — what servers and the controller report of consuming segments.
 //! * [`error`] — [`TransportError`], what a failed call reports.
 
+pub mod consumer_info;
 pub mod controller_client;
 pub mod error;
 pub mod server_client;
