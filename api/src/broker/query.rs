@@ -21,8 +21,15 @@ use crate::transport::RoutingError;
 use engine::aggregate::state::AggState;
 use engine::response::QueryException;
 use engine::server::result::IntermediateData;
-use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
-use planner::plan::{QueryPlan, SingleStagePlan};
+use engine::{
+    BrokerResponse, EngineError, TableProvider, execute_plan, plan_sql, reduce_response,
+};
+use crate::metadata::records::TimeBoundary;
+use planner::plan::{
+    ColumnRef, ColumnType, Expr, FilterExpr, Predicate, PredicateOp, QueryPlan, RangeBound,
+    ServerQueryPlan, SingleStagePlan,
+};
+use segments::types::Value;
 use segments::types::ErrorCode;
 use std::time::{Duration, Instant};
 
@@ -135,69 +142,19 @@ fn plan_tables(plan: &QueryPlan) -> Vec<&str> {
 }
 
 async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> BrokerResponse {
-    let raw = plan.server.table.clone();
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
         .min(broker.config.server_timeout);
-    // A routing table that turns out stale (a segment gone from its server, a server gone, a
-    // segment with no live replica in it) is dropped and the query asked again with the
-    // controller's current routing — twice at most: a routing fetched just before a change
-    // committed (a segment deleted between the fetch and the scatter) is stale too.
-    let mut allow_cached = true;
-    let mut retries = 0;
-    let (replicas, gathered) = loop {
-        let mut routing = None;
-        for t in [TableType::Offline, TableType::Realtime] {
-            match routing_cache::routing(broker, &with_type(&raw, t), allow_cached).await {
-                Ok(r) => {
-                    routing = Some(r);
-                    break;
-                }
-                Err(RoutingError::TableMissing(_)) => {}
-                Err(e) => return BrokerResponse::from_exception(e.code(), &e.detail()),
-            }
-        }
-        let Some((routing, from_cache)) = routing else {
-            return BrokerResponse::from_exception(
-                ErrorCode::TableDoesNotExist,
-                &format!("Unknown table '{raw}'"),
-            );
-        };
-        let replicas = choose_replicas(&routing);
-        let mut gathered = scatter(
-            broker,
-            &replicas,
-            &routing.table_name_with_type,
-            &plan.server,
-            trace,
-            timeout,
-        )
-        .await;
-        // A server that cannot be reached (killed, restarting) is routed around at once: its
-        // segments go to their other replicas, if every one of them has one.
-        if !gathered.unreachable.is_empty()
-            && let Some(retry) = reroute(&routing, &gathered)
-        {
-            let again = scatter(
-                broker,
-                &retry,
-                &routing.table_name_with_type,
-                &plan.server,
-                trace,
-                timeout,
-            )
-            .await;
-            gathered.merge_retry(again);
-        }
-        let stale = looks_stale(&gathered) || !replicas.unavailable.is_empty();
-        if stale && (from_cache || retries < 2) {
-            broker.routing.invalidate(&routing.table_name_with_type);
-            allow_cached = false;
-            retries += 1;
-            continue;
-        }
-        break (replicas, gathered);
+    let parts = match table_parts(broker, &plan.server).await {
+        Ok(p) => p,
+        Err(r) => return r,
     };
-
+    let mut gathered = Gathered::default();
+    let mut unavailable = Vec::new();
+    for (typed, server_plan) in parts {
+        let (replicas, g) = gather_table(broker, &typed, &server_plan, trace, timeout).await;
+        unavailable.extend(replicas.unavailable);
+        gathered.absorb(g);
+    }
     let mut extra = gathered.exceptions;
     let mut results = Vec::new();
     let mut trace_info = serde_json::Map::new();
@@ -207,14 +164,10 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
         }
         results.push(result);
     }
-    if !replicas.unavailable.is_empty() {
+    if !unavailable.is_empty() {
         extra.push(QueryException {
             error_code: 305,
-            message: format!(
-                "{} segments {:?} unavailable",
-                replicas.unavailable.len(),
-                replicas.unavailable
-            ),
+            message: format!("{} segments {:?} unavailable", unavailable.len(), unavailable),
         });
     }
     let (queried, responded) = (gathered.servers_queried, gathered.servers_responded);
@@ -242,6 +195,135 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
         r.add_exception(e);
     }
     r
+}
+
+/// The typed tables a query of `plan`'s table reads, each with its server plan: the OFFLINE or
+/// the REALTIME table alone, or — for a hybrid table — both, split at the time boundary
+/// (offline `time <= boundary`, real-time `time > boundary`; with no boundary yet, as Pinot,
+/// the real-time table alone).
+async fn table_parts(
+    broker: &Broker,
+    plan: &ServerQueryPlan,
+) -> Result<Vec<(String, ServerQueryPlan)>, BrokerResponse> {
+    let raw = &plan.table;
+    let mut found = Vec::new();
+    for t in [TableType::Offline, TableType::Realtime] {
+        let typed = with_type(raw, t);
+        match routing_cache::routing(broker, &typed, true).await {
+            Ok((routing, _)) => found.push((typed, routing)),
+            Err(RoutingError::TableMissing(_)) => {}
+            Err(e) => return Err(BrokerResponse::from_exception(e.code(), &e.detail())),
+        }
+    }
+    match found.as_slice() {
+        [] => Err(BrokerResponse::from_exception(
+            ErrorCode::TableDoesNotExist,
+            &format!("Unknown table '{raw}'"),
+        )),
+        [(typed, _)] => Ok(vec![(typed.clone(), plan.clone())]),
+        [(offline, offline_routing), (realtime, _)] => {
+            let boundary = offline_routing
+                .time_boundary
+                .as_ref()
+                .and_then(|b| Some((b, time_column_type(broker, raw, &b.column)?)));
+            Ok(match boundary {
+                Some((b, column_type)) => vec![
+                    (offline.clone(), with_time_bound(plan, b, column_type, true)),
+                    (realtime.clone(), with_time_bound(plan, b, column_type, false)),
+                ],
+                None => vec![(realtime.clone(), plan.clone())],
+            })
+        }
+        _ => unreachable!("at most two table types"),
+    }
+}
+
+/// The type of a hybrid table's time column, from the broker's catalog.
+fn time_column_type(broker: &Broker, raw: &str, column: &str) -> Option<ColumnType> {
+    let schema = broker.catalog.schema(raw)?;
+    let f = schema.field(column)?;
+    Some(ColumnType {
+        data_type: f.data_type,
+        single_value: f.single_value_field,
+    })
+}
+
+/// `plan` with `time <= boundary` (offline) or `time > boundary` (real-time) added to its filter.
+fn with_time_bound(
+    plan: &ServerQueryPlan,
+    b: &TimeBoundary,
+    column_type: ColumnType,
+    offline: bool,
+) -> ServerQueryPlan {
+    let value = Value::Long(b.value)
+        .cast(column_type.data_type)
+        .unwrap_or(Value::Long(b.value));
+    let bound = Some(RangeBound {
+        value,
+        inclusive: offline,
+    });
+    let (lower, upper) = if offline { (None, bound) } else { (bound, None) };
+    let predicate = FilterExpr::Predicate(Predicate {
+        lhs: Expr::Column(ColumnRef {
+            name: b.column.clone(),
+            column_type,
+        }),
+        op: PredicateOp::Range { lower, upper },
+    });
+    let mut out = plan.clone();
+    out.filter = Some(match out.filter.take() {
+        Some(f) => FilterExpr::And(vec![f, predicate]),
+        None => predicate,
+    });
+    out
+}
+
+/// Routes, scatters and gathers one typed table's part of a query. A routing table that turns
+/// out stale (a segment gone from its server, a server gone, a segment with no live replica in
+/// it) is dropped and the part asked again with the controller's current routing — twice at
+/// most: a routing fetched just before a change committed (a segment deleted between the fetch
+/// and the scatter) is stale too.
+async fn gather_table(
+    broker: &Broker,
+    typed: &str,
+    plan: &ServerQueryPlan,
+    trace: bool,
+    timeout: Duration,
+) -> (super::scatter::Plan, Gathered) {
+    let mut allow_cached = true;
+    let mut retries = 0;
+    loop {
+        let (routing, from_cache) = match routing_cache::routing(broker, typed, allow_cached).await
+        {
+            Ok(r) => r,
+            Err(e) => {
+                let mut g = Gathered::default();
+                g.exceptions.push(QueryException {
+                    error_code: e.code().code(),
+                    message: e.code().message(&e.detail()),
+                });
+                return (super::scatter::Plan::default(), g);
+            }
+        };
+        let replicas = choose_replicas(&routing);
+        let mut gathered = scatter(broker, &replicas, typed, plan, trace, timeout).await;
+        // A server that cannot be reached (killed, restarting) is routed around at once: its
+        // segments go to their other replicas, if every one of them has one.
+        if !gathered.unreachable.is_empty()
+            && let Some(retry) = reroute(&routing, &gathered)
+        {
+            let again = scatter(broker, &retry, typed, plan, trace, timeout).await;
+            gathered.merge_retry(again);
+        }
+        let stale = looks_stale(&gathered) || !replicas.unavailable.is_empty();
+        if stale && (from_cache || retries < 2) {
+            broker.routing.invalidate(typed);
+            allow_cached = false;
+            retries += 1;
+            continue;
+        }
+        return (replicas, gathered);
+    }
 }
 
 /// Statements up to this length are planned on the async thread.

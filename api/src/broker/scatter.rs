@@ -101,6 +101,21 @@ pub struct Gathered {
 }
 
 impl Gathered {
+    /// Adds what another table's part of the query gathered (a hybrid table's other half).
+    pub fn absorb(&mut self, other: Gathered) {
+        let base = self.exceptions.len();
+        self.servers_queried += other.servers_queried;
+        self.servers_responded += other.servers_responded;
+        self.responses.extend(other.responses);
+        self.exceptions.extend(other.exceptions);
+        self.unreachable.extend(
+            other
+                .unreachable
+                .into_iter()
+                .map(|(s, segs, at)| (s, segs, base + at)),
+        );
+    }
+
     /// Replaces the unreachable servers' failures with `retry`'s answers for their segments.
     pub fn merge_retry(&mut self, retry: Gathered) {
         let mut gone: Vec<usize> = self.unreachable.drain(..).map(|(_, _, at)| at).collect();

@@ -234,6 +234,7 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
             table.segments.insert(s.segment_name, hosts);
         }
     }
+    table.time_boundary = super::time_boundary::time_boundary(c, typed)?;
     Ok(table)
 }
 

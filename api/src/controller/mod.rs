@@ -37,6 +37,7 @@ pub mod table_views;
 pub mod tables;
 pub mod tenants;
 pub mod tiers;
+pub mod time_boundary;
 
 use crate::common::loggers::{self, InstanceEndpoint, LoggerState, RemoteLoggerState};
 use crate::http::metrics::{self, Metrics};

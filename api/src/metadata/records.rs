@@ -195,6 +195,19 @@ pub struct RoutingTable {
     /// incarnation (the table deleted and re-created) never does.
     #[serde(default)]
     pub incarnations: BTreeMap<String, u64>,
+    /// For the offline part of a hybrid table: where its rows end and the real-time part's
+    /// begin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_boundary: Option<TimeBoundary>,
+}
+
+/// A hybrid table's time boundary: the offline table answers `column <= value`, the real-time
+/// table `column > value` (`value` in the column's own unit).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimeBoundary {
+    pub column: String,
+    pub value: i64,
 }
 
 #[cfg(test)]

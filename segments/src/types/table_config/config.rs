@@ -421,6 +421,16 @@ impl TableConfig {
             .or(self.segments_config.segment_push_type.as_deref())
     }
 
+    /// The batch push frequency (`HOURLY`/`DAILY`): from `ingestionConfig` first, else the
+    /// legacy `segmentsConfig.segmentPushFrequency`.
+    pub fn batch_ingestion_frequency(&self) -> Option<&str> {
+        self.ingestion_config
+            .as_ref()
+            .and_then(|i| i.batch_ingestion_config.as_ref())
+            .and_then(|b| b.segment_ingestion_frequency.as_deref())
+            .or(self.segments_config.segment_push_frequency.as_deref())
+    }
+
     /// The stream config maps: `ingestionConfig.streamIngestionConfig.streamConfigMaps`, else
     /// the legacy `tableIndexConfig.streamConfigs` (empty when neither is set).
     pub fn stream_config_maps(&self) -> Vec<&Map<String, Json>> {
