@@ -49,6 +49,19 @@ struct Placement {
 
 async fn leaf_routing(broker: &Broker, raw: &str) -> Result<(String, Plan), QueryException> {
     let mut allow_cached = true;
+    // A hybrid table's two halves split at the time boundary are the single-stage engine's
+    // (`query::table_parts`); a leaf here reads one typed table, so rather than answer with
+    // half the rows, say so.
+    let offline = routing_cache::routing(broker, &with_type(raw, TableType::Offline), true).await;
+    let realtime = routing_cache::routing(broker, &with_type(raw, TableType::Realtime), true).await;
+    if offline.is_ok() && realtime.is_ok() {
+        return Err(QueryException {
+            error_code: ErrorCode::QueryPlanning.code(),
+            message: ErrorCode::QueryPlanning.message(&format!(
+                "table '{raw}' is a hybrid table (OFFLINE and REALTIME): the multi-stage engine does not read hybrid tables yet; query it without useMultistageEngine"
+            )),
+        });
+    }
     loop {
         for t in [TableType::Offline, TableType::Realtime] {
             let typed = with_type(raw, t);
