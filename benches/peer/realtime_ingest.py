@@ -1,0 +1,201 @@
+"""Real-time ingestion: rows from a Kafka topic to queryable, against building the same rows
+from a file, and query latency on a consuming segment against the same rows committed.
+
+Prepare once with `benches/peer/setup.sh [SF]` (lineitem CSV, the venv with kafka-python) and
+`scripts/get-tansu.sh` (the Kafka-protocol broker), then run
+    benches/.venv-peers/bin/python benches/peer/realtime_ingest.py [--rows 500000] [--runs 7]
+It (1) builds the release `tessera` binary, (2) takes the first N lineitem rows as JSON messages
+and produces them to a one-partition topic of a fresh tansu broker, (3) starts `tessera start`
+(one process, all roles, RAYON_NUM_THREADS=1), creates a REALTIME lineitem table (the indexed
+config of compare.py) consuming from the smallest offset with a flush threshold above N, and
+times creation → `count(*) = N` through the broker: the ingestion rate (one partition, one
+consumer thread); (4) times `tessera segment create` on the same rows as a JSON-lines file
+(same schema and table config, one thread); (5) runs the anchor queries through the broker over
+one kept-alive connection on the consuming segment, pauses the table (the consuming segment is
+built and committed), and runs them again on the committed segment, alternating nothing —
+both sets are medians of `--runs` runs after a warm-up — and prints consuming/committed ratios.
+"""
+import argparse, csv, http.client, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+QUERIES = {
+    "a_count_eq": "SELECT COUNT(*) FROM lineitem WHERE l_shipmode = 'AIR'",
+    "b_q1": "SELECT l_returnflag, l_linestatus, SUM(l_quantity), SUM(l_extendedprice), AVG(l_discount), COUNT(*) "
+            "FROM lineitem WHERE l_shipdate <= '1998-09-02' GROUP BY l_returnflag, l_linestatus "
+            "ORDER BY l_returnflag, l_linestatus",
+    "c2_partkey_range": "SELECT COUNT(*), SUM(l_extendedprice) FROM lineitem WHERE l_partkey BETWEEN 100000 AND 100100",
+    "d_topn": "SELECT l_orderkey, l_linenumber, l_extendedprice FROM lineitem ORDER BY l_extendedprice DESC LIMIT 10",
+    "e_groupby_hi": "SELECT l_suppkey, SUM(l_extendedprice) AS s FROM lineitem GROUP BY l_suppkey ORDER BY s DESC LIMIT 5",
+}
+INT_COLS = {"l_orderkey", "l_partkey", "l_suppkey", "l_linenumber"}
+DBL_COLS = {"l_quantity", "l_extendedprice", "l_discount", "l_tax"}
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def rows_of(csv_path, n):
+    with open(csv_path, newline="") as f:
+        r = csv.DictReader(f)
+        for i, row in enumerate(r):
+            if i == n:
+                break
+            out = {}
+            for k, v in row.items():
+                if k is None:
+                    continue
+                out[k] = int(v) if k in INT_COLS else float(v) if k in DBL_COLS else v
+            yield out
+
+
+def request(conn, method, path, body=None, ctype="application/json"):
+    headers = {"Content-Type": ctype} if body is not None else {}
+    conn.request(method, path, body=body, headers=headers)
+    res = conn.getresponse()
+    data = res.read()
+    return res.status, (json.loads(data) if data[:1] in (b"{", b"[") else data.decode())
+
+
+def query(conn, sql):
+    status, body = request(conn, "POST", "/query/sql", json.dumps({"sql": sql}))
+    if status != 200 or body.get("exceptions"):
+        raise SystemExit(f"query failed: {sql}: {body}")
+    return body
+
+
+def count(conn):
+    return query(conn, "SELECT COUNT(*) FROM lineitem")["resultTable"]["rows"][0][0]
+
+
+def timed(conn, sql, runs):
+    query(conn, sql)  # warm
+    walls = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        query(conn, sql)
+        walls.append((time.perf_counter() - t) * 1000)
+    return statistics.median(walls), min(walls)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sf", default="1")
+    ap.add_argument("--rows", type=int, default=500_000)
+    ap.add_argument("--runs", type=int, default=7)
+    args = ap.parse_args()
+    from kafka import KafkaProducer  # benches/.venv-peers (setup.sh)
+
+    data = os.path.join(ROOT, "benches", "data", f"sf{args.sf}")
+    csv_path = os.path.join(data, "lineitem.csv")
+    tansu = os.path.join(ROOT, "target", "tansu", "tansu")
+    for p, how in ((csv_path, f"benches/peer/setup.sh {args.sf}"), (tansu, "scripts/get-tansu.sh")):
+        if not os.path.exists(p):
+            sys.exit(f"missing {p}: run {how} first")
+    print("building the release binary ...", flush=True)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT, check=True)
+    bin_path = os.path.join(ROOT, "target", "release", "tessera")
+    env = dict(os.environ, RAYON_NUM_THREADS="1")
+    work = tempfile.mkdtemp(prefix="tessera-rt-bench-")
+    procs = []
+    try:
+        rows = list(rows_of(csv_path, args.rows))
+        n = len(rows)
+        kport = free_port()
+        url = f"tcp://127.0.0.1:{kport}"
+        procs.append(subprocess.Popen([tansu, "broker", "--listener-url", url, "--advertised-listener-url", url,
+                                       "--storage-engine", "memory://tansu/"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(0.3)
+        subprocess.run([tansu, "topic", "create", "lineitem", "--partitions", "1", "--broker", url], check=True,
+                       stdout=subprocess.DEVNULL)
+        producer = KafkaProducer(bootstrap_servers=f"127.0.0.1:{kport}", linger_ms=20, batch_size=1 << 20,
+                                 api_version=(2, 5, 0))
+        t = time.perf_counter()
+        for r in rows:
+            producer.send("lineitem", json.dumps(r).encode(), partition=0)
+        producer.flush()
+        print(f"produced {n} rows in {time.perf_counter() - t:.1f} s", flush=True)
+
+        # (4) the same rows from a file, built by `tessera segment create`.
+        jsonl = os.path.join(work, "lineitem.json")
+        with open(jsonl, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+        offline_cfg = os.path.join(HERE, "lineitem_offline_table_config.json")
+        schema = os.path.join(HERE, "lineitem_schema.json")
+        t = time.perf_counter()
+        subprocess.run([bin_path, "segment", "create", "--schema", schema, "--table-config", offline_cfg,
+                        "--input", jsonl, "--out", os.path.join(work, "seg")], check=True, env=env,
+                       stdout=subprocess.DEVNULL)
+        file_s = time.perf_counter() - t
+
+        # (3) the topic into a REALTIME table.
+        ports = [free_port() for _ in range(3)]
+        procs.append(subprocess.Popen([bin_path, "start", "--data-dir", os.path.join(work, "data"),
+                                       "--controller-port", str(ports[0]), "--broker-port", str(ports[1]),
+                                       "--server-port", str(ports[2]), "--no-log-stderr"],
+                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+        for _ in range(3):
+            procs[-1].stdout.readline()
+        ctl = http.client.HTTPConnection("127.0.0.1", ports[0], timeout=600)
+        broker = http.client.HTTPConnection("127.0.0.1", ports[1], timeout=600)
+        with open(schema) as f:
+            request(ctl, "POST", "/schemas", f.read())
+        with open(offline_cfg) as f:
+            cfg = json.load(f)
+        cfg["tableName"], cfg["tableType"] = "lineitem", "REALTIME"
+        cfg["ingestionConfig"] = {"streamIngestionConfig": {"streamConfigMaps": [{
+            "streamType": "kafka", "stream.kafka.topic.name": "lineitem",
+            "stream.kafka.broker.list": f"127.0.0.1:{kport}",
+            "stream.kafka.consumer.prop.auto.offset.reset": "smallest",
+            "stream.kafka.decoder.class.name": "org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder",
+            "realtime.segment.flush.threshold.rows": str(n + 1),
+            "realtime.segment.flush.threshold.time": "6h"}]}}
+        t = time.perf_counter()
+        status, body = request(ctl, "POST", "/tables", json.dumps(cfg))
+        if status != 200:
+            sys.exit(f"table creation failed: {body}")
+        while count(broker) < n:
+            time.sleep(0.05)
+        stream_s = time.perf_counter() - t
+        print(f"\ningestion of {n} rows (one partition, one thread):")
+        print(f"  topic -> queryable      {stream_s:7.2f} s  {n / stream_s:10,.0f} rows/s")
+        print(f"  segment create (file)   {file_s:7.2f} s  {n / file_s:10,.0f} rows/s")
+        print(f"  ratio stream/file rate  {(n / stream_s) / (n / file_s):.2f}x")
+
+        # (5) queries on the consuming segment, then on the committed one.
+        select1 = timed(broker, "SELECT 1", args.runs)[0]
+        consuming = {q: timed(broker, sql, args.runs) for q, sql in QUERIES.items()}
+        request(ctl, "POST", "/tables/lineitem/pauseConsumption")
+        t = time.perf_counter()
+        while True:
+            _, status = request(ctl, "GET", "/tables/lineitem/pauseStatus")
+            if not status["consumingSegments"]:
+                break
+            time.sleep(0.1)
+        commit_s = time.perf_counter() - t
+        assert count(broker) == n
+        committed = {q: timed(broker, sql, args.runs) for q, sql in QUERIES.items()}
+        _, segs = request(ctl, "GET", "/segments/lineitem/zkmetadata")
+        print(f"\ncommit on pause: {commit_s:.2f} s; segments: "
+              + ", ".join(f"{k} ({v['segment.realtime.status']}, {v['segment.total.docs']} rows)" for k, v in segs.items()))
+        print(f"\nquery latency through the broker (median/min ms of {args.runs}, SELECT 1 = {select1:.2f} ms):")
+        print(f"  {'query':20} {'consuming':>16} {'committed':>16} {'ratio':>7}")
+        for q in QUERIES:
+            (cm, cn), (dm, dn) = consuming[q], committed[q]
+            print(f"  {q:20} {cm:8.2f}/{cn:7.2f} {dm:8.2f}/{dn:7.2f} {cm / dm:6.2f}x")
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
