@@ -103,7 +103,10 @@ impl Tessera {
             if last == (rows, sum) {
                 return started.elapsed();
             }
-            assert!(last.0 <= rows, "{table} has {last:?}, more than {rows} rows");
+            assert!(
+                last.0 <= rows,
+                "{table} has {last:?}, more than {rows} rows"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         panic!(
@@ -115,7 +118,11 @@ impl Tessera {
     /// The last lines of the process's logs, for a failure's message.
     fn log_tail(&self) -> String {
         let mut out = String::new();
-        for entry in std::fs::read_dir(self.data.join("logs")).into_iter().flatten().flatten() {
+        for entry in std::fs::read_dir(self.data.join("logs"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
             let lines: Vec<&str> = text.lines().collect();
             for l in &lines[lines.len().saturating_sub(40)..] {
@@ -129,7 +136,10 @@ impl Tessera {
     fn segments(&self, table: &str) -> Vec<Value> {
         let (s, body) = http(
             "GET",
-            &format!("{}/segments/{table}/zkmetadata?type=REALTIME", self.controller),
+            &format!(
+                "{}/segments/{table}/zkmetadata?type=REALTIME",
+                self.controller
+            ),
             None,
         );
         assert_eq!(s, 200, "{body}");
@@ -194,7 +204,11 @@ fn sum(from: i64, to: i64) -> i64 {
 }
 
 fn create(t: &Tessera, name: &str, kafka: &Kafka, topic: &str, flush_rows: u64) {
-    let (s, b) = http("POST", &format!("{}/schemas", t.controller), Some(schema(name)));
+    let (s, b) = http(
+        "POST",
+        &format!("{}/schemas", t.controller),
+        Some(schema(name)),
+    );
     assert_eq!(s, 200, "{b}");
     let (s, b) = http(
         "POST",
@@ -250,7 +264,10 @@ fn consumes_commits_pauses_and_resumes() {
         assert_eq!(s["consumerState"], "CONSUMING", "{info}");
         let offsets = &s["partitionOffsetInfo"];
         assert_eq!(offsets["currentOffsetsMap"][partition], "250", "{info}");
-        assert_eq!(offsets["latestUpstreamOffsetMap"][partition], "250", "{info}");
+        assert_eq!(
+            offsets["latestUpstreamOffsetMap"][partition], "250",
+            "{info}"
+        );
         assert_eq!(offsets["recordsLagMap"][partition], "0", "{info}");
         assert!(s["lastConsumedTimestamp"].as_i64().unwrap() > 0, "{info}");
     }
@@ -294,9 +311,15 @@ fn consumes_commits_pauses_and_resumes() {
     let (_, body) = http(
         "POST",
         &format!("{}/query/sql", t.broker),
-        Some(json!({"sql": "SET useMultistageEngine=true; SELECT a.kind, count(*) FROM events a JOIN events b ON a.id = b.id GROUP BY a.kind ORDER BY a.kind"})),
+        Some(
+            json!({"sql": "SET useMultistageEngine=true; SELECT a.kind, count(*) FROM events a JOIN events b ON a.id = b.id GROUP BY a.kind ORDER BY a.kind"}),
+        ),
     );
-    assert_eq!(body["resultTable"]["rows"], json!([["a", 200], ["b", 200], ["c", 200]]), "{body}");
+    assert_eq!(
+        body["resultTable"]["rows"],
+        json!([["a", 200], ["b", 200], ["c", 200]]),
+        "{body}"
+    );
 }
 
 /// A kill -9 while rows stream in and segments commit: after the restart every produced row is
@@ -329,7 +352,10 @@ fn kill_9_while_consuming_loses_and_doubles_nothing() {
         .filter(|s| s["segment.realtime.status"] == "DONE")
         .map(|s| {
             let o = |k: &str| s[k].as_str().unwrap().parse::<i64>().unwrap();
-            (o("segment.realtime.startOffset"), o("segment.realtime.endOffset"))
+            (
+                o("segment.realtime.startOffset"),
+                o("segment.realtime.endOffset"),
+            )
         })
         .collect();
     ranges.sort();
@@ -353,8 +379,8 @@ fn topic_change_takes_effect_after_pause_and_resume() {
     t.wait_for("clicks", 50, sum(0, 50), Duration::from_secs(30));
 
     let mut config = table("clicks", &kafka.address, "second", 10_000);
-    config["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0]
-        ["stream.kafka.consumer.prop.auto.offset.reset"] = json!("largest");
+    config["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0]["stream.kafka.consumer.prop.auto.offset.reset"] =
+        json!("largest");
     let (s, b) = http(
         "PUT",
         &format!("{}/tables/clicks_REALTIME", t.controller),
@@ -394,7 +420,11 @@ fn topic_change_takes_effect_after_pause_and_resume() {
 
     // Pause and resume from the smallest offset: the new topic is read again from its start,
     // so its rows are counted twice — what `consumeFrom=smallest` asks for.
-    http("POST", &format!("{}/tables/clicks/pauseConsumption", t.controller), None);
+    http(
+        "POST",
+        &format!("{}/tables/clicks/pauseConsumption", t.controller),
+        None,
+    );
     let deadline = Instant::now() + Duration::from_secs(20);
     while t.pause_status("clicks")["consumingSegments"]
         .as_array()
@@ -405,7 +435,10 @@ fn topic_change_takes_effect_after_pause_and_resume() {
     }
     let (s, b) = http(
         "POST",
-        &format!("{}/tables/clicks/resumeConsumption?consumeFrom=smallest", t.controller),
+        &format!(
+            "{}/tables/clicks/resumeConsumption?consumeFrom=smallest",
+            t.controller
+        ),
         None,
     );
     assert_eq!(s, 200, "{b}");
@@ -474,7 +507,11 @@ fn two_replicas_commit_once_and_answer_once() {
     let deadline = Instant::now() + Duration::from_secs(10);
     while http("GET", &format!("{ctl}/instances"), None).1["instances"]
         .as_array()
-        .map_or(0, |a| a.iter().filter(|i| i.as_str().unwrap().starts_with("Server_")).count())
+        .map_or(0, |a| {
+            a.iter()
+                .filter(|i| i.as_str().unwrap().starts_with("Server_"))
+                .count()
+        })
         < 2
     {
         assert!(Instant::now() < deadline);
@@ -535,8 +572,7 @@ fn hybrid_table_answers_each_row_once_across_the_time_boundary() {
     let csv: String = std::iter::once("id,kind,ts\n".to_string())
         .chain((0..100).map(|i| format!("{i},k,{}\n", DAY0 + i * HOUR)))
         .collect();
-    let (ct, body) =
-        tessera_api::http::multipart::encode_file("file", "rows.csv", csv.as_bytes());
+    let (ct, body) = tessera_api::http::multipart::encode_file("file", "rows.csv", csv.as_bytes());
     let url = format!(
         "{}/ingestFromFile?tableNameWithType=hits_OFFLINE&batchConfigMapStr=%7B%22inputFormat%22%3A%22csv%22%7D",
         t.controller
@@ -560,5 +596,67 @@ fn hybrid_table_answers_each_row_once_across_the_time_boundary() {
         Some(json!({"sql": "SET useMultistageEngine=true; SELECT count(*) FROM hits"})),
     );
     assert_eq!(body["exceptions"][0]["errorCode"], 720, "{body}");
-    assert!(body["exceptions"][0]["message"].as_str().unwrap().contains("hybrid"), "{body}");
+    assert!(
+        body["exceptions"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("hybrid"),
+        "{body}"
+    );
+}
+
+/// `tessera quickstart --realtime` starts a Kafka-protocol broker and a REALTIME table fed from
+/// it: rows keep arriving, and the broker dies with the quickstart.
+#[test]
+fn quickstart_realtime_shows_rows_arriving() {
+    let Some(tansu) = support::kafka::tansu() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let ports = [free_port(), free_port(), free_port(), free_port()].map(|p| p.to_string());
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args([
+            "quickstart",
+            "--realtime",
+            "--data-dir",
+            dir.path().to_str().unwrap(),
+            "--controller-port",
+            &ports[0],
+            "--broker-port",
+            &ports[1],
+            "--server-port",
+            &ports[2],
+            "--kafka-port",
+            &ports[3],
+            "--segments",
+            "1",
+            "--rows-per-segment",
+            "100",
+            "--no-log-stderr",
+        ])
+        .env("TESSERA_TANSU", &tansu)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let quickstart = Proc(child);
+    let broker = format!("http://127.0.0.1:{}", ports[1]);
+    let events = || {
+        let (_, body) = http(
+            "POST",
+            &format!("{broker}/query/sql"),
+            Some(json!({"sql": "SELECT count(*) FROM events"})),
+        );
+        body["resultTable"]["rows"][0][0].as_i64().unwrap_or(0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while events() < 5 {
+        assert!(Instant::now() < deadline, "no events arrived");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let first = events();
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(events() > first, "events stopped arriving at {first}");
+    drop(quickstart);
+    // The quickstart's Kafka broker went with it.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(std::net::TcpStream::connect(format!("127.0.0.1:{}", ports[3])).is_err());
 }

@@ -16,21 +16,19 @@ use super::routing_cache;
 use super::scatter::{Gathered, choose_replicas, reroute, scatter};
 use crate::auth::Principal;
 use crate::http::on_rayon;
+use crate::metadata::records::TimeBoundary;
 use crate::metadata::table_name::{TableType, with_type};
 use crate::transport::RoutingError;
 use engine::aggregate::state::AggState;
 use engine::response::QueryException;
 use engine::server::result::IntermediateData;
-use engine::{
-    BrokerResponse, EngineError, TableProvider, execute_plan, plan_sql, reduce_response,
-};
-use crate::metadata::records::TimeBoundary;
+use engine::{BrokerResponse, EngineError, TableProvider, execute_plan, plan_sql, reduce_response};
 use planner::plan::{
     ColumnRef, ColumnType, Expr, FilterExpr, Predicate, PredicateOp, QueryPlan, RangeBound,
     ServerQueryPlan, SingleStagePlan,
 };
-use segments::types::Value;
 use segments::types::ErrorCode;
+use segments::types::Value;
 use std::time::{Duration, Instant};
 
 /// Runs `query` for `who` (the authenticated principal when access control is on) and returns
@@ -167,7 +165,11 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     if !unavailable.is_empty() {
         extra.push(QueryException {
             error_code: 305,
-            message: format!("{} segments {:?} unavailable", unavailable.len(), unavailable),
+            message: format!(
+                "{} segments {:?} unavailable",
+                unavailable.len(),
+                unavailable
+            ),
         });
     }
     let (queried, responded) = (gathered.servers_queried, gathered.servers_responded);
@@ -229,7 +231,10 @@ async fn table_parts(
             Ok(match boundary {
                 Some((b, column_type)) => vec![
                     (offline.clone(), with_time_bound(plan, b, column_type, true)),
-                    (realtime.clone(), with_time_bound(plan, b, column_type, false)),
+                    (
+                        realtime.clone(),
+                        with_time_bound(plan, b, column_type, false),
+                    ),
                 ],
                 None => vec![(realtime.clone(), plan.clone())],
             })
@@ -262,7 +267,11 @@ fn with_time_bound(
         value,
         inclusive: offline,
     });
-    let (lower, upper) = if offline { (None, bound) } else { (bound, None) };
+    let (lower, upper) = if offline {
+        (None, bound)
+    } else {
+        (bound, None)
+    };
     let predicate = FilterExpr::Predicate(Predicate {
         lhs: Expr::Column(ColumnRef {
             name: b.column.clone(),

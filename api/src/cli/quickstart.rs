@@ -27,6 +27,13 @@ pub struct QuickstartArgs {
     /// Server port.
     #[arg(long, default_value_t = 8098)]
     pub server_port: u16,
+    /// Also start a Kafka-protocol broker (tansu: `scripts/get-tansu.sh` installs it, or set
+    /// `TESSERA_TANSU`) and a REALTIME table `events` consuming generated events from it.
+    #[arg(long)]
+    pub realtime: bool,
+    /// Port of the quickstart's Kafka broker (with `--realtime`).
+    #[arg(long, default_value_t = 19092)]
+    pub kafka_port: u16,
     #[command(flatten)]
     pub log: LogArgs,
 }
@@ -56,6 +63,17 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
         log: args.log.clone(),
     };
     let opts = start.options()?;
+    let kafka = if args.realtime {
+        let tansu = quickstart::realtime::find_tansu().ok_or(
+            "--realtime needs the tansu Kafka broker: run scripts/get-tansu.sh (or set TESSERA_TANSU)",
+        )?;
+        Some(
+            quickstart::realtime::start_broker(&tansu, args.kafka_port)
+                .map_err(|e| e.to_string())?,
+        )
+    } else {
+        None
+    };
     async_std::task::block_on(async move {
         let c = cluster::start(opts).await.map_err(|e| e.to_string())?;
         print_urls(&c);
@@ -81,7 +99,22 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
             data_dir.display(),
             bport = args.broker_port,
         );
+        if let Some(k) = &kafka {
+            quickstart::realtime::start_events(&k.address).map_err(|e| e.to_string())?;
+            quickstart::realtime::create_table(&controller, &k.address)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "\nReal-time table 'events' consumes topic 'events' from the Kafka broker at {} \
+                 (an event every 100 ms; a segment commits every 1,000). Watch it grow:\n\
+                 \x20 curl -X POST {broker}/query/sql -H 'Content-Type: application/json' \\\n\
+                 \x20      -d '{{\"sql\":\"SELECT kind, COUNT(*), SUM(amount) FROM events GROUP BY kind\"}}'\n\
+                 \x20 curl {controller}/tables/events/consumingSegmentsInfo",
+                k.address
+            );
+        }
         c.wait().await;
+        drop(kafka);
         Ok(())
     })
 }

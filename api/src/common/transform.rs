@@ -35,6 +35,33 @@ pub fn transforms(config: &Json) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// `ingestionConfig.filterConfig.filterFunction` of a table config: rows for which it is true
+/// are not ingested.
+pub fn filter_function(config: &Json) -> Option<String> {
+    config["ingestionConfig"]["filterConfig"]["filterFunction"]
+        .as_str()
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .map(str::to_string)
+}
+
+/// Refuses what the engine cannot evaluate as a transform or filter: Groovy scripts (which
+/// Pinot's controller disables by default too).
+pub fn check_functions(config: &Json) -> Result<(), String> {
+    let groovy = |f: &str| f.trim_start().to_ascii_lowercase().starts_with("groovy(");
+    if let Some(f) = filter_function(config).filter(|f| groovy(f)) {
+        return Err(format!(
+            "Groovy filter functions are disabled for table config: '{f}'; use a SQL expression (rows where it is true are dropped)"
+        ));
+    }
+    if let Some((c, f)) = transforms(config).into_iter().find(|(_, f)| groovy(f)) {
+        return Err(format!(
+            "Groovy transform functions are disabled for table config: column '{c}': '{f}'; use the query engine's functions"
+        ));
+    }
+    Ok(())
+}
+
 #[derive(Default, Clone, Copy)]
 struct Seen {
     any: bool,
@@ -151,20 +178,22 @@ fn quote(column: &str) -> String {
     format!("\"{}\"", column.replace('"', "\"\""))
 }
 
-/// Reads `input`, applies `transforms` and returns rows in `schema` field order.
-/// Blocking; run on rayon.
+/// Reads `input`, applies `transforms`, drops the rows `filter` is true for, and returns rows
+/// in `schema` field order. Blocking; run on rayon.
 pub fn transformed_rows(
     schema: &Schema,
     transforms: &BTreeMap<String, String>,
+    filter: Option<&str>,
     input: &InputSource,
     work_dir: &Path,
 ) -> Result<Vec<Vec<Value>>, String> {
-    // Staged: the input columns the table keeps or a transform reads, nothing else.
+    // Staged: the input columns the table keeps or a transform or the filter reads, nothing else.
     let needed: BTreeSet<String> = schema
         .fields
         .iter()
         .map(|f| f.name.clone())
         .chain(transforms.values().flat_map(|t| expression_arguments(t)))
+        .chain(filter.into_iter().flat_map(expression_arguments))
         .collect();
     let mut columns = scan_input(input)?;
     columns.retain(|(name, _, _)| needed.contains(name));
@@ -211,15 +240,16 @@ pub fn transformed_rows(
             None => None,
         })
         .collect();
-    select_rows(schema, exprs, staging_schema, staging)
+    select_rows(schema, exprs, filter, staging_schema, staging)
 }
 
 /// Runs `SELECT exprs… FROM source LIMIT <all>` over one segment with the engine's server half
 /// and returns rows in `schema` field order (`None` expressions give NULL; values are cast to
-/// the field types). Blocking; run on rayon.
+/// the field types), leaving out the rows `filter` is true for. Blocking; run on rayon.
 pub fn select_rows(
     schema: &Schema,
     exprs: Vec<Option<String>>,
+    filter: Option<&str>,
     source_schema: Schema,
     source: Arc<ImmutableSegment>,
 ) -> Result<Vec<Vec<Value>>, String> {
@@ -239,6 +269,12 @@ pub fn select_rows(
     }
     // With null handling, a null input stays null through a transform (`upper(NULL)` is NULL,
     // not the upper-cased default value); the final build decides what a null becomes.
+    // As Pinot's filter: a row is dropped only when the function is true (not when null); the
+    // function is one more selected value, so the engine's projection decides it row by row.
+    let dropped_slot = filter.map(|f| {
+        listed.push(format!("CASE WHEN ({f}) THEN 1 ELSE 0 END"));
+        listed.len() - 1
+    });
     let sql = format!(
         "SET enableNullHandling = true; SELECT {} FROM tessera_source LIMIT {}",
         listed.join(", "),
@@ -246,8 +282,12 @@ pub fn select_rows(
     );
     let mut tables = MemoryTables::new();
     tables.add("tessera_source", source_schema, vec![source]);
-    let (plan, _) = plan_sql(&sql, None, &tables)
-        .map_err(|e| format!("invalid transform function: {}", e.pinot_message()))?;
+    let (plan, _) = plan_sql(&sql, None, &tables).map_err(|e| {
+        format!(
+            "invalid transform or filter function: {}",
+            e.pinot_message()
+        )
+    })?;
     let QueryPlan::SingleStage(plan) = plan else {
         return Err("transform functions must reference input columns".into());
     };
@@ -260,6 +300,9 @@ pub fn select_rows(
         return Err("transform query did not produce rows".into());
     };
     rows.into_iter()
+        .filter(|row| {
+            dropped_slot.is_none_or(|i| !matches!(row.get(i), Some(v) if v.as_f64() == Some(1.0)))
+        })
         .map(|row| {
             schema
                 .fields
@@ -306,6 +349,7 @@ mod tests {
         let rows = transformed_rows(
             &schema,
             &t,
+            None,
             &InputSource {
                 path: input,
                 format: InputFormat::Csv,

@@ -16,10 +16,10 @@
 use super::ControllerState;
 use super::responses::{Status, json};
 use super::segments::{Scratch, scratch_dir, single_part, store_archive, upload_table};
-use crate::common::transform;
 use crate::common::archive;
 use crate::common::clock::now_ms;
 use crate::common::location::Location;
+use crate::common::transform;
 use crate::http::body::{query_param, read_bounded};
 use crate::http::routes::Routes;
 use crate::http::{ApiError, on_rayon};
@@ -203,13 +203,20 @@ async fn ingest(
             ApiError::bad_request(format!("Caught exception while ingesting file: {e}"))
         };
         let transforms = transform::transforms(&config);
-        if transforms.is_empty() {
+        let filter = transform::filter_function(&config);
+        if transforms.is_empty() && filter.is_none() {
             build_segment(&schema, &build, &source, &out, &mut |_| {})
                 .map_err(|e| failed(e.to_string()))?;
         } else {
             let staging = work.join("staging");
-            let rows = transform::transformed_rows(&schema, &transforms, &source, &staging)
-                .map_err(failed)?;
+            let rows = transform::transformed_rows(
+                &schema,
+                &transforms,
+                filter.as_deref(),
+                &source,
+                &staging,
+            )
+            .map_err(failed)?;
             build_segment_from_rows(&schema, &build, rows.into_iter().map(Ok), &out)
                 .map_err(|e| failed(e.to_string()))?;
         }

@@ -4,7 +4,6 @@
 //! for brokers.
 
 use super::catalog::encode;
-use std::collections::BTreeMap;
 use super::placement::fill_under_replicated;
 use super::responses::{InstanceList, InstanceView, Status, json};
 use super::table_config::broker_tag;
@@ -14,12 +13,14 @@ use crate::common::clock::now_ms;
 use crate::http::ApiError;
 use crate::http::body::{parse_json, path_param, query_param, read_text};
 use crate::http::routes::Routes;
-use crate::metadata::records::{ConsumingAssignment, 
-    AssignedSegment, InstanceRecord, InstanceType, LoadedSegments, RoutingTable, instance_id,
+use crate::metadata::records::{
+    AssignedSegment, ConsumingAssignment, InstanceRecord, InstanceType, RoutingTable,
+    SegmentReport, instance_id,
 };
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
 use crate::transport::{Assignment, Heartbeat, Registration};
+use std::collections::BTreeMap;
 use tide::Request;
 
 /// Mounts the instance endpoints.
@@ -170,7 +171,7 @@ async fn post_heartbeat(mut req: Request<ControllerState>) -> tide::Result {
     } else {
         parse_json(&text, "Invalid heartbeat json: ")?
     };
-    let segments = heartbeat(req.state(), &id, beat.loaded_segments)
+    let segments = heartbeat(req.state(), &id, beat.report())
         .await?
         .ok_or_else(|| ApiError::not_found(format!("Instance {id} not found")))?;
     json(&Assignment { segments })
@@ -182,13 +183,13 @@ async fn post_heartbeat(mut req: Request<ControllerState>) -> tide::Result {
 pub async fn heartbeat(
     c: &Controller,
     id: &str,
-    loaded: Option<LoadedSegments>,
+    report: Option<SegmentReport>,
 ) -> Result<Option<Vec<AssignedSegment>>, ApiError> {
     let Some(record) = c.instance(id)? else {
         return Ok(None);
     };
     let was_online = c.is_online(id);
-    c.heartbeat(id, loaded);
+    c.heartbeat(id, report);
     if record.instance_type != InstanceType::Server {
         return Ok(Some(Vec::new()));
     }
@@ -214,14 +215,39 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
     };
     let instances = c.instances()?;
     for s in c.segments(typed)? {
+        // A consuming segment is answered by the servers consuming it; a committed one by the
+        // servers holding the stored copy — a replica still consuming it may lag behind the
+        // committed end offset — or, until one reports it, by the replica that committed it.
+        let online = |server: &&String| c.is_online(server);
+        let holding: Vec<&String> = s
+            .servers
+            .iter()
+            .filter(online)
+            .filter(|x| c.has_loaded(x, typed, &s.segment_name))
+            .collect();
+        let consuming: Vec<&String> = s
+            .servers
+            .iter()
+            .filter(online)
+            .filter(|x| c.is_consuming(x, typed, &s.segment_name))
+            .collect();
+        let committer = s.stream.as_ref().and_then(|r| r.committer.as_ref());
+        let chosen: Vec<&String> = if s.is_consuming() {
+            holding.into_iter().chain(consuming).collect()
+        } else if holding.is_empty() {
+            consuming
+                .into_iter()
+                .filter(|x| Some(*x) == committer)
+                .collect()
+        } else {
+            holding
+        };
         let mut hosts = Vec::new();
-        for server in &s.servers {
-            if c.is_online(server) && c.has_loaded(server, typed, &s.segment_name) {
-                if let Some(i) = instances.iter().find(|i| &i.instance_name == server) {
-                    table.servers.insert(server.clone(), i.base_url());
-                }
-                hosts.push(server.clone());
+        for server in chosen {
+            if let Some(i) = instances.iter().find(|i| &i.instance_name == server) {
+                table.servers.insert(server.clone(), i.base_url());
             }
+            hosts.push(server.clone());
         }
         let new = hosts.is_empty()
             && now_ms().saturating_sub(s.push_time_ms) < NEW_SEGMENT_GRACE_MS

@@ -5,7 +5,7 @@ use super::Controller;
 use super::instances::{heartbeat, register, routing_for_broker};
 use super::segments::{find_segment, read_archive};
 use super::tables::catalog_entries;
-use crate::metadata::records::{AssignedSegment, LoadedSegments, RoutingTable};
+use crate::metadata::records::{AssignedSegment, RoutingTable, SegmentReport};
 use crate::transport::{
     BoxFuture, CommitOutcome, ControllerClient, RealtimeSetup, Registration, RoutingError,
     SegmentCommit, TransportError,
@@ -54,9 +54,9 @@ impl ControllerClient for Controller {
     fn heartbeat<'a>(
         &'a self,
         id: &'a str,
-        loaded: Option<LoadedSegments>,
+        report: Option<SegmentReport>,
     ) -> BoxFuture<'a, Result<Option<Vec<AssignedSegment>>, TransportError>> {
-        Box::pin(async move { Ok(heartbeat(self, id, loaded).await?) })
+        Box::pin(async move { Ok(heartbeat(self, id, report).await?) })
     }
 
     fn download_segment<'a>(

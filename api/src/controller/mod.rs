@@ -46,7 +46,7 @@ use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use crate::metadata::MetadataStore;
 use crate::metadata::changes::{ChangeListener, ChangeLog};
-use crate::metadata::records::LoadedSegments;
+use crate::metadata::records::{LoadedSegments, SegmentReport};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -73,6 +73,8 @@ pub struct ControllerConfig {
 pub struct Liveness {
     last_seen: HashMap<String, Instant>,
     loaded: HashMap<String, LoadedSegments>,
+    /// Real-time segments each server reports consuming.
+    consuming: HashMap<String, LoadedSegments>,
     /// `(table, segment)` pairs some server has reported loaded since this controller started:
     /// a segment not in here is *new* in Pinot's sense (see [`instances::routing_table`]).
     ever_loaded: HashSet<(String, String)>,
@@ -131,21 +133,36 @@ impl Controller {
         self.config.data_dir.join("tmp")
     }
 
-    /// Records a heartbeat from `id`, with the segments a server reports loaded.
-    pub fn heartbeat(&self, id: &str, loaded: Option<LoadedSegments>) {
+    /// Records a heartbeat from `id`, with what a server reports holding.
+    pub fn heartbeat(&self, id: &str, report: Option<SegmentReport>) {
         if let Ok(mut l) = self.liveness.lock() {
             l.last_seen.insert(id.to_string(), Instant::now());
-            if let Some(loaded) = loaded {
-                for (table, segments) in &loaded {
+            if let Some(report) = report {
+                for (table, segments) in report.hosted.iter().chain(&report.consuming) {
                     for segment in segments {
                         if !l.ever_loaded.contains(&(table.clone(), segment.clone())) {
                             l.ever_loaded.insert((table.clone(), segment.clone()));
                         }
                     }
                 }
-                l.loaded.insert(id.to_string(), loaded);
+                l.loaded.insert(id.to_string(), report.hosted);
+                l.consuming.insert(id.to_string(), report.consuming);
             }
         }
+    }
+
+    /// Whether online server `id` reports consuming `segment` of `table`.
+    pub fn is_consuming(&self, id: &str, table: &str, segment: &str) -> bool {
+        self.liveness
+            .lock()
+            .ok()
+            .and_then(|l| {
+                l.consuming
+                    .get(id)
+                    .and_then(|t| t.get(table))
+                    .map(|s| s.iter().any(|x| x == segment))
+            })
+            .unwrap_or(false)
     }
 
     /// Whether `id` sent a heartbeat within the timeout (the controller itself is always online).

@@ -18,29 +18,29 @@
 use super::assignment;
 use super::catalog::encode;
 use super::placement::{placement_servers, server_load};
+use super::responses::json;
 use super::segments::{Scratch, remove_archive, scratch_dir};
 use super::table_config::{self, server_tag};
-use super::responses::json;
 use super::{Controller, ControllerState, changes};
 use crate::common::archive;
 use crate::common::clock::{now_ms, sleep_unless_stopped};
+use crate::http::body::{path_param, query_param, read_bounded};
+use crate::http::routes::Routes;
 use crate::http::{ApiError, on_rayon};
 use crate::metadata::records::{SegmentRecord, StreamRange, StreamStatus, new_incarnation};
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
 use crate::stream::{self, StartFrom, StreamError};
-use crate::http::body::{path_param, query_param, read_bounded};
-use crate::http::routes::Routes;
 use crate::transport::consumer_info::{
     ConsumingSegmentInfo, ConsumingSegmentsInfoMap, SegmentConsumerInfo,
 };
 use crate::transport::{CommitOutcome, RealtimeSetup, SegmentCommit};
-use tide::Request;
 use segments::types::table_config::TableConfig;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use tide::Request;
 
 /// How often partitions without a consuming segment are looked for.
 pub const VALIDATION_INTERVAL: Duration = Duration::from_secs(5);
@@ -98,7 +98,9 @@ pub async fn ensure_consuming(
     };
     let config = TableConfig::from_value(json.clone()).map_err(|e| config_error(typed, e))?;
     let (topic, fallback) = {
-        let streams = config.stream_configs().map_err(|e| config_error(typed, e))?;
+        let streams = config
+            .stream_configs()
+            .map_err(|e| config_error(typed, e))?;
         let s = streams
             .first()
             .ok_or_else(|| config_error(typed, "no stream config"))?;
@@ -108,8 +110,8 @@ pub async fn ensure_consuming(
     let owned = json.clone();
     let typed_owned = typed.to_string();
     let partitions = stream::run_blocking(move || -> Result<_, StreamError> {
-        let config = TableConfig::from_value(owned)
-            .map_err(|e| StreamError::Config(e.to_string()))?;
+        let config =
+            TableConfig::from_value(owned).map_err(|e| StreamError::Config(e.to_string()))?;
         let streams = config
             .stream_configs()
             .map_err(|e| StreamError::Config(e.to_string()))?;
@@ -167,6 +169,7 @@ pub async fn ensure_consuming(
                 start_offset: offset,
                 end_offset: None,
                 creation_time_ms: now,
+                committer: None,
             },
         );
         ops.push(Op::Put(
@@ -283,22 +286,25 @@ pub async fn commit(
 
     let _guard = c.write_lock.lock().await;
     let Some(old) = c.segment(typed, &req.segment_name)? else {
-        return Ok(CommitOutcome::Discard(format!(
-            "segment {} of table {typed} does not exist",
-            req.segment_name
-        )));
+        return Ok(CommitOutcome::Discard {
+            reason: format!(
+                "segment {} of table {typed} does not exist",
+                req.segment_name
+            ),
+        });
     };
     let Some(range) = old.stream.clone().filter(|_| old.is_consuming()) else {
-        return Ok(CommitOutcome::Discard(format!(
-            "segment {} is already committed",
-            req.segment_name
-        )));
+        return Ok(CommitOutcome::Discard {
+            reason: format!("segment {} is already committed", req.segment_name),
+        });
     };
     if !old.servers.contains(&req.instance) {
-        return Ok(CommitOutcome::Discard(format!(
-            "segment {} is not assigned to {}",
-            req.segment_name, req.instance
-        )));
+        return Ok(CommitOutcome::Discard {
+            reason: format!(
+                "segment {} is not assigned to {}",
+                req.segment_name, req.instance
+            ),
+        });
     }
     if req.end_offset < range.start_offset {
         return Err(ApiError::bad_request(format!(
@@ -322,11 +328,15 @@ pub async fn commit(
         stream: Some(StreamRange {
             status: StreamStatus::Done,
             end_offset: Some(req.end_offset),
+            committer: Some(req.instance.clone()),
             ..range.clone()
         }),
         ..old.clone()
     };
-    let mut ops = vec![Op::Put(keys::segment(typed, &done.segment_name), encode(&done))];
+    let mut ops = vec![Op::Put(
+        keys::segment(typed, &done.segment_name),
+        encode(&done),
+    )];
     // The partition goes on from where this segment ended, on the same servers — unless the
     // table is paused (resume creates it) or its topic changed (the next validation does).
     let same_topic = c
@@ -351,6 +361,7 @@ pub async fn commit(
                 start_offset: req.end_offset,
                 end_offset: None,
                 creation_time_ms: now,
+                committer: None,
                 ..range
             },
         );
@@ -448,7 +459,10 @@ async fn consuming_segments_info(req: Request<ControllerState>) -> tide::Result 
             out.servers_failing_to_respond += 1;
             continue;
         };
-        let url = format!("{}/tables/{typed}/consumingSegmentsInfo", instance.base_url());
+        let url = format!(
+            "{}/tables/{typed}/consumingSegmentsInfo",
+            instance.base_url()
+        );
         let answer = async_std::future::timeout(Duration::from_secs(5), async {
             let mut res = c.client.get(&url).await.ok()?;
             res.status().is_success().then_some(())?;

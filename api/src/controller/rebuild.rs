@@ -8,8 +8,8 @@
 //! `starTreeIndexConfigs` / `enableDefaultStarTree` only with `enableDynamicStarTreeCreation`;
 //! otherwise the segment keeps the trees it was built with.
 
-use crate::common::transform::{quote_column, select_rows};
 use crate::common::archive;
+use crate::common::transform::{quote_column, select_rows};
 use segments::types::{FieldSpec, Schema};
 use segments::{BuildConfig, ImmutableSegment, build_segment_from_rows};
 use serde_json::Value as Json;
@@ -57,7 +57,7 @@ pub fn rebuild_archive(
         .iter()
         .map(|t| t.spec.clone())
         .collect();
-    let rows = select_rows(schema, exprs, source_schema, segment)?;
+    let rows = select_rows(schema, exprs, None, source_schema, segment)?;
     let mut build =
         BuildConfig::from_table_config_json(config, schema, Some(&old.facts.segment_name))
             .map_err(|e| e.to_string())?;

@@ -55,9 +55,19 @@ pub fn segment_states(
             .servers
             .iter()
             .map(|server| {
-                let online = !external
-                    || (c.is_online(server) && c.has_loaded(server, typed, &s.segment_name));
-                (server.clone(), if online { "ONLINE" } else { "OFFLINE" })
+                let consuming = s.is_consuming();
+                let state = if !external {
+                    if consuming { "CONSUMING" } else { "ONLINE" }
+                } else if !c.is_online(server) {
+                    "OFFLINE"
+                } else if c.has_loaded(server, typed, &s.segment_name) {
+                    "ONLINE"
+                } else if c.is_consuming(server, typed, &s.segment_name) {
+                    "CONSUMING"
+                } else {
+                    "OFFLINE"
+                };
+                (server.clone(), state)
             })
             .collect();
         out.0.push((s.segment_name, Entries(servers)));

@@ -4,12 +4,12 @@
 
 use super::catalog::encode;
 use super::follow_up::required_follow_up;
+use super::realtime::{self, pause_key};
 use super::responses::{
     ByTableType, Catalog, ConfigSuccess, Entries, PauseStatus, Status, TableList, json,
 };
 use super::schemas::config_text;
 use super::table_config::{self, Checked};
-use super::realtime::{self, pause_key};
 use super::tenants::validate_tenants;
 use super::{Controller, ControllerState};
 use crate::http::ApiError;
@@ -101,6 +101,7 @@ fn validate_with_schema(c: &ControllerState, checked: &Checked) -> Result<(), Ap
             checked.name_with_type()
         ))
     })?;
+    crate::common::transform::check_functions(&checked.json()).map_err(ApiError::bad_request)?;
     table_config::validate(checked, &schema)
 }
 

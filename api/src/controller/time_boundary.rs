@@ -17,11 +17,13 @@ const DAY_MS: i64 = 24 * HOUR_MS;
 /// The time boundary of the hybrid table whose offline part is `offline_typed`; None when the
 /// table is not hybrid, has no time column with an epoch format, or no offline segment with an
 /// end time.
-pub fn time_boundary(c: &Controller, offline_typed: &str) -> Result<Option<TimeBoundary>, ApiError> {
+pub fn time_boundary(
+    c: &Controller,
+    offline_typed: &str,
+) -> Result<Option<TimeBoundary>, ApiError> {
     let raw = table_name::split(offline_typed).0;
     if table_name::split(offline_typed).1 != Some(TableType::Offline)
-        || c
-            .table_config(&table_name::with_type(raw, TableType::Realtime))?
+        || c.table_config(&table_name::with_type(raw, TableType::Realtime))?
             .is_none()
     {
         return Ok(None);

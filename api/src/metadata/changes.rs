@@ -102,7 +102,9 @@ fn touched(key: &str) -> Option<Touched> {
     let name = rest.split('/').next().unwrap_or(rest);
     let raw = super::table_name::split(name).0.to_string();
     match kind {
-        "schemas" | "tables" | "segments" | "paused" if !raw.is_empty() => Some(Touched::Table(raw)),
+        "schemas" | "tables" | "segments" | "paused" if !raw.is_empty() => {
+            Some(Touched::Table(raw))
+        }
         "instances" => Some(Touched::Instances),
         _ => None,
     }

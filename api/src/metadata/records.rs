@@ -79,6 +79,9 @@ pub struct StreamRange {
     pub end_offset: Option<i64>,
     /// When consumption of this segment began (epoch millis).
     pub creation_time_ms: i64,
+    /// The server whose build was committed (once `DONE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub committer: Option<String>,
 }
 
 /// A fresh, non-zero incarnation.
@@ -142,8 +145,16 @@ pub fn instance_id(t: InstanceType, host: &str, port: u16) -> String {
     format!("{}_{host}_{port}", t.prefix())
 }
 
-/// What a server reports on each heartbeat: the segments it has loaded, per table.
+/// Segment names per table.
 pub type LoadedSegments = BTreeMap<String, Vec<String>>;
+
+/// What a server reports on each heartbeat: the segments it hosts (stored copies) and the
+/// real-time segments it is consuming, per table.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentReport {
+    pub hosted: LoadedSegments,
+    pub consuming: LoadedSegments,
+}
 
 /// One segment a server must host (its heartbeat answer lists all of them).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

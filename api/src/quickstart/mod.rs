@@ -1,8 +1,10 @@
 //! The quickstart's sample table: a TPC-H-like `lineitem` (schema, table config with sorted,
 //! inverted and range indexes, and a deterministic row generator), built into segments and
-//! loaded into a running cluster through the controller's public API.
+//! loaded into a running cluster through the controller's public API; with `--realtime`, also
+//! a real-time `events` table fed through a Kafka-protocol broker ([`realtime`]).
 
 pub mod lineitem;
+pub mod realtime;
 
 use crate::common::archive;
 use segments::types::Schema;

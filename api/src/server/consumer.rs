@@ -35,6 +35,9 @@ const SIZE_BASED_ROWS: u64 = 100_000;
 const FETCH_WAIT: Duration = Duration::from_millis(100);
 /// Pause after a failure before trying again.
 const RETRY: Duration = Duration::from_millis(500);
+/// While catching up with a backlog, rows become queryable at least this often (once caught
+/// up, after every batch).
+const CATCH_UP_PUBLISH: Duration = Duration::from_millis(500);
 
 /// What a consumer needs, read from the table's config and schema.
 struct Plan {
@@ -55,8 +58,9 @@ impl Plan {
         let streams = config.stream_configs().map_err(|e| e.to_string())?;
         let s = streams.first().ok_or("the table has no stream config")?;
         stream::check_decoder(s).map_err(|e| e.to_string())?;
-        let build = BuildConfig::from_table_config_json(&setup.table_config, &schema, Some(segment))
-            .map_err(|e| e.to_string())?;
+        let build =
+            BuildConfig::from_table_config_json(&setup.table_config, &schema, Some(segment))
+                .map_err(|e| e.to_string())?;
         let flush_rows = match s.flush_threshold_rows() {
             0 => SIZE_BASED_ROWS,
             n => n,
@@ -118,6 +122,12 @@ impl Consumer {
         let end = self.consume();
         if let Some(end_offset) = end {
             self.c.update(|p| p.phase = Phase::Committing);
+            // Every row up to the end offset answers queries while the commit is under way
+            // (the routing names this replica for the segment until its stored copy is reported).
+            match self.buffer.refresh() {
+                Ok(()) => self.c.publish(self.buffer.snapshot()),
+                Err(e) => log::warn!("consuming {}: cannot index rows: {e}", self.c.segment),
+            }
             self.commit(end_offset);
         }
         let _ = std::fs::remove_dir_all(self.dir.join("work"));
@@ -137,6 +147,7 @@ impl Consumer {
     fn consume(&mut self) -> Option<i64> {
         let mut partition: Option<Box<dyn PartitionConsumer>> = None;
         let mut offset = self.c.start_offset;
+        let mut published = std::time::Instant::now();
         loop {
             if self.c.stopped() {
                 return None;
@@ -179,10 +190,7 @@ impl Consumer {
                 payloads.push(m.value.as_slice());
                 next = m.offset + 1;
             }
-            let decoded = self
-                .plan
-                .decoder
-                .decode(&payloads, &self.dir.join("work"));
+            let decoded = self.plan.decoder.decode(&payloads, &self.dir.join("work"));
             if let Some(e) = &decoded.first_error {
                 log::warn!(
                     "consuming {}: dropped {} of {} messages at offsets {offset}..{next}: {e}",
@@ -192,15 +200,16 @@ impl Consumer {
                 );
             }
             let added = decoded.rows.len() as u64;
-            if let Err(e) = self.buffer.append(decoded.rows) {
-                // Not indexed: read the batch again.
-                self.fail(format!("cannot index rows at offset {offset}: {e}"));
-                continue;
-            }
-            if added > 0 {
-                self.c.publish(self.buffer.snapshot());
-            }
+            self.buffer.push(decoded.rows);
             offset = next;
+            let caught_up = offset >= fetched.high_watermark;
+            if self.buffer.pending() > 0 && (caught_up || published.elapsed() >= CATCH_UP_PUBLISH) {
+                match self.buffer.refresh() {
+                    Ok(()) => self.c.publish(self.buffer.snapshot()),
+                    Err(e) => log::warn!("consuming {}: cannot index rows: {e}", self.c.segment),
+                }
+                published = std::time::Instant::now();
+            }
             let read = !payloads.is_empty();
             self.c.update(|p| {
                 p.current_offset = offset;
@@ -276,7 +285,9 @@ impl Consumer {
         };
         while !self.c.stopped() {
             let outcome = async_std::task::block_on(
-                self.server.controller.commit_segment(&request, bytes.clone()),
+                self.server
+                    .controller
+                    .commit_segment(&request, bytes.clone()),
             );
             match outcome {
                 Ok(CommitOutcome::Committed { crc }) => {
@@ -306,7 +317,7 @@ impl Consumer {
                     }
                     return;
                 }
-                Ok(CommitOutcome::Discard(why)) => {
+                Ok(CommitOutcome::Discard { reason: why }) => {
                     log::info!("not committing {}: {why}", self.c.segment);
                     self.c.update(|p| p.phase = Phase::Holding);
                     return;

@@ -28,6 +28,7 @@ use crate::http::on_rayon;
 use crate::http::routes::Routes;
 use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
+use crate::transport::consumer_info::{SegmentConsumerInfo, ServerOffsetInfo};
 use crate::transport::stages::{MailboxState, mailbox_routes};
 use crate::transport::{
     BoxFuture, ControllerClient, Mailboxes, ServerClient, ServerQuery, StageRequest, TransportError,
@@ -36,7 +37,6 @@ use engine::QueryContext;
 use engine::response::QueryException;
 use engine::server::execute_server;
 use engine::server::result::ServerResult;
-use crate::transport::consumer_info::{SegmentConsumerInfo, ServerOffsetInfo};
 use hosting::Hosted;
 use segments::types::ErrorCode;
 use serde::Serialize;
@@ -267,12 +267,11 @@ async fn consuming_info(req: Request<ServerState>) -> tide::Result {
                     current_offsets: one(current),
                     latest_upstream_offsets: one(latest.to_string()),
                     records_lag: one((latest - p.current_offset).max(0).to_string()),
-                    availability_lag_ms: one(
-                        p.last_consumed_ms
-                            .filter(|_| latest > p.current_offset)
-                            .map_or(0, |t| now - t)
-                            .to_string(),
-                    ),
+                    availability_lag_ms: one(p
+                        .last_consumed_ms
+                        .filter(|_| latest > p.current_offset)
+                        .map_or(0, |t| now - t)
+                        .to_string()),
                 },
             }
         })

@@ -6,8 +6,10 @@
 //! consuming segment has the dictionaries, inverted, range and other indexes its table config
 //! asks for, and the v1 and v2 engines read it exactly as they read a committed segment.
 //!
-//! Each batch becomes a new chunk; then, while the chunk before the newest holds at most twice
-//! the rows of the newest, the two are rebuilt as one. Chunk sizes so stay geometric (each more
+//! Rows added since the last snapshot become a new chunk when the consumer publishes (after
+//! each batch once it has caught up with the stream, at most every half second while it catches
+//! up, so a backlog is indexed in few large chunks); then, while the chunk before the newest
+//! holds at most twice the rows of the newest, the two are rebuilt as one. Chunk sizes so stay geometric (each more
 //! than twice the next), a snapshot has at most about log2(rows) chunks, and each row is
 //! rebuilt O(log rows) times over the segment's life. A snapshot is swapped in whole after
 //! each batch, so a query sees every row of a batch or none of it, never a row twice.
@@ -67,21 +69,26 @@ impl RowBuffer {
         self.rows.is_empty()
     }
 
-    /// Adds a batch of rows (schema field order, already typed) and rebuilds the chunks they
-    /// touch. On a build failure the batch is not added.
-    pub fn append(&mut self, batch: Vec<Vec<Value>>) -> Result<(), String> {
-        if batch.is_empty() {
+    /// Adds rows (schema field order, already typed; the decoder checked each value fits its
+    /// column); queries see them after the next [`RowBuffer::refresh`].
+    pub fn push(&mut self, batch: Vec<Vec<Value>>) {
+        self.rows.extend(batch);
+    }
+
+    /// Rows not yet in the snapshot.
+    pub fn pending(&self) -> usize {
+        self.rows.len() - self.chunks.last().map_or(0, |c| c.rows.end)
+    }
+
+    /// Builds the rows added since the last refresh into a chunk and rebuilds the chunks that
+    /// are then within 2x of each other. On a build failure the snapshot stays as it was (the
+    /// rows stay too: a commit builds them with everything else).
+    pub fn refresh(&mut self) -> Result<(), String> {
+        let start = self.chunks.last().map_or(0, |c| c.rows.end);
+        if start == self.rows.len() {
             return Ok(());
         }
-        let start = self.rows.len();
-        self.rows.extend(batch);
-        let chunk = match self.build(start..self.rows.len()) {
-            Ok(c) => c,
-            Err(e) => {
-                self.rows.truncate(start);
-                return Err(e);
-            }
-        };
+        let chunk = self.build(start..self.rows.len())?;
         self.chunks.push(chunk);
         while let [.., older, newer] = self.chunks.as_slice() {
             if older.rows.len() > 2 * newer.rows.len() {
@@ -145,8 +152,8 @@ impl Drop for RowBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use segments::types::FieldSpec;
     use segments::types::DataType;
+    use segments::types::FieldSpec;
 
     fn buffer(dir: &Path) -> RowBuffer {
         let schema = Schema {
@@ -157,7 +164,12 @@ mod tests {
             ],
             ..Schema::default()
         };
-        RowBuffer::new(schema, BuildConfig::new("t", "t__0__0__20240101T0000Z"), dir).unwrap()
+        RowBuffer::new(
+            schema,
+            BuildConfig::new("t", "t__0__0__20240101T0000Z"),
+            dir,
+        )
+        .unwrap()
     }
 
     fn rows(from: i64, n: i64) -> Vec<Vec<Value>> {
@@ -173,8 +185,11 @@ mod tests {
         let mut b = buffer(&dir.path().join("buf"));
         let mut total = 0;
         for batch in 1..=40 {
-            b.append(rows(total, batch)).unwrap();
+            b.push(rows(total, batch));
             total += batch;
+            assert_eq!(b.pending() as i64, batch);
+            b.refresh().unwrap();
+            assert_eq!(b.pending(), 0);
             let snap = b.snapshot();
             let docs: i64 = snap.iter().map(|s| i64::from(s.total_docs())).sum();
             assert_eq!(docs, total);

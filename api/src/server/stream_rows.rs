@@ -1,7 +1,7 @@
 //! Stream messages into typed rows: each message is a JSON object (Pinot's JSON message
-//! decoder); the table's `transformConfigs` run over a batch with the query engine, exactly as
-//! in file ingestion ([`crate::common::transform`]); fields the schema has and the message
-//! lacks are null. A message that is not a JSON object, or a value that does not fit its
+//! decoder); the table's `transformConfigs` and `filterConfig` run over a batch with the query
+//! engine, exactly as in file ingestion ([`crate::common::transform`]); fields the schema has
+//! and the message lacks are null. A message that is not a JSON object, or a value that does not fit its
 //! column, drops that message's row (counted, logged once per batch) — the stream goes on.
 
 use crate::common::transform;
@@ -17,6 +17,7 @@ use std::path::Path;
 pub struct Decoder {
     schema: Schema,
     transforms: BTreeMap<String, String>,
+    filter: Option<String>,
 }
 
 /// The rows of a batch and how many messages were dropped.
@@ -33,6 +34,7 @@ impl Decoder {
         Decoder {
             schema,
             transforms: transform::transforms(table_config),
+            filter: transform::filter_function(table_config),
         }
     }
 
@@ -51,7 +53,7 @@ impl Decoder {
                 Err(e) => out.drop(format!("message is not JSON: {e}")),
             }
         }
-        if self.transforms.is_empty() {
+        if self.transforms.is_empty() && self.filter.is_none() {
             for o in &objects {
                 match self.row(o) {
                     Ok(row) => out.rows.push(row),
@@ -108,9 +110,8 @@ impl Decoder {
         let _ = std::fs::remove_dir_all(work_dir);
         std::fs::create_dir_all(work_dir).map_err(|e| e.to_string())?;
         let path = work_dir.join("batch.json");
-        let mut file = std::io::BufWriter::new(
-            std::fs::File::create(&path).map_err(|e| e.to_string())?,
-        );
+        let mut file =
+            std::io::BufWriter::new(std::fs::File::create(&path).map_err(|e| e.to_string())?);
         for o in objects {
             serde_json::to_writer(&mut file, o).map_err(|e| e.to_string())?;
             file.write_all(b"\n").map_err(|e| e.to_string())?;
@@ -123,7 +124,13 @@ impl Decoder {
             options: Default::default(),
         };
         let staging = work_dir.join("staging");
-        let rows = transform::transformed_rows(&self.schema, &self.transforms, &source, &staging);
+        let rows = transform::transformed_rows(
+            &self.schema,
+            &self.transforms,
+            self.filter.as_deref(),
+            &source,
+            &staging,
+        );
         let _ = std::fs::remove_dir_all(work_dir);
         rows
     }
@@ -205,6 +212,34 @@ mod tests {
         assert_eq!(
             out.rows,
             vec![vec![Value::String("ANN".into()), Value::Long(2)]]
+        );
+    }
+
+    #[test]
+    fn drops_rows_the_filter_function_is_true_for() {
+        let schema = Schema::from_json(
+            r#"{"schemaName":"t","dimensionFieldSpecs":[{"name":"name","dataType":"STRING"}],
+               "metricFieldSpecs":[{"name":"n","dataType":"LONG"}]}"#,
+        )
+        .unwrap();
+        let config = serde_json::json!({"ingestionConfig": {"filterConfig":
+            {"filterFunction": "n > 10 OR name = 'skip'"}}});
+        let d = Decoder::new(schema, &config);
+        let dir = tempfile::tempdir().unwrap();
+        let out = d.decode(
+            &[
+                br#"{"name":"a","n":1}"#,
+                br#"{"name":"b","n":11}"#,
+                br#"{"name":"skip","n":2}"#,
+                br#"{"name":"c"}"#,
+            ],
+            &dir.path().join("w"),
+        );
+        let names: Vec<&Value> = out.rows.iter().map(|r| &r[0]).collect();
+        // A null `n` makes the filter null, not true: the row stays.
+        assert_eq!(
+            names,
+            vec![&Value::String("a".into()), &Value::String("c".into())]
         );
     }
 }

@@ -4,14 +4,14 @@
 //! failed heartbeat changes nothing locally.
 
 use super::ServerState;
+use super::consumer;
+use super::consuming::{Consuming, Phase};
 use crate::common::BoxFuture;
 use crate::common::clock::sleep_unless_stopped;
 use crate::common::location::Location;
 use crate::http::on_rayon;
 use crate::metadata::changes::{Change, ChangeListener};
-use super::consumer;
-use super::consuming::{Consuming, Phase};
-use crate::metadata::records::{AssignedSegment, ConsumingAssignment, InstanceType};
+use crate::metadata::records::{AssignedSegment, ConsumingAssignment, InstanceType, SegmentReport};
 use crate::transport::Registration;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -65,8 +65,11 @@ pub enum Synced {
 pub async fn sync_once(server: &ServerState) -> Synced {
     let _applying = server.sync_lock.lock().await;
     let id = &server.config.instance_id;
-    let loaded = server.loaded();
-    match server.controller.heartbeat(id, Some(loaded)).await {
+    let report = SegmentReport {
+        hosted: server.hosted.loaded(),
+        consuming: server.consuming.loaded(),
+    };
+    match server.controller.heartbeat(id, Some(report)).await {
         Ok(None) => Synced::Unknown,
         Ok(Some(assigned)) => Synced::Applied {
             changed: apply(server, &assigned).await,
@@ -148,7 +151,11 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
 
 /// Starts consuming an assigned consuming segment (unless it already is), or asks its consumer
 /// to commit when the table is paused. Returns whether a consumer started.
-async fn consume(server: &ServerState, a: &AssignedSegment, assigned: &ConsumingAssignment) -> bool {
+async fn consume(
+    server: &ServerState,
+    a: &AssignedSegment,
+    assigned: &ConsumingAssignment,
+) -> bool {
     let (table, seg) = (&a.table_name_with_type, &a.segment_name);
     if let Some(c) = server.consuming.get(table, seg)
         && c.incarnation == a.incarnation

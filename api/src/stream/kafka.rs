@@ -7,10 +7,10 @@
 //! fetch waits 0 ms, which tansu answers with an empty response.
 
 use super::{Fetched, Message, PartitionConsumer, StartFrom, Stream, StreamError};
+use rskafka::BackoffConfig;
 use rskafka::client::error::{Error as KafkaError, ProtocolError};
 use rskafka::client::partition::{OffsetAt, PartitionClient, UnknownTopicHandling};
 use rskafka::client::{Client, ClientBuilder};
-use rskafka::BackoffConfig;
 use segments::types::table_config::StreamConfig;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -168,11 +168,13 @@ impl PartitionConsumer for KafkaPartition {
             .max(1);
         let (records, high_watermark) =
             block_on(async move { pc.fetch_records(offset, 1..FETCH_BYTES, wait).await })?
-                .map_err(|e| match broker_error(&self.topic, Some(pc_partition(&self.client)), e) {
-                    StreamError::OffsetOutOfRange { partition, .. } => {
-                        StreamError::OffsetOutOfRange { partition, offset }
+                .map_err(|e| {
+                    match broker_error(&self.topic, Some(pc_partition(&self.client)), e) {
+                        StreamError::OffsetOutOfRange { partition, .. } => {
+                            StreamError::OffsetOutOfRange { partition, offset }
+                        }
+                        other => other,
                     }
-                    other => other,
                 })?;
         let messages = records
             .into_iter()
@@ -192,4 +194,59 @@ impl PartitionConsumer for KafkaPartition {
 
 fn pc_partition(pc: &PartitionClient) -> i32 {
     pc.partition()
+}
+
+/// Writes to one partition of a topic (the quickstart's event generator; tests produce with
+/// their own client).
+pub struct Producer {
+    client: PartitionClient,
+}
+
+impl Producer {
+    /// A producer for `topic` partition `partition`, creating the topic (with `partitions`
+    /// partitions) if it does not exist.
+    pub fn create(
+        broker: &str,
+        topic: &str,
+        partitions: i32,
+        partition: i32,
+    ) -> Result<Producer, StreamError> {
+        let builder = ClientBuilder::new(vec![broker.to_string()]).client_id("tessera");
+        let client = block_on(builder.build())?
+            .map_err(|e| StreamError::Broker(format!("cannot reach Kafka at {broker}: {e}")))?;
+        let exists = block_on(client.list_topics())?
+            .map_err(|e| broker_error(topic, None, e))?
+            .iter()
+            .any(|t| t.name == topic);
+        if !exists {
+            let controller = client
+                .controller_client()
+                .map_err(|e| broker_error(topic, None, e))?;
+            block_on(controller.create_topic(topic, partitions, 1, 5_000))?
+                .map_err(|e| broker_error(topic, None, e))?;
+        }
+        let client = block_on(client.partition_client(
+            topic.to_string(),
+            partition,
+            UnknownTopicHandling::Retry,
+        ))?
+        .map_err(|e| broker_error(topic, Some(partition), e))?;
+        Ok(Producer { client })
+    }
+
+    /// Appends one message.
+    pub fn send(&self, value: Vec<u8>) -> Result<(), StreamError> {
+        let record = rskafka::record::Record {
+            key: None,
+            value: Some(value),
+            headers: Default::default(),
+            timestamp: rskafka::chrono::Utc::now(),
+        };
+        block_on(self.client.produce(
+            vec![record],
+            rskafka::client::partition::Compression::NoCompression,
+        ))?
+        .map(|_| ())
+        .map_err(|e| broker_error(self.client.topic(), Some(self.client.partition()), e))
+    }
 }

@@ -113,8 +113,6 @@ pub fn check_decoder(config: &StreamConfig<'_>) -> Result<(), StreamError> {
 }
 
 /// Runs a blocking stream call off the async threads.
-pub async fn run_blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> T {
+pub async fn run_blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     async_std::task::spawn_blocking(f).await
 }

@@ -5,7 +5,9 @@
 
 use super::error::{json_body, send_ok, status_error};
 use super::{BoxFuture, TransportError};
-use crate::metadata::records::{AssignedSegment, InstanceType, LoadedSegments, RoutingTable};
+use crate::metadata::records::{
+    AssignedSegment, InstanceType, LoadedSegments, RoutingTable, SegmentReport,
+};
 use planner::plan::TableInfo;
 use segments::types::{ErrorCode, Schema};
 use serde::{Deserialize, Serialize};
@@ -46,13 +48,25 @@ impl RoutingError {
     }
 }
 
-/// A server's heartbeat (`POST /instances/{id}/heartbeat`): the segments it has loaded; a
-/// broker's carries none.
+/// A server's heartbeat (`POST /instances/{id}/heartbeat`): the segments it hosts and those it
+/// is consuming; a broker's carries none.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Heartbeat {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loaded_segments: Option<LoadedSegments>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consuming_segments: Option<LoadedSegments>,
+}
+
+impl Heartbeat {
+    /// The report it carries (a server's), if any.
+    pub fn report(self) -> Option<SegmentReport> {
+        self.loaded_segments.map(|hosted| SegmentReport {
+            hosted,
+            consuming: self.consuming_segments.unwrap_or_default(),
+        })
+    }
 }
 
 /// The controller's answer to a heartbeat: the segments the instance must host.
@@ -96,7 +110,26 @@ pub enum CommitOutcome {
     Committed { crc: u32 },
     /// Not committed (another replica did, or the segment is gone): drop the built copy and
     /// load what the assignment says.
-    Discard(String),
+    Discard { reason: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both answers travel as JSON between processes.
+    #[test]
+    fn commit_outcomes_round_trip_as_json() {
+        for o in [
+            CommitOutcome::Committed { crc: 7 },
+            CommitOutcome::Discard {
+                reason: "already committed".into(),
+            },
+        ] {
+            let text = serde_json::to_string(&o).unwrap();
+            assert_eq!(serde_json::from_str::<CommitOutcome>(&text).unwrap(), o);
+        }
+    }
 }
 
 /// What a server needs to consume a real-time table: its config and schema as stored.
@@ -122,13 +155,13 @@ pub trait ControllerClient: Send + Sync {
     /// Registers (or re-registers) an instance.
     fn register<'a>(&'a self, r: &'a Registration) -> BoxFuture<'a, Result<(), TransportError>>;
 
-    /// One heartbeat of instance `id` (with the segments a server has loaded). `Ok(None)`: the
-    /// controller does not know the instance (register again); otherwise the segments assigned
-    /// to it (empty for brokers).
+    /// One heartbeat of instance `id` (with what a server holds). `Ok(None)`: the controller
+    /// does not know the instance (register again); otherwise the segments assigned to it
+    /// (empty for brokers).
     fn heartbeat<'a>(
         &'a self,
         id: &'a str,
-        loaded: Option<LoadedSegments>,
+        report: Option<SegmentReport>,
     ) -> BoxFuture<'a, Result<Option<Vec<AssignedSegment>>, TransportError>>;
 
     /// The archive (tar.gz) of one segment from the deep store.
@@ -250,11 +283,16 @@ impl ControllerClient for HttpControllerClient {
     fn heartbeat<'a>(
         &'a self,
         id: &'a str,
-        loaded: Option<LoadedSegments>,
+        report: Option<SegmentReport>,
     ) -> BoxFuture<'a, Result<Option<Vec<AssignedSegment>>, TransportError>> {
         Box::pin(async move {
+            let (loaded_segments, consuming_segments) = match report {
+                Some(r) => (Some(r.hosted), Some(r.consuming)),
+                None => (None, None),
+            };
             let body = json_body(&Heartbeat {
-                loaded_segments: loaded,
+                loaded_segments,
+                consuming_segments,
             })?;
             let mut res = self
                 .client

@@ -15,9 +15,7 @@ use std::time::{Duration, Instant};
 pub fn tansu() -> Option<PathBuf> {
     let path = std::env::var_os("TESSERA_TANSU")
         .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/tansu/tansu")
-        });
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/tansu/tansu"));
     if path.is_file() {
         return Some(path);
     }
@@ -26,7 +24,10 @@ pub fn tansu() -> Option<PathBuf> {
         "no Kafka broker at {}: run scripts/get-tansu.sh",
         path.display()
     );
-    eprintln!("skipped: no Kafka broker at {} (run scripts/get-tansu.sh)", path.display());
+    eprintln!(
+        "skipped: no Kafka broker at {} (run scripts/get-tansu.sh)",
+        path.display()
+    );
     None
 }
 
@@ -93,11 +94,10 @@ impl Kafka {
     pub fn produce(&self, topic: &str, partition: i32, records: &[serde_json::Value]) {
         let pc = self
             .runtime
-            .block_on(self.client.partition_client(
-                topic,
-                partition,
-                UnknownTopicHandling::Retry,
-            ))
+            .block_on(
+                self.client
+                    .partition_client(topic, partition, UnknownTopicHandling::Retry),
+            )
             .unwrap();
         for r in records {
             let record = Record {
