@@ -93,6 +93,9 @@ pub struct ImmutableSegment {
     columns: Vec<ColumnReader>,
     by_name: HashMap<String, usize>,
     star_trees: Vec<StarTree>,
+    /// The docs queries may see, when not all (an upsert table's older rows of a key are
+    /// hidden): set by the server as newer rows arrive, read once per query.
+    queryable: std::sync::RwLock<Option<Arc<RoaringBitmap>>>,
 }
 
 fn read_small(path: &Path) -> Result<Vec<u8>, SegmentError> {
@@ -136,6 +139,18 @@ fn max_id(f: &BitPackedForward) -> Option<u32> {
 }
 
 impl ImmutableSegment {
+    /// The docs queries may see (None: all of them).
+    pub fn queryable_docs(&self) -> Option<Arc<RoaringBitmap>> {
+        self.queryable.read().ok().and_then(|q| q.clone())
+    }
+
+    /// Sets the docs queries may see (None: all of them).
+    pub fn set_queryable_docs(&self, docs: Option<Arc<RoaringBitmap>>) {
+        if let Ok(mut q) = self.queryable.write() {
+            *q = docs;
+        }
+    }
+
     /// Opens the segment directory `dir`, verifying versions, footers and checksums.
     pub fn open(dir: &Path) -> Result<ImmutableSegment, SegmentError> {
         let meta_path = dir.join(METADATA_FILE);
@@ -408,6 +423,7 @@ impl ImmutableSegment {
             columns,
             by_name,
             star_trees,
+            queryable: std::sync::RwLock::new(None),
         })
     }
 

@@ -16,6 +16,7 @@ use super::consuming::{Consuming, Phase};
 use super::hosting::SegmentCopy;
 use super::row_buffer::RowBuffer;
 use super::stream_rows::Decoder;
+use super::upsert::{UpsertSpec, UpsertTable};
 use crate::common::archive;
 use crate::common::clock::now_ms;
 use crate::stream::{self, PartitionConsumer, StartFrom, StreamError};
@@ -38,6 +39,13 @@ const RETRY: Duration = Duration::from_millis(500);
 /// While catching up with a backlog, rows become queryable at least this often (once caught
 /// up, after every batch).
 const CATCH_UP_PUBLISH: Duration = Duration::from_millis(500);
+
+/// The upsert spec of a real-time table's config and schema (None: not an upsert table).
+pub fn upsert_spec(setup: &RealtimeSetup) -> Result<Option<UpsertSpec>, String> {
+    let schema = Schema::from_json(&setup.schema.to_string())?;
+    let config = TableConfig::from_value(setup.table_config.clone()).map_err(|e| e.to_string())?;
+    UpsertSpec::new(&schema, &config)
+}
 
 /// What a consumer needs, read from the table's config and schema.
 struct Plan {
@@ -93,6 +101,7 @@ pub fn start(
         .join(&c.segment);
     let buffer = RowBuffer::new(plan.schema.clone(), plan.build.clone(), &dir.join("rows"))
         .map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+    let upsert = server.upsert.get(&c.table);
     std::thread::Builder::new()
         .name(format!("consume-{}", c.segment))
         .spawn(move || {
@@ -102,6 +111,7 @@ pub fn start(
                 plan,
                 buffer,
                 dir,
+                upsert,
             };
             consumer.run();
         })
@@ -115,6 +125,8 @@ struct Consumer {
     plan: Plan,
     buffer: RowBuffer,
     dir: PathBuf,
+    /// The table's upsert state, for an upsert table.
+    upsert: Option<Arc<UpsertTable>>,
 }
 
 impl Consumer {
@@ -124,14 +136,26 @@ impl Consumer {
             self.c.update(|p| p.phase = Phase::Committing);
             // Every row up to the end offset answers queries while the commit is under way
             // (the routing names this replica for the segment until its stored copy is reported).
-            match self.buffer.refresh() {
-                Ok(()) => self.c.publish(self.buffer.snapshot()),
-                Err(e) => log::warn!("consuming {}: cannot index rows: {e}", self.c.segment),
-            }
+            self.refresh();
             self.commit(end_offset);
         }
         let _ = std::fs::remove_dir_all(self.dir.join("work"));
         let _ = std::fs::remove_dir_all(self.dir.join("final"));
+    }
+
+    /// Makes the rows added since the last refresh queryable (for an upsert table, with the rows
+    /// they replace hidden first).
+    fn refresh(&mut self) {
+        let first = self.buffer.len() - self.buffer.pending();
+        if let Err(e) = self.buffer.refresh() {
+            log::warn!("consuming {}: cannot index rows: {e}", self.c.segment);
+            return;
+        }
+        if let Some(u) = &self.upsert {
+            u.add_rows(&self.c.segment, first as u32, self.buffer.rows_from(first));
+            u.set_chunks(&self.c.segment, self.buffer.chunk_views());
+        }
+        self.c.publish(self.buffer.snapshot());
     }
 
     fn fail(&self, e: impl std::fmt::Display) {
@@ -200,14 +224,16 @@ impl Consumer {
                 );
             }
             let added = decoded.rows.len() as u64;
-            self.buffer.push(decoded.rows);
+            let rows = match &self.upsert {
+                Some(u) => u.merge(decoded.rows),
+                None => decoded.rows,
+            };
+            self.buffer.push(rows);
             offset = next;
-            let caught_up = offset >= fetched.high_watermark;
+            // An upsert table publishes every batch: its partial merges read the rows before.
+            let caught_up = offset >= fetched.high_watermark || self.upsert.is_some();
             if self.buffer.pending() > 0 && (caught_up || published.elapsed() >= CATCH_UP_PUBLISH) {
-                match self.buffer.refresh() {
-                    Ok(()) => self.c.publish(self.buffer.snapshot()),
-                    Err(e) => log::warn!("consuming {}: cannot index rows: {e}", self.c.segment),
-                }
+                self.refresh();
                 published = std::time::Instant::now();
             }
             let read = !payloads.is_empty();
@@ -296,11 +322,19 @@ impl Consumer {
                         reload_version: 0,
                         incarnation: self.c.incarnation,
                     };
-                    match self
-                        .server
-                        .hosted
-                        .install(&self.c.table, &self.c.segment, &bytes, copy)
-                    {
+                    let upsert = self.upsert.clone();
+                    let name = self.c.segment.clone();
+                    let prepare = move |seg: &Arc<segments::ImmutableSegment>| match &upsert {
+                        Some(u) => u.add_stored(&name, seg.clone()),
+                        None => Ok(()),
+                    };
+                    match self.server.hosted.install_with(
+                        &self.c.table,
+                        &self.c.segment,
+                        &bytes,
+                        copy,
+                        &prepare,
+                    ) {
                         // The stored copy answers from now on; the snapshot goes.
                         Ok(()) => {
                             self.server.consuming.remove(

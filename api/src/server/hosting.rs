@@ -24,6 +24,9 @@ pub enum HostingError {
     /// The downloaded archive is not a valid segment.
     #[error(transparent)]
     Archive(#[from] ArchiveError),
+    /// The opened segment could not be prepared for queries.
+    #[error("cannot prepare the segment: {0}")]
+    Prepare(String),
     /// The archive holds a different segment than assigned.
     #[error("archive for segment '{expected}' contains segment '{found}'")]
     WrongSegment { expected: String, found: String },
@@ -208,6 +211,19 @@ impl Hosted {
         archive_bytes: &[u8],
         copy: SegmentCopy,
     ) -> Result<(), HostingError> {
+        self.install_with(table, segment, archive_bytes, copy, &|_| Ok(()))
+    }
+
+    /// [`Hosted::install`], with `prepare` run on the opened segment before queries can reach
+    /// it (an upsert table sets which of its docs they see).
+    pub fn install_with(
+        &self,
+        table: &str,
+        segment: &str,
+        archive_bytes: &[u8],
+        copy: SegmentCopy,
+        prepare: &dyn Fn(&Arc<ImmutableSegment>) -> Result<(), String>,
+    ) -> Result<(), HostingError> {
         let table_dir = self.root.join(table);
         std::fs::create_dir_all(&table_dir).map_err(io(&table_dir))?;
         let scratch = table_dir.join(format!(
@@ -236,6 +252,7 @@ impl Hosted {
             std::fs::write(&state, copy.state()).map_err(io(&state))?;
             let _ = std::fs::remove_dir_all(&old);
             let hosted = HostedSegment::open(dir, copy)?;
+            prepare(&hosted.segment).map_err(HostingError::Prepare)?;
             if let Ok(mut m) = self.segments.write() {
                 m.entry(table.to_string())
                     .or_default()

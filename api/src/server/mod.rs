@@ -6,7 +6,8 @@
 //! * [`sync`] — registration, heartbeats and applying the assignment.
 //! * [`consuming`] — real-time segments being consumed: [`consumer`] reads the stream into a
 //!   [`row_buffer`] (rows decoded by [`stream_rows`]) that queries read as a snapshot of
-//!   immutable chunks, then builds and commits the segment.
+//!   immutable chunks, then builds and commits the segment; [`upsert`] keeps an upsert table's
+//!   latest row per primary key the only one queries see.
 //! * [`stages`] — the workers of multi-stage queries assigned to this server.
 //!
 //! [`LocalServer`] is the server as a [`ServerClient`]: a broker in the same process calls it
@@ -19,6 +20,7 @@ pub mod row_buffer;
 pub mod stages;
 pub mod stream_rows;
 pub mod sync;
+pub mod upsert;
 pub mod worker_pool;
 
 use crate::common::loggers::{self, LoggerState};
@@ -67,6 +69,8 @@ pub struct Server {
     pub hosted: Hosted,
     /// Real-time segments being consumed here.
     pub consuming: consuming::ConsumingSegments,
+    /// Upsert tables' keys and the docs queries see.
+    pub upsert: upsert::UpsertTables,
     /// The controller: registration, heartbeats, segment downloads.
     pub controller: Arc<dyn ControllerClient>,
     /// Held while a heartbeat's assignment is applied, so a pushed change and the heartbeat
@@ -98,6 +102,7 @@ impl Server {
             config,
             hosted,
             consuming: consuming::ConsumingSegments::default(),
+            upsert: upsert::UpsertTables::default(),
             controller,
             sync_lock: async_std::sync::Mutex::new(()),
             mailboxes,

@@ -38,6 +38,7 @@ impl Drop for Chunk {
 pub struct RowBuffer {
     schema: Schema,
     config: BuildConfig,
+    chunk_config: BuildConfig,
     dir: PathBuf,
     rows: Vec<Vec<Value>>,
     chunks: Vec<Chunk>,
@@ -46,12 +47,18 @@ pub struct RowBuffer {
 
 impl RowBuffer {
     /// An empty buffer whose chunks are built with `config` under `dir` (created, emptied).
+    /// Chunks keep arrival order (a `sortedColumn` orders the committed segment only).
     pub fn new(schema: Schema, config: BuildConfig, dir: &Path) -> std::io::Result<RowBuffer> {
         let _ = std::fs::remove_dir_all(dir);
         std::fs::create_dir_all(dir)?;
+        let chunk_config = BuildConfig {
+            sorted_column: None,
+            ..config.clone()
+        };
         Ok(RowBuffer {
             schema,
             config,
+            chunk_config,
             dir: dir.to_path_buf(),
             rows: Vec::new(),
             chunks: Vec::new(),
@@ -106,6 +113,20 @@ impl RowBuffer {
         self.chunks.iter().map(|c| c.segment.clone()).collect()
     }
 
+    /// The chunks with the row number of their first doc (a chunk's doc `d` is row
+    /// `first + d`: chunks are built in arrival order, never sorted).
+    pub fn chunk_views(&self) -> Vec<(u32, Arc<ImmutableSegment>)> {
+        self.chunks
+            .iter()
+            .map(|c| (c.rows.start as u32, c.segment.clone()))
+            .collect()
+    }
+
+    /// The rows from row number `first` on.
+    pub fn rows_from(&self, first: usize) -> &[Vec<Value>] {
+        &self.rows[first.min(self.rows.len())..]
+    }
+
     /// Builds every row into one segment directory under `out_dir` (the committed segment).
     pub fn build_all(&self, out_dir: &Path) -> Result<PathBuf, String> {
         build_segment_from_rows(
@@ -123,7 +144,7 @@ impl RowBuffer {
         self.next_dir += 1;
         let built = build_segment_from_rows(
             &self.schema,
-            &self.config,
+            &self.chunk_config,
             self.rows[rows.clone()].iter().map(|r| Ok(r.clone())),
             &dir,
         )

@@ -6,6 +6,7 @@
 use super::ServerState;
 use super::consumer;
 use super::consuming::{Consuming, Phase};
+use super::upsert;
 use crate::common::BoxFuture;
 use crate::common::clock::sleep_unless_stopped;
 use crate::common::location::Location;
@@ -106,6 +107,15 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
             }
         }
     }
+    // Real-time tables: which of them upsert, before anything of theirs is installed.
+    let realtime: BTreeSet<&str> = assigned
+        .iter()
+        .map(|a| a.table_name_with_type.as_str())
+        .filter(|t| t.ends_with("_REALTIME"))
+        .collect();
+    for table in &realtime {
+        learn_upsert(server, table).await;
+    }
     for a in assigned {
         let (table, seg) = (a.table_name_with_type.clone(), a.segment_name.clone());
         if let Some(consuming) = &a.consuming {
@@ -146,7 +156,73 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
             server.consuming.remove(&table, &seg, None);
         }
     }
+    // A table gone from here (deleted, perhaps to be re-created) starts from nothing.
+    for table in server.upsert.known() {
+        if !realtime.contains(table.as_str()) {
+            server.upsert.drop_table(&table);
+        }
+    }
+    for table in realtime {
+        track_upsert(server, table).await;
+    }
     changed
+}
+
+/// Reads once whether a real-time table upserts (its config and schema from the controller).
+async fn learn_upsert(server: &ServerState, table: &str) {
+    if server.upsert.knows(table) {
+        return;
+    }
+    match server.controller.realtime_setup(table).await {
+        Ok(Some(setup)) => {
+            let spec = super::consumer::upsert_spec(&setup);
+            match spec {
+                Ok(spec) => {
+                    server.upsert.set(table, spec);
+                }
+                Err(e) => log::warn!("upsert table {table}: {e}"),
+            }
+        }
+        Ok(None) => {}
+        Err(e) => log::warn!("cannot read the config of {table}: {e}"),
+    }
+}
+
+/// Brings an upsert table's tracked stored copies in line with what is hosted (reloaded or
+/// refreshed copies rescanned, dropped ones forgotten), older sequences first.
+async fn track_upsert(server: &ServerState, table: &str) {
+    let Some(u) = server.upsert.get(table) else {
+        return;
+    };
+    let mut hosted: Vec<(String, Arc<segments::ImmutableSegment>)> = server
+        .hosted
+        .segments_of(table)
+        .into_iter()
+        .map(|(name, h)| (name, h.segment))
+        .collect();
+    hosted.sort_by_key(|(name, _)| (upsert::sequence_of(name), name.clone()));
+    let consuming: BTreeSet<String> = server
+        .consuming
+        .of_table(table)
+        .iter()
+        .map(|c| c.segment.clone())
+        .collect();
+    let table = table.to_string();
+    let work = move || {
+        for (name, _) in u.stored() {
+            if !hosted.iter().any(|(n, _)| *n == name) && !consuming.contains(&name) {
+                u.remove(&name);
+            }
+        }
+        for (name, segment) in hosted {
+            if let Err(e) = u.add_stored(&name, segment) {
+                log::warn!("upsert table {table}: cannot track {name}: {e}");
+            }
+        }
+    };
+    if let Err(e) = on_rayon(work).await {
+        log::warn!("upsert tracking failed: {e}");
+    }
 }
 
 /// Starts consuming an assigned consuming segment (unless it already is), or asks its consumer
@@ -225,8 +301,15 @@ async fn download(server: &ServerState, a: &AssignedSegment) -> Result<(), Strin
                 a.crc
             ));
         }
+        // An upsert table's copy is reachable by queries only with its older rows hidden.
+        let upsert = s.upsert.get(&a.table_name_with_type);
+        let name = a.segment_name.clone();
+        let prepare = move |seg: &Arc<segments::ImmutableSegment>| match &upsert {
+            Some(u) => u.add_stored(&name, seg.clone()),
+            None => Ok(()),
+        };
         s.hosted
-            .install(
+            .install_with(
                 &a.table_name_with_type,
                 &a.segment_name,
                 &bytes,
@@ -235,6 +318,7 @@ async fn download(server: &ServerState, a: &AssignedSegment) -> Result<(), Strin
                     reload_version: a.reload_version,
                     incarnation: a.incarnation,
                 },
+                &prepare,
             )
             .map_err(|e| e.to_string())
     })

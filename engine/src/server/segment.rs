@@ -57,14 +57,20 @@ pub fn execute_segment(
     }
     stats.num_segments_processed = 1;
     ctx.check()?;
+    // Docs hidden from queries (an upsert table's older rows of a key): no answer from
+    // metadata, dictionaries or pre-aggregated trees, and the filter's docs are cut to the rest.
+    let queryable = segment
+        .queryable_docs()
+        .filter(|_| !ctx.options.skip_upsert);
     // As in Pinot, answers from metadata or dictionaries alone beat a tree.
-    let non_scan = plan.filter.is_none()
+    let non_scan = queryable.is_none()
+        && plan.filter.is_none()
         && matches!(&plan.kind, ServerQueryKind::Aggregation { aggregates } if matches!(
             strategy(aggregates, segment, &DocSet::all(segment.total_docs()), ctx.null_handling()),
             crate::operator::aggregation::Strategy::Metadata
                 | crate::operator::aggregation::Strategy::Dictionary
         ));
-    if let Some(choice) = (!non_scan)
+    if let Some(choice) = (!non_scan && queryable.is_none())
         .then(|| star_tree::choose(plan, segment, ctx))
         .flatten()
     {
@@ -107,7 +113,10 @@ pub fn execute_segment(
     }
     let traced = ctx.trace.as_ref().map(|_| std::time::Instant::now());
     let mut exec = FilterExecutor::new(segment, ctx);
-    let docs = exec.run(&node)?;
+    let mut docs = exec.run(&node)?;
+    if let Some(q) = &queryable {
+        docs = docs.and(&DocSet::Bitmap(q.as_ref().clone()));
+    }
     let filtered = traced.map(|t0| (t0.elapsed(), std::time::Instant::now()));
     let output = match &plan.kind {
         ServerQueryKind::Selection {

@@ -65,6 +65,9 @@ pub struct ExecutionOptions {
     pub skip_indexes: Vec<(String, Vec<String>)>,
     /// `useStarTree` (default true).
     pub use_star_tree: bool,
+    /// `skipUpsert`: every row of an upsert table, not only each key's latest.
+    #[serde(default)]
+    pub skip_upsert: bool,
     /// `maxExecutionThreads`, if set.
     pub max_execution_threads: Option<usize>,
     /// The value a column reads as in a segment that predates it (the schema's
@@ -87,6 +90,7 @@ impl Default for ExecutionOptions {
             num_groups_limit: DEFAULT_NUM_GROUPS_LIMIT,
             skip_indexes: Vec::new(),
             use_star_tree: true,
+            skip_upsert: false,
             max_execution_threads: None,
             column_defaults: Vec::new(),
             auto_rewrite_aggregation_type: false,
@@ -122,6 +126,7 @@ impl ExecutionOptions {
             num_groups_limit: o.num_groups_limit_or_default() as usize,
             skip_indexes,
             use_star_tree: o.use_star_tree,
+            skip_upsert: o.skip_upsert,
             max_execution_threads: o.max_execution_threads.map(|t| t as usize),
             column_defaults: Vec::new(),
             auto_rewrite_aggregation_type: o.auto_rewrite_aggregation_type,
