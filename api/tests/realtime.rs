@@ -813,3 +813,34 @@ fn upsert_partial_merges_columns() {
     t.restart();
     check(&t);
 }
+
+/// `flush.threshold.rows: 0` flushes by size (`flush.threshold.segment.size`), and
+/// `continueOnError` keeps a row whose value does not fit, with a null.
+#[test]
+fn size_based_flush_and_continue_on_error() {
+    let Some(kafka) = Kafka::start() else { return };
+    kafka.create_topic("sized", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(dir.path());
+    let (s, b) = http("POST", &format!("{}/schemas", t.controller), Some(schema("sized")));
+    assert_eq!(s, 200, "{b}");
+    let mut config = table("sized", &kafka.address, "sized", 0);
+    let streams = &mut config["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0];
+    streams["realtime.segment.flush.threshold.segment.size"] = json!("6K");
+    config["ingestionConfig"]["continueOnError"] = json!(true);
+    let (s, b) = http("POST", &format!("{}/tables", t.controller), Some(config));
+    assert_eq!(s, 200, "{b}");
+    let mut rows = records(0, 400);
+    rows.push(json!({"id": 400, "kind": "a", "ts": "not a time"}));
+    for chunk in rows.chunks(50) {
+        kafka.produce("sized", 0, chunk);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.wait_for("sized", 401, sum(0, 401), Duration::from_secs(30));
+    let done = t
+        .segments("sized")
+        .into_iter()
+        .filter(|s| s["segment.realtime.status"] == "DONE")
+        .count();
+    assert!(done >= 1, "no segment reached 6K: {:?}", t.segments("sized"));
+}

@@ -13,7 +13,8 @@ consumer thread); (4) times `tessera segment create` on the same rows as a JSON-
 (same schema and table config, one thread); (5) runs the anchor queries through the broker over
 one kept-alive connection on the consuming segment, pauses the table (the consuming segment is
 built and committed), and runs them again on the committed segment, alternating nothing —
-both sets are medians of `--runs` runs after a warm-up — and prints consuming/committed ratios.
+both sets are medians of `--runs` runs after a warm-up — checks the answers are the same, and
+prints consuming/committed ratios.
 """
 import argparse, csv, http.client, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
 
@@ -81,6 +82,15 @@ def timed(conn, sql, runs):
         query(conn, sql)
         walls.append((time.perf_counter() - t) * 1000)
     return statistics.median(walls), min(walls)
+
+
+def same(a, b):
+    """Equal answers, floats within 1e-9 relative (partial sums merge in another order)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    return a == b
 
 
 def main():
@@ -172,6 +182,7 @@ def main():
         # (5) queries on the consuming segment, then on the committed one.
         select1 = timed(broker, "SELECT 1", args.runs)[0]
         consuming = {q: timed(broker, sql, args.runs) for q, sql in QUERIES.items()}
+        answers = {q: query(broker, sql)["resultTable"]["rows"] for q, sql in QUERIES.items()}
         request(ctl, "POST", "/tables/lineitem/pauseConsumption")
         t = time.perf_counter()
         while True:
@@ -182,6 +193,9 @@ def main():
         commit_s = time.perf_counter() - t
         assert count(broker) == n
         committed = {q: timed(broker, sql, args.runs) for q, sql in QUERIES.items()}
+        differ = [q for q, sql in QUERIES.items() if not same(answers[q], query(broker, sql)["resultTable"]["rows"])]
+        print(f"\nanswers on the consuming and the committed segment: "
+              + ("identical" if not differ else f"DIFFER for {differ}"))
         _, segs = request(ctl, "GET", "/segments/lineitem/zkmetadata")
         print(f"\ncommit on pause: {commit_s:.2f} s; segments: "
               + ", ".join(f"{k} ({v['segment.realtime.status']}, {v['segment.total.docs']} rows)" for k, v in segs.items()))

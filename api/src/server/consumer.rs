@@ -29,9 +29,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Rows per segment when the config asks for size-based flushing (`flush.threshold.rows: 0`):
-/// Pinot's first size-based segment.
-const SIZE_BASED_ROWS: u64 = 100_000;
 /// How long one fetch waits for messages.
 const FETCH_WAIT: Duration = Duration::from_millis(100);
 /// Pause after a failure before trying again.
@@ -53,7 +50,10 @@ struct Plan {
     build: BuildConfig,
     decoder: Decoder,
     stream: Map<String, Json>,
-    flush_rows: u64,
+    /// Rows per segment; None for size-based flushing (`flush.threshold.rows: 0`): commit when
+    /// the indexed rows weigh `flush_bytes` (`flush.threshold.segment.size`).
+    flush_rows: Option<u64>,
+    flush_bytes: u64,
     flush_ms: i64,
     creation_ms: i64,
 }
@@ -69,16 +69,14 @@ impl Plan {
         let build =
             BuildConfig::from_table_config_json(&setup.table_config, &schema, Some(segment))
                 .map_err(|e| e.to_string())?;
-        let flush_rows = match s.flush_threshold_rows() {
-            0 => SIZE_BASED_ROWS,
-            n => n,
-        };
+        let flush_rows = Some(s.flush_threshold_rows()).filter(|n| *n > 0);
         Ok(Plan {
             decoder: Decoder::new(schema.clone(), &setup.table_config),
             schema,
             build,
             stream: s.map().clone(),
             flush_rows,
+            flush_bytes: s.flush_threshold_segment_size_bytes(),
             flush_ms: s.flush_threshold_time_millis(),
             creation_ms,
         })
@@ -178,7 +176,11 @@ impl Consumer {
             }
             let rows = self.buffer.len() as u64;
             let aged = now_ms().saturating_sub(self.plan.creation_ms) >= self.plan.flush_ms;
-            if rows >= self.plan.flush_rows || (aged && rows > 0) || self.c.commit_requested() {
+            let full = match self.plan.flush_rows {
+                Some(n) => rows >= n,
+                None => self.buffer.bytes() >= self.plan.flush_bytes,
+            };
+            if full || (aged && rows > 0) || self.c.commit_requested() {
                 return Some(offset);
             }
             let p = match partition.as_mut() {
@@ -204,7 +206,10 @@ impl Consumer {
                 }
             };
             // Up to the row threshold: the rest of the batch belongs to the next segment.
-            let room = (self.plan.flush_rows - rows) as usize;
+            let room = self
+                .plan
+                .flush_rows
+                .map_or(usize::MAX, |n| n.saturating_sub(rows) as usize);
             let mut payloads = Vec::with_capacity(fetched.messages.len());
             let mut next = offset;
             for m in &fetched.messages {

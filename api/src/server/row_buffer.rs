@@ -25,6 +25,22 @@ struct Chunk {
     rows: Range<usize>,
     segment: Arc<ImmutableSegment>,
     dir: PathBuf,
+    /// The size of its files.
+    bytes: u64,
+}
+
+/// The size of the files under `dir`.
+fn dir_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
 }
 
 impl Drop for Chunk {
@@ -108,6 +124,12 @@ impl RowBuffer {
         Ok(())
     }
 
+    /// The size of the snapshot's segment files: what the committed segment will about weigh
+    /// (for size-based flushing).
+    pub fn bytes(&self) -> u64 {
+        self.chunks.iter().map(|c| c.bytes).sum()
+    }
+
     /// What a query reads now.
     pub fn snapshot(&self) -> Vec<Arc<ImmutableSegment>> {
         self.chunks.iter().map(|c| c.segment.clone()).collect()
@@ -153,6 +175,7 @@ impl RowBuffer {
             Ok(segment) => Ok(Chunk {
                 rows,
                 segment: Arc::new(segment),
+                bytes: dir_bytes(&dir),
                 dir,
             }),
             Err(e) => {

@@ -1,8 +1,10 @@
 //! Stream messages into typed rows: each message is a JSON object (Pinot's JSON message
 //! decoder); the table's `transformConfigs` and `filterConfig` run over a batch with the query
 //! engine, exactly as in file ingestion ([`crate::common::transform`]); fields the schema has
-//! and the message lacks are null. A message that is not a JSON object, or a value that does not fit its
-//! column, drops that message's row (counted, logged once per batch) — the stream goes on.
+//! and the message lacks are null. A message that is not a JSON object drops its row; so does
+//! a value that does not fit its column, unless `ingestionConfig.continueOnError` is set (then
+//! that value is null and the row is kept). Dropped rows are counted and logged once per
+//! batch — the stream goes on.
 
 use crate::common::transform;
 use segments::builder::collector::{json_to_value, scalar_of_value};
@@ -18,6 +20,8 @@ pub struct Decoder {
     schema: Schema,
     transforms: BTreeMap<String, String>,
     filter: Option<String>,
+    /// `continueOnError`: a value that does not fit becomes null instead of dropping the row.
+    continue_on_error: bool,
 }
 
 /// The rows of a batch and how many messages were dropped.
@@ -35,6 +39,9 @@ impl Decoder {
             schema,
             transforms: transform::transforms(table_config),
             filter: transform::filter_function(table_config),
+            continue_on_error: table_config["ingestionConfig"]["continueOnError"]
+                .as_bool()
+                .unwrap_or(false),
         }
     }
 
@@ -85,18 +92,27 @@ impl Decoder {
             .schema
             .fields
             .iter()
-            .map(|f| {
-                json_to_value(f.data_type, o.get(&f.name).unwrap_or(&Json::Null))
-                    .map_err(|e| format!("column '{}': {e}", f.name))
-            })
+            .map(
+                |f| match json_to_value(f.data_type, o.get(&f.name).unwrap_or(&Json::Null)) {
+                    Ok(v) => Ok(v),
+                    Err(_) if self.continue_on_error => Ok(Value::Null),
+                    Err(e) => Err(format!("column '{}': {e}", f.name)),
+                },
+            )
             .collect::<Result<Vec<_>, _>>()?;
         self.check(row)
     }
 
-    /// Whether every value fits its column as the builder stores it.
-    fn check(&self, row: Vec<Value>) -> Result<Vec<Value>, String> {
-        for (f, v) in self.schema.fields.iter().zip(&row) {
-            fits(f, v).map_err(|e| format!("column '{}': {e}", f.name))?;
+    /// Whether every value fits its column as the builder stores it (with `continueOnError`,
+    /// one that does not becomes null).
+    fn check(&self, mut row: Vec<Value>) -> Result<Vec<Value>, String> {
+        for (f, v) in self.schema.fields.iter().zip(row.iter_mut()) {
+            if let Err(e) = fits(f, v) {
+                if !self.continue_on_error {
+                    return Err(format!("column '{}': {e}", f.name));
+                }
+                *v = Value::Null;
+            }
         }
         Ok(row)
     }
@@ -195,6 +211,21 @@ mod tests {
         );
         assert_eq!(out.dropped, 4);
         assert!(out.first_error.unwrap().contains("not JSON"));
+    }
+
+    #[test]
+    fn continue_on_error_keeps_rows_with_nulls() {
+        let schema = Schema::from_json(
+            r#"{"schemaName":"t","dimensionFieldSpecs":[{"name":"name","dataType":"STRING"}],
+               "metricFieldSpecs":[{"name":"n","dataType":"INT"}]}"#,
+        )
+        .unwrap();
+        let config = serde_json::json!({"ingestionConfig": {"continueOnError": true}});
+        let d = Decoder::new(schema, &config);
+        let dir = tempfile::tempdir().unwrap();
+        let out = d.decode(&[br#"{"name":"a","n":"x"}"#, b"nope"], dir.path());
+        assert_eq!(out.rows, vec![vec![Value::String("a".into()), Value::Null]]);
+        assert_eq!(out.dropped, 1);
     }
 
     #[test]
