@@ -814,33 +814,64 @@ fn upsert_partial_merges_columns() {
     check(&t);
 }
 
-/// `flush.threshold.rows: 0` flushes by size (`flush.threshold.segment.size`), and
-/// `continueOnError` keeps a row whose value does not fit, with a null.
+/// `flush.threshold.rows: 0` flushes by size (`flush.threshold.segment.size`);
+/// `transformConfigs` and `filterConfig` apply to stream rows as to files; `continueOnError`
+/// keeps a row whose value does not fit, with a null.
 #[test]
-fn size_based_flush_and_continue_on_error() {
+fn size_based_flush_transforms_filters_and_continue_on_error() {
     let Some(kafka) = Kafka::start() else { return };
     kafka.create_topic("sized", 1);
     let dir = tempfile::tempdir().unwrap();
     let t = Tessera::start(dir.path());
-    let (s, b) = http("POST", &format!("{}/schemas", t.controller), Some(schema("sized")));
+    let (s, b) = http(
+        "POST",
+        &format!("{}/schemas", t.controller),
+        Some(schema("sized")),
+    );
     assert_eq!(s, 200, "{b}");
     let mut config = table("sized", &kafka.address, "sized", 0);
     let streams = &mut config["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0];
     streams["realtime.segment.flush.threshold.segment.size"] = json!("6K");
     config["ingestionConfig"]["continueOnError"] = json!(true);
+    config["ingestionConfig"]["transformConfigs"] =
+        json!([{"columnName": "kind", "transformFunction": "upper(k)"}]);
+    config["ingestionConfig"]["filterConfig"] = json!({"filterFunction": "id = 13"});
     let (s, b) = http("POST", &format!("{}/tables", t.controller), Some(config));
     assert_eq!(s, 200, "{b}");
-    let mut rows = records(0, 400);
-    rows.push(json!({"id": 400, "kind": "a", "ts": "not a time"}));
+    // The kind arrives as `k`, lower case; row 13 is filtered out; row 400's time is not one.
+    let mut rows: Vec<Value> = records(0, 400)
+        .into_iter()
+        .map(|mut r| {
+            let k = r["kind"].take();
+            r.as_object_mut().unwrap().remove("kind");
+            r["k"] = k;
+            r
+        })
+        .collect();
+    rows.push(json!({"id": 400, "k": "a", "ts": "not a time"}));
     for chunk in rows.chunks(50) {
         kafka.produce("sized", 0, chunk);
         std::thread::sleep(Duration::from_millis(100));
     }
-    t.wait_for("sized", 401, sum(0, 401), Duration::from_secs(30));
+    t.wait_for("sized", 400, sum(0, 401) - 13, Duration::from_secs(30));
+    let (_, body) = http(
+        "POST",
+        &format!("{}/query/sql", t.broker),
+        Some(json!({"sql": "SELECT kind, count(*) FROM sized GROUP BY kind ORDER BY kind"})),
+    );
+    assert_eq!(
+        body["resultTable"]["rows"],
+        json!([["A", 135], ["B", 132], ["C", 133]]),
+        "{body}"
+    );
     let done = t
         .segments("sized")
         .into_iter()
         .filter(|s| s["segment.realtime.status"] == "DONE")
         .count();
-    assert!(done >= 1, "no segment reached 6K: {:?}", t.segments("sized"));
+    assert!(
+        done >= 1,
+        "no segment reached 6K: {:?}",
+        t.segments("sized")
+    );
 }

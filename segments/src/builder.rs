@@ -184,11 +184,11 @@ pub fn build_segment(
 }
 
 /// Builds `out_dir/<config.segment_name>/` from rows of values in schema field order
-/// (`Value::Null` for nulls, `Value::Array` for multi-value cells).
-pub fn build_segment_from_rows(
+/// (`Value::Null` for nulls, `Value::Array` for multi-value cells), owned or borrowed.
+pub fn build_segment_from_rows<R: AsRef<[Value]>>(
     schema: &Schema,
     config: &BuildConfig,
-    rows: impl Iterator<Item = Result<Vec<Value>, SegmentError>>,
+    rows: impl Iterator<Item = Result<R, SegmentError>>,
     out_dir: &Path,
 ) -> Result<BuildSummary, SegmentError> {
     let started = Instant::now();
@@ -200,6 +200,7 @@ pub fn build_segment_from_rows(
     let mut docs: u32 = 0;
     for (i, row) in rows.enumerate() {
         let row = row?;
+        let row = row.as_ref();
         let line = i as u64 + 1;
         if row.len() != schema.fields.len() {
             return Err(SegmentError::InputRow {
@@ -219,7 +220,7 @@ pub fn build_segment_from_rows(
                 reason: "a segment holds at most 2^32 - 2 rows".into(),
             });
         }
-        for (c, v) in cols.0.iter_mut().zip(&row) {
+        for (c, v) in cols.0.iter_mut().zip(row) {
             if let Err(reason) = c.push_value(docs, v)? {
                 return Err(SegmentError::Input {
                     file: rows_file,
@@ -231,7 +232,7 @@ pub fn build_segment_from_rows(
         }
         if !derived.is_empty() {
             let extra = &mut cols.0[schema.fields.len()..];
-            crate::timestamp_index::push_row(schema, &derived, extra, docs, &row)?;
+            crate::timestamp_index::push_row(schema, &derived, extra, docs, row)?;
         }
         docs += 1;
     }

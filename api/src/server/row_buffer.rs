@@ -154,7 +154,9 @@ impl RowBuffer {
         build_segment_from_rows(
             &self.schema,
             &self.config,
-            self.rows.iter().map(|r| Ok(r.clone())),
+            self.rows
+                .iter()
+                .map(|r| Ok::<_, segments::SegmentError>(r.as_slice())),
             out_dir,
         )
         .map_err(|e| e.to_string())?;
@@ -167,7 +169,9 @@ impl RowBuffer {
         let built = build_segment_from_rows(
             &self.schema,
             &self.chunk_config,
-            self.rows[rows.clone()].iter().map(|r| Ok(r.clone())),
+            self.rows[rows.clone()]
+                .iter()
+                .map(|r| Ok::<_, segments::SegmentError>(r.as_slice())),
             &dir,
         )
         .and_then(|_| ImmutableSegment::open(&dir.join(&self.config.segment_name)));

@@ -69,21 +69,61 @@ impl Decoder {
             }
             return out;
         }
-        match self.transformed(&objects, work_dir) {
-            Ok(rows) => {
-                for row in rows {
-                    match self.check(row) {
-                        Ok(row) => out.rows.push(row),
-                        Err(e) => out.drop(e),
-                    }
-                }
+        // Fields the schema types and no transform writes are checked before the batch is
+        // staged, so one bad value does not fail the whole batch.
+        let mut checked = Vec::with_capacity(objects.len());
+        for o in objects {
+            match self.clean(o) {
+                Ok(o) => checked.push(o),
+                Err(e) => out.drop(e),
             }
-            Err(e) => {
-                out.dropped += objects.len();
-                out.first_error.get_or_insert(e);
+        }
+        let batches: Vec<&[Map<String, Json>]> = match self.transformed(&checked, work_dir) {
+            Ok(rows) => {
+                self.keep(rows, &mut out);
+                Vec::new()
+            }
+            // Something else failed (a transform on some row): one row at a time.
+            Err(_) => checked.chunks(1).collect(),
+        };
+        for one in batches {
+            match self.transformed(one, work_dir) {
+                Ok(rows) => self.keep(rows, &mut out),
+                Err(e) => out.drop(e),
             }
         }
         out
+    }
+
+    fn keep(&self, rows: Vec<Vec<Value>>, out: &mut Decoded) {
+        for row in rows {
+            match self.check(row) {
+                Ok(row) => out.rows.push(row),
+                Err(e) => out.drop(e),
+            }
+        }
+    }
+
+    /// A message's values of typed, untransformed fields that do not fit their column: the
+    /// row's error, or (with `continueOnError`) nulls.
+    fn clean(&self, mut o: Map<String, Json>) -> Result<Map<String, Json>, String> {
+        for f in &self.schema.fields {
+            if self.transforms.contains_key(&f.name) {
+                continue;
+            }
+            let Some(v) = o.get(&f.name) else {
+                continue;
+            };
+            let fits = json_to_value(f.data_type, v).and_then(|v| fits(f, &v));
+            match fits {
+                Ok(()) => {}
+                Err(_) if self.continue_on_error => {
+                    o.insert(f.name.clone(), Json::Null);
+                }
+                Err(e) => return Err(format!("column '{}': {e}", f.name)),
+            }
+        }
+        Ok(o)
     }
 
     /// One message's row in schema order.
