@@ -511,10 +511,17 @@ pub async fn realtime_loop(c: Arc<Controller>, interval: Duration, stop: Arc<Ato
             .iter()
             .filter(|t| table_name::split(t).1 == Some(TableType::Realtime))
         {
-            match ensure_consuming(&c, typed, None).await {
-                Ok(0) => {}
-                Ok(n) => log::info!("created {n} consuming segments of {typed}"),
-                Err(e) => log::debug!("cannot create consuming segments of {typed}: {}", e.message),
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            // A stream that does not answer holds up neither the other tables nor a shutdown.
+            match async_std::future::timeout(interval, ensure_consuming(&c, typed, None)).await {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => log::info!("created {n} consuming segments of {typed}"),
+                Ok(Err(e)) => {
+                    log::debug!("cannot create consuming segments of {typed}: {}", e.message)
+                }
+                Err(_) => log::debug!("the stream of {typed} did not answer within {interval:?}"),
             }
         }
         changes::publish(&c).await;

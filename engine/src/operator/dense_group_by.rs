@@ -204,7 +204,7 @@ fn chunks(docs: &DocSet) -> Box<dyn Iterator<Item = Chunk> + '_> {
             (Some(lo), Some(hi)) if ((hi - lo) as u64) < b.len() * 2 => {
                 let mut skipped = RoaringBitmap::new();
                 skipped.insert_range(lo..=hi);
-                skipped -= b;
+                skipped -= b.as_ref();
                 windows(lo..hi + 1, Some(skipped))
             }
             _ => Box::new(docs.blocks().map(Chunk::of_block)),
@@ -525,20 +525,20 @@ mod tests {
             DocSet::all(DOCS),
             DocSet::Range(5_003..17_011),
             // Dense: spans read whole with partial masks, one block with a long gap.
-            DocSet::Bitmap(
+            DocSet::bitmap(
                 (0..DOCS)
                     .filter(|d| d % 7 != 3 && !(12_000..12_500).contains(d))
                     .collect(),
             ),
             // Sparse overall, so block by block: a dense-enough block read as its span.
-            DocSet::Bitmap(
+            DocSet::bitmap(
                 (0..12_000)
                     .filter(|d| d % 3 != 0)
                     .chain((20_000..DOCS).filter(|d| d % 50 == 0))
                     .collect(),
             ),
             // Sparse: read document by document.
-            DocSet::Bitmap((0..DOCS).filter(|d| d % 13 == 0).collect()),
+            DocSet::bitmap((0..DOCS).filter(|d| d % 13 == 0).collect()),
             DocSet::empty(),
         ]
     }

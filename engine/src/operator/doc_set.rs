@@ -6,16 +6,23 @@ use crate::block::BLOCK_SIZE;
 use roaring::RoaringBitmap;
 use segments::types::DocId;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// A set of document ids.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DocSet {
     /// `start..end`.
     Range(Range<DocId>),
-    Bitmap(RoaringBitmap),
+    /// Shared, so an index's cached posting list is used without a copy.
+    Bitmap(Arc<RoaringBitmap>),
 }
 
 impl DocSet {
+    /// A set of the docs of `b`.
+    pub fn bitmap(b: RoaringBitmap) -> DocSet {
+        DocSet::Bitmap(Arc::new(b))
+    }
+
     /// Every document of a segment with `n` documents.
     pub fn all(n: u32) -> DocSet {
         DocSet::Range(0..n)
@@ -54,7 +61,7 @@ impl DocSet {
                 }
                 b
             }
-            DocSet::Bitmap(b) => b.clone(),
+            DocSet::Bitmap(b) => (**b).clone(),
         }
     }
 
@@ -74,9 +81,13 @@ impl DocSet {
                 let end = a.end.min(b.end).max(start);
                 DocSet::Range(start..end)
             }
-            (DocSet::Range(r), DocSet::Bitmap(b)) => DocSet::Bitmap(clip(b.clone(), &r)),
-            (DocSet::Bitmap(b), DocSet::Range(r)) => DocSet::Bitmap(clip(b, r)),
-            (DocSet::Bitmap(a), DocSet::Bitmap(b)) => DocSet::Bitmap(a & b),
+            (DocSet::Range(r), DocSet::Bitmap(b)) if within(b, &r) => DocSet::Bitmap(b.clone()),
+            (DocSet::Range(r), DocSet::Bitmap(b)) => DocSet::bitmap(clip((**b).clone(), &r)),
+            (DocSet::Bitmap(b), DocSet::Range(r)) if within(&b, r) => DocSet::Bitmap(b),
+            (DocSet::Bitmap(b), DocSet::Range(r)) => {
+                DocSet::bitmap(clip(Arc::unwrap_or_clone(b), r))
+            }
+            (DocSet::Bitmap(a), DocSet::Bitmap(b)) => DocSet::bitmap(&*a & &**b),
         }
     }
 
@@ -92,7 +103,7 @@ impl DocSet {
                 }
                 DocSet::Range(a.start.min(b.start)..a.end.max(b.end))
             }
-            _ => DocSet::Bitmap(self.to_bitmap() | other.to_bitmap()),
+            _ => DocSet::bitmap(self.to_bitmap() | other.to_bitmap()),
         }
     }
 
@@ -105,7 +116,7 @@ impl DocSet {
             other => {
                 let mut all = RoaringBitmap::new();
                 all.insert_range(0..n);
-                DocSet::Bitmap(all - other.to_bitmap())
+                DocSet::bitmap(all - other.to_bitmap())
             }
         }
     }
@@ -115,7 +126,7 @@ impl DocSet {
         if b.is_empty() {
             return self;
         }
-        DocSet::Bitmap(self.to_bitmap() - b)
+        DocSet::bitmap(self.to_bitmap() - b)
     }
 
     /// The documents in ascending order, in chunks of at most [`BLOCK_SIZE`].
@@ -131,6 +142,14 @@ impl DocSet {
                 DocSet::Range(_) => None,
             },
         }
+    }
+}
+
+/// Whether every doc of `b` is in `r` (an intersection that changes nothing).
+fn within(b: &RoaringBitmap, r: &Range<DocId>) -> bool {
+    match (b.min(), b.max()) {
+        (Some(lo), Some(hi)) => r.start <= lo && hi < r.end,
+        _ => true,
     }
 }
 
@@ -180,7 +199,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn bm(v: &[u32]) -> DocSet {
-        DocSet::Bitmap(v.iter().copied().collect())
+        DocSet::bitmap(v.iter().copied().collect())
     }
 
     #[test]

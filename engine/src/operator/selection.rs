@@ -471,7 +471,7 @@ fn top_rows(
         .filter_map(|r| r.last().and_then(Value::as_i64).map(|d| d as u32))
         .collect();
     // Second pass: the full rows of the winners, read in doc order, emitted in sort order.
-    let winner_set = DocSet::Bitmap(winners.iter().copied().collect());
+    let winner_set = DocSet::bitmap(winners.iter().copied().collect());
     let mut full = projection(exprs, segment, &winner_set, ctx);
     let mut by_doc: HashMap<u32, Vec<Value>> = HashMap::with_capacity(winners.len());
     while let Some(block) = full.next()? {
@@ -654,7 +654,7 @@ mod tests {
                 .map(|&(column, asc, nulls_last)| SortKey { column, asc, nulls_last })
                 .collect();
             let docs = if filtered {
-                DocSet::Bitmap((0..DOCS as u32).filter(|d| (d ^ seed) % 3 != 0).collect())
+                DocSet::bitmap((0..DOCS as u32).filter(|d| (d ^ seed) % 3 != 0).collect())
             } else {
                 DocSet::all(DOCS as u32)
             };
@@ -685,7 +685,7 @@ mod tests {
             seed in any::<u32>(),
         ) {
             let segment = &segments()[raw as usize];
-            let docs = DocSet::Bitmap((0..DOCS as u32).filter(|d| (d ^ seed) % 3 != 0).collect());
+            let docs = DocSet::bitmap((0..DOCS as u32).filter(|d| (d ^ seed) % 3 != 0).collect());
             let options = ExecutionOptions { enable_null_handling: null_handling, ..Default::default() };
             let ctx = QueryContext::new(options);
             let exprs = exprs();

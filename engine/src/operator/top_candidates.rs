@@ -253,7 +253,7 @@ pub fn narrow(
         }
     }
     Ok(Some(Candidates {
-        docs: DocSet::Bitmap(narrower.finish()),
+        docs: DocSet::bitmap(narrower.finish()),
         docs_scanned,
     }))
 }

@@ -115,7 +115,7 @@ pub fn execute_segment(
     let mut exec = FilterExecutor::new(segment, ctx);
     let mut docs = exec.run(&node)?;
     if let Some(q) = &queryable {
-        docs = docs.and(&DocSet::Bitmap(q.as_ref().clone()));
+        docs = docs.and(&DocSet::Bitmap(q.clone()));
     }
     let filtered = traced.map(|t0| (t0.elapsed(), std::time::Instant::now()));
     let output = match &plan.kind {

@@ -108,7 +108,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                     super::IdSet::Range(r) => DocSet::Range(reader.doc_range_of(r.clone())),
                     super::IdSet::Ids(v) if v.len() == 1 => DocSet::Range(reader.doc_range(v[0])),
                     // Ascending ids have ascending doc ranges: appended in one pass.
-                    super::IdSet::Ids(v) => DocSet::Bitmap(
+                    super::IdSet::Ids(v) => DocSet::bitmap(
                         RoaringBitmap::from_sorted_iter(
                             v.iter().flat_map(|&id| reader.doc_range(id)),
                         )
@@ -123,20 +123,25 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 };
                 set.and(candidates)
             }
-            Access::Inverted { reader, ids } => {
-                DocSet::Bitmap(reader.union(ids.iter())).and(candidates)
-            }
+            Access::Inverted { reader, ids } => match ids {
+                // One value: the index's decoded posting list, shared, not copied.
+                super::IdSet::Ids(v) => DocSet::Bitmap(reader.union_shared(v)).and(candidates),
+                super::IdSet::Range(r) if r.len() == 1 => {
+                    DocSet::Bitmap(reader.shared(r.start)).and(candidates)
+                }
+                super::IdSet::Range(_) => DocSet::bitmap(reader.union(ids.iter())).and(candidates),
+            },
             Access::RangeIndex {
                 reader,
                 ids,
                 column,
             } => {
                 let m = reader.matching(ids.clone());
-                let mut out = DocSet::Bitmap(m.exact).and(candidates);
+                let mut out = DocSet::bitmap(m.exact).and(candidates);
                 if !m.partial.is_empty() {
                     let lookup = super::IdSet::Range(ids.clone())
                         .lookup(column.dictionary().map_or(0, |d| d.len()));
-                    let partial = DocSet::Bitmap(m.partial).and(candidates);
+                    let partial = DocSet::bitmap(m.partial).and(candidates);
                     let confirmed = self.scan_dict(column, &lookup, &partial)?;
                     out = out.or(&confirmed);
                 }
@@ -150,9 +155,9 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 test,
             } => {
                 let m = reader.matching_values(lower.as_ref(), upper.as_ref());
-                let mut out = DocSet::Bitmap(m.exact).and(candidates);
+                let mut out = DocSet::bitmap(m.exact).and(candidates);
                 if !m.partial.is_empty() {
-                    let partial = DocSet::Bitmap(m.partial).and(candidates);
+                    let partial = DocSet::bitmap(m.partial).and(candidates);
                     let confirmed = self.scan_raw(column, test, &partial)?;
                     out = out.or(&confirmed);
                 }
@@ -161,7 +166,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             Access::DictScan { column, lookup } => self.scan_dict(column, lookup, candidates)?,
             Access::RawScan { column, test } => self.scan_raw(column, test, candidates)?,
             Access::NullVector(nulls) => match nulls {
-                Some(b) => DocSet::Bitmap((*b).clone()).and(candidates),
+                Some(b) => DocSet::bitmap((*b).clone()).and(candidates),
                 None => DocSet::empty(),
             },
             Access::Expression { expr, test } => {
@@ -191,7 +196,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                         }
                     }
                 }
-                DocSet::Bitmap(ascending(hits))
+                DocSet::bitmap(ascending(hits))
             }
         })
     }
@@ -238,7 +243,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 }
             }
         }
-        Ok(DocSet::Bitmap(ascending(hits)))
+        Ok(DocSet::bitmap(ascending(hits)))
     }
 
     /// Scans raw values of `candidates`.
@@ -272,7 +277,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 }
             }
         }
-        Ok(DocSet::Bitmap(ascending(hits)))
+        Ok(DocSet::bitmap(ascending(hits)))
     }
 }
 
