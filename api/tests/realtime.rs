@@ -148,6 +148,39 @@ impl Tessera {
             .unwrap_or_default()
     }
 
+    /// `POST /tables/{t}/pauseConsumption?…`, then waits until no segment is consuming.
+    fn pause(&self, table: &str) -> Value {
+        let (s, b) = http(
+            "POST",
+            &format!("{}/tables/{table}/pauseConsumption", self.controller),
+            None,
+        );
+        assert_eq!(s, 200, "{b}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.pause_status(table)["consumingSegments"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+        {
+            assert!(Instant::now() < deadline, "{}", self.pause_status(table));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        b
+    }
+
+    /// `POST /tables/{t}/resumeConsumption[?query]`.
+    fn resume(&self, table: &str, query: &str) -> Value {
+        let (s, b) = http(
+            "POST",
+            &format!(
+                "{}/tables/{table}/resumeConsumption{query}",
+                self.controller
+            ),
+            None,
+        );
+        assert_eq!(s, 200, "{b}");
+        b
+    }
+
     fn pause_status(&self, table: &str) -> Value {
         http(
             "GET",
@@ -274,34 +307,14 @@ fn consumes_commits_pauses_and_resumes() {
     assert_eq!(info["serversFailingToRespond"], 0);
 
     // Pause: the consuming segments commit what they hold and nothing consumes.
-    let (s, b) = http(
-        "POST",
-        &format!("{}/tables/events/pauseConsumption", t.controller),
-        None,
-    );
-    assert_eq!(s, 200, "{b}");
-    assert_eq!(b["pauseFlag"], true);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while t.pause_status("events")["consumingSegments"]
-        .as_array()
-        .is_some_and(|a| !a.is_empty())
-    {
-        assert!(Instant::now() < deadline, "{}", t.pause_status("events"));
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    assert_eq!(t.pause("events")["pauseFlag"], true);
     t.wait_for("events", 500, sum(0, 500), Duration::from_secs(10));
     kafka.produce("events", 0, &records(500, 560));
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(t.count("events"), (500, sum(0, 500)));
 
     // Resume: from the committed offsets, so the 60 rows produced while paused arrive once.
-    let (s, b) = http(
-        "POST",
-        &format!("{}/tables/events/resumeConsumption", t.controller),
-        None,
-    );
-    assert_eq!(s, 200, "{b}");
-    assert_eq!(b["pauseFlag"], false);
+    assert_eq!(t.resume("events", "")["pauseFlag"], false);
     t.wait_for("events", 560, sum(0, 560), Duration::from_secs(30));
     kafka.produce("events", 1, &records(560, 600));
     let took = t.wait_for("events", 600, sum(0, 600), Duration::from_secs(30));
@@ -393,24 +406,8 @@ fn topic_change_takes_effect_after_pause_and_resume() {
     kafka.produce("second", 0, &records(1000, 1010));
     t.wait_for("clicks", 60, sum(0, 60), Duration::from_secs(30));
 
-    for action in ["pauseConsumption", "resumeConsumption"] {
-        let (s, b) = http(
-            "POST",
-            &format!("{}/tables/clicks/{action}", t.controller),
-            None,
-        );
-        assert_eq!(s, 200, "{b}");
-        if action == "pauseConsumption" {
-            let deadline = Instant::now() + Duration::from_secs(20);
-            while t.pause_status("clicks")["consumingSegments"]
-                .as_array()
-                .is_some_and(|a| !a.is_empty())
-            {
-                assert!(Instant::now() < deadline);
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        }
-    }
+    t.pause("clicks");
+    t.resume("clicks", "");
     // `largest` on the new topic: the 10 rows produced before the resume are skipped.
     kafka.produce("second", 0, &records(60, 100));
     kafka.produce("first", 0, &records(5000, 5010));
@@ -420,28 +417,8 @@ fn topic_change_takes_effect_after_pause_and_resume() {
 
     // Pause and resume from the smallest offset: the new topic is read again from its start,
     // so its rows are counted twice — what `consumeFrom=smallest` asks for.
-    http(
-        "POST",
-        &format!("{}/tables/clicks/pauseConsumption", t.controller),
-        None,
-    );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while t.pause_status("clicks")["consumingSegments"]
-        .as_array()
-        .is_some_and(|a| !a.is_empty())
-    {
-        assert!(Instant::now() < deadline);
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let (s, b) = http(
-        "POST",
-        &format!(
-            "{}/tables/clicks/resumeConsumption?consumeFrom=smallest",
-            t.controller
-        ),
-        None,
-    );
-    assert_eq!(s, 200, "{b}");
+    t.pause("clicks");
+    t.resume("clicks", "?consumeFrom=smallest");
     let again = sum(0, 100) + sum(1000, 1010) + sum(60, 100);
     t.wait_for("clicks", 150, again, Duration::from_secs(30));
 }

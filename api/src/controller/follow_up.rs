@@ -38,19 +38,7 @@ impl FollowUp {
     }
 }
 
-fn transforms(config: &Json) -> BTreeMap<String, String> {
-    config["ingestionConfig"]["transformConfigs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| {
-            Some((
-                t["columnName"].as_str()?.to_string(),
-                t["transformFunction"].as_str()?.to_string(),
-            ))
-        })
-        .collect()
-}
+use crate::common::transform::transforms;
 
 fn partition_counts(config: &Json) -> BTreeMap<String, u64> {
     config["tableIndexConfig"]["segmentPartitionConfig"]["columnPartitionMap"]

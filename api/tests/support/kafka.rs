@@ -3,13 +3,11 @@
 //! into `target/tansu/tansu`, or the one `TESSERA_TANSU` names. It runs on 127.0.0.1 with
 //! in-memory storage and is killed with the test. Records are produced with rskafka.
 
-use super::{Proc, free_port};
+use super::free_port;
 use rskafka::client::partition::{Compression, UnknownTopicHandling};
 use rskafka::client::{Client, ClientBuilder};
 use rskafka::record::Record;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// The tansu binary, if the test setup installed it. Under CI its absence fails the test.
 pub fn tansu() -> Option<PathBuf> {
@@ -34,38 +32,19 @@ pub fn tansu() -> Option<PathBuf> {
 /// A running broker.
 pub struct Kafka {
     pub address: String,
-    _proc: Proc,
+    _broker: tessera_api::quickstart::realtime::Broker,
     runtime: tokio::runtime::Runtime,
     client: Client,
 }
 
 impl Kafka {
-    /// Starts tansu on a free port (None when it is not installed, outside CI).
+    /// Starts tansu on a free port (None when it is not installed, outside CI), as the
+    /// quickstart starts it.
     pub fn start() -> Option<Kafka> {
         let bin = tansu()?;
-        let port = free_port();
-        let url = format!("tcp://127.0.0.1:{port}");
-        let child = Command::new(bin)
-            .args([
-                "broker",
-                "--listener-url",
-                &url,
-                "--advertised-listener-url",
-                &url,
-                "--storage-engine",
-                "memory://tansu/",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
+        let broker = tessera_api::quickstart::realtime::start_broker(&bin, free_port())
             .expect("start tansu");
-        let proc = Proc(child);
-        let address = format!("127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(&address).is_err() {
-            assert!(Instant::now() < deadline, "tansu did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let address = broker.address.clone();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -75,7 +54,7 @@ impl Kafka {
             .expect("connect to tansu");
         Some(Kafka {
             address,
-            _proc: proc,
+            _broker: broker,
             runtime,
             client,
         })
