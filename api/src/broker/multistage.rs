@@ -16,8 +16,7 @@
 use super::Broker;
 use super::routing_cache;
 use super::scatter::{Plan, choose_replicas};
-use crate::metadata::table_name::{TableType, with_type};
-use crate::transport::{RoutingError, StageRequest, WorkerAddress};
+use crate::transport::{StageRequest, TimeBound, WorkerAddress};
 use engine::response::QueryException;
 use engine::{BrokerResponse, QueryContext};
 use planner::plan::multistage::{MultiStagePlan, StageKind};
@@ -35,62 +34,52 @@ fn next_query_id() -> u64 {
     base.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed) & 0xFF_FFFF)
 }
 
+/// The typed table a leaf worker reads, and its time bound in a hybrid table.
+#[derive(Clone, Debug, PartialEq)]
+struct LeafPart {
+    typed: String,
+    bound: Option<TimeBound>,
+}
+
+/// What one server runs of one stage: the stage, the leaf part (typed table and time bound) of
+/// a leaf stage, and its workers with their segments.
+type StageShare = (usize, Option<LeafPart>, Vec<(usize, Vec<String>)>);
+
 /// Where each stage runs.
 struct Placement {
     /// Per stage, its workers.
     workers: Vec<Vec<WorkerAddress>>,
     /// Per stage, per worker, the leaf segments (leaf stages only).
     segments: Vec<Vec<Vec<String>>>,
-    /// Per stage, the typed table of a leaf.
-    tables: Vec<Option<String>>,
+    /// Per stage, per worker, the typed table a leaf worker reads and, for a half of a
+    /// hybrid table, its time bound (leaf stages only).
+    parts: Vec<Vec<LeafPart>>,
     /// Segments without an online replica (error 305).
     unavailable: Vec<String>,
 }
 
-async fn leaf_routing(broker: &Broker, raw: &str) -> Result<(String, Plan), QueryException> {
+/// Routes one typed table of a leaf (a routing table cached with a segment no server has is
+/// fetched again once).
+async fn leaf_routing(broker: &Broker, typed: &str) -> Result<Plan, QueryException> {
     let mut allow_cached = true;
-    // A hybrid table's two halves split at the time boundary are the single-stage engine's
-    // (`query::table_parts`); a leaf here reads one typed table, so rather than answer with
-    // half the rows, say so.
-    let offline = routing_cache::routing(broker, &with_type(raw, TableType::Offline), true).await;
-    let realtime = routing_cache::routing(broker, &with_type(raw, TableType::Realtime), true).await;
-    if offline.is_ok() && realtime.is_ok() {
-        return Err(QueryException {
-            error_code: ErrorCode::QueryPlanning.code(),
-            message: ErrorCode::QueryPlanning.message(&format!(
-                "table '{raw}' is a hybrid table (OFFLINE and REALTIME): the multi-stage engine does not read hybrid tables yet; query it without useMultistageEngine"
-            )),
-        });
-    }
     loop {
-        for t in [TableType::Offline, TableType::Realtime] {
-            let typed = with_type(raw, t);
-            match routing_cache::routing(broker, &typed, allow_cached).await {
-                Ok((routing, from_cache)) => {
-                    let plan = choose_replicas(&routing);
-                    if from_cache && !plan.unavailable.is_empty() {
-                        broker.routing.invalidate(&typed);
-                        allow_cached = false;
-                        break;
-                    }
-                    return Ok((typed, plan));
+        match routing_cache::routing(broker, typed, allow_cached).await {
+            Ok((routing, from_cache)) => {
+                let plan = choose_replicas(&routing);
+                if from_cache && !plan.unavailable.is_empty() {
+                    broker.routing.invalidate(typed);
+                    allow_cached = false;
+                    continue;
                 }
-                Err(RoutingError::TableMissing(_)) => continue,
-                Err(e) => {
-                    return Err(QueryException {
-                        error_code: e.code().code(),
-                        message: e.code().message(&e.detail()),
-                    });
-                }
+                return Ok(plan);
+            }
+            Err(e) => {
+                return Err(QueryException {
+                    error_code: e.code().code(),
+                    message: e.code().message(&e.detail()),
+                });
             }
         }
-        if allow_cached {
-            return Err(QueryException {
-                error_code: ErrorCode::TableDoesNotExist.code(),
-                message: ErrorCode::TableDoesNotExist.message(&format!("Unknown table '{raw}'")),
-            });
-        }
-        allow_cached = false;
     }
 }
 
@@ -103,23 +92,29 @@ async fn place(
     let mut p = Placement {
         workers: vec![Vec::new(); n],
         segments: vec![Vec::new(); n],
-        tables: vec![None; n],
+        parts: vec![Vec::new(); n],
         unavailable: Vec::new(),
     };
     let mut servers: BTreeMap<String, String> = BTreeMap::new();
     for stage in &plan.stages {
         if let StageKind::Leaf { table } = &stage.kind {
-            let (typed, routed) = leaf_routing(broker, table).await?;
-            for (server, (url, segs)) in routed.per_server {
-                servers.insert(server.clone(), url.clone());
-                p.workers[stage.id].push(WorkerAddress {
-                    instance: server,
-                    url,
-                });
-                p.segments[stage.id].push(segs);
+            // A hybrid table's leaf has workers for both halves, each bounded in time.
+            for (typed, bound) in super::query::table_parts(broker, table).await? {
+                let routed = leaf_routing(broker, &typed).await?;
+                for (server, (url, segs)) in routed.per_server {
+                    servers.insert(server.clone(), url.clone());
+                    p.workers[stage.id].push(WorkerAddress {
+                        instance: server,
+                        url,
+                    });
+                    p.segments[stage.id].push(segs);
+                    p.parts[stage.id].push(LeafPart {
+                        typed: typed.clone(),
+                        bound: bound.clone(),
+                    });
+                }
+                p.unavailable.extend(routed.unavailable);
             }
-            p.unavailable.extend(routed.unavailable);
-            p.tables[stage.id] = Some(typed);
         }
     }
     let pool: Vec<WorkerAddress> = servers
@@ -184,26 +179,35 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
     let mut failure: Option<QueryException> = None;
     'submit: for (instance, (url, work)) in &by_instance {
         let client = broker.servers.client(instance, url);
-        let stages: BTreeSet<usize> = work.iter().map(|(s, _)| *s).collect();
-        for stage in stages {
-            let assigned = work
-                .iter()
-                .filter(|(s, _)| *s == stage)
-                .map(|(_, w)| {
-                    let segs = placement.segments[stage]
-                        .get(*w)
-                        .cloned()
-                        .unwrap_or_default();
-                    (*w, segs)
-                })
-                .collect();
+        // One request per stage, and per typed table of a hybrid table's leaf.
+        let mut requests: Vec<StageShare> = Vec::new();
+        for &(stage, w) in work {
+            let part = placement.parts[stage].get(w).cloned();
+            let segs = placement.segments[stage]
+                .get(w)
+                .cloned()
+                .unwrap_or_default();
+            match requests
+                .iter_mut()
+                .find(|(s, p, _)| *s == stage && *p == part)
+            {
+                Some((_, _, assigned)) => assigned.push((w, segs)),
+                None => requests.push((stage, part, vec![(w, segs)])),
+            }
+        }
+        for (stage, part, assigned) in requests {
+            let (table_name_with_type, time_bound) = match part {
+                Some(p) => (Some(p.typed), p.bound),
+                None => (None, None),
+            };
             let request = StageRequest {
                 query_id,
                 plan: plan.clone(),
                 stage,
                 workers: placement.workers.clone(),
                 assigned,
-                table_name_with_type: placement.tables[stage].clone(),
+                table_name_with_type,
+                time_bound,
             };
             submitted.insert(instance.clone());
             if let Err(e) = client.submit_stage(request).await {

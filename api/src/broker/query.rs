@@ -16,19 +16,14 @@ use super::routing_cache;
 use super::scatter::{Gathered, choose_replicas, reroute, scatter};
 use crate::auth::Principal;
 use crate::http::on_rayon;
-use crate::metadata::records::TimeBoundary;
 use crate::metadata::table_name::{TableType, with_type};
-use crate::transport::RoutingError;
+use crate::transport::{RoutingError, TimeBound};
 use engine::aggregate::state::AggState;
 use engine::response::QueryException;
 use engine::server::result::IntermediateData;
 use engine::{BrokerResponse, EngineError, TableProvider, execute_plan, plan_sql, reduce_response};
-use planner::plan::{
-    ColumnRef, ColumnType, Expr, FilterExpr, Predicate, PredicateOp, QueryPlan, RangeBound,
-    ServerQueryPlan, SingleStagePlan,
-};
+use planner::plan::{ColumnType, QueryPlan, ServerQueryPlan, SingleStagePlan};
 use segments::types::ErrorCode;
-use segments::types::Value;
 use std::time::{Duration, Instant};
 
 /// Runs `query` for `who` (the authenticated principal when access control is on) and returns
@@ -142,13 +137,21 @@ fn plan_tables(plan: &QueryPlan) -> Vec<&str> {
 async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> BrokerResponse {
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
         .min(broker.config.server_timeout);
-    let parts = match table_parts(broker, &plan.server).await {
+    let parts = match table_parts(broker, &plan.server.table).await {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(e) => {
+            let mut r = BrokerResponse::default();
+            r.add_exception(e);
+            return r;
+        }
     };
     let mut gathered = Gathered::default();
     let mut unavailable = Vec::new();
-    for (typed, server_plan) in parts {
+    for (typed, bound) in parts {
+        let mut server_plan = plan.server.clone();
+        if let Some(b) = &bound {
+            b.restrict(&mut server_plan);
+        }
         let (replicas, g) = gather_table(broker, &typed, &server_plan, trace, timeout).await;
         unavailable.extend(replicas.unavailable);
         gathered.absorb(g);
@@ -199,30 +202,34 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     r
 }
 
-/// The typed tables a query of `plan`'s table reads, each with its server plan: the OFFLINE or
-/// the REALTIME table alone, or — for a hybrid table — both, split at the time boundary
-/// (offline `time <= boundary`, real-time `time > boundary`; with no boundary yet, as Pinot,
-/// the real-time table alone).
-async fn table_parts(
+/// The typed tables a query of table `raw` reads, each with the time bound of its half of a
+/// hybrid table: the OFFLINE or the REALTIME table alone, or — for a hybrid table — both, split
+/// at the time boundary (offline `time <= boundary`, real-time `time > boundary`; with no
+/// boundary yet, as Pinot, the real-time table alone). Used by both engines.
+pub async fn table_parts(
     broker: &Broker,
-    plan: &ServerQueryPlan,
-) -> Result<Vec<(String, ServerQueryPlan)>, BrokerResponse> {
-    let raw = &plan.table;
+    raw: &str,
+) -> Result<Vec<(String, Option<TimeBound>)>, QueryException> {
     let mut found = Vec::new();
     for t in [TableType::Offline, TableType::Realtime] {
         let typed = with_type(raw, t);
         match routing_cache::routing(broker, &typed, true).await {
             Ok((routing, _)) => found.push((typed, routing)),
             Err(RoutingError::TableMissing(_)) => {}
-            Err(e) => return Err(BrokerResponse::from_exception(e.code(), &e.detail())),
+            Err(e) => {
+                return Err(QueryException {
+                    error_code: e.code().code(),
+                    message: e.code().message(&e.detail()),
+                });
+            }
         }
     }
     match found.as_slice() {
-        [] => Err(BrokerResponse::from_exception(
-            ErrorCode::TableDoesNotExist,
-            &format!("Unknown table '{raw}'"),
-        )),
-        [(typed, _)] => Ok(vec![(typed.clone(), plan.clone())]),
+        [] => Err(QueryException {
+            error_code: ErrorCode::TableDoesNotExist.code(),
+            message: ErrorCode::TableDoesNotExist.message(&format!("Unknown table '{raw}'")),
+        }),
+        [(typed, _)] => Ok(vec![(typed.clone(), None)]),
         [(offline, offline_routing), (realtime, _)] => {
             let boundary = offline_routing
                 .time_boundary
@@ -230,13 +237,13 @@ async fn table_parts(
                 .and_then(|b| Some((b, time_column_type(broker, raw, &b.column)?)));
             Ok(match boundary {
                 Some((b, column_type)) => vec![
-                    (offline.clone(), with_time_bound(plan, b, column_type, true)),
+                    (offline.clone(), Some(TimeBound::new(b, column_type, true))),
                     (
                         realtime.clone(),
-                        with_time_bound(plan, b, column_type, false),
+                        Some(TimeBound::new(b, column_type, false)),
                     ),
                 ],
-                None => vec![(realtime.clone(), plan.clone())],
+                None => vec![(realtime.clone(), None)],
             })
         }
         _ => unreachable!("at most two table types"),
@@ -251,40 +258,6 @@ fn time_column_type(broker: &Broker, raw: &str, column: &str) -> Option<ColumnTy
         data_type: f.data_type,
         single_value: f.single_value_field,
     })
-}
-
-/// `plan` with `time <= boundary` (offline) or `time > boundary` (real-time) added to its filter.
-fn with_time_bound(
-    plan: &ServerQueryPlan,
-    b: &TimeBoundary,
-    column_type: ColumnType,
-    offline: bool,
-) -> ServerQueryPlan {
-    let value = Value::Long(b.value)
-        .cast(column_type.data_type)
-        .unwrap_or(Value::Long(b.value));
-    let bound = Some(RangeBound {
-        value,
-        inclusive: offline,
-    });
-    let (lower, upper) = if offline {
-        (None, bound)
-    } else {
-        (bound, None)
-    };
-    let predicate = FilterExpr::Predicate(Predicate {
-        lhs: Expr::Column(ColumnRef {
-            name: b.column.clone(),
-            column_type,
-        }),
-        op: PredicateOp::Range { lower, upper },
-    });
-    let mut out = plan.clone();
-    out.filter = Some(match out.filter.take() {
-        Some(f) => FilterExpr::And(vec![f, predicate]),
-        None => predicate,
-    });
-    out
 }
 
 /// Routes, scatters and gathers one typed table's part of a query. A routing table that turns

@@ -78,7 +78,16 @@ pub fn submit(server: &Arc<Server>, r: StageRequest) -> Result<(), ApiError> {
         work.push((*worker, segments));
     }
     let counts = r.worker_counts();
-    let plan = Arc::new(r.plan);
+    let mut plan = r.plan;
+    // Half of a hybrid table: the leaf reads its rows on its side of the time boundary.
+    if let Some(bound) = &r.time_bound
+        && let Some(stage) = plan.stages.iter_mut().find(|s| s.id == r.stage)
+    {
+        for leaf in stage.root.leaf_plans_mut() {
+            bound.restrict(leaf);
+        }
+    }
+    let plan = Arc::new(plan);
     let sink = Arc::new(server.mailboxes.sink(r.workers));
     for (worker, segments) in work {
         let ctx = Arc::new(QueryContext::new(plan.options.clone()));

@@ -13,6 +13,7 @@
 //!   ([`StageRequest`]) and the [`Mailboxes`] stage workers send their blocks to, in-process
 //!   or over HTTP in the engine's binary block encoding.
 //! * [`consumer_info`] — what servers and the controller report of consuming segments.
+//! * [`time_bound`] — [`TimeBound`]: one half of a hybrid table, attached to its plan.
 //! * [`error`] — [`TransportError`], what a failed call reports.
 
 pub mod consumer_info;
@@ -21,6 +22,7 @@ pub mod error;
 pub mod server_client;
 pub mod servers;
 pub mod stages;
+pub mod time_bound;
 
 pub use crate::common::BoxFuture;
 pub use controller_client::{
@@ -31,3 +33,4 @@ pub use error::TransportError;
 pub use server_client::{HttpServerClient, ServerClient, ServerQuery};
 pub use servers::ServerDirectory;
 pub use stages::{Mailboxes, StageRequest, WorkerAddress};
+pub use time_bound::TimeBound;

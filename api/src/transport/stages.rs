@@ -35,6 +35,9 @@ pub struct StageRequest {
     /// The typed table a leaf stage reads.
     #[serde(default)]
     pub table_name_with_type: Option<String>,
+    /// For a half of a hybrid table: the time bound its leaf plan gets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_bound: Option<super::TimeBound>,
 }
 
 impl StageRequest {

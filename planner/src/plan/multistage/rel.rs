@@ -306,6 +306,18 @@ impl RelNode {
         }
     }
 
+    /// The v1 plans of the leaves under this node, to change.
+    pub fn leaf_plans_mut(&mut self) -> Vec<&mut ServerQueryPlan> {
+        match self {
+            RelNode::Leaf { plan, .. } => vec![plan],
+            other => other
+                .inputs_mut()
+                .into_iter()
+                .flat_map(RelNode::leaf_plans_mut)
+                .collect(),
+        }
+    }
+
     /// The direct inputs of this node, to change.
     pub fn inputs_mut(&mut self) -> Vec<&mut RelNode> {
         match self {
