@@ -848,3 +848,41 @@ fn size_based_flush_transforms_filters_and_continue_on_error() {
         t.segments("sized")
     );
 }
+
+/// A REALTIME config this cluster cannot consume (another stream type, a decoder other than
+/// JSON) is refused with a clear 400 at creation, not accepted and then never read.
+#[test]
+fn unconsumable_stream_configs_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(dir.path());
+    let (s, b) = http(
+        "POST",
+        &format!("{}/schemas", t.controller),
+        Some(schema("odd")),
+    );
+    assert_eq!(s, 200, "{b}");
+    let mut avro = table("odd", "127.0.0.1:1", "odd", 10);
+    avro["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0]["stream.kafka.decoder.class.name"] = json!(
+        "org.apache.pinot.plugin.inputformat.avro.confluent.KafkaConfluentSchemaRegistryAvroMessageDecoder"
+    );
+    let (s, b) = http("POST", &format!("{}/tables", t.controller), Some(avro));
+    assert_eq!(s, 400, "{b}");
+    assert!(
+        b["error"].as_str().unwrap().contains("is not supported"),
+        "{b}"
+    );
+    let kinesis = json!({
+        "tableName": "odd", "tableType": "REALTIME",
+        "segmentsConfig": {"timeColumnName": "ts", "replication": "1"}, "tenants": {},
+        "tableIndexConfig": {},
+        "ingestionConfig": {"streamIngestionConfig": {"streamConfigMaps": [{
+            "streamType": "kinesis", "stream.kinesis.topic.name": "odd",
+            "stream.kinesis.decoder.class.name": "org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder"
+        }]}}
+    });
+    let (s, b) = http("POST", &format!("{}/tables", t.controller), Some(kinesis));
+    assert_eq!(s, 400, "{b}");
+    assert!(b["error"].as_str().unwrap().contains("kinesis"), "{b}");
+    let (_, tables) = http("GET", &format!("{}/tables", t.controller), None);
+    assert_eq!(tables["tables"], json!([]), "nothing was created");
+}

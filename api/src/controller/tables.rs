@@ -102,7 +102,20 @@ fn validate_with_schema(c: &ControllerState, checked: &Checked) -> Result<(), Ap
         ))
     })?;
     crate::common::transform::check_functions(&checked.json()).map_err(ApiError::bad_request)?;
-    table_config::validate(checked, &schema)
+    table_config::validate(checked, &schema)?;
+    // A real-time table must be one this cluster can consume: a config it accepted and then
+    // silently never read would lose the user's rows.
+    if let Ok(streams) = checked.config.stream_configs() {
+        for s in &streams {
+            crate::stream::check_consumable(s).map_err(|e| {
+                ApiError::bad_request(format!(
+                    "Invalid table config for table {}: {e}",
+                    checked.name_with_type()
+                ))
+            })?;
+        }
+    }
+    Ok(())
 }
 
 fn config_response(

@@ -99,6 +99,17 @@ pub fn open(config: &StreamConfig<'_>) -> Result<Box<dyn Stream>, StreamError> {
     }
 }
 
+/// Whether this cluster can consume a stream config: its stream type and its decoder.
+pub fn check_consumable(config: &StreamConfig<'_>) -> Result<(), StreamError> {
+    if config.stream_type() != "kafka" {
+        return Err(StreamError::Config(format!(
+            "stream type '{}' is not supported (supported: kafka)",
+            config.stream_type()
+        )));
+    }
+    check_decoder(config)
+}
+
 /// Whether messages of this stream config can be decoded (JSON, the one decoder here).
 pub fn check_decoder(config: &StreamConfig<'_>) -> Result<(), StreamError> {
     let class = config.decoder_class();
