@@ -148,6 +148,13 @@ impl Tessera {
             .unwrap_or_default()
     }
 
+    /// `POST {controller}{path}` with a JSON body, which must answer 200.
+    fn post_ok(&self, path: &str, body: Value) -> Value {
+        let (s, b) = http("POST", &format!("{}{path}", self.controller), Some(body));
+        assert_eq!(s, 200, "POST {path}: {b}");
+        b
+    }
+
     /// `POST /tables/{t}/pauseConsumption?…`, then waits until no segment is consuming.
     fn pause(&self, table: &str) -> Value {
         let (s, b) = http(
@@ -237,18 +244,8 @@ fn sum(from: i64, to: i64) -> i64 {
 }
 
 fn create(t: &Tessera, name: &str, kafka: &Kafka, topic: &str, flush_rows: u64) {
-    let (s, b) = http(
-        "POST",
-        &format!("{}/schemas", t.controller),
-        Some(schema(name)),
-    );
-    assert_eq!(s, 200, "{b}");
-    let (s, b) = http(
-        "POST",
-        &format!("{}/tables", t.controller),
-        Some(table(name, &kafka.address, topic, flush_rows)),
-    );
-    assert_eq!(s, 200, "{b}");
+    t.post_ok("/schemas", schema(name));
+    t.post_ok("/tables", table(name, &kafka.address, topic, flush_rows));
 }
 
 /// Produce, query, flush and commit, pause (consumption stops, what was consumed is committed),
@@ -543,8 +540,7 @@ fn hybrid_table_answers_each_row_once_across_the_time_boundary() {
     let mut offline = table("hits", &kafka.address, "hits", 0);
     offline["tableType"] = json!("OFFLINE");
     offline.as_object_mut().unwrap().remove("ingestionConfig");
-    let (s, b) = http("POST", &format!("{}/tables", t.controller), Some(offline));
-    assert_eq!(s, 200, "{b}");
+    t.post_ok("/tables", offline);
     // Offline: ids 0..100, ending at hour 99; real-time: ids 50..200 (50..99 in both).
     let csv: String = std::iter::once("id,kind,ts\n".to_string())
         .chain((0..100).map(|i| format!("{i},k,{}\n", DAY0 + i * HOUR)))
@@ -684,11 +680,9 @@ fn upsert_full_keeps_the_latest_row_per_key() {
     let mut t = Tessera::start(dir.path());
     let mut s = schema("scores");
     s["primaryKeyColumns"] = json!(["kind"]);
-    let (code, b) = http("POST", &format!("{}/schemas", t.controller), Some(s));
-    assert_eq!(code, 200, "{b}");
+    t.post_ok("/schemas", s);
     let config = upsert_table("scores", &kafka.address, json!({"mode": "FULL"}), 30);
-    let (code, b) = http("POST", &format!("{}/tables", t.controller), Some(config));
-    assert_eq!(code, 200, "{b}");
+    t.post_ok("/tables", config);
     // Ten keys; row i has key k{i % 10}, id i and time i: the latest of each is i in 90..100.
     let row = |i: i64, ts: i64| json!({"kind": format!("k{}", i % 10), "id": i, "ts": ts});
     let rows: Vec<Value> = (0..100).map(|i| row(i, 1_000 + i)).collect();
@@ -738,8 +732,7 @@ fn upsert_partial_merges_columns() {
         "dateTimeFieldSpecs": [{"name": "ts", "dataType": "TIMESTAMP",
             "format": "1:MILLISECONDS:EPOCH", "granularity": "1:MILLISECONDS"}]
     });
-    let (code, b) = http("POST", &format!("{}/schemas", t.controller), Some(s));
-    assert_eq!(code, 200, "{b}");
+    t.post_ok("/schemas", s);
     let mut config = upsert_table(
         "totals",
         &kafka.address,
@@ -747,8 +740,7 @@ fn upsert_partial_merges_columns() {
         7,
     );
     config["tableIndexConfig"] = json!({"invertedIndexColumns": ["player"]});
-    let (code, b) = http("POST", &format!("{}/tables", t.controller), Some(config));
-    assert_eq!(code, 200, "{b}");
+    t.post_ok("/tables", config);
     // Three players, ten games each; scores i * 7 % 50.
     let rows: Vec<Value> = (0..30)
         .map(|i| {
@@ -796,12 +788,7 @@ fn size_based_flush_transforms_filters_and_continue_on_error() {
     kafka.create_topic("sized", 1);
     let dir = tempfile::tempdir().unwrap();
     let t = Tessera::start(dir.path());
-    let (s, b) = http(
-        "POST",
-        &format!("{}/schemas", t.controller),
-        Some(schema("sized")),
-    );
-    assert_eq!(s, 200, "{b}");
+    t.post_ok("/schemas", schema("sized"));
     let mut config = table("sized", &kafka.address, "sized", 0);
     let streams = &mut config["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0];
     streams["realtime.segment.flush.threshold.segment.size"] = json!("6K");
@@ -809,8 +796,7 @@ fn size_based_flush_transforms_filters_and_continue_on_error() {
     config["ingestionConfig"]["transformConfigs"] =
         json!([{"columnName": "kind", "transformFunction": "upper(k)"}]);
     config["ingestionConfig"]["filterConfig"] = json!({"filterFunction": "id = 13"});
-    let (s, b) = http("POST", &format!("{}/tables", t.controller), Some(config));
-    assert_eq!(s, 200, "{b}");
+    t.post_ok("/tables", config);
     // The kind arrives as `k`, lower case; row 13 is filtered out; row 400's time is not one.
     let mut rows: Vec<Value> = records(0, 400)
         .into_iter()
@@ -855,12 +841,7 @@ fn size_based_flush_transforms_filters_and_continue_on_error() {
 fn unconsumable_stream_configs_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let t = Tessera::start(dir.path());
-    let (s, b) = http(
-        "POST",
-        &format!("{}/schemas", t.controller),
-        Some(schema("odd")),
-    );
-    assert_eq!(s, 200, "{b}");
+    t.post_ok("/schemas", schema("odd"));
     let mut avro = table("odd", "127.0.0.1:1", "odd", 10);
     avro["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0]["stream.kafka.decoder.class.name"] = json!(
         "org.apache.pinot.plugin.inputformat.avro.confluent.KafkaConfluentSchemaRegistryAvroMessageDecoder"
