@@ -867,3 +867,33 @@ fn unconsumable_stream_configs_are_refused() {
     let (_, tables) = http("GET", &format!("{}/tables", t.controller), None);
     assert_eq!(tables["tables"], json!([]), "nothing was created");
 }
+
+/// Pausing a table whose consuming segments hold no row commits them empty; resume goes on
+/// from the same offsets.
+#[test]
+fn pause_before_any_row_commits_empty_segments() {
+    let Some(kafka) = Kafka::start() else { return };
+    kafka.create_topic("quiet", 2);
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(dir.path());
+    create(&t, "quiet", &kafka, "quiet", 1_000);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while t.pause_status("quiet")["consumingSegments"]
+        .as_array()
+        .is_none_or(|a| a.len() < 2)
+    {
+        assert!(Instant::now() < deadline, "{}", t.pause_status("quiet"));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    t.pause("quiet");
+    let segs = t.segments("quiet");
+    assert_eq!(segs.len(), 2, "{segs:?}");
+    for s in &segs {
+        assert_eq!(s["segment.realtime.status"], "DONE", "{s}");
+        assert_eq!(s["segment.total.docs"], "0", "{s}");
+    }
+    assert_eq!(t.count("quiet"), (0, 0));
+    t.resume("quiet", "");
+    kafka.produce("quiet", 1, &records(0, 10));
+    t.wait_for("quiet", 10, sum(0, 10), Duration::from_secs(30));
+}

@@ -251,4 +251,14 @@ mod tests {
         let chunk_dirs = std::fs::read_dir(dir.path().join("buf")).unwrap().count();
         assert_eq!(chunk_dirs, b.snapshot().len());
     }
+
+    /// A consuming segment paused before any row arrived commits an empty segment.
+    #[test]
+    fn builds_an_empty_segment() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = buffer(&dir.path().join("buf"));
+        assert!(b.snapshot().is_empty());
+        let built = b.build_all(&dir.path().join("final")).unwrap();
+        assert_eq!(ImmutableSegment::open(&built).unwrap().total_docs(), 0);
+    }
 }
