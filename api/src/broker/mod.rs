@@ -7,6 +7,7 @@
 //! * [`scatter`] — replica choice and scatter-gather with per-server deadlines.
 //! * [`catalog`] — table schemas for planning, mirrored from the controller.
 //! * [`query`] — one query from request to response.
+//! * [`table_parts`] — the typed tables a query reads (both halves of a hybrid table, bounded).
 //! * [`multistage`] — placing and running a multi-stage (v2) query's stages.
 //! * [`membership`] — registration, heartbeats, catalog refresh.
 
@@ -19,6 +20,7 @@ pub mod request;
 pub mod response;
 pub mod routing_cache;
 pub mod scatter;
+pub mod table_parts;
 pub mod trace;
 
 use crate::common::loggers::{self, LoggerState};

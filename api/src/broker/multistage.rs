@@ -99,7 +99,7 @@ async fn place(
     for stage in &plan.stages {
         if let StageKind::Leaf { table } = &stage.kind {
             // A hybrid table's leaf has workers for both halves, each bounded in time.
-            for (typed, bound) in super::query::table_parts(broker, table).await? {
+            for (typed, bound) in super::table_parts::table_parts(broker, table).await? {
                 let routed = leaf_routing(broker, &typed).await?;
                 for (server, (url, segs)) in routed.per_server {
                     servers.insert(server.clone(), url.clone());

@@ -16,13 +16,11 @@ use super::routing_cache;
 use super::scatter::{Gathered, choose_replicas, reroute, scatter};
 use crate::auth::Principal;
 use crate::http::on_rayon;
-use crate::metadata::table_name::{TableType, with_type};
-use crate::transport::{RoutingError, TimeBound};
 use engine::aggregate::state::AggState;
 use engine::response::QueryException;
 use engine::server::result::IntermediateData;
-use engine::{BrokerResponse, EngineError, TableProvider, execute_plan, plan_sql, reduce_response};
-use planner::plan::{ColumnType, QueryPlan, ServerQueryPlan, SingleStagePlan};
+use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
+use planner::plan::{QueryPlan, ServerQueryPlan, SingleStagePlan};
 use segments::types::ErrorCode;
 use std::time::{Duration, Instant};
 
@@ -137,7 +135,7 @@ fn plan_tables(plan: &QueryPlan) -> Vec<&str> {
 async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> BrokerResponse {
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
         .min(broker.config.server_timeout);
-    let parts = match table_parts(broker, &plan.server.table).await {
+    let parts = match super::table_parts::table_parts(broker, &plan.server.table).await {
         Ok(p) => p,
         Err(e) => {
             let mut r = BrokerResponse::default();
@@ -200,64 +198,6 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
         r.add_exception(e);
     }
     r
-}
-
-/// The typed tables a query of table `raw` reads, each with the time bound of its half of a
-/// hybrid table: the OFFLINE or the REALTIME table alone, or — for a hybrid table — both, split
-/// at the time boundary (offline `time <= boundary`, real-time `time > boundary`; with no
-/// boundary yet, as Pinot, the real-time table alone). Used by both engines.
-pub async fn table_parts(
-    broker: &Broker,
-    raw: &str,
-) -> Result<Vec<(String, Option<TimeBound>)>, QueryException> {
-    let mut found = Vec::new();
-    for t in [TableType::Offline, TableType::Realtime] {
-        let typed = with_type(raw, t);
-        match routing_cache::routing(broker, &typed, true).await {
-            Ok((routing, _)) => found.push((typed, routing)),
-            Err(RoutingError::TableMissing(_)) => {}
-            Err(e) => {
-                return Err(QueryException {
-                    error_code: e.code().code(),
-                    message: e.code().message(&e.detail()),
-                });
-            }
-        }
-    }
-    match found.as_slice() {
-        [] => Err(QueryException {
-            error_code: ErrorCode::TableDoesNotExist.code(),
-            message: ErrorCode::TableDoesNotExist.message(&format!("Unknown table '{raw}'")),
-        }),
-        [(typed, _)] => Ok(vec![(typed.clone(), None)]),
-        [(offline, offline_routing), (realtime, _)] => {
-            let boundary = offline_routing
-                .time_boundary
-                .as_ref()
-                .and_then(|b| Some((b, time_column_type(broker, raw, &b.column)?)));
-            Ok(match boundary {
-                Some((b, column_type)) => vec![
-                    (offline.clone(), Some(TimeBound::new(b, column_type, true))),
-                    (
-                        realtime.clone(),
-                        Some(TimeBound::new(b, column_type, false)),
-                    ),
-                ],
-                None => vec![(realtime.clone(), None)],
-            })
-        }
-        _ => unreachable!("at most two table types"),
-    }
-}
-
-/// The type of a hybrid table's time column, from the broker's catalog.
-fn time_column_type(broker: &Broker, raw: &str, column: &str) -> Option<ColumnType> {
-    let schema = broker.catalog.schema(raw)?;
-    let f = schema.field(column)?;
-    Some(ColumnType {
-        data_type: f.data_type,
-        single_value: f.single_value_field,
-    })
 }
 
 /// Routes, scatters and gathers one typed table's part of a query. A routing table that turns
