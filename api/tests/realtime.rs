@@ -198,6 +198,16 @@ impl Tessera {
     }
 }
 
+/// A Kafka-protocol broker with `topic` (`partitions` partitions) and a fresh `tessera start`
+/// on a temporary data dir; None when the broker is not installed (outside CI).
+fn setup(topic: &str, partitions: i32) -> Option<(Kafka, tempfile::TempDir, Tessera)> {
+    let kafka = Kafka::start()?;
+    kafka.create_topic(topic, partitions);
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(dir.path());
+    Some((kafka, dir, t))
+}
+
 fn schema(name: &str) -> Value {
     json!({
         "schemaName": name,
@@ -252,10 +262,9 @@ fn create(t: &Tessera, name: &str, kafka: &Kafka, topic: &str, flush_rows: u64) 
 /// produce more (not visible), resume (visible), with nothing lost or doubled.
 #[test]
 fn consumes_commits_pauses_and_resumes() {
-    let Some(kafka) = Kafka::start() else { return };
-    kafka.create_topic("events", 2);
-    let dir = tempfile::tempdir().unwrap();
-    let t = Tessera::start(dir.path());
+    let Some((kafka, _dir, t)) = setup("events", 2) else {
+        return;
+    };
     create(&t, "events", &kafka, "events", 200);
 
     // 250 rows per partition: each partition's first segment commits at 200 rows.
@@ -336,10 +345,9 @@ fn consumes_commits_pauses_and_resumes() {
 /// there exactly once (consumption resumes at the consuming segment's start offset).
 #[test]
 fn kill_9_while_consuming_loses_and_doubles_nothing() {
-    let Some(kafka) = Kafka::start() else { return };
-    kafka.create_topic("orders", 1);
-    let dir = tempfile::tempdir().unwrap();
-    let mut t = Tessera::start(dir.path());
+    let Some((kafka, _dir, mut t)) = setup("orders", 1) else {
+        return;
+    };
     create(&t, "orders", &kafka, "orders", 120);
     kafka.produce("orders", 0, &records(0, 100));
     t.wait_for("orders", 100, sum(0, 100), Duration::from_secs(30));
@@ -529,10 +537,9 @@ fn two_replicas_commit_once_and_answer_once() {
 /// time boundary (the offline part's largest end time less a day), so rows in both answer once.
 #[test]
 fn hybrid_table_answers_each_row_once_across_the_time_boundary() {
-    let Some(kafka) = Kafka::start() else { return };
-    kafka.create_topic("hits", 1);
-    let dir = tempfile::tempdir().unwrap();
-    let t = Tessera::start(dir.path());
+    let Some((kafka, _dir, t)) = setup("hits", 1) else {
+        return;
+    };
     const DAY0: i64 = 1_700_000_000_000;
     const HOUR: i64 = 3_600_000;
     let row = |i: i64| json!({"id": i, "kind": "k", "ts": DAY0 + i * HOUR});
@@ -674,10 +681,9 @@ fn wait_count_sum(t: &Tessera, table: &str, col: &str, want: (i64, i64)) {
 /// segments, after a kill -9 too, on both engines.
 #[test]
 fn upsert_full_keeps_the_latest_row_per_key() {
-    let Some(kafka) = Kafka::start() else { return };
-    kafka.create_topic("scores", 1);
-    let dir = tempfile::tempdir().unwrap();
-    let mut t = Tessera::start(dir.path());
+    let Some((kafka, _dir, mut t)) = setup("scores", 1) else {
+        return;
+    };
     let mut s = schema("scores");
     s["primaryKeyColumns"] = json!(["kind"]);
     t.post_ok("/schemas", s);
@@ -717,10 +723,9 @@ fn upsert_full_keeps_the_latest_row_per_key() {
 /// (INCREMENT, MAX, default OVERWRITE), across commits and a restart.
 #[test]
 fn upsert_partial_merges_columns() {
-    let Some(kafka) = Kafka::start() else { return };
-    kafka.create_topic("totals", 1);
-    let dir = tempfile::tempdir().unwrap();
-    let mut t = Tessera::start(dir.path());
+    let Some((kafka, _dir, mut t)) = setup("totals", 1) else {
+        return;
+    };
     let s = json!({
         "schemaName": "totals",
         "primaryKeyColumns": ["player"],
@@ -784,10 +789,9 @@ fn upsert_partial_merges_columns() {
 /// keeps a row whose value does not fit, with a null.
 #[test]
 fn size_based_flush_transforms_filters_and_continue_on_error() {
-    let Some(kafka) = Kafka::start() else { return };
-    kafka.create_topic("sized", 1);
-    let dir = tempfile::tempdir().unwrap();
-    let t = Tessera::start(dir.path());
+    let Some((kafka, _dir, t)) = setup("sized", 1) else {
+        return;
+    };
     t.post_ok("/schemas", schema("sized"));
     let mut config = table("sized", &kafka.address, "sized", 0);
     let streams = &mut config["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0];
@@ -872,10 +876,9 @@ fn unconsumable_stream_configs_are_refused() {
 /// from the same offsets.
 #[test]
 fn pause_before_any_row_commits_empty_segments() {
-    let Some(kafka) = Kafka::start() else { return };
-    kafka.create_topic("quiet", 2);
-    let dir = tempfile::tempdir().unwrap();
-    let t = Tessera::start(dir.path());
+    let Some((kafka, _dir, t)) = setup("quiet", 2) else {
+        return;
+    };
     create(&t, "quiet", &kafka, "quiet", 1_000);
     let deadline = Instant::now() + Duration::from_secs(20);
     while t.pause_status("quiet")["consumingSegments"]
