@@ -97,55 +97,43 @@ pub async fn ensure_consuming(
         return Ok(0);
     };
     let config = TableConfig::from_value(json.clone()).map_err(|e| config_error(typed, e))?;
-    let (topic, fallback) = {
+    // Opening a stream does no I/O: the partitions and offsets below are its blocking calls,
+    // made off the async threads on the one stream.
+    let (topic, fallback, stream) = {
         let streams = config
             .stream_configs()
             .map_err(|e| config_error(typed, e))?;
         let s = streams
             .first()
             .ok_or_else(|| config_error(typed, "no stream config"))?;
-        stream::check_decoder(s).map_err(|e| config_error(typed, e))?;
-        (s.topic_name().to_string(), StartFrom::of_config(s))
+        stream::check_consumable(s).map_err(|e| config_error(typed, e))?;
+        let opened = stream::open(s).map_err(|e| config_error(typed, e))?;
+        (s.topic_name().to_string(), StartFrom::of_config(s), opened)
     };
-    let owned = json.clone();
-    let typed_owned = typed.to_string();
-    let partitions = stream::run_blocking(move || -> Result<_, StreamError> {
-        let config =
-            TableConfig::from_value(owned).map_err(|e| StreamError::Config(e.to_string()))?;
-        let streams = config
-            .stream_configs()
-            .map_err(|e| StreamError::Config(e.to_string()))?;
-        let s = stream::open(&streams[0])?;
-        Ok((s.partitions()?, streams[0].map().clone()))
-    })
-    .await
-    .map_err(stream_error)?;
-    let (partitions, stream_map) = partitions;
+    let (partitions, stream) = stream::run_blocking(move || (stream.partitions(), stream)).await;
+    let partitions = partitions.map_err(stream_error)?;
     let starts = missing_partitions(c, typed, &topic, &partitions, consume_from)?;
     if starts.is_empty() {
         return Ok(0);
     }
-    // Offsets from the stream for partitions without a committed one (blocking calls).
+    // Offsets from the stream for partitions without a committed one.
     let wanted: Vec<(i32, StartFrom)> = starts
         .iter()
         .filter(|s| s.offset.is_none())
         .map(|s| (s.partition, consume_from.unwrap_or(fallback)))
         .collect();
-    let offsets: BTreeMap<i32, i64> = stream::run_blocking(move || -> Result<_, StreamError> {
-        let config = segments::types::table_config::StreamConfig::new(&stream_map)
-            .map_err(|e| StreamError::Config(e.to_string()))?;
-        let s = stream::open(&config)?;
+    let offsets: BTreeMap<i32, i64> = stream::run_blocking(move || {
         wanted
             .into_iter()
-            .map(|(p, at)| Ok((p, s.offset(p, at)?)))
-            .collect()
+            .map(|(p, at)| Ok((p, stream.offset(p, at)?)))
+            .collect::<Result<_, StreamError>>()
     })
     .await
     .map_err(stream_error)?;
 
     let _guard = c.write_lock.lock().await;
     // Checked again under the lock: a commit may have created some meanwhile.
-    let still = missing_partitions(c, &typed_owned, &topic, &partitions, consume_from)?;
+    let still = missing_partitions(c, typed, &topic, &partitions, consume_from)?;
     let servers = placement_servers(c, &server_tag(&json))?;
     let mut load = server_load(c)?;
     let replication = table_config::replication(&json);

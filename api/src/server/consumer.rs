@@ -65,7 +65,7 @@ impl Plan {
             TableConfig::from_value(setup.table_config.clone()).map_err(|e| e.to_string())?;
         let streams = config.stream_configs().map_err(|e| e.to_string())?;
         let s = streams.first().ok_or("the table has no stream config")?;
-        stream::check_decoder(s).map_err(|e| e.to_string())?;
+        stream::check_consumable(s).map_err(|e| e.to_string())?;
         let build =
             BuildConfig::from_table_config_json(&setup.table_config, &schema, Some(segment))
                 .map_err(|e| e.to_string())?;

@@ -13,6 +13,7 @@ use crate::common::location::Location;
 use crate::http::on_rayon;
 use crate::metadata::changes::{Change, ChangeListener};
 use crate::metadata::records::{AssignedSegment, ConsumingAssignment, InstanceType, SegmentReport};
+use crate::metadata::table_name::{self, TableType};
 use crate::transport::Registration;
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -111,7 +112,7 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
     let realtime: BTreeSet<&str> = assigned
         .iter()
         .map(|a| a.table_name_with_type.as_str())
-        .filter(|t| t.ends_with("_REALTIME"))
+        .filter(|t| table_name::split(t).1 == Some(TableType::Realtime))
         .collect();
     for table in &realtime {
         learn_upsert(server, table).await;

@@ -76,7 +76,7 @@ impl Strategy {
                 (Value::Int(a), Value::Int(b)) => Value::Int(a.wrapping_add(*b)),
                 (Value::Long(a), Value::Long(b)) => Value::Long(a.wrapping_add(*b)),
                 _ => match (old.as_f64(), new.as_f64()) {
-                    (Some(a), Some(b)) => Value::Double(a + b).cast_like(&new),
+                    (Some(a), Some(b)) => cast_like(Value::Double(a + b), &new),
                     _ => new,
                 },
             },
@@ -105,17 +105,11 @@ impl Strategy {
     }
 }
 
-trait CastLike {
-    fn cast_like(self, like: &Value) -> Value;
-}
-
-impl CastLike for Value {
-    /// This value in the type of `like` (a sum of two FLOATs stays a FLOAT).
-    fn cast_like(self, like: &Value) -> Value {
-        match like.data_type() {
-            Some(dt) => self.cast(dt).unwrap_or_else(|_| like.clone()),
-            None => self,
-        }
+/// `v` in the type of `like` (a sum of two FLOATs stays a FLOAT).
+fn cast_like(v: Value, like: &Value) -> Value {
+    match like.data_type() {
+        Some(dt) => v.cast(dt).unwrap_or_else(|_| like.clone()),
+        None => v,
     }
 }
 

@@ -89,7 +89,7 @@ pub trait Stream: Send + Sync {
     fn consumer(&self, partition: i32) -> Result<Box<dyn PartitionConsumer>, StreamError>;
 }
 
-/// The stream a table's stream config names.
+/// The stream a table's stream config names (no I/O yet: its methods reach the brokers).
 pub fn open(config: &StreamConfig<'_>) -> Result<Box<dyn Stream>, StreamError> {
     match config.stream_type() {
         "kafka" => Ok(Box::new(kafka::KafkaStream::new(config)?)),
@@ -111,7 +111,7 @@ pub fn check_consumable(config: &StreamConfig<'_>) -> Result<(), StreamError> {
 }
 
 /// Whether messages of this stream config can be decoded (JSON, the one decoder here).
-pub fn check_decoder(config: &StreamConfig<'_>) -> Result<(), StreamError> {
+fn check_decoder(config: &StreamConfig<'_>) -> Result<(), StreamError> {
     let class = config.decoder_class();
     let simple = class.rsplit('.').next().unwrap_or(class);
     if simple.to_ascii_lowercase().contains("json") {
