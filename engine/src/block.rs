@@ -8,7 +8,6 @@
 
 use segments::dictionary::Dictionary;
 use segments::types::{DataType, DictId, DocId, Value};
-use std::sync::Arc;
 
 /// Row `i` is NULL where either input's row `i` is (absent when neither has NULLs): the null
 /// flags of a binary operation's result.
@@ -30,18 +29,21 @@ pub const BLOCK_SIZE: usize = 10_000;
 #[derive(Clone, Debug)]
 pub enum ColumnData<'a> {
     /// Single-value dictionary ids; `decoded` is the dictionary as numbers when the column
-    /// feeds a numeric aggregation (decoded once per segment).
+    /// feeds a numeric aggregation ([`ColumnReader::dictionary_numbers`], kept with the
+    /// segment).
+    ///
+    /// [`ColumnReader::dictionary_numbers`]: segments::segment::ColumnReader::dictionary_numbers
     Dict {
         ids: Vec<DictId>,
         dict: &'a Dictionary,
-        decoded: Option<Arc<Vec<f64>>>,
+        decoded: Option<&'a [f64]>,
     },
     /// Multi-value dictionary ids: row `i` has `ids[offsets[i]..offsets[i + 1]]`.
     DictMv {
         ids: Vec<DictId>,
         offsets: Vec<u32>,
         dict: &'a Dictionary,
-        decoded: Option<Arc<Vec<f64>>>,
+        decoded: Option<&'a [f64]>,
     },
     /// Raw integral values (INT, LONG, BOOLEAN, TIMESTAMP).
     I64(Vec<i64>),

@@ -54,13 +54,28 @@ impl Hash for Key {
     }
 }
 
+/// The hash of a row, consistent with [`RowKey`]'s equality, from `state`'s hasher.
+pub fn hash_row(row: &[Value], state: &impl std::hash::BuildHasher) -> u64 {
+    let mut h = state.build_hasher();
+    row.len().hash(&mut h);
+    for v in row {
+        hash(v, &mut h);
+    }
+    h.finish()
+}
+
+/// Whether two rows are equal as [`RowKey`]s.
+pub fn rows_eq(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| eq(x, y))
+}
+
 /// A row of values usable as a hash key (group-by keys, DISTINCT rows).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowKey(pub Vec<Value>);
 
 impl PartialEq for RowKey {
     fn eq(&self, other: &RowKey) -> bool {
-        self.0.len() == other.0.len() && self.0.iter().zip(&other.0).all(|(a, b)| eq(a, b))
+        rows_eq(&self.0, &other.0)
     }
 }
 

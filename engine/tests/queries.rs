@@ -741,3 +741,67 @@ fn missing_columns_and_virtual_columns() {
         ]
     );
 }
+
+/// A segment large enough to be split into doc-range parts (4 × `MIN_PART_DOCS`): the same
+/// queries in a pool of one thread (one part) and of four (four parts) give the same answers
+/// and stats. Values are multiples of 1/4, so sums are exact in any order.
+#[test]
+fn split_scans_answer_as_one_part() {
+    use tessera_engine::server::segment::MIN_PART_DOCS;
+    let docs = 4 * MIN_PART_DOCS as usize + 123;
+    let dir = tempfile::tempdir().unwrap();
+    let mut schema = Schema {
+        schema_name: "big".into(),
+        ..Schema::default()
+    };
+    schema.fields.push(FieldSpec::dimension("k", DataType::Int));
+    schema
+        .fields
+        .push(FieldSpec::dimension("g", DataType::String));
+    schema.fields.push(FieldSpec::metric("v", DataType::Double));
+    schema.fields.push(FieldSpec::metric("w", DataType::Long));
+    let mut cfg = BuildConfig::new("big", "big_0");
+    cfg.inverted.insert("g".into());
+    cfg.no_dictionary.insert("w".into());
+    let rows = (0..docs).map(|i| {
+        let h = (i as u64).wrapping_mul(2_654_435_761) >> 7;
+        Ok(vec![
+            Value::Int((h % 1000) as i32),
+            Value::String(format!("g{}", h % 7)),
+            Value::Double((h % 4001) as f64 * 0.25),
+            Value::Long((i % 977) as i64 - 300),
+        ])
+    });
+    let summary = build_segment_from_rows(&schema, &cfg, rows, dir.path()).unwrap();
+    let seg = Arc::new(ImmutableSegment::open(&summary.segment_dir).unwrap());
+    let mut tables = MemoryTables::new();
+    tables.add("big", schema, vec![seg]);
+    let run = |threads: usize, sql: &str| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| execute_sql(sql, None, &tables))
+    };
+    for sql in [
+        "SELECT k, SUM(v), COUNT(*), MAX(w) FROM big GROUP BY k ORDER BY SUM(v) DESC, k LIMIT 20",
+        "SELECT g, AVG(v), MIN(w) FROM big WHERE k < 500 GROUP BY g ORDER BY g",
+        "SELECT SUM(v), COUNT(*) FILTER (WHERE g = 'g3'), MAX(w) FROM big WHERE g <> 'g1'",
+        "SELECT k, v, w FROM big WHERE g IN ('g2', 'g5') ORDER BY v DESC, w, k LIMIT 15",
+        "SELECT DISTINCTCOUNT(k), PERCENTILE(v, 90) FROM big",
+    ] {
+        let one = run(1, sql);
+        let four = run(4, sql);
+        assert_eq!(rows_of(&one), rows_of(&four), "{sql}");
+        assert!(!rows_of(&one).is_empty(), "{sql}");
+        assert_eq!(one.num_docs_scanned, four.num_docs_scanned, "{sql}");
+        assert_eq!(
+            one.num_entries_scanned_post_filter, four.num_entries_scanned_post_filter,
+            "{sql}"
+        );
+        assert_eq!(
+            one.num_entries_scanned_in_filter, four.num_entries_scanned_in_filter,
+            "{sql}"
+        );
+    }
+}

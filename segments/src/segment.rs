@@ -25,7 +25,7 @@ use memmap2::Mmap;
 use roaring::RoaringBitmap;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One column of an open segment.
 #[derive(Debug)]
@@ -35,6 +35,8 @@ pub struct ColumnReader {
     forward: ForwardIndex,
     indexes: ColumnIndexes,
     nulls: Option<RoaringBitmap>,
+    /// The dictionary as numbers, made on first use (see [`ColumnReader::dictionary_numbers`]).
+    numbers: OnceLock<Vec<f64>>,
 }
 
 impl ColumnReader {
@@ -61,6 +63,16 @@ impl ColumnReader {
     /// The dictionary (`None` for raw columns).
     pub fn dictionary(&self) -> Option<&Dictionary> {
         self.dictionary.as_ref()
+    }
+
+    /// The dictionary's entries as numbers, in id order, for numeric aggregation: a DOUBLE
+    /// dictionary's own mapped values; any other decoded on first use and kept with the
+    /// segment, so no query pays the decoding (or its memory) again.
+    pub fn dictionary_numbers(&self) -> Option<&[f64]> {
+        match self.dictionary.as_ref()? {
+            Dictionary::Double(d) => Some(d.values()),
+            other => Some(self.numbers.get_or_init(|| other.to_numbers())),
+        }
     }
 
     /// The forward index.
@@ -378,6 +390,7 @@ impl ImmutableSegment {
                 forward,
                 indexes,
                 nulls,
+                numbers: OnceLock::new(),
             });
         }
         let mut star_trees = Vec::with_capacity(metadata.star_trees.len());

@@ -68,7 +68,7 @@ fn drive(
 
 /// Numeric value of a dictionary id: the decoded table if present, else the dictionary.
 #[inline]
-fn dict_number(dict: &Dictionary, decoded: Option<&Vec<f64>>, id: u32) -> f64 {
+fn dict_number(dict: &Dictionary, decoded: Option<&[f64]>, id: u32) -> f64 {
     match decoded {
         Some(d) => d[id as usize],
         None => dict.f64_at(id),

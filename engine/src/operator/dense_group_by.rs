@@ -24,7 +24,7 @@ use super::SegmentOutput;
 use super::aggregation::needed_columns;
 use super::doc_set::DocSet;
 use super::group_keys::GroupKeys;
-use super::projection::{DECODE_ALWAYS, DENSE_SPAN, decode_dictionary};
+use super::projection::{DECODE_ALWAYS, DENSE_SPAN};
 use crate::aggregate::AggState;
 use crate::aggregate::lanes::{LaneCounts, LaneSums};
 use crate::block::BLOCK_SIZE;
@@ -407,7 +407,7 @@ fn arg_index<'s>(
             Dictionary::Double(d) => Numbers::Table(Cow::Borrowed(d.values()), fwd),
             Dictionary::Int(_) | Dictionary::Long(_) | Dictionary::Float(_) => {
                 if dict.len() <= DECODE_ALWAYS || dict.len() as u64 <= docs.len() {
-                    Numbers::Table(Cow::Owned(decode_dictionary(dict)), fwd)
+                    Numbers::Table(Cow::Borrowed(col.dictionary_numbers()?), fwd)
                 } else {
                     Numbers::Dict(dict, fwd)
                 }

@@ -129,6 +129,42 @@ impl DocSet {
         DocSet::bitmap(self.to_bitmap() - b)
     }
 
+    /// The set cut into at most `n` disjoint parts in doc order, of about equal size and each of
+    /// at least `min_docs` documents (the whole set, as one part, when it is smaller than two):
+    /// the units one segment's scan is spread over threads in.
+    pub fn split(&self, n: usize, min_docs: u64) -> Vec<DocSet> {
+        let len = self.len();
+        let n = (n as u64).min(len / min_docs.max(1)).max(1);
+        if n == 1 {
+            return vec![self.clone()];
+        }
+        // Part `i` holds the docs of rank `cut(i)..cut(i + 1)`.
+        let cut = |i: u64| (i * len / n) as u32;
+        match self {
+            DocSet::Range(r) => (0..n)
+                .map(|i| DocSet::Range(r.start + cut(i)..r.start + cut(i + 1)))
+                .collect(),
+            DocSet::Bitmap(b) => {
+                let Some(bounds) = (1..n).map(|i| b.select(cut(i))).collect::<Option<Vec<_>>>()
+                else {
+                    return vec![self.clone()];
+                };
+                let mut parts = Vec::with_capacity(n as usize);
+                let mut lo = 0;
+                for hi in bounds.into_iter().map(Some).chain([None]) {
+                    let mut part = (**b).clone();
+                    part.remove_range(..lo);
+                    if let Some(hi) = hi {
+                        part.remove_range(hi..);
+                        lo = hi;
+                    }
+                    parts.push(DocSet::bitmap(part));
+                }
+                parts
+            }
+        }
+    }
+
     /// The documents in ascending order, in chunks of at most [`BLOCK_SIZE`].
     pub fn blocks(&self) -> DocBlocks<'_> {
         DocBlocks {
@@ -248,6 +284,25 @@ mod tests {
             all.insert_range(0..n);
             prop_assert_eq!(y.clone().not(n).to_bitmap(), &all - &yb);
             prop_assert_eq!(x.not(n).to_bitmap(), &all - &xb);
+        }
+
+        #[test]
+        fn split_parts_are_disjoint_ordered_and_cover_the_set(
+            a in proptest::collection::vec(0u32..5000, 0..400),
+            lo in 0u32..3000,
+            len in 0u32..3000,
+            n in 1usize..6,
+            min_docs in 1u64..60,
+        ) {
+            for set in [bm(&a), DocSet::Range(lo..lo + len)] {
+                let parts = set.split(n, min_docs);
+                prop_assert!(!parts.is_empty() && parts.len() <= n);
+                if parts.len() > 1 {
+                    prop_assert!(parts.iter().all(|p| p.len() >= min_docs));
+                }
+                let docs: Vec<u32> = parts.iter().flat_map(|p| p.to_bitmap()).collect();
+                prop_assert_eq!(docs, set.to_bitmap().iter().collect::<Vec<_>>());
+            }
         }
     }
 }

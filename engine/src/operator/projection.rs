@@ -17,12 +17,9 @@ use crate::block::{Block, ColumnData, Projected};
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use planner::plan::{ColumnRef, ExecutionOptions};
-use segments::dictionary::Dictionary;
 use segments::forward::{ForwardIndex, RawCursor};
-use segments::native::NativeType;
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DataType, DocId, StoredType, Value};
-use std::sync::Arc;
 
 /// Dictionaries up to this size are always decoded for numeric aggregation.
 pub(super) const DECODE_ALWAYS: u32 = 1 << 16;
@@ -37,7 +34,7 @@ pub struct ColumnSource<'s> {
     pub data_type: DataType,
     reader: Option<&'s ColumnReader>,
     cursor: Option<RawCursor<'s>>,
-    decoded: Option<Arc<Vec<f64>>>,
+    decoded: Option<&'s [f64]>,
     /// Reused buffers for dense blocks' spans.
     span_ids: Vec<u32>,
     span_i64: Vec<i64>,
@@ -46,23 +43,6 @@ pub struct ColumnSource<'s> {
     /// What the column reads as if the segment lacks it.
     default: Value,
     segment_name: &'s str,
-}
-
-/// Decodes a dictionary to numbers once: fixed-width dictionaries widen their zero-copy
-/// value slices, text dictionaries are parsed (NaN where not numeric).
-pub fn decode_dictionary(dict: &Dictionary) -> Vec<f64> {
-    fn widen<T: NativeType>(values: &[T]) -> Vec<f64> {
-        values.iter().map(|v| v.to_f64()).collect()
-    }
-    match dict {
-        Dictionary::Int(d) => widen(d.values()),
-        Dictionary::Long(d) => widen(d.values()),
-        Dictionary::Float(d) => widen(d.values()),
-        Dictionary::Double(d) => widen(d.values()),
-        Dictionary::BigDecimal(_) | Dictionary::String(_) | Dictionary::Bytes(_) => (0..dict.len())
-            .map(|id| dict.value(id).as_f64().unwrap_or(f64::NAN))
-            .collect(),
-    }
 }
 
 impl<'s> ColumnSource<'s> {
@@ -82,7 +62,7 @@ impl<'s> ColumnSource<'s> {
         };
         let decoded = match (numeric_docs, reader.and_then(ColumnReader::dictionary)) {
             (Some(docs), Some(d)) if d.len() <= DECODE_ALWAYS || d.len() as u64 <= docs => {
-                Some(Arc::new(decode_dictionary(d)))
+                reader.and_then(ColumnReader::dictionary_numbers)
             }
             _ => None,
         };
@@ -134,7 +114,7 @@ impl<'s> ColumnSource<'s> {
                 ColumnData::Dict {
                     ids,
                     dict,
-                    decoded: self.decoded.clone(),
+                    decoded: self.decoded,
                 }
             }
             (ForwardIndex::DictMv(f), Some(dict)) => {
@@ -151,7 +131,7 @@ impl<'s> ColumnSource<'s> {
                     ids,
                     offsets,
                     dict,
-                    decoded: self.decoded.clone(),
+                    decoded: self.decoded,
                 }
             }
             (ForwardIndex::Raw(raw), _) => {

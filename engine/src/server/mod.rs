@@ -3,8 +3,10 @@
 //!
 //! Segments run in parallel on rayon's global pool (`par_iter`, one task per segment; a lone
 //! segment runs on the calling thread, itself a rayon worker on a server); their results are
-//! merged in segment order, so the answer does not depend on scheduling. A failing segment
-//! (including a timeout) becomes an exception in the result; the others still count.
+//! merged in segment order, so the answer does not depend on scheduling. When there are fewer
+//! segments than threads, each segment's scan is split into doc-range parts that share the
+//! rest ([`segment`]). A failing segment (including a timeout) becomes an exception in the
+//! result; the others still count.
 
 pub mod result;
 pub mod segment;
@@ -28,15 +30,17 @@ pub fn execute_server(
 ) -> ServerResult {
     // One segment runs on the calling thread: handing it to the pool would only add a
     // cross-thread wake-up (the servers' callers are rayon workers already).
+    // Each segment's share of the pool's threads, for its scan's parts.
+    let parts = rayon::current_num_threads() / segments.len().max(1);
     let results: Vec<_> = if segments.len() == 1 {
         segments
             .iter()
-            .map(|s| execute_segment(plan, s, ctx))
+            .map(|s| execute_segment(plan, s, parts, ctx))
             .collect()
     } else {
         segments
             .par_iter()
-            .map(|s| execute_segment(plan, s, ctx))
+            .map(|s| execute_segment(plan, s, parts, ctx))
             .collect()
     };
     let mut combiner = Combiner::new(plan);

@@ -6,14 +6,14 @@
 use crate::aggregate::AggState;
 use crate::column::Column;
 use crate::error::EngineError;
-use crate::key::RowKey;
+use crate::key::{RowKey, hash_row, rows_eq};
 use crate::response::QueryException;
 use crate::sort::{TopK, sort_and_truncate};
 use crate::stats::ExecutionStats;
 use planner::plan::{AggregateCall, ResultLayout, ServerQueryKind, ServerQueryPlan};
 use segments::types::Value;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// One EXPLAIN plan shape and how many segments share it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,7 +97,10 @@ impl IntermediateData {
 pub struct Combiner<'p> {
     plan: &'p ServerQueryPlan,
     data: IntermediateData,
-    group_index: HashMap<RowKey, usize>,
+    /// (hash, index in the groups) of every merged group: looked up by the row itself, so no
+    /// key is cloned to index it.
+    group_index: hashbrown::HashTable<(u64, usize)>,
+    hasher: hashbrown::DefaultHashBuilder,
     distinct_seen: HashSet<RowKey>,
     /// Groups were dropped past `numGroupsLimit`.
     pub groups_limit_reached: bool,
@@ -109,7 +112,8 @@ impl<'p> Combiner<'p> {
         Combiner {
             plan,
             data: IntermediateData::empty(plan),
-            group_index: HashMap::new(),
+            group_index: hashbrown::HashTable::new(),
+            hasher: hashbrown::DefaultHashBuilder::default(),
             distinct_seen: HashSet::new(),
             groups_limit_reached: false,
         }
@@ -207,25 +211,32 @@ impl<'p> Combiner<'p> {
             }
             (IntermediateData::Groups(acc), IntermediateData::Groups(more)) => {
                 let limit = self.plan.options.num_groups_limit;
-                if self.group_index.is_empty() && !acc.is_empty() {
-                    self.group_index = acc
-                        .iter()
-                        .enumerate()
-                        .map(|(i, (k, _))| (RowKey(k.clone()), i))
-                        .collect();
+                // The first result's groups are distinct: taken as they are, indexed only if
+                // another result follows.
+                if acc.is_empty() && more.len() <= limit {
+                    *acc = more;
+                    return Ok(());
+                }
+                let index = &mut self.group_index;
+                if index.is_empty() && !acc.is_empty() {
+                    index.reserve(acc.len() + more.len(), |&(h, _)| h);
+                    for (i, (k, _)) in acc.iter().enumerate() {
+                        let h = hash_row(k, &self.hasher);
+                        index.insert_unique(h, (h, i), |&(eh, _)| eh);
+                    }
                 }
                 for (key, states) in more {
-                    let rk = RowKey(key);
-                    match self.group_index.get(&rk) {
-                        Some(&i) => {
+                    let h = hash_row(&key, &self.hasher);
+                    match index.find(h, |&(eh, i)| eh == h && rows_eq(&acc[i].0, &key)) {
+                        Some(&(_, i)) => {
                             for ((a, b), call) in acc[i].1.iter_mut().zip(states).zip(aggregates) {
                                 a.merge(b, &call.function)?;
                             }
                         }
                         None if acc.len() >= limit => self.groups_limit_reached = true,
                         None => {
-                            self.group_index.insert(rk.clone(), acc.len());
-                            acc.push((rk.0, states));
+                            index.insert_unique(h, (h, acc.len()), |&(eh, _)| eh);
+                            acc.push((key, states));
                         }
                     }
                 }

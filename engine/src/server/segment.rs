@@ -1,8 +1,16 @@
 //! One segment's part of a server plan: prune → filter → terminal operator, or — for
 //! `EXPLAIN PLAN FOR` — the operator tree the segment would run, without running it.
+//!
+//! A scan (an aggregation or group-by that reads values, an ordered selection) over many
+//! documents runs in parts: the filter's documents are cut into doc ranges
+//! ([`DocSet::split`]), one rayon task each, and the parts' outputs merged by the same
+//! [`Combiner`] that merges segments. The caller says how many parts a segment may use —
+//! its share of the pool's threads — so a query over fewer segments than threads still
+//! uses every core.
 
 use crate::context::QueryContext;
 use crate::error::EngineError;
+use crate::operator::SegmentOutput;
 use crate::operator::aggregation::{aggregate_segment, strategy};
 use crate::operator::doc_set::DocSet;
 use crate::operator::filter::prune::may_match;
@@ -10,11 +18,16 @@ use crate::operator::filter::{FilterExecutor, FilterNode, plan_filter};
 use crate::operator::group_by::group_segment;
 use crate::operator::selection::{distinct_segment, select_segment_as};
 use crate::operator::star_tree::{self, StarTreeChoice};
-use crate::server::result::{IntermediateData, SegmentExplain};
+use crate::server::result::{Combiner, IntermediateData, SegmentExplain};
 use crate::stats::ExecutionStats;
 use planner::plan::binder::timestamp_rewrite::rewrite_for_segment;
 use planner::plan::{AggregateCall, Expr, ServerQueryKind, ServerQueryPlan};
+use rayon::prelude::*;
 use segments::segment::ImmutableSegment;
+
+/// A part of a split scan has at least this many documents: below it, a task's start and the
+/// merge of one more output cost more than the thread saves.
+pub const MIN_PART_DOCS: u64 = 1 << 16;
 
 /// A segment's result.
 #[derive(Debug)]
@@ -24,10 +37,11 @@ pub struct SegmentResult {
     pub groups_limit_reached: bool,
 }
 
-/// Runs `plan` over one segment.
+/// Runs `plan` over one segment, its scan in up to `parts` parallel parts.
 pub fn execute_segment(
     plan: &ServerQueryPlan,
     segment: &ImmutableSegment,
+    parts: usize,
     ctx: &QueryContext,
 ) -> Result<SegmentResult, EngineError> {
     // Timestamp index: `dateTrunc('DAY', ts)` reads `$ts$DAY` where this segment has it.
@@ -118,23 +132,17 @@ pub fn execute_segment(
         docs = docs.and(&DocSet::Bitmap(q.clone()));
     }
     let filtered = traced.map(|t0| (t0.elapsed(), std::time::Instant::now()));
-    let output = match &plan.kind {
-        ServerQueryKind::Selection {
-            exprs,
-            order_by,
-            limit,
-        } => select_segment_as(plan.layout, exprs, order_by, *limit, segment, &docs, ctx)?,
-        ServerQueryKind::Distinct {
-            exprs,
-            order_by,
-            limit,
-        } => distinct_segment(exprs, order_by, *limit, segment, &docs, ctx)?,
-        ServerQueryKind::Aggregation { aggregates } => {
-            aggregate_segment(aggregates, segment, &docs, &mut exec, ctx)?
-        }
-        ServerQueryKind::GroupBy { keys, aggregates } => {
-            group_segment(keys, aggregates, segment, &docs, &mut exec, ctx)?
-        }
+    let split = if parts > 1 && is_scan(plan, segment, &docs, ctx) {
+        docs.split(parts, MIN_PART_DOCS)
+    } else {
+        Vec::new()
+    };
+    let output = if split.len() > 1 {
+        let (output, entries) = run_parts(plan, segment, &split, ctx)?;
+        exec.entries_scanned += entries;
+        output
+    } else {
+        run_operator(plan, segment, &docs, &mut exec, ctx)?
     };
     stats.num_entries_scanned_in_filter = exec.entries_scanned;
     stats.num_docs_scanned = output.docs_scanned;
@@ -162,6 +170,92 @@ pub fn execute_segment(
         stats,
         groups_limit_reached: output.groups_limit_reached,
     })
+}
+
+/// The terminal operator of `plan` over `docs`.
+fn run_operator<'s>(
+    plan: &'s ServerQueryPlan,
+    segment: &'s ImmutableSegment,
+    docs: &DocSet,
+    exec: &mut FilterExecutor<'s, '_>,
+    ctx: &QueryContext,
+) -> Result<SegmentOutput, EngineError> {
+    match &plan.kind {
+        ServerQueryKind::Selection {
+            exprs,
+            order_by,
+            limit,
+        } => select_segment_as(plan.layout, exprs, order_by, *limit, segment, docs, ctx),
+        ServerQueryKind::Distinct {
+            exprs,
+            order_by,
+            limit,
+        } => distinct_segment(exprs, order_by, *limit, segment, docs, ctx),
+        ServerQueryKind::Aggregation { aggregates } => {
+            aggregate_segment(aggregates, segment, docs, exec, ctx)
+        }
+        ServerQueryKind::GroupBy { keys, aggregates } => {
+            group_segment(keys, aggregates, segment, docs, exec, ctx)
+        }
+    }
+}
+
+/// Whether the terminal operator reads every document of `docs` — the work that parts
+/// share. Not: answers from metadata, dictionaries or a doc count, selections without order
+/// (they stop at the limit) and distinct (its early stop and dedup cross parts).
+fn is_scan(
+    plan: &ServerQueryPlan,
+    segment: &ImmutableSegment,
+    docs: &DocSet,
+    ctx: &QueryContext,
+) -> bool {
+    match &plan.kind {
+        ServerQueryKind::Selection { order_by, .. } => !order_by.is_empty(),
+        ServerQueryKind::Distinct { .. } => false,
+        ServerQueryKind::Aggregation { aggregates } => {
+            strategy(aggregates, segment, docs, ctx.null_handling())
+                == crate::operator::aggregation::Strategy::Scan
+        }
+        ServerQueryKind::GroupBy { .. } => true,
+    }
+}
+
+/// The terminal operator over each part in parallel, merged in part order (so the answer
+/// does not depend on scheduling), with the filter entries the parts' own executors scanned
+/// (aggregation `FILTER` clauses).
+fn run_parts(
+    plan: &ServerQueryPlan,
+    segment: &ImmutableSegment,
+    parts: &[DocSet],
+    ctx: &QueryContext,
+) -> Result<(SegmentOutput, u64), EngineError> {
+    let outputs: Vec<Result<(SegmentOutput, u64), EngineError>> = parts
+        .par_iter()
+        .map(|docs| {
+            let mut exec = FilterExecutor::new(segment, ctx);
+            let out = run_operator(plan, segment, docs, &mut exec, ctx)?;
+            Ok((out, exec.entries_scanned))
+        })
+        .collect();
+    let mut combiner = Combiner::new(plan);
+    let mut merged = SegmentOutput {
+        data: IntermediateData::empty(plan),
+        docs_scanned: 0,
+        entries_scanned_post_filter: 0,
+        groups_limit_reached: false,
+    };
+    let mut entries = 0;
+    for out in outputs {
+        let (out, scanned) = out?;
+        merged.docs_scanned += out.docs_scanned;
+        merged.entries_scanned_post_filter += out.entries_scanned_post_filter;
+        merged.groups_limit_reached |= out.groups_limit_reached;
+        entries += scanned;
+        combiner.add(out.data)?;
+    }
+    merged.groups_limit_reached |= combiner.groups_limit_reached;
+    merged.data = combiner.finish();
+    Ok((merged, entries))
 }
 
 /// Pinot's name for the operator that runs a server query kind (tracing).

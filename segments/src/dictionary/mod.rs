@@ -48,6 +48,24 @@ macro_rules! with_dict {
 }
 
 impl Dictionary {
+    /// Every entry as a number, in id order: fixed-width entries widened, text parsed (NaN
+    /// where not numeric).
+    pub fn to_numbers(&self) -> Vec<f64> {
+        fn widen<T: Copy + Into<f64>>(values: &[T]) -> Vec<f64> {
+            values.iter().map(|&v| v.into()).collect()
+        }
+        match self {
+            Dictionary::Int(d) => widen(d.values()),
+            Dictionary::Long(d) => d.values().iter().map(|&v| v as f64).collect(),
+            Dictionary::Float(d) => widen(d.values()),
+            Dictionary::Double(d) => d.values().to_vec(),
+            Dictionary::BigDecimal(_) | Dictionary::String(_) | Dictionary::Bytes(_) => (0..self
+                .len())
+                .map(|id| self.value(id).as_f64().unwrap_or(f64::NAN))
+                .collect(),
+        }
+    }
+
     /// Parses a dictionary entry of a column of `data_type`.
     pub fn from_bytes(bytes: Bytes, data_type: DataType) -> Result<Dictionary, String> {
         Ok(match data_type.stored() {
