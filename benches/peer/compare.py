@@ -32,6 +32,12 @@ TESSERA_Q = {
 }
 PEER_Q = dict(TESSERA_Q)
 PEER_Q["b_q1"] = TESSERA_Q["b_q1"].replace("'1998-09-02'", "DATE '1998-09-02'")
+# Issue 21's goals through the broker: ratio of (wall - SELECT 1) to the best peer, and the broker
+# path's fixed cost (wall - SELECT 1 - in-process time) for the index-answered queries.
+HTTP_GOALS = {"a_count_eq": 0.05, "b_q1": 0.3, "c1_orderkey_range": 0.3, "c2_partkey_range": 0.3, "d_topn": 0.7,
+              "e_groupby_hi": 0.7}
+FIXED_COST_GOAL_MS = 0.15
+INDEX_ANSWERED = ("a_count_eq", "c1_orderkey_range", "c2_partkey_range")
 GOALS = {"a_count_eq": 0.1, "b_q1": 0.5, "c1_orderkey_range": 0.5, "c2_partkey_range": 0.5, "d_topn": 1.0, "e_groupby_hi": 1.0}
 Q1_FLOOR_MS = 20.0  # peers.md §4: ~30 B/row x 6M rows at ~9 GB/s on this machine kind (sf=1)
 
@@ -128,6 +134,7 @@ def main():
     }
     print(f"\n## Queries (one thread, {args.runs} alternating runs after a warm-up; ms median / min)")
     print("| query | Tessera | DuckDB | Polars | Tessera / best peer | goal |\n|---|---|---|---|---|---|")
+    inproc = {}
     for name in TESSERA_Q:
         times = {e: [] for e in engines}
         results = {}
@@ -138,6 +145,7 @@ def main():
                 times[e].append(f(name)[0])
         med = {e: statistics.median(v) for e, v in times.items()}
         mn = {e: min(v) for e, v in times.items()}
+        inproc[name] = med["tessera"]
         best = min(med["duckdb"], med["polars"])
         ratio = med["tessera"] / best
         ok = "ok" if ratio <= GOALS[name] else "MISSED"
@@ -148,10 +156,10 @@ def main():
             print(f"<!-- Q1 vs memory-bandwidth floor ~{Q1_FLOOR_MS} ms: {med['tessera'] / Q1_FLOOR_MS:.2f}x (goal <= 3x) -->")
     proc.stdin.close(); proc.wait()
     if args.http:
-        over_http(tessera, seg_root, args.runs, env, engines)
+        over_http(tessera, seg_root, args.runs, env, engines, inproc)
 
 
-def over_http(tessera, seg_root, runs, env, engines):
+def over_http(tessera, seg_root, runs, env, engines, inproc):
     """The anchor queries through the broker over HTTP, alternating with the peers as above."""
     import http.client, socket, tempfile
     work = tempfile.mkdtemp(prefix="tessera-compare-http-")
@@ -214,29 +222,41 @@ def over_http(tessera, seg_root, runs, env, engines):
             if time.time() > deadline:
                 sys.exit("lineitem did not load")
             time.sleep(0.5)
-        http_engines = {"tessera_http": lambda name: query(TESSERA_Q[name]),
-                        "duckdb": engines["duckdb"], "polars": engines["polars"]}
         for _ in range(20):
             query("SELECT 1")
-        one = statistics.median(query("SELECT 1")[0] for _ in range(200))
-        print(f"\n## Queries through the broker over HTTP (one thread, {runs} alternating runs; SELECT 1 takes "
-              f"{one:.3f} ms, subtracted from Tessera's wall)")
-        print("| query | Tessera wall | Tessera − SELECT 1 | DuckDB | Polars | (Tessera − SELECT 1) / best peer | goal |")
-        print("|---|---|---|---|---|---|---|")
+        warm_one = statistics.median(query("SELECT 1")[0] for _ in range(200))
+        print(f"\n## Queries through the broker over HTTP (one thread, {runs} alternating runs)")
+        print(f"Each Tessera call follows the peers' runs of the same query, as a user's sporadic query meets "
+              f"idle threads; so does `SELECT 1` (the HTTP round trip measured the same way), measured in its "
+              f"own rounds and subtracted. Back to back, SELECT 1 takes {warm_one:.3f} ms. Fixed cost = wall − "
+              f"SELECT 1 − in-process time (goal <= {FIXED_COST_GOAL_MS} ms for index-answered queries).")
+        print("| query | Tessera wall | SELECT 1 | Tessera − SELECT 1 | fixed cost | DuckDB | Polars "
+              "| (Tessera − SELECT 1) / best peer | goal |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        peers = {"duckdb": engines["duckdb"], "polars": engines["polars"]}
         for name in TESSERA_Q:
-            times = {e: [] for e in http_engines}
-            for e, f in http_engines.items():
-                f(name)  # warm-up
+            times = {e: [] for e in ["tessera_http", "select_1", *peers]}
+            query(TESSERA_Q[name])  # warm-up
+            for f in peers.values():
+                f(name)
             for _ in range(runs):
-                for e, f in http_engines.items():
-                    times[e].append(f(name)[0])
+                for probe, sql in (("tessera_http", TESSERA_Q[name]), ("select_1", "SELECT 1")):
+                    times[probe].append(query(sql)[0])
+                    for e, f in peers.items():
+                        ms = f(name)[0]
+                        if probe == "tessera_http":
+                            times[e].append(ms)
             med = {e: statistics.median(v) for e, v in times.items()}
-            net = max(med["tessera_http"] - one, 0.0)
+            net = max(med["tessera_http"] - med["select_1"], 0.0)
+            fixed = net - inproc.get(name, 0.0)
             best = min(med["duckdb"], med["polars"])
             ratio = net / best
-            ok = "ok" if ratio <= GOALS[name] else "MISSED"
-            print(f"| {name} | {med['tessera_http']:.2f} | {net:.2f} | {med['duckdb']:.2f} | {med['polars']:.2f} "
-                  f"| {ratio:.3f}x | <= {GOALS[name]}x {ok} |", flush=True)
+            ok = "ok" if ratio <= HTTP_GOALS[name] else "MISSED"
+            fixed_cell = f"{fixed:.2f}" + ((" ok" if fixed <= FIXED_COST_GOAL_MS else " MISSED")
+                                           if name in INDEX_ANSWERED else "")
+            print(f"| {name} | {med['tessera_http']:.2f} | {med['select_1']:.2f} | {net:.2f} | {fixed_cell} "
+                  f"| {med['duckdb']:.2f} | {med['polars']:.2f} | {ratio:.3f}x | <= {HTTP_GOALS[name]}x {ok} |",
+                  flush=True)
     finally:
         proc.terminate()
         try:

@@ -658,7 +658,7 @@ fn timeouts_become_error_250() {
     let QueryPlan::SingleStage(p) = &mut plan else {
         panic!("not single-stage")
     };
-    p.server.options.timeout_ms = 0;
+    Arc::make_mut(&mut p.server).options.timeout_ms = 0;
     let r = execute_plan(&plan, &t.tables);
     assert_eq!(r.exceptions[0].error_code, 250, "{:?}", r.exceptions);
     assert!(r.exceptions[0].message.starts_with("ExecutionTimeoutError"));

@@ -9,20 +9,34 @@ use planner::plan::TableInfo;
 use segments::ImmutableSegment;
 use segments::types::Schema;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 /// Tables known to the broker, by raw name.
 #[derive(Default)]
 pub struct BrokerCatalog {
     tables: RwLock<BTreeMap<String, TableInfo>>,
+    /// Counts the replacements that changed something (plans made against an older
+    /// generation are stale).
+    generation: AtomicU64,
 }
 
 impl BrokerCatalog {
     /// Replaces the known tables.
     pub fn replace(&self, tables: Vec<TableInfo>) {
-        if let Ok(mut t) = self.tables.write() {
-            *t = tables.into_iter().map(|i| (i.name.clone(), i)).collect();
+        let tables: BTreeMap<String, TableInfo> =
+            tables.into_iter().map(|i| (i.name.clone(), i)).collect();
+        if let Ok(mut t) = self.tables.write()
+            && *t != tables
+        {
+            *t = tables;
+            self.generation.fetch_add(1, Ordering::AcqRel);
         }
+    }
+
+    /// The catalog's generation: a plan made while it was `g` is valid while it still is.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 }
 

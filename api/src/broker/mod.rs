@@ -15,6 +15,7 @@ pub mod admission;
 pub mod catalog;
 pub mod membership;
 pub mod multistage;
+pub mod plan_cache;
 pub mod query;
 pub mod request;
 pub mod response;
@@ -78,6 +79,8 @@ pub struct Broker {
     pub catalog: Arc<catalog::BrokerCatalog>,
     pub metrics: Arc<Metrics>,
     pub routing: routing_cache::RoutingCache,
+    /// Plans of repeated queries.
+    pub plans: plan_cache::PlanCache,
     /// The query slots and their queue.
     pub admission: admission::Admission,
 }
@@ -102,6 +105,7 @@ impl Broker {
             catalog: Arc::new(catalog::BrokerCatalog::default()),
             metrics: Arc::new(Metrics::new("broker")),
             routing: routing_cache::RoutingCache::new(config.routing_ttl),
+            plans: plan_cache::PlanCache::default(),
             admission: admission::Admission::new(
                 config.max_running_queries,
                 config.max_queued_queries,

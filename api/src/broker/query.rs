@@ -20,8 +20,9 @@ use engine::aggregate::state::AggState;
 use engine::response::QueryException;
 use engine::server::result::IntermediateData;
 use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
-use planner::plan::{QueryPlan, ServerQueryPlan, SingleStagePlan};
+use planner::plan::{QueryPlan, ServerQueryPlan};
 use segments::types::ErrorCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Runs `query` for `who` (the authenticated principal when access control is on) and returns
@@ -55,7 +56,24 @@ pub async fn run(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
     r
 }
 
-async fn plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, EngineError> {
+/// The plan of `query`, from the plan cache or made (and then cached), its rows capped at the
+/// broker's response limit.
+async fn plan(broker: &Broker, query: &QueryRequest) -> Result<Arc<QueryPlan>, EngineError> {
+    let key = super::plan_cache::key(query);
+    let generation = broker.catalog.generation();
+    if let Some(plan) = key.as_ref().and_then(|k| broker.plans.get(k, generation)) {
+        return Ok(plan);
+    }
+    let mut plan = make_plan(broker, query).await?;
+    plan.limit_rows(broker.config.query_response_limit);
+    let plan = Arc::new(plan);
+    if let Some(key) = key {
+        broker.plans.put(key, generation, plan.clone());
+    }
+    Ok(plan)
+}
+
+async fn make_plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, EngineError> {
     let mut refreshed = false;
     loop {
         let catalog = broker.catalog.clone();
@@ -85,11 +103,10 @@ async fn plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, Engine
 
 async fn execute(broker: &Broker, query: &QueryRequest, who: Option<&Principal>) -> BrokerResponse {
     log::debug!("query: {} (options: {})", query.sql, query.options_string());
-    let mut plan = match plan(broker, query).await {
+    let plan = match plan(broker, query).await {
         Ok(p) => p,
         Err(e) => return BrokerResponse::from_error(&e),
     };
-    plan.limit_rows(broker.config.query_response_limit);
     // Pinot's table authorization: every table the query reads.
     if let Some(who) = who {
         let denied = who.denied_tables(plan_tables(&plan));
@@ -103,12 +120,12 @@ async fn execute(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
             );
         }
     }
-    match plan {
-        QueryPlan::SingleStage(p) => scatter_gather(broker, p, query.traced()).await,
-        QueryPlan::MultiStage(p) => super::multistage::run(broker, p).await,
-        literal => {
+    match &*plan {
+        QueryPlan::SingleStage(_) => scatter_gather(broker, plan, query.traced()).await,
+        QueryPlan::MultiStage(p) => super::multistage::run(broker, p.clone()).await,
+        QueryPlan::Literal(_) => {
             let catalog = broker.catalog.clone();
-            match on_rayon(move || execute_plan(&literal, &*catalog)).await {
+            match on_rayon(move || execute_plan(&plan, &*catalog)).await {
                 Ok(r) => r,
                 Err(e) => BrokerResponse::from_error(&EngineError::execution(e)),
             }
@@ -132,7 +149,10 @@ fn plan_tables(plan: &QueryPlan) -> Vec<&str> {
     }
 }
 
-async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> BrokerResponse {
+async fn scatter_gather(broker: &Broker, query: Arc<QueryPlan>, trace: bool) -> BrokerResponse {
+    let QueryPlan::SingleStage(plan) = &*query else {
+        return BrokerResponse::from_error(&EngineError::execution("not a single-stage plan"));
+    };
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
         .min(broker.config.server_timeout);
     let parts = match super::table_parts::table_parts(broker, &plan.server.table).await {
@@ -148,7 +168,7 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     for (typed, bound) in parts {
         let mut server_plan = plan.server.clone();
         if let Some(b) = &bound {
-            b.restrict(&mut server_plan);
+            b.restrict(Arc::make_mut(&mut server_plan));
         }
         let (replicas, g) = gather_table(broker, &typed, &server_plan, trace, timeout).await;
         unavailable.extend(replicas.unavailable);
@@ -179,9 +199,14 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
     let small = results.iter().map(|r| r.data.entries()).sum::<usize>() <= INLINE_REDUCE_ENTRIES
         && !results.iter().any(|r| has_sketches(&r.data));
     let reduced = if small {
-        Ok(reduce_response(&plan, results))
+        Ok(reduce_response(plan, results))
     } else {
-        on_rayon(move || reduce_response(&plan, results)).await
+        let query = query.clone();
+        on_rayon(move || match &*query {
+            QueryPlan::SingleStage(plan) => reduce_response(plan, results),
+            _ => BrokerResponse::from_error(&EngineError::execution("not a single-stage plan")),
+        })
+        .await
     };
     let mut r = match reduced {
         Ok(r) => r,
@@ -208,7 +233,7 @@ async fn scatter_gather(broker: &Broker, plan: SingleStagePlan, trace: bool) -> 
 async fn gather_table(
     broker: &Broker,
     typed: &str,
-    plan: &ServerQueryPlan,
+    plan: &Arc<ServerQueryPlan>,
     trace: bool,
     timeout: Duration,
 ) -> (super::scatter::Plan, Gathered) {

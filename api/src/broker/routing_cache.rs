@@ -3,7 +3,10 @@
 //! to the controller. A stale entry can only name a segment a server has since dropped or miss
 //! one just loaded; the first shows up as a `ServerSegmentMissing` (235) or an unanswered
 //! server, and [`super::query`] then drops the entry and asks the controller again, once.
-//! Errors (unknown table, broker not serving it) are not cached.
+//! A typed table that does not exist is remembered too (the REALTIME half of an offline-only
+//! table is asked for by every query); table changes drop both halves' entries at once
+//! ([`super::membership`]), and a query that finds neither half asks again uncached. Other
+//! errors (broker not serving the table, controller down) are not cached.
 
 use super::Broker;
 use crate::metadata::records::RoutingTable;
@@ -16,7 +19,8 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Default)]
 pub struct RoutingCache {
     ttl: Duration,
-    entries: Mutex<HashMap<String, (Instant, Arc<RoutingTable>)>>,
+    /// `None`: the table does not exist.
+    entries: Mutex<HashMap<String, (Instant, Option<Arc<RoutingTable>>)>>,
 }
 
 impl RoutingCache {
@@ -28,8 +32,8 @@ impl RoutingCache {
         }
     }
 
-    /// The cached routing of `typed`, if fresh.
-    pub fn cached(&self, typed: &str) -> Option<Arc<RoutingTable>> {
+    /// The cached routing of `typed`, if fresh (`Some(None)`: the table does not exist).
+    pub fn cached(&self, typed: &str) -> Option<Option<Arc<RoutingTable>>> {
         let entries = self.entries.lock().ok()?;
         entries
             .get(typed)
@@ -37,8 +41,8 @@ impl RoutingCache {
             .map(|(_, r)| r.clone())
     }
 
-    /// Stores a freshly fetched routing table.
-    pub fn store(&self, typed: &str, routing: Arc<RoutingTable>) {
+    /// Stores a freshly fetched routing table (`None`: the table does not exist).
+    pub fn store(&self, typed: &str, routing: Option<Arc<RoutingTable>>) {
         if self.ttl.is_zero() {
             return;
         }
@@ -63,16 +67,27 @@ pub async fn routing(
     allow_cached: bool,
 ) -> Result<(Arc<RoutingTable>, bool), RoutingError> {
     if allow_cached && let Some(r) = broker.routing.cached(typed) {
-        return Ok((r, true));
+        return r
+            .map(|r| (r, true))
+            .ok_or_else(|| RoutingError::TableMissing(typed.to_string()));
     }
-    let fresh = Arc::new(
-        broker
-            .controller
-            .routing(typed, &broker.config.instance_id)
-            .await?,
-    );
-    broker.routing.store(typed, fresh.clone());
-    Ok((fresh, false))
+    match broker
+        .controller
+        .routing(typed, &broker.config.instance_id)
+        .await
+    {
+        Ok(r) => {
+            let fresh = Arc::new(r);
+            broker.routing.store(typed, Some(fresh.clone()));
+            Ok((fresh, false))
+        }
+        Err(e) => {
+            if matches!(e, RoutingError::TableMissing(_)) {
+                broker.routing.store(typed, None);
+            }
+            Err(e)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -90,18 +105,20 @@ mod tests {
     fn entries_expire_and_can_be_dropped() {
         let c = RoutingCache::new(Duration::from_millis(50));
         assert!(c.cached("t_OFFLINE").is_none());
-        c.store("t_OFFLINE", table("t_OFFLINE"));
+        c.store("t_OFFLINE", Some(table("t_OFFLINE")));
         assert_eq!(
-            c.cached("t_OFFLINE").unwrap().table_name_with_type,
+            c.cached("t_OFFLINE").unwrap().unwrap().table_name_with_type,
             "t_OFFLINE"
         );
+        c.store("t_REALTIME", None);
+        assert_eq!(c.cached("t_REALTIME"), Some(None));
         c.invalidate("t_OFFLINE");
         assert!(c.cached("t_OFFLINE").is_none());
-        c.store("t_OFFLINE", table("t_OFFLINE"));
+        c.store("t_OFFLINE", Some(table("t_OFFLINE")));
         std::thread::sleep(Duration::from_millis(60));
         assert!(c.cached("t_OFFLINE").is_none());
         let never = RoutingCache::new(Duration::ZERO);
-        never.store("t_OFFLINE", table("t_OFFLINE"));
+        never.store("t_OFFLINE", Some(table("t_OFFLINE")));
         assert!(never.cached("t_OFFLINE").is_none());
     }
 }

@@ -11,6 +11,7 @@ use engine::server::result::ServerResult;
 use planner::plan::ServerQueryPlan;
 use segments::types::ErrorCode;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -142,7 +143,7 @@ pub async fn scatter(
     broker: &Broker,
     plan: &Plan,
     table: &str,
-    query: &ServerQueryPlan,
+    query: &Arc<ServerQueryPlan>,
     trace: bool,
     timeout: Duration,
 ) -> Gathered {
@@ -165,7 +166,7 @@ pub async fn scatter(
         let client = broker.servers.client(server, url);
         let server = server.clone();
         let segs = segs.clone();
-        tasks.push(async_std::task::spawn(async move {
+        tasks.push(Box::pin(async move {
             let out = async_std::future::timeout(timeout, client.query(q))
                 .await
                 .map(|r| r.map_err(|e| (e.to_string(), true)))
@@ -182,8 +183,23 @@ pub async fn scatter(
         servers_queried: tasks.len(),
         ..Gathered::default()
     };
-    for t in tasks {
-        match t.await {
+    // One server is awaited here; several run as tasks of their own, concurrently.
+    let outcomes = if tasks.len() == 1 {
+        let mut one = Vec::with_capacity(1);
+        for t in tasks {
+            one.push(t.await);
+        }
+        one
+    } else {
+        let spawned: Vec<_> = tasks.into_iter().map(async_std::task::spawn).collect();
+        let mut all = Vec::with_capacity(spawned.len());
+        for t in spawned {
+            all.push(t.await);
+        }
+        all
+    };
+    for outcome in outcomes {
+        match outcome {
             (server, _, Ok(body)) => {
                 g.servers_responded += 1;
                 g.responses.push((server, body));
@@ -341,7 +357,7 @@ mod tests {
             &broker,
             &plan,
             "t_OFFLINE",
-            &test_plan(),
+            &Arc::new(test_plan()),
             false,
             Duration::from_millis(300),
         )

@@ -4,6 +4,7 @@
 
 use super::Broker;
 use super::routing_cache;
+use crate::metadata::records::RoutingTable;
 use crate::metadata::table_name::{TableType, with_type};
 use crate::transport::{RoutingError, TimeBound};
 use engine::TableProvider;
@@ -19,19 +20,10 @@ pub async fn table_parts(
     broker: &Broker,
     raw: &str,
 ) -> Result<Vec<(String, Option<TimeBound>)>, QueryException> {
-    let mut found = Vec::new();
-    for t in [TableType::Offline, TableType::Realtime] {
-        let typed = with_type(raw, t);
-        match routing_cache::routing(broker, &typed, true).await {
-            Ok((routing, _)) => found.push((typed, routing)),
-            Err(RoutingError::TableMissing(_)) => {}
-            Err(e) => {
-                return Err(QueryException {
-                    error_code: e.code().code(),
-                    message: e.code().message(&e.detail()),
-                });
-            }
-        }
+    let mut found = typed_tables(broker, raw, true).await?;
+    if found.is_empty() {
+        // Neither half known (as cached): a table created since is found by asking again.
+        found = typed_tables(broker, raw, false).await?;
     }
     match found.as_slice() {
         [] => Err(QueryException {
@@ -57,6 +49,29 @@ pub async fn table_parts(
         }
         _ => unreachable!("at most two table types"),
     }
+}
+
+/// The typed tables of `raw` that exist, with their routing.
+async fn typed_tables(
+    broker: &Broker,
+    raw: &str,
+    allow_cached: bool,
+) -> Result<Vec<(String, std::sync::Arc<RoutingTable>)>, QueryException> {
+    let mut found = Vec::new();
+    for t in [TableType::Offline, TableType::Realtime] {
+        let typed = with_type(raw, t);
+        match routing_cache::routing(broker, &typed, allow_cached).await {
+            Ok((routing, _)) => found.push((typed, routing)),
+            Err(RoutingError::TableMissing(_)) => {}
+            Err(e) => {
+                return Err(QueryException {
+                    error_code: e.code().code(),
+                    message: e.code().message(&e.detail()),
+                });
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// The type of a hybrid table's time column, from the broker's catalog.

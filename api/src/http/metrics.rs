@@ -22,7 +22,7 @@ pub const LATENCY_BUCKETS: [f64; 12] = [
 #[derive(Debug)]
 pub struct Metrics {
     role: &'static str,
-    http: Mutex<BTreeMap<(String, u16), u64>>,
+    http: Mutex<BTreeMap<(&'static str, u16), u64>>,
     queries: AtomicU64,
     latency_buckets: [AtomicU64; LATENCY_BUCKETS.len()],
     latency_sum_us: AtomicU64,
@@ -48,7 +48,7 @@ impl Metrics {
     }
 
     /// Counts one HTTP request.
-    pub fn record_http(&self, route: String, status: u16) {
+    pub fn record_http(&self, route: &'static str, status: u16) {
         if let Ok(mut m) = self.http.lock() {
             *m.entry((route, status)).or_insert(0) += 1;
         }
@@ -241,30 +241,37 @@ const ROUTES: &[&str] = &[
 /// The route label of a path: the registered template it matches (`/tables/x/size` →
 /// `/tables/:table/size`; the one with most literal segments wins), else `other`, so label
 /// cardinality stays bounded whatever names clients use.
-pub fn route_label(path: &str) -> String {
-    let parts: Vec<&str> = path
-        .trim_matches('/')
-        .split('/')
-        .filter(|p| !p.is_empty())
-        .collect();
-    ROUTES
+pub fn route_label(path: &str) -> &'static str {
+    /// Each template's segments, split once.
+    static SPLIT: std::sync::LazyLock<Vec<(Vec<&'static str>, &'static str)>> =
+        std::sync::LazyLock::new(|| {
+            ROUTES
+                .iter()
+                .map(|t| (t.split('/').filter(|p| !p.is_empty()).collect(), *t))
+                .collect()
+        });
+    let mut parts = path.split('/').filter(|p| !p.is_empty());
+    let mut buf = [""; 8];
+    let mut n = 0;
+    for p in parts.by_ref() {
+        if n == buf.len() {
+            return "other";
+        }
+        buf[n] = p;
+        n += 1;
+    }
+    let parts = &buf[..n];
+    SPLIT
         .iter()
-        .filter_map(|template| {
-            let pattern: Vec<&str> = template.split('/').filter(|p| !p.is_empty()).collect();
-            let fits = pattern.len() == parts.len()
+        .filter(|(pattern, _)| {
+            pattern.len() == parts.len()
                 && pattern
                     .iter()
-                    .zip(&parts)
-                    .all(|(t, p)| t.starts_with(':') || t == p);
-            fits.then(|| {
-                (
-                    pattern.iter().filter(|t| !t.starts_with(':')).count(),
-                    *template,
-                )
-            })
+                    .zip(parts)
+                    .all(|(t, p)| t.starts_with(':') || t == p)
         })
-        .max_by_key(|(literals, _)| *literals)
-        .map_or_else(|| "other".into(), |(_, template)| template.into())
+        .max_by_key(|(pattern, _)| pattern.iter().filter(|t| !t.starts_with(':')).count())
+        .map_or("other", |(_, template)| template)
 }
 
 struct Counting(Arc<Metrics>);

@@ -493,7 +493,7 @@ mod tests {
             segments: vec!["s0".into()],
             segment_crcs: crcs,
             segment_incarnations: incarnations,
-            plan: count_plan(),
+            plan: Arc::new(count_plan()),
             trace: false,
         };
         let same = run_query(&server, query(vec![11], vec![])).await.unwrap();

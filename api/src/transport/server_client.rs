@@ -7,6 +7,7 @@ use super::{BoxFuture, StageRequest, TransportError};
 use engine::server::result::ServerResult;
 use planner::plan::ServerQueryPlan;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// A broker's request: run `plan` over these segments of one table.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -20,7 +21,7 @@ pub struct ServerQuery {
     /// The incarnation each of `segments` must be (same order; empty or 0: the CRC decides).
     #[serde(default)]
     pub segment_incarnations: Vec<u64>,
-    pub plan: ServerQueryPlan,
+    pub plan: Arc<ServerQueryPlan>,
     /// Record per-segment operator traces (`"trace": true`).
     #[serde(default)]
     pub trace: bool,

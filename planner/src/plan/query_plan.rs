@@ -38,7 +38,8 @@ pub enum QueryPlan {
 /// A v1 plan: server part plus broker part.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SingleStagePlan {
-    pub server: ServerQueryPlan,
+    /// Shared: the broker sends the same plan to every server (and caches it) without a copy.
+    pub server: std::sync::Arc<ServerQueryPlan>,
     pub reduce: BrokerReducePlan,
 }
 
@@ -281,7 +282,7 @@ impl QueryPlan {
                 if p.reduce.limit > max {
                     p.reduce.limit = max;
                     let cap = p.reduce.offset.saturating_add(max);
-                    match &mut p.server.kind {
+                    match &mut std::sync::Arc::make_mut(&mut p.server).kind {
                         ServerQueryKind::Selection { limit, .. }
                         | ServerQueryKind::Distinct { limit, .. } => *limit = (*limit).min(cap),
                         ServerQueryKind::Aggregation { .. } | ServerQueryKind::GroupBy { .. } => {}
@@ -337,7 +338,7 @@ mod tests {
             column_type: ColumnType::sv(DataType::Int),
         });
         QueryPlan::SingleStage(SingleStagePlan {
-            server: ServerQueryPlan {
+            server: std::sync::Arc::new(ServerQueryPlan {
                 table: "t".into(),
                 filter: None,
                 kind: ServerQueryKind::GroupBy {
@@ -353,7 +354,7 @@ mod tests {
                 options: ExecutionOptions::default(),
                 explain: false,
                 layout: ResultLayout::Rows,
-            },
+            }),
             reduce: BrokerReducePlan {
                 columns: vec![],
                 having: None,

@@ -224,7 +224,7 @@ pub fn plan_select(
         )
     };
     Ok(SingleStagePlan {
-        server: ServerQueryPlan {
+        server: std::sync::Arc::new(ServerQueryPlan {
             table,
             filter,
             kind,
@@ -243,7 +243,7 @@ pub fn plan_select(
             },
             explain,
             layout: ResultLayout::Rows,
-        },
+        }),
         reduce,
     })
 }

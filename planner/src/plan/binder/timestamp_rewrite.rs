@@ -186,7 +186,7 @@ mod tests {
         catalog.add("t", schema);
         let stmt = crate::sql::parse_statement(sql).expect("parses");
         match super::super::bind_statement(&stmt, &catalog, &ExecutionOptions::default()) {
-            Ok(QueryPlan::SingleStage(p)) => p.server,
+            Ok(QueryPlan::SingleStage(p)) => std::sync::Arc::unwrap_or_clone(p.server),
             other => panic!("not single-stage: {other:?}"),
         }
     }

@@ -160,7 +160,7 @@ fn single_table(
 ) -> (RelNode, Vec<(String, ColumnType)>) {
     let row_types = p.server.kind.row_types();
     let table = p.server.table.clone();
-    let mut plan = p.server.clone();
+    let mut plan = (*p.server).clone();
     // Unordered rows reach the columnar operators as columns.
     if matches!(&plan.kind, ServerQueryKind::Selection { order_by, .. } if order_by.is_empty()) {
         plan.layout = ResultLayout::Columns;

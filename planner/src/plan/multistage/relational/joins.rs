@@ -541,7 +541,7 @@ impl Planner<'_> {
         let leaf = RelNode::Leaf {
             plan: ServerQueryPlan {
                 layout: ResultLayout::Columns,
-                ..single.server
+                ..std::sync::Arc::unwrap_or_clone(single.server)
             },
             key_filter: None,
         };

@@ -1,0 +1,173 @@
+//! The broker's plan cache: a query's [`QueryPlan`] by its normalised text, so a repeated
+//! query skips parsing and binding (most of the broker's own time for an index-answered query).
+//!
+//! The key is the SQL with whitespace runs outside quotes collapsed and a trailing `;` dropped,
+//! plus the request's options. A plan depends on the catalog (schemas, which tables exist,
+//! dimension tables), so each entry remembers the catalog generation it was planned against
+//! ([`BrokerCatalog::generation`](super::catalog::BrokerCatalog::generation)); a changed
+//! catalog makes every older entry a miss. Plans that call a clock function (`now()`, `ago()`)
+//! are not cached, nor failed plans. The cache holds at most [`CAPACITY`] plans and starts
+//! over when full: simple, and a working set larger than that is not a repeated-query load.
+
+use super::request::QueryRequest;
+use planner::plan::QueryPlan;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Most plans kept.
+pub const CAPACITY: usize = 1024;
+
+/// Plans by normalised query.
+#[derive(Default)]
+pub struct PlanCache {
+    entries: Mutex<HashMap<String, (u64, Arc<QueryPlan>)>>,
+}
+
+impl PlanCache {
+    /// The plan of `key` made against catalog `generation`, if cached.
+    pub fn get(&self, key: &str, generation: u64) -> Option<Arc<QueryPlan>> {
+        let entries = self.entries.lock().ok()?;
+        let (g, plan) = entries.get(key)?;
+        (*g == generation).then(|| plan.clone())
+    }
+
+    /// Keeps `plan` for `key`.
+    pub fn put(&self, key: String, generation: u64, plan: Arc<QueryPlan>) {
+        if let Ok(mut entries) = self.entries.lock() {
+            if entries.len() >= CAPACITY && !entries.contains_key(&key) {
+                entries.clear();
+            }
+            entries.insert(key, (generation, plan));
+        }
+    }
+
+    /// Number of plans kept.
+    pub fn len(&self) -> usize {
+        self.entries.lock().map_or(0, |e| e.len())
+    }
+
+    /// Whether no plan is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The cache key of `query`, or `None` when its plan must not be reused (it calls a clock
+/// function).
+pub fn key(query: &QueryRequest) -> Option<String> {
+    let mut key = normalise(&query.sql);
+    if calls_clock(&key) {
+        return None;
+    }
+    for (k, v) in &query.options {
+        key.push('\0');
+        key.push_str(k);
+        key.push('=');
+        key.push_str(v);
+    }
+    Some(key)
+}
+
+/// `sql` with each whitespace run outside quotes ('…', "…", `…`) made one space, and without
+/// surrounding whitespace or a trailing `;`.
+fn normalise(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut space = false;
+    for c in sql.trim().trim_end_matches(';').trim_end().chars() {
+        match quote {
+            Some(q) => {
+                out.push(c);
+                if c == q {
+                    quote = None;
+                }
+            }
+            None if c.is_whitespace() => space = true,
+            None => {
+                if space {
+                    out.push(' ');
+                    space = false;
+                }
+                if matches!(c, '\'' | '"' | '`') {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// Whether the text names a nondeterministic function as a call (`now()`, `ago ('P1D')`).
+fn calls_clock(sql: &str) -> bool {
+    let lower = sql.to_ascii_lowercase();
+    planner::functions::all()
+        .filter(|d| !planner::functions::is_deterministic(d))
+        .any(|d| {
+            let name = d.name().to_ascii_lowercase();
+            lower.match_indices(&name).any(|(at, _)| {
+                let before = lower[..at].chars().next_back();
+                let after = lower[at + name.len()..].trim_start();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('(')
+            })
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(sql: &str, options: &[(&str, &str)]) -> QueryRequest {
+        QueryRequest {
+            sql: sql.into(),
+            trace: false,
+            options: options
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn keys_ignore_spacing_but_not_quoted_text_or_options() {
+        let k = |sql: &str| key(&request(sql, &[])).unwrap();
+        assert_eq!(
+            k("SELECT  a,\n\tb FROM t WHERE c = 'x' ;"),
+            k("SELECT a, b FROM t WHERE c = 'x'")
+        );
+        assert_ne!(
+            k("SELECT a FROM t WHERE c = 'x  y'"),
+            k("SELECT a FROM t WHERE c = 'x y'")
+        );
+        assert_ne!(k("SELECT \"a  b\" FROM t"), k("SELECT \"a b\" FROM t"));
+        assert_ne!(
+            key(&request("SELECT a FROM t", &[("timeoutMs", "10")])),
+            key(&request("SELECT a FROM t", &[("timeoutMs", "20")]))
+        );
+    }
+
+    #[test]
+    fn clock_calls_are_not_cached() {
+        assert!(key(&request("SELECT now() FROM t", &[])).is_none());
+        assert!(key(&request("SELECT a FROM t WHERE ts > AGO ('PT1H')", &[])).is_none());
+        assert!(key(&request("SELECT snow, agony FROM t", &[])).is_some());
+        assert!(key(&request("SELECT nowhere FROM t", &[])).is_some());
+    }
+
+    #[test]
+    fn entries_of_an_older_catalog_miss_and_the_cache_is_bounded() {
+        let c = PlanCache::default();
+        let plan = Arc::new(QueryPlan::Literal(planner::plan::LiteralPlan {
+            columns: Vec::new(),
+            explain: false,
+        }));
+        c.put("q".into(), 1, plan.clone());
+        assert!(c.get("q", 1).is_some());
+        assert!(c.get("q", 2).is_none());
+        assert!(c.get("other", 1).is_none());
+        for i in 0..CAPACITY + 10 {
+            c.put(format!("q{i}"), 1, plan.clone());
+        }
+        assert!(c.len() <= CAPACITY);
+    }
+}
