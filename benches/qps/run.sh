@@ -3,9 +3,11 @@
 # Starts `tessera quickstart` (all roles, sample lineitem table) on free ports, then runs wrk
 # against POST /query/sql with the point query, and against GET /health on the same broker as
 # the HTTP ceiling of this machine (the ratio query/health is the figure to compare across
-# machines). Stops the process it started.
+# machines). With `--servers N` the roles run as separate processes instead — a controller and
+# broker, and N servers — with the sample loaded into them (`quickstart --load-into`), so the
+# broker reaches its servers over HTTP. Stops the processes it started.
 #
-#   benches/qps/run.sh [--duration 10] [--connections 32] [--threads 2] [--sql "SELECT …"]
+#   benches/qps/run.sh [--duration 10] [--connections 32] [--threads 2] [--servers N] [--sql "SELECT …"]
 #
 # Needs wrk (`apt-get install wrk`) and builds the release binary unless TESSERA_BIN is set.
 set -euo pipefail
@@ -14,12 +16,14 @@ repo="$(cd "$here/../.." && pwd)"
 duration=10
 connections=32
 threads=2
+servers=0
 sql="SELECT l_orderkey, l_linenumber, l_quantity FROM lineitem WHERE l_orderkey = 4242 LIMIT 10"
 while [ $# -gt 0 ]; do
     case "$1" in
         --duration) duration="$2"; shift 2 ;;
         --connections) connections="$2"; shift 2 ;;
         --threads) threads="$2"; shift 2 ;;
+        --servers) servers="$2"; shift 2 ;;
         --sql) sql="$2"; shift 2 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
@@ -32,18 +36,42 @@ if [ -z "$bin" ]; then
 fi
 
 work="$(mktemp -d)"
-out="$work/quickstart.out"
-"$bin" quickstart --data-dir "$work/data" --controller-port 0 --broker-port 0 --server-port 0 \
-    --no-log-stderr >"$out" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 1 600); do
-    grep -q '^Loaded table' "$out" && break
-    kill -0 "$pid" 2>/dev/null || { cat "$out" >&2; exit 1; }
-    sleep 0.2
-done
-grep -q '^Loaded table' "$out" || { echo "error: quickstart did not load its sample" >&2; exit 1; }
-broker="$(sed -n 's/^broker //p' "$out" | head -1)"
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_health() {
+    for _ in $(seq 1 300); do curl -sf "$1/health" >/dev/null && return 0; sleep 0.2; done
+    echo "error: $1 did not start" >&2; exit 1
+}
+if [ "$servers" -eq 0 ]; then
+    out="$work/quickstart.out"
+    "$bin" quickstart --data-dir "$work/data" --controller-port 0 --broker-port 0 --server-port 0 \
+        --no-log-stderr >"$out" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 1 600); do
+        grep -q '^Loaded table' "$out" && break
+        kill -0 "${pids[0]}" 2>/dev/null || { cat "$out" >&2; exit 1; }
+        sleep 0.2
+    done
+    grep -q '^Loaded table' "$out" || { echo "error: quickstart did not load its sample" >&2; exit 1; }
+    broker="$(sed -n 's/^broker //p' "$out" | head -1)"
+else
+    cport="$(free_port)"; bport="$(free_port)"
+    controller="http://127.0.0.1:$cport"; broker="http://127.0.0.1:$bport"
+    "$bin" start --roles controller,broker --data-dir "$work/cb" --controller-port "$cport" \
+        --broker-port "$bport" --no-log-stderr >"$work/cb.out" 2>&1 &
+    pids+=($!)
+    wait_health "$controller"
+    for i in $(seq 1 "$servers"); do
+        sport="$(free_port)"
+        "$bin" start --roles server --data-dir "$work/s$i" --server-port "$sport" \
+            --controller-url "$controller" --no-log-stderr >"$work/s$i.out" 2>&1 &
+        pids+=($!)
+        wait_health "http://127.0.0.1:$sport"
+    done
+    "$bin" quickstart --load-into "$controller" --segments "$((2 * servers))" >&2
+    wait_health "$broker"
+fi
 
 echo "point query: $sql"
 curl -s -X POST "$broker/query/sql" -H 'Content-Type: application/json' \

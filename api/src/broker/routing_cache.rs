@@ -15,12 +15,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// A cached routing: when it was fetched, and the table's routing (`None`: no such table).
+type Entry = (Instant, Option<Arc<RoutingTable>>);
+
 /// Routing tables by typed table name, each with the time it was fetched.
 #[derive(Debug, Default)]
 pub struct RoutingCache {
     ttl: Duration,
-    /// `None`: the table does not exist.
-    entries: Mutex<HashMap<String, (Instant, Option<Arc<RoutingTable>>)>>,
+    entries: Mutex<HashMap<String, Entry>>,
 }
 
 impl RoutingCache {

@@ -301,7 +301,8 @@ mod tests {
         let mut app = tide::new();
         app.at("/tessera/query")
             .post(move |mut req: tide::Request<()>| async move {
-                let q: ServerQuery = req.body_json().await?;
+                // The broker sends MessagePack; this server answers JSON, which it reads too.
+                let q: ServerQuery = crate::transport::wire::decode(&req.body_bytes().await?)?;
                 async_std::task::sleep(delay).await;
                 // An empty aggregation result naming the segments it was sent.
                 let result = ServerResult {

@@ -34,12 +34,34 @@ pub struct QuickstartArgs {
     /// Port of the quickstart's Kafka broker (with `--realtime`).
     #[arg(long, default_value_t = 19092)]
     pub kafka_port: u16,
+    /// Start no role: load the sample table into the running cluster whose controller is at
+    /// this URL (a cluster of separate processes), then exit.
+    #[arg(long, value_name = "CONTROLLER_URL")]
+    pub load_into: Option<String>,
     #[command(flatten)]
     pub log: LogArgs,
 }
 
 /// Runs `tessera quickstart`.
 pub fn run(args: QuickstartArgs) -> Result<(), String> {
+    if let Some(controller) = &args.load_into {
+        let controller = controller.trim_end_matches('/').to_string();
+        let work = std::env::temp_dir().join(format!("tessera-sample-{}", std::process::id()));
+        let loaded = async_std::task::block_on(quickstart::load_sample(
+            &controller,
+            &work,
+            args.segments,
+            args.rows_per_segment,
+        ));
+        let _ = std::fs::remove_dir_all(&work);
+        loaded.map_err(|e| e.to_string())?;
+        println!(
+            "Loaded table 'lineitem' ({} rows in {} segments) into {controller}",
+            args.segments * args.rows_per_segment,
+            args.segments
+        );
+        return Ok(());
+    }
     let data_dir = args.data_dir.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("tessera-quickstart-{}", std::process::id()))
     });

@@ -318,8 +318,8 @@ mod tests {
     #[test]
     fn renders_prometheus_text() {
         let m = Metrics::new("broker");
-        m.record_http("/query/sql".into(), 200);
-        m.record_http("/query/sql".into(), 200);
+        m.record_http("/query/sql", 200);
+        m.record_http("/query/sql", 200);
         m.record_query(Duration::from_millis(3), None);
         m.record_query(Duration::from_millis(30), Some(190));
         m.add_docs_scanned(7);

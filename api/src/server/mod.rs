@@ -24,7 +24,7 @@ pub mod upsert;
 pub mod worker_pool;
 
 use crate::common::loggers::{self, LoggerState};
-use crate::http::body::{parse_json, read_text};
+use crate::http::body::{parse_json, read_bounded, read_text};
 use crate::http::metrics::{self, Metrics};
 use crate::http::on_rayon;
 use crate::http::routes::Routes;
@@ -32,6 +32,7 @@ use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use crate::transport::consumer_info::{SegmentConsumerInfo, ServerOffsetInfo};
 use crate::transport::stages::{MailboxState, mailbox_routes};
+use crate::transport::wire;
 use crate::transport::{
     BoxFuture, ControllerClient, Mailboxes, ServerClient, ServerQuery, StageRequest, TransportError,
 };
@@ -336,12 +337,27 @@ async fn cancel_query(req: Request<ServerState>) -> tide::Result {
     Ok("OK".into())
 }
 
-/// `POST /tessera/query`: [`run_query`] on the request body.
+/// `POST /tessera/query`: [`run_query`] on the request body, in MessagePack or JSON (its
+/// `Content-Type`), answered in MessagePack when the request accepts it, else JSON.
 async fn query(mut req: Request<ServerState>) -> tide::Result {
-    let text = read_text(&mut req, 64 << 20).await?;
-    let q: ServerQuery = parse_json(&text, "Invalid server query: ")?;
+    let binary_in = wire::is_msgpack(req.content_type().as_ref().map(|m| m.essence()));
+    let binary_out = wire::is_msgpack(req.header("Accept").map(|h| h.as_str()));
+    let q: ServerQuery = if binary_in {
+        let bytes = read_bounded(&mut req, 64 << 20).await?;
+        wire::decode(&bytes)
+            .map_err(|e| crate::http::ApiError::bad_request(format!("Invalid server query: {e}")))?
+    } else {
+        let text = read_text(&mut req, 64 << 20).await?;
+        parse_json(&text, "Invalid server query: ")?
+    };
     let result = run_query(req.state(), q).await?;
-    Ok(Body::from_json(&result)?.into())
+    if binary_out {
+        let mut body = Body::from_bytes(wire::encode(&result)?);
+        body.set_mime(wire::MSGPACK);
+        Ok(body.into())
+    } else {
+        Ok(Body::from_json(&result)?.into())
+    }
 }
 
 /// Runs a broker's server plan over the named hosted segments (on rayon) and answers the

@@ -14,6 +14,7 @@
 //!   or over HTTP in the engine's binary block encoding.
 //! * [`consumer_info`] — what servers and the controller report of consuming segments.
 //! * [`time_bound`] — [`TimeBound`]: one half of a hybrid table, attached to its plan.
+//! * [`wire`] — the MessagePack bytes of v1 queries and answers between processes.
 //! * [`error`] — [`TransportError`], what a failed call reports.
 
 pub mod consumer_info;
@@ -23,6 +24,7 @@ pub mod server_client;
 pub mod servers;
 pub mod stages;
 pub mod time_bound;
+pub mod wire;
 
 pub use crate::common::BoxFuture;
 pub use controller_client::{

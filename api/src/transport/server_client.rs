@@ -1,9 +1,9 @@
 //! [`ServerClient`]: what a broker asks of a server. [`HttpServerClient`] calls a server in
-//! another process (`POST /tessera/query`, the typed values as JSON); the server role
-//! implements the trait itself for the broker of its own process.
+//! another process (`POST /tessera/query`, the typed values in MessagePack: [`super::wire`]);
+//! the server role implements the trait itself for the broker of its own process.
 
 use super::error::{json_body, send_ok, status_error};
-use super::{BoxFuture, StageRequest, TransportError};
+use super::{BoxFuture, StageRequest, TransportError, wire};
 use engine::server::result::ServerResult;
 use planner::plan::ServerQueryPlan;
 use serde::{Deserialize, Serialize};
@@ -61,23 +61,30 @@ impl HttpServerClient {
 impl ServerClient for HttpServerClient {
     fn query(&self, q: ServerQuery) -> BoxFuture<'_, Result<ServerResult, TransportError>> {
         Box::pin(async move {
-            let body =
-                surf::Body::from_json(&q).map_err(|e| TransportError::Unreadable(e.to_string()))?;
+            let mut body = surf::Body::from_bytes(wire::encode(&q)?);
+            body.set_mime(wire::MSGPACK);
             let mut res = self
                 .client
                 .post(format!("{}/tessera/query", self.base_url))
+                .header("Accept", wire::MSGPACK)
                 .body(body)
                 .await
                 .map_err(|e| TransportError::Unreachable(e.to_string()))?;
             if !res.status().is_success() {
                 return Err(status_error(&mut res).await);
             }
-            let text = res
-                .body_string()
+            let binary = wire::is_msgpack(res.content_type().as_ref().map(|m| m.essence()));
+            let bytes = res
+                .body_bytes()
                 .await
                 .map_err(|e| TransportError::Unreachable(e.to_string()))?;
-            serde_json::from_str::<ServerResult>(&text)
-                .map_err(|e| TransportError::Unreadable(format!("server result: {e}")))
+            let result = if binary {
+                wire::decode::<ServerResult>(&bytes)
+            } else {
+                serde_json::from_slice::<ServerResult>(&bytes)
+                    .map_err(|e| TransportError::Unreadable(e.to_string()))
+            };
+            result.map_err(|e| TransportError::Unreadable(format!("server result: {e}")))
         })
     }
 
