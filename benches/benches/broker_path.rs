@@ -24,7 +24,10 @@ use tessera_benches::{fixture, schema};
 
 /// compare.py's anchors, on the bench segment's columns.
 const ANCHORS: [(&str, &str); 6] = [
-    ("a_count_eq", "SELECT COUNT(*) FROM bench WHERE mode = 'AIR'"),
+    (
+        "a_count_eq",
+        "SELECT COUNT(*) FROM bench WHERE mode = 'AIR'",
+    ),
     (
         "b_q1",
         "SELECT mode, qty, SUM(qty), SUM(price), AVG(price), COUNT(*) FROM bench \
@@ -61,7 +64,11 @@ fn bench(c: &mut Criterion) {
         };
         let ctx = QueryContext::new(plan.server.options.clone());
         let result = execute_server(&plan.server, std::slice::from_ref(&segment), &ctx);
-        assert!(result.exceptions.is_empty(), "{sql}: {:?}", result.exceptions);
+        assert!(
+            result.exceptions.is_empty(),
+            "{sql}: {:?}",
+            result.exceptions
+        );
         let query = ServerQuery {
             table_name_with_type: "bench_OFFLINE".into(),
             segments: vec!["bench_0".into()],

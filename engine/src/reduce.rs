@@ -119,25 +119,37 @@ pub fn finish_rows(
         rows = kept;
     }
     if !reduce.order_by.is_empty() {
-        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
-        for r in rows {
+        // Each row's sort keys and arrival index: ties go by arrival, so the order is total
+        // and selecting the first `offset + limit` before sorting them gives what a stable
+        // sort of every row would (a top-k of many groups sorts k rows, not all).
+        let mut keyed: Vec<(Vec<Value>, usize, Vec<Value>)> = Vec::with_capacity(rows.len());
+        for (i, r) in rows.into_iter().enumerate() {
             let keys = reduce
                 .order_by
                 .iter()
                 .map(|o| eval(&o.expr, &InputRow(&r)))
                 .collect::<Result<Vec<_>, _>>()?;
-            keyed.push((keys, r));
+            keyed.push((keys, i, r));
         }
-        keyed.sort_by(|(a, _), (b, _)| {
+        let order = |(a, i, _): &(Vec<Value>, usize, Vec<Value>),
+                     (b, j, _): &(Vec<Value>, usize, Vec<Value>)| {
             for ((x, y), o) in a.iter().zip(b).zip(&reduce.order_by) {
                 let c = compare_key(x, y, o.asc, o.nulls_last);
                 if c != Ordering::Equal {
                     return c;
                 }
             }
-            Ordering::Equal
-        });
-        rows = keyed.into_iter().map(|(_, r)| r).collect();
+            i.cmp(j)
+        };
+        let wanted = reduce.offset.saturating_add(reduce.limit);
+        if wanted < keyed.len() {
+            if wanted > 0 {
+                keyed.select_nth_unstable_by(wanted - 1, order);
+            }
+            keyed.truncate(wanted);
+        }
+        keyed.sort_unstable_by(order);
+        rows = keyed.into_iter().map(|(_, _, r)| r).collect();
     }
     let rows: Vec<Vec<Value>> = rows
         .into_iter()
