@@ -22,19 +22,19 @@ pub struct Plan {
     pub per_server: BTreeMap<String, (String, Vec<String>)>,
     /// Segments with no online replica.
     pub unavailable: Vec<String>,
-    /// Segment → CRC of the copy to query (from the routing table).
-    pub crcs: BTreeMap<String, u32>,
-    pub incarnations: BTreeMap<String, u64>,
+    /// The routing table chosen from: the CRC and incarnation of each segment's copy to query
+    /// (shared, not copied per query).
+    pub routing: Arc<RoutingTable>,
 }
 
 /// Picks one replica per segment, rotating the starting replica per query.
-pub fn choose_replicas(routing: &RoutingTable) -> Plan {
+pub fn choose_replicas(routing: &Arc<RoutingTable>) -> Plan {
     choose_among(routing, None, &BTreeSet::new())
 }
 
 /// The plan that re-sends the segments of the servers `gathered` could not reach to their other
 /// replicas; `None` when some of them has no other replica.
-pub fn reroute(routing: &RoutingTable, gathered: &Gathered) -> Option<Plan> {
+pub fn reroute(routing: &Arc<RoutingTable>, gathered: &Gathered) -> Option<Plan> {
     let avoid: BTreeSet<String> = gathered
         .unreachable
         .iter()
@@ -51,15 +51,14 @@ pub fn reroute(routing: &RoutingTable, gathered: &Gathered) -> Option<Plan> {
 
 /// One replica per segment (of `only`, if given) among the replicas not in `avoid`.
 fn choose_among(
-    routing: &RoutingTable,
+    routing: &Arc<RoutingTable>,
     only: Option<&BTreeSet<String>>,
     avoid: &BTreeSet<String>,
 ) -> Plan {
     static ROTATION: AtomicUsize = AtomicUsize::new(0);
     let turn = ROTATION.fetch_add(1, Ordering::Relaxed);
     let mut plan = Plan {
-        crcs: routing.crcs.clone(),
-        incarnations: routing.incarnations.clone(),
+        routing: routing.clone(),
         ..Plan::default()
     };
     let segments = routing
@@ -154,11 +153,11 @@ pub async fn scatter(
             segments: segs.clone(),
             segment_crcs: segs
                 .iter()
-                .map_while(|s| plan.crcs.get(s).copied())
+                .map_while(|s| plan.routing.crcs.get(s).copied())
                 .collect(),
             segment_incarnations: segs
                 .iter()
-                .map_while(|s| plan.incarnations.get(s).copied())
+                .map_while(|s| plan.routing.incarnations.get(s).copied())
                 .collect(),
             plan: query.clone(),
             trace,
@@ -231,7 +230,7 @@ mod tests {
         r.segments.insert("s0".into(), vec!["A".into(), "B".into()]);
         r.segments.insert("s1".into(), vec!["A".into(), "B".into()]);
         r.segments.insert("s2".into(), vec![]);
-        let plan = choose_replicas(&r);
+        let plan = choose_replicas(&Arc::new(r));
         let total: usize = plan.per_server.values().map(|(_, s)| s.len()).sum();
         assert_eq!(total, 2);
         assert_eq!(plan.unavailable, vec!["s2".to_string()]);
@@ -259,6 +258,7 @@ mod tests {
             ..Gathered::default()
         };
         // Only A's segment is re-sent, and never to A.
+        let r = Arc::new(r);
         let plan = reroute(&r, &g).unwrap();
         assert_eq!(plan.per_server.len(), 1);
         assert_eq!(plan.per_server["B"].1, vec!["s0".to_string()]);

@@ -117,10 +117,13 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
     for table in &realtime {
         learn_upsert(server, table).await;
     }
+    // Committed segments first, and their rows tracked, before any consumer starts: a partial
+    // upsert merges each new row into the latest stored row of its key, so a consumer that
+    // started while the committed segments were still loading (after a restart) would merge
+    // into an older row, or none.
     for a in assigned {
         let (table, seg) = (a.table_name_with_type.clone(), a.segment_name.clone());
-        if let Some(consuming) = &a.consuming {
-            changed |= consume(server, a, consuming).await;
+        if a.consuming.is_some() {
             continue;
         }
         // A committed segment still consuming here: its consumer installs the copy it built
@@ -163,10 +166,21 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
             server.upsert.drop_table(&table);
         }
     }
-    for table in realtime {
+    for table in &realtime {
         track_upsert(server, table).await;
     }
-    changed
+    let mut started = false;
+    for a in assigned {
+        if let Some(consuming) = &a.consuming {
+            started |= consume(server, a, consuming).await;
+        }
+    }
+    if started {
+        for table in realtime {
+            track_upsert(server, table).await;
+        }
+    }
+    changed || started
 }
 
 /// Reads once whether a real-time table upserts (its config and schema from the controller).
