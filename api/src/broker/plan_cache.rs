@@ -100,17 +100,21 @@ fn normalise(sql: &str) -> String {
 
 /// Whether the text names a nondeterministic function as a call (`now()`, `ago ('P1D')`).
 fn calls_clock(sql: &str) -> bool {
+    /// The nondeterministic functions' names, lower case (read from the registry once).
+    static CLOCK: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        planner::functions::all()
+            .filter(|d| !planner::functions::is_deterministic(d))
+            .map(|d| d.name().to_ascii_lowercase())
+            .collect()
+    });
     let lower = sql.to_ascii_lowercase();
-    planner::functions::all()
-        .filter(|d| !planner::functions::is_deterministic(d))
-        .any(|d| {
-            let name = d.name().to_ascii_lowercase();
-            lower.match_indices(&name).any(|(at, _)| {
-                let before = lower[..at].chars().next_back();
-                let after = lower[at + name.len()..].trim_start();
-                !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('(')
-            })
+    CLOCK.iter().any(|name| {
+        lower.match_indices(name.as_str()).any(|(at, _)| {
+            let before = lower[..at].chars().next_back();
+            let after = lower[at + name.len()..].trim_start();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('(')
         })
+    })
 }
 
 #[cfg(test)]

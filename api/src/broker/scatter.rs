@@ -183,20 +183,17 @@ pub async fn scatter(
         ..Gathered::default()
     };
     // One server is awaited here; several run as tasks of their own, concurrently.
-    let outcomes = if tasks.len() == 1 {
-        let mut one = Vec::with_capacity(1);
+    let mut outcomes = Vec::with_capacity(tasks.len());
+    if tasks.len() == 1 {
         for t in tasks {
-            one.push(t.await);
+            outcomes.push(t.await);
         }
-        one
     } else {
         let spawned: Vec<_> = tasks.into_iter().map(async_std::task::spawn).collect();
-        let mut all = Vec::with_capacity(spawned.len());
         for t in spawned {
-            all.push(t.await);
+            outcomes.push(t.await);
         }
-        all
-    };
+    }
     for outcome in outcomes {
         match outcome {
             (server, _, Ok(body)) => {

@@ -250,25 +250,16 @@ pub fn route_label(path: &str) -> &'static str {
                 .map(|t| (t.split('/').filter(|p| !p.is_empty()).collect(), *t))
                 .collect()
         });
-    let mut parts = path.split('/').filter(|p| !p.is_empty());
-    let mut buf = [""; 8];
-    let mut n = 0;
-    for p in parts.by_ref() {
-        if n == buf.len() {
-            return "other";
-        }
-        buf[n] = p;
-        n += 1;
-    }
-    let parts = &buf[..n];
+    let parts = || path.split('/').filter(|p| !p.is_empty());
+    let n = parts().count();
     SPLIT
         .iter()
         .filter(|(pattern, _)| {
-            pattern.len() == parts.len()
+            pattern.len() == n
                 && pattern
                     .iter()
-                    .zip(parts)
-                    .all(|(t, p)| t.starts_with(':') || t == p)
+                    .zip(parts())
+                    .all(|(t, p)| t.starts_with(':') || *t == p)
         })
         .max_by_key(|(pattern, _)| pattern.iter().filter(|t| !t.starts_with(':')).count())
         .map_or("other", |(_, template)| template)

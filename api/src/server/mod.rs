@@ -340,16 +340,11 @@ async fn cancel_query(req: Request<ServerState>) -> tide::Result {
 /// `POST /tessera/query`: [`run_query`] on the request body, in MessagePack or JSON (its
 /// `Content-Type`), answered in MessagePack when the request accepts it, else JSON.
 async fn query(mut req: Request<ServerState>) -> tide::Result {
-    let binary_in = wire::is_msgpack(req.content_type().as_ref().map(|m| m.essence()));
+    let media_type = req.content_type();
     let binary_out = wire::is_msgpack(req.header("Accept").map(|h| h.as_str()));
-    let q: ServerQuery = if binary_in {
-        let bytes = read_bounded(&mut req, 64 << 20).await?;
-        wire::decode(&bytes)
-            .map_err(|e| crate::http::ApiError::bad_request(format!("Invalid server query: {e}")))?
-    } else {
-        let text = read_text(&mut req, 64 << 20).await?;
-        parse_json(&text, "Invalid server query: ")?
-    };
+    let bytes = read_bounded(&mut req, 64 << 20).await?;
+    let q: ServerQuery = wire::decode_as(&bytes, media_type.as_ref().map(|m| m.essence()))
+        .map_err(|e| crate::http::ApiError::bad_request(format!("Invalid server query: {e}")))?;
     let result = run_query(req.state(), q).await?;
     if binary_out {
         let mut body = Body::from_bytes(wire::encode(&result)?);

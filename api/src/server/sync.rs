@@ -169,18 +169,12 @@ pub async fn apply(server: &ServerState, assigned: &[AssignedSegment]) -> bool {
     for table in &realtime {
         track_upsert(server, table).await;
     }
-    let mut started = false;
     for a in assigned {
         if let Some(consuming) = &a.consuming {
-            started |= consume(server, a, consuming).await;
+            changed |= consume(server, a, consuming).await;
         }
     }
-    if started {
-        for table in realtime {
-            track_upsert(server, table).await;
-        }
-    }
-    changed || started
+    changed
 }
 
 /// Reads once whether a real-time table upserts (its config and schema from the controller).

@@ -73,18 +73,13 @@ impl ServerClient for HttpServerClient {
             if !res.status().is_success() {
                 return Err(status_error(&mut res).await);
             }
-            let binary = wire::is_msgpack(res.content_type().as_ref().map(|m| m.essence()));
+            let media_type = res.content_type();
             let bytes = res
                 .body_bytes()
                 .await
                 .map_err(|e| TransportError::Unreachable(e.to_string()))?;
-            let result = if binary {
-                wire::decode::<ServerResult>(&bytes)
-            } else {
-                serde_json::from_slice::<ServerResult>(&bytes)
-                    .map_err(|e| TransportError::Unreadable(e.to_string()))
-            };
-            result.map_err(|e| TransportError::Unreadable(format!("server result: {e}")))
+            wire::decode_as::<ServerResult>(&bytes, media_type.as_ref().map(|m| m.essence()))
+                .map_err(|e| TransportError::Unreadable(format!("server result: {e}")))
         })
     }
 

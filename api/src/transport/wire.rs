@@ -23,6 +23,16 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, TransportError> {
     rmp_serde::from_slice(bytes).map_err(|e| TransportError::Unreadable(e.to_string()))
 }
 
+/// A value from a body whose media type (`Content-Type`) says MessagePack or, otherwise, JSON;
+/// an error is the decoder's own message.
+pub fn decode_as<T: DeserializeOwned>(bytes: &[u8], media_type: Option<&str>) -> Result<T, String> {
+    if is_msgpack(media_type) {
+        rmp_serde::from_slice(bytes).map_err(|e| e.to_string())
+    } else {
+        serde_json::from_slice(bytes).map_err(|e| e.to_string())
+    }
+}
+
 /// Whether a media type (a `Content-Type` or `Accept` value) names MessagePack.
 pub fn is_msgpack(media_type: Option<&str>) -> bool {
     media_type.is_some_and(|m| m.split(',').any(|t| t.trim().starts_with(MSGPACK)))
@@ -121,5 +131,12 @@ mod tests {
         assert!(!is_msgpack(Some("application/json")));
         assert!(!is_msgpack(None));
         assert!(decode::<ServerResult>(b"\xc1 not msgpack").is_err());
+        // A body decodes by its media type: MessagePack, else JSON.
+        let v = vec![1u32, 2, 3];
+        let packed = encode(&v).unwrap();
+        assert_eq!(decode_as::<Vec<u32>>(&packed, Some(MSGPACK)), Ok(v.clone()));
+        assert_eq!(decode_as::<Vec<u32>>(b"[1,2,3]", Some("application/json")), Ok(v.clone()));
+        assert_eq!(decode_as::<Vec<u32>>(b"[1,2,3]", None), Ok(v));
+        assert!(decode_as::<Vec<u32>>(&packed, None).is_err());
     }
 }

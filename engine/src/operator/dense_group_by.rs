@@ -37,7 +37,6 @@ use segments::dictionary::Dictionary;
 use segments::forward::{DictIds, ForwardIndex, RawCursor};
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType};
-use std::borrow::Cow;
 use std::ops::Range;
 
 /// Largest key space (product of the keys' cardinalities) the kernel serves.
@@ -63,8 +62,9 @@ fn prefetch(p: *const f64) {
 
 /// Where an argument column's numbers come from.
 enum Numbers<'s> {
-    /// Dictionary values by id: a `DOUBLE` dictionary in place, others widened once.
-    Table(Cow<'s, [f64]>, &'s DictIds),
+    /// Dictionary values by id (`ColumnReader::dictionary_numbers`: a `DOUBLE` dictionary in
+    /// place, others widened once and kept with the segment).
+    Table(&'s [f64], &'s DictIds),
     /// A large dictionary read id by id (few documents to read).
     Dict(&'s Dictionary, &'s DictIds),
     /// Raw fixed-width numbers.
@@ -95,7 +95,7 @@ impl ArgReader<'_> {
                 chunk.read_ids(fwd, ids);
                 // The loads do not depend on each other or on the adds, so a large
                 // dictionary's cache misses overlap.
-                let (table, ids) = (&**table, &ids[..n]);
+                let (table, ids) = (*table, &ids[..n]);
                 if table.len() < PREFETCH_TABLE {
                     sums.add_with(slots, |i| table[ids[i] as usize]);
                 } else {
@@ -404,10 +404,10 @@ fn arg_index<'s>(
     }
     let numbers = match (col.forward(), col.dictionary()) {
         (ForwardIndex::Dict(fwd), Some(dict)) => match dict {
-            Dictionary::Double(d) => Numbers::Table(Cow::Borrowed(d.values()), fwd),
+            Dictionary::Double(d) => Numbers::Table(d.values(), fwd),
             Dictionary::Int(_) | Dictionary::Long(_) | Dictionary::Float(_) => {
                 if dict.len() <= DECODE_ALWAYS || dict.len() as u64 <= docs.len() {
-                    Numbers::Table(Cow::Borrowed(col.dictionary_numbers()?), fwd)
+                    Numbers::Table(col.dictionary_numbers()?, fwd)
                 } else {
                     Numbers::Dict(dict, fwd)
                 }

@@ -28,10 +28,10 @@ pub fn execute_server(
     segments: &[Arc<ImmutableSegment>],
     ctx: &QueryContext,
 ) -> ServerResult {
-    // One segment runs on the calling thread: handing it to the pool would only add a
-    // cross-thread wake-up (the servers' callers are rayon workers already).
     // Each segment's share of the pool's threads, for its scan's parts.
     let parts = rayon::current_num_threads() / segments.len().max(1);
+    // One segment runs on the calling thread: handing it to the pool would only add a
+    // cross-thread wake-up (the servers' callers are rayon workers already).
     let results: Vec<_> = if segments.len() == 1 {
         segments
             .iter()
