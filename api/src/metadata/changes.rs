@@ -63,6 +63,7 @@ impl ChangeLog {
             for op in ops {
                 let key = match op {
                     Op::Put(k, _) | Op::Delete(k) | Op::DeletePrefix(k) => k,
+                    Op::Expect(..) => continue,
                 };
                 match touched(key) {
                     Some(Touched::Table(t)) => {

@@ -3,7 +3,7 @@
 //! controller needs from ZooKeeper in a single-controller cluster.
 
 use super::{MetadataStore, Op, StoreError};
-use redb::{Database, TableDefinition};
+use redb::{Database, ReadableTable, TableDefinition};
 use std::path::Path;
 use std::sync::RwLock;
 
@@ -89,6 +89,13 @@ impl MetadataStore for RedbStore {
                                 .retain_in(p.as_str().., |k, _| !k.starts_with(p.as_str()))
                                 .map_err(backend)?;
                         }
+                        Op::Expect(k, want) => {
+                            let have = table.get(k.as_str()).map_err(backend)?;
+                            if have.as_ref().map(|v| v.value()) != want.as_deref() {
+                                // Dropping the transaction uncommitted writes nothing.
+                                return Err(StoreError::Conflict(format!("'{k}' changed")));
+                            }
+                        }
                     }
                 }
             }
@@ -134,6 +141,21 @@ mod tests {
             store.list("segments/").unwrap(),
             vec![("segments/ab_OFFLINE/s0".to_string(), b"4".to_vec())]
         );
+        let conflict = store.commit(vec![
+            Op::Put("tables/b_OFFLINE".into(), b"5".to_vec()),
+            Op::Expect("segments/ab_OFFLINE/s0".into(), Some(b"3".to_vec())),
+        ]);
+        assert!(matches!(conflict, Err(StoreError::Conflict(_))), "{conflict:?}");
+        assert_eq!(store.get("tables/b_OFFLINE").unwrap(), None);
+        store
+            .commit(vec![
+                Op::Expect("segments/ab_OFFLINE/s0".into(), Some(b"4".to_vec())),
+                Op::Expect("tables/b_OFFLINE".into(), None),
+                Op::Put("tables/b_OFFLINE".into(), b"5".to_vec()),
+            ])
+            .unwrap();
+        assert_eq!(store.get("tables/b_OFFLINE").unwrap(), Some(b"5".to_vec()));
+        store.delete("tables/b_OFFLINE").unwrap();
         store.close();
         assert!(matches!(store.get("x"), Err(StoreError::Closed)));
         let again = RedbStore::open(&path).unwrap();

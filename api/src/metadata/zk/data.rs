@@ -1,0 +1,343 @@
+//! Keys and values in ZooKeeper: reads, prefix listings (one `multi` read per directory level)
+//! and commits — every commit one `multi` write in which each changed znode is written at the
+//! version this commit read (a create fails if another writer created it first, a set or delete
+//! if another writer changed it), so a commit either applies on the state it read or writes
+//! nothing and fails with [`StoreError::Conflict`].
+
+use super::layout::{self, Walk};
+use super::{Inner, store_error};
+use crate::metadata::{Op, StoreError};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use zookeeper_client as zk;
+
+/// Reads per `multi` request (ZooKeeper bounds a request's size).
+const READ_BATCH: usize = 256;
+
+fn persistent() -> zk::CreateOptions<'static> {
+    zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all())
+}
+
+/// Creates the cluster's top-level znodes (idempotent) and Helix's cluster config node.
+pub async fn init(inner: Arc<Inner>) -> Result<(), StoreError> {
+    let c = inner.client().await?;
+    for dir in layout::TOP {
+        match c.mkdir(&format!("{}/{dir}", inner.root), &persistent()).await {
+            Ok(()) | Err(zk::Error::NodeExists) => {}
+            Err(e) => return Err(store_error(e)),
+        }
+    }
+    let cluster = format!("{}/CONFIGS/CLUSTER/{}", inner.root, inner.config.cluster);
+    let record = serde_json::json!({
+        "id": inner.config.cluster,
+        "simpleFields": {"allowParticipantAutoJoin": "true"},
+        "mapFields": {},
+        "listFields": {},
+    });
+    match c
+        .create(&cluster, record.to_string().as_bytes(), &persistent())
+        .await
+    {
+        Ok(_) | Err(zk::Error::NodeExists) => Ok(()),
+        Err(e) => Err(store_error(e)),
+    }
+}
+
+/// The value at `path` (a key's znode), if it holds one.
+pub async fn get(inner: Arc<Inner>, path: String) -> Result<Option<Vec<u8>>, StoreError> {
+    let c = inner.client().await?;
+    match c.get_data(&path).await {
+        Ok((data, _)) if !data.is_empty() => Ok(Some(data)),
+        Ok(_) | Err(zk::Error::NoNode) => Ok(None),
+        Err(e) => Err(store_error(e)),
+    }
+}
+
+/// One znode as read: its data, version, child count and children's names.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub data: Vec<u8>,
+    pub version: i32,
+    pub children: Vec<String>,
+}
+
+/// Reads `paths` (data, stat and children), batched; absent ones are left out.
+pub async fn read_nodes(
+    c: &zk::Client,
+    paths: &[String],
+) -> Result<BTreeMap<String, Node>, StoreError> {
+    let mut out = BTreeMap::new();
+    for chunk in paths.chunks(READ_BATCH) {
+        let mut reader = c.new_multi_reader();
+        for p in chunk {
+            reader.add_get_data(p).map_err(store_error)?;
+            reader.add_get_children(p).map_err(store_error)?;
+        }
+        let results = reader.commit().await.map_err(store_error)?;
+        for (p, pair) in chunk.iter().zip(results.chunks(2)) {
+            match pair {
+                [
+                    zk::MultiReadResult::Data { data, stat },
+                    zk::MultiReadResult::Children { children },
+                ] => {
+                    out.insert(
+                        p.clone(),
+                        Node {
+                            data: data.clone(),
+                            version: stat.version,
+                            children: children.clone(),
+                        },
+                    );
+                }
+                // Deleted between listing and reading, or never there.
+                [zk::MultiReadResult::Error { err: zk::Error::NoNode }, _]
+                | [_, zk::MultiReadResult::Error { err: zk::Error::NoNode }] => {}
+                [zk::MultiReadResult::Error { err }, _] | [_, zk::MultiReadResult::Error { err }] => {
+                    return Err(store_error(err.clone()));
+                }
+                _ => return Err(StoreError::Backend("unexpected multi-read answer".into())),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Every znode below the walks' directories whose name matches, as `(path, key, node)`,
+/// directory nodes included.
+async fn walk_all(
+    c: &zk::Client,
+    walks: Vec<Walk>,
+) -> Result<Vec<(String, String, Node)>, StoreError> {
+    let mut out = Vec::new();
+    let mut level: Vec<(String, String)> = Vec::new();
+    for w in walks {
+        let children = match c.list_children(&w.dir).await {
+            Ok(ch) => ch,
+            Err(zk::Error::NoNode) => continue,
+            Err(e) => return Err(store_error(e)),
+        };
+        for child in children {
+            if child.starts_with(&w.name_prefix) {
+                level.push((format!("{}/{child}", w.dir), format!("{}{child}", w.key_prefix)));
+            }
+        }
+    }
+    while !level.is_empty() {
+        let paths: Vec<String> = level.iter().map(|(p, _)| p.clone()).collect();
+        let nodes = read_nodes(c, &paths).await?;
+        let mut next = Vec::new();
+        for (path, key) in level {
+            if let Some(node) = nodes.get(&path) {
+                for child in &node.children {
+                    next.push((format!("{path}/{child}"), format!("{key}/{child}")));
+                }
+                out.push((path, key, node.clone()));
+            }
+        }
+        level = next;
+    }
+    Ok(out)
+}
+
+/// All `(key, value)` pairs whose key starts with `prefix`, in key order.
+pub async fn list(inner: Arc<Inner>, prefix: String) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+    let c = inner.client().await?;
+    let mut out: Vec<(String, Vec<u8>)> = walk_all(&c, layout::walks(&inner.root, &prefix))
+        .await?
+        .into_iter()
+        .filter(|(_, key, node)| !node.data.is_empty() && key.starts_with(&prefix))
+        .map(|(_, key, node)| (key, node.data))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
+}
+
+/// Applies `ops` in one `multi`: all or nothing, each write a compare-and-set at the version
+/// read here, so a concurrent writer's change makes this commit fail instead of being lost.
+pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
+    let c = inner.client().await?;
+    let root = inner.root.clone();
+    // The final value of every key the ops touch (None: removed), and the znodes under removed
+    // prefixes (directories too) to remove when nothing kept lives below them.
+    let mut finals: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
+    let mut swept: BTreeSet<String> = BTreeSet::new();
+    let mut expects: Vec<(String, Option<Vec<u8>>)> = Vec::new();
+    for op in ops {
+        match op {
+            Op::Put(k, v) => {
+                if v.is_empty() {
+                    return Err(StoreError::Backend(format!(
+                        "empty value for '{k}' (ZooKeeper keeps values non-empty)"
+                    )));
+                }
+                finals.insert(layout::path(&root, &k)?, Some(v));
+            }
+            Op::Delete(k) => {
+                finals.insert(layout::path(&root, &k)?, None);
+            }
+            Op::DeletePrefix(p) => {
+                for (path, key, _) in walk_all(&c, layout::walks(&root, &p)).await? {
+                    if key.starts_with(&p) {
+                        swept.insert(path);
+                    }
+                }
+                for (path, v) in finals.iter_mut() {
+                    if let Some(key) = layout::key(&root, path) {
+                        if key.starts_with(&p) {
+                            *v = None;
+                        }
+                    }
+                }
+                if let Some(dir) = p.strip_suffix('/') {
+                    if let Ok(path) = layout::path(&root, dir) {
+                        if !layout::is_root_dir(&root, &path) {
+                            swept.insert(path);
+                        }
+                    }
+                }
+            }
+            Op::Expect(k, want) => {
+                let path = layout::path(&root, &k)?;
+                // Compared against what this commit already wrote, else the store.
+                if let Some(v) = finals.get(&path) {
+                    if *v != want {
+                        return Err(StoreError::Conflict(format!("'{k}' changed")));
+                    }
+                } else {
+                    expects.push((path, want));
+                }
+            }
+        }
+    }
+    // Everything kept has its ancestors kept.
+    let mut keep: BTreeSet<String> = BTreeSet::new();
+    for (path, v) in &finals {
+        if v.is_some() {
+            let mut p = layout::parent(path);
+            while p.len() > root.len() {
+                keep.insert(p.to_string());
+                p = layout::parent(p);
+            }
+        }
+    }
+    let mut to_read: BTreeSet<String> = finals.keys().cloned().collect();
+    to_read.extend(swept.iter().cloned());
+    to_read.extend(keep.iter().cloned());
+    to_read.extend(expects.iter().map(|(p, _)| p.clone()));
+    let nodes = read_nodes(&c, &to_read.into_iter().collect::<Vec<_>>()).await?;
+
+    let mut w = c.new_multi_writer();
+    let mut created: BTreeSet<String> = BTreeSet::new();
+    for (path, want) in &expects {
+        let have = nodes.get(path).filter(|n| !n.data.is_empty());
+        match (have, want, nodes.get(path)) {
+            (Some(n), Some(v), _) if n.data == *v => {
+                w.add_check_version(path, n.version).map_err(store_error)?
+            }
+            // An empty directory node: no value, and none may appear meanwhile.
+            (None, None, Some(n)) => w.add_check_version(path, n.version).map_err(store_error)?,
+            // Absent: creating and deleting it in the same multi fails if it appears meanwhile.
+            (None, None, None) => {
+                create_with_parents(&mut w, &nodes, &mut created, &root, path, b"?")?;
+                w.add_delete(path, None).map_err(store_error)?;
+            }
+            _ => return Err(StoreError::Conflict(format!("'{path}' changed"))),
+        }
+    }
+    // Writes and creates, parents before children.
+    for (path, v) in &finals {
+        let Some(v) = v else { continue };
+        match nodes.get(path) {
+            Some(n) => w.add_set_data(path, v, Some(n.version)).map_err(store_error)?,
+            None => {
+                create_missing_parents(&mut w, &nodes, &mut created, &root, path)?;
+                w.add_create(path, v, &persistent()).map_err(store_error)?;
+                created.insert(path.clone());
+            }
+        }
+    }
+    // Removals, children before parents: a node goes when every child it has goes too,
+    // else only its value does.
+    let mut gone: BTreeSet<String> = finals
+        .iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|(p, _)| p.clone())
+        .chain(swept.iter().cloned())
+        .filter(|p| {
+            !keep.contains(p) && nodes.contains_key(p) && !matches!(finals.get(p), Some(Some(_)))
+        })
+        .collect();
+    let mut by_depth: Vec<String> = gone.iter().cloned().collect();
+    by_depth.sort_by_key(|p| std::cmp::Reverse(p.matches('/').count()));
+    for path in by_depth {
+        let node = &nodes[&path];
+        let all_children_go = node
+            .children
+            .iter()
+            .all(|ch| gone.contains(&format!("{path}/{ch}")));
+        if all_children_go {
+            w.add_delete(&path, Some(node.version)).map_err(store_error)?;
+        } else {
+            gone.remove(&path);
+            if !node.data.is_empty() {
+                w.add_set_data(&path, &[], Some(node.version))
+                    .map_err(store_error)?;
+            }
+        }
+    }
+    // Values removed from kept directories.
+    for (path, v) in &finals {
+        if v.is_none() && keep.contains(path) {
+            if let Some(n) = nodes.get(path).filter(|n| !n.data.is_empty()) {
+                w.add_set_data(path, &[], Some(n.version))
+                    .map_err(store_error)?;
+            }
+        }
+    }
+    match w.commit().await {
+        Ok(_) => Ok(()),
+        Err(zk::MultiWriteError::OperationFailed { index, source }) => match store_error(source) {
+            StoreError::Conflict(m) => Err(StoreError::Conflict(format!(
+                "operation {index} of the commit: {m}"
+            ))),
+            other => Err(other),
+        },
+        Err(zk::MultiWriteError::RequestFailed { source }) => Err(store_error(source)),
+    }
+}
+
+fn create_with_parents(
+    w: &mut zk::MultiWriter<'_>,
+    nodes: &BTreeMap<String, Node>,
+    created: &mut BTreeSet<String>,
+    root: &str,
+    path: &str,
+    data: &[u8],
+) -> Result<(), StoreError> {
+    create_missing_parents(w, nodes, created, root, path)?;
+    w.add_create(path, data, &persistent()).map_err(store_error)
+}
+
+/// Adds creates of `path`'s missing ancestors below the cluster's key directories, top-down.
+fn create_missing_parents(
+    w: &mut zk::MultiWriter<'_>,
+    nodes: &BTreeMap<String, Node>,
+    created: &mut BTreeSet<String>,
+    root: &str,
+    path: &str,
+) -> Result<(), StoreError> {
+    let mut missing = Vec::new();
+    let mut p = layout::parent(path);
+    while p.len() > root.len() && !layout::is_root_dir(root, p) {
+        if nodes.contains_key(p) || created.contains(p) {
+            break;
+        }
+        missing.push(p.to_string());
+        p = layout::parent(p);
+    }
+    for m in missing.into_iter().rev() {
+        w.add_create(&m, &[], &persistent()).map_err(store_error)?;
+        created.insert(m);
+    }
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! The ZooKeeper metadata store against a real ZooKeeper: it behaves as the embedded store
+//! (a model map), keeps Pinot's layout, applies commits all or nothing with compare-and-set,
+//! and gives several processes one write lease, one leader and a live-instance list.
+
+mod support;
+
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+use support::zookeeper::ZooKeeper;
+use tessera_api::metadata::zk::{ZkConfig, ZkStore};
+use tessera_api::metadata::{MetadataStore, Op, StoreError};
+
+/// One server for the file's tests (each test uses its own cluster name).
+fn zookeeper() -> Option<&'static ZooKeeper> {
+    static ZK: OnceLock<Option<ZooKeeper>> = OnceLock::new();
+    ZK.get_or_init(ZooKeeper::start).as_ref()
+}
+
+fn store(zk: &ZooKeeper, cluster: &str) -> ZkStore {
+    let mut config = ZkConfig::new(&zk.address(), cluster);
+    config.session_timeout = Duration::from_secs(2);
+    ZkStore::connect(config).unwrap()
+}
+
+fn until(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn keys_live_in_pinots_layout_and_commits_are_atomic() {
+    let Some(zk) = zookeeper() else { return };
+    let s = store(zk, "layout");
+    s.commit(vec![
+        Op::Put("schemas/orders".into(), b"{\"schemaName\":\"orders\"}".to_vec()),
+        Op::Put("tables/orders_OFFLINE".into(), b"{}".to_vec()),
+        Op::Put("segments/orders_OFFLINE/orders_0".into(), b"s0".to_vec()),
+        Op::Put("segments/orders_OFFLINE/orders_1".into(), b"s1".to_vec()),
+        Op::Put("instances/Server_h_1".into(), b"i".to_vec()),
+        Op::Put("version".into(), b"1".to_vec()),
+    ])
+    .unwrap();
+    // A second session reads the same znodes a Pinot operator would look at.
+    let other = store(zk, "layout");
+    for (key, path) in [
+        ("schemas/orders", "/layout/PROPERTYSTORE/SCHEMAS/orders"),
+        ("tables/orders_OFFLINE", "/layout/PROPERTYSTORE/CONFIGS/TABLE/orders_OFFLINE"),
+        ("segments/orders_OFFLINE/orders_1", "/layout/PROPERTYSTORE/SEGMENTS/orders_OFFLINE/orders_1"),
+        ("instances/Server_h_1", "/layout/CONFIGS/PARTICIPANT/Server_h_1"),
+    ] {
+        assert!(other.get(key).unwrap().is_some(), "{key}");
+        assert_eq!(
+            tessera_api::metadata::zk::layout::path("/layout", key).unwrap(),
+            path
+        );
+    }
+    assert_eq!(other.list("segments/orders_OFFLINE/").unwrap().len(), 2);
+    assert_eq!(other.list("").unwrap().len(), 6);
+
+    // A failed compare writes nothing, not even the ops before it.
+    let r = s.commit(vec![
+        Op::Put("tables/lost_OFFLINE".into(), b"{}".to_vec()),
+        Op::DeletePrefix("segments/orders_OFFLINE/".into()),
+        Op::Expect("version".into(), Some(b"0".to_vec())),
+    ]);
+    assert!(matches!(r, Err(StoreError::Conflict(_))), "{r:?}");
+    assert_eq!(other.get("tables/lost_OFFLINE").unwrap(), None);
+    assert_eq!(other.list("segments/").unwrap().len(), 2);
+
+    // A compare that holds: delete the table's segments and bump the version together.
+    s.commit(vec![
+        Op::Expect("version".into(), Some(b"1".to_vec())),
+        Op::Expect("tables/new_OFFLINE".into(), None),
+        Op::DeletePrefix("segments/orders_OFFLINE/".into()),
+        Op::Delete("tables/orders_OFFLINE".into()),
+        Op::Put("version".into(), b"2".to_vec()),
+    ])
+    .unwrap();
+    assert_eq!(other.list("segments/").unwrap(), vec![]);
+    assert_eq!(other.get("version").unwrap(), Some(b"2".to_vec()));
+    assert_eq!(other.get("tables/new_OFFLINE").unwrap(), None);
+    // The emptied table directory is gone too (no znode left behind per deleted table).
+    assert_eq!(other.list("segments/orders_OFFLINE").unwrap(), vec![]);
+
+    // Two sessions writing from the same read: the second commit fails, the first survives.
+    other
+        .commit(vec![
+            Op::Expect("version".into(), Some(b"2".to_vec())),
+            Op::Put("version".into(), b"3".to_vec()),
+            Op::Put("schemas/a".into(), b"A".to_vec()),
+        ])
+        .unwrap();
+    let r = s.commit(vec![
+        Op::Expect("version".into(), Some(b"2".to_vec())),
+        Op::Put("version".into(), b"3".to_vec()),
+        Op::Put("schemas/a".into(), b"B".to_vec()),
+    ]);
+    assert!(matches!(r, Err(StoreError::Conflict(_))), "{r:?}");
+    assert_eq!(s.get("schemas/a").unwrap(), Some(b"A".to_vec()));
+    s.close();
+    assert!(matches!(s.get("version"), Err(StoreError::Closed)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+    #[test]
+    fn behaves_like_a_map(ops in proptest::collection::vec(
+        (0u8..4, "(schemas|segments/t|version|x)(/[a-c]{1,2}){0,2}", 1u8..255), 1..24))
+    {
+        let Some(zk) = zookeeper() else { return Ok(()) };
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let cluster = format!("model{}", N.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
+        let s = store(zk, &cluster);
+        let mut model: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+        let mut batch = Vec::new();
+        for (i, (kind, key, v)) in ops.into_iter().enumerate() {
+            let op = match kind {
+                0 | 1 => { model.insert(key.clone(), vec![v]); Op::Put(key, vec![v]) }
+                2 => { model.remove(&key); Op::Delete(key) }
+                _ => {
+                    let p = format!("{key}/");
+                    model.retain(|k, _| !k.starts_with(&p));
+                    Op::DeletePrefix(p)
+                }
+            };
+            batch.push(op);
+            if i % 3 == 2 {
+                s.commit(std::mem::take(&mut batch)).unwrap();
+            }
+        }
+        s.commit(batch).unwrap();
+        let all: Vec<_> = model.clone().into_iter().collect();
+        prop_assert_eq!(s.list("").unwrap(), all);
+        for prefix in ["s", "segments/", "segments/t/", "x/a"] {
+            let want: Vec<_> = model.iter().filter(|(k, _)| k.starts_with(prefix))
+                .map(|(k, v)| (k.clone(), v.clone())).collect();
+            prop_assert_eq!(s.list(prefix).unwrap(), want);
+        }
+        for (k, v) in &model {
+            prop_assert_eq!(s.get(k).unwrap(), Some(v.clone()));
+        }
+        s.close();
+    }
+}
+
+#[test]
+fn one_write_lease_at_a_time_across_processes() {
+    let Some(zk) = zookeeper() else { return };
+    let a = store(zk, "lease");
+    let b = store(zk, "lease");
+    let lease = a.lock_writes().unwrap().expect("a ZooKeeper store leases writes");
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let (o, b2) = (order.clone(), b.clone());
+    let waiter = std::thread::spawn(move || {
+        let _l = b2.lock_writes().unwrap();
+        o.lock().unwrap().push("b");
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    order.lock().unwrap().push("a");
+    drop(lease);
+    waiter.join().unwrap();
+    assert_eq!(*order.lock().unwrap(), ["a", "b"]);
+    // Released, the lease is free again for the first process.
+    drop(a.lock_writes().unwrap());
+    b.close();
+    drop(a.lock_writes().unwrap());
+}
+
+#[test]
+fn a_leader_at_a_time_and_the_next_takes_over() {
+    let Some(zk) = zookeeper() else { return };
+    let a = store(zk, "leader");
+    a.campaign("Controller_a_1").unwrap();
+    until("a to lead", || a.is_leader());
+    let b = store(zk, "leader");
+    b.campaign("Controller_b_1").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!b.is_leader());
+    let leader = b.get("../../CONTROLLER/LEADER");
+    assert!(leader.is_err(), "relative keys are refused");
+    a.close();
+    until("b to lead", || b.is_leader());
+    assert!(!a.is_leader());
+}
+
+#[test]
+fn live_instances_come_and_go_with_their_sessions() {
+    let Some(zk) = zookeeper() else { return };
+    let watcher = store(zk, "live");
+    let seen: Arc<Mutex<Vec<Vec<String>>>> = Arc::default();
+    let s2 = seen.clone();
+    assert!(watcher.watch_live(Arc::new(move |live| {
+        s2.lock().unwrap().push(live.keys().cloned().collect());
+    })));
+    let server = store(zk, "live");
+    assert!(server.announce("Server_h_1", b"{\"report\":1}").unwrap());
+    until("the server to be live", || {
+        watcher.live_instances().unwrap().unwrap().get("Server_h_1")
+            == Some(&b"{\"report\":1}".to_vec())
+    });
+    server.announce("Server_h_1", b"{\"report\":2}").unwrap();
+    until("the new report", || {
+        watcher.live_instances().unwrap().unwrap()["Server_h_1"] == b"{\"report\":2}"
+    });
+    until("the watch to see it", || {
+        seen.lock().unwrap().last().is_some_and(|l| l == &["Server_h_1"])
+    });
+    // A restarted instance replaces the node its killed predecessor left.
+    let restarted = store(zk, "live");
+    restarted.announce("Server_h_1", b"{\"report\":3}").unwrap();
+    assert_eq!(
+        watcher.live_instances().unwrap().unwrap()["Server_h_1"],
+        b"{\"report\":3}"
+    );
+    restarted.close();
+    until("the instance to leave", || {
+        watcher.live_instances().unwrap().unwrap().is_empty()
+    });
+    until("the watch to see it leave", || {
+        seen.lock().unwrap().last().is_some_and(|l| l.is_empty())
+    });
+    server.close();
+}
