@@ -12,11 +12,14 @@ use crate::controller::{self, Controller, ControllerConfig};
 use crate::http::{bind, serve};
 use crate::logging::{self, LogConfig, LoggingHandle, default_log_dir};
 use crate::metadata::records::{InstanceType, instance_id};
+use crate::metadata::records::LiveAnnouncement;
+use crate::metadata::zk::{ZkConfig, ZkStore};
 use crate::metadata::{MetadataStore, RedbStore};
 use crate::server::sync::server_loop;
 use crate::server::{self, Server, ServerConfig};
 use crate::transport::{
-    ControllerClient, HttpControllerClient, Mailboxes, Registration, ServerDirectory,
+    Announcing, ControllerClient, ControllerPool, HttpControllerClient, Mailboxes, Registration,
+    ServerDirectory,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -112,6 +115,11 @@ pub struct StartOptions {
     pub log_level: log::LevelFilter,
     /// Access control (`--auth-config`); `None`: off, as Pinot's default.
     pub auth: Option<Arc<crate::auth::Auth>>,
+    /// Keep the cluster's metadata in ZooKeeper (`--zk`, `--cluster-name`) instead of the
+    /// embedded store: several controllers, and brokers and servers that find them there.
+    pub zk: Option<ZkConfig>,
+    /// The deep store (`--deep-store`); default `<data dir>/controller/deepstore`.
+    pub deep_store: Option<PathBuf>,
 }
 
 impl StartOptions {
@@ -143,6 +151,8 @@ impl StartOptions {
             log_max_files: 10,
             log_level: log::LevelFilter::Info,
             auth: None,
+            zk: None,
+            deep_store: None,
         }
     }
 
@@ -242,11 +252,13 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             .unwrap_or_else(|| instance_id(t, &host, port))
     };
 
-    if !opts.roles.controller && opts.controller_url.is_none() {
+    if !opts.roles.controller && opts.controller_url.is_none() && opts.zk.is_none() {
         return Err(StartError::Config(
-            "--controller-url is required without the controller role".into(),
+            "--controller-url (or --zk) is required without the controller role".into(),
         ));
     }
+    // One ZooKeeper session for every role of this process.
+    let zk: Option<ZkStore> = opts.zk.clone().map(ZkStore::connect).transpose()?;
     // Bind every port first: instance ids (and the log file name) need the bound ports.
     let controller_l = opts
         .roles
@@ -298,26 +310,54 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
     let mut local_controller: Option<Arc<Controller>> = None;
     if let (Some((listener, port)), Some(id)) = (controller_l, controller_id) {
         let dir = mkdir(opts.data_dir.join("controller"))?;
-        let store: Arc<dyn MetadataStore> = Arc::new(RedbStore::open(&dir.join("metadata.redb"))?);
+        let store: Arc<dyn MetadataStore> = match &zk {
+            Some(zk) => Arc::new(zk.clone()),
+            None => Arc::new(RedbStore::open(&dir.join("metadata.redb"))?),
+        };
+        let deep_store = mkdir(opts.deep_store.clone().unwrap_or_else(|| dir.join("deepstore")))?;
         let config = ControllerConfig {
             data_dir: dir,
             instance_id: id.clone(),
             heartbeat_timeout: opts.heartbeat_timeout,
             max_upload_bytes: opts.max_upload_bytes,
             auth: opts.auth.clone(),
+            deep_store,
         };
         let c = Arc::new(Controller::new(config, store.clone(), logging.clone()));
+        if let Some(zk) = &zk {
+            // Who is live, and what each server holds, comes from ZooKeeper's live instances.
+            let weak = Arc::downgrade(&c);
+            zk.watch_live(Arc::new(move |live| {
+                if let Some(c) = weak.upgrade() {
+                    c.apply_live(&live);
+                }
+            }));
+            let me = LiveAnnouncement {
+                url: format!("http://{host}:{port}"),
+                instance_type: Some(InstanceType::Controller),
+                report: None,
+            };
+            zk.announce(&id, &serde_json::to_vec(&me).unwrap_or_default())?;
+            zk.campaign(&id)?;
+        }
         // What a crash of an earlier run left half-done goes before anything is served.
         controller::recovery::sweep(&c);
-        controller::instances::register_instance(
-            &c,
-            &host,
-            port,
-            InstanceType::Controller,
-            Some(id),
-            None,
-        )
-        .map_err(|e| StartError::Config(e.message))?;
+        {
+            // Other controllers may be starting against the same store.
+            let _guard = c
+                .lock_writes()
+                .await
+                .map_err(|e| StartError::Config(e.message))?;
+            controller::instances::register_instance(
+                &c,
+                &host,
+                port,
+                InstanceType::Controller,
+                Some(id),
+                None,
+            )
+            .map_err(|e| StartError::Config(e.message))?;
+        }
         local_controller = Some(c.clone());
         cluster
             .loops
@@ -335,24 +375,31 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             )));
         let app = protect(controller::app(c), &opts.auth, Role::Controller);
         cluster.http_tasks.push(serve(app, listener));
-        cluster.store = Some(store);
         cluster.controller_url = Some(format!("http://{host}:{port}"));
     }
-    let controller_url = match (&cluster.controller_url, &opts.controller_url) {
-        (Some(u), _) | (None, Some(u)) => u.trim_end_matches('/').to_string(),
-        (None, None) => {
-            return Err(StartError::Config(
-                "--controller-url is required without the controller role".into(),
-            ));
-        }
-    };
-
-    let controller_client: Arc<dyn ControllerClient> = match &local_controller {
-        Some(c) => c.clone(),
-        None => Arc::new(HttpControllerClient::new(
-            &controller_url,
+    let controller_client: Arc<dyn ControllerClient> = match (&local_controller, &zk) {
+        (Some(c), _) => c.clone(),
+        (None, Some(zk)) => Arc::new(ControllerPool::new(
+            Arc::new(zk.clone()),
+            opts.controller_url.clone(),
             internal_client(opts.auth.as_deref()),
         )),
+        (None, None) => match &opts.controller_url {
+            Some(u) => Arc::new(HttpControllerClient::new(
+                u,
+                internal_client(opts.auth.as_deref()),
+            )),
+            None => {
+                return Err(StartError::Config(
+                    "--controller-url is required without the controller role".into(),
+                ));
+            }
+        },
+    };
+    // With ZooKeeper, brokers and servers keep themselves in its live instances.
+    let controller_client: Arc<dyn ControllerClient> = match &zk {
+        Some(zk) => Arc::new(Announcing::new(controller_client, Arc::new(zk.clone()))),
+        None => controller_client,
     };
     let servers = Arc::new(ServerDirectory::new(internal_client(opts.auth.as_deref())));
     let mailboxes = Arc::new(Mailboxes::new(internal_client(opts.auth.as_deref())));
@@ -435,6 +482,11 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         cluster.http_tasks.push(serve(app, listener));
         cluster.broker_url = Some(format!("http://{host}:{port}"));
     }
+    cluster.store = match (zk, local_controller) {
+        (Some(zk), _) => Some(Arc::new(zk)),
+        (None, Some(c)) => Some(c.store.clone()),
+        (None, None) => None,
+    };
     log::info!(
         "started: controller {:?}, broker {:?}, server {:?}",
         cluster.controller_url,
@@ -474,7 +526,10 @@ async fn register_locally(
     id: &str,
     tags: &Option<Vec<String>>,
 ) -> Result<(), StartError> {
-    let _guard = c.write_lock.lock().await;
+    let _guard = c
+        .lock_writes()
+        .await
+        .map_err(|e| StartError::Config(e.message))?;
     controller::instances::register_instance(c, host, port, t, Some(id.to_string()), tags.clone())
         .map_err(|e| StartError::Config(e.message))?;
     if t == InstanceType::Server {

@@ -307,10 +307,13 @@ async fn kill_9_during_writes_loses_nothing_acknowledged() {
             );
         }
         // Scratch space of the cut-short work is gone.
-        let tmp = data.join("controller").join("tmp");
+        let tmp = data.join("controller").join("deepstore").join(".tmp");
         let left: Vec<_> = std::fs::read_dir(&tmp)
-            .map(|d| d.flatten().map(|e| e.path()).collect())
-            .unwrap_or_default();
+            .into_iter()
+            .flat_map(|d| d.flatten())
+            .flat_map(|per_controller| std::fs::read_dir(per_controller.path()))
+            .flat_map(|d| d.flatten().map(|e| e.path()))
+            .collect();
         assert!(
             left.is_empty(),
             "round {round}: scratch left behind: {left:?}"

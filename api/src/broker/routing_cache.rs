@@ -6,7 +6,9 @@
 //! A typed table that does not exist is remembered too (the REALTIME half of an offline-only
 //! table is asked for by every query); table changes drop both halves' entries at once
 //! ([`super::membership`]), and a query that finds neither half asks again uncached. Other
-//! errors (broker not serving the table, controller down) are not cached.
+//! errors (broker not serving the table, controller down) are not cached; while the controller
+//! cannot answer (every controller down, or their metadata store — ZooKeeper — unreachable),
+//! the last routing fetched keeps serving, however old, as Pinot's brokers keep theirs.
 
 use super::Broker;
 use crate::metadata::records::RoutingTable;
@@ -41,6 +43,13 @@ impl RoutingCache {
             .get(typed)
             .filter(|(at, _)| at.elapsed() < self.ttl)
             .map(|(_, r)| r.clone())
+    }
+
+    /// The last routing fetched for `typed`, however old (`Some(None)`: the table did not
+    /// exist).
+    pub fn last(&self, typed: &str) -> Option<Option<Arc<RoutingTable>>> {
+        let entries = self.entries.lock().ok()?;
+        entries.get(typed).map(|(_, r)| r.clone())
     }
 
     /// Stores a freshly fetched routing table (`None`: the table does not exist).
@@ -83,6 +92,14 @@ pub async fn routing(
             broker.routing.store(typed, Some(fresh.clone()));
             Ok((fresh, false))
         }
+        Err(e @ RoutingError::Controller { .. }) => match broker.routing.last(typed) {
+            Some(Some(last)) => {
+                log::debug!("{e}; routing {typed} with its last routing table");
+                Ok((last, true))
+            }
+            Some(None) => Err(RoutingError::TableMissing(typed.to_string())),
+            None => Err(e),
+        },
         Err(e) => {
             if matches!(e, RoutingError::TableMissing(_)) {
                 broker.routing.store(typed, None);
@@ -113,12 +130,15 @@ mod tests {
             "t_OFFLINE"
         );
         c.store("t_REALTIME", None);
+        assert_eq!(c.last("t_REALTIME"), Some(None));
         assert_eq!(c.cached("t_REALTIME"), Some(None));
         c.invalidate("t_OFFLINE");
         assert!(c.cached("t_OFFLINE").is_none());
         c.store("t_OFFLINE", Some(table("t_OFFLINE")));
         std::thread::sleep(Duration::from_millis(60));
         assert!(c.cached("t_OFFLINE").is_none());
+        // Expired, it still serves when the controller cannot answer.
+        assert!(c.last("t_OFFLINE").unwrap().is_some());
         let never = RoutingCache::new(Duration::ZERO);
         never.store("t_OFFLINE", Some(table("t_OFFLINE")));
         assert!(never.cached("t_OFFLINE").is_none());

@@ -24,9 +24,26 @@ pub struct StartArgs {
     /// Server port (0 picks a free port).
     #[arg(long, default_value_t = 8098)]
     pub server_port: u16,
-    /// Controller to join when this process does not run the controller.
+    /// Controller to join when this process does not run the controller (with `--zk`, the one
+    /// to try first; any live controller serves).
     #[arg(long)]
     pub controller_url: Option<String>,
+    /// Keep the cluster's metadata in ZooKeeper, `host:port[,host:port…][/chroot]` (Pinot's
+    /// `-zkAddress`): several controllers, brokers and servers find each other there. Without
+    /// it, the controller keeps metadata in an embedded file under the data dir.
+    #[arg(long, alias = "zk-address")]
+    pub zk: Option<String>,
+    /// The cluster's name in ZooKeeper (Pinot's `-clusterName`).
+    #[arg(long, default_value = "PinotCluster", requires = "zk")]
+    pub cluster_name: String,
+    /// ZooKeeper session timeout in milliseconds: how long a process cut off from ZooKeeper
+    /// stays live (and a leader keeps leading) before another takes over.
+    #[arg(long, default_value_t = 10_000, requires = "zk")]
+    pub zk_session_timeout_ms: u64,
+    /// The deep store of segment archives (default `<data-dir>/controller/deepstore`); with
+    /// several controllers, a directory every one of them reaches.
+    #[arg(long)]
+    pub deep_store: Option<PathBuf>,
     /// Instance id of the server (or of the only role); default `<Role>_<host>_<port>`.
     #[arg(long)]
     pub instance_id: Option<String>,
@@ -75,6 +92,14 @@ impl StartArgs {
         o.broker_port = self.broker_port;
         o.server_port = self.server_port;
         o.controller_url = self.controller_url.clone();
+        o.zk = self.zk.as_ref().map(|address| {
+            let mut z = crate::metadata::zk::ZkConfig::new(address, &self.cluster_name);
+            z.session_timeout = Duration::from_millis(self.zk_session_timeout_ms.max(1000));
+            // A call waits for ZooKeeper no longer than a session survives without it.
+            z.call_timeout = z.session_timeout;
+            z
+        });
+        o.deep_store = self.deep_store.clone();
         o.instance_id = self.instance_id.clone();
         o.tags = self
             .tags

@@ -13,7 +13,11 @@ use serde_json::Value as Json;
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
-        ApiError::internal(e.to_string())
+        match e {
+            StoreError::Conflict(_) => ApiError::new(409, e.to_string()),
+            StoreError::Unavailable(_) | StoreError::Closed => ApiError::new(503, e.to_string()),
+            StoreError::Backend(_) => ApiError::internal(e.to_string()),
+        }
     }
 }
 
@@ -126,11 +130,14 @@ impl Controller {
         self.read(&keys::instance(id))
     }
 
-    /// Applies ops atomically, with the metadata version bumped in the same commit; the
-    /// change is published to brokers and servers when the request is done
-    /// ([`super::changes`]).
+    /// Applies ops atomically, with the metadata version bumped in the same commit — a
+    /// compare-and-set on the version, so a commit by another controller since it was read
+    /// fails this one (409) instead of being overwritten; the change is published to brokers
+    /// and servers when the request is done ([`super::changes`]).
     pub fn commit(&self, mut ops: Vec<Op>) -> Result<(), ApiError> {
-        let version = self.changes.next_version();
+        let stored = self.store.get(keys::VERSION)?;
+        let version = parse_version(stored.as_deref()) + 1;
+        ops.push(Op::Expect(keys::VERSION.to_string(), stored));
         ops.push(Op::Put(
             keys::VERSION.to_string(),
             version.to_string().into_bytes(),
@@ -142,12 +149,13 @@ impl Controller {
 
     /// The stored metadata version (0 for a new store).
     pub fn stored_version(store: &dyn crate::metadata::MetadataStore) -> u64 {
-        store
-            .get(keys::VERSION)
-            .ok()
-            .flatten()
-            .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|t| t.parse().ok())
-            .unwrap_or(0)
+        parse_version(store.get(keys::VERSION).ok().flatten().as_deref())
     }
+}
+
+fn parse_version(bytes: Option<&[u8]>) -> u64 {
+    bytes
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0)
 }

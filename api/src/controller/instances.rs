@@ -87,7 +87,7 @@ async fn post_register(mut req: Request<ControllerState>) -> tide::Result {
 
 /// Registers an instance and, for a server, places under-replicated segments on it.
 pub async fn register(c: &Controller, r: &Registration) -> Result<InstanceRecord, ApiError> {
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let record = register_instance(
         c,
         &r.host,
@@ -194,7 +194,7 @@ pub async fn heartbeat(
         return Ok(Some(Vec::new()));
     }
     if !was_online {
-        let _guard = c.write_lock.lock().await;
+        let _guard = c.lock_writes().await?;
         fill_under_replicated(c)?;
     }
     Ok(Some(assignment_of(c, id)?))

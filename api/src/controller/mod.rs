@@ -46,7 +46,7 @@ use crate::http::{ErrorStyle, new_app};
 use crate::logging::LoggingHandle;
 use crate::metadata::MetadataStore;
 use crate::metadata::changes::{ChangeListener, ChangeLog};
-use crate::metadata::records::{LoadedSegments, SegmentReport};
+use crate::metadata::records::{LiveAnnouncement, LoadedSegments, SegmentReport};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -65,12 +65,19 @@ pub struct ControllerConfig {
     pub max_upload_bytes: u64,
     /// Access control: the controller calls brokers and servers with its internal credentials.
     pub auth: Option<Arc<crate::auth::Auth>>,
+    /// The deep store of segment archives: `<data dir>/deepstore` by default; with several
+    /// controllers, a directory every one of them reaches (`--deep-store`).
+    pub deep_store: PathBuf,
 }
 
-/// What the controller knows about live instances (memory only: after a controller restart
-/// every instance is offline until its next heartbeat).
+/// What the controller knows about live instances: from heartbeats to this controller (memory
+/// only: after a restart every instance is offline until its next heartbeat), or — when the
+/// metadata store keeps live instances (ZooKeeper) — from the store's live list, which every
+/// controller sees alike and which loses a dead instance as soon as its session ends.
 #[derive(Debug, Default)]
 pub struct Liveness {
+    /// The store's live instances, when it keeps them; then they alone decide who is online.
+    present: Option<HashSet<String>>,
     last_seen: HashMap<String, Instant>,
     loaded: HashMap<String, LoadedSegments>,
     /// Real-time segments each server reports consuming.
@@ -85,8 +92,9 @@ pub struct Controller {
     pub config: ControllerConfig,
     pub store: Arc<dyn MetadataStore>,
     liveness: Mutex<Liveness>,
-    /// Serialises read-check-write sequences (create table, upload, assignment).
-    pub write_lock: async_std::sync::Mutex<()>,
+    /// Serialises this process's read-check-write sequences (create table, upload,
+    /// assignment); [`Controller::lock_writes`] adds the store's cluster-wide lease.
+    write_lock: async_std::sync::Mutex<()>,
     pub client: surf::Client,
     pub logging: LoggingHandle,
     pub metrics: Arc<Metrics>,
@@ -96,6 +104,28 @@ pub struct Controller {
     pub listeners: std::sync::RwLock<Vec<(String, Arc<dyn ChangeListener>)>>,
     /// Reload jobs started here and their progress.
     pub reload_jobs: reload_jobs::ReloadJobs,
+}
+
+impl Liveness {
+    /// What server `id` reports holding.
+    fn report(&mut self, id: &str, report: SegmentReport) {
+        for (table, segments) in report.hosted.iter().chain(&report.consuming) {
+            for segment in segments {
+                if !self.ever_loaded.contains(&(table.clone(), segment.clone())) {
+                    self.ever_loaded.insert((table.clone(), segment.clone()));
+                }
+            }
+        }
+        self.loaded.insert(id.to_string(), report.hosted);
+        self.consuming.insert(id.to_string(), report.consuming);
+    }
+}
+
+/// Held while a read-check-write sequence runs ([`Controller::lock_writes`]).
+pub struct WriteGuard<'a> {
+    // Released in field order: the cluster lease before this process's lock.
+    _lease: Option<crate::metadata::WriteLease>,
+    _local: async_std::sync::MutexGuard<'a, ()>,
 }
 
 /// The tide state of the controller app.
@@ -125,12 +155,35 @@ impl Controller {
 
     /// The deep-store directory of a table.
     pub fn deep_store_dir(&self, table_with_type: &str) -> PathBuf {
-        self.config.data_dir.join("deepstore").join(table_with_type)
+        self.config.deep_store.join(table_with_type)
     }
 
-    /// A scratch directory for uploads (same filesystem as the deep store, so renames are atomic).
+    /// A scratch directory for uploads: inside the deep store (the same filesystem, so renames
+    /// into it are atomic), one per controller, so controllers sharing it never sweep each
+    /// other's work.
     pub fn temp_dir(&self) -> PathBuf {
-        self.config.data_dir.join("tmp")
+        self.config
+            .deep_store
+            .join(".tmp")
+            .join(&self.config.instance_id)
+    }
+
+    /// Waits until this controller may run a read-check-write sequence alone: its own lock,
+    /// then the store's cluster-wide lease when several controllers share the store.
+    pub async fn lock_writes(&self) -> Result<WriteGuard<'_>, crate::http::ApiError> {
+        let local = self.write_lock.lock().await;
+        let store = self.store.clone();
+        let lease = async_std::task::spawn_blocking(move || store.lock_writes()).await?;
+        Ok(WriteGuard {
+            _lease: lease,
+            _local: local,
+        })
+    }
+
+    /// Whether this controller leads the cluster: runs the periodic tasks (tier moves, real-time
+    /// segment validation). The only controller of an embedded store always does.
+    pub fn is_leader(&self) -> bool {
+        self.store.is_leader()
     }
 
     /// Records a heartbeat from `id`, with what a server reports holding.
@@ -138,17 +191,31 @@ impl Controller {
         if let Ok(mut l) = self.liveness.lock() {
             l.last_seen.insert(id.to_string(), Instant::now());
             if let Some(report) = report {
-                for (table, segments) in report.hosted.iter().chain(&report.consuming) {
-                    for segment in segments {
-                        if !l.ever_loaded.contains(&(table.clone(), segment.clone())) {
-                            l.ever_loaded.insert((table.clone(), segment.clone()));
-                        }
-                    }
-                }
-                l.loaded.insert(id.to_string(), report.hosted);
-                l.consuming.insert(id.to_string(), report.consuming);
+                l.report(id, report);
             }
         }
+    }
+
+    /// Takes the store's live instances (each announcing a [`LiveAnnouncement`]) as who is
+    /// online and what each server holds.
+    pub fn apply_live(&self, live: &crate::metadata::LiveInstances) {
+        let Ok(mut l) = self.liveness.lock() else {
+            return;
+        };
+        let present: HashSet<String> = live.keys().cloned().collect();
+        l.loaded.retain(|id, _| present.contains(id));
+        l.consuming.retain(|id, _| present.contains(id));
+        for (id, bytes) in live {
+            match serde_json::from_slice::<LiveAnnouncement>(bytes) {
+                Ok(a) => {
+                    if let Some(report) = a.report {
+                        l.report(id, report);
+                    }
+                }
+                Err(e) => log::warn!("live instance {id} announced unreadable data: {e}"),
+            }
+        }
+        l.present = Some(present);
     }
 
     /// Whether online server `id` reports consuming `segment` of `table`.
@@ -165,7 +232,8 @@ impl Controller {
             .unwrap_or(false)
     }
 
-    /// Whether `id` sent a heartbeat within the timeout (the controller itself is always online).
+    /// Whether `id` is live: in the store's live instances when it keeps them, else sent a
+    /// heartbeat within the timeout (the controller itself is always online).
     pub fn is_online(&self, id: &str) -> bool {
         if id == self.config.instance_id {
             return true;
@@ -173,10 +241,12 @@ impl Controller {
         self.liveness
             .lock()
             .ok()
-            .and_then(|l| {
-                l.last_seen
+            .and_then(|l| match &l.present {
+                Some(present) => Some(present.contains(id)),
+                None => l
+                    .last_seen
                     .get(id)
-                    .map(|t| t.elapsed() < self.config.heartbeat_timeout)
+                    .map(|t| t.elapsed() < self.config.heartbeat_timeout),
             })
             .unwrap_or(false)
     }

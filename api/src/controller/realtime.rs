@@ -131,7 +131,7 @@ pub async fn ensure_consuming(
     .await
     .map_err(stream_error)?;
 
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     // Checked again under the lock: a commit may have created some meanwhile.
     let still = missing_partitions(c, typed, &topic, &partitions, consume_from)?;
     let servers = placement_servers(c, &server_tag(&json))?;
@@ -272,7 +272,7 @@ pub async fn commit(
     }
     let end_time_ms = super::tiers::end_time_ms(c, typed, &facts);
 
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let Some(old) = c.segment(typed, &req.segment_name)? else {
         return Ok(CommitOutcome::Discard {
             reason: format!(
@@ -493,6 +493,10 @@ pub async fn realtime_loop(c: Arc<Controller>, interval: Duration, stop: Arc<Ato
         sleep_unless_stopped(&stop, interval).await;
         if stop.load(Ordering::Relaxed) {
             break;
+        }
+        if !c.is_leader() {
+            // Another controller leads: it validates consuming segments.
+            continue;
         }
         let tables = c.table_names().unwrap_or_default();
         for typed in tables

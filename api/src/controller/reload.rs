@@ -43,7 +43,7 @@ pub fn routes(r: &mut Routes<'_, ControllerState>) {
 
 async fn reload_table(req: Request<ControllerState>) -> tide::Result {
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let (name, tables) = addressed_tables(&req)?;
     let mut ops = Vec::new();
     let mut status = Entries::default();
@@ -88,7 +88,7 @@ async fn reload_segment(req: Request<ControllerState>) -> tide::Result {
     let name = path_param(&req, "table")?;
     let segment = path_param(&req, "segment")?;
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let mut record = find_segment(c, &name, &segment).map_err(|_| {
         ApiError::not_found(format!(
             "Failed to find segment: {segment} in table: {} on every instance",

@@ -136,7 +136,7 @@ async fn add(mut req: Request<ControllerState>) -> tide::Result {
     let text = config_text(&mut req).await?;
     let schema = parse_schema(&text)?;
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let existing = c.schema(&schema.schema_name)?;
     if existing.is_some() && !override_existing {
         return Err(
@@ -160,7 +160,7 @@ async fn replace(mut req: Request<ControllerState>) -> tide::Result {
         .into());
     }
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let existing = c
         .schema(&name)?
         .ok_or_else(|| ApiError::not_found(format!("Failed to find schema {name}")))?;
@@ -171,7 +171,7 @@ async fn replace(mut req: Request<ControllerState>) -> tide::Result {
 async fn delete(req: Request<ControllerState>) -> tide::Result {
     let name = path_param(&req, "name")?;
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     if c.schema_json(&name)?.is_none() {
         return Err(ApiError::not_found(format!("Schema {name} not found")).into());
     }

@@ -378,7 +378,7 @@ async fn commit_arrival(
         None => resolve_upload_table(c, &facts.table_name, table_type)?,
     };
     let typed = typed.as_str();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let config = c
         .table_config(typed)?
         .ok_or_else(|| ApiError::bad_request(format!("Failed to find table: {typed}")))?;
@@ -594,7 +594,7 @@ async fn download(req: Request<ControllerState>) -> tide::Result {
 
 async fn delete_all(req: Request<ControllerState>) -> tide::Result {
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let (_, tables) = addressed_tables(&req)?;
     let mut removed = Vec::new();
     for (_, typed) in &tables {
@@ -624,7 +624,7 @@ async fn delete_segment(req: Request<ControllerState>) -> tide::Result {
     let name = path_param(&req, "table")?;
     let segment = path_param(&req, "segment")?;
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let record = find_segment(c, &name, &segment)?;
     c.commit(vec![Op::Delete(keys::segment(
         &record.table_name_with_type,

@@ -133,7 +133,7 @@ fn config_response(
 async fn create(mut req: Request<ControllerState>) -> tide::Result {
     let text = config_text(&mut req).await?;
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let checked = table_config::parse(&text)?;
     let typed = checked.name_with_type().to_string();
     if c.table_config(&typed)?.is_some() {
@@ -187,7 +187,7 @@ async fn update(mut req: Request<ControllerState>) -> tide::Result {
     let path_name = path_param(&req, "table")?;
     let text = config_text(&mut req).await?;
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let wrap = |e: ApiError| {
         ApiError::bad_request(format!(
             "Invalid table config: {path_name} with error: {}",
@@ -222,7 +222,7 @@ async fn delete(req: Request<ControllerState>) -> tide::Result {
     let name = path_param(&req, "table")?;
     let t = type_param(&req)?;
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let tables = c.existing_tables(&name, t)?;
     if tables.is_empty() {
         let shown_type = t
@@ -306,7 +306,7 @@ async fn pause_or_resume(req: Request<ControllerState>, pause: bool) -> tide::Re
         .into());
     }
     {
-        let _guard = c.write_lock.lock().await;
+        let _guard = c.lock_writes().await?;
         c.commit(vec![if pause {
             Op::Put(pause_key(&typed), b"true".to_vec())
         } else {

@@ -201,7 +201,7 @@ async fn create(mut req: Request<ControllerState>) -> tide::Result {
         .into());
     }
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let mut free: Vec<InstanceRecord> = c
         .instances()?
         .into_iter()
@@ -259,7 +259,7 @@ async fn update_tags(req: Request<ControllerState>) -> tide::Result {
         .filter(|t| !t.is_empty())
         .ok_or_else(|| ApiError::bad_request("Must provide tags to update"))?;
     let c = req.state();
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let mut record = c
         .instance(&id)?
         .ok_or_else(|| ApiError::not_found(format!("Instance {id} not found")))?;

@@ -146,7 +146,7 @@ fn finish_move(
 
 /// Relocates every table once.
 pub async fn relocate_all(c: &Controller) -> Result<usize, ApiError> {
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let mut n = 0;
     for typed in c.table_names()? {
         n += relocate_table(c, &typed)?;
@@ -157,7 +157,9 @@ pub async fn relocate_all(c: &Controller) -> Result<usize, ApiError> {
 /// The periodic relocation task, every `interval` until `stop`.
 pub async fn tier_loop(c: Arc<Controller>, interval: Duration, stop: Arc<AtomicBool>) {
     while !stop.load(Ordering::Relaxed) {
-        if let Err(e) = relocate_all(&c).await {
+        if !c.is_leader() {
+            // Another controller leads: it moves segments.
+        } else if let Err(e) = relocate_all(&c).await {
             log::warn!("segment relocation failed: {e}");
         }
         let mut waited = Duration::ZERO;
@@ -177,7 +179,7 @@ pub async fn relocate_endpoint(req: Request<ControllerState>) -> tide::Result {
     if tables.is_empty() {
         return Err(ApiError::not_found(format!("Table '{name}' not found.")).into());
     }
-    let _guard = c.write_lock.lock().await;
+    let _guard = c.lock_writes().await?;
     let mut moved = 0;
     for (_, typed) in &tables {
         moved += relocate_table(c, typed)?;

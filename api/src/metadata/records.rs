@@ -156,6 +156,18 @@ pub struct SegmentReport {
     pub consuming: LoadedSegments,
 }
 
+/// What a live broker, server or controller announces in the store's live instances (a
+/// ZooKeeper ephemeral node under `LIVEINSTANCES`): where it answers, and a server's report.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LiveAnnouncement {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_type: Option<InstanceType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<SegmentReport>,
+}
+
 /// One segment a server must host (its heartbeat answer lists all of them).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -7,6 +7,10 @@
 //!   the multi-stage engine, stages and their mailboxes); [`ServerQuery`] is the wire shape.
 //! * [`controller_client`] — [`ControllerClient`]: routing tables, the table catalog,
 //!   registration, heartbeats with their assignment, segment downloads.
+//! * [`controller_pool`] — [`ControllerPool`]: any live controller of several sharing a
+//!   ZooKeeper store, the next one when a call cannot reach one.
+//! * [`presence`] — [`Announcing`]: a broker's or server's controller client that also keeps it
+//!   in the store's live instances.
 //! * [`servers`] — [`ServerDirectory`]: the client for a server id, in-process when that server
 //!   runs in this process.
 //! * [`stages`] — the multi-stage engine's traffic: a server's share of a stage
@@ -19,7 +23,9 @@
 
 pub mod consumer_info;
 pub mod controller_client;
+pub mod controller_pool;
 pub mod error;
+pub mod presence;
 pub mod server_client;
 pub mod servers;
 pub mod stages;
@@ -31,7 +37,9 @@ pub use controller_client::{
     Assignment, CommitOutcome, ControllerClient, Heartbeat, HttpControllerClient, RealtimeSetup,
     Registration, RoutingError, SegmentCommit,
 };
+pub use controller_pool::ControllerPool;
 pub use error::TransportError;
+pub use presence::Announcing;
 pub use server_client::{HttpServerClient, ServerClient, ServerQuery};
 pub use servers::ServerDirectory;
 pub use stages::{Mailboxes, StageRequest, WorkerAddress};

@@ -176,10 +176,21 @@ impl Inner {
         }
         let current = self.client.lock().map_err(|_| poisoned())?.clone();
         if let Some(c) = current {
-            if !c.state().is_terminated() {
-                return Ok(c);
+            match c.state() {
+                zk::SessionState::SyncConnected | zk::SessionState::ConnectedReadOnly => {
+                    return Ok(c);
+                }
+                // Cut off but the session may live on: fail now rather than at the call
+                // timeout (a broker falls back on its last routing at once); the client
+                // reconnects in the background.
+                s if !s.is_terminated() => {
+                    return Err(StoreError::Unavailable(format!(
+                        "ZooKeeper at {} is not reachable; reconnecting",
+                        self.config.address
+                    )));
+                }
+                _ => log::warn!("ZooKeeper session {} ended; opening a new one", c.session_id()),
             }
-            log::warn!("ZooKeeper session {} ended; opening a new one", c.session_id());
         }
         let c = zk::Client::connector()
             .with_session_timeout(self.config.session_timeout)

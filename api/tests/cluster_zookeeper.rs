@@ -1,0 +1,293 @@
+//! Many machines on ZooKeeper: two controllers, a broker and two servers as separate processes
+//! sharing one ZooKeeper (Debian's, started here) and one deep store, segments replicated
+//! twice. Under a steady query load and a stream of edits: the leading controller is killed
+//! (kill -9) and the other leads and takes the writes, the killed one rejoins; a server is
+//! killed and its replicas answer; ZooKeeper itself goes down and queries are answered from the
+//! broker's last routing while writes fail with a clear error, then succeed once it is back.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use support::zookeeper::ZooKeeper;
+use support::{Proc, call};
+use tessera_api::common::archive;
+use tessera_api::http::multipart;
+
+async fn post_json(url: &str, v: Value) -> (u16, Value) {
+    call(
+        "POST",
+        url,
+        Some((v.to_string().into_bytes(), "application/json".into())),
+    )
+    .await
+}
+
+async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) -> Duration {
+    let start = Instant::now();
+    while !check().await {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        async_std::task::sleep(Duration::from_millis(50)).await;
+    }
+    start.elapsed()
+}
+
+fn segment(root: &Path, name: &str, docs: u64) -> Vec<u8> {
+    use tessera_api::quickstart::lineitem;
+    let work = root.join(format!("build-{name}"));
+    let schema = segments::types::Schema::from_json(&lineitem::schema().to_string()).unwrap();
+    let config =
+        segments::BuildConfig::from_table_config_json(&lineitem::table_config(), &schema, Some(name))
+            .unwrap();
+    segments::build_segment_from_rows(
+        &schema,
+        &config,
+        lineitem::rows(docs, docs as usize).map(Ok),
+        &work,
+    )
+    .unwrap();
+    archive::pack(&work.join(name)).unwrap()
+}
+
+fn schema_named(n: usize) -> Value {
+    json!({
+        "schemaName": format!("edit_{n}"),
+        "dimensionFieldSpecs": [{"name": "k", "dataType": "STRING"}],
+    })
+}
+
+#[async_std::test]
+async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() {
+    let Some(mut zk) = ZooKeeper::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = |sub: &str| dir.path().join(sub).to_string_lossy().into_owned();
+    let address = zk.address();
+    let deep = d("deep");
+    let common = [
+        "--zk",
+        &address,
+        "--cluster-name",
+        "failover",
+        "--zk-session-timeout-ms",
+        "2000",
+        "--deep-store",
+        &deep,
+        "--heartbeat-ms",
+        "100",
+    ];
+    let start = |role: &str, data: &str| -> (Proc, String) {
+        let port_flag = format!("--{role}-port");
+        let (proc, urls) = support::start(
+            &[
+                &["--roles", role, &port_flag, "0", "--data-dir", data][..],
+                &common,
+            ]
+            .concat(),
+        );
+        (proc, urls[role].clone())
+    };
+    // The first controller leads: it queued first in the latch.
+    let (c1, ctl1) = start("controller", &d("c1"));
+    let (_c2, ctl2) = start("controller", &d("c2"));
+    let (_broker, broker) = start("broker", &d("b"));
+    let (s1, _) = start("server", &d("s1"));
+    let (_s2, _) = start("server", &d("s2"));
+    eventually("every instance to be live on both controllers", async || {
+        let mut ok = true;
+        for ctl in [&ctl1, &ctl2] {
+            let (_, body) = call("GET", &format!("{ctl}/instances"), None).await;
+            ok &= body["instances"].as_array().is_some_and(|i| i.len() == 5);
+        }
+        ok
+    })
+    .await;
+
+    // A table made on one controller, its segments uploaded to the other, replicated twice.
+    let schema = tessera_api::quickstart::lineitem::schema();
+    let mut table = tessera_api::quickstart::lineitem::table_config();
+    table["segmentsConfig"]["replication"] = json!("2");
+    assert_eq!(post_json(&format!("{ctl1}/schemas"), schema).await.0, 200);
+    let (status, body) = post_json(&format!("{ctl1}/tables"), table).await;
+    assert_eq!(status, 200, "{body}");
+    for name in ["lineitem_a", "lineitem_b"] {
+        let bytes = segment(dir.path(), name, 300);
+        let (ct, body) = multipart::encode_file(name, &format!("{name}.tar.gz"), &bytes);
+        let (status, body) = call(
+            "POST",
+            &format!("{ctl2}/segments?tableName=lineitem"),
+            Some((body, ct)),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    eventually("both replicas of both segments to be online", async || {
+        let (_, body) = call("GET", &format!("{ctl1}/tables/lineitem/externalview"), None).await;
+        ["lineitem_a", "lineitem_b"].iter().all(|s| {
+            body["OFFLINE"][s]
+                .as_object()
+                .is_some_and(|m| m.len() == 2 && m.values().all(|v| v == "ONLINE"))
+        })
+    })
+    .await;
+
+    // A steady query load through the broker, counting every answer that is not the full count.
+    let stop = Arc::new(AtomicBool::new(false));
+    let (answered, failed) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let load = {
+        let (stop, answered, failed, broker) =
+            (stop.clone(), answered.clone(), failed.clone(), broker.clone());
+        async_std::task::spawn(async move {
+            while !stop.load(Ordering::SeqCst) {
+                let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
+                let (status, body) = post_json(&format!("{broker}/query/sql"), sql).await;
+                if status == 200 && body["resultTable"]["rows"] == json!([[600]]) {
+                    answered.fetch_add(1, Ordering::SeqCst);
+                } else {
+                    failed.fetch_add(1, Ordering::SeqCst);
+                    eprintln!("failed query: {status} {body}");
+                }
+                async_std::task::sleep(Duration::from_millis(20)).await;
+            }
+        })
+    };
+    async_std::task::sleep(Duration::from_millis(500)).await;
+
+    // Kill the leader mid-load; the other controller takes the writes.
+    drop(c1);
+    let killed = Instant::now();
+    let mut edits = 0;
+    let failover = eventually("the surviving controller to accept a write", async || {
+        edits += 1;
+        post_json(&format!("{ctl2}/schemas"), schema_named(edits)).await.0 == 200
+    })
+    .await;
+    // Writes go on succeeding there.
+    for _ in 0..5 {
+        edits += 1;
+        let (status, body) = post_json(&format!("{ctl2}/schemas"), schema_named(edits)).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    eprintln!("failover: leader killed → first accepted write in {failover:?}");
+
+    // (The load's expected count moves with the next upload: the load stops first.)
+    stop.store(true, Ordering::SeqCst);
+    load.await;
+
+    // A segment uploaded now is routed at once: the broker learns of it without polling.
+    let bytes = segment(dir.path(), "lineitem_c", 100);
+    let (ct, body) = multipart::encode_file("lineitem_c", "lineitem_c.tar.gz", &bytes);
+    let uploading = Instant::now();
+    let (status, body) = call(
+        "POST",
+        &format!("{ctl2}/segments?tableName=lineitem"),
+        Some((body, ct)),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let upload = uploading.elapsed();
+    let routed = eventually("the new segment to be queried", async || {
+        let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
+        post_json(&format!("{broker}/query/sql"), sql).await.1["resultTable"]["rows"]
+            == json!([[700]])
+    })
+    .await;
+    eprintln!(
+        "routing change on ZooKeeper: upload answered in {upload:?}, then the first query that sees it after {routed:?}"
+    );
+    assert_eq!(failed.load(Ordering::SeqCst), 0, "queries failed during the failover");
+    assert!(answered.load(Ordering::SeqCst) > 10);
+    eprintln!(
+        "{} queries answered while the leader died, 0 failed ({:?} since the kill)",
+        answered.load(Ordering::SeqCst),
+        killed.elapsed()
+    );
+
+    // The killed controller restarts and rejoins: it sees every edit made without it.
+    let (_c1, ctl1) = start("controller", &d("c1"));
+    let (_, body) = call("GET", &format!("{ctl1}/schemas"), None).await;
+    let names = body.as_array().cloned().unwrap_or_default();
+    assert!(names.contains(&json!(format!("edit_{edits}"))), "{names:?}");
+    let (status, body) = post_json(&format!("{ctl1}/schemas"), schema_named(1000)).await;
+    assert_eq!(status, 200, "{body}");
+
+    // Kill a server under load: its replicas answer, nothing fails.
+    stop.store(false, Ordering::SeqCst);
+    let failed_before = failed.load(Ordering::SeqCst);
+    let load = {
+        let (stop, failed, broker) = (stop.clone(), failed.clone(), broker.clone());
+        async_std::task::spawn(async move {
+            while !stop.load(Ordering::SeqCst) {
+                let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
+                let (status, body) = post_json(&format!("{broker}/query/sql"), sql).await;
+                if !(status == 200 && body["resultTable"]["rows"] == json!([[700]])) {
+                    failed.fetch_add(1, Ordering::SeqCst);
+                    eprintln!("failed query: {status} {body}");
+                }
+                async_std::task::sleep(Duration::from_millis(20)).await;
+            }
+        })
+    };
+    async_std::task::sleep(Duration::from_millis(300)).await;
+    drop(s1);
+    eventually("the killed server to leave the live instances", async || {
+        let (_, body) = call("GET", &format!("{ctl2}/tables/lineitem/externalview"), None).await;
+        body["OFFLINE"]["lineitem_a"]
+            .as_object()
+            .is_some_and(|m| m.values().filter(|v| *v == "ONLINE").count() == 1)
+    })
+    .await;
+    async_std::task::sleep(Duration::from_millis(500)).await;
+    stop.store(true, Ordering::SeqCst);
+    load.await;
+    assert_eq!(
+        failed.load(Ordering::SeqCst),
+        failed_before,
+        "queries failed after a replicated server died"
+    );
+
+    // ZooKeeper goes down: queries are answered from the broker's last routing; a write fails
+    // with a clear error and changes nothing.
+    eprintln!("before the outage: {:?}", Instant::now());
+    zk.kill();
+    async_std::task::sleep(Duration::from_millis(300)).await;
+    for _ in 0..10 {
+        let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
+        let (status, body) = post_json(&format!("{broker}/query/sql"), sql).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["resultTable"]["rows"], json!([[700]]), "{body}");
+        async_std::task::sleep(Duration::from_millis(50)).await;
+    }
+    let (status, body) = post_json(&format!("{ctl2}/schemas"), schema_named(2000)).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.to_string().contains("metadata store unavailable"),
+        "{body}"
+    );
+    // Back: writes succeed again and nothing was lost.
+    let outage = Instant::now();
+    zk.resume();
+    eprintln!("ZooKeeper restarted in {:?}", outage.elapsed());
+    let back = eventually("a write after ZooKeeper is back", async || {
+        post_json(&format!("{ctl2}/schemas"), schema_named(2001)).await.0 == 200
+    })
+    .await;
+    eprintln!("first write accepted {back:?} after ZooKeeper answered again");
+    let (_, body) = call("GET", &format!("{ctl2}/schemas"), None).await;
+    let names = body.as_array().cloned().unwrap_or_default();
+    assert!(names.contains(&json!("edit_1000")), "{names:?}");
+    assert!(!names.contains(&json!("edit_2000")), "{names:?}");
+    eventually("queries after ZooKeeper is back", async || {
+        let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
+        post_json(&format!("{broker}/query/sql"), sql).await.1["resultTable"]["rows"]
+            == json!([[700]])
+    })
+    .await;
+}
