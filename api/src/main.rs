@@ -35,6 +35,9 @@ enum Command {
     Start(cli::start::StartArgs),
     /// Start all roles with a sample table and print example commands.
     Quickstart(cli::quickstart::QuickstartArgs),
+    /// Cluster administration: export the embedded store's metadata, import it into ZooKeeper.
+    #[command(subcommand)]
+    Admin(cli::admin::AdminCommand),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Start(args) => cli::start::run(args),
         Command::Bench(args) => cli::bench::run(args),
         Command::Quickstart(args) => cli::quickstart::run(args),
+        Command::Admin(cmd) => cli::admin::run(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

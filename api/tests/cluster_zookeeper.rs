@@ -291,3 +291,92 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     })
     .await;
 }
+
+/// A one-machine cluster grows onto ZooKeeper: its embedded metadata is exported, imported into
+/// ZooKeeper, and roles started with `--zk` (the deep store where it was) answer the same data.
+#[async_std::test]
+async fn an_embedded_cluster_moves_onto_zookeeper() {
+    let Some(zk) = ZooKeeper::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("one");
+    let data_s = data.to_string_lossy().into_owned();
+    let fast = ["--heartbeat-ms", "100", "--instance-id", "Server_kept"];
+    let ports = [
+        "--controller-port",
+        "0",
+        "--broker-port",
+        "0",
+        "--server-port",
+        "0",
+    ];
+    let (one, urls) = support::start(&[&ports[..], &["--data-dir", &data_s], &fast].concat());
+    let (ctl, broker) = (urls["controller"].clone(), urls["broker"].clone());
+    let schema = tessera_api::quickstart::lineitem::schema();
+    let table = tessera_api::quickstart::lineitem::table_config();
+    assert_eq!(post_json(&format!("{ctl}/schemas"), schema).await.0, 200);
+    assert_eq!(post_json(&format!("{ctl}/tables"), table).await.0, 200);
+    let bytes = segment(dir.path(), "lineitem_m", 250);
+    let (ct, body) = multipart::encode_file("lineitem_m", "lineitem_m.tar.gz", &bytes);
+    let (status, body) = call(
+        "POST",
+        &format!("{ctl}/segments?tableName=lineitem"),
+        Some((body, ct)),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let count = async |broker: &str| {
+        let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
+        post_json(&format!("{broker}/query/sql"), sql).await.1["resultTable"]["rows"].clone()
+    };
+    eventually("the embedded cluster to answer", async || {
+        count(&broker).await == json!([[250]])
+    })
+    .await;
+    drop(one);
+
+    let exported = dir.path().join("metadata.json");
+    let tessera = env!("CARGO_BIN_EXE_tessera");
+    let out = std::process::Command::new(tessera)
+        .args(["admin", "export-metadata", "--data-dir", &data_s, "--out"])
+        .arg(&exported)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&std::fs::read(&exported).unwrap()).unwrap();
+    assert!(doc["entries"]["tables/lineitem_OFFLINE"].is_string(), "{doc}");
+    let import = |force: bool| {
+        let mut cmd = std::process::Command::new(tessera);
+        cmd.args(["admin", "import-metadata", "--zk", &zk.address()])
+            .args(["--cluster-name", "migrated", "--in"])
+            .arg(&exported);
+        if force {
+            cmd.arg("--force");
+        }
+        cmd.output().unwrap()
+    };
+    let out = import(false);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // A second import would overwrite: refused without --force.
+    let out = import(false);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already has"));
+
+    let deep = data.join("controller").join("deepstore");
+    let address = zk.address();
+    let (_grown, urls) = support::start(
+        &[
+            &ports[..],
+            &["--data-dir", &data_s, "--zk", &address, "--cluster-name", "migrated"],
+            &["--deep-store", &deep.to_string_lossy()],
+            &fast,
+        ]
+        .concat(),
+    );
+    let broker = urls["broker"].clone();
+    eventually("the cluster on ZooKeeper to answer the same", async || {
+        count(&broker).await == json!([[250]])
+    })
+    .await;
+}

@@ -1,6 +1,7 @@
 //! Command-line subcommands, one file each. Every `run` returns `Err(message)` for the user;
 //! `main` prints it and exits non-zero.
 
+pub mod admin;
 pub mod bench;
 pub mod ingest;
 pub mod query;

@@ -161,6 +161,7 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
     // prefixes (directories too) to remove when nothing kept lives below them.
     let mut finals: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
     let mut swept: BTreeSet<String> = BTreeSet::new();
+    let mut dirs_only: BTreeSet<String> = BTreeSet::new();
     let mut expects: Vec<(String, Option<Vec<u8>>)> = Vec::new();
     for op in ops {
         match op {
@@ -188,12 +189,14 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
                         }
                     }
                 }
-                if let Some(dir) = p.strip_suffix('/') {
-                    if let Ok(path) = layout::path(&root, dir) {
-                        if !layout::is_root_dir(&root, &path) {
-                            swept.insert(path);
-                        }
-                    }
+                // The prefix's own directory goes too when emptied, unless it is itself a key
+                // (`x` survives removing the prefix `x/`).
+                if let Some(dir) = p.strip_suffix('/')
+                    && let Ok(path) = layout::path(&root, dir)
+                    && !layout::is_root_dir(&root, &path)
+                {
+                    swept.insert(path.clone());
+                    dirs_only.insert(path);
                 }
             }
             Op::Expect(k, want) => {
@@ -264,7 +267,11 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
         .map(|(p, _)| p.clone())
         .chain(swept.iter().cloned())
         .filter(|p| {
-            !keep.contains(p) && nodes.contains_key(p) && !matches!(finals.get(p), Some(Some(_)))
+            !keep.contains(p)
+                && !matches!(finals.get(p), Some(Some(_)))
+                && nodes.get(p).is_some_and(|n| {
+                    !dirs_only.contains(p) || n.data.is_empty() || finals.get(p) == Some(&None)
+                })
         })
         .collect();
     let mut by_depth: Vec<String> = gone.iter().cloned().collect();
