@@ -421,6 +421,10 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             logging.clone(),
         )?);
         servers.add_local(&id, Arc::new(server::LocalServer(s.clone())));
+        if let Some(zk) = &zk {
+            // Every commit, by any controller, reaches this server through a watch too.
+            crate::metadata::changes::follow(zk, Arc::new(server::sync::SyncOnChange(s.clone())));
+        }
         mailboxes.add_local(&id);
         if let Some(c) = &local_controller {
             controller::changes::add_listener(
@@ -461,6 +465,9 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             logging.clone(),
         ));
         mailboxes.add_local(&id);
+        if let Some(zk) = &zk {
+            crate::metadata::changes::follow(zk, b.clone());
+        }
         if let Some(c) = &local_controller {
             register_locally(c, &host, port, InstanceType::Broker, &id, &opts.tags).await?;
             controller::changes::add_listener(c, &id, b.clone());

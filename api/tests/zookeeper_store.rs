@@ -226,3 +226,45 @@ fn live_instances_come_and_go_with_their_sessions() {
     });
     server.close();
 }
+
+#[test]
+fn changes_committed_anywhere_reach_followers_through_a_watch() {
+    use tessera_api::common::BoxFuture;
+    use tessera_api::metadata::changes::{Change, ChangeListener, follow};
+    struct Record(Mutex<Vec<Change>>);
+    impl ChangeListener for Record {
+        fn changed<'a>(&'a self, change: &'a Change) -> BoxFuture<'a, ()> {
+            self.0.lock().unwrap().push(change.clone());
+            Box::pin(async {})
+        }
+    }
+    let Some(zk) = zookeeper() else { return };
+    let writer = store(zk, "follow");
+    let put = |v: u64, tables: &[&str]| {
+        let c = Change {
+            version: v,
+            tables: tables.iter().map(|t| t.to_string()).collect(),
+            ..Change::default()
+        };
+        writer
+            .put("lastChange", serde_json::to_vec(&c).unwrap())
+            .unwrap();
+    };
+    put(1, &["a"]);
+    let follower = store(zk, "follow");
+    let seen = Arc::new(Record(Mutex::default()));
+    assert!(follow(&follower, seen.clone()));
+    // The value found at the start: anything may have changed before it.
+    until("the first change", || seen.0.lock().unwrap().len() == 1);
+    assert!(seen.0.lock().unwrap()[0].all);
+    put(2, &["orders"]);
+    until("the next change", || seen.0.lock().unwrap().len() == 2);
+    let c = seen.0.lock().unwrap()[1].clone();
+    assert_eq!((c.version, c.tables.clone(), c.all), (2, vec!["orders".to_string()], false));
+    // A jump past a version never seen: the follower is told everything may differ.
+    put(5, &["b"]);
+    until("the jump", || seen.0.lock().unwrap().len() == 3);
+    assert!(seen.0.lock().unwrap()[2].all);
+    follower.close();
+    writer.close();
+}

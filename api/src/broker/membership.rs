@@ -49,12 +49,15 @@ pub async fn broker_loop(
 impl ChangeListener for Broker {
     fn changed<'a>(&'a self, change: &'a Change) -> BoxFuture<'a, ()> {
         Box::pin(async move {
+            if change.all {
+                self.routing.clear();
+            }
             for table in &change.tables {
                 for t in ALL_TYPES {
                     self.routing.invalidate(&with_type(table, t));
                 }
             }
-            if !change.tables.is_empty()
+            if (change.all || !change.tables.is_empty())
                 && let Err(e) = super::catalog::refresh(self).await
             {
                 log::warn!(

@@ -62,6 +62,13 @@ impl RoutingCache {
         }
     }
 
+    /// Forgets every table's routing.
+    pub fn clear(&self) {
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.clear();
+        }
+    }
+
     /// Forgets the routing of `typed`.
     pub fn invalidate(&self, typed: &str) {
         if let Ok(mut entries) = self.entries.lock() {
@@ -139,6 +146,8 @@ mod tests {
         assert!(c.cached("t_OFFLINE").is_none());
         // Expired, it still serves when the controller cannot answer.
         assert!(c.last("t_OFFLINE").unwrap().is_some());
+        c.clear();
+        assert_eq!(c.last("t_OFFLINE"), None);
         let never = RoutingCache::new(Duration::ZERO);
         never.store("t_OFFLINE", Some(table("t_OFFLINE")));
         assert!(never.cached("t_OFFLINE").is_none());

@@ -137,11 +137,13 @@ impl Controller {
     pub fn commit(&self, mut ops: Vec<Op>) -> Result<(), ApiError> {
         let stored = self.store.get(keys::VERSION)?;
         let version = parse_version(stored.as_deref()) + 1;
+        let change = crate::metadata::changes::Change::of(version, &ops);
         ops.push(Op::Expect(keys::VERSION.to_string(), stored));
         ops.push(Op::Put(
             keys::VERSION.to_string(),
             version.to_string().into_bytes(),
         ));
+        ops.push(Op::Put(keys::LAST_CHANGE.to_string(), encode(&change)));
         self.store.commit(ops.clone())?;
         self.changes.record(version, &ops);
         Ok(())

@@ -3,13 +3,15 @@
 //! controller publishes one [`Change`] to every [`ChangeListener`] — the broker and server of
 //! its own process (awaited, so they see the change before the HTTP answer returns) and every
 //! other online instance (pushed over HTTP, not awaited; their heartbeat polling is the
-//! fallback).
+//! fallback). Each commit also records its own change under [`super::keys::LAST_CHANGE`]; where
+//! the store can watch a key (ZooKeeper), brokers and servers [`follow`] it, so they learn of a
+//! change even when the controller that made it died before pushing it.
 
 use super::Op;
 use crate::common::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One published change.
@@ -22,6 +24,66 @@ pub struct Change {
     pub tables: Vec<String>,
     /// Whether instances or tenants changed.
     pub instances: bool,
+    /// Any table may have changed (changes were missed): drop every cached routing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all: bool,
+}
+
+impl Change {
+    /// The change a commit of `ops` at `version` makes.
+    pub fn of(version: u64, ops: &[Op]) -> Change {
+        let (tables, instances) = touched_by(ops);
+        Change {
+            version,
+            tables: tables.into_iter().collect(),
+            instances,
+            all: false,
+        }
+    }
+}
+
+/// The raw table names `ops` touch, and whether they touch instances.
+fn touched_by(ops: &[Op]) -> (BTreeSet<String>, bool) {
+    let mut tables = BTreeSet::new();
+    let mut instances = false;
+    for op in ops {
+        let key = match op {
+            Op::Put(k, _) | Op::Delete(k) | Op::DeletePrefix(k) => k,
+            Op::Expect(..) => continue,
+        };
+        match touched(key) {
+            Some(Touched::Table(t)) => {
+                tables.insert(t);
+            }
+            Some(Touched::Instances) => instances = true,
+            None => {}
+        }
+    }
+    (tables, instances)
+}
+
+/// Follows the changes committed to `store` (its [`super::keys::LAST_CHANGE`] key), telling
+/// `listener` of each — one marked [`Change::all`] when some were missed. `false`: the store
+/// cannot watch keys (the controller's pushes and the heartbeat are the only way).
+pub fn follow(store: &dyn super::MetadataStore, listener: Arc<dyn ChangeListener>) -> bool {
+    let seen = Arc::new(AtomicU64::new(0));
+    store.watch_key(
+        super::keys::LAST_CHANGE,
+        Arc::new(move |bytes: Option<Vec<u8>>| {
+            let Some(mut change) = bytes.and_then(|b| serde_json::from_slice::<Change>(&b).ok())
+            else {
+                return;
+            };
+            let before = seen.fetch_max(change.version, Ordering::SeqCst);
+            if change.version <= before {
+                return;
+            }
+            // The first value read, or a jump past versions never seen: anything may differ.
+            change.all = before == 0 || change.version > before + 1;
+            let listener = listener.clone();
+            async_std::task::spawn(async move { listener.changed(&change).await });
+        }),
+    )
 }
 
 /// What reacts to a change (a broker drops cached routing, a server applies its assignment).
@@ -59,20 +121,10 @@ impl ChangeLog {
     /// Records a successful commit of `ops` at `version`.
     pub fn record(&self, version: u64, ops: &[Op]) {
         self.version.fetch_max(version, Ordering::SeqCst);
+        let (tables, instances) = touched_by(ops);
         if let Ok(mut p) = self.pending.lock() {
-            for op in ops {
-                let key = match op {
-                    Op::Put(k, _) | Op::Delete(k) | Op::DeletePrefix(k) => k,
-                    Op::Expect(..) => continue,
-                };
-                match touched(key) {
-                    Some(Touched::Table(t)) => {
-                        p.0.insert(t);
-                    }
-                    Some(Touched::Instances) => p.1 = true,
-                    None => {}
-                }
-            }
+            p.0.extend(tables);
+            p.1 |= instances;
         }
     }
 
@@ -88,6 +140,7 @@ impl ChangeLog {
             version: self.version(),
             tables,
             instances,
+            all: false,
         })
     }
 }

@@ -8,6 +8,7 @@
 //! | `segments/<tableNameWithType>/<segmentName>` | segment record JSON (incl. assignment) |
 //! | `instances/<instanceId>` | instance record JSON |
 //! | `version` | the metadata version, bumped by every commit (decimal text) |
+//! | `lastChange` | the last commit's [`super::changes::Change`] (JSON), which brokers and servers watch |
 
 /// Key of a schema.
 pub fn schema(name: &str) -> String {
@@ -43,3 +44,6 @@ pub const INSTANCES: &str = "instances/";
 
 /// Key of the metadata version.
 pub const VERSION: &str = "version";
+
+/// Key of the last commit's change.
+pub const LAST_CHANGE: &str = "lastChange";

@@ -63,6 +63,9 @@ pub type LiveInstances = BTreeMap<String, Vec<u8>>;
 /// Told the live instances whenever they change.
 pub type LiveWatch = Arc<dyn Fn(LiveInstances) + Send + Sync>;
 
+/// Told a key's value (`None`: absent) now and whenever it changes.
+pub type KeyWatch = Arc<dyn Fn(Option<Vec<u8>>) + Send + Sync>;
+
 /// A transactional key/value store: every [`MetadataStore::commit`] applies all of its ops or
 /// none, and readers never see a half-applied commit.
 pub trait MetadataStore: Send + Sync {
@@ -104,6 +107,13 @@ pub trait MetadataStore: Send + Sync {
     /// The live instances now, if the store keeps them.
     fn live_instances(&self) -> Result<Option<LiveInstances>, StoreError> {
         Ok(None)
+    }
+
+    /// Calls `watch` with `key`'s value now and after every change (at least the latest value
+    /// of a quick succession); `false`: the store cannot watch keys.
+    fn watch_key(&self, key: &str, watch: KeyWatch) -> bool {
+        let _ = (key, watch);
+        false
     }
 
     /// Calls `watch` with the live instances now and on every change; `false`: the store keeps

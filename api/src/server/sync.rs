@@ -347,7 +347,7 @@ impl ChangeListener for SyncOnChange {
             // Apply, then report what is now loaded (so routing includes it), as the
             // heartbeat loop does after a change.
             let mut rounds = 0;
-            while !change.tables.is_empty()
+            while (change.all || !change.tables.is_empty())
                 && rounds < 3
                 && sync_once(&self.0).await == (Synced::Applied { changed: true })
             {

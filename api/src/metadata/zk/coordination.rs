@@ -10,7 +10,7 @@
 //!   the role's own announcement, watched recursively by the controllers.
 
 use super::{Inner, runtime, store_error};
-use crate::metadata::{LiveInstances, LiveWatch, StoreError};
+use crate::metadata::{KeyWatch, LiveInstances, LiveWatch, StoreError};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -210,6 +210,42 @@ pub async fn watch_live(inner: Arc<Inner>, watch: LiveWatch) {
             match read_live(&inner, &c).await {
                 Ok(live) => watch(live),
                 Err(e) => log::warn!("reading live instances: {e}"),
+            }
+            let Some(event) = inner.until_closed(watcher.changed()).await else {
+                return;
+            };
+            if event.event_type == zk::EventType::Session && event.session_state.is_terminated() {
+                break;
+            }
+        }
+    }
+}
+
+/// Calls `watch` with the value at `path` now and after every change to it, until the store
+/// closes (re-watching on a new session).
+pub async fn watch_key(inner: Arc<Inner>, path: String, watch: KeyWatch) {
+    while !inner.closed.load(Ordering::SeqCst) {
+        let c = match inner.client().await {
+            Ok(c) => c,
+            Err(StoreError::Closed) => return,
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                continue;
+            }
+        };
+        let mut watcher = match c.watch(&path, zk::AddWatchMode::Persistent).await {
+            Ok(w) => w,
+            Err(e) => {
+                log::warn!("watching {path}: {e}");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        loop {
+            match c.get_data(&path).await {
+                Ok((data, _)) => watch((!data.is_empty()).then_some(data)),
+                Err(zk::Error::NoNode) => watch(None),
+                Err(e) => log::debug!("reading {path}: {e}"),
             }
             let Some(event) = inner.until_closed(watcher.changed()).await else {
                 return;

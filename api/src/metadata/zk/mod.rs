@@ -14,7 +14,7 @@ pub mod coordination;
 pub mod data;
 pub mod layout;
 
-use super::{LiveInstances, LiveWatch, MetadataStore, Op, StoreError, WriteLease};
+use super::{KeyWatch, LiveInstances, LiveWatch, MetadataStore, Op, StoreError, WriteLease};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -292,6 +292,16 @@ impl MetadataStore for ZkStore {
             coordination::read_live(&inner, &c).await
         })
         .map(Some)
+    }
+
+    fn watch_key(&self, key: &str, watch: KeyWatch) -> bool {
+        match (layout::path(&self.inner.root, key), runtime()) {
+            (Ok(path), Ok(rt)) => {
+                rt.spawn(coordination::watch_key(self.inner.clone(), path, watch));
+                true
+            }
+            _ => false,
+        }
     }
 
     fn watch_live(&self, watch: LiveWatch) -> bool {
