@@ -89,6 +89,9 @@ pub struct Inner {
     /// `/<cluster>`.
     root: String,
     client: Mutex<Option<zk::Client>>,
+    /// Held while a new session is opened, so concurrent callers open one, not several (a
+    /// session opened and dropped would take the live nodes it re-announced with it).
+    reconnecting: tokio::sync::Mutex<()>,
     closed: AtomicBool,
     /// What this process announced live, re-announced on a new session.
     announced: Mutex<BTreeMap<String, Vec<u8>>>,
@@ -117,6 +120,7 @@ impl ZkStore {
             root: format!("/{}", config.cluster),
             config,
             client: Mutex::new(None),
+            reconnecting: tokio::sync::Mutex::new(()),
             closed: AtomicBool::new(false),
             announced: Mutex::default(),
             leading: AtomicBool::new(false),
@@ -171,26 +175,13 @@ impl Inner {
     /// The live client, connecting a new session when there is none or it ended; a new
     /// session announces this process's live instances again.
     async fn client(self: &Arc<Self>) -> Result<zk::Client, StoreError> {
-        if self.closed.load(Ordering::SeqCst) {
-            return Err(StoreError::Closed);
+        if let Some(c) = self.usable()? {
+            return Ok(c);
         }
-        let current = self.client.lock().map_err(|_| poisoned())?.clone();
-        if let Some(c) = current {
-            match c.state() {
-                zk::SessionState::SyncConnected | zk::SessionState::ConnectedReadOnly => {
-                    return Ok(c);
-                }
-                // Cut off but the session may live on: fail now rather than at the call
-                // timeout (a broker falls back on its last routing at once); the client
-                // reconnects in the background.
-                s if !s.is_terminated() => {
-                    return Err(StoreError::Unavailable(format!(
-                        "ZooKeeper at {} is not reachable; reconnecting",
-                        self.config.address
-                    )));
-                }
-                _ => log::warn!("ZooKeeper session {} ended; opening a new one", c.session_id()),
-            }
+        let _one = self.reconnecting.lock().await;
+        // Another caller may have opened the new session meanwhile.
+        if let Some(c) = self.usable()? {
+            return Ok(c);
         }
         let c = zk::Client::connector()
             .with_session_timeout(self.config.session_timeout)
@@ -220,6 +211,32 @@ impl Inner {
     /// The cluster's root znode.
     pub fn root(&self) -> &str {
         &self.root
+    }
+
+    /// The current client if its session is connected; `None` if there is none or its
+    /// session ended (open a new one); an error while it is cut off but may recover.
+    fn usable(&self) -> Result<Option<zk::Client>, StoreError> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(StoreError::Closed);
+        }
+        let current = self.client.lock().map_err(|_| poisoned())?.clone();
+        let Some(c) = current else {
+            return Ok(None);
+        };
+        match c.state() {
+            zk::SessionState::SyncConnected | zk::SessionState::ConnectedReadOnly => Ok(Some(c)),
+            // Cut off but the session may live on: fail now rather than at the call timeout
+            // (a broker falls back on its last routing at once); the client reconnects in
+            // the background.
+            s if !s.is_terminated() => Err(StoreError::Unavailable(format!(
+                "ZooKeeper at {} is not reachable; reconnecting",
+                self.config.address
+            ))),
+            _ => {
+                log::warn!("ZooKeeper session {} ended; opening a new one", c.session_id());
+                Ok(None)
+            }
+        }
     }
 
     /// Runs `f` until it ends or the store closes (`None`).
