@@ -11,8 +11,8 @@ use crate::broker::{self, Broker, BrokerConfig};
 use crate::controller::{self, Controller, ControllerConfig};
 use crate::http::{bind, serve};
 use crate::logging::{self, LogConfig, LoggingHandle, default_log_dir};
-use crate::metadata::records::{InstanceType, instance_id};
 use crate::metadata::records::LiveAnnouncement;
+use crate::metadata::records::{InstanceType, instance_id};
 use crate::metadata::zk::{ZkConfig, ZkStore};
 use crate::metadata::{MetadataStore, RedbStore};
 use crate::server::sync::server_loop;
@@ -314,7 +314,11 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             Some(zk) => Arc::new(zk.clone()),
             None => Arc::new(RedbStore::open(&dir.join("metadata.redb"))?),
         };
-        let deep_store = mkdir(opts.deep_store.clone().unwrap_or_else(|| dir.join("deepstore")))?;
+        let deep_store = mkdir(
+            opts.deep_store
+                .clone()
+                .unwrap_or_else(|| dir.join("deepstore")),
+        )?;
         let config = ControllerConfig {
             data_dir: dir,
             instance_id: id.clone(),

@@ -42,9 +42,12 @@ fn segment(root: &Path, name: &str, docs: u64) -> Vec<u8> {
     use tessera_api::quickstart::lineitem;
     let work = root.join(format!("build-{name}"));
     let schema = segments::types::Schema::from_json(&lineitem::schema().to_string()).unwrap();
-    let config =
-        segments::BuildConfig::from_table_config_json(&lineitem::table_config(), &schema, Some(name))
-            .unwrap();
+    let config = segments::BuildConfig::from_table_config_json(
+        &lineitem::table_config(),
+        &schema,
+        Some(name),
+    )
+    .unwrap();
     segments::build_segment_from_rows(
         &schema,
         &config,
@@ -100,14 +103,17 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     let (_broker, broker) = start("broker", &d("b"));
     let (s1, _) = start("server", &d("s1"));
     let (_s2, _) = start("server", &d("s2"));
-    eventually("every instance to be live on both controllers", async || {
-        let mut ok = true;
-        for ctl in [&ctl1, &ctl2] {
-            let (_, body) = call("GET", &format!("{ctl}/instances"), None).await;
-            ok &= body["instances"].as_array().is_some_and(|i| i.len() == 5);
-        }
-        ok
-    })
+    eventually(
+        "every instance to be live on both controllers",
+        async || {
+            let mut ok = true;
+            for ctl in [&ctl1, &ctl2] {
+                let (_, body) = call("GET", &format!("{ctl}/instances"), None).await;
+                ok &= body["instances"].as_array().is_some_and(|i| i.len() == 5);
+            }
+            ok
+        },
+    )
     .await;
 
     // A table made on one controller, its segments uploaded to the other, replicated twice.
@@ -142,8 +148,12 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     let stop = Arc::new(AtomicBool::new(false));
     let (answered, failed) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let load = {
-        let (stop, answered, failed, broker) =
-            (stop.clone(), answered.clone(), failed.clone(), broker.clone());
+        let (stop, answered, failed, broker) = (
+            stop.clone(),
+            answered.clone(),
+            failed.clone(),
+            broker.clone(),
+        );
         async_std::task::spawn(async move {
             while !stop.load(Ordering::SeqCst) {
                 let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
@@ -166,7 +176,10 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     let mut edits = 0;
     let failover = eventually("the surviving controller to accept a write", async || {
         edits += 1;
-        post_json(&format!("{ctl2}/schemas"), schema_named(edits)).await.0 == 200
+        post_json(&format!("{ctl2}/schemas"), schema_named(edits))
+            .await
+            .0
+            == 200
     })
     .await;
     // Writes go on succeeding there.
@@ -202,7 +215,11 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     eprintln!(
         "routing change on ZooKeeper: upload answered in {upload:?}, then the first query that sees it after {routed:?}"
     );
-    assert_eq!(failed.load(Ordering::SeqCst), 0, "queries failed during the failover");
+    assert_eq!(
+        failed.load(Ordering::SeqCst),
+        0,
+        "queries failed during the failover"
+    );
     assert!(answered.load(Ordering::SeqCst) > 10);
     eprintln!(
         "{} queries answered while the leader died, 0 failed ({:?} since the kill)",
@@ -237,12 +254,16 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     };
     async_std::task::sleep(Duration::from_millis(300)).await;
     drop(s1);
-    eventually("the killed server to leave the live instances", async || {
-        let (_, body) = call("GET", &format!("{ctl2}/tables/lineitem/externalview"), None).await;
-        body["OFFLINE"]["lineitem_a"]
-            .as_object()
-            .is_some_and(|m| m.values().filter(|v| *v == "ONLINE").count() == 1)
-    })
+    eventually(
+        "the killed server to leave the live instances",
+        async || {
+            let (_, body) =
+                call("GET", &format!("{ctl2}/tables/lineitem/externalview"), None).await;
+            body["OFFLINE"]["lineitem_a"]
+                .as_object()
+                .is_some_and(|m| m.values().filter(|v| *v == "ONLINE").count() == 1)
+        },
+    )
     .await;
     async_std::task::sleep(Duration::from_millis(500)).await;
     stop.store(true, Ordering::SeqCst);
@@ -276,7 +297,10 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     zk.resume();
     eprintln!("ZooKeeper restarted in {:?}", outage.elapsed());
     let back = eventually("a write after ZooKeeper is back", async || {
-        post_json(&format!("{ctl2}/schemas"), schema_named(2001)).await.0 == 200
+        post_json(&format!("{ctl2}/schemas"), schema_named(2001))
+            .await
+            .0
+            == 200
     })
     .await;
     eprintln!("first write accepted {back:?} after ZooKeeper answered again");
@@ -343,9 +367,16 @@ async fn an_embedded_cluster_moves_onto_zookeeper() {
         .arg(&exported)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: Value = serde_json::from_slice(&std::fs::read(&exported).unwrap()).unwrap();
-    assert!(doc["entries"]["tables/lineitem_OFFLINE"].is_string(), "{doc}");
+    assert!(
+        doc["entries"]["tables/lineitem_OFFLINE"].is_string(),
+        "{doc}"
+    );
     let import = |force: bool| {
         let mut cmd = std::process::Command::new(tessera);
         cmd.args(["admin", "import-metadata", "--zk", &zk.address()])
@@ -357,7 +388,11 @@ async fn an_embedded_cluster_moves_onto_zookeeper() {
         cmd.output().unwrap()
     };
     let out = import(false);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // A second import would overwrite: refused without --force.
     let out = import(false);
     assert!(!out.status.success());
@@ -368,7 +403,14 @@ async fn an_embedded_cluster_moves_onto_zookeeper() {
     let (_grown, urls) = support::start(
         &[
             &ports[..],
-            &["--data-dir", &data_s, "--zk", &address, "--cluster-name", "migrated"],
+            &[
+                "--data-dir",
+                &data_s,
+                "--zk",
+                &address,
+                "--cluster-name",
+                "migrated",
+            ],
             &["--deep-store", &deep.to_string_lossy()],
             &fast,
         ]

@@ -37,7 +37,10 @@ fn keys_live_in_pinots_layout_and_commits_are_atomic() {
     let Some(zk) = zookeeper() else { return };
     let s = store(zk, "layout");
     s.commit(vec![
-        Op::Put("schemas/orders".into(), b"{\"schemaName\":\"orders\"}".to_vec()),
+        Op::Put(
+            "schemas/orders".into(),
+            b"{\"schemaName\":\"orders\"}".to_vec(),
+        ),
         Op::Put("tables/orders_OFFLINE".into(), b"{}".to_vec()),
         Op::Put("segments/orders_OFFLINE/orders_0".into(), b"s0".to_vec()),
         Op::Put("segments/orders_OFFLINE/orders_1".into(), b"s1".to_vec()),
@@ -49,9 +52,18 @@ fn keys_live_in_pinots_layout_and_commits_are_atomic() {
     let other = store(zk, "layout");
     for (key, path) in [
         ("schemas/orders", "/layout/PROPERTYSTORE/SCHEMAS/orders"),
-        ("tables/orders_OFFLINE", "/layout/PROPERTYSTORE/CONFIGS/TABLE/orders_OFFLINE"),
-        ("segments/orders_OFFLINE/orders_1", "/layout/PROPERTYSTORE/SEGMENTS/orders_OFFLINE/orders_1"),
-        ("instances/Server_h_1", "/layout/CONFIGS/PARTICIPANT/Server_h_1"),
+        (
+            "tables/orders_OFFLINE",
+            "/layout/PROPERTYSTORE/CONFIGS/TABLE/orders_OFFLINE",
+        ),
+        (
+            "segments/orders_OFFLINE/orders_1",
+            "/layout/PROPERTYSTORE/SEGMENTS/orders_OFFLINE/orders_1",
+        ),
+        (
+            "instances/Server_h_1",
+            "/layout/CONFIGS/PARTICIPANT/Server_h_1",
+        ),
     ] {
         assert!(other.get(key).unwrap().is_some(), "{key}");
         assert_eq!(
@@ -153,7 +165,10 @@ fn one_write_lease_at_a_time_across_processes() {
     let Some(zk) = zookeeper() else { return };
     let a = store(zk, "lease");
     let b = store(zk, "lease");
-    let lease = a.lock_writes().unwrap().expect("a ZooKeeper store leases writes");
+    let lease = a
+        .lock_writes()
+        .unwrap()
+        .expect("a ZooKeeper store leases writes");
     let order = Arc::new(Mutex::new(Vec::new()));
     let (o, b2) = (order.clone(), b.clone());
     let waiter = std::thread::spawn(move || {
@@ -208,7 +223,10 @@ fn live_instances_come_and_go_with_their_sessions() {
         watcher.live_instances().unwrap().unwrap()["Server_h_1"] == b"{\"report\":2}"
     });
     until("the watch to see it", || {
-        seen.lock().unwrap().last().is_some_and(|l| l == &["Server_h_1"])
+        seen.lock()
+            .unwrap()
+            .last()
+            .is_some_and(|l| l == &["Server_h_1"])
     });
     // A restarted instance replaces the node its killed predecessor left.
     let restarted = store(zk, "live");
@@ -260,7 +278,10 @@ fn changes_committed_anywhere_reach_followers_through_a_watch() {
     put(2, &["orders"]);
     until("the next change", || seen.0.lock().unwrap().len() == 2);
     let c = seen.0.lock().unwrap()[1].clone();
-    assert_eq!((c.version, c.tables.clone(), c.all), (2, vec!["orders".to_string()], false));
+    assert_eq!(
+        (c.version, c.tables.clone(), c.all),
+        (2, vec!["orders".to_string()], false)
+    );
     // A jump past a version never seen: the follower is told everything may differ.
     put(5, &["b"]);
     until("the jump", || seen.0.lock().unwrap().len() == 3);

@@ -90,8 +90,12 @@ pub fn run(cmd: AdminCommand) -> Result<(), String> {
         AdminCommand::ImportMetadata(a) => {
             let text = std::fs::read_to_string(&a.input)
                 .map_err(|e| format!("cannot read {}: {e}", a.input.display()))?;
-            let doc: Export = serde_json::from_str(&text)
-                .map_err(|e| format!("{} is not an exported metadata file: {e}", a.input.display()))?;
+            let doc: Export = serde_json::from_str(&text).map_err(|e| {
+                format!(
+                    "{} is not an exported metadata file: {e}",
+                    a.input.display()
+                )
+            })?;
             let store = ZkStore::connect(ZkConfig::new(&a.zk, &a.cluster_name))
                 .map_err(|e| e.to_string())?;
             let n = import(&store, &doc, a.force);
@@ -124,16 +128,29 @@ pub fn export(store: &dyn MetadataStore) -> Result<Export, String> {
 /// of keys written.
 pub fn import(store: &dyn MetadataStore, doc: &Export, force: bool) -> Result<usize, String> {
     if doc.format != FORMAT {
-        return Err(format!("unknown format '{}' (expected {FORMAT})", doc.format));
+        return Err(format!(
+            "unknown format '{}' (expected {FORMAT})",
+            doc.format
+        ));
     }
-    let occupied = !store.list(keys::SCHEMAS).map_err(|e| e.to_string())?.is_empty()
-        || !store.list(keys::TABLES).map_err(|e| e.to_string())?.is_empty();
+    let occupied = !store
+        .list(keys::SCHEMAS)
+        .map_err(|e| e.to_string())?
+        .is_empty()
+        || !store
+            .list(keys::TABLES)
+            .map_err(|e| e.to_string())?
+            .is_empty();
     if occupied && !force {
-        return Err("the target cluster already has schemas or tables (use --force to overwrite)".into());
+        return Err(
+            "the target cluster already has schemas or tables (use --force to overwrite)".into(),
+        );
     }
     // The version goes last: a controller that sees it sees everything before it.
-    let (version, rest): (Vec<_>, Vec<_>) =
-        doc.entries.iter().partition(|(k, _)| k.as_str() == keys::VERSION);
+    let (version, rest): (Vec<_>, Vec<_>) = doc
+        .entries
+        .iter()
+        .partition(|(k, _)| k.as_str() == keys::VERSION);
     let ops: Vec<Op> = rest
         .into_iter()
         .chain(version)

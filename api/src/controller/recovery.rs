@@ -33,7 +33,10 @@ pub fn sweep(c: &Controller) -> Swept {
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default()
     };
-    for entries in scratch_dirs.iter().filter_map(|d| std::fs::read_dir(d).ok()) {
+    for entries in scratch_dirs
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+    {
         for e in entries.flatten() {
             let p = e.path();
             let removed = if p.is_dir() {

@@ -11,8 +11,8 @@ use super::Op;
 use crate::common::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// One published change.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

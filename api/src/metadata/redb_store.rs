@@ -145,7 +145,10 @@ mod tests {
             Op::Put("tables/b_OFFLINE".into(), b"5".to_vec()),
             Op::Expect("segments/ab_OFFLINE/s0".into(), Some(b"3".to_vec())),
         ]);
-        assert!(matches!(conflict, Err(StoreError::Conflict(_))), "{conflict:?}");
+        assert!(
+            matches!(conflict, Err(StoreError::Conflict(_))),
+            "{conflict:?}"
+        );
         assert_eq!(store.get("tables/b_OFFLINE").unwrap(), None);
         store
             .commit(vec![

@@ -183,9 +183,11 @@ impl ControllerClient for ControllerPool {
         typed: &'a str,
         segment: &'a str,
     ) -> BoxFuture<'a, Result<Vec<u8>, TransportError>> {
-        Box::pin(self.attempt(move |c| {
-            Box::pin(async move { c.download_segment(typed, segment).await })
-        }))
+        Box::pin(
+            self.attempt(move |c| {
+                Box::pin(async move { c.download_segment(typed, segment).await })
+            }),
+        )
     }
 
     fn commit_segment<'a>(

@@ -135,7 +135,10 @@ mod tests {
         let v = vec![1u32, 2, 3];
         let packed = encode(&v).unwrap();
         assert_eq!(decode_as::<Vec<u32>>(&packed, Some(MSGPACK)), Ok(v.clone()));
-        assert_eq!(decode_as::<Vec<u32>>(b"[1,2,3]", Some("application/json")), Ok(v.clone()));
+        assert_eq!(
+            decode_as::<Vec<u32>>(b"[1,2,3]", Some("application/json")),
+            Ok(v.clone())
+        );
         assert_eq!(decode_as::<Vec<u32>>(b"[1,2,3]", None), Ok(v));
         assert!(decode_as::<Vec<u32>>(&packed, None).is_err());
     }

@@ -13,7 +13,9 @@ const DEBIAN_CP: &str = "/etc/zookeeper/conf:/usr/share/java/zookeeper.jar";
 /// The class path of an installed ZooKeeper, if there is one. Under CI its absence fails.
 pub fn class_path() -> Option<String> {
     let cp = std::env::var("TESSERA_ZOOKEEPER_CP").unwrap_or_else(|_| DEBIAN_CP.to_string());
-    let jar_present = cp.split(':').any(|p| p.ends_with(".jar") && PathBuf::from(p).is_file());
+    let jar_present = cp
+        .split(':')
+        .any(|p| p.ends_with(".jar") && PathBuf::from(p).is_file());
     let java = Command::new("java")
         .arg("-version")
         .stderr(Stdio::null())

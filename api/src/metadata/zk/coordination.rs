@@ -52,7 +52,10 @@ pub fn is_leader(inner: &Inner) -> bool {
             .client
             .lock()
             .ok()
-            .and_then(|c| c.as_ref().map(|c| c.state() == zk::SessionState::SyncConnected))
+            .and_then(|c| {
+                c.as_ref()
+                    .map(|c| c.state() == zk::SessionState::SyncConnected)
+            })
             .unwrap_or(false)
 }
 
@@ -147,7 +150,9 @@ pub async fn put_live(
             },
         }
     }
-    Err(StoreError::Conflict(format!("live node {path} keeps changing")))
+    Err(StoreError::Conflict(format!(
+        "live node {path} keeps changing"
+    )))
 }
 
 /// Announces `id` live with `bytes` (a no-op when the same was announced on this session).

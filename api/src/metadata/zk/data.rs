@@ -22,7 +22,10 @@ fn persistent() -> zk::CreateOptions<'static> {
 pub async fn init(inner: Arc<Inner>) -> Result<(), StoreError> {
     let c = inner.client().await?;
     for dir in layout::TOP {
-        match c.mkdir(&format!("{}/{dir}", inner.root), &persistent()).await {
+        match c
+            .mkdir(&format!("{}/{dir}", inner.root), &persistent())
+            .await
+        {
             Ok(()) | Err(zk::Error::NodeExists) => {}
             Err(e) => return Err(store_error(e)),
         }
@@ -90,9 +93,20 @@ pub async fn read_nodes(
                     );
                 }
                 // Deleted between listing and reading, or never there.
-                [zk::MultiReadResult::Error { err: zk::Error::NoNode }, _]
-                | [_, zk::MultiReadResult::Error { err: zk::Error::NoNode }] => {}
-                [zk::MultiReadResult::Error { err }, _] | [_, zk::MultiReadResult::Error { err }] => {
+                [
+                    zk::MultiReadResult::Error {
+                        err: zk::Error::NoNode,
+                    },
+                    _,
+                ]
+                | [
+                    _,
+                    zk::MultiReadResult::Error {
+                        err: zk::Error::NoNode,
+                    },
+                ] => {}
+                [zk::MultiReadResult::Error { err }, _]
+                | [_, zk::MultiReadResult::Error { err }] => {
                     return Err(store_error(err.clone()));
                 }
                 _ => return Err(StoreError::Backend("unexpected multi-read answer".into())),
@@ -118,7 +132,10 @@ async fn walk_all(
         };
         for child in children {
             if child.starts_with(&w.name_prefix) {
-                level.push((format!("{}/{child}", w.dir), format!("{}{child}", w.key_prefix)));
+                level.push((
+                    format!("{}/{child}", w.dir),
+                    format!("{}{child}", w.key_prefix),
+                ));
             }
         }
     }
@@ -183,10 +200,10 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
                     }
                 }
                 for (path, v) in finals.iter_mut() {
-                    if let Some(key) = layout::key(&root, path) {
-                        if key.starts_with(&p) {
-                            *v = None;
-                        }
+                    if let Some(key) = layout::key(&root, path)
+                        && key.starts_with(&p)
+                    {
+                        *v = None;
                     }
                 }
                 // The prefix's own directory goes too when emptied, unless it is itself a key
@@ -251,7 +268,9 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
     for (path, v) in &finals {
         let Some(v) = v else { continue };
         match nodes.get(path) {
-            Some(n) => w.add_set_data(path, v, Some(n.version)).map_err(store_error)?,
+            Some(n) => w
+                .add_set_data(path, v, Some(n.version))
+                .map_err(store_error)?,
             None => {
                 create_missing_parents(&mut w, &nodes, &mut created, &root, path)?;
                 w.add_create(path, v, &persistent()).map_err(store_error)?;
@@ -283,7 +302,8 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
             .iter()
             .all(|ch| gone.contains(&format!("{path}/{ch}")));
         if all_children_go {
-            w.add_delete(&path, Some(node.version)).map_err(store_error)?;
+            w.add_delete(&path, Some(node.version))
+                .map_err(store_error)?;
         } else {
             gone.remove(&path);
             if !node.data.is_empty() {
@@ -294,11 +314,12 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
     }
     // Values removed from kept directories.
     for (path, v) in &finals {
-        if v.is_none() && keep.contains(path) {
-            if let Some(n) = nodes.get(path).filter(|n| !n.data.is_empty()) {
-                w.add_set_data(path, &[], Some(n.version))
-                    .map_err(store_error)?;
-            }
+        if v.is_none()
+            && keep.contains(path)
+            && let Some(n) = nodes.get(path).filter(|n| !n.data.is_empty())
+        {
+            w.add_set_data(path, &[], Some(n.version))
+                .map_err(store_error)?;
         }
     }
     match w.commit().await {

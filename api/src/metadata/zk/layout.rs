@@ -54,7 +54,11 @@ pub const WRITE_LOCK: &str = "CONTROLLER/WRITE_LOCK";
 
 /// The znode of `key` under `root` (`/<cluster>`).
 pub fn path(root: &str, key: &str) -> Result<String, StoreError> {
-    if key.is_empty() || key.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
+    if key.is_empty()
+        || key
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == "..")
+    {
         return Err(StoreError::Backend(format!(
             "'{key}' cannot be a ZooKeeper key (empty or relative component)"
         )));
@@ -147,12 +151,18 @@ mod tests {
             path(r, "instances/Server_h_1").unwrap(),
             "/c/CONFIGS/PARTICIPANT/Server_h_1"
         );
-        assert_eq!(path(r, "version").unwrap(), "/c/PROPERTYSTORE/TESSERA/version");
+        assert_eq!(
+            path(r, "version").unwrap(),
+            "/c/PROPERTYSTORE/TESSERA/version"
+        );
         assert_eq!(
             key(r, "/c/PROPERTYSTORE/SEGMENTS/t_OFFLINE/s_0").as_deref(),
             Some("segments/t_OFFLINE/s_0")
         );
-        assert_eq!(key(r, "/c/PROPERTYSTORE/TESSERA/version").as_deref(), Some("version"));
+        assert_eq!(
+            key(r, "/c/PROPERTYSTORE/TESSERA/version").as_deref(),
+            Some("version")
+        );
         assert_eq!(key(r, "/c/LIVEINSTANCES/x"), None);
         assert!(path(r, "a//b").is_err());
         assert!(path(r, "a/").is_err());
@@ -176,10 +186,7 @@ mod tests {
         let dirs: Vec<_> = w.iter().map(|w| w.dir.as_str()).collect();
         assert_eq!(
             dirs,
-            [
-                "/c/PROPERTYSTORE/SEGMENTS",
-                "/c/PROPERTYSTORE/TESSERA"
-            ]
+            ["/c/PROPERTYSTORE/SEGMENTS", "/c/PROPERTYSTORE/TESSERA"]
         );
         assert_eq!(w[1].name_prefix, "se");
         assert_eq!(walks("/c", "").len(), 5);

@@ -60,7 +60,9 @@ fn runtime() -> Result<&'static tokio::runtime::Runtime, StoreError> {
                 .ok()
         })
         .as_ref()
-        .ok_or_else(|| StoreError::Unavailable("the ZooKeeper client's runtime did not start".into()))
+        .ok_or_else(|| {
+            StoreError::Unavailable("the ZooKeeper client's runtime did not start".into())
+        })
 }
 
 /// Maps a client error: what a retry after ZooKeeper is back can fix is `Unavailable`, a
@@ -233,7 +235,10 @@ impl Inner {
                 self.config.address
             ))),
             _ => {
-                log::warn!("ZooKeeper session {} ended; opening a new one", c.session_id());
+                log::warn!(
+                    "ZooKeeper session {} ended; opening a new one",
+                    c.session_id()
+                );
                 Ok(None)
             }
         }
