@@ -17,6 +17,7 @@ pub mod assignment;
 pub mod catalog;
 pub mod changes;
 pub mod console;
+pub mod deep_store;
 pub mod follow_up;
 pub mod ingest;
 pub mod instances;
@@ -104,6 +105,8 @@ pub struct Controller {
     pub listeners: std::sync::RwLock<Vec<(String, Arc<dyn ChangeListener>)>>,
     /// Reload jobs started here and their progress.
     pub reload_jobs: reload_jobs::ReloadJobs,
+    /// Where segment archives are kept.
+    pub deep: Arc<dyn deep_store::DeepStore>,
 }
 
 impl Liveness {
@@ -143,6 +146,7 @@ impl Controller {
             changes: ChangeLog::new(Controller::stored_version(&*store)),
             listeners: std::sync::RwLock::default(),
             reload_jobs: reload_jobs::ReloadJobs::default(),
+            deep: Arc::new(deep_store::DirDeepStore::new(config.deep_store.clone())),
             config,
             store,
             logging,
@@ -153,19 +157,11 @@ impl Controller {
         }
     }
 
-    /// The deep-store directory of a table.
-    pub fn deep_store_dir(&self, table_with_type: &str) -> PathBuf {
-        self.config.deep_store.join(table_with_type)
-    }
-
-    /// A scratch directory for uploads: inside the deep store (the same filesystem, so renames
-    /// into it are atomic), one per controller, so controllers sharing it never sweep each
-    /// other's work.
+    /// A scratch directory for uploads: on the deep store's filesystem (so moving an archive
+    /// in is a rename), one per controller, so controllers sharing it never sweep each other's
+    /// work.
     pub fn temp_dir(&self) -> PathBuf {
-        self.config
-            .deep_store
-            .join(".tmp")
-            .join(&self.config.instance_id)
+        self.deep.scratch(&self.config.instance_id)
     }
 
     /// Waits until this controller may run a read-check-write sequence alone: its own lock,

@@ -300,11 +300,9 @@ pub async fn commit(
             req.end_offset, range.start_offset
         )));
     }
-    let deep = c.deep_store_dir(typed);
-    std::fs::create_dir_all(&deep)
-        .map_err(|e| ApiError::internal(format!("cannot create '{}': {e}", deep.display())))?;
     let file_name = format!("{}.{crc:08x}.{}.tar.gz", req.segment_name, now_ms());
-    std::fs::rename(scratch.0.join("segment.tar.gz"), deep.join(&file_name))
+    c.deep
+        .put(typed, &file_name, &scratch.0.join("segment.tar.gz"))
         .map_err(|e| ApiError::internal(format!("cannot move segment into the deep store: {e}")))?;
     let now = now_ms();
     let done = SegmentRecord {
@@ -361,7 +359,7 @@ pub async fn commit(
         }
     }
     if let Err(e) = c.commit(ops) {
-        remove_archive(&deep, &file_name);
+        remove_archive(c, typed, &file_name);
         return Err(e);
     }
     log::info!(

@@ -26,12 +26,12 @@ pub fn sweep(c: &Controller) -> Swept {
     let mut swept = Swept::default();
     // Its own scratch; with the deep store to itself, every earlier controller's too (an
     // earlier run on another port had another id).
-    let scratch_dirs: Vec<std::path::PathBuf> = if c.store.is_shared() {
-        vec![c.temp_dir()]
-    } else {
-        std::fs::read_dir(c.config.deep_store.join(".tmp"))
+    let own = c.temp_dir();
+    let scratch_dirs: Vec<std::path::PathBuf> = match own.parent() {
+        Some(all) if !c.store.is_shared() => std::fs::read_dir(all)
             .map(|d| d.flatten().map(|e| e.path()).collect())
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        _ => vec![own],
     };
     for entries in scratch_dirs
         .iter()
@@ -49,41 +49,32 @@ pub fn sweep(c: &Controller) -> Swept {
             }
         }
     }
-    let deep = c.config.deep_store.clone();
     let shared = c.store.is_shared();
-    let settled = |f: &std::fs::DirEntry| {
+    let settled = |written: std::time::SystemTime| {
         !shared
-            || f.metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age > std::time::Duration::from_secs(3600))
+            || written
+                .elapsed()
+                .is_ok_and(|age| age > std::time::Duration::from_secs(3600))
     };
-    let Ok(tables) = std::fs::read_dir(&deep) else {
+    let Ok(tables) = c.deep.tables() else {
         return swept;
     };
-    for table in tables.flatten() {
-        let dir = table.path();
-        if !dir.is_dir() || table.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let typed = table.file_name().to_string_lossy().into_owned();
+    for typed in tables {
         // A store that cannot be read keeps every file: only a known-unreferenced one goes.
         let Ok(records) = c.segments(&typed) else {
             continue;
         };
         let named: HashSet<String> = records.into_iter().map(|r| r.archive).collect();
-        let Ok(files) = std::fs::read_dir(&dir) else {
+        let Ok(files) = c.deep.files(&typed) else {
             continue;
         };
-        for f in files.flatten() {
-            let name = f.file_name().to_string_lossy().into_owned();
-            if !named.contains(&name) && settled(&f) && std::fs::remove_file(f.path()).is_ok() {
+        for (name, written) in files {
+            if !named.contains(&name) && settled(written) && c.deep.remove(&typed, &name).is_ok() {
                 swept.orphan_archives += 1;
             }
         }
         if named.is_empty() && !shared {
-            let _ = std::fs::remove_dir(&dir);
+            let _ = c.deep.remove_table(&typed);
         }
     }
     if swept != Swept::default() {

@@ -26,7 +26,6 @@ use crate::metadata::records::{SegmentRecord, StreamStatus};
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tide::{Body, Request, Response, StatusCode};
 
@@ -391,14 +390,10 @@ async fn commit_arrival(
             "Segment {segment} of table {typed} changed while it was being rebuilt"
         )));
     }
-    let deep = c.deep_store_dir(typed);
     let (file_name, download_uri) = match home {
         Home::Scratch(archive_path) => {
-            std::fs::create_dir_all(&deep).map_err(|e| {
-                ApiError::internal(format!("cannot create '{}': {e}", deep.display()))
-            })?;
             let file_name = format!("{segment}.{crc:08x}.{}.tar.gz", now_ms());
-            std::fs::rename(&archive_path, deep.join(&file_name)).map_err(|e| {
+            c.deep.put(typed, &file_name, &archive_path).map_err(|e| {
                 ApiError::internal(format!("cannot move segment into the deep store: {e}"))
             })?;
             (file_name, None)
@@ -449,11 +444,11 @@ async fn commit_arrival(
         keys::segment(typed, &segment),
         encode(&record),
     )]) {
-        remove_archive(&deep, &file_name);
+        remove_archive(c, typed, &file_name);
         return Err(e);
     }
     if let Some(old) = existing {
-        remove_archive(&deep, &old.archive);
+        remove_archive(c, typed, &old.archive);
     }
     Ok(format!(
         "Successfully uploaded segment: {segment} of table: {typed}"
@@ -471,8 +466,9 @@ pub async fn read_archive(c: &Controller, record: &SegmentRecord) -> Result<Vec<
         });
     }
     let path = c
-        .deep_store_dir(&record.table_name_with_type)
-        .join(&record.archive);
+        .deep
+        .local_path(&record.table_name_with_type, &record.archive)
+        .map_err(|e| ApiError::not_found(format!("Segment archive is missing: {e}")))?;
     async_std::fs::read(&path).await.map_err(|e| {
         ApiError::not_found(format!(
             "Segment archive '{}' is missing: {e}",
@@ -481,14 +477,16 @@ pub async fn read_archive(c: &Controller, record: &SegmentRecord) -> Result<Vec<
     })
 }
 
-pub fn remove_archive(deep: &Path, file: &str) {
+pub fn remove_archive(c: &Controller, table: &str, file: &str) {
     if file.is_empty() {
         // A metadata-pushed segment: its archive is the pusher's, in its deep store.
         return;
     }
-    let path = deep.join(file);
-    if let Err(e) = std::fs::remove_file(&path) {
-        log::warn!("cannot remove old archive '{}': {e}", path.display());
+    if let Err(e) = c.deep.remove(table, file) {
+        log::warn!(
+            "cannot remove old archive '{file}' of {table} from the deep store at {}: {e}",
+            c.deep.describe()
+        );
     }
 }
 
@@ -571,8 +569,9 @@ async fn download(req: Request<ControllerState>) -> tide::Result {
         Some(_) => Body::from_bytes(read_archive(c, &record).await?),
         None => {
             let path = c
-                .deep_store_dir(&record.table_name_with_type)
-                .join(&record.archive);
+                .deep
+                .local_path(&record.table_name_with_type, &record.archive)
+                .map_err(|e| ApiError::not_found(format!("Segment archive is missing: {e}")))?;
             Body::from_file(&path).await.map_err(|e| {
                 ApiError::not_found(format!(
                     "Segment archive '{}' is missing: {e}",
@@ -611,7 +610,7 @@ async fn delete_all(req: Request<ControllerState>) -> tide::Result {
             .collect(),
     )?;
     for (typed, file) in removed {
-        remove_archive(&c.deep_store_dir(&typed), &file);
+        remove_archive(c, &typed, &file);
     }
     let names: Vec<&str> = tables.iter().map(|(_, n)| n.as_str()).collect();
     json(&Status::new(format!(
@@ -630,9 +629,6 @@ async fn delete_segment(req: Request<ControllerState>) -> tide::Result {
         &record.table_name_with_type,
         &segment,
     ))])?;
-    remove_archive(
-        &c.deep_store_dir(&record.table_name_with_type),
-        &record.archive,
-    );
+    remove_archive(c, &record.table_name_with_type, &record.archive);
     json(&Status::new(format!("Segment {segment} deleted")))
 }

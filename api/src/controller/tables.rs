@@ -242,11 +242,11 @@ async fn delete(req: Request<ControllerState>) -> tide::Result {
     }
     c.commit(ops)?;
     for (_, typed) in &tables {
-        let dir = c.deep_store_dir(typed);
-        if dir.exists()
-            && let Err(e) = std::fs::remove_dir_all(&dir)
-        {
-            log::warn!("cannot remove deep-store dir '{}': {e}", dir.display());
+        if let Err(e) = c.deep.remove_table(typed) {
+            log::warn!(
+                "cannot remove {typed}'s archives from the deep store at {}: {e}",
+                c.deep.describe()
+            );
         }
     }
     let names: Vec<&str> = tables.iter().map(|(_, n)| n.as_str()).collect();
