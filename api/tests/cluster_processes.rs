@@ -6,11 +6,9 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 use support::{Proc, call};
-use tessera_api::common::archive;
 use tessera_api::http::multipart;
 
 /// Starts `tessera start <args>` and returns it with the URL it printed for `role`.
@@ -34,27 +32,6 @@ async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         async_std::task::sleep(Duration::from_millis(100)).await;
     }
-}
-
-/// A generated `lineitem` segment named `name`, packed for upload.
-fn segment(root: &Path, name: &str, docs: u64) -> Vec<u8> {
-    use tessera_api::quickstart::lineitem;
-    let work = root.join(format!("build-{name}"));
-    let schema = segments::types::Schema::from_json(&lineitem::schema().to_string()).unwrap();
-    let config = segments::BuildConfig::from_table_config_json(
-        &lineitem::table_config(),
-        &schema,
-        Some(name),
-    )
-    .unwrap();
-    segments::build_segment_from_rows(
-        &schema,
-        &config,
-        lineitem::rows(docs, docs as usize).map(Ok),
-        &work,
-    )
-    .unwrap();
-    archive::pack(&work.join(name)).unwrap()
 }
 
 #[async_std::test]
@@ -147,7 +124,7 @@ async fn controller_broker_and_two_servers_as_processes() {
     assert_eq!(post_json(&format!("{ctl}/schemas"), schema).await.0, 200);
     assert_eq!(post_json(&format!("{ctl}/tables"), table).await.0, 200);
     for name in ["lineitem_a", "lineitem_b"] {
-        let bytes = segment(dir.path(), name, 200);
+        let bytes = support::lineitem_segment(dir.path(), name, 200);
         let (ct, body) = multipart::encode_file(name, &format!("{name}.tar.gz"), &bytes);
         let (status, body) = call(
             "POST",

@@ -8,13 +8,11 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use support::zookeeper::ZooKeeper;
 use support::{Proc, call};
-use tessera_api::common::archive;
 use tessera_api::http::multipart;
 
 async fn post_json(url: &str, v: Value) -> (u16, Value) {
@@ -38,24 +36,30 @@ async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) -> Duratio
     start.elapsed()
 }
 
-fn segment(root: &Path, name: &str, docs: u64) -> Vec<u8> {
-    use tessera_api::quickstart::lineitem;
-    let work = root.join(format!("build-{name}"));
-    let schema = segments::types::Schema::from_json(&lineitem::schema().to_string()).unwrap();
-    let config = segments::BuildConfig::from_table_config_json(
-        &lineitem::table_config(),
-        &schema,
-        Some(name),
-    )
-    .unwrap();
-    segments::build_segment_from_rows(
-        &schema,
-        &config,
-        lineitem::rows(docs, docs as usize).map(Ok),
-        &work,
-    )
-    .unwrap();
-    archive::pack(&work.join(name)).unwrap()
+/// Counts the broker's answers to `SELECT COUNT(*)` until `stop`: `answered` with `expected`
+/// rows, `failed` otherwise.
+fn query_load(
+    broker: &str,
+    expected: u64,
+    stop: &Arc<AtomicBool>,
+    answered: &Arc<AtomicUsize>,
+    failed: &Arc<AtomicUsize>,
+) -> async_std::task::JoinHandle<()> {
+    let (stop, answered, failed) = (stop.clone(), answered.clone(), failed.clone());
+    let url = format!("{broker}/query/sql");
+    async_std::task::spawn(async move {
+        while !stop.load(Ordering::SeqCst) {
+            let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
+            let (status, body) = post_json(&url, sql).await;
+            if status == 200 && body["resultTable"]["rows"] == json!([[expected]]) {
+                answered.fetch_add(1, Ordering::SeqCst);
+            } else {
+                failed.fetch_add(1, Ordering::SeqCst);
+                eprintln!("failed query: {status} {body}");
+            }
+            async_std::task::sleep(Duration::from_millis(20)).await;
+        }
+    })
 }
 
 fn schema_named(n: usize) -> Value {
@@ -124,7 +128,7 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     let (status, body) = post_json(&format!("{ctl1}/tables"), table).await;
     assert_eq!(status, 200, "{body}");
     for name in ["lineitem_a", "lineitem_b"] {
-        let bytes = segment(dir.path(), name, 300);
+        let bytes = support::lineitem_segment(dir.path(), name, 300);
         let (ct, body) = multipart::encode_file(name, &format!("{name}.tar.gz"), &bytes);
         let (status, body) = call(
             "POST",
@@ -147,55 +151,73 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     // A steady query load through the broker, counting every answer that is not the full count.
     let stop = Arc::new(AtomicBool::new(false));
     let (answered, failed) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let load = {
-        let (stop, answered, failed, broker) = (
-            stop.clone(),
-            answered.clone(),
-            failed.clone(),
-            broker.clone(),
-        );
+    let load = query_load(&broker, 600, &stop, &answered, &failed);
+    async_std::task::sleep(Duration::from_millis(500)).await;
+
+    // A stream of edits, each sent to the two controllers in turn — the next one when one
+    // cannot be reached, as a client with both addresses does — counting acknowledgements and
+    // refusals by a controller that answered.
+    let acked: Arc<std::sync::Mutex<Vec<usize>>> = Arc::default();
+    let refused = Arc::new(AtomicUsize::new(0));
+    let edit_stream = {
+        let (stop, acked, refused) = (stop.clone(), acked.clone(), refused.clone());
+        let controllers = [ctl1.clone(), ctl2.clone()];
         async_std::task::spawn(async move {
+            let mut n = 0;
             while !stop.load(Ordering::SeqCst) {
-                let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
-                let (status, body) = post_json(&format!("{broker}/query/sql"), sql).await;
-                if status == 200 && body["resultTable"]["rows"] == json!([[600]]) {
-                    answered.fetch_add(1, Ordering::SeqCst);
-                } else {
-                    failed.fetch_add(1, Ordering::SeqCst);
-                    eprintln!("failed query: {status} {body}");
+                n += 1;
+                for i in 0..2 {
+                    let ctl = &controllers[(n + i) % 2];
+                    let (status, body) =
+                        post_json(&format!("{ctl}/schemas"), schema_named(n)).await;
+                    match status {
+                        200 => acked.lock().unwrap().push(n),
+                        0 => continue,
+                        _ => {
+                            refused.fetch_add(1, Ordering::SeqCst);
+                            eprintln!("edit {n} refused by {ctl}: {status} {body}");
+                        }
+                    }
+                    break;
                 }
-                async_std::task::sleep(Duration::from_millis(20)).await;
+                async_std::task::sleep(Duration::from_millis(10)).await;
             }
         })
     };
-    async_std::task::sleep(Duration::from_millis(500)).await;
+    async_std::task::sleep(Duration::from_millis(300)).await;
 
     // Kill the leader mid-load; the other controller takes the writes.
     drop(c1);
     let killed = Instant::now();
-    let mut edits = 0;
+    let before = acked.lock().unwrap().len();
     let failover = eventually("the surviving controller to accept a write", async || {
-        edits += 1;
-        post_json(&format!("{ctl2}/schemas"), schema_named(edits))
-            .await
-            .0
-            == 200
+        acked.lock().unwrap().len() > before + 5
     })
     .await;
-    // Writes go on succeeding there.
-    for _ in 0..5 {
-        edits += 1;
-        let (status, body) = post_json(&format!("{ctl2}/schemas"), schema_named(edits)).await;
-        assert_eq!(status, 200, "{body}");
-    }
-    eprintln!("failover: leader killed → first accepted write in {failover:?}");
+    eprintln!("failover: leader killed → 5 more edits accepted in {failover:?}");
+    async_std::task::sleep(Duration::from_millis(300)).await;
 
+    // (The load's expected count moves with the next upload: the load stops first.)
     // (The load's expected count moves with the next upload: the load stops first.)
     stop.store(true, Ordering::SeqCst);
     load.await;
+    edit_stream.await;
+    assert_eq!(
+        refused.load(Ordering::SeqCst),
+        0,
+        "edits refused during the failover"
+    );
+    let edits = acked.lock().unwrap().clone();
+    // Every acknowledged edit is there (none acknowledged and then lost).
+    let (_, body) = call("GET", &format!("{ctl2}/schemas"), None).await;
+    let names = body.as_array().cloned().unwrap_or_default();
+    for n in &edits {
+        assert!(names.contains(&json!(format!("edit_{n}"))), "edit {n} lost");
+    }
+    let edits = *edits.last().unwrap();
 
     // A segment uploaded now is routed at once: the broker learns of it without polling.
-    let bytes = segment(dir.path(), "lineitem_c", 100);
+    let bytes = support::lineitem_segment(dir.path(), "lineitem_c", 100);
     let (ct, body) = multipart::encode_file("lineitem_c", "lineitem_c.tar.gz", &bytes);
     let uploading = Instant::now();
     let (status, body) = call(
@@ -238,20 +260,7 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     // Kill a server under load: its replicas answer, nothing fails.
     stop.store(false, Ordering::SeqCst);
     let failed_before = failed.load(Ordering::SeqCst);
-    let load = {
-        let (stop, failed, broker) = (stop.clone(), failed.clone(), broker.clone());
-        async_std::task::spawn(async move {
-            while !stop.load(Ordering::SeqCst) {
-                let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});
-                let (status, body) = post_json(&format!("{broker}/query/sql"), sql).await;
-                if !(status == 200 && body["resultTable"]["rows"] == json!([[700]])) {
-                    failed.fetch_add(1, Ordering::SeqCst);
-                    eprintln!("failed query: {status} {body}");
-                }
-                async_std::task::sleep(Duration::from_millis(20)).await;
-            }
-        })
-    };
+    let load = query_load(&broker, 700, &stop, &answered, &failed);
     async_std::task::sleep(Duration::from_millis(300)).await;
     drop(s1);
     eventually(
@@ -341,7 +350,7 @@ async fn an_embedded_cluster_moves_onto_zookeeper() {
     let table = tessera_api::quickstart::lineitem::table_config();
     assert_eq!(post_json(&format!("{ctl}/schemas"), schema).await.0, 200);
     assert_eq!(post_json(&format!("{ctl}/tables"), table).await.0, 200);
-    let bytes = segment(dir.path(), "lineitem_m", 250);
+    let bytes = support::lineitem_segment(dir.path(), "lineitem_m", 250);
     let (ct, body) = multipart::encode_file("lineitem_m", "lineitem_m.tar.gz", &bytes);
     let (status, body) = call(
         "POST",

@@ -110,17 +110,22 @@ pub struct Controller {
 }
 
 impl Liveness {
-    /// What server `id` reports holding.
-    fn report(&mut self, id: &str, report: SegmentReport) {
+    /// What server `id` reports holding; the tables with a segment loaded for the first time.
+    fn report(&mut self, id: &str, report: SegmentReport) -> Vec<String> {
+        let mut first = Vec::new();
         for (table, segments) in report.hosted.iter().chain(&report.consuming) {
             for segment in segments {
                 if !self.ever_loaded.contains(&(table.clone(), segment.clone())) {
                     self.ever_loaded.insert((table.clone(), segment.clone()));
+                    if first.last() != Some(table) {
+                        first.push(table.clone());
+                    }
                 }
             }
         }
         self.loaded.insert(id.to_string(), report.hosted);
         self.consuming.insert(id.to_string(), report.consuming);
+        first
     }
 }
 
@@ -182,13 +187,20 @@ impl Controller {
         self.store.is_leader()
     }
 
-    /// Records a heartbeat from `id`, with what a server reports holding.
+    /// Records a heartbeat from `id`, with what a server reports holding. A segment reported
+    /// loaded for the first time changes its table's routing: brokers are told when the
+    /// request is done (they may have fetched the routing while the segment was loading).
     pub fn heartbeat(&self, id: &str, report: Option<SegmentReport>) {
+        let mut first_loaded = Vec::new();
         if let Ok(mut l) = self.liveness.lock() {
             l.last_seen.insert(id.to_string(), Instant::now());
             if let Some(report) = report {
-                l.report(id, report);
+                first_loaded = l.report(id, report);
             }
+        }
+        for typed in first_loaded {
+            self.changes
+                .touch(crate::metadata::table_name::split(&typed).0);
         }
     }
 

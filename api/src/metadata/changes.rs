@@ -128,6 +128,14 @@ impl ChangeLog {
         }
     }
 
+    /// Marks a table changed without a commit: a server reported one of its segments loaded
+    /// for the first time, so brokers' cached routing of it lacks the segment.
+    pub fn touch(&self, raw_table: &str) {
+        if let Ok(mut p) = self.pending.lock() {
+            p.0.insert(raw_table.to_string());
+        }
+    }
+
     /// The change to publish, if anything was committed since the last call.
     pub fn take(&self) -> Option<Change> {
         let mut p = self.pending.lock().ok()?;

@@ -311,11 +311,18 @@ async fn hosted_segments(req: Request<ServerState>) -> tide::Result {
 }
 
 /// `POST /tessera/changed`: the controller pushed a metadata change; the assignment is
-/// fetched and applied in the background (the controller does not wait for downloads).
+/// fetched and applied in the background (the controller does not wait for downloads), then
+/// what is loaded is reported at once — the controller routes a new segment only once a
+/// server reports it, and tells the brokers then.
 async fn changed(req: Request<ServerState>) -> tide::Result {
     let server = req.state().clone();
     async_std::task::spawn(async move {
-        sync::sync_once(&server).await;
+        let mut rounds = 0;
+        while rounds < 3
+            && sync::sync_once(&server).await == (sync::Synced::Applied { changed: true })
+        {
+            rounds += 1;
+        }
     });
     Ok("OK".into())
 }

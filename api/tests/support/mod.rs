@@ -88,3 +88,25 @@ pub async fn call(method: &str, url: &str, body: Option<(Vec<u8>, String)>) -> (
 pub fn json_body(v: Value) -> Option<(Vec<u8>, String)> {
     Some((v.to_string().into_bytes(), "application/json".into()))
 }
+
+/// A generated `lineitem` segment named `name` with `docs` rows, packed for upload (built under
+/// `root`).
+pub fn lineitem_segment(root: &std::path::Path, name: &str, docs: u64) -> Vec<u8> {
+    use tessera_api::quickstart::lineitem;
+    let work = root.join(format!("build-{name}"));
+    let schema = segments::types::Schema::from_json(&lineitem::schema().to_string()).unwrap();
+    let config = segments::BuildConfig::from_table_config_json(
+        &lineitem::table_config(),
+        &schema,
+        Some(name),
+    )
+    .unwrap();
+    segments::build_segment_from_rows(
+        &schema,
+        &config,
+        lineitem::rows(docs, docs as usize).map(Ok),
+        &work,
+    )
+    .unwrap();
+    tessera_api::common::archive::pack(&work.join(name)).unwrap()
+}

@@ -143,10 +143,18 @@ impl ZkStore {
         &self,
         f: impl Future<Output = Result<T, StoreError>> + Send + 'static,
     ) -> Result<T, StoreError> {
+        self.run_within(self.inner.config.call_timeout, f)
+    }
+
+    /// [`ZkStore::run`] bounded by `timeout`.
+    fn run_within<T: Send + 'static>(
+        &self,
+        timeout: Duration,
+        f: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+    ) -> Result<T, StoreError> {
         if self.inner.closed.load(Ordering::SeqCst) {
             return Err(StoreError::Closed);
         }
-        let timeout = self.inner.config.call_timeout;
         let rt = runtime()?;
         // A caller already on the runtime (a watch's callback) would deadlock blocking on it.
         if tokio::runtime::Handle::try_current().is_ok() {
@@ -292,7 +300,10 @@ impl MetadataStore for ZkStore {
     }
 
     fn lock_writes(&self) -> Result<Option<WriteLease>, StoreError> {
-        let lease = self.run(coordination::lock_writes(self.inner.clone()))?;
+        // A lease a killed controller held goes when its session expires: wait out a session
+        // timeout on top of the call timeout before giving up.
+        let wait = self.inner.config.session_timeout + self.inner.config.call_timeout;
+        let lease = self.run_within(wait, coordination::lock_writes(self.inner.clone()))?;
         Ok(Some(Box::new(lease)))
     }
 
