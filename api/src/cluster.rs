@@ -370,6 +370,15 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
                 opts.relocation_interval,
                 stop.clone(),
             )));
+        if zk.is_some() {
+            cluster
+                .loops
+                .push(async_std::task::spawn(controller::helix_views::views_loop(
+                    c.clone(),
+                    Duration::from_secs(1),
+                    stop.clone(),
+                )));
+        }
         cluster
             .loops
             .push(async_std::task::spawn(controller::realtime::realtime_loop(

@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 use support::zookeeper::ZooKeeper;
 use support::{Proc, call};
 use tessera_api::http::multipart;
+use tessera_api::metadata::MetadataStore;
+use tessera_api::metadata::zk::{ZkConfig, ZkStore};
 
 async fn post_json(url: &str, v: Value) -> (u16, Value) {
     call(
@@ -148,6 +150,30 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     })
     .await;
 
+    // Pinot's per-table znodes say the same, for tools that read ZooKeeper.
+    let viewer = ZkStore::connect(ZkConfig::new(&address, "failover")).unwrap();
+    let view = |key: &str| -> Value {
+        viewer
+            .get(key)
+            .ok()
+            .flatten()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null)
+    };
+    let online = |v: &Value, segment: &str| {
+        v["mapFields"][segment]
+            .as_object()
+            .map_or(0, |m| m.values().filter(|s| *s == "ONLINE").count())
+    };
+    eventually("the external view znode", async || {
+        let ev = view("externalview/lineitem_OFFLINE");
+        online(&ev, "lineitem_a") == 2 && online(&ev, "lineitem_b") == 2
+    })
+    .await;
+    let ideal = view("idealstates/lineitem_OFFLINE");
+    assert_eq!(ideal["id"], "lineitem_OFFLINE", "{ideal}");
+    assert_eq!(online(&ideal, "lineitem_b"), 2, "{ideal}");
+
     // A steady query load through the broker, counting every answer that is not the full count.
     let stop = Arc::new(AtomicBool::new(false));
     let (answered, failed) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
@@ -274,6 +300,13 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
         },
     )
     .await;
+    // The new leader keeps the external view znode current too.
+    eventually(
+        "the external view znode to show the dead server",
+        async || online(&view("externalview/lineitem_OFFLINE"), "lineitem_a") == 1,
+    )
+    .await;
+    viewer.close();
     async_std::task::sleep(Duration::from_millis(500)).await;
     stop.store(true, Ordering::SeqCst);
     load.await;

@@ -19,6 +19,7 @@ pub mod changes;
 pub mod console;
 pub mod deep_store;
 pub mod follow_up;
+pub mod helix_views;
 pub mod ingest;
 pub mod instances;
 pub mod local_client;

@@ -8,6 +8,8 @@
 //! | `segments/<tableNameWithType>/<segmentName>` | segment record JSON (incl. assignment) |
 //! | `instances/<instanceId>` | instance record JSON |
 //! | `version` | the metadata version, bumped by every commit (decimal text) |
+//! | `idealstates/<tableNameWithType>` | Helix's ideal state of the table (a view, ZooKeeper only) |
+//! | `externalview/<tableNameWithType>` | Helix's external view of the table (a view, ZooKeeper only) |
 //! | `lastChange` | the last commit's [`super::changes::Change`] (JSON), which brokers and servers watch |
 
 /// Key of a schema.
@@ -47,3 +49,17 @@ pub const VERSION: &str = "version";
 
 /// Key of the last commit's change.
 pub const LAST_CHANGE: &str = "lastChange";
+
+/// Key of a table's ideal-state view.
+pub fn ideal_state(table_with_type: &str) -> String {
+    format!("{IDEAL_STATES}{table_with_type}")
+}
+/// Prefix of the ideal-state views.
+pub const IDEAL_STATES: &str = "idealstates/";
+
+/// Key of a table's external view.
+pub fn external_view(table_with_type: &str) -> String {
+    format!("{EXTERNAL_VIEWS}{table_with_type}")
+}
+/// Prefix of the external views.
+pub const EXTERNAL_VIEWS: &str = "externalview/";

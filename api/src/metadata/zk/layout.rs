@@ -8,6 +8,8 @@
 //! | `tables/<tableNameWithType>` | `/<cluster>/PROPERTYSTORE/CONFIGS/TABLE/<tableNameWithType>` |
 //! | `segments/<tableNameWithType>/<segment>` | `/<cluster>/PROPERTYSTORE/SEGMENTS/<tableNameWithType>/<segment>` |
 //! | `instances/<id>` | `/<cluster>/CONFIGS/PARTICIPANT/<id>` |
+//! | `idealstates/<tableNameWithType>` | `/<cluster>/IDEALSTATES/<tableNameWithType>` |
+//! | `externalview/<tableNameWithType>` | `/<cluster>/EXTERNALVIEW/<tableNameWithType>` |
 //! | any other key, e.g. `version` | `/<cluster>/PROPERTYSTORE/TESSERA/<key>` |
 //!
 //! Besides keys: `LIVEINSTANCES/<id>` (ephemeral, one per live process role), `CONTROLLER/LEADER`
@@ -19,11 +21,13 @@ use crate::metadata::StoreError;
 
 /// Key prefixes and the znode directory (below the cluster root) each maps to; the first match
 /// wins and the last catches every other key.
-const MAP: [(&str, &str); 5] = [
+const MAP: [(&str, &str); 7] = [
     ("schemas/", "PROPERTYSTORE/SCHEMAS/"),
     ("tables/", "PROPERTYSTORE/CONFIGS/TABLE/"),
     ("segments/", "PROPERTYSTORE/SEGMENTS/"),
     ("instances/", "CONFIGS/PARTICIPANT/"),
+    ("idealstates/", "IDEALSTATES/"),
+    ("externalview/", "EXTERNALVIEW/"),
     ("", "PROPERTYSTORE/TESSERA/"),
 ];
 
@@ -189,7 +193,7 @@ mod tests {
             ["/c/PROPERTYSTORE/SEGMENTS", "/c/PROPERTYSTORE/TESSERA"]
         );
         assert_eq!(w[1].name_prefix, "se");
-        assert_eq!(walks("/c", "").len(), 5);
+        assert_eq!(walks("/c", "").len(), 7);
         assert!(is_root_dir("/c", "/c/PROPERTYSTORE/SEGMENTS"));
         assert!(!is_root_dir("/c", "/c/PROPERTYSTORE/SEGMENTS/t"));
         assert_eq!(parent("/c/a/b"), "/c/a");
