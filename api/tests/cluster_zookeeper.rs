@@ -150,6 +150,16 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     })
     .await;
 
+    // The segment metadata names each archive's place in the shared deep store.
+    let (_, meta) = call("GET", &format!("{ctl1}/segments/lineitem/zkmetadata"), None).await;
+    let url = meta["lineitem_a"]["segment.download.url"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        url.starts_with("file://") && url.contains(&format!("{deep}/lineitem_OFFLINE/lineitem_a.")),
+        "{meta}"
+    );
+
     // Pinot's per-table znodes say the same, for tools that read ZooKeeper.
     let viewer = ZkStore::connect(ZkConfig::new(&address, "failover")).unwrap();
     let view = |key: &str| -> Value {

@@ -28,6 +28,8 @@ pub trait DeepStore: Send + Sync {
     fn scratch(&self, id: &str) -> PathBuf;
     /// Where it is, for messages.
     fn describe(&self) -> String;
+    /// The URI of an archive (Pinot's `segment.download.url` for a segment in the deep store).
+    fn uri(&self, table: &str, file: &str) -> String;
 }
 
 /// A deep store in a directory: `<root>/<table>/<file>`, scratch under `<root>/.tmp/<id>`.
@@ -117,6 +119,11 @@ impl DeepStore for DirDeepStore {
     fn describe(&self) -> String {
         self.root.display().to_string()
     }
+
+    fn uri(&self, table: &str, file: &str) -> String {
+        let root = std::path::absolute(&self.root).unwrap_or_else(|_| self.root.clone());
+        format!("file://{}", root.join(table).join(file).display())
+    }
 }
 
 #[cfg(test)]
@@ -138,6 +145,8 @@ mod tests {
         assert_eq!(std::fs::read(at).unwrap(), b"archive");
         assert_eq!(store.tables().unwrap(), ["t_OFFLINE"]);
         assert_eq!(store.files("t_OFFLINE").unwrap().len(), 1);
+        let uri = store.uri("t_OFFLINE", "s_0.1.tar.gz");
+        assert!(uri.starts_with("file:///") && uri.ends_with("/deep/t_OFFLINE/s_0.1.tar.gz"));
         assert!(store.local_path("t_OFFLINE", "../x").is_err());
         assert!(store.local_path("..", "x").is_err());
         assert!(store.remove_table(".tmp").is_err());

@@ -45,7 +45,8 @@ pub struct SegmentMetadataView {
     pub end_time: Option<i64>,
     pub total_docs: u32,
     pub size_in_bytes: u64,
-    /// Where servers fetch the archive when a metadata push left it outside the deep store.
+    /// Pinot's `segment.download.url`: the archive's URI in the deep store, or where a
+    /// metadata push left it.
     pub download_url: Option<String>,
     pub servers: Vec<String>,
     pub custom: BTreeMap<String, String>,
@@ -90,6 +91,7 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
             (col.name.clone(), kinds)
         })
         .collect();
+    let download_url = super::segments::download_url(c, &record);
     json(&SegmentMetadataView {
         segment_name: meta.segment_name,
         schema_name: meta.table_name,
@@ -104,7 +106,7 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
         end_time: meta.end_time,
         total_docs: meta.total_docs,
         size_in_bytes: record.size_bytes,
-        download_url: record.download_uri,
+        download_url,
         servers: record.servers,
         custom: BTreeMap::new(),
         columns,

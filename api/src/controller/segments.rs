@@ -73,8 +73,19 @@ pub fn routes(r: &mut Routes<'_, ControllerState>) {
 
 static SCRATCH: AtomicU64 = AtomicU64::new(0);
 
+/// Where a segment's archive is fetched from (Pinot's `segment.download.url`): the URI a
+/// metadata push named, else the archive's URI in the deep store (servers fetch it through any
+/// live controller, which reads it there).
+pub fn download_url(c: &Controller, r: &SegmentRecord) -> Option<String> {
+    match (&r.download_uri, r.archive.is_empty()) {
+        (Some(u), _) => Some(u.clone()),
+        (None, false) => Some(c.deep.uri(&r.table_name_with_type, &r.archive)),
+        (None, true) => None,
+    }
+}
+
 /// Pinot's `SegmentZKMetadata.toMap()` of a record: flat string fields.
-pub fn zk_fields(r: &SegmentRecord) -> BTreeMap<&'static str, String> {
+pub fn zk_fields(c: &Controller, r: &SegmentRecord) -> BTreeMap<&'static str, String> {
     let mut m = BTreeMap::new();
     m.insert("segment.crc", r.crc.to_string());
     m.insert("segment.total.docs", r.total_docs.to_string());
@@ -88,8 +99,8 @@ pub fn zk_fields(r: &SegmentRecord) -> BTreeMap<&'static str, String> {
         m.insert("segment.end.time", t.to_string());
         m.insert("segment.time.unit", "MILLISECONDS".into());
     }
-    if let Some(u) = &r.download_uri {
-        m.insert("segment.download.url", u.clone());
+    if let Some(u) = download_url(c, r) {
+        m.insert("segment.download.url", u);
     }
     if let Some(tier) = &r.tier_tag {
         m.insert("segment.tier", tier.clone());
@@ -117,7 +128,7 @@ async fn zk_metadata(req: Request<ControllerState>) -> tide::Result {
     let mut out = BTreeMap::new();
     for (_, typed) in tables {
         for r in c.segments(&typed)? {
-            let fields = zk_fields(&r);
+            let fields = zk_fields(c, &r);
             out.insert(r.segment_name, fields);
         }
     }
