@@ -127,7 +127,7 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     let mut table = tessera_api::quickstart::lineitem::table_config();
     table["segmentsConfig"]["replication"] = json!("2");
     assert_eq!(post_json(&format!("{ctl1}/schemas"), schema).await.0, 200);
-    let (status, body) = post_json(&format!("{ctl1}/tables"), table).await;
+    let (status, body) = post_json(&format!("{ctl1}/tables"), table.clone()).await;
     assert_eq!(status, 200, "{body}");
     for name in ["lineitem_a", "lineitem_b"] {
         let bytes = support::lineitem_segment(dir.path(), name, 300);
@@ -190,22 +190,30 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     let load = query_load(&broker, 600, &stop, &answered, &failed);
     async_std::task::sleep(Duration::from_millis(500)).await;
 
-    // A stream of edits, each sent to the two controllers in turn — the next one when one
-    // cannot be reached, as a client with both addresses does — counting acknowledgements and
-    // refusals by a controller that answered.
+    // A stream of edits — new schemas, and changes to the table's config — each sent to the two
+    // controllers in turn (the next one when one cannot be reached, as a client with both
+    // addresses does), counting acknowledgements and refusals by a controller that answered.
     let acked: Arc<std::sync::Mutex<Vec<usize>>> = Arc::default();
     let refused = Arc::new(AtomicUsize::new(0));
     let edit_stream = {
         let (stop, acked, refused) = (stop.clone(), acked.clone(), refused.clone());
         let controllers = [ctl1.clone(), ctl2.clone()];
+        let table = table.clone();
         async_std::task::spawn(async move {
             let mut n = 0;
             while !stop.load(Ordering::SeqCst) {
                 n += 1;
                 for i in 0..2 {
                     let ctl = &controllers[(n + i) % 2];
-                    let (status, body) =
-                        post_json(&format!("{ctl}/schemas"), schema_named(n)).await;
+                    let (status, body) = if n % 2 == 1 {
+                        post_json(&format!("{ctl}/schemas"), schema_named(n)).await
+                    } else {
+                        let mut edited = table.clone();
+                        edited["metadata"]["customConfigs"]["edit"] = json!(n.to_string());
+                        let body =
+                            Some((edited.to_string().into_bytes(), "application/json".into()));
+                        call("PUT", &format!("{ctl}/tables/lineitem"), body).await
+                    };
                     match status {
                         200 => acked.lock().unwrap().push(n),
                         0 => continue,
@@ -244,13 +252,21 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
         "edits refused during the failover"
     );
     let edits = acked.lock().unwrap().clone();
-    // Every acknowledged edit is there (none acknowledged and then lost).
+    // Every acknowledged edit is there (none acknowledged and then lost): each new schema, and
+    // the table's config as the last acknowledged change left it.
     let (_, body) = call("GET", &format!("{ctl2}/schemas"), None).await;
     let names = body.as_array().cloned().unwrap_or_default();
-    for n in &edits {
+    for n in edits.iter().filter(|n| *n % 2 == 1) {
         assert!(names.contains(&json!(format!("edit_{n}"))), "edit {n} lost");
     }
-    let edits = *edits.last().unwrap();
+    let last_table_edit = edits.iter().rev().find(|n| *n % 2 == 0).unwrap();
+    let (_, body) = call("GET", &format!("{ctl2}/tables/lineitem"), None).await;
+    assert_eq!(
+        body["OFFLINE"]["metadata"]["customConfigs"]["edit"],
+        json!(last_table_edit.to_string()),
+        "{body}"
+    );
+    let edits = *edits.iter().rev().find(|n| *n % 2 == 1).unwrap();
 
     // A segment uploaded now is routed at once: the broker learns of it without polling.
     let bytes = support::lineitem_segment(dir.path(), "lineitem_c", 100);
