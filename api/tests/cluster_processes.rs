@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use support::{Proc, call};
-use tessera_api::http::multipart;
 
 /// Starts `tessera start <args>` and returns it with the URL it printed for `role`.
 fn start(args: &[&str], role: &str) -> (Proc, String) {
@@ -125,13 +124,7 @@ async fn controller_broker_and_two_servers_as_processes() {
     assert_eq!(post_json(&format!("{ctl}/tables"), table).await.0, 200);
     for name in ["lineitem_a", "lineitem_b"] {
         let bytes = support::lineitem_segment(dir.path(), name, 200);
-        let (ct, body) = multipart::encode_file(name, &format!("{name}.tar.gz"), &bytes);
-        let (status, body) = call(
-            "POST",
-            &format!("{ctl}/segments?tableName=lineitem"),
-            Some((body, ct)),
-        )
-        .await;
+        let (status, body) = support::upload_segment(&ctl, "lineitem", name, &bytes).await;
         assert_eq!(status, 200, "{body}");
     }
 

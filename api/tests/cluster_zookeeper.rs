@@ -13,7 +13,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use support::zookeeper::ZooKeeper;
 use support::{Proc, call};
-use tessera_api::http::multipart;
 use tessera_api::metadata::MetadataStore;
 use tessera_api::metadata::zk::{ZkConfig, ZkStore};
 
@@ -131,13 +130,7 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
     assert_eq!(status, 200, "{body}");
     for name in ["lineitem_a", "lineitem_b"] {
         let bytes = support::lineitem_segment(dir.path(), name, 300);
-        let (ct, body) = multipart::encode_file(name, &format!("{name}.tar.gz"), &bytes);
-        let (status, body) = call(
-            "POST",
-            &format!("{ctl2}/segments?tableName=lineitem"),
-            Some((body, ct)),
-        )
-        .await;
+        let (status, body) = support::upload_segment(&ctl2, "lineitem", name, &bytes).await;
         assert_eq!(status, 200, "{body}");
     }
     eventually("both replicas of both segments to be online", async || {
@@ -270,14 +263,8 @@ async fn two_controllers_two_servers_on_zookeeper_survive_kills_and_an_outage() 
 
     // A segment uploaded now is routed at once: the broker learns of it without polling.
     let bytes = support::lineitem_segment(dir.path(), "lineitem_c", 100);
-    let (ct, body) = multipart::encode_file("lineitem_c", "lineitem_c.tar.gz", &bytes);
     let uploading = Instant::now();
-    let (status, body) = call(
-        "POST",
-        &format!("{ctl2}/segments?tableName=lineitem"),
-        Some((body, ct)),
-    )
-    .await;
+    let (status, body) = support::upload_segment(&ctl2, "lineitem", "lineitem_c", &bytes).await;
     assert_eq!(status, 200, "{body}");
     let upload = uploading.elapsed();
     let routed = eventually("the new segment to be queried", async || {
@@ -410,13 +397,7 @@ async fn an_embedded_cluster_moves_onto_zookeeper() {
     assert_eq!(post_json(&format!("{ctl}/schemas"), schema).await.0, 200);
     assert_eq!(post_json(&format!("{ctl}/tables"), table).await.0, 200);
     let bytes = support::lineitem_segment(dir.path(), "lineitem_m", 250);
-    let (ct, body) = multipart::encode_file("lineitem_m", "lineitem_m.tar.gz", &bytes);
-    let (status, body) = call(
-        "POST",
-        &format!("{ctl}/segments?tableName=lineitem"),
-        Some((body, ct)),
-    )
-    .await;
+    let (status, body) = support::upload_segment(&ctl, "lineitem", "lineitem_m", &bytes).await;
     assert_eq!(status, 200, "{body}");
     let count = async |broker: &str| {
         let sql = json!({"sql": "SELECT COUNT(*) FROM lineitem"});

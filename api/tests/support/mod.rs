@@ -110,3 +110,16 @@ pub fn lineitem_segment(root: &std::path::Path, name: &str, docs: u64) -> Vec<u8
     .unwrap();
     tessera_api::common::archive::pack(&work.join(name)).unwrap()
 }
+
+/// Uploads a segment archive to the controller at `ctl` for `table` (`POST /segments`, as
+/// Pinot's upload): the status and body.
+pub async fn upload_segment(ctl: &str, table: &str, name: &str, archive: &[u8]) -> (u16, Value) {
+    let (ct, body) =
+        tessera_api::http::multipart::encode_file(name, &format!("{name}.tar.gz"), archive);
+    call(
+        "POST",
+        &format!("{ctl}/segments?tableName={table}"),
+        Some((body, ct)),
+    )
+    .await
+}
