@@ -8,21 +8,12 @@ mod support;
 use serde_json::{Value, json};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use support::{Proc, call};
+use support::{Proc, call, post_json};
 
 /// Starts `tessera start <args>` and returns it with the URL it printed for `role`.
 fn start(args: &[&str], role: &str) -> (Proc, String) {
     let (proc, urls) = support::start(args);
     (proc, urls[role].clone())
-}
-
-async fn post_json(url: &str, v: Value) -> (u16, Value) {
-    call(
-        "POST",
-        url,
-        Some((v.to_string().into_bytes(), "application/json".into())),
-    )
-    .await
 }
 
 async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) {

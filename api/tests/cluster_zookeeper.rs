@@ -12,18 +12,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use support::zookeeper::ZooKeeper;
-use support::{Proc, call};
+use support::{Proc, call, post_json};
 use tessera_api::metadata::MetadataStore;
 use tessera_api::metadata::zk::{ZkConfig, ZkStore};
-
-async fn post_json(url: &str, v: Value) -> (u16, Value) {
-    call(
-        "POST",
-        url,
-        Some((v.to_string().into_bytes(), "application/json".into())),
-    )
-    .await
-}
 
 async fn eventually(what: &str, mut check: impl AsyncFnMut() -> bool) -> Duration {
     let start = Instant::now();

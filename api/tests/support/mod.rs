@@ -123,3 +123,13 @@ pub async fn upload_segment(ctl: &str, table: &str, name: &str, archive: &[u8]) 
     )
     .await
 }
+
+/// `POST url` with a JSON body: the status and the body.
+pub async fn post_json(url: &str, v: Value) -> (u16, Value) {
+    call(
+        "POST",
+        url,
+        Some((v.to_string().into_bytes(), "application/json".into())),
+    )
+    .await
+}
