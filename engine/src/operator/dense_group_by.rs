@@ -1,5 +1,6 @@
-//! Fused GROUP BY for a small dictionary key space (TPC-H Q1's shape): single-value
-//! dictionary keys whose cardinalities multiply to at most [`MAX_KEY_SPACE`], and only
+//! Fused GROUP BY for a dictionary key space that fits in a table (TPC-H Q1's shape, and a
+//! group by supplier): single-value dictionary keys whose cardinalities multiply to at most
+//! [`MAX_KEY_SPACE`] (beyond 256, only over enough rows to pay for the table), and only
 //! `COUNT`, `SUM` and `AVG` of plain numeric columns, without `FILTER (WHERE …)` and without
 //! NULLs to skip.
 //!
@@ -40,7 +41,13 @@ use segments::types::{DocId, StoredType};
 use std::ops::Range;
 
 /// Largest key space (product of the keys' cardinalities) the kernel serves.
-pub const MAX_KEY_SPACE: u64 = 256;
+pub const MAX_KEY_SPACE: u64 = 1 << 16;
+/// Key spaces up to this size are served whatever the number of rows; a larger one only when
+/// the rows are at least [`ROWS_PER_KEY`] times as many (its zeroed state tables — a cache line
+/// per key and aggregate — must pay for themselves; a few rows take the general path).
+const SMALL_KEY_SPACE: u64 = 256;
+/// Rows per possible key a large key space needs (see [`SMALL_KEY_SPACE`]).
+const ROWS_PER_KEY: u64 = 16;
 
 /// Dictionary tables of at least this many values are prefetched ahead of the gather.
 const PREFETCH_TABLE: usize = 1 << 16;
@@ -255,7 +262,10 @@ impl<'s> DenseGroupBy<'s> {
         docs: &DocSet,
         ctx: &QueryContext,
     ) -> Option<DenseGroupBy<'s>> {
-        if group_keys.dense_key_space()? > MAX_KEY_SPACE {
+        let key_space = group_keys.dense_key_space()?;
+        if key_space > MAX_KEY_SPACE
+            || (key_space > SMALL_KEY_SPACE && docs.len() < key_space * ROWS_PER_KEY)
+        {
             return None;
         }
         let null_handling = ctx.null_handling();
@@ -545,10 +555,20 @@ mod tests {
 
     /// Runs the kernel (which must apply) and the general path; they must agree.
     fn check(keys: &[&str], aggregates: &[AggregateCall], options: ExecutionOptions) {
+        check_over(keys, aggregates, options, doc_sets());
+    }
+
+    /// [`check`] over the given document sets.
+    fn check_over(
+        keys: &[&str],
+        aggregates: &[AggregateCall],
+        options: ExecutionOptions,
+        sets: Vec<DocSet>,
+    ) {
         let segment = segment();
         let keys: Vec<Expr> = keys.iter().map(|k| col(k)).collect();
         let ctx = QueryContext::new(options);
-        for docs in doc_sets() {
+        for docs in sets {
             let new_keys = || {
                 GroupKeys::new(
                     &keys,
@@ -616,6 +636,18 @@ mod tests {
             ..Default::default()
         };
         check(&["rf", "ls"], &q1_aggregates(), nh);
+        // A key space past 256 (x: 997 values) over enough rows: one state table of 998.
+        let enough: Vec<DocSet> = doc_sets()
+            .into_iter()
+            .filter(|d| d.len() >= 997 * ROWS_PER_KEY)
+            .collect();
+        assert_eq!(enough.len(), 2);
+        check_over(
+            &["x"],
+            &q1_aggregates(),
+            ExecutionOptions::default(),
+            enough,
+        );
     }
 
     #[test]
@@ -653,7 +685,14 @@ mod tests {
         assert!(!applies(&["rf"], &[filtered], &plain));
         assert!(!applies(&["rf"], &[agg(Max, Some("x"))], &plain));
         assert!(!applies(&["z"], &[agg(Count, None)], &plain));
-        assert!(!applies(&["x"], &[agg(Count, None)], &plain));
+        // A large key space over too few rows for its state table.
+        assert!(applies(&["x"], &[agg(Count, None)], &plain));
+        let few = DocSet::bitmap((0..DOCS).filter(|d| d % 13 == 0).collect());
+        let keys = vec![col("x")];
+        let gk = GroupKeys::new(&keys, segment, false, 100_000);
+        assert!(
+            DenseGroupBy::new(&keys, &[agg(Count, None)], segment, &gk, &few, &plain).is_none()
+        );
         // The fallback gives the general path's answer through `group_segment`.
         let keys = vec![col("rf"), col("ls")];
         let aggs = [
