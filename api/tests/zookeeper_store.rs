@@ -1,22 +1,17 @@
 //! The ZooKeeper metadata store against a real ZooKeeper: it behaves as the embedded store
 //! (a model map), keeps Pinot's layout, applies commits all or nothing with compare-and-set,
-//! and gives several processes one write lease, one leader and a live-instance list.
+//! and gives several processes one write lease, one leader and a live-instance list. Each test
+//! starts its own ZooKeeper and stops it when it ends.
 
 mod support;
 
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::zookeeper::ZooKeeper;
 use tessera_api::metadata::zk::{ZkConfig, ZkStore};
 use tessera_api::metadata::{MetadataStore, Op, StoreError};
-
-/// One server for the file's tests (each test uses its own cluster name).
-fn zookeeper() -> Option<&'static ZooKeeper> {
-    static ZK: OnceLock<Option<ZooKeeper>> = OnceLock::new();
-    ZK.get_or_init(ZooKeeper::start).as_ref()
-}
 
 fn store(zk: &ZooKeeper, cluster: &str) -> ZkStore {
     let mut config = ZkConfig::new(&zk.address(), cluster);
@@ -34,7 +29,8 @@ fn until(what: &str, mut f: impl FnMut() -> bool) {
 
 #[test]
 fn keys_live_in_pinots_layout_and_commits_are_atomic() {
-    let Some(zk) = zookeeper() else { return };
+    let Some(zk) = ZooKeeper::start() else { return };
+    let zk = &zk;
     let s = store(zk, "layout");
     s.commit(vec![
         Op::Put(
@@ -118,51 +114,71 @@ fn keys_live_in_pinots_layout_and_commits_are_atomic() {
     assert!(matches!(s.get("version"), Err(StoreError::Closed)));
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(8))]
-    #[test]
-    fn behaves_like_a_map(ops in proptest::collection::vec(
-        (0u8..4, "(schemas|segments/t|version|x)(/[a-c]{1,2}){0,2}", 1u8..255), 1..24))
-    {
-        let Some(zk) = zookeeper() else { return Ok(()) };
-        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let cluster = format!("model{}", N.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
-        let s = store(zk, &cluster);
-        let mut model: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-        let mut batch = Vec::new();
-        for (i, (kind, key, v)) in ops.into_iter().enumerate() {
-            let op = match kind {
-                0 | 1 => { model.insert(key.clone(), vec![v]); Op::Put(key, vec![v]) }
-                2 => { model.remove(&key); Op::Delete(key) }
-                _ => {
-                    let p = format!("{key}/");
-                    model.retain(|k, _| !k.starts_with(&p));
-                    Op::DeletePrefix(p)
+#[test]
+fn behaves_like_a_map() {
+    use proptest::test_runner::{Config, TestRunner};
+    let Some(zk) = ZooKeeper::start() else { return };
+    let ops = proptest::collection::vec(
+        (
+            0u8..4,
+            "(schemas|segments/t|version|x)(/[a-c]{1,2}){0,2}",
+            1u8..255,
+        ),
+        1..24,
+    );
+    let cluster = std::sync::atomic::AtomicUsize::new(0);
+    let mut runner = TestRunner::new(Config::with_cases(8));
+    runner
+        .run(&ops, |ops| {
+            let n = cluster.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let s = store(&zk, &format!("model{n}"));
+            let mut model: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+            let mut batch = Vec::new();
+            for (i, (kind, key, v)) in ops.into_iter().enumerate() {
+                let op = match kind {
+                    0 | 1 => {
+                        model.insert(key.clone(), vec![v]);
+                        Op::Put(key, vec![v])
+                    }
+                    2 => {
+                        model.remove(&key);
+                        Op::Delete(key)
+                    }
+                    _ => {
+                        let p = format!("{key}/");
+                        model.retain(|k, _| !k.starts_with(&p));
+                        Op::DeletePrefix(p)
+                    }
+                };
+                batch.push(op);
+                if i % 3 == 2 {
+                    s.commit(std::mem::take(&mut batch)).unwrap();
                 }
-            };
-            batch.push(op);
-            if i % 3 == 2 {
-                s.commit(std::mem::take(&mut batch)).unwrap();
             }
-        }
-        s.commit(batch).unwrap();
-        let all: Vec<_> = model.clone().into_iter().collect();
-        prop_assert_eq!(s.list("").unwrap(), all);
-        for prefix in ["s", "segments/", "segments/t/", "x/a"] {
-            let want: Vec<_> = model.iter().filter(|(k, _)| k.starts_with(prefix))
-                .map(|(k, v)| (k.clone(), v.clone())).collect();
-            prop_assert_eq!(s.list(prefix).unwrap(), want);
-        }
-        for (k, v) in &model {
-            prop_assert_eq!(s.get(k).unwrap(), Some(v.clone()));
-        }
-        s.close();
-    }
+            s.commit(batch).unwrap();
+            let all: Vec<_> = model.clone().into_iter().collect();
+            prop_assert_eq!(s.list("").unwrap(), all);
+            for prefix in ["s", "segments/", "segments/t/", "x/a"] {
+                let want: Vec<_> = model
+                    .iter()
+                    .filter(|(k, _)| k.starts_with(prefix))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                prop_assert_eq!(s.list(prefix).unwrap(), want);
+            }
+            for (k, v) in &model {
+                prop_assert_eq!(s.get(k).unwrap(), Some(v.clone()));
+            }
+            s.close();
+            Ok(())
+        })
+        .unwrap();
 }
 
 #[test]
 fn one_write_lease_at_a_time_across_processes() {
-    let Some(zk) = zookeeper() else { return };
+    let Some(zk) = ZooKeeper::start() else { return };
+    let zk = &zk;
     let a = store(zk, "lease");
     let b = store(zk, "lease");
     let lease = a
@@ -188,7 +204,8 @@ fn one_write_lease_at_a_time_across_processes() {
 
 #[test]
 fn a_leader_at_a_time_and_the_next_takes_over() {
-    let Some(zk) = zookeeper() else { return };
+    let Some(zk) = ZooKeeper::start() else { return };
+    let zk = &zk;
     let a = store(zk, "leader");
     a.campaign("Controller_a_1").unwrap();
     until("a to lead", || a.is_leader());
@@ -205,7 +222,8 @@ fn a_leader_at_a_time_and_the_next_takes_over() {
 
 #[test]
 fn live_instances_come_and_go_with_their_sessions() {
-    let Some(zk) = zookeeper() else { return };
+    let Some(zk) = ZooKeeper::start() else { return };
+    let zk = &zk;
     let watcher = store(zk, "live");
     let seen: Arc<Mutex<Vec<Vec<String>>>> = Arc::default();
     let s2 = seen.clone();
@@ -256,7 +274,8 @@ fn changes_committed_anywhere_reach_followers_through_a_watch() {
             Box::pin(async {})
         }
     }
-    let Some(zk) = zookeeper() else { return };
+    let Some(zk) = ZooKeeper::start() else { return };
+    let zk = &zk;
     let writer = store(zk, "follow");
     let put = |v: u64, tables: &[&str]| {
         let c = Change {

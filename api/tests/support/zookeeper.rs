@@ -1,6 +1,7 @@
 //! A real ZooKeeper for tests: Debian's `zookeeper` package (the repo's test setup installs it),
 //! run as a standalone server on 127.0.0.1 with a private config and data dir, stopped by its
-//! PID with the test. `TESSERA_ZOOKEEPER_CP` overrides the class path.
+//! PID when the test drops it — and by the kernel when the test process dies first (its parent-
+//! death signal), so none outlives a test. `TESSERA_ZOOKEEPER_CP` overrides the class path.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -79,7 +80,17 @@ impl ZooKeeper {
     /// Starts the server (again) on the same port and data, and waits until it answers.
     pub fn resume(&mut self) {
         let log = std::fs::File::create(self.dir.path().join("zookeeper.log")).unwrap();
-        let child = Command::new("java")
+        let mut command = Command::new("java");
+        // SAFETY: prctl is async-signal-safe; the closure only asks for SIGKILL on the parent's
+        // death and touches no memory of the parent.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let child = command
             .args([
                 "-Xmx256m",
                 "-cp",
