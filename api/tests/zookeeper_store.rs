@@ -94,6 +94,17 @@ fn keys_live_in_pinots_layout_and_commits_are_atomic() {
     assert_eq!(other.get("tables/new_OFFLINE").unwrap(), None);
     // The emptied table directory is gone too (no znode left behind per deleted table).
     assert_eq!(other.list("segments/orders_OFFLINE").unwrap(), vec![]);
+    // Removing the prefix `x/` keeps the key `x`, whose znode is the prefix's directory (the
+    // model test's shrunk failure, kept as a case of its own).
+    s.commit(vec![
+        Op::Put("x".into(), b"1".to_vec()),
+        Op::Put("x/b".into(), b"2".to_vec()),
+    ])
+    .unwrap();
+    s.commit(vec![Op::DeletePrefix("x/".into())]).unwrap();
+    assert_eq!(other.get("x").unwrap(), Some(b"1".to_vec()));
+    assert_eq!(other.list("x/").unwrap(), vec![]);
+    s.delete("x").unwrap();
 
     // Two sessions writing from the same read: the second commit fails, the first survives.
     other

@@ -144,8 +144,8 @@ impl Controller {
             version.to_string().into_bytes(),
         ));
         ops.push(Op::Put(keys::LAST_CHANGE.to_string(), encode(&change)));
-        self.store.commit(ops.clone())?;
-        self.changes.record(version, &ops);
+        self.store.commit(ops)?;
+        self.changes.record(&change);
         Ok(())
     }
 

@@ -116,11 +116,10 @@ impl Liveness {
         let mut first = Vec::new();
         for (table, segments) in report.hosted.iter().chain(&report.consuming) {
             for segment in segments {
-                if !self.ever_loaded.contains(&(table.clone(), segment.clone())) {
-                    self.ever_loaded.insert((table.clone(), segment.clone()));
-                    if first.last() != Some(table) {
-                        first.push(table.clone());
-                    }
+                if self.ever_loaded.insert((table.clone(), segment.clone()))
+                    && first.last() != Some(table)
+                {
+                    first.push(table.clone());
                 }
             }
         }

@@ -31,8 +31,23 @@ pub struct Change {
 
 impl Change {
     /// The change a commit of `ops` at `version` makes.
+    /// The raw table names `ops` touch (sorted, once each) and whether they touch instances.
     pub fn of(version: u64, ops: &[Op]) -> Change {
-        let (tables, instances) = touched_by(ops);
+        let mut tables = BTreeSet::new();
+        let mut instances = false;
+        for op in ops {
+            let key = match op {
+                Op::Put(k, _) | Op::Delete(k) | Op::DeletePrefix(k) => k,
+                Op::Expect(..) => continue,
+            };
+            match touched(key) {
+                Some(Touched::Table(t)) => {
+                    tables.insert(t);
+                }
+                Some(Touched::Instances) => instances = true,
+                None => {}
+            }
+        }
         Change {
             version,
             tables: tables.into_iter().collect(),
@@ -40,26 +55,6 @@ impl Change {
             all: false,
         }
     }
-}
-
-/// The raw table names `ops` touch, and whether they touch instances.
-fn touched_by(ops: &[Op]) -> (BTreeSet<String>, bool) {
-    let mut tables = BTreeSet::new();
-    let mut instances = false;
-    for op in ops {
-        let key = match op {
-            Op::Put(k, _) | Op::Delete(k) | Op::DeletePrefix(k) => k,
-            Op::Expect(..) => continue,
-        };
-        match touched(key) {
-            Some(Touched::Table(t)) => {
-                tables.insert(t);
-            }
-            Some(Touched::Instances) => instances = true,
-            None => {}
-        }
-    }
-    (tables, instances)
 }
 
 /// Follows the changes committed to `store` (its [`super::keys::LAST_CHANGE`] key), telling
@@ -113,18 +108,12 @@ impl ChangeLog {
         self.version.load(Ordering::SeqCst)
     }
 
-    /// The next version, for a commit about to be made of `ops`.
-    pub fn next_version(&self) -> u64 {
-        self.version() + 1
-    }
-
-    /// Records a successful commit of `ops` at `version`.
-    pub fn record(&self, version: u64, ops: &[Op]) {
-        self.version.fetch_max(version, Ordering::SeqCst);
-        let (tables, instances) = touched_by(ops);
+    /// Records a successful commit that made `change`.
+    pub fn record(&self, change: &Change) {
+        self.version.fetch_max(change.version, Ordering::SeqCst);
         if let Ok(mut p) = self.pending.lock() {
-            p.0.extend(tables);
-            p.1 |= instances;
+            p.0.extend(change.tables.iter().cloned());
+            p.1 |= change.instances;
         }
     }
 
@@ -180,22 +169,24 @@ mod tests {
     fn commits_collect_tables_until_taken() {
         let log = ChangeLog::new(7);
         assert_eq!(log.take(), None);
-        let v = log.next_version();
-        log.record(
-            v,
+        log.record(&Change::of(
+            8,
             &[
                 Op::Delete("tables/events_OFFLINE".into()),
                 Op::DeletePrefix("segments/events_OFFLINE/".into()),
                 Op::Put("schemas/orders".into(), vec![]),
                 Op::Put("version".into(), vec![]),
             ],
-        );
+        ));
         let c = log.take().unwrap();
         assert_eq!(c.version, 8);
         assert_eq!(c.tables, vec!["events".to_string(), "orders".to_string()]);
         assert!(!c.instances);
         assert_eq!(log.take(), None);
-        log.record(9, &[Op::Put("instances/Server_h_1".into(), vec![])]);
+        log.record(&Change::of(
+            9,
+            &[Op::Put("instances/Server_h_1".into(), vec![])],
+        ));
         assert!(log.take().unwrap().instances);
     }
 }

@@ -65,9 +65,9 @@ impl ControllerPool {
         let live = async_std::task::spawn_blocking(move || store.live_instances()).await;
         let mut urls: Vec<String> = match live {
             Ok(Some(live)) => live
-                .iter()
-                .filter(|(id, _)| id.starts_with(InstanceType::Controller.prefix()))
-                .filter_map(|(_, b)| serde_json::from_slice::<LiveAnnouncement>(b).ok())
+                .values()
+                .filter_map(|b| serde_json::from_slice::<LiveAnnouncement>(b).ok())
+                .filter(|a| a.instance_type == Some(InstanceType::Controller))
                 .map(|a| a.url.trim_end_matches('/').to_string())
                 .collect(),
             Ok(None) => Vec::new(),
@@ -113,11 +113,23 @@ impl ControllerPool {
         &'a self,
         call: impl Fn(Arc<HttpControllerClient>) -> BoxFuture<'a, Result<T, TransportError>>,
     ) -> Result<T, TransportError> {
-        let mut last = TransportError::Unreachable("no live controller".into());
+        let none = TransportError::Unreachable("no live controller".into());
+        self.attempt_with(none, worth_another, call).await
+    }
+
+    /// [`ControllerPool::attempt`] for any error type: `retry` says which errors another
+    /// controller may not have; `none` is the error when no controller is known.
+    async fn attempt_with<'a, T: 'a, E: std::fmt::Display + 'a>(
+        &'a self,
+        none: E,
+        retry: impl Fn(&E) -> bool,
+        call: impl Fn(Arc<HttpControllerClient>) -> BoxFuture<'a, Result<T, E>>,
+    ) -> Result<T, E> {
+        let mut last = none;
         for refresh in [false, true] {
             for c in self.candidates(refresh).await {
                 match call(c.clone()).await {
-                    Err(e) if worth_another(&e) => {
+                    Err(e) if retry(&e) => {
                         log::debug!("controller {} failed: {e}", c.base_url());
                         last = e;
                     }
@@ -138,25 +150,16 @@ impl ControllerClient for ControllerPool {
         typed: &'a str,
         broker: &'a str,
     ) -> BoxFuture<'a, Result<RoutingTable, RoutingError>> {
-        Box::pin(async move {
-            // Routing reports its own errors; only an unreachable controller tries the next.
-            let mut last = RoutingError::Controller {
-                table: typed.to_string(),
-                reason: "no live controller".into(),
-            };
-            for refresh in [false, true] {
-                for c in self.candidates(refresh).await {
-                    match c.routing(typed, broker).await {
-                        Err(e @ RoutingError::Controller { .. }) => last = e,
-                        other => {
-                            self.answered(&c);
-                            return other;
-                        }
-                    }
-                }
-            }
-            Err(last)
-        })
+        // Routing reports its own errors; only an unreachable controller tries the next.
+        let none = RoutingError::Controller {
+            table: typed.to_string(),
+            reason: "no live controller".into(),
+        };
+        Box::pin(self.attempt_with(
+            none,
+            |e| matches!(e, RoutingError::Controller { .. }),
+            move |c| Box::pin(async move { c.routing(typed, broker).await }),
+        ))
     }
 
     fn catalog(&self) -> BoxFuture<'_, Result<Vec<TableInfo>, TransportError>> {

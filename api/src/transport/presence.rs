@@ -45,8 +45,7 @@ impl Announcing {
         };
         let bytes = serde_json::to_vec(&a).unwrap_or_default();
         let (store, id) = (self.store.clone(), id.to_string());
-        let done =
-            async_std::task::spawn_blocking(move || store.announce(&id, &bytes).map(|_| id)).await;
+        let done = async_std::task::spawn_blocking(move || store.announce(&id, &bytes)).await;
         if let Err(e) = done {
             log::warn!("cannot announce the instance live: {e}");
         }

@@ -193,52 +193,62 @@ pub async fn read_live(inner: &Inner, c: &zk::Client) -> Result<LiveInstances, S
 /// (re-watching on a new session).
 pub async fn watch_live(inner: Arc<Inner>, watch: LiveWatch) {
     let dir = format!("{}/{}", inner.root, super::layout::LIVE);
-    while !inner.closed.load(Ordering::SeqCst) {
-        let c = match inner.client().await {
-            Ok(c) => c,
-            Err(StoreError::Closed) => return,
-            Err(e) => {
-                log::warn!("watching live instances: {e}");
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                continue;
-            }
-        };
-        let mut watcher = match c.watch(&dir, zk::AddWatchMode::PersistentRecursive).await {
-            Ok(w) => w,
-            Err(e) => {
-                log::warn!("watching live instances: {e}");
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                continue;
-            }
-        };
-        loop {
-            match read_live(&inner, &c).await {
-                Ok(live) => watch(live),
-                Err(e) => log::warn!("reading live instances: {e}"),
-            }
-            let Some(event) = inner.until_closed(watcher.changed()).await else {
-                return;
-            };
-            if event.event_type == zk::EventType::Session && event.session_state.is_terminated() {
-                break;
-            }
-        }
-    }
+    follow_node(&inner, &dir, Follow::Live(watch)).await
 }
 
 /// Calls `watch` with the value at `path` now and after every change to it, until the store
 /// closes (re-watching on a new session).
 pub async fn watch_key(inner: Arc<Inner>, path: String, watch: KeyWatch) {
+    follow_node(&inner, &path, Follow::Key(watch)).await
+}
+
+/// What a watched znode is read as, and who is told.
+enum Follow {
+    /// The live instances under the directory (a recursive watch).
+    Live(LiveWatch),
+    /// The node's own value.
+    Key(KeyWatch),
+}
+
+impl Follow {
+    fn mode(&self) -> zk::AddWatchMode {
+        match self {
+            Follow::Live(_) => zk::AddWatchMode::PersistentRecursive,
+            Follow::Key(_) => zk::AddWatchMode::Persistent,
+        }
+    }
+
+    /// Reads `path` and tells the watcher.
+    async fn read(&self, inner: &Inner, c: &zk::Client, path: &str) -> Result<(), StoreError> {
+        match self {
+            Follow::Live(watch) => read_live(inner, c).await.map(|live| watch(live)),
+            Follow::Key(watch) => {
+                let value = match c.get_data(path).await {
+                    Ok((data, _)) => (!data.is_empty()).then_some(data),
+                    Err(zk::Error::NoNode) => None,
+                    Err(e) => return Err(store_error(e)),
+                };
+                watch(value);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Reads `path` now and after every event of a watch on it, until the store closes; a
+/// session that ends is replaced and the watch set again on the new one.
+async fn follow_node(inner: &Arc<Inner>, path: &str, follow: Follow) {
     while !inner.closed.load(Ordering::SeqCst) {
         let c = match inner.client().await {
             Ok(c) => c,
             Err(StoreError::Closed) => return,
-            Err(_) => {
-                tokio::time::sleep(Duration::from_millis(500)).await;
+            Err(e) => {
+                log::debug!("watching {path}: {e}");
+                tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
             }
         };
-        let mut watcher = match c.watch(&path, zk::AddWatchMode::Persistent).await {
+        let mut watcher = match c.watch(path, follow.mode()).await {
             Ok(w) => w,
             Err(e) => {
                 log::warn!("watching {path}: {e}");
@@ -247,10 +257,8 @@ pub async fn watch_key(inner: Arc<Inner>, path: String, watch: KeyWatch) {
             }
         };
         loop {
-            match c.get_data(&path).await {
-                Ok((data, _)) => watch((!data.is_empty()).then_some(data)),
-                Err(zk::Error::NoNode) => watch(None),
-                Err(e) => log::debug!("reading {path}: {e}"),
+            if let Err(e) = follow.read(inner, &c, path).await {
+                log::warn!("reading {path}: {e}");
             }
             let Some(event) = inner.until_closed(watcher.changed()).await else {
                 return;

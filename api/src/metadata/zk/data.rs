@@ -141,14 +141,14 @@ async fn walk_all(
     }
     while !level.is_empty() {
         let paths: Vec<String> = level.iter().map(|(p, _)| p.clone()).collect();
-        let nodes = read_nodes(c, &paths).await?;
+        let mut nodes = read_nodes(c, &paths).await?;
         let mut next = Vec::new();
         for (path, key) in level {
-            if let Some(node) = nodes.get(&path) {
+            if let Some(node) = nodes.remove(&path) {
                 for child in &node.children {
                     next.push((format!("{path}/{child}"), format!("{key}/{child}")));
                 }
-                out.push((path, key, node.clone()));
+                out.push((path, key, node));
             }
         }
         level = next;
@@ -178,6 +178,8 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
     // prefixes (directories too) to remove when nothing kept lives below them.
     let mut finals: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
     let mut swept: BTreeSet<String> = BTreeSet::new();
+    // Every znode read so far, at the version the writes will be checked against.
+    let mut nodes: BTreeMap<String, Node> = BTreeMap::new();
     let mut dirs_only: BTreeSet<String> = BTreeSet::new();
     let mut expects: Vec<(String, Option<Vec<u8>>)> = Vec::new();
     for op in ops {
@@ -194,9 +196,10 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
                 finals.insert(layout::path(&root, &k)?, None);
             }
             Op::DeletePrefix(p) => {
-                for (path, key, _) in walk_all(&c, layout::walks(&root, &p)).await? {
+                for (path, key, node) in walk_all(&c, layout::walks(&root, &p)).await? {
                     if key.starts_with(&p) {
-                        swept.insert(path);
+                        swept.insert(path.clone());
+                        nodes.insert(path, node);
                     }
                 }
                 for (path, v) in finals.iter_mut() {
@@ -240,11 +243,16 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
             }
         }
     }
-    let mut to_read: BTreeSet<String> = finals.keys().cloned().collect();
-    to_read.extend(swept.iter().cloned());
-    to_read.extend(keep.iter().cloned());
-    to_read.extend(expects.iter().map(|(p, _)| p.clone()));
-    let nodes = read_nodes(&c, &to_read.into_iter().collect::<Vec<_>>()).await?;
+    // The rest of the znodes the writes touch (the swept ones were read by their walk).
+    let to_read: BTreeSet<String> = finals
+        .keys()
+        .chain(&swept)
+        .chain(&keep)
+        .chain(expects.iter().map(|(p, _)| p))
+        .filter(|p| !nodes.contains_key(*p))
+        .cloned()
+        .collect();
+    nodes.extend(read_nodes(&c, &to_read.into_iter().collect::<Vec<_>>()).await?);
 
     let mut w = c.new_multi_writer();
     let mut created: BTreeSet<String> = BTreeSet::new();
@@ -260,6 +268,7 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
             (None, None, None) => {
                 create_with_parents(&mut w, &nodes, &mut created, &root, path, b"?")?;
                 w.add_delete(path, None).map_err(store_error)?;
+                created.remove(path);
             }
             _ => return Err(StoreError::Conflict(format!("'{path}' changed"))),
         }
@@ -271,11 +280,7 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
             Some(n) => w
                 .add_set_data(path, v, Some(n.version))
                 .map_err(store_error)?,
-            None => {
-                create_missing_parents(&mut w, &nodes, &mut created, &root, path)?;
-                w.add_create(path, v, &persistent()).map_err(store_error)?;
-                created.insert(path.clone());
-            }
+            None => create_with_parents(&mut w, &nodes, &mut created, &root, path, v)?,
         }
     }
     // Removals, children before parents: a node goes when every child it has goes too,
@@ -334,6 +339,7 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
     }
 }
 
+/// Adds the create of `path` with `data`, after those of its missing ancestors.
 fn create_with_parents(
     w: &mut zk::MultiWriter<'_>,
     nodes: &BTreeMap<String, Node>,
@@ -343,7 +349,10 @@ fn create_with_parents(
     data: &[u8],
 ) -> Result<(), StoreError> {
     create_missing_parents(w, nodes, created, root, path)?;
-    w.add_create(path, data, &persistent()).map_err(store_error)
+    w.add_create(path, data, &persistent())
+        .map_err(store_error)?;
+    created.insert(path.to_string());
+    Ok(())
 }
 
 /// Adds creates of `path`'s missing ancestors below the cluster's key directories, top-down.

@@ -142,31 +142,24 @@ mod tests {
     #[test]
     fn keys_land_where_pinot_keeps_them() {
         let r = "/c";
-        assert_eq!(path(r, "schemas/s").unwrap(), "/c/PROPERTYSTORE/SCHEMAS/s");
-        assert_eq!(
-            path(r, "tables/t_OFFLINE").unwrap(),
-            "/c/PROPERTYSTORE/CONFIGS/TABLE/t_OFFLINE"
-        );
-        assert_eq!(
-            path(r, "segments/t_OFFLINE/s_0").unwrap(),
-            "/c/PROPERTYSTORE/SEGMENTS/t_OFFLINE/s_0"
-        );
-        assert_eq!(
-            path(r, "instances/Server_h_1").unwrap(),
-            "/c/CONFIGS/PARTICIPANT/Server_h_1"
-        );
-        assert_eq!(
-            path(r, "version").unwrap(),
-            "/c/PROPERTYSTORE/TESSERA/version"
-        );
-        assert_eq!(
-            key(r, "/c/PROPERTYSTORE/SEGMENTS/t_OFFLINE/s_0").as_deref(),
-            Some("segments/t_OFFLINE/s_0")
-        );
-        assert_eq!(
-            key(r, "/c/PROPERTYSTORE/TESSERA/version").as_deref(),
-            Some("version")
-        );
+        for (k, znode) in [
+            ("schemas/s", "/c/PROPERTYSTORE/SCHEMAS/s"),
+            (
+                "tables/t_OFFLINE",
+                "/c/PROPERTYSTORE/CONFIGS/TABLE/t_OFFLINE",
+            ),
+            (
+                "segments/t_OFFLINE/s_0",
+                "/c/PROPERTYSTORE/SEGMENTS/t_OFFLINE/s_0",
+            ),
+            ("instances/Server_h_1", "/c/CONFIGS/PARTICIPANT/Server_h_1"),
+            ("idealstates/t_OFFLINE", "/c/IDEALSTATES/t_OFFLINE"),
+            ("externalview/t_OFFLINE", "/c/EXTERNALVIEW/t_OFFLINE"),
+            ("version", "/c/PROPERTYSTORE/TESSERA/version"),
+        ] {
+            assert_eq!(path(r, k).unwrap(), znode);
+            assert_eq!(key(r, znode).as_deref(), Some(k), "{znode}");
+        }
         assert_eq!(key(r, "/c/LIVEINSTANCES/x"), None);
         assert!(path(r, "a//b").is_err());
         assert!(path(r, "a/").is_err());

@@ -133,11 +133,6 @@ impl ZkStore {
         Ok(store)
     }
 
-    /// The cluster's root znode.
-    pub fn root(&self) -> &str {
-        &self.inner.root
-    }
-
     /// Runs `f` on the client's runtime, blocking the caller, bounded by the call timeout.
     fn run<T: Send + 'static>(
         &self,
@@ -216,11 +211,6 @@ impl Inner {
             coordination::put_live(self, &c, &id, &bytes).await?;
         }
         Ok(c)
-    }
-
-    /// The cluster's root znode.
-    pub fn root(&self) -> &str {
-        &self.root
     }
 
     /// The current client if its session is connected; `None` if there is none or its
