@@ -25,7 +25,7 @@ use crate::format::{
     COLUMNS_FILE, DataFileWriter, FormatVersion, INDEX_MAP_FILE, IndexMap, METADATA_FILE,
     write_text,
 };
-use crate::input::{CellSink, InputSource, build_threads};
+use crate::input::{CellSink, InputSource, Numbers, build_threads};
 use crate::metadata::SegmentMetadata;
 use crate::types::{DocId, Schema, StoredType, Value};
 use collector::ColumnCollector;
@@ -123,6 +123,13 @@ impl CellSink for ColumnCollector {
         cell: impl Fn(usize) -> &'c [u8],
     ) -> Result<usize, SegmentError> {
         self.push_plain_cells(n, all_ascii, cell)
+    }
+    fn numbers(
+        &mut self,
+        first: DocId,
+        values: Numbers<'_>,
+    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+        self.push_numbers(first, values)
     }
     fn expect_rows(&mut self, rows: u64) {
         self.expect_rows(rows);

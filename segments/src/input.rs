@@ -10,6 +10,7 @@
 //! schema does not know are ignored; schema columns missing from the input are null.
 //! Every error names the file, the line and (for a cell) the column.
 
+mod arrow_cells;
 mod avro;
 pub mod complex;
 mod compression;
@@ -201,9 +202,62 @@ pub trait CellSink: Send {
         let _ = (n, all_ascii, cell);
         Ok(0)
     }
+    /// A run of non-null single values for the docs from `first`, decoded typed by a columnar
+    /// input: taken as [`CellSink::value`] would take each (the default does just that), but in
+    /// one call. `Ok(Err((i, reason)))` at the first value the column cannot hold (those
+    /// before it are taken).
+    fn numbers(
+        &mut self,
+        first: DocId,
+        values: Numbers<'_>,
+    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+        for i in 0..values.len() {
+            if let Err(reason) = self.value(first + i as DocId, &values.value(i))? {
+                return Ok(Err((i, reason)));
+            }
+        }
+        Ok(Ok(()))
+    }
     /// A hint, given once after the first batch: the input holds about `rows` rows in all.
     fn expect_rows(&mut self, rows: u64) {
         let _ = rows;
+    }
+}
+
+/// A run of typed numbers a columnar input decoded ([`CellSink::numbers`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Numbers<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+    /// Timestamps, as epoch milliseconds.
+    Millis(&'a [i64]),
+}
+
+impl Numbers<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Numbers::I32(v) => v.len(),
+            Numbers::I64(v) | Numbers::Millis(v) => v.len(),
+            Numbers::F32(v) => v.len(),
+            Numbers::F64(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`-th number as a typed value.
+    pub fn value(&self, i: usize) -> Value {
+        match self {
+            Numbers::I32(v) => Value::Int(v[i]),
+            Numbers::I64(v) => Value::Long(v[i]),
+            Numbers::F32(v) => Value::Float(v[i]),
+            Numbers::F64(v) => Value::Double(v[i]),
+            Numbers::Millis(v) => Value::Timestamp(v[i]),
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 use super::interner::{NumInterner, VarInterner};
 use super::spill::{IdChunks, SpillWriter};
 use crate::error::SegmentError;
+use crate::input::Numbers;
 use crate::native::NativeType;
 use crate::types::{DataType, DocId, FieldSpec, StoredType, Value};
 use roaring::RoaringBitmap;
@@ -611,6 +612,75 @@ impl ColumnCollector {
                 return Ok(i);
             }
         }
+    }
+
+    /// Adds a run of typed single values of the next docs (a columnar input's decoded batch):
+    /// straight into the pending batch when they are already the column's stored type, else
+    /// one by one as [`Self::push_value`] takes them. `Ok(Err((i, reason)))` at the first value
+    /// the column cannot hold.
+    pub fn push_numbers(
+        &mut self,
+        first: DocId,
+        values: Numbers<'_>,
+    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+        if self.spec.single_value_field {
+            let dt = self.spec.data_type;
+            let taken = match (values, dt) {
+                (Numbers::I32(v), DataType::Int) => self.extend_pending(v, |p| match p {
+                    Pending::Int(v) => Some(v),
+                    _ => None,
+                })?,
+                (Numbers::I64(v) | Numbers::Millis(v), DataType::Long | DataType::Timestamp) => {
+                    self.extend_pending(v, |p| match p {
+                        Pending::Long(v) => Some(v),
+                        _ => None,
+                    })?
+                }
+                (Numbers::F32(v), DataType::Float) => self.extend_pending(v, |p| match p {
+                    Pending::Float(v) => Some(v),
+                    _ => None,
+                })?,
+                (Numbers::F64(v), DataType::Double) => self.extend_pending(v, |p| match p {
+                    Pending::Double(v) => Some(v),
+                    _ => None,
+                })?,
+                _ => false,
+            };
+            if taken {
+                return Ok(Ok(()));
+            }
+        }
+        for i in 0..values.len() {
+            if let Err(reason) = self.push_value(first + i as DocId, &values.value(i))? {
+                return Ok(Err((i, reason)));
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Appends `values` to the pending batch `pending` picks (interning it each time it fills);
+    /// `false` (nothing done) if the column has no such batch.
+    #[inline]
+    fn extend_pending<T: Copy>(
+        &mut self,
+        mut values: &[T],
+        pending: impl Fn(&mut Pending) -> Option<&mut Vec<T>>,
+    ) -> Result<bool, SegmentError> {
+        if pending(&mut self.pending).is_none() {
+            return Ok(false);
+        }
+        while let Some(batch) = pending(&mut self.pending)
+            && !values.is_empty()
+        {
+            let (now, later) = values.split_at(BATCH.saturating_sub(batch.len()).min(values.len()));
+            batch.extend_from_slice(now);
+            self.entries += now.len() as u64;
+            values = later;
+            if batch.len() >= BATCH {
+                self.flush_pending()?;
+            }
+        }
+        Ok(true)
     }
 
     /// Splits multi-value text cells on `d` instead of [`MV_DELIMITER`].

@@ -18,15 +18,10 @@
 //! batch's row and the column.
 
 use super::CellSink;
-use super::typed::{civil_text, date_value, decimal};
+use super::arrow_cells::{Place, feed, json_of};
 use crate::error::SegmentError;
-use crate::types::{DataType, DocId, Schema, Value};
-use arrow::array::{Array, ArrayRef, AsArray};
-use arrow::datatypes::{
-    DataType as ArrowType, Date32Type, Decimal128Type, Float32Type, Float64Type, Int8Type,
-    Int16Type, Int32Type, Int64Type, TimeUnit, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType, TimestampSecondType,
-};
+use crate::types::{DataType, DocId, Schema};
+use arrow::datatypes::DataType as ArrowType;
 use orc_rust::ArrowReaderBuilder;
 use orc_rust::projection::ProjectionMask;
 use rayon::prelude::*;
@@ -115,11 +110,17 @@ pub fn read_orc<S: CellSink>(
                 if first == 0 {
                     sink.expect_rows(total);
                 }
-                feed(
+                let place = Place {
                     path,
                     field,
+                    row_group: 0,
+                    first_row: first,
+                    first_doc: first as DocId,
+                    uuid: false,
+                };
+                feed(
+                    &place,
                     batch.column_by_name(&field.name),
-                    first,
                     batch.num_rows(),
                     sink,
                 )
@@ -131,227 +132,6 @@ pub fn read_orc<S: CellSink>(
     }
     progress(docs);
     Ok(docs as u32)
-}
-
-/// Feeds rows `0..rows` of one column of a batch (doc ids from `first`) to its sink: text and
-/// the common scalar types in one typed loop each, the rest cell by cell.
-fn feed<S: CellSink>(
-    path: &Path,
-    field: &crate::types::FieldSpec,
-    column: Option<&ArrayRef>,
-    first: u64,
-    rows: usize,
-    sink: &mut S,
-) -> Result<(), SegmentError> {
-    let bad = |row: usize, reason: String| SegmentError::InputRecord {
-        file: path.to_path_buf(),
-        row_group: 0,
-        row: first + row as u64 + 1,
-        column: field.name.clone(),
-        reason,
-    };
-    let doc = |row: usize| (first + row as u64) as DocId;
-    let Some(column) = column else {
-        for row in 0..rows {
-            sink.null(doc(row))?;
-        }
-        return Ok(());
-    };
-    // One loop per type: `$push` hands each non-null cell to the sink.
-    macro_rules! typed {
-        ($array:expr, |$a:ident, $row:ident| $push:expr) => {{
-            let $a = $array;
-            for $row in 0..rows {
-                if $a.is_null($row) {
-                    sink.null(doc($row))?;
-                } else {
-                    let outcome = $push;
-                    outcome.map_err(|e| bad($row, e))?;
-                }
-            }
-            return Ok(());
-        }};
-    }
-    match column.data_type() {
-        ArrowType::Utf8 => typed!(column.as_string::<i32>(), |a, row| match a.value(row) {
-            "" => sink.value(doc(row), &Value::String(String::new()))?,
-            t => sink.text(doc(row), t.as_bytes())?,
-        }),
-        ArrowType::Int32 => typed!(column.as_primitive::<Int32Type>(), |a, row| sink
-            .value(doc(row), &Value::Int(a.value(row)))?),
-        ArrowType::Int64 => typed!(column.as_primitive::<Int64Type>(), |a, row| sink
-            .value(doc(row), &Value::Long(a.value(row)))?),
-        ArrowType::Float64 => typed!(column.as_primitive::<Float64Type>(), |a, row| sink
-            .value(doc(row), &Value::Double(a.value(row)))?),
-        ArrowType::Float32 => typed!(column.as_primitive::<Float32Type>(), |a, row| sink
-            .value(doc(row), &Value::Float(a.value(row)))?),
-        // A date into a STRING column: its `yyyy-MM-dd` text, without allocating.
-        ArrowType::Date32 if matches!(field.data_type, DataType::String | DataType::Json) => {
-            typed!(column.as_primitive::<Date32Type>(), |a, row| {
-                let days = i64::from(a.value(row));
-                match civil_text(days) {
-                    Some(text) => sink.text(doc(row), &text)?,
-                    None => sink.value(doc(row), &date_value(days, field.data_type))?,
-                }
-            })
-        }
-        _ => {}
-    }
-    for row in 0..rows {
-        if column.is_null(row) {
-            sink.null(doc(row))?;
-            continue;
-        }
-        let outcome = match cell(column, row, field.data_type).map_err(|e| bad(row, e))? {
-            Cell::Text([]) => sink.value(doc(row), &Value::String(String::new()))?,
-            Cell::Text(t) => sink.text(doc(row), t)?,
-            Cell::Value(Value::Array(items)) if items.is_empty() => {
-                sink.null(doc(row))?;
-                continue;
-            }
-            Cell::Value(v) => sink.value(doc(row), &v)?,
-        };
-        outcome.map_err(|e| bad(row, e))?;
-    }
-    Ok(())
-}
-
-/// One decoded value: text to parse as the column's type, or a typed value.
-enum Cell<'a> {
-    Text(&'a [u8]),
-    Value(Value),
-}
-
-/// The (non-null) cell at `row` of `a` for a column of type `dt`.
-fn cell(a: &ArrayRef, row: usize, dt: DataType) -> Result<Cell<'_>, String> {
-    Ok(match a.data_type() {
-        ArrowType::Utf8 => Cell::Text(a.as_string::<i32>().value(row).as_bytes()),
-        ArrowType::LargeUtf8 => Cell::Text(a.as_string::<i64>().value(row).as_bytes()),
-        ArrowType::List(_) | ArrowType::LargeList(_) => {
-            let items = match a.data_type() {
-                ArrowType::List(_) => a.as_list::<i32>().value(row),
-                _ => a.as_list::<i64>().value(row),
-            };
-            let mut out = Vec::with_capacity(items.len());
-            for i in 0..items.len() {
-                if items.is_null(i) {
-                    continue;
-                }
-                out.push(match cell(&items, i, dt)? {
-                    Cell::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
-                    Cell::Value(v) => v,
-                });
-            }
-            Cell::Value(Value::Array(out))
-        }
-        ArrowType::Struct(_) | ArrowType::Map(..) => {
-            Cell::Value(Value::String(json_of(a, row).to_string()))
-        }
-        ArrowType::Date32 => {
-            let days = i64::from(a.as_primitive::<Date32Type>().value(row));
-            match civil_text(days) {
-                Some(t) if matches!(dt, DataType::String | DataType::Json) => {
-                    Cell::Value(Value::String(String::from_utf8_lossy(&t).into_owned()))
-                }
-                _ => Cell::Value(date_value(days, dt)),
-            }
-        }
-        _ => Cell::Value(scalar(a, row)?),
-    })
-}
-
-/// A scalar cell as a typed value.
-fn scalar(a: &ArrayRef, row: usize) -> Result<Value, String> {
-    Ok(match a.data_type() {
-        ArrowType::Boolean => Value::Boolean(a.as_boolean().value(row)),
-        ArrowType::Int8 => Value::Int(i32::from(a.as_primitive::<Int8Type>().value(row))),
-        ArrowType::Int16 => Value::Int(i32::from(a.as_primitive::<Int16Type>().value(row))),
-        ArrowType::Int32 => Value::Int(a.as_primitive::<Int32Type>().value(row)),
-        ArrowType::Int64 => Value::Long(a.as_primitive::<Int64Type>().value(row)),
-        ArrowType::Float32 => Value::Float(a.as_primitive::<Float32Type>().value(row)),
-        ArrowType::Float64 => Value::Double(a.as_primitive::<Float64Type>().value(row)),
-        ArrowType::Decimal128(_, scale) => Value::BigDecimal(decimal(
-            a.as_primitive::<Decimal128Type>().value(row),
-            i32::from(*scale),
-        )),
-        ArrowType::Timestamp(unit, _) => Value::Timestamp(match unit {
-            TimeUnit::Second => a
-                .as_primitive::<TimestampSecondType>()
-                .value(row)
-                .saturating_mul(1000),
-            TimeUnit::Millisecond => a.as_primitive::<TimestampMillisecondType>().value(row),
-            TimeUnit::Microsecond => a
-                .as_primitive::<TimestampMicrosecondType>()
-                .value(row)
-                .div_euclid(1000),
-            TimeUnit::Nanosecond => a
-                .as_primitive::<TimestampNanosecondType>()
-                .value(row)
-                .div_euclid(1_000_000),
-        }),
-        ArrowType::Binary => Value::Bytes(a.as_binary::<i32>().value(row).to_vec()),
-        ArrowType::LargeBinary => Value::Bytes(a.as_binary::<i64>().value(row).to_vec()),
-        other => return Err(format!("unsupported ORC type {other}")),
-    })
-}
-
-/// The cell at `row` of `a` as JSON (structs and maps as objects, lists as arrays, decimals and
-/// dates as text, timestamps as epoch millis).
-fn json_of(a: &ArrayRef, row: usize) -> Json {
-    if a.is_null(row) {
-        return Json::Null;
-    }
-    match a.data_type() {
-        ArrowType::Utf8 => Json::from(a.as_string::<i32>().value(row)),
-        ArrowType::LargeUtf8 => Json::from(a.as_string::<i64>().value(row)),
-        ArrowType::Struct(fields) => {
-            let s = a.as_struct();
-            let mut m = Map::new();
-            for (i, f) in fields.iter().enumerate() {
-                m.insert(f.name().clone(), json_of(s.column(i), row));
-            }
-            Json::Object(m)
-        }
-        ArrowType::Map(..) => {
-            let entries = a.as_map().value(row);
-            let (keys, values) = (entries.column(0), entries.column(1));
-            let mut m = Map::new();
-            for i in 0..entries.len() {
-                let key = match json_of(keys, i) {
-                    Json::String(s) => s,
-                    other => other.to_string(),
-                };
-                m.insert(key, json_of(values, i));
-            }
-            Json::Object(m)
-        }
-        ArrowType::List(_) | ArrowType::LargeList(_) => {
-            let items = match a.data_type() {
-                ArrowType::List(_) => a.as_list::<i32>().value(row),
-                _ => a.as_list::<i64>().value(row),
-            };
-            Json::Array((0..items.len()).map(|i| json_of(&items, i)).collect())
-        }
-        ArrowType::Date32 => {
-            let days = i64::from(a.as_primitive::<Date32Type>().value(row));
-            civil_text(days).map_or(Json::from(days), |t| {
-                Json::from(String::from_utf8_lossy(&t).into_owned())
-            })
-        }
-        _ => match scalar(a, row) {
-            Ok(Value::Boolean(b)) => Json::from(b),
-            Ok(Value::Int(v)) => Json::from(v),
-            Ok(Value::Long(v)) | Ok(Value::Timestamp(v)) => Json::from(v),
-            Ok(Value::Float(v)) => Json::from(f64::from(v)),
-            Ok(Value::Double(v)) => Json::from(v),
-            Ok(Value::BigDecimal(d)) => Json::from(d),
-            Ok(Value::Bytes(b)) => {
-                Json::from(b.iter().map(|x| format!("{x:02x}")).collect::<String>())
-            }
-            Ok(other) => Json::from(other.to_string()),
-            Err(e) => Json::from(e),
-        },
-    }
 }
 
 /// The ORC file's rows as JSON objects, for inputs that need whole records

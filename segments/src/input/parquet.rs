@@ -23,18 +23,21 @@
 //! but a JSON or STRING column, or a value the column's type cannot hold is an error naming the file, the row group, the row and the column.
 
 use super::CellSink;
-use super::typed::{civil_text, date_value, decimal, unscaled, uuid};
+use super::arrow_cells::{Place, feed};
 use crate::error::SegmentError;
-use crate::types::{DataType, DocId, FieldSpec, Schema, Value};
+use crate::types::{DataType, DocId, FieldSpec, Schema};
 use bytes::Bytes;
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
 use parquet::basic::{ConvertedType, LogicalType, TimeUnit, Type as PhysicalType};
-use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
-use parquet::data_type::{ByteArray, DataType as ParquetType, FixedLenByteArray, Int96};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 use rayon::prelude::*;
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Records decoded per read call.
 const BATCH_RECORDS: usize = 8192;
@@ -105,16 +108,11 @@ enum Source {
     Group,
 }
 
-/// A leaf column and how its values become cells.
+/// A leaf column (of values, or a list of values), decoded by Parquet's Arrow reader.
 struct LeafSource {
     /// The leaf column's index in the file.
     leaf: usize,
     kind: Kind,
-    /// The column is a list (one repetition level): each record is a multi-value cell.
-    list: bool,
-    /// The leaf's maximum definition and repetition levels.
-    max_def: i16,
-    max_rep: i16,
 }
 
 fn file_error(path: &Path, reason: impl Into<String>) -> SegmentError {
@@ -185,9 +183,9 @@ fn source_of(
     let bad = |reason: String| file_error(path, format!("column '{}': {reason}", field.name));
     let json_text =
         field.single_value_field && matches!(field.data_type, DataType::Json | DataType::String);
-    let (leaf, list) = match shape_of(descr, &field.name) {
+    let leaf = match shape_of(descr, &field.name) {
         None => return Ok(None),
-        Some(Shape::Values(leaf)) => (leaf, false),
+        Some(Shape::Values(leaf)) => leaf,
         // A list into a single-value JSON column is its JSON array.
         Some(Shape::List(_)) if field.single_value_field && field.data_type == DataType::Json => {
             return Ok(Some(Source::Group));
@@ -197,7 +195,7 @@ fn source_of(
                 "a Parquet list cannot fill a single-value column".into()
             ));
         }
-        Some(Shape::List(leaf)) => (leaf, true),
+        Some(Shape::List(leaf)) => leaf,
         Some(Shape::Group) if json_text => return Ok(Some(Source::Group)),
         Some(Shape::Group) => {
             return Err(bad(
@@ -207,24 +205,19 @@ fn source_of(
             ));
         }
     };
-    let c = descr.column(leaf);
-    let kind = kind_of(&c).map_err(bad)?;
-    Ok(Some(Source::Leaf(LeafSource {
-        leaf,
-        kind,
-        list,
-        max_def: c.max_def_level(),
-        max_rep: c.max_rep_level(),
-    })))
+    let kind = kind_of(&descr.column(leaf)).map_err(bad)?;
+    Ok(Some(Source::Leaf(LeafSource { leaf, kind })))
 }
 
-/// A reader over the memory-mapped `file`.
-fn open(path: &Path, file: File) -> Result<SerializedFileReader<Bytes>, SegmentError> {
+/// The memory-mapped `file` and a reader over it.
+fn open(path: &Path, file: File) -> Result<(Bytes, SerializedFileReader<Bytes>), SegmentError> {
     // SAFETY: the map is only read. A build input is not modified while the build runs; one
     // truncated under the map would fault the process, as would a segment file Tessera maps.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| SegmentError::io(path, e))?;
-    SerializedFileReader::new(Bytes::from_owner(map))
-        .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))
+    let bytes = Bytes::from_owner(map);
+    let reader = SerializedFileReader::new(bytes.clone())
+        .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))?;
+    Ok((bytes, reader))
 }
 
 /// The top-level columns of the Parquet file `path` as staging columns (for ingestion
@@ -232,7 +225,7 @@ fn open(path: &Path, file: File) -> Result<SerializedFileReader<Bytes>, SegmentE
 /// and decimals DOUBLE, booleans BOOLEAN, the rest STRING), and whether each is single-value.
 pub fn parquet_columns(path: &Path) -> Result<Vec<(String, DataType, bool)>, SegmentError> {
     let file = File::open(path).map_err(|e| SegmentError::io(path, e))?;
-    let reader = open(path, file)?;
+    let (_, reader) = open(path, file)?;
     let descr = reader.metadata().file_metadata().schema_descr();
     let mut out: Vec<(String, DataType, bool)> = Vec::new();
     for top in descr.root_schema().get_fields() {
@@ -267,12 +260,23 @@ pub fn read_parquet<S: CellSink>(
     sinks: &mut [S],
     progress: &mut dyn FnMut(u64),
 ) -> Result<u32, SegmentError> {
-    let reader = open(path, file)?;
+    let (bytes, reader) = open(path, file)?;
     let sources: Vec<Option<Source>> = schema
         .fields
         .iter()
         .map(|f| source_of(path, &reader, f))
         .collect::<Result<_, _>>()?;
+    // Types come from the Parquet schema alone (not from an Arrow schema a writer embedded,
+    // which could ask for dictionary or view arrays), so they map as the table above says.
+    let arrow = sources
+        .iter()
+        .any(|s| matches!(s, Some(Source::Leaf(_))))
+        .then(|| {
+            let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+            ArrowReaderMetadata::try_new(Arc::new(reader.metadata().clone()), options)
+                .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))
+        })
+        .transpose()?;
     let meta = reader.metadata();
     let total = u64::try_from(meta.file_metadata().num_rows()).unwrap_or(0);
     if total >= u64::from(u32::MAX) {
@@ -295,10 +299,10 @@ pub fn read_parquet<S: CellSink>(
                     file_row: docs,
                     expect_rows: (rg == 0).then_some(total),
                 };
-                match source {
-                    Some(Source::Group) => column.read_nested(&reader, sink),
-                    Some(Source::Leaf(s)) => column.read(&reader, s, sink),
-                    None => (0..rows).try_for_each(|r| sink.null(first + r as DocId)),
+                match (source, &arrow) {
+                    (Some(Source::Group), _) => column.read_nested(&reader, sink),
+                    (Some(Source::Leaf(s)), Some(arrow)) => column.read(&bytes, arrow, s, sink),
+                    _ => (0..rows).try_for_each(|r| sink.null(first + r as DocId)),
                 }
             })
             .collect();
@@ -325,7 +329,7 @@ struct ColumnRun<'a> {
 
 impl ColumnRun<'_> {
     /// The column chunk cannot be decoded.
-    fn unreadable(&self, e: parquet::errors::ParquetError) -> SegmentError {
+    fn unreadable(&self, e: impl std::fmt::Display) -> SegmentError {
         file_error(
             self.path,
             format!(
@@ -333,16 +337,6 @@ impl ColumnRun<'_> {
                 self.row_group, self.field.name
             ),
         )
-    }
-
-    fn error(&self, record: usize, reason: String) -> SegmentError {
-        SegmentError::InputRecord {
-            file: self.path.to_path_buf(),
-            row_group: self.row_group,
-            row: self.file_row + record as u64 + 1,
-            column: self.field.name.clone(),
-            reason,
-        }
     }
 
     /// A nested group's values as JSON text, row by row through Parquet's record reader with
@@ -384,7 +378,14 @@ impl ColumnRun<'_> {
             if value.is_null() {
                 sink.null(doc)?;
             } else {
-                self.push(sink, doc, i, Cell::Text(value.to_string().as_bytes()))?;
+                sink.text(doc, value.to_string().as_bytes())?
+                    .map_err(|reason| SegmentError::InputRecord {
+                        file: self.path.to_path_buf(),
+                        row_group: self.row_group,
+                        row: self.file_row + i as u64 + 1,
+                        column: self.field.name.clone(),
+                        reason,
+                    })?;
             }
             if let Some(rows) = self.expect_rows.take() {
                 sink.expect_rows(rows);
@@ -393,201 +394,41 @@ impl ColumnRun<'_> {
         Ok(())
     }
 
+    /// A leaf column of the row group, decoded by Parquet's Arrow reader in batches of
+    /// [`BATCH_RECORDS`] records (only this leaf projected), each batch fed to `sink`.
     fn read<S: CellSink>(
         &mut self,
-        reader: &SerializedFileReader<Bytes>,
+        bytes: &Bytes,
+        arrow: &ArrowReaderMetadata,
         source: &LeafSource,
         sink: &mut S,
     ) -> Result<(), SegmentError> {
-        let unreadable = |e| self.unreadable(e);
-        let column = reader
-            .get_row_group(self.row_group)
-            .and_then(|g| g.get_column_reader(source.leaf))
-            .map_err(unreadable)?;
-        match column {
-            ColumnReader::BoolColumnReader(r) => {
-                self.cells(r, source, sink, |v: &bool| Cell::Value(Value::Boolean(*v)))
-            }
-            ColumnReader::Int32ColumnReader(r) => self.cells(r, source, sink, |v: &i32| {
-                if source.kind == Kind::Date {
-                    return Cell::Day(i64::from(*v));
-                }
-                Cell::Value(match source.kind {
-                    Kind::UInt32 => Value::Long(i64::from(*v as u32)),
-                    Kind::Decimal { scale } => Value::BigDecimal(decimal(i128::from(*v), scale)),
-                    _ => Value::Int(*v),
-                })
-            }),
-            ColumnReader::Int64ColumnReader(r) => self.cells(r, source, sink, |v: &i64| {
-                Cell::Value(match source.kind {
-                    Kind::Timestamp { per_milli } => Value::Timestamp(v.div_euclid(per_milli)),
-                    Kind::Decimal { scale } => Value::BigDecimal(decimal(i128::from(*v), scale)),
-                    _ => Value::Long(*v),
-                })
-            }),
-            ColumnReader::Int96ColumnReader(r) => self.cells(r, source, sink, |v: &Int96| {
-                Cell::Value(Value::Timestamp(v.to_nanos().div_euclid(1_000_000)))
-            }),
-            ColumnReader::FloatColumnReader(r) => {
-                self.cells(r, source, sink, |v: &f32| Cell::Value(Value::Float(*v)))
-            }
-            ColumnReader::DoubleColumnReader(r) => {
-                self.cells(r, source, sink, |v: &f64| Cell::Value(Value::Double(*v)))
-            }
-            ColumnReader::ByteArrayColumnReader(r) => {
-                self.cells(r, source, sink, |v: &ByteArray| {
-                    bytes_cell(v.data(), source.kind)
-                })
-            }
-            ColumnReader::FixedLenByteArrayColumnReader(r) => {
-                self.cells(r, source, sink, |v: &FixedLenByteArray| {
-                    bytes_cell(v.data(), source.kind)
-                })
-            }
-        }
-    }
-
-    /// Decodes the column in batches of records and hands each record's cell to `sink`.
-    fn cells<T, S, F>(
-        &mut self,
-        mut reader: ColumnReaderImpl<T>,
-        source: &LeafSource,
-        sink: &mut S,
-        cell: F,
-    ) -> Result<(), SegmentError>
-    where
-        T: ParquetType,
-        S: CellSink,
-        F: Fn(&T::T) -> Cell<'_>,
-        T::T: Default + Clone,
-    {
-        let (max_def, max_rep) = (source.max_def, source.max_rep);
-        let mut defs: Vec<i16> = Vec::new();
-        let mut reps: Vec<i16> = Vec::new();
-        let mut values: Vec<T::T> = Vec::new();
-        let mut record = 0usize;
-        let mut items: Vec<Value> = Vec::new();
-        loop {
-            defs.clear();
-            reps.clear();
-            values.clear();
-            let (records, _, levels) = reader
-                .read_records(
-                    BATCH_RECORDS,
-                    (max_def > 0).then_some(&mut defs),
-                    (max_rep > 0).then_some(&mut reps),
-                    &mut values,
-                )
+        let mask = ProjectionMask::leaves(arrow.parquet_schema(), [source.leaf]);
+        let batches =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(bytes.clone(), arrow.clone())
+                .with_row_groups(vec![self.row_group])
+                .with_projection(mask)
+                .with_batch_size(BATCH_RECORDS)
+                .build()
                 .map_err(|e| self.unreadable(e))?;
-            if records == 0 {
-                return Ok(());
-            }
-            let mut next_value = values.iter();
-            let told = self.expect_rows.take();
-            if !source.list {
-                let n = if max_def > 0 { levels } else { records };
-                for i in 0..n {
-                    let doc = self.first + (record + i) as DocId;
-                    if defs.get(i).is_some_and(|d| *d < max_def) {
-                        sink.null(doc)?;
-                        continue;
-                    }
-                    let Some(v) = next_value.next() else {
-                        return Err(self.error(record + i, "fewer values than rows".into()));
-                    };
-                    self.push(sink, doc, record + i, cell(v))?;
-                }
-                record += n;
-            } else {
-                // A list: a record starts at repetition level 0; a level at the full definition
-                // level is an element, a lower one an empty or null list or a null element.
-                let mut open = false;
-                for (rep, def) in reps.iter().zip(&defs).take(levels) {
-                    if *rep == 0 {
-                        if open {
-                            self.push_list(sink, record, &mut items)?;
-                            record += 1;
-                        }
-                        open = true;
-                    }
-                    if *def == max_def {
-                        let Some(v) = next_value.next() else {
-                            return Err(self.error(record, "fewer values than levels".into()));
-                        };
-                        items.push(match cell(v) {
-                            Cell::Value(v) => v,
-                            Cell::Day(d) => date_value(d, self.field.data_type),
-                            Cell::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
-                        });
-                    }
-                }
-                if open {
-                    self.push_list(sink, record, &mut items)?;
-                    record += 1;
-                }
-            }
-            if let Some(rows) = told {
+        let mut row = 0usize;
+        for batch in batches {
+            let batch = batch.map_err(|e| self.unreadable(e))?;
+            let place = Place {
+                path: self.path,
+                field: self.field,
+                row_group: self.row_group,
+                first_row: self.file_row + row as u64,
+                first_doc: self.first + row as DocId,
+                uuid: source.kind == Kind::Uuid,
+            };
+            feed(&place, batch.columns().first(), batch.num_rows(), sink)?;
+            row += batch.num_rows();
+            if let Some(rows) = self.expect_rows.take() {
                 sink.expect_rows(rows);
             }
         }
-    }
-
-    fn push<S: CellSink>(
-        &self,
-        sink: &mut S,
-        doc: DocId,
-        record: usize,
-        cell: Cell<'_>,
-    ) -> Result<(), SegmentError> {
-        let dt = self.field.data_type;
-        let outcome = match cell {
-            Cell::Text([]) => sink.value(doc, &Value::String(String::new()))?,
-            Cell::Text(t) => sink.text(doc, t)?,
-            // A date into a STRING column is its `yyyy-MM-dd` text, written without allocating.
-            Cell::Day(d) => match civil_text(d) {
-                Some(text) if matches!(dt, DataType::String | DataType::Json) => {
-                    sink.text(doc, &text)?
-                }
-                _ => sink.value(doc, &date_value(d, dt))?,
-            },
-            Cell::Value(v) => sink.value(doc, &v)?,
-        };
-        outcome.map_err(|reason| self.error(record, reason))
-    }
-
-    fn push_list<S: CellSink>(
-        &self,
-        sink: &mut S,
-        record: usize,
-        items: &mut Vec<Value>,
-    ) -> Result<(), SegmentError> {
-        let doc = self.first + record as DocId;
-        if items.is_empty() {
-            return sink.null(doc);
-        }
-        let cell = Value::Array(std::mem::take(items));
-        sink.value(doc, &cell)?
-            .map_err(|reason| self.error(record, reason))
-    }
-}
-
-/// One decoded value: text to parse as the column's type, a `DATE`'s day number, or a typed
-/// value.
-enum Cell<'a> {
-    Text(&'a [u8]),
-    Day(i64),
-    Value(Value),
-}
-
-fn bytes_cell(b: &[u8], kind: Kind) -> Cell<'_> {
-    match kind {
-        Kind::Utf8 => Cell::Text(b),
-        Kind::Decimal { scale } => match unscaled(b) {
-            Some(u) => Cell::Value(Value::BigDecimal(decimal(u, scale))),
-            None => Cell::Value(Value::Bytes(b.to_vec())),
-        },
-        Kind::Uuid if b.len() == 16 => Cell::Value(Value::String(uuid(b))),
-        _ => Cell::Value(Value::Bytes(b.to_vec())),
+        Ok(())
     }
 }
 
@@ -600,7 +441,7 @@ pub(super) fn records(
     impl Iterator<Item = Result<serde_json::Map<String, serde_json::Value>, String>> + Send + use<>,
     SegmentError,
 > {
-    let reader = open(path, file)?;
+    let (_, reader) = open(path, file)?;
     let rows = parquet::record::reader::RowIter::from_file_into(Box::new(reader));
     Ok(rows.map(
         |row| match row.map_err(|e| e.to_string())?.to_json_value() {

@@ -16,11 +16,19 @@ pub fn unscaled(b: &[u8]) -> Option<i128> {
 
 /// `unscaled × 10^-scale` as exact decimal text (`-12.340` for -12340, scale 3).
 pub fn decimal(unscaled: i128, scale: i32) -> String {
-    let digits = unscaled.unsigned_abs().to_string();
-    let sign = if unscaled < 0 { "-" } else { "" };
+    decimal_text(&unscaled.to_string(), scale)
+}
+
+/// [`decimal`] of an unscaled integer given as its decimal text (`-12340`), for integers wider
+/// than 128 bits.
+pub fn decimal_text(unscaled: &str, scale: i32) -> String {
+    let (sign, digits) = match unscaled.strip_prefix('-') {
+        Some(d) => ("-", d),
+        None => ("", unscaled),
+    };
     if scale <= 0 {
         let zeros = "0".repeat(scale.unsigned_abs() as usize);
-        return if unscaled == 0 {
+        return if digits.bytes().all(|b| b == b'0') {
             "0".into()
         } else {
             format!("{sign}{digits}{zeros}")
@@ -103,6 +111,11 @@ mod tests {
         assert_eq!(decimal(-5, 2), "-0.05");
         assert_eq!(decimal(7, 0), "7");
         assert_eq!(decimal(7, -2), "700");
+        assert_eq!(decimal(0, -2), "0");
+        assert_eq!(
+            decimal_text("-123456789012345678901234567890123456789012", 40),
+            "-12.3456789012345678901234567890123456789012"
+        );
         assert_eq!(unscaled(&[0xff, 0x85]), Some(-123));
         assert_eq!(unscaled(&[0x00, 0x7b]), Some(123));
         assert_eq!(unscaled(&[0; 17]), None);
