@@ -131,6 +131,19 @@ impl CellSink for ColumnCollector {
     ) -> Result<Result<(), (usize, String)>, SegmentError> {
         self.push_numbers(first, values)
     }
+    fn coded_texts<'e>(
+        &mut self,
+        first: DocId,
+        dictionary: u64,
+        entries: usize,
+        entry: impl Fn(usize) -> &'e [u8],
+        keys: &[i32],
+    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+        if !self.takes_coded_texts() {
+            return crate::input::coded_texts_one_by_one(self, first, entries, entry, keys);
+        }
+        self.push_coded_texts(dictionary, entries, entry, keys)
+    }
     fn expect_rows(&mut self, rows: u64) {
         self.expect_rows(rows);
     }

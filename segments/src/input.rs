@@ -218,6 +218,25 @@ pub trait CellSink: Send {
         }
         Ok(Ok(()))
     }
+    /// A run of non-null text cells for the docs from `first`, given as `keys` into a
+    /// dictionary of `entries` texts (`entry(k)`), as a columnar input decodes a
+    /// dictionary-encoded column: `dictionary` names the dictionary (while it repeats, so do its
+    /// entries, and a sink may keep what it made of each). Taken as [`CellSink::text`] takes
+    /// each cell (the default does just that; an empty text is an empty string, not a null).
+    fn coded_texts<'e>(
+        &mut self,
+        first: DocId,
+        dictionary: u64,
+        entries: usize,
+        entry: impl Fn(usize) -> &'e [u8],
+        keys: &[i32],
+    ) -> Result<Result<(), (usize, String)>, SegmentError>
+    where
+        Self: Sized,
+    {
+        let _ = dictionary;
+        coded_texts_one_by_one(self, first, entries, entry, keys)
+    }
     /// A hint, given once after the first batch: the input holds about `rows` rows in all.
     fn expect_rows(&mut self, rows: u64) {
         let _ = rows;
@@ -259,6 +278,30 @@ impl Numbers<'_> {
             Numbers::Millis(v) => Value::Timestamp(v[i]),
         }
     }
+}
+
+/// [`CellSink::coded_texts`] a cell at a time.
+pub fn coded_texts_one_by_one<'e, S: CellSink>(
+    sink: &mut S,
+    first: DocId,
+    entries: usize,
+    entry: impl Fn(usize) -> &'e [u8],
+    keys: &[i32],
+) -> Result<Result<(), (usize, String)>, SegmentError> {
+    for (i, &k) in keys.iter().enumerate() {
+        let doc = first + i as DocId;
+        let Some(text) = usize::try_from(k).ok().filter(|&k| k < entries).map(&entry) else {
+            return Ok(Err((i, format!("dictionary key {k} is out of range"))));
+        };
+        let outcome = match text {
+            [] => sink.value(doc, &Value::String(String::new()))?,
+            t => sink.text(doc, t)?,
+        };
+        if let Err(reason) = outcome {
+            return Ok(Err((i, reason)));
+        }
+    }
+    Ok(Ok(()))
 }
 
 /// Rows per CSV batch: small enough that a batch's bytes and field ranges (about 0.5 MB for

@@ -97,6 +97,16 @@ impl Pending {
     }
 }
 
+/// A coded-text dictionary entry not interned yet.
+const NOT_INTERNED: u32 = u32::MAX;
+
+/// The ids of the entries of the last dictionary of coded texts ([`ColumnCollector::push_coded_texts`]).
+#[derive(Default)]
+struct CodedIds {
+    dictionary: Option<u64>,
+    ids: Vec<u32>,
+}
+
 /// Pass-1 state of one column.
 pub struct ColumnCollector {
     pub spec: FieldSpec,
@@ -118,6 +128,7 @@ pub struct ColumnCollector {
     hashes: Vec<u64>,
     ids: Vec<u32>,
     id_chunks: IdChunks,
+    coded: CodedIds,
 }
 
 /// Parses an ASCII decimal integer quickly; `None` for anything else (the caller falls back to
@@ -344,6 +355,7 @@ impl ColumnCollector {
             hashes: Vec::with_capacity(BATCH),
             ids: Vec::with_capacity(BATCH),
             id_chunks: IdChunks::default(),
+            coded: CodedIds::default(),
             spec: spec.clone(),
             dict,
             distinct,
@@ -653,6 +665,60 @@ impl ColumnCollector {
         for i in 0..values.len() {
             if let Err(reason) = self.push_value(first + i as DocId, &values.value(i))? {
                 return Ok(Err((i, reason)));
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Whether [`Self::push_coded_texts`] serves this column: a single-value dictionary
+    /// STRING or JSON column that looks its values up (not one keeping every value).
+    pub fn takes_coded_texts(&self) -> bool {
+        self.spec.single_value_field
+            && matches!(self.spec.data_type, DataType::String | DataType::Json)
+            && matches!(&self.distinct, Distinct::Var(i) if !i.keeps_every_value())
+    }
+
+    /// Adds a run of text cells given as `keys` into the dictionary `dictionary` of `entries`
+    /// texts `entry(k)` (valid UTF-8, as an Arrow string array's): each entry is interned the
+    /// first time a key names it, then its id serves every cell naming it while the dictionary
+    /// repeats. Only for columns [`Self::takes_coded_texts`].
+    pub fn push_coded_texts<'e>(
+        &mut self,
+        dictionary: u64,
+        entries: usize,
+        entry: impl Fn(usize) -> &'e [u8],
+        keys: &[i32],
+    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+        // Earlier values go first, so ids stay in doc order.
+        self.flush_pending()?;
+        let Distinct::Var(interner) = &mut self.distinct else {
+            unreachable!("a column taking coded texts has a byte-string interner");
+        };
+        let coded = &mut self.coded;
+        if coded.dictionary != Some(dictionary) || coded.ids.len() != entries {
+            coded.dictionary = Some(dictionary);
+            coded.ids.clear();
+            coded.ids.resize(entries, NOT_INTERNED);
+        }
+        for (c, chunk) in keys.chunks(BATCH).enumerate() {
+            self.ids.clear();
+            let mut bad = None;
+            for (i, &k) in chunk.iter().enumerate() {
+                let Some(slot) = usize::try_from(k).ok().and_then(|k| coded.ids.get_mut(k)) else {
+                    bad = Some((c * BATCH + i, format!("dictionary key {k} is out of range")));
+                    break;
+                };
+                if *slot == NOT_INTERNED {
+                    *slot = interner.intern(entry(k as usize));
+                }
+                self.ids.push(*slot);
+            }
+            self.entries += self.ids.len() as u64;
+            if !self.ids.is_empty() {
+                self.id_chunks.write(&self.ids, &mut self.spill)?;
+            }
+            if let Some(bad) = bad {
+                return Ok(Err(bad));
             }
         }
         Ok(Ok(()))
@@ -970,6 +1036,135 @@ mod tests {
         let ascii: Vec<&[u8]> = mixed.iter().copied().filter(|c| c.is_ascii()).collect();
         plain_cells_agree(&mixed, false);
         plain_cells_agree(&ascii, true);
+    }
+
+    /// Coded texts (keys into dictionaries, as Parquet's dictionary pages give them) intern
+    /// each entry a key names, once, and spill the same ids as the texts fed one by one; an
+    /// entry no key names never enters the column's dictionary, and a new dictionary name
+    /// starts over.
+    #[test]
+    fn coded_texts_match_cell_by_cell() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = FieldSpec::dimension("c", DataType::String);
+        let spill = |name: &str| SpillWriter::create(dir.path().join(name)).unwrap();
+        let mut one = ColumnCollector::new(&spec, true, spill("one")).unwrap();
+        let mut coded = ColumnCollector::new(&spec, true, spill("coded")).unwrap();
+        assert!(coded.takes_coded_texts());
+        // Two dictionaries (as two row groups), the second reordering the first's entries.
+        let runs: [(u64, Vec<&[u8]>, Vec<i32>); 3] = [
+            (
+                7,
+                vec![b"b", b"", b"unused", b"a"],
+                (0..5000).map(|i| [0, 1, 3][i % 3]).collect(),
+            ),
+            (7, vec![b"b", b"", b"unused", b"a"], vec![3, 3, 0]),
+            (
+                8,
+                vec![b"a", b"c", b"b"],
+                (0..3000).map(|i| (i * 7 % 3) as i32).collect(),
+            ),
+        ];
+        let mut doc = 0u32;
+        for (name, entries, keys) in &runs {
+            for &k in keys {
+                let text = entries[k as usize];
+                if text.is_empty() {
+                    one.push_value(doc, &Value::String(String::new()))
+                        .unwrap()
+                        .unwrap();
+                } else {
+                    one.push_text(doc, text).unwrap().unwrap();
+                }
+                doc += 1;
+            }
+            coded
+                .push_coded_texts(*name, entries.len(), |k| entries[k], keys)
+                .unwrap()
+                .unwrap();
+        }
+        // A key beyond the dictionary is refused at its place, the cells before it taken.
+        let bad = coded
+            .push_coded_texts(9, 2, |k| [b"x", b"y"][k], &[0, 1, 2, 0])
+            .unwrap();
+        assert_eq!(bad.map_err(|(i, _)| i), Err(2));
+        for text in [b"x", b"y"] {
+            one.push_text(doc, text).unwrap().unwrap();
+            doc += 1;
+        }
+        one.finish().unwrap();
+        coded.finish().unwrap();
+        assert_eq!(one.entries, coded.entries);
+        let ids = |c: &mut ColumnCollector| {
+            crate::builder::spill::read_id_chunks(&c.spill.read_and_remove().unwrap(), Some)
+                .unwrap()
+        };
+        assert_eq!(ids(&mut one), ids(&mut coded));
+        let (Distinct::Var(a), Distinct::Var(b)) = (&one.distinct, &coded.distinct) else {
+            panic!("string columns intern bytes");
+        };
+        let values = |i: &VarInterner| {
+            (0..i.len() as u32)
+                .map(|id| i.get(id).to_vec())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(values(a), values(b));
+        assert!(!values(b).contains(&b"unused".to_vec()));
+    }
+
+    /// Typed runs of numbers intern as the same values fed one by one do, for every pairing of
+    /// run type and column type (the matching ones straight into the pending batch).
+    #[test]
+    fn number_runs_match_value_by_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let longs: Vec<i64> = (0..5000).map(|i| (i * 37 % 101) - 50).collect();
+        let ints: Vec<i32> = longs.iter().map(|&v| v as i32).collect();
+        let doubles: Vec<f64> = longs.iter().map(|&v| v as f64 / 4.0).collect();
+        let floats: Vec<f32> = doubles.iter().map(|&v| v as f32).collect();
+        let runs = [
+            Numbers::I64(&longs),
+            Numbers::Millis(&longs),
+            Numbers::I32(&ints),
+            Numbers::F64(&doubles),
+            Numbers::F32(&floats),
+        ];
+        for (k, dt) in [
+            DataType::Long,
+            DataType::Timestamp,
+            DataType::Int,
+            DataType::Double,
+            DataType::Float,
+            DataType::String,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (r, run) in runs.iter().enumerate() {
+                let spec = FieldSpec::dimension("c", dt);
+                let spill = |name: &str| {
+                    SpillWriter::create(dir.path().join(format!("{k}-{r}-{name}"))).unwrap()
+                };
+                let mut one = ColumnCollector::new(&spec, true, spill("one")).unwrap();
+                let mut many = ColumnCollector::new(&spec, true, spill("many")).unwrap();
+                // A value first, so the run follows pending values.
+                one.push_value(0, &run.value(1)).unwrap().unwrap();
+                many.push_value(0, &run.value(1)).unwrap().unwrap();
+                let mut want = Ok(());
+                for i in 0..run.len() {
+                    if let Err(e) = one.push_value(1 + i as u32, &run.value(i)).unwrap() {
+                        want = Err((i, e));
+                        break;
+                    }
+                }
+                assert_eq!(many.push_numbers(1, *run).unwrap(), want, "{dt} {run:?}");
+                one.finish().unwrap();
+                many.finish().unwrap();
+                assert_eq!(one.entries, many.entries, "{dt}");
+                let ids = |c: &mut ColumnCollector| {
+                    crate::builder::spill::read_id_chunks(&c.spill.read_and_remove().unwrap(), Some)
+                };
+                assert_eq!(ids(&mut one), ids(&mut many), "{dt} {run:?}");
+            }
+        }
     }
 
     fn plain_cells_agree(cells: &[&[u8]], all_ascii: bool) {

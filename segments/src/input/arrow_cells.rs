@@ -3,14 +3,15 @@
 //!
 //! A run of non-null cells of the common types goes to the sink in one call: numbers as a typed
 //! slice ([`CellSink::numbers`]), text and dates-as-text as the cells the CSV fast path takes
-//! ([`CellSink::plain_cells`]). Every other cell goes one at a time, as a typed value. Types map
-//! as Pinot's Parquet and ORC readers map them:
+//! ([`CellSink::plain_cells`]), dictionary-encoded text as codes into its dictionary
+//! ([`CellSink::coded_texts`], so a sink converts each distinct text once). Every other cell
+//! goes one at a time, as a typed value. Types map as Pinot's Parquet and ORC readers map them:
 //!
 //! | Arrow | value |
 //! |---|---|
 //! | Boolean, Int8–Int64, UInt8–UInt32, Float32, Float64 | the number (UInt32 as a LONG) |
 //! | UInt64 | a LONG (its bits, as Java reads an unsigned 64-bit integer) |
-//! | Utf8, LargeUtf8 | text, parsed as the column's type (like a CSV cell) |
+//! | Utf8, LargeUtf8, Dictionary(Int32, Utf8) | text, parsed as the column's type (like a CSV cell) |
 //! | Binary, LargeBinary, FixedSizeBinary | bytes (a Parquet `UUID` as its canonical text) |
 //! | Date32 | `yyyy-MM-dd` in a STRING column, epoch millis in a TIMESTAMP, else days |
 //! | Timestamp (any unit) | a timestamp (epoch millis in a LONG column) |
@@ -33,6 +34,8 @@ use arrow::datatypes::{
 };
 use serde_json::{Map, Value as Json};
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where a batch of one column comes from, for its doc ids and error messages.
 pub(super) struct Place<'a> {
@@ -64,12 +67,36 @@ impl Place<'_> {
     }
 }
 
+/// Names the dictionaries of a column's dictionary-encoded batches for
+/// [`CellSink::coded_texts`]: batches sharing a dictionary array share its name, and no two
+/// dictionaries of the process get the same one (the last is held, so its address is not
+/// reused while it names one).
+#[derive(Default)]
+pub(super) struct Dictionaries {
+    last: Option<(ArrayRef, u64)>,
+}
+
+impl Dictionaries {
+    fn name(&mut self, values: &ArrayRef) -> u64 {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        match &self.last {
+            Some((last, name)) if Arc::ptr_eq(last, values) => *name,
+            _ => {
+                let name = NEXT.fetch_add(1, Ordering::Relaxed);
+                self.last = Some((Arc::clone(values), name));
+                name
+            }
+        }
+    }
+}
+
 /// Feeds rows `0..rows` of one column of a batch to its sink (`None`: the file lacks the column,
 /// every cell is null).
 pub(super) fn feed<S: CellSink>(
     place: &Place<'_>,
     column: Option<&ArrayRef>,
     rows: usize,
+    dictionaries: &mut Dictionaries,
     sink: &mut S,
 ) -> Result<(), SegmentError> {
     let Some(column) = column else {
@@ -78,7 +105,11 @@ pub(super) fn feed<S: CellSink>(
         }
         return Ok(());
     };
-    let mut scratch = Scratch::default();
+    let mut scratch = Scratch {
+        dictionaries,
+        numbers: Vec::new(),
+        dates: Vec::new(),
+    };
     match column.logical_nulls() {
         None => run(place, column, 0, rows, sink, &mut scratch),
         Some(nulls) => {
@@ -98,9 +129,10 @@ pub(super) fn feed<S: CellSink>(
     }
 }
 
-/// Reused buffers for values converted before they go to a sink as a run.
-#[derive(Default)]
-struct Scratch {
+/// Reused buffers for values converted before they go to a sink as a run, and the column's
+/// dictionary names.
+struct Scratch<'d> {
+    dictionaries: &'d mut Dictionaries,
     numbers: Vec<i64>,
     dates: Vec<[u8; 10]>,
 }
@@ -112,7 +144,7 @@ fn run<S: CellSink>(
     start: usize,
     end: usize,
     sink: &mut S,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<'_>,
 ) -> Result<(), SegmentError> {
     let dt = place.field.data_type;
     let numbers = |sink: &mut S, values: Numbers<'_>| -> Result<(), SegmentError> {
@@ -190,6 +222,22 @@ fn run<S: CellSink>(
                 ascii,
                 sink,
             )
+        }
+        // Parquet's reader keeps a dictionary-encoded text column's codes when asked to.
+        ArrowType::Dictionary(key, value)
+            if **key == ArrowType::Int32 && **value == ArrowType::Utf8 =>
+        {
+            let a = column.as_dictionary::<Int32Type>();
+            let entries = a.values().as_string::<i32>();
+            let name = scratch.dictionaries.name(a.values());
+            sink.coded_texts(
+                place.doc(start),
+                name,
+                entries.len(),
+                |k| entries.value(k).as_bytes(),
+                &a.keys().values()[start..end],
+            )?
+            .map_err(|(i, reason)| place.bad(start + i, reason))
         }
         _ => (start..end).try_for_each(|row| cell_by_cell(place, column, row, sink)),
     }

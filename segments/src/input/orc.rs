@@ -18,7 +18,7 @@
 //! batch's row and the column.
 
 use super::CellSink;
-use super::arrow_cells::{Place, feed, json_of};
+use super::arrow_cells::{Dictionaries, Place, feed, json_of};
 use crate::error::SegmentError;
 use crate::types::{DataType, DocId, Schema};
 use arrow::datatypes::DataType as ArrowType;
@@ -118,12 +118,10 @@ pub fn read_orc<S: CellSink>(
                     first_doc: first as DocId,
                     uuid: false,
                 };
-                feed(
-                    &place,
-                    batch.column_by_name(&field.name),
-                    batch.num_rows(),
-                    sink,
-                )
+                let column = batch.column_by_name(&field.name);
+                // ORC's reader gives no dictionary arrays.
+                let mut dictionaries = Dictionaries::default();
+                feed(&place, column, batch.num_rows(), &mut dictionaries, sink)
             })
             .collect();
         results.into_iter().collect::<Result<(), _>>()?;

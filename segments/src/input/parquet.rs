@@ -23,15 +23,17 @@
 //! but a JSON or STRING column, or a value the column's type cannot hold is an error naming the file, the row group, the row and the column.
 
 use super::CellSink;
-use super::arrow_cells::{Place, feed};
+use super::arrow_cells::{Dictionaries, Place, feed};
 use crate::error::SegmentError;
 use crate::types::{DataType, DocId, FieldSpec, Schema};
+use arrow::datatypes::{DataType as ArrowType, Field};
 use bytes::Bytes;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
-use parquet::basic::{ConvertedType, LogicalType, TimeUnit, Type as PhysicalType};
+use parquet::basic::{ConvertedType, Encoding, LogicalType, TimeUnit, Type as PhysicalType};
+use parquet::file::metadata::ColumnChunkMetaData;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 use rayon::prelude::*;
@@ -113,6 +115,9 @@ struct LeafSource {
     /// The leaf column's index in the file.
     leaf: usize,
     kind: Kind,
+    /// A single UTF-8 value per row: read as dictionary codes from a chunk whose pages are all
+    /// dictionary-encoded.
+    codes: bool,
 }
 
 fn file_error(path: &Path, reason: impl Into<String>) -> SegmentError {
@@ -205,8 +210,10 @@ fn source_of(
             ));
         }
     };
-    let kind = kind_of(&descr.column(leaf)).map_err(bad)?;
-    Ok(Some(Source::Leaf(LeafSource { leaf, kind })))
+    let c = descr.column(leaf);
+    let kind = kind_of(&c).map_err(bad)?;
+    let codes = kind == Kind::Utf8 && c.max_rep_level() == 0 && c.path().parts().len() == 1;
+    Ok(Some(Source::Leaf(LeafSource { leaf, kind, codes })))
 }
 
 /// The memory-mapped `file` and a reader over it.
@@ -271,11 +278,7 @@ pub fn read_parquet<S: CellSink>(
     let arrow = sources
         .iter()
         .any(|s| matches!(s, Some(Source::Leaf(_))))
-        .then(|| {
-            let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
-            ArrowReaderMetadata::try_new(Arc::new(reader.metadata().clone()), options)
-                .map_err(|e| file_error(path, format!("not a readable Parquet file: {e}")))
-        })
+        .then(|| ArrowReaders::new(path, &reader, &sources))
         .transpose()?;
     let meta = reader.metadata();
     let total = u64::try_from(meta.file_metadata().num_rows()).unwrap_or(0);
@@ -301,7 +304,11 @@ pub fn read_parquet<S: CellSink>(
                 };
                 match (source, &arrow) {
                     (Some(Source::Group), _) => column.read_nested(&reader, sink),
-                    (Some(Source::Leaf(s)), Some(arrow)) => column.read(&bytes, arrow, s, sink),
+                    (Some(Source::Leaf(s)), Some(arrow)) => {
+                        let codes = s.codes && all_dictionary(meta.row_group(rg).column(s.leaf));
+                        let arrow = if codes { &arrow.codes } else { &arrow.values };
+                        column.read(&bytes, arrow, s, sink)
+                    }
                     _ => (0..rows).try_for_each(|r| sink.null(first + r as DocId)),
                 }
             })
@@ -311,6 +318,66 @@ pub fn read_parquet<S: CellSink>(
         progress(docs);
     }
     Ok(docs as u32)
+}
+
+/// How Parquet's Arrow reader decodes the file's columns: UTF-8 columns as their values, or as
+/// dictionary codes. Types come from the Parquet schema alone (not from an Arrow schema a
+/// writer embedded, which could ask for other dictionary or view arrays), so they map as the
+/// table above says.
+struct ArrowReaders {
+    values: ArrowReaderMetadata,
+    codes: ArrowReaderMetadata,
+}
+
+impl ArrowReaders {
+    fn new(
+        path: &Path,
+        reader: &SerializedFileReader<Bytes>,
+        sources: &[Option<Source>],
+    ) -> Result<ArrowReaders, SegmentError> {
+        let unreadable = |e: parquet::errors::ParquetError| {
+            file_error(path, format!("not a readable Parquet file: {e}"))
+        };
+        let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
+        let metadata = Arc::new(reader.metadata().clone());
+        let values = ArrowReaderMetadata::try_new(Arc::clone(&metadata), options.clone())
+            .map_err(unreadable)?;
+        let descr = metadata.file_metadata().schema_descr();
+        let coded: Vec<String> = sources
+            .iter()
+            .filter_map(|s| match s {
+                Some(Source::Leaf(l)) if l.codes => Some(descr.column(l.leaf).name().to_string()),
+                _ => None,
+            })
+            .collect();
+        let fields: Vec<Field> = values
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| match f.data_type() {
+                ArrowType::Utf8 if coded.contains(f.name()) => f.as_ref().clone().with_data_type(
+                    ArrowType::Dictionary(Box::new(ArrowType::Int32), Box::new(ArrowType::Utf8)),
+                ),
+                _ => f.as_ref().clone(),
+            })
+            .collect();
+        let schema = Arc::new(arrow::datatypes::Schema::new_with_metadata(
+            fields,
+            values.schema().metadata().clone(),
+        ));
+        let codes = ArrowReaderMetadata::try_new(metadata, options.with_schema(schema))
+            .map_err(unreadable)?;
+        Ok(ArrowReaders { values, codes })
+    }
+}
+
+/// Whether every data page of the column chunk is dictionary-encoded (so its values decode to
+/// codes into one dictionary page, never spilled into plain values).
+fn all_dictionary(chunk: &ColumnChunkMetaData) -> bool {
+    chunk.dictionary_page_offset().is_some()
+        && chunk.page_encoding_stats_mask().is_some_and(|mask| {
+            mask.is_only(Encoding::PLAIN_DICTIONARY) || mask.is_only(Encoding::RLE_DICTIONARY)
+        })
 }
 
 /// One schema column of one row group.
@@ -412,6 +479,7 @@ impl ColumnRun<'_> {
                 .build()
                 .map_err(|e| self.unreadable(e))?;
         let mut row = 0usize;
+        let mut dictionaries = Dictionaries::default();
         for batch in batches {
             let batch = batch.map_err(|e| self.unreadable(e))?;
             let place = Place {
@@ -422,7 +490,13 @@ impl ColumnRun<'_> {
                 first_doc: self.first + row as DocId,
                 uuid: source.kind == Kind::Uuid,
             };
-            feed(&place, batch.columns().first(), batch.num_rows(), sink)?;
+            feed(
+                &place,
+                batch.columns().first(),
+                batch.num_rows(),
+                &mut dictionaries,
+                sink,
+            )?;
             row += batch.num_rows();
             if let Some(rows) = self.expect_rows.take() {
                 sink.expect_rows(rows);
