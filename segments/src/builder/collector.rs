@@ -1051,7 +1051,8 @@ mod tests {
         let mut coded = ColumnCollector::new(&spec, true, spill("coded")).unwrap();
         assert!(coded.takes_coded_texts());
         // Two dictionaries (as two row groups), the second reordering the first's entries.
-        let runs: [(u64, Vec<&[u8]>, Vec<i32>); 3] = [
+        type Run<'a> = (u64, Vec<&'a [u8]>, Vec<i32>);
+        let runs: [Run<'_>; 3] = [
             (
                 7,
                 vec![b"b", b"", b"unused", b"a"],
@@ -1061,7 +1062,7 @@ mod tests {
             (
                 8,
                 vec![b"a", b"c", b"b"],
-                (0..3000).map(|i| (i * 7 % 3) as i32).collect(),
+                (0..3000).map(|i| i * 7 % 3).collect(),
             ),
         ];
         let mut doc = 0u32;
