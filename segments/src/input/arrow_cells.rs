@@ -24,7 +24,7 @@ use super::typed::{civil_text, date_value, decimal, decimal_text, uuid};
 use super::{CellSink, Numbers};
 use crate::error::SegmentError;
 use crate::types::{DataType, DocId, FieldSpec, Value};
-use arrow::array::{Array, ArrayRef, AsArray};
+use arrow::array::{Array, ArrayRef, AsArray, GenericStringArray, OffsetSizeTrait};
 use arrow::datatypes::{
     DataType as ArrowType, Date32Type, Decimal32Type, Decimal64Type, Decimal128Type,
     Decimal256Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
@@ -199,30 +199,8 @@ fn run<S: CellSink>(
                 }
             }
         }
-        ArrowType::Utf8 => {
-            let a = column.as_string::<i32>();
-            let ascii = a.values().is_ascii();
-            texts_run(
-                place,
-                start,
-                end - start,
-                |k| a.value(start + k).as_bytes(),
-                ascii,
-                sink,
-            )
-        }
-        ArrowType::LargeUtf8 => {
-            let a = column.as_string::<i64>();
-            let ascii = a.values().is_ascii();
-            texts_run(
-                place,
-                start,
-                end - start,
-                |k| a.value(start + k).as_bytes(),
-                ascii,
-                sink,
-            )
-        }
+        ArrowType::Utf8 => strings_run(place, column.as_string::<i32>(), start, end, sink),
+        ArrowType::LargeUtf8 => strings_run(place, column.as_string::<i64>(), start, end, sink),
         // Parquet's reader keeps a dictionary-encoded text column's codes when asked to.
         ArrowType::Dictionary(key, value)
             if **key == ArrowType::Int32 && **value == ArrowType::Utf8 =>
@@ -241,6 +219,19 @@ fn run<S: CellSink>(
         }
         _ => (start..end).try_for_each(|row| cell_by_cell(place, column, row, sink)),
     }
+}
+
+/// Feeds the non-null rows `start..end` of a string array.
+fn strings_run<O: OffsetSizeTrait, S: CellSink>(
+    place: &Place<'_>,
+    a: &GenericStringArray<O>,
+    start: usize,
+    end: usize,
+    sink: &mut S,
+) -> Result<(), SegmentError> {
+    let ascii = a.values().is_ascii();
+    let text = |k: usize| a.value(start + k).as_bytes();
+    texts_run(place, start, end - start, text, ascii, sink)
 }
 
 /// Feeds `n` non-null text cells `text(0..n)` of the docs from `start`: runs the sink's fast
