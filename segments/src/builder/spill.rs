@@ -139,7 +139,7 @@ impl SpillWriter {
                 held.extend_from_slice(bytes);
                 return Ok(());
             }
-            self.move_to_file()?;
+            self.to_file()?;
         }
         match &mut self.held {
             Held::File(w) => w
@@ -150,7 +150,7 @@ impl SpillWriter {
     }
 
     /// Moves the spill out of memory into its file, giving its room back.
-    fn move_to_file(&mut self) -> Result<(), SegmentError> {
+    fn to_file(&mut self) -> Result<(), SegmentError> {
         let held = match std::mem::replace(&mut self.held, Held::Taken) {
             Held::Memory { bytes, reserved } => {
                 self.budget.give_back(reserved);
@@ -222,7 +222,7 @@ impl SpillWriter {
                 *reserved = spill.len as usize;
             }
         } else {
-            spill.move_to_file()?;
+            spill.to_file()?;
         }
         spill.finish()?;
         Ok(spill)
