@@ -440,10 +440,14 @@ fn load_sv_ids(c: &mut ColumnCollector, remap: &[u32]) -> Result<Vec<u32>, Segme
     }
 }
 
-/// The doc permutation that sorts the docs by column `c` (stable), computed from its spill
-/// (which is then put back for the column's own pass 2).
+/// The doc permutation that sorts the docs by column `c` (stable), computed from its spill file
+/// (which is then rewritten for the column's own pass 2).
 pub fn sort_permutation(c: &mut ColumnCollector, docs: u32) -> Result<DocOrder, SegmentError> {
     let bytes = c.spill.read_and_remove()?;
+    let mut respill = super::spill::SpillWriter::create(c.spill.path().to_path_buf())?;
+    respill.write(&bytes)?;
+    respill.finish()?;
+    c.spill = respill;
     let n = docs as usize;
     let mut perm: Vec<u32> = (0..docs).collect();
     if c.dict {
@@ -490,7 +494,6 @@ pub fn sort_permutation(c: &mut ColumnCollector, docs: u32) -> Result<DocOrder, 
             }
         }
     }
-    c.spill = c.spill.refilled(bytes)?;
     Ok(DocOrder::new(perm))
 }
 

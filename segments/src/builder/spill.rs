@@ -1,9 +1,6 @@
 //! Spill files: pass 1 appends each column's encoded cells (provisional dict ids or raw values)
-//! to its own spill; pass 2 reads one column back at a time. A spill stays in memory while the
-//! process's [`SpillBudget`] has room and goes to its temp file (with what it held) once it has
-//! none, so build memory stays bounded whatever the input size, while a build that fits —
-//! sf1 lineitem's 16 columns spill 168 MB — neither writes its spill out nor reads it back
-//! (that was two copies through the page cache of every spilled byte).
+//! to its own temp file; pass 2 reads one column back at a time. This keeps build memory to the
+//! dictionaries plus one column, whatever the input size.
 //!
 //! Single-value dictionary columns spill their ids in chunks ([`IdChunks`]): a width byte (1, 2
 //! or 4), a `u32` count, then the ids at that width, the narrowest that holds the chunk's
@@ -16,157 +13,38 @@ use crate::error::SegmentError;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Spill bytes all builds of the process keep in memory at once.
-pub const SPILL_MEMORY_BYTES: usize = 1 << 30;
-/// A spill in memory takes room from its budget in steps of at least this.
-const RESERVE_STEP: usize = 4 << 20;
-
-/// Room for spills in memory, shared by the spills that draw on it.
-#[derive(Clone, Debug)]
-pub struct SpillBudget(Arc<AtomicUsize>);
-
-impl SpillBudget {
-    /// A budget of `bytes`.
-    pub fn new(bytes: usize) -> SpillBudget {
-        SpillBudget(Arc::new(AtomicUsize::new(bytes)))
-    }
-
-    /// The process's budget ([`SPILL_MEMORY_BYTES`]), shared by every build.
-    pub fn process() -> SpillBudget {
-        static PROCESS: std::sync::OnceLock<SpillBudget> = std::sync::OnceLock::new();
-        PROCESS
-            .get_or_init(|| SpillBudget::new(SPILL_MEMORY_BYTES))
-            .clone()
-    }
-
-    /// Takes `bytes` of room, if there is that much.
-    fn take(&self, bytes: usize) -> bool {
-        self.0
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
-                left.checked_sub(bytes)
-            })
-            .is_ok()
-    }
-
-    fn give_back(&self, bytes: usize) {
-        self.0.fetch_add(bytes, Ordering::AcqRel);
-    }
-
-    /// Room left.
-    pub fn left(&self) -> usize {
-        self.0.load(Ordering::Acquire)
-    }
-}
-
-/// Where a spill's bytes are.
-enum Held {
-    /// In memory, with `reserved` bytes of the budget taken for them (given back when the
-    /// bytes are handed out or the spill is dropped).
-    Memory { bytes: Vec<u8>, reserved: usize },
-    /// In the file, being written.
-    File(BufWriter<File>),
-    /// In the file, complete.
-    Written,
-    /// Handed out by [`SpillWriter::read_and_remove`].
-    Taken,
-}
-
-/// An append-only spill.
+/// An append-only spill file.
 pub struct SpillWriter {
     path: PathBuf,
-    held: Held,
-    /// No more writes: [`SpillWriter::finish`] was called.
-    finished: bool,
-    budget: SpillBudget,
+    out: Option<BufWriter<File>>,
     len: u64,
 }
 
 impl SpillWriter {
-    /// A spill drawing on the process's budget, going to the file at `path` (created, or
-    /// truncated, only if it leaves memory).
+    /// Creates (truncates) the file at `path`.
     pub fn create(path: PathBuf) -> Result<SpillWriter, SegmentError> {
-        Ok(SpillWriter::with_budget(path, SpillBudget::process()))
-    }
-
-    /// A spill drawing on `budget`.
-    pub fn with_budget(path: PathBuf, budget: SpillBudget) -> SpillWriter {
-        SpillWriter {
+        let f = File::create(&path).map_err(|e| SegmentError::io(&path, e))?;
+        Ok(SpillWriter {
             path,
-            held: Held::Memory {
-                bytes: Vec::new(),
-                reserved: 0,
-            },
-            finished: false,
-            budget,
+            out: Some(BufWriter::with_capacity(256 * 1024, f)),
             len: 0,
-        }
-    }
-
-    /// Whether the spill is in memory.
-    pub fn in_memory(&self) -> bool {
-        matches!(self.held, Held::Memory { .. })
+        })
     }
 
     /// Appends bytes.
     #[inline]
     pub fn write(&mut self, bytes: &[u8]) -> Result<(), SegmentError> {
-        if self.finished {
-            return Err(SegmentError::io(
-                &self.path,
-                std::io::Error::other("spill already finished"),
-            ));
-        }
         self.len += bytes.len() as u64;
-        if let Held::Memory {
-            bytes: held,
-            reserved,
-        } = &mut self.held
-        {
-            let need = held.len() + bytes.len();
-            if need <= *reserved {
-                held.extend_from_slice(bytes);
-                return Ok(());
-            }
-            // Room for this write and a step more (at least what is held, so the budget is
-            // drawn on a logarithmic number of times and the buffer grows by doubling).
-            let more = (need - *reserved).max(RESERVE_STEP).max(held.len());
-            if self.budget.take(more) {
-                *reserved += more;
-                held.reserve_exact(*reserved - held.len());
-                held.extend_from_slice(bytes);
-                return Ok(());
-            }
-            self.to_file()?;
-        }
-        match &mut self.held {
-            Held::File(w) => w
+        match &mut self.out {
+            Some(w) => w
                 .write_all(bytes)
                 .map_err(|e| SegmentError::io(&self.path, e)),
-            _ => unreachable!("a spill out of memory and not finished is being written"),
+            None => Err(SegmentError::io(
+                &self.path,
+                std::io::Error::other("spill file already finished"),
+            )),
         }
-    }
-
-    /// Moves the spill out of memory into its file, giving its room back.
-    fn to_file(&mut self) -> Result<(), SegmentError> {
-        let held = match std::mem::replace(&mut self.held, Held::Taken) {
-            Held::Memory { bytes, reserved } => {
-                self.budget.give_back(reserved);
-                bytes
-            }
-            other => {
-                self.held = other;
-                return Ok(());
-            }
-        };
-        let f = File::create(&self.path).map_err(|e| SegmentError::io(&self.path, e))?;
-        let mut w = BufWriter::with_capacity(256 * 1024, f);
-        w.write_all(&held)
-            .map_err(|e| SegmentError::io(&self.path, e))?;
-        self.held = Held::File(w);
-        Ok(())
     }
 
     /// Appends a little-endian `u32`.
@@ -175,70 +53,29 @@ impl SpillWriter {
         self.write(&v.to_le_bytes())
     }
 
-    /// Ends writing (flushes and closes the file of a spill that left memory).
+    /// Flushes and closes the file.
     pub fn finish(&mut self) -> Result<(), SegmentError> {
-        self.finished = true;
-        if let Held::File(_) = self.held
-            && let Held::File(w) = std::mem::replace(&mut self.held, Held::Written)
-        {
+        if let Some(w) = self.out.take() {
             w.into_inner()
                 .map_err(|e| SegmentError::io(&self.path, e.into_error()))?;
         }
         Ok(())
     }
 
-    /// The whole spill (finishing it), its file deleted and its room given back.
+    /// Reads the whole (finished) file back and deletes it.
     pub fn read_and_remove(&mut self) -> Result<Vec<u8>, SegmentError> {
         self.finish()?;
-        match std::mem::replace(&mut self.held, Held::Taken) {
-            Held::Memory { bytes, reserved } => {
-                self.budget.give_back(reserved);
-                Ok(bytes)
-            }
-            Held::Taken => Err(SegmentError::io(
-                &self.path,
-                std::io::Error::other("spill already read"),
-            )),
-            _ => {
-                let mut buf = Vec::with_capacity(self.len as usize);
-                File::open(&self.path)
-                    .and_then(|mut f| f.read_to_end(&mut buf))
-                    .map_err(|e| SegmentError::io(&self.path, e))?;
-                let _ = std::fs::remove_file(&self.path);
-                Ok(buf)
-            }
-        }
-    }
-
-    /// A finished spill of `bytes` at the same place and on the same budget, for a column
-    /// whose spill was read before its own pass 2: kept as it is if the budget has room,
-    /// else written to the file.
-    pub fn refilled(&self, bytes: Vec<u8>) -> Result<SpillWriter, SegmentError> {
-        let mut spill = SpillWriter::with_budget(self.path.clone(), self.budget.clone());
-        spill.len = bytes.len() as u64;
-        spill.held = Held::Memory { reserved: 0, bytes };
-        if spill.budget.take(spill.len as usize) {
-            if let Held::Memory { reserved, .. } = &mut spill.held {
-                *reserved = spill.len as usize;
-            }
-        } else {
-            spill.to_file()?;
-        }
-        spill.finish()?;
-        Ok(spill)
+        let mut buf = Vec::with_capacity(self.len as usize);
+        File::open(&self.path)
+            .and_then(|mut f| f.read_to_end(&mut buf))
+            .map_err(|e| SegmentError::io(&self.path, e))?;
+        let _ = std::fs::remove_file(&self.path);
+        Ok(buf)
     }
 
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-}
-
-impl Drop for SpillWriter {
-    fn drop(&mut self) {
-        if let Held::Memory { reserved, .. } = self.held {
-            self.budget.give_back(reserved);
-        }
     }
 }
 
@@ -343,47 +180,6 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    #[test]
-    fn a_spill_leaves_memory_when_its_budget_runs_out_and_reads_back_the_same() {
-        let dir = tempfile::tempdir().unwrap();
-        let budget = SpillBudget::new(10 << 20);
-        let data: Vec<u8> = (0..(12 << 20) as u32).map(|i| (i % 251) as u8).collect();
-        let mut small = SpillWriter::with_budget(dir.path().join("small.bin"), budget.clone());
-        small.write(&data[..1000]).unwrap();
-        assert!(small.in_memory());
-        assert!(budget.left() < 10 << 20);
-        let mut big = SpillWriter::with_budget(dir.path().join("big.bin"), budget.clone());
-        for chunk in data.chunks(100_000) {
-            big.write(chunk).unwrap();
-        }
-        // 12 MB do not fit in what the small spill left: the big one went to its file with
-        // what it held, and gave its room back.
-        assert!(!big.in_memory());
-        assert!(dir.path().join("big.bin").exists());
-        assert_eq!(big.read_and_remove().unwrap(), data);
-        assert!(!dir.path().join("big.bin").exists());
-        assert_eq!(small.read_and_remove().unwrap(), &data[..1000]);
-        assert!(
-            !dir.path().join("small.bin").exists(),
-            "an in-memory spill writes no file"
-        );
-        assert_eq!(budget.left(), 10 << 20, "all room is given back");
-        // A spill dropped unread gives its room back too; a refilled one is in memory again.
-        let mut dropped = SpillWriter::with_budget(dir.path().join("d.bin"), budget.clone());
-        dropped.write(&data[..5000]).unwrap();
-        let refilled = dropped.refilled(data[..5000].to_vec()).unwrap();
-        drop(dropped);
-        assert!(refilled.in_memory());
-        assert_eq!(budget.left(), (10 << 20) - 5000);
-        let mut refilled = refilled;
-        assert!(
-            refilled.write(b"x").is_err(),
-            "a refilled spill is finished"
-        );
-        assert_eq!(refilled.read_and_remove().unwrap(), &data[..5000]);
-        assert_eq!(budget.left(), 10 << 20);
-    }
-
     proptest! {
         #[test]
         fn id_chunks_round_trip(
@@ -394,8 +190,7 @@ mod tests {
             ], 0..20)
         ) {
             let dir = tempfile::tempdir().unwrap();
-            // Without room in memory, as a build whose spill outgrew the budget.
-            let mut spill = SpillWriter::with_budget(dir.path().join("s.bin"), SpillBudget::new(0));
+            let mut spill = SpillWriter::create(dir.path().join("s.bin")).unwrap();
             let mut enc = IdChunks::default();
             for c in &chunks {
                 enc.write(c, &mut spill).unwrap();
