@@ -210,13 +210,11 @@ pub trait CellSink: Send {
         &mut self,
         first: DocId,
         values: Numbers<'_>,
-    ) -> Result<Result<(), (usize, String)>, SegmentError> {
-        for i in 0..values.len() {
-            if let Err(reason) = self.value(first + i as DocId, &values.value(i))? {
-                return Ok(Err((i, reason)));
-            }
-        }
-        Ok(Ok(()))
+    ) -> Result<Result<(), (usize, String)>, SegmentError>
+    where
+        Self: Sized,
+    {
+        numbers_one_by_one(self, first, values)
     }
     /// A run of non-null text cells for the docs from `first`, given as `keys` into a
     /// dictionary of `entries` texts (`entry(k)`), as a columnar input decodes a
@@ -278,6 +276,20 @@ impl Numbers<'_> {
             Numbers::Millis(v) => Value::Timestamp(v[i]),
         }
     }
+}
+
+/// [`CellSink::numbers`] a value at a time.
+pub fn numbers_one_by_one<S: CellSink>(
+    sink: &mut S,
+    first: DocId,
+    values: Numbers<'_>,
+) -> Result<Result<(), (usize, String)>, SegmentError> {
+    for i in 0..values.len() {
+        if let Err(reason) = sink.value(first + i as DocId, &values.value(i))? {
+            return Ok(Err((i, reason)));
+        }
+    }
+    Ok(Ok(()))
 }
 
 /// [`CellSink::coded_texts`] a cell at a time.

@@ -79,6 +79,35 @@ impl Pending {
         }
     }
 
+    /// The pending INT batch, if the column batches INTs (and likewise below).
+    fn ints(&mut self) -> Option<&mut Vec<i32>> {
+        match self {
+            Pending::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn longs(&mut self) -> Option<&mut Vec<i64>> {
+        match self {
+            Pending::Long(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn floats(&mut self) -> Option<&mut Vec<f32>> {
+        match self {
+            Pending::Float(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn doubles(&mut self) -> Option<&mut Vec<f64>> {
+        match self {
+            Pending::Double(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// Appends a scalar; `false` if this column does not batch.
     #[inline]
     fn push(&mut self, s: &Scalar<'_>) -> bool {
@@ -560,31 +589,19 @@ impl ColumnCollector {
                 n,
                 cell,
                 |b| fast_i64(b).and_then(|x| i32::try_from(x).ok()),
-                |p| match p {
-                    Pending::Int(v) => Some(v),
-                    _ => None,
-                },
+                Pending::ints,
             ),
             (Pending::Long(_), DataType::Long) => {
-                self.plain_numbers(n, cell, fast_i64, |p| match p {
-                    Pending::Long(v) => Some(v),
-                    _ => None,
-                })
+                self.plain_numbers(n, cell, fast_i64, Pending::longs)
             }
             (Pending::Long(_), DataType::Timestamp) => self.plain_numbers(
                 n,
                 cell,
                 |b| fast_i64(b).or_else(|| fast_date_millis(b)),
-                |p| match p {
-                    Pending::Long(v) => Some(v),
-                    _ => None,
-                },
+                Pending::longs,
             ),
             (Pending::Double(_), DataType::Double) => {
-                self.plain_numbers(n, cell, fast_f64, |p| match p {
-                    Pending::Double(v) => Some(v),
-                    _ => None,
-                })
+                self.plain_numbers(n, cell, fast_f64, Pending::doubles)
             }
             _ => Ok(0),
         }
@@ -628,7 +645,7 @@ impl ColumnCollector {
 
     /// Adds a run of typed single values of the next docs (a columnar input's decoded batch):
     /// straight into the pending batch when they are already the column's stored type, else
-    /// one by one as [`Self::push_value`] takes them. `Ok(Err((i, reason)))` at the first value
+    /// one by one as [`Self::push_value`] takes them (`CellSink::value` is `push_value`). `Ok(Err((i, reason)))` at the first value
     /// the column cannot hold.
     pub fn push_numbers(
         &mut self,
@@ -638,36 +655,19 @@ impl ColumnCollector {
         if self.spec.single_value_field {
             let dt = self.spec.data_type;
             let taken = match (values, dt) {
-                (Numbers::I32(v), DataType::Int) => self.extend_pending(v, |p| match p {
-                    Pending::Int(v) => Some(v),
-                    _ => None,
-                })?,
+                (Numbers::I32(v), DataType::Int) => self.extend_pending(v, Pending::ints)?,
                 (Numbers::I64(v) | Numbers::Millis(v), DataType::Long | DataType::Timestamp) => {
-                    self.extend_pending(v, |p| match p {
-                        Pending::Long(v) => Some(v),
-                        _ => None,
-                    })?
+                    self.extend_pending(v, Pending::longs)?
                 }
-                (Numbers::F32(v), DataType::Float) => self.extend_pending(v, |p| match p {
-                    Pending::Float(v) => Some(v),
-                    _ => None,
-                })?,
-                (Numbers::F64(v), DataType::Double) => self.extend_pending(v, |p| match p {
-                    Pending::Double(v) => Some(v),
-                    _ => None,
-                })?,
+                (Numbers::F32(v), DataType::Float) => self.extend_pending(v, Pending::floats)?,
+                (Numbers::F64(v), DataType::Double) => self.extend_pending(v, Pending::doubles)?,
                 _ => false,
             };
             if taken {
                 return Ok(Ok(()));
             }
         }
-        for i in 0..values.len() {
-            if let Err(reason) = self.push_value(first + i as DocId, &values.value(i))? {
-                return Ok(Err((i, reason)));
-            }
-        }
-        Ok(Ok(()))
+        crate::input::numbers_one_by_one(self, first, values)
     }
 
     /// Whether [`Self::push_coded_texts`] serves this column: a single-value dictionary

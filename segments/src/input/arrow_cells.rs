@@ -229,7 +229,9 @@ fn strings_run<O: OffsetSizeTrait, S: CellSink>(
     end: usize,
     sink: &mut S,
 ) -> Result<(), SegmentError> {
-    let ascii = a.values().is_ascii();
+    // The run's bytes only: a column with nulls is fed a run at a time.
+    let offsets = a.value_offsets();
+    let ascii = a.values()[offsets[start].as_usize()..offsets[end].as_usize()].is_ascii();
     let text = |k: usize| a.value(start + k).as_bytes();
     texts_run(place, start, end - start, text, ascii, sink)
 }

@@ -32,7 +32,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
-use parquet::basic::{ConvertedType, Encoding, LogicalType, TimeUnit, Type as PhysicalType};
+use parquet::basic::{ConvertedType, Encoding, LogicalType, Type as PhysicalType};
 use parquet::file::metadata::ColumnChunkMetaData;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
@@ -44,7 +44,9 @@ use std::sync::Arc;
 /// Records decoded per read call.
 const BATCH_RECORDS: usize = 8192;
 
-/// How a Parquet column's values become cells.
+/// What a Parquet leaf holds, from its physical and logical types: its staging type for
+/// ingestion transforms, and whether it is text (read as dictionary codes where it can be) or
+/// a UUID (written as its text). Decoding itself is the Arrow reader's.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
     Bool,
@@ -55,15 +57,11 @@ enum Kind {
     Double,
     /// INT32 days since the epoch.
     Date,
-    /// INT64 in units of `1 / per_milli` milliseconds (MILLIS 1, MICROS 1000, NANOS 10^6).
-    Timestamp {
-        per_milli: i64,
-    },
+    /// INT64 in milli-, micro- or nanoseconds.
+    Timestamp,
     Int96,
-    /// An unscaled integer (INT32, INT64 or big-endian two's-complement bytes) and its scale.
-    Decimal {
-        scale: i32,
-    },
+    /// An unscaled integer (INT32, INT64 or big-endian two's-complement bytes) and a scale.
+    Decimal,
     Utf8,
     Uuid,
     Binary,
@@ -129,13 +127,10 @@ fn file_error(path: &Path, reason: impl Into<String>) -> SegmentError {
 
 fn kind_of(c: &ColumnDescriptor) -> Result<Kind, String> {
     let logical = c.logical_type_ref();
-    if let Some(LogicalType::Decimal(d)) = logical {
-        return Ok(Kind::Decimal { scale: d.scale });
-    }
-    if c.converted_type() == ConvertedType::DECIMAL {
-        return Ok(Kind::Decimal {
-            scale: c.type_scale(),
-        });
+    if matches!(logical, Some(LogicalType::Decimal(_)))
+        || c.converted_type() == ConvertedType::DECIMAL
+    {
+        return Ok(Kind::Decimal);
     }
     Ok(match c.physical_type() {
         PhysicalType::BOOLEAN => Kind::Bool,
@@ -146,24 +141,17 @@ fn kind_of(c: &ColumnDescriptor) -> Result<Kind, String> {
             _ if c.converted_type() == ConvertedType::UINT_32 => Kind::UInt32,
             _ => Kind::Int32,
         },
-        PhysicalType::INT64 => {
-            let unit = match logical {
-                Some(LogicalType::Timestamp(t)) => Some(match t.unit {
-                    TimeUnit::MILLIS => 1,
-                    TimeUnit::MICROS => 1_000,
-                    TimeUnit::NANOS => 1_000_000,
-                }),
-                _ => match c.converted_type() {
-                    ConvertedType::TIMESTAMP_MILLIS => Some(1),
-                    ConvertedType::TIMESTAMP_MICROS => Some(1_000),
-                    _ => None,
-                },
-            };
-            match unit {
-                Some(per_milli) => Kind::Timestamp { per_milli },
-                None => Kind::Int64,
+        PhysicalType::INT64 => match logical {
+            Some(LogicalType::Timestamp(_)) => Kind::Timestamp,
+            _ if matches!(
+                c.converted_type(),
+                ConvertedType::TIMESTAMP_MILLIS | ConvertedType::TIMESTAMP_MICROS
+            ) =>
+            {
+                Kind::Timestamp
             }
-        }
+            _ => Kind::Int64,
+        },
         PhysicalType::INT96 => Kind::Int96,
         PhysicalType::FLOAT => Kind::Float,
         PhysicalType::DOUBLE => Kind::Double,
@@ -249,8 +237,8 @@ pub fn parquet_columns(path: &Path) -> Result<Vec<(String, DataType, bool)>, Seg
         let dt = match kind_of(&descr.column(leaf)).map_err(|e| file_error(path, e))? {
             Kind::Bool => DataType::Boolean,
             Kind::Int32 | Kind::UInt32 | Kind::Int64 | Kind::Date => DataType::Long,
-            Kind::Timestamp { .. } | Kind::Int96 => DataType::Timestamp,
-            Kind::Float | Kind::Double | Kind::Decimal { .. } => DataType::Double,
+            Kind::Timestamp | Kind::Int96 => DataType::Timestamp,
+            Kind::Float | Kind::Double | Kind::Decimal => DataType::Double,
             Kind::Utf8 | Kind::Uuid => DataType::String,
             Kind::Binary => DataType::Bytes,
         };
