@@ -180,7 +180,11 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
     let mut swept: BTreeSet<String> = BTreeSet::new();
     // Every znode read so far, at the version the writes will be checked against.
     let mut nodes: BTreeMap<String, Node> = BTreeMap::new();
+    // Prefix directories whose own value stays (`x` survives removing `x/`), and the znodes a
+    // prefix removed as keys: a key removed by one prefix of the commit goes even when another
+    // prefix marked its znode as a directory only.
     let mut dirs_only: BTreeSet<String> = BTreeSet::new();
+    let mut swept_keys: BTreeSet<String> = BTreeSet::new();
     let mut expects: Vec<(String, Option<Vec<u8>>)> = Vec::new();
     for op in ops {
         match op {
@@ -199,6 +203,7 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
                 for (path, key, node) in walk_all(&c, layout::walks(&root, &p)).await? {
                     if key.starts_with(&p) {
                         swept.insert(path.clone());
+                        swept_keys.insert(path.clone());
                         nodes.insert(path, node);
                     }
                 }
@@ -294,7 +299,10 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
             !keep.contains(p)
                 && !matches!(finals.get(p), Some(Some(_)))
                 && nodes.get(p).is_some_and(|n| {
-                    !dirs_only.contains(p) || n.data.is_empty() || finals.get(p) == Some(&None)
+                    !dirs_only.contains(p)
+                        || swept_keys.contains(p)
+                        || n.data.is_empty()
+                        || finals.get(p) == Some(&None)
                 })
         })
         .collect();
