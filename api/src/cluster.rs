@@ -81,6 +81,8 @@ pub struct StartOptions {
     pub controller_port: u16,
     pub broker_port: u16,
     pub server_port: u16,
+    /// The server's query port ([`server::query_port`]); 0: a free one.
+    pub server_query_port: u16,
     /// Required when the controller is not among `roles`.
     pub controller_url: Option<String>,
     /// Overrides the server's (or the only role's) instance id.
@@ -132,6 +134,7 @@ impl StartOptions {
             controller_port: 9000,
             broker_port: 8099,
             server_port: 8098,
+            server_query_port: 0,
             controller_url: None,
             instance_id: None,
             tags: None,
@@ -201,10 +204,14 @@ pub struct Cluster {
     pub broker_url: Option<String>,
     pub server_url: Option<String>,
     pub server_id: Option<String>,
+    /// The server's query port, when this process runs a server.
+    pub server_query_port: Option<u16>,
     store: Option<Arc<dyn MetadataStore>>,
     http_tasks: Vec<async_std::task::JoinHandle<std::io::Result<()>>>,
     loops: Vec<async_std::task::JoinHandle<()>>,
     stop: Arc<AtomicBool>,
+    /// Dropped on stop: the query port and its connections end.
+    query_port_open: Option<async_std::channel::Sender<()>>,
 }
 
 fn listen(host: &str, port: u16) -> Result<(std::net::TcpListener, u16), StartError> {
@@ -232,10 +239,12 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         broker_url: None,
         server_url: None,
         server_id: None,
+        server_query_port: None,
         store: None,
         http_tasks: Vec::new(),
         loops: Vec::new(),
         stop: stop.clone(),
+        query_port_open: None,
     };
     let mkdir = |p: PathBuf| {
         std::fs::create_dir_all(&p)
@@ -269,6 +278,11 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         .roles
         .server
         .then(|| listen(&host, opts.server_port))
+        .transpose()?;
+    let query_l = opts
+        .roles
+        .server
+        .then(|| listen(&host, opts.server_query_port))
         .transpose()?;
     let broker_l = opts
         .roles
@@ -352,15 +366,16 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
                 .lock_writes()
                 .await
                 .map_err(|e| StartError::Config(e.message))?;
-            controller::instances::register_instance(
-                &c,
-                &host,
+            let r = Registration {
+                host: host.clone(),
                 port,
-                InstanceType::Controller,
-                Some(id),
-                None,
-            )
-            .map_err(|e| StartError::Config(e.message))?;
+                instance_type: InstanceType::Controller,
+                instance_name: Some(id),
+                tags: None,
+                query_port: None,
+            };
+            controller::instances::register_instance(&c, &r)
+                .map_err(|e| StartError::Config(e.message))?;
         }
         local_controller = Some(c.clone());
         cluster
@@ -414,7 +429,12 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         Some(zk) => Arc::new(Announcing::new(controller_client, Arc::new(zk.clone()))),
         None => controller_client,
     };
-    let servers = Arc::new(ServerDirectory::new(internal_client(opts.auth.as_deref())));
+    let servers = Arc::new(ServerDirectory::new(
+        internal_client(opts.auth.as_deref()),
+        (opts.auth.as_deref())
+            .and_then(crate::auth::Auth::internal_header)
+            .map(str::to_string),
+    ));
     let mailboxes = Arc::new(Mailboxes::new(internal_client(opts.auth.as_deref())));
 
     if let (Some((listener, port)), Some(id)) = (server_l, server_id) {
@@ -426,6 +446,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             segment_dir,
             heartbeat_interval: opts.heartbeat_interval,
             tags: opts.tags.clone(),
+            query_port: query_l.as_ref().map(|(_, p)| *p),
         };
         let s = Arc::new(Server::new(
             config,
@@ -447,7 +468,28 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             );
         }
         if let Some(c) = &local_controller {
-            register_locally(c, &host, port, InstanceType::Server, &id, &opts.tags).await?;
+            let r = Registration {
+                host: host.clone(),
+                port,
+                instance_type: InstanceType::Server,
+                instance_name: Some(id.clone()),
+                tags: opts.tags.clone(),
+                query_port: s.config.query_port,
+            };
+            register_locally(c, &r).await?;
+        }
+        if let Some((listener, port)) = query_l {
+            let (open, stopped) = async_std::channel::bounded(1);
+            cluster.query_port_open = Some(open);
+            cluster
+                .http_tasks
+                .push(async_std::task::spawn(server::query_port::serve(
+                    s.clone(),
+                    listener,
+                    opts.auth.clone(),
+                    stopped,
+                )));
+            cluster.server_query_port = Some(port);
         }
         cluster.http_tasks.push(serve(
             protect(server::app(s.clone()), &opts.auth, Role::Server),
@@ -481,17 +523,18 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         if let Some(zk) = &zk {
             crate::metadata::changes::follow(zk, b.clone());
         }
-        if let Some(c) = &local_controller {
-            register_locally(c, &host, port, InstanceType::Broker, &id, &opts.tags).await?;
-            controller::changes::add_listener(c, &id, b.clone());
-        }
         let registration = Registration {
             host: host.clone(),
             port,
             instance_type: InstanceType::Broker,
-            instance_name: Some(id),
+            instance_name: Some(id.clone()),
             tags: opts.tags.clone(),
+            query_port: None,
         };
+        if let Some(c) = &local_controller {
+            register_locally(c, &registration).await?;
+            controller::changes::add_listener(c, &id, b.clone());
+        }
         cluster.loops.push(async_std::task::spawn(broker_loop(
             registration,
             b.clone(),
@@ -538,21 +581,13 @@ fn protect<S: Clone + Send + Sync + 'static>(
 
 /// Registers a role with the in-process controller before `start` returns, so tables can be
 /// created on its tenant at once (the heartbeat loop re-registers, keeping the tags).
-async fn register_locally(
-    c: &Arc<Controller>,
-    host: &str,
-    port: u16,
-    t: InstanceType,
-    id: &str,
-    tags: &Option<Vec<String>>,
-) -> Result<(), StartError> {
+async fn register_locally(c: &Arc<Controller>, r: &Registration) -> Result<(), StartError> {
     let _guard = c
         .lock_writes()
         .await
         .map_err(|e| StartError::Config(e.message))?;
-    controller::instances::register_instance(c, host, port, t, Some(id.to_string()), tags.clone())
-        .map_err(|e| StartError::Config(e.message))?;
-    if t == InstanceType::Server {
+    controller::instances::register_instance(c, r).map_err(|e| StartError::Config(e.message))?;
+    if r.instance_type == InstanceType::Server {
         controller::placement::fill_under_replicated(c)
             .map_err(|e| StartError::Config(e.message))?;
     }
@@ -564,6 +599,7 @@ impl Cluster {
     /// (so the same data dir can be opened again at once).
     pub async fn stop(self) {
         self.stop.store(true, Ordering::Relaxed);
+        drop(self.query_port_open);
         for l in self.loops {
             l.await;
         }

@@ -5,7 +5,7 @@
 # the HTTP ceiling of this machine (the ratio query/health is the figure to compare across
 # machines). With `--servers N` the roles run as separate processes instead — a controller and
 # broker, and N servers — with the sample loaded into them (`quickstart --load-into`), so the
-# broker reaches its servers over HTTP. Stops the processes it started.
+# broker reaches its servers through their query ports (TCP). Stops the processes it started.
 #
 #   benches/qps/run.sh [--duration 10] [--connections 32] [--threads 2] [--servers N] [--sql "SELECT …"]
 #

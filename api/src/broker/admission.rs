@@ -138,7 +138,7 @@ mod tests {
                 "http://127.0.0.1:1",
                 http.clone(),
             )),
-            Arc::new(crate::transport::ServerDirectory::new(http.clone())),
+            Arc::new(crate::transport::ServerDirectory::new(http.clone(), None)),
             Arc::new(crate::transport::Mailboxes::new(http)),
             crate::logging::init_for_tests().unwrap(),
         );

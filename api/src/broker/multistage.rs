@@ -178,7 +178,8 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
     let mut submitted: BTreeSet<String> = BTreeSet::new();
     let mut failure: Option<QueryException> = None;
     'submit: for (instance, (url, work)) in &by_instance {
-        let client = broker.servers.client(instance, url);
+        // Stages go over HTTP: no query channel needed.
+        let client = broker.servers.client(instance, url, None);
         // One request per stage, and per typed table of a hybrid table's leaf.
         let mut requests: Vec<StageShare> = Vec::new();
         for &(stage, w) in work {
@@ -257,7 +258,7 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
             if let Some((url, _)) = by_instance.get(instance) {
                 let _ = broker
                     .servers
-                    .client(instance, url)
+                    .client(instance, url, None)
                     .cancel_query(query_id)
                     .await;
             }

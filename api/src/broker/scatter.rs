@@ -162,7 +162,10 @@ pub async fn scatter(
             plan: query.clone(),
             trace,
         };
-        let client = broker.servers.client(server, url);
+        let query_address = plan.routing.query_addresses.get(server);
+        let client = broker
+            .servers
+            .client(server, url, query_address.map(String::as_str));
         let server = server.clone();
         let segs = segs.clone();
         tasks.push(Box::pin(async move {
@@ -342,7 +345,7 @@ mod tests {
                 "http://127.0.0.1:1",
                 http.clone(),
             )),
-            std::sync::Arc::new(crate::transport::ServerDirectory::new(http.clone())),
+            std::sync::Arc::new(crate::transport::ServerDirectory::new(http.clone(), None)),
             std::sync::Arc::new(crate::transport::Mailboxes::new(http)),
             crate::logging::init_for_tests().unwrap(),
         );

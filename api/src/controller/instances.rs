@@ -49,26 +49,21 @@ pub fn routes(r: &mut Routes<'_, ControllerState>) {
 /// Registers (or re-registers) an instance; returns its record. A known instance keeps its
 /// stored tags (they may have been changed with `updateTags`); a new one gets `tags`, or its
 /// role's default tags.
-pub fn register_instance(
-    c: &Controller,
-    host: &str,
-    port: u16,
-    t: InstanceType,
-    name: Option<String>,
-    tags: Option<Vec<String>>,
-) -> Result<InstanceRecord, ApiError> {
-    let id = name.unwrap_or_else(|| instance_id(t, host, port));
+pub fn register_instance(c: &Controller, r: &Registration) -> Result<InstanceRecord, ApiError> {
+    let t = r.instance_type;
+    let id = (r.instance_name.clone()).unwrap_or_else(|| instance_id(t, &r.host, r.port));
     let tags = match c.instance(&id)? {
         Some(old) if old.instance_type == t => old.tags,
-        _ => tags.unwrap_or_else(|| default_tags(t)),
+        _ => r.tags.clone().unwrap_or_else(|| default_tags(t)),
     };
     let record = InstanceRecord {
         instance_name: id.clone(),
-        host_name: host.to_string(),
-        port,
+        host_name: r.host.clone(),
+        port: r.port,
         instance_type: t,
         tags,
         enabled: true,
+        query_port: r.query_port.filter(|_| t == InstanceType::Server),
     };
     c.commit(vec![Op::Put(keys::instance(&id), encode(&record))])?;
     c.heartbeat(&id, None);
@@ -88,14 +83,7 @@ async fn post_register(mut req: Request<ControllerState>) -> tide::Result {
 /// Registers an instance and, for a server, places under-replicated segments on it.
 pub async fn register(c: &Controller, r: &Registration) -> Result<InstanceRecord, ApiError> {
     let _guard = c.lock_writes().await?;
-    let record = register_instance(
-        c,
-        &r.host,
-        r.port,
-        r.instance_type,
-        r.instance_name.clone(),
-        r.tags.clone(),
-    )?;
+    let record = register_instance(c, r)?;
     if r.instance_type == InstanceType::Server {
         fill_under_replicated(c)?;
     }
@@ -246,6 +234,9 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
         for server in chosen {
             if let Some(i) = instances.iter().find(|i| &i.instance_name == server) {
                 table.servers.insert(server.clone(), i.base_url());
+                if let Some(a) = i.query_address() {
+                    table.query_addresses.insert(server.clone(), a);
+                }
             }
             hosts.push(server.clone());
         }

@@ -127,6 +127,9 @@ pub struct InstanceRecord {
     pub tags: Vec<String>,
     #[serde(default = "enabled")]
     pub enabled: bool,
+    /// A server's query port, when it has one (brokers in other processes query it there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_port: Option<u16>,
 }
 
 fn enabled() -> bool {
@@ -137,6 +140,11 @@ impl InstanceRecord {
     /// `http://host:port`.
     pub fn base_url(&self) -> String {
         format!("http://{}:{}", self.host_name, self.port)
+    }
+
+    /// `host:port` of the query port, when the instance has one.
+    pub fn query_address(&self) -> Option<String> {
+        self.query_port.map(|p| format!("{}:{p}", self.host_name))
     }
 }
 
@@ -209,6 +217,9 @@ pub struct RoutingTable {
     pub segments: BTreeMap<String, Vec<String>>,
     /// Server id → base URL.
     pub servers: BTreeMap<String, String>,
+    /// Server id → `host:port` of its query port, for servers that have one.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub query_addresses: BTreeMap<String, String>,
     /// Segment → CRC of the copy the controller routes: a server holding another copy under
     /// the same name (a table deleted and re-created, a refresh not yet applied) refuses it.
     #[serde(default)]
@@ -250,11 +261,23 @@ mod tests {
             instance_type: InstanceType::Broker,
             tags: vec!["DefaultTenant_BROKER".into()],
             enabled: true,
+            query_port: None,
         };
         let j = serde_json::to_value(&r).unwrap();
         assert_eq!(j["type"], "BROKER");
         assert_eq!(j["hostName"], "h");
+        assert!(j.get("queryPort").is_none());
         assert_eq!(serde_json::from_value::<InstanceRecord>(j).unwrap(), r);
         assert_eq!(r.base_url(), "http://h:1");
+        assert_eq!(r.query_address(), None);
+        // A server's query port round-trips; a record written before it existed reads as none.
+        let s = InstanceRecord {
+            query_port: Some(7),
+            ..r.clone()
+        };
+        let j = serde_json::to_value(&s).unwrap();
+        assert_eq!(j["queryPort"], 7);
+        assert_eq!(serde_json::from_value::<InstanceRecord>(j).unwrap(), s);
+        assert_eq!(s.query_address().as_deref(), Some("h:7"));
     }
 }

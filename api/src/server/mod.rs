@@ -16,6 +16,7 @@
 pub mod consumer;
 pub mod consuming;
 pub mod hosting;
+pub mod query_port;
 pub mod row_buffer;
 pub mod stages;
 pub mod stream_rows;
@@ -62,6 +63,8 @@ pub struct ServerConfig {
     pub heartbeat_interval: Duration,
     /// Tags to register with when new (default: `DefaultTenant_OFFLINE`/`_REALTIME`).
     pub tags: Option<Vec<String>>,
+    /// The bound query port ([`query_port`]), announced when registering.
+    pub query_port: Option<u16>,
 }
 
 /// The server's state.
@@ -482,6 +485,7 @@ mod tests {
                 segment_dir: dir.path().join("segs"),
                 heartbeat_interval: Duration::from_secs(1),
                 tags: None,
+                query_port: None,
             },
             Arc::new(crate::transport::HttpControllerClient::new(
                 "http://127.0.0.1:1",

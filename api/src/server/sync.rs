@@ -28,6 +28,7 @@ pub async fn server_loop(server: ServerState, stop: Arc<AtomicBool>) {
         instance_type: InstanceType::Server,
         instance_name: Some(c.instance_id.clone()),
         tags: c.tags.clone(),
+        query_port: c.query_port,
     };
     let mut registered = false;
     while !stop.load(Ordering::Relaxed) {

@@ -89,6 +89,9 @@ pub struct Registration {
     /// Tags for a new instance (`tessera start --tags`); default: Pinot's per role.
     #[serde(default)]
     pub tags: Option<Vec<String>>,
+    /// A server's query port ([`crate::server::query_port`]), where brokers send v1 queries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query_port: Option<u16>,
 }
 
 /// A server's commit of a consuming segment it built (`POST /tessera/segmentCommit`, the

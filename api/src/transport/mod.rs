@@ -5,6 +5,8 @@
 //!
 //! * [`server_client`] — [`ServerClient`]: run a v1 server plan over some segments (and, with
 //!   the multi-stage engine, stages and their mailboxes); [`ServerQuery`] is the wire shape.
+//! * [`query_channel`] — [`TcpServerClient`]: v1 queries to a server in another process over
+//!   one multiplexed TCP connection to its query port ([`QueryChannel`]), in [`frames`].
 //! * [`controller_client`] — [`ControllerClient`]: routing tables, the table catalog,
 //!   registration, heartbeats with their assignment, segment downloads.
 //! * [`controller_pool`] — [`ControllerPool`]: any live controller of several sharing a
@@ -12,7 +14,7 @@
 //! * [`presence`] — [`Announcing`]: a broker's or server's controller client that also keeps it
 //!   in the store's live instances.
 //! * [`servers`] — [`ServerDirectory`]: the client for a server id, in-process when that server
-//!   runs in this process.
+//!   runs in this process, else through its query port (HTTP when it announced none).
 //! * [`stages`] — the multi-stage engine's traffic: a server's share of a stage
 //!   ([`StageRequest`]) and the [`Mailboxes`] stage workers send their blocks to, in-process
 //!   or over HTTP in the engine's binary block encoding.
@@ -25,7 +27,9 @@ pub mod consumer_info;
 pub mod controller_client;
 pub mod controller_pool;
 pub mod error;
+pub mod frames;
 pub mod presence;
+pub mod query_channel;
 pub mod server_client;
 pub mod servers;
 pub mod stages;
@@ -40,6 +44,7 @@ pub use controller_client::{
 pub use controller_pool::ControllerPool;
 pub use error::TransportError;
 pub use presence::Announcing;
+pub use query_channel::{QueryChannel, TcpServerClient};
 pub use server_client::{HttpServerClient, ServerClient, ServerQuery};
 pub use servers::ServerDirectory;
 pub use stages::{Mailboxes, StageRequest, WorkerAddress};

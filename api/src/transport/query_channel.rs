@@ -1,0 +1,248 @@
+//! [`QueryChannel`]: a broker's connection to one server's query port, and [`TcpServerClient`],
+//! the [`ServerClient`] that sends v1 queries through it.
+//!
+//! One TCP connection per server carries every query the broker sends that server, each under
+//! its own request id ([`super::frames`]): a query costs one frame each way instead of an HTTP
+//! request and response, frames that queue while a write is under way leave in one write, and
+//! answers that arrive together are read in one. A reader task hands each answer to the query
+//! waiting for its id; when the connection ends, every query still waiting gets the reason, and
+//! the next query opens a new connection. A query whose caller gives up (the broker's timeout)
+//! forgets its id, so a late answer is dropped.
+//!
+//! Multi-stage submissions and cancellations still go over HTTP ([`HttpServerClient`]).
+
+use super::frames::{self, Frame, FrameError, Kind};
+use super::{BoxFuture, HttpServerClient, ServerClient, ServerQuery, StageRequest, TransportError};
+use async_std::channel::{Receiver, Sender};
+use async_std::net::TcpStream;
+use engine::server::result::ServerResult;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Largest answer frame a broker reads (a server's answer is bounded by the broker's limits on
+/// groups and rows long before this).
+const MAX_ANSWER_BYTES: usize = u32::MAX as usize;
+
+/// How long opening a connection may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A query's answer payload, or why there is none.
+type Reply = Result<Vec<u8>, TransportError>;
+
+/// The connection to one server's query port, opened on first use and again after it ends.
+pub struct QueryChannel {
+    address: String,
+    authorization: Option<String>,
+    connection: async_lock::Mutex<Option<Arc<Connection>>>,
+}
+
+/// One open connection: frames to write, and the queries waiting for answers.
+struct Connection {
+    outbox: Sender<Vec<u8>>,
+    next_id: AtomicU64,
+    state: Arc<Mutex<Waiting>>,
+}
+
+/// The queries of a connection still waiting, or why the connection ended.
+#[derive(Default)]
+struct Waiting {
+    replies: HashMap<u64, Sender<Reply>>,
+    ended: Option<TransportError>,
+}
+
+/// Forgets a query's id when its caller stops waiting (answered, failed or given up).
+struct Forget<'a> {
+    state: &'a Mutex<Waiting>,
+    id: u64,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut w) = self.state.lock() {
+            w.replies.remove(&self.id);
+        }
+    }
+}
+
+impl QueryChannel {
+    /// A channel to the query port at `address` (`host:port`), saying `authorization` in its
+    /// hello when access control is on.
+    pub fn new(address: &str, authorization: Option<String>) -> QueryChannel {
+        QueryChannel {
+            address: address.to_string(),
+            authorization,
+            connection: async_lock::Mutex::new(None),
+        }
+    }
+
+    /// Runs `q` on the server. A query that breaks off on a connection earlier queries used
+    /// (the server restarted since) is sent once more, on a new connection.
+    pub async fn query(&self, q: &ServerQuery) -> Result<ServerResult, TransportError> {
+        let (connection, reused) = self.connection().await?;
+        match self.query_on(&connection, q).await {
+            // Queries only read: running one twice is harmless.
+            Err(TransportError::Unreachable(_)) if reused => {
+                let (fresh, _) = self.connection().await?;
+                self.query_on(&fresh, q).await
+            }
+            other => other,
+        }
+    }
+
+    async fn query_on(
+        &self,
+        connection: &Connection,
+        q: &ServerQuery,
+    ) -> Result<ServerResult, TransportError> {
+        let id = connection.next_id.fetch_add(1, Ordering::Relaxed);
+        let frame =
+            frames::encode_msgpack(id, Kind::Query, q).map_err(TransportError::Unreadable)?;
+        let (tx, rx) = async_std::channel::bounded(1);
+        {
+            let mut w = connection
+                .state
+                .lock()
+                .map_err(|_| TransportError::Unreachable("query channel poisoned".into()))?;
+            if let Some(why) = &w.ended {
+                return Err(why.clone());
+            }
+            w.replies.insert(id, tx);
+        }
+        let _forget = Forget {
+            state: &connection.state,
+            id,
+        };
+        if connection.outbox.send(frame).await.is_err() {
+            return Err(self.closed());
+        }
+        let payload = match rx.recv().await {
+            Ok(reply) => reply?,
+            Err(_) => return Err(self.closed()),
+        };
+        super::wire::decode::<ServerResult>(&payload)
+            .map_err(|e| TransportError::Unreadable(format!("server result: {e}")))
+    }
+
+    fn closed(&self) -> TransportError {
+        TransportError::Unreachable(format!("connection to {} closed", self.address))
+    }
+
+    /// The open connection, or a new one; `true` with one that served earlier queries.
+    async fn connection(&self) -> Result<(Arc<Connection>, bool), TransportError> {
+        let mut slot = self.connection.lock().await;
+        if let Some(c) = slot.as_ref().filter(|c| !c.has_ended()) {
+            return Ok((c.clone(), true));
+        }
+        let c = Arc::new(self.open().await?);
+        *slot = Some(c.clone());
+        Ok((c, false))
+    }
+
+    async fn open(&self) -> Result<Connection, TransportError> {
+        let unreachable =
+            |e: std::io::Error| TransportError::Unreachable(format!("{}: {e}", self.address));
+        let stream = async_std::io::timeout(CONNECT_TIMEOUT, TcpStream::connect(&self.address))
+            .await
+            .map_err(unreachable)?;
+        stream.set_nodelay(true).map_err(unreachable)?;
+        let (outbox, queued) = async_std::channel::unbounded();
+        // The hello leaves first: the writer has not started yet.
+        let _ = outbox.try_send(frames::hello(self.authorization.as_deref()));
+        let state = Arc::new(Mutex::new(Waiting::default()));
+        async_std::task::spawn(write(stream.clone(), queued));
+        async_std::task::spawn(read(stream, state.clone(), self.address.clone()));
+        Ok(Connection {
+            outbox,
+            next_id: AtomicU64::new(1),
+            state,
+        })
+    }
+}
+
+impl Connection {
+    fn has_ended(&self) -> bool {
+        self.state.lock().map_or(true, |w| w.ended.is_some())
+    }
+}
+
+/// Writes a connection's frames; when writing fails, ends the connection both ways so its
+/// reader sees the end too.
+async fn write(mut stream: TcpStream, queued: Receiver<Vec<u8>>) {
+    let result = frames::write_all(&mut stream, &queued).await;
+    let how = if result.is_err() {
+        std::net::Shutdown::Both
+    } else {
+        // Every sender is gone: no more queries; the server closes its side in turn.
+        std::net::Shutdown::Write
+    };
+    let _ = stream.shutdown(how);
+}
+
+/// Reads answers and hands each to its query, until the connection ends; then every query
+/// still waiting gets the reason.
+async fn read(stream: TcpStream, state: Arc<Mutex<Waiting>>, address: String) {
+    let mut r = async_std::io::BufReader::with_capacity(64 << 10, stream.clone());
+    let why = loop {
+        let frame = match frames::read(&mut r, MAX_ANSWER_BYTES).await {
+            Ok(f) => f,
+            Err(FrameError::Closed) => {
+                break TransportError::Unreachable(format!("connection to {address} closed"));
+            }
+            Err(e) => break TransportError::Unreachable(format!("{address}: {e}")),
+        };
+        let Frame { id, kind, payload } = frame;
+        let reply = match kind {
+            Kind::Answer => Ok(payload),
+            Kind::Failure => {
+                let (status, message) = frames::read_failure(&payload);
+                let e = TransportError::Status { status, message };
+                if id == 0 {
+                    break e;
+                }
+                Err(e)
+            }
+            Kind::Hello | Kind::Query => {
+                break TransportError::Unreadable(format!(
+                    "{address} sent a {kind:?} frame on a query channel"
+                ));
+            }
+        };
+        let waiting = state.lock().ok().and_then(|mut w| w.replies.remove(&id));
+        if let Some(tx) = waiting {
+            let _ = tx.try_send(reply);
+        }
+    };
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+    let waiting = match state.lock() {
+        Ok(mut w) => {
+            w.ended = Some(why.clone());
+            std::mem::take(&mut w.replies)
+        }
+        Err(_) => HashMap::new(),
+    };
+    for (_, tx) in waiting {
+        let _ = tx.try_send(Err(why.clone()));
+    }
+}
+
+/// A server in another process, queried through its query port.
+pub struct TcpServerClient {
+    pub channel: Arc<QueryChannel>,
+    pub http: HttpServerClient,
+}
+
+impl ServerClient for TcpServerClient {
+    fn query(&self, q: ServerQuery) -> BoxFuture<'_, Result<ServerResult, TransportError>> {
+        Box::pin(async move { self.channel.query(&q).await })
+    }
+
+    fn submit_stage(&self, r: StageRequest) -> BoxFuture<'_, Result<(), TransportError>> {
+        self.http.submit_stage(r)
+    }
+
+    fn cancel_query(&self, query_id: u64) -> BoxFuture<'_, Result<(), TransportError>> {
+        self.http.cancel_query(query_id)
+    }
+}
