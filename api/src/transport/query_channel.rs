@@ -77,6 +77,13 @@ impl QueryChannel {
         }
     }
 
+    /// Whether the last connection ended and no query has opened another since.
+    pub fn has_ended(&self) -> bool {
+        self.connection
+            .try_lock()
+            .is_some_and(|c| c.as_ref().is_some_and(|c| c.has_ended()))
+    }
+
     /// Runs `q` on the server. A query that breaks off on a connection earlier queries used
     /// (the server restarted since) is sent once more, on a new connection.
     pub async fn query(&self, q: &ServerQuery) -> Result<ServerResult, TransportError> {
@@ -244,5 +251,157 @@ impl ServerClient for TcpServerClient {
 
     fn cancel_query(&self, query_id: u64) -> BoxFuture<'_, Result<(), TransportError>> {
         self.http.cancel_query(query_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use async_std::io::WriteExt;
+    use async_std::net::TcpListener;
+    use engine::server::result::IntermediateData;
+
+    /// A query of table `t_<n>`; the fake servers below answer it with `n` docs scanned.
+    fn query(n: u64) -> ServerQuery {
+        let mut schema = segments::types::Schema {
+            schema_name: "t".into(),
+            ..Default::default()
+        };
+        schema.fields.push(segments::types::FieldSpec::metric(
+            "v",
+            segments::types::DataType::Long,
+        ));
+        let mut tables = engine::provider::MemoryTables::new();
+        tables.add("t", schema, Vec::new());
+        let plan = match engine::plan_sql("SELECT COUNT(*) FROM t", None, &tables)
+            .unwrap()
+            .0
+        {
+            planner::plan::QueryPlan::SingleStage(p) => p.server,
+            other => panic!("not single-stage: {other:?}"),
+        };
+        ServerQuery {
+            table_name_with_type: format!("t_{n}"),
+            segments: Vec::new(),
+            segment_crcs: Vec::new(),
+            segment_incarnations: Vec::new(),
+            plan,
+            trace: false,
+        }
+    }
+
+    fn answer_to(frame: &Frame) -> Vec<u8> {
+        let q: ServerQuery = super::super::wire::decode(&frame.payload).unwrap();
+        let n = q.table_name_with_type[2..].parse().unwrap();
+        let mut r = ServerResult {
+            data: IntermediateData::Aggregates(Vec::new()),
+            stats: Default::default(),
+            num_groups_limit_reached: false,
+            exceptions: Vec::new(),
+            trace: None,
+        };
+        r.stats.num_docs_scanned = n;
+        frames::encode_msgpack(frame.id, Kind::Answer, &r).unwrap()
+    }
+
+    async fn next(s: &mut TcpStream) -> Frame {
+        frames::read(s, 1 << 20).await.unwrap()
+    }
+
+    #[async_std::test]
+    async fn answers_reach_their_own_queries_whatever_their_order() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let server = async_std::task::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let hello = next(&mut s).await;
+            assert_eq!(frames::read_hello(&hello.payload).unwrap(), (1, "Basic x"));
+            // Three queries in, answered last first, the middle one as a failure.
+            let queries = [next(&mut s).await, next(&mut s).await, next(&mut s).await];
+            for f in queries.iter().rev() {
+                let q: ServerQuery = super::super::wire::decode(&f.payload).unwrap();
+                let bytes = if q.table_name_with_type == "t_2" {
+                    frames::failure(f.id, 404, "no t_2 here")
+                } else {
+                    answer_to(f)
+                };
+                s.write_all(&bytes).await.unwrap();
+            }
+            s
+        });
+        let channel = QueryChannel::new(&address, Some("Basic x".into()));
+        let (q1, q2, q3) = (query(1), query(2), query(3));
+        let ((a, b), c) = futures_lite::future::zip(
+            futures_lite::future::zip(channel.query(&q1), channel.query(&q2)),
+            channel.query(&q3),
+        )
+        .await;
+        let _ = server.await;
+        assert_eq!(a.unwrap().stats.num_docs_scanned, 1);
+        assert_eq!(
+            b.unwrap_err(),
+            TransportError::Status {
+                status: 404,
+                message: "no t_2 here".into()
+            }
+        );
+        assert_eq!(c.unwrap().stats.num_docs_scanned, 3);
+    }
+
+    #[async_std::test]
+    async fn a_connection_that_ends_fails_its_queries_and_the_next_query_reconnects() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let server = async_std::task::spawn(async move {
+            // First connection: takes the hello and a query, then closes without answering.
+            let (mut s, _) = listener.accept().await.unwrap();
+            next(&mut s).await;
+            next(&mut s).await;
+            drop(s);
+            // Second: answers; a query given up before its answer leaves no trace.
+            let (mut s, _) = listener.accept().await.unwrap();
+            next(&mut s).await;
+            let abandoned = next(&mut s).await;
+            let kept = next(&mut s).await;
+            s.write_all(&answer_to(&abandoned)).await.unwrap();
+            s.write_all(&answer_to(&kept)).await.unwrap();
+            s
+        });
+        let channel = QueryChannel::new(&address, None);
+        let e = channel.query(&query(1)).await.unwrap_err();
+        assert!(matches!(e, TransportError::Unreachable(_)), "{e:?}");
+        assert!(channel.has_ended());
+        let q5 = query(5);
+        let gave_up = async_std::future::timeout(Duration::from_millis(50), channel.query(&q5));
+        assert!(gave_up.await.is_err());
+        assert_eq!(
+            channel
+                .query(&query(6))
+                .await
+                .unwrap()
+                .stats
+                .num_docs_scanned,
+            6
+        );
+        let _ = server.await;
+        let (connection, reused) = channel.connection().await.unwrap();
+        assert!(reused);
+        assert!(connection.state.lock().unwrap().replies.is_empty());
+    }
+
+    #[async_std::test]
+    async fn nothing_listening_is_unreachable() {
+        let address = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().to_string()
+        };
+        let e = QueryChannel::new(&address, None)
+            .query(&query(1))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&e, TransportError::Unreachable(m) if m.contains(&address)),
+            "{e:?}"
+        );
     }
 }

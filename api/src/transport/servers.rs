@@ -51,10 +51,13 @@ impl ServerDirectory {
         let http = HttpServerClient::new(base_url, self.http.clone());
         let channel = query_address.and_then(|a| {
             let mut channels = self.channels.lock().ok()?;
-            let c = channels
-                .entry(a.to_string())
-                .or_insert_with(|| Arc::new(QueryChannel::new(a, self.authorization.clone())));
-            Some(c.clone())
+            if !channels.contains_key(a) {
+                // A server that restarted on another free port leaves its old channel ended.
+                channels.retain(|_, c| !c.has_ended());
+                let c = Arc::new(QueryChannel::new(a, self.authorization.clone()));
+                channels.insert(a.to_string(), c);
+            }
+            channels.get(a).cloned()
         });
         match channel {
             Some(channel) => Arc::new(TcpServerClient { channel, http }),
