@@ -551,10 +551,11 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         (None, None) => None,
     };
     log::info!(
-        "started: controller {:?}, broker {:?}, server {:?}",
+        "started: controller {:?}, broker {:?}, server {:?} (query port {:?})",
         cluster.controller_url,
         cluster.broker_url,
-        cluster.server_url
+        cluster.server_url,
+        cluster.server_query_port
     );
     Ok(cluster)
 }

@@ -253,6 +253,17 @@ controller.admin.access.control.principals.reader.permissions=READ",
         assert_eq!((got, status), (id, 400));
         assert!(message.starts_with("Invalid server query"), "{message}");
     }
+    // A query over the size limit (64 MiB) is read past and refused under its id; the
+    // channel goes on.
+    c.write_all(&frames::encode(10, Kind::Query, &vec![0u8; (64 << 20) + 1]))
+        .await
+        .unwrap();
+    let (got, (status, message)) = failure(read(&mut c).await);
+    assert_eq!((got, status), (10, 413), "{message}");
+    c.write_all(&frames::encode(11, Kind::Query, b"\xc1"))
+        .await
+        .unwrap();
+    assert_eq!(failure(read(&mut c).await).0, 11);
     c.write_all(&frames::encode(9, Kind::Answer, b""))
         .await
         .unwrap();

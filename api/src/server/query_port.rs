@@ -6,8 +6,9 @@
 //! server checks as it would on `POST /tessera/query` when access control is on). Then every
 //! query frame runs as a task of its own through [`super::run_query`], as the HTTP endpoint
 //! runs it, and its answer (or failure, with the status the endpoint would answer) goes back
-//! under the query's id when it is ready, through the connection's one writer. A frame that is
-//! not a query, or bytes that are no frame, end the connection.
+//! under the query's id when it is ready, through the connection's one writer. A query over
+//! the size limit is read past and answered 413 under its id; a frame that is not a query, or
+//! bytes that are no frame, end the connection.
 
 use super::ServerState;
 use crate::auth::{AccessType, Auth, Role};
@@ -93,7 +94,11 @@ async fn connection(
             let _ = outbox.send(frames::failure(0, 400, why)).await;
             return;
         }
-        Err(_) => return,
+        Err(FrameError::Closed | FrameError::Io(_)) => return,
+        Err(e) => {
+            let _ = outbox.send(frames::failure(0, 400, &e.to_string())).await;
+            return;
+        }
     }
     loop {
         match next(&mut r, MAX_QUERY_BYTES, &stopped).await {
@@ -108,6 +113,10 @@ async fn connection(
                 let why = format!("{kind:?} frame where a query was expected");
                 let _ = outbox.send(frames::failure(id, 400, &why)).await;
                 return;
+            }
+            Err(FrameError::TooLarge { id, bytes, limit }) => {
+                let why = format!("query of {bytes} bytes, over the limit of {limit}");
+                let _ = outbox.send(frames::failure(id, 413, &why)).await;
             }
             Err(FrameError::Closed) => return,
             Err(e) => {

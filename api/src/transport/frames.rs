@@ -65,6 +65,9 @@ pub enum FrameError {
     /// Bytes that are not a frame of this protocol (the connection cannot continue).
     #[error("{0}")]
     Invalid(String),
+    /// A frame over the reader's limit, read past and dropped (the connection goes on).
+    #[error("a frame of {bytes} bytes, over the limit of {limit}")]
+    TooLarge { id: u64, bytes: usize, limit: usize },
 }
 
 /// A frame's bytes, ready to write: the header, then `payload`.
@@ -126,7 +129,8 @@ pub fn read_failure(payload: &[u8]) -> (u16, String) {
     }
 }
 
-/// Reads the next frame; a frame longer than `max_bytes` is refused before it is read.
+/// Reads the next frame; a frame longer than `max_bytes` is read past without keeping it
+/// ([`FrameError::TooLarge`], with its id).
 pub async fn read<R: AsyncRead + Unpin>(r: &mut R, max_bytes: usize) -> Result<Frame, FrameError> {
     let mut len = [0u8; 4];
     // A clean end between frames is a close; in the middle of one, an error.
@@ -139,23 +143,27 @@ pub async fn read<R: AsyncRead + Unpin>(r: &mut R, max_bytes: usize) -> Result<F
     if len < HEAD {
         return Err(FrameError::Invalid(format!("a frame of {len} bytes")));
     }
-    if len > max_bytes {
-        return Err(FrameError::Invalid(format!(
-            "a frame of {len} bytes, over the limit of {max_bytes}"
-        )));
-    }
     let mut head = [0u8; HEAD];
     r.read_exact(&mut head).await?;
     let (id, kind) = head.split_at(8);
+    let id = u64::from_be_bytes(id.try_into().unwrap_or_default());
     let kind = Kind::from_byte(kind[0])
         .ok_or_else(|| FrameError::Invalid(format!("unknown frame kind {}", kind[0])))?;
+    if len > max_bytes {
+        let rest = (len - HEAD) as u64;
+        let skipped = async_std::io::copy(&mut r.take(rest), &mut async_std::io::sink()).await?;
+        if skipped < rest {
+            return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof).into());
+        }
+        return Err(FrameError::TooLarge {
+            id,
+            bytes: len,
+            limit: max_bytes,
+        });
+    }
     let mut payload = vec![0u8; len - HEAD];
     r.read_exact(&mut payload).await?;
-    Ok(Frame {
-        id: u64::from_be_bytes(id.try_into().unwrap_or_default()),
-        kind,
-        payload,
-    })
+    Ok(Frame { id, kind, payload })
 }
 
 /// Writes frames from `outbox` to `w` until the outbox closes or a write fails: whatever has
@@ -232,14 +240,8 @@ mod tests {
 
     #[test]
     fn bad_bytes_are_errors_not_frames() {
-        // Too long for the limit, shorter than a header, an unknown kind, cut off mid-frame.
+        // Shorter than a header, an unknown kind, cut off mid-frame.
         let long = encode(1, Kind::Query, &[0; 100]);
-        assert!(
-            read_all(&long, 50)[0]
-                .as_ref()
-                .unwrap_err()
-                .contains("over the limit")
-        );
         assert!(read_all(&[0, 0, 0, 3, 1, 2, 3], 50)[0].is_err());
         let mut unknown = encode(1, Kind::Query, b"x");
         unknown[12] = 99;
@@ -253,6 +255,27 @@ mod tests {
         assert!(read_all(cut, 1 << 10)[0].is_err());
         assert!(read_hello(&[1]).is_err());
         assert_eq!(read_failure(&[]).0, 500);
+    }
+
+    #[test]
+    fn a_frame_over_the_limit_is_read_past_and_the_next_one_read() {
+        let mut bytes = encode(3, Kind::Query, &[7; 100]);
+        bytes.extend(encode(4, Kind::Query, b"ok"));
+        async_std::task::block_on(async {
+            let mut r = &bytes[..];
+            match read(&mut r, 50).await {
+                Err(FrameError::TooLarge { id, bytes, limit }) => {
+                    assert_eq!((id, bytes, limit), (3, 109, 50))
+                }
+                other => panic!("{other:?}"),
+            }
+            let next = read(&mut r, 50).await.unwrap();
+            assert_eq!((next.id, next.payload), (4, b"ok".to_vec()));
+            // Cut off while being read past: an error, not a frame.
+            let cut = &encode(5, Kind::Query, &[0; 100])[..60];
+            let mut r = cut;
+            assert!(matches!(read(&mut r, 50).await, Err(FrameError::Io(_))));
+        });
     }
 
     #[test]
