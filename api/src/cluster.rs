@@ -18,8 +18,8 @@ use crate::metadata::{MetadataStore, RedbStore};
 use crate::server::sync::server_loop;
 use crate::server::{self, Server, ServerConfig};
 use crate::transport::{
-    Announcing, ControllerClient, ControllerPool, HttpControllerClient, Mailboxes, Registration,
-    ServerDirectory,
+    Announcing, Channels, ControllerClient, ControllerPool, HttpControllerClient, Mailboxes,
+    Registration, ServerDirectory, query_port::PortRole,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -81,8 +81,9 @@ pub struct StartOptions {
     pub controller_port: u16,
     pub broker_port: u16,
     pub server_port: u16,
-    /// The server's query port ([`server::query_port`]); 0: a free one.
-    pub server_query_port: u16,
+    /// The query port of a process running a broker or server ([`transport::query_port`]);
+    /// 0: a free one.
+    pub query_port: u16,
     /// Required when the controller is not among `roles`.
     pub controller_url: Option<String>,
     /// Overrides the server's (or the only role's) instance id.
@@ -134,7 +135,7 @@ impl StartOptions {
             controller_port: 9000,
             broker_port: 8099,
             server_port: 8098,
-            server_query_port: 0,
+            query_port: 0,
             controller_url: None,
             instance_id: None,
             tags: None,
@@ -204,8 +205,8 @@ pub struct Cluster {
     pub broker_url: Option<String>,
     pub server_url: Option<String>,
     pub server_id: Option<String>,
-    /// The server's query port, when this process runs a server.
-    pub server_query_port: Option<u16>,
+    /// The query port, when this process runs a broker or server.
+    pub query_port: Option<u16>,
     store: Option<Arc<dyn MetadataStore>>,
     http_tasks: Vec<async_std::task::JoinHandle<std::io::Result<()>>>,
     loops: Vec<async_std::task::JoinHandle<()>>,
@@ -239,7 +240,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         broker_url: None,
         server_url: None,
         server_id: None,
-        server_query_port: None,
+        query_port: None,
         store: None,
         http_tasks: Vec::new(),
         loops: Vec::new(),
@@ -279,10 +280,8 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         .server
         .then(|| listen(&host, opts.server_port))
         .transpose()?;
-    let query_l = opts
-        .roles
-        .server
-        .then(|| listen(&host, opts.server_query_port))
+    let query_l = (opts.roles.server || opts.roles.broker)
+        .then(|| listen(&host, opts.query_port))
         .transpose()?;
     let broker_l = opts
         .roles
@@ -429,13 +428,21 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         Some(zk) => Arc::new(Announcing::new(controller_client, Arc::new(zk.clone()))),
         None => controller_client,
     };
-    let servers = Arc::new(ServerDirectory::new(
-        internal_client(opts.auth.as_deref()),
+    // One channel per query port this process calls, whatever calls it.
+    let channels = Arc::new(Channels::new(
         (opts.auth.as_deref())
             .and_then(crate::auth::Auth::internal_header)
             .map(str::to_string),
     ));
-    let mailboxes = Arc::new(Mailboxes::new(internal_client(opts.auth.as_deref())));
+    let servers = Arc::new(ServerDirectory::new(
+        internal_client(opts.auth.as_deref()),
+        channels.clone(),
+    ));
+    let mailboxes = Arc::new(Mailboxes::new(
+        internal_client(opts.auth.as_deref()),
+        channels,
+    ));
+    let mut local_server: Option<Arc<dyn crate::transport::ServerClient>> = None;
 
     if let (Some((listener, port)), Some(id)) = (server_l, server_id) {
         let segment_dir = mkdir(opts.data_dir.join("server").join(&id))?;
@@ -454,7 +461,10 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             mailboxes.clone(),
             logging.clone(),
         )?);
-        servers.add_local(&id, Arc::new(server::LocalServer(s.clone())));
+        let local: Arc<dyn crate::transport::ServerClient> =
+            Arc::new(server::LocalServer(s.clone()));
+        servers.add_local(&id, local.clone());
+        local_server = Some(local);
         if let Some(zk) = &zk {
             // Every commit, by any controller, reaches this server through a watch too.
             crate::metadata::changes::follow(zk, Arc::new(server::sync::SyncOnChange(s.clone())));
@@ -478,19 +488,6 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             };
             register_locally(c, &r).await?;
         }
-        if let Some((listener, port)) = query_l {
-            let (open, stopped) = async_std::channel::bounded(1);
-            cluster.query_port_open = Some(open);
-            cluster
-                .http_tasks
-                .push(async_std::task::spawn(server::query_port::serve(
-                    s.clone(),
-                    listener,
-                    opts.auth.clone(),
-                    stopped,
-                )));
-            cluster.server_query_port = Some(port);
-        }
         cluster.http_tasks.push(serve(
             protect(server::app(s.clone()), &opts.auth, Role::Server),
             listener,
@@ -507,6 +504,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             BrokerConfig {
                 instance_id: id.clone(),
                 url: format!("http://{host}:{port}"),
+                query_address: query_l.as_ref().map(|(_, q)| format!("{host}:{q}")),
                 server_timeout: opts.server_timeout,
                 routing_ttl: opts.heartbeat_interval,
                 max_running_queries: opts.max_running_queries,
@@ -545,6 +543,29 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         cluster.http_tasks.push(serve(app, listener));
         cluster.broker_url = Some(format!("http://{host}:{port}"));
     }
+    if let Some((listener, port)) = query_l {
+        // One port for the roles of this process: a server's queries and stages, and blocks
+        // for any stage worker here (they share the process's mailboxes).
+        let (open, stopped) = async_std::channel::bounded(1);
+        cluster.query_port_open = Some(open);
+        let role = if local_server.is_some() {
+            Role::Server
+        } else {
+            Role::Broker
+        };
+        let port_role = PortRole {
+            server: local_server,
+            mailboxes: mailboxes.clone(),
+            auth: opts.auth.clone(),
+            role,
+        };
+        cluster
+            .http_tasks
+            .push(async_std::task::spawn(crate::transport::query_port::serve(
+                port_role, listener, stopped,
+            )));
+        cluster.query_port = Some(port);
+    }
     cluster.store = match (zk, local_controller) {
         (Some(zk), _) => Some(Arc::new(zk)),
         (None, Some(c)) => Some(c.store.clone()),
@@ -555,7 +576,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         cluster.controller_url,
         cluster.broker_url,
         cluster.server_url,
-        cluster.server_query_port
+        cluster.query_port
     );
     Ok(cluster)
 }

@@ -151,6 +151,29 @@ async fn concurrent_queries_over_query_channels_get_their_own_answers() {
         );
     }
 
+    // A multi-stage join over both servers: stages are submitted through the servers' query
+    // ports, blocks between them and to the broker's root go through query ports too.
+    let v = sql(
+        &broker,
+        "SET useMultistageEngine=true; SELECT a.k, b.v FROM kv a JOIN kv b ON a.k = b.k \
+         WHERE a.k IN (3, 250, 399) ORDER BY a.k",
+    )
+    .await;
+    assert_eq!(v["exceptions"], json!([]), "{v}");
+    assert_eq!(
+        v["resultTable"]["rows"],
+        json!([[3, "v3"], [250, "v250"], [399, "v399"]]),
+        "{v}"
+    );
+    // The broker's port takes blocks, not a server's requests.
+    let mut c = connect(a.query_port.unwrap(), &frames::hello(None)).await;
+    c.write_all(&frames::encode(4, Kind::Cancel, &7u64.to_be_bytes()))
+        .await
+        .unwrap();
+    let f = read(&mut c).await.unwrap();
+    assert_eq!((f.id, f.kind), (4, Kind::Failure));
+    assert_eq!(frames::read_failure(&f.payload).0, 404);
+
     // A server stopped and started again on the same ports and data: the broker's channel to
     // it ended with the old process, and the next queries open a new one.
     let old = servers.remove(0);
@@ -163,12 +186,12 @@ async fn concurrent_queries_over_query_channels_get_their_own_answers() {
             .unwrap()
             .parse()
             .unwrap(),
-        old.server_query_port.unwrap(),
+        old.query_port.unwrap(),
     );
     old.stop().await;
     let mut opts = options(&dir.path().join("s1"), "server", Some(&ctl));
     opts.server_port = port;
-    opts.server_query_port = query_port;
+    opts.query_port = query_port;
     servers.push(cluster::start(opts).await.unwrap());
     eventually("the restarted server to answer again", async || {
         both_servers_answer(&broker).await
@@ -185,7 +208,7 @@ async fn concurrent_queries_over_query_channels_get_their_own_answers() {
 
 async fn read(stream: &mut TcpStream) -> Result<Frame, FrameError> {
     async_std::io::timeout(Duration::from_secs(10), async {
-        Ok(frames::read(stream, 1 << 20).await)
+        Ok(frames::read(stream, |_| 1 << 20).await)
     })
     .await
     .unwrap()
@@ -213,7 +236,7 @@ controller.admin.access.control.principals.reader.permissions=READ",
     let mut opts = options(dir.path(), "server", Some("http://127.0.0.1:1"));
     opts.auth = Some(auth);
     let s = cluster::start(opts).await.unwrap();
-    let port = s.server_query_port.unwrap();
+    let port = s.query_port.unwrap();
     let admin = basic_token("admin", "verysecret");
 
     let failure = |r: Result<Frame, FrameError>| {
@@ -269,7 +292,7 @@ controller.admin.access.control.principals.reader.permissions=READ",
         .unwrap();
     assert_eq!(
         failure(read(&mut c).await),
-        (9, (400, "Answer frame where a query was expected".into()))
+        (9, (400, "Answer frame where a request was expected".into()))
     );
     assert!(matches!(read(&mut c).await, Err(FrameError::Closed)));
     let mut c = connect(port, &frames::hello(Some(&admin))).await;

@@ -127,6 +127,7 @@ mod tests {
             BrokerConfig {
                 instance_id: "Broker_test".into(),
                 url: "http://127.0.0.1:1".into(),
+                query_address: None,
                 server_timeout: Duration::from_millis(300),
                 routing_ttl: Duration::ZERO,
                 max_running_queries: 1,
@@ -138,8 +139,14 @@ mod tests {
                 "http://127.0.0.1:1",
                 http.clone(),
             )),
-            Arc::new(crate::transport::ServerDirectory::new(http.clone(), None)),
-            Arc::new(crate::transport::Mailboxes::new(http)),
+            Arc::new(crate::transport::ServerDirectory::new(
+                http.clone(),
+                Arc::new(crate::transport::Channels::new(None)),
+            )),
+            Arc::new(crate::transport::Mailboxes::new(
+                http,
+                Arc::new(crate::transport::Channels::new(None)),
+            )),
             crate::logging::init_for_tests().unwrap(),
         );
         let sql = QueryRequest::new("SELECT 1", false, "", None, false).unwrap();

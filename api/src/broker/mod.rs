@@ -43,8 +43,12 @@ use tide::Request;
 pub struct BrokerConfig {
     /// This broker's id (`Broker_<host>_<port>`).
     pub instance_id: String,
-    /// Base URL other processes reach this broker at (multi-stage root mailboxes).
+    /// Base URL other processes reach this broker at (multi-stage root mailboxes without a
+    /// query port).
     pub url: String,
+    /// `host:port` of this broker's query port, where servers send its multi-stage queries'
+    /// root blocks.
+    pub query_address: Option<String>,
     /// The longest the broker waits for a server; a query's `timeoutMs` can only shorten it.
     /// A server that has not answered by then is reported as error 427.
     pub server_timeout: Duration,

@@ -95,18 +95,20 @@ async fn place(
         parts: vec![Vec::new(); n],
         unavailable: Vec::new(),
     };
-    let mut servers: BTreeMap<String, String> = BTreeMap::new();
+    let mut servers: BTreeMap<String, WorkerAddress> = BTreeMap::new();
     for stage in &plan.stages {
         if let StageKind::Leaf { table } = &stage.kind {
             // A hybrid table's leaf has workers for both halves, each bounded in time.
             for (typed, bound) in super::table_parts::table_parts(broker, table).await? {
                 let routed = leaf_routing(broker, &typed).await?;
                 for (server, (url, segs)) in routed.per_server {
-                    servers.insert(server.clone(), url.clone());
-                    p.workers[stage.id].push(WorkerAddress {
+                    let address = WorkerAddress {
+                        channel: routed.routing.query_addresses.get(&server).cloned(),
                         instance: server,
                         url,
-                    });
+                    };
+                    servers.insert(address.instance.clone(), address.clone());
+                    p.workers[stage.id].push(address);
                     p.segments[stage.id].push(segs);
                     p.parts[stage.id].push(LeafPart {
                         typed: typed.clone(),
@@ -117,10 +119,7 @@ async fn place(
             }
         }
     }
-    let pool: Vec<WorkerAddress> = servers
-        .into_iter()
-        .map(|(instance, url)| WorkerAddress { instance, url })
-        .collect();
+    let pool: Vec<WorkerAddress> = servers.into_values().collect();
     if pool.is_empty() {
         return Ok(None);
     }
@@ -130,6 +129,7 @@ async fn place(
                 p.workers[stage.id] = vec![WorkerAddress {
                     instance: broker.config.instance_id.clone(),
                     url: broker.config.url.clone(),
+                    channel: broker.config.query_address.clone(),
                 }]
             }
             StageKind::Intermediate { singleton: true } => p.workers[stage.id] = pool[..1].to_vec(),
@@ -165,21 +165,22 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
         }
     };
     // Every instance that runs a worker, for submission and cancellation.
-    let mut by_instance: BTreeMap<String, (String, Vec<(usize, usize)>)> = BTreeMap::new();
+    let mut by_instance: BTreeMap<String, (WorkerAddress, Vec<(usize, usize)>)> = BTreeMap::new();
     for stage in plan.stages.iter().filter(|s| s.id != 0) {
         for (w, addr) in placement.workers[stage.id].iter().enumerate() {
             by_instance
                 .entry(addr.instance.clone())
-                .or_insert_with(|| (addr.url.clone(), Vec::new()))
+                .or_insert_with(|| (addr.clone(), Vec::new()))
                 .1
                 .push((stage.id, w));
         }
     }
     let mut submitted: BTreeSet<String> = BTreeSet::new();
     let mut failure: Option<QueryException> = None;
-    'submit: for (instance, (url, work)) in &by_instance {
-        // Stages go over HTTP: no query channel needed.
-        let client = broker.servers.client(instance, url, None);
+    'submit: for (instance, (addr, work)) in &by_instance {
+        let client = broker
+            .servers
+            .client(instance, &addr.url, addr.channel.as_deref());
         // One request per stage, and per typed table of a hybrid table's leaf.
         let mut requests: Vec<StageShare> = Vec::new();
         for &(stage, w) in work {
@@ -255,10 +256,10 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
         ctx.cancel();
         mailboxes.service.cancel(query_id);
         for instance in &submitted {
-            if let Some((url, _)) = by_instance.get(instance) {
+            if let Some((addr, _)) = by_instance.get(instance) {
                 let _ = broker
                     .servers
-                    .client(instance, url, None)
+                    .client(instance, &addr.url, addr.channel.as_deref())
                     .cancel_query(query_id)
                     .await;
             }

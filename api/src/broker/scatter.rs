@@ -334,6 +334,7 @@ mod tests {
             super::super::BrokerConfig {
                 instance_id: "Broker_test".into(),
                 url: "http://127.0.0.1:1".into(),
+                query_address: None,
                 server_timeout: Duration::from_millis(300),
                 routing_ttl: Duration::ZERO,
                 max_running_queries: 4,
@@ -345,8 +346,14 @@ mod tests {
                 "http://127.0.0.1:1",
                 http.clone(),
             )),
-            std::sync::Arc::new(crate::transport::ServerDirectory::new(http.clone(), None)),
-            std::sync::Arc::new(crate::transport::Mailboxes::new(http)),
+            std::sync::Arc::new(crate::transport::ServerDirectory::new(
+                http.clone(),
+                std::sync::Arc::new(crate::transport::Channels::new(None)),
+            )),
+            std::sync::Arc::new(crate::transport::Mailboxes::new(
+                http,
+                std::sync::Arc::new(crate::transport::Channels::new(None)),
+            )),
             crate::logging::init_for_tests().unwrap(),
         );
         let mut plan = Plan::default();

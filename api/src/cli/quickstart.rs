@@ -71,7 +71,7 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
         controller_port: args.controller_port,
         broker_port: args.broker_port,
         server_port: args.server_port,
-        server_query_port: 0,
+        query_port: 0,
         controller_url: None,
         zk: None,
         cluster_name: "PinotCluster".into(),

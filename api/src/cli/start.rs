@@ -24,10 +24,11 @@ pub struct StartArgs {
     /// Server port (0 picks a free port).
     #[arg(long, default_value_t = 8098)]
     pub server_port: u16,
-    /// Port where the server takes queries from brokers in other processes (a framed TCP
-    /// protocol; 0 picks a free port, which the server announces when it registers).
+    /// Port where a broker or server takes query traffic from other processes: a server's
+    /// queries and multi-stage stages, blocks of multi-stage exchanges (a framed TCP protocol;
+    /// 0 picks a free port, which a server announces when it registers).
     #[arg(long, default_value_t = 0)]
-    pub server_query_port: u16,
+    pub query_port: u16,
     /// Controller to join when this process does not run the controller (with `--zk`, the one
     /// to try first; any live controller serves).
     #[arg(long)]
@@ -95,7 +96,7 @@ impl StartArgs {
         o.controller_port = self.controller_port;
         o.broker_port = self.broker_port;
         o.server_port = self.server_port;
-        o.server_query_port = self.server_query_port;
+        o.query_port = self.query_port;
         o.controller_url = self.controller_url.clone();
         o.zk = self.zk.as_ref().map(|address| {
             let mut z = crate::metadata::zk::ZkConfig::new(address, &self.cluster_name);

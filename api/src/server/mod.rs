@@ -16,7 +16,6 @@
 pub mod consumer;
 pub mod consuming;
 pub mod hosting;
-pub mod query_port;
 pub mod row_buffer;
 pub mod stages;
 pub mod stream_rows;
@@ -491,7 +490,10 @@ mod tests {
                 "http://127.0.0.1:1",
                 http.clone(),
             )),
-            Arc::new(Mailboxes::new(http)),
+            Arc::new(Mailboxes::new(
+                http,
+                Arc::new(crate::transport::Channels::new(None)),
+            )),
             crate::logging::init_for_tests().unwrap(),
         )
         .unwrap();

@@ -1,20 +1,22 @@
-//! The frames of the query channel: how a broker and a server in other processes exchange v1
-//! queries over one TCP connection (the server's query port), many at a time, as Pinot's
-//! broker reaches its servers over one Netty channel each.
+//! The frames of the query channel: how brokers and servers in other processes exchange query
+//! traffic over one TCP connection per pair (the receiver's query port), many requests at a
+//! time, as Pinot's broker reaches its servers over one Netty channel each: v1 queries, and
+//! the multi-stage engine's stage submissions, cancellations and mailbox blocks.
 //!
 //! A frame is a 4-byte big-endian length of what follows, an 8-byte big-endian request id, a
-//! kind byte and the payload:
+//! kind byte and the payload. Every request gets one reply under its id:
 //!
-//! | kind | from | payload |
-//! |---|---|---|
-//! | [`Kind::Hello`] | broker, first frame | protocol version (u16 BE), then the `Authorization` value (UTF-8, may be empty) |
-//! | [`Kind::Query`] | broker | a [`ServerQuery`](super::ServerQuery) in MessagePack ([`super::wire`]) |
-//! | [`Kind::Answer`] | server | the [`ServerResult`](engine::server::result::ServerResult) in MessagePack |
-//! | [`Kind::Failure`] | server | HTTP-style status (u16 BE), then the message (UTF-8) |
+//! | kind | sent by | payload | reply |
+//! |---|---|---|---|
+//! | [`Kind::Hello`] | caller, first frame | protocol version (u16 BE), then the `Authorization` value (UTF-8, may be empty) | none (a failure with id 0 if refused) |
+//! | [`Kind::Query`] | broker | a [`ServerQuery`](super::ServerQuery) in MessagePack ([`super::wire`]) | [`Kind::Answer`]: the [`ServerResult`](engine::server::result::ServerResult) in MessagePack |
+//! | [`Kind::Stage`] | broker | a [`StageRequest`](super::StageRequest) in JSON | [`Kind::Done`] once its workers run |
+//! | [`Kind::Cancel`] | broker | a multi-stage query id (u64 BE) | [`Kind::Done`] |
+//! | [`Kind::Block`] | stage worker | the [`MailboxKey`](engine::multistage::MailboxKey) as four u64 BE (query, from stage, to stage, to worker), then one message in the engine's block encoding | [`Kind::Done`] once the mailbox took it (the sender's back-pressure) |
+//! | [`Kind::Failure`] | receiver | HTTP-style status (u16 BE), then the message (UTF-8) | — |
 //!
-//! Answers carry their query's id and come back in the order queries finish, not the order
-//! they were sent. A failure with id 0 is about the connection (a refused hello): the server
-//! closes it after sending.
+//! Replies come back in the order requests finish, not the order they were sent. A failure
+//! with id 0 is about the connection (a refused hello): the receiver closes it after sending.
 
 use async_std::io::{ReadExt, WriteExt};
 use futures_lite::{AsyncRead, AsyncWrite};
@@ -32,6 +34,10 @@ pub enum Kind {
     Query = 2,
     Answer = 3,
     Failure = 4,
+    Stage = 5,
+    Cancel = 6,
+    Block = 7,
+    Done = 8,
 }
 
 impl Kind {
@@ -41,6 +47,10 @@ impl Kind {
             2 => Some(Kind::Query),
             3 => Some(Kind::Answer),
             4 => Some(Kind::Failure),
+            5 => Some(Kind::Stage),
+            6 => Some(Kind::Cancel),
+            7 => Some(Kind::Block),
+            8 => Some(Kind::Done),
             _ => None,
         }
     }
@@ -111,6 +121,36 @@ pub fn read_hello(payload: &[u8]) -> Result<(u16, &str), String> {
     Ok((u16::from_be_bytes(*version), auth))
 }
 
+/// A block frame: `key`, then one encoded mailbox message.
+pub fn block(id: u64, key: &engine::multistage::MailboxKey, message: &[u8]) -> Vec<u8> {
+    let mut payload = Vec::with_capacity(32 + message.len());
+    for n in [
+        key.query_id,
+        key.from_stage as u64,
+        key.to_stage as u64,
+        key.to_worker as u64,
+    ] {
+        payload.extend_from_slice(&n.to_be_bytes());
+    }
+    payload.extend_from_slice(message);
+    encode(id, Kind::Block, &payload)
+}
+
+/// A block's mailbox key and encoded message.
+pub fn read_block(payload: &[u8]) -> Result<(engine::multistage::MailboxKey, &[u8]), String> {
+    let (key, message) = payload
+        .split_first_chunk::<32>()
+        .ok_or("a block without its mailbox key")?;
+    let n = |i: usize| u64::from_be_bytes(key[i * 8..i * 8 + 8].try_into().unwrap_or_default());
+    let key = engine::multistage::MailboxKey {
+        query_id: n(0),
+        from_stage: n(1) as usize,
+        to_stage: n(2) as usize,
+        to_worker: n(3) as usize,
+    };
+    Ok((key, message))
+}
+
 /// A failure frame.
 pub fn failure(id: u64, status: u16, message: &str) -> Vec<u8> {
     let mut payload = status.to_be_bytes().to_vec();
@@ -129,9 +169,12 @@ pub fn read_failure(payload: &[u8]) -> (u16, String) {
     }
 }
 
-/// Reads the next frame; a frame longer than `max_bytes` is read past without keeping it
-/// ([`FrameError::TooLarge`], with its id).
-pub async fn read<R: AsyncRead + Unpin>(r: &mut R, max_bytes: usize) -> Result<Frame, FrameError> {
+/// Reads the next frame; a frame longer than `limit` says for its kind is read past without
+/// keeping it ([`FrameError::TooLarge`], with its id).
+pub async fn read<R: AsyncRead + Unpin>(
+    r: &mut R,
+    limit: impl Fn(Kind) -> usize,
+) -> Result<Frame, FrameError> {
     let mut len = [0u8; 4];
     // A clean end between frames is a close; in the middle of one, an error.
     let first = r.read(&mut len).await?;
@@ -149,6 +192,7 @@ pub async fn read<R: AsyncRead + Unpin>(r: &mut R, max_bytes: usize) -> Result<F
     let id = u64::from_be_bytes(id.try_into().unwrap_or_default());
     let kind = Kind::from_byte(kind[0])
         .ok_or_else(|| FrameError::Invalid(format!("unknown frame kind {}", kind[0])))?;
+    let max_bytes = limit(kind);
     if len > max_bytes {
         let rest = (len - HEAD) as u64;
         let skipped = async_std::io::copy(&mut r.take(rest), &mut async_std::io::sink()).await?;
@@ -200,7 +244,7 @@ mod tests {
             let mut r = bytes;
             let mut out = Vec::new();
             loop {
-                match read(&mut r, max).await {
+                match read(&mut r, |_| max).await {
                     Err(FrameError::Closed) => return out,
                     Err(e) => {
                         out.push(Err(e.to_string()));
@@ -263,18 +307,18 @@ mod tests {
         bytes.extend(encode(4, Kind::Query, b"ok"));
         async_std::task::block_on(async {
             let mut r = &bytes[..];
-            match read(&mut r, 50).await {
+            match read(&mut r, |_| 50).await {
                 Err(FrameError::TooLarge { id, bytes, limit }) => {
                     assert_eq!((id, bytes, limit), (3, 109, 50))
                 }
                 other => panic!("{other:?}"),
             }
-            let next = read(&mut r, 50).await.unwrap();
+            let next = read(&mut r, |_| 50).await.unwrap();
             assert_eq!((next.id, next.payload), (4, b"ok".to_vec()));
             // Cut off while being read past: an error, not a frame.
             let cut = &encode(5, Kind::Query, &[0; 100])[..60];
             let mut r = cut;
-            assert!(matches!(read(&mut r, 50).await, Err(FrameError::Io(_))));
+            assert!(matches!(read(&mut r, |_| 50).await, Err(FrameError::Io(_))));
         });
     }
 

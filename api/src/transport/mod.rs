@@ -5,8 +5,10 @@
 //!
 //! * [`server_client`] — [`ServerClient`]: run a v1 server plan over some segments (and, with
 //!   the multi-stage engine, stages and their mailboxes); [`ServerQuery`] is the wire shape.
-//! * [`query_channel`] — [`TcpServerClient`]: v1 queries to a server in another process over
-//!   one multiplexed TCP connection to its query port ([`QueryChannel`]), in [`frames`].
+//! * [`query_channel`] — [`QueryChannel`]: one multiplexed TCP connection to another process's
+//!   query port, for v1 queries, stage submissions and mailbox blocks ([`frames`]);
+//!   [`TcpServerClient`] reaches a server through one; [`channels`] keeps one per address.
+//! * [`query_port`] — the receiving side: a broker's or server's query port.
 //! * [`controller_client`] — [`ControllerClient`]: routing tables, the table catalog,
 //!   registration, heartbeats with their assignment, segment downloads.
 //! * [`controller_pool`] — [`ControllerPool`]: any live controller of several sharing a
@@ -23,6 +25,7 @@
 //! * [`wire`] — the MessagePack bytes of v1 queries and answers between processes.
 //! * [`error`] — [`TransportError`], what a failed call reports.
 
+pub mod channels;
 pub mod consumer_info;
 pub mod controller_client;
 pub mod controller_pool;
@@ -30,6 +33,7 @@ pub mod error;
 pub mod frames;
 pub mod presence;
 pub mod query_channel;
+pub mod query_port;
 pub mod server_client;
 pub mod servers;
 pub mod stages;
@@ -37,6 +41,7 @@ pub mod time_bound;
 pub mod wire;
 
 pub use crate::common::BoxFuture;
+pub use channels::Channels;
 pub use controller_client::{
     Assignment, CommitOutcome, ControllerClient, Heartbeat, HttpControllerClient, RealtimeSetup,
     Registration, RoutingError, SegmentCommit,

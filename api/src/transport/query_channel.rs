@@ -1,20 +1,22 @@
-//! [`QueryChannel`]: a broker's connection to one server's query port, and [`TcpServerClient`],
-//! the [`ServerClient`] that sends v1 queries through it.
+//! [`QueryChannel`]: a process's connection to another's query port, and [`TcpServerClient`],
+//! the [`ServerClient`] that reaches a server through it.
 //!
-//! One TCP connection per server carries every query the broker sends that server, each under
-//! its own request id ([`super::frames`]): a query costs one frame each way instead of an HTTP
-//! request and response, frames that queue while a write is under way leave in one write, and
-//! answers that arrive together are read in one. A reader task hands each answer to the query
-//! waiting for its id; when the connection ends, every query still waiting gets the reason, and
-//! the next query opens a new connection. A query whose caller gives up (the broker's timeout)
-//! forgets its id, so a late answer is dropped.
-//!
-//! Multi-stage submissions and cancellations still go over HTTP ([`HttpServerClient`]).
+//! One TCP connection per pair carries every request one process sends the other — v1
+//! queries, stage submissions and cancellations, mailbox blocks — each under its own request id
+//! ([`super::frames`]): a request costs one frame each way instead of an HTTP request and
+//! response, frames that queue while a write is under way leave in one write, and replies that
+//! arrive together are read in one. A reader task hands each reply to the request waiting for
+//! its id; when the connection ends, every request still waiting gets the reason, and the next
+//! opens a new connection. A request whose caller gives up (the broker's timeout) forgets its
+//! id, so a late reply is dropped. Queries and cancellations that break off on a connection
+//! earlier requests used are sent once more (the server may have restarted since); a stage or a
+//! block never is: run twice, it would double rows.
 
 use super::frames::{self, Frame, FrameError, Kind};
-use super::{BoxFuture, HttpServerClient, ServerClient, ServerQuery, StageRequest, TransportError};
+use super::{BoxFuture, ServerClient, ServerQuery, StageRequest, TransportError};
 use async_std::channel::{Receiver, Sender};
 use async_std::net::TcpStream;
+use engine::multistage::MailboxKey;
 use engine::server::result::ServerResult;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,8 +30,8 @@ const MAX_ANSWER_BYTES: usize = u32::MAX as usize;
 /// How long opening a connection may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A query's answer payload, or why there is none.
-type Reply = Result<Vec<u8>, TransportError>;
+/// A request's reply (its kind and payload), or why there is none.
+type Reply = Result<(Kind, Vec<u8>), TransportError>;
 
 /// The connection to one server's query port, opened on first use and again after it ends.
 pub struct QueryChannel {
@@ -84,28 +86,63 @@ impl QueryChannel {
             .is_some_and(|c| c.as_ref().is_some_and(|c| c.has_ended()))
     }
 
-    /// Runs `q` on the server. A query that breaks off on a connection earlier queries used
-    /// (the server restarted since) is sent once more, on a new connection.
+    /// Runs `q` on the server.
     pub async fn query(&self, q: &ServerQuery) -> Result<ServerResult, TransportError> {
+        let frame = |id| frames::encode_msgpack(id, Kind::Query, q);
+        let payload = self.again_if_stale(&frame, Kind::Answer).await?;
+        super::wire::decode::<ServerResult>(&payload)
+            .map_err(|e| TransportError::Unreadable(format!("server result: {e}")))
+    }
+
+    /// Starts the server's workers of one stage; returns once they run.
+    pub async fn submit_stage(&self, r: &StageRequest) -> Result<(), TransportError> {
+        let json = serde_json::to_vec(r).map_err(|e| TransportError::Unreadable(e.to_string()))?;
+        let frame = |id| Ok(frames::encode(id, Kind::Stage, &json));
+        let (connection, _) = self.connection().await?;
+        self.call(&connection, &frame, Kind::Done).await.map(drop)
+    }
+
+    /// Stops every worker of multi-stage query `query_id` on the server.
+    pub async fn cancel(&self, query_id: u64) -> Result<(), TransportError> {
+        let frame = |id| Ok(frames::encode(id, Kind::Cancel, &query_id.to_be_bytes()));
+        self.again_if_stale(&frame, Kind::Done).await.map(drop)
+    }
+
+    /// Hands one encoded mailbox message to the receiver's mailbox `key`; returns once the
+    /// mailbox took it (while it is full, this waits).
+    pub async fn deliver(&self, key: &MailboxKey, message: &[u8]) -> Result<(), TransportError> {
+        let frame = |id| Ok(frames::block(id, key, message));
+        let (connection, _) = self.connection().await?;
+        self.call(&connection, &frame, Kind::Done).await.map(drop)
+    }
+
+    /// Sends a request that may run twice; one that breaks off on a connection earlier
+    /// requests used (the receiver restarted since) is sent once more, on a new connection.
+    async fn again_if_stale(
+        &self,
+        frame: &(dyn Fn(u64) -> Result<Vec<u8>, String> + Sync),
+        expect: Kind,
+    ) -> Result<Vec<u8>, TransportError> {
         let (connection, reused) = self.connection().await?;
-        match self.query_on(&connection, q).await {
-            // Queries only read: running one twice is harmless.
+        match self.call(&connection, frame, expect).await {
             Err(TransportError::Unreachable(_)) if reused => {
                 let (fresh, _) = self.connection().await?;
-                self.query_on(&fresh, q).await
+                self.call(&fresh, frame, expect).await
             }
             other => other,
         }
     }
 
-    async fn query_on(
+    /// Sends the request `frame` builds for its id and waits for its reply, which must be of
+    /// kind `expect`; its payload.
+    async fn call(
         &self,
         connection: &Connection,
-        q: &ServerQuery,
-    ) -> Result<ServerResult, TransportError> {
+        frame: &(dyn Fn(u64) -> Result<Vec<u8>, String> + Sync),
+        expect: Kind,
+    ) -> Result<Vec<u8>, TransportError> {
         let id = connection.next_id.fetch_add(1, Ordering::Relaxed);
-        let frame =
-            frames::encode_msgpack(id, Kind::Query, q).map_err(TransportError::Unreadable)?;
+        let frame = frame(id).map_err(TransportError::Unreadable)?;
         let (tx, rx) = async_std::channel::bounded(1);
         {
             let mut w = connection
@@ -124,12 +161,15 @@ impl QueryChannel {
         if connection.outbox.send(frame).await.is_err() {
             return Err(self.closed());
         }
-        let payload = match rx.recv().await {
-            Ok(reply) => reply?,
-            Err(_) => return Err(self.closed()),
-        };
-        super::wire::decode::<ServerResult>(&payload)
-            .map_err(|e| TransportError::Unreadable(format!("server result: {e}")))
+        match rx.recv().await {
+            Ok(Ok((kind, payload))) if kind == expect => Ok(payload),
+            Ok(Ok((kind, _))) => Err(TransportError::Unreadable(format!(
+                "{} replied {kind:?} where {expect:?} was due",
+                self.address
+            ))),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(self.closed()),
+        }
     }
 
     fn closed(&self) -> TransportError {
@@ -192,7 +232,7 @@ async fn write(mut stream: TcpStream, queued: Receiver<Vec<u8>>) {
 async fn read(stream: TcpStream, state: Arc<Mutex<Waiting>>, address: String) {
     let mut r = async_std::io::BufReader::with_capacity(64 << 10, stream.clone());
     let why = loop {
-        let frame = match frames::read(&mut r, MAX_ANSWER_BYTES).await {
+        let frame = match frames::read(&mut r, |_| MAX_ANSWER_BYTES).await {
             Ok(f) => f,
             Err(FrameError::Closed) => {
                 break TransportError::Unreachable(format!("connection to {address} closed"));
@@ -201,7 +241,7 @@ async fn read(stream: TcpStream, state: Arc<Mutex<Waiting>>, address: String) {
         };
         let Frame { id, kind, payload } = frame;
         let reply = match kind {
-            Kind::Answer => Ok(payload),
+            Kind::Answer | Kind::Done => Ok((kind, payload)),
             Kind::Failure => {
                 let (status, message) = frames::read_failure(&payload);
                 let e = TransportError::Status { status, message };
@@ -210,9 +250,9 @@ async fn read(stream: TcpStream, state: Arc<Mutex<Waiting>>, address: String) {
                 }
                 Err(e)
             }
-            Kind::Hello | Kind::Query => {
+            Kind::Hello | Kind::Query | Kind::Stage | Kind::Cancel | Kind::Block => {
                 break TransportError::Unreadable(format!(
-                    "{address} sent a {kind:?} frame on a query channel"
+                    "{address} sent a {kind:?} frame as a reply"
                 ));
             }
         };
@@ -234,23 +274,20 @@ async fn read(stream: TcpStream, state: Arc<Mutex<Waiting>>, address: String) {
     }
 }
 
-/// A server in another process, queried through its query port.
-pub struct TcpServerClient {
-    pub channel: Arc<QueryChannel>,
-    pub http: HttpServerClient,
-}
+/// A server in another process, reached through its query port.
+pub struct TcpServerClient(pub Arc<QueryChannel>);
 
 impl ServerClient for TcpServerClient {
     fn query(&self, q: ServerQuery) -> BoxFuture<'_, Result<ServerResult, TransportError>> {
-        Box::pin(async move { self.channel.query(&q).await })
+        Box::pin(async move { self.0.query(&q).await })
     }
 
     fn submit_stage(&self, r: StageRequest) -> BoxFuture<'_, Result<(), TransportError>> {
-        self.http.submit_stage(r)
+        Box::pin(async move { self.0.submit_stage(&r).await })
     }
 
     fn cancel_query(&self, query_id: u64) -> BoxFuture<'_, Result<(), TransportError>> {
-        self.http.cancel_query(query_id)
+        Box::pin(async move { self.0.cancel(query_id).await })
     }
 }
 
@@ -305,7 +342,7 @@ mod tests {
     }
 
     async fn next(s: &mut TcpStream) -> Frame {
-        frames::read(s, 1 << 20).await.unwrap()
+        frames::read(s, |_| 1 << 20).await.unwrap()
     }
 
     #[async_std::test]

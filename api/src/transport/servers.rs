@@ -1,32 +1,29 @@
 //! [`ServerDirectory`]: the [`ServerClient`] for a server id. Servers that run in this process
 //! are registered once, at start, and called directly; a server elsewhere through its query
-//! port ([`TcpServerClient`], one connection per port kept for the directory's life), or over
-//! HTTP when it announced no query port.
+//! port ([`TcpServerClient`] over the process's [`Channels`]), or over HTTP when it announced
+//! no query port.
 
-use super::query_channel::{QueryChannel, TcpServerClient};
+use super::channels::Channels;
+use super::query_channel::TcpServerClient;
 use super::server_client::{HttpServerClient, ServerClient};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 
 /// Server id → client.
 pub struct ServerDirectory {
     local: RwLock<HashMap<String, Arc<dyn ServerClient>>>,
     http: surf::Client,
-    /// The `Authorization` value query channels open with (access control on).
-    authorization: Option<String>,
-    /// Query port address → its channel.
-    channels: Mutex<HashMap<String, Arc<QueryChannel>>>,
+    channels: Arc<Channels>,
 }
 
 impl ServerDirectory {
-    /// A directory that reaches servers in other processes with `http` and through query
-    /// channels opened with `authorization`, until local ones are added.
-    pub fn new(http: surf::Client, authorization: Option<String>) -> ServerDirectory {
+    /// A directory that reaches servers in other processes through `channels`, or with `http`
+    /// when they have no query port, until local ones are added.
+    pub fn new(http: surf::Client, channels: Arc<Channels>) -> ServerDirectory {
         ServerDirectory {
             local: RwLock::default(),
             http,
-            authorization,
-            channels: Mutex::default(),
+            channels,
         }
     }
 
@@ -37,8 +34,8 @@ impl ServerDirectory {
         }
     }
 
-    /// The client for server `id`, reachable at `base_url`, and at `query_address` for v1
-    /// queries when it has a query port, when not in this process.
+    /// The client for server `id` when not in this process: through its query port at
+    /// `query_address`, else over HTTP at `base_url`.
     pub fn client(
         &self,
         id: &str,
@@ -48,20 +45,9 @@ impl ServerDirectory {
         if let Some(c) = self.local.read().ok().and_then(|l| l.get(id).cloned()) {
             return c;
         }
-        let http = HttpServerClient::new(base_url, self.http.clone());
-        let channel = query_address.and_then(|a| {
-            let mut channels = self.channels.lock().ok()?;
-            if !channels.contains_key(a) {
-                // A server that restarted on another free port leaves its old channel ended.
-                channels.retain(|_, c| !c.has_ended());
-                let c = Arc::new(QueryChannel::new(a, self.authorization.clone()));
-                channels.insert(a.to_string(), c);
-            }
-            channels.get(a).cloned()
-        });
-        match channel {
-            Some(channel) => Arc::new(TcpServerClient { channel, http }),
-            None => Arc::new(http),
+        match query_address {
+            Some(a) => Arc::new(TcpServerClient(self.channels.get(a))),
+            None => Arc::new(HttpServerClient::new(base_url, self.http.clone())),
         }
     }
 }

@@ -2,9 +2,12 @@
 //! ([`StageRequest`], sent through [`super::ServerClient::submit_stage`]) and the mailboxes
 //! stage workers send their rows to ([`Mailboxes`]: blocks for a worker of this process go
 //! straight into its [`MailboxService`]; blocks for a worker elsewhere are encoded in the
-//! engine's binary block format and posted to that process's `POST /tessera/mailbox`).
+//! engine's binary block format and sent through that process's query port
+//! ([`super::QueryChannel::deliver`]), or posted to its `POST /tessera/mailbox` when it has
+//! none).
 
 use super::TransportError;
+use super::channels::Channels;
 use super::error::send_ok;
 use engine::EngineError;
 use engine::multistage::{BlockSink, MailboxKey, MailboxMessage, MailboxService, codec};
@@ -13,11 +16,14 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 
-/// Where one stage worker runs: its instance and that instance's base URL.
+/// Where one stage worker runs: its instance, that instance's base URL and, when it has one,
+/// its query port (`host:port`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkerAddress {
     pub instance: String,
     pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
 }
 
 /// A server's share of one stage of a multi-stage query.
@@ -52,15 +58,18 @@ pub struct Mailboxes {
     pub service: Arc<MailboxService>,
     local: RwLock<HashSet<String>>,
     http: surf::Client,
+    channels: Arc<Channels>,
 }
 
 impl Mailboxes {
-    /// Mailboxes for the roles of this process, posting to other processes with `http`.
-    pub fn new(http: surf::Client) -> Mailboxes {
+    /// Mailboxes for the roles of this process, sending to other processes through
+    /// `channels`, or with `http` to a process without a query port.
+    pub fn new(http: surf::Client, channels: Arc<Channels>) -> Mailboxes {
         Mailboxes {
             service: Arc::new(MailboxService::new()),
             local: RwLock::default(),
             http,
+            channels,
         }
     }
 
@@ -121,17 +130,29 @@ impl BlockSink for MailboxRouter {
                 .collect(),
             other => vec![other],
         };
+        let channel = addr
+            .channel
+            .as_deref()
+            .map(|a| self.mailboxes.channels.get(a));
         for frame in frames {
             let bytes = codec::encode(&frame);
             // Stage workers run on their own threads, never on the async executor: blocking
             // here is the back-pressure of a remote mailbox.
-            async_std::task::block_on(post_mailbox(&self.mailboxes.http, &addr.url, key, bytes))
-                .map_err(|e| {
-                    EngineError::execution(format!(
-                        "cannot send to stage {} worker {} on {}: {e}",
-                        key.to_stage, key.to_worker, addr.instance
-                    ))
-                })?;
+            let sent = match &channel {
+                Some(c) => async_std::task::block_on(c.deliver(key, &bytes)),
+                None => async_std::task::block_on(post_mailbox(
+                    &self.mailboxes.http,
+                    &addr.url,
+                    key,
+                    bytes,
+                )),
+            };
+            sent.map_err(|e| {
+                EngineError::execution(format!(
+                    "cannot send to stage {} worker {} on {}: {e}",
+                    key.to_stage, key.to_worker, addr.instance
+                ))
+            })?;
         }
         Ok(())
     }
