@@ -62,7 +62,8 @@ pub struct ServerConfig {
     pub heartbeat_interval: Duration,
     /// Tags to register with when new (default: `DefaultTenant_OFFLINE`/`_REALTIME`).
     pub tags: Option<Vec<String>>,
-    /// The bound query port ([`query_port`]), announced when registering.
+    /// The bound query port of this process ([`crate::transport::query_port`]), announced when
+    /// registering.
     pub query_port: Option<u16>,
 }
 
