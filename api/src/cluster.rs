@@ -527,7 +527,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             instance_type: InstanceType::Broker,
             instance_name: Some(id.clone()),
             tags: opts.tags.clone(),
-            query_port: None,
+            query_port: query_l.as_ref().map(|(_, q)| *q),
         };
         if let Some(c) = &local_controller {
             register_locally(c, &registration).await?;

@@ -112,6 +112,7 @@ async fn controller_views_print_the_golden_bytes() {
     let ctl = c.controller_url.clone().unwrap();
     let broker = c.broker_url.clone().unwrap();
     let server = c.server_url.clone().unwrap();
+    let query_port = c.query_port.unwrap();
     let server_id = c.server_id.clone().unwrap();
     let mut log = String::new();
     let json_ct = "application/json";
@@ -267,6 +268,7 @@ async fn controller_views_print_the_golden_bytes() {
         let port = url.rsplit(':').next().unwrap().to_string();
         text = text.replace(&port, &format!("<{name} port>"));
     }
+    text = text.replace(&query_port.to_string(), "<query port>");
     for key in [
         "timestamp",
         "reloadJobId",

@@ -63,7 +63,7 @@ pub fn register_instance(c: &Controller, r: &Registration) -> Result<InstanceRec
         instance_type: t,
         tags,
         enabled: true,
-        query_port: r.query_port.filter(|_| t == InstanceType::Server),
+        query_port: r.query_port,
     };
     c.commit(vec![Op::Put(keys::instance(&id), encode(&record))])?;
     c.heartbeat(&id, None);

@@ -118,8 +118,10 @@ impl InstanceView {
             enabled: record.enabled,
             grpc_port: -1,
             admin_port: -1,
-            query_service_port: -1,
-            query_mailbox_port: -1,
+            // Tessera's query port takes what Pinot's multi-stage query server and mailbox
+            // ports take (and v1 queries too).
+            query_service_port: record.query_port.map_or(-1, i32::from),
+            query_mailbox_port: record.query_port.map_or(-1, i32::from),
             pools: None,
             system_resource_info: None,
             online,

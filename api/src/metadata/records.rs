@@ -127,7 +127,8 @@ pub struct InstanceRecord {
     pub tags: Vec<String>,
     #[serde(default = "enabled")]
     pub enabled: bool,
-    /// A server's query port, when it has one (brokers in other processes query it there).
+    /// A broker's or server's query port, when it has one (other processes send it queries,
+    /// stages and multi-stage blocks there).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query_port: Option<u16>,
 }

@@ -89,7 +89,7 @@ pub struct Registration {
     /// Tags for a new instance (`tessera start --tags`); default: Pinot's per role.
     #[serde(default)]
     pub tags: Option<Vec<String>>,
-    /// A server's query port ([`crate::server::query_port`]), where brokers send v1 queries.
+    /// A broker's or server's query port ([`super::query_port`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query_port: Option<u16>,
 }
