@@ -478,15 +478,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             );
         }
         if let Some(c) = &local_controller {
-            let r = Registration {
-                host: host.clone(),
-                port,
-                instance_type: InstanceType::Server,
-                instance_name: Some(id.clone()),
-                tags: opts.tags.clone(),
-                query_port: s.config.query_port,
-            };
-            register_locally(c, &r).await?;
+            register_locally(c, &s.config.registration()).await?;
         }
         cluster.http_tasks.push(serve(
             protect(server::app(s.clone()), &opts.auth, Role::Server),

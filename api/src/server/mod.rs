@@ -67,6 +67,20 @@ pub struct ServerConfig {
     pub query_port: Option<u16>,
 }
 
+impl ServerConfig {
+    /// What the server registers with the controller as.
+    pub fn registration(&self) -> crate::transport::Registration {
+        crate::transport::Registration {
+            host: self.host.clone(),
+            port: self.port,
+            instance_type: crate::metadata::records::InstanceType::Server,
+            instance_name: Some(self.instance_id.clone()),
+            tags: self.tags.clone(),
+            query_port: self.query_port,
+        }
+    }
+}
+
 /// The server's state.
 pub struct Server {
     pub config: ServerConfig,

@@ -12,9 +12,8 @@ use crate::common::clock::sleep_unless_stopped;
 use crate::common::location::Location;
 use crate::http::on_rayon;
 use crate::metadata::changes::{Change, ChangeListener};
-use crate::metadata::records::{AssignedSegment, ConsumingAssignment, InstanceType, SegmentReport};
+use crate::metadata::records::{AssignedSegment, ConsumingAssignment, SegmentReport};
 use crate::metadata::table_name::{self, TableType};
-use crate::transport::Registration;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,14 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Heartbeats for a server and applies its assignment, until `stop`.
 pub async fn server_loop(server: ServerState, stop: Arc<AtomicBool>) {
     let c = &server.config;
-    let registration = Registration {
-        host: c.host.clone(),
-        port: c.port,
-        instance_type: InstanceType::Server,
-        instance_name: Some(c.instance_id.clone()),
-        tags: c.tags.clone(),
-        query_port: c.query_port,
-    };
+    let registration = c.registration();
     let mut registered = false;
     while !stop.load(Ordering::Relaxed) {
         if !registered {

@@ -80,16 +80,38 @@ pub enum FrameError {
     TooLarge { id: u64, bytes: usize, limit: usize },
 }
 
-/// A frame's bytes, ready to write: the header, then `payload`.
-pub fn encode(id: u64, kind: Kind, payload: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(4 + HEAD + payload.len());
-    // A payload over 4 GiB cannot be framed; callers bound what they send far below that.
-    let len = u32::try_from(HEAD + payload.len()).unwrap_or(u32::MAX);
-    out.extend_from_slice(&len.to_be_bytes());
+/// A frame whose payload `write` appends straight after the header (no payload buffer to
+/// copy from); the length is filled in once the payload is written.
+fn build(
+    id: u64,
+    kind: Kind,
+    capacity: usize,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), String>,
+) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(4 + HEAD + capacity);
+    out.extend_from_slice(&[0; 4]);
     out.extend_from_slice(&id.to_be_bytes());
     out.push(kind as u8);
-    out.extend_from_slice(payload);
-    out
+    write(&mut out)?;
+    let len = u32::try_from(out.len() - 4).map_err(|_| "frame over 4 GiB".to_string())?;
+    out[..4].copy_from_slice(&len.to_be_bytes());
+    Ok(out)
+}
+
+/// A frame of small parts whose payload is `parts` one after another.
+fn build_parts(id: u64, kind: Kind, parts: &[&[u8]]) -> Vec<u8> {
+    let capacity = parts.iter().map(|p| p.len()).sum();
+    let framed = build(id, kind, capacity, |out| {
+        parts.iter().for_each(|p| out.extend_from_slice(p));
+        Ok(())
+    });
+    // A payload over 4 GiB cannot be framed; callers bound what they send far below that.
+    framed.unwrap_or_default()
+}
+
+/// A frame's bytes, ready to write: the header, then `payload`.
+pub fn encode(id: u64, kind: Kind, payload: &[u8]) -> Vec<u8> {
+    build_parts(id, kind, &[payload])
 }
 
 /// A frame whose payload is MessagePack of `value`, written straight after the header.
@@ -98,18 +120,15 @@ pub fn encode_msgpack<T: serde::Serialize>(
     kind: Kind,
     value: &T,
 ) -> Result<Vec<u8>, String> {
-    let mut out = encode(id, kind, &[]);
-    rmp_serde::encode::write_named(&mut out, value).map_err(|e| e.to_string())?;
-    let len = u32::try_from(out.len() - 4).map_err(|_| "frame over 4 GiB".to_string())?;
-    out[..4].copy_from_slice(&len.to_be_bytes());
-    Ok(out)
+    build(id, kind, 0, |out| {
+        rmp_serde::encode::write_named(out, value).map_err(|e| e.to_string())
+    })
 }
 
 /// A hello frame.
 pub fn hello(authorization: Option<&str>) -> Vec<u8> {
-    let mut payload = VERSION.to_be_bytes().to_vec();
-    payload.extend_from_slice(authorization.unwrap_or("").as_bytes());
-    encode(0, Kind::Hello, &payload)
+    let auth = authorization.unwrap_or("").as_bytes();
+    build_parts(0, Kind::Hello, &[&VERSION.to_be_bytes(), auth])
 }
 
 /// A hello's version and `Authorization` value.
@@ -123,17 +142,14 @@ pub fn read_hello(payload: &[u8]) -> Result<(u16, &str), String> {
 
 /// A block frame: `key`, then one encoded mailbox message.
 pub fn block(id: u64, key: &engine::multistage::MailboxKey, message: &[u8]) -> Vec<u8> {
-    let mut payload = Vec::with_capacity(32 + message.len());
-    for n in [
+    let [q, f, t, w] = [
         key.query_id,
         key.from_stage as u64,
         key.to_stage as u64,
         key.to_worker as u64,
-    ] {
-        payload.extend_from_slice(&n.to_be_bytes());
-    }
-    payload.extend_from_slice(message);
-    encode(id, Kind::Block, &payload)
+    ]
+    .map(u64::to_be_bytes);
+    build_parts(id, Kind::Block, &[&q, &f, &t, &w, message])
 }
 
 /// A block's mailbox key and encoded message.
@@ -153,9 +169,11 @@ pub fn read_block(payload: &[u8]) -> Result<(engine::multistage::MailboxKey, &[u
 
 /// A failure frame.
 pub fn failure(id: u64, status: u16, message: &str) -> Vec<u8> {
-    let mut payload = status.to_be_bytes().to_vec();
-    payload.extend_from_slice(message.as_bytes());
-    encode(id, Kind::Failure, &payload)
+    build_parts(
+        id,
+        Kind::Failure,
+        &[&status.to_be_bytes(), message.as_bytes()],
+    )
 }
 
 /// A failure's status and message.

@@ -98,8 +98,7 @@ impl QueryChannel {
     pub async fn submit_stage(&self, r: &StageRequest) -> Result<(), TransportError> {
         let json = serde_json::to_vec(r).map_err(|e| TransportError::Unreadable(e.to_string()))?;
         let frame = |id| Ok(frames::encode(id, Kind::Stage, &json));
-        let (connection, _) = self.connection().await?;
-        self.call(&connection, &frame, Kind::Done).await.map(drop)
+        self.once(&frame, Kind::Done).await.map(drop)
     }
 
     /// Stops every worker of multi-stage query `query_id` on the server.
@@ -112,8 +111,17 @@ impl QueryChannel {
     /// mailbox took it (while it is full, this waits).
     pub async fn deliver(&self, key: &MailboxKey, message: &[u8]) -> Result<(), TransportError> {
         let frame = |id| Ok(frames::block(id, key, message));
+        self.once(&frame, Kind::Done).await.map(drop)
+    }
+
+    /// Sends a request that must not run twice: a connection that breaks off fails it.
+    async fn once(
+        &self,
+        frame: &(dyn Fn(u64) -> Result<Vec<u8>, String> + Sync),
+        expect: Kind,
+    ) -> Result<Vec<u8>, TransportError> {
         let (connection, _) = self.connection().await?;
-        self.call(&connection, &frame, Kind::Done).await.map(drop)
+        self.call(&connection, frame, expect).await
     }
 
     /// Sends a request that may run twice; one that breaks off on a connection earlier

@@ -176,24 +176,22 @@ fn admit(hello: &[u8], port: &PortRole) -> Result<(), (u16, String)> {
 
 /// Serves one request and queues its reply.
 async fn reply(port: PortRole, id: u64, kind: Kind, payload: Vec<u8>, outbox: Sender<Vec<u8>>) {
-    let frame = match serve_request(&port, kind, payload).await {
-        Ok(Some(answer)) => answer(id),
-        Ok(None) => frames::encode(id, Kind::Done, &[]),
+    let frame = match serve_request(&port, id, kind, payload).await {
+        Ok(frame) => frame,
         Err(TransportError::Status { status, message }) => frames::failure(id, status, &message),
         Err(e) => frames::failure(id, 500, &e.to_string()),
     };
     let _ = outbox.send(frame).await;
 }
 
-/// A reply frame builder for a request id.
-type Answer = Box<dyn FnOnce(u64) -> Vec<u8> + Send>;
-
-/// What one request does: `Some` reply frame for a query, `None` (done) for the others.
+/// What request `id` does, and its reply frame: the answer to a query, done for the others.
 async fn serve_request(
     port: &PortRole,
+    id: u64,
     kind: Kind,
     payload: Vec<u8>,
-) -> Result<Option<Answer>, TransportError> {
+) -> Result<Vec<u8>, TransportError> {
+    let done = || frames::encode(id, Kind::Done, &[]);
     let bad = |what: &str, e: String| TransportError::Status {
         status: 400,
         message: format!("Invalid {what}: {e}"),
@@ -209,23 +207,19 @@ async fn serve_request(
             let q: ServerQuery =
                 super::wire::decode(&payload).map_err(|e| bad("server query", e.to_string()))?;
             let result = server()?.query(q).await?;
-            let encoded = Box::new(move |id| {
-                frames::encode_msgpack(id, Kind::Answer, &result).unwrap_or_else(|e| {
-                    frames::failure(id, 500, &format!("unwritable answer: {e}"))
-                })
-            });
-            Ok(Some(encoded))
+            Ok(frames::encode_msgpack(id, Kind::Answer, &result)
+                .unwrap_or_else(|e| frames::failure(id, 500, &format!("unwritable answer: {e}"))))
         }
         Kind::Stage => {
             let r: StageRequest = serde_json::from_slice(&payload)
                 .map_err(|e| bad("stage request", e.to_string()))?;
-            server()?.submit_stage(r).await.map(|_| None)
+            server()?.submit_stage(r).await.map(|_| done())
         }
         Kind::Cancel => {
-            let id = <[u8; 8]>::try_from(payload.as_slice())
+            let query_id = <[u8; 8]>::try_from(payload.as_slice())
                 .map(u64::from_be_bytes)
                 .map_err(|_| bad("cancellation", "not a query id".into()))?;
-            server()?.cancel_query(id).await.map(|_| None)
+            server()?.cancel_query(query_id).await.map(|_| done())
         }
         Kind::Block => {
             let (key, message) = frames::read_block(&payload).map_err(|e| bad("block", e))?;
@@ -240,7 +234,7 @@ async fn serve_request(
                 status: 410,
                 message: e.to_string(),
             })?;
-            Ok(None)
+            Ok(done())
         }
         Kind::Hello | Kind::Answer | Kind::Failure | Kind::Done => {
             Err(bad("request", format!("{kind:?} is not a request")))
