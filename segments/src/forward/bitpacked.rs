@@ -5,7 +5,8 @@
 //! bytes of padding so every value can be read with one unaligned 64-bit load.
 //!
 //! [`BitPackedForward::read_range`] is the engine's hot path: it is monomorphised per width
-//! (1..=32) and decodes 8 values per step with compile-time shifts.
+//! (1..=32) and decodes 8 values per step: with AVX2 (widths up to 25,
+//! [`super::unpack_avx2`]) in a few vector instructions, else with compile-time shifts.
 
 use crate::format::{ByteReader, Bytes};
 use crate::types::{DictId, DocId};
@@ -185,7 +186,13 @@ fn unpack<const B: usize>(data: &[u8], start: usize, out: &mut [u32]) {
         i += 1;
         doc += 1;
     }
-    // Body: groups of 8 values occupy exactly B bytes.
+    // Body: groups of 8 values occupy exactly B bytes; AVX2 takes the groups it can.
+    #[cfg(target_arch = "x86_64")]
+    {
+        let n = super::unpack_avx2::unpack_groups::<B>(data, doc / 8 * B, &mut out[i..]);
+        i += n;
+        doc += n;
+    }
     let body = (out.len() - i) / 8 * 8;
     for chunk in out[i..i + body].chunks_exact_mut(8) {
         let base = doc / 8 * B;

@@ -12,6 +12,8 @@ pub mod bitpacked;
 pub mod dict_ids;
 pub mod mv;
 pub mod raw;
+#[cfg(target_arch = "x86_64")]
+mod unpack_avx2;
 
 pub use bitpacked::BitPackedForward;
 pub use dict_ids::DictIds;
