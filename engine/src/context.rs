@@ -1,5 +1,12 @@
 //! [`QueryContext`]: what every operator of one query shares — the deadline, the execution
 //! options and a cancellation flag — checked once per block so a long scan stops promptly.
+//!
+//! A context may also carry an inline budget ([`QueryContext::inline`]): a caller that would
+//! otherwise hand a query to rayon first runs it on its own thread, sequentially, and the
+//! first check past the budget stops it ([`EngineError::OverBudget`]); the caller then drops
+//! that attempt's answer and runs the query again on rayon with the budget lifted
+//! ([`QueryContext::unbounded`]). A query answered from an index in microseconds so never pays
+//! the hand-over to a pool thread and back (two wake-ups, and idle workers spinning after it).
 
 use crate::error::EngineError;
 use planner::plan::ExecutionOptions;
@@ -18,6 +25,10 @@ pub struct QueryContext {
     pub cancelled: AtomicBool,
     /// Per-segment operator tracing (`"trace": true`); `None` costs nothing.
     pub trace: Option<crate::trace::TraceCollector>,
+    /// Inline attempts: when the attempt must stop (see the module docs).
+    budget: Option<Instant>,
+    /// Set by the check that found the budget spent.
+    over_budget: AtomicBool,
 }
 
 impl QueryContext {
@@ -30,7 +41,37 @@ impl QueryContext {
             options,
             cancelled: AtomicBool::new(false),
             trace: None,
+            budget: None,
+            over_budget: AtomicBool::new(false),
         }
+    }
+
+    /// This context as an inline attempt that stops at its first check `budget` after now.
+    pub fn inline(mut self, budget: Duration) -> QueryContext {
+        self.budget = Some(Instant::now() + budget);
+        self
+    }
+
+    /// Whether this is an inline attempt: segments and doc ranges run one after another on
+    /// the calling thread.
+    pub fn is_inline(&self) -> bool {
+        self.budget.is_some()
+    }
+
+    /// Whether an inline attempt ran out of its budget (its answer must be dropped).
+    pub fn over_budget(&self) -> bool {
+        self.over_budget.load(Ordering::Relaxed)
+    }
+
+    /// The context for running the query again after an inline attempt: the same start,
+    /// deadline, options and cancellation, no budget, an empty trace.
+    pub fn unbounded(mut self) -> QueryContext {
+        self.budget = None;
+        self.over_budget = AtomicBool::new(false);
+        if self.trace.is_some() {
+            self.trace = Some(crate::trace::TraceCollector::default());
+        }
+        self
     }
 
     /// This context with a trace collector installed.
@@ -44,8 +85,13 @@ impl QueryContext {
         if self.cancelled.load(Ordering::Relaxed) {
             return Err(EngineError::Cancelled);
         }
-        if Instant::now() >= self.deadline {
+        let now = Instant::now();
+        if now >= self.deadline {
             return Err(EngineError::Timeout(self.options.timeout_ms));
+        }
+        if self.budget.is_some_and(|b| now >= b) {
+            self.over_budget.store(true, Ordering::Relaxed);
+            return Err(EngineError::OverBudget);
         }
         Ok(())
     }
@@ -81,5 +127,21 @@ mod tests {
             ..ExecutionOptions::default()
         });
         assert_eq!(expired.check(), Err(EngineError::Timeout(0)));
+    }
+
+    #[test]
+    fn an_inline_attempt_stops_at_its_budget_and_runs_again_without() {
+        let roomy = QueryContext::new(ExecutionOptions::default()).inline(Duration::from_secs(60));
+        assert!(roomy.is_inline());
+        assert!(roomy.check().is_ok());
+        assert!(!roomy.over_budget());
+        let spent = QueryContext::new(ExecutionOptions::default()).inline(Duration::ZERO);
+        assert_eq!(spent.check(), Err(EngineError::OverBudget));
+        assert!(spent.over_budget());
+        let (start, deadline) = (spent.start, spent.deadline);
+        let again = spent.unbounded();
+        assert!(!again.is_inline() && !again.over_budget());
+        assert_eq!((again.start, again.deadline), (start, deadline));
+        assert!(again.check().is_ok());
     }
 }

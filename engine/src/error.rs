@@ -23,6 +23,10 @@ pub enum EngineError {
     /// The query was cancelled (503).
     #[error("query was cancelled")]
     Cancelled,
+    /// An inline attempt ran out of its budget ([`crate::context::QueryContext::inline`]); the
+    /// query runs again without one, so no user ever sees this.
+    #[error("inline attempt over its budget")]
+    OverBudget,
     /// A value could not be computed (200).
     #[error("{0}")]
     Execution(String),
@@ -55,6 +59,7 @@ impl EngineError {
             EngineError::ResourceLimit(_) => ErrorCode::ServerResourceLimitExceeded,
             EngineError::Cancelled => ErrorCode::QueryCancellation,
             EngineError::Execution(_)
+            | EngineError::OverBudget
             | EngineError::Segment { .. }
             | EngineError::Remote { .. } => ErrorCode::QueryExecution,
         }

@@ -805,3 +805,39 @@ fn split_scans_answer_as_one_part() {
         );
     }
 }
+
+/// An inline attempt (segments one after another on the calling thread) answers what the
+/// pool answers; one out of budget says so, and the query run again without a budget answers
+/// the same.
+#[test]
+fn inline_attempts_answer_as_the_pool_does() {
+    use std::time::Duration;
+    use tessera_engine::QueryContext;
+    use tessera_engine::server::execute_server;
+    for (variant, t) in all_variants() {
+        for sql in [
+            "SELECT team, SUM(runs), COUNT(*) FROM stats GROUP BY team ORDER BY team",
+            "SELECT name, year FROM stats WHERE league = 'AL' ORDER BY year DESC, name LIMIT 7",
+            "SELECT COUNT(*) FROM stats WHERE name LIKE 'player1%'",
+            "SELECT DISTINCTCOUNT(year), MAX(avg) FROM stats WHERE year >= 2002",
+        ] {
+            let Ok((QueryPlan::SingleStage(p), _)) = plan_sql(sql, None, &t.tables) else {
+                panic!("{sql}: not a single-stage plan");
+            };
+            let segments = t.tables.segments(&p.server.table);
+            assert_eq!(segments.len(), 2);
+            let new_ctx = || QueryContext::new(p.server.options.clone());
+            let pooled = execute_server(&p.server, &segments, &new_ctx());
+            assert!(pooled.exceptions.is_empty(), "{variant:?} {sql}");
+            let roomy = new_ctx().inline(Duration::from_secs(600));
+            let inline = execute_server(&p.server, &segments, &roomy);
+            assert!(!roomy.over_budget(), "{variant:?} {sql}");
+            assert_eq!(inline, pooled, "{variant:?} {sql}");
+            let spent = new_ctx().inline(Duration::ZERO);
+            execute_server(&p.server, &segments, &spent);
+            assert!(spent.over_budget(), "{variant:?} {sql}");
+            let again = execute_server(&p.server, &segments, &spent.unbounded());
+            assert_eq!(again, pooled, "{variant:?} {sql}");
+        }
+    }
+}

@@ -1,7 +1,20 @@
 //! [`on_rayon`]: run CPU-bound work (query execution, segment builds, untar + validation) on the
 //! process's rayon pool and await its result, so async executor threads never block on it.
+//! [`catching`] is its panic net for work bounded enough to run where it is called.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Runs `work` here; a panic in it comes back as `Err(message)` instead of unwinding into the
+/// caller.
+pub fn catching<T>(work: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(work)).map_err(|panic| {
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "worker panicked".to_string())
+    })
+}
 
 /// Runs `work` on the global rayon pool and awaits its result. A panic in `work` comes back as
 /// `Err(message)` instead of unwinding into the caller.
@@ -12,14 +25,7 @@ where
 {
     let (tx, rx) = async_std::channel::bounded(1);
     rayon::spawn(move || {
-        let out = catch_unwind(AssertUnwindSafe(work)).map_err(|panic| {
-            panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "worker panicked".to_string())
-        });
-        let _ = tx.try_send(out);
+        let _ = tx.try_send(catching(work));
     });
     rx.recv()
         .await
@@ -37,5 +43,10 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(err, "bad segment");
+        assert_eq!(catching(|| 7), Ok(7));
+        assert_eq!(
+            catching(|| -> u32 { panic!("at {}", 3) }),
+            Err("at 3".to_string())
+        );
     }
 }

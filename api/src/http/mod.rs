@@ -17,7 +17,7 @@ pub mod multipart;
 pub mod request_log;
 pub mod routes;
 
-pub use blocking::on_rayon;
+pub use blocking::{catching, on_rayon};
 pub use client::http_client;
 pub use error::{ApiError, ErrorBodies, ErrorStyle, error_response};
 pub use listener::{bind, serve};

@@ -26,9 +26,9 @@ pub mod worker_pool;
 use crate::common::loggers::{self, LoggerState};
 use crate::http::body::{parse_json, read_bounded, read_text};
 use crate::http::metrics::{self, Metrics};
-use crate::http::on_rayon;
 use crate::http::routes::Routes;
 use crate::http::{ErrorStyle, new_app};
+use crate::http::{catching, on_rayon};
 use crate::logging::LoggingHandle;
 use crate::transport::consumer_info::{SegmentConsumerInfo, ServerOffsetInfo};
 use crate::transport::stages::{MailboxState, mailbox_routes};
@@ -379,7 +379,13 @@ async fn query(mut req: Request<ServerState>) -> tide::Result {
     }
 }
 
-/// Runs a broker's server plan over the named hosted segments (on rayon) and answers the
+/// How long a query may run on the task that received it before it moves to rayon
+/// ([`engine::QueryContext::inline`]): a point query takes a few microseconds, a scan block
+/// of 10k documents tens.
+const INLINE_BUDGET: Duration = Duration::from_micros(50);
+
+/// Runs a broker's server plan over the named hosted segments (inline within a budget, else on
+/// rayon) and answers the
 /// engine's [`ServerResult`] (with `trace` for traced queries). Segments not hosted here are
 /// reported as `ServerSegmentMissing` (235) exceptions. Called by the HTTP endpoint and
 /// directly, without serialization, by a broker in the same process (as its [`ServerClient`]).
@@ -415,17 +421,26 @@ pub async fn run_query(
         }
     }
     let plan = q.plan;
-    let trace = q.trace;
-    let (mut result, traces) = on_rayon(move || {
-        let mut ctx = QueryContext::new(plan.options.clone());
-        if trace {
-            ctx = ctx.with_trace();
-        }
-        let result = execute_server(&plan, &segments, &ctx);
-        (result, ctx.trace.map(|t| t.take()))
-    })
-    .await
-    .map_err(|e| crate::http::ApiError::internal(format!("query execution failed: {e}")))?;
+    let mut ctx = QueryContext::new(plan.options.clone());
+    if q.trace {
+        ctx = ctx.with_trace();
+    }
+    // First here, within a budget (most point and index-answered queries finish inside it);
+    // past it, the attempt is dropped and the query runs on rayon.
+    let attempt = ctx.inline(INLINE_BUDGET);
+    let inline = catching(|| execute_server(&plan, &segments, &attempt));
+    let failed = |e| crate::http::ApiError::internal(format!("query execution failed: {e}"));
+    let (mut result, traces) = if attempt.over_budget() {
+        let ctx = attempt.unbounded();
+        on_rayon(move || {
+            let result = execute_server(&plan, &segments, &ctx);
+            (result, ctx.trace.map(|t| t.take()))
+        })
+        .await
+        .map_err(failed)?
+    } else {
+        (inline.map_err(failed)?, attempt.trace.map(|t| t.take()))
+    };
     result.exceptions.extend(missing);
     server
         .metrics

@@ -56,7 +56,7 @@ pub fn agg_slots<'s, 'q: 's>(
     for call in aggregates {
         let filter_docs = match &call.filter {
             Some(f) => {
-                let node = plan_filter(Some(f), segment, &exec.ctx.options)?;
+                let node = plan_filter(Some(f), segment, exec.ctx)?;
                 Some(exec.run_within(&node, docs)?)
             }
             None => None,
@@ -309,7 +309,7 @@ pub fn aggregate_segment<'s>(
                 if is_doc_count(call, segment, null_handling) {
                     let n = match &call.filter {
                         Some(f) => {
-                            let node = plan_filter(Some(f), segment, &ctx.options)?;
+                            let node = plan_filter(Some(f), segment, ctx)?;
                             exec.run_within(&node, docs)?.len()
                         }
                         None => docs.len(),

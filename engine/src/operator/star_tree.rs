@@ -207,11 +207,12 @@ fn dimension_ids(
     choice: &StarTreeChoice<'_>,
     segment: &ImmutableSegment,
     out: &mut [Option<Vec<bool>>],
+    ctx: &QueryContext,
 ) -> Result<(), EngineError> {
     match f {
         FilterExpr::And(children) => {
             for c in children {
-                dimension_ids(c, choice, segment, out)?;
+                dimension_ids(c, choice, segment, out, ctx)?;
             }
             Ok(())
         }
@@ -229,7 +230,7 @@ fn dimension_ids(
                 .column(column)
                 .and_then(|c| c.dictionary())
                 .ok_or_else(|| EngineError::execution(format!("'{column}' has no dictionary")))?;
-            let bits = accepted(other, dict)?;
+            let bits = accepted(other, dict, ctx)?;
             out[d] = Some(match out[d].take() {
                 Some(prev) => prev.iter().zip(&bits).map(|(a, b)| *a && *b).collect(),
                 None => bits,
@@ -243,13 +244,14 @@ fn dimension_ids(
 fn accepted(
     f: &FilterExpr,
     dict: &segments::dictionary::Dictionary,
+    ctx: &QueryContext,
 ) -> Result<Vec<bool>, EngineError> {
     let n = dict.len() as usize;
     Ok(match f {
         FilterExpr::Predicate(p) => {
             let (positive, negated) = positive_form(&p.op);
             let mut bits = vec![negated; n];
-            for id in IdSet::for_predicate(&positive, dict)?.iter() {
+            for id in IdSet::for_predicate(&positive, dict, ctx)?.iter() {
                 if let Some(b) = bits.get_mut(id as usize) {
                     *b = !negated;
                 }
@@ -259,13 +261,16 @@ fn accepted(
         FilterExpr::Or(children) => {
             let mut bits = vec![false; n];
             for c in children {
-                for (b, x) in bits.iter_mut().zip(accepted(c, dict)?) {
+                for (b, x) in bits.iter_mut().zip(accepted(c, dict, ctx)?) {
                     *b |= x;
                 }
             }
             bits
         }
-        FilterExpr::Not(child) => accepted(child, dict)?.into_iter().map(|b| !b).collect(),
+        FilterExpr::Not(child) => accepted(child, dict, ctx)?
+            .into_iter()
+            .map(|b| !b)
+            .collect(),
         _ => return Err(EngineError::execution("unsupported star-tree filter")),
     })
 }
@@ -376,7 +381,7 @@ pub fn execute(
         grouped: vec![false; nd],
     };
     if let Some(f) = choice.filter {
-        dimension_ids(f, choice, segment, &mut query.filters)?;
+        dimension_ids(f, choice, segment, &mut query.filters, ctx)?;
     }
     choice
         .key_dims

@@ -6,7 +6,8 @@
 //! merged in segment order, so the answer does not depend on scheduling. When there are fewer
 //! segments than threads, each segment's scan is split into doc-range parts that share the
 //! rest ([`segment`]). A failing segment (including a timeout) becomes an exception in the
-//! result; the others still count.
+//! result; the others still count. An inline attempt ([`QueryContext::inline`]) runs segments
+//! and parts one after another on the calling thread.
 
 pub mod result;
 pub mod segment;
@@ -29,10 +30,14 @@ pub fn execute_server(
     ctx: &QueryContext,
 ) -> ServerResult {
     // Each segment's share of the pool's threads, for its scan's parts.
-    let parts = rayon::current_num_threads() / segments.len().max(1);
+    let parts = if ctx.is_inline() {
+        1
+    } else {
+        rayon::current_num_threads() / segments.len().max(1)
+    };
     // One segment runs on the calling thread: handing it to the pool would only add a
     // cross-thread wake-up (the servers' callers are rayon workers already).
-    let results: Vec<_> = if segments.len() == 1 {
+    let results: Vec<_> = if segments.len() == 1 || ctx.is_inline() {
         segments
             .iter()
             .map(|s| execute_segment(plan, s, parts, ctx))

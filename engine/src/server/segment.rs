@@ -108,7 +108,7 @@ pub fn execute_segment(
             groups_limit_reached: output.groups_limit_reached,
         });
     }
-    let node = plan_filter(plan.filter.as_ref(), segment, &ctx.options)?;
+    let node = plan_filter(plan.filter.as_ref(), segment, ctx)?;
     if plan.explain {
         match node {
             FilterNode::Empty => stats.explain_num_empty_filter_segments = 1,

@@ -3,11 +3,15 @@
 //! pattern predicates test each dictionary entry once. Scans then compare ids, never values.
 
 use super::value_test::ValueTest;
+use crate::context::QueryContext;
 use crate::error::EngineError;
 use planner::plan::PredicateOp;
 use segments::dictionary::Dictionary;
 use segments::types::DictId;
 use std::ops::{Bound, Range};
+
+/// Dictionary entries tested between two checks of the query's context.
+const CHECK_EVERY: u32 = 4096;
 
 /// Accepted dictionary ids.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,7 +83,11 @@ impl IdSet {
     }
 
     /// The ids of `dict` a positive predicate accepts.
-    pub fn for_predicate(op: &PredicateOp, dict: &Dictionary) -> Result<IdSet, EngineError> {
+    pub fn for_predicate(
+        op: &PredicateOp,
+        dict: &Dictionary,
+        ctx: &QueryContext,
+    ) -> Result<IdSet, EngineError> {
         Ok(match op {
             PredicateOp::Eq(v) => IdSet::Ids(dict.index_of(v).into_iter().collect()),
             PredicateOp::In(values) => {
@@ -100,12 +108,19 @@ impl IdSet {
                 IdSet::Range(dict.id_range(lo.as_ref(), hi.as_ref()))
             }
             other => {
+                // A test per entry (LIKE, REGEXP_LIKE, …): a large dictionary takes a while,
+                // so the query's deadline (and an inline budget) is checked as it goes.
                 let test = ValueTest::new(other)?;
-                IdSet::Ids(
-                    (0..dict.len())
-                        .filter(|&id| test.test_scalar(&dict.value(id)))
-                        .collect(),
-                )
+                let mut ids = Vec::new();
+                for id in 0..dict.len() {
+                    if id % CHECK_EVERY == 0 {
+                        ctx.check()?;
+                    }
+                    if test.test_scalar(&dict.value(id)) {
+                        ids.push(id);
+                    }
+                }
+                IdSet::Ids(ids)
             }
         })
     }

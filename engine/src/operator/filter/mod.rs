@@ -21,9 +21,10 @@ pub mod prune;
 pub mod raw_test;
 pub mod value_test;
 
+use crate::context::QueryContext;
 use crate::error::EngineError;
 use id_set::{IdLookup, IdSet};
-use planner::plan::{ExecutionOptions, Expr, FilterExpr, Predicate, PredicateOp};
+use planner::plan::{Expr, FilterExpr, Predicate, PredicateOp};
 use raw_test::RawTest;
 use roaring::RoaringBitmap;
 use segments::index::{
@@ -238,18 +239,18 @@ impl<'s> FilterNode<'s> {
 pub fn plan_filter<'s>(
     filter: Option<&'s FilterExpr>,
     segment: &'s ImmutableSegment,
-    options: &ExecutionOptions,
+    ctx: &QueryContext,
 ) -> Result<FilterNode<'s>, EngineError> {
     match filter {
         None => Ok(FilterNode::MatchAll),
-        Some(f) => plan_node(f, segment, options),
+        Some(f) => plan_node(f, segment, ctx),
     }
 }
 
 fn plan_node<'s>(
     f: &'s FilterExpr,
     segment: &'s ImmutableSegment,
-    options: &ExecutionOptions,
+    ctx: &QueryContext,
 ) -> Result<FilterNode<'s>, EngineError> {
     Ok(match f {
         FilterExpr::Constant(true) => FilterNode::MatchAll,
@@ -257,7 +258,7 @@ fn plan_node<'s>(
         FilterExpr::And(children) => {
             let mut out = Vec::new();
             for c in children {
-                match plan_node(c, segment, options)? {
+                match plan_node(c, segment, ctx)? {
                     FilterNode::Empty => return Ok(FilterNode::Empty),
                     FilterNode::MatchAll => {}
                     n => out.push(n),
@@ -274,7 +275,7 @@ fn plan_node<'s>(
         FilterExpr::Or(children) => {
             let mut out = Vec::new();
             for c in children {
-                match plan_node(c, segment, options)? {
+                match plan_node(c, segment, ctx)? {
                     FilterNode::MatchAll => return Ok(FilterNode::MatchAll),
                     FilterNode::Empty => {}
                     n => out.push(n),
@@ -287,7 +288,7 @@ fn plan_node<'s>(
             }
         }
         FilterExpr::Not(child) => {
-            let nulls: Vec<&RoaringBitmap> = if options.enable_null_handling {
+            let nulls: Vec<&RoaringBitmap> = if ctx.options.enable_null_handling {
                 child
                     .columns()
                     .iter()
@@ -297,7 +298,7 @@ fn plan_node<'s>(
             } else {
                 Vec::new()
             };
-            match plan_node(child, segment, options)? {
+            match plan_node(child, segment, ctx)? {
                 FilterNode::MatchAll => FilterNode::Empty,
                 FilterNode::Empty if nulls.is_empty() => FilterNode::MatchAll,
                 c => FilterNode::Not {
@@ -306,7 +307,7 @@ fn plan_node<'s>(
                 },
             }
         }
-        FilterExpr::Predicate(p) => plan_predicate(p, segment, options)?,
+        FilterExpr::Predicate(p) => plan_predicate(p, segment, ctx)?,
         FilterExpr::Expr(e) => FilterNode::Leaf(Leaf {
             source: LeafSource::Expr(e),
             operator: "EQ",
@@ -323,7 +324,7 @@ fn plan_node<'s>(
 fn plan_predicate<'s>(
     p: &'s Predicate,
     segment: &'s ImmutableSegment,
-    options: &ExecutionOptions,
+    ctx: &QueryContext,
 ) -> Result<FilterNode<'s>, EngineError> {
     let (positive, negated) = positive_form(&p.op);
     let operator = p.op.kind_name();
@@ -354,7 +355,7 @@ fn plan_predicate<'s>(
     };
     let Some(reader) = segment.column(&c.name) else {
         // The segment predates the column: every document holds the default value.
-        if options.enable_null_handling {
+        if ctx.options.enable_null_handling {
             let all_null = matches!(positive, PredicateOp::IsNull);
             return Ok(if all_null != negated {
                 FilterNode::MatchAll
@@ -364,9 +365,8 @@ fn plan_predicate<'s>(
         }
         let matches = match positive {
             PredicateOp::IsNull => false,
-            ref op => {
-                ValueTest::new(op)?.test(&options.column_default(&c.name, c.column_type.data_type))
-            }
+            ref op => ValueTest::new(op)?
+                .test(&ctx.options.column_default(&c.name, c.column_type.data_type)),
         };
         return Ok(if matches != negated {
             FilterNode::MatchAll
@@ -385,15 +385,15 @@ fn plan_predicate<'s>(
         }
         return Ok(FilterNode::Leaf(leaf(Access::NullVector(nulls), None)));
     }
-    let nulls = if options.enable_null_handling {
+    let nulls = if ctx.options.enable_null_handling {
         reader.nulls().filter(|b| !b.is_empty())
     } else {
         None
     };
-    let skip = |kind: &str| options.skips_index(&c.name, kind);
+    let skip = |kind: &str| ctx.options.skips_index(&c.name, kind);
     let access = match reader.dictionary() {
         Some(dict) => {
-            let ids = IdSet::for_predicate(&positive, dict)?;
+            let ids = IdSet::for_predicate(&positive, dict, ctx)?;
             let cardinality = dict.len();
             let is_range = matches!(positive, PredicateOp::Range { .. });
             if ids.is_empty() {
