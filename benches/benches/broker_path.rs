@@ -76,6 +76,7 @@ fn bench(c: &mut Criterion) {
             segment_incarnations: Vec::new(),
             plan: plan.server.clone(),
             trace: false,
+            inline: true,
         };
         let request = QueryRequest {
             sql: sql.into(),

@@ -8,11 +8,94 @@
 //! catalog makes every older entry a miss. Plans that call a clock function (`now()`, `ago()`)
 //! are not cached, nor failed plans. The cache holds at most [`CAPACITY`] plans and starts
 //! over when full: simple, and a working set larger than that is not a repeated-query load.
+//!
+//! An entry also keeps what running its plan taught the broker ([`InlineHint`]): after a
+//! server found it over its inline budget, servers are asked to run it on their pools at once
+//! for a while.
 
 use super::request::QueryRequest;
+use crate::transport::Ask;
+use engine::server::result::ServerResult;
 use planner::plan::QueryPlan;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// A plan and what running it taught the broker.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub plan: Arc<QueryPlan>,
+    /// Whether servers should try it inline first, shared by every run of the cached plan.
+    pub inline: Arc<InlineHint>,
+}
+
+impl Planned {
+    /// A plan not run yet: servers try it inline first.
+    pub fn new(plan: Arc<QueryPlan>) -> Planned {
+        Planned {
+            plan,
+            inline: Arc::default(),
+        }
+    }
+
+    /// How servers are asked to run it.
+    pub fn ask(&self, trace: bool) -> Ask {
+        Ask {
+            trace,
+            inline: self.inline.take_inline(),
+        }
+    }
+
+    /// Learns from the servers' answers to a run asked as `ask`.
+    pub fn learn<'r>(&self, ask: Ask, results: impl IntoIterator<Item = &'r ServerResult>) {
+        if ask.inline {
+            self.inline
+                .learn(results.into_iter().any(|r| r.over_budget));
+        }
+    }
+}
+
+/// Whether servers should try a plan inline first ([`ServerQuery::inline`]). A run past a
+/// server's budget sends the plan's next runs to the pools — 16 of them, twice as many after
+/// each further run past it, at most 1,024 — and then it is tried inline again; a run that fits
+/// starts over. One slow run (a cold segment's first page faults, a thread descheduled under
+/// load) so costs a cheap plan a few runs on the pool, and a plan that never fits wastes an
+/// attempt once in up to a thousand runs.
+///
+/// [`ServerQuery::inline`]: crate::transport::ServerQuery::inline
+#[derive(Debug, Default)]
+pub struct InlineHint {
+    /// Runs still to send to the pools.
+    skip: AtomicU32,
+    /// Runs to skip after the next run past the budget (0: none was).
+    backoff: AtomicU32,
+}
+
+/// Runs sent to the pools after the first run past the budget.
+const FIRST_BACKOFF: u32 = 16;
+/// Most runs sent to the pools between two attempts.
+const MAX_BACKOFF: u32 = 1024;
+
+impl InlineHint {
+    /// Whether this run should be tried inline (counting down the runs to skip).
+    pub fn take_inline(&self) -> bool {
+        self.skip
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_err()
+    }
+
+    /// Takes in how an inline attempt went.
+    pub fn learn(&self, over_budget: bool) {
+        if over_budget {
+            let backoff =
+                (self.backoff.load(Ordering::Relaxed) * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF);
+            self.backoff.store(backoff, Ordering::Relaxed);
+            self.skip.store(backoff, Ordering::Relaxed);
+        } else {
+            self.backoff.store(0, Ordering::Relaxed);
+        }
+    }
+}
 
 /// Most plans kept.
 pub const CAPACITY: usize = 1024;
@@ -20,19 +103,19 @@ pub const CAPACITY: usize = 1024;
 /// Plans by normalised query.
 #[derive(Default)]
 pub struct PlanCache {
-    entries: Mutex<HashMap<String, (u64, Arc<QueryPlan>)>>,
+    entries: Mutex<HashMap<String, (u64, Planned)>>,
 }
 
 impl PlanCache {
     /// The plan of `key` made against catalog `generation`, if cached.
-    pub fn get(&self, key: &str, generation: u64) -> Option<Arc<QueryPlan>> {
+    pub fn get(&self, key: &str, generation: u64) -> Option<Planned> {
         let entries = self.entries.lock().ok()?;
         let (g, plan) = entries.get(key)?;
         (*g == generation).then(|| plan.clone())
     }
 
     /// Keeps `plan` for `key`.
-    pub fn put(&self, key: String, generation: u64, plan: Arc<QueryPlan>) {
+    pub fn put(&self, key: String, generation: u64, plan: Planned) {
         if let Ok(mut entries) = self.entries.lock() {
             if entries.len() >= CAPACITY && !entries.contains_key(&key) {
                 entries.clear();
@@ -161,10 +244,10 @@ mod tests {
     #[test]
     fn entries_of_an_older_catalog_miss_and_the_cache_is_bounded() {
         let c = PlanCache::default();
-        let plan = Arc::new(QueryPlan::Literal(planner::plan::LiteralPlan {
+        let plan = Planned::new(Arc::new(QueryPlan::Literal(planner::plan::LiteralPlan {
             columns: Vec::new(),
             explain: false,
-        }));
+        })));
         c.put("q".into(), 1, plan.clone());
         assert!(c.get("q", 1).is_some());
         assert!(c.get("q", 2).is_none());
@@ -173,5 +256,61 @@ mod tests {
             c.put(format!("q{i}"), 1, plan.clone());
         }
         assert!(c.len() <= CAPACITY);
+    }
+
+    #[test]
+    fn a_plan_over_a_servers_budget_is_asked_to_run_on_the_pool() {
+        let c = PlanCache::default();
+        let plan = Planned::new(Arc::new(QueryPlan::Literal(planner::plan::LiteralPlan {
+            columns: Vec::new(),
+            explain: false,
+        })));
+        c.put("q".into(), 1, plan.clone());
+        let answer = |over_budget| ServerResult {
+            data: engine::server::result::IntermediateData::Aggregates(Vec::new()),
+            stats: Default::default(),
+            num_groups_limit_reached: false,
+            exceptions: Vec::new(),
+            trace: None,
+            over_budget,
+        };
+        // Runs until the next inline attempt, each answered as `over` says.
+        let pooled_runs = |over: bool| {
+            let mut pooled = 0;
+            loop {
+                let ask = c.get("q", 1).unwrap().ask(false);
+                if ask.inline {
+                    plan.learn(ask, [&answer(false), &answer(over)]);
+                    return pooled;
+                }
+                plan.learn(ask, [&answer(false)]);
+                pooled += 1;
+            }
+        };
+        assert_eq!(
+            plan.ask(true),
+            Ask {
+                trace: true,
+                inline: true
+            }
+        );
+        plan.learn(plan.ask(false), [&answer(false)]);
+        assert_eq!(pooled_runs(false), 0);
+        // Past the budget: 16 runs on the pools, twice as many after each further miss, at
+        // most 1,024; a fit starts over.
+        plan.learn(plan.ask(false), [&answer(false), &answer(true)]);
+        let misses: Vec<usize> = (0..8).map(|_| pooled_runs(true)).collect();
+        assert_eq!(misses, [16, 32, 64, 128, 256, 512, 1024, 1024]);
+        assert_eq!(pooled_runs(false), 1024);
+        assert_eq!(pooled_runs(false), 0);
+        // A run on the pools teaches nothing, even from an answer that says over budget.
+        plan.learn(
+            Ask {
+                trace: false,
+                inline: false,
+            },
+            [&answer(true)],
+        );
+        assert_eq!(pooled_runs(false), 0);
     }
 }

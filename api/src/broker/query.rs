@@ -11,11 +11,13 @@
 use super::Broker;
 use super::admission::Refused;
 use super::catalog;
+use super::plan_cache::Planned;
 use super::request::QueryRequest;
 use super::routing_cache;
 use super::scatter::{Gathered, choose_replicas, reroute, scatter};
 use crate::auth::Principal;
 use crate::http::on_rayon;
+use crate::transport::Ask;
 use engine::aggregate::state::AggState;
 use engine::response::QueryException;
 use engine::server::result::IntermediateData;
@@ -58,7 +60,7 @@ pub async fn run(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
 
 /// The plan of `query`, from the plan cache or made (and then cached), its rows capped at the
 /// broker's response limit.
-async fn plan(broker: &Broker, query: &QueryRequest) -> Result<Arc<QueryPlan>, EngineError> {
+async fn plan(broker: &Broker, query: &QueryRequest) -> Result<Planned, EngineError> {
     let key = super::plan_cache::key(query);
     let generation = broker.catalog.generation();
     if let Some(plan) = key.as_ref().and_then(|k| broker.plans.get(k, generation)) {
@@ -66,7 +68,7 @@ async fn plan(broker: &Broker, query: &QueryRequest) -> Result<Arc<QueryPlan>, E
     }
     let mut plan = make_plan(broker, query).await?;
     plan.limit_rows(broker.config.query_response_limit);
-    let plan = Arc::new(plan);
+    let plan = Planned::new(Arc::new(plan));
     if let Some(key) = key {
         broker.plans.put(key, generation, plan.clone());
     }
@@ -103,10 +105,11 @@ async fn make_plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, E
 
 async fn execute(broker: &Broker, query: &QueryRequest, who: Option<&Principal>) -> BrokerResponse {
     log::debug!("query: {} (options: {})", query.sql, query.options_string());
-    let plan = match plan(broker, query).await {
+    let planned = match plan(broker, query).await {
         Ok(p) => p,
         Err(e) => return BrokerResponse::from_error(&e),
     };
+    let plan = planned.plan.clone();
     // Pinot's table authorization: every table the query reads.
     if let Some(who) = who {
         let denied = who.denied_tables(plan_tables(&plan));
@@ -121,7 +124,7 @@ async fn execute(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
         }
     }
     match &*plan {
-        QueryPlan::SingleStage(_) => scatter_gather(broker, plan, query.traced()).await,
+        QueryPlan::SingleStage(_) => scatter_gather(broker, &planned, query.traced()).await,
         QueryPlan::MultiStage(p) => super::multistage::run(broker, p.clone()).await,
         QueryPlan::Literal(_) => {
             let catalog = broker.catalog.clone();
@@ -149,7 +152,9 @@ fn plan_tables(plan: &QueryPlan) -> Vec<&str> {
     }
 }
 
-async fn scatter_gather(broker: &Broker, query: Arc<QueryPlan>, trace: bool) -> BrokerResponse {
+async fn scatter_gather(broker: &Broker, planned: &Planned, trace: bool) -> BrokerResponse {
+    let query = planned.plan.clone();
+    let ask = planned.ask(trace);
     let QueryPlan::SingleStage(plan) = &*query else {
         return BrokerResponse::from_error(&EngineError::execution("not a single-stage plan"));
     };
@@ -170,10 +175,11 @@ async fn scatter_gather(broker: &Broker, query: Arc<QueryPlan>, trace: bool) -> 
         if let Some(b) = &bound {
             b.restrict(Arc::make_mut(&mut server_plan));
         }
-        let (replicas, g) = gather_table(broker, &typed, &server_plan, trace, timeout).await;
+        let (replicas, g) = gather_table(broker, &typed, &server_plan, ask, timeout).await;
         unavailable.extend(replicas.unavailable);
         gathered.absorb(g);
     }
+    planned.learn(ask, gathered.responses.iter().map(|(_, r)| r));
     let mut extra = gathered.exceptions;
     let mut results = Vec::new();
     let mut trace_info = serde_json::Map::new();
@@ -234,7 +240,7 @@ async fn gather_table(
     broker: &Broker,
     typed: &str,
     plan: &Arc<ServerQueryPlan>,
-    trace: bool,
+    ask: Ask,
     timeout: Duration,
 ) -> (super::scatter::Plan, Gathered) {
     let mut allow_cached = true;
@@ -253,13 +259,13 @@ async fn gather_table(
             }
         };
         let replicas = choose_replicas(&routing);
-        let mut gathered = scatter(broker, &replicas, typed, plan, trace, timeout).await;
+        let mut gathered = scatter(broker, &replicas, typed, plan, ask, timeout).await;
         // A server that cannot be reached (killed, restarting) is routed around at once: its
         // segments go to their other replicas, if every one of them has one.
         if !gathered.unreachable.is_empty()
             && let Some(retry) = reroute(&routing, &gathered)
         {
-            let again = scatter(broker, &retry, typed, plan, trace, timeout).await;
+            let again = scatter(broker, &retry, typed, plan, ask, timeout).await;
             gathered.merge_retry(again);
         }
         let stale = looks_stale(&gathered) || !replicas.unavailable.is_empty();

@@ -5,7 +5,7 @@
 
 use super::Broker;
 use crate::metadata::records::RoutingTable;
-use crate::transport::ServerQuery;
+use crate::transport::{Ask, ServerQuery};
 use engine::response::QueryException;
 use engine::server::result::ServerResult;
 use planner::plan::ServerQueryPlan;
@@ -143,7 +143,7 @@ pub async fn scatter(
     plan: &Plan,
     table: &str,
     query: &Arc<ServerQueryPlan>,
-    trace: bool,
+    ask: Ask,
     timeout: Duration,
 ) -> Gathered {
     let mut tasks = Vec::new();
@@ -160,7 +160,8 @@ pub async fn scatter(
                 .map_while(|s| plan.routing.incarnations.get(s).copied())
                 .collect(),
             plan: query.clone(),
-            trace,
+            trace: ask.trace,
+            inline: ask.inline,
         };
         let query_address = plan.routing.query_addresses.get(server);
         let client = broker
@@ -316,6 +317,7 @@ mod tests {
                     num_groups_limit_reached: false,
                     exceptions: Vec::new(),
                     trace: None,
+                    over_budget: false,
                 };
                 Ok(serde_json::to_string(&result)?)
             });
@@ -366,7 +368,10 @@ mod tests {
             &plan,
             "t_OFFLINE",
             &Arc::new(test_plan()),
-            false,
+            Ask {
+                trace: false,
+                inline: true,
+            },
             Duration::from_millis(300),
         )
         .await;

@@ -425,28 +425,41 @@ pub async fn run_query(
     if q.trace {
         ctx = ctx.with_trace();
     }
-    // First here, within a budget (most point and index-answered queries finish inside it);
-    // past it, the attempt is dropped and the query runs on rayon.
-    let attempt = ctx.inline(INLINE_BUDGET);
-    let inline = catching(|| execute_server(&plan, &segments, &attempt));
     let failed = |e| crate::http::ApiError::internal(format!("query execution failed: {e}"));
-    let (mut result, traces) = if attempt.over_budget() {
-        let ctx = attempt.unbounded();
-        on_rayon(move || {
-            let result = execute_server(&plan, &segments, &ctx);
-            (result, ctx.trace.map(|t| t.take()))
-        })
-        .await
-        .map_err(failed)?
-    } else {
-        (inline.map_err(failed)?, attempt.trace.map(|t| t.take()))
-    };
+    // First here, within a budget (point and index-answered queries finish inside it), unless
+    // the broker learned that this plan does not; past it, the attempt is dropped, the broker
+    // told, and the query runs on rayon.
+    let mut over_budget = false;
+    if q.inline {
+        let attempt = ctx.inline(INLINE_BUDGET);
+        let inline = catching(|| execute_server(&plan, &segments, &attempt));
+        if !attempt.over_budget() {
+            let mut result = inline.map_err(failed)?;
+            result.trace = attempt.trace.map(|t| t.take());
+            return Ok(finish(server, result, missing));
+        }
+        over_budget = true;
+        ctx = attempt.unbounded();
+    }
+    let mut result = on_rayon(move || {
+        let mut result = execute_server(&plan, &segments, &ctx);
+        result.trace = ctx.trace.map(|t| t.take());
+        result
+    })
+    .await
+    .map_err(failed)?;
+    result.over_budget = over_budget;
+    Ok(finish(server, result, missing))
+}
+
+/// A server's answer with the exceptions of the segments it does not host, counted in its
+/// metrics.
+fn finish(server: &Server, mut result: ServerResult, missing: Vec<QueryException>) -> ServerResult {
     result.exceptions.extend(missing);
     server
         .metrics
         .add_docs_scanned(result.stats.num_docs_scanned);
-    result.trace = traces;
-    Ok(result)
+    result
 }
 
 impl MailboxState for ServerState {
@@ -549,6 +562,7 @@ mod tests {
             segment_incarnations: incarnations,
             plan: Arc::new(count_plan()),
             trace: false,
+            inline: true,
         };
         let same = run_query(&server, query(vec![11], vec![])).await.unwrap();
         assert!(same.exceptions.is_empty());

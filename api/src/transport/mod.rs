@@ -50,7 +50,7 @@ pub use controller_pool::ControllerPool;
 pub use error::TransportError;
 pub use presence::Announcing;
 pub use query_channel::{QueryChannel, TcpServerClient};
-pub use server_client::{HttpServerClient, ServerClient, ServerQuery};
+pub use server_client::{Ask, HttpServerClient, ServerClient, ServerQuery};
 pub use servers::ServerDirectory;
 pub use stages::{Mailboxes, StageRequest, WorkerAddress};
 pub use time_bound::TimeBound;

@@ -332,6 +332,7 @@ mod tests {
             segment_incarnations: Vec::new(),
             plan,
             trace: false,
+            inline: true,
         }
     }
 
@@ -344,6 +345,7 @@ mod tests {
             num_groups_limit_reached: false,
             exceptions: Vec::new(),
             trace: None,
+            over_budget: false,
         };
         r.stats.num_docs_scanned = n;
         frames::encode_msgpack(frame.id, Kind::Answer, &r).unwrap()

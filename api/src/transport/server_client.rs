@@ -25,6 +25,24 @@ pub struct ServerQuery {
     /// Record per-segment operator traces (`"trace": true`).
     #[serde(default)]
     pub trace: bool,
+    /// Whether the server should try the query inline first, within its budget
+    /// ([`engine::QueryContext::inline`]): the broker clears it for a plan a server found over
+    /// budget before. A broker that does not say asks for the attempt.
+    #[serde(default = "yes")]
+    pub inline: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// How a broker asks its servers to run a query, beside the plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ask {
+    /// Record per-segment operator traces.
+    pub trace: bool,
+    /// Try it inline first ([`ServerQuery::inline`]).
+    pub inline: bool,
 }
 
 /// A server, as a broker reaches it.

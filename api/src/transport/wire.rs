@@ -81,6 +81,7 @@ mod tests {
                 segment_incarnations: Vec::new(),
                 plan: Arc::new(plan(sql)),
                 trace: true,
+                inline: false,
             };
             let back: ServerQuery = decode(&encode(&q).unwrap()).unwrap();
             assert_eq!(
@@ -89,6 +90,11 @@ mod tests {
                 "{sql}"
             );
             assert_eq!(back.plan, q.plan, "{sql}");
+            // A broker that does not say whether to try inline asks for the attempt.
+            let mut older = serde_json::to_value(&q).unwrap();
+            older.as_object_mut().unwrap().remove("inline");
+            let older: ServerQuery = serde_json::from_value(older).unwrap();
+            assert!(older.inline, "{sql}");
         }
         // Answers with groups, stats and exceptions, and floats JSON cannot carry.
         use engine::aggregate::AggState;
@@ -119,6 +125,7 @@ mod tests {
                 message: "segment 's2' is not hosted".into(),
             }],
             trace: None,
+            over_budget: true,
         };
         let back: ServerResult = decode(&encode(&result).unwrap()).unwrap();
         assert_eq!(format!("{back:?}"), format!("{result:?}"));

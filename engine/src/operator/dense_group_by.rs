@@ -263,7 +263,8 @@ impl<'s> DenseGroupBy<'s> {
         ctx: &QueryContext,
     ) -> Option<DenseGroupBy<'s>> {
         let key_space = group_keys.dense_key_space()?;
-        if key_space > MAX_KEY_SPACE
+        if keys.is_empty()
+            || key_space > MAX_KEY_SPACE
             || (key_space > SMALL_KEY_SPACE && docs.len() < key_space * ROWS_PER_KEY)
         {
             return None;
@@ -338,10 +339,12 @@ impl<'s> DenseGroupBy<'s> {
         map[dump as usize] = dump;
         for chunk in chunks(docs) {
             ctx.check()?;
-            let n = chunk.len();
-            combined.clear();
-            combined.resize(n, 0u32);
-            for (fwd, &stride) in self.keys.iter().zip(&strides) {
+            // The first key's ids are read straight into the combined ids.
+            chunk.read_ids(self.keys[0], &mut combined);
+            if strides[0] != 1 {
+                combined.iter_mut().for_each(|c| *c *= strides[0]);
+            }
+            for (fwd, &stride) in self.keys.iter().zip(&strides).skip(1) {
                 chunk.read_ids(fwd, &mut ids);
                 for (c, &id) in combined.iter_mut().zip(&ids) {
                     *c += id * stride;
@@ -354,8 +357,13 @@ impl<'s> DenseGroupBy<'s> {
                 }
             }
             slots.clear();
-            slots.extend(combined.iter().map(|&c| map[c as usize]));
-            if slots.contains(&UNMAPPED) {
+            let mut new_groups = false;
+            slots.extend(combined.iter().map(|&c| {
+                let slot = map[c as usize];
+                new_groups |= slot == UNMAPPED;
+                slot
+            }));
+            if new_groups {
                 // New groups, slotted in row order (the general path's order).
                 for (s, &c) in slots.iter_mut().zip(&combined) {
                     if map[c as usize] == UNMAPPED {

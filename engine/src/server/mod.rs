@@ -81,5 +81,6 @@ pub fn execute_server(
         num_groups_limit_reached: groups_limit_reached,
         exceptions,
         trace: None,
+        over_budget: false,
     }
 }

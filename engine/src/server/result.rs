@@ -49,6 +49,10 @@ pub struct ServerResult {
     /// Per-segment operator traces of a traced query (`"trace": true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<Vec<crate::trace::SegmentTrace>>,
+    /// The server tried the query inline first and it ran past the budget
+    /// ([`crate::QueryContext::inline`]): the broker sends this plan to the pool from now on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_budget: bool,
 }
 
 impl IntermediateData {
@@ -392,6 +396,7 @@ mod tests {
             num_groups_limit_reached: true,
             exceptions: vec![],
             trace: None,
+            over_budget: true,
         };
         let json = serde_json::to_string(&r).unwrap();
         assert_eq!(serde_json::from_str::<ServerResult>(&json).unwrap(), r);
