@@ -385,10 +385,10 @@ async fn query(mut req: Request<ServerState>) -> tide::Result {
 const INLINE_BUDGET: Duration = Duration::from_micros(50);
 
 /// Runs a broker's server plan over the named hosted segments (inline within a budget, else on
-/// rayon) and answers the
-/// engine's [`ServerResult`] (with `trace` for traced queries). Segments not hosted here are
-/// reported as `ServerSegmentMissing` (235) exceptions. Called by the HTTP endpoint and
-/// directly, without serialization, by a broker in the same process (as its [`ServerClient`]).
+/// rayon) and answers the engine's [`ServerResult`] (with `trace` for traced queries). Segments
+/// not hosted here are reported as `ServerSegmentMissing` (235) exceptions. Called by the HTTP
+/// endpoint, the query port, and directly, without serialization, by a broker in the same
+/// process (as its [`ServerClient`]).
 pub async fn run_query(
     server: &Server,
     q: ServerQuery,
