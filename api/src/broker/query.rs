@@ -109,10 +109,9 @@ async fn execute(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
         Ok(p) => p,
         Err(e) => return BrokerResponse::from_error(&e),
     };
-    let plan = planned.plan.clone();
     // Pinot's table authorization: every table the query reads.
     if let Some(who) = who {
-        let denied = who.denied_tables(plan_tables(&plan));
+        let denied = who.denied_tables(plan_tables(&planned.plan));
         if !denied.is_empty() {
             return BrokerResponse::from_exception(
                 ErrorCode::AccessDenied,
@@ -123,11 +122,11 @@ async fn execute(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
             );
         }
     }
-    match &*plan {
+    match &*planned.plan {
         QueryPlan::SingleStage(_) => scatter_gather(broker, &planned, query.traced()).await,
         QueryPlan::MultiStage(p) => super::multistage::run(broker, p.clone()).await,
         QueryPlan::Literal(_) => {
-            let catalog = broker.catalog.clone();
+            let (plan, catalog) = (planned.plan.clone(), broker.catalog.clone());
             match on_rayon(move || execute_plan(&plan, &*catalog)).await {
                 Ok(r) => r,
                 Err(e) => BrokerResponse::from_error(&EngineError::execution(e)),
@@ -153,9 +152,8 @@ fn plan_tables(plan: &QueryPlan) -> Vec<&str> {
 }
 
 async fn scatter_gather(broker: &Broker, planned: &Planned, trace: bool) -> BrokerResponse {
-    let query = planned.plan.clone();
     let ask = planned.ask(trace);
-    let QueryPlan::SingleStage(plan) = &*query else {
+    let QueryPlan::SingleStage(plan) = &*planned.plan else {
         return BrokerResponse::from_error(&EngineError::execution("not a single-stage plan"));
     };
     let timeout = Duration::from_millis(plan.server.options.timeout_ms.max(1))
@@ -207,7 +205,7 @@ async fn scatter_gather(broker: &Broker, planned: &Planned, trace: bool) -> Brok
     let reduced = if small {
         Ok(reduce_response(plan, results))
     } else {
-        let query = query.clone();
+        let query = planned.plan.clone();
         on_rayon(move || match &*query {
             QueryPlan::SingleStage(plan) => reduce_response(plan, results),
             _ => BrokerResponse::from_error(&EngineError::execution("not a single-stage plan")),
