@@ -446,6 +446,9 @@ async fn tenants_place_segments_route_queries_and_trace() {
             >= 2.0
     );
     assert!(metric(&m, "process_resident_memory_bytes{") > 0.0);
+    // The broker counts the documents its queries scanned, as Pinot's DOCUMENTS_SCANNED meter
+    // (the GET above counted 100 of them).
+    assert!(metric(&m, "tessera_docs_scanned_total{") >= 100.0, "{m:?}");
     let m = metrics(&broker_a).await;
     assert_eq!(
         metric(

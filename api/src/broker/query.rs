@@ -55,6 +55,8 @@ pub async fn run(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
     broker
         .metrics
         .record_query(started.elapsed(), (code >= 0).then_some(code));
+    // Pinot's broker meter DOCUMENTS_SCANNED: what the servers reported for this query.
+    broker.metrics.add_docs_scanned(r.num_docs_scanned);
     r
 }
 
