@@ -1,4 +1,5 @@
-//! Listening sockets with TCP_NODELAY, and serving a tide app on them.
+//! Listening sockets with TCP_NODELAY, and serving a tide app on them (through
+//! [`super::connection`]).
 //!
 //! async-h1 writes a response's head and body separately; with Nagle's algorithm on, every
 //! keep-alive request after the first stalls ~40 ms behind the client's delayed ACK
@@ -34,7 +35,7 @@ pub fn serve<S: Clone + Send + Sync + 'static>(
     app: tide::Server<S>,
     listener: TcpListener,
 ) -> async_std::task::JoinHandle<io::Result<()>> {
-    async_std::task::spawn(async move { app.listen(listener).await })
+    async_std::task::spawn(super::connection::serve(app, listener))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 pub mod blocking;
 pub mod body;
 pub mod client;
+pub mod connection;
 pub mod error;
 pub mod listener;
 pub mod metrics;
