@@ -99,7 +99,7 @@ async fn answer<S: Clone + Send + Sync + 'static>(
                 .header("connection")
                 .is_some_and(|c| c.as_str().eq_ignore_ascii_case("close"));
         let mut encoder = async_h1::server::Encoder::new(res, method);
-        io::copy(&mut encoder, &mut conn.clone()).await?;
+        io::copy(&mut encoder, &mut conn.for_response()).await?;
         // What the endpoint left of the request body, so the next request starts clean.
         io::copy(&mut body, &mut io::sink()).await?;
         conn.shared.busy.store(false, Ordering::Relaxed);
@@ -171,11 +171,14 @@ struct Shared {
     out: Mutex<(Vec<u8>, usize)>,
 }
 
-/// One HTTP connection, cloned for async-h1's reader and writer: reads go to the socket,
-/// writes collect until a flush (the end of a response) or [`WRITE_BUFFER`] bytes.
+/// One HTTP connection, cloned for async-h1's reader and writer: reads go to the socket; a
+/// `buffered` clone's writes (a response's) collect until a flush (the end of the response) or
+/// [`WRITE_BUFFER`] bytes, other clones' writes (async-h1's `100 Continue`, written while the
+/// endpoint reads the body, with no flush) go out at once.
 #[derive(Clone)]
 struct Conn {
     shared: Arc<Shared>,
+    buffered: bool,
 }
 
 impl Conn {
@@ -190,7 +193,18 @@ impl Conn {
         if let Ok(mut conns) = idle.conns.lock() {
             conns.push(Arc::downgrade(&shared));
         }
-        Conn { shared }
+        Conn {
+            shared,
+            buffered: false,
+        }
+    }
+
+    /// The clone a response is written through.
+    fn for_response(&self) -> Conn {
+        Conn {
+            shared: self.shared.clone(),
+            buffered: true,
+        }
     }
 
     /// Notes activity now.
@@ -237,6 +251,10 @@ impl AsyncWrite for Conn {
         data: &[u8],
     ) -> Poll<std::io::Result<usize>> {
         let buffered = self.shared.out.lock().map_or(0, |o| o.0.len());
+        if !self.buffered {
+            ready!(self.poll_send(cx))?;
+            return Pin::new(&mut &self.shared.stream).poll_write(cx, data);
+        }
         if buffered + data.len() > WRITE_BUFFER {
             ready!(self.poll_send(cx))?;
             if data.len() > WRITE_BUFFER {
@@ -338,6 +356,22 @@ mod tests {
         );
         let text = exchange(&mut s, "GET /nope HTTP/1.1\r\nhost: x\r\n\r\n", 1).await;
         assert!(text.starts_with("HTTP/1.1 404"), "{text}");
+        // A client that expects `100 Continue` gets it before it sends the body (curl waits a
+        // second for it on bodies past 1 KB), and then the answer.
+        let head =
+            "POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\nexpect: 100-continue\r\n\r\n";
+        {
+            use futures_lite::AsyncWriteExt;
+            s.write_all(head.as_bytes()).await.unwrap();
+            let mut buf = [0u8; 64];
+            let n = async_std::future::timeout(Duration::from_secs(5), s.read(&mut buf))
+                .await
+                .expect("no 100 Continue within 5 s")
+                .unwrap();
+            assert_eq!(&buf[..n], b"HTTP/1.1 100 Continue\r\n\r\n");
+        }
+        let text = exchange(&mut s, "abc", 1).await;
+        assert!(text.ends_with("got abc"), "{text}");
         // `connection: close` is honoured: the server closes after the answer.
         let text = exchange(
             &mut s,
