@@ -11,8 +11,11 @@ use engine::server::result::ServerResult;
 use planner::plan::ServerQueryPlan;
 use segments::types::ErrorCode;
 use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::Poll;
 use std::time::Duration;
 
 /// Which server gets which segments, plus segments no online server has.
@@ -146,7 +149,7 @@ pub async fn scatter(
     ask: Ask,
     timeout: Duration,
 ) -> Gathered {
-    let mut tasks = Vec::new();
+    let (mut asked, mut answers) = (Vec::new(), Vec::new());
     for (server, (url, segs)) in &plan.per_server {
         let q = ServerQuery {
             table_name_with_type: table.to_string(),
@@ -167,37 +170,28 @@ pub async fn scatter(
         let client = broker
             .servers
             .client(server, url, query_address.map(String::as_str));
-        let server = server.clone();
-        let segs = segs.clone();
-        tasks.push(Box::pin(async move {
-            let out = async_std::future::timeout(timeout, client.query(q))
-                .await
-                .map(|r| r.map_err(|e| (e.to_string(), true)))
-                .unwrap_or_else(|_| {
-                    Err((
-                        format!("no response within {} ms", timeout.as_millis()),
-                        false,
-                    ))
-                });
-            (server, segs, out)
+        asked.push((server.clone(), segs.clone()));
+        answers.push(Box::pin(async move {
+            client.query(q).await.map_err(|e| (e.to_string(), true))
         }));
     }
     let mut g = Gathered {
-        servers_queried: tasks.len(),
+        servers_queried: asked.len(),
         ..Gathered::default()
     };
-    // One server is awaited here; several run as tasks of their own, concurrently.
-    let mut outcomes = Vec::with_capacity(tasks.len());
-    if tasks.len() == 1 {
-        for t in tasks {
-            outcomes.push(t.await);
-        }
-    } else {
-        let spawned: Vec<_> = tasks.into_iter().map(async_std::task::spawn).collect();
-        for t in spawned {
-            outcomes.push(t.await);
-        }
-    }
+    let answers = all_within(answers, timeout).await;
+    let outcomes = asked
+        .into_iter()
+        .zip(answers)
+        .map(|((server, segs), answer)| {
+            let out = answer.unwrap_or_else(|| {
+                Err((
+                    format!("no response within {} ms", timeout.as_millis()),
+                    false,
+                ))
+            });
+            (server, segs, out)
+        });
     for outcome in outcomes {
         match outcome {
             (server, _, Ok(body)) => {
@@ -219,9 +213,74 @@ pub async fn scatter(
     g
 }
 
+/// Awaits every future of `futures` concurrently, in this task, until all are done or
+/// `timeout` has passed: the outputs, `None` for those still running then (dropped). One timer
+/// serves them all, and it is armed only if some future is still pending after the first poll
+/// (an in-process server answering inline needs none). Spawning a task per server instead cost
+/// each query a spawn, a cross-thread join and a timer (each inserted timer wakes the reactor
+/// thread) per server.
+async fn all_within<F: Future + Unpin>(
+    mut futures: Vec<F>,
+    timeout: Duration,
+) -> Vec<Option<F::Output>> {
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    let mut deadline: Option<Pin<Box<dyn Future<Output = ()> + Send>>> = None;
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, out) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if out.is_none() {
+                match Pin::new(f).poll(cx) {
+                    Poll::Ready(v) => *out = Some(v),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if !pending {
+            return Poll::Ready(());
+        }
+        let timer = deadline.get_or_insert_with(|| Box::pin(async_std::task::sleep(timeout)));
+        timer.as_mut().poll(cx)
+    })
+    .await;
+    outputs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[async_std::test]
+    async fn all_within_keeps_what_finished_and_drops_what_did_not() {
+        type Answer = Pin<Box<dyn Future<Output = u32> + Send>>;
+        let slow = |ms: u64, v: u32| -> Answer {
+            Box::pin(async move {
+                async_std::task::sleep(Duration::from_millis(ms)).await;
+                v
+            })
+        };
+        let never: Answer = Box::pin(std::future::pending());
+        let ready: Answer = Box::pin(async { 7 });
+        // Every future runs at once: the two 30 ms sleepers both finish within 1 s, the one
+        // that never finishes is given up at the deadline, the ready one answers at once.
+        let got = all_within(
+            vec![slow(30, 1), never, ready, slow(30, 2)],
+            Duration::from_secs(1),
+        )
+        .await;
+        assert_eq!(got, vec![Some(1), None, Some(7), Some(2)]);
+        // Nothing pending: no deadline to wait for.
+        let got = all_within(
+            vec![Box::pin(async { 3u32 }) as Answer],
+            Duration::from_secs(3600),
+        )
+        .await;
+        assert_eq!(got, vec![Some(3)]);
+        assert!(
+            all_within(Vec::<Answer>::new(), Duration::ZERO)
+                .await
+                .is_empty()
+        );
+    }
 
     #[test]
     fn one_replica_per_segment_and_unavailable_segments() {
