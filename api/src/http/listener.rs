@@ -1,8 +1,10 @@
 //! Listening sockets with TCP_NODELAY, and serving a tide app on them (through
 //! [`super::connection`]).
 //!
-//! async-h1 writes a response's head and body separately; with Nagle's algorithm on, every
-//! keep-alive request after the first stalls ~40 ms behind the client's delayed ACK
+//! A response that leaves in more than one write (async-h1 writes head and body separately;
+//! the connection loop now joins them, but a body past its buffer still streams, and a
+//! `100 Continue` goes ahead of the answer) would, with Nagle's algorithm on, stall ~40 ms
+//! behind the client's delayed ACK on every keep-alive request after the first
 //! (http-rs/async-h1#199). Setting TCP_NODELAY on the listening socket (Linux passes it on to
 //! accepted sockets) removes the stall; `SO_REUSEADDR` lets a restarted role take its port back
 //! at once.
