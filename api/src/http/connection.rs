@@ -80,8 +80,9 @@ async fn answer<S: Clone + Send + Sync + 'static>(
     app: &tide::Server<S>,
     conn: Conn,
 ) -> tide::http::Result<()> {
-    let local = conn.shared.stream.local_addr().ok();
-    let peer = conn.shared.stream.peer_addr().ok();
+    // Formatted once per connection: each request gets a copy.
+    let local = conn.shared.stream.local_addr().ok().map(|a| a.to_string());
+    let peer = conn.shared.stream.peer_addr().ok().map(|a| a.to_string());
     loop {
         let Some((mut req, mut body)) = async_h1::server::decode(conn.clone()).await? else {
             return Ok(()); // the client closed the connection
@@ -91,8 +92,8 @@ async fn answer<S: Clone + Send + Sync + 'static>(
             .header("connection")
             .is_some_and(|c| c.as_str().eq_ignore_ascii_case("close"));
         let method = req.method();
-        req.set_local_addr(local);
-        req.set_peer_addr(peer);
+        req.set_local_addr(local.as_ref());
+        req.set_peer_addr(peer.as_ref());
         let res: tide::http::Response = app.respond(req).await?;
         let close = close
             || res
@@ -323,6 +324,9 @@ mod tests {
             .post(|mut req: tide::Request<()>| async move {
                 Ok(format!("got {}", req.body_string().await?))
             });
+        app.at("/peer").get(|req: tide::Request<()>| async move {
+            Ok(format!("{:?} {:?}", req.peer_addr(), req.local_addr()))
+        });
         app.at("/big")
             .get(|_| async { Ok("x".repeat(3 * WRITE_BUFFER + 17)) });
         app.at("/slow").get(|_| async {
@@ -354,6 +358,11 @@ mod tests {
             "{}",
             &text[..200]
         );
+        // Handlers see both ends of the connection.
+        let text = exchange(&mut s, "GET /peer HTTP/1.1\r\nhost: x\r\n\r\n", 1).await;
+        let mine = s.local_addr().unwrap().to_string();
+        let want = format!("Some(\"{mine}\") Some(\"127.0.0.1:{port}\")");
+        assert!(text.ends_with(&want), "{text}");
         let text = exchange(&mut s, "GET /nope HTTP/1.1\r\nhost: x\r\n\r\n", 1).await;
         assert!(text.starts_with("HTTP/1.1 404"), "{text}");
         // A client that expects `100 Continue` gets it before it sends the body (curl waits a
