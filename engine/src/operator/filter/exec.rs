@@ -5,7 +5,13 @@
 //! scan only reads documents the indexes left; `OR` unions its children over the same
 //! candidates; `NOT` subtracts. Scans count the entries they read
 //! (`numEntriesScannedInFilter`) and check the query deadline once per block.
+//!
+//! A dictionary scan over dense candidates (a range, or a bitmap filling half its span) reads
+//! the span in bulk, turns each id's verdict into one bit and builds the bitmap from the bits,
+//! then intersects with the candidates ([`FilterExecutor::scan_span`]); sparse candidates are
+//! read document by document, kept without a branch per document.
 
+use super::id_set::IdLookup;
 use super::{Access, FilterNode, Leaf};
 use crate::block::Block;
 use crate::context::QueryContext;
@@ -14,9 +20,10 @@ use crate::operator::doc_set::DocSet;
 use crate::operator::projection::ColumnSource;
 use crate::operator::transform::evaluate;
 use roaring::RoaringBitmap;
-use segments::forward::ForwardIndex;
+use segments::forward::{DictIds, ForwardIndex};
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType};
+use std::ops::Range;
 
 /// Runs filter trees of one segment.
 pub struct FilterExecutor<'s, 'q> {
@@ -205,9 +212,17 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
     fn scan_dict(
         &mut self,
         column: &'s ColumnReader,
-        lookup: &super::IdLookup,
+        lookup: &IdLookup,
         candidates: &DocSet,
     ) -> Result<DocSet, EngineError> {
+        if let (ForwardIndex::Dict(f), Some(span)) = (column.forward(), dense_span(candidates)) {
+            let hits = self.scan_span(f, lookup, span)?;
+            self.entries_scanned += candidates.len();
+            return Ok(match candidates {
+                DocSet::Range(_) => DocSet::bitmap(hits),
+                DocSet::Bitmap(b) => DocSet::bitmap(hits & &**b),
+            });
+        }
         let mut hits: Vec<DocId> = Vec::new();
         let mut ids: Vec<u32> = Vec::new();
         for docs in candidates.blocks() {
@@ -221,11 +236,15 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                     } else {
                         f.read_docs(&docs, &mut ids);
                     }
+                    // Every doc is written, and kept by advancing past it: no branch to
+                    // mispredict on a predicate that holds for about half the documents.
+                    let mut n = hits.len();
+                    hits.resize(n + docs.len(), 0);
                     for (&doc, &id) in docs.iter().zip(&ids) {
-                        if lookup.contains(id) {
-                            hits.push(doc);
-                        }
+                        hits[n] = doc;
+                        n += lookup.contains(id) as usize;
                     }
+                    hits.truncate(n);
                 }
                 ForwardIndex::DictMv(f) => {
                     for &doc in &docs {
@@ -244,6 +263,40 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             }
         }
         Ok(DocSet::bitmap(ascending(hits)))
+    }
+
+    /// The documents of `span` whose dictionary id `lookup` accepts. The span is read in
+    /// contiguous runs (bulk unpacking), each id's verdict becomes one bit, and the bitmap is
+    /// built from the bits: no document list, no branch per document, and a dense result goes
+    /// into bitmap containers whole instead of one document at a time.
+    fn scan_span(
+        &self,
+        f: &DictIds,
+        lookup: &IdLookup,
+        span: Range<DocId>,
+    ) -> Result<RoaringBitmap, EngineError> {
+        let len = span.end.saturating_sub(span.start) as usize;
+        let mut bits = vec![0u8; len.div_ceil(8)];
+        let mut ids = vec![0u32; SPAN_STEP.min(len)];
+        let mut first = span.start;
+        for out in bits.chunks_mut(SPAN_STEP / 8) {
+            self.ctx.check()?;
+            let n = ((span.end - first) as usize).min(SPAN_STEP);
+            let ids = &mut ids[..n];
+            f.read_range(first, ids);
+            match lookup {
+                IdLookup::Range(r) => {
+                    // One unsigned comparison: ids below the start wrap past the width.
+                    let (start, width) = (r.start, r.end.saturating_sub(r.start));
+                    pack_bits(ids, out, |id| id.wrapping_sub(start) < width);
+                }
+                IdLookup::Bits(b) => {
+                    pack_bits(ids, out, |id| b.get(id as usize).copied().unwrap_or(false));
+                }
+            }
+            first += n as DocId;
+        }
+        Ok(RoaringBitmap::from_lsb0_bytes(span.start, &bits))
     }
 
     /// Scans raw values of `candidates`.
@@ -286,6 +339,35 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
 fn ascending(hits: Vec<DocId>) -> RoaringBitmap {
     RoaringBitmap::from_sorted_iter(hits.iter().copied())
         .unwrap_or_else(|_| hits.into_iter().collect())
+}
+
+/// Documents [`FilterExecutor::scan_span`] reads per run (a multiple of 8: each run fills
+/// whole bytes of the result's bits).
+const SPAN_STEP: usize = 8192;
+
+/// The span to scan whole for `candidates`: a range, or a bitmap filling at least half of the
+/// span it covers (reading the span in bulk and intersecting beats gathering each candidate's
+/// id); `None` for sparse candidates.
+fn dense_span(candidates: &DocSet) -> Option<Range<DocId>> {
+    match candidates {
+        DocSet::Range(r) => Some(r.clone()),
+        DocSet::Bitmap(b) => match (b.min(), b.max()) {
+            (Some(lo), Some(hi)) if ((hi - lo) as u64) < b.len() * 2 => Some(lo..hi + 1),
+            _ => None,
+        },
+    }
+}
+
+/// Sets bit `i % 8` of `out[i / 8]` for every id `ids[i]` that `accept`s.
+#[inline(always)]
+fn pack_bits(ids: &[u32], out: &mut [u8], accept: impl Fn(u32) -> bool) {
+    for (byte, eight) in out.iter_mut().zip(ids.chunks(8)) {
+        let mut b = 0u8;
+        for (j, &id) in eight.iter().enumerate() {
+            b |= (accept(id) as u8) << j;
+        }
+        *byte = b;
+    }
 }
 
 fn is_contiguous(docs: &[DocId]) -> bool {
