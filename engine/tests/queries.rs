@@ -842,15 +842,17 @@ fn inline_attempts_answer_as_the_pool_does() {
     }
 }
 
-/// Dictionary scans over spans of many read runs, starting off a multiple of 8 (a sorted
-/// column's range), over dense candidates (read whole and intersected) and sparse ones (read
-/// document by document), with range and set lookups: every count is the rows' own.
+/// Scans over spans of many read runs, starting off a multiple of 8 (a sorted column's range),
+/// over dense candidates (read whole and intersected) and sparse ones (read document by
+/// document): dictionary columns with range and set lookups, and the same columns raw (no
+/// dictionary), integer and floating. Every count and sum is the rows' own.
 #[test]
-fn dictionary_scans_agree_with_the_rows() {
+fn scans_agree_with_the_rows() {
     const N: usize = 20_011;
     let x = |i: usize| (i * 7919 % 101) as i32;
     let s = |i: usize| format!("v{}", i % 13);
     let k = |i: usize| (i / 3) as i32;
+    let y = |i: usize| (i * 31 % 197) as f64 / 4.0;
     let mut schema = Schema {
         schema_name: "scans".into(),
         ..Schema::default()
@@ -859,22 +861,34 @@ fn dictionary_scans_agree_with_the_rows() {
         ("k", DataType::Int),
         ("x", DataType::Int),
         ("s", DataType::String),
+        ("y", DataType::Double),
     ] {
         schema.fields.push(FieldSpec::dimension(name, dt));
     }
     let dir = tempfile::tempdir().unwrap();
     let mut segs = Vec::new();
-    for (name, inverted) in [("scans_0", false), ("scans_1", true)] {
+    for (name, layout) in [
+        ("scans_0", "plain"),
+        ("scans_1", "inverted"),
+        ("scans_2", "raw"),
+    ] {
         let mut cfg = BuildConfig::new("scans", name);
         cfg.sorted_column = Some("k".into());
-        if inverted {
-            cfg.inverted.insert("s".into());
+        match layout {
+            "inverted" => {
+                cfg.inverted.insert("s".into());
+            }
+            "raw" => {
+                cfg.no_dictionary.extend(["x".to_string(), "y".to_string()]);
+            }
+            _ => {}
         }
         let rows = (0..N).map(|i| {
             Ok(vec![
                 Value::Int(k(i)),
                 Value::Int(x(i)),
                 Value::String(s(i)),
+                Value::Double(y(i)),
             ])
         });
         let summary =
@@ -882,11 +896,11 @@ fn dictionary_scans_agree_with_the_rows() {
         let one = ImmutableSegment::open(&summary.segment_dir).unwrap();
         segs.push(Arc::new(one));
     }
-    // One table per segment: with and without an inverted index on `s`.
-    for (t, seg) in ["plain", "inverted"].into_iter().zip(segs) {
+    // One table per segment: dictionaries, an inverted index on `s`, raw `x` and `y`.
+    for (t, seg) in ["plain", "inverted", "raw"].into_iter().zip(segs) {
         let mut tables_one = MemoryTables::new();
         tables_one.add("scans", schema.clone(), vec![seg]);
-        let cases: [(&str, &dyn Fn(usize) -> bool); 6] = [
+        let cases: [(&str, &dyn Fn(usize) -> bool); 8] = [
             ("x > 50", &|i| x(i) > 50),
             ("x IN (1, 5, 99, 100)", &|i| [1, 5, 99, 100].contains(&x(i))),
             ("x > 50 AND x <> 77 AND s <> 'v4'", &|i| {
@@ -898,6 +912,10 @@ fn dictionary_scans_agree_with_the_rows() {
             }),
             ("k > 6601 AND x IN (0, 50)", &|i| {
                 k(i) > 6601 && [0, 50].contains(&x(i))
+            }),
+            ("y > 12.5", &|i| y(i) > 12.5),
+            ("y BETWEEN 3.0 AND 40.25 AND x > 10", &|i| {
+                (3.0..=40.25).contains(&y(i)) && x(i) > 10
             }),
         ];
         for (filter, accept) in cases {

@@ -6,11 +6,12 @@
 //! candidates; `NOT` subtracts. Scans count the entries they read
 //! (`numEntriesScannedInFilter`) and check the query deadline once per block.
 //!
-//! A dictionary scan over dense candidates (a range, or a bitmap filling half its span) reads
-//! the span in bulk, turns each id's verdict into one bit and builds the bitmap from the bits,
-//! then intersects with the candidates ([`FilterExecutor::scan_span`]); sparse candidates are
-//! read document by document, kept without a branch per document.
+//! A scan over dense candidates (a range, or a bitmap filling half its span) of a dictionary
+//! or raw numeric column reads the span in bulk, turns each verdict into one bit and builds the
+//! bitmap from the bits, then intersects with the candidates ([`FilterExecutor::span_bits`]);
+//! sparse candidates are read document by document, kept without a branch per document.
 
+use super::RawTest;
 use super::id_set::IdLookup;
 use super::{Access, FilterNode, Leaf};
 use crate::block::Block;
@@ -20,6 +21,7 @@ use crate::operator::doc_set::DocSet;
 use crate::operator::projection::ColumnSource;
 use crate::operator::transform::evaluate;
 use roaring::RoaringBitmap;
+use segments::forward::raw::RawForward;
 use segments::forward::{DictIds, ForwardIndex};
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType};
@@ -218,10 +220,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         if let (ForwardIndex::Dict(f), Some(span)) = (column.forward(), dense_span(candidates)) {
             let hits = self.scan_span(f, lookup, span)?;
             self.entries_scanned += candidates.len();
-            return Ok(match candidates {
-                DocSet::Range(_) => DocSet::bitmap(hits),
-                DocSet::Bitmap(b) => DocSet::bitmap(hits & &**b),
-            });
+            return Ok(within_candidates(hits, candidates));
         }
         let mut hits: Vec<DocId> = Vec::new();
         let mut ids: Vec<u32> = Vec::new();
@@ -265,23 +264,15 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         Ok(DocSet::bitmap(ascending(hits)))
     }
 
-    /// The documents of `span` whose dictionary id `lookup` accepts. The span is read in
-    /// contiguous runs (bulk unpacking), each id's verdict becomes one bit, and the bitmap is
-    /// built from the bits: no document list, no branch per document, and a dense result goes
-    /// into bitmap containers whole instead of one document at a time.
+    /// The documents of `span` whose dictionary id `lookup` accepts (see [`Self::span_bits`]).
     fn scan_span(
         &self,
         f: &DictIds,
         lookup: &IdLookup,
         span: Range<DocId>,
     ) -> Result<RoaringBitmap, EngineError> {
-        let len = span.end.saturating_sub(span.start) as usize;
-        let mut bits = vec![0u8; len.div_ceil(8)];
-        let mut ids = vec![0u32; SPAN_STEP.min(len)];
-        let mut first = span.start;
-        for out in bits.chunks_mut(SPAN_STEP / 8) {
-            self.ctx.check()?;
-            let n = ((span.end - first) as usize).min(SPAN_STEP);
+        let mut ids = vec![0u32; SPAN_STEP.min(span.len())];
+        self.span_bits(span, |first, n, out| {
             let ids = &mut ids[..n];
             f.read_range(first, ids);
             match lookup {
@@ -294,6 +285,54 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                     pack_bits(ids, out, |id| b.get(id as usize).copied().unwrap_or(false));
                 }
             }
+        })
+    }
+
+    /// The documents of `span` whose raw number `test` accepts (see [`Self::span_bits`]).
+    fn scan_raw_span(
+        &self,
+        raw: &RawForward,
+        stored: StoredType,
+        test: &RawTest,
+        span: Range<DocId>,
+    ) -> Result<RoaringBitmap, EngineError> {
+        let mut cursor = raw.cursor();
+        let n = SPAN_STEP.min(span.len());
+        let (mut ints, mut floats) = (Vec::new(), Vec::new());
+        if matches!(stored, StoredType::Int | StoredType::Long) {
+            ints.resize(n, 0i64);
+        } else {
+            floats.resize(n, 0f64);
+        }
+        self.span_bits(span, |first, n, out| {
+            if ints.is_empty() {
+                let values = &mut floats[..n];
+                cursor.read_f64_range(first, values);
+                pack_bits(values, out, |x| test.test_f64(x));
+            } else {
+                let values = &mut ints[..n];
+                cursor.read_i64_range(first, values);
+                pack_bits(values, out, |x| test.test_i64(x));
+            }
+        })
+    }
+
+    /// The documents of `span` a scan accepts: `run(first, n, bits)` reads the `n`
+    /// ([`SPAN_STEP`] at most) documents from `first` in bulk and sets bit `i` of `bits` for each
+    /// accepted one (no document list, no branch per document); the bitmap is built from the
+    /// bits, so a dense result goes into bitmap containers whole instead of one document at a
+    /// time.
+    fn span_bits(
+        &self,
+        span: Range<DocId>,
+        mut run: impl FnMut(DocId, usize, &mut [u8]),
+    ) -> Result<RoaringBitmap, EngineError> {
+        let mut bits = vec![0u8; span.len().div_ceil(8)];
+        let mut first = span.start;
+        for out in bits.chunks_mut(SPAN_STEP / 8) {
+            self.ctx.check()?;
+            let n = ((span.end - first) as usize).min(SPAN_STEP);
+            run(first, n, out);
             first += n as DocId;
         }
         Ok(RoaringBitmap::from_lsb0_bytes(span.start, &bits))
@@ -303,7 +342,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
     fn scan_raw(
         &mut self,
         column: &'s ColumnReader,
-        test: &super::RawTest,
+        test: &RawTest,
         candidates: &DocSet,
     ) -> Result<DocSet, EngineError> {
         let ForwardIndex::Raw(raw) = column.forward() else {
@@ -312,25 +351,46 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 column.name()
             )));
         };
+        let stored = column.data_type().stored();
+        let numeric = matches!(
+            stored,
+            StoredType::Int | StoredType::Long | StoredType::Float | StoredType::Double
+        );
+        if let (true, Some(span)) = (numeric, dense_span(candidates)) {
+            let hits = self.scan_raw_span(raw, stored, test, span)?;
+            self.entries_scanned += candidates.len();
+            return Ok(within_candidates(hits, candidates));
+        }
         let mut cursor = raw.cursor();
         let mut hits: Vec<DocId> = Vec::new();
-        let stored = column.data_type().stored();
         for docs in candidates.blocks() {
             self.ctx.check()?;
             self.entries_scanned += docs.len() as u64;
+            // Every doc is written and kept by advancing past it (no branch per document).
+            let mut n = hits.len();
+            hits.resize(n + docs.len(), 0);
             for &doc in &docs {
                 let hit = match (stored, test) {
                     (StoredType::Int | StoredType::Long, t) => t.test_i64(cursor.i64(doc)),
                     (StoredType::Float | StoredType::Double, t) => t.test_f64(cursor.f64(doc)),
-                    (_, super::RawTest::Value(t)) => t.test(&cursor.value(doc)),
+                    (_, RawTest::Value(t)) => t.test(&cursor.value(doc)),
                     (_, t) => t.test_f64(cursor.f64(doc)),
                 };
-                if hit {
-                    hits.push(doc);
-                }
+                hits[n] = doc;
+                n += hit as usize;
             }
+            hits.truncate(n);
         }
         Ok(DocSet::bitmap(ascending(hits)))
+    }
+}
+
+/// The hits of a span scan that are candidates: all of them over a range (the span is the
+/// range), the intersection over a bitmap.
+fn within_candidates(hits: RoaringBitmap, candidates: &DocSet) -> DocSet {
+    match candidates {
+        DocSet::Range(_) => DocSet::bitmap(hits),
+        DocSet::Bitmap(b) => DocSet::bitmap(hits & &**b),
     }
 }
 
@@ -358,13 +418,13 @@ fn dense_span(candidates: &DocSet) -> Option<Range<DocId>> {
     }
 }
 
-/// Sets bit `i % 8` of `out[i / 8]` for every id `ids[i]` that `accept`s.
+/// Sets bit `i % 8` of `out[i / 8]` for every value `values[i]` that `accept`s.
 #[inline(always)]
-fn pack_bits(ids: &[u32], out: &mut [u8], accept: impl Fn(u32) -> bool) {
-    for (byte, eight) in out.iter_mut().zip(ids.chunks(8)) {
+fn pack_bits<T: Copy>(values: &[T], out: &mut [u8], accept: impl Fn(T) -> bool) {
+    for (byte, eight) in out.iter_mut().zip(values.chunks(8)) {
         let mut b = 0u8;
-        for (j, &id) in eight.iter().enumerate() {
-            b |= (accept(id) as u8) << j;
+        for (j, &v) in eight.iter().enumerate() {
+            b |= (accept(v) as u8) << j;
         }
         *byte = b;
     }
