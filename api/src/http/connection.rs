@@ -251,11 +251,11 @@ impl AsyncWrite for Conn {
         cx: &mut Context<'_>,
         data: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        let buffered = self.shared.out.lock().map_or(0, |o| o.0.len());
         if !self.buffered {
             ready!(self.poll_send(cx))?;
             return Pin::new(&mut &self.shared.stream).poll_write(cx, data);
         }
+        let buffered = self.shared.out.lock().map_or(0, |o| o.0.len());
         if buffered + data.len() > WRITE_BUFFER {
             ready!(self.poll_send(cx))?;
             if data.len() > WRITE_BUFFER {

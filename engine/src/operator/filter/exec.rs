@@ -297,24 +297,20 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         span: Range<DocId>,
     ) -> Result<RoaringBitmap, EngineError> {
         let mut cursor = raw.cursor();
-        let n = SPAN_STEP.min(span.len());
-        let (mut ints, mut floats) = (Vec::new(), Vec::new());
+        let run = SPAN_STEP.min(span.len());
         if matches!(stored, StoredType::Int | StoredType::Long) {
-            ints.resize(n, 0i64);
+            let mut values = vec![0i64; run];
+            self.span_bits(span, |first, n, out| {
+                cursor.read_i64_range(first, &mut values[..n]);
+                pack_bits(&values[..n], out, |x| test.test_i64(x));
+            })
         } else {
-            floats.resize(n, 0f64);
+            let mut values = vec![0f64; run];
+            self.span_bits(span, |first, n, out| {
+                cursor.read_f64_range(first, &mut values[..n]);
+                pack_bits(&values[..n], out, |x| test.test_f64(x));
+            })
         }
-        self.span_bits(span, |first, n, out| {
-            if ints.is_empty() {
-                let values = &mut floats[..n];
-                cursor.read_f64_range(first, values);
-                pack_bits(values, out, |x| test.test_f64(x));
-            } else {
-                let values = &mut ints[..n];
-                cursor.read_i64_range(first, values);
-                pack_bits(values, out, |x| test.test_i64(x));
-            }
-        })
     }
 
     /// The documents of `span` a scan accepts: `run(first, n, bits)` reads the `n`
