@@ -205,17 +205,15 @@ fn chunks(docs: &DocSet) -> Box<dyn Iterator<Item = Chunk> + '_> {
             }
         })) as Box<dyn Iterator<Item = Chunk>>
     };
-    match docs {
-        DocSet::Range(r) => windows(r.clone(), None),
-        DocSet::Bitmap(b) => match (b.min(), b.max()) {
-            (Some(lo), Some(hi)) if ((hi - lo) as u64) < b.len() * 2 => {
-                let mut skipped = RoaringBitmap::new();
-                skipped.insert_range(lo..=hi);
-                skipped -= b.as_ref();
-                windows(lo..hi + 1, Some(skipped))
-            }
-            _ => Box::new(docs.blocks().map(Chunk::of_block)),
-        },
+    match (docs, docs.dense_span()) {
+        (DocSet::Range(r), _) => windows(r.clone(), None),
+        (DocSet::Bitmap(b), Some(span)) => {
+            let mut skipped = RoaringBitmap::new();
+            skipped.insert_range(span.clone());
+            skipped -= b.as_ref();
+            windows(span, Some(skipped))
+        }
+        (DocSet::Bitmap(_), None) => Box::new(docs.blocks().map(Chunk::of_block)),
     }
 }
 

@@ -51,6 +51,20 @@ impl DocSet {
         self.len() == n as u64
     }
 
+    /// The span a bulk pass should read for this set: the range itself, or the span of a
+    /// bitmap that fills more than half of it (reading the span and skipping the few absent
+    /// documents beats visiting the present ones one by one); `None` for a sparse bitmap or an
+    /// empty one.
+    pub fn dense_span(&self) -> Option<Range<DocId>> {
+        match self {
+            DocSet::Range(r) => Some(r.clone()),
+            DocSet::Bitmap(b) => match (b.min(), b.max()) {
+                (Some(lo), Some(hi)) if ((hi - lo) as u64) < b.len() * 2 => Some(lo..hi + 1),
+                _ => None,
+            },
+        }
+    }
+
     /// The set as a bitmap.
     pub fn to_bitmap(&self) -> RoaringBitmap {
         match self {

@@ -217,7 +217,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         lookup: &IdLookup,
         candidates: &DocSet,
     ) -> Result<DocSet, EngineError> {
-        if let (ForwardIndex::Dict(f), Some(span)) = (column.forward(), dense_span(candidates)) {
+        if let (ForwardIndex::Dict(f), Some(span)) = (column.forward(), candidates.dense_span()) {
             let hits = self.scan_span(f, lookup, span)?;
             self.entries_scanned += candidates.len();
             return Ok(within_candidates(hits, candidates));
@@ -235,15 +235,8 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                     } else {
                         f.read_docs(&docs, &mut ids);
                     }
-                    // Every doc is written, and kept by advancing past it: no branch to
-                    // mispredict on a predicate that holds for about half the documents.
-                    let mut n = hits.len();
-                    hits.resize(n + docs.len(), 0);
-                    for (&doc, &id) in docs.iter().zip(&ids) {
-                        hits[n] = doc;
-                        n += lookup.contains(id) as usize;
-                    }
-                    hits.truncate(n);
+                    let keep = ids.iter().map(|&id| lookup.contains(id));
+                    extend_kept(&mut hits, &docs, keep);
                 }
                 ForwardIndex::DictMv(f) => {
                     for &doc in &docs {
@@ -352,7 +345,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             stored,
             StoredType::Int | StoredType::Long | StoredType::Float | StoredType::Double
         );
-        if let (true, Some(span)) = (numeric, dense_span(candidates)) {
+        if let (true, Some(span)) = (numeric, candidates.dense_span()) {
             let hits = self.scan_raw_span(raw, stored, test, span)?;
             self.entries_scanned += candidates.len();
             return Ok(within_candidates(hits, candidates));
@@ -362,20 +355,13 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         for docs in candidates.blocks() {
             self.ctx.check()?;
             self.entries_scanned += docs.len() as u64;
-            // Every doc is written and kept by advancing past it (no branch per document).
-            let mut n = hits.len();
-            hits.resize(n + docs.len(), 0);
-            for &doc in &docs {
-                let hit = match (stored, test) {
-                    (StoredType::Int | StoredType::Long, t) => t.test_i64(cursor.i64(doc)),
-                    (StoredType::Float | StoredType::Double, t) => t.test_f64(cursor.f64(doc)),
-                    (_, RawTest::Value(t)) => t.test(&cursor.value(doc)),
-                    (_, t) => t.test_f64(cursor.f64(doc)),
-                };
-                hits[n] = doc;
-                n += hit as usize;
-            }
-            hits.truncate(n);
+            let keep = docs.iter().map(|&doc| match (stored, test) {
+                (StoredType::Int | StoredType::Long, t) => t.test_i64(cursor.i64(doc)),
+                (StoredType::Float | StoredType::Double, t) => t.test_f64(cursor.f64(doc)),
+                (_, RawTest::Value(t)) => t.test(&cursor.value(doc)),
+                (_, t) => t.test_f64(cursor.f64(doc)),
+            });
+            extend_kept(&mut hits, &docs, keep);
         }
         Ok(DocSet::bitmap(ascending(hits)))
     }
@@ -390,6 +376,20 @@ fn within_candidates(hits: RoaringBitmap, candidates: &DocSet) -> DocSet {
     }
 }
 
+/// Appends to `hits` each document of `docs` whose verdict in `keep` (one per document, in
+/// order) is true. Every document is written and kept by advancing past it: no branch to
+/// mispredict on a predicate that holds for about half the documents.
+#[inline(always)]
+fn extend_kept(hits: &mut Vec<DocId>, docs: &[DocId], keep: impl Iterator<Item = bool>) {
+    let mut n = hits.len();
+    hits.resize(n + docs.len(), 0);
+    for (&doc, kept) in docs.iter().zip(keep) {
+        hits[n] = doc;
+        n += kept as usize;
+    }
+    hits.truncate(n);
+}
+
 /// The bitmap of documents found in ascending order (scans visit documents in order), built in
 /// one pass rather than a push per document.
 fn ascending(hits: Vec<DocId>) -> RoaringBitmap {
@@ -397,22 +397,9 @@ fn ascending(hits: Vec<DocId>) -> RoaringBitmap {
         .unwrap_or_else(|_| hits.into_iter().collect())
 }
 
-/// Documents [`FilterExecutor::scan_span`] reads per run (a multiple of 8: each run fills
+/// Documents [`FilterExecutor::span_bits`] reads per run (a multiple of 8: each run fills
 /// whole bytes of the result's bits).
 const SPAN_STEP: usize = 8192;
-
-/// The span to scan whole for `candidates`: a range, or a bitmap filling at least half of the
-/// span it covers (reading the span in bulk and intersecting beats gathering each candidate's
-/// id); `None` for sparse candidates.
-fn dense_span(candidates: &DocSet) -> Option<Range<DocId>> {
-    match candidates {
-        DocSet::Range(r) => Some(r.clone()),
-        DocSet::Bitmap(b) => match (b.min(), b.max()) {
-            (Some(lo), Some(hi)) if ((hi - lo) as u64) < b.len() * 2 => Some(lo..hi + 1),
-            _ => None,
-        },
-    }
-}
 
 /// Sets bit `i % 8` of `out[i / 8]` for every value `values[i]` that `accept`s.
 #[inline(always)]
