@@ -294,25 +294,40 @@ fn finish(
     for c in &mut cols.0 {
         c.finish()?;
     }
-    let order = match &config.sorted_column {
-        Some(s) => match cols.0.iter_mut().find(|c| &c.spec.name == s) {
-            Some(c) => sort_permutation(c, docs)?,
-            None => DocOrder::default(),
-        },
-        None => DocOrder::default(),
+    let sorted_at = config
+        .sorted_column
+        .as_ref()
+        .and_then(|s| cols.0.iter().position(|c| &c.spec.name == s));
+    let (order, mut sorted_ids) = match sorted_at {
+        Some(at) => {
+            let bloom = config.bloom.contains_key(&cols.0[at].spec.name);
+            sort_permutation(&mut cols.0[at], docs, bloom)?
+        }
+        None => (DocOrder::default(), None),
     };
     let mut data = DataFileWriter::create(&staging.tmp, COLUMNS_FILE)?;
     let mut columns = Vec::with_capacity(cols.0.len());
     // Columns are encoded a group at a time in parallel (memory: one column per thread) and
     // written in schema order, so the file is the same whatever the thread count.
     let threads = build_threads();
-    let mut pending = cols.0.into_iter();
+    let mut pending = cols.0.into_iter().enumerate();
     loop {
-        let group: Vec<ColumnCollector> = pending.by_ref().take(threads).collect();
+        let group: Vec<_> = pending
+            .by_ref()
+            .take(threads)
+            .map(|(i, c)| {
+                let sorted = if Some(i) == sorted_at {
+                    sorted_ids.take()
+                } else {
+                    None
+                };
+                (c, sorted)
+            })
+            .collect();
         if group.is_empty() {
             break;
         }
-        let encode = |c: ColumnCollector| {
+        let encode = |(c, sorted): (ColumnCollector, _)| {
             let name = c.spec.name.clone();
             let plan = ColumnPlan {
                 inverted: config.inverted.contains(&name),
@@ -320,7 +335,7 @@ fn finish(
                 bloom: config.bloom.get(&name).copied(),
                 nulls: config.records_nulls(schema, &c.spec),
             };
-            encode_column(c, &plan, docs, &order)
+            encode_column(c, &plan, docs, &order, sorted)
         };
         let results: Vec<_> = if group.len() == 1 {
             group.into_iter().map(encode).collect()

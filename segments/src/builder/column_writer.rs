@@ -5,7 +5,8 @@
 use super::collector::{ColumnCollector, Distinct};
 use super::interner::{NumInterner, VarInterner};
 use super::spill::{read_id_chunks, u32s};
-use crate::dictionary::var::{VarOrder, bytes_to_value};
+use crate::dictionary::blocks;
+use crate::dictionary::var::{VarDictionaryWriter, VarOrder, bytes_to_value};
 use crate::dictionary::{NumericDictionary, VarDictionary};
 use crate::error::SegmentError;
 use crate::format::DataFileWriter;
@@ -215,105 +216,16 @@ fn refine_by_byte(v: &mut [VarKey], scratch: &mut [VarKey], byte: usize) {
     }
 }
 
-/// A var-width dictionary in sorted order: `order[rank]` is the provisional id of the value
-/// at `rank`, whose bytes are `data[ends[rank - 1]..ends[rank]]` (from 0 for rank 0).
-struct SortedValues {
-    order: Vec<u32>,
-    data: Vec<u8>,
-    ends: Vec<usize>,
-}
+/// Ranks [`sort_var`] copies out of the interner at a time.
+const GATHER_CHUNK: usize = 4096;
 
-impl SortedValues {
-    /// Copies the values of `order` out of the interner.
-    fn gather(i: &VarInterner, order: Vec<u32>) -> SortedValues {
-        let mut data = Vec::with_capacity(i.bytes());
-        let mut ends = Vec::with_capacity(order.len());
-        i.gather(&order, &mut data, &mut ends);
-        SortedValues { order, data, ends }
-    }
-
-    fn start(&self, rank: usize) -> usize {
-        if rank == 0 { 0 } else { self.ends[rank - 1] }
-    }
-
-    fn value(&self, rank: usize) -> &[u8] {
-        &self.data[self.start(rank)..self.ends[rank]]
-    }
-
-    /// Sorts ranks `a..b`, whose values share their first `depth` bytes, by the bytes after
-    /// them; the run's bytes are rewritten in place, so they stay contiguous.
-    fn sort_run(&mut self, a: usize, b: usize, depth: usize, s: &mut RunScratch) {
-        let (from, to) = (self.start(a), self.ends[b - 1]);
-        // The run as it was: its bytes, and each value's span in them and id.
-        s.bytes.clear();
-        s.bytes.extend_from_slice(&self.data[from..to]);
-        s.values.clear();
-        s.values
-            .extend((a..b).map(|r| (self.start(r) - from, self.ends[r] - from, self.order[r])));
-        let bytes = &s.bytes;
-        s.values
-            .sort_unstable_by(|x, y| bytes[x.0 + depth..x.1].cmp(&bytes[y.0 + depth..y.1]));
-        let mut at = from;
-        for (rank, &(start, end, id)) in (a..b).zip(&s.values) {
-            self.data[at..at + end - start].copy_from_slice(&bytes[start..end]);
-            at += end - start;
-            self.ends[rank] = at;
-            self.order[rank] = id;
-        }
-    }
-
-    /// Folds repeated values into their first rank, in place, and returns
-    /// `remap[provisional id] = final id` for `ids` provisional ids. Repeats lie side by side,
-    /// so each value is compared with its predecessor only; the bytes between two repeats move
-    /// down together, one copy per repeat.
-    fn dedup(&mut self, ids: usize) -> Vec<u32> {
-        let mut remap = vec![0u32; ids];
-        // Bytes dropped so far, and where the span of kept values not yet moved starts.
-        let (mut dropped, mut span) = (0usize, 0usize);
-        let (mut distinct, mut prev) = (0usize, 0..0);
-        let mut read_start = 0;
-        for rank in 0..self.ends.len() {
-            let (read_end, id) = (self.ends[rank], self.order[rank]);
-            let repeat = distinct > 0 && self.data[prev.clone()] == self.data[read_start..read_end];
-            if repeat {
-                self.data.copy_within(span..read_start, span - dropped);
-                if prev.start >= span {
-                    // The kept value just moved down with its span.
-                    prev = prev.start - dropped..prev.end - dropped;
-                }
-                dropped += read_end - read_start;
-                span = read_end;
-            } else {
-                self.ends[distinct] = read_end - dropped;
-                self.order[distinct] = id;
-                distinct += 1;
-                prev = read_start..read_end;
-            }
-            remap[id as usize] = (distinct - 1) as u32;
-            read_start = read_end;
-        }
-        self.data.copy_within(span..read_start, span - dropped);
-        self.data.truncate(read_start - dropped);
-        self.ends.truncate(distinct);
-        self.order.truncate(distinct);
-        remap
-    }
-}
-
-/// Buffers [`SortedValues::sort_run`] reuses from run to run.
-#[derive(Default)]
-struct RunScratch {
-    bytes: Vec<u8>,
-    values: Vec<(usize, usize, u32)>,
-}
-
-/// The values in byte order: a bucketed sort on inline 16-byte keys with plain tuple compares
-/// orders most of them; the values are then copied out in that order, and each run of values
-/// that tie on a full 16-byte key (text columns share long prefixes) is finished by comparing
-/// the rest of its bytes, which now lie side by side rather than scattered over the interner.
-fn sort_bytes(i: &VarInterner) -> SortedValues {
+/// The interner's ids in byte order of their values, but for runs `a..b` of ids that tie on a
+/// full 16-byte key, which are left in any order. A bucketed sort on inline 16-byte keys with
+/// plain tuple compares orders most of them; the tied runs (text columns share long prefixes)
+/// are finished as the values are read in order ([`sort_var`]).
+fn sort_bytes(i: &VarInterner) -> (Vec<u32>, Vec<(usize, usize)>) {
     // The order is allocated before the keys, so that the keys are the newest block of the
-    // heap when they are dropped and the copy-out grows into their pages instead of fresh ones.
+    // heap when they are dropped and what is allocated next grows into their pages.
     let mut order = Vec::with_capacity(i.len());
     let keyed = sorted_keys(i.len(), |id| var_key(i.get(id), id));
     let mut ties = Vec::new();
@@ -324,97 +236,129 @@ fn sort_bytes(i: &VarInterner) -> SortedValues {
         while b < keyed.len() && key(&keyed[b]) == key(&keyed[a]) {
             b += 1;
         }
-        // Distinct values can only tie on a full 16-byte key.
+        // Distinct values can only tie on a full 16-byte key (equal shorter keys are equal
+        // values, repeats of a column that keeps every value).
         if b - a > 1 && keyed[a].2 == 16 {
             ties.push((a, b));
         }
         a = b;
     }
     order.extend(keyed.iter().map(|k| k.3));
-    drop(keyed);
-    let mut sorted = SortedValues::gather(i, order);
-    let mut scratch = RunScratch::default();
-    for (a, b) in ties {
-        sorted.sort_run(a, b, 16, &mut scratch);
-    }
-    sorted
+    (order, ties)
 }
 
-/// Whether the column's distinct values are needed after its dictionary is sorted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum AfterSort {
-    /// Sorted again later (the `sortedColumn`, sorted first for the doc order).
-    Keep,
-    /// Released once copied out, before the dictionary is encoded: a free-text column's
-    /// interner is as large as the copy.
-    Release,
-}
-
-fn sort_var(
-    i: &mut VarInterner,
-    dt: DataType,
-    hashes: bool,
-    after: AfterSort,
-) -> Result<SortedDict, SegmentError> {
+/// Sorts a var-width column's values into its dictionary, written as the values are read from
+/// the interner in sorted order (no sorted copy of them is made), with repeats (a column that
+/// keeps every value) folded into one entry; the interner is released at the end.
+fn sort_var(i: &mut VarInterner, dt: DataType, hashes: bool) -> Result<SortedDict, SegmentError> {
     let ord = VarOrder::of(dt);
-    let (ids, keeps_every_value) = (i.len(), i.keeps_every_value());
-    let mut sorted = if ord == VarOrder::Bytes {
+    let (order, ties) = if ord == VarOrder::Bytes {
         sort_bytes(i)
     } else {
         let mut order: Vec<u32> = (0..i.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| ord.compare(i.get(a), i.get(b)));
-        SortedValues::gather(i, order)
+        (order, Vec::new())
     };
-    if after == AfterSort::Release {
-        *i = VarInterner::default();
-    }
-    let remap = if keeps_every_value {
-        sorted.dedup(ids)
-    } else {
-        let mut remap = vec![0u32; ids];
-        for (rank, &o) in sorted.order.iter().enumerate() {
-            remap[o as usize] = rank as u32;
+    // The bytes of every id interned: the distinct values' bytes, unless the column kept every
+    // value, where repeats make it an upper bound (such a column is nearly all distinct).
+    let block_len = VarDictionary::block_len_for(i.bytes());
+    // Blocks compress with a zstd dictionary trained on a sample of them: windows of the order
+    // at even spacing, each sorted and without repeats, stand in for blocks.
+    let dict = match block_len {
+        Some(len) => {
+            let len = len as usize;
+            let blocks = order.len().div_ceil(len);
+            let step = blocks.div_ceil(blocks::TRAINING_BLOCKS).max(1) * len;
+            let sample = (0..order.len()).step_by(step).map(|at| {
+                let mut window: Vec<&[u8]> = order[at..(at + len).min(order.len())]
+                    .iter()
+                    .map(|&id| i.get(id))
+                    .collect();
+                window.sort_unstable_by(|a, b| ord.compare(a, b));
+                window.dedup();
+                window
+            });
+            blocks::train(sample, blocks)
         }
-        remap
+        None => Vec::new(),
     };
-    let n = sorted.ends.len();
-    let values = (0..n).map(|k| sorted.value(k));
-    let bytes = VarDictionary::encode(values.clone()).map_err(SegmentError::Limit)?;
-    Ok(SortedDict {
-        bytes,
+    let mut w = VarDictionaryWriter::new(block_len, dict).map_err(SegmentError::Limit)?;
+    let mut remap = vec![0u32; i.len()];
+    let mut entry_hashes = Vec::new();
+    let (mut min, mut last) = (None, Vec::new());
+    let mut emit = |v: &[u8], id: u32| -> Result<(), SegmentError> {
+        if w.is_empty() || last.as_slice() != v {
+            w.push(v).map_err(SegmentError::Limit)?;
+            if min.is_none() {
+                min = Some(bytes_to_value(dt, v));
+            }
+            if hashes {
+                entry_hashes.push(hash_bytes(v));
+            }
+            last.clear();
+            last.extend_from_slice(v);
+        }
+        remap[id as usize] = (w.len() - 1) as u32;
+        Ok(())
+    };
+    // The values lie scattered over the interner: they are copied out a chunk of ranks at a
+    // time (prefetched, in rank order; a chunk ends where a tied run does), each tied run is
+    // sorted there by its bytes past the shared 16, and the chunk is written. Reading and
+    // writing in turns keeps the prefetched values from being evicted by the compressor.
+    let (mut chunk, mut spans): (Vec<u8>, Vec<(usize, usize, u32)>) = Default::default();
+    // `ties[t..]` are the runs not written yet.
+    let (mut r, mut t) = (0, 0);
+    while r < order.len() {
+        let mut end = (r + GATHER_CHUNK).min(order.len());
+        let first_tie = t;
+        while let Some(&(a, b)) = ties.get(t)
+            && a < end
+        {
+            end = end.max(b);
+            t += 1;
+        }
+        chunk.clear();
+        spans.clear();
+        for k in r..end {
+            let start = chunk.len();
+            chunk.extend_from_slice(i.get_ahead(&order, k));
+            spans.push((start, chunk.len(), order[k]));
+        }
+        for &(a, b) in &ties[first_tie..t] {
+            spans[a - r..b - r]
+                .sort_unstable_by(|x, y| chunk[x.0 + 16..x.1].cmp(&chunk[y.0 + 16..y.1]));
+        }
+        for &(start, stop, id) in &spans {
+            emit(&chunk[start..stop], id)?;
+        }
+        r = end;
+    }
+    let n = w.len();
+    let d = SortedDict {
+        bytes: w.finish().map_err(SegmentError::Limit)?,
         remap,
         cardinality: n,
-        min: if n > 0 {
-            bytes_to_value(dt, sorted.value(0))
-        } else {
-            Value::Null
-        },
+        min: min.unwrap_or(Value::Null),
         max: if n > 0 {
-            bytes_to_value(dt, sorted.value(n - 1))
+            bytes_to_value(dt, &last)
         } else {
             Value::Null
         },
-        hashes: if hashes {
-            values.map(hash_bytes).collect()
-        } else {
-            Vec::new()
-        },
-    })
+        hashes: entry_hashes,
+    };
+    *i = VarInterner::default();
+    Ok(d)
 }
 
 /// The column's sorted dictionary; `hashes` asks for the entries' hashes (for a bloom filter).
-fn sort_dictionary(
-    c: &mut ColumnCollector,
-    hashes: bool,
-    after: AfterSort,
-) -> Result<SortedDict, SegmentError> {
+fn sort_dictionary(c: &mut ColumnCollector, hashes: bool) -> Result<SortedDict, SegmentError> {
     let dt = c.data_type();
     Ok(match &mut c.distinct {
         Distinct::Int(i) => sort_numeric(i, dt, hashes),
         Distinct::Long(i) => sort_numeric(i, dt, hashes),
         Distinct::Float(i) => sort_numeric(i, dt, hashes),
         Distinct::Double(i) => sort_numeric(i, dt, hashes),
-        Distinct::Var(i) => sort_var(i, dt, hashes, after)?,
+        Distinct::Var(i) => sort_var(i, dt, hashes)?,
         Distinct::Raw => unreachable!("raw columns have no dictionary"),
     })
 }
@@ -440,61 +384,78 @@ fn load_sv_ids(c: &mut ColumnCollector, remap: &[u32]) -> Result<Vec<u32>, Segme
     }
 }
 
-/// The doc permutation that sorts the docs by column `c` (stable), computed from its spill file
-/// (which is then rewritten for the column's own pass 2).
-pub fn sort_permutation(c: &mut ColumnCollector, docs: u32) -> Result<DocOrder, SegmentError> {
-    let bytes = c.spill.read_and_remove()?;
-    let mut respill = super::spill::SpillWriter::create(c.spill.path().to_path_buf())?;
-    respill.write(&bytes)?;
-    respill.finish()?;
-    c.spill = respill;
+/// The `sortedColumn`'s sorted dictionary and its final ids in input order, computed once for
+/// the doc order ([`sort_permutation`]) and reused by the column's own encoding.
+pub struct SortedIds {
+    dict: SortedDict,
+    ids: Vec<u32>,
+}
+
+/// The doc permutation that sorts the docs by column `c` (stable), computed from its spill file.
+/// A dictionary column's sorted dictionary and ids come back with it, for [`encode_column`]
+/// (`hashes` as there: whether a bloom filter needs the entries' hashes); a raw column's spill
+/// is rewritten for its own pass 2. Input already in the column's order (files written sorted,
+/// as most are) gives the identity order, with no permutation held.
+pub fn sort_permutation(
+    c: &mut ColumnCollector,
+    docs: u32,
+    hashes: bool,
+) -> Result<(DocOrder, Option<SortedIds>), SegmentError> {
     let n = docs as usize;
-    let mut perm: Vec<u32> = (0..docs).collect();
     if c.dict {
-        let d = sort_dictionary(c, false, AfterSort::Keep)?;
-        let ids = match spilled_ids(&bytes, &d.remap) {
-            Some(ids) if ids.len() == n => ids,
-            _ => return Err(corrupt_spill(c)),
-        };
+        let dict = sort_dictionary(c, hashes)?;
+        let ids = load_sv_ids(c, &dict.remap)?;
+        if ids.len() != n {
+            return Err(corrupt_spill(c));
+        }
+        if ids.is_sorted() {
+            return Ok((DocOrder::default(), Some(SortedIds { dict, ids })));
+        }
         // Counting sort by final id: stable and linear.
-        let mut starts = vec![0u32; d.cardinality + 1];
+        let mut starts = vec![0u32; dict.cardinality + 1];
         for &id in &ids {
             starts[id as usize + 1] += 1;
         }
         for i in 1..starts.len() {
             starts[i] += starts[i - 1];
         }
+        let mut perm = vec![0u32; n];
         for (doc, &id) in ids.iter().enumerate() {
             perm[starts[id as usize] as usize] = doc as u32;
             starts[id as usize] += 1;
         }
-    } else {
-        let dt = c.data_type();
-        match crate::with_native_type!(dt.stored(), T => {
-            let vals: Vec<u64> = bytes.chunks_exact(T::WIDTH).map(|b| T::from_le_slice(b).order_key()).collect();
-            Some(vals)
-        }, _ => None)
-        {
-            Some(keys) => {
-                if keys.len() != n {
-                    return Err(corrupt_spill(c));
-                }
-                perm.sort_by_key(|&d| keys[d as usize]);
+        return Ok((DocOrder::new(perm), Some(SortedIds { dict, ids })));
+    }
+    let bytes = c.spill.read_and_remove()?;
+    let mut respill = super::spill::SpillWriter::create(c.spill.path().to_path_buf())?;
+    respill.write(&bytes)?;
+    respill.finish()?;
+    c.spill = respill;
+    let mut perm: Vec<u32> = (0..docs).collect();
+    let dt = c.data_type();
+    match crate::with_native_type!(dt.stored(), T => {
+        let vals: Vec<u64> = bytes.chunks_exact(T::WIDTH).map(|b| T::from_le_slice(b).order_key()).collect();
+        Some(vals)
+    }, _ => None)
+    {
+        Some(keys) => {
+            if keys.len() != n {
+                return Err(corrupt_spill(c));
             }
-            None => {
-                let (data, ends) = split_var(&bytes).ok_or_else(|| corrupt_spill(c))?;
-                if ends.len() != n {
-                    return Err(corrupt_spill(c));
-                }
-                let ord = VarOrder::of(dt);
-                let get = |i: usize| {
-                    &data[if i == 0 { 0 } else { ends[i - 1] as usize }..ends[i] as usize]
-                };
-                perm.sort_by(|&a, &b| ord.compare(get(a as usize), get(b as usize)));
+            perm.sort_by_key(|&d| keys[d as usize]);
+        }
+        None => {
+            let (data, ends) = split_var(&bytes).ok_or_else(|| corrupt_spill(c))?;
+            if ends.len() != n {
+                return Err(corrupt_spill(c));
             }
+            let ord = VarOrder::of(dt);
+            let get =
+                |i: usize| &data[if i == 0 { 0 } else { ends[i - 1] as usize }..ends[i] as usize];
+            perm.sort_by(|&a, &b| ord.compare(get(a as usize), get(b as usize)));
         }
     }
-    Ok(DocOrder::new(perm))
+    Ok((DocOrder::new(perm), None))
 }
 
 /// Splits spilled var-width values (`u32 len` + bytes each) into data and end offsets.
@@ -588,11 +549,13 @@ impl ColumnEntries {
 }
 
 /// Encodes one column: its metadata and its entries (to be written in column order).
+/// Encodes one column; `sorted` is what [`sort_permutation`] kept of the `sortedColumn`.
 pub fn encode_column(
     mut c: ColumnCollector,
     plan: &ColumnPlan,
     docs: u32,
     order: &DocOrder,
+    sorted: Option<SortedIds>,
 ) -> Result<(ColumnMetadata, ColumnEntries), SegmentError> {
     let dt = c.data_type();
     let mut w = ColumnEntries::default();
@@ -620,7 +583,10 @@ pub fn encode_column(
         indexes: Vec::new(),
     };
     if c.dict {
-        let mut d = sort_dictionary(&mut c, plan.bloom.is_some(), AfterSort::Release)?;
+        let (mut d, ids) = match sorted {
+            Some(s) => (s.dict, Some(s.ids)),
+            None => (sort_dictionary(&mut c, plan.bloom.is_some())?, None),
+        };
         let card = d.cardinality;
         let bits = bitpacked::bits_for_cardinality(card as u32);
         meta.cardinality = card as u32;
@@ -629,7 +595,10 @@ pub fn encode_column(
         meta.max_value = d.max.clone();
         w.add(IndexKind::Dictionary, std::mem::take(&mut d.bytes))?;
         if single {
-            let ids = order.apply(load_sv_ids(&mut c, &d.remap)?);
+            let ids = order.apply(match ids {
+                Some(ids) => ids,
+                None => load_sv_ids(&mut c, &d.remap)?,
+            });
             let is_sorted = ids.windows(2).all(|p| p[0] <= p[1]);
             meta.sorted = is_sorted;
             if is_sorted {
@@ -811,6 +780,57 @@ mod tests {
         assert_eq!(sorted_keys(keys.len(), |i| keys[i as usize]), want);
     }
 
+    #[test]
+    fn a_large_free_text_dictionary_is_sorted_across_chunks_and_blocks() {
+        // Enough values for several gather chunks and compressed blocks (over 1 MiB), in runs
+        // sharing 20-byte prefixes (tied on their 16-byte keys) that straddle chunk ends, with
+        // every value kept and some repeated.
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut values: Vec<Vec<u8>> = Vec::new();
+        while values.len() < 10 * GATHER_CHUNK {
+            let prefix = format!("shared prefix {:06} ", next() % 500);
+            for _ in 0..1 + next() % 40 {
+                let v = format!("{prefix}{:x} tail", next() % 5000).into_bytes();
+                values.push(v);
+            }
+        }
+        // Short values repeat too (equal keys, no tie).
+        values.extend((0..300).map(|k| format!("short {}", k % 7).into_bytes()));
+        let mut interner = VarInterner::default();
+        interner.keep_every_value(values.len(), 0);
+        for v in &values {
+            interner.intern(v);
+        }
+        let mut expected = values.clone();
+        expected.sort();
+        expected.dedup();
+        let bytes: usize = values.iter().map(Vec::len).sum();
+        assert!(
+            bytes >= crate::dictionary::var::BLOCK_MIN_BYTES,
+            "{bytes} bytes"
+        );
+        let d = sort_var(&mut interner, DataType::String, true).unwrap();
+        assert_eq!(d.cardinality, expected.len());
+        for (id, v) in values.iter().enumerate() {
+            assert_eq!(d.remap[id] as usize, expected.binary_search(v).unwrap());
+        }
+        assert_eq!(d.hashes.len(), expected.len());
+        let dict =
+            VarDictionary::from_bytes(crate::format::Bytes::from_vec(d.bytes), DataType::String)
+                .unwrap();
+        assert!(dict.is_blocked());
+        let got: Vec<Vec<u8>> = (0..dict.len())
+            .map(|id| dict.bytes(id).into_owned())
+            .collect();
+        assert_eq!(got, expected);
+    }
+
     proptest! {
         #[test]
         fn var_dictionary_sorts_by_bytes(
@@ -834,11 +854,12 @@ mod tests {
             let mut expected = values.clone();
             expected.sort();
             expected.dedup();
-            let d = sort_var(&mut interner, DataType::Bytes, false, AfterSort::Keep).unwrap();
+            let by_id: Vec<Vec<u8>> = (0..interner.len() as u32).map(|id| interner.get(id).to_vec()).collect();
+            let d = sort_var(&mut interner, DataType::Bytes, false).unwrap();
             prop_assert_eq!(d.cardinality, expected.len());
-            for id in 0..interner.len() as u32 {
-                let rank = expected.binary_search_by(|e| e.as_slice().cmp(interner.get(id))).unwrap();
-                prop_assert_eq!(d.remap[id as usize] as usize, rank);
+            for (id, v) in by_id.iter().enumerate() {
+                let rank = expected.binary_search(v).unwrap();
+                prop_assert_eq!(d.remap[id] as usize, rank);
             }
             let dict = VarDictionary::from_bytes(crate::format::Bytes::from_vec(d.bytes), DataType::Bytes).unwrap();
             let got: Vec<Vec<u8>> = (0..dict.len()).map(|id| dict.bytes(id).into_owned()).collect();

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 /// zstd level of the frames: the default level; higher ones cost build time for ~5% size.
 const ZSTD_LEVEL: i32 = 3;
 /// Blocks sampled to train the zstd dictionary (evenly spaced): more gain nothing measurable.
-const TRAINING_BLOCKS: usize = 256;
+pub const TRAINING_BLOCKS: usize = 256;
 /// Largest trained dictionary; smaller sections get about 1% of their front-coded bytes.
 const MAX_DICT_BYTES: usize = 64 << 10;
 
@@ -84,21 +84,144 @@ impl std::fmt::Debug for ValueBlocks {
     }
 }
 
-/// Trains a zstd dictionary on evenly spaced blocks of `raw` (concatenated front-coded blocks
-/// with their `ends`); `None` when there is too little to learn from or training fails.
-fn train(raw: &[u8], ends: &[usize]) -> Option<Vec<u8>> {
-    let step = ends.len().div_ceil(TRAINING_BLOCKS).max(1);
-    let (mut data, mut sizes) = (Vec::new(), Vec::new());
-    for i in (0..ends.len()).step_by(step) {
-        let start = if i == 0 { 0 } else { ends[i - 1] };
-        data.extend_from_slice(&raw[start..ends[i]]);
-        sizes.push(ends[i] - start);
+/// Trains the zstd dictionary of a section of about `blocks` blocks on a sample of them, each
+/// given as its values in order (head first); the dictionary gets about 1% of the section's
+/// front-coded bytes, estimated from the sample. Empty when there is too little to learn from
+/// or training fails.
+pub fn train<'a>(sample: impl IntoIterator<Item = Vec<&'a [u8]>>, blocks: usize) -> Vec<u8> {
+    let (mut raw, mut sizes) = (Vec::new(), Vec::new());
+    for block in sample {
+        let before = raw.len();
+        for w in block.windows(2) {
+            front_code(w[0], w[1], &mut raw);
+        }
+        sizes.push(raw.len() - before);
     }
-    let max = (raw.len() / 100).clamp(4 << 10, MAX_DICT_BYTES);
-    if sizes.len() < 8 || data.len() < 2 * max {
-        return None;
+    let Some(per_block) = raw.len().checked_div(sizes.len()) else {
+        return Vec::new();
+    };
+    let max = (per_block * blocks / 100).clamp(4 << 10, MAX_DICT_BYTES);
+    if sizes.len() < 8 || raw.len() < 2 * max {
+        return Vec::new();
     }
-    zstd::dict::from_continuous(&data, &sizes, max).ok()
+    zstd::dict::from_continuous(&raw, &sizes, max).unwrap_or_default()
+}
+
+/// Front-codes `v` against its predecessor `prev` onto `out`.
+fn front_code(prev: &[u8], v: &[u8], out: &mut Vec<u8>) {
+    let shared = shared_prefix(prev, v);
+    put_varint(out, shared);
+    put_varint(out, v.len() - shared);
+    out.extend_from_slice(&v[shared..]);
+}
+
+/// Writes a section from sorted values pushed one at a time: each block is front-coded and
+/// compressed as soon as it is full, so only the compressed frames are ever held.
+pub struct BlocksWriter {
+    block_len: usize,
+    dict: Vec<u8>,
+    compressor: zstd::bulk::Compressor<'static>,
+    head_ends: Vec<u32>,
+    heads: Vec<u8>,
+    /// Per block: the end of its frame and the length of its front-coded bytes.
+    table: Vec<(u32, u32)>,
+    frames: Vec<u8>,
+    /// The open block's front-coded values (its head excluded).
+    raw: Vec<u8>,
+    frame: Vec<u8>,
+    /// The last value pushed.
+    prev: Vec<u8>,
+    count: usize,
+}
+
+impl BlocksWriter {
+    /// A writer of blocks of `block_len` values (at least 1), compressed with `dict` (a
+    /// dictionary from [`train`], or empty for none).
+    pub fn new(block_len: u32, dict: Vec<u8>) -> Result<BlocksWriter, String> {
+        let mut compressor = zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, &dict)
+            .map_err(|e| format!("zstd: {e}"))?;
+        // The table already records each frame's length, and there is one dictionary.
+        for p in [
+            zstd::stream::raw::CParameter::ContentSizeFlag(false),
+            zstd::stream::raw::CParameter::DictIdFlag(false),
+        ] {
+            compressor
+                .set_parameter(p)
+                .map_err(|e| format!("zstd: {e}"))?;
+        }
+        Ok(BlocksWriter {
+            block_len: block_len.max(1) as usize,
+            dict,
+            compressor,
+            head_ends: vec![0],
+            heads: Vec::new(),
+            table: Vec::new(),
+            frames: Vec::new(),
+            raw: Vec::new(),
+            frame: Vec::new(),
+            prev: Vec::new(),
+            count: 0,
+        })
+    }
+
+    /// Appends the next value (not less than the last).
+    pub fn push(&mut self, v: &[u8]) -> Result<(), String> {
+        if self.count.is_multiple_of(self.block_len) {
+            if self.count > 0 {
+                self.seal()?;
+            }
+            self.heads.extend_from_slice(v);
+            self.head_ends.push(to_u32(self.heads.len())?);
+        } else {
+            front_code(&self.prev, v, &mut self.raw);
+        }
+        self.prev.clear();
+        self.prev.extend_from_slice(v);
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Values per block.
+    pub fn block_len(&self) -> u32 {
+        self.block_len as u32
+    }
+
+    /// Compresses the open block.
+    fn seal(&mut self) -> Result<(), String> {
+        self.frame.clear();
+        self.frame
+            .reserve(zstd::zstd_safe::compress_bound(self.raw.len()));
+        self.compressor
+            .compress_to_buffer(&self.raw, &mut self.frame)
+            .map_err(|e| format!("zstd: {e}"))?;
+        self.frames.extend_from_slice(&self.frame);
+        self.table
+            .push((to_u32(self.frames.len())?, to_u32(self.raw.len())?));
+        self.raw.clear();
+        Ok(())
+    }
+
+    /// Appends the section to `out`. Fails if heads or frames exceed 4 GiB.
+    pub fn finish(mut self, out: &mut Vec<u8>) -> Result<(), String> {
+        if self.count > 0 {
+            self.seal()?;
+        }
+        out.extend_from_slice(&to_u32(self.dict.len())?.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&self.dict);
+        crate::format::bytes::pad_to(out, 8);
+        for e in &self.head_ends {
+            out.extend_from_slice(&e.to_le_bytes());
+        }
+        for (end, len) in &self.table {
+            out.extend_from_slice(&end.to_le_bytes());
+            out.extend_from_slice(&len.to_le_bytes());
+        }
+        crate::format::bytes::pad_to(out, 8);
+        out.extend_from_slice(&self.heads);
+        out.extend_from_slice(&self.frames);
+        Ok(())
+    }
 }
 
 /// Decompresses one frame into `raw` (whose capacity is the expected length).
@@ -167,100 +290,42 @@ fn to_u32(n: usize) -> Result<u32, String> {
 }
 
 impl ValueBlocks {
-    /// Encodes `count` sorted values in blocks of `block_len` (at least 1) and appends the
-    /// section to `out`. Fails if heads or frames exceed 4 GiB.
+    /// Encodes `count` sorted values, the `i`th given by `value(i)`, in blocks of `block_len`
+    /// (at least 1) and appends the section to `out`. Fails if heads or frames exceed 4 GiB.
     pub fn encode<'a>(
-        sorted: impl Iterator<Item = &'a [u8]>,
         count: usize,
         block_len: u32,
+        value: impl Fn(usize) -> &'a [u8],
         out: &mut Vec<u8>,
     ) -> Result<(), String> {
-        Self::encode_with(sorted, count, block_len, true, out)
+        Self::encode_with(count, block_len, value, true, out)
     }
 
-    /// [`ValueBlocks::encode`], training a zstd dictionary only if `trained`.
+    /// [`ValueBlocks::encode`], training a zstd dictionary only if `trained` (on evenly spaced
+    /// blocks).
     fn encode_with<'a>(
-        sorted: impl Iterator<Item = &'a [u8]>,
         count: usize,
         block_len: u32,
+        value: impl Fn(usize) -> &'a [u8],
         trained: bool,
         out: &mut Vec<u8>,
     ) -> Result<(), String> {
-        let block_len = block_len.max(1) as usize;
-        let blocks = count.div_ceil(block_len);
-        let mut head_ends = Vec::with_capacity(blocks + 1);
-        let mut heads = Vec::new();
-        // Front-code every block first: the dictionary is trained on them.
-        let mut raw = Vec::new();
-        let mut raw_ends = Vec::with_capacity(blocks);
-        let mut prev: &[u8] = &[];
-        head_ends.push(0u32);
-        // Position in the current block.
-        let mut in_block = 0;
-        for (i, v) in sorted.enumerate() {
-            if in_block == 0 {
-                if i > 0 {
-                    raw_ends.push(raw.len());
-                }
-                heads.extend_from_slice(v);
-                head_ends.push(to_u32(heads.len())?);
-            } else {
-                let shared = shared_prefix(prev, v);
-                put_varint(&mut raw, shared);
-                put_varint(&mut raw, v.len() - shared);
-                raw.extend_from_slice(&v[shared..]);
-            }
-            prev = v;
-            in_block = if in_block + 1 == block_len {
-                0
-            } else {
-                in_block + 1
-            };
+        let len = block_len.max(1) as usize;
+        let blocks = count.div_ceil(len);
+        let dict = if trained {
+            let step = blocks.div_ceil(TRAINING_BLOCKS).max(1);
+            let sample = (0..blocks)
+                .step_by(step)
+                .map(|b| (b * len..((b + 1) * len).min(count)).map(&value).collect());
+            train(sample, blocks)
+        } else {
+            Vec::new()
+        };
+        let mut w = BlocksWriter::new(block_len, dict)?;
+        for i in 0..count {
+            w.push(value(i))?;
         }
-        if count > 0 {
-            raw_ends.push(raw.len());
-        }
-        let dict = trained
-            .then(|| train(&raw, &raw_ends))
-            .flatten()
-            .unwrap_or_default();
-        let mut compressor = zstd::bulk::Compressor::with_dictionary(ZSTD_LEVEL, &dict)
-            .map_err(|e| format!("zstd: {e}"))?;
-        // The table already records each frame's length, and there is one dictionary.
-        for p in [
-            zstd::stream::raw::CParameter::ContentSizeFlag(false),
-            zstd::stream::raw::CParameter::DictIdFlag(false),
-        ] {
-            compressor
-                .set_parameter(p)
-                .map_err(|e| format!("zstd: {e}"))?;
-        }
-        let mut table: Vec<(u32, u32)> = Vec::with_capacity(blocks);
-        let mut frames = Vec::new();
-        let mut start = 0;
-        for &end in &raw_ends {
-            let frame = compressor
-                .compress(&raw[start..end])
-                .map_err(|e| format!("zstd: {e}"))?;
-            frames.extend_from_slice(&frame);
-            table.push((to_u32(frames.len())?, to_u32(end - start)?));
-            start = end;
-        }
-        out.extend_from_slice(&to_u32(dict.len())?.to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&dict);
-        crate::format::bytes::pad_to(out, 8);
-        for e in head_ends {
-            out.extend_from_slice(&e.to_le_bytes());
-        }
-        for (end, len) in table {
-            out.extend_from_slice(&end.to_le_bytes());
-            out.extend_from_slice(&len.to_le_bytes());
-        }
-        crate::format::bytes::pad_to(out, 8);
-        out.extend_from_slice(&heads);
-        out.extend_from_slice(&frames);
-        Ok(())
+        w.finish(out)
     }
 
     /// Parses a section written by [`ValueBlocks::encode`] that starts at `r`'s position of
@@ -473,7 +538,7 @@ mod tests {
 
     fn roundtrip(vals: &[&[u8]], block_len: u32) -> ValueBlocks {
         let mut out = Vec::new();
-        ValueBlocks::encode(vals.iter().copied(), vals.len(), block_len, &mut out).unwrap();
+        ValueBlocks::encode(vals.len(), block_len, |i| vals[i], &mut out).unwrap();
         let bytes = Bytes::from_vec(out);
         let mut r = ByteReader::new(&bytes);
         ValueBlocks::from_bytes(&bytes, &mut r, vals.len() as u32, block_len, true).unwrap()
@@ -522,8 +587,7 @@ mod tests {
         }
         let size = |trained: bool| {
             let mut out = Vec::new();
-            ValueBlocks::encode_with(refs.iter().copied(), refs.len(), 64, trained, &mut out)
-                .unwrap();
+            ValueBlocks::encode_with(refs.len(), 64, |i| refs[i], trained, &mut out).unwrap();
             out.len()
         };
         assert!(
@@ -541,7 +605,7 @@ mod tests {
             .collect();
         let refs: Vec<&[u8]> = vals.iter().map(|v| v.as_slice()).collect();
         let mut out = Vec::new();
-        ValueBlocks::encode(refs.iter().copied(), refs.len(), 64, &mut out).unwrap();
+        ValueBlocks::encode(refs.len(), 64, |i| refs[i], &mut out).unwrap();
         let dict_len = u32::from_le_bytes(out[0..4].try_into().unwrap()) as usize;
         assert!(dict_len > 0);
         for at in [8, 8 + dict_len / 2, 8 + dict_len - 1] {

@@ -11,7 +11,7 @@
 //! Strings sort by UTF-8 bytes (which is code-point order), bytes by bytes, decimals numerically
 //! ([`VarOrder::Decimal`]).
 
-use super::blocks::ValueBlocks;
+use super::blocks::{BlocksWriter, TRAINING_BLOCKS, ValueBlocks, train};
 use crate::format::{ByteReader, Bytes};
 use crate::types::{DataType, DictId, StoredType, Value};
 use std::borrow::Cow;
@@ -159,8 +159,12 @@ impl VarDictionary {
         sorted: impl ExactSizeIterator<Item = &'a [u8]> + Clone,
     ) -> Result<Vec<u8>, String> {
         let total: usize = sorted.clone().map(|v| v.len()).sum();
-        let block_len = (total >= BLOCK_MIN_BYTES).then_some(BLOCK_LEN);
-        Self::encode_with(sorted, block_len)
+        Self::encode_with(sorted, Self::block_len_for(total))
+    }
+
+    /// The block length [`VarDictionary::encode`] gives values of `total` bytes (`None`: plain).
+    pub fn block_len_for(total: usize) -> Option<u32> {
+        (total >= BLOCK_MIN_BYTES).then_some(BLOCK_LEN)
     }
 
     /// Serializes values already in dictionary order, in blocks of `block_len` values when
@@ -169,29 +173,35 @@ impl VarDictionary {
         sorted: impl ExactSizeIterator<Item = &'a [u8]>,
         block_len: Option<u32>,
     ) -> Result<Vec<u8>, String> {
-        let count = sorted.len();
-        let mut out = Vec::with_capacity(16 + (count + 1) * 4);
-        out.extend_from_slice(&(count as u64).to_le_bytes());
-        if let Some(block_len) = block_len {
-            let block_len = block_len.max(1);
-            out.extend_from_slice(&ENCODING_BLOCKS.to_le_bytes());
-            out.extend_from_slice(&block_len.to_le_bytes());
-            ValueBlocks::encode(sorted, count, block_len, &mut out)?;
-            return Ok(out);
+        let sorted: Vec<&[u8]> = sorted.collect();
+        Self::encode_ranked(sorted.len(), |i| sorted[i], block_len)
+    }
+
+    /// Serializes `count` values in dictionary order, the `i`th given by `value(i)` (blocks
+    /// ask for a sample first, then every value in order), in blocks of `block_len` values
+    /// when given (at least 1), else plainly.
+    pub fn encode_ranked<'a>(
+        count: usize,
+        value: impl Fn(usize) -> &'a [u8],
+        block_len: Option<u32>,
+    ) -> Result<Vec<u8>, String> {
+        let dict = match block_len {
+            Some(len) => {
+                let len = len.max(1) as usize;
+                let blocks = count.div_ceil(len);
+                let step = blocks.div_ceil(TRAINING_BLOCKS).max(1);
+                let sample = (0..blocks)
+                    .step_by(step)
+                    .map(|b| (b * len..((b + 1) * len).min(count)).map(&value).collect());
+                train(sample, blocks)
+            }
+            None => Vec::new(),
+        };
+        let mut w = VarDictionaryWriter::new(block_len, dict)?;
+        for i in 0..count {
+            w.push(value(i))?;
         }
-        out.extend_from_slice(&ENCODING_PLAIN.to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        let mut data = Vec::new();
-        for v in sorted {
-            data.extend_from_slice(v);
-            let end = u32::try_from(data.len())
-                .map_err(|_| "dictionary values exceed 4 GiB".to_string())?;
-            out.extend_from_slice(&end.to_le_bytes());
-        }
-        crate::format::bytes::pad_to(&mut out, 8);
-        out.extend_from_slice(&data);
-        Ok(out)
+        w.finish()
     }
 
     /// The compressed blocks, if the values are stored in blocks.
@@ -343,5 +353,85 @@ pub fn value_to_bytes(data_type: DataType, v: &Value) -> Option<Vec<u8>> {
         },
         (_, Value::String(s) | Value::Json(s)) => Some(s.as_bytes().to_vec()),
         (_, other) => Some(other.to_string().into_bytes()),
+    }
+}
+
+/// Writes a [`VarDictionary`] entry from values pushed one at a time in dictionary order, for a
+/// caller that learns the values (and how many there are) as it goes.
+pub struct VarDictionaryWriter {
+    count: usize,
+    values: WriterValues,
+}
+
+enum WriterValues {
+    /// The end offsets so far (little-endian `u32`s), and the bytes.
+    Plain {
+        ends: Vec<u8>,
+        data: Vec<u8>,
+    },
+    Blocks(BlocksWriter),
+}
+
+impl VarDictionaryWriter {
+    /// Blocks of `block_len` values compressed with `dict` (from [`train`]; empty for none)
+    /// when given, else plain.
+    pub fn new(block_len: Option<u32>, dict: Vec<u8>) -> Result<VarDictionaryWriter, String> {
+        Ok(VarDictionaryWriter {
+            count: 0,
+            values: match block_len {
+                Some(len) => WriterValues::Blocks(BlocksWriter::new(len, dict)?),
+                None => WriterValues::Plain {
+                    ends: Vec::new(),
+                    data: Vec::new(),
+                },
+            },
+        })
+    }
+
+    /// Appends the next value.
+    pub fn push(&mut self, v: &[u8]) -> Result<(), String> {
+        match &mut self.values {
+            WriterValues::Plain { ends, data } => {
+                data.extend_from_slice(v);
+                let end = u32::try_from(data.len())
+                    .map_err(|_| "dictionary values exceed 4 GiB".to_string())?;
+                ends.extend_from_slice(&end.to_le_bytes());
+            }
+            WriterValues::Blocks(w) => w.push(v)?,
+        }
+        self.count += 1;
+        Ok(())
+    }
+
+    /// Number of values pushed.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether no value was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The entry's bytes.
+    pub fn finish(self) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&(self.count as u64).to_le_bytes());
+        match self.values {
+            WriterValues::Blocks(w) => {
+                out.extend_from_slice(&ENCODING_BLOCKS.to_le_bytes());
+                out.extend_from_slice(&w.block_len().to_le_bytes());
+                w.finish(&mut out)?;
+            }
+            WriterValues::Plain { ends, data } => {
+                out.extend_from_slice(&ENCODING_PLAIN.to_le_bytes());
+                out.extend_from_slice(&0u32.to_le_bytes());
+                out.extend_from_slice(&0u32.to_le_bytes());
+                out.extend_from_slice(&ends);
+                crate::format::bytes::pad_to(&mut out, 8);
+                out.extend_from_slice(&data);
+            }
+        }
+        Ok(out)
     }
 }
