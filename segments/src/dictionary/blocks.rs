@@ -107,6 +107,21 @@ pub fn train<'a>(sample: impl IntoIterator<Item = Vec<&'a [u8]>>, blocks: usize)
     zstd::dict::from_continuous(&raw, &sizes, max).unwrap_or_default()
 }
 
+/// [`train`] on evenly spaced blocks of `block_len` of the `count` sorted values `value(i)`.
+pub fn train_ranked<'a>(
+    count: usize,
+    block_len: u32,
+    value: &impl Fn(usize) -> &'a [u8],
+) -> Vec<u8> {
+    let len = block_len.max(1) as usize;
+    let blocks = count.div_ceil(len);
+    let step = blocks.div_ceil(TRAINING_BLOCKS).max(1);
+    let sample = (0..blocks)
+        .step_by(step)
+        .map(|b| (b * len..((b + 1) * len).min(count)).map(value).collect());
+    train(sample, blocks)
+}
+
 /// Front-codes `v` against its predecessor `prev` onto `out`.
 fn front_code(prev: &[u8], v: &[u8], out: &mut Vec<u8>) {
     let shared = shared_prefix(prev, v);
@@ -310,14 +325,8 @@ impl ValueBlocks {
         trained: bool,
         out: &mut Vec<u8>,
     ) -> Result<(), String> {
-        let len = block_len.max(1) as usize;
-        let blocks = count.div_ceil(len);
         let dict = if trained {
-            let step = blocks.div_ceil(TRAINING_BLOCKS).max(1);
-            let sample = (0..blocks)
-                .step_by(step)
-                .map(|b| (b * len..((b + 1) * len).min(count)).map(&value).collect());
-            train(sample, blocks)
+            train_ranked(count, block_len, &value)
         } else {
             Vec::new()
         };

@@ -11,7 +11,7 @@
 //! Strings sort by UTF-8 bytes (which is code-point order), bytes by bytes, decimals numerically
 //! ([`VarOrder::Decimal`]).
 
-use super::blocks::{BlocksWriter, TRAINING_BLOCKS, ValueBlocks, train};
+use super::blocks::{BlocksWriter, ValueBlocks, train_ranked};
 use crate::format::{ByteReader, Bytes};
 use crate::types::{DataType, DictId, StoredType, Value};
 use std::borrow::Cow;
@@ -186,15 +186,7 @@ impl VarDictionary {
         block_len: Option<u32>,
     ) -> Result<Vec<u8>, String> {
         let dict = match block_len {
-            Some(len) => {
-                let len = len.max(1) as usize;
-                let blocks = count.div_ceil(len);
-                let step = blocks.div_ceil(TRAINING_BLOCKS).max(1);
-                let sample = (0..blocks)
-                    .step_by(step)
-                    .map(|b| (b * len..((b + 1) * len).min(count)).map(&value).collect());
-                train(sample, blocks)
-            }
+            Some(len) => train_ranked(count, len, &value),
             None => Vec::new(),
         };
         let mut w = VarDictionaryWriter::new(block_len, dict)?;
@@ -373,7 +365,8 @@ enum WriterValues {
 }
 
 impl VarDictionaryWriter {
-    /// Blocks of `block_len` values compressed with `dict` (from [`train`]; empty for none)
+    /// Blocks of `block_len` values compressed with `dict` (from
+    /// [`train`](super::blocks::train); empty for none)
     /// when given, else plain.
     pub fn new(block_len: Option<u32>, dict: Vec<u8>) -> Result<VarDictionaryWriter, String> {
         Ok(VarDictionaryWriter {
