@@ -267,18 +267,13 @@ fn sort_var(i: &mut VarInterner, dt: DataType, hashes: bool) -> Result<SortedDic
     let dict = match block_len {
         Some(len) => {
             let len = len as usize;
-            let blocks = order.len().div_ceil(len);
-            let step = blocks.div_ceil(blocks::TRAINING_BLOCKS).max(1) * len;
-            let sample = (0..order.len()).step_by(step).map(|at| {
-                let mut window: Vec<&[u8]> = order[at..(at + len).min(order.len())]
-                    .iter()
-                    .map(|&id| i.get(id))
-                    .collect();
+            blocks::train_spaced(order.len().div_ceil(len), |b| {
+                let ids = &order[b * len..((b + 1) * len).min(order.len())];
+                let mut window: Vec<&[u8]> = ids.iter().map(|&id| i.get(id)).collect();
                 window.sort_unstable_by(|a, b| ord.compare(a, b));
                 window.dedup();
                 window
-            });
-            blocks::train(sample, blocks)
+            })
         }
         None => Vec::new(),
     };
@@ -548,8 +543,8 @@ impl ColumnEntries {
     }
 }
 
-/// Encodes one column: its metadata and its entries (to be written in column order).
-/// Encodes one column; `sorted` is what [`sort_permutation`] kept of the `sortedColumn`.
+/// Encodes one column: its metadata and its entries (to be written in column order); `sorted`
+/// is what [`sort_permutation`] kept of the `sortedColumn`.
 pub fn encode_column(
     mut c: ColumnCollector,
     plan: &ColumnPlan,

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 /// zstd level of the frames: the default level; higher ones cost build time for ~5% size.
 const ZSTD_LEVEL: i32 = 3;
 /// Blocks sampled to train the zstd dictionary (evenly spaced): more gain nothing measurable.
-pub const TRAINING_BLOCKS: usize = 256;
+const TRAINING_BLOCKS: usize = 256;
 /// Largest trained dictionary; smaller sections get about 1% of their front-coded bytes.
 const MAX_DICT_BYTES: usize = 64 << 10;
 
@@ -107,19 +107,23 @@ pub fn train<'a>(sample: impl IntoIterator<Item = Vec<&'a [u8]>>, blocks: usize)
     zstd::dict::from_continuous(&raw, &sizes, max).unwrap_or_default()
 }
 
-/// [`train`] on evenly spaced blocks of `block_len` of the `count` sorted values `value(i)`.
+/// [`train`] on about [`TRAINING_BLOCKS`] evenly spaced ones of `blocks` blocks, block `b`
+/// given by `block(b)` (its values in order).
+pub fn train_spaced<'a>(blocks: usize, block: impl Fn(usize) -> Vec<&'a [u8]>) -> Vec<u8> {
+    let step = blocks.div_ceil(TRAINING_BLOCKS).max(1);
+    train((0..blocks).step_by(step).map(block), blocks)
+}
+
+/// [`train_spaced`] on blocks of `block_len` of the `count` sorted values `value(i)`.
 pub fn train_ranked<'a>(
     count: usize,
     block_len: u32,
     value: &impl Fn(usize) -> &'a [u8],
 ) -> Vec<u8> {
     let len = block_len.max(1) as usize;
-    let blocks = count.div_ceil(len);
-    let step = blocks.div_ceil(TRAINING_BLOCKS).max(1);
-    let sample = (0..blocks)
-        .step_by(step)
-        .map(|b| (b * len..((b + 1) * len).min(count)).map(value).collect());
-    train(sample, blocks)
+    train_spaced(count.div_ceil(len), |b| {
+        (b * len..((b + 1) * len).min(count)).map(value).collect()
+    })
 }
 
 /// Front-codes `v` against its predecessor `prev` onto `out`.

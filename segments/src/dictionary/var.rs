@@ -366,8 +366,7 @@ enum WriterValues {
 
 impl VarDictionaryWriter {
     /// Blocks of `block_len` values compressed with `dict` (from
-    /// [`train`](super::blocks::train); empty for none)
-    /// when given, else plain.
+    /// [`train`](super::blocks::train); empty for none) when given, else plain.
     pub fn new(block_len: Option<u32>, dict: Vec<u8>) -> Result<VarDictionaryWriter, String> {
         Ok(VarDictionaryWriter {
             count: 0,
