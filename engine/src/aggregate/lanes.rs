@@ -1,11 +1,12 @@
-//! Lane-split per-group sums and counts for few, hot groups.
+//! Lane-split per-group sums for few, hot groups.
 //!
 //! With a handful of groups, consecutive rows keep hitting the same group, and every
 //! `sum[g] += x` waits for the previous add to that group (a store → load → add chain).
-//! [`LaneSums`] and [`LaneCounts`] keep [`LANES`] partial states per group; row `i` of a
-//! block adds to lane `i % LANES`, so rows in flight rarely share a state. A group's total
-//! folds its lanes in a fixed order, which makes results deterministic (though a floating
-//! sum may differ from a row-order sum in its last bits).
+//! [`LaneSums`] keeps [`LANES`] partial sums per group (the fused group-by splits its row
+//! counts the same way when they have few buckets); row `i` of a block adds to lane
+//! `i % LANES`, so rows in flight rarely share a state. A group's total folds its lanes in a
+//! fixed order, which makes results deterministic (though a floating sum may differ from a
+//! row-order sum in its last bits).
 
 /// Partial states per group.
 pub const LANES: usize = 8;
@@ -55,41 +56,6 @@ impl LaneSums {
     }
 }
 
-/// Per-group row counts, [`LANES`] partial counts each.
-#[derive(Clone, Debug, Default)]
-pub struct LaneCounts {
-    counts: Vec<i64>,
-}
-
-impl LaneCounts {
-    /// Counts for `groups` groups, all zero.
-    pub fn new(groups: usize) -> LaneCounts {
-        LaneCounts {
-            counts: vec![0; groups * LANES],
-        }
-    }
-
-    /// Counts one row for each entry of `slots`. Every slot must be `< groups`.
-    #[inline]
-    pub fn add(&mut self, slots: &[u32]) {
-        let counts = &mut self.counts;
-        let mut sc = slots.chunks_exact(LANES);
-        for s in &mut sc {
-            for j in 0..LANES {
-                counts[s[j] as usize * LANES + j] += 1;
-            }
-        }
-        for (j, &s) in sc.remainder().iter().enumerate() {
-            counts[s as usize * LANES + j] += 1;
-        }
-    }
-
-    /// The count of group `g`.
-    pub fn total(&self, g: usize) -> i64 {
-        self.counts[g * LANES..(g + 1) * LANES].iter().sum()
-    }
-}
-
 /// Pairwise fold of a power-of-two number of lanes: `((l0+l1)+(l2+l3))+…`.
 fn fold(lanes: &[f64], op: impl Fn(f64, f64) -> f64 + Copy) -> f64 {
     if lanes.len() == 1 {
@@ -104,20 +70,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lanes_fold_to_group_totals() {
+    fn lanes_fold_to_group_sums() {
         let slots: Vec<u32> = (0..103u32).map(|i| (i * 7 + i / 5) % 3).collect();
         let values: Vec<f64> = (0..103).map(|i| i as f64 * 0.5).collect();
         let mut sums = LaneSums::new(3);
-        let mut counts = LaneCounts::new(3);
         // Two calls: the lane of a row restarts at each call.
         sums.add(&slots[..50], &values[..50]);
         sums.add(&slots[50..], &values[50..]);
-        counts.add(&slots[..13]);
-        counts.add(&slots[13..]);
         for g in 0..3u32 {
             let rows = || slots.iter().zip(&values).filter(|(s, _)| **s == g);
             assert_eq!(sums.total(g as usize), rows().map(|(_, v)| v).sum::<f64>());
-            assert_eq!(counts.total(g as usize), rows().count() as i64);
         }
     }
 }

@@ -10,16 +10,25 @@
 //! documents listed rather than the selected ones): every column's dict ids are
 //! bulk-unpacked for the range, the keys combine into dictionary-space ids, and the rows the
 //! filter did not select go to a dump slot past the real groups instead of being gathered
-//! out (no per-column doc-id gathers). Values are gathered from the dictionary by id (a
-//! `DOUBLE` dictionary in place, no decoding; a large one prefetched ahead), raw columns
-//! read in bulk, and sums and counts go to lane-split states ([`crate::aggregate::lanes`]) so
-//! a handful of hot groups does not serialise on one add chain. Every argument column is
-//! read once however many aggregates use it; `COUNT(*)` and `AVG`'s counts share one count.
+//! out (no per-column doc-id gathers). States are indexed by that combined id; a group's slot
+//! is looked up only for a block with a combined id not seen before.
+//!
+//! Rows are counted in one histogram per (combined id, folded argument ids). An argument
+//! column with a small dictionary (TPC-H Q1's quantity and discount) is *folded* into it:
+//! instead of gathering and adding each row's value, the kernel counts the row under its
+//! dictionary id and multiplies counts by values once at the end, so one increment per row
+//! serves `COUNT(*)` and every folded `SUM`/`AVG` ([`FOLD_BUCKETS`] bounds the table). Other
+//! argument columns are *gathered*: values from the dictionary by id (a `DOUBLE` dictionary
+//! in place, no decoding; a large one prefetched ahead) or raw columns read in bulk, added to
+//! lane-split sums ([`crate::aggregate::lanes`]) so a handful of hot groups does not
+//! serialise on one add chain; a histogram with few buckets is lane-split the same way.
+//! Every argument column is read once however many aggregates use it.
 //!
 //! Anything else — other functions, expressions, multi-value or nullable columns under null
 //! handling, larger key spaces — takes the general path in [`super::group_by`]. Groups get
 //! their slots from the same [`GroupKeys`] in the same (first-row) order, so results match
-//! the general path except for the last bits of floating sums (lanes change the order).
+//! the general path except for the last bits of floating sums (lanes and folding change the
+//! order of the additions).
 
 use super::SegmentOutput;
 use super::aggregation::needed_columns;
@@ -27,7 +36,7 @@ use super::doc_set::DocSet;
 use super::group_keys::GroupKeys;
 use super::projection::{DECODE_ALWAYS, DENSE_SPAN};
 use crate::aggregate::AggState;
-use crate::aggregate::lanes::{LaneCounts, LaneSums};
+use crate::aggregate::lanes::{LANES, LaneSums};
 use crate::block::BLOCK_SIZE;
 use crate::context::QueryContext;
 use crate::error::EngineError;
@@ -48,6 +57,11 @@ pub const MAX_KEY_SPACE: u64 = 1 << 16;
 const SMALL_KEY_SPACE: u64 = 256;
 /// Rows per possible key a large key space needs (see [`SMALL_KEY_SPACE`]).
 const ROWS_PER_KEY: u64 = 16;
+
+/// Largest histogram (combined ids × folded dictionaries' sizes) an argument is folded into.
+pub const FOLD_BUCKETS: u64 = 1 << 14;
+/// Histograms of at most this many buckets are lane-split ([`LANES`] counts per bucket).
+const LANED_BUCKETS: usize = 1 << 10;
 
 /// Dictionary tables of at least this many values are prefetched ahead of the gather.
 const PREFETCH_TABLE: usize = 1 << 16;
@@ -78,11 +92,26 @@ enum Numbers<'s> {
     Raw(RawCursor<'s>),
 }
 
-/// One argument column: its reader and one lane-split sum.
+/// One argument column, as the kernel reads it.
 struct ArgColumn<'s> {
     name: &'s str,
     reader: ArgReader<'s>,
-    sums: LaneSums,
+    how: Summed<'s>,
+}
+
+/// How an argument column's sums are kept.
+enum Summed<'s> {
+    /// Row by row into lane-split sums per combined id.
+    Gathered(LaneSums),
+    /// Through the histogram: the column's dictionary id (`fwd`) is the histogram index's
+    /// digit of weight `stride`; each kept group's sum is made at the end from its counts
+    /// and the dictionary's values (`table`), in `sums` by slot.
+    Folded {
+        table: &'s [f64],
+        fwd: &'s DictIds,
+        stride: u32,
+        sums: Vec<f64>,
+    },
 }
 
 /// An argument column's numbers with reusable buffers.
@@ -217,7 +246,8 @@ fn chunks(docs: &DocSet) -> Box<dyn Iterator<Item = Chunk> + '_> {
     }
 }
 
-/// A combined id whose slot is not known yet.
+/// The slot of a combined id without a kept group (not seen yet, or dropped by the groups
+/// limit).
 const UNMAPPED: u32 = u32::MAX;
 
 /// What one aggregate reads from the kernel's states.
@@ -233,7 +263,10 @@ pub struct DenseGroupBy<'s> {
     keys: Vec<&'s DictIds>,
     args: Vec<ArgColumn<'s>>,
     outputs: Vec<Output>,
-    counts: Option<LaneCounts>,
+    /// Whether rows are counted (a `COUNT` or `AVG`, or a folded argument).
+    counted: bool,
+    /// Histogram buckets per combined id: the product of the folded dictionaries' sizes.
+    fold_space: u32,
     /// Columns the general path would project (for the scan statistics).
     num_columns: usize,
 }
@@ -303,11 +336,40 @@ impl<'s> DenseGroupBy<'s> {
             counted |= matches!(output, Output::Count | Output::Avg(_));
             outputs.push(output);
         }
+        // Fold the smallest dictionaries while the histogram stays within bounds and no
+        // larger than the rows it counts (its final pass must not outweigh them).
+        let states = key_space + 1;
+        let limit = FOLD_BUCKETS.min(docs.len());
+        let mut tables: Vec<(usize, &'s [f64], &'s DictIds)> = args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| match a.reader.numbers {
+                Numbers::Table(table, fwd) => Some((i, table, fwd)),
+                _ => None,
+            })
+            .collect();
+        tables.sort_by_key(|&(i, table, _)| (table.len(), i));
+        let mut fold_space = 1u64;
+        for (i, table, fwd) in tables {
+            let len = table.len() as u64;
+            if len == 0 || states * fold_space * len > limit {
+                break;
+            }
+            args[i].how = Summed::Folded {
+                table,
+                fwd,
+                stride: fold_space as u32,
+                sums: Vec::new(),
+            };
+            fold_space *= len;
+            counted = true;
+        }
         Some(DenseGroupBy {
             keys: key_fwd,
             args,
             outputs,
-            counts: counted.then(LaneCounts::default),
+            counted,
+            fold_space: fold_space as u32,
             num_columns: needed_columns(aggregates, keys).len(),
         })
     }
@@ -319,22 +381,25 @@ impl<'s> DenseGroupBy<'s> {
         docs: &DocSet,
         ctx: &QueryContext,
     ) -> Result<SegmentOutput, EngineError> {
-        // Real slots are below the key space; the dump slot (= the key space) takes skipped
-        // rows and rows of groups dropped by the groups limit.
+        // States are indexed by combined id; the dump state (= the key space) takes the rows
+        // the filter skipped inside a span.
         let dump = group_keys.dense_key_space().unwrap_or(0) as u32;
         let states = dump as usize + 1;
         let strides: Vec<u32> = group_keys.strides().iter().map(|&s| s as u32).collect();
-        if let Some(c) = &mut self.counts {
-            *c = LaneCounts::new(states);
-        }
         for a in &mut self.args {
-            a.sums = LaneSums::new(states);
+            if let Summed::Gathered(sums) = &mut a.how {
+                *sums = LaneSums::new(states);
+            }
         }
-        let (mut ids, mut combined, mut slots) = (Vec::new(), Vec::new(), Vec::new());
-        // Combined id → slot, [`UNMAPPED`] until its first row; the id `dump` (past the key
-        // space) marks skipped rows.
-        let mut map = vec![UNMAPPED; states];
-        map[dump as usize] = dump;
+        let fold = self.fold_space;
+        let buckets = states * fold as usize;
+        let lanes = if buckets <= LANED_BUCKETS { LANES } else { 1 };
+        let mut histogram = vec![0u32; if self.counted { buckets * lanes } else { 0 }];
+        let (mut combined, mut ids, mut index) = (Vec::new(), Vec::new(), Vec::new());
+        // Combined id → slot; `unseen` is 1 for the ids not slotted yet (never the dump).
+        let mut slot_of = vec![UNMAPPED; states];
+        let mut unseen = vec![1u8; states];
+        unseen[dump as usize] = 0;
         for chunk in chunks(docs) {
             ctx.check()?;
             // The first key's ids are read straight into the combined ids.
@@ -349,50 +414,60 @@ impl<'s> DenseGroupBy<'s> {
                 }
             }
             if let Chunk::Span { first, skipped, .. } = &chunk {
-                // Documents the filter skipped inside the span go to the dump slot.
+                // Documents the filter skipped inside the span go to the dump state.
                 for &d in skipped {
                     combined[(d - first) as usize] = dump;
                 }
             }
-            slots.clear();
-            let mut new_groups = false;
-            slots.extend(combined.iter().map(|&c| {
-                let slot = map[c as usize];
-                new_groups |= slot == UNMAPPED;
-                slot
-            }));
-            if new_groups {
+            if any_unseen(&unseen, &combined) {
                 // New groups, slotted in row order (the general path's order).
-                for (s, &c) in slots.iter_mut().zip(&combined) {
-                    if map[c as usize] == UNMAPPED {
-                        map[c as usize] = match group_keys.slot_of(c as u64) {
-                            u32::MAX => dump,
-                            slot => slot,
-                        };
+                for &c in &combined {
+                    if unseen[c as usize] != 0 {
+                        unseen[c as usize] = 0;
+                        slot_of[c as usize] = group_keys.slot_of(c as u64);
                     }
-                    *s = map[c as usize];
                 }
             }
-            if let Some(c) = &mut self.counts {
-                c.add(&slots);
+            if self.counted {
+                let index: &[u32] = if fold == 1 {
+                    &combined
+                } else {
+                    index.clear();
+                    index.extend(combined.iter().map(|&c| c * fold));
+                    for a in &mut self.args {
+                        a.add_digit(&chunk, &mut index);
+                    }
+                    &index
+                };
+                count_rows(&mut histogram, lanes, index);
             }
             for a in &mut self.args {
-                a.reader.add_to(&mut a.sums, &chunk, &slots);
+                if let Summed::Gathered(sums) = &mut a.how {
+                    a.reader.add_to(sums, &chunk, &combined);
+                }
             }
         }
-        let zero = LaneCounts::new(0);
-        let counts = self.counts.as_ref().unwrap_or(&zero);
-        let out = (0..group_keys.len())
-            .map(|g| {
+        // Slot → combined id, for the groups kept.
+        let mut slot_states = vec![0u32; group_keys.len()];
+        for (c, &slot) in slot_of.iter().enumerate() {
+            if (slot as usize) < slot_states.len() {
+                slot_states[slot as usize] = c as u32;
+            }
+        }
+        let counts = self.fold_histogram(&histogram, lanes, &slot_states);
+        let out = slot_states
+            .iter()
+            .enumerate()
+            .map(|(g, &c)| {
                 let states = self
                     .outputs
                     .iter()
                     .map(|o| match *o {
-                        Output::Count => AggState::Count(counts.total(g)),
-                        Output::Sum(a) => AggState::Sum(Some(self.args[a].sums.total(g))),
+                        Output::Count => AggState::Count(counts[g]),
+                        Output::Sum(a) => AggState::Sum(Some(self.args[a].sum(g, c))),
                         Output::Avg(a) => AggState::Avg {
-                            sum: self.args[a].sums.total(g),
-                            count: counts.total(g),
+                            sum: self.args[a].sum(g, c),
+                            count: counts[g],
                         },
                     })
                     .collect();
@@ -405,6 +480,110 @@ impl<'s> DenseGroupBy<'s> {
             entries_scanned_post_filter: docs.len() * self.num_columns as u64,
             groups_limit_reached: group_keys.limit_reached,
         })
+    }
+
+    /// Each kept group's row count from the histogram, and each folded argument's sums
+    /// (count × value per dictionary id). `slot_states[g]` is group `g`'s combined id.
+    fn fold_histogram(&mut self, histogram: &[u32], lanes: usize, slot_states: &[u32]) -> Vec<i64> {
+        if histogram.is_empty() {
+            return Vec::new();
+        }
+        let fold = self.fold_space as usize;
+        let mut folded: Vec<(u32, &[f64], &mut Vec<f64>)> = (self.args.iter_mut())
+            .filter_map(|a| match &mut a.how {
+                Summed::Folded {
+                    table,
+                    stride,
+                    sums,
+                    ..
+                } => {
+                    *sums = vec![0.0; slot_states.len()];
+                    Some((*stride, *table, sums))
+                }
+                Summed::Gathered(_) => None,
+            })
+            .collect();
+        slot_states
+            .iter()
+            .enumerate()
+            .map(|(g, &c)| {
+                let first = c as usize * fold;
+                let mut count = 0i64;
+                for f in 0..fold {
+                    let bucket = &histogram[(first + f) * lanes..(first + f + 1) * lanes];
+                    let n: u64 = bucket.iter().map(|&n| n as u64).sum();
+                    if n == 0 {
+                        continue;
+                    }
+                    count += n as i64;
+                    for (stride, table, sums) in &mut folded {
+                        let id = f / *stride as usize % table.len();
+                        sums[g] += n as f64 * table[id];
+                    }
+                }
+                count
+            })
+            .collect()
+    }
+}
+
+/// Whether any of the combined ids `ids` is marked in `unseen` (every id must be in range).
+/// Four independent accumulators, so the loads are not chained through one register.
+#[inline(never)]
+fn any_unseen(unseen: &[u8], ids: &[u32]) -> bool {
+    let mut quads = ids.chunks_exact(4);
+    let mut acc = [0u8; 4];
+    for q in &mut quads {
+        for j in 0..4 {
+            acc[j] |= unseen[q[j] as usize];
+        }
+    }
+    let rest = quads
+        .remainder()
+        .iter()
+        .fold(0, |a, &c| a | unseen[c as usize]);
+    (acc[0] | acc[1] | acc[2] | acc[3] | rest) != 0
+}
+
+/// Counts each row in its histogram bucket `index[i]` ([`LANES`] counts per bucket when
+/// `lanes` says so: few buckets mean consecutive rows often share one).
+#[inline(never)]
+fn count_rows(histogram: &mut [u32], lanes: usize, index: &[u32]) {
+    if lanes == 1 {
+        for &h in index {
+            histogram[h as usize] += 1;
+        }
+        return;
+    }
+    let mut chunks = index.chunks_exact(LANES);
+    for c in &mut chunks {
+        for j in 0..LANES {
+            histogram[c[j] as usize * LANES + j] += 1;
+        }
+    }
+    for (j, &h) in chunks.remainder().iter().enumerate() {
+        histogram[h as usize * LANES + j] += 1;
+    }
+}
+
+impl ArgColumn<'_> {
+    /// For a folded column, adds `id × stride` to every row's histogram index.
+    fn add_digit(&mut self, chunk: &Chunk, index: &mut [u32]) {
+        if let Summed::Folded { fwd, stride, .. } = self.how {
+            let ids = &mut self.reader.ids;
+            chunk.read_ids(fwd, ids);
+            for (h, &id) in index.iter_mut().zip(ids.iter()) {
+                *h += id * stride;
+            }
+        }
+    }
+
+    /// The column's sum for group `g` (combined id `c`).
+    fn sum(&self, g: usize, c: u32) -> f64 {
+        match &self.how {
+            Summed::Gathered(sums) => sums.total(c as usize),
+            Summed::Folded { sums, .. } => sums[g],
+        }
     }
 }
 
@@ -445,7 +624,7 @@ fn arg_index<'s>(
             ids: Vec::new(),
             values: Vec::new(),
         },
-        sums: LaneSums::default(),
+        how: Summed::Gathered(LaneSums::default()),
     });
     Some(args.len() - 1)
 }
@@ -654,6 +833,48 @@ mod tests {
             ExecutionOptions::default(),
             enough,
         );
+    }
+
+    #[test]
+    fn folds_small_dictionaries_into_the_histogram_and_gathers_the_rest() {
+        let segment = segment();
+        let ctx = QueryContext::new(ExecutionOptions::default());
+        let keys = vec![col("rf"), col("ls")];
+        let folded = |docs: &DocSet| {
+            let gk = GroupKeys::new(&keys, segment, false, 100_000);
+            let kernel = DenseGroupBy::new(&keys, &q1_aggregates(), segment, &gk, docs, &ctx)
+                .expect("the kernel applies");
+            let mut names: Vec<&str> = (kernel.args.iter())
+                .filter(|a| matches!(a.how, Summed::Folded { .. }))
+                .map(|a| a.name)
+                .collect();
+            names.sort();
+            (names, kernel.fold_space)
+        };
+        // 7 states (6 keys and the dump): y's 500 values fold (3,500 buckets); x's 997 would
+        // take the histogram past FOLD_BUCKETS, and z is raw.
+        assert_eq!(folded(&DocSet::all(DOCS)), (vec!["y"], 500));
+        // Fewer rows than buckets: nothing folds.
+        let few = DocSet::bitmap((0..DOCS).filter(|d| d % 13 == 0).collect());
+        assert_eq!(folded(&few), (vec![], 1));
+        // Alone, x folds too (and a small key space with only gathered sums is unchanged).
+        let gk = GroupKeys::new(&keys, segment, false, 100_000);
+        let aggs = [agg(AggregateFunction::Avg, Some("x"))];
+        let kernel = DenseGroupBy::new(&keys, &aggs, segment, &gk, &DocSet::all(DOCS), &ctx);
+        assert_eq!(kernel.map(|k| k.fold_space), Some(997));
+        check(&["rf", "ls"], &aggs, ExecutionOptions::default());
+        // Two folded columns (ls: stride 1, n: stride 2) and a gathered one.
+        let two = [
+            agg(AggregateFunction::Sum, Some("n")),
+            agg(AggregateFunction::Avg, Some("ls")),
+            agg(AggregateFunction::Sum, Some("y")),
+            agg(AggregateFunction::Count, None),
+        ];
+        let keys = vec![col("rf")];
+        let gk = GroupKeys::new(&keys, segment, false, 100_000);
+        let kernel = DenseGroupBy::new(&keys, &two, segment, &gk, &DocSet::all(DOCS), &ctx);
+        assert_eq!(kernel.map(|k| k.fold_space), Some(2 * 51));
+        check(&["rf"], &two, ExecutionOptions::default());
     }
 
     #[test]
