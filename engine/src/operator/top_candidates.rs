@@ -8,6 +8,9 @@
 //! and each row becomes one `u128` rank — NULL class (null handling only), then the value
 //! mapped to an unsigned order-preserving integer, flipped for DESC — so that a smaller rank is
 //! a better row exactly as [`crate::sort::compare_key`] orders them (floats by `total_cmp`).
+//! Over a whole range of documents, dictionary ids without NULLs that matter (a top-k over
+//! an unfiltered segment) are read in bulk into one buffer, and once a bound is set rows are
+//! passed over 16 at a time by one branch-free test on the 32-bit ids.
 //!
 //! Candidates are `(rank, doc)` pairs; every so often the `k`-th best one sets a bound and
 //! worse ones are dropped. With a single sort key ties go to the lower doc (arrival order), so
@@ -23,7 +26,7 @@ use crate::error::EngineError;
 use planner::plan::{Expr, SortKey};
 use roaring::RoaringBitmap;
 use segments::dictionary::Dictionary;
-use segments::forward::ForwardIndex;
+use segments::forward::{DictIds, ForwardIndex};
 use segments::segment::ImmutableSegment;
 use segments::types::{DataType, DocId, StoredType};
 
@@ -129,7 +132,12 @@ impl Narrower {
 
     /// Offers the rows of a block: `keys` yields each row's order-preserving value.
     #[inline]
-    fn offer(&mut self, docs: &[DocId], keys: impl Iterator<Item = u64>, nulls: Option<&[bool]>) {
+    fn offer(
+        &mut self,
+        docs: impl IntoIterator<Item = DocId>,
+        keys: impl Iterator<Item = u64>,
+        nulls: Option<&[bool]>,
+    ) {
         match nulls {
             None => {
                 // Every rank has the value class: compare the low 64 bits alone.
@@ -139,12 +147,12 @@ impl Narrower {
                 let below = self.bound - self.value_class;
                 let (flip, class) = (self.flip, self.value_class);
                 if below > u64::MAX as u128 {
-                    for (&doc, k) in docs.iter().zip(keys) {
+                    for (doc, k) in docs.into_iter().zip(keys) {
                         self.candidates.push((class | (k ^ flip) as u128, doc));
                     }
                 } else {
                     let below = below as u64;
-                    for (&doc, k) in docs.iter().zip(keys) {
+                    for (doc, k) in docs.into_iter().zip(keys) {
                         let low = k ^ flip;
                         if low < below {
                             self.candidates.push((class | low as u128, doc));
@@ -153,7 +161,7 @@ impl Narrower {
                 }
             }
             Some(nulls) => {
-                for ((&doc, k), &null) in docs.iter().zip(keys).zip(nulls) {
+                for ((doc, k), &null) in docs.into_iter().zip(keys).zip(nulls) {
                     let rank = if null {
                         self.null_class
                     } else {
@@ -165,6 +173,53 @@ impl Narrower {
                 }
             }
         }
+        self.settle();
+    }
+
+    /// Offers a run of rows by dictionary id, without NULLs: row `i` is doc `first + i`.
+    /// Ids are 32 bits, so a rank's low half is `offset + (id ^ flip32)`, and rows that cannot
+    /// be kept are passed over [`SKIP`] at a time with one branch-free test.
+    fn offer_ids(&mut self, first: DocId, ids: &[u32]) {
+        /// Rows tested together.
+        const SKIP: usize = 16;
+        if self.bound <= self.value_class {
+            return;
+        }
+        let below = self.bound - self.value_class;
+        let (flip, class) = (self.flip as u32, self.value_class);
+        let offset = if flip == 0 {
+            0
+        } else {
+            u64::MAX - u32::MAX as u64
+        };
+        let below = (below.min(u64::MAX as u128) as u64).saturating_sub(offset);
+        if below > u32::MAX as u64 {
+            let ranks = ids
+                .iter()
+                .map(|&id| class | (offset + (id ^ flip) as u64) as u128);
+            self.candidates.extend(ranks.zip(first..));
+        } else {
+            let below = below as u32;
+            for (run, chunk) in (first..).step_by(SKIP).zip(ids.chunks(SKIP)) {
+                if chunk
+                    .iter()
+                    .fold(false, |any, &id| any | ((id ^ flip) < below))
+                {
+                    for (doc, &id) in (run..).zip(chunk) {
+                        let low = id ^ flip;
+                        if low < below {
+                            self.candidates
+                                .push((class | (offset + low as u64) as u128, doc));
+                        }
+                    }
+                }
+            }
+        }
+        self.settle();
+    }
+
+    /// Prunes once enough candidates are held.
+    fn settle(&mut self) {
         if self.candidates.len() >= self.capacity {
             self.prune();
             if self.candidates.len() * 2 > self.capacity {
@@ -201,6 +256,23 @@ impl Narrower {
     }
 }
 
+/// The dict ids of single-value column `name`, unless its NULLs matter (null handling on and
+/// some stored).
+fn plain_ids<'s>(
+    segment: &'s ImmutableSegment,
+    name: &str,
+    ctx: &QueryContext,
+) -> Option<&'s DictIds> {
+    let col = segment.column(name)?;
+    if ctx.null_handling() && col.nulls().is_some_and(|n| !n.is_empty()) {
+        return None;
+    }
+    match col.forward() {
+        ForwardIndex::Dict(fwd) => Some(fwd),
+        _ => None,
+    }
+}
+
 /// Narrows `docs` to the candidates for the top `limit` rows by `order_by`, whose first key is
 /// `first_expr`; `None` if the first key is not a plain typed column (or narrowing cannot help).
 pub fn narrow(
@@ -220,8 +292,26 @@ pub fn narrow(
     let Some(kind) = key_kind(segment, &column.name) else {
         return Ok(None);
     };
-    let mut source = ColumnSource::new(segment, column, None, &ctx.options);
     let mut narrower = Narrower::new(first, limit, order_by.len() == 1);
+    if let (KeyKind::DictId, DocSet::Range(range)) = (kind, docs)
+        && let Some(fwd) = plain_ids(segment, &column.name, ctx)
+    {
+        // All documents of a range, ids without NULLs that matter: read in bulk into one
+        // buffer, each row's doc is its place in the range (no doc lists, no projection).
+        let mut ids = Vec::with_capacity(BLOCK_SIZE);
+        for first in range.clone().step_by(BLOCK_SIZE) {
+            ctx.check()?;
+            let end = first.saturating_add(BLOCK_SIZE as DocId).min(range.end);
+            ids.resize((end - first) as usize, 0);
+            fwd.read_range(first, &mut ids);
+            narrower.offer_ids(first, &ids);
+        }
+        return Ok(Some(Candidates {
+            docs: DocSet::bitmap(narrower.finish()),
+            docs_scanned: docs.len(),
+        }));
+    }
+    let mut source = ColumnSource::new(segment, column, None, &ctx.options);
     let mut docs_scanned = 0u64;
     for block in docs.blocks() {
         ctx.check()?;
@@ -229,21 +319,31 @@ pub fn narrow(
         let projected = source.read(&block);
         let nulls = projected.nulls.as_deref();
         match (&projected.data, kind) {
-            (ColumnData::Dict { ids, .. }, KeyKind::DictId) => {
-                narrower.offer(&block, ids.iter().map(|&id| id as u64), nulls)
-            }
-            (ColumnData::I64(v), KeyKind::Integral { boolean: false }) => {
-                narrower.offer(&block, v.iter().map(|&x| ordered_i64(x)), nulls)
-            }
-            (ColumnData::I64(v), KeyKind::Integral { boolean: true }) => {
-                narrower.offer(&block, v.iter().map(|&x| (x != 0) as u64), nulls)
-            }
-            (ColumnData::F64(v), KeyKind::Floating { float32: false }) => {
-                narrower.offer(&block, v.iter().map(|&x| ordered_f64(x)), nulls)
-            }
-            (ColumnData::F64(v), KeyKind::Floating { float32: true }) => {
-                narrower.offer(&block, v.iter().map(|&x| ordered_f32(x as f32)), nulls)
-            }
+            (ColumnData::Dict { ids, .. }, KeyKind::DictId) => narrower.offer(
+                block.iter().copied(),
+                ids.iter().map(|&id| id as u64),
+                nulls,
+            ),
+            (ColumnData::I64(v), KeyKind::Integral { boolean: false }) => narrower.offer(
+                block.iter().copied(),
+                v.iter().map(|&x| ordered_i64(x)),
+                nulls,
+            ),
+            (ColumnData::I64(v), KeyKind::Integral { boolean: true }) => narrower.offer(
+                block.iter().copied(),
+                v.iter().map(|&x| (x != 0) as u64),
+                nulls,
+            ),
+            (ColumnData::F64(v), KeyKind::Floating { float32: false }) => narrower.offer(
+                block.iter().copied(),
+                v.iter().map(|&x| ordered_f64(x)),
+                nulls,
+            ),
+            (ColumnData::F64(v), KeyKind::Floating { float32: true }) => narrower.offer(
+                block.iter().copied(),
+                v.iter().map(|&x| ordered_f32(x as f32)),
+                nulls,
+            ),
             _ => {
                 return Err(EngineError::execution(format!(
                     "column '{}' read in an unexpected form",
