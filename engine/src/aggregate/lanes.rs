@@ -50,6 +50,13 @@ impl LaneSums {
         }
     }
 
+    /// Adds `other`'s partial sums (the same number of groups) to these, lane by lane.
+    pub fn absorb(&mut self, other: &LaneSums) {
+        for (a, b) in self.sums.iter_mut().zip(&other.sums) {
+            *a += b;
+        }
+    }
+
     /// The total of group `g`: its lanes folded pairwise in a fixed order.
     pub fn total(&self, g: usize) -> f64 {
         fold(&self.sums[g * LANES..(g + 1) * LANES], |a, b| a + b)

@@ -10,8 +10,13 @@
 //! documents listed rather than the selected ones): every column's dict ids are
 //! bulk-unpacked for the range, the keys combine into dictionary-space ids, and the rows the
 //! filter did not select go to a dump slot past the real groups instead of being gathered
-//! out (no per-column doc-id gathers). States are indexed by that combined id; a group's slot
-//! is looked up only for a block with a combined id not seen before.
+//! out (no per-column doc-id gathers). States are indexed by that combined id; the ids are
+//! listed in the order of their first rows, and groups get their slots from that list when
+//! the scan ends.
+//!
+//! A scan's state tables ([`Scan`]) are indexed alike whatever documents it read, so a
+//! segment cut into parts ([`DenseGroupBy::run_parts`]) scans them in parallel and adds the
+//! tables up element by element, in part order: no group is merged by key.
 //!
 //! Rows are counted in one histogram per (combined id, folded argument ids). An argument
 //! column with a small dictionary (TPC-H Q1's quantity and discount) is *folded* into it:
@@ -42,9 +47,10 @@ use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::server::result::IntermediateData;
 use planner::plan::{AggregateCall, AggregateFunction, Expr};
+use rayon::prelude::*;
 use roaring::RoaringBitmap;
 use segments::dictionary::Dictionary;
-use segments::forward::{DictIds, ForwardIndex, RawCursor};
+use segments::forward::{DictIds, ForwardIndex, RawCursor, RawForward};
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType};
 use std::ops::Range;
@@ -82,6 +88,7 @@ fn prefetch(p: *const f64) {
 }
 
 /// Where an argument column's numbers come from.
+#[derive(Clone, Copy)]
 enum Numbers<'s> {
     /// Dictionary values by id (`ColumnReader::dictionary_numbers`: a `DOUBLE` dictionary in
     /// place, others widened once and kept with the segment).
@@ -89,45 +96,78 @@ enum Numbers<'s> {
     /// A large dictionary read id by id (few documents to read).
     Dict(&'s Dictionary, &'s DictIds),
     /// Raw fixed-width numbers.
-    Raw(RawCursor<'s>),
+    Raw(&'s RawForward),
 }
 
-/// One argument column, as the kernel reads it.
+/// One argument column of the plan.
 struct ArgColumn<'s> {
     name: &'s str,
-    reader: ArgReader<'s>,
-    how: Summed<'s>,
-}
-
-/// How an argument column's sums are kept.
-enum Summed<'s> {
-    /// Row by row into lane-split sums per combined id.
-    Gathered(LaneSums),
-    /// Through the histogram: the column's dictionary id (`fwd`) is the histogram index's
-    /// digit of weight `stride`; each kept group's sum is made at the end from its counts
-    /// and the dictionary's values (`table`), in `sums` by slot.
-    Folded {
-        table: &'s [f64],
-        fwd: &'s DictIds,
-        stride: u32,
-        sums: Vec<f64>,
-    },
-}
-
-/// An argument column's numbers with reusable buffers.
-struct ArgReader<'s> {
     numbers: Numbers<'s>,
+    /// Folded into the histogram: the column's dictionary id is the histogram index's digit
+    /// of this weight (its numbers are a [`Numbers::Table`]). `None`: gathered row by row
+    /// into lane-split sums per combined id.
+    fold_stride: Option<u32>,
+}
+
+/// What one scan of documents accumulated: states indexed by combined id, so the scans of
+/// a segment's parts add up element by element.
+struct Scan {
+    /// Row counts per (combined id, folded ids) bucket, `lanes` counts per bucket.
+    histogram: Vec<u32>,
+    /// Per argument column: its sums when gathered (`None` when folded).
+    sums: Vec<Option<LaneSums>>,
+    /// Combined ids in the order of their first rows.
+    first_seen: Vec<u32>,
+}
+
+impl Scan {
+    /// Adds a later part's scan to this one.
+    fn absorb(&mut self, later: Scan) {
+        for (h, n) in self.histogram.iter_mut().zip(later.histogram) {
+            *h += n;
+        }
+        for (mine, theirs) in self.sums.iter_mut().zip(later.sums) {
+            if let (Some(mine), Some(theirs)) = (mine, theirs) {
+                mine.absorb(&theirs);
+            }
+        }
+        self.first_seen.extend(later.first_seen);
+    }
+}
+
+/// A gathered argument column's numbers with reusable buffers (one per scan).
+struct ArgReader<'s> {
+    source: Source<'s>,
     ids: Vec<u32>,
     values: Vec<f64>,
 }
 
-impl ArgReader<'_> {
+/// [`Numbers`] as one scan reads them (a raw column through its own cursor).
+enum Source<'s> {
+    Table(&'s [f64], &'s DictIds),
+    Dict(&'s Dictionary, &'s DictIds),
+    Raw(RawCursor<'s>),
+}
+
+impl<'s> ArgReader<'s> {
+    fn new(numbers: Numbers<'s>) -> ArgReader<'s> {
+        ArgReader {
+            source: match numbers {
+                Numbers::Table(table, fwd) => Source::Table(table, fwd),
+                Numbers::Dict(dict, fwd) => Source::Dict(dict, fwd),
+                Numbers::Raw(raw) => Source::Raw(raw.cursor()),
+            },
+            ids: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
     /// Adds the column's numbers for the rows of `chunk` to `sums`, row `i` to group `slots[i]`.
     fn add_to(&mut self, sums: &mut LaneSums, chunk: &Chunk, slots: &[u32]) {
         let n = slots.len();
         let ids = &mut self.ids;
-        match &mut self.numbers {
-            Numbers::Table(table, fwd) => {
+        match &mut self.source {
+            Source::Table(table, fwd) => {
                 chunk.read_ids(fwd, ids);
                 // The loads do not depend on each other or on the adds, so a large
                 // dictionary's cache misses overlap.
@@ -145,12 +185,12 @@ impl ArgReader<'_> {
                     });
                 }
             }
-            Numbers::Dict(dict, fwd) => {
+            Source::Dict(dict, fwd) => {
                 chunk.read_ids(fwd, ids);
                 let ids = &ids[..n];
                 sums.add_with(slots, |i| dict.f64_at(ids[i]));
             }
-            Numbers::Raw(cursor) => {
+            Source::Raw(cursor) => {
                 self.values.resize(n, 0.0);
                 match chunk {
                     Chunk::Span { first, .. } => cursor.read_f64_range(*first, &mut self.values),
@@ -261,6 +301,11 @@ enum Output {
 /// The fused plan for one segment.
 pub struct DenseGroupBy<'s> {
     keys: Vec<&'s DictIds>,
+    /// Each key's weight in the combined id.
+    strides: Vec<u32>,
+    /// Product of the keys' cardinalities; combined ids are below it, and the dump state
+    /// is this id.
+    key_space: u64,
     args: Vec<ArgColumn<'s>>,
     outputs: Vec<Output>,
     /// Whether rows are counted (a `COUNT` or `AVG`, or a folded argument).
@@ -340,32 +385,26 @@ impl<'s> DenseGroupBy<'s> {
         // larger than the rows it counts (its final pass must not outweigh them).
         let states = key_space + 1;
         let limit = FOLD_BUCKETS.min(docs.len());
-        let mut tables: Vec<(usize, &'s [f64], &'s DictIds)> = args
-            .iter()
-            .enumerate()
-            .filter_map(|(i, a)| match a.reader.numbers {
-                Numbers::Table(table, fwd) => Some((i, table, fwd)),
+        let mut tables: Vec<(usize, u64)> = (args.iter().enumerate())
+            .filter_map(|(i, a)| match a.numbers {
+                Numbers::Table(table, _) => Some((i, table.len() as u64)),
                 _ => None,
             })
             .collect();
-        tables.sort_by_key(|&(i, table, _)| (table.len(), i));
+        tables.sort_by_key(|&(i, len)| (len, i));
         let mut fold_space = 1u64;
-        for (i, table, fwd) in tables {
-            let len = table.len() as u64;
+        for (i, len) in tables {
             if len == 0 || states * fold_space * len > limit {
                 break;
             }
-            args[i].how = Summed::Folded {
-                table,
-                fwd,
-                stride: fold_space as u32,
-                sums: Vec::new(),
-            };
+            args[i].fold_stride = Some(fold_space as u32);
             fold_space *= len;
             counted = true;
         }
         Some(DenseGroupBy {
             keys: key_fwd,
+            strides: group_keys.strides().iter().map(|&s| s as u32).collect(),
+            key_space,
             args,
             outputs,
             counted,
@@ -376,38 +415,66 @@ impl<'s> DenseGroupBy<'s> {
 
     /// Runs the kernel over the documents `docs`, slotting groups through `group_keys`.
     pub fn run(
-        mut self,
-        mut group_keys: GroupKeys<'s>,
+        &self,
+        group_keys: GroupKeys<'s>,
         docs: &DocSet,
         ctx: &QueryContext,
     ) -> Result<SegmentOutput, EngineError> {
+        let scan = self.scan(docs, ctx)?;
+        Ok(self.finish(group_keys, scan, docs))
+    }
+
+    /// Runs the kernel over `docs` cut into `parts` (in order, covering it), the parts in
+    /// parallel: their state tables are indexed alike and add up element by element, in part
+    /// order, so the answer does not depend on scheduling and no group is merged by key.
+    pub fn run_parts(
+        &self,
+        group_keys: GroupKeys<'s>,
+        docs: &DocSet,
+        parts: &[DocSet],
+        ctx: &QueryContext,
+    ) -> Result<SegmentOutput, EngineError> {
+        let scans: Vec<Result<Scan, EngineError>> =
+            parts.par_iter().map(|part| self.scan(part, ctx)).collect();
+        let mut scans = scans.into_iter();
+        let Some(first) = scans.next() else {
+            return Ok(self.finish(group_keys, self.scan(&DocSet::empty(), ctx)?, docs));
+        };
+        let mut total = first?;
+        for scan in scans {
+            total.absorb(scan?);
+        }
+        Ok(self.finish(group_keys, total, docs))
+    }
+
+    /// Accumulates the documents `docs` into fresh state tables.
+    fn scan(&self, docs: &DocSet, ctx: &QueryContext) -> Result<Scan, EngineError> {
         // States are indexed by combined id; the dump state (= the key space) takes the rows
         // the filter skipped inside a span.
-        let dump = group_keys.dense_key_space().unwrap_or(0) as u32;
+        let dump = self.key_space as u32;
         let states = dump as usize + 1;
-        let strides: Vec<u32> = group_keys.strides().iter().map(|&s| s as u32).collect();
-        for a in &mut self.args {
-            if let Summed::Gathered(sums) = &mut a.how {
-                *sums = LaneSums::new(states);
-            }
-        }
         let fold = self.fold_space;
-        let buckets = states * fold as usize;
-        let lanes = if buckets <= LANED_BUCKETS { LANES } else { 1 };
+        let (buckets, lanes) = self.histogram_shape();
         let mut histogram = vec![0u32; if self.counted { buckets * lanes } else { 0 }];
+        let mut gathered: Vec<Option<(ArgReader<'s>, LaneSums)>> = (self.args.iter())
+            .map(|a| match a.fold_stride {
+                None => Some((ArgReader::new(a.numbers), LaneSums::new(states))),
+                Some(_) => None,
+            })
+            .collect();
         let (mut combined, mut ids, mut index) = (Vec::new(), Vec::new(), Vec::new());
-        // Combined id → slot; `unseen` is 1 for the ids not slotted yet (never the dump).
-        let mut slot_of = vec![UNMAPPED; states];
+        // 1 for the combined ids not seen yet (never the dump).
         let mut unseen = vec![1u8; states];
         unseen[dump as usize] = 0;
+        let mut first_seen = Vec::new();
         for chunk in chunks(docs) {
             ctx.check()?;
             // The first key's ids are read straight into the combined ids.
             chunk.read_ids(self.keys[0], &mut combined);
-            if strides[0] != 1 {
-                combined.iter_mut().for_each(|c| *c *= strides[0]);
+            if self.strides[0] != 1 {
+                combined.iter_mut().for_each(|c| *c *= self.strides[0]);
             }
-            for (fwd, &stride) in self.keys.iter().zip(&strides).skip(1) {
+            for (fwd, &stride) in self.keys.iter().zip(&self.strides).skip(1) {
                 chunk.read_ids(fwd, &mut ids);
                 for (c, &id) in combined.iter_mut().zip(&ids) {
                     *c += id * stride;
@@ -420,11 +487,10 @@ impl<'s> DenseGroupBy<'s> {
                 }
             }
             if any_unseen(&unseen, &combined) {
-                // New groups, slotted in row order (the general path's order).
                 for &c in &combined {
                     if unseen[c as usize] != 0 {
                         unseen[c as usize] = 0;
-                        slot_of[c as usize] = group_keys.slot_of(c as u64);
+                        first_seen.push(c);
                     }
                 }
             }
@@ -434,39 +500,66 @@ impl<'s> DenseGroupBy<'s> {
                 } else {
                     index.clear();
                     index.extend(combined.iter().map(|&c| c * fold));
-                    for a in &mut self.args {
-                        a.add_digit(&chunk, &mut index);
+                    for a in &self.args {
+                        if let (Some(stride), Numbers::Table(_, fwd)) = (a.fold_stride, a.numbers) {
+                            chunk.read_ids(fwd, &mut ids);
+                            for (h, &id) in index.iter_mut().zip(&ids) {
+                                *h += id * stride;
+                            }
+                        }
                     }
                     &index
                 };
                 count_rows(&mut histogram, lanes, index);
             }
-            for a in &mut self.args {
-                if let Summed::Gathered(sums) = &mut a.how {
-                    a.reader.add_to(sums, &chunk, &combined);
+            for (reader, sums) in gathered.iter_mut().flatten() {
+                reader.add_to(sums, &chunk, &combined);
+            }
+        }
+        Ok(Scan {
+            histogram,
+            sums: gathered.into_iter().map(|g| g.map(|(_, s)| s)).collect(),
+            first_seen,
+        })
+    }
+
+    /// Histogram buckets (combined ids × folded ids) and counts per bucket.
+    fn histogram_shape(&self) -> (usize, usize) {
+        let buckets = (self.key_space as usize + 1) * self.fold_space as usize;
+        (buckets, if buckets <= LANED_BUCKETS { LANES } else { 1 })
+    }
+
+    /// The segment output of a finished scan of `docs`: groups are slotted through
+    /// `group_keys` in the order of their first rows (the general path's order).
+    fn finish(&self, mut group_keys: GroupKeys<'s>, scan: Scan, docs: &DocSet) -> SegmentOutput {
+        let mut slot_states = Vec::new();
+        let mut taken = vec![false; self.key_space as usize + 1];
+        for &c in &scan.first_seen {
+            if !std::mem::replace(&mut taken[c as usize], true) {
+                let slot = group_keys.slot_of(c as u64);
+                if slot != UNMAPPED {
+                    debug_assert_eq!(slot as usize, slot_states.len());
+                    slot_states.push(c);
                 }
             }
         }
-        // Slot → combined id, for the groups kept.
-        let mut slot_states = vec![0u32; group_keys.len()];
-        for (c, &slot) in slot_of.iter().enumerate() {
-            if (slot as usize) < slot_states.len() {
-                slot_states[slot as usize] = c as u32;
-            }
-        }
-        let counts = self.fold_histogram(&histogram, lanes, &slot_states);
+        let (counts, folded) = self.fold_histogram(&scan.histogram, &slot_states);
         let out = slot_states
             .iter()
             .enumerate()
             .map(|(g, &c)| {
+                let sum = |a: usize| match (&scan.sums[a], &folded[a]) {
+                    (Some(sums), _) => sums.total(c as usize),
+                    (None, sums) => sums[g],
+                };
                 let states = self
                     .outputs
                     .iter()
                     .map(|o| match *o {
                         Output::Count => AggState::Count(counts[g]),
-                        Output::Sum(a) => AggState::Sum(Some(self.args[a].sum(g, c))),
+                        Output::Sum(a) => AggState::Sum(Some(sum(a))),
                         Output::Avg(a) => AggState::Avg {
-                            sum: self.args[a].sum(g, c),
+                            sum: sum(a),
                             count: counts[g],
                         },
                     })
@@ -474,36 +567,30 @@ impl<'s> DenseGroupBy<'s> {
                 (group_keys.key_values(g), states)
             })
             .collect();
-        Ok(SegmentOutput {
+        SegmentOutput {
             data: IntermediateData::Groups(out),
             docs_scanned: docs.len(),
             entries_scanned_post_filter: docs.len() * self.num_columns as u64,
             groups_limit_reached: group_keys.limit_reached,
-        })
+        }
     }
 
-    /// Each kept group's row count from the histogram, and each folded argument's sums
-    /// (count × value per dictionary id). `slot_states[g]` is group `g`'s combined id.
-    fn fold_histogram(&mut self, histogram: &[u32], lanes: usize, slot_states: &[u32]) -> Vec<i64> {
-        if histogram.is_empty() {
-            return Vec::new();
-        }
-        let fold = self.fold_space as usize;
-        let mut folded: Vec<(u32, &[f64], &mut Vec<f64>)> = (self.args.iter_mut())
-            .filter_map(|a| match &mut a.how {
-                Summed::Folded {
-                    table,
-                    stride,
-                    sums,
-                    ..
-                } => {
-                    *sums = vec![0.0; slot_states.len()];
-                    Some((*stride, *table, sums))
-                }
-                Summed::Gathered(_) => None,
+    /// Each kept group's row count from the histogram, and per argument column the folded
+    /// sums by slot (count × value per dictionary id; empty for a gathered column).
+    /// `slot_states[g]` is group `g`'s combined id.
+    fn fold_histogram(&self, histogram: &[u32], slot_states: &[u32]) -> (Vec<i64>, Vec<Vec<f64>>) {
+        let mut folded: Vec<Vec<f64>> = (self.args.iter())
+            .map(|a| match a.fold_stride {
+                Some(_) => vec![0.0; slot_states.len()],
+                None => Vec::new(),
             })
             .collect();
-        slot_states
+        if histogram.is_empty() {
+            return (Vec::new(), folded);
+        }
+        let fold = self.fold_space as usize;
+        let (_, lanes) = self.histogram_shape();
+        let counts = slot_states
             .iter()
             .enumerate()
             .map(|(g, &c)| {
@@ -516,14 +603,18 @@ impl<'s> DenseGroupBy<'s> {
                         continue;
                     }
                     count += n as i64;
-                    for (stride, table, sums) in &mut folded {
-                        let id = f / *stride as usize % table.len();
-                        sums[g] += n as f64 * table[id];
+                    for (a, sums) in self.args.iter().zip(&mut folded) {
+                        if let (Some(stride), Numbers::Table(table, _)) = (a.fold_stride, a.numbers)
+                        {
+                            let id = f / stride as usize % table.len();
+                            sums[g] += n as f64 * table[id];
+                        }
                     }
                 }
                 count
             })
-            .collect()
+            .collect();
+        (counts, folded)
     }
 }
 
@@ -566,27 +657,6 @@ fn count_rows(histogram: &mut [u32], lanes: usize, index: &[u32]) {
     }
 }
 
-impl ArgColumn<'_> {
-    /// For a folded column, adds `id × stride` to every row's histogram index.
-    fn add_digit(&mut self, chunk: &Chunk, index: &mut [u32]) {
-        if let Summed::Folded { fwd, stride, .. } = self.how {
-            let ids = &mut self.reader.ids;
-            chunk.read_ids(fwd, ids);
-            for (h, &id) in index.iter_mut().zip(ids.iter()) {
-                *h += id * stride;
-            }
-        }
-    }
-
-    /// The column's sum for group `g` (combined id `c`).
-    fn sum(&self, g: usize, c: u32) -> f64 {
-        match &self.how {
-            Summed::Gathered(sums) => sums.total(c as usize),
-            Summed::Folded { sums, .. } => sums[g],
-        }
-    }
-}
-
 /// The index in `args` of column `col` (added if new), or `None` if its numbers cannot be
 /// read by the kernel.
 fn arg_index<'s>(
@@ -611,7 +681,7 @@ fn arg_index<'s>(
         },
         (ForwardIndex::Raw(raw), _) => match col.data_type().stored() {
             StoredType::Int | StoredType::Long | StoredType::Float | StoredType::Double => {
-                Numbers::Raw(raw.cursor())
+                Numbers::Raw(raw)
             }
             _ => return None,
         },
@@ -619,12 +689,8 @@ fn arg_index<'s>(
     };
     args.push(ArgColumn {
         name: col.name(),
-        reader: ArgReader {
-            numbers,
-            ids: Vec::new(),
-            values: Vec::new(),
-        },
-        how: Summed::Gathered(LaneSums::default()),
+        numbers,
+        fold_stride: None,
     });
     Some(args.len() - 1)
 }
@@ -765,6 +831,17 @@ mod tests {
             let kernel = DenseGroupBy::new(&keys, aggregates, segment, &new_keys(), &docs, &ctx)
                 .expect("the kernel applies");
             let fused = kernel.run(new_keys(), &docs, &ctx).unwrap();
+            // In parts (scanned in parallel, states added up), the same answer.
+            let parts = docs.split(3, 1);
+            let in_parts = kernel.run_parts(new_keys(), &docs, &parts, &ctx).unwrap();
+            assert_eq!(
+                in_parts.data,
+                fused.data,
+                "{keys:?} in {} parts",
+                parts.len()
+            );
+            assert_eq!(in_parts.groups_limit_reached, fused.groups_limit_reached);
+            assert_eq!(in_parts.docs_scanned, fused.docs_scanned);
             let mut exec = FilterExecutor::new(segment, &ctx);
             let general = group_rows(
                 &keys,
@@ -845,7 +922,7 @@ mod tests {
             let kernel = DenseGroupBy::new(&keys, &q1_aggregates(), segment, &gk, docs, &ctx)
                 .expect("the kernel applies");
             let mut names: Vec<&str> = (kernel.args.iter())
-                .filter(|a| matches!(a.how, Summed::Folded { .. }))
+                .filter(|a| a.fold_stride.is_some())
                 .map(|a| a.name)
                 .collect();
             names.sort();

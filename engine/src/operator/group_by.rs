@@ -40,6 +40,30 @@ pub fn group_segment<'s>(
     }
 }
 
+/// Runs GROUP BY over the documents `docs` of a segment cut into `parts` (in order, covering
+/// `docs`) when the fused kernel applies: it scans the parts in parallel into state tables
+/// indexed alike and adds them up. `None` when it does not apply (the caller runs the parts
+/// and merges their outputs by key).
+pub fn group_segment_parts<'s>(
+    keys: &[Expr],
+    aggregates: &'s [AggregateCall],
+    segment: &'s ImmutableSegment,
+    docs: &DocSet,
+    parts: &[DocSet],
+    ctx: &QueryContext,
+) -> Result<Option<SegmentOutput>, EngineError> {
+    let group_keys = GroupKeys::new(
+        keys,
+        segment,
+        ctx.null_handling(),
+        ctx.options.num_groups_limit,
+    );
+    match DenseGroupBy::new(keys, aggregates, segment, &group_keys, docs, ctx) {
+        Some(kernel) => kernel.run_parts(group_keys, docs, parts, ctx).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// The general GROUP BY path: projected blocks, evaluated keys, one accumulator per aggregate.
 pub(super) fn group_rows<'s>(
     keys: &[Expr],

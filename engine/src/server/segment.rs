@@ -4,7 +4,8 @@
 //! A scan (an aggregation or group-by that reads values, an ordered selection) over many
 //! documents runs in parts: the filter's documents are cut into doc ranges
 //! ([`DocSet::split`]), one rayon task each, and the parts' outputs merged by the same
-//! [`Combiner`] that merges segments. The caller says how many parts a segment may use —
+//! [`Combiner`] that merges segments — except a group-by the fused kernel serves, whose parts'
+//! state tables add up element by element ([`group_segment_parts`]). The caller says how many parts a segment may use —
 //! its share of the pool's threads — so a query over fewer segments than threads still
 //! uses every core.
 
@@ -15,7 +16,7 @@ use crate::operator::aggregation::{aggregate_segment, strategy};
 use crate::operator::doc_set::DocSet;
 use crate::operator::filter::prune::may_match;
 use crate::operator::filter::{FilterExecutor, FilterNode, plan_filter};
-use crate::operator::group_by::group_segment;
+use crate::operator::group_by::{group_segment, group_segment_parts};
 use crate::operator::selection::{distinct_segment, select_segment_as};
 use crate::operator::star_tree::{self, StarTreeChoice};
 use crate::server::result::{Combiner, IntermediateData, SegmentExplain};
@@ -137,7 +138,15 @@ pub fn execute_segment(
     } else {
         Vec::new()
     };
-    let output = if split.len() > 1 {
+    let fused = match &plan.kind {
+        ServerQueryKind::GroupBy { keys, aggregates } if split.len() > 1 => {
+            group_segment_parts(keys, aggregates, segment, &docs, &split, ctx)?
+        }
+        _ => None,
+    };
+    let output = if let Some(output) = fused {
+        output
+    } else if split.len() > 1 {
         let (output, entries) = run_parts(plan, segment, &split, ctx)?;
         exec.entries_scanned += entries;
         output
