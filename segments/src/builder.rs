@@ -131,6 +131,9 @@ impl CellSink for ColumnCollector {
     ) -> Result<Result<(), (usize, String)>, SegmentError> {
         self.push_numbers(first, values)
     }
+    fn prefers_coded_texts(&self) -> bool {
+        self.takes_coded_texts()
+    }
     fn coded_texts<'e>(
         &mut self,
         first: DocId,

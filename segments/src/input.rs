@@ -221,6 +221,12 @@ pub trait CellSink: Send {
     /// dictionary-encoded column: `dictionary` names the dictionary (while it repeats, so do its
     /// entries, and a sink may keep what it made of each). Taken as [`CellSink::text`] takes
     /// each cell (the default does just that; an empty text is an empty string, not a null).
+    /// Whether [`CellSink::coded_texts`] is cheaper here than the same cells as text (the sink
+    /// keeps what it made of each entry): a columnar input may then code repeating values it
+    /// would otherwise format cell by cell.
+    fn prefers_coded_texts(&self) -> bool {
+        false
+    }
     fn coded_texts<'e>(
         &mut self,
         first: DocId,

@@ -206,6 +206,13 @@ fn parquet_builds_what_csv_builds() {
     assert_eq!(tags.2, vec![1], "the empty list is null");
     let absent = got.iter().find(|c| c.0 == "absent").unwrap();
     assert_eq!(absent.2, vec![0, 1, 2], "a column the file lacks is null");
+    // One row group: its days (2020 and 1970) span two windows of coded date texts, so the
+    // batch is formatted cell by cell instead; the two row groups above were coded, each in
+    // its own window.
+    let path = dir.path().join("one_group.parquet");
+    write_parquet(&path, &[&all]);
+    let built = build(&dir.path().join("pq1"), &path, InputFormat::Parquet).unwrap();
+    assert_eq!(columns(&built), expected);
 }
 
 fn write_avro(path: &Path) {

@@ -71,22 +71,67 @@ impl Place<'_> {
 /// [`CellSink::coded_texts`]: batches sharing a dictionary array share its name, and no two
 /// dictionaries of the process get the same one (the last is held, so its address is not
 /// reused while it names one).
+/// A date column fed to a text sink that prefers codes gets one such dictionary too: the
+/// `yyyy-MM-dd` texts of a window of [`DATE_WINDOW`] days, so each day is formatted and
+/// interned once per column rather than once per row.
 #[derive(Default)]
 pub(super) struct Dictionaries {
     last: Option<(ArrayRef, u64)>,
+    dates: Option<DateTexts>,
+}
+
+/// Days in a window of date texts (about 45 years).
+const DATE_WINDOW: i32 = 1 << 14;
+
+/// The texts of the days `first..first + DATE_WINDOW`, named as a dictionary.
+struct DateTexts {
+    first: i32,
+    name: u64,
+    /// `yyyy-MM-dd` by day (a day outside years 0–9999 has no text and is never coded).
+    texts: Vec<[u8; 10]>,
+}
+
+/// The process's next dictionary name.
+fn next_name() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl Dictionaries {
     fn name(&mut self, values: &ArrayRef) -> u64 {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
         match &self.last {
             Some((last, name)) if Arc::ptr_eq(last, values) => *name,
             _ => {
-                let name = NEXT.fetch_add(1, Ordering::Relaxed);
+                let name = next_name();
                 self.last = Some((Arc::clone(values), name));
                 name
             }
         }
+    }
+
+    /// The window of date texts holding every day of `days`, if one does and every one of
+    /// them has a text.
+    fn date_window(&mut self, days: &[i32]) -> Option<&DateTexts> {
+        let (lo, hi) = days
+            .iter()
+            .fold((i32::MAX, i32::MIN), |(lo, hi), &d| (lo.min(d), hi.max(d)));
+        civil_text(i64::from(lo))?;
+        civil_text(i64::from(hi))?;
+        let first = lo.div_euclid(DATE_WINDOW) * DATE_WINDOW;
+        if i64::from(hi) - i64::from(first) >= i64::from(DATE_WINDOW) {
+            return None;
+        }
+        if self.dates.as_ref().is_none_or(|w| w.first != first) {
+            let texts = (0..DATE_WINDOW)
+                .map(|k| civil_text(i64::from(first) + i64::from(k)).unwrap_or([b'?'; 10]))
+                .collect();
+            self.dates = Some(DateTexts {
+                first,
+                name: next_name(),
+                texts,
+            });
+        }
+        self.dates.as_ref()
     }
 }
 
@@ -109,6 +154,7 @@ pub(super) fn feed<S: CellSink>(
         dictionaries,
         numbers: Vec::new(),
         dates: Vec::new(),
+        keys: Vec::new(),
     };
     match column.logical_nulls() {
         None => run(place, column, 0, rows, sink, &mut scratch),
@@ -135,6 +181,7 @@ struct Scratch<'d> {
     dictionaries: &'d mut Dictionaries,
     numbers: Vec<i64>,
     dates: Vec<[u8; 10]>,
+    keys: Vec<i32>,
 }
 
 /// Feeds the non-null rows `start..end` of `column`.
@@ -176,7 +223,23 @@ fn run<S: CellSink>(
         }
         ArrowType::Date32 => {
             let days = &column.as_primitive::<Date32Type>().values()[start..end];
-            if matches!(dt, DataType::String | DataType::Json) {
+            if matches!(dt, DataType::String | DataType::Json)
+                && sink.prefers_coded_texts()
+                && let Some(window) = scratch.dictionaries.date_window(days)
+            {
+                // Codes into the window's texts: each day is formatted and interned once.
+                let keys = &mut scratch.keys;
+                keys.clear();
+                keys.extend(days.iter().map(|&d| d - window.first));
+                sink.coded_texts(
+                    place.doc(start),
+                    window.name,
+                    window.texts.len(),
+                    |k| &window.texts[k],
+                    keys,
+                )?
+                .map_err(|(i, reason)| place.bad(start + i, reason))
+            } else if matches!(dt, DataType::String | DataType::Json) {
                 // `yyyy-MM-dd` text, as a CSV date cell; a year beyond 9999 goes alone.
                 let texts = &mut scratch.dates;
                 texts.clear();
