@@ -28,13 +28,8 @@ pub fn group_segment<'s>(
     exec: &mut FilterExecutor<'s, '_>,
     ctx: &QueryContext,
 ) -> Result<SegmentOutput, EngineError> {
-    let group_keys = GroupKeys::new(
-        keys,
-        segment,
-        ctx.null_handling(),
-        ctx.options.num_groups_limit,
-    );
-    match DenseGroupBy::new(keys, aggregates, segment, &group_keys, docs, ctx) {
+    let (group_keys, kernel) = fused(keys, aggregates, segment, docs, ctx);
+    match kernel {
         Some(kernel) => kernel.run(group_keys, docs, ctx),
         None => group_rows(keys, aggregates, segment, docs, exec, ctx, group_keys),
     }
@@ -52,16 +47,28 @@ pub fn group_segment_parts<'s>(
     parts: &[DocSet],
     ctx: &QueryContext,
 ) -> Result<Option<SegmentOutput>, EngineError> {
+    match fused(keys, aggregates, segment, docs, ctx) {
+        (group_keys, Some(kernel)) => kernel.run_parts(group_keys, docs, parts, ctx).map(Some),
+        (_, None) => Ok(None),
+    }
+}
+
+/// The segment's group keys, and the fused kernel if it serves the query over `docs`.
+fn fused<'s>(
+    keys: &[Expr],
+    aggregates: &'s [AggregateCall],
+    segment: &'s ImmutableSegment,
+    docs: &DocSet,
+    ctx: &QueryContext,
+) -> (GroupKeys<'s>, Option<DenseGroupBy<'s>>) {
     let group_keys = GroupKeys::new(
         keys,
         segment,
         ctx.null_handling(),
         ctx.options.num_groups_limit,
     );
-    match DenseGroupBy::new(keys, aggregates, segment, &group_keys, docs, ctx) {
-        Some(kernel) => kernel.run_parts(group_keys, docs, parts, ctx).map(Some),
-        None => Ok(None),
-    }
+    let kernel = DenseGroupBy::new(keys, aggregates, segment, &group_keys, docs, ctx);
+    (group_keys, kernel)
 }
 
 /// The general GROUP BY path: projected blocks, evaluated keys, one accumulator per aggregate.

@@ -132,12 +132,7 @@ impl Narrower {
 
     /// Offers the rows of a block: `keys` yields each row's order-preserving value.
     #[inline]
-    fn offer(
-        &mut self,
-        docs: impl IntoIterator<Item = DocId>,
-        keys: impl Iterator<Item = u64>,
-        nulls: Option<&[bool]>,
-    ) {
+    fn offer(&mut self, docs: &[DocId], keys: impl Iterator<Item = u64>, nulls: Option<&[bool]>) {
         match nulls {
             None => {
                 // Every rank has the value class: compare the low 64 bits alone.
@@ -147,12 +142,12 @@ impl Narrower {
                 let below = self.bound - self.value_class;
                 let (flip, class) = (self.flip, self.value_class);
                 if below > u64::MAX as u128 {
-                    for (doc, k) in docs.into_iter().zip(keys) {
+                    for (&doc, k) in docs.iter().zip(keys) {
                         self.candidates.push((class | (k ^ flip) as u128, doc));
                     }
                 } else {
                     let below = below as u64;
-                    for (doc, k) in docs.into_iter().zip(keys) {
+                    for (&doc, k) in docs.iter().zip(keys) {
                         let low = k ^ flip;
                         if low < below {
                             self.candidates.push((class | low as u128, doc));
@@ -161,7 +156,7 @@ impl Narrower {
                 }
             }
             Some(nulls) => {
-                for ((doc, k), &null) in docs.into_iter().zip(keys).zip(nulls) {
+                for ((&doc, k), &null) in docs.iter().zip(keys).zip(nulls) {
                     let rank = if null {
                         self.null_class
                     } else {
@@ -319,31 +314,21 @@ pub fn narrow(
         let projected = source.read(&block);
         let nulls = projected.nulls.as_deref();
         match (&projected.data, kind) {
-            (ColumnData::Dict { ids, .. }, KeyKind::DictId) => narrower.offer(
-                block.iter().copied(),
-                ids.iter().map(|&id| id as u64),
-                nulls,
-            ),
-            (ColumnData::I64(v), KeyKind::Integral { boolean: false }) => narrower.offer(
-                block.iter().copied(),
-                v.iter().map(|&x| ordered_i64(x)),
-                nulls,
-            ),
-            (ColumnData::I64(v), KeyKind::Integral { boolean: true }) => narrower.offer(
-                block.iter().copied(),
-                v.iter().map(|&x| (x != 0) as u64),
-                nulls,
-            ),
-            (ColumnData::F64(v), KeyKind::Floating { float32: false }) => narrower.offer(
-                block.iter().copied(),
-                v.iter().map(|&x| ordered_f64(x)),
-                nulls,
-            ),
-            (ColumnData::F64(v), KeyKind::Floating { float32: true }) => narrower.offer(
-                block.iter().copied(),
-                v.iter().map(|&x| ordered_f32(x as f32)),
-                nulls,
-            ),
+            (ColumnData::Dict { ids, .. }, KeyKind::DictId) => {
+                narrower.offer(&block, ids.iter().map(|&id| id as u64), nulls)
+            }
+            (ColumnData::I64(v), KeyKind::Integral { boolean: false }) => {
+                narrower.offer(&block, v.iter().map(|&x| ordered_i64(x)), nulls)
+            }
+            (ColumnData::I64(v), KeyKind::Integral { boolean: true }) => {
+                narrower.offer(&block, v.iter().map(|&x| (x != 0) as u64), nulls)
+            }
+            (ColumnData::F64(v), KeyKind::Floating { float32: false }) => {
+                narrower.offer(&block, v.iter().map(|&x| ordered_f64(x)), nulls)
+            }
+            (ColumnData::F64(v), KeyKind::Floating { float32: true }) => {
+                narrower.offer(&block, v.iter().map(|&x| ordered_f32(x as f32)), nulls)
+            }
             _ => {
                 return Err(EngineError::execution(format!(
                     "column '{}' read in an unexpected form",
