@@ -216,17 +216,17 @@ pub trait CellSink: Send {
     {
         numbers_one_by_one(self, first, values)
     }
-    /// A run of non-null text cells for the docs from `first`, given as `keys` into a
-    /// dictionary of `entries` texts (`entry(k)`), as a columnar input decodes a
-    /// dictionary-encoded column: `dictionary` names the dictionary (while it repeats, so do its
-    /// entries, and a sink may keep what it made of each). Taken as [`CellSink::text`] takes
-    /// each cell (the default does just that; an empty text is an empty string, not a null).
     /// Whether [`CellSink::coded_texts`] is cheaper here than the same cells as text (the sink
     /// keeps what it made of each entry): a columnar input may then code repeating values it
     /// would otherwise format cell by cell.
     fn prefers_coded_texts(&self) -> bool {
         false
     }
+    /// A run of non-null text cells for the docs from `first`, given as `keys` into a
+    /// dictionary of `entries` texts (`entry(k)`), as a columnar input decodes a
+    /// dictionary-encoded column: `dictionary` names the dictionary (while it repeats, so do its
+    /// entries, and a sink may keep what it made of each). Taken as [`CellSink::text`] takes
+    /// each cell (the default does just that; an empty text is an empty string, not a null).
     fn coded_texts<'e>(
         &mut self,
         first: DocId,

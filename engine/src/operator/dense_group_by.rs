@@ -35,11 +35,11 @@
 //! the general path except for the last bits of floating sums (lanes and folding change the
 //! order of the additions).
 
-use super::SegmentOutput;
 use super::aggregation::needed_columns;
 use super::doc_set::DocSet;
 use super::group_keys::GroupKeys;
 use super::projection::{DECODE_ALWAYS, DENSE_SPAN};
+use super::{SegmentOutput, plain_column};
 use crate::aggregate::AggState;
 use crate::aggregate::lanes::{LANES, LaneSums};
 use crate::block::BLOCK_SIZE;
@@ -135,43 +135,26 @@ impl Scan {
     }
 }
 
-/// A gathered argument column's numbers with reusable buffers (one per scan).
+/// Reusable buffers for reading a gathered argument column (one per scan), and a raw
+/// column's cursor.
+#[derive(Default)]
 struct ArgReader<'s> {
-    source: Source<'s>,
+    cursor: Option<RawCursor<'s>>,
     ids: Vec<u32>,
     values: Vec<f64>,
 }
 
-/// [`Numbers`] as one scan reads them (a raw column through its own cursor).
-enum Source<'s> {
-    Table(&'s [f64], &'s DictIds),
-    Dict(&'s Dictionary, &'s DictIds),
-    Raw(RawCursor<'s>),
-}
-
 impl<'s> ArgReader<'s> {
-    fn new(numbers: Numbers<'s>) -> ArgReader<'s> {
-        ArgReader {
-            source: match numbers {
-                Numbers::Table(table, fwd) => Source::Table(table, fwd),
-                Numbers::Dict(dict, fwd) => Source::Dict(dict, fwd),
-                Numbers::Raw(raw) => Source::Raw(raw.cursor()),
-            },
-            ids: Vec::new(),
-            values: Vec::new(),
-        }
-    }
-
-    /// Adds the column's numbers for the rows of `chunk` to `sums`, row `i` to group `slots[i]`.
-    fn add_to(&mut self, sums: &mut LaneSums, chunk: &Chunk, slots: &[u32]) {
+    /// Adds `numbers` for the rows of `chunk` to `sums`, row `i` to group `slots[i]`.
+    fn add_to(&mut self, numbers: Numbers<'s>, sums: &mut LaneSums, chunk: &Chunk, slots: &[u32]) {
         let n = slots.len();
         let ids = &mut self.ids;
-        match &mut self.source {
-            Source::Table(table, fwd) => {
+        match numbers {
+            Numbers::Table(table, fwd) => {
                 chunk.read_ids(fwd, ids);
                 // The loads do not depend on each other or on the adds, so a large
                 // dictionary's cache misses overlap.
-                let (table, ids) = (*table, &ids[..n]);
+                let ids = &ids[..n];
                 if table.len() < PREFETCH_TABLE {
                     sums.add_with(slots, |i| table[ids[i] as usize]);
                 } else {
@@ -185,12 +168,13 @@ impl<'s> ArgReader<'s> {
                     });
                 }
             }
-            Source::Dict(dict, fwd) => {
+            Numbers::Dict(dict, fwd) => {
                 chunk.read_ids(fwd, ids);
                 let ids = &ids[..n];
                 sums.add_with(slots, |i| dict.f64_at(ids[i]));
             }
-            Source::Raw(cursor) => {
+            Numbers::Raw(raw) => {
+                let cursor = self.cursor.get_or_insert_with(|| raw.cursor());
                 self.values.resize(n, 0.0);
                 match chunk {
                     Chunk::Span { first, .. } => cursor.read_f64_range(*first, &mut self.values),
@@ -316,17 +300,6 @@ pub struct DenseGroupBy<'s> {
     num_columns: usize,
 }
 
-/// A single-value dictionary column, if `name` is one and holds no NULL that matters.
-fn plain_column<'s>(
-    segment: &'s ImmutableSegment,
-    name: &str,
-    null_handling: bool,
-) -> Option<&'s ColumnReader> {
-    let col = segment.column(name)?;
-    let nullable = null_handling && col.nulls().is_some_and(|n| !n.is_empty());
-    (col.is_single_value() && !nullable).then_some(col)
-}
-
 impl<'s> DenseGroupBy<'s> {
     /// The kernel for `keys`/`aggregates` over `segment`, or `None` when the general path
     /// must run (see the module docs). `group_keys` is the segment's key assignment.
@@ -434,16 +407,17 @@ impl<'s> DenseGroupBy<'s> {
         parts: &[DocSet],
         ctx: &QueryContext,
     ) -> Result<SegmentOutput, EngineError> {
-        let scans: Vec<Result<Scan, EngineError>> =
-            parts.par_iter().map(|part| self.scan(part, ctx)).collect();
-        let mut scans = scans.into_iter();
-        let Some(first) = scans.next() else {
-            return Ok(self.finish(group_keys, self.scan(&DocSet::empty(), ctx)?, docs));
+        let scans: Vec<Scan> = (parts.par_iter())
+            .map(|part| self.scan(part, ctx))
+            .collect::<Result<_, _>>()?;
+        let total = scans.into_iter().reduce(|mut total, later| {
+            total.absorb(later);
+            total
+        });
+        let total = match total {
+            Some(total) => total,
+            None => self.scan(&DocSet::empty(), ctx)?,
         };
-        let mut total = first?;
-        for scan in scans {
-            total.absorb(scan?);
-        }
         Ok(self.finish(group_keys, total, docs))
     }
 
@@ -458,7 +432,7 @@ impl<'s> DenseGroupBy<'s> {
         let mut histogram = vec![0u32; if self.counted { buckets * lanes } else { 0 }];
         let mut gathered: Vec<Option<(ArgReader<'s>, LaneSums)>> = (self.args.iter())
             .map(|a| match a.fold_stride {
-                None => Some((ArgReader::new(a.numbers), LaneSums::new(states))),
+                None => Some((ArgReader::default(), LaneSums::new(states))),
                 Some(_) => None,
             })
             .collect();
@@ -512,8 +486,10 @@ impl<'s> DenseGroupBy<'s> {
                 };
                 count_rows(&mut histogram, lanes, index);
             }
-            for (reader, sums) in gathered.iter_mut().flatten() {
-                reader.add_to(sums, &chunk, &combined);
+            for (a, gathered) in self.args.iter().zip(&mut gathered) {
+                if let Some((reader, sums)) = gathered {
+                    reader.add_to(a.numbers, sums, &chunk, &combined);
+                }
             }
         }
         Ok(Scan {

@@ -25,6 +25,19 @@ pub mod transform;
 use crate::block::Block;
 use crate::error::EngineError;
 use crate::server::result::IntermediateData;
+use segments::segment::{ColumnReader, ImmutableSegment};
+
+/// Column `name` of `segment` if it is single-value and holds no NULL that matters (null
+/// handling on and some stored): the columns the typed fast paths read as they are.
+pub(crate) fn plain_column<'s>(
+    segment: &'s ImmutableSegment,
+    name: &str,
+    null_handling: bool,
+) -> Option<&'s ColumnReader> {
+    let col = segment.column(name)?;
+    let nullable = null_handling && col.nulls().is_some_and(|n| !n.is_empty());
+    (col.is_single_value() && !nullable).then_some(col)
+}
 
 /// A pull-based producer of blocks for one segment.
 ///

@@ -19,6 +19,7 @@
 //! path, which therefore returns the same rows as it would over all documents.
 
 use super::doc_set::DocSet;
+use super::plain_column;
 use super::projection::ColumnSource;
 use crate::block::{BLOCK_SIZE, ColumnData};
 use crate::context::QueryContext;
@@ -26,7 +27,7 @@ use crate::error::EngineError;
 use planner::plan::{Expr, SortKey};
 use roaring::RoaringBitmap;
 use segments::dictionary::Dictionary;
-use segments::forward::{DictIds, ForwardIndex};
+use segments::forward::ForwardIndex;
 use segments::segment::ImmutableSegment;
 use segments::types::{DataType, DocId, StoredType};
 
@@ -251,23 +252,6 @@ impl Narrower {
     }
 }
 
-/// The dict ids of single-value column `name`, unless its NULLs matter (null handling on and
-/// some stored).
-fn plain_ids<'s>(
-    segment: &'s ImmutableSegment,
-    name: &str,
-    ctx: &QueryContext,
-) -> Option<&'s DictIds> {
-    let col = segment.column(name)?;
-    if ctx.null_handling() && col.nulls().is_some_and(|n| !n.is_empty()) {
-        return None;
-    }
-    match col.forward() {
-        ForwardIndex::Dict(fwd) => Some(fwd),
-        _ => None,
-    }
-}
-
 /// Narrows `docs` to the candidates for the top `limit` rows by `order_by`, whose first key is
 /// `first_expr`; `None` if the first key is not a plain typed column (or narrowing cannot help).
 pub fn narrow(
@@ -289,7 +273,8 @@ pub fn narrow(
     };
     let mut narrower = Narrower::new(first, limit, order_by.len() == 1);
     if let (KeyKind::DictId, DocSet::Range(range)) = (kind, docs)
-        && let Some(fwd) = plain_ids(segment, &column.name, ctx)
+        && let Some(col) = plain_column(segment, &column.name, ctx.null_handling())
+        && let ForwardIndex::Dict(fwd) = col.forward()
     {
         // All documents of a range, ids without NULLs that matter: read in bulk into one
         // buffer, each row's doc is its place in the range (no doc lists, no projection).

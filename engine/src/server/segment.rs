@@ -4,10 +4,10 @@
 //! A scan (an aggregation or group-by that reads values, an ordered selection) over many
 //! documents runs in parts: the filter's documents are cut into doc ranges
 //! ([`DocSet::split`]), one rayon task each, and the parts' outputs merged by the same
-//! [`Combiner`] that merges segments — except a group-by the fused kernel serves, whose parts'
-//! state tables add up element by element ([`group_segment_parts`]). The caller says how many parts a segment may use —
-//! its share of the pool's threads — so a query over fewer segments than threads still
-//! uses every core.
+//! [`Combiner`] that merges segments — except a group-by the fused kernel serves, whose
+//! parts' state tables add up element by element ([`group_segment_parts`]). The caller says
+//! how many parts a segment may use — its share of the pool's threads — so a query over
+//! fewer segments than threads still uses every core.
 
 use crate::context::QueryContext;
 use crate::error::EngineError;
