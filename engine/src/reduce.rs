@@ -7,12 +7,16 @@
 //! (post-aggregation arithmetic included) produce the result columns, each value converted
 //! to its column's declared type.
 
+use crate::aggregate::state::AggState;
 use crate::error::EngineError;
 use crate::response::ResultTable;
 use crate::server::result::{Combiner, IntermediateData, SegmentExplain, ServerResult};
 use crate::sort::{compare_all, compare_key};
-use planner::plan::eval::{InputRow, coerce, eval, truth};
-use planner::plan::{BrokerReducePlan, ColumnType, ServerQueryKind, SingleStagePlan};
+use planner::plan::eval::{EvalError, InputRow, RowSource, coerce, eval, truth};
+use planner::plan::expr::ColumnRef;
+use planner::plan::{
+    AggregateCall, BrokerReducePlan, ColumnType, Expr, ServerQueryKind, SingleStagePlan,
+};
 use segments::types::{DataType, Value};
 use std::cmp::Ordering;
 
@@ -70,21 +74,19 @@ pub fn reduce_data(
             ]
         }
         (ServerQueryKind::GroupBy { aggregates, .. }, IntermediateData::Groups(groups)) => {
-            let mut rows: Vec<Vec<Value>> = groups
-                .into_iter()
-                .map(|(mut keys, states)| {
-                    keys.extend(
-                        states
-                            .iter()
-                            .zip(aggregates)
-                            .map(|(s, a)| s.finalize(&a.function, null_handling)),
-                    );
-                    keys
-                })
-                .collect();
-            if reduce.order_by.is_empty() {
-                rows.sort_by(|a, b| compare_all(a, b));
+            let mut groups = Groups {
+                groups,
+                aggregates,
+                null_handling,
+            };
+            if !reduce.order_by.is_empty() {
+                // Ranked in place: only the groups within OFFSET/LIMIT become rows.
+                let rows = finish_rows(reduce, groups)?;
+                return Ok(ResultTable::new(&output_columns(reduce), &rows));
             }
+            let mut rows: Vec<Vec<Value>> =
+                (0..groups.groups.len()).map(|i| groups.take(i)).collect();
+            rows.sort_by(|a, b| compare_all(a, b));
             rows
         }
         (_, other) => {
@@ -104,63 +106,144 @@ pub fn reduce_data(
     Ok(ResultTable::new(&output_columns(reduce), &rows))
 }
 
+/// Intermediate rows as `HAVING`, `ORDER BY` and the output read them: expressions are evaluated
+/// over a row in place, and a row is taken whole only once `OFFSET`/`LIMIT` keep it (a top-k of
+/// many groups builds k rows, not one per group).
+pub trait Intermediate {
+    fn len(&self) -> usize;
+    /// `expr` over row `i`.
+    fn eval(&self, i: usize, expr: &Expr) -> Result<Value, EvalError>;
+    /// Row `i`, whole; each row is taken at most once.
+    fn take(&mut self, i: usize) -> Vec<Value>;
+}
+
+impl Intermediate for Vec<Vec<Value>> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn eval(&self, i: usize, expr: &Expr) -> Result<Value, EvalError> {
+        eval(expr, &InputRow(&self[i]))
+    }
+    fn take(&mut self, i: usize) -> Vec<Value> {
+        std::mem::take(&mut self[i])
+    }
+}
+
+/// Merged groups read as rows `keys…, finals…`, each final made from its state when read.
+struct Groups<'p> {
+    groups: Vec<(Vec<Value>, Vec<AggState>)>,
+    aggregates: &'p [AggregateCall],
+    null_handling: bool,
+}
+
+/// One group as a [`RowSource`].
+struct GroupRow<'g> {
+    keys: &'g [Value],
+    states: &'g [AggState],
+    aggregates: &'g [AggregateCall],
+    null_handling: bool,
+}
+
+impl RowSource for GroupRow<'_> {
+    fn column(&self, column: &ColumnRef) -> Result<Value, EvalError> {
+        Err(EvalError(format!(
+            "column '{}' read from an intermediate row",
+            column.name
+        )))
+    }
+    fn input(&self, index: usize) -> Result<Value, EvalError> {
+        if let Some(k) = self.keys.get(index) {
+            return Ok(k.clone());
+        }
+        let a = index - self.keys.len();
+        match (self.states.get(a), self.aggregates.get(a)) {
+            (Some(s), Some(call)) => Ok(s.finalize(&call.function, self.null_handling)),
+            _ => Err(EvalError(format!("input {index} out of range"))),
+        }
+    }
+}
+
+impl Intermediate for Groups<'_> {
+    fn len(&self) -> usize {
+        self.groups.len()
+    }
+    fn eval(&self, i: usize, expr: &Expr) -> Result<Value, EvalError> {
+        let (keys, states) = &self.groups[i];
+        let row = GroupRow {
+            keys,
+            states,
+            aggregates: self.aggregates,
+            null_handling: self.null_handling,
+        };
+        eval(expr, &row)
+    }
+    fn take(&mut self, i: usize) -> Vec<Value> {
+        let (mut row, states) = std::mem::take(&mut self.groups[i]);
+        row.extend(
+            states
+                .iter()
+                .zip(self.aggregates)
+                .map(|(s, a)| s.finalize(&a.function, self.null_handling)),
+        );
+        row
+    }
+}
+
 /// HAVING, ORDER BY, OFFSET/LIMIT and output expressions over intermediate rows.
 pub fn finish_rows(
     reduce: &BrokerReducePlan,
-    mut rows: Vec<Vec<Value>>,
+    mut rows: impl Intermediate,
 ) -> Result<Vec<Vec<Value>>, EngineError> {
-    if let Some(h) = &reduce.having {
-        let mut kept = Vec::with_capacity(rows.len());
-        for r in rows {
-            if truth(&eval(h, &InputRow(&r))?) == Some(true) {
-                kept.push(r);
+    let mut kept: Vec<usize> = match &reduce.having {
+        None => (0..rows.len()).collect(),
+        Some(h) => {
+            let mut kept = Vec::new();
+            for i in 0..rows.len() {
+                if truth(&rows.eval(i, h)?) == Some(true) {
+                    kept.push(i);
+                }
+            }
+            kept
+        }
+    };
+    if !reduce.order_by.is_empty() {
+        // Each kept row's sort keys, side by side in one vector, and its arrival position: ties
+        // go by arrival, so the order is total and selecting the first `offset + limit` before
+        // sorting them gives what a stable sort of every row would.
+        let width = reduce.order_by.len();
+        let mut keys = Vec::with_capacity(kept.len() * width);
+        for &i in &kept {
+            for o in &reduce.order_by {
+                keys.push(rows.eval(i, &o.expr)?);
             }
         }
-        rows = kept;
-    }
-    if !reduce.order_by.is_empty() {
-        // Each row's sort keys and arrival index: ties go by arrival, so the order is total
-        // and selecting the first `offset + limit` before sorting them gives what a stable
-        // sort of every row would (a top-k of many groups sorts k rows, not all).
-        let mut keyed: Vec<(Vec<Value>, usize, Vec<Value>)> = Vec::with_capacity(rows.len());
-        for (i, r) in rows.into_iter().enumerate() {
-            let keys = reduce
-                .order_by
-                .iter()
-                .map(|o| eval(&o.expr, &InputRow(&r)))
-                .collect::<Result<Vec<_>, _>>()?;
-            keyed.push((keys, i, r));
-        }
-        let order = |(a, i, _): &(Vec<Value>, usize, Vec<Value>),
-                     (b, j, _): &(Vec<Value>, usize, Vec<Value>)| {
-            for ((x, y), o) in a.iter().zip(b).zip(&reduce.order_by) {
+        let order = |a: &usize, b: &usize| {
+            let (x, y) = (&keys[a * width..][..width], &keys[b * width..][..width]);
+            for ((x, y), o) in x.iter().zip(y).zip(&reduce.order_by) {
                 let c = compare_key(x, y, o.asc, o.nulls_last);
                 if c != Ordering::Equal {
                     return c;
                 }
             }
-            i.cmp(j)
+            a.cmp(b)
         };
+        let mut ranked: Vec<usize> = (0..kept.len()).collect();
         let wanted = reduce.offset.saturating_add(reduce.limit);
-        if wanted < keyed.len() {
+        if wanted < ranked.len() {
             if wanted > 0 {
-                keyed.select_nth_unstable_by(wanted - 1, order);
+                ranked.select_nth_unstable_by(wanted - 1, order);
             }
-            keyed.truncate(wanted);
+            ranked.truncate(wanted);
         }
-        keyed.sort_unstable_by(order);
-        rows = keyed.into_iter().map(|(_, _, r)| r).collect();
+        ranked.sort_unstable_by(order);
+        kept = ranked.into_iter().map(|r| kept[r]).collect();
     }
-    let rows: Vec<Vec<Value>> = rows
-        .into_iter()
-        .skip(reduce.offset)
-        .take(reduce.limit)
-        .collect();
-    let mut out = Vec::with_capacity(rows.len());
-    for r in &rows {
+    let mut out = Vec::new();
+    for &i in kept.iter().skip(reduce.offset).take(reduce.limit) {
+        let r = rows.take(i);
         let mut row = Vec::with_capacity(reduce.columns.len());
         for c in &reduce.columns {
-            let v = eval(&c.expr, &InputRow(r))?;
+            let v = eval(&c.expr, &InputRow(&r))?;
             row.push(if c.column_type.single_value {
                 coerce(v, c.column_type.data_type)?
             } else {
@@ -225,7 +308,7 @@ pub fn explain_rows_to_table(lines: &[(usize, String)]) -> ResultTable {
 mod tests {
     use super::*;
     use planner::plan::expr::{ArithOp, CmpOp, InputRef};
-    use planner::plan::{Expr, OutputColumn, SortExpr};
+    use planner::plan::{AggregateFunction, OutputColumn, SortExpr};
 
     fn input(i: usize, t: DataType) -> Expr {
         Expr::Input(InputRef {
@@ -291,6 +374,88 @@ mod tests {
             out,
             vec![vec![Value::String("c".into()), Value::Double(5.0)]]
         );
+    }
+
+    /// Groups ranked in place give what ranking their whole rows gives: HAVING, a descending
+    /// key with ties kept in arrival order, OFFSET and LIMIT, and post-aggregation output.
+    #[test]
+    fn groups_rank_in_place_as_rows_do() {
+        let call = |function, name: &str| AggregateCall {
+            function,
+            arg: None,
+            multi_value: false,
+            filter: None,
+            name: name.into(),
+        };
+        let aggregates = vec![
+            call(AggregateFunction::Sum, "s"),
+            call(AggregateFunction::Count, "n"),
+        ];
+        let reduce = BrokerReducePlan {
+            columns: vec![
+                OutputColumn {
+                    name: "k".into(),
+                    column_type: ColumnType::sv(DataType::Long),
+                    expr: input(0, DataType::Long),
+                },
+                OutputColumn {
+                    name: "mean".into(),
+                    column_type: ColumnType::sv(DataType::Double),
+                    expr: Expr::Arith {
+                        op: ArithOp::Div,
+                        left: Box::new(input(1, DataType::Double)),
+                        right: Box::new(input(2, DataType::Long)),
+                        return_type: ColumnType::sv(DataType::Double),
+                    },
+                },
+            ],
+            having: Some(Expr::Compare {
+                op: CmpOp::Gt,
+                left: Box::new(input(2, DataType::Long)),
+                right: Box::new(Expr::literal(Value::Int(1))),
+            }),
+            order_by: vec![SortExpr {
+                expr: input(1, DataType::Double),
+                asc: false,
+                nulls_last: false,
+            }],
+            offset: 1,
+            limit: 3,
+            order_by_text: vec![],
+        };
+        // (key, sum, count): sums repeat so ties must keep arrival order; count 1 fails HAVING.
+        let spec = [
+            (0, 10.0, 2),
+            (1, 40.0, 1),
+            (2, 30.0, 3),
+            (3, 30.0, 2),
+            (4, 50.0, 5),
+            (5, 30.0, 6),
+            (6, 20.0, 4),
+        ];
+        let groups: Vec<(Vec<Value>, Vec<AggState>)> = spec
+            .iter()
+            .map(|&(k, s, n)| {
+                (
+                    vec![Value::Long(k)],
+                    vec![AggState::Sum(Some(s)), AggState::Count(n)],
+                )
+            })
+            .collect();
+        let rows: Vec<Vec<Value>> = spec
+            .iter()
+            .map(|&(k, s, n)| vec![Value::Long(k), Value::Double(s), Value::Long(n)])
+            .collect();
+        let in_place = Groups {
+            groups,
+            aggregates: &aggregates,
+            null_handling: false,
+        };
+        let ranked = finish_rows(&reduce, in_place).unwrap();
+        assert_eq!(ranked, finish_rows(&reduce, rows).unwrap());
+        let keys: Vec<i64> = ranked.iter().map(|r| r[0].as_i64().unwrap()).collect();
+        assert_eq!(keys, vec![2, 3, 5]);
+        assert_eq!(ranked[0][1], Value::Double(10.0));
     }
 
     #[test]
