@@ -109,7 +109,7 @@ pub fn reduce_data(
 /// Intermediate rows as `HAVING`, `ORDER BY` and the output read them: expressions are evaluated
 /// over a row in place, and a row is taken whole only once `OFFSET`/`LIMIT` keep it (a top-k of
 /// many groups builds k rows, not one per group).
-pub trait Intermediate {
+trait Intermediate {
     fn len(&self) -> usize;
     /// `expr` over row `i`.
     fn eval(&self, i: usize, expr: &Expr) -> Result<Value, EvalError>;
@@ -190,7 +190,7 @@ impl Intermediate for Groups<'_> {
 }
 
 /// HAVING, ORDER BY, OFFSET/LIMIT and output expressions over intermediate rows.
-pub fn finish_rows(
+fn finish_rows(
     reduce: &BrokerReducePlan,
     mut rows: impl Intermediate,
 ) -> Result<Vec<Vec<Value>>, EngineError> {
