@@ -13,7 +13,10 @@ DuckDB (in-memory table) and Polars (DataFrame), interleaving the engines run by
 median/min ms per engine and Tessera's ratio to the best peer. With `--http` it then (4) starts
 `tessera start`, uploads the indexed segment and runs the same queries through the broker's
 `POST /query/sql` over one kept-alive connection, Tessera's figure being its wall minus the wall of
-`SELECT 1`, alternating with the peers again.
+`SELECT 1`, alternating with the peers again. With `--scaling` it also (5) runs (b) and (e) in two
+`tessera bench` processes, one with `RAYON_NUM_THREADS=1` and one with the default thread count,
+alternating run by run, and prints each query's one-thread / all-threads ratio (median of the
+pairs' ratios; issue 21's goal: >= 1.7 on one segment).
 """
 import argparse, json, os, shutil, statistics, subprocess, sys, time
 
@@ -39,6 +42,8 @@ HTTP_GOALS = {"a_count_eq": 0.05, "b_q1": 0.3, "c1_orderkey_range": 0.3, "c2_par
 FIXED_COST_GOAL_MS = 0.15
 INDEX_ANSWERED = ("a_count_eq", "c1_orderkey_range", "c2_partkey_range")
 GOALS = {"a_count_eq": 0.1, "b_q1": 0.5, "c1_orderkey_range": 0.5, "c2_partkey_range": 0.5, "d_topn": 1.0, "e_groupby_hi": 1.0}
+SCALING_GOAL = 1.7
+SCALING_Q = ("b_q1", "e_groupby_hi")
 Q1_FLOOR_MS = 20.0  # peers.md §4: ~30 B/row x 6M rows at ~9 GB/s on this machine kind (sf=1)
 
 
@@ -58,6 +63,8 @@ def main():
     ap.add_argument("--http", action="store_true",
                     help="also run the queries through a `tessera start` broker over HTTP (POST /query/sql on a "
                          "kept-alive connection), Tessera's time being the wall minus the wall of SELECT 1")
+    ap.add_argument("--scaling", action="store_true",
+                    help="also time (b) and (e) with one thread and with the default thread count, alternating")
     args = ap.parse_args()
     data = os.path.join(ROOT, "benches", "data", f"sf{args.sf}")
     csv_path, pq_path = os.path.join(data, "lineitem.csv"), os.path.join(data, "lineitem_dbl.parquet")
@@ -107,16 +114,7 @@ def main():
     if args.build_only:
         return
 
-    proc = subprocess.Popen([tessera, "bench", "--stdin", "--segment", seg_dir], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=env)
-
-    def tessera_run(q):
-        proc.stdin.write(q + "\n"); proc.stdin.flush()
-        r = json.loads(proc.stdout.readline())
-        if r.get("error"):
-            raise RuntimeError(r["error"])
-        return r["ms"], r["rows"]
-
+    proc, tessera_run = bench_process(tessera, seg_dir, env)
     con = duckdb.connect()
     con.execute("SET threads=1")
     con.execute(f"CREATE TABLE lineitem AS SELECT * FROM '{pq_path}'")
@@ -155,8 +153,54 @@ def main():
         if name == "b_q1":
             print(f"<!-- Q1 vs memory-bandwidth floor ~{Q1_FLOOR_MS} ms: {med['tessera'] / Q1_FLOOR_MS:.2f}x (goal <= 3x) -->")
     proc.stdin.close(); proc.wait()
+    if args.scaling:
+        scaling(tessera, seg_dir, max(args.runs, 15))
     if args.http:
         over_http(tessera, seg_root, args.runs, env, engines, inproc)
+
+
+def bench_process(tessera, seg_dir, env):
+    """A `tessera bench --stdin` process over the segment, and a function running one query in it
+    (its milliseconds and rows)."""
+    proc = subprocess.Popen([tessera, "bench", "--stdin", "--segment", seg_dir], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
+
+    def run(q):
+        proc.stdin.write(q + "\n"); proc.stdin.flush()
+        r = json.loads(proc.stdout.readline())
+        if r.get("error"):
+            raise RuntimeError(r["error"])
+        return r["ms"], r["rows"]
+    return proc, run
+
+
+def scaling(tessera, seg_dir, runs):
+    """(b) and (e) on one segment with one thread and with the default thread count: two warm
+    processes, alternating run by run, so both meet the machine in the same state."""
+    one_env = dict(os.environ, RAYON_NUM_THREADS="1")
+    all_env = {k: v for k, v in os.environ.items() if k != "RAYON_NUM_THREADS"}
+    procs = {"one": bench_process(tessera, seg_dir, one_env), "all": bench_process(tessera, seg_dir, all_env)}
+    print(f"\n## Both cores: one thread vs the default thread count ({os.cpu_count()} CPUs), one segment, "
+          f"{runs} alternating pairs (ms median)")
+    print("| query | one thread | default threads | ratio (median of pairs) | pairs >= goal | goal |")
+    print("|---|---|---|---|---|---|")
+    try:
+        for name in SCALING_Q:
+            times = {"one": [], "all": []}
+            for _, run in procs.values():
+                run(TESSERA_Q[name])  # warm-up
+            for _ in range(runs):
+                for k, (_, run) in procs.items():
+                    times[k].append(run(TESSERA_Q[name])[0])
+            pairs = [a / b for a, b in zip(times["one"], times["all"])]
+            ratio = statistics.median(pairs)
+            ok = "ok" if ratio >= SCALING_GOAL else "MISSED"
+            met = sum(p >= SCALING_GOAL for p in pairs)
+            print(f"| {name} | {statistics.median(times['one']):.2f} | {statistics.median(times['all']):.2f} "
+                  f"| {ratio:.2f}x | {met} of {runs} | >= {SCALING_GOAL}x {ok} |", flush=True)
+    finally:
+        for proc, _ in procs.values():
+            proc.stdin.close(); proc.wait()
 
 
 def over_http(tessera, seg_root, runs, env, engines, inproc):

@@ -87,15 +87,15 @@ pub fn visit_numbers(
     match &arg.data {
         ColumnData::F64(v) => drive(n, groups, valid, |r, g| f(g, v[r])),
         ColumnData::I64(v) => drive(n, groups, valid, |r, g| f(g, v[r] as f64)),
-        ColumnData::Dict { ids, dict, decoded } => match decoded.as_deref() {
-            Some(d) => {
-                // Gather first, in a loop of independent loads (a large decoded dictionary
-                // misses the cache), then accumulate from the block's values.
-                let values: Vec<f64> = ids.iter().map(|&id| d[id as usize]).collect();
-                drive(n, groups, valid, |r, g| f(g, values[r]))
-            }
-            None => drive(n, groups, valid, |r, g| f(g, dict.f64_at(ids[r]))),
-        },
+        ColumnData::Dict { ids, dict, decoded } => {
+            // Gather first, in a loop of independent loads (a large dictionary misses the
+            // cache, and a cold one misses it on every row), then accumulate from the values.
+            let values: Vec<f64> = match decoded.as_deref() {
+                Some(d) => ids.iter().map(|&id| d[id as usize]).collect(),
+                None => dict.f64s(ids),
+            };
+            drive(n, groups, valid, |r, g| f(g, values[r]))
+        }
         ColumnData::DictMv {
             ids,
             offsets,
