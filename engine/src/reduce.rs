@@ -1,11 +1,12 @@
 //! The broker's reduce: server results + [`BrokerReducePlan`] → the final result table.
 //!
 //! Server results are merged with the same [`Combiner`] servers use for segments. Then, per
-//! query shape: aggregates and groups are finalized into rows (`keys…, finals…`), `HAVING`
+//! query shape: aggregates and groups are read as rows (`keys…, finals…`), `HAVING`
 //! filters them, `ORDER BY` sorts (stable; groups without ORDER BY come out ordered by their
 //! keys so answers are deterministic), `OFFSET`/`LIMIT` cut, and the output expressions
 //! (post-aggregation arithmetic included) produce the result columns, each value converted
-//! to its column's declared type.
+//! to its column's declared type. Ordered groups are ranked in place ([`Intermediate`]): only
+//! the groups `OFFSET`/`LIMIT` keep are made into rows.
 
 use crate::aggregate::state::AggState;
 use crate::error::EngineError;

@@ -430,7 +430,9 @@ mod tests {
                 .num_docs_scanned,
             6
         );
-        let _ = server.await;
+        // The server's end stays open until the check below (`let _ =` would drop it at once,
+        // and a reader that sees the connection end before the check makes it reconnect).
+        let _open = server.await;
         let (connection, reused) = channel.connection().await.unwrap();
         assert!(reused);
         assert!(connection.state.lock().unwrap().replies.is_empty());
