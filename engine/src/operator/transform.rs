@@ -40,7 +40,7 @@ fn numbers(p: &Projected<'_>) -> Option<Vec<f64>> {
         ColumnData::I64(v) => v.iter().map(|&x| x as f64).collect(),
         ColumnData::Dict { ids, dict, decoded } => match decoded {
             Some(d) => ids.iter().map(|&i| d[i as usize]).collect(),
-            None => ids.iter().map(|&i| dict.f64_at(i)).collect(),
+            None => dict.f64s(ids),
         },
         ColumnData::Values(v) => {
             if v.iter()
