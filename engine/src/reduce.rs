@@ -147,10 +147,8 @@ struct GroupRow<'g> {
 
 impl RowSource for GroupRow<'_> {
     fn column(&self, column: &ColumnRef) -> Result<Value, EvalError> {
-        Err(EvalError(format!(
-            "column '{}' read from an intermediate row",
-            column.name
-        )))
+        // An intermediate row has no table columns, whichever form it takes.
+        InputRow(&[]).column(column)
     }
     fn input(&self, index: usize) -> Result<Value, EvalError> {
         if let Some(k) = self.keys.get(index) {
@@ -319,14 +317,15 @@ mod tests {
         })
     }
 
-    #[test]
-    fn having_order_limit_and_post_aggregation() {
-        let reduce = BrokerReducePlan {
+    /// Rows `key, sum, count` reduced to `key, sum / count` with `HAVING count > 1`, ordered by
+    /// the sum descending.
+    fn mean_by_key(key: DataType, offset: usize, limit: usize) -> BrokerReducePlan {
+        BrokerReducePlan {
             columns: vec![
                 OutputColumn {
                     name: "k".into(),
-                    column_type: ColumnType::sv(DataType::String),
-                    expr: input(0, DataType::String),
+                    column_type: ColumnType::sv(key),
+                    expr: input(0, key),
                 },
                 OutputColumn {
                     name: "avg".into(),
@@ -349,10 +348,15 @@ mod tests {
                 asc: false,
                 nulls_last: false,
             }],
-            offset: 0,
-            limit: 1,
+            offset,
+            limit,
             order_by_text: vec![],
-        };
+        }
+    }
+
+    #[test]
+    fn having_order_limit_and_post_aggregation() {
+        let reduce = mean_by_key(DataType::String, 0, 1);
         let rows = vec![
             vec![
                 Value::String("a".into()),
@@ -392,38 +396,7 @@ mod tests {
             call(AggregateFunction::Sum, "s"),
             call(AggregateFunction::Count, "n"),
         ];
-        let reduce = BrokerReducePlan {
-            columns: vec![
-                OutputColumn {
-                    name: "k".into(),
-                    column_type: ColumnType::sv(DataType::Long),
-                    expr: input(0, DataType::Long),
-                },
-                OutputColumn {
-                    name: "mean".into(),
-                    column_type: ColumnType::sv(DataType::Double),
-                    expr: Expr::Arith {
-                        op: ArithOp::Div,
-                        left: Box::new(input(1, DataType::Double)),
-                        right: Box::new(input(2, DataType::Long)),
-                        return_type: ColumnType::sv(DataType::Double),
-                    },
-                },
-            ],
-            having: Some(Expr::Compare {
-                op: CmpOp::Gt,
-                left: Box::new(input(2, DataType::Long)),
-                right: Box::new(Expr::literal(Value::Int(1))),
-            }),
-            order_by: vec![SortExpr {
-                expr: input(1, DataType::Double),
-                asc: false,
-                nulls_last: false,
-            }],
-            offset: 1,
-            limit: 3,
-            order_by_text: vec![],
-        };
+        let reduce = mean_by_key(DataType::Long, 1, 3);
         // (key, sum, count): sums repeat so ties must keep arrival order; count 1 fails HAVING.
         let spec = [
             (0, 10.0, 2),
