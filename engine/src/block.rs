@@ -25,6 +25,16 @@ pub fn either_null(a: Option<&[bool]>, b: Option<&[bool]>, n: usize) -> Option<V
 /// Documents per block (Pinot's `DocIdSetPlanNode.MAX_DOC_PER_CALL`).
 pub const BLOCK_SIZE: usize = 10_000;
 
+/// The numbers of dictionary ids (a [`ColumnData::Dict`]'s): from `decoded` when the column's
+/// dictionary was decoded, else from the dictionary, in one loop of independent loads either way
+/// (a large dictionary misses the cache on most ids, and a cold one on every id).
+pub fn dict_numbers(ids: &[DictId], dict: &Dictionary, decoded: Option<&[f64]>) -> Vec<f64> {
+    match decoded {
+        Some(d) => ids.iter().map(|&id| d[id as usize]).collect(),
+        None => dict.f64s(ids),
+    }
+}
+
 /// The values of one column or expression for the rows of a block.
 #[derive(Clone, Debug)]
 pub enum ColumnData<'a> {

@@ -12,7 +12,7 @@
 use super::decimal::Decimal;
 use super::moments::Moments;
 use super::state::{AggState, new_hll, new_tdigest};
-use crate::block::{ColumnData, Projected};
+use crate::block::{ColumnData, Projected, dict_numbers};
 use crate::error::EngineError;
 use crate::key::Key;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
@@ -88,12 +88,8 @@ pub fn visit_numbers(
         ColumnData::F64(v) => drive(n, groups, valid, |r, g| f(g, v[r])),
         ColumnData::I64(v) => drive(n, groups, valid, |r, g| f(g, v[r] as f64)),
         ColumnData::Dict { ids, dict, decoded } => {
-            // Gather first, in a loop of independent loads (a large dictionary misses the
-            // cache, and a cold one misses it on every row), then accumulate from the values.
-            let values: Vec<f64> = match decoded.as_deref() {
-                Some(d) => ids.iter().map(|&id| d[id as usize]).collect(),
-                None => dict.f64s(ids),
-            };
+            // Gather first, then accumulate from the block's values.
+            let values = dict_numbers(ids, dict, *decoded);
             drive(n, groups, valid, |r, g| f(g, values[r]))
         }
         ColumnData::DictMv {

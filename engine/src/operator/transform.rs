@@ -4,7 +4,7 @@
 //! inputs runs as a vectorised `f64` loop; everything else is evaluated row by row with the
 //! planner's evaluator ([`planner::plan::eval`]), reading the block's columns.
 
-use crate::block::{Block, ColumnData, Projected};
+use crate::block::{Block, ColumnData, Projected, dict_numbers};
 use crate::error::EngineError;
 use planner::plan::eval::{EvalError, RowSource, arith, eval};
 use planner::plan::{ColumnRef, Expr};
@@ -38,10 +38,7 @@ fn numbers(p: &Projected<'_>) -> Option<Vec<f64>> {
     Some(match &p.data {
         ColumnData::F64(v) => v.clone(),
         ColumnData::I64(v) => v.iter().map(|&x| x as f64).collect(),
-        ColumnData::Dict { ids, dict, decoded } => match decoded {
-            Some(d) => ids.iter().map(|&i| d[i as usize]).collect(),
-            None => dict.f64s(ids),
-        },
+        ColumnData::Dict { ids, dict, decoded } => dict_numbers(ids, dict, *decoded),
         ColumnData::Values(v) => {
             if v.iter()
                 .any(|x| matches!(x, Value::Array(_) | Value::String(_)))
