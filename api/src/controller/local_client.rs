@@ -66,7 +66,7 @@ impl ControllerClient for Controller {
     ) -> BoxFuture<'a, Result<Vec<u8>, TransportError>> {
         Box::pin(async move {
             let record = find_segment(self, typed, segment)?;
-            Ok(read_archive(self, &record).await?)
+            Ok(read_archive(self, record).await?.1)
         })
     }
 

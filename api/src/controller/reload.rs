@@ -156,7 +156,8 @@ async fn rebuild_one(
     config: &serde_json::Value,
     schema: &segments::types::Schema,
 ) -> Result<(), ApiError> {
-    let old = read_archive(c, record).await?;
+    // A refresh committed since the job listed the segment is what gets rebuilt.
+    let (record, old) = read_archive(c, record.clone()).await?;
     let scratch = Scratch(scratch_dir(c)?);
     let work = scratch.0.clone();
     let (config, schema) = (config.clone(), schema.clone());

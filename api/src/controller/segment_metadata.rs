@@ -71,8 +71,7 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
         .filter(|c| !c.is_empty())
         .collect();
     let c = req.state();
-    let record = find_segment(c, &table, &segment)?;
-    let bytes = read_archive(c, &record).await?;
+    let (record, bytes) = read_archive(c, find_segment(c, &table, &segment)?).await?;
     let meta = on_rayon(move || archive::read_metadata(&bytes))
         .await
         .map_err(ApiError::internal)?
