@@ -152,10 +152,17 @@ pub fn choose<'s>(
         filter_columns(f, &mut filtered)?;
     }
     if ctx.null_handling() {
+        // Every aggregated column counts, `COUNT(col)`'s too: its pair is `COUNT__*`, which
+        // counts the docs whose `col` is null as well.
+        let aggregated = aggregates.iter().filter_map(|call| match &call.arg {
+            Some(Expr::Column(c)) => Some(c.name.as_str()),
+            _ => None,
+        });
         let involved = key_columns
             .iter()
-            .chain(&filtered)
-            .chain(needed.iter().map(|(_, c)| c).filter(|c| **c != "*"));
+            .copied()
+            .chain(filtered.iter().copied())
+            .chain(aggregated);
         for c in involved {
             if segment
                 .column(c)

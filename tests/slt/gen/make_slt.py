@@ -177,6 +177,9 @@ FILES = {
   ("SET enableNullHandling=true; SELECT COUNT(*) FROM orders WHERE score IS NOT NULL", "SELECT COUNT(*) FROM orders WHERE score IS NOT NULL"),
   ("SET enableNullHandling=true; SELECT COUNT(score), SUM(score), MIN(score), MAX(score) FROM orders", "SELECT COUNT(score), SUM(score)::DOUBLE, MIN(score)::DOUBLE, MAX(score)::DOUBLE FROM orders"),
   ("SET enableNullHandling=true; SELECT note, COUNT(*) FROM orders GROUP BY note", "SELECT note, COUNT(*) FROM orders GROUP BY note"),
+  # COUNT(col) alone: the indexed layout's star-tree holds only COUNT(*) and must not answer it.
+  ("SET enableNullHandling=true; SELECT COUNT(score), COUNT(*) FROM orders", "SELECT COUNT(score), COUNT(*) FROM orders"),
+  ("SET enableNullHandling=true; SELECT region, COUNT(score) FROM orders GROUP BY region", "SELECT region, COUNT(score) FROM orders GROUP BY region"),
   ("SET enableNullHandling=true; SELECT order_id, score FROM orders WHERE order_id < 12 ORDER BY order_id", "SELECT order_id, score FROM orders WHERE order_id < 12 ORDER BY order_id LIMIT 10"),
   ("SELECT COUNT(*) FROM orders WHERE note = 'null'", NN("SELECT COUNT(*) FROM orders WHERE note = 'null'")),
   ("SELECT SUM(score), MIN(score) FROM orders", NN("SELECT SUM(score)::DOUBLE, MIN(score)::DOUBLE FROM orders")),
