@@ -17,7 +17,7 @@
 use super::rel::{AggMode, RelNode};
 use super::relation::{Col, Rel, StageSink};
 use super::stage::StageKind;
-use crate::plan::aggregate::AggregateFunction;
+use crate::plan::aggregate::{AggregateCall, AggregateFunction};
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards, walk_mut};
 use crate::plan::binder::scope::Scope;
 use crate::plan::binder::select::plan_select;
@@ -186,10 +186,19 @@ fn single_table(
                 agg_types[k + i] = Some(t);
                 output_types.push(v1);
             }
+            // The leaf applied each call's `FILTER (WHERE …)` to the rows it aggregated: the
+            // final aggregation merges the states it sends, all of them.
+            let merged = aggregates
+                .iter()
+                .map(|a| AggregateCall {
+                    filter: None,
+                    ..a.clone()
+                })
+                .collect();
             RelNode::Aggregate {
                 input: Box::new(received),
                 group_keys: (0..k).collect(),
-                aggregates: aggregates.clone(),
+                aggregates: merged,
                 mode: AggMode::Final,
                 output_types,
                 groups_limit: p.server.options.num_groups_limit,
