@@ -1,0 +1,412 @@
+//! Differential test: seeded random queries over the `.slt` suite's `orders` table, each run on
+//! both engines (single-stage and multi-stage) over both physical layouts (indexed: sorted
+//! column, inverted, range and bloom indexes, a raw column, a star-tree; plain: dictionaries
+//! only). The four answers must be the same rows — the layouts change how a query is answered,
+//! never what it answers, and a Pinot user switching engines must not see other results.
+//!
+//! The generator builds only queries whose answer is fully determined (every `ORDER BY` ends in
+//! a unique key or covers every group key, so a `LIMIT` keeps the same rows everywhere), from
+//! filters (comparisons, ranges, `IN`, `LIKE`, null tests, `AND`/`OR`/`NOT`), aggregations with
+//! and without groups and `HAVING`, selections, top-k and `DISTINCT`. Numbers are compared as
+//! numbers (a `SUM` is `DOUBLE` on one engine and `LONG` on the other, as in Pinot), sums of
+//! doubles to a relative 1e-9 (the layouts add in different orders).
+//!
+//! `TESSERA_ENGINES_AGREE=100000 TESSERA_FUZZ_SEED=7 cargo test -p tessera-tests --test
+//! engines_agree --release -- --nocapture` runs a long campaign.
+
+mod support;
+
+use engine::execute_sql;
+use serde_json::Value;
+use support::{Rng, Variant, tables};
+
+/// Queries per run in CI.
+const DEFAULT_COUNT: usize = 1_500;
+
+const DIMS: &[&str] = &["customer", "status", "region", "priority", "note"];
+const AGGS: &[&str] = &[
+    "COUNT(*)",
+    "SUM(quantity)",
+    "SUM(amount)",
+    "MIN(amount)",
+    "MAX(amount)",
+    "MIN(quantity)",
+    "MAX(order_id)",
+    "AVG(quantity)",
+    "AVG(amount)",
+    "SUM(discount)",
+    "MAX(discount)",
+    "COUNT(score)",
+    "SUM(score)",
+    "MIN(score)",
+    "MAX(ship_ts)",
+    "COUNT(DISTINCT region)",
+    "DISTINCTCOUNT(customer)",
+    "SUM(quantity) FILTER (WHERE status = 'OPEN')",
+    "COUNT(*) FILTER (WHERE amount > 500)",
+    "MIN(amount) FILTER (WHERE priority = true)",
+    "SUM(quantity * 2)",
+    "MAX(amount - discount)",
+];
+const SELECTED: &[&str] = &[
+    "customer", "status", "region", "priority", "note", "amount", "quantity", "discount", "score",
+    "ship_ts",
+];
+
+/// One comparison, range, list or null test.
+fn atom(rng: &mut Rng) -> String {
+    let customer = |rng: &mut Rng| format!("'cust_{:02}'", rng.below(32));
+    match rng.below(21) {
+        0 => format!(
+            "status = '{}'",
+            rng.pick(&["OPEN", "SHIPPED", "CANCELLED", "RETURNED", "LOST"])
+        ),
+        1 => format!(
+            "region <> '{}'",
+            rng.pick(&["east", "west", "north", "south", "central"])
+        ),
+        2 => {
+            let list: Vec<String> = (0..1 + rng.below(4)).map(|_| customer(rng)).collect();
+            let not = if rng.below(3) == 0 { "NOT " } else { "" };
+            format!("customer {not}IN ({})", list.join(", "))
+        }
+        3 => format!(
+            "quantity {} {}",
+            rng.pick(&["<", "<=", ">", ">=", "=", "<>"]),
+            rng.below(52)
+        ),
+        4 => {
+            let a = rng.below(50);
+            format!("quantity BETWEEN {a} AND {}", a + rng.below(20))
+        }
+        5 => format!(
+            "amount {} {}.{:02}",
+            rng.pick(&["<", "<=", ">", ">="]),
+            rng.below(1000),
+            rng.below(100)
+        ),
+        6 => format!(
+            "order_id {} {}",
+            rng.pick(&["<", "<=", ">", ">=", "="]),
+            rng.below(310)
+        ),
+        7 => {
+            let a = rng.below(300);
+            format!("order_id BETWEEN {a} AND {}", a + rng.below(120))
+        }
+        8 => format!(
+            "discount {} 0.0{}",
+            rng.pick(&["=", "<", ">="]),
+            rng.below(6)
+        ),
+        9 => format!("priority = {}", rng.pick(&["true", "false"])),
+        10 => format!(
+            "note LIKE '{}'",
+            rng.pick(&["b%", "%t%", "gift", "%''s", "_ush"])
+        ),
+        11 => format!(
+            "score IS {}NULL",
+            if rng.below(2) == 0 { "NOT " } else { "" }
+        ),
+        12 => format!("score {} {}", rng.pick(&["<", ">=", "="]), rng.below(100)),
+        13 => format!(
+            "ship_ts {} {}",
+            rng.pick(&["<", ">="]),
+            1_680_000_000_000u64 + rng.below(60_000_000) as u64 * 1000
+        ),
+        14 => format!(
+            "status IN ('OPEN', '{}')",
+            rng.pick(&["SHIPPED", "RETURNED"])
+        ),
+        15 => format!(
+            "quantity IN ({}, {}, {})",
+            rng.below(51),
+            rng.below(51),
+            rng.below(51)
+        ),
+        16 => format!("quantity + {} > {}", rng.below(10), rng.below(60)),
+        17 => format!("amount * 2 < {}", rng.below(2000)),
+        18 => format!("UPPER(region) = '{}'", rng.pick(&["EAST", "WEST", "NORTH"])),
+        19 => format!("score BETWEEN {} AND {}", rng.below(50), 50 + rng.below(50)),
+        _ => format!("customer = {}", customer(rng)),
+    }
+}
+
+/// A filter of up to two levels of `AND`/`OR`/`NOT`.
+fn filter(rng: &mut Rng, depth: usize) -> String {
+    if depth == 0 || rng.below(3) == 0 {
+        return atom(rng);
+    }
+    match rng.below(5) {
+        0 => format!("NOT ({})", filter(rng, depth - 1)),
+        1 | 2 => format!(
+            "({} AND {})",
+            filter(rng, depth - 1),
+            filter(rng, depth - 1)
+        ),
+        _ => format!("({} OR {})", filter(rng, depth - 1), filter(rng, depth - 1)),
+    }
+}
+
+fn where_clause(rng: &mut Rng) -> String {
+    if rng.below(5) == 0 {
+        String::new()
+    } else {
+        format!(" WHERE {}", filter(rng, 2))
+    }
+}
+
+/// Distinct picks from `items`, one to `most`.
+fn some<'a>(rng: &mut Rng, items: &[&'a str], most: usize) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for _ in 0..1 + rng.below(most) {
+        let x = *rng.pick(items);
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// A query whose answer is fully determined, and whether its rows come in a fixed order.
+fn query(rng: &mut Rng) -> (String, bool) {
+    let w = where_clause(rng);
+    match rng.below(7) {
+        0 => (
+            format!("SELECT {} FROM orders{w}", some(rng, AGGS, 4).join(", ")),
+            false,
+        ),
+        1 | 2 => {
+            let keys = some(rng, DIMS, 2).join(", ");
+            let aggs = some(rng, AGGS, 3).join(", ");
+            let having = if rng.below(3) == 0 {
+                format!(" HAVING COUNT(*) > {}", rng.below(6))
+            } else {
+                String::new()
+            };
+            (
+                format!(
+                    "SELECT {keys}, {aggs} FROM orders{w} GROUP BY {keys}{having} ORDER BY {keys} LIMIT {}",
+                    1 + rng.below(400)
+                ),
+                true,
+            )
+        }
+        3 => {
+            let cols = some(rng, SELECTED, 3).join(", ");
+            let offset = if rng.below(3) == 0 {
+                format!(" OFFSET {}", rng.below(40))
+            } else {
+                String::new()
+            };
+            (
+                format!(
+                    "SELECT order_id, {cols} FROM orders{w} ORDER BY order_id {} LIMIT {}{offset}",
+                    rng.pick(&["ASC", "DESC"]),
+                    1 + rng.below(60)
+                ),
+                true,
+            )
+        }
+        6 => {
+            // Top groups by an aggregate, ties broken by the keys.
+            let keys = some(rng, DIMS, 2).join(", ");
+            // Exact aggregates only: sums of doubles added in another order could break ties apart.
+            let by = rng.pick(&["COUNT(*)", "SUM(quantity)", "MAX(amount)", "MIN(discount)"]);
+            let having = if rng.below(3) == 0 {
+                format!(" HAVING SUM(quantity) > {}", rng.below(300))
+            } else {
+                String::new()
+            };
+            (
+                format!(
+                    "SELECT {keys}, {by} FROM orders{w} GROUP BY {keys}{having} ORDER BY {by} {}, {keys} LIMIT {}",
+                    rng.pick(&["ASC", "DESC"]),
+                    1 + rng.below(15)
+                ),
+                true,
+            )
+        }
+        4 => {
+            let by = rng.pick(&[
+                "amount", "quantity", "discount", "ship_ts", "customer", "score", "note",
+            ]);
+            (
+                format!(
+                    "SELECT order_id, {by} FROM orders{w} ORDER BY {by} {}, order_id LIMIT {}",
+                    rng.pick(&["ASC", "DESC"]),
+                    1 + rng.below(25)
+                ),
+                true,
+            )
+        }
+        _ => {
+            let keys = some(rng, DIMS, 2).join(", ");
+            (
+                format!("SELECT DISTINCT {keys} FROM orders{w} ORDER BY {keys} LIMIT 1000"),
+                true,
+            )
+        }
+    }
+}
+
+/// A cell as compared: numbers as `f64`, everything else as its JSON text.
+#[derive(Clone, Debug, PartialEq, PartialOrd)]
+enum Cell {
+    Null,
+    Number(f64),
+    Text(String),
+}
+
+fn cell(v: &Value) -> Cell {
+    match v {
+        Value::Null => Cell::Null,
+        Value::Number(n) => Cell::Number(n.as_f64().unwrap_or(f64::NAN)),
+        // An engine may render a number it cannot hold in JSON as a string ("NaN", "Infinity").
+        Value::String(s) => match s.parse::<f64>() {
+            Ok(f) if !f.is_finite() => Cell::Number(f),
+            _ => Cell::Text(s.clone()),
+        },
+        other => Cell::Text(other.to_string()),
+    }
+}
+
+fn same_cell(a: &Cell, b: &Cell) -> bool {
+    match (a, b) {
+        (Cell::Number(x), Cell::Number(y)) => {
+            x == y || (x.is_nan() && y.is_nan()) || (x - y).abs() <= 1e-9 * x.abs().max(y.abs())
+        }
+        _ => a == b,
+    }
+}
+
+/// The rows of an answer, or its first exception.
+fn answer(sql: &str, options: &str, variant: Variant) -> Result<Vec<Vec<Cell>>, String> {
+    let r = execute_sql(sql, Some(options), tables(variant));
+    if let Some(e) = r.exceptions.first() {
+        return Err(format!("[{}] {}", e.error_code, e.message));
+    }
+    let table = r.result_table.ok_or("no result table")?;
+    let json = serde_json::to_value(&table).map_err(|e| e.to_string())?;
+    Ok(json["rows"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|row| {
+                    row.as_array()
+                        .map(|c| c.iter().map(cell).collect())
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
+fn same_rows(a: &[Vec<Cell>], b: &[Vec<Cell>], ordered: bool) -> bool {
+    let sort = |rows: &[Vec<Cell>]| {
+        let mut rows = rows.to_vec();
+        if !ordered {
+            rows.sort_by(|x, y| x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal));
+        }
+        rows
+    };
+    let (a, b) = (sort(a), sort(b));
+    a.len() == b.len()
+        && a.iter()
+            .zip(&b)
+            .all(|(x, y)| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_cell(p, q)))
+}
+
+#[test]
+fn both_engines_on_both_layouts_give_the_same_rows() {
+    let count: usize = std::env::var("TESSERA_ENGINES_AGREE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_COUNT);
+    let seed: u64 = std::env::var("TESSERA_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0xD1FF_E4E7_0001);
+    let mut rng = Rng(seed | 1);
+    let runs = [
+        ("v1 indexed", "", Variant::Indexed),
+        ("v1 plain", "", Variant::Plain),
+        ("v2 indexed", "useMultistageEngine=true", Variant::Indexed),
+        ("v2 plain", "useMultistageEngine=true", Variant::Plain),
+    ];
+    let (mut agreed, mut rejected) = (0usize, 0usize);
+    let (mut failures, mut rejections) = (Vec::new(), Vec::new());
+    for i in 0..count {
+        let (sql, ordered) = query(&mut rng);
+        let nulls = if rng.below(2) == 0 {
+            "enableNullHandling=true"
+        } else {
+            "enableNullHandling=false"
+        };
+        let answers: Vec<_> = runs
+            .iter()
+            .map(|(name, engine, variant)| {
+                let options = format!("timeoutMs=5000;{nulls};{engine}");
+                (*name, answer(&sql, options.trim_end_matches(';'), *variant))
+            })
+            .collect();
+        let (first, first_answer) = &answers[0];
+        let mut bad = None;
+        for (name, a) in &answers[1..] {
+            let differs = match (first_answer, a) {
+                (Ok(x), Ok(y)) => !same_rows(x, y, ordered),
+                (Err(_), Err(_)) => false,
+                _ => true,
+            };
+            if differs {
+                bad = Some(format!(
+                    "{first}: {}\n    {name}: {}",
+                    show(first_answer),
+                    show(a)
+                ));
+                break;
+            }
+        }
+        match bad {
+            Some(why) => failures.push(format!("#{i} ({nulls}) {sql}\n    {why}")),
+            None if first_answer.is_ok() => agreed += 1,
+            None => {
+                rejected += 1;
+                if let (Err(e), true) = (first_answer, rejections.len() < 5) {
+                    rejections.push(format!("  {sql}: {e}"));
+                }
+            }
+        }
+    }
+    println!(
+        "engines_agree: {count} queries (seed {seed}): {agreed} answered alike, {rejected} rejected by all, {} differ",
+        failures.len()
+    );
+    println!("rejected, for example:\n{}", rejections.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {count} queries differ:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(12)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // The generator makes valid queries: if most were rejected, the check would check nothing.
+    assert!(
+        agreed * 10 >= count * 9,
+        "only {agreed} of {count} queries were answered"
+    );
+}
+
+fn show(a: &Result<Vec<Vec<Cell>>, String>) -> String {
+    match a {
+        Err(e) => format!("error {e}"),
+        Ok(rows) => {
+            let text = format!("{} rows {:?}", rows.len(), rows);
+            text.chars().take(600).collect()
+        }
+    }
+}
