@@ -410,3 +410,187 @@ fn show(a: &Result<Vec<Vec<Cell>>, String>) -> String {
         }
     }
 }
+
+/// A filter on the `customers` table.
+fn customer_filter(rng: &mut Rng) -> String {
+    match rng.below(5) {
+        0 => format!("tier = '{}'", rng.pick(&["gold", "silver", "bronze"])),
+        1 => format!(
+            "country IN ('{}', '{}')",
+            rng.pick(&["JP", "DE"]),
+            rng.pick(&["US", "FR"])
+        ),
+        2 => format!("credit > {}", rng.below(5000)),
+        3 => format!("since_year >= {}", 2010 + rng.below(15)),
+        _ => format!(
+            "(tier <> '{}' AND credit < {})",
+            rng.pick(&["gold", "silver"]),
+            1000 + rng.below(4000)
+        ),
+    }
+}
+
+/// `sql` with the `orders` column `customer` named through the alias `o` (in a join with
+/// `customers`, which has a column of that name too; literals are `'cust_…'`).
+fn qualified(sql: &str) -> String {
+    sql.replace("customer", "o.customer")
+}
+
+/// A query written with a multi-stage feature (a join, a subquery, a derived table, a CTE, a
+/// set operation, a window) and the single-stage query that must answer the same rows, and
+/// whether they come in a fixed order. `customers` is the list of customers a
+/// [`customer_filter`] keeps, for the single-stage form of a semi-join.
+fn multistage_pair(rng: &mut Rng, customers: &dyn Fn(&str) -> String) -> (String, String, bool) {
+    let p = filter(rng, 1);
+    let keys = some(rng, DIMS, 2).join(", ");
+    let aggs = some(rng, &AGGS[..15], 3).join(", ");
+    match rng.below(6) {
+        0 => {
+            let q = customer_filter(rng);
+            (
+                format!(
+                    "SELECT {keys}, {aggs} FROM orders WHERE {p} AND customer IN (SELECT customer FROM customers WHERE {q}) GROUP BY {keys} ORDER BY {keys} LIMIT 1000"
+                ),
+                format!(
+                    "SELECT {keys}, {aggs} FROM orders WHERE {p} AND customer IN ({}) GROUP BY {keys} ORDER BY {keys} LIMIT 1000",
+                    customers(&q)
+                ),
+                true,
+            )
+        }
+        1 => {
+            let q = customer_filter(rng);
+            let (k, a, w) = (qualified(&keys), qualified(&aggs), qualified(&p));
+            (
+                format!(
+                    "SELECT {k}, {a} FROM orders o JOIN customers c ON o.customer = c.customer WHERE {w} AND c.{q} GROUP BY {k} ORDER BY {k} LIMIT 1000"
+                )
+                .replace("c.(", "(c.")
+                .replace(" AND credit", " AND c.credit"),
+                format!(
+                    "SELECT {keys}, {aggs} FROM orders WHERE {p} AND customer IN ({}) GROUP BY {keys} ORDER BY {keys} LIMIT 1000",
+                    customers(&q)
+                ),
+                true,
+            )
+        }
+        2 => {
+            let n = rng.below(8);
+            (
+                format!(
+                    "SELECT * FROM (SELECT {keys}, COUNT(*) AS n, SUM(quantity) AS s FROM orders WHERE {p} GROUP BY {keys}) t WHERE n > {n} ORDER BY {keys} LIMIT 1000"
+                ),
+                format!(
+                    "SELECT {keys}, COUNT(*), SUM(quantity) FROM orders WHERE {p} GROUP BY {keys} HAVING COUNT(*) > {n} ORDER BY {keys} LIMIT 1000"
+                ),
+                true,
+            )
+        }
+        3 => (
+            format!(
+                "WITH t AS (SELECT * FROM orders WHERE {p}) SELECT {keys}, {aggs} FROM t GROUP BY {keys} ORDER BY {keys} LIMIT 1000"
+            ),
+            format!(
+                "SELECT {keys}, {aggs} FROM orders WHERE {p} GROUP BY {keys} ORDER BY {keys} LIMIT 1000"
+            ),
+            true,
+        ),
+        4 => {
+            let p2 = filter(rng, 1);
+            (
+                format!(
+                    "SELECT {keys} FROM orders WHERE {p} UNION SELECT {keys} FROM orders WHERE {p2}"
+                ),
+                format!("SELECT DISTINCT {keys} FROM orders WHERE ({p}) OR ({p2}) LIMIT 1000"),
+                false,
+            )
+        }
+        _ => {
+            let key = *rng.pick(DIMS);
+            let agg = *rng.pick(&["COUNT(*)", "SUM(quantity)", "MIN(amount)", "MAX(order_id)"]);
+            (
+                format!(
+                    "SELECT DISTINCT {key}, {agg} OVER (PARTITION BY {key}) FROM orders WHERE {p}"
+                ),
+                format!("SELECT {key}, {agg} FROM orders WHERE {p} GROUP BY {key} LIMIT 1000"),
+                false,
+            )
+        }
+    }
+}
+
+#[test]
+fn multistage_forms_answer_as_their_single_stage_equivalents() {
+    let count: usize = std::env::var("TESSERA_ENGINES_AGREE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_COUNT / 2);
+    let seed: u64 = std::env::var("TESSERA_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0xD1FF_E4E7_0002);
+    let mut rng = Rng(seed | 1);
+    let (mut agreed, mut failures) = (0usize, Vec::new());
+    for i in 0..count {
+        let nulls = if rng.below(2) == 0 {
+            "enableNullHandling=true"
+        } else {
+            "enableNullHandling=false"
+        };
+        let v1 = format!("timeoutMs=5000;{nulls}");
+        let v2 = format!("{v1};useMultistageEngine=true");
+        let customers = |q: &str| -> String {
+            let sql = format!("SELECT customer FROM customers WHERE {q} LIMIT 1000");
+            match answer(&sql, &v1, Variant::Indexed) {
+                Ok(rows) if !rows.is_empty() => rows
+                    .iter()
+                    .map(|r| match r.first() {
+                        Some(Cell::Text(t)) => format!("'{t}'"),
+                        other => format!("'{other:?}'"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                _ => "'no such customer'".into(),
+            }
+        };
+        let (multi, single, ordered) = multistage_pair(&mut rng, &customers);
+        let expected = answer(&single, &v1, Variant::Indexed);
+        let mut bad = None;
+        if let Err(e) = &expected {
+            bad = Some(format!("the single-stage form fails: {e}\n    {single}"));
+        }
+        for variant in [Variant::Indexed, Variant::Plain] {
+            let got = answer(&multi, &v2, variant);
+            let differs = match (&expected, &got) {
+                (Ok(x), Ok(y)) => !same_rows(x, y, ordered),
+                _ => true,
+            };
+            if differs && bad.is_none() {
+                bad = Some(format!(
+                    "v2 {variant:?}: {}\n    v1 {single}: {}",
+                    show(&got),
+                    show(&expected)
+                ));
+            }
+        }
+        match bad {
+            Some(why) => failures.push(format!("#{i} ({nulls}) {multi}\n    {why}")),
+            None => agreed += 1,
+        }
+    }
+    println!(
+        "multistage forms: {count} pairs (seed {seed}): {agreed} agreed, {} differ",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {count} pairs differ:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(12)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
