@@ -13,6 +13,7 @@
 
 use super::asof;
 use super::block::{Cells, Column, DataBlock, NO_ROW};
+use super::filter_rows::kept_rows;
 use super::hash_table;
 use super::key_set;
 use super::stats::{OperatorStats, StatsRecorder};
@@ -576,11 +577,6 @@ fn aggregate(
         .map(|k| block.columns[*k].take(&first))
         .collect();
     for (i, call) in aggregates.iter().enumerate() {
-        if call.filter.is_some() {
-            return Err(EngineError::execution(
-                "FILTER (WHERE …) on aggregates over joined or windowed rows is not supported yet",
-            ));
-        }
         let data_type = types
             .get(group_keys.len() + i)
             .copied()
@@ -601,12 +597,22 @@ fn aggregate(
                 }
                 merged
             }
+            // A FILTER (WHERE …) applies where rows are aggregated; the final phase merges
+            // states made from the kept rows only.
             AggMode::Direct | AggMode::Partial => {
                 let arg = match &call.arg {
                     None => None,
                     Some(e) => Some(evaluate(e, &block)?),
                 };
-                accumulate(call, &groups, num_groups, arg.as_ref())?
+                match &call.filter {
+                    None => accumulate(call, &groups, num_groups, arg.as_ref())?,
+                    Some(f) => {
+                        let kept = kept_rows(f, &block)?;
+                        let groups: Vec<u32> = kept.iter().map(|&r| groups[r as usize]).collect();
+                        let arg = arg.map(|c| c.take(&kept));
+                        accumulate(call, &groups, num_groups, arg.as_ref())?
+                    }
+                }
             }
         };
         columns.push(match mode {

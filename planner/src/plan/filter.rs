@@ -237,6 +237,17 @@ impl FilterExpr {
         out
     }
 
+    /// Rewrites every expression of the filter in place (each as [`Expr::rewrite`] does).
+    pub fn rewrite_exprs(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            FilterExpr::And(v) | FilterExpr::Or(v) => v.iter_mut().for_each(|x| x.rewrite_exprs(f)),
+            FilterExpr::Not(x) => x.rewrite_exprs(f),
+            FilterExpr::Predicate(p) => p.lhs.rewrite(f),
+            FilterExpr::Expr(e) => e.rewrite(f),
+            FilterExpr::Constant(_) => {}
+        }
+    }
+
     fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
         match self {
             FilterExpr::And(v) | FilterExpr::Or(v) => v.iter().for_each(|x| x.walk_exprs(f)),

@@ -82,17 +82,20 @@ fn synthetic(i: usize) -> String {
 
 /// `Column(__c<i>)` → `Input(i)` everywhere in `e`.
 fn to_inputs(mut e: Expr) -> Expr {
-    e.rewrite(&mut |n| {
-        if let Expr::Column(c) = n
-            && let Some(i) = c
-                .name
-                .strip_prefix("__c")
-                .and_then(|i| i.parse::<usize>().ok())
-        {
-            *n = input(i, c.column_type);
-        }
-    });
+    e.rewrite(&mut column_to_input);
     e
+}
+
+/// `Column(__c<i>)` → `Input(i)`, one node.
+fn column_to_input(n: &mut Expr) {
+    if let Expr::Column(c) = n
+        && let Some(i) = c
+            .name
+            .strip_prefix("__c")
+            .and_then(|i| i.parse::<usize>().ok())
+    {
+        *n = input(i, c.column_type);
+    }
 }
 
 /// The position of `table.name` (or an unqualified `name`) among `cols`.
@@ -1624,6 +1627,9 @@ impl<'a> Planner<'a> {
                 .into_iter()
                 .map(|mut a| {
                     a.arg = a.arg.map(to_inputs);
+                    if let Some(f) = &mut a.filter {
+                        f.rewrite_exprs(&mut column_to_input);
+                    }
                     a
                 })
                 .collect();
