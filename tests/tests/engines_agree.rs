@@ -24,6 +24,16 @@ use support::{Rng, Variant, tables};
 const DEFAULT_COUNT: usize = 1_500;
 
 const DIMS: &[&str] = &["customer", "status", "region", "priority", "note"];
+/// Group keys that are expressions (used where the keys need not be plain columns).
+const KEY_EXPRS: &[&str] = &[
+    "quantity / 10",
+    "UPPER(status)",
+    "CASE WHEN amount > 500 THEN 'big' ELSE 'small' END",
+    "DATETRUNC('DAY', ship_ts)",
+    "DATETRUNC('MONTH', ship_ts)",
+    "SUBSTR(customer, 5)",
+    "quantity % 7",
+];
 const AGGS: &[&str] = &[
     "COUNT(*)",
     "SUM(quantity)",
@@ -47,6 +57,15 @@ const AGGS: &[&str] = &[
     "MIN(amount) FILTER (WHERE priority = true)",
     "SUM(quantity * 2)",
     "MAX(amount - discount)",
+    "MINMAXRANGE(quantity)",
+    "PERCENTILE(amount, 50)",
+    "PERCENTILE(quantity, 90)",
+    "DISTINCTCOUNTHLL(customer)",
+    "BOOL_AND(priority)",
+    "BOOL_OR(priority)",
+    "MINSTRING(customer)",
+    "MAXSTRING(note)",
+    "SUM(CASE WHEN status = 'OPEN' THEN quantity ELSE 0 END)",
 ];
 const SELECTED: &[&str] = &[
     "customer", "status", "region", "priority", "note", "amount", "quantity", "discount", "score",
@@ -177,7 +196,11 @@ fn query(rng: &mut Rng) -> (String, bool) {
             false,
         ),
         1 | 2 => {
-            let keys = some(rng, DIMS, 2).join(", ");
+            let keys = if rng.below(3) == 0 {
+                format!("{}, {}", rng.pick(KEY_EXPRS), rng.pick(DIMS))
+            } else {
+                some(rng, DIMS, 2).join(", ")
+            };
             let aggs = some(rng, AGGS, 3).join(", ");
             let having = if rng.below(3) == 0 {
                 format!(" HAVING COUNT(*) > {}", rng.below(6))
