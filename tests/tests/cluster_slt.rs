@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 use sqllogictest::{DBOutput, DefaultColumnType, Runner};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use support::{BuiltTable, Variant, build_slt_tables, render, slt_dir};
+use support::answers::{answer, rows, same_rows, show};
+use support::{BuiltTable, Rng, Variant, build_slt_tables, queries, render, slt_dir};
 
 const FILES: [&str; 5] = [
     "v2_aggregate",
@@ -267,7 +268,62 @@ async fn v2_slt_on_two_servers() {
             "{table} is not spread over both servers: {view}"
         );
     }
-    run_files(broker).await;
+    run_files(broker.clone()).await;
+    random_queries_answer_as_in_process(&broker).await;
     b.stop().await;
     a.stop().await;
+}
+
+/// Random queries per engine through the two-server cluster.
+const RANDOM_QUERIES: usize = 150;
+
+/// Seeded random queries ([`support::queries`]) on both engines through the broker, whose
+/// segments are spread over two servers (the broker merges the servers' intermediate results
+/// from the wire), answer as the same query in-process over the same segments.
+async fn random_queries_answer_as_in_process(broker: &str) {
+    let mut rng = Rng(0xC1A5_7E55_0001);
+    let mut failures = Vec::new();
+    for i in 0..RANDOM_QUERIES * 2 {
+        let (sql, ordered) = queries::query(&mut rng);
+        let options = [
+            "enableNullHandling=true",
+            "enableNullHandling=true;useMultistageEngine=true",
+            "enableNullHandling=false",
+            "enableNullHandling=false;useMultistageEngine=true",
+        ][i % 4];
+        let expected = answer(&sql, options, Variant::Indexed);
+        let body = json!({ "sql": sql, "queryOptions": options })
+            .to_string()
+            .into_bytes();
+        let (status, response) =
+            call("POST", &format!("{broker}/query/sql"), Some(body), None).await;
+        let got = match response["exceptions"].as_array().and_then(|e| e.first()) {
+            _ if status != 200 => Err(format!("HTTP {status}: {response}")),
+            Some(e) => Err(format!("[{}] {}", e["errorCode"], e["message"])),
+            None => Ok(rows(&response["resultTable"])),
+        };
+        let agree = match (&expected, &got) {
+            (Ok(x), Ok(y)) => same_rows(x, y, ordered),
+            _ => false,
+        };
+        if !agree {
+            failures.push(format!(
+                "#{i} ({options}) {sql}\n    cluster: {}\n    in-process: {}",
+                show(&got),
+                show(&expected)
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} queries differ:\n{}",
+        failures.len(),
+        RANDOM_QUERIES * 2,
+        failures
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }

@@ -1,6 +1,9 @@
 //! What several test files share: the `.slt` suite's tables (`tests/slt/data/`), built once per
 //! layout (`slt.rs`, `fuzz_sql.rs`), and the seeded generator of the fuzz tests.
 
+pub mod answers;
+pub mod queries;
+
 use engine::provider::MemoryTables;
 use segments::build_config::BuildConfig;
 use segments::builder::build_segment;
