@@ -90,6 +90,7 @@ slt_files!(
     nulls,
     errors,
     timestamp_index,
+    random,
     v2_aggregate,
     v2_join,
     v2_subquery,

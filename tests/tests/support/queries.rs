@@ -57,6 +57,24 @@ pub const SELECTED: &[&str] = &[
     "ship_ts",
 ];
 
+/// Expressions a selection reads.
+pub const SELECT_EXPRS: &[&str] = &[
+    "quantity * 2",
+    "amount + discount",
+    "quantity - score",
+    "UPPER(note)",
+    "CONCAT(region, status, '-')",
+    "CASE WHEN score IS NULL THEN -1 ELSE score END",
+    "COALESCE(score, 0)",
+    "DATETRUNC('DAY', ship_ts)",
+    "ROUND(amount, 1)",
+    "FLOOR(amount)",
+    "ABS(quantity - 25)",
+    "LENGTH(customer)",
+    "amount / quantity",
+    "quantity % 3",
+];
+
 /// One comparison, range, list or null test.
 pub fn atom(rng: &mut Rng) -> String {
     let customer = |rng: &mut Rng| format!("'cust_{:02}'", rng.below(32));
@@ -201,7 +219,11 @@ pub fn query(rng: &mut Rng) -> (String, bool) {
             )
         }
         3 => {
-            let cols = some(rng, SELECTED, 3).join(", ");
+            let mut cols = some(rng, SELECTED, 3);
+            if rng.below(2) == 0 {
+                cols.push(*rng.pick(SELECT_EXPRS));
+            }
+            let cols = cols.join(", ");
             let offset = if rng.below(3) == 0 {
                 format!(" OFFSET {}", rng.below(40))
             } else {

@@ -13,12 +13,13 @@
 //! Predicates on expressions (`FILTER_EXPRESSION`) evaluate the expression per candidate
 //! document. `skipIndexes` removes indexes from consideration. Negative predicates run as the
 //! complement of their positive form; with null handling on, NULL documents never match a
-//! comparison (nor its negation).
+//! comparison (nor its negation), and `NOT` keeps where its child is false ([`unknown`]).
 
 pub mod exec;
 pub mod id_set;
 pub mod prune;
 pub mod raw_test;
+pub mod unknown;
 pub mod value_test;
 
 use crate::context::QueryContext;
@@ -33,6 +34,7 @@ use segments::index::{
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::Value;
 use std::ops::{Bound, Range};
+use unknown::Unknown;
 use value_test::{ValueTest, positive_form};
 
 pub use exec::FilterExecutor;
@@ -287,24 +289,26 @@ fn plan_node<'s>(
                 _ => FilterNode::Or(out),
             }
         }
+        // Under null handling `NOT` keeps where its child is false: not where it is true, nor
+        // where it is unknown (see [`unknown`]).
         FilterExpr::Not(child) => {
-            let nulls: Vec<&RoaringBitmap> = if ctx.options.enable_null_handling {
-                child
-                    .columns()
-                    .iter()
-                    .filter_map(|c| segment.column(&c.name).and_then(ColumnReader::nulls))
-                    .filter(|b| !b.is_empty())
-                    .collect()
+            let unknown = if ctx.options.enable_null_handling {
+                unknown::unknown(child, segment, ctx)?
             } else {
-                Vec::new()
+                Unknown::Never
             };
-            match plan_node(child, segment, ctx)? {
-                FilterNode::MatchAll => FilterNode::Empty,
-                FilterNode::Empty if nulls.is_empty() => FilterNode::MatchAll,
-                c => FilterNode::Not {
-                    child: Box::new(c),
-                    nulls,
-                },
+            let not = |child: FilterNode<'s>, nulls| FilterNode::Not {
+                child: Box::new(child),
+                nulls,
+            };
+            match (plan_node(child, segment, ctx)?, unknown) {
+                (FilterNode::MatchAll, _) => FilterNode::Empty,
+                (FilterNode::Empty, Unknown::Never) => FilterNode::MatchAll,
+                (c, Unknown::Never) => not(c, Vec::new()),
+                (c, Unknown::Nulls(nulls)) => not(c, nulls.into_iter().map(|(_, b)| b).collect()),
+                (c, Unknown::Docs(u)) => {
+                    FilterNode::And(vec![not(c, Vec::new()), not(u, Vec::new())])
+                }
             }
         }
         FilterExpr::Predicate(p) => plan_predicate(p, segment, ctx)?,

@@ -1,0 +1,134 @@
+"""Writes tests/slt/random.slt: seeded random queries over `orders` with null handling on,
+each answered by DuckDB (standard SQL semantics, which are Pinot's with enableNullHandling=true),
+half of them on the multi-stage engine. The Rust differential tests compare Tessera with
+itself (engines, layouts, a cluster); this file compares it with an engine that shares none of
+its code: filters under three-valued logic, NOT, IN, LIKE, ranges and expressions, grouped
+aggregates, selections with OFFSET/LIMIT. Run with the peer venv:
+    benches/.venv-peers/bin/python tests/slt/gen/make_random_slt.py
+"""
+import os, random, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# make_slt.py writes its files when run; importing it only to share the DuckDB tables and
+# the renderer would write them again, so the few lines needed are repeated here.
+import duckdb
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "..", "data")
+OUT = os.path.join(HERE, "..", "random.slt")
+COUNT = 400
+
+con = duckdb.connect()
+# ship_ts stays epoch millis, as the Pinot queries compare it with numbers.
+con.execute(f"""CREATE TABLE orders AS SELECT order_id::BIGINT order_id, customer, status, region, amount::DOUBLE amount,
+  quantity::INT quantity, discount::DOUBLE discount, ship_ts::BIGINT ship_ts, priority::BOOLEAN priority,
+  note, score::INT score
+  FROM read_csv('{DATA}/orders/part-*.csv', header=true, all_varchar=true, nullstr='')""")
+
+
+def fmt(v):
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        s = f"{v:.4f}".rstrip("0").rstrip(".")
+        return "0" if s in ("-0", "") else s
+    s = str(v)
+    return s if s != "" else "(empty)"
+
+
+rng = random.Random(20261127)
+pick = rng.choice
+
+
+def atom():
+    k = rng.randrange(16)
+    if k == 0:
+        return f"status = '{pick(['OPEN', 'SHIPPED', 'CANCELLED', 'RETURNED', 'LOST'])}'"
+    if k == 1:
+        return f"region <> '{pick(['east', 'west', 'north', 'south', 'central'])}'"
+    if k == 2:
+        items = ", ".join(f"'cust_{rng.randrange(32):02d}'" for _ in range(1 + rng.randrange(4)))
+        return f"customer {pick(['', 'NOT '])}IN ({items})"
+    if k == 3:
+        return f"quantity {pick(['<', '<=', '>', '>=', '=', '<>'])} {rng.randrange(52)}"
+    if k == 4:
+        a = rng.randrange(50)
+        return f"quantity BETWEEN {a} AND {a + rng.randrange(20)}"
+    if k == 5:
+        return f"amount {pick(['<', '>='])} {rng.randrange(1000)}.{rng.randrange(100):02d}"
+    if k == 6:
+        return f"order_id {pick(['<', '>=', '='])} {rng.randrange(310)}"
+    if k == 7:
+        return f"discount {pick(['=', '<', '>='])} 0.0{rng.randrange(6)}"
+    if k == 8:
+        return f"priority = {pick(['true', 'false'])}"
+    if k == 9:
+        return f"note LIKE '{pick(['b%', '%t%', 'gift', '%''s', '_ush'])}'"
+    if k == 10:
+        return f"score IS {pick(['', 'NOT '])}NULL"
+    if k == 11:
+        return f"score {pick(['<', '>=', '=', '<>'])} {rng.randrange(100)}"
+    if k == 12:
+        return f"note {pick(['=', '<>'])} '{pick(['rush', 'gift', 'fragile'])}'"
+    if k == 13:
+        return f"quantity + {rng.randrange(10)} > {rng.randrange(60)}"
+    if k == 14:
+        return f"score BETWEEN {rng.randrange(50)} AND {50 + rng.randrange(50)}"
+    return f"ship_ts {pick(['<', '>='])} {1_680_000_000_000 + rng.randrange(60_000_000) * 1000}"
+
+
+def filt(depth):
+    if depth == 0 or rng.randrange(3) == 0:
+        return atom()
+    k = rng.randrange(5)
+    if k == 0:
+        return f"NOT ({filt(depth - 1)})"
+    op = "AND" if k < 3 else "OR"
+    return f"({filt(depth - 1)} {op} {filt(depth - 1)})"
+
+
+DIMS = ["customer", "status", "region", "priority", "note"]
+AGGS = ["COUNT(*)", "COUNT(score)", "SUM(quantity)", "SUM(score)", "MIN(amount)", "MAX(amount)",
+        "MIN(score)", "MAX(score)", "AVG(quantity)", "AVG(score)", "MAX(order_id)", "SUM(discount)"]
+COLS = ["customer", "status", "region", "priority", "note", "amount", "quantity", "score"]
+
+
+def query():
+    w = f" WHERE {filt(2)}"
+    k = rng.randrange(3)
+    if k == 0:
+        return f"SELECT {', '.join(rng.sample(AGGS, 1 + rng.randrange(3)))} FROM orders{w}", "rowsort"
+    if k == 1:
+        keys = ", ".join(rng.sample(DIMS, 1 + rng.randrange(2)))
+        aggs = ", ".join(rng.sample(AGGS, 1 + rng.randrange(3)))
+        return (f"SELECT {keys}, {aggs} FROM orders{w} GROUP BY {keys} ORDER BY {keys} LIMIT 1000",
+                "nosort")
+    cols = ", ".join(rng.sample(COLS, 1 + rng.randrange(3)))
+    offset = f" OFFSET {rng.randrange(20)}" if rng.randrange(3) == 0 else ""
+    return (f"SELECT order_id, {cols} FROM orders{w} ORDER BY order_id {pick(['ASC', 'DESC'])} "
+            f"LIMIT {1 + rng.randrange(30)}{offset}", "nosort")
+
+
+def duck(sql):
+    # Pinot's NULLs sort last ascending and first descending, as DuckDB's default.
+    return sql
+
+
+blocks = ["# generated by gen/make_random_slt.py from DuckDB answers; do not edit by hand\n"]
+for i in range(COUNT):
+    sql, sort = query()
+    rows = con.execute(duck(sql)).fetchall()
+    prefix = "SET enableNullHandling=true; " + ("SET useMultistageEngine=true; " if i % 2 else "")
+    rendered = [[fmt(v) for v in r] for r in rows]
+    if sort == "rowsort":
+        rendered.sort()
+    ncols = len(con.description)
+    out = [f"query {'T' * ncols} {sort}", prefix + sql, "----"] + [" ".join(r) for r in rendered]
+    blocks.append("\n".join(out) + "\n")
+with open(OUT, "w") as f:
+    f.write("\n".join(blocks))
+print(f"wrote random {COUNT}")
