@@ -16,12 +16,13 @@ use std::time::{Duration, Instant};
 use support::answers::{answer, rows, same_rows, show};
 use support::{BuiltTable, Rng, Variant, build_slt_tables, queries, render, slt_dir};
 
-const FILES: [&str; 5] = [
+const FILES: [&str; 6] = [
     "v2_aggregate",
     "v2_join",
     "v2_subquery",
     "v2_setop",
     "v2_window",
+    "v2_random",
 ];
 
 async fn call(method: &str, url: &str, body: Option<Vec<u8>>, ct: Option<&str>) -> (u16, Value) {

@@ -95,5 +95,6 @@ slt_files!(
     v2_join,
     v2_subquery,
     v2_setop,
-    v2_window
+    v2_window,
+    v2_random
 );

@@ -7,7 +7,7 @@ its code: filters under three-valued logic, NOT, IN, LIKE, ranges and expression
 aggregates, selections with OFFSET/LIMIT. Run with the peer venv:
     benches/.venv-peers/bin/python tests/slt/gen/make_random_slt.py
 """
-import os, random, sys
+import os, random, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # make_slt.py writes its files when run; importing it only to share the DuckDB tables and
@@ -18,10 +18,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
 OUT = os.path.join(HERE, "..", "random.slt")
 COUNT = 500
+V2_COUNT = 300
+V2_OUT = os.path.join(HERE, "..", "v2_random.slt")
 SEED = 20261127
 # Exploring: make_random_slt.py COUNT SEED OUT writes another sample elsewhere.
 if len(sys.argv) > 3:
     COUNT, SEED, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    V2_COUNT, V2_OUT = COUNT, OUT.replace(".slt", "_v2.slt")
 
 con = duckdb.connect()
 # ship_ts stays epoch millis, as the Pinot queries compare it with numbers.
@@ -158,8 +161,95 @@ def duck(sql, nulls):
     return (head + " WHERE " + where if where else head).replace("FROM orders", "FROM orders_nn")
 
 
+con.execute(f"""CREATE TABLE customers AS SELECT customer, name, tier, country, credit::DOUBLE credit, since_year::INT since_year
+  FROM read_csv('{DATA}/customers/part-*.csv', header=true, all_varchar=true)""")
+
 # Pinot orders NULL as the largest value: last ascending, first descending.
 con.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'")
+
+
+def customer_filter():
+    k = rng.randrange(4)
+    if k == 0:
+        return f"c.tier = '{pick(['gold', 'silver', 'bronze'])}'"
+    if k == 1:
+        return f"c.country IN ('{pick(['JP', 'DE'])}', '{pick(['US', 'FR'])}')"
+    if k == 2:
+        return f"c.credit > {rng.randrange(5000)}"
+    return f"c.since_year >= {2010 + rng.randrange(15)}"
+
+
+def qualify(sql):
+    # The orders columns of a filter made for `orders` alone, named through `o`.
+    for c in ["order_id", "customer", "status", "region", "amount", "quantity", "discount",
+              "ship_ts", "priority", "note", "score"]:
+        sql = re.sub(rf"(?<![\w.']){c}\b", f"o.{c}", sql)
+    return sql
+
+
+WINDOWS = ["ROW_NUMBER() OVER (PARTITION BY {p} ORDER BY {o}, order_id)",
+           "RANK() OVER (PARTITION BY {p} ORDER BY {o})",
+           "DENSE_RANK() OVER (PARTITION BY {p} ORDER BY {o})",
+           "SUM(quantity) OVER (PARTITION BY {p})",
+           "COUNT(*) OVER (PARTITION BY {p})",
+           "MAX(amount) OVER (PARTITION BY {p})",
+           "AVG(quantity) OVER (PARTITION BY {p})",
+           "SUM(quantity) OVER (PARTITION BY {p} ORDER BY order_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+           "SUM(quantity) OVER (PARTITION BY {p} ORDER BY order_id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)",
+           "MIN(amount) OVER (PARTITION BY {p} ORDER BY order_id)",
+           "LAG(amount) OVER (PARTITION BY {p} ORDER BY order_id)",
+           "LEAD(quantity, 2) OVER (PARTITION BY {p} ORDER BY order_id)",
+           "FIRST_VALUE(amount) OVER (PARTITION BY {p} ORDER BY order_id)",
+           "COUNT(score) OVER (PARTITION BY {p})"]
+
+
+def v2_query():
+    """A multi-stage query and its DuckDB form (None: the same text)."""
+    w = filt(1)
+    k = rng.randrange(7)
+    if k in (0, 1):
+        join = pick(["JOIN", "LEFT JOIN"])
+        okeys = rng.sample(["region", "status", "priority"], 1 + rng.randrange(2))
+        ckeys = rng.sample(["tier", "country"], rng.randrange(2))
+        keys = ", ".join([f"o.{x}" for x in okeys] + [f"c.{x}" for x in ckeys])
+        aggs = ", ".join(rng.sample(["COUNT(*)", "SUM(o.quantity)", "MAX(o.amount)", "COUNT(c.credit)",
+                                     "MIN(c.since_year)", "AVG(o.quantity)", "SUM(c.credit)"],
+                                    1 + rng.randrange(3)))
+        cond = f" AND {customer_filter()}" if join == "JOIN" and rng.randrange(2) else ""
+        return (f"SELECT {keys}, {aggs} FROM orders o {join} customers c ON o.customer = c.customer "
+                f"WHERE {qualify(w)}{cond} GROUP BY {keys} ORDER BY {keys} LIMIT 1000"), None, "nosort"
+    if k == 2:
+        return (f"SELECT o.order_id, o.customer, c.tier, c.credit FROM orders o LEFT JOIN customers c "
+                f"ON o.customer = c.customer WHERE {qualify(w)} ORDER BY o.order_id LIMIT {1 + rng.randrange(40)}"), None, "nosort"
+    if k in (3, 4):
+        win = pick(WINDOWS).format(p=pick(["region", "status", "customer", "priority"]),
+                                   o=pick(["amount", "quantity", "order_id"]))
+        return (f"SELECT order_id, {win} FROM orders WHERE {w} ORDER BY order_id LIMIT {1 + rng.randrange(60)}"), None, "nosort"
+    if k == 5:
+        q = customer_filter().replace("c.", "")
+        neg = pick(["", "NOT "])
+        return (f"SELECT region, COUNT(*), SUM(quantity) FROM orders WHERE {w} AND customer {neg}IN "
+                f"(SELECT customer FROM customers WHERE {q}) GROUP BY region ORDER BY region"), None, "nosort"
+    op = pick(["UNION", "UNION ALL", "INTERSECT", "EXCEPT"])
+    col = pick(["region", "status", "customer"])
+    return (f"SELECT {col} FROM orders WHERE {w} {op} SELECT {col} FROM orders WHERE {filt(1)}"), None, "rowsort"
+
+
+def write_v2(count, out):
+    blocks = ["# generated by gen/make_random_slt.py from DuckDB answers; do not edit by hand\n"]
+    for _ in range(count):
+        sql, duck_sql, sort = v2_query()
+        rows = con.execute(duck_sql or sql).fetchall()
+        rendered = [[fmt(v) for v in r] for r in rows]
+        if sort == "rowsort":
+            rendered.sort()
+        ncols = len(con.description)
+        pinot = "SET enableNullHandling=true; SET useMultistageEngine=true; " + sql
+        lines = [f"query {'T' * ncols} {sort}", pinot, "----"] + [" ".join(r) for r in rendered]
+        blocks.append("\n".join(lines) + "\n")
+    with open(out, "w") as f:
+        f.write("\n".join(blocks))
+    print(f"wrote {out} {count}")
 
 
 blocks = ["# generated by gen/make_random_slt.py from DuckDB answers; do not edit by hand\n"]
@@ -179,3 +269,4 @@ for i in range(COUNT):
 with open(OUT, "w") as f:
     f.write("\n".join(blocks))
 print(f"wrote random {COUNT}")
+write_v2(V2_COUNT, V2_OUT)
