@@ -128,6 +128,15 @@ def query(nulls):
         e, d = pick(EXPRS)
         sql = f"SELECT order_id, {e} FROM orders{w} ORDER BY order_id LIMIT {1 + rng.randrange(30)}"
         return sql, "nosort", sql.replace(e, d) if d else sql
+    if k == 5 and rng.randrange(2):
+        keys = ", ".join(rng.sample(DIMS, 1 + rng.randrange(2)))
+        return f"SELECT DISTINCT {keys} FROM orders{w} ORDER BY {keys} LIMIT 1000", "nosort"
+    if k == 5 and rng.randrange(2):
+        unit = pick(["DAY", "MONTH", "YEAR"])
+        sql = (f"SELECT DATETRUNC('{unit}', ship_ts), COUNT(*), COUNT(DISTINCT region) FROM orders{w} "
+               f"GROUP BY DATETRUNC('{unit}', ship_ts) ORDER BY 1 LIMIT 1000")
+        d = f"epoch_ms(date_trunc('{unit.lower()}', make_timestamp(ship_ts * 1000)))"
+        return sql, "nosort", sql.replace(f"DATETRUNC('{unit}', ship_ts)", d)
     if k == 5:
         by = pick(["score", "note", "amount", "quantity"])
         return (f"SELECT order_id, {by} FROM orders{w} ORDER BY {by} {pick(['ASC', 'DESC'])}, order_id "
@@ -200,7 +209,14 @@ WINDOWS = ["ROW_NUMBER() OVER (PARTITION BY {p} ORDER BY {o}, order_id)",
            "LAG(amount) OVER (PARTITION BY {p} ORDER BY order_id)",
            "LEAD(quantity, 2) OVER (PARTITION BY {p} ORDER BY order_id)",
            "FIRST_VALUE(amount) OVER (PARTITION BY {p} ORDER BY order_id)",
-           "COUNT(score) OVER (PARTITION BY {p})"]
+           "COUNT(score) OVER (PARTITION BY {p})",
+           "SUM(amount) OVER (PARTITION BY {p} ORDER BY quantity)",
+           "COUNT(*) OVER (PARTITION BY {p} ORDER BY quantity RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+           "NTILE(3) OVER (PARTITION BY {p} ORDER BY order_id)",
+           "LAST_VALUE(quantity) OVER (PARTITION BY {p} ORDER BY order_id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)",
+           "MAX(score) OVER (PARTITION BY {p} ORDER BY order_id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
+           "ROW_NUMBER() OVER (ORDER BY {o} DESC, order_id)",
+           "SUM(quantity) OVER ()"]
 
 
 def v2_query():
