@@ -187,10 +187,8 @@ impl DocSet {
                 DocSet::Range(r) => r.start,
                 DocSet::Bitmap(_) => 0,
             },
-            bitmap_iter: match self {
-                DocSet::Bitmap(b) => Some(b.iter()),
-                DocSet::Range(_) => None,
-            },
+            window: None,
+            next_window: 0,
         }
     }
 }
@@ -211,11 +209,43 @@ fn clip(mut b: RoaringBitmap, r: &Range<DocId>) -> RoaringBitmap {
     b
 }
 
+/// Docs of a bitmap one container (2^16 docs) at a time: roaring's bulk `next_many` loses a
+/// run that fills a whole container (its length, 65,536, overflows a `u16`: the run is skipped in
+/// release builds), so a full container is emitted here as a range and only the others go
+/// through `next_many`.
+const WINDOW_BITS: u32 = 16;
+
+/// The rest of the bitmap's current container.
+enum Window<'a> {
+    /// Every doc of the container: those not emitted yet.
+    Full(Range<DocId>),
+    /// Some docs of the container.
+    Part(roaring::bitmap::Iter<'a>),
+}
+
 /// Iterator over a [`DocSet`] in blocks.
 pub struct DocBlocks<'a> {
     set: &'a DocSet,
     next_range: DocId,
-    bitmap_iter: Option<roaring::bitmap::Iter<'a>>,
+    window: Option<Window<'a>>,
+    /// The first doc of the containers not started yet.
+    next_window: u64,
+}
+
+impl<'a> DocBlocks<'a> {
+    /// The container holding the bitmap's next doc at or after `next_window`, if any.
+    fn open_window(&mut self, b: &'a RoaringBitmap) -> Option<Window<'a>> {
+        let from = u32::try_from(self.next_window).ok()?;
+        let first = b.range(from..).next()?;
+        let lo = first >> WINDOW_BITS << WINDOW_BITS;
+        let hi = lo | ((1 << WINDOW_BITS) - 1);
+        self.next_window = u64::from(hi) + 1;
+        Some(if first == lo && b.contains_range(lo..=hi) {
+            Window::Full(lo..hi + 1)
+        } else {
+            Window::Part(b.range(first..=hi))
+        })
+    }
 }
 
 impl Iterator for DocBlocks<'_> {
@@ -232,10 +262,35 @@ impl Iterator for DocBlocks<'_> {
                 self.next_range = end;
                 Some(docs)
             }
-            DocSet::Bitmap(_) => {
-                let it = self.bitmap_iter.as_mut()?;
+            DocSet::Bitmap(b) => {
                 let mut docs = vec![0; BLOCK_SIZE];
-                let n = it.next_many(&mut docs).len();
+                let mut n = 0;
+                while n < BLOCK_SIZE {
+                    if self.window.is_none() {
+                        self.window = self.open_window(b);
+                    }
+                    match &mut self.window {
+                        None => break,
+                        Some(Window::Full(r)) => {
+                            let take = (r.len()).min(BLOCK_SIZE - n);
+                            for (slot, doc) in docs[n..n + take].iter_mut().zip(r.start..) {
+                                *slot = doc;
+                            }
+                            r.start += take as DocId;
+                            n += take;
+                            if r.start >= r.end {
+                                self.window = None;
+                            }
+                        }
+                        Some(Window::Part(it)) => {
+                            let got = it.next_many(&mut docs[n..]).len();
+                            n += got;
+                            if got == 0 {
+                                self.window = None;
+                            }
+                        }
+                    }
+                }
                 docs.truncate(n);
                 (n > 0).then_some(docs)
             }
@@ -317,6 +372,37 @@ mod tests {
                 let docs: Vec<u32> = parts.iter().flat_map(|p| p.to_bitmap()).collect();
                 prop_assert_eq!(docs, set.to_bitmap().iter().collect::<Vec<_>>());
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod blocks_of_runs {
+    use super::*;
+
+    #[test]
+    fn blocks_of_a_bitmap_of_runs_hold_every_doc() {
+        let mut b = RoaringBitmap::new();
+        for run in 0..40u32 {
+            b.insert_range(run * 9_000..run * 9_000 + 4_000);
+        }
+        b.optimize();
+        let set = DocSet::bitmap(b.clone());
+        let got: Vec<u32> = set.blocks().flatten().collect();
+        assert_eq!(got.len() as u64, b.len());
+        assert_eq!(got, b.iter().collect::<Vec<_>>());
+        // Runs filling whole containers (roaring's `next_many` skips those), next to partial ones.
+        for (a, lo, hi) in [
+            (25u32, 2_400_000u32, 2_688_655u32),
+            (0, 65_536, 200_000),
+            (10, 70_000, 300_001),
+            (65_536, 131_072, 131_073),
+            (1, u32::MAX - 70_000, u32::MAX),
+        ] {
+            let set = DocSet::Range(0..a).or(&DocSet::Range(lo..hi));
+            let got: Vec<u32> = set.blocks().flatten().collect();
+            assert_eq!(got, set.to_bitmap().iter().collect::<Vec<_>>(), "{a} {lo} {hi}");
+            assert!(set.blocks().all(|b| !b.is_empty() && b.len() <= BLOCK_SIZE));
         }
     }
 }
