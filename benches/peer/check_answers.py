@@ -6,11 +6,11 @@ millions of rows take — parallel parts, dense and folded group-bys, top-k over
 groups, range-index buckets, sorted-column ranges, large dictionaries.
 
     benches/.venv-peers/bin/python benches/peer/check_answers.py --sf 1 [--count 300] [--seed 1]
-        [--seg-root DIR] [--skip-build]
+        [--segments N] [--seg-root DIR] [--skip-build]
 
-Builds the segment (as compare.py does) unless --skip-build names one already built.
+Builds the segment(s) lineitem_<i> under --seg-root unless --skip-build says they are there.
 """
-import argparse, datetime, json, math, os, random, subprocess, sys, tempfile
+import argparse, datetime, json, math, os, random, shutil, subprocess, sys, tempfile
 import duckdb
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -23,18 +23,54 @@ ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--seg-root", default=None)
 ap.add_argument("--skip-build", action="store_true")
 ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "tessera"))
+ap.add_argument("--segments", type=int, default=1,
+                help="build the table as this many segments (row ranges of lineitem.csv), so segment "
+                     "results are merged as a server merges them")
 args = ap.parse_args()
 
 data = os.path.join(ROOT, "benches", "data", f"sf{args.sf}")
 parquet = os.path.join(data, "lineitem_dbl.parquet")
 seg_root = args.seg_root or tempfile.mkdtemp(prefix="check_seg")
-segment = os.path.join(seg_root, "lineitem_0")
+os.makedirs(seg_root, exist_ok=True)
+segments = [os.path.join(seg_root, f"lineitem_{i}") for i in range(args.segments)]
+
+
+def build(inputs):
+    """One segment per input file, named lineitem_<i> under seg_root."""
+    for i, path in enumerate(inputs):
+        out = tempfile.mkdtemp(prefix="check_build")
+        subprocess.run([args.bin, "segment", "create", "--schema", os.path.join(PEER, "lineitem_schema.json"),
+                        "--table-config", os.path.join(PEER, "lineitem_offline_table_config.json"),
+                        "--input", path, "--out", out], check=True, stdout=subprocess.DEVNULL)
+        built = os.path.join(out, os.listdir(out)[0])
+        shutil.rmtree(segments[i], ignore_errors=True)
+        os.rename(built, segments[i])
+        shutil.rmtree(out)
+
+
 if not args.skip_build:
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"],
                    cwd=ROOT, check=True)
-    subprocess.run([args.bin, "segment", "create", "--schema", os.path.join(PEER, "lineitem_schema.json"),
-                    "--table-config", os.path.join(PEER, "lineitem_offline_table_config.json"),
-                    "--input", parquet, "--out", seg_root], check=True, stdout=subprocess.DEVNULL)
+    if args.segments == 1:
+        build([parquet])
+    else:
+        # Row ranges of the CSV file, each with the header.
+        csv_path = os.path.join(data, "lineitem.csv")
+        parts_dir = tempfile.mkdtemp(prefix="check_parts")
+        with open(csv_path) as f:
+            header = f.readline()
+            lines = f.readlines()
+        step = -(-len(lines) // args.segments)
+        parts = []
+        for i in range(args.segments):
+            part = os.path.join(parts_dir, f"part-{i}.csv")
+            with open(part, "w") as out:
+                out.write(header)
+                out.writelines(lines[i * step:(i + 1) * step])
+            parts.append(part)
+        del lines
+        build(parts)
+        shutil.rmtree(parts_dir)
 
 con = duckdb.connect()
 # As the segment holds them: l_shipdate epoch millis, the other dates as text.
@@ -142,7 +178,7 @@ failures = 0
 # handling on: an aggregate over no rows is then NULL, as in SQL, not Pinot's default sentinel
 # (SUM 0, MIN Infinity); the data hold no nulls, so nothing else changes.
 for engine, options in [("v1", ""), ("v2", "useMultistageEngine=true")]:
-    cmd = [args.bin, "bench", "--segment", segment, "--stdin", "--query-options",
+    cmd = [args.bin, "bench", *[a for seg in segments for a in ("--segment", seg)], "--stdin", "--query-options",
            ";".join(o for o in ["numGroupsLimit=10000000;enableNullHandling=true", options] if o)]
     out = subprocess.run(cmd, input="\n".join(q for q, _ in queries) + "\n", capture_output=True,
                          text=True, check=True).stdout.splitlines()
