@@ -401,7 +401,11 @@ mod blocks_of_runs {
         ] {
             let set = DocSet::Range(0..a).or(&DocSet::Range(lo..hi));
             let got: Vec<u32> = set.blocks().flatten().collect();
-            assert_eq!(got, set.to_bitmap().iter().collect::<Vec<_>>(), "{a} {lo} {hi}");
+            assert_eq!(
+                got,
+                set.to_bitmap().iter().collect::<Vec<_>>(),
+                "{a} {lo} {hi}"
+            );
             assert!(set.blocks().all(|b| !b.is_empty() && b.len() <= BLOCK_SIZE));
         }
     }
