@@ -338,6 +338,36 @@ mod tests {
         assert_eq!(DocSet::empty().blocks().count(), 0);
     }
 
+    #[test]
+    fn blocks_of_a_bitmap_of_runs_hold_every_doc() {
+        let mut b = RoaringBitmap::new();
+        for run in 0..40u32 {
+            b.insert_range(run * 9_000..run * 9_000 + 4_000);
+        }
+        b.optimize();
+        let set = DocSet::bitmap(b.clone());
+        let got: Vec<u32> = set.blocks().flatten().collect();
+        assert_eq!(got.len() as u64, b.len());
+        assert_eq!(got, b.iter().collect::<Vec<_>>());
+        // Runs filling whole containers (roaring's `next_many` skips those), next to partial ones.
+        for (a, lo, hi) in [
+            (25u32, 2_400_000u32, 2_688_655u32),
+            (0, 65_536, 200_000),
+            (10, 70_000, 300_001),
+            (65_536, 131_072, 131_073),
+            (1, u32::MAX - 70_000, u32::MAX),
+        ] {
+            let set = DocSet::Range(0..a).or(&DocSet::Range(lo..hi));
+            let got: Vec<u32> = set.blocks().flatten().collect();
+            assert_eq!(
+                got,
+                set.to_bitmap().iter().collect::<Vec<_>>(),
+                "{a} {lo} {hi}"
+            );
+            assert!(set.blocks().all(|b| !b.is_empty() && b.len() <= BLOCK_SIZE));
+        }
+    }
+
     proptest! {
         #[test]
         fn set_ops_match_bitmaps(a in proptest::collection::vec(0u32..200, 0..50), lo in 0u32..200, len in 0u32..100) {
@@ -372,41 +402,6 @@ mod tests {
                 let docs: Vec<u32> = parts.iter().flat_map(|p| p.to_bitmap()).collect();
                 prop_assert_eq!(docs, set.to_bitmap().iter().collect::<Vec<_>>());
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod blocks_of_runs {
-    use super::*;
-
-    #[test]
-    fn blocks_of_a_bitmap_of_runs_hold_every_doc() {
-        let mut b = RoaringBitmap::new();
-        for run in 0..40u32 {
-            b.insert_range(run * 9_000..run * 9_000 + 4_000);
-        }
-        b.optimize();
-        let set = DocSet::bitmap(b.clone());
-        let got: Vec<u32> = set.blocks().flatten().collect();
-        assert_eq!(got.len() as u64, b.len());
-        assert_eq!(got, b.iter().collect::<Vec<_>>());
-        // Runs filling whole containers (roaring's `next_many` skips those), next to partial ones.
-        for (a, lo, hi) in [
-            (25u32, 2_400_000u32, 2_688_655u32),
-            (0, 65_536, 200_000),
-            (10, 70_000, 300_001),
-            (65_536, 131_072, 131_073),
-            (1, u32::MAX - 70_000, u32::MAX),
-        ] {
-            let set = DocSet::Range(0..a).or(&DocSet::Range(lo..hi));
-            let got: Vec<u32> = set.blocks().flatten().collect();
-            assert_eq!(
-                got,
-                set.to_bitmap().iter().collect::<Vec<_>>(),
-                "{a} {lo} {hi}"
-            );
-            assert!(set.blocks().all(|b| !b.is_empty() && b.len() <= BLOCK_SIZE));
         }
     }
 }
