@@ -16,21 +16,15 @@ mod support;
 
 use support::answers::{Cell, answer, same_rows, show};
 use support::queries::{multistage_pair, query};
-use support::{Rng, Variant};
+use support::{Rng, Variant, env_or};
 
 /// Queries per run in CI.
 const DEFAULT_COUNT: usize = 1_500;
 
 #[test]
 fn both_engines_on_both_layouts_give_the_same_rows() {
-    let count: usize = std::env::var("TESSERA_ENGINES_AGREE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_COUNT);
-    let seed: u64 = std::env::var("TESSERA_FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0xD1FF_E4E7_0001);
+    let count: usize = env_or("TESSERA_ENGINES_AGREE", DEFAULT_COUNT);
+    let seed: u64 = env_or("TESSERA_FUZZ_SEED", 0xD1FF_E4E7_0001);
     let mut rng = Rng(seed | 1);
     let runs = [
         ("v1 indexed", "", Variant::Indexed),
@@ -42,11 +36,7 @@ fn both_engines_on_both_layouts_give_the_same_rows() {
     let (mut failures, mut rejections) = (Vec::new(), Vec::new());
     for i in 0..count {
         let (sql, ordered) = query(&mut rng);
-        let nulls = if rng.below(2) == 0 {
-            "enableNullHandling=true"
-        } else {
-            "enableNullHandling=false"
-        };
+        let nulls = *rng.pick(&["enableNullHandling=true", "enableNullHandling=false"]);
         let answers: Vec<_> = runs
             .iter()
             .map(|(name, engine, variant)| {
@@ -107,22 +97,12 @@ fn both_engines_on_both_layouts_give_the_same_rows() {
 
 #[test]
 fn multistage_forms_answer_as_their_single_stage_equivalents() {
-    let count: usize = std::env::var("TESSERA_ENGINES_AGREE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_COUNT / 2);
-    let seed: u64 = std::env::var("TESSERA_FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0xD1FF_E4E7_0002);
+    let count: usize = env_or("TESSERA_ENGINES_AGREE", DEFAULT_COUNT / 2);
+    let seed: u64 = env_or("TESSERA_FUZZ_SEED", 0xD1FF_E4E7_0002);
     let mut rng = Rng(seed | 1);
     let (mut agreed, mut failures) = (0usize, Vec::new());
     for i in 0..count {
-        let nulls = if rng.below(2) == 0 {
-            "enableNullHandling=true"
-        } else {
-            "enableNullHandling=false"
-        };
+        let nulls = *rng.pick(&["enableNullHandling=true", "enableNullHandling=false"]);
         let v1 = format!("timeoutMs=5000;{nulls}");
         let v2 = format!("{v1};useMultistageEngine=true");
         let customers = |q: &str| -> String {

@@ -10,7 +10,7 @@
 
 mod support;
 
-use support::Rng;
+use support::{Rng, env_or};
 
 use api::cluster::{self, StartOptions};
 use serde_json::{Value, json};
@@ -145,10 +145,7 @@ fn pinot_shaped(status: u16, body: &str, server: bool) -> bool {
 
 #[async_std::test]
 async fn admin_api_rejects_bad_input_cleanly_and_changes_nothing() {
-    let count: usize = std::env::var("TESSERA_FUZZ_HTTP")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_COUNT);
+    let count: usize = env_or("TESSERA_FUZZ_HTTP", DEFAULT_COUNT);
     let dir = tempfile::tempdir().unwrap();
     let mut opts = StartOptions::ephemeral(dir.path().to_path_buf());
     opts.logging = Some(api::logging::init_for_tests().unwrap());

@@ -17,7 +17,7 @@ use segments::types::{Schema, Value as Cell};
 use segments::{BuildConfig, build_segment_from_rows};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-use support::Rng;
+use support::{Rng, env_or};
 
 const DEFAULT_COUNT: usize = 300;
 const ROWS: i32 = 50;
@@ -187,10 +187,7 @@ async fn count(broker: &str) -> Value {
 
 #[async_std::test]
 async fn uploads_ingest_files_and_options_fail_cleanly() {
-    let count_per_surface: usize = std::env::var("TESSERA_FUZZ_INPUTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_COUNT);
+    let count_per_surface: usize = env_or("TESSERA_FUZZ_INPUTS", DEFAULT_COUNT);
     let dir = tempfile::tempdir().unwrap();
     let mut opts = StartOptions::ephemeral(dir.path().join("cluster"));
     opts.logging = Some(api::logging::init_for_tests().unwrap());

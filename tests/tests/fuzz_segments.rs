@@ -6,7 +6,7 @@
 
 mod support;
 
-use support::Rng;
+use support::{Rng, env_or};
 
 use engine::execute_sql;
 use engine::provider::MemoryTables;
@@ -148,10 +148,7 @@ fn mutate_json(rng: &mut Rng, v: &mut Value) {
 
 #[test]
 fn damaged_segments_never_panic() {
-    let count: usize = std::env::var("TESSERA_FUZZ_SEGMENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_COUNT);
+    let count: usize = env_or("TESSERA_FUZZ_SEGMENTS", DEFAULT_COUNT);
     let work = tempfile::tempdir().unwrap();
     let original = build(&work.path().join("orig"));
     let mut rng = Rng(0xF022_5E6D);

@@ -13,7 +13,7 @@ mod support;
 
 use engine::execute_sql;
 use std::time::{Duration, Instant};
-use support::{Rng, Variant, slt_dir, tables};
+use support::{Rng, Variant, env_or, slt_dir, tables};
 
 /// Inputs per run in CI.
 const DEFAULT_COUNT: usize = 4_000;
@@ -250,14 +250,8 @@ fn mutate(rng: &mut Rng, base: &str) -> String {
 
 #[test]
 fn mutated_sql_never_panics_or_hangs() {
-    let count: usize = std::env::var("TESSERA_FUZZ_SQL")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_COUNT);
-    let seed: u64 = std::env::var("TESSERA_FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0x5EED_7E55_E2A0);
+    let count: usize = env_or("TESSERA_FUZZ_SQL", DEFAULT_COUNT);
+    let seed: u64 = env_or("TESSERA_FUZZ_SEED", 0x5EED_7E55_E2A0);
     let (slt, conformance) = corpus();
     assert!(slt.len() > 100, "corpus too small: {}", slt.len());
     let tables = tables(Variant::Indexed);

@@ -10,9 +10,8 @@ aggregates, selections with OFFSET/LIMIT. Run with the peer venv:
 import os, random, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-# make_slt.py writes its files when run; importing it only to share the DuckDB tables and
-# the renderer would write them again, so the few lines needed are repeated here.
 import duckdb
+from make_slt import fmt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
@@ -32,20 +31,6 @@ con.execute(f"""CREATE TABLE orders AS SELECT order_id::BIGINT order_id, custome
   quantity::INT quantity, discount::DOUBLE discount, ship_ts::BIGINT ship_ts, priority::BOOLEAN priority,
   note, score::INT score
   FROM read_csv('{DATA}/orders/part-*.csv', header=true, all_varchar=true, nullstr='')""")
-
-
-def fmt(v):
-    if v is None:
-        return "NULL"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        s = f"{v:.4f}".rstrip("0").rstrip(".")
-        return "0" if s in ("-0", "") else s
-    s = str(v)
-    return s if s != "" else "(empty)"
 
 
 rng = random.Random(SEED)

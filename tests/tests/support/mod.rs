@@ -167,6 +167,15 @@ pub fn tables(variant: Variant) -> &'static MemoryTables {
     &cell.get_or_init(|| build_tables(variant)).tables
 }
 
+/// A number from the environment variable `name` (a campaign's count or seed), else `default`.
+#[allow(dead_code)]
+pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// xorshift64*: small, seeded, reproducible (the fuzz tests' inputs).
 pub struct Rng(pub u64);
 
