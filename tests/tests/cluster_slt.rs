@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use sqllogictest::{DBOutput, DefaultColumnType, Runner};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use support::answers::{answer, rows, same_rows, show};
+use support::answers::{answer, assert_none_differ, rows, same_rows, show};
 use support::{BuiltTable, Rng, Variant, build_slt_tables, queries, render, slt_dir};
 
 const FILES: [&str; 6] = [
@@ -315,16 +315,5 @@ async fn random_queries_answer_as_in_process(broker: &str) {
             ));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} queries differ:\n{}",
-        failures.len(),
-        RANDOM_QUERIES * 2,
-        failures
-            .iter()
-            .take(10)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_none_differ(&failures, RANDOM_QUERIES * 2, "queries");
 }

@@ -14,7 +14,7 @@
 
 mod support;
 
-use support::answers::{Cell, answer, same_rows, show};
+use support::answers::{Cell, answer, assert_none_differ, same_rows, show};
 use support::queries::{multistage_pair, query};
 use support::{Rng, Variant, env_or};
 
@@ -77,17 +77,7 @@ fn both_engines_on_both_layouts_give_the_same_rows() {
         failures.len()
     );
     println!("rejected, for example:\n{}", rejections.join("\n"));
-    assert!(
-        failures.is_empty(),
-        "{} of {count} queries differ:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(12)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_none_differ(&failures, count, "queries");
     // The generator makes valid queries: if most were rejected, the check would check nothing.
     assert!(
         agreed * 10 >= count * 9,
@@ -149,15 +139,5 @@ fn multistage_forms_answer_as_their_single_stage_equivalents() {
         "multistage forms: {count} pairs (seed {seed}): {agreed} agreed, {} differ",
         failures.len()
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {count} pairs differ:\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(12)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    assert_none_differ(&failures, count, "pairs");
 }

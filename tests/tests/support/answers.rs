@@ -89,3 +89,14 @@ pub fn show(a: &Result<Vec<Vec<Cell>>, String>) -> String {
         }
     }
 }
+
+/// Fails with the first of `failures` (each a query and how its answers differ), if any, out of
+/// `count` `what`s compared.
+pub fn assert_none_differ(failures: &[String], count: usize, what: &str) {
+    assert!(
+        failures.is_empty(),
+        "{} of {count} {what} differ:\n{}",
+        failures.len(),
+        failures[..failures.len().min(12)].join("\n")
+    );
+}
