@@ -404,4 +404,69 @@ mod tests {
             }
         }
     }
+
+    proptest! {
+        // Each case checks six sets over four containers, a flag per doc: fewer cases.
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Against a plain model (one flag per doc), over four containers and ranges whose ends
+        /// fall on or next to container bounds (where roaring's run containers hold whole
+        /// containers): a bug in the bitmap library shows here too.
+        #[test]
+        fn set_ops_blocks_and_parts_match_a_model(
+            x_runs in proptest::collection::vec((0u32..5, 0u32..5, 0u32..4, 0u32..4), 1..4),
+            y_runs in proptest::collection::vec((0u32..5, 0u32..5, 0u32..4, 0u32..4), 1..4),
+            points in proptest::collection::vec(0u32..(4 << 16), 0..40),
+            optimize in any::<bool>(),
+        ) {
+            const N: u32 = 4 << 16;
+            // A bound near container `k`'s start: one of k·2^16 − 1, k·2^16, k·2^16 + 1, +777.
+            let bound = |k: u32, d: u32| (k << 16).wrapping_add([0, 1, 777, u32::MAX][d as usize]).min(N);
+            let build = |runs: &[(u32, u32, u32, u32)], extra: &[u32]| {
+                let mut model = vec![false; N as usize];
+                let mut set = DocSet::empty();
+                for &(k1, k2, d1, d2) in runs {
+                    let (a, b) = (bound(k1.min(k2), d1), bound(k1.max(k2), d2));
+                    let r = a.min(b)..a.max(b);
+                    model[r.start as usize..r.end as usize].fill(true);
+                    set = set.or(&DocSet::Range(r));
+                }
+                if !extra.is_empty() {
+                    extra.iter().for_each(|&p| model[p as usize] = true);
+                    set = set.or(&bm(extra));
+                }
+                if optimize && let DocSet::Bitmap(b) = &set {
+                    let mut b = (**b).clone();
+                    b.optimize();
+                    set = DocSet::bitmap(b);
+                }
+                (set, model)
+            };
+            let (x, xm) = build(&x_runs, &points);
+            let (y, ym) = build(&y_runs, &[]);
+            let docs = |m: &[bool]| -> Vec<u32> {
+                m.iter().enumerate().filter(|(_, f)| **f).map(|(d, _)| d as u32).collect()
+            };
+            let both: Vec<bool> = xm.iter().zip(&ym).map(|(a, b)| *a && *b).collect();
+            let either: Vec<bool> = xm.iter().zip(&ym).map(|(a, b)| *a || *b).collect();
+            let not_x: Vec<bool> = xm.iter().map(|a| !a).collect();
+            let x_minus_y: Vec<bool> = xm.iter().zip(&ym).map(|(a, b)| *a && !b).collect();
+            for (set, model) in [
+                (x.clone(), &xm),
+                (x.clone().and(&y), &both),
+                (y.clone().and(&x), &both),
+                (x.clone().or(&y), &either),
+                (x.clone().not(N), &not_x),
+                (x.clone().minus(&y.to_bitmap()), &x_minus_y),
+            ] {
+                let want = docs(model);
+                prop_assert_eq!(set.len(), want.len() as u64);
+                prop_assert_eq!(set.blocks().flatten().collect::<Vec<_>>(), want.clone());
+                prop_assert_eq!(set.to_bitmap().iter().collect::<Vec<_>>(), want.clone());
+                let parts = set.split(3, 1000);
+                let joined: Vec<u32> = parts.iter().flat_map(|p| p.blocks().flatten()).collect();
+                prop_assert_eq!(joined, want);
+            }
+        }
+    }
 }
