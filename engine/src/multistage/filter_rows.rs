@@ -8,7 +8,7 @@
 //! handling on).
 
 use super::block::DataBlock;
-use super::operators::evaluate;
+use super::evaluate::evaluate;
 use crate::error::EngineError;
 use crate::operator::filter::value_test::{ValueTest, positive_form};
 use planner::plan::eval::truth;

@@ -14,6 +14,7 @@
 //!   [`crate::column::Column`]s (numbers unboxed, dictionary text coded, other values boxed, a
 //!   partial aggregate's column as aggregation states).
 //! * [`codec`] — the compact binary encoding of blocks and mailbox messages.
+//! * [`evaluate`] — expressions over a block's inputs, a column at a time.
 //! * [`filter_rows`] — the rows an aggregate's `FILTER (WHERE …)` keeps, over joined rows.
 //! * [`hash_table`] — hash tables of row indices for grouping and hash joins.
 //! * [`key_set`] — runtime key filters: the keys a join publishes to the leaf feeding its
@@ -32,6 +33,7 @@
 pub mod asof;
 pub mod block;
 pub mod codec;
+pub mod evaluate;
 pub mod filter_rows;
 pub mod hash_table;
 pub mod key_set;
