@@ -358,10 +358,12 @@ fn plan_predicate<'s>(
         )));
     };
     let Some(reader) = segment.column(&c.name) else {
-        // The segment predates the column: every document holds the default value.
+        // The segment predates the column: every document holds the default value, which with
+        // null handling is NULL — only `IS NULL` is true; a comparison is unknown, negated or
+        // not (`!=`, `NOT IN`), as on the NULL documents of a column that exists.
         if ctx.options.enable_null_handling {
-            let all_null = matches!(positive, PredicateOp::IsNull);
-            return Ok(if all_null != negated {
+            let is_null = matches!(positive, PredicateOp::IsNull) && !negated;
+            return Ok(if is_null {
                 FilterNode::MatchAll
             } else {
                 FilterNode::Empty

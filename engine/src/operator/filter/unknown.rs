@@ -67,6 +67,13 @@ pub fn unknown<'s>(
         {
             Unknown::Never
         }
+        // A column the segment predates is NULL on every document.
+        FilterExpr::Predicate(p)
+            if matches!(&p.lhs, Expr::Column(c)
+                if !c.name.starts_with('$') && segment.column(&c.name).is_none()) =>
+        {
+            Unknown::Docs(FilterNode::MatchAll)
+        }
         FilterExpr::Predicate(p) => nulls_read(&p.lhs, segment),
         FilterExpr::Expr(e) => nulls_read(e, segment),
         FilterExpr::And(children) | FilterExpr::Or(children) => {
@@ -117,5 +124,80 @@ fn nulls_read<'s>(e: &'s Expr, segment: &'s ImmutableSegment) -> Unknown<'s> {
         Unknown::Never
     } else {
         Unknown::Nulls(nulls)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FilterExecutor, plan_filter};
+    use crate::context::QueryContext;
+    use planner::plan::{ColumnType, ExecutionOptions, Expr, FilterExpr, Predicate, PredicateOp};
+    use segments::build_config::BuildConfig;
+    use segments::builder::build_segment_from_rows;
+    use segments::segment::ImmutableSegment;
+    use segments::types::{DataType, FieldSpec, Schema, Value};
+
+    fn column(name: &str) -> Expr {
+        Expr::Column(planner::plan::expr::ColumnRef {
+            name: name.into(),
+            column_type: ColumnType::sv(DataType::Int),
+        })
+    }
+
+    fn pred(name: &str, op: PredicateOp) -> FilterExpr {
+        FilterExpr::Predicate(Predicate {
+            lhs: column(name),
+            op,
+        })
+    }
+
+    #[test]
+    fn a_column_the_segment_predates_is_null_on_every_document() {
+        let dir = tempfile::tempdir().unwrap();
+        let schema = Schema {
+            schema_name: "t".into(),
+            fields: vec![FieldSpec::dimension("a", DataType::Int)],
+            ..Schema::default()
+        };
+        let mut cfg = BuildConfig::new("t", "t_0");
+        cfg.null_handling = true;
+        let rows = (0..100).map(|i| Ok(vec![Value::Int(i)]));
+        let built = build_segment_from_rows(&schema, &cfg, rows, dir.path()).unwrap();
+        let segment = ImmutableSegment::open(&built.segment_dir).unwrap();
+        let ctx = QueryContext::new(ExecutionOptions {
+            enable_null_handling: true,
+            ..ExecutionOptions::default()
+        });
+        let count = |f: FilterExpr| {
+            let node = plan_filter(Some(&f), &segment, &ctx).unwrap();
+            FilterExecutor::new(&segment, &ctx)
+                .run(&node)
+                .unwrap()
+                .len()
+        };
+        let b_is_5 = || pred("b", PredicateOp::Eq(Value::Int(5)));
+        let a_below_10 = || {
+            pred(
+                "a",
+                PredicateOp::Range {
+                    lower: None,
+                    upper: Some(planner::plan::RangeBound::exclusive(Value::Int(10))),
+                },
+            )
+        };
+        let not = |f: FilterExpr| FilterExpr::Not(Box::new(f));
+        assert_eq!(count(b_is_5()), 0);
+        assert_eq!(count(pred("b", PredicateOp::NotEq(Value::Int(5)))), 0);
+        assert_eq!(count(pred("b", PredicateOp::IsNull)), 100);
+        assert_eq!(count(pred("b", PredicateOp::IsNotNull)), 0);
+        assert_eq!(count(not(b_is_5())), 0);
+        assert_eq!(count(not(pred("b", PredicateOp::IsNull))), 0);
+        // a < 10 is true on 10 docs: OR is true there (NOT false), unknown elsewhere.
+        assert_eq!(count(not(FilterExpr::Or(vec![b_is_5(), a_below_10()]))), 0);
+        // a < 10 is false on 90 docs: AND is false there (NOT true), unknown elsewhere.
+        assert_eq!(
+            count(not(FilterExpr::And(vec![b_is_5(), a_below_10()]))),
+            90
+        );
     }
 }
