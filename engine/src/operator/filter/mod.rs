@@ -13,13 +13,13 @@
 //! Predicates on expressions (`FILTER_EXPRESSION`) evaluate the expression per candidate
 //! document. `skipIndexes` removes indexes from consideration. Negative predicates run as the
 //! complement of their positive form; with null handling on, NULL documents never match a
-//! comparison (nor its negation), and `NOT` keeps where its child is false ([`unknown`]).
+//! comparison (nor its negation), and `NOT` keeps where its child is false ([`falses`]).
 
 pub mod exec;
+pub mod falses;
 pub mod id_set;
 pub mod prune;
 pub mod raw_test;
-pub mod unknown;
 pub mod value_test;
 
 use crate::context::QueryContext;
@@ -34,7 +34,6 @@ use segments::index::{
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::Value;
 use std::ops::{Bound, Range};
-use unknown::Unknown;
 use value_test::{ValueTest, positive_form};
 
 pub use exec::FilterExecutor;
@@ -257,60 +256,14 @@ fn plan_node<'s>(
     Ok(match f {
         FilterExpr::Constant(true) => FilterNode::MatchAll,
         FilterExpr::Constant(false) => FilterNode::Empty,
-        FilterExpr::And(children) => {
-            let mut out = Vec::new();
-            for c in children {
-                match plan_node(c, segment, ctx)? {
-                    FilterNode::Empty => return Ok(FilterNode::Empty),
-                    FilterNode::MatchAll => {}
-                    n => out.push(n),
-                }
-            }
-            // Index-answered children first: scans then only read their candidates.
-            out.sort_by_key(FilterNode::scans);
-            match out.len() {
-                0 => FilterNode::MatchAll,
-                1 => out.pop().unwrap_or(FilterNode::MatchAll),
-                _ => FilterNode::And(out),
-            }
-        }
-        FilterExpr::Or(children) => {
-            let mut out = Vec::new();
-            for c in children {
-                match plan_node(c, segment, ctx)? {
-                    FilterNode::MatchAll => return Ok(FilterNode::MatchAll),
-                    FilterNode::Empty => {}
-                    n => out.push(n),
-                }
-            }
-            match out.len() {
-                0 => FilterNode::Empty,
-                1 => out.pop().unwrap_or(FilterNode::Empty),
-                _ => FilterNode::Or(out),
-            }
-        }
+        FilterExpr::And(children) => all_of(children, |c| plan_node(c, segment, ctx))?,
+        FilterExpr::Or(children) => any_of(children, |c| plan_node(c, segment, ctx))?,
         // Under null handling `NOT` keeps where its child is false: not where it is true, nor
-        // where it is unknown (see [`unknown`]).
-        FilterExpr::Not(child) => {
-            let unknown = if ctx.options.enable_null_handling {
-                unknown::unknown(child, segment, ctx)?
-            } else {
-                Unknown::Never
-            };
-            let not = |child: FilterNode<'s>, nulls| FilterNode::Not {
-                child: Box::new(child),
-                nulls,
-            };
-            match (plan_node(child, segment, ctx)?, unknown) {
-                (FilterNode::MatchAll, _) => FilterNode::Empty,
-                (FilterNode::Empty, Unknown::Never) => FilterNode::MatchAll,
-                (c, Unknown::Never) => not(c, Vec::new()),
-                (c, Unknown::Nulls(nulls)) => not(c, nulls.into_iter().map(|(_, b)| b).collect()),
-                (c, Unknown::Docs(u)) => {
-                    FilterNode::And(vec![not(c, Vec::new()), not(u, Vec::new())])
-                }
-            }
+        // where it is unknown (see [`falses`]).
+        FilterExpr::Not(child) if ctx.options.enable_null_handling => {
+            falses::plan_false(child, segment, ctx)?
         }
+        FilterExpr::Not(child) => complement(plan_node(child, segment, ctx)?, Vec::new()),
         FilterExpr::Predicate(p) => plan_predicate(p, segment, ctx)?,
         FilterExpr::Expr(e) => FilterNode::Leaf(Leaf {
             source: LeafSource::Expr(e),
@@ -323,6 +276,60 @@ fn plan_node<'s>(
             nulls: None,
         }),
     })
+}
+
+/// The docs every child matches, each child planned by `plan` (none planned past an empty one).
+fn all_of<'s>(
+    children: &'s [FilterExpr],
+    plan: impl Fn(&'s FilterExpr) -> Result<FilterNode<'s>, EngineError>,
+) -> Result<FilterNode<'s>, EngineError> {
+    let mut out = Vec::new();
+    for c in children {
+        match plan(c)? {
+            FilterNode::Empty => return Ok(FilterNode::Empty),
+            FilterNode::MatchAll => {}
+            n => out.push(n),
+        }
+    }
+    // Index-answered children first: scans then only read their candidates.
+    out.sort_by_key(FilterNode::scans);
+    Ok(match out.len() {
+        0 => FilterNode::MatchAll,
+        1 => out.pop().unwrap_or(FilterNode::MatchAll),
+        _ => FilterNode::And(out),
+    })
+}
+
+/// The docs some child matches, each child planned by `plan` (none planned past a match-all).
+fn any_of<'s>(
+    children: &'s [FilterExpr],
+    plan: impl Fn(&'s FilterExpr) -> Result<FilterNode<'s>, EngineError>,
+) -> Result<FilterNode<'s>, EngineError> {
+    let mut out = Vec::new();
+    for c in children {
+        match plan(c)? {
+            FilterNode::MatchAll => return Ok(FilterNode::MatchAll),
+            FilterNode::Empty => {}
+            n => out.push(n),
+        }
+    }
+    Ok(match out.len() {
+        0 => FilterNode::Empty,
+        1 => out.pop().unwrap_or(FilterNode::Empty),
+        _ => FilterNode::Or(out),
+    })
+}
+
+/// The docs `node` does not match, less `nulls`.
+fn complement<'s>(node: FilterNode<'s>, nulls: Vec<&'s RoaringBitmap>) -> FilterNode<'s> {
+    match node {
+        FilterNode::MatchAll => FilterNode::Empty,
+        FilterNode::Empty if nulls.is_empty() => FilterNode::MatchAll,
+        child => FilterNode::Not {
+            child: Box::new(child),
+            nulls,
+        },
+    }
 }
 
 fn plan_predicate<'s>(
