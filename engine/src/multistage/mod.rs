@@ -22,6 +22,8 @@
 //! * [`mailbox`] — [`MailboxService`] (bounded per-worker queues: back-pressure, cancellation)
 //!   and [`BlockSink`], where a worker's output goes.
 //! * [`operators`] — the relational operators of a stage, evaluated over the stage's inputs.
+//! * [`window`] — window functions over sorted partitions, each call in time linear in its
+//!   rows for the frames users write.
 //! * [`stats`] — `stageStats`: each operator's time and rows, per stage, merged over workers.
 //! * [`runner`] — [`run_worker`], [`run_root`] and [`run_local`]: a stage worker on a
 //!   server, the root stage on the broker, and a whole plan in one process.
@@ -41,6 +43,7 @@ pub mod mailbox;
 pub mod operators;
 pub mod runner;
 pub mod stats;
+pub mod window;
 
 pub use block::{Column, DataBlock};
 pub use mailbox::{BlockSink, MailboxKey, MailboxMessage, MailboxService};

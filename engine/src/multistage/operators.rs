@@ -13,7 +13,7 @@
 
 use super::asof;
 use super::block::{Cells, Column, DataBlock, NO_ROW};
-use super::evaluate::{eval_on, evaluate, selected};
+use super::evaluate::{evaluate, selected};
 use super::filter_rows::kept_rows;
 use super::hash_table;
 use super::key_set;
@@ -28,11 +28,9 @@ use crate::server::execute_server;
 use crate::server::result::IntermediateData;
 use crate::sort::compare_rows;
 use crate::stats::ExecutionStats;
-use planner::plan::multistage::rel::{FrameBound, FrameExclude};
 use planner::plan::multistage::stage::JoinOverflowMode;
 use planner::plan::multistage::{
-    AggMode, AsofMatch, JoinKind, PublishKeys, RelNode, SetOpKind, StageId, WindowCall,
-    WindowFunction,
+    AggMode, AsofMatch, JoinKind, PublishKeys, RelNode, SetOpKind, StageId,
 };
 use planner::plan::{AggregateCall, Expr, SortKey};
 use segments::ImmutableSegment;
@@ -288,7 +286,7 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
                 rows.truncate(env.max_rows_in_window);
                 env.recorder.mark_limit_reached();
             }
-            let out = window(rows, partition_by, order_by, calls, env)?;
+            let out = super::window::window(rows, partition_by, order_by, calls, env.ctx)?;
             Ok(DataBlock::from_rows(out, &types_of(node)))
         }
         RelNode::SetOp { kind, all, inputs } => {
@@ -404,7 +402,7 @@ fn sort(block: DataBlock, keys: &[SortKey], offset: usize, limit: Option<usize>)
 
 /// One aggregate's states per group, with the single-stage engine's accumulators (so the same
 /// semantics, sketches and hashing) over an argument column.
-fn accumulate(
+pub(super) fn accumulate(
     call: &AggregateCall,
     groups: &[u32],
     num_groups: usize,
@@ -740,210 +738,4 @@ fn set_op(kind: SetOpKind, all: bool, mut sides: Vec<Vec<Row>>) -> Vec<Row> {
             out
         }
     }
-}
-
-/// Window functions: rows grouped by the partition keys, each partition sorted by the order
-/// keys, and every call's value appended to each row.
-fn window(
-    rows: Vec<Row>,
-    partition_by: &[usize],
-    order_by: &[planner::plan::SortKey],
-    calls: &[WindowCall],
-    env: &Env<'_>,
-) -> Result<Vec<Row>, EngineError> {
-    let mut partitions: HashMap<RowKey, Vec<Row>> = HashMap::new();
-    let mut order: Vec<RowKey> = Vec::new();
-    for r in rows {
-        let key = RowKey(
-            partition_by
-                .iter()
-                .map(|c| r.get(*c).cloned().unwrap_or(Value::Null))
-                .collect(),
-        );
-        partitions
-            .entry(key.clone())
-            .or_insert_with(|| {
-                order.push(key);
-                Vec::new()
-            })
-            .push(r);
-    }
-    let null_handling = env.ctx.null_handling();
-    let mut out = Vec::new();
-    for key in order {
-        env.ctx.check()?;
-        let Some(part) = partitions.remove(&key) else {
-            continue;
-        };
-        let mut keyed: Vec<(Vec<Value>, Row)> = part.into_iter().map(|r| (r.clone(), r)).collect();
-        keyed.sort_by(|a, b| compare_rows(&a.0, &b.0, order_by));
-        let n = keyed.len();
-        let sort_key = |i: usize| -> Vec<Value> {
-            order_by
-                .iter()
-                .map(|k| keyed[i].0.get(k.column).cloned().unwrap_or(Value::Null))
-                .collect()
-        };
-        // Peer groups: rows with equal order keys.
-        let mut peer_start = vec![0; n];
-        let mut peer_end = vec![0; n];
-        let mut i = 0;
-        while i < n {
-            let mut j = i;
-            let ki = sort_key(i);
-            while j + 1 < n && sort_key(j + 1) == ki {
-                j += 1;
-            }
-            for p in i..=j {
-                peer_start[p] = i;
-                peer_end[p] = j;
-            }
-            i = j + 1;
-        }
-        let mut results: Vec<Vec<Value>> = Vec::with_capacity(calls.len());
-        for call in calls {
-            let args: Vec<Value> = match &call.arg {
-                Some(e) => keyed
-                    .iter()
-                    .map(|(_, r)| eval_on(e, r))
-                    .collect::<Result<_, _>>()?,
-                None => Vec::new(),
-            };
-            let mut vals = Vec::with_capacity(n);
-            let mut dense = 0i64;
-            for i in 0..n {
-                if i == 0 || peer_start[i] == i {
-                    dense += 1;
-                }
-                let frame = |i: usize| -> (usize, usize) {
-                    let f = &call.frame;
-                    let start = match f.start {
-                        FrameBound::UnboundedPreceding => 0,
-                        FrameBound::Preceding(k) if f.rows => i.saturating_sub(k as usize),
-                        FrameBound::CurrentRow if f.rows => i,
-                        FrameBound::CurrentRow | FrameBound::Preceding(_) => peer_start[i],
-                        FrameBound::Following(k) if f.rows => i + k as usize,
-                        FrameBound::Following(_) => peer_end[i],
-                        FrameBound::UnboundedFollowing => n,
-                    };
-                    let end = match f.end {
-                        FrameBound::UnboundedFollowing => n.saturating_sub(1),
-                        FrameBound::Following(k) if f.rows => {
-                            (i + k as usize).min(n.saturating_sub(1))
-                        }
-                        FrameBound::CurrentRow if f.rows => i,
-                        FrameBound::CurrentRow | FrameBound::Following(_) => peer_end[i],
-                        FrameBound::Preceding(k) if f.rows => match i.checked_sub(k as usize) {
-                            Some(e) => e,
-                            None => return (1, 0),
-                        },
-                        FrameBound::Preceding(_) => peer_start[i],
-                        FrameBound::UnboundedPreceding => return (1, 0),
-                    };
-                    (start, end)
-                };
-                // The frame's rows in order, less those its EXCLUDE clause leaves out.
-                let frame_rows = |(s, e): (usize, usize), i: usize| -> Vec<usize> {
-                    if s > e || s >= n {
-                        return Vec::new();
-                    }
-                    let keep = |j: &usize| match call.frame.exclude {
-                        FrameExclude::NoOthers => true,
-                        FrameExclude::CurrentRow => *j != i,
-                        FrameExclude::Group => *j < peer_start[i] || *j > peer_end[i],
-                        FrameExclude::Ties => *j == i || *j < peer_start[i] || *j > peer_end[i],
-                    };
-                    (s..=e.min(n - 1)).filter(keep).collect()
-                };
-                let v = match &call.function {
-                    WindowFunction::RowNumber => Value::Long(i as i64 + 1),
-                    WindowFunction::Rank => Value::Long(peer_start[i] as i64 + 1),
-                    WindowFunction::DenseRank => Value::Long(dense),
-                    WindowFunction::Ntile(buckets) => {
-                        let b = (*buckets as usize).max(1);
-                        let (size, extra) = (n / b, n % b);
-                        // The first `extra` buckets hold one row more.
-                        let big = extra * (size + 1);
-                        let bucket = if i < big {
-                            i / (size + 1)
-                        } else {
-                            extra + (i - big) / size.max(1)
-                        };
-                        Value::Long(bucket as i64 + 1)
-                    }
-                    WindowFunction::Lag { offset, default } => {
-                        let k = *offset as usize;
-                        let found = if call.ignore_nulls {
-                            (0..i)
-                                .rev()
-                                .filter(|&j| !args[j].is_null())
-                                .nth(k.saturating_sub(1))
-                        } else {
-                            i.checked_sub(k)
-                        };
-                        match found {
-                            Some(j) if k > 0 || !call.ignore_nulls => args[j].clone(),
-                            _ if k == 0 => args[i].clone(),
-                            _ => default.clone().unwrap_or(Value::Null),
-                        }
-                    }
-                    WindowFunction::Lead { offset, default } => {
-                        let k = *offset as usize;
-                        let found = if call.ignore_nulls {
-                            (i + 1..n)
-                                .filter(|&j| !args[j].is_null())
-                                .nth(k.saturating_sub(1))
-                        } else {
-                            Some(i + k).filter(|j| *j < n)
-                        };
-                        match found {
-                            Some(j) if k > 0 || !call.ignore_nulls => args[j].clone(),
-                            _ if k == 0 => args[i].clone(),
-                            _ => default.clone().unwrap_or(Value::Null),
-                        }
-                    }
-                    WindowFunction::FirstValue | WindowFunction::LastValue => {
-                        let rows = frame_rows(frame(i), i);
-                        let mut candidates = rows
-                            .into_iter()
-                            .filter(|&j| !call.ignore_nulls || !args[j].is_null());
-                        let pick = if matches!(call.function, WindowFunction::FirstValue) {
-                            candidates.next()
-                        } else {
-                            candidates.next_back()
-                        };
-                        pick.map_or(Value::Null, |j| args[j].clone())
-                    }
-                    WindowFunction::Aggregate(a) => {
-                        let rows = frame_rows(frame(i), i);
-                        let args = match &a.arg {
-                            None => None,
-                            Some(x) => Some(
-                                rows.iter()
-                                    .map(|&j| eval_on(x, &keyed[j].1))
-                                    .collect::<Result<Vec<_>, _>>()?,
-                            ),
-                        };
-                        let groups = vec![0u32; rows.len()];
-                        let data_type = a
-                            .arg
-                            .as_ref()
-                            .map_or(DataType::Long, |e| e.column_type().data_type);
-                        let column = args.map(|v| Column::from_values(data_type, v));
-                        let state = accumulate(a, &groups, 1, column.as_ref())?.pop();
-                        state.map_or(Value::Null, |st| st.finalize(&a.function, null_handling))
-                    }
-                };
-                vals.push(v);
-            }
-            results.push(vals);
-        }
-        for (i, (_, mut row)) in keyed.into_iter().enumerate() {
-            for r in &results {
-                row.push(r[i].clone());
-            }
-            out.push(row);
-        }
-    }
-    Ok(out)
 }

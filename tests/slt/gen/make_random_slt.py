@@ -1,7 +1,8 @@
 """Writes tests/slt/random.slt: seeded random queries over `orders`, each answered by DuckDB —
 standard SQL semantics, which are Pinot's with enableNullHandling=true; without it (half the
 queries) over a view holding Pinot's stored defaults for nulls — half of them on the
-multi-stage engine. The Rust differential tests compare Tessera with
+multi-stage engine; and tests/slt/v2_random.slt: multi-stage queries over `orders` and
+`customers` (joins of every kind, windows, subqueries, set operations). The Rust differential tests compare Tessera with
 itself (engines, layouts, a cluster); this file compares it with an engine that shares none of
 its code: filters under three-valued logic, NOT, IN, LIKE, ranges and expressions, grouped
 aggregates, selections with OFFSET/LIMIT. Run with the peer venv:
@@ -207,7 +208,9 @@ WINDOWS = ["ROW_NUMBER() OVER (PARTITION BY {p} ORDER BY {o}, order_id)",
 def v2_query():
     """A multi-stage query and its DuckDB form (None: the same text)."""
     w = filt(1)
-    k = rng.randrange(7)
+    k = rng.randrange(16)
+    if k >= 7:
+        return v2_shape(k - 7, w)
     if k in (0, 1):
         join = pick(["JOIN", "LEFT JOIN"])
         okeys = rng.sample(["region", "status", "priority"], 1 + rng.randrange(2))
@@ -234,6 +237,76 @@ def v2_query():
     op = pick(["UNION", "UNION ALL", "INTERSECT", "EXCEPT"])
     col = pick(["region", "status", "customer"])
     return (f"SELECT {col} FROM orders WHERE {w} {op} SELECT {col} FROM orders WHERE {filt(1)}"), None, "rowsort"
+
+
+def outer_join():
+    """Orders and customers under an outer join whose ON holds a filter of one side (it must keep
+    the other side's rows), grouped by a key of the side that is kept."""
+    join = pick(["LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+    on = pick([f" AND {qualify(filt(1))}", f" AND {customer_filter()}", ""])
+    if join == "RIGHT JOIN":
+        keys = pick(["c.customer, c.tier", "c.country", "c.tier"])
+    elif join == "LEFT JOIN":
+        keys = pick(["o.region", "o.status, o.priority", "o.customer"])
+    else:
+        keys = pick(["o.region, c.tier", "c.country, o.status", "o.customer, c.customer"])
+    aggs = ", ".join(rng.sample(["COUNT(*)", "COUNT(o.order_id)", "SUM(o.quantity)", "COUNT(c.customer)",
+                                 "MAX(c.credit)", "MIN(o.amount)", "COUNT(DISTINCT o.region)"],
+                                1 + rng.randrange(3)))
+    return (f"SELECT {keys}, {aggs} FROM orders o {join} customers c ON o.customer = c.customer{on} "
+            f"GROUP BY {keys} ORDER BY {keys} LIMIT 1000")
+
+
+def v2_shape(k, w):
+    """Multi-stage shapes beyond one join key and one window: outer joins with ON filters, joins
+    of aggregated derived tables and CTEs, self joins with a non-equi condition, scalar and
+    aggregated IN subqueries, EXISTS, windows over groups, set operations under ORDER BY/LIMIT."""
+    if k == 0:
+        return outer_join(), None, "nosort"
+    if k == 1:
+        agg = pick(["AVG(amount)", "MAX(quantity) - 10", "MIN(amount) * 3"])
+        col = "amount" if "amount" in agg else "quantity"
+        return (f"SELECT order_id, {col} FROM orders WHERE {col} > (SELECT {agg} FROM orders WHERE {w}) "
+                f"ORDER BY order_id LIMIT {1 + rng.randrange(40)}"), None, "nosort"
+    if k == 2:
+        n = rng.randrange(12)
+        return (f"WITH t AS (SELECT customer, COUNT(*) AS n, SUM(amount) AS s FROM orders WHERE {w} "
+                f"GROUP BY customer) SELECT t.customer, t.n, t.s, c.tier FROM t "
+                f"{pick(['JOIN', 'LEFT JOIN'])} customers c ON t.customer = c.customer WHERE t.n > {n} "
+                f"ORDER BY t.customer"), None, "nosort"
+    if k == 3:
+        cmp = pick(["<", "<=", "<>"])
+        on2 = pick(["", " AND a.region = b.region"])
+        return (f"SELECT a.order_id, b.order_id FROM orders a JOIN orders b ON a.customer = b.customer"
+                f"{on2} AND a.order_id {cmp} b.order_id WHERE {qualify(w).replace('o.', 'a.')} "
+                f"AND b.quantity > {rng.randrange(50)} ORDER BY 1, 2 LIMIT {1 + rng.randrange(60)}"), None, "nosort"
+    if k == 4:
+        n = rng.randrange(15)
+        neg = pick(["", "NOT "])
+        return (f"SELECT status, COUNT(*), MAX(amount) FROM orders WHERE {w} AND customer {neg}IN "
+                f"(SELECT customer FROM orders GROUP BY customer HAVING COUNT(*) > {n}) "
+                f"GROUP BY status ORDER BY status"), None, "nosort"
+    if k == 5:
+        neg = pick(["", "NOT "])
+        return (f"SELECT c.customer, c.tier FROM customers c WHERE {neg}EXISTS (SELECT 1 FROM orders o "
+                f"WHERE o.customer = c.customer AND {qualify(w)}) ORDER BY c.customer"), None, "nosort"
+    if k == 6:
+        key = pick(["region", "status", "customer"])
+        agg = pick(["SUM(quantity)", "COUNT(*)", "MAX(amount)"])
+        fn = pick(["RANK()", "DENSE_RANK()", "ROW_NUMBER()"])
+        tie = f", {key}" if fn == "ROW_NUMBER()" else ""
+        return (f"SELECT {key}, {agg}, {fn} OVER (ORDER BY {agg} DESC{tie}) FROM orders WHERE {w} "
+                f"GROUP BY {key} ORDER BY {key}"), None, "nosort"
+    if k == 7:
+        a = pick(["region", "status", "customer"])
+        return (f"SELECT x.{a}, x.n, y.m FROM (SELECT {a}, COUNT(*) AS n FROM orders WHERE {w} GROUP BY {a}) x "
+                f"{pick(['JOIN', 'LEFT JOIN', 'FULL JOIN'])} (SELECT {a}, SUM(quantity) AS m FROM orders "
+                f"WHERE {filt(1)} GROUP BY {a}) y ON x.{a} = y.{a} ORDER BY x.{a}, x.n, y.m"), None, "nosort"
+    op = pick(["UNION", "UNION ALL", "INTERSECT", "EXCEPT"])
+    col = pick(["region", "status", "customer"])
+    order = pick(["ASC", "DESC"])
+    return (f"SELECT {col} FROM (SELECT {col} FROM orders WHERE {w} {op} SELECT {col} FROM orders "
+            f"WHERE {filt(1)}) u ORDER BY {col} {order} LIMIT {1 + rng.randrange(10)}"), None, "nosort"
 
 
 def write_v2(count, out):
