@@ -301,6 +301,16 @@ FILES = {
   # Correlated scalar subqueries: the aggregate per correlating value, joined on it.
   ("SELECT c.customer FROM customers c WHERE c.credit > (SELECT 5 * AVG(o.amount) FROM orders o WHERE o.customer = c.customer) ORDER BY c.customer", None),
   ("SELECT c.customer, (SELECT MAX(o.quantity) FROM orders o WHERE o.customer = c.customer AND o.status = 'OPEN') FROM customers c ORDER BY c.customer", None),
+  # Outer columns named without a qualifier: the name is the outer row's where the subquery's
+  # FROM has no such column.
+  ("SELECT cust, tier FROM (SELECT customer AS cust, tier FROM customers) c WHERE EXISTS "
+   "(SELECT 1 FROM orders WHERE customer = cust AND amount > 900) ORDER BY cust", None),
+  ("SELECT cust FROM (SELECT customer AS cust FROM customers) c WHERE NOT EXISTS "
+   "(SELECT 1 FROM orders WHERE cust = customer AND status = 'OPEN') ORDER BY cust", None),
+  ("SELECT cust, (SELECT MAX(quantity) FROM orders WHERE customer = cust) FROM "
+   "(SELECT customer AS cust FROM customers) c ORDER BY cust", None),
+  ("SELECT region, COUNT(*) FROM orders WHERE EXISTS (SELECT 1 FROM customers WHERE customer = "
+   "orders.customer AND tier = 'gold') GROUP BY region ORDER BY region", None),
 ],
 "v2_setop": [
   ("SELECT customer FROM orders WHERE amount > 985 UNION SELECT customer FROM customers WHERE tier = 'bronze'", None),

@@ -33,6 +33,7 @@ use segments::types::{FieldSpec, Schema, Value};
 use std::collections::HashMap;
 
 mod joins;
+mod outer_refs;
 use joins::Needed;
 
 /// Builds the stages of one query.
@@ -656,7 +657,8 @@ impl<'a> Planner<'a> {
             Query::Select(s) => s.projection.len(),
             _ => 0,
         };
-        let (inner, outer, _) = decorrelate(query, &l.cols, width, false)?;
+        let query = self.qualify_outer_refs(query, &l.cols);
+        let (inner, outer, _) = decorrelate(&query, &l.cols, width, false)?;
         let Query::Select(mut s) = inner else {
             return Err(PlanError::Planning(
                 "a LATERAL subquery must be a single SELECT".into(),
@@ -1032,7 +1034,8 @@ impl<'a> Planner<'a> {
                     query,
                     negated,
                 } => {
-                    let (query, correlated, _) = decorrelate(query, &rel.cols, 1, false)?;
+                    let query = self.qualify_outer_refs(query, &rel.cols);
+                    let (query, correlated, _) = decorrelate(&query, &rel.cols, 1, false)?;
                     let (sub, _) = self.query(&query)?;
                     if sub.cols.len() != 1 + correlated.len() {
                         return Err(PlanError::Validation(
@@ -1049,7 +1052,8 @@ impl<'a> Planner<'a> {
                     rel = self.semi(rel, sub, lk, rk, *negated);
                 }
                 ast::Expr::Exists { query, negated } => {
-                    let (query, correlated, _) = decorrelate(query, &rel.cols, 0, false)?;
+                    let query = self.qualify_outer_refs(query, &rel.cols);
+                    let (query, correlated, _) = decorrelate(&query, &rel.cols, 0, false)?;
                     let (sub, _) = self.query(&query)?;
                     let mut lk = Vec::new();
                     for e in &correlated {
@@ -1135,7 +1139,8 @@ impl<'a> Planner<'a> {
                 continue;
             };
             let name = format!("$sq{k}_{}", rel.cols.len());
-            let (grouped_query, outer, outer_only) = decorrelate(q, &rel.cols, 1, true)?;
+            let q = self.qualify_outer_refs(q, &rel.cols);
+            let (grouped_query, outer, outer_only) = decorrelate(&q, &rel.cols, 1, true)?;
             if !outer.is_empty() {
                 // Correlated: the aggregate per value of the inner side of its correlating
                 // equalities, joined (LEFT) on them.
@@ -1160,7 +1165,7 @@ impl<'a> Planner<'a> {
                 let rk = (1..=outer.len()).collect();
                 rel = self.join(rel, sub, JoinKind::Left, lk, rk, None);
             } else {
-                let (mut sub, _) = self.query(q)?;
+                let (mut sub, _) = self.query(&q)?;
                 if sub.cols.len() != 1 {
                     return Err(PlanError::Validation(
                         "a scalar subquery must select one column".into(),
