@@ -70,7 +70,9 @@ def aggs(pool):
 
 
 def query():
-    k = rng.randrange(12)
+    k = rng.randrange(20)
+    if k >= 12:
+        return more(k - 12)
     if k == 0:  # lineitem ⋈ orders, grouped
         keys = ", ".join(rng.sample(["o_orderpriority", "l_shipmode", "o_orderstatus", "l_returnflag"],
                                     1 + rng.randrange(2)))
@@ -133,6 +135,45 @@ def query():
             f"JOIN supplier ON l_suppkey = s_suppkey JOIN nation ON s_nationkey = n_nationkey "
             f"WHERE {filt('l')} AND {filt('s')} GROUP BY n_name, s_nationkey ORDER BY rev DESC, n_name "
             f"LIMIT {1 + rng.randrange(25)}")
+
+
+def more(k):
+    """Shapes over joined rows: windows, HAVING, DISTINCT, anti joins written as LEFT JOIN … IS
+    NULL, CASE keys, UNION ALL of joins, subqueries holding joins, aggregates of aggregates."""
+    if k == 0:
+        fn = pick(["SUM(l_extendedprice) OVER (PARTITION BY o_custkey)",
+                   "RANK() OVER (PARTITION BY o_orderpriority ORDER BY o_totalprice DESC, l_orderkey, l_linenumber)",
+                   "LAG(l_quantity) OVER (PARTITION BY o_orderkey ORDER BY l_linenumber)",
+                   "COUNT(*) OVER (PARTITION BY l_shipmode, o_orderstatus)"])
+        return (f"SELECT l_orderkey, l_linenumber, {fn} FROM lineitem JOIN orders ON l_orderkey = o_orderkey "
+                f"WHERE {filt('l')} AND {filt('o')} ORDER BY l_orderkey, l_linenumber LIMIT {1 + rng.randrange(80)}")
+    if k == 1:
+        return (f"SELECT o_custkey, COUNT(*), SUM(l_quantity) FROM orders JOIN lineitem ON o_orderkey = l_orderkey "
+                f"WHERE {filt('o')} GROUP BY o_custkey HAVING COUNT(*) > {10 + rng.randrange(40)} "
+                f"ORDER BY SUM(l_quantity) DESC, o_custkey LIMIT {1 + rng.randrange(30)}")
+    if k == 2:
+        return (f"SELECT DISTINCT c_mktsegment, o_orderpriority FROM customer JOIN orders ON c_custkey = o_custkey "
+                f"WHERE {filt('c')} AND {filt('o')} ORDER BY c_mktsegment, o_orderpriority")
+    if k == 3:
+        return (f"SELECT c_nationkey, COUNT(*) FROM customer LEFT JOIN orders ON c_custkey = o_custkey AND "
+                f"{filt('o')} WHERE o_orderkey IS NULL GROUP BY c_nationkey ORDER BY c_nationkey")
+    if k == 4:
+        cut = rng.randrange(50_000, 400_000)
+        return (f"SELECT CASE WHEN o_totalprice > {cut} THEN 'high' ELSE 'low' END AS band, l_returnflag, COUNT(*), "
+                f"AVG(l_discount) FROM orders JOIN lineitem ON o_orderkey = l_orderkey WHERE {filt('l')} "
+                f"GROUP BY CASE WHEN o_totalprice > {cut} THEN 'high' ELSE 'low' END, l_returnflag "
+                f"ORDER BY band, l_returnflag")
+    if k == 5:
+        return (f"SELECT k, COUNT(*), SUM(v) FROM (SELECT o_orderstatus AS k, l_quantity AS v FROM orders JOIN lineitem "
+                f"ON o_orderkey = l_orderkey WHERE {filt('o')} UNION ALL SELECT c_mktsegment AS k, c_acctbal AS v FROM "
+                f"customer WHERE {filt('c')}) t GROUP BY k ORDER BY k")
+    if k == 6:
+        return (f"SELECT s_nationkey, COUNT(*) FROM supplier WHERE {filt('s')} AND s_suppkey IN (SELECT l_suppkey FROM "
+                f"lineitem JOIN orders ON l_orderkey = o_orderkey WHERE {filt('l')} AND {filt('o')}) "
+                f"GROUP BY s_nationkey ORDER BY s_nationkey")
+    # Aggregates of aggregates: orders per customer, then customers per order count.
+    return (f"SELECT n, COUNT(*) AS customers, MAX(total) FROM (SELECT o_custkey, COUNT(*) AS n, SUM(o_totalprice) "
+            f"AS total FROM orders WHERE {filt('o')} GROUP BY o_custkey) t GROUP BY n ORDER BY n")
 
 
 data = os.path.join(ROOT, "benches", "data", f"sf{args.sf}")

@@ -11,7 +11,9 @@ RAYON_NUM_THREADS=1), creates the tables and uploads the segments, (4) runs each
 `SET threads=1`) and DataFusion (`target_partitions=1`, tables in memory), and prints median/min
 ms and Tessera's ratio to the best peer, (5) runs single-table aggregations on Tessera's v1 and v2
 engines alternately (v2 / v1 ratio), and prints Tessera's peak RSS (VmHWM). Stops the server it
-started.
+started. `--servers N --segments K` runs the roles as a controller+broker process and N server
+processes, each table of more than 10,000 rows split into K segments over them; with `--hold`
+that is the cluster `check_joins.py` checks the distributed exchanges on.
 """
 import argparse, json, os, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
@@ -138,12 +140,35 @@ def same(a, b):
     return True
 
 
+def split_csv(path, parts, work):
+    """`path` as up to `parts` CSV files of consecutive rows, each with the header (the file
+    itself when one part, or when it has at most 10,000 rows)."""
+    with open(path) as f:
+        header = f.readline()
+        lines = f.readlines()
+    if parts <= 1 or len(lines) <= 10_000:
+        return [path]
+    step = -(-len(lines) // parts)
+    out = []
+    for i in range(parts):
+        part = os.path.join(work, f"{os.path.basename(path)}.{i}.csv")
+        with open(part, "w") as f:
+            f.write(header)
+            f.writelines(lines[i * step:(i + 1) * step])
+        out.append(part)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sf", default="1")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--queries", default=",".join(QUERIES))
     ap.add_argument("--hold", action="store_true", help="load the tables, print the URLs and keep serving until interrupted")
+    ap.add_argument("--servers", type=int, default=0,
+                    help="run a controller+broker process and this many server processes instead of one process")
+    ap.add_argument("--segments", type=int, default=1,
+                    help="split each table of more than 10,000 rows into this many segments (row ranges)")
     args = ap.parse_args()
     data = os.path.join(ROOT, "benches", "data", f"sf{args.sf}")
     for t in TABLES:
@@ -153,29 +178,40 @@ def main():
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT, check=True)
     tessera = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR", "target"), "release", "tessera")
     work = tempfile.mkdtemp(prefix="tessera-tpch-")
-    seg_root = os.path.join(data, "tpch_segments")
+    seg_root = os.path.join(data, "tpch_segments" if args.segments == 1 else f"tpch_segments_{args.segments}")
+    segments, rows = {}, {}
     for t in TABLES:
-        seg = os.path.join(seg_root, f"{t}_0")
+        with open(os.path.join(data, f"{t}.csv")) as f:
+            rows[t] = sum(1 for _ in f) - 1
         sp, cp = os.path.join(work, f"{t}_schema.json"), os.path.join(work, f"{t}_config.json")
         json.dump(schema(t), open(sp, "w"))
         json.dump(table_config(t), open(cp, "w"))
-        if not os.path.exists(seg):
-            t0 = time.perf_counter()
-            subprocess.run([tessera, "segment", "create", "--schema", sp, "--table-config", cp,
-                            "--input", os.path.join(data, f"{t}.csv"), "--out", seg_root], check=True, env=env)
-            print(f"built {t} in {time.perf_counter() - t0:.1f} s", flush=True)
+        inputs = split_csv(os.path.join(data, f"{t}.csv"), args.segments, work)
+        segments[t] = [f"{t}_{i}" for i in range(len(inputs))]
+        for name, path in zip(segments[t], inputs):
+            if not os.path.exists(os.path.join(seg_root, name)):
+                t0 = time.perf_counter()
+                subprocess.run([tessera, "segment", "create", "--schema", sp, "--table-config", cp, "--input", path,
+                                "--out", seg_root, "--segment-name", name], check=True, env=env)
+                print(f"built {name} in {time.perf_counter() - t0:.1f} s", flush=True)
 
     ports = []
-    for _ in range(3):
+    for _ in range(3 + args.servers):
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             ports.append(sock.getsockname()[1])
     ctl, broker = f"http://127.0.0.1:{ports[0]}", f"http://127.0.0.1:{ports[1]}"
     log = open(os.path.join(work, "tessera.log"), "w")
-    proc = subprocess.Popen([tessera, "start", "--data-dir", os.path.join(work, "data"),
-                             "--controller-port", str(ports[0]), "--broker-port", str(ports[1]),
-                             "--server-port", str(ports[2]), "--no-log-stderr"],
-                            stdout=log, stderr=log, env=env)
+    common = [tessera, "start", "--no-log-stderr"]
+    if args.servers == 0:
+        procs = [subprocess.Popen(common + ["--data-dir", os.path.join(work, "data"), "--controller-port", str(ports[0]),
+                                           "--broker-port", str(ports[1]), "--server-port", str(ports[2])],
+                                  stdout=log, stderr=log, env=env)]
+    else:
+        procs = [subprocess.Popen(common + ["--roles", "controller,broker", "--data-dir", os.path.join(work, "cb"),
+                                           "--controller-port", str(ports[0]), "--broker-port", str(ports[1])],
+                                  stdout=log, stderr=log, env=env)]
+    proc = procs[0]
     try:
         deadline = time.time() + 60
         while True:
@@ -187,16 +223,31 @@ def main():
             if time.time() > deadline:
                 sys.exit("tessera did not start")
             time.sleep(0.2)
+        for i in range(args.servers):
+            port = ports[3 + i]
+            procs.append(subprocess.Popen(common + ["--roles", "server", "--data-dir", os.path.join(work, f"s{i}"),
+                                                    "--server-port", str(port), "--controller-url", ctl],
+                                          stdout=log, stderr=log, env=env))
+            while True:
+                try:
+                    if http("GET", f"http://127.0.0.1:{port}/health")[0] == 200:
+                        break
+                except OSError:
+                    pass
+                if time.time() > deadline:
+                    sys.exit("a server did not start")
+                time.sleep(0.2)
         for t in TABLES:
             s, b = http("POST", f"{ctl}/schemas", json.dumps(schema(t)).encode())
             assert s == 200, (t, s, b)
             s, b = http("POST", f"{ctl}/tables", json.dumps(table_config(t)).encode())
             assert s == 200, (t, s, b)
-            tar = os.path.join(work, f"{t}_0.tar.gz")
-            subprocess.run(["tar", "-czf", tar, "-C", seg_root, f"{t}_0"], check=True)
-            out = subprocess.run(["curl", "-sS", "-F", f"file=@{tar}", f"{ctl}/segments?tableName={t}"],
-                                 check=True, capture_output=True, text=True).stdout
-            assert "error" not in out.lower(), out
+            for name in segments[t]:
+                tar = os.path.join(work, f"{name}.tar.gz")
+                subprocess.run(["tar", "-czf", tar, "-C", seg_root, name], check=True)
+                out = subprocess.run(["curl", "-sS", "-F", f"file=@{tar}", f"{ctl}/segments?tableName={t}"],
+                                     check=True, capture_output=True, text=True).stdout
+                assert "error" not in out.lower(), out
 
         def tessera_query(sql, multistage=True):
             options = f"useMultistageEngine={'true' if multistage else 'false'};timeoutMs=600000"
@@ -208,8 +259,7 @@ def main():
         deadline = time.time() + 120
         while True:
             try:
-                if tessera_query("SELECT COUNT(*) FROM region")[0][0] == 5 and tessera_query(
-                        "SELECT COUNT(*) FROM lineitem")[0][0] > 0:
+                if all(tessera_query(f"SELECT COUNT(*) FROM {t}", False)[0][0] == rows[t] for t in TABLES):
                     break
             except RuntimeError:
                 pass
@@ -280,11 +330,12 @@ def main():
             print(f"| {name} | {v1:.2f} | {v2:.2f} | {v2 / v1:.2f}x | {'equal' if ok else 'DIFFER'} |", flush=True)
         print(f"\nTessera peak RSS (VmHWM, all roles in one process): {rss_peak_kb(proc.pid) / 1024:.0f} MiB")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        for p in reversed(procs):
+            p.terminate()
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
         shutil.rmtree(work, ignore_errors=True)
 
 
