@@ -28,14 +28,14 @@ pub struct CreateArgs {
     /// Pinot table config JSON file (plain or `{"OFFLINE": {...}}`).
     #[arg(long = "table-config")]
     pub table_config: PathBuf,
-    /// Input file: CSV with a header row, JSON lines (either also `.gz` or `.zst`), Parquet or
-    /// Avro.
+    /// Input file: CSV with a header row, JSON lines (either also `.gz` or `.zst`), Parquet,
+    /// Avro or ORC.
     #[arg(long)]
     pub input: PathBuf,
-    /// Input format (Pinot's `inputFormat` names); inferred from the input's extension when
-    /// omitted (`orders.csv.gz` is CSV).
-    #[arg(long = "input-format", value_parser = ["csv", "json", "parquet", "avro"])]
-    pub input_format: Option<String>,
+    /// Input format (Pinot's `inputFormat` names: csv, json, parquet, avro, orc); inferred from
+    /// the input's extension when omitted (`orders.csv.gz` is CSV).
+    #[arg(long = "input-format", value_parser = parse_input_format)]
+    pub input_format: Option<InputFormat>,
     /// CSV field delimiter: one character, or `\t` for tab (default `,`).
     #[arg(long)]
     pub delimiter: Option<String>,
@@ -92,8 +92,8 @@ fn create(args: CreateArgs) -> Result<(), String> {
                 args.table_config.display()
             )
         })?;
-    let format = match &args.input_format {
-        Some(f) => InputFormat::parse(f).ok_or_else(|| format!("unknown input format '{f}'"))?,
+    let format = match args.input_format {
+        Some(f) => f,
         None => InputFormat::from_path(&args.input).ok_or_else(|| {
             format!(
                 "cannot infer the input format of '{}'; pass --input-format csv|json|parquet|avro|orc",
@@ -171,5 +171,57 @@ fn inspect(args: InspectArgs) -> Result<(), String> {
             Err(format!("cannot write output: {e}"))
         }
         _ => Ok(()),
+    }
+}
+
+/// `--input-format`: one of Pinot's `inputFormat` names.
+fn parse_input_format(name: &str) -> Result<InputFormat, String> {
+    InputFormat::parse(name)
+        .ok_or_else(|| format!("unknown input format '{name}' (csv, json, parquet, avro or orc)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Create {
+        #[command(flatten)]
+        args: CreateArgs,
+    }
+
+    fn parse(format: &str) -> Result<Option<InputFormat>, String> {
+        let argv = [
+            "create",
+            "--schema",
+            "s.json",
+            "--table-config",
+            "t.json",
+            "--input",
+            "rows",
+        ];
+        Create::try_parse_from(
+            argv.into_iter()
+                .chain(["--out", "out", "--input-format", format]),
+        )
+        .map(|c| c.args.input_format)
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn input_format_takes_every_pinot_name() {
+        for (name, format) in [
+            ("csv", InputFormat::Csv),
+            ("json", InputFormat::Json),
+            ("parquet", InputFormat::Parquet),
+            ("avro", InputFormat::Avro),
+            ("orc", InputFormat::Orc),
+            ("ORC", InputFormat::Orc),
+        ] {
+            assert_eq!(parse(name), Ok(Some(format)), "{name}");
+        }
+        let refused = parse("xml").unwrap_err();
+        assert!(refused.contains("unknown input format 'xml'"), "{refused}");
     }
 }
