@@ -188,8 +188,10 @@ failures, started = 0, time.time()
 for i in range(args.count):
     q = query()
     want = [list(r) for r in con.execute(q).fetchall()]
-    # MIN/MAX of a STRING column need Pinot's rewrite to MINSTRING/MAXSTRING, as in Pinot.
-    options = "useMultistageEngine=true;enableNullHandling=true;autoRewriteAggregationType=true;timeoutMs=600000"
+    # MIN/MAX of a STRING column need Pinot's rewrite to MINSTRING/MAXSTRING, as in Pinot; at
+    # sf 1 joins and windows hold more than Pinot's default of 2^20 rows.
+    options = ("useMultistageEngine=true;enableNullHandling=true;autoRewriteAggregationType=true;timeoutMs=600000;"
+               "maxRowsInJoin=100000000;maxRowsInWindow=100000000")
     status, body = http("POST", f"{args.broker}/query/sql", json.dumps({"sql": q, "queryOptions": options}).encode())
     if status != 200 or not isinstance(body, dict) or body.get("exceptions"):
         failures += 1

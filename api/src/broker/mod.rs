@@ -49,8 +49,9 @@ pub struct BrokerConfig {
     /// `host:port` of this broker's query port, where servers send its multi-stage queries'
     /// root blocks.
     pub query_address: Option<String>,
-    /// The longest the broker waits for a server; a query's `timeoutMs` can only shorten it.
-    /// A server that has not answered by then is reported as error 427.
+    /// The broker's query timeout (Pinot's `pinot.broker.timeoutMs`): how long it waits for
+    /// servers, unless a query's `timeoutMs` says otherwise (longer or shorter, as in Pinot). A
+    /// server that has not answered by then is reported as error 427.
     pub server_timeout: Duration,
     /// How long a routing table fetched from the controller is reused (zero: never).
     pub routing_ttl: Duration,

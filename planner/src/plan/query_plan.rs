@@ -57,6 +57,10 @@ pub struct LiteralPlan {
 pub struct ExecutionOptions {
     /// `timeoutMs` (default 10 000).
     pub timeout_ms: u64,
+    /// The query gave `timeoutMs` (in its options or a `SET`): it replaces the broker's own
+    /// timeout, longer or shorter, as in Pinot.
+    #[serde(default)]
+    pub timeout_given: bool,
     /// `enableNullHandling`: read null bitmaps, skip nulls in aggregates, render NULL.
     pub enable_null_handling: bool,
     /// `numGroupsLimit` (default 100 000): groups kept per server.
@@ -87,6 +91,7 @@ impl Default for ExecutionOptions {
     fn default() -> ExecutionOptions {
         ExecutionOptions {
             timeout_ms: DEFAULT_TIMEOUT_MS,
+            timeout_given: false,
             enable_null_handling: false,
             num_groups_limit: DEFAULT_NUM_GROUPS_LIMIT,
             skip_indexes: Vec::new(),
@@ -123,6 +128,7 @@ impl ExecutionOptions {
             .collect();
         ExecutionOptions {
             timeout_ms: o.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+            timeout_given: o.timeout_ms.is_some(),
             enable_null_handling: o.enable_null_handling,
             num_groups_limit: o.num_groups_limit_or_default() as usize,
             skip_indexes,
