@@ -140,6 +140,20 @@ def same(a, b):
     return True
 
 
+def wait_healthy(urls, deadline):
+    """Returns once every URL's /health answers 200; exits when `deadline` passes first."""
+    for url in urls:
+        while True:
+            try:
+                if http("GET", f"{url}/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.time() > deadline:
+                sys.exit(f"{url} did not start")
+            time.sleep(0.2)
+
+
 def split_csv(path, parts, work):
     """`path` as up to `parts` CSV files of consecutive rows, each with the header (the file
     itself when one part, or when it has at most 10,000 rows)."""
@@ -214,29 +228,13 @@ def main():
     proc = procs[0]
     try:
         deadline = time.time() + 60
-        while True:
-            try:
-                if http("GET", f"{ctl}/health")[0] == 200 and http("GET", f"{broker}/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                sys.exit("tessera did not start")
-            time.sleep(0.2)
+        wait_healthy([ctl, broker], deadline)
         for i in range(args.servers):
             port = ports[3 + i]
             procs.append(subprocess.Popen(common + ["--roles", "server", "--data-dir", os.path.join(work, f"s{i}"),
                                                     "--server-port", str(port), "--controller-url", ctl],
                                           stdout=log, stderr=log, env=env))
-            while True:
-                try:
-                    if http("GET", f"http://127.0.0.1:{port}/health")[0] == 200:
-                        break
-                except OSError:
-                    pass
-                if time.time() > deadline:
-                    sys.exit("a server did not start")
-                time.sleep(0.2)
+            wait_healthy([f"http://127.0.0.1:{port}"], deadline)
         for t in TABLES:
             s, b = http("POST", f"{ctl}/schemas", json.dumps(schema(t)).encode())
             assert s == 200, (t, s, b)
