@@ -65,6 +65,19 @@ pub struct BrokerConfig {
     pub max_query_bytes: u64,
 }
 
+impl BrokerConfig {
+    /// How long a query planned with `options` may take: its `timeoutMs` when it gave one (in
+    /// its options or a `SET`) — Pinot's query-level timeout replaces the broker's, longer or
+    /// shorter — else [`BrokerConfig::server_timeout`].
+    pub fn query_timeout(&self, options: &planner::plan::ExecutionOptions) -> Duration {
+        if options.timeout_given {
+            Duration::from_millis(options.timeout_ms.max(1))
+        } else {
+            self.server_timeout
+        }
+    }
+}
+
 /// The default of [`BrokerConfig::max_query_bytes`].
 pub const DEFAULT_MAX_QUERY_BYTES: u64 = 16 << 20;
 
@@ -236,4 +249,44 @@ async fn changed(mut req: Request<BrokerState>) -> tide::Result {
     let change: Change = crate::http::body::parse_json(&text, "Invalid change: ")?;
     req.state().changed(&change).await;
     Ok("OK".into())
+}
+
+#[cfg(test)]
+mod timeout_tests {
+    use super::*;
+    use planner::options::QueryOptions;
+    use planner::plan::ExecutionOptions;
+
+    #[test]
+    fn a_query_timeout_replaces_the_brokers_longer_or_shorter() {
+        let config = BrokerConfig {
+            instance_id: "Broker_test".into(),
+            url: "http://127.0.0.1:1".into(),
+            query_address: None,
+            server_timeout: Duration::from_millis(300),
+            routing_ttl: Duration::ZERO,
+            max_running_queries: 1,
+            max_queued_queries: 1,
+            query_response_limit: DEFAULT_QUERY_RESPONSE_LIMIT,
+            max_query_bytes: DEFAULT_MAX_QUERY_BYTES,
+        };
+        let timeout = |sql_set: &[(&str, &str)], request: &str| {
+            let set: Vec<(String, String)> = sql_set
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let o = QueryOptions::resolve(&set, Some(request)).unwrap();
+            config.query_timeout(&ExecutionOptions::from_query_options(&o))
+        };
+        assert_eq!(timeout(&[], ""), Duration::from_millis(300));
+        assert_eq!(timeout(&[], "timeoutMs=60000"), Duration::from_secs(60));
+        assert_eq!(timeout(&[], "timeoutMs=250"), Duration::from_millis(250));
+        // Pinot's default (10 s) given explicitly is still the query's own.
+        assert_eq!(timeout(&[], "timeoutMs=10000"), Duration::from_secs(10));
+        // A SET in the SQL is the query's too.
+        assert_eq!(
+            timeout(&[("timeoutMs", "60000")], ""),
+            Duration::from_secs(60)
+        );
+    }
 }

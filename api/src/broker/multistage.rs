@@ -230,7 +230,7 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
             r
         }
         None => {
-            let timeout = super::query::query_timeout(broker.config.server_timeout, &plan.options);
+            let timeout = broker.config.query_timeout(&plan.options);
             let (plan2, ctx2, service) = (plan.clone(), ctx.clone(), mailboxes.service.clone());
             let root = async_std::task::spawn_blocking(move || {
                 engine::multistage::run_root(&plan2, &counts, query_id, &service, &ctx2)

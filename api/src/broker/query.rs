@@ -22,7 +22,7 @@ use engine::aggregate::state::AggState;
 use engine::response::QueryException;
 use engine::server::result::IntermediateData;
 use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
-use planner::plan::{ExecutionOptions, QueryPlan, ServerQueryPlan};
+use planner::plan::{QueryPlan, ServerQueryPlan};
 use segments::types::ErrorCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -60,17 +60,6 @@ pub async fn run(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
     // Pinot's broker meter DOCUMENTS_SCANNED: what the servers reported for this query.
     broker.metrics.add_docs_scanned(r.num_docs_scanned);
     r
-}
-
-/// How long a query planned with `options` may take: its `timeoutMs` when it gave one (in its
-/// options or a `SET`) — Pinot's query-level timeout replaces the broker's, longer or shorter —
-/// else the broker's.
-pub(super) fn query_timeout(default: Duration, options: &ExecutionOptions) -> Duration {
-    if options.timeout_given {
-        Duration::from_millis(options.timeout_ms.max(1))
-    } else {
-        default
-    }
 }
 
 /// The plan of `query`, from the plan cache or made (and then cached), its rows capped at the
@@ -171,7 +160,7 @@ async fn scatter_gather(broker: &Broker, planned: &Planned, trace: bool) -> Brok
     let QueryPlan::SingleStage(plan) = &*planned.plan else {
         return BrokerResponse::from_error(&EngineError::execution("not a single-stage plan"));
     };
-    let timeout = query_timeout(broker.config.server_timeout, &plan.server.options);
+    let timeout = broker.config.query_timeout(&plan.server.options);
     let parts = match super::table_parts::table_parts(broker, &plan.server.table).await {
         Ok(p) => p,
         Err(e) => {
@@ -327,30 +316,4 @@ fn looks_stale(g: &Gathered) -> bool {
         || g.responses
             .iter()
             .any(|(_, r)| r.exceptions.iter().any(|e| e.error_code == missing))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_query_timeout_replaces_the_brokers_longer_or_shorter() {
-        let broker = Duration::from_millis(300);
-        let given = |set: &str| {
-            let o = planner::options::QueryOptions::resolve(&[], Some(set)).unwrap();
-            query_timeout(broker, &ExecutionOptions::from_query_options(&o))
-        };
-        assert_eq!(given(""), broker);
-        assert_eq!(given("timeoutMs=60000"), Duration::from_secs(60));
-        assert_eq!(given("timeoutMs=250"), Duration::from_millis(250));
-        // Pinot's default (10 s) given explicitly is still the query's own.
-        assert_eq!(given("timeoutMs=10000"), Duration::from_secs(10));
-        // A SET in the SQL is the query's too.
-        let set = [("timeoutMs".to_string(), "60000".to_string())];
-        let o = planner::options::QueryOptions::resolve(&set, None).unwrap();
-        assert_eq!(
-            query_timeout(broker, &ExecutionOptions::from_query_options(&o)),
-            Duration::from_secs(60)
-        );
-    }
 }

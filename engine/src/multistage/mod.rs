@@ -16,6 +16,7 @@
 //! * [`codec`] — the compact binary encoding of blocks and mailbox messages.
 //! * [`evaluate`] — expressions over a block's inputs, a column at a time.
 //! * [`filter_rows`] — the rows an aggregate's `FILTER (WHERE …)` keeps, over joined rows.
+//! * [`group_states`] — one aggregate's states per group, through the v1 accumulators.
 //! * [`hash_table`] — hash tables of row indices for grouping and hash joins.
 //! * [`key_set`] — runtime key filters: the keys a join publishes to the leaf feeding its
 //!   other side, and the `IN` filter the leaf adds.
@@ -37,6 +38,7 @@ pub mod block;
 pub mod codec;
 pub mod evaluate;
 pub mod filter_rows;
+pub mod group_states;
 pub mod hash_table;
 pub mod key_set;
 pub mod mailbox;

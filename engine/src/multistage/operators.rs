@@ -15,12 +15,11 @@ use super::asof;
 use super::block::{Cells, Column, DataBlock, NO_ROW};
 use super::evaluate::{evaluate, selected};
 use super::filter_rows::kept_rows;
+use super::group_states::accumulate;
 use super::hash_table;
 use super::key_set;
 use super::stats::{OperatorStats, StatsRecorder};
 use crate::aggregate::AggState;
-use crate::aggregate::accumulator::{GroupAccumulator, GroupMap};
-use crate::block::Projected;
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::key::RowKey;
@@ -398,30 +397,6 @@ fn sort(block: DataBlock, keys: &[SortKey], offset: usize, limit: Option<usize>)
         .take(limit.unwrap_or(usize::MAX))
         .collect();
     block.take(&kept)
-}
-
-/// One aggregate's states per group, with the single-stage engine's accumulators (so the same
-/// semantics, sketches and hashing) over an argument column.
-pub(super) fn accumulate(
-    call: &AggregateCall,
-    groups: &[u32],
-    num_groups: usize,
-    arg: Option<&Column>,
-) -> Result<Vec<AggState>, EngineError> {
-    let mut acc = GroupAccumulator::new(call, None);
-    acc.resize(num_groups.max(1));
-    let n = groups.len();
-    let projected: Option<Projected<'static>> = arg.map(Column::projected);
-    let valid: Option<Vec<bool>> = arg.map(|c| (0..c.len()).map(|i| !c.is_null(i)).collect());
-    if n > 0 {
-        acc.accumulate(
-            GroupMap::PerRow(groups),
-            projected.as_ref(),
-            n,
-            valid.as_deref(),
-        )?;
-    }
-    Ok((0..num_groups).map(|g| acc.state(g)).collect())
 }
 
 /// A group id per row of `block` by the columns `keys`, and the first row of each group.

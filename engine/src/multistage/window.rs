@@ -11,7 +11,7 @@
 
 use super::block::Column;
 use super::evaluate::eval_on;
-use super::operators::{Row, accumulate};
+use super::group_states::accumulate;
 use crate::aggregate::AggState;
 use crate::context::QueryContext;
 use crate::error::EngineError;
@@ -23,6 +23,9 @@ use planner::plan::multistage::{WindowCall, WindowFunction};
 use segments::types::{DataType, Value};
 use std::cmp::Ordering;
 use std::collections::HashMap;
+
+/// One row of a partition.
+type Row = Vec<Value>;
 
 /// How many rows a per-row loop computes between checks of the query's deadline.
 const CHECK_EVERY: usize = 4096;
