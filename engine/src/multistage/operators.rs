@@ -510,6 +510,9 @@ fn join_limit(what: &str, max: usize) -> EngineError {
     ))
 }
 
+/// Pairs a join's condition is tested on at once.
+const PAIRS_PER_SLICE: usize = 65_536;
+
 /// Index pairs `(left, right)` of rows whose join keys are equal (hash join on the smaller
 /// side of an inner join, else the right), or, without keys, every pair (a nested loop); then
 /// only the pairs whose joined row meets `condition`. The cross product is formed a slice of
@@ -526,15 +529,21 @@ fn matching_pairs(
     fn keys<'b>(b: &'b DataBlock, k: &[usize]) -> Vec<&'b Column> {
         k.iter().filter_map(|c| b.columns.get(*c)).collect()
     }
+    // The pairs whose joined row meets the condition, joined and tested a slice of pairs at a
+    // time (so the joined rows of every pair are never held at once, and the deadline is
+    // checked between slices).
     let filter = |li: Vec<u32>, ri: Vec<u32>| -> Result<(Vec<u32>, Vec<u32>), EngineError> {
         let Some(c) = j.condition else {
             return Ok((li, ri));
         };
-        let keep = selected(c, &side_by_side(left, &li, right, &ri))?;
-        Ok((
-            keep.iter().map(|&k| li[k as usize]).collect(),
-            keep.iter().map(|&k| ri[k as usize]).collect(),
-        ))
+        let (mut kl, mut kr) = (Vec::new(), Vec::new());
+        for (l, r) in li.chunks(PAIRS_PER_SLICE).zip(ri.chunks(PAIRS_PER_SLICE)) {
+            ctx.check()?;
+            let keep = selected(c, &side_by_side(left, l, right, r))?;
+            kl.extend(keep.iter().map(|&k| l[k as usize]));
+            kr.extend(keep.iter().map(|&k| r[k as usize]));
+        }
+        Ok((kl, kr))
     };
     if !j.left_keys.is_empty() {
         let (lk, rk) = (keys(left, j.left_keys), keys(right, j.right_keys));
@@ -548,7 +557,7 @@ fn matching_pairs(
         return filter(li, ri);
     }
     let (ln, rn) = (left.num_rows, right.num_rows);
-    let slice = (65_536 / rn.max(1)).max(1);
+    let slice = (PAIRS_PER_SLICE / rn.max(1)).max(1);
     let (mut li, mut ri) = (Vec::new(), Vec::new());
     let mut start = 0;
     while start < ln {
