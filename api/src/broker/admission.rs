@@ -124,17 +124,7 @@ mod tests {
         use super::super::{Broker, BrokerConfig, query, request::QueryRequest, response};
         let http = crate::http::http_client();
         let broker = Broker::new(
-            BrokerConfig {
-                instance_id: "Broker_test".into(),
-                url: "http://127.0.0.1:1".into(),
-                query_address: None,
-                server_timeout: Duration::from_millis(300),
-                routing_ttl: Duration::ZERO,
-                max_running_queries: 1,
-                max_queued_queries: 0,
-                query_response_limit: super::super::DEFAULT_QUERY_RESPONSE_LIMIT,
-                max_query_bytes: super::super::DEFAULT_MAX_QUERY_BYTES,
-            },
+            BrokerConfig::for_tests(Duration::from_millis(300), 1, 0),
             Arc::new(crate::transport::HttpControllerClient::new(
                 "http://127.0.0.1:1",
                 http.clone(),

@@ -78,6 +78,24 @@ impl BrokerConfig {
     }
 }
 
+#[cfg(test)]
+impl BrokerConfig {
+    /// A test broker's settings: `Broker_test`, no query port, routing never cached.
+    pub fn for_tests(server_timeout: Duration, running: usize, queued: usize) -> BrokerConfig {
+        BrokerConfig {
+            instance_id: "Broker_test".into(),
+            url: "http://127.0.0.1:1".into(),
+            query_address: None,
+            server_timeout,
+            routing_ttl: Duration::ZERO,
+            max_running_queries: running,
+            max_queued_queries: queued,
+            query_response_limit: DEFAULT_QUERY_RESPONSE_LIMIT,
+            max_query_bytes: DEFAULT_MAX_QUERY_BYTES,
+        }
+    }
+}
+
 /// The default of [`BrokerConfig::max_query_bytes`].
 pub const DEFAULT_MAX_QUERY_BYTES: u64 = 16 << 20;
 
@@ -259,17 +277,7 @@ mod timeout_tests {
 
     #[test]
     fn a_query_timeout_replaces_the_brokers_longer_or_shorter() {
-        let config = BrokerConfig {
-            instance_id: "Broker_test".into(),
-            url: "http://127.0.0.1:1".into(),
-            query_address: None,
-            server_timeout: Duration::from_millis(300),
-            routing_ttl: Duration::ZERO,
-            max_running_queries: 1,
-            max_queued_queries: 1,
-            query_response_limit: DEFAULT_QUERY_RESPONSE_LIMIT,
-            max_query_bytes: DEFAULT_MAX_QUERY_BYTES,
-        };
+        let config = BrokerConfig::for_tests(Duration::from_millis(300), 1, 1);
         let timeout = |sql_set: &[(&str, &str)], request: &str| {
             let set: Vec<(String, String)> = sql_set
                 .iter()

@@ -392,17 +392,7 @@ mod tests {
         let (slow, slow_task) = fake_server(Duration::from_secs(3));
         let http = crate::http::http_client();
         let broker = Broker::new(
-            super::super::BrokerConfig {
-                instance_id: "Broker_test".into(),
-                url: "http://127.0.0.1:1".into(),
-                query_address: None,
-                server_timeout: Duration::from_millis(300),
-                routing_ttl: Duration::ZERO,
-                max_running_queries: 4,
-                max_queued_queries: 4,
-                query_response_limit: super::super::DEFAULT_QUERY_RESPONSE_LIMIT,
-                max_query_bytes: super::super::DEFAULT_MAX_QUERY_BYTES,
-            },
+            super::super::BrokerConfig::for_tests(Duration::from_millis(300), 4, 4),
             std::sync::Arc::new(crate::transport::HttpControllerClient::new(
                 "http://127.0.0.1:1",
                 http.clone(),
