@@ -389,7 +389,22 @@ fn sort(block: DataBlock, keys: &[SortKey], offset: usize, limit: Option<usize>)
             .enumerate()
             .map(|(i, k)| SortKey { column: i, ..*k })
             .collect();
-        order.sort_by(|a, b| compare_rows(&key_rows[*a as usize], &key_rows[*b as usize], &local));
+        // Ties in arrival order: the row index decides last, so the order is total and an
+        // unstable sort or selection gives what a stable sort would.
+        let cmp = |a: &u32, b: &u32| {
+            compare_rows(&key_rows[*a as usize], &key_rows[*b as usize], &local).then(a.cmp(b))
+        };
+        match limit.map(|l| offset.saturating_add(l)) {
+            // Top-k: the first `offset + limit` rows selected (linear), then only they sorted.
+            Some(wanted) if wanted < order.len() => {
+                if let Some(last) = wanted.checked_sub(1) {
+                    order.select_nth_unstable_by(last, cmp);
+                }
+                order.truncate(wanted);
+                order.sort_unstable_by(cmp);
+            }
+            _ => order.sort_unstable_by(cmp),
+        }
     }
     let kept: Vec<u32> = order
         .into_iter()
@@ -720,6 +735,39 @@ fn set_op(kind: SetOpKind, all: bool, mut sides: Vec<Vec<Row>>) -> Vec<Row> {
                 }
             }
             out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A top-k equals the full stable sort's rows `offset..offset + limit`, ties in
+        /// arrival order.
+        #[test]
+        fn a_sort_with_a_limit_keeps_what_a_full_sort_keeps(
+            cells in prop::collection::vec((0i64..4, prop::option::of(0i64..3)), 0..300),
+            offset in 0usize..40, limit in prop::option::of(0usize..60),
+            asc in any::<bool>(), nulls_last in any::<bool>(),
+        ) {
+            let rows: Vec<Row> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, (a, b))| vec![Value::Long(*a), b.map_or(Value::Null, Value::Long), Value::Long(i as i64)])
+                .collect();
+            let types = [DataType::Long, DataType::Long, DataType::Long];
+            let keys = [
+                SortKey { column: 0, asc, nulls_last },
+                SortKey { column: 1, asc: !asc, nulls_last },
+            ];
+            let got = sort(DataBlock::from_rows(rows.clone(), &types), &keys, offset, limit).rows();
+            let mut want = rows;
+            want.sort_by(|a, b| compare_rows(a, b, &keys));
+            let want: Vec<Row> = want.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).collect();
+            prop_assert_eq!(got, want);
         }
     }
 }
