@@ -20,7 +20,7 @@ use crate::sort::compare_rows;
 use planner::plan::SortKey;
 use planner::plan::multistage::rel::{FrameBound, FrameExclude};
 use planner::plan::multistage::{WindowCall, WindowFunction};
-use segments::types::{DataType, Value};
+use segments::types::Value;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
@@ -268,20 +268,21 @@ fn aggregate_values(
 ) -> Result<Vec<Value>, EngineError> {
     let n = part.len();
     let null_handling = ctx.null_handling();
-    let data_type: Option<DataType> = a.arg.as_ref().map(|x| x.column_type().data_type);
-    let column = match (&a.arg, data_type) {
-        (Some(x), Some(t)) => {
+    let column = match &a.arg {
+        Some(x) => {
             let values = part
                 .iter()
                 .map(|r| eval_on(x, r))
                 .collect::<Result<_, _>>()?;
-            Some(Column::from_values(t, values))
+            Some(Column::from_values(x.column_type().data_type, values))
         }
-        _ => None,
+        None => None,
     };
     let rows: Vec<u32> = (0..n as u32).collect();
     let states = accumulate(a, &rows, n, column.as_ref())?;
-    let no_rows = data_type.map(|t| Column::from_values(t, Vec::new()));
+    let no_rows = column
+        .as_ref()
+        .map(|c| Column::from_values(c.data_type, Vec::new()));
     let empty = accumulate(a, &[], 1, no_rows.as_ref())?
         .pop()
         .unwrap_or_else(|| AggState::empty(&a.function));
@@ -360,6 +361,7 @@ mod tests {
     use planner::plan::query_plan::ExecutionOptions;
     use planner::plan::{AggregateCall, ColumnType, Expr, InputRef};
     use proptest::prelude::*;
+    use segments::types::DataType;
 
     fn input(index: usize, t: DataType) -> Expr {
         Expr::Input(InputRef {

@@ -464,17 +464,23 @@ impl<'a> Planner<'a> {
     }
 
     fn is_cte(&self, name: &str) -> bool {
-        self.ctes.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+        self.cte_query(name).is_some()
+    }
+
+    /// The query of the innermost CTE named `name`, if any.
+    fn cte_query(&self, name: &str) -> Option<&Query> {
+        self.ctes
+            .iter()
+            .rev()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, q)| q)
     }
 
     /// A CTE read as a table.
     fn cte(&mut self, name: &str, alias: Option<&str>) -> Result<Rel, PlanError> {
         let q = self
-            .ctes
-            .iter()
-            .rev()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, q)| q.clone())
+            .cte_query(name)
+            .cloned()
             .ok_or_else(|| PlanError::TableNotFound(name.to_string()))?;
         let (rel, names) = self.query(&q)?;
         Ok(requalify(rel, names, Some(alias.unwrap_or(name))))

@@ -48,12 +48,7 @@ impl Planner<'_> {
     fn offered_names(&self, t: &TableRef) -> Option<Vec<String>> {
         match t {
             TableRef::Table { name, .. } if self.is_cte(name) => {
-                let q = self
-                    .ctes
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n.eq_ignore_ascii_case(name))?;
-                output_names(&q.1)
+                output_names(self.cte_query(name)?)
             }
             TableRef::Table { name, .. } => {
                 let table = self.catalog.resolve_table(name)?;
