@@ -17,6 +17,8 @@ mod compression;
 mod csv_split;
 mod orc;
 mod parquet;
+#[cfg(test)]
+mod recording_sink;
 pub mod records;
 mod typed;
 

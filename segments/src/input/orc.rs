@@ -100,16 +100,21 @@ pub fn read_orc<S: CellSink>(
     let mask = ProjectionMask::roots(root, wanted);
     let reader = b.with_projection(mask).with_batch_size(BATCH_ROWS).build();
     let mut docs: u64 = 0;
+    // One per column for the whole file, so a date column's window of texts is formatted and
+    // interned once, not once per batch.
+    let mut dictionaries: Vec<Dictionaries> = schema
+        .fields
+        .iter()
+        .map(|_| Dictionaries::default())
+        .collect();
     for batch in reader {
         let batch = batch.map_err(|e| file_error(path, format!("cannot decode: {e}")))?;
         let first = docs;
         let results: Vec<Result<(), SegmentError>> = sinks
             .par_iter_mut()
+            .zip(dictionaries.par_iter_mut())
             .zip(schema.fields.par_iter())
-            .map(|(sink, field)| {
-                if first == 0 {
-                    sink.expect_rows(total);
-                }
+            .map(|((sink, dictionaries), field)| {
                 let place = Place {
                     path,
                     field,
@@ -119,9 +124,13 @@ pub fn read_orc<S: CellSink>(
                     uuid: false,
                 };
                 let column = batch.column_by_name(&field.name);
-                // ORC's reader gives no dictionary arrays.
-                let mut dictionaries = Dictionaries::default();
-                feed(&place, column, batch.num_rows(), &mut dictionaries, sink)
+                feed(&place, column, batch.num_rows(), dictionaries, sink)?;
+                if first == 0 {
+                    // After the first batch, so the sink judges its column by values it has
+                    // seen (a free-text column then keeps every value instead of hashing each).
+                    sink.expect_rows(total);
+                }
+                Ok(())
             })
             .collect();
         results.into_iter().collect::<Result<(), _>>()?;
@@ -158,4 +167,43 @@ pub(super) fn records(
         };
         rows
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::recording_sink::{RecordingSink, comments_and_days};
+
+    #[test]
+    fn sinks_hear_the_row_count_after_a_batch_and_a_date_column_gets_one_window() {
+        let rows = 20_000;
+        let (schema, batch) = comments_and_days(rows);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.orc");
+        let mut writer =
+            orc_rust::ArrowWriterBuilder::new(File::create(&path).unwrap(), batch.schema())
+                .try_build()
+                .unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+
+        let mut sinks = vec![RecordingSink::default(), RecordingSink::default()];
+        let file = File::open(&path).unwrap();
+        let docs = read_orc(&path, file, &schema, &mut sinks, &mut |_| {}).unwrap();
+        assert_eq!(docs as usize, rows);
+        for sink in &sinks {
+            assert_eq!(sink.cells.len(), rows);
+            // Once, after the first batch: a sink judges its column by the values it has.
+            assert_eq!(sink.expected, vec![(BATCH_ROWS, rows as u64)]);
+        }
+        let (comments, days) = (&sinks[0], &sinks[1]);
+        assert_eq!(
+            comments.cells[19_999].as_deref(),
+            Some("comment number 19999")
+        );
+        assert_eq!(days.cells[0].as_deref(), Some("1994-08-23"));
+        assert_eq!(days.cells[19_999].as_deref(), Some("2000-02-12"));
+        // Three batches, one window of date texts.
+        assert_eq!(days.dictionaries.len(), 1);
+    }
 }

@@ -274,14 +274,22 @@ pub fn read_parquet<S: CellSink>(
         return Err(file_error(path, "a segment holds at most 2^32 - 2 rows"));
     }
     let mut docs: u64 = 0;
+    // One per column for the whole file: a date column's window of texts is formatted and
+    // interned once, not once per row group.
+    let mut dictionaries: Vec<Dictionaries> = schema
+        .fields
+        .iter()
+        .map(|_| Dictionaries::default())
+        .collect();
     for rg in 0..meta.num_row_groups() {
         let rows = u64::try_from(meta.row_group(rg).num_rows()).unwrap_or(0);
         let first = docs as DocId;
         let results: Vec<Result<(), SegmentError>> = sinks
             .par_iter_mut()
+            .zip(dictionaries.par_iter_mut())
             .zip(sources.par_iter())
             .zip(schema.fields.par_iter())
-            .map(|((sink, source), field)| {
+            .map(|(((sink, dictionaries), source), field)| {
                 let mut column = ColumnRun {
                     path,
                     field,
@@ -295,7 +303,7 @@ pub fn read_parquet<S: CellSink>(
                     (Some(Source::Leaf(s)), Some(arrow)) => {
                         let codes = s.codes && all_dictionary(meta.row_group(rg).column(s.leaf));
                         let arrow = if codes { &arrow.codes } else { &arrow.values };
-                        column.read(&bytes, arrow, s, sink)
+                        column.read(&bytes, arrow, s, dictionaries, sink)
                     }
                     _ => (0..rows).try_for_each(|r| sink.null(first + r as DocId)),
                 }
@@ -456,6 +464,7 @@ impl ColumnRun<'_> {
         bytes: &Bytes,
         arrow: &ArrowReaderMetadata,
         source: &LeafSource,
+        dictionaries: &mut Dictionaries,
         sink: &mut S,
     ) -> Result<(), SegmentError> {
         let mask = ProjectionMask::leaves(arrow.parquet_schema(), [source.leaf]);
@@ -467,7 +476,6 @@ impl ColumnRun<'_> {
                 .build()
                 .map_err(|e| self.unreadable(e))?;
         let mut row = 0usize;
-        let mut dictionaries = Dictionaries::default();
         for batch in batches {
             let batch = batch.map_err(|e| self.unreadable(e))?;
             let place = Place {
@@ -482,7 +490,7 @@ impl ColumnRun<'_> {
                 &place,
                 batch.columns().first(),
                 batch.num_rows(),
-                &mut dictionaries,
+                dictionaries,
                 sink,
             )?;
             row += batch.num_rows();
@@ -511,4 +519,53 @@ pub(super) fn records(
             other => Err(format!("a row is not a record: {other}")),
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::recording_sink::{RecordingSink, comments_and_days};
+
+    #[test]
+    fn sinks_hear_the_row_count_after_a_batch_and_a_date_column_gets_one_window() {
+        let rows = 20_000;
+        let (schema, batch) = comments_and_days(rows);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(5_000))
+            .build();
+        let mut writer = parquet::arrow::ArrowWriter::try_new(
+            File::create(&path).unwrap(),
+            batch.schema(),
+            Some(props),
+        )
+        .unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+
+        let mut sinks = vec![RecordingSink::default(), RecordingSink::default()];
+        let file = File::open(&path).unwrap();
+        let docs = read_parquet(&path, file, &schema, &mut sinks, &mut |_| {}).unwrap();
+        assert_eq!(docs as usize, rows);
+        for sink in &sinks {
+            assert_eq!(sink.cells.len(), rows);
+            assert_eq!(sink.expected.len(), 1, "told once");
+            assert!(
+                sink.expected[0].0 >= 1024,
+                "after a batch: {:?}",
+                sink.expected
+            );
+            assert_eq!(sink.expected[0].1, rows as u64);
+        }
+        let (comments, days) = (&sinks[0], &sinks[1]);
+        assert_eq!(
+            comments.cells[19_999].as_deref(),
+            Some("comment number 19999")
+        );
+        assert_eq!(days.cells[0].as_deref(), Some("1994-08-23"));
+        assert_eq!(days.cells[19_999].as_deref(), Some("2000-02-12"));
+        // Four row groups, one window of date texts.
+        assert_eq!(days.dictionaries.len(), 1);
+    }
 }

@@ -1,0 +1,88 @@
+//! A [`CellSink`] for reader tests that records how a reader fed it: the cells it got, how many
+//! it had when told the file's row count, and the dictionaries its coded texts named.
+
+use super::CellSink;
+use crate::error::SegmentError;
+use crate::types::{DocId, Value};
+use std::collections::BTreeSet;
+
+#[derive(Default)]
+pub struct RecordingSink {
+    /// Every cell, as text (numbers formatted, nulls as `None`), in the order fed.
+    pub cells: Vec<Option<String>>,
+    /// For each `expect_rows(rows)`: the cells fed before it, and `rows`.
+    pub expected: Vec<(usize, u64)>,
+    /// The names of the dictionaries coded texts came from.
+    pub dictionaries: BTreeSet<u64>,
+}
+
+impl CellSink for RecordingSink {
+    fn text(&mut self, _: DocId, text: &[u8]) -> Result<Result<(), String>, SegmentError> {
+        self.cells
+            .push(Some(String::from_utf8_lossy(text).into_owned()));
+        Ok(Ok(()))
+    }
+    fn json(
+        &mut self,
+        _: DocId,
+        v: &serde_json::Value,
+    ) -> Result<Result<(), String>, SegmentError> {
+        self.cells.push(Some(v.to_string()));
+        Ok(Ok(()))
+    }
+    fn value(&mut self, _: DocId, v: &Value) -> Result<Result<(), String>, SegmentError> {
+        self.cells.push(Some(v.to_string()));
+        Ok(Ok(()))
+    }
+    fn null(&mut self, _: DocId) -> Result<(), SegmentError> {
+        self.cells.push(None);
+        Ok(())
+    }
+    fn prefers_coded_texts(&self) -> bool {
+        true
+    }
+    fn coded_texts<'e>(
+        &mut self,
+        first: DocId,
+        dictionary: u64,
+        entries: usize,
+        entry: impl Fn(usize) -> &'e [u8],
+        keys: &[i32],
+    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+        self.dictionaries.insert(dictionary);
+        super::coded_texts_one_by_one(self, first, entries, entry, keys)
+    }
+    fn expect_rows(&mut self, rows: u64) {
+        self.expected.push((self.cells.len(), rows));
+    }
+}
+
+/// Rows for reader tests: `comment`, a text distinct in every row, and `day`, a date
+/// (days 9000, 9001, … 11999, 9000, …: 1994-08-23 onwards), both read into STRING columns.
+pub fn comments_and_days(rows: usize) -> (crate::types::Schema, arrow::array::RecordBatch) {
+    use arrow::array::{Date32Array, RecordBatch, StringArray};
+    use arrow::datatypes::{DataType, Field, Schema};
+    use std::sync::Arc;
+    let schema = crate::types::Schema::from_json(
+        r#"{"schemaName": "t", "dimensionFieldSpecs": [
+            {"name": "comment", "dataType": "STRING"}, {"name": "day", "dataType": "STRING"}]}"#,
+    )
+    .expect("schema");
+    let arrow = Arc::new(Schema::new(vec![
+        Field::new("comment", DataType::Utf8, false),
+        Field::new("day", DataType::Date32, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        arrow,
+        vec![
+            Arc::new(StringArray::from_iter_values(
+                (0..rows).map(|i| format!("comment number {i}")),
+            )),
+            Arc::new(Date32Array::from_iter_values(
+                (0..rows).map(|i| 9000 + (i % 3000) as i32),
+            )),
+        ],
+    )
+    .expect("batch");
+    (schema, batch)
+}
