@@ -244,6 +244,12 @@ FILES = {
    "AND o.customer = a.customer AND o.order_id < 40 AND b.customer = 'cust_03' ORDER BY o.order_id, a.customer", None),
   ("SELECT c.tier, COUNT(*) FROM customers c, orders o WHERE c.customer = o.customer AND (o.amount > 500 OR c.tier = 'gold') "
    "AND o.status = 'OPEN' GROUP BY c.tier", None),
+  # The join key inside every branch of an OR (TPC-H Q19's shape) is pulled out as the key.
+  ("SELECT c.tier, COUNT(*), SUM(o.amount) FROM customers c, orders o WHERE (c.customer = o.customer AND c.tier = 'gold' "
+   "AND o.quantity < 10) OR (o.status = 'OPEN' AND c.customer = o.customer AND c.country = 'DE') OR "
+   "(c.customer = o.customer AND o.amount > 990) GROUP BY c.tier", None),
+  ("SELECT COUNT(*) FROM customers c JOIN orders o ON (c.customer = o.customer AND o.region = 'east') "
+   "OR (c.customer = o.customer AND c.tier = 'silver')", None),
   # ASOF joins: each left row with its closest right row among equal keys (DuckDB spells the
   # match condition as the one inequality of ON).
   ("SELECT a.order_id, b.order_id FROM orders a ASOF JOIN orders b MATCH_CONDITION(a.order_id > b.order_id) "
@@ -311,6 +317,18 @@ FILES = {
    "(SELECT customer AS cust FROM customers) c ORDER BY cust", None),
   ("SELECT region, COUNT(*) FROM orders WHERE EXISTS (SELECT 1 FROM customers WHERE customer = "
    "orders.customer AND tier = 'gold') GROUP BY region ORDER BY region", None),
+  # Correlated conjuncts other than equalities (TPC-H Q21's `l2.l_suppkey <> l1.l_suppkey`):
+  # conditions on the semi (or anti) join's pairs, beside its keys or alone.
+  ("SELECT o1.order_id FROM orders o1 WHERE o1.order_id < 60 AND EXISTS (SELECT 1 FROM orders o2 "
+   "WHERE o2.customer = o1.customer AND o2.region <> o1.region AND o2.amount > o1.amount) ORDER BY o1.order_id", None),
+  ("SELECT o1.order_id FROM orders o1 WHERE o1.order_id < 120 AND NOT EXISTS (SELECT 1 FROM orders o2 "
+   "WHERE o2.customer = o1.customer AND o2.order_id <> o1.order_id AND o2.status = o1.status) ORDER BY o1.order_id", None),
+  ("SELECT c.customer FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.amount > c.credit * 2) "
+   "ORDER BY c.customer", None),
+  ("SELECT c.customer, c.tier FROM customers c WHERE c.customer IN (SELECT o.customer FROM orders o "
+   "WHERE o.quantity > c.since_year - 1960) ORDER BY c.customer", None),
+  ("SELECT c.customer FROM customers c WHERE c.customer NOT IN (SELECT o.customer FROM orders o "
+   "WHERE o.amount + c.credit > 1900) ORDER BY c.customer", None),
 ],
 "v2_setop": [
   ("SELECT customer FROM orders WHERE amount > 985 UNION SELECT customer FROM customers WHERE tier = 'bronze'", None),

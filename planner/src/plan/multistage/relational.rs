@@ -33,6 +33,7 @@ use segments::types::{FieldSpec, Schema, Value};
 use std::collections::HashMap;
 
 mod joins;
+mod or_factors;
 mod outer_refs;
 use joins::Needed;
 
@@ -664,7 +665,11 @@ impl<'a> Planner<'a> {
             _ => 0,
         };
         let query = self.qualify_outer_refs(query, &l.cols);
-        let (inner, outer, _) = decorrelate(&query, &l.cols, width, false)?;
+        let Decorrelated {
+            query: inner,
+            outer_keys: outer,
+            ..
+        } = decorrelate(&query, &l.cols, width, false, false)?;
         let Query::Select(mut s) = inner else {
             return Err(PlanError::Planning(
                 "a LATERAL subquery must be a single SELECT".into(),
@@ -1041,9 +1046,9 @@ impl<'a> Planner<'a> {
                     negated,
                 } => {
                     let query = self.qualify_outer_refs(query, &rel.cols);
-                    let (query, correlated, _) = decorrelate(&query, &rel.cols, 1, false)?;
-                    let (sub, _) = self.query(&query)?;
-                    if sub.cols.len() != 1 + correlated.len() {
+                    let d = decorrelate(&query, &rel.cols, 1, false, true)?;
+                    let (sub, _) = self.query(&d.query)?;
+                    if sub.cols.len() != 1 + d.outer_keys.len() + d.condition_columns {
                         return Err(PlanError::Validation(
                             "an IN subquery must select one column".into(),
                         ));
@@ -1051,22 +1056,22 @@ impl<'a> Planner<'a> {
                     // The tested value as a column of the left side.
                     let key = self.key_column(&mut rel, expr)?;
                     let mut lk = vec![key];
-                    for e in &correlated {
+                    for e in &d.outer_keys {
                         lk.push(self.key_column(&mut rel, e)?);
                     }
                     let rk = (0..lk.len()).collect();
-                    rel = self.semi(rel, sub, lk, rk, *negated);
+                    rel = self.semi(rel, sub, lk, rk, &d.conditions, *negated)?;
                 }
                 ast::Expr::Exists { query, negated } => {
                     let query = self.qualify_outer_refs(query, &rel.cols);
-                    let (query, correlated, _) = decorrelate(&query, &rel.cols, 0, false)?;
-                    let (sub, _) = self.query(&query)?;
+                    let d = decorrelate(&query, &rel.cols, 0, false, true)?;
+                    let (sub, _) = self.query(&d.query)?;
                     let mut lk = Vec::new();
-                    for e in &correlated {
+                    for e in &d.outer_keys {
                         lk.push(self.key_column(&mut rel, e)?);
                     }
                     let rk = (0..lk.len()).collect();
-                    rel = self.semi(rel, sub, lk, rk, *negated);
+                    rel = self.semi(rel, sub, lk, rk, &d.conditions, *negated)?;
                 }
                 other => rest.push(other.clone()),
             }
@@ -1146,7 +1151,12 @@ impl<'a> Planner<'a> {
             };
             let name = format!("$sq{k}_{}", rel.cols.len());
             let q = self.qualify_outer_refs(q, &rel.cols);
-            let (grouped_query, outer, outer_only) = decorrelate(&q, &rel.cols, 1, true)?;
+            let Decorrelated {
+                query: grouped_query,
+                outer_keys: outer,
+                outer_only,
+                ..
+            } = decorrelate(&q, &rel.cols, 1, true, false)?;
             if !outer.is_empty() {
                 // Correlated: the aggregate per value of the inner side of its correlating
                 // equalities, joined (LEFT) on them.
@@ -1250,9 +1260,27 @@ impl<'a> Planner<'a> {
         Ok(rel)
     }
 
-    fn semi(&mut self, left: Rel, right: Rel, lk: Vec<usize>, rk: Vec<usize>, anti: bool) -> Rel {
+    /// `left`'s rows with (or, `anti`, without) a row of `right` whose keys equal theirs and
+    /// that meets `conditions`, which read both sides' columns (`left`'s, then `right`'s).
+    fn semi(
+        &mut self,
+        left: Rel,
+        right: Rel,
+        lk: Vec<usize>,
+        rk: Vec<usize>,
+        conditions: &[ast::Expr],
+        anti: bool,
+    ) -> Result<Rel, PlanError> {
         let kind = if anti { JoinKind::Anti } else { JoinKind::Semi };
-        self.join(left, right, kind, lk, rk, None)
+        let condition = match and_all(conditions.to_vec()) {
+            Some(c) => {
+                let mut cols = left.cols.clone();
+                cols.extend(right.cols.iter().cloned());
+                Some(self.bind_row(&c, &cols)?)
+            }
+            None => None,
+        };
+        Ok(self.join(left, right, kind, lk, rk, condition))
     }
 
     /// A join written in `FROM`: the block's `joinOptions(join_strategy=…)` hint applies (a
@@ -2012,15 +2040,18 @@ fn calls_count(e: &ast::Expr) -> bool {
 }
 
 /// Whether a block's `WHERE` or select list holds a subquery.
+/// Whether `e` holds an IN, EXISTS or scalar subquery.
+fn contains_subquery(e: &ast::Expr) -> bool {
+    matches!(
+        e,
+        ast::Expr::InSubquery { .. } | ast::Expr::Exists { .. } | ast::Expr::ScalarSubquery(_)
+    ) || crate::plan::binder::multi_stage::children(e)
+        .into_iter()
+        .any(contains_subquery)
+}
+
 fn has_subquery_predicates(s: &Select) -> bool {
-    fn any(e: &ast::Expr) -> bool {
-        matches!(
-            e,
-            ast::Expr::InSubquery { .. } | ast::Expr::Exists { .. } | ast::Expr::ScalarSubquery(_)
-        ) || crate::plan::binder::multi_stage::children(e)
-            .into_iter()
-            .any(any)
-    }
+    let any = contains_subquery;
     s.selection.iter().chain(&s.having).any(any)
         || s.order_by.iter().any(|o| any(&o.expr))
         || s.projection
@@ -2086,43 +2117,81 @@ fn walk_all(e: &mut ast::Expr, f: &mut dyn FnMut(&mut ast::Expr)) {
     }
 }
 
+/// A correlated subquery made uncorrelated by [`decorrelate`].
+struct Decorrelated {
+    /// The subquery without its correlating conjuncts, selecting (after the columns it keeps)
+    /// the inner side of each correlating equality, then each inner column of `conditions`.
+    query: Query,
+    /// The outer side of each correlating equality, in the order their inner sides are selected.
+    outer_keys: Vec<ast::Expr>,
+    /// Conjuncts over the outer row alone (when asked to lift them).
+    outer_only: Vec<ast::Expr>,
+    /// Conjuncts reading both the outer row and the subquery's own columns other than as an
+    /// equality of the two (TPC-H Q21's `l2.l_suppkey <> l1.l_suppkey`), when asked for: each
+    /// inner column replaced by the unqualified name the subquery now selects it as
+    /// ([`INNER_COLUMN`] and its number) — a condition on the semi join's pairs.
+    conditions: Vec<ast::Expr>,
+    /// How many inner columns `conditions` read (selected last).
+    condition_columns: usize,
+}
+
+/// The name a decorrelated subquery selects the `k`th inner column of its conditions as.
+const INNER_COLUMN: &str = "$inner";
+
 /// A subquery correlated to the outer row by `inner = outer` equalities in its `WHERE` (the
 /// outer side an expression over qualified outer columns only), as an uncorrelated one: those
-/// equalities are removed and their inner sides selected (after the subquery's own column for
-/// `IN`, instead of its columns for `EXISTS`); returns the rewritten query and the outer sides,
-/// in the same order.
+/// equalities are removed and their inner sides selected (after the subquery's first `keep`
+/// columns: its own column for `IN`, none for `EXISTS`). With `lift_outer_only`, conjuncts over
+/// the outer row alone are lifted out too; with `conditions`, so are conjuncts reading both
+/// sides otherwise (see [`Decorrelated::conditions`]).
 fn decorrelate(
     query: &Query,
     outer: &[Col],
     keep: usize,
     lift_outer_only: bool,
-) -> Result<(Query, Vec<ast::Expr>, Vec<ast::Expr>), PlanError> {
+    conditions: bool,
+) -> Result<Decorrelated, PlanError> {
+    let unchanged = || Decorrelated {
+        query: query.clone(),
+        outer_keys: Vec::new(),
+        outer_only: Vec::new(),
+        conditions: Vec::new(),
+        condition_columns: 0,
+    };
     let Query::Select(select) = query else {
-        return Ok((query.clone(), Vec::new(), Vec::new()));
+        return Ok(unchanged());
     };
     let Some(w) = &select.selection else {
-        return Ok((query.clone(), Vec::new(), Vec::new()));
+        return Ok(unchanged());
     };
-    // Whether every column of `e` is a qualified reference to the outer row (and it has one).
-    let is_outer = |e: &ast::Expr| -> bool {
-        let mut cols = 0;
-        let mut all = true;
+    let outer_ref = |table: &Option<String>, name: &str| {
+        table
+            .as_deref()
+            .is_some_and(|t| matches!(resolve(outer, Some(t), name), Ok(Some(_))))
+    };
+    // How many columns of `e` are qualified references to the outer row, and how many not.
+    let sides = |e: &ast::Expr| -> (usize, usize) {
+        let (mut outer_cols, mut inner_cols) = (0, 0);
         let mut e = e.clone();
         walk_mut(&mut e, &mut |n| {
             if let ast::Expr::Column { table, name } = n {
-                cols += 1;
-                let outer_ref = table
-                    .as_deref()
-                    .is_some_and(|t| matches!(resolve(outer, Some(t), name), Ok(Some(_))));
-                all &= outer_ref;
+                if outer_ref(table, name) {
+                    outer_cols += 1;
+                } else {
+                    inner_cols += 1;
+                }
             }
         });
-        cols > 0 && all
+        (outer_cols, inner_cols)
     };
+    // Whether every column of `e` is a qualified reference to the outer row (and it has one).
+    let is_outer = |e: &ast::Expr| matches!(sides(e), (o, 0) if o > 0);
     let mut kept = Vec::new();
     let mut inner_exprs = Vec::new();
     let mut outer_exprs = Vec::new();
     let mut outer_only = Vec::new();
+    let mut mixed = Vec::new();
+    let mut mixed_columns: Vec<ast::Expr> = Vec::new();
     for c in conjuncts(w) {
         if lift_outer_only && is_outer(c) {
             outer_only.push(c.clone());
@@ -2148,10 +2217,32 @@ fn decorrelate(
                 _ => {}
             }
         }
+        if conditions && matches!(sides(c), (o, i) if o > 0 && i > 0) && !contains_subquery(c) {
+            let mut condition = c.clone();
+            walk_mut(&mut condition, &mut |n| {
+                if let ast::Expr::Column { table, name } = n
+                    && !outer_ref(table, name)
+                {
+                    let k = match mixed_columns.iter().position(|m| m == n) {
+                        Some(k) => k,
+                        None => {
+                            mixed_columns.push(n.clone());
+                            mixed_columns.len() - 1
+                        }
+                    };
+                    *n = ast::Expr::Column {
+                        table: None,
+                        name: format!("{INNER_COLUMN}{k}"),
+                    };
+                }
+            });
+            mixed.push(condition);
+            continue;
+        }
         kept.push(c.clone());
     }
-    if outer_exprs.is_empty() {
-        return Ok((query.clone(), Vec::new(), Vec::new()));
+    if outer_exprs.is_empty() && mixed.is_empty() {
+        return Ok(unchanged());
     }
     let mut s = (**select).clone();
     if s.distinct || !s.group_by.is_empty() {
@@ -2160,9 +2251,19 @@ fn decorrelate(
         ));
     }
     s.selection = and_all(kept);
+    let condition_columns = mixed_columns.len();
     let extra = inner_exprs
         .into_iter()
-        .map(|expr| SelectItem::Expr { expr, alias: None });
+        .map(|expr| SelectItem::Expr { expr, alias: None })
+        .chain(
+            mixed_columns
+                .into_iter()
+                .enumerate()
+                .map(|(k, expr)| SelectItem::Expr {
+                    expr,
+                    alias: Some(format!("{INNER_COLUMN}{k}")),
+                }),
+        );
     // IN and scalar: the tested value first; LATERAL: every column; EXISTS: none.
     s.projection = s
         .projection
@@ -2171,7 +2272,13 @@ fn decorrelate(
         .cloned()
         .chain(extra)
         .collect();
-    Ok((Query::Select(Box::new(s)), outer_exprs, outer_only))
+    Ok(Decorrelated {
+        query: Query::Select(Box::new(s)),
+        outer_keys: outer_exprs,
+        outer_only,
+        conditions: mixed,
+        condition_columns,
+    })
 }
 
 /// The select list's and ORDER BY's expressions.

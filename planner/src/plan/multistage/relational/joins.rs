@@ -14,6 +14,7 @@
 //! (aliases of the select list, unknown or ambiguous names) stay in `WHERE` for
 //! [`Planner::upper`], which plans or reports them.
 
+use super::or_factors::pull_common_factors;
 use super::{Planner, and_all, conjuncts, equi_pair, input, resolve};
 use crate::plan::binder::multi_stage::children;
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
@@ -313,7 +314,9 @@ impl Planner<'_> {
         // Each conjunct with the inputs it reads; the unplaceable ones go back.
         let mut left_over = Vec::new();
         let mut placed: Vec<Conjunct> = Vec::new();
-        'conjuncts: for expr in on.into_iter().chain(filters) {
+        // A conjunct shared by every branch of an `OR` (TPC-H Q19's join key) is one of its own.
+        let conjuncts = on.into_iter().chain(filters).flat_map(pull_common_factors);
+        'conjuncts: for expr in conjuncts {
             if is_complex(&expr) {
                 left_over.push(expr);
                 continue;

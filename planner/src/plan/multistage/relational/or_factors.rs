@@ -1,0 +1,199 @@
+//! Conjuncts common to every branch of an `OR`, pulled out of it: `(a AND b) OR (a AND c)` is
+//! `a AND (b OR c)` (distributivity, which SQL's three-valued logic keeps). TPC-H Q19 writes its
+//! join condition `p_partkey = l_partkey` inside each of three `OR` branches; pulled out, it is
+//! the join's key, and the rest of the `OR` a condition on the joined pairs — left inside, the
+//! `OR` reads both tables and the join has no key (a cross product of the two tables).
+
+use crate::sql::ast::{self, BinaryOp};
+
+/// The branches of nested `OR`s, in order.
+fn disjuncts(e: ast::Expr) -> Vec<ast::Expr> {
+    match e {
+        ast::Expr::Binary {
+            op: BinaryOp::Or,
+            left,
+            right,
+        } => {
+            let mut v = disjuncts(*left);
+            v.extend(disjuncts(*right));
+            v
+        }
+        other => vec![other],
+    }
+}
+
+/// The parts of nested `AND`s, in order.
+fn conjuncts(e: ast::Expr) -> Vec<ast::Expr> {
+    match e {
+        ast::Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+        } => {
+            let mut v = conjuncts(*left);
+            v.extend(conjuncts(*right));
+            v
+        }
+        other => vec![other],
+    }
+}
+
+fn join(parts: Vec<ast::Expr>, op: BinaryOp) -> Option<ast::Expr> {
+    parts.into_iter().reduce(|a, b| ast::Expr::binary(op, a, b))
+}
+
+/// `e` as conjuncts: those every branch of an `OR` shares (the first branch's order), then
+/// the `OR` of what each branch has beyond them — dropped when a branch has nothing more (the
+/// `OR` then holds wherever the shared conjuncts do). Anything but an `OR` sharing a conjunct
+/// comes back alone.
+pub(super) fn pull_common_factors(e: ast::Expr) -> Vec<ast::Expr> {
+    if !matches!(
+        e,
+        ast::Expr::Binary {
+            op: BinaryOp::Or,
+            ..
+        }
+    ) {
+        return vec![e];
+    }
+    let branches: Vec<Vec<ast::Expr>> = disjuncts(e.clone()).into_iter().map(conjuncts).collect();
+    let mut shared: Vec<ast::Expr> = Vec::new();
+    for c in &branches[0] {
+        if !shared.contains(c) && branches[1..].iter().all(|b| b.contains(c)) {
+            shared.push(c.clone());
+        }
+    }
+    if shared.is_empty() {
+        return vec![e];
+    }
+    let rests: Vec<Vec<ast::Expr>> = branches
+        .into_iter()
+        .map(|b| b.into_iter().filter(|c| !shared.contains(c)).collect())
+        .collect();
+    if rests.iter().any(Vec::is_empty) {
+        return shared;
+    }
+    let rest = rests
+        .into_iter()
+        .filter_map(|b| join(b, BinaryOp::And))
+        .collect();
+    shared.extend(join(rest, BinaryOp::Or));
+    shared
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::parse_expr;
+
+    fn pulled(sql: &str) -> Vec<ast::Expr> {
+        pull_common_factors(parse_expr(sql).unwrap())
+    }
+
+    fn exprs(sqls: &[&str]) -> Vec<ast::Expr> {
+        sqls.iter().map(|s| parse_expr(s).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_conjunct_of_every_branch_comes_out() {
+        assert_eq!(
+            pulled(
+                "(p.k = l.k AND p.b = 1 AND l.q < 5) OR (l.q > 9 AND p.k = l.k) OR (p.k = l.k AND p.b = 3)"
+            ),
+            exprs(&["p.k = l.k", "(p.b = 1 AND l.q < 5) OR l.q > 9 OR p.b = 3"])
+        );
+        // Two shared, in the first branch's order.
+        assert_eq!(
+            pulled("(a = 1 AND b = 2 AND c = 3) OR (b = 2 AND a = 1 AND d = 4)"),
+            exprs(&["a = 1", "b = 2", "c = 3 OR d = 4"])
+        );
+    }
+
+    #[test]
+    fn a_branch_of_shared_conjuncts_only_leaves_them() {
+        // a OR (a AND c) is a.
+        assert_eq!(pulled("a = 1 OR (a = 1 AND c = 3)"), exprs(&["a = 1"]));
+        assert_eq!(pulled("a = 1 OR a = 1"), exprs(&["a = 1"]));
+    }
+
+    /// The key columns of every join of the multi-stage plan of `sql` over tables `f` and `g`.
+    fn join_keys(sql: &str) -> Vec<(Vec<usize>, Vec<usize>)> {
+        use crate::plan::multistage::bind::bind_multistage;
+        use crate::plan::multistage::rel::RelNode;
+        use crate::plan::query_plan::ExecutionOptions;
+        use crate::plan::{MemoryCatalog, QueryPlan};
+        let mut catalog = MemoryCatalog::new();
+        for t in ["f", "g"] {
+            let schema = segments::types::Schema::from_json(&format!(
+                r#"{{"schemaName":"{t}","dimensionFieldSpecs":[{{"name":"k","dataType":"LONG"}},
+                {{"name":"s","dataType":"STRING"}},{{"name":"d","dataType":"DOUBLE"}}]}}"#
+            ))
+            .unwrap();
+            catalog.add(t, schema);
+        }
+        let stmt = crate::sql::parse_statement(sql).unwrap();
+        let QueryPlan::MultiStage(plan) = bind_multistage(
+            &stmt,
+            &catalog,
+            &ExecutionOptions::default(),
+            Default::default(),
+        )
+        .unwrap() else {
+            panic!("not multi-stage")
+        };
+        fn walk(n: &RelNode, out: &mut Vec<(Vec<usize>, Vec<usize>)>) {
+            if let RelNode::Join {
+                left_keys,
+                right_keys,
+                ..
+            } = n
+            {
+                out.push((left_keys.clone(), right_keys.clone()));
+            }
+            for c in n.inputs() {
+                walk(c, out);
+            }
+        }
+        let mut out = Vec::new();
+        for s in &plan.stages {
+            walk(&s.root, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn a_join_key_in_every_branch_is_the_joins_key() {
+        // TPC-H Q19's shape, in WHERE and in ON: a keyed join, not a cross product.
+        let keyed = vec![(vec![0], vec![0])];
+        assert_eq!(
+            join_keys(
+                "SELECT COUNT(*) FROM f, g WHERE (f.k = g.k AND f.s = 'a' AND g.d < 1) \
+                 OR (f.k = g.k AND g.s = 'b') OR (g.d > 9 AND f.k = g.k)"
+            ),
+            keyed
+        );
+        assert_eq!(
+            join_keys(
+                "SELECT COUNT(*) FROM f JOIN g ON (f.k = g.k AND f.s = 'a') OR (f.k = g.k AND g.s = 'b')"
+            ),
+            keyed
+        );
+        // A branch without it: no key.
+        assert_eq!(
+            join_keys("SELECT COUNT(*) FROM f, g WHERE (f.k = g.k AND f.s = 'a') OR g.s = 'b'"),
+            vec![(vec![], vec![])]
+        );
+    }
+
+    #[test]
+    fn anything_else_is_left_as_it_is() {
+        for sql in [
+            "a = 1 OR b = 2",
+            "(a = 1 AND b = 2) OR (a = 2 AND b = 1)",
+            "a = 1 AND b = 2",
+            "NOT (a = 1 OR a = 1)",
+        ] {
+            assert_eq!(pulled(sql), exprs(&[sql]), "{sql}");
+        }
+    }
+}
