@@ -668,6 +668,25 @@ fn join(
             let keep = rows(left.num_rows, &li, j.kind == JoinKind::Semi);
             Ok(left.take(&keep))
         }
+        JoinKind::NotIn => {
+            fn key<'b>(b: &'b DataBlock, k: &[usize]) -> Option<&'b Column> {
+                k.first().and_then(|&c| b.columns.get(c))
+            }
+            let (Some(lk), Some(rk)) = (key(&left, j.left_keys), key(&right, j.right_keys)) else {
+                return Err(EngineError::execution("NOT IN needs one key on each side"));
+            };
+            if right.num_rows == 0 {
+                return Ok(left);
+            }
+            if (0..right.num_rows).any(|r| rk.is_null(r)) {
+                return Ok(left.take(&[]));
+            }
+            let keep: Vec<u32> = unmatched(left.num_rows, &li)
+                .into_iter()
+                .filter(|&l| !lk.is_null(l as usize))
+                .collect();
+            Ok(left.take(&keep))
+        }
         JoinKind::Left | JoinKind::Right | JoinKind::Full => {
             let lost_left = if j.kind == JoinKind::Right {
                 Vec::new()

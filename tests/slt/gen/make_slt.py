@@ -329,6 +329,15 @@ FILES = {
    "WHERE o.quantity > c.since_year - 1960) ORDER BY c.customer", None),
   ("SELECT c.customer FROM customers c WHERE c.customer NOT IN (SELECT o.customer FROM orders o "
    "WHERE o.amount + c.credit > 1900) ORDER BY c.customer", None),
+  # NOT IN with NULLs, as SQL says: a NULL in the list leaves no row; a NULL tested value is
+  # kept only against an empty list.
+  *[(f"SET enableNullHandling=true; {q}", q) for q in [
+    "SELECT COUNT(*) FROM customers WHERE since_year NOT IN (SELECT score FROM orders)",
+    "SELECT COUNT(*) FROM customers WHERE since_year NOT IN (SELECT score FROM orders WHERE score IS NOT NULL)",
+    "SELECT COUNT(*) FROM orders WHERE score NOT IN (SELECT since_year - 1990 FROM customers)",
+    "SELECT COUNT(*) FROM orders WHERE score NOT IN (SELECT score FROM orders WHERE order_id < 0)",
+    "SELECT COUNT(*) FROM orders WHERE score IN (SELECT score FROM orders WHERE order_id < 50)",
+  ]],
 ],
 "v2_setop": [
   ("SELECT customer FROM orders WHERE amount > 985 UNION SELECT customer FROM customers WHERE tier = 'bronze'", None),

@@ -77,7 +77,7 @@ fn plan_joins(
             JoinKind::Inner | JoinKind::Semi => (true, true),
             JoinKind::Left => (false, true),
             JoinKind::Right => (true, false),
-            JoinKind::Full | JoinKind::Anti => (false, false),
+            JoinKind::Full | JoinKind::Anti | JoinKind::NotIn => (false, false),
         };
         let (lt, rt) = (left.output_types(), right.output_types());
         let claimed = |s: StageId| filters.iter().any(|(l, _)| *l == s);

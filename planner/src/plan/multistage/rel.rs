@@ -31,8 +31,13 @@ pub enum JoinKind {
     Full,
     /// Left rows with at least one match (`IN`, `EXISTS`); output is the left row.
     Semi,
-    /// Left rows with no match (`NOT IN`, `NOT EXISTS`); output is the left row.
+    /// Left rows with no match (`NOT EXISTS`, a correlated `NOT IN`); output is the left row.
     Anti,
+    /// An uncorrelated `x NOT IN (subquery)` on its one key, with SQL's NULL rules: every left
+    /// row when the right side is empty, else none when the right side holds a NULL key, else
+    /// the left rows whose key is not NULL and matches none. Every worker sees the whole right
+    /// side (broadcast). Output is the left row.
+    NotIn,
 }
 
 /// `MATCH_CONDITION(left_column op right_column)` of an ASOF join.
@@ -275,7 +280,7 @@ impl RelNode {
                 left, right, kind, ..
             } => {
                 let mut t = left.output_types();
-                if !matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+                if !matches!(kind, JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn) {
                     t.extend(right.output_types());
                 }
                 t

@@ -1060,7 +1060,12 @@ impl<'a> Planner<'a> {
                         lk.push(self.key_column(&mut rel, e)?);
                     }
                     let rk = (0..lk.len()).collect();
-                    rel = self.semi(rel, sub, lk, rk, &d.conditions, *negated)?;
+                    rel = if *negated && lk.len() == 1 && d.conditions.is_empty() {
+                        // Uncorrelated: NULLs on either side count, as SQL says.
+                        self.join(rel, sub, JoinKind::NotIn, lk, rk, None)
+                    } else {
+                        self.semi(rel, sub, lk, rk, &d.conditions, *negated)?
+                    };
                 }
                 ast::Expr::Exists { query, negated } => {
                     let query = self.qualify_outer_refs(query, &rel.cols);
@@ -1374,7 +1379,8 @@ impl<'a> Planner<'a> {
         condition: Option<Expr>,
         strategy: JoinStrategy,
     ) -> Rel {
-        let lookup = strategy == JoinStrategy::Lookup;
+        // NOT IN answers by the whole right side (is it empty, does it hold a NULL).
+        let lookup = strategy == JoinStrategy::Lookup || kind == JoinKind::NotIn;
         let partitioned = !lk.is_empty() || lookup;
         let (ld, rd) = if lookup {
             // Each left worker's rows stay with one join worker; every worker sees all right
@@ -1391,7 +1397,7 @@ impl<'a> Planner<'a> {
         let l = self.exchange(left, ld);
         let r = self.exchange(right, rd);
         let mut cols = l.cols;
-        if !matches!(kind, JoinKind::Semi | JoinKind::Anti) {
+        if !matches!(kind, JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn) {
             cols.extend(r.cols);
         }
         Rel {
