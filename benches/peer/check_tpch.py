@@ -10,7 +10,8 @@ and NOT IN (Q16) are as the specification writes them.
 Start a cluster holding the tables (`benches/peer/setup.sh 0.1` once), then:
     benches/.venv-peers/bin/python benches/peer/tpch_joins.py --sf 0.1 --hold &
     benches/.venv-peers/bin/python benches/peer/check_tpch.py --broker URL --sf 0.1 [--queries 1,2,3]
-Prints each query's time and whether Tessera's answer equals DuckDB's; exits 1 if any differ or fail.
+Prints whether Tessera's answer equals DuckDB's and each engine's time (one run, one thread);
+exits 1 if any differ or fail.
 """
 import argparse, json, os, sys, time
 
@@ -172,6 +173,9 @@ def main():
     for t, cols in TABLES.items():
         spec = ", ".join(f"'{c}': '{types[ty]}'" for c, ty in cols)
         con.execute(f"CREATE TABLE {t} AS SELECT * FROM read_csv('{data}/{t}.csv', header=true, columns={{{spec}}})")
+    # One thread, as the cluster `tpch_joins.py --hold` starts (RAYON_NUM_THREADS=1); times are
+    # for orientation (one run each, Tessera's through HTTP), not a benchmark.
+    con.execute("SET threads=1")
 
     # Pinot caps groups at numGroupsLimit (10^5) and says so (numGroupsLimitReached); Q18 groups
     # lineitem by order key (1.5 * 10^5 groups at sf 0.1), so the cap is lifted as for joins.
@@ -180,7 +184,9 @@ def main():
     failures = 0
     for n in wanted:
         sql = all_queries[n]
+        started = time.perf_counter()
         want = [list(r) for r in con.execute(sql).fetchall()]
+        duck = time.perf_counter() - started
         started = time.perf_counter()
         status, body = http("POST", f"{args.broker}/query/sql", json.dumps({"sql": sql, "queryOptions": options}).encode())
         took = time.perf_counter() - started
@@ -191,7 +197,7 @@ def main():
             continue
         got = body["resultTable"]["rows"]
         if same(got, want):
-            print(f"Q{n}: {len(got)} rows, same as DuckDB, {took:.2f} s", flush=True)
+            print(f"Q{n}: {len(got)} rows, same as DuckDB, {took:.2f} s (DuckDB {duck:.2f} s)", flush=True)
         else:
             failures += 1
             print(f"Q{n}: DIFFERS ({took:.2f} s)\n  tessera: {str(got)[:500]}\n  duckdb:  {str(want)[:500]}", flush=True)

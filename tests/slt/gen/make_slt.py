@@ -244,6 +244,16 @@ FILES = {
    "AND o.customer = a.customer AND o.order_id < 40 AND b.customer = 'cust_03' ORDER BY o.order_id, a.customer", None),
   ("SELECT c.tier, COUNT(*) FROM customers c, orders o WHERE c.customer = o.customer AND (o.amount > 500 OR c.tier = 'gold') "
    "AND o.status = 'OPEN' GROUP BY c.tier", None),
+  # An outer join's ON conjunct over its null-producing side filters that side first (TPC-H
+  # Q13); over the preserved side it only decides matches (every preserved row stays).
+  ("SELECT c.customer, COUNT(o.order_id) FROM customers c LEFT JOIN orders o ON c.customer = o.customer "
+   "AND o.note LIKE '%a%' GROUP BY c.customer ORDER BY c.customer", None),
+  ("SELECT c.tier, COUNT(*), COUNT(o.order_id) FROM customers c LEFT JOIN orders o ON c.customer = o.customer "
+   "AND c.tier = 'gold' GROUP BY c.tier", None),
+  ("SELECT o.region, COUNT(*), COUNT(c.customer) FROM customers c RIGHT JOIN orders o ON c.customer = o.customer "
+   "AND c.country = 'DE' GROUP BY o.region", None),
+  ("SELECT COUNT(*), COUNT(o.order_id), COUNT(c.customer) FROM customers c FULL JOIN orders o ON c.customer = o.customer "
+   "AND o.amount > 500", None),
   # The join key inside every branch of an OR (TPC-H Q19's shape) is pulled out as the key.
   ("SELECT c.tier, COUNT(*), SUM(o.amount) FROM customers c, orders o WHERE (c.customer = o.customer AND c.tier = 'gold' "
    "AND o.quantity < 10) OR (o.status = 'OPEN' AND c.customer = o.customer AND c.country = 'DE') OR "

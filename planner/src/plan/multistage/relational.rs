@@ -35,6 +35,8 @@ use std::collections::HashMap;
 mod joins;
 mod or_factors;
 mod outer_refs;
+#[cfg(test)]
+mod test_plans;
 use joins::Needed;
 
 /// Builds the stages of one query.
@@ -581,8 +583,27 @@ impl<'a> Planner<'a> {
             } if !using.is_empty()
                 || !matches!(kind, ast::JoinKind::Inner | ast::JoinKind::Cross) =>
             {
-                let l = self.from(left, needed)?;
-                let r = self.from(right, needed)?;
+                let on: Vec<ast::Expr> = on
+                    .as_ref()
+                    .map(|e| conjuncts(e).into_iter().cloned().collect())
+                    .unwrap_or_default();
+                // An ON conjunct over the null-producing side alone filters that side's rows
+                // before the join (into its leaf); the preserved side is planned first.
+                let (l, r, on) = match kind {
+                    ast::JoinKind::Left if using.is_empty() => {
+                        let l = self.from(left, needed)?;
+                        let (pushed, on) = self.null_side_conjuncts(right, &l.cols, on);
+                        let r = self.filtered_from(right, pushed, needed)?;
+                        (l, r, on)
+                    }
+                    ast::JoinKind::Right if using.is_empty() => {
+                        let r = self.from(right, needed)?;
+                        let (pushed, on) = self.null_side_conjuncts(left, &r.cols, on);
+                        let l = self.filtered_from(left, pushed, needed)?;
+                        (l, r, on)
+                    }
+                    _ => (self.from(left, needed)?, self.from(right, needed)?, on),
+                };
                 let kind = match kind {
                     ast::JoinKind::Inner | ast::JoinKind::Cross => JoinKind::Inner,
                     ast::JoinKind::Left => JoinKind::Left,
@@ -605,15 +626,13 @@ impl<'a> Planner<'a> {
                     lk.push(a);
                     rk.push(b);
                 }
-                if let Some(on) = on {
-                    for c in conjuncts(on) {
-                        match equi_pair(c, &l.cols, &r.cols)? {
-                            Some((a, b)) => {
-                                lk.push(a);
-                                rk.push(b);
-                            }
-                            None => residual.push(c.clone()),
+                for c in on {
+                    match equi_pair(&c, &l.cols, &r.cols)? {
+                        Some((a, b)) => {
+                            lk.push(a);
+                            rk.push(b);
                         }
+                        None => residual.push(c),
                     }
                 }
                 let mut cols = l.cols.clone();
@@ -624,17 +643,7 @@ impl<'a> Planner<'a> {
                 };
                 self.hinted_join(l, r, kind, lk, rk, condition)
             }
-            _ => {
-                let (mut rel, rest) = self.join_tree(t, Vec::new(), needed)?;
-                if let Some(c) = and_all(rest) {
-                    let condition = self.bind_row(&c, &rel.cols)?;
-                    rel.node = RelNode::Filter {
-                        input: Box::new(rel.node),
-                        condition,
-                    };
-                }
-                Ok(rel)
-            }
+            _ => self.filtered_from(t, Vec::new(), needed),
         }
     }
 

@@ -267,6 +267,73 @@ fn flatten<'t>(t: &'t TableRef, inputs: &mut Vec<&'t TableRef>, on: &mut Vec<ast
 }
 
 impl Planner<'_> {
+    /// Plans `t` (a table or inner joins) with the conjuncts `filters` placed as low as they go
+    /// ([`Self::join_tree`]) and those that go nowhere lower as a filter over it.
+    pub(super) fn filtered_from(
+        &mut self,
+        t: &TableRef,
+        filters: Vec<ast::Expr>,
+        needed: &Needed,
+    ) -> Result<Rel, PlanError> {
+        let (mut rel, rest) = self.join_tree(t, filters, needed)?;
+        if let Some(c) = and_all(rest) {
+            let condition = self.bind_row(&c, &rel.cols)?;
+            rel.node = RelNode::Filter {
+                input: Box::new(rel.node),
+                condition,
+            };
+        }
+        Ok(rel)
+    }
+
+    /// Splits an outer join's `ON` conjuncts into those that read only the null-producing side
+    /// `side` — a table of the catalog — and the rest. The first only decide which of that side's
+    /// rows can match, so they may filter it before the join (TPC-H Q13's `customer LEFT JOIN
+    /// orders ON c_custkey = o_custkey AND o_comment NOT LIKE …` reads only the orders that
+    /// pass, in their leaf). A column of `preserved` (the other side) named without a qualifier
+    /// keeps a conjunct where it was.
+    pub(super) fn null_side_conjuncts(
+        &self,
+        side: &TableRef,
+        preserved: &[Col],
+        on: Vec<ast::Expr>,
+    ) -> (Vec<ast::Expr>, Vec<ast::Expr>) {
+        let TableRef::Table { name, alias } = side else {
+            return (Vec::new(), on);
+        };
+        let Some(info) = (!self.is_cte(name))
+            .then(|| self.catalog.resolve_table(name))
+            .flatten()
+        else {
+            return (Vec::new(), on);
+        };
+        let qualifier = alias.clone().unwrap_or_else(|| info.name.clone());
+        let cols: Vec<Col> = info
+            .schema
+            .fields
+            .iter()
+            .map(|f| Col {
+                qualifier: Some(qualifier.clone()),
+                name: f.name.clone(),
+                ty: ColumnType {
+                    data_type: f.data_type,
+                    single_value: f.single_value_field,
+                },
+            })
+            .collect();
+        let own = |e: &ast::Expr| {
+            let mut names = Vec::new();
+            columns(e, &mut names);
+            !is_complex(e)
+                && !names.is_empty()
+                && names.iter().all(|(table, name)| {
+                    matches!(resolve(&cols, table.as_deref(), name), Ok(Some(_)))
+                        && (table.is_some() || matches!(resolve(preserved, None, name), Ok(None)))
+                })
+        };
+        on.into_iter().partition(own)
+    }
+
     /// Plans `t` with the conjuncts `filters` (of a `WHERE` above it) placed as low as they go;
     /// returns the relation and the conjuncts left for the caller (see the module docs).
     pub(super) fn join_tree(
@@ -560,5 +627,45 @@ impl Planner<'_> {
             cols,
             partitioned: false,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_plans::joins;
+    use crate::plan::multistage::rel::JoinKind;
+
+    #[test]
+    fn an_outer_joins_on_filter_of_its_null_producing_side_goes_into_that_sides_leaf() {
+        // LEFT: g's own conjunct filters g's leaf; the join keeps only its key.
+        let j = joins("SELECT f.k, g.d FROM f LEFT JOIN g ON f.k = g.k AND g.s LIKE '%x%'");
+        assert_eq!(j.len(), 1);
+        assert_eq!((j[0].kind, j[0].has_condition), (JoinKind::Left, false));
+        assert_eq!(j[0].leaf_filters.len(), 2);
+        assert!(j[0].leaf_filters[0].is_empty(), "{:?}", j[0].leaf_filters);
+        assert!(
+            j[0].leaf_filters[1].contains("LIKE") || j[0].leaf_filters[1].contains("like"),
+            "{:?}",
+            j[0].leaf_filters
+        );
+        // RIGHT: f's own conjunct filters f.
+        let j = joins("SELECT f.k, g.d FROM f RIGHT JOIN g ON f.k = g.k AND f.d > 3");
+        assert_eq!((j[0].kind, j[0].has_condition), (JoinKind::Right, false));
+        assert!(!j[0].leaf_filters[0].is_empty(), "{:?}", j[0].leaf_filters);
+        assert!(j[0].leaf_filters[1].is_empty(), "{:?}", j[0].leaf_filters);
+        // The preserved side's own conjunct and FULL's stay conditions of the join.
+        for sql in [
+            "SELECT f.k FROM f LEFT JOIN g ON f.k = g.k AND f.d > 3",
+            "SELECT f.k FROM f FULL JOIN g ON f.k = g.k AND g.d > 3",
+            "SELECT f.k FROM f LEFT JOIN g ON f.k = g.k AND g.d > f.d",
+        ] {
+            let j = joins(sql);
+            assert!(j[0].has_condition, "{sql}");
+            assert!(
+                j[0].leaf_filters.iter().all(String::is_empty),
+                "{sql}: {:?}",
+                j[0].leaf_filters
+            );
+        }
     }
 }

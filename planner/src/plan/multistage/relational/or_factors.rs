@@ -118,47 +118,10 @@ mod tests {
 
     /// The key columns of every join of the multi-stage plan of `sql` over tables `f` and `g`.
     fn join_keys(sql: &str) -> Vec<(Vec<usize>, Vec<usize>)> {
-        use crate::plan::multistage::bind::bind_multistage;
-        use crate::plan::multistage::rel::RelNode;
-        use crate::plan::query_plan::ExecutionOptions;
-        use crate::plan::{MemoryCatalog, QueryPlan};
-        let mut catalog = MemoryCatalog::new();
-        for t in ["f", "g"] {
-            let schema = segments::types::Schema::from_json(&format!(
-                r#"{{"schemaName":"{t}","dimensionFieldSpecs":[{{"name":"k","dataType":"LONG"}},
-                {{"name":"s","dataType":"STRING"}},{{"name":"d","dataType":"DOUBLE"}}]}}"#
-            ))
-            .unwrap();
-            catalog.add(t, schema);
-        }
-        let stmt = crate::sql::parse_statement(sql).unwrap();
-        let QueryPlan::MultiStage(plan) = bind_multistage(
-            &stmt,
-            &catalog,
-            &ExecutionOptions::default(),
-            Default::default(),
-        )
-        .unwrap() else {
-            panic!("not multi-stage")
-        };
-        fn walk(n: &RelNode, out: &mut Vec<(Vec<usize>, Vec<usize>)>) {
-            if let RelNode::Join {
-                left_keys,
-                right_keys,
-                ..
-            } = n
-            {
-                out.push((left_keys.clone(), right_keys.clone()));
-            }
-            for c in n.inputs() {
-                walk(c, out);
-            }
-        }
-        let mut out = Vec::new();
-        for s in &plan.stages {
-            walk(&s.root, &mut out);
-        }
-        out
+        super::super::test_plans::joins(sql)
+            .into_iter()
+            .map(|j| (j.left_keys, j.right_keys))
+            .collect()
     }
 
     #[test]
