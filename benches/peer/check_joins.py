@@ -13,7 +13,7 @@ import argparse, json, os, random, sys, time
 
 import duckdb
 
-from tpch_joins import ROOT, TABLES, http, same
+from tpch_joins import ROOT, duckdb_tables, http, same
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--broker", required=True)
@@ -178,10 +178,7 @@ def more(k):
 
 data = os.path.join(ROOT, "benches", "data", f"sf{args.sf}")
 con = duckdb.connect()
-types = {"INT": "INTEGER", "LONG": "BIGINT", "DOUBLE": "DOUBLE", "STRING": "VARCHAR"}
-for t, cols in TABLES.items():
-    spec = ", ".join(f"'{c}': '{types[ty]}'" for c, ty in cols)
-    con.execute(f"CREATE TABLE {t} AS SELECT * FROM read_csv('{data}/{t}.csv', header=true, columns={{{spec}}})")
+duckdb_tables(con, data)
 con.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'")
 
 failures, started = 0, time.time()

@@ -17,7 +17,7 @@ import argparse, json, os, sys, time
 
 import duckdb
 
-from tpch_joins import ROOT, TABLES, http, same
+from tpch_joins import ROOT, duckdb_tables, http, same
 
 
 def queries(sf):
@@ -169,10 +169,7 @@ def main():
 
     data = os.path.join(ROOT, "benches", "data", f"sf{args.sf}")
     con = duckdb.connect()
-    types = {"INT": "INTEGER", "LONG": "BIGINT", "DOUBLE": "DOUBLE", "STRING": "VARCHAR"}
-    for t, cols in TABLES.items():
-        spec = ", ".join(f"'{c}': '{types[ty]}'" for c, ty in cols)
-        con.execute(f"CREATE TABLE {t} AS SELECT * FROM read_csv('{data}/{t}.csv', header=true, columns={{{spec}}})")
+    duckdb_tables(con, data)
     # One thread, as the cluster `tpch_joins.py --hold` starts (RAYON_NUM_THREADS=1); times are
     # for orientation (one run each, Tessera's through HTTP), not a benchmark.
     con.execute("SET threads=1")

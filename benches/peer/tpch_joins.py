@@ -125,6 +125,14 @@ def rss_peak_kb(pid):
     return 0
 
 
+def duckdb_tables(con, data):
+    """Loads the eight tables' CSV files of `data` into DuckDB `con`, typed as TABLES says."""
+    types = {"INT": "INTEGER", "LONG": "BIGINT", "DOUBLE": "DOUBLE", "STRING": "VARCHAR"}
+    for t, cols in TABLES.items():
+        spec = ", ".join(f"'{c}': '{types[ty]}'" for c, ty in cols)
+        con.execute(f"CREATE TABLE {t} AS SELECT * FROM read_csv('{data}/{t}.csv', header=true, columns={{{spec}}})")
+
+
 def same(a, b):
     if len(a) != len(b):
         return False
@@ -278,10 +286,8 @@ def main():
         con = duckdb.connect()
         con.execute("SET threads=1")
         ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(1))
-        for t, cols in TABLES.items():
-            types = {"INT": "INTEGER", "LONG": "BIGINT", "DOUBLE": "DOUBLE", "STRING": "VARCHAR"}
-            spec = ", ".join(f"'{c}': '{types[ty]}'" for c, ty in cols)
-            con.execute(f"CREATE TABLE {t} AS SELECT * FROM read_csv('{data}/{t}.csv', header=true, columns={{{spec}}})")
+        duckdb_tables(con, data)
+        for t in TABLES:
             ctx.register_record_batches(t, [con.sql(f"SELECT * FROM {t}").to_arrow_table().to_batches()])
 
         def timed(f):

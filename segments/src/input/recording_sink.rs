@@ -86,3 +86,28 @@ pub fn comments_and_days(rows: usize) -> (crate::types::Schema, arrow::array::Re
     .expect("batch");
     (schema, batch)
 }
+
+/// Checks what a reader fed two sinks of [`comments_and_days`]'s `rows` rows: every cell, the
+/// row count told once after a first batch of `first_batch` values (`None`: some batch), and
+/// one window of date texts for the whole file.
+pub fn check_comments_and_days(sinks: &[RecordingSink], rows: usize, first_batch: Option<usize>) {
+    for sink in sinks {
+        assert_eq!(sink.cells.len(), rows);
+        assert_eq!(sink.expected.len(), 1, "told once: {:?}", sink.expected);
+        let (fed, told) = sink.expected[0];
+        // After values were fed: a sink judges its column by them.
+        assert!(fed >= 1024, "told after {fed} values");
+        if let Some(batch) = first_batch {
+            assert_eq!(fed, batch);
+        }
+        assert_eq!(told, rows as u64);
+    }
+    let (comments, days) = (&sinks[0], &sinks[1]);
+    assert_eq!(
+        comments.cells[rows - 1].as_deref(),
+        Some(format!("comment number {}", rows - 1).as_str())
+    );
+    assert_eq!(days.cells[0].as_deref(), Some("1994-08-23"));
+    assert_eq!(days.cells[19_999].as_deref(), Some("2000-02-12"));
+    assert_eq!(days.dictionaries.len(), 1, "one window of date texts");
+}

@@ -190,6 +190,23 @@ fn is_complex(e: &ast::Expr) -> bool {
     ) || children(e).into_iter().any(is_complex)
 }
 
+/// The columns of a catalog table read as `alias` (else by its name).
+fn table_cols(info: &crate::plan::catalog::TableInfo, alias: Option<&str>) -> Vec<Col> {
+    let qualifier = alias.unwrap_or(&info.name);
+    info.schema
+        .fields
+        .iter()
+        .map(|f| Col {
+            qualifier: Some(qualifier.to_string()),
+            name: f.name.clone(),
+            ty: ColumnType {
+                data_type: f.data_type,
+                single_value: f.single_value_field,
+            },
+        })
+        .collect()
+}
+
 /// Every column reference in `e`.
 fn columns(e: &ast::Expr, out: &mut Vec<(Option<String>, String)>) {
     if let ast::Expr::Column { table, name } = e {
@@ -307,20 +324,7 @@ impl Planner<'_> {
         else {
             return (Vec::new(), on);
         };
-        let qualifier = alias.clone().unwrap_or_else(|| info.name.clone());
-        let cols: Vec<Col> = info
-            .schema
-            .fields
-            .iter()
-            .map(|f| Col {
-                qualifier: Some(qualifier.clone()),
-                name: f.name.clone(),
-                ty: ColumnType {
-                    data_type: f.data_type,
-                    single_value: f.single_value_field,
-                },
-            })
-            .collect();
+        let cols = table_cols(&info, alias.as_deref());
         let own = |e: &ast::Expr| {
             let mut names = Vec::new();
             columns(e, &mut names);
@@ -353,20 +357,7 @@ impl Planner<'_> {
                         .catalog
                         .resolve_table(name)
                         .ok_or_else(|| PlanError::TableNotFound(name.to_string()))?;
-                    let qualifier = alias.clone().unwrap_or_else(|| info.name.clone());
-                    let all: Vec<Col> = info
-                        .schema
-                        .fields
-                        .iter()
-                        .map(|f| Col {
-                            qualifier: Some(qualifier.clone()),
-                            name: f.name.clone(),
-                            ty: ColumnType {
-                                data_type: f.data_type,
-                                single_value: f.single_value_field,
-                            },
-                        })
-                        .collect();
+                    let all = table_cols(&info, alias.as_deref());
                     Input::Table {
                         name,
                         alias: alias.as_deref(),

@@ -4,6 +4,7 @@
 //! the join's key, and the rest of the `OR` a condition on the joined pairs — left inside, the
 //! `OR` reads both tables and the join has no key (a cross product of the two tables).
 
+use super::conjuncts;
 use crate::sql::ast::{self, BinaryOp};
 
 /// The branches of nested `OR`s, in order.
@@ -16,22 +17,6 @@ fn disjuncts(e: ast::Expr) -> Vec<ast::Expr> {
         } => {
             let mut v = disjuncts(*left);
             v.extend(disjuncts(*right));
-            v
-        }
-        other => vec![other],
-    }
-}
-
-/// The parts of nested `AND`s, in order.
-fn conjuncts(e: ast::Expr) -> Vec<ast::Expr> {
-    match e {
-        ast::Expr::Binary {
-            op: BinaryOp::And,
-            left,
-            right,
-        } => {
-            let mut v = conjuncts(*left);
-            v.extend(conjuncts(*right));
             v
         }
         other => vec![other],
@@ -56,7 +41,10 @@ pub(super) fn pull_common_factors(e: ast::Expr) -> Vec<ast::Expr> {
     ) {
         return vec![e];
     }
-    let branches: Vec<Vec<ast::Expr>> = disjuncts(e.clone()).into_iter().map(conjuncts).collect();
+    let branches: Vec<Vec<ast::Expr>> = disjuncts(e.clone())
+        .iter()
+        .map(|b| conjuncts(b).into_iter().cloned().collect())
+        .collect();
     let mut shared: Vec<ast::Expr> = Vec::new();
     for c in &branches[0] {
         if !shared.contains(c) && branches[1..].iter().all(|b| b.contains(c)) {
