@@ -1388,10 +1388,11 @@ impl<'a> Planner<'a> {
         condition: Option<Expr>,
         strategy: JoinStrategy,
     ) -> Rel {
-        // NOT IN answers by the whole right side (is it empty, does it hold a NULL).
-        let lookup = strategy == JoinStrategy::Lookup || kind == JoinKind::NotIn;
-        let partitioned = !lk.is_empty() || lookup;
-        let (ld, rd) = if lookup {
+        // A lookup join, and NOT IN, which answers by the whole right side (is it empty, does
+        // it hold a NULL).
+        let broadcast_right = strategy == JoinStrategy::Lookup || kind == JoinKind::NotIn;
+        let partitioned = !lk.is_empty() || broadcast_right;
+        let (ld, rd) = if broadcast_right {
             // Each left worker's rows stay with one join worker; every worker sees all right
             // rows, so each left row meets all its matches exactly once.
             (Distribution::Random, Distribution::Broadcast)
@@ -2054,7 +2055,6 @@ fn calls_count(e: &ast::Expr) -> bool {
             .any(calls_count)
 }
 
-/// Whether a block's `WHERE` or select list holds a subquery.
 /// Whether `e` holds an IN, EXISTS or scalar subquery.
 fn contains_subquery(e: &ast::Expr) -> bool {
     matches!(
@@ -2065,13 +2065,13 @@ fn contains_subquery(e: &ast::Expr) -> bool {
         .any(contains_subquery)
 }
 
+/// Whether a block's `WHERE`, `HAVING`, `ORDER BY` or select list holds a subquery.
 fn has_subquery_predicates(s: &Select) -> bool {
-    let any = contains_subquery;
-    s.selection.iter().chain(&s.having).any(any)
-        || s.order_by.iter().any(|o| any(&o.expr))
+    s.selection.iter().chain(&s.having).any(contains_subquery)
+        || s.order_by.iter().any(|o| contains_subquery(&o.expr))
         || s.projection
             .iter()
-            .any(|i| matches!(i, SelectItem::Expr { expr, .. } if any(expr)))
+            .any(|i| matches!(i, SelectItem::Expr { expr, .. } if contains_subquery(expr)))
 }
 
 fn bound(b: ast::FrameBound) -> FrameBound {
@@ -2186,18 +2186,10 @@ fn decorrelate(
     };
     // How many columns of `e` are qualified references to the outer row, and how many not.
     let sides = |e: &ast::Expr| -> (usize, usize) {
-        let (mut outer_cols, mut inner_cols) = (0, 0);
-        let mut e = e.clone();
-        walk_mut(&mut e, &mut |n| {
-            if let ast::Expr::Column { table, name } = n {
-                if outer_ref(table, name) {
-                    outer_cols += 1;
-                } else {
-                    inner_cols += 1;
-                }
-            }
-        });
-        (outer_cols, inner_cols)
+        let mut cols = Vec::new();
+        joins::columns(e, &mut cols);
+        let outer_cols = cols.iter().filter(|(t, n)| outer_ref(t, n)).count();
+        (outer_cols, cols.len() - outer_cols)
     };
     // Whether every column of `e` is a qualified reference to the outer row (and it has one).
     let is_outer = |e: &ast::Expr| matches!(sides(e), (o, 0) if o > 0);

@@ -208,7 +208,7 @@ fn table_cols(info: &crate::plan::catalog::TableInfo, alias: Option<&str>) -> Ve
 }
 
 /// Every column reference in `e`.
-fn columns(e: &ast::Expr, out: &mut Vec<(Option<String>, String)>) {
+pub(super) fn columns(e: &ast::Expr, out: &mut Vec<(Option<String>, String)>) {
     if let ast::Expr::Column { table, name } = e {
         out.push((table.clone(), name.clone()));
     }
