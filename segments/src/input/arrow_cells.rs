@@ -98,6 +98,14 @@ fn next_name() -> u64 {
 }
 
 impl Dictionaries {
+    /// One for each of `columns` columns, kept for the whole file: a date column's window of
+    /// texts is then formatted and interned once, not once per batch or row group.
+    pub(super) fn per_column(columns: usize) -> Vec<Dictionaries> {
+        std::iter::repeat_with(Dictionaries::default)
+            .take(columns)
+            .collect()
+    }
+
     fn name(&mut self, values: &ArrayRef) -> u64 {
         match &self.last {
             Some((last, name)) if Arc::ptr_eq(last, values) => *name,

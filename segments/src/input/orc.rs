@@ -100,13 +100,7 @@ pub fn read_orc<S: CellSink>(
     let mask = ProjectionMask::roots(root, wanted);
     let reader = b.with_projection(mask).with_batch_size(BATCH_ROWS).build();
     let mut docs: u64 = 0;
-    // One per column for the whole file, so a date column's window of texts is formatted and
-    // interned once, not once per batch.
-    let mut dictionaries: Vec<Dictionaries> = schema
-        .fields
-        .iter()
-        .map(|_| Dictionaries::default())
-        .collect();
+    let mut dictionaries = Dictionaries::per_column(schema.fields.len());
     for batch in reader {
         let batch = batch.map_err(|e| file_error(path, format!("cannot decode: {e}")))?;
         let first = docs;
@@ -172,12 +166,13 @@ pub(super) fn records(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::recording_sink::{RecordingSink, check_comments_and_days, comments_and_days};
+    use crate::input::recording_sink::{
+        ROWS, RecordingSink, check_comments_and_days, comments_and_days,
+    };
 
     #[test]
     fn sinks_hear_the_row_count_after_a_batch_and_a_date_column_gets_one_window() {
-        let rows = 20_000;
-        let (schema, batch) = comments_and_days(rows);
+        let (schema, batch) = comments_and_days();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.orc");
         let mut writer =
@@ -190,8 +185,8 @@ mod tests {
         let mut sinks = vec![RecordingSink::default(), RecordingSink::default()];
         let file = File::open(&path).unwrap();
         let docs = read_orc(&path, file, &schema, &mut sinks, &mut |_| {}).unwrap();
-        assert_eq!(docs as usize, rows);
+        assert_eq!(docs as usize, ROWS);
         // Three batches, one window of date texts.
-        check_comments_and_days(&sinks, rows, Some(BATCH_ROWS));
+        check_comments_and_days(&sinks, Some(BATCH_ROWS));
     }
 }

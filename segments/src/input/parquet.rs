@@ -274,13 +274,7 @@ pub fn read_parquet<S: CellSink>(
         return Err(file_error(path, "a segment holds at most 2^32 - 2 rows"));
     }
     let mut docs: u64 = 0;
-    // One per column for the whole file: a date column's window of texts is formatted and
-    // interned once, not once per row group.
-    let mut dictionaries: Vec<Dictionaries> = schema
-        .fields
-        .iter()
-        .map(|_| Dictionaries::default())
-        .collect();
+    let mut dictionaries = Dictionaries::per_column(schema.fields.len());
     for rg in 0..meta.num_row_groups() {
         let rows = u64::try_from(meta.row_group(rg).num_rows()).unwrap_or(0);
         let first = docs as DocId;
@@ -524,12 +518,13 @@ pub(super) fn records(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::recording_sink::{RecordingSink, check_comments_and_days, comments_and_days};
+    use crate::input::recording_sink::{
+        ROWS, RecordingSink, check_comments_and_days, comments_and_days,
+    };
 
     #[test]
     fn sinks_hear_the_row_count_after_a_batch_and_a_date_column_gets_one_window() {
-        let rows = 20_000;
-        let (schema, batch) = comments_and_days(rows);
+        let (schema, batch) = comments_and_days();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.parquet");
         let props = parquet::file::properties::WriterProperties::builder()
@@ -547,8 +542,8 @@ mod tests {
         let mut sinks = vec![RecordingSink::default(), RecordingSink::default()];
         let file = File::open(&path).unwrap();
         let docs = read_parquet(&path, file, &schema, &mut sinks, &mut |_| {}).unwrap();
-        assert_eq!(docs as usize, rows);
+        assert_eq!(docs as usize, ROWS);
         // Four row groups, one window of date texts.
-        check_comments_and_days(&sinks, rows, None);
+        check_comments_and_days(&sinks, None);
     }
 }

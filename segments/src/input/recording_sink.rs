@@ -57,9 +57,13 @@ impl CellSink for RecordingSink {
     }
 }
 
-/// Rows for reader tests: `comment`, a text distinct in every row, and `day`, a date
+/// The rows of [`comments_and_days`].
+pub const ROWS: usize = 20_000;
+
+/// [`ROWS`] rows for reader tests: `comment`, a text distinct in every row, and `day`, a date
 /// (days 9000, 9001, … 11999, 9000, …: 1994-08-23 onwards), both read into STRING columns.
-pub fn comments_and_days(rows: usize) -> (crate::types::Schema, arrow::array::RecordBatch) {
+pub fn comments_and_days() -> (crate::types::Schema, arrow::array::RecordBatch) {
+    let rows = ROWS;
     use arrow::array::{Date32Array, RecordBatch, StringArray};
     use arrow::datatypes::{DataType, Field, Schema};
     use std::sync::Arc;
@@ -87,10 +91,11 @@ pub fn comments_and_days(rows: usize) -> (crate::types::Schema, arrow::array::Re
     (schema, batch)
 }
 
-/// Checks what a reader fed two sinks of [`comments_and_days`]'s `rows` rows: every cell, the
-/// row count told once after a first batch of `first_batch` values (`None`: some batch), and
-/// one window of date texts for the whole file.
-pub fn check_comments_and_days(sinks: &[RecordingSink], rows: usize, first_batch: Option<usize>) {
+/// Checks what a reader fed two sinks of [`comments_and_days`]: every cell, the row count told
+/// once after a first batch of `first_batch` values (`None`: some batch), and one window of date
+/// texts for the whole file.
+pub fn check_comments_and_days(sinks: &[RecordingSink], first_batch: Option<usize>) {
+    let rows = ROWS;
     for sink in sinks {
         assert_eq!(sink.cells.len(), rows);
         assert_eq!(sink.expected.len(), 1, "told once: {:?}", sink.expected);
@@ -105,9 +110,10 @@ pub fn check_comments_and_days(sinks: &[RecordingSink], rows: usize, first_batch
     let (comments, days) = (&sinks[0], &sinks[1]);
     assert_eq!(
         comments.cells[rows - 1].as_deref(),
-        Some(format!("comment number {}", rows - 1).as_str())
+        Some("comment number 19999")
     );
+    // Days 9000 and 9000 + 19999 % 3000.
     assert_eq!(days.cells[0].as_deref(), Some("1994-08-23"));
-    assert_eq!(days.cells[19_999].as_deref(), Some("2000-02-12"));
+    assert_eq!(days.cells[rows - 1].as_deref(), Some("2000-02-12"));
     assert_eq!(days.dictionaries.len(), 1, "one window of date texts");
 }
