@@ -73,6 +73,12 @@ fn schema_json(name: &str) -> Value {
             ],
             "primaryKeyColumns": ["c_id"]
         }),
+        // Tables that hold no rows: `returns` has no segment, `refunds` one empty segment.
+        "returns" | "refunds" => json!({
+            "schemaName": name,
+            "dimensionFieldSpecs": [{"name": "r_order", "dataType": "INT"}],
+            "metricFieldSpecs": [{"name": "r_amount", "dataType": "DOUBLE"}]
+        }),
         _ => json!({
             "schemaName": "orders",
             "dimensionFieldSpecs": [
@@ -91,15 +97,20 @@ fn table_json(name: &str) -> Value {
         "tableType": "OFFLINE",
         "segmentsConfig": {"replication": "1"},
         "tenants": {"broker": "DefaultTenant", "server": "DefaultTenant"},
-        "tableIndexConfig": {"loadMode": "MMAP", "invertedIndexColumns": [if name == "orders" { "o_status" } else { "c_region" }]},
+        "tableIndexConfig": {"loadMode": "MMAP", "invertedIndexColumns": match name {
+            "orders" => vec!["o_status"],
+            "customers" => vec!["c_region"],
+            _ => vec![],
+        }},
         // Customers are a dimension table: every server hosts all of it, and lookup joins read it.
         "isDimTable": name == "customers"
     })
 }
 
-/// Creates both tables and uploads their segments: customers in 2, orders in 3.
+/// Creates the tables and uploads their segments: customers in 2, orders in 3, refunds in one
+/// without rows, returns in none.
 async fn load(controller: &str, dir: &Path) {
-    for t in ["customers", "orders"] {
+    for t in ["customers", "orders", "returns", "refunds"] {
         let (s, b) = call(
             "POST",
             &format!("{controller}/schemas"),
@@ -147,6 +158,7 @@ async fn load(controller: &str, dir: &Path) {
             .collect();
         segments.push(("orders", format!("orders_{part}"), rows));
     }
+    segments.push(("refunds", "refunds_0".into(), Vec::new()));
     for (table, name, rows) in segments {
         let schema = Schema::from_json(&schema_json(table).to_string()).unwrap();
         let config =
@@ -411,7 +423,47 @@ async fn check_key_filter(broker: &str) {
     assert_eq!(rows(&none)[0][0], 0, "{none}");
 }
 
+/// A join whose other side holds no rows (no segment, or only an empty one) answers: an inner
+/// join nothing, a left join its left rows with NULLs.
+async fn check_empty_side(broker: &str) {
+    for empty in ["returns", "refunds"] {
+        let b = v2(
+            broker,
+            &format!("SELECT COUNT(*) FROM orders o JOIN {empty} r ON o.o_id = r.r_order"),
+        )
+        .await;
+        assert_eq!(rows(&b), &vec![json!([0])], "{empty}: {b}");
+        let b = v2(
+            broker,
+            &format!(
+                "SELECT COUNT(*), COUNT(r.r_amount) FROM orders o LEFT JOIN {empty} r ON o.o_id = r.r_order"
+            ),
+        )
+        .await;
+        assert_eq!(rows(&b), &vec![json!([ORDERS, 0])], "{empty}: {b}");
+        let b = v2(
+            broker,
+            &format!(
+                "SELECT o.o_id, r.r_amount FROM {empty} r RIGHT JOIN orders o ON o.o_id = r.r_order ORDER BY o.o_id LIMIT 2"
+            ),
+        )
+        .await;
+        assert_eq!(
+            rows(&b),
+            &vec![json!([0, null]), json!([1, null])],
+            "{empty}: {b}"
+        );
+        let b = v2(
+            broker,
+            &format!("SELECT COUNT(*) FROM orders WHERE o_id IN (SELECT r_order FROM {empty})"),
+        )
+        .await;
+        assert_eq!(rows(&b), &vec![json!([0])], "{empty}: {b}");
+    }
+}
+
 async fn check_answers(broker: &str) {
+    check_empty_side(broker).await;
     check_key_filter(broker).await;
     check_join_limits(broker).await;
     check_agg_hints(broker).await;

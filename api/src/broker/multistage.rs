@@ -96,10 +96,16 @@ async fn place(
         unavailable: Vec::new(),
     };
     let mut servers: BTreeMap<String, WorkerAddress> = BTreeMap::new();
+    // Leaves of tables without a segment, each with the typed table its empty worker reads.
+    let mut empty_leaves: Vec<(usize, String)> = Vec::new();
     for stage in &plan.stages {
         if let StageKind::Leaf { table } = &stage.kind {
             // A hybrid table's leaf has workers for both halves, each bounded in time.
-            for (typed, bound) in super::table_parts::table_parts(broker, table).await? {
+            let parts = super::table_parts::table_parts(broker, table).await?;
+            if let Some((typed, _)) = parts.first() {
+                empty_leaves.push((stage.id, typed.clone()));
+            }
+            for (typed, bound) in parts {
                 let routed = leaf_routing(broker, &typed).await?;
                 for (server, (url, segs)) in routed.per_server {
                     let address = WorkerAddress {
@@ -122,6 +128,15 @@ async fn place(
     let pool: Vec<WorkerAddress> = servers.into_values().collect();
     if pool.is_empty() {
         return Ok(None);
+    }
+    // A leaf over a table without segments still answers (no rows, its columns typed): one
+    // worker with no segments, so its parent stage hears the end of its input from it.
+    for (stage, typed) in empty_leaves {
+        if p.workers[stage].is_empty() {
+            p.workers[stage].push(pool[0].clone());
+            p.segments[stage].push(Vec::new());
+            p.parts[stage].push(LeafPart { typed, bound: None });
+        }
     }
     for stage in &plan.stages {
         match &stage.kind {
