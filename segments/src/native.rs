@@ -25,6 +25,17 @@ mod sealed {
     impl Sealed for f64 {}
 }
 
+/// SQL's comparison of two doubles: equal when `==` says so (a negative zero equals zero),
+/// else their total order (NaN above every number, as in dictionaries).
+#[inline]
+pub fn sql_cmp_f64(a: f64, b: f64) -> Ordering {
+    if a == b {
+        Ordering::Equal
+    } else {
+        a.total_cmp(&b)
+    }
+}
+
 /// A fixed-width primitive column storage type. Every bit pattern is a valid value, so a
 /// little-endian byte slice of the right alignment can be viewed as `&[T]` without copying.
 pub trait NativeType:
@@ -46,6 +57,16 @@ pub trait NativeType:
     fn to_i64(self) -> i64;
     /// A total order (floats by `total_cmp`), matching dictionary order.
     fn total_cmp(&self, other: &Self) -> Ordering;
+    /// SQL's comparison: the total order, except that a negative zero equals zero (dictionaries
+    /// keep both, adjacent; a predicate must not tell them apart).
+    #[inline]
+    fn sql_cmp(&self, other: &Self) -> Ordering {
+        if Self::INTEGRAL {
+            self.total_cmp(other)
+        } else {
+            sql_cmp_f64(self.to_f64(), other.to_f64())
+        }
+    }
     /// The nearest value to `f` (saturating for integers; NaN becomes 0 for integers).
     fn from_f64(f: f64) -> Self;
     /// The bit pattern widened to `u64` (for hashing and equality of floats).

@@ -9,7 +9,6 @@
 //! (gathered into the block's values before the loop), raw columns read their vectors directly. `DISTINCTCOUNT` over a dictionary column collects
 //! dictionary ids in bitmaps and decodes them once, when the segment's states are taken.
 
-use super::decimal::Decimal;
 use super::moments::Moments;
 use super::state::{AggState, new_hll, new_tdigest};
 use crate::block::{ColumnData, Projected, dict_numbers};
@@ -20,6 +19,7 @@ use planner::plan::{AggregateCall, AggregateFunction};
 use roaring::RoaringBitmap;
 use segments::dictionary::Dictionary;
 use segments::types::Value;
+use segments::types::decimal::Decimal;
 use std::collections::{HashMap, HashSet};
 
 /// Row → group assignment for one block.
@@ -350,11 +350,13 @@ impl<'a> GroupAccumulator<'a> {
                         Value::Float(x) => Decimal::from_f64(*x as f64),
                         other => Decimal::parse(&other.to_string()),
                     };
-                    match parsed.and_then(|x| match d[g] {
-                        Some(acc) => acc.checked_add(x),
-                        None => Ok(x),
-                    }) {
-                        Ok(sum) => d[g] = Some(sum),
+                    match parsed {
+                        Ok(x) => {
+                            d[g] = Some(match d[g].take() {
+                                Some(acc) => acc.add(&x),
+                                None => x,
+                            })
+                        }
                         Err(e) => {
                             failure.get_or_insert(e);
                         }
@@ -440,7 +442,7 @@ impl<'a> GroupAccumulator<'a> {
             States::TDigest(t) => AggState::TDigest(t[g].clone()),
             States::QDigest(q) => AggState::QDigest(q[g].clone()),
             States::Mode(m) => AggState::Mode(m[g].clone()),
-            States::Decimal(d) => AggState::Decimal(d[g]),
+            States::Decimal(d) => AggState::Decimal(d[g].clone()),
             States::Bool(b) => AggState::Bool(b[g]),
             States::Text(t) => AggState::Text(t[g].clone()),
             States::Moments(m) => AggState::Moments(m[g]),

@@ -1,10 +1,9 @@
 //! Aggregation machinery shared by the aggregation and group-by operators and the reducers:
 //! per-segment accumulators ([`accumulator`]), lane-split sums and counts for few hot groups
-//! ([`lanes`]), mergeable intermediate states ([`state`]), exact decimals for `SUMPRECISION`
-//! ([`decimal`]) and the moments of `SKEWNESS`/`KURTOSIS` ([`moments`]).
+//! ([`lanes`]), mergeable intermediate states ([`state`]; `SUMPRECISION` sums
+//! [`segments::types::decimal::Decimal`]s) and the moments of `SKEWNESS`/`KURTOSIS` ([`moments`]).
 
 pub mod accumulator;
-pub mod decimal;
 pub mod lanes;
 pub mod moments;
 pub mod sketch_serde;

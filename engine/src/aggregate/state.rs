@@ -5,13 +5,13 @@
 //! (`MIN` → `Infinity`, `MAX`/`AVG`/`MINMAXRANGE`/`PERCENTILE`/`MODE` → `-Infinity`, `SUM` →
 //! `0.0`) and returns NULL instead when it is on (`COUNT` is never NULL).
 
-use super::decimal::Decimal;
 use super::moments::Moments;
 use crate::error::EngineError;
 use crate::key::Key;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
 use planner::plan::AggregateFunction;
 use segments::types::Value;
+use segments::types::decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
@@ -129,11 +129,8 @@ impl AggState {
                 }
             }
             (AggState::Decimal(a), AggState::Decimal(b)) => {
-                *a = match (*a, b) {
-                    (Some(x), Some(y)) => Some(
-                        x.checked_add(y)
-                            .map_err(|e| EngineError::execution(e.to_string()))?,
-                    ),
+                *a = match (a.take(), b) {
+                    (Some(x), Some(y)) => Some(x.add(&y)),
                     (x, None) => x,
                     (None, y) => y,
                 }
@@ -238,11 +235,11 @@ impl AggState {
                         }
                         _ => (None, None),
                     };
-                    let mut out = *d;
+                    let mut out = d.clone();
                     if let Some(p) = precision {
                         out = out.round_precision(p);
                         if let Some(s) = scale {
-                            out = out.set_scale(s).unwrap_or(out);
+                            out = out.set_scale(s.into());
                         }
                     }
                     Value::BigDecimal(out.to_plain_string())

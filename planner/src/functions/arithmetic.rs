@@ -14,10 +14,10 @@
 //!   to `s` fractional digits, half-up and toward zero respectively.
 
 use super::coerce::{int, num, type_of};
-use super::decimal::Decimal;
 use super::def::{ArgType, Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
 use super::typing::{additive_type, common_type, polymorphic_type, unary_polymorphic_type};
+use segments::types::decimal::Decimal;
 use segments::types::value::canonical_decimal;
 use segments::types::{DataType, Value};
 use std::cmp::Ordering;
@@ -498,9 +498,9 @@ fn additive_op(op: Op, a: &Value, b: &Value) -> Result<Value, FunctionError> {
             let exact = Decimal::from_value(a)
                 .zip(Decimal::from_value(b))
                 .and_then(|(x, y)| match op {
-                    Op::Add => x.add(y),
-                    Op::Sub => x.sub(y),
-                    Op::Mul => x.mul(y),
+                    Op::Add => Some(x.add(&y)),
+                    Op::Sub => Some(x.sub(&y)),
+                    Op::Mul => x.mul(&y),
                 });
             match exact {
                 Some(d) => Ok(Value::BigDecimal(d.to_plain_string())),
@@ -519,7 +519,8 @@ fn double_op(op: Op, x: f64, y: f64) -> f64 {
     }
 }
 
-/// A BIG_DECIMAL from a double result (when exact arithmetic overflowed `i128`).
+/// A BIG_DECIMAL from a double result (an operand that is no exact decimal, or a product past
+/// the decimal's exponent range).
 fn decimal_from_f64(function: &'static str, x: f64) -> Result<Value, FunctionError> {
     if x.is_finite() {
         Ok(Value::BigDecimal(canonical_decimal(&format!("{x}"))))
@@ -569,7 +570,7 @@ fn modulo(args: &[Value]) -> Result<Value, FunctionError> {
                 if y.is_zero() {
                     return Err(zero());
                 }
-                match x.rem(y) {
+                match x.rem(&y) {
                     Some(d) => Value::BigDecimal(d.to_plain_string()),
                     None => decimal_from_f64(F, num(F, a)? % num(F, b)?)?,
                 }
@@ -632,11 +633,7 @@ fn unary_polymorphic_op(f: &'static str, v: &Value, abs: bool) -> Result<Value, 
         DataType::BigDecimal => match Decimal::from_value(v) {
             Some(d) => {
                 let flip = !abs || d.is_negative();
-                let result = if flip { d.negate() } else { Some(d) };
-                match result {
-                    Some(r) => Value::BigDecimal(r.to_plain_string()),
-                    None => decimal_from_f64(f, -num(f, v)?)?,
-                }
+                Value::BigDecimal(if flip { d.neg() } else { d }.to_plain_string())
             }
             None => {
                 let x = num(f, v)?;

@@ -66,7 +66,6 @@ mod conditional;
 mod datetime;
 mod datetime_convert;
 mod datetime_format;
-mod decimal;
 mod def;
 mod error;
 mod json;

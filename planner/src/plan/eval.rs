@@ -4,10 +4,11 @@
 //!
 //! Semantics follow Pinot v1: arithmetic is DOUBLE (BIG_DECIMAL when an operand is), NULL in
 //! → NULL out, AND/OR/NOT are three-valued, comparisons order numbers numerically and
-//! everything else by [`Value::total_cmp`].
+//! everything else by [`Value::sql_cmp`] (a negative zero equals zero).
 
 use super::expr::{ArithOp, CmpOp, ColumnRef, Expr};
 use super::like::LikePattern;
+use segments::native::sql_cmp_f64;
 use segments::types::{DataType, Value};
 use std::cmp::Ordering;
 
@@ -77,11 +78,11 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
     };
     match (a, b) {
         (Value::String(s), other) if numeric(other) => match s.trim().parse::<f64>() {
-            Ok(f) => f.total_cmp(&other.as_f64().unwrap_or(f64::NAN)),
-            Err(_) => a.total_cmp(b),
+            Ok(f) => sql_cmp_f64(f, other.as_f64().unwrap_or(f64::NAN)),
+            Err(_) => a.sql_cmp(b),
         },
         (other, Value::String(_)) if numeric(other) => compare(b, a).reverse(),
-        _ => a.total_cmp(b),
+        _ => a.sql_cmp(b),
     }
 }
 

@@ -4,7 +4,7 @@
 //! A predicate is `lhs op literal(s)` where `lhs` is a column or any expression over columns.
 //! Literals are already converted to the type of `lhs` (so a dictionary lookup needs no
 //! conversion) — with one exception: range bounds keep their own numeric type when conversion
-//! would change them (`intCol > 5.5`), and comparisons use [`Value::total_cmp`].
+//! would change them (`intCol > 5.5`), and comparisons use [`Value::sql_cmp`].
 //! Anything that is not of that shape (`a = b`, `f(a) OR g(b)` as one expression) is an
 //! [`FilterExpr::Expr`], evaluated row by row.
 //!
@@ -132,7 +132,7 @@ impl RangeBound {
 
     /// Whether `v` is above (for a lower bound) the bound.
     pub fn admits_above(&self, v: &Value) -> bool {
-        match v.total_cmp(&self.value) {
+        match v.sql_cmp(&self.value) {
             std::cmp::Ordering::Greater => true,
             std::cmp::Ordering::Equal => self.inclusive,
             std::cmp::Ordering::Less => false,
@@ -141,7 +141,7 @@ impl RangeBound {
 
     /// Whether `v` is below (for an upper bound) the bound.
     pub fn admits_below(&self, v: &Value) -> bool {
-        match v.total_cmp(&self.value) {
+        match v.sql_cmp(&self.value) {
             std::cmp::Ordering::Less => true,
             std::cmp::Ordering::Equal => self.inclusive,
             std::cmp::Ordering::Greater => false,

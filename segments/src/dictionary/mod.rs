@@ -17,7 +17,9 @@ use blocks::Block;
 use std::sync::{Arc, OnceLock};
 
 use crate::format::Bytes;
+use crate::types::decimal::compare_texts;
 use crate::types::{DataType, DictId, StoredType, Value};
+use std::cmp::Ordering;
 use std::ops::{Bound, Range};
 
 /// A column's dictionary.
@@ -45,6 +47,20 @@ macro_rules! with_dict {
             Dictionary::Bytes($x) => $body,
         }
     };
+}
+
+/// The first id in `0..len` for which `before` is false (`before` true on a prefix).
+fn partition_ids(len: DictId, before: impl Fn(DictId) -> bool) -> DictId {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 impl Dictionary {
@@ -109,6 +125,34 @@ impl Dictionary {
         with_dict!(self, d => d.search(v))
     }
 
+    /// The ids of the values SQL counts equal to `v` (for a float zero, `-0.0` and `0.0`): an
+    /// empty range at its insertion point when none is; `None` when `v` cannot be compared.
+    pub fn equal_range(&self, v: &Value) -> Option<Range<DictId>> {
+        match self {
+            Dictionary::Int(d) => d.equal_range(v),
+            Dictionary::Long(d) => d.equal_range(v),
+            Dictionary::Float(d) => d.equal_range(v),
+            Dictionary::Double(d) => d.equal_range(v),
+            // Sorted by number, ties by text: the entries numerically equal to `v` (`1.5`,
+            // `1.50`) are one run.
+            Dictionary::BigDecimal(_) => {
+                let probe = v.cast(DataType::BigDecimal).ok()?;
+                let probe = probe.as_str()?;
+                let order = |id: DictId| match self.value(id) {
+                    Value::BigDecimal(s) => compare_texts(&s, probe),
+                    _ => None,
+                };
+                let first = partition_ids(self.len(), |id| order(id) == Some(Ordering::Less));
+                let end = partition_ids(self.len(), |id| order(id) != Some(Ordering::Greater));
+                Some(first..end.max(first))
+            }
+            _ => self.search(v).map(|r| match r {
+                Ok(i) => i..i + 1,
+                Err(i) => i..i,
+            }),
+        }
+    }
+
     /// The ids of those of `values` present (ascending values are looked up in about one pass
     /// over a numeric dictionary).
     pub fn ids_of(&self, values: &[Value]) -> Vec<DictId> {
@@ -137,13 +181,13 @@ impl Dictionary {
     pub fn id_range(&self, lower: Bound<&Value>, upper: Bound<&Value>) -> Range<DictId> {
         let lo = match lower {
             Bound::Unbounded => Some(0),
-            Bound::Included(v) => self.search(v).map(|r| r.unwrap_or_else(|i| i)),
-            Bound::Excluded(v) => self.search(v).map(|r| r.map_or_else(|i| i, |i| i + 1)),
+            Bound::Included(v) => self.equal_range(v).map(|r| r.start),
+            Bound::Excluded(v) => self.equal_range(v).map(|r| r.end),
         };
         let hi = match upper {
             Bound::Unbounded => Some(self.len()),
-            Bound::Included(v) => self.search(v).map(|r| r.map_or_else(|i| i, |i| i + 1)),
-            Bound::Excluded(v) => self.search(v).map(|r| r.unwrap_or_else(|i| i)),
+            Bound::Included(v) => self.equal_range(v).map(|r| r.end),
+            Bound::Excluded(v) => self.equal_range(v).map(|r| r.start),
         };
         match (lo, hi) {
             (Some(lo), Some(hi)) if lo < hi => lo..hi,
@@ -341,19 +385,23 @@ mod tests {
         )
     }
 
+    /// Lookups of each entry find the run of entries SQL counts equal to it (for floats,
+    /// `-0.0` and `0.0` are one run).
     fn check_lookups(d: &Dictionary, expected: &[Value]) {
         for (i, v) in expected.iter().enumerate() {
             assert_eq!(&d.value(i as u32), v);
-            assert_eq!(d.index_of(v), Some(i as u32), "{v:?}");
-            assert_eq!(d.insertion_point(v), Ok(i as u32));
+            let equal = |e: &Value| e.sql_cmp(v).is_eq();
+            let first = expected.iter().position(equal).unwrap() as u32;
+            let end = expected.iter().rposition(equal).unwrap() as u32 + 1;
+            assert_eq!(d.index_of(v), Some(first), "{v:?}");
+            assert_eq!(d.insertion_point(v), Ok(first));
+            assert_eq!(d.equal_range(v), Some(first..end), "{v:?}");
             assert_eq!(
                 d.id_range(Bound::Included(v), Bound::Unbounded),
-                i as u32..d.len()
+                first..d.len()
             );
-            assert_eq!(
-                d.id_range(Bound::Unbounded, Bound::Excluded(v)),
-                0..i as u32
-            );
+            assert_eq!(d.id_range(Bound::Unbounded, Bound::Excluded(v)), 0..first);
+            assert_eq!(d.id_range(Bound::Excluded(v), Bound::Included(v)), end..end);
         }
     }
 

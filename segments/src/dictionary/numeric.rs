@@ -11,9 +11,9 @@
 //!   same array reads as the plain encoding.
 
 use crate::format::{ByteReader, Bytes, TypedSlice, deltas};
-use crate::native::NativeType;
+use crate::native::{NativeType, sql_cmp_f64};
 use crate::types::{DataType, DictId, Value};
-use std::cmp::Ordering;
+use std::ops::Range;
 
 /// Sorted distinct fixed-width values; the dict id of a value is its rank.
 #[derive(Clone, Debug)]
@@ -225,42 +225,59 @@ impl<T: NativeType> NumericDictionary<T> {
                 }
                 continue;
             };
-            if last.is_some_and(|l| l.total_cmp(&t).is_gt()) {
+            if last.is_some_and(|l| l.sql_cmp(&t).is_gt()) {
                 from = 0;
             }
             last = Some(t);
             // Gallop: the first window [lo, hi) whose end is past `t`, then search inside it.
             let (mut lo, mut step) = (from, 1usize);
             let mut hi = (from + step).min(n);
-            while hi < n && dict[hi - 1].total_cmp(&t).is_lt() {
+            while hi < n && dict[hi - 1].sql_cmp(&t).is_lt() {
                 lo = hi;
                 step *= 2;
                 hi = (lo + step).min(n);
             }
-            match dict[lo..hi].binary_search_by(|x| x.total_cmp(&t)) {
-                Ok(i) => {
-                    out.push((lo + i) as DictId);
-                    from = lo + i + 1;
-                }
-                Err(i) => from = lo + i,
+            // Every entry SQL counts equal (a zero is `-0.0` and `0.0`, adjacent).
+            let first = lo + dict[lo..hi].partition_point(|x| x.sql_cmp(&t).is_lt());
+            let mut end = first;
+            while end < n && dict[end].sql_cmp(&t).is_eq() {
+                out.push(end as DictId);
+                end += 1;
             }
+            from = end;
         }
         out
     }
 
-    /// Like `slice::binary_search`: `Ok(id)` on an exact match, `Err(number of smaller values)`
-    /// otherwise; `None` when `v` cannot be compared with this column.
-    pub fn search(&self, v: &Value) -> Option<Result<DictId, DictId>> {
+    /// The ids of the values SQL counts equal to `v` (a zero matches both `-0.0` and `0.0`,
+    /// two adjacent entries): an empty range at the number of smaller values when none is;
+    /// `None` when `v` cannot be compared with this column.
+    pub fn equal_range(&self, v: &Value) -> Option<Range<DictId>> {
         let values = self.values();
-        let r = match self.probe(v) {
-            Probe::Native(t) => values.binary_search_by(|x| x.total_cmp(&t)),
+        let (lo, hi) = match self.probe(v) {
+            Probe::Native(t) => (
+                values.partition_point(|x| x.sql_cmp(&t).is_lt()),
+                values.partition_point(|x| x.sql_cmp(&t).is_le()),
+            ),
             Probe::F64(f) if f.is_nan() => return None,
-            Probe::F64(f) => {
-                values.binary_search_by(|x| x.to_f64().partial_cmp(&f).unwrap_or(Ordering::Greater))
-            }
+            Probe::F64(f) => (
+                values.partition_point(|x| sql_cmp_f64(x.to_f64(), f).is_lt()),
+                values.partition_point(|x| sql_cmp_f64(x.to_f64(), f).is_le()),
+            ),
             Probe::None => return None,
         };
-        Some(r.map(|i| i as DictId).map_err(|i| i as DictId))
+        Some(lo as DictId..hi as DictId)
+    }
+
+    /// Like `slice::binary_search`: `Ok(id)` on a match (the first of SQL-equal entries),
+    /// `Err(number of smaller values)` otherwise; `None` when `v` cannot be compared.
+    pub fn search(&self, v: &Value) -> Option<Result<DictId, DictId>> {
+        let r = self.equal_range(v)?;
+        Some(if r.is_empty() {
+            Err(r.start)
+        } else {
+            Ok(r.start)
+        })
     }
 }
 

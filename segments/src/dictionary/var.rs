@@ -13,6 +13,7 @@
 
 use super::blocks::{BlocksWriter, ValueBlocks, train_ranked};
 use crate::format::{ByteReader, Bytes};
+use crate::types::decimal::compare_texts;
 use crate::types::{DataType, DictId, StoredType, Value};
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -22,7 +23,7 @@ use std::cmp::Ordering;
 pub enum VarOrder {
     /// Lexicographic bytes (STRING, JSON, BYTES).
     Bytes,
-    /// Numeric value of decimal text, ties broken by text (BIG_DECIMAL).
+    /// Exact numeric value of decimal text, ties broken by text (BIG_DECIMAL).
     Decimal,
 }
 
@@ -41,10 +42,10 @@ impl VarOrder {
         match self {
             VarOrder::Bytes => a.cmp(b),
             VarOrder::Decimal => {
-                let num = |s: &[u8]| std::str::from_utf8(s).ok()?.parse::<f64>().ok();
-                match (num(a), num(b)) {
-                    (Some(x), Some(y)) => x.total_cmp(&y).then_with(|| a.cmp(b)),
-                    _ => a.cmp(b),
+                let text = |s| std::str::from_utf8(s).ok();
+                match text(a).zip(text(b)).and_then(|(x, y)| compare_texts(x, y)) {
+                    Some(o) => o.then_with(|| a.cmp(b)),
+                    None => a.cmp(b),
                 }
             }
         }

@@ -11,7 +11,7 @@ use crate::dictionary::var::value_to_bytes;
 use crate::format::{ByteReader, Bytes, TypedSlice};
 use crate::hash::{hash_bytes, hash_u64, mix64};
 use crate::native::NativeType;
-use crate::types::{DataType, Value};
+use crate::types::{DataType, StoredType, Value};
 use crate::with_native_type;
 
 /// Default false-positive probability.
@@ -126,7 +126,17 @@ impl BloomFilterReader {
 
     /// Whether `v` may be one of the column's values (`false` means certainly not).
     pub fn might_contain(&self, v: &Value) -> bool {
-        value_hash(self.data_type, v).is_some_and(|h| self.might_contain_hash(h))
+        let hit =
+            |v: &Value| value_hash(self.data_type, v).is_some_and(|h| self.might_contain_hash(h));
+        // Floats hash by their bits, and SQL counts a negative zero equal to zero.
+        let float_column = matches!(
+            self.data_type.stored(),
+            StoredType::Float | StoredType::Double
+        );
+        if float_column && !matches!(v, Value::String(_)) && v.as_f64() == Some(0.0) {
+            return hit(&Value::Double(0.0)) || hit(&Value::Double(-0.0));
+        }
+        hit(v)
     }
 
     /// Size of the bit array in bits.

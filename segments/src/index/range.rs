@@ -27,7 +27,7 @@
 
 use super::dense::{DenseBits, is_dense};
 use crate::format::{ByteReader, Bytes};
-use crate::native::NativeType;
+use crate::native::{NativeType, sql_cmp_f64};
 use crate::types::{DataType, DictId, Value};
 use crate::with_native_type;
 use roaring::{MultiOps, RoaringBitmap};
@@ -430,8 +430,8 @@ fn to_num(dt: DataType, v: &Value) -> Option<Num> {
 fn cmp_num<T: NativeType>(x: T, n: Num) -> Ordering {
     match n {
         Num::I(i) if T::INTEGRAL => (x.to_i64() as i128).cmp(&i),
-        Num::I(i) => x.to_f64().total_cmp(&(i as f64)),
-        Num::F(f) => x.to_f64().total_cmp(&f),
+        Num::I(i) => sql_cmp_f64(x.to_f64(), i as f64),
+        Num::F(f) => sql_cmp_f64(x.to_f64(), f),
     }
 }
 
@@ -450,6 +450,18 @@ fn num_to_t<T: NativeType>(n: Num) -> T {
     }
 }
 
+/// A float zero as `+0.0` (`positive`) or `-0.0`, the two ends of the zeros' run in the total
+/// order; any other value as it is.
+fn signed_zero<T: NativeType>(x: T, positive: bool) -> T {
+    if T::INTEGRAL || x.to_f64() != 0.0 {
+        x
+    } else if positive {
+        T::from_f64(0.0)
+    } else {
+        T::from_f64(-0.0)
+    }
+}
+
 /// Inclusive order-key bounds of the `T` values between the bounds; `None` if none can match.
 fn key_bounds<T: NativeType>(
     dt: DataType,
@@ -460,7 +472,8 @@ fn key_bounds<T: NativeType>(
         Bound::Unbounded => 0,
         Bound::Included(v) | Bound::Excluded(v) => {
             let n = to_num(dt, v)?;
-            let x = num_to_t::<T>(n);
+            // SQL counts both zeros equal: an inclusive lower bound starts at -0.0.
+            let x = signed_zero(num_to_t::<T>(n), matches!(lower, Bound::Excluded(_)));
             let k = x.order_key();
             let c = cmp_num(x, n);
             let bump = match lower {
@@ -474,7 +487,8 @@ fn key_bounds<T: NativeType>(
         Bound::Unbounded => u64::MAX,
         Bound::Included(v) | Bound::Excluded(v) => {
             let n = to_num(dt, v)?;
-            let x = num_to_t::<T>(n);
+            // An inclusive upper bound ends at +0.0.
+            let x = signed_zero(num_to_t::<T>(n), matches!(upper, Bound::Included(_)));
             let k = x.order_key();
             let c = cmp_num(x, n);
             let drop = match upper {

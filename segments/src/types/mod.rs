@@ -2,6 +2,7 @@
 //! table config, error codes and calendar arithmetic (Pinot's `pinot-spi`).
 
 pub mod data_type;
+pub mod decimal;
 pub mod error_code;
 pub mod schema;
 pub mod table_config;

@@ -5,6 +5,7 @@
 //! dictionary order, so a sorted dictionary and a literal compare the same way.
 
 use super::data_type::{DataType, StoredType};
+use super::decimal::Decimal;
 use super::time::{format_timestamp, parse_timestamp};
 use std::cmp::Ordering;
 use std::fmt;
@@ -324,7 +325,8 @@ impl Value {
             (Boolean(a), Boolean(b)) => a.cmp(b),
             (String(a), String(b)) | (Json(a), Json(b)) => a.cmp(b),
             (Bytes(a), Bytes(b)) => a.cmp(b),
-            (BigDecimal(a), BigDecimal(b)) => compare_decimal(a, b),
+            // Equal decimals of different scales (`1.5`, `1.50`) ordered by text: a total order.
+            (BigDecimal(a), BigDecimal(b)) => compare_decimal(a, b).then_with(|| a.cmp(b)),
             (Array(a), Array(b)) => {
                 for (x, y) in a.iter().zip(b) {
                     let o = x.total_cmp(y);
@@ -343,6 +345,23 @@ impl Value {
                     _ => a.to_string().cmp(&b.to_string()),
                 },
             },
+        }
+    }
+
+    /// SQL's comparison of two non-null values: [`Value::total_cmp`], except that a negative
+    /// zero equals zero (`-0.0 < 0` is false, `-0.0 = 0` true), as Java's primitive comparisons
+    /// that Pinot's predicates use, and decimals of different scales are equal (`1.5 = 1.50`,
+    /// `BigDecimal.compareTo`). Sorting and dictionaries keep the total order.
+    pub fn sql_cmp(&self, other: &Value) -> Ordering {
+        let zero =
+            |v: &Value| !matches!(v, Value::String(_) | Value::Json(_)) && v.as_f64() == Some(0.0);
+        if let (Value::BigDecimal(a), Value::BigDecimal(b)) = (self, other) {
+            return compare_decimal(a, b);
+        }
+        match self.total_cmp(other) {
+            Ordering::Equal => Ordering::Equal,
+            _ if zero(self) && zero(other) => Ordering::Equal,
+            o => o,
         }
     }
 
@@ -418,13 +437,12 @@ fn parse_float(t: &str) -> Option<f64> {
     }
 }
 
-/// Plain decimal text without exponent or superfluous leading zeros.
+/// Plain decimal text without exponent or superfluous leading zeros (Java's `toPlainString`
+/// of the parsed value); text that is no decimal is kept, trimmed, without leading zeros.
 pub fn canonical_decimal(t: &str) -> String {
     let t = t.trim();
-    if t.contains(['e', 'E'])
-        && let Ok(f) = t.parse::<f64>()
-    {
-        return format!("{}", f);
+    if let Ok(d) = Decimal::parse(t) {
+        return d.to_plain_string();
     }
     let (sign, digits) = match t.strip_prefix('-') {
         Some(d) => ("-", d),
@@ -440,11 +458,10 @@ pub fn canonical_decimal(t: &str) -> String {
     }
 }
 
+/// Decimals in numeric order (`1.50` = `1.5`, exact beyond a double's digits), as BIG_DECIMAL
+/// dictionaries order them; a pair holding text that is no decimal by its text.
 fn compare_decimal(a: &str, b: &str) -> Ordering {
-    match (a.parse::<f64>(), b.parse::<f64>()) {
-        (Ok(x), Ok(y)) => x.total_cmp(&y).then_with(|| a.cmp(b)),
-        _ => a.cmp(b),
-    }
+    super::decimal::compare_texts(a, b).unwrap_or_else(|| a.cmp(b))
 }
 
 /// Lower-case hex, as Pinot renders BYTES.

@@ -89,7 +89,7 @@ impl IdSet {
         ctx: &QueryContext,
     ) -> Result<IdSet, EngineError> {
         Ok(match op {
-            PredicateOp::Eq(v) => IdSet::Ids(dict.index_of(v).into_iter().collect()),
+            PredicateOp::Eq(v) => IdSet::Range(dict.equal_range(v).unwrap_or(0..0)),
             PredicateOp::In(values) => {
                 let mut ids = dict.ids_of(values);
                 if !ids.is_sorted_by(|a, b| a < b) {

@@ -26,7 +26,7 @@ pub fn may_match(filter: &FilterExpr, segment: &ImmutableSegment) -> bool {
             let bounded = !min.is_null() && !max.is_null();
             let within = |v: &Value| {
                 !bounded
-                    || (v.total_cmp(min) != Ordering::Less && v.total_cmp(max) != Ordering::Greater)
+                    || (v.sql_cmp(min) != Ordering::Less && v.sql_cmp(max) != Ordering::Greater)
             };
             let bloom = column.index::<Bloom>();
             let maybe_present = |v: &Value| within(v) && bloom.is_none_or(|b| b.might_contain(v));
