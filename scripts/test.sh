@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 bash scripts/get-tansu.sh
 # The coordination service several controllers share (Debian's ZooKeeper).
 bash scripts/get-zookeeper.sh
+# The S3-compatible server the deep-store tests use (moto, pinned PyPI packages).
+bash scripts/get-moto.sh
 cargo build --workspace --bins --locked
 cargo test --workspace --locked --no-fail-fast
 

@@ -8,6 +8,7 @@
 use crate::auth::{Role, internal_client};
 use crate::broker::membership::broker_loop;
 use crate::broker::{self, Broker, BrokerConfig};
+use crate::controller::deep_store::DeepStoreUri;
 use crate::controller::{self, Controller, ControllerConfig};
 use crate::http::{bind, serve};
 use crate::logging::{self, LogConfig, LoggingHandle, default_log_dir};
@@ -121,8 +122,12 @@ pub struct StartOptions {
     /// Keep the cluster's metadata in ZooKeeper (`--zk`, `--cluster-name`) instead of the
     /// embedded store: several controllers, and brokers and servers that find them there.
     pub zk: Option<ZkConfig>,
-    /// The deep store (`--deep-store`); default `<data dir>/controller/deepstore`.
-    pub deep_store: Option<PathBuf>,
+    /// The deep store (`--deep-store`: `s3://bucket/prefix`, `gs://…`, `az://…`,
+    /// `file:///dir` or a directory); default `<data dir>/controller/deepstore`.
+    pub deep_store: Option<String>,
+    /// Clients of object storage (a deep store there, `s3://` URIs users give): by default
+    /// configured from the process's `AWS_*`, `GOOGLE_*` and `AZURE_*` variables.
+    pub cloud: Arc<crate::cloud::ObjectStores>,
 }
 
 impl StartOptions {
@@ -157,6 +162,7 @@ impl StartOptions {
             auth: None,
             zk: None,
             deep_store: None,
+            cloud: Arc::new(crate::cloud::ObjectStores::from_env()),
         }
     }
 
@@ -327,20 +333,26 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             Some(zk) => Arc::new(zk.clone()),
             None => Arc::new(RedbStore::open(&dir.join("metadata.redb"))?),
         };
-        let deep_store = mkdir(
-            opts.deep_store
-                .clone()
-                .unwrap_or_else(|| dir.join("deepstore")),
-        )?;
+        let deep_uri = match &opts.deep_store {
+            Some(text) => DeepStoreUri::parse(text).map_err(StartError::Config)?,
+            None => DeepStoreUri::Dir(dir.join("deepstore")),
+        };
+        let deep = controller::deep_store::open(&deep_uri, &dir, &opts.cloud)
+            .map_err(StartError::Config)?;
         let config = ControllerConfig {
             data_dir: dir,
             instance_id: id.clone(),
             heartbeat_timeout: opts.heartbeat_timeout,
             max_upload_bytes: opts.max_upload_bytes,
             auth: opts.auth.clone(),
-            deep_store,
+            cloud: opts.cloud.clone(),
         };
-        let c = Arc::new(Controller::new(config, store.clone(), logging.clone()));
+        let c = Arc::new(Controller::new(
+            config,
+            store.clone(),
+            logging.clone(),
+            deep,
+        ));
         if let Some(zk) = &zk {
             // Who is live, and what each server holds, comes from ZooKeeper's live instances.
             let weak = Arc::downgrade(&c);
@@ -454,6 +466,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             heartbeat_interval: opts.heartbeat_interval,
             tags: opts.tags.clone(),
             query_port: query_l.as_ref().map(|(_, p)| *p),
+            cloud: opts.cloud.clone(),
         };
         let s = Arc::new(Server::new(
             config,

@@ -6,6 +6,7 @@
 //! * [`transport`] — how one role reaches another (HTTP or in-process).
 //! * [`controller`], [`broker`], [`server`] — the three roles, one tide app each.
 //! * [`cluster`] — starting any subset of roles in one process.
+//! * [`cloud`] — object storage (S3, GCS, Azure): the deep store there and `s3://` URIs.
 //! * [`heap`] — allocator settings for large short-lived buffers.
 //! * [`logging`], [`common`] — logging setup and the `/loggers` endpoints every role serves.
 //! * [`quickstart`] — the sample `lineitem` table (generator, schema, config, loader).
@@ -13,6 +14,7 @@
 pub mod auth;
 pub mod broker;
 pub mod cli;
+pub mod cloud;
 pub mod cluster;
 pub mod common;
 pub mod controller;

@@ -240,7 +240,7 @@ async fn a_pinot_job_spec_builds_and_pushes() {
             "Failed to find segment",
         ),
         (
-            "s3://bucket/a.tar.gz".to_string(),
+            "ftp://host/a.tar.gz".to_string(),
             "Unsupported DOWNLOAD_URI",
         ),
         (String::new(), "downloadURI"),

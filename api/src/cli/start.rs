@@ -45,10 +45,12 @@ pub struct StartArgs {
     /// stays live (and a leader keeps leading) before another takes over.
     #[arg(long, default_value_t = 10_000, requires = "zk")]
     pub zk_session_timeout_ms: u64,
-    /// The deep store of segment archives (default `<data-dir>/controller/deepstore`); with
-    /// several controllers, a directory every one of them reaches.
+    /// The deep store of segment archives: `s3://bucket/prefix`, `gs://bucket/prefix`,
+    /// `az://container/prefix` (credentials, region and endpoint from the `AWS_*`, `GOOGLE_*`,
+    /// `AZURE_*` variables the cloud SDKs read), or `file:///dir` / a directory every controller
+    /// reaches (default `<data-dir>/controller/deepstore`).
     #[arg(long)]
-    pub deep_store: Option<PathBuf>,
+    pub deep_store: Option<String>,
     /// Instance id of the server (or of the only role); default `<Role>_<host>_<port>`.
     #[arg(long)]
     pub instance_id: Option<String>,

@@ -1,11 +1,17 @@
 //! The deep store: where the controller keeps every uploaded or committed segment archive, one
-//! folder per table, and serves them to servers. [`DeepStore`] is the seam — archives go in
-//! whole, come out as a local file, and go away by name — so an object store can stand behind
-//! it; [`DirDeepStore`] is a directory, shared by all controllers of a cluster when they run on
-//! several machines (`--deep-store`, a mount every one of them reaches).
+//! folder per table. [`DeepStore`] is the seam — archives go in whole, come out as a local file,
+//! and go away by name. [`DirDeepStore`] is a directory, shared by all controllers of a cluster
+//! when they run on several machines (`--deep-store /dir` or `file:///dir`, a mount every one of
+//! them reaches); servers fetch its archives through a controller. [`ObjectDeepStore`] is a
+//! bucket prefix in object storage (`--deep-store s3://bucket/prefix`, `gs://…`, `az://…`): an
+//! archive is uploaded in parts and exists only once complete, servers read it there directly
+//! ([`DeepStore::direct_uri`]), and the controller keeps a local cache of what it reads back.
+//! [`open`] makes the one a `--deep-store` URI names and checks that it can be reached.
 
+use crate::cloud::{ObjectStores, ObjectUri};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// Segment archives by table and file name.
@@ -30,6 +36,71 @@ pub trait DeepStore: Send + Sync {
     fn describe(&self) -> String;
     /// The URI of an archive (Pinot's `segment.download.url` for a segment in the deep store).
     fn uri(&self, table: &str, file: &str) -> String;
+    /// The URI servers read an archive from themselves, when they can (object storage); `None`:
+    /// through a controller.
+    fn direct_uri(&self, _table: &str, _file: &str) -> Option<String> {
+        None
+    }
+}
+
+/// Where `--deep-store` puts archives: a directory or an object-store prefix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeepStoreUri {
+    Dir(PathBuf),
+    Object(ObjectUri),
+}
+
+impl DeepStoreUri {
+    /// `s3://bucket/prefix`, `gs://…`, `az://…`, `file:///dir` or a path.
+    pub fn parse(text: &str) -> Result<DeepStoreUri, String> {
+        if let Some(path) = text.strip_prefix("file://") {
+            return if path.starts_with('/') {
+                Ok(DeepStoreUri::Dir(PathBuf::from(path)))
+            } else {
+                Err(format!(
+                    "'{text}': a file:// deep store needs an absolute path (file:///dir)"
+                ))
+            };
+        }
+        if text.contains("://") {
+            return ObjectUri::parse(text).map(DeepStoreUri::Object).ok_or_else(|| {
+                format!(
+                    "'{text}': the deep store is s3://bucket/prefix, gs://…, az://…, file:///dir or a directory"
+                )
+            });
+        }
+        if text.is_empty() {
+            return Err("the deep store URI is empty".into());
+        }
+        Ok(DeepStoreUri::Dir(PathBuf::from(text)))
+    }
+}
+
+/// Opens the deep store `uri` names, with `local` for scratch work and cached archives: a
+/// directory is created; a bucket must answer a listing with `stores`' options (a missing
+/// bucket or refused credentials fail here, at start).
+pub fn open(
+    uri: &DeepStoreUri,
+    local: &Path,
+    stores: &Arc<ObjectStores>,
+) -> Result<Arc<dyn DeepStore>, String> {
+    match uri {
+        DeepStoreUri::Dir(dir) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create the deep store '{}': {e}", dir.display()))?;
+            Ok(Arc::new(DirDeepStore::new(dir.clone())))
+        }
+        DeepStoreUri::Object(root) => {
+            stores
+                .check(root)
+                .map_err(|e| format!("cannot reach the deep store {root}: {e}"))?;
+            Ok(Arc::new(ObjectDeepStore {
+                root: root.clone(),
+                stores: stores.clone(),
+                local: local.to_path_buf(),
+            }))
+        }
+    }
 }
 
 /// A deep store in a directory: `<root>/<table>/<file>`, scratch under `<root>/.tmp/<id>`.
@@ -45,22 +116,12 @@ impl DirDeepStore {
     }
 
     fn dir(&self, table: &str) -> io::Result<PathBuf> {
-        if table.is_empty() || table.starts_with('.') || table.contains(['/', '\\']) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("'{table}' cannot name a deep-store folder"),
-            ));
-        }
+        check_name(table, "folder")?;
         Ok(self.root.join(table))
     }
 
     fn path(&self, table: &str, file: &str) -> io::Result<PathBuf> {
-        if file.is_empty() || file.starts_with('.') || file.contains(['/', '\\']) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("'{file}' cannot name a deep-store archive"),
-            ));
-        }
+        check_name(file, "archive")?;
         Ok(self.dir(table)?.join(file))
     }
 }
@@ -126,9 +187,140 @@ impl DeepStore for DirDeepStore {
     }
 }
 
+/// Refuses names that could leave their folder (`..`, `/`) or hide (`.tmp`).
+fn check_name(name: &str, what: &str) -> io::Result<()> {
+    if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\']) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("'{name}' cannot name a deep-store {what}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A deep store under a prefix of a bucket: `<prefix>/<table>/<file>`. Archives read back are
+/// cached under `<local>/cache/<table>/<file>` (names are never reused: a refresh writes a new
+/// file), scratch work under `<local>/.tmp/<id>`.
+#[derive(Debug)]
+pub struct ObjectDeepStore {
+    root: ObjectUri,
+    stores: Arc<ObjectStores>,
+    local: PathBuf,
+}
+
+impl ObjectDeepStore {
+    fn object(&self, table: &str, file: &str) -> io::Result<ObjectUri> {
+        check_name(table, "folder")?;
+        check_name(file, "archive")?;
+        Ok(self.root.child(table).child(file))
+    }
+
+    fn cached(&self, table: &str, file: &str) -> PathBuf {
+        self.local.join("cache").join(table).join(file)
+    }
+}
+
+impl DeepStore for ObjectDeepStore {
+    fn put(&self, table: &str, file: &str, from: &Path) -> io::Result<()> {
+        let uri = self.object(table, file)?;
+        self.stores.put_file(&uri, from)?;
+        let _ = std::fs::remove_file(from);
+        Ok(())
+    }
+
+    fn local_path(&self, table: &str, file: &str) -> io::Result<PathBuf> {
+        let uri = self.object(table, file)?;
+        let at = self.cached(table, file);
+        if !at.is_file() {
+            if let Some(dir) = at.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            self.stores.get_to_file(&uri, &at, u64::MAX)?;
+        }
+        Ok(at)
+    }
+
+    fn remove(&self, table: &str, file: &str) -> io::Result<()> {
+        let uri = self.object(table, file)?;
+        self.stores.delete(&uri)?;
+        let _ = std::fs::remove_file(self.cached(table, file));
+        Ok(())
+    }
+
+    fn remove_table(&self, table: &str) -> io::Result<()> {
+        check_name(table, "folder")?;
+        let folder = self.root.child(table);
+        for entry in self.stores.list(&folder)? {
+            self.stores.delete(&folder.child(&entry.name))?;
+        }
+        match std::fs::remove_dir_all(self.local.join("cache").join(table)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    fn tables(&self) -> io::Result<Vec<String>> {
+        let mut out: Vec<String> = self
+            .stores
+            .folders(&self.root)?
+            .into_iter()
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    fn files(&self, table: &str) -> io::Result<Vec<(String, SystemTime)>> {
+        check_name(table, "folder")?;
+        let mut out: Vec<(String, SystemTime)> = self
+            .stores
+            .list(&self.root.child(table))?
+            .into_iter()
+            .map(|e| (e.name, e.written))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    fn scratch(&self, id: &str) -> PathBuf {
+        self.local.join(".tmp").join(id)
+    }
+
+    fn describe(&self) -> String {
+        self.root.to_string()
+    }
+
+    fn uri(&self, table: &str, file: &str) -> String {
+        self.root.child(table).child(file).to_string()
+    }
+
+    fn direct_uri(&self, table: &str, file: &str) -> Option<String> {
+        Some(self.uri(table, file))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deep_store_uris() {
+        assert_eq!(
+            DeepStoreUri::parse("file:///data/deep"),
+            Ok(DeepStoreUri::Dir("/data/deep".into()))
+        );
+        assert_eq!(
+            DeepStoreUri::parse("rel/dir"),
+            Ok(DeepStoreUri::Dir("rel/dir".into()))
+        );
+        assert_eq!(
+            DeepStoreUri::parse("s3://b/p"),
+            Ok(DeepStoreUri::Object(ObjectUri::parse("s3://b/p").unwrap()))
+        );
+        for bad in ["", "file://rel", "ftp://h/x", "s3://"] {
+            assert!(DeepStoreUri::parse(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn archives_go_in_whole_and_out_by_name() {

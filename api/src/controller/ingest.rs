@@ -18,7 +18,7 @@ use super::responses::{Status, json};
 use super::segments::{Scratch, scratch_dir, single_part, store_archive, upload_table};
 use crate::common::archive;
 use crate::common::clock::now_ms;
-use crate::common::location::Location;
+use crate::common::location::{LOCATION_FORMS, Location};
 use crate::common::transform;
 use crate::http::body::{query_param, read_bounded};
 use crate::http::routes::Routes;
@@ -128,17 +128,20 @@ async fn ingest_from_uri(req: Request<ControllerState>) -> tide::Result {
         .ok_or_else(|| ApiError::bad_request("Missing required parameter: sourceURIStr"))?;
     let input = match Location::parse(&uri) {
         Some(Location::Local(path)) => Input::Local(path),
-        Some(http @ Location::Http(_)) => {
-            let bytes = http.read(c.config.max_upload_bytes).await.map_err(|why| {
-                ApiError::bad_request(format!(
-                    "Caught exception while ingesting file: cannot fetch '{uri}': {why}"
-                ))
-            })?;
+        Some(remote @ (Location::Http(_) | Location::Object(_))) => {
+            let bytes = remote
+                .read(c.config.max_upload_bytes, &c.config.cloud)
+                .await
+                .map_err(|why| {
+                    ApiError::bad_request(format!(
+                        "Caught exception while ingesting file: cannot fetch '{uri}': {why}"
+                    ))
+                })?;
             Input::Body(bytes)
         }
         None => {
             return Err(ApiError::bad_request(format!(
-                "Unsupported sourceURIStr '{uri}': use file:///path, an absolute path or http://"
+                "Unsupported sourceURIStr '{uri}': use {LOCATION_FORMS}"
             ))
             .into());
         }

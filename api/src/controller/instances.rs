@@ -138,13 +138,19 @@ pub fn assignment_of(c: &Controller, id: &str) -> Result<Vec<AssignedSegment>, A
             }
             None => None,
         };
+        // Servers read an archive in object storage there themselves.
+        let download_uri = s.download_uri.or_else(|| {
+            (!s.archive.is_empty())
+                .then(|| c.deep.direct_uri(&s.table_name_with_type, &s.archive))
+                .flatten()
+        });
         out.push(AssignedSegment {
             table_name_with_type: s.table_name_with_type,
             segment_name: s.segment_name,
             crc: s.crc,
             reload_version: s.reload_version,
             incarnation: s.incarnation,
-            download_uri: s.download_uri,
+            download_uri,
             consuming,
         });
     }

@@ -67,9 +67,8 @@ pub struct ControllerConfig {
     pub max_upload_bytes: u64,
     /// Access control: the controller calls brokers and servers with its internal credentials.
     pub auth: Option<Arc<crate::auth::Auth>>,
-    /// The deep store of segment archives: `<data dir>/deepstore` by default; with several
-    /// controllers, a directory every one of them reaches (`--deep-store`).
-    pub deep_store: PathBuf,
+    /// Clients of object storage: a deep store there, and `s3://` (…) URIs users give.
+    pub cloud: Arc<crate::cloud::ObjectStores>,
 }
 
 /// What the controller knows about live instances: from heartbeats to this controller (memory
@@ -140,18 +139,19 @@ pub struct WriteGuard<'a> {
 pub type ControllerState = Arc<Controller>;
 
 impl Controller {
-    /// A controller over `store`.
+    /// A controller over `store`, keeping archives in `deep` ([`deep_store::open`]).
     pub fn new(
         config: ControllerConfig,
         store: Arc<dyn MetadataStore>,
         logging: LoggingHandle,
+        deep: Arc<dyn deep_store::DeepStore>,
     ) -> Controller {
         let client = crate::auth::internal_client(config.auth.as_deref());
         Controller {
             changes: ChangeLog::new(Controller::stored_version(&*store)),
             listeners: std::sync::RwLock::default(),
             reload_jobs: reload_jobs::ReloadJobs::default(),
-            deep: Arc::new(deep_store::DirDeepStore::new(config.deep_store.clone())),
+            deep,
             config,
             store,
             logging,

@@ -18,7 +18,7 @@ use super::table_config::server_tag;
 use super::{Controller, ControllerState};
 use crate::common::archive::{self, SegmentFacts};
 use crate::common::clock::now_ms;
-use crate::common::location::Location;
+use crate::common::location::{LOCATION_FORMS, Location};
 use crate::http::body::{path_param, query_param, read_bounded};
 use crate::http::routes::Routes;
 use crate::http::{ApiError, multipart, on_rayon};
@@ -247,7 +247,7 @@ async fn upload(mut req: Request<ControllerState>) -> tide::Result {
         // Pinot's URI push: the controller fetches the segment's tar.gz from DOWNLOAD_URI.
         Some("URI") => {
             let uri = download_uri(&req)?;
-            let archive = fetch_uri(&uri, c.config.max_upload_bytes).await?;
+            let archive = fetch_uri(&c, &uri, c.config.max_upload_bytes).await?;
             store_archive(&c, typed.as_deref(), table_type.as_deref(), archive).await?
         }
         Some(other) => {
@@ -260,14 +260,14 @@ async fn upload(mut req: Request<ControllerState>) -> tide::Result {
     json(&Status::new(status))
 }
 
-/// The bytes at `uri` (`file:///path` on the controller's machine, or `http://…`), at most
-/// `limit` of them.
-async fn fetch_uri(uri: &str, limit: u64) -> Result<Vec<u8>, ApiError> {
+/// The bytes at `uri` (`file:///path` on the controller's machine, `http://…` or an object
+/// URI such as `s3://bucket/key`), at most `limit` of them.
+async fn fetch_uri(c: &Controller, uri: &str, limit: u64) -> Result<Vec<u8>, ApiError> {
     let failed =
         |why: String| ApiError::bad_request(format!("Failed to fetch segment from '{uri}': {why}"));
     Location::parse(uri)
-        .ok_or_else(|| failed("use a file:// or http:// URI".into()))?
-        .read(limit)
+        .ok_or_else(|| failed(format!("use {LOCATION_FORMS}")))?
+        .read(limit, &c.config.cloud)
         .await
         .map_err(failed)
 }
@@ -343,14 +343,14 @@ async fn store_metadata(
 ) -> Result<String, ApiError> {
     let location = Location::parse(&uri).ok_or_else(|| {
         ApiError::bad_request(format!(
-            "Unsupported DOWNLOAD_URI '{uri}': use file:///path or http://"
+            "Unsupported DOWNLOAD_URI '{uri}': use {LOCATION_FORMS}"
         ))
     })?;
     let (facts, creation) = on_rayon(move || archive::read_metadata_archive(&metadata))
         .await
         .map_err(ApiError::internal)?
         .map_err(|e| ApiError::bad_request(e.to_string()))?;
-    location.check().await.map_err(|why| {
+    location.check(&c.config.cloud).await.map_err(|why| {
         ApiError::bad_request(format!("Failed to find segment at '{uri}': {why}"))
     })?;
     let arrival = Arrival {
@@ -404,9 +404,17 @@ async fn commit_arrival(
     let (file_name, download_uri) = match home {
         Home::Scratch(archive_path) => {
             let file_name = format!("{segment}.{crc:08x}.{}.tar.gz", now_ms());
-            c.deep.put(typed, &file_name, &archive_path).map_err(|e| {
-                ApiError::internal(format!("cannot move segment into the deep store: {e}"))
-            })?;
+            // An upload to object storage takes a while: off the async executor. The record
+            // below is committed only once the archive is whole in the store.
+            let (deep, table, file) = (c.deep.clone(), typed.to_string(), file_name.clone());
+            async_std::task::spawn_blocking(move || deep.put(&table, &file, &archive_path))
+                .await
+                .map_err(|e| {
+                    ApiError::internal(format!(
+                        "cannot store segment {segment} in the deep store {}: {e}",
+                        c.deep.describe()
+                    ))
+                })?;
             (file_name, None)
         }
         Home::Uri(uri) => (String::new(), Some(uri)),
@@ -523,9 +531,12 @@ async fn read_named_archive(c: &Controller, record: &SegmentRecord) -> Result<Ve
     if let Some(uri) = &record.download_uri {
         let location = Location::parse(uri)
             .ok_or_else(|| ApiError::internal(format!("unreadable download URI '{uri}'")))?;
-        return location.read(u64::MAX / 2).await.map_err(|why| {
-            ApiError::not_found(format!("Segment archive '{uri}' is missing: {why}"))
-        });
+        return location
+            .read(u64::MAX / 2, &c.config.cloud)
+            .await
+            .map_err(|why| {
+                ApiError::not_found(format!("Segment archive '{uri}' is missing: {why}"))
+            });
     }
     async_std::fs::read(local_archive_path(c, record)?)
         .await
@@ -719,10 +730,18 @@ mod tests {
             heartbeat_timeout: Duration::from_secs(10),
             max_upload_bytes: 1 << 20,
             auth: None,
-            deep_store: dir.join("deepstore"),
+            cloud: Arc::new(crate::cloud::ObjectStores::new(Vec::new())),
         };
         let store = Arc::new(RedbStore::open(&dir.join("metadata.redb")).unwrap());
-        Controller::new(config, store, crate::logging::init_for_tests().unwrap())
+        let deep = Arc::new(super::super::deep_store::DirDeepStore::new(
+            dir.join("deepstore"),
+        ));
+        Controller::new(
+            config,
+            store,
+            crate::logging::init_for_tests().unwrap(),
+            deep,
+        )
     }
 
     /// Stores `bytes` as the archive `file` of segment `s` and records it, removing the archive

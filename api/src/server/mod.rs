@@ -65,6 +65,8 @@ pub struct ServerConfig {
     /// The bound query port of this process ([`crate::transport::query_port`]), announced when
     /// registering.
     pub query_port: Option<u16>,
+    /// Clients of object storage: segments whose download URI is an object are read there.
+    pub cloud: Arc<crate::cloud::ObjectStores>,
 }
 
 impl ServerConfig {
@@ -528,6 +530,7 @@ mod tests {
                 heartbeat_interval: Duration::from_secs(1),
                 tags: None,
                 query_port: None,
+                cloud: Arc::new(crate::cloud::ObjectStores::new(Vec::new())),
             },
             Arc::new(crate::transport::HttpControllerClient::new(
                 "http://127.0.0.1:1",

@@ -281,9 +281,10 @@ async fn consume(
 }
 
 async fn download(server: &ServerState, a: &AssignedSegment) -> Result<(), String> {
-    // A metadata-pushed segment comes straight from the deep store its record names.
+    // A metadata-pushed segment, or one in an object-store deep store, comes straight from the
+    // URI its record names.
     let bytes = match a.download_uri.as_deref().map(|u| (u, Location::parse(u))) {
-        Some((_, Some(location))) => location.read(u64::MAX / 2).await,
+        Some((_, Some(location))) => location.read(u64::MAX / 2, &server.config.cloud).await,
         Some((uri, None)) => Err(format!("unreadable download URI '{uri}'")),
         None => server
             .controller

@@ -1,0 +1,277 @@
+//! The deep store in object storage, against a real S3 server (moto, on 127.0.0.1), and the same
+//! suite once against a `file://` directory: uploads land in the store (and only there), a
+//! refresh replaces the object, URI and metadata pushes read archives from the store's URIs,
+//! the segment's download URL is the object's URI, a server whose disk is wiped fills itself
+//! from the store directly (the controller never reads the archive back), and deleting the table
+//! removes its objects. A missing bucket and refused credentials stop the start with a clear
+//! error.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use support::s3::S3;
+use support::{call, lineitem_segment, post_json, upload_segment};
+use tessera_api::cloud::{ObjectStores, ObjectUri};
+use tessera_api::cluster::{self, Cluster, StartOptions};
+use tessera_api::quickstart::lineitem;
+
+const TABLE: &str = "lineitem_OFFLINE";
+
+/// Where the suite's archives live, and how the test reads it without Tessera.
+enum Store<'a> {
+    S3 { s3: &'a S3, bucket: &'a str },
+    Dir(PathBuf),
+}
+
+impl Store<'_> {
+    fn deep_store_uri(&self) -> String {
+        match self {
+            Store::S3 { bucket, .. } => format!("s3://{bucket}/pinot"),
+            Store::Dir(d) => format!("file://{}", d.join("deep").display()),
+        }
+    }
+
+    fn cloud(&self) -> ObjectStores {
+        match self {
+            Store::S3 { s3, .. } => ObjectStores::new(s3.options()),
+            Store::Dir(_) => ObjectStores::new(Vec::new()),
+        }
+    }
+
+    /// The archive names of the table in the deep store.
+    async fn archives(&self) -> Vec<String> {
+        match self {
+            Store::S3 { s3, bucket } => s3
+                .keys(bucket, &format!("pinot/{TABLE}/"))
+                .await
+                .into_iter()
+                .map(|k| k.rsplit('/').next().unwrap_or_default().to_string())
+                .collect(),
+            Store::Dir(d) => match std::fs::read_dir(d.join("deep").join(TABLE)) {
+                Ok(entries) => entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect(),
+                Err(_) => Vec::new(),
+            },
+        }
+    }
+
+    /// Puts an archive outside the deep store's folders, as a pusher would, and returns its URI.
+    fn put_outside(&self, cloud: &ObjectStores, name: &str, bytes: &[u8], work: &Path) -> String {
+        let file = work.join(format!("{name}.tar.gz"));
+        std::fs::write(&file, bytes).unwrap();
+        match self {
+            Store::S3 { bucket, .. } => {
+                let uri =
+                    ObjectUri::parse(&format!("s3://{bucket}/incoming/{name}.tar.gz")).unwrap();
+                cloud.put_file(&uri, &file).unwrap();
+                uri.to_string()
+            }
+            Store::Dir(_) => format!("file://{}", file.display()),
+        }
+    }
+}
+
+async fn start(data: &Path, store: &Store<'_>) -> Result<Cluster, String> {
+    let mut opts = StartOptions::ephemeral(data.to_path_buf());
+    opts.deep_store = Some(store.deep_store_uri());
+    opts.cloud = Arc::new(store.cloud());
+    opts.instance_id = Some("Server_deep".into());
+    opts.logging = Some(tessera_api::logging::init_for_tests().unwrap());
+    cluster::start(opts).await.map_err(|e| e.to_string())
+}
+
+async fn count(broker: &str) -> Value {
+    let (_, b) = post_json(
+        &format!("{broker}/query/sql"),
+        json!({"sql": "SELECT COUNT(*) FROM lineitem"}),
+    )
+    .await;
+    b["resultTable"]["rows"][0][0].clone()
+}
+
+async fn wait_count(broker: &str, want: u64) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let got = count(broker).await;
+        if got == want {
+            return;
+        }
+        assert!(Instant::now() < deadline, "count {got}, want {want}");
+        async_std::task::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn push(ctl: &str, kind: &str, uri: &str, body: Vec<u8>) -> (u16, String) {
+    let mut res = surf::post(format!("{ctl}/v2/segments?tableName=lineitem"))
+        .header("UPLOAD_TYPE", kind)
+        .header("DOWNLOAD_URI", uri)
+        .body(surf::Body::from_bytes(body))
+        .await
+        .unwrap();
+    (res.status() as u16, res.body_string().await.unwrap())
+}
+
+async fn check_deep_store(store: Store<'_>) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let cloud = store.cloud();
+    let c = start(&data, &store).await.unwrap();
+    let (ctl, broker) = (
+        c.controller_url.clone().unwrap(),
+        c.broker_url.clone().unwrap(),
+    );
+    assert_eq!(
+        post_json(&format!("{ctl}/schemas"), lineitem::schema())
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        post_json(&format!("{ctl}/tables"), lineitem::table_config())
+            .await
+            .0,
+        200
+    );
+
+    // An upload lands in the store; its download URL is the object's URI.
+    let first = lineitem_segment(&work, "lineitem_0", 1000);
+    let (s, b) = upload_segment(&ctl, "lineitem", "lineitem_0", &first).await;
+    assert_eq!(s, 200, "{b}");
+    wait_count(&broker, 1000).await;
+    let archives = store.archives().await;
+    assert_eq!(archives.len(), 1, "{archives:?}");
+    let (_, zk) = call("GET", &format!("{ctl}/segments/{TABLE}/zkmetadata"), None).await;
+    let url = zk["lineitem_0"]["segment.download.url"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        url.starts_with(&store.deep_store_uri()) && url.ends_with(&archives[0]),
+        "{url} {archives:?}"
+    );
+
+    // A refresh replaces the object.
+    let refreshed = lineitem_segment(&work.join("r"), "lineitem_0", 2000);
+    let (s, b) = upload_segment(&ctl, "lineitem", "lineitem_0", &refreshed).await;
+    assert_eq!(s, 200, "{b}");
+    wait_count(&broker, 2000).await;
+    let now = store.archives().await;
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert_ne!(now, archives);
+
+    // URI push and metadata push read archives from the store's URIs.
+    let pushed = lineitem_segment(&work, "lineitem_1", 500);
+    let uri = store.put_outside(&cloud, "lineitem_1", &pushed, &work);
+    let (s, b) = push(&ctl, "URI", &uri, Vec::new()).await;
+    assert_eq!(s, 200, "{b}");
+    wait_count(&broker, 2500).await;
+    let meta_pushed = lineitem_segment(&work, "lineitem_2", 300);
+    let uri = store.put_outside(&cloud, "lineitem_2", &meta_pushed, &work);
+    let metadata = tessera_api::common::archive::metadata_archive(&meta_pushed).unwrap();
+    let (s, b) = push(&ctl, "METADATA", &uri, metadata.clone()).await;
+    assert_eq!(s, 200, "{b}");
+    wait_count(&broker, 2800).await;
+    // A push naming an object that is not there changes nothing.
+    let gone = uri.replace("lineitem_2", "gone");
+    let (s, b) = push(&ctl, "METADATA", &gone, metadata).await;
+    assert_eq!(s, 400, "{b}");
+    assert!(b.contains("Failed to find segment"), "{b}");
+    c.stop().await;
+
+    // A server whose disk is wiped fills itself again from the store. With object storage the
+    // server reads the objects itself: the controller never downloads them.
+    std::fs::remove_dir_all(data.join("server")).unwrap();
+    let c = start(&data, &store).await.unwrap();
+    let (ctl, broker) = (
+        c.controller_url.clone().unwrap(),
+        c.broker_url.clone().unwrap(),
+    );
+    wait_count(&broker, 2800).await;
+    let controller_cache = data.join("controller").join("cache");
+    if matches!(store, Store::S3 { .. }) {
+        assert!(
+            !controller_cache.exists()
+                || std::fs::read_dir(&controller_cache)
+                    .unwrap()
+                    .next()
+                    .is_none(),
+            "the controller read archives back"
+        );
+    }
+
+    // Deleting the table removes its objects.
+    let (s, b) = call(
+        "DELETE",
+        &format!("{ctl}/tables/lineitem?type=offline"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{b}");
+    assert!(
+        store.archives().await.is_empty(),
+        "{:?}",
+        store.archives().await
+    );
+    c.stop().await;
+}
+
+#[async_std::test]
+async fn the_deep_store_in_s3() {
+    let Some(s3) = S3::start(false) else { return };
+    s3.create_bucket("deep").await;
+    check_deep_store(Store::S3 {
+        s3: &s3,
+        bucket: "deep",
+    })
+    .await;
+}
+
+#[async_std::test]
+async fn the_deep_store_in_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    check_deep_store(Store::Dir(dir.path().to_path_buf())).await;
+}
+
+#[async_std::test]
+async fn a_missing_bucket_or_refused_keys_stop_the_start() {
+    let Some(s3) = S3::start(false) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let e = start(
+        &dir.path().join("a"),
+        &Store::S3 {
+            s3: &s3,
+            bucket: "nosuch",
+        },
+    )
+    .await
+    .err()
+    .expect("a missing bucket is refused");
+    assert!(
+        e.contains("cannot reach the deep store s3://nosuch/pinot"),
+        "{e}"
+    );
+    let Some(guarded) = S3::start(true) else {
+        return;
+    };
+    let e = start(
+        &dir.path().join("b"),
+        &Store::S3 {
+            s3: &guarded,
+            bucket: "deep",
+        },
+    )
+    .await
+    .err()
+    .expect("refused credentials are refused");
+    assert!(
+        e.contains("cannot reach the deep store") && e.contains("denied"),
+        "{e}"
+    );
+}
