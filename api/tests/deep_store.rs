@@ -275,3 +275,127 @@ async fn a_missing_bucket_or_refused_keys_stop_the_start() {
         "{e}"
     );
 }
+
+const JOB: &str = r#"
+executionFrameworkSpec:
+  name: 'standalone'
+jobType: ${jobType}
+inputDirURI: 's3://lake/raw/'
+includeFileNamePattern: 'glob:**/*.csv'
+excludeFileNamePattern: 'glob:**/skip*'
+searchRecursively: true
+outputDirURI: 's3://lake/segments/'
+overwriteOutput: true
+pinotFSSpecs:
+  - scheme: s3
+    className: org.apache.pinot.plugin.filesystem.S3PinotFS
+    configs:
+      region: 'us-east-1'
+      endpoint: '${endpoint}'
+      accessKey: 'tessera'
+      secretKey: 'tessera-secret'
+recordReaderSpec:
+  dataFormat: 'csv'
+tableSpec:
+  tableName: 'trips'
+  schemaURI: '${controller}/tables/trips/schema'
+  tableConfigURI: '${controller}/tables/trips'
+pinotClusterSpecs:
+  - controllerURI: '${controller}'
+"#;
+
+/// Pinot's batch path against object storage: a job spec whose input and output directories are
+/// `s3://` prefixes (reached through its `pinotFSSpecs` configs) builds a segment per input
+/// object, writes the archives to the output prefix and metadata-pushes them, so servers read
+/// them from there; a push-only job lists the output prefix and pushes what it finds.
+#[async_std::test]
+async fn a_job_spec_reads_and_writes_object_storage() {
+    let Some(s3) = S3::start(false) else { return };
+    s3.create_bucket("deep").await;
+    s3.create_bucket("lake").await;
+    let dir = tempfile::tempdir().unwrap();
+    let cloud = ObjectStores::new(s3.options());
+    let csv = |i: i64| {
+        format!(
+            "city,fare,ts\nAustin,{i}.5,{}\nBoston,1,{}\n",
+            1_704_067_200_000i64 + i,
+            1_704_067_200_000i64 + 10 * i
+        )
+    };
+    for (i, key) in [
+        (1, "raw/a.csv"),
+        (2, "raw/2024/b.csv"),
+        (3, "raw/c.csv"),
+        (100, "raw/skip_me.csv"),
+    ] {
+        let file = dir.path().join(format!("in{i}.csv"));
+        std::fs::write(&file, csv(i)).unwrap();
+        cloud
+            .put_file(
+                &ObjectUri::parse(&format!("s3://lake/{key}")).unwrap(),
+                &file,
+            )
+            .unwrap();
+    }
+    let store = Store::S3 {
+        s3: &s3,
+        bucket: "deep",
+    };
+    let c = start(&dir.path().join("data"), &store).await.unwrap();
+    let (ctl, broker) = (
+        c.controller_url.clone().unwrap(),
+        c.broker_url.clone().unwrap(),
+    );
+    let schema = json!({"schemaName": "trips",
+        "dimensionFieldSpecs": [{"name": "city", "dataType": "STRING"}],
+        "metricFieldSpecs": [{"name": "fare", "dataType": "DOUBLE"}],
+        "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG", "format": "1:MILLISECONDS:EPOCH", "granularity": "1:MILLISECONDS"}]});
+    assert_eq!(post_json(&format!("{ctl}/schemas"), schema).await.0, 200);
+    let table = json!({"tableName": "trips", "tableType": "OFFLINE",
+        "segmentsConfig": {"timeColumnName": "ts", "replication": "1"},
+        "tenants": {}, "tableIndexConfig": {"loadMode": "MMAP"}});
+    assert_eq!(post_json(&format!("{ctl}/tables"), table).await.0, 200);
+
+    let run = |job: &str| {
+        let values = vec![
+            ("jobType".to_string(), job.to_string()),
+            ("endpoint".to_string(), s3.endpoint.clone()),
+            ("controller".to_string(), ctl.clone()),
+        ];
+        async_std::task::spawn_blocking(move || {
+            let spec = tessera_api::ingest_job::JobSpec::parse(JOB, &values).unwrap();
+            tessera_api::ingest_job::run(&spec, &|_| {}).map_err(|e| e.to_string())
+        })
+    };
+    let summary = run("SegmentCreationAndMetadataPush").await.unwrap();
+    assert_eq!(summary.built.len(), 3);
+    let rows = |b: &Value| b["resultTable"]["rows"][0].clone();
+    let sql = json!({"sql": "SELECT COUNT(*), SUM(fare) FROM trips"});
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, b) = post_json(&format!("{broker}/query/sql"), sql.clone()).await;
+        if rows(&b) == json!([6, 10.5]) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{b}");
+        async_std::task::sleep(Duration::from_millis(100)).await;
+    }
+    let outputs = s3.keys("lake", "segments/").await;
+    assert_eq!(outputs.len(), 3, "{outputs:?}");
+    let (_, zk) = call(
+        "GET",
+        &format!("{ctl}/segments/trips_OFFLINE/zkmetadata"),
+        None,
+    )
+    .await;
+    for (_, fields) in zk.as_object().expect("zk metadata") {
+        let url = fields["segment.download.url"].as_str().unwrap_or_default();
+        assert!(url.starts_with("s3://lake/segments/"), "{url}");
+    }
+    // The push-only job finds the same three archives in the output prefix.
+    let summary = run("SegmentTarPush").await.unwrap();
+    assert_eq!(summary.pushed.len(), 3);
+    let (_, b) = post_json(&format!("{broker}/query/sql"), sql).await;
+    assert_eq!(rows(&b), json!([6, 10.5]), "{b}");
+    c.stop().await;
+}

@@ -414,6 +414,36 @@ impl ObjectStores {
         Ok(objects)
     }
 
+    /// Every object below the prefix `uri`, in its sub-prefixes too, named by its key relative
+    /// to the prefix (`2024/a.csv`), in key order.
+    pub fn list_all(&self, uri: &ObjectUri) -> Result<Vec<ObjectEntry>, CloudError> {
+        let client = self.client(uri)?;
+        let u = uri.clone();
+        self.block(uri, async move {
+            use futures_util::StreamExt;
+            let prefix = u.path();
+            let mut stream = client.list((!u.key.trim_matches('/').is_empty()).then_some(&prefix));
+            let mut out = Vec::new();
+            while let Some(meta) = stream.next().await {
+                let meta = meta.map_err(|e| CloudError::from_store(&u, e))?;
+                let Some(rest) = meta.location.prefix_match(&prefix) else {
+                    continue;
+                };
+                let name = rest
+                    .map(|p| p.as_ref().to_string())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                out.push(ObjectEntry {
+                    name,
+                    written: SystemTime::from(meta.last_modified),
+                    size: meta.size,
+                });
+            }
+            out.sort_by(|a, b| a.name.cmp(&b.name));
+            Ok(out)
+        })
+    }
+
     /// The names of the sub-prefixes ("folders") directly below the prefix `uri`.
     pub fn folders(&self, uri: &ObjectUri) -> Result<Vec<String>, CloudError> {
         Ok(self.list_level(uri)?.0)

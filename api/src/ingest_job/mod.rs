@@ -9,10 +9,13 @@
 //!   file built in parallel with `segments::build_segment`, `<segment>.tar.gz` into
 //!   `outputDirURI`, and the tar, URI or metadata push to the controller with retries (a
 //!   metadata push sends only the segment's metadata and the archive's URI: servers fetch the
-//!   archive from `outputDirURI`, which must stay readable to them).
+//!   archive from `outputDirURI`, which must stay readable to them);
+//! * [`remote`] — input and output directories in object storage (`s3://`, `gs://`, `az://`),
+//!   staged through a local directory.
 
 pub mod inputs;
 pub mod naming;
+pub mod remote;
 pub mod run;
 pub mod spec;
 

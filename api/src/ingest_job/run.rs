@@ -4,12 +4,15 @@
 //! directory, then push them (`pushParallelism` at a time, `pushAttempts` tries
 //! `pushRetryIntervalMillis` apart): the whole tar (`/v2/segments`); for a URI push, its URI for
 //! the controller to fetch; for a metadata push, only its metadata and its URI, where servers
-//! fetch it.
+//! fetch it. Input and output directories in object storage go through a local staging
+//! directory ([`super::remote`]); archives pushed by URI are then named by their object URIs.
 
 use super::JobError;
 use super::inputs;
 use super::naming::{Built, Namer};
+use super::remote;
 use super::spec::{JobSpec, Push, PushJobSpec, config_text};
+use crate::cloud::ObjectUri;
 use crate::common::archive;
 use segments::input::InputOptions;
 use segments::input::complex::ComplexTypes;
@@ -17,6 +20,7 @@ use segments::metadata::SegmentMetadata;
 use segments::types::{DataType, Schema};
 use segments::{BuildConfig, InputFormat, InputSource, build_segment, rename_segment};
 use serde_json::Value as Json;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -131,11 +135,18 @@ pub fn run(spec: &JobSpec, on: &(dyn Fn(JobEvent<'_>) + Sync)) -> Result<JobSumm
             "a push job needs pinotClusterSpecs[0].controllerURI".into(),
         ));
     }
-    let out_dir = spec
+    let out_text = spec
         .output_dir_uri
         .as_deref()
-        .map(inputs::local_path)
         .ok_or_else(|| JobError::Spec("outputDirURI is required".into()))?;
+    // Object storage is staged through a local directory.
+    let stores = remote::stores(spec);
+    let staging = remote::Staging::new()?;
+    let remote_out = ObjectUri::parse(out_text);
+    let out_dir = match &remote_out {
+        Some(_) => staging.0.join("output"),
+        None => inputs::local_path(out_text),
+    };
     std::fs::create_dir_all(&out_dir).map_err(|e| {
         JobError::Input(format!(
             "cannot create output directory '{}': {e}",
@@ -145,20 +156,65 @@ pub fn run(spec: &JobSpec, on: &(dyn Fn(JobEvent<'_>) + Sync)) -> Result<JobSumm
     let out_dir = std::fs::canonicalize(&out_dir)
         .map_err(|e| JobError::Input(format!("output directory '{}': {e}", out_dir.display())))?;
     let mut summary = JobSummary::default();
+    // The object URI of each archive written to (or read from) an object-store output.
+    let mut uris: HashMap<PathBuf, String> = HashMap::new();
     if spec.job_type.creates() {
-        summary.built = create(spec, &table, controller.as_deref(), &out_dir, on)?;
+        let inputs = Inputs {
+            stores: &stores,
+            staging: &staging.0,
+        };
+        summary.built = create(spec, &table, controller.as_deref(), &out_dir, &inputs, on)?;
+        if let Some(out) = &remote_out {
+            for b in &summary.built {
+                let uri = remote::upload_output(&stores, out, &b.archive, spec.overwrite_output)?;
+                uris.insert(b.archive.clone(), uri);
+            }
+        }
     }
     if let (Some(push), Some(controller)) = (push, controller) {
         let archives: Vec<PathBuf> = if spec.job_type.creates() {
             summary.built.iter().map(|b| b.archive.clone()).collect()
         } else {
-            let archives = inputs::list(&out_dir, Some("glob:**/*.tar.gz"), None, true)?;
+            let archives = match &remote_out {
+                Some(out) => {
+                    let fetched = remote::fetch_inputs(
+                        &stores,
+                        out,
+                        Some("glob:**/*.tar.gz"),
+                        None,
+                        true,
+                        &out_dir,
+                    )?;
+                    for path in &fetched {
+                        let name = path.strip_prefix(&out_dir).unwrap_or(path);
+                        uris.insert(path.clone(), out.child(&name.to_string_lossy()).to_string());
+                    }
+                    fetched
+                }
+                None => inputs::list(&out_dir, Some("glob:**/*.tar.gz"), None, true)?,
+            };
             on(JobEvent::Inputs(archives.len()));
             archives
         };
-        summary.pushed = push_all(spec, push, &controller, &table, &archives, on)?;
+        let settings = spec.push_job_spec.clone().unwrap_or_default();
+        let uri_of = |path: &Path| match uris.get(path) {
+            Some(uri)
+                if settings.segment_uri_prefix.is_empty()
+                    && settings.segment_uri_suffix.is_empty() =>
+            {
+                uri.clone()
+            }
+            _ => settings.segment_uri(path),
+        };
+        summary.pushed = push_all(&settings, push, &controller, &table, &archives, &uri_of, on)?;
     }
     Ok(summary)
+}
+
+/// Where a job's inputs may come from besides local directories.
+struct Inputs<'a> {
+    stores: &'a crate::cloud::ObjectStores,
+    staging: &'a Path,
 }
 
 fn create(
@@ -166,6 +222,7 @@ fn create(
     table: &str,
     controller: Option<&str>,
     out_dir: &Path,
+    remote: &Inputs<'_>,
     on: &(dyn Fn(JobEvent<'_>) + Sync),
 ) -> Result<Vec<BuiltSegment>, JobError> {
     let mut options = reader_options(spec)?;
@@ -198,21 +255,34 @@ fn create(
         .time_column
         .as_deref()
         .and_then(|c| millis_per_unit(&schema, c));
-    let dir = spec
+    let input_uri = spec
         .input_dir_uri
         .as_deref()
-        .map(inputs::local_path)
         .ok_or_else(|| JobError::Spec("inputDirURI is required to create segments".into()))?;
-    let files = inputs::list(
-        &dir,
+    let (include, exclude) = (
         spec.include_file_name_pattern.as_deref(),
         spec.exclude_file_name_pattern.as_deref(),
-        spec.search_recursively,
-    )?;
+    );
+    let files = match ObjectUri::parse(input_uri) {
+        Some(prefix) => remote::fetch_inputs(
+            remote.stores,
+            &prefix,
+            include,
+            exclude,
+            spec.search_recursively,
+            &remote.staging.join("input"),
+        )?,
+        None => inputs::list(
+            &inputs::local_path(input_uri),
+            include,
+            exclude,
+            spec.search_recursively,
+        )?,
+    };
     if files.is_empty() {
         return Err(JobError::Input(format!(
             "no input file under '{}' matches {}",
-            dir.display(),
+            input_uri,
             spec.include_file_name_pattern
                 .as_deref()
                 .unwrap_or("any name")
@@ -294,20 +364,21 @@ fn build_one(
     result
 }
 
+/// Pushes every archive; a URI or metadata push names each by `uri_of`.
 fn push_all(
-    spec: &JobSpec,
+    settings: &PushJobSpec,
     push: Push,
     controller: &str,
     table: &str,
     archives: &[PathBuf],
+    uri_of: &(dyn Fn(&Path) -> String + Sync),
     on: &(dyn Fn(JobEvent<'_>) + Sync),
 ) -> Result<Vec<PathBuf>, JobError> {
-    let settings = spec.push_job_spec.clone().unwrap_or_default();
     in_parallel(settings.push_parallelism as usize, archives, |_, path| {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match push_one(push, &settings, controller, table, path) {
+            match push_one(push, controller, table, path, &uri_of(path)) {
                 Ok(()) => break,
                 Err(e) if attempt >= settings.push_attempts.max(1) => return Err(e),
                 Err(_) => {
@@ -367,10 +438,10 @@ fn in_parallel<I: Sync, T: Send>(
 
 fn push_one(
     push: Push,
-    settings: &PushJobSpec,
     controller: &str,
     table: &str,
     path: &Path,
+    uri: &str,
 ) -> Result<(), JobError> {
     let url = format!("{controller}/v2/segments?tableName={table}");
     let failed = |e: String| JobError::Push(format!("pushing '{}': {e}", path.display()));
@@ -390,7 +461,7 @@ fn push_one(
             }
             Push::Uri => surf::post(&url)
                 .header("UPLOAD_TYPE", "URI")
-                .header("DOWNLOAD_URI", settings.segment_uri(path)),
+                .header("DOWNLOAD_URI", uri),
             // Only the segment's metadata travels; the archive stays in the output directory.
             Push::Metadata => {
                 let bytes = std::fs::read(path).map_err(|e| failed(e.to_string()))?;
@@ -400,7 +471,7 @@ fn push_one(
                     crate::http::multipart::encode_file(&name, &name, &metadata);
                 surf::post(&url)
                     .header("UPLOAD_TYPE", "METADATA")
-                    .header("DOWNLOAD_URI", settings.segment_uri(path))
+                    .header("DOWNLOAD_URI", uri)
                     .header("Content-Type", content_type)
                     .body(surf::Body::from_bytes(body))
             }

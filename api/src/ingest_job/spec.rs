@@ -1,6 +1,7 @@
 //! Pinot's `SegmentGenerationJobSpec` as types, read from its YAML unchanged. Keys Tessera's
-//! local runner does not need (`executionFrameworkSpec`, `pinotFSSpecs`, class names) are read
-//! and ignored, as they name Java classes; every key that changes what the job does is typed.
+//! local runner does not need (`executionFrameworkSpec`, class names) are read and ignored, as
+//! they name Java classes; every key that changes what the job does is typed (`pinotFSSpecs`'
+//! S3 configs reach object storage, see [`super::remote`]).
 
 use serde::Deserialize;
 use serde_json::{Map, Value as Json};
@@ -92,6 +93,15 @@ pub struct SegmentNameGeneratorSpec {
     pub configs: BTreeMap<String, Json>,
 }
 
+/// One of `pinotFSSpecs`: a URI scheme and its file system's configs (`region`, `endpoint`,
+/// `accessKey`, `secretKey` for `s3`).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct PinotFsSpec {
+    pub scheme: String,
+    #[serde(default)]
+    pub configs: BTreeMap<String, Json>,
+}
+
 /// One of `pinotClusterSpecs`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 pub struct ClusterSpec {
@@ -177,6 +187,8 @@ pub struct JobSpec {
     pub segment_name_generator_spec: Option<SegmentNameGeneratorSpec>,
     #[serde(default)]
     pub pinot_cluster_specs: Vec<ClusterSpec>,
+    #[serde(rename = "pinotFSSpecs", default)]
+    pub pinot_fs_specs: Vec<PinotFsSpec>,
     #[serde(default)]
     pub push_job_spec: Option<PushJobSpec>,
     /// Segments built at once (0 or absent: one).
