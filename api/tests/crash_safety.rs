@@ -3,8 +3,11 @@
 //! deletes — and is killed with SIGKILL at a random moment; then it is restarted on the same
 //! data dir and ports. Every change it acknowledged must be there, the one in flight at the kill
 //! either whole or absent (never half: its segment listed but unloadable, its rows partly
-//! counted), the server must serve exactly the listed segments, and the controller's scratch
-//! space must be empty. Seeded; `TESSERA_CRASH_ROUNDS` sets the number of kills (default 4).
+//! counted), the server must serve exactly the listed segments, the deep store must hold one
+//! archive per listed segment, and the controller's scratch space must be empty. It runs with the
+//! deep store in a directory and in S3 (moto on 127.0.0.1: a kill mid multipart upload leaves no
+//! object, and the start-up sweep removes an uploaded one whose record was never committed).
+//! Seeded; `TESSERA_CRASH_ROUNDS` sets the number of kills (default 4; 3 with S3).
 
 mod support;
 
@@ -12,14 +15,47 @@ use serde_json::json;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::s3::S3;
 use support::{Proc, call, free_port, json_body};
 use tessera_api::http::multipart;
 
+/// Where the process keeps its archives.
+#[derive(Clone, Copy)]
+enum Deep<'a> {
+    /// `<data dir>/controller/deepstore`.
+    Dir,
+    /// `s3://deep/pinot` on this server (the bucket exists).
+    S3(&'a S3),
+}
+
+impl Deep<'_> {
+    /// The archives of table `t` in the deep store.
+    async fn archives(&self, data: &std::path::Path, t: &str) -> usize {
+        match self {
+            Deep::Dir => std::fs::read_dir(
+                data.join("controller")
+                    .join("deepstore")
+                    .join(format!("{t}_OFFLINE")),
+            )
+            .map_or(0, |d| d.count()),
+            Deep::S3(s3) => s3.keys("deep", &format!("pinot/{t}_OFFLINE/")).await.len(),
+        }
+    }
+
+    /// The controllers' scratch directories.
+    fn scratch(&self, data: &std::path::Path) -> std::path::PathBuf {
+        match self {
+            Deep::Dir => data.join("controller").join("deepstore").join(".tmp"),
+            Deep::S3(_) => data.join("controller").join(".tmp"),
+        }
+    }
+}
+
 /// Starts the all-roles process on `data` and `ports`; returns it with its controller and
 /// broker URLs.
-fn start(data: &std::path::Path, ports: [u16; 3]) -> (Proc, String, String) {
+fn start(data: &std::path::Path, ports: [u16; 3], deep: Deep<'_>) -> (Proc, String, String) {
     let ports = ports.map(|p| p.to_string());
-    let (proc, urls) = support::start(&[
+    let mut args = vec![
         "--data-dir",
         data.to_str().unwrap(),
         "--controller-port",
@@ -31,7 +67,22 @@ fn start(data: &std::path::Path, ports: [u16; 3]) -> (Proc, String, String) {
         "--heartbeat-ms",
         "100",
         "--no-log-stderr",
-    ]);
+    ];
+    // The process reaches S3 as users configure it: the SDK variables.
+    let env: Vec<(String, String)> = match deep {
+        Deep::Dir => Vec::new(),
+        Deep::S3(s3) => {
+            args.extend(["--deep-store", "s3://deep/pinot"]);
+            vec![
+                ("AWS_ENDPOINT_URL".into(), s3.endpoint.clone()),
+                ("AWS_ALLOW_HTTP".into(), "true".into()),
+                ("AWS_REGION".into(), "us-east-1".into()),
+                ("AWS_ACCESS_KEY_ID".into(), "tessera".into()),
+                ("AWS_SECRET_ACCESS_KEY".into(), "tessera-secret".into()),
+            ]
+        }
+    };
+    let (proc, urls) = support::start_with_env(&args, &env);
     (proc, urls["controller"].clone(), urls["broker"].clone())
 }
 
@@ -256,10 +307,21 @@ fn expected(model: &Model) -> BTreeMap<String, (Vec<String>, u64)> {
 
 #[async_std::test]
 async fn kill_9_during_writes_loses_nothing_acknowledged() {
+    crash_rounds(Deep::Dir, 4).await;
+}
+
+#[async_std::test]
+async fn kill_9_with_the_deep_store_in_s3_loses_nothing_acknowledged() {
+    let Some(s3) = S3::start(false) else { return };
+    s3.create_bucket("deep").await;
+    crash_rounds(Deep::S3(&s3), 3).await;
+}
+
+async fn crash_rounds(deep: Deep<'_>, default_rounds: usize) {
     let rounds: usize = std::env::var("TESSERA_CRASH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(4);
+        .unwrap_or(default_rounds);
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let ports = [free_port(), free_port(), free_port()];
@@ -269,7 +331,7 @@ async fn kill_9_during_writes_loses_nothing_acknowledged() {
     let mut acknowledged = 0usize;
     let mut n = 0u32;
     for round in 0..=rounds {
-        let (proc, ctl, broker) = start(&data, ports);
+        let (proc, ctl, broker) = start(&data, ports, deep);
         // 1. Everything acknowledged is there; the in-flight change whole or absent.
         let mut with = model.clone();
         if let Some(op) = &in_flight {
@@ -294,20 +356,15 @@ async fn kill_9_during_writes_loses_nothing_acknowledged() {
         }
         // The deep store holds one archive per listed segment: none of a cut-short upload.
         for (t, (listed, _)) in &seen {
-            let dir = data
-                .join("controller")
-                .join("deepstore")
-                .join(format!("{t}_OFFLINE"));
-            let files = std::fs::read_dir(&dir).map_or(0, |d| d.count());
+            let files = deep.archives(&data, t).await;
             assert_eq!(
                 files,
                 listed.len(),
-                "round {round}: {} holds {files} archives for {listed:?}",
-                dir.display()
+                "round {round}: the deep store holds {files} archives of {t} for {listed:?}"
             );
         }
         // Scratch space of the cut-short work is gone.
-        let tmp = data.join("controller").join("deepstore").join(".tmp");
+        let tmp = deep.scratch(&data);
         let left: Vec<_> = std::fs::read_dir(&tmp)
             .into_iter()
             .flat_map(|d| d.flatten())

@@ -26,6 +26,11 @@ impl Drop for Proc {
 /// Starts `tessera start <args>` and returns it with the URL each of its roles printed (one
 /// `role url` line per role in `--roles`, all three by default).
 pub fn start(args: &[&str]) -> (Proc, BTreeMap<String, String>) {
+    start_with_env(args, &[])
+}
+
+/// [`start`] with environment variables set for the child.
+pub fn start_with_env(args: &[&str], env: &[(String, String)]) -> (Proc, BTreeMap<String, String>) {
     let roles = args
         .iter()
         .position(|a| *a == "--roles")
@@ -34,6 +39,7 @@ pub fn start(args: &[&str]) -> (Proc, BTreeMap<String, String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
         .arg("start")
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
