@@ -128,6 +128,9 @@ pub struct StartOptions {
     /// Clients of object storage (a deep store there, `s3://` URIs users give): by default
     /// configured from the process's `AWS_*`, `GOOGLE_*` and `AZURE_*` variables.
     pub cloud: Arc<crate::cloud::ObjectStores>,
+    /// TLS on every port and in every call between roles (`--tls-cert-file`, …); `None`: plain.
+    /// The process's setting: set once, the same for every cluster it starts.
+    pub tls: Option<crate::tls::TlsFiles>,
 }
 
 impl StartOptions {
@@ -163,6 +166,7 @@ impl StartOptions {
             zk: None,
             deep_store: None,
             cloud: Arc::new(crate::cloud::ObjectStores::from_env()),
+            tls: None,
         }
     }
 
@@ -261,6 +265,10 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             })
             .map(|_| p)
     };
+    if let Some(files) = &opts.tls {
+        let tls = crate::tls::Tls::load(files).map_err(StartError::Config)?;
+        crate::tls::install(tls).map_err(StartError::Config)?;
+    }
     let host = opts.host.clone();
     let only_role_id = |t: InstanceType, port: u16| {
         opts.instance_id
@@ -362,7 +370,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
                 }
             }));
             let me = LiveAnnouncement {
-                url: format!("http://{host}:{port}"),
+                url: crate::tls::url(&host, port),
                 instance_type: Some(InstanceType::Controller),
                 report: None,
             };
@@ -414,7 +422,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             )));
         let app = protect(controller::app(c), &opts.auth, Role::Controller);
         cluster.http_tasks.push(serve(app, listener));
-        cluster.controller_url = Some(format!("http://{host}:{port}"));
+        cluster.controller_url = Some(crate::tls::url(&host, port));
     }
     let controller_client: Arc<dyn ControllerClient> = match (&local_controller, &zk) {
         (Some(c), _) => c.clone(),
@@ -500,7 +508,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         cluster
             .loops
             .push(async_std::task::spawn(server_loop(s, stop.clone())));
-        cluster.server_url = Some(format!("http://{host}:{port}"));
+        cluster.server_url = Some(crate::tls::url(&host, port));
         cluster.server_id = Some(id);
     }
 
@@ -508,7 +516,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         let b = Arc::new(Broker::new(
             BrokerConfig {
                 instance_id: id.clone(),
-                url: format!("http://{host}:{port}"),
+                url: crate::tls::url(&host, port),
                 query_address: query_l.as_ref().map(|(_, q)| format!("{host}:{q}")),
                 server_timeout: opts.server_timeout,
                 routing_ttl: opts.heartbeat_interval,
@@ -546,7 +554,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         )));
         let app = protect(broker::app(b), &opts.auth, Role::Broker);
         cluster.http_tasks.push(serve(app, listener));
-        cluster.broker_url = Some(format!("http://{host}:{port}"));
+        cluster.broker_url = Some(crate::tls::url(&host, port));
     }
     if let Some((listener, port)) = query_l {
         // One port for the roles of this process: a server's queries and stages, and blocks

@@ -7,6 +7,7 @@
 //! * [`controller`], [`broker`], [`server`] — the three roles, one tide app each.
 //! * [`cluster`] — starting any subset of roles in one process.
 //! * [`cloud`] — object storage (S3, GCS, Azure): the deep store there and `s3://` URIs.
+//! * [`tls`] — TLS on every port and in every call between roles.
 //! * [`heap`] — allocator settings for large short-lived buffers.
 //! * [`logging`], [`common`] — logging setup and the `/loggers` endpoints every role serves.
 //! * [`quickstart`] — the sample `lineitem` table (generator, schema, config, loader).
@@ -26,4 +27,5 @@ pub mod metadata;
 pub mod quickstart;
 pub mod server;
 pub mod stream;
+pub mod tls;
 pub mod transport;

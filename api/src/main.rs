@@ -32,7 +32,7 @@ enum Command {
     /// Time queries over segment directories (median/min of N runs; option comparisons).
     Bench(cli::bench::BenchArgs),
     /// Run cluster roles (controller, broker, server; all three by default).
-    Start(cli::start::StartArgs),
+    Start(Box<cli::start::StartArgs>),
     /// Start all roles with a sample table and print example commands.
     Quickstart(cli::quickstart::QuickstartArgs),
     /// Cluster administration: export the embedded store's metadata, import it into ZooKeeper.
@@ -46,7 +46,7 @@ fn main() -> ExitCode {
         Command::Segment(cmd) => cli::segment::run(cmd),
         Command::Ingest(args) => cli::ingest::run(args),
         Command::Query(args) => cli::query::run(args),
-        Command::Start(args) => cli::start::run(args),
+        Command::Start(args) => cli::start::run(*args),
         Command::Bench(args) => cli::bench::run(args),
         Command::Quickstart(args) => cli::quickstart::run(args),
         Command::Admin(cmd) => cli::admin::run(cmd),

@@ -85,6 +85,17 @@ pub struct StartArgs {
     /// user configs); off without it.
     #[arg(long)]
     pub auth_config: Option<PathBuf>,
+    /// Serve HTTPS (and TLS on the query port) with this PEM certificate chain; every role
+    /// of the cluster must be started with TLS.
+    #[arg(long, requires = "tls_key_file")]
+    pub tls_cert_file: Option<PathBuf>,
+    /// The certificate's PEM private key.
+    #[arg(long, requires = "tls_cert_file")]
+    pub tls_key_file: Option<PathBuf>,
+    /// The CA (PEM) that other roles' certificates are checked against (default: the
+    /// platform's roots).
+    #[arg(long, requires = "tls_cert_file")]
+    pub tls_ca_file: Option<PathBuf>,
     #[command(flatten)]
     pub log: LogArgs,
 }
@@ -108,6 +119,14 @@ impl StartArgs {
             z
         });
         o.deep_store = self.deep_store.clone();
+        o.tls = match (&self.tls_cert_file, &self.tls_key_file) {
+            (Some(cert), Some(key)) => Some(crate::tls::TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+                ca: self.tls_ca_file.clone(),
+            }),
+            _ => None,
+        };
         o.instance_id = self.instance_id.clone();
         o.tags = self
             .tags

@@ -319,7 +319,7 @@ impl std::fmt::Display for RemoteFailure {
 
 fn client() -> surf::Client {
     static CLIENT: OnceLock<surf::Client> = OnceLock::new();
-    CLIENT.get_or_init(surf::Client::new).clone()
+    CLIENT.get_or_init(crate::http::http_client).clone()
 }
 
 /// `<base>/loggers/<tail>` as a URL.

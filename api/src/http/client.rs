@@ -2,8 +2,17 @@
 
 use std::time::Duration;
 
-/// A client with TCP_NODELAY, keep-alive and a 30 s timeout.
+/// A client with TCP_NODELAY, keep-alive and a 30 s timeout; in a process with TLS, one that
+/// dials `https://` with its trust ([`crate::tls::client::TlsHttpClient`]).
 pub fn http_client() -> surf::Client {
+    if crate::tls::current().is_some() {
+        return surf::Config::new()
+            .set_http_client(crate::tls::client::TlsHttpClient::new(Duration::from_secs(
+                30,
+            )))
+            .try_into()
+            .unwrap_or_default();
+    }
     surf::Config::new()
         .set_tcp_no_delay(true)
         .set_timeout(Some(Duration::from_secs(30)))

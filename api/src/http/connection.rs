@@ -21,7 +21,8 @@
 //! before; this module only owns the loop around them (as `async_h1::server::Server::accept`
 //! has it, without protocol upgrades, which no Tessera route offers).
 
-use async_std::net::{Shutdown, TcpListener, TcpStream};
+use crate::tls::Stream;
+use async_std::net::{Shutdown, TcpListener};
 use futures_lite::io::{AsyncRead, AsyncWrite};
 use futures_lite::{StreamExt, io};
 use std::pin::Pin;
@@ -52,6 +53,14 @@ pub async fn serve<S: Clone + Send + Sync + 'static>(
             Ok(stream) => {
                 let (app, idle) = (app.clone(), idle.clone());
                 async_std::task::spawn(async move {
+                    // With TLS, its handshake first: a plain request fails it and is dropped.
+                    let stream = match Stream::accept(stream).await {
+                        Ok(s) => s,
+                        Err(e) => {
+                            log::debug!("TLS handshake failed: {e}");
+                            return;
+                        }
+                    };
                     let conn = Conn::new(stream, &idle);
                     if let Err(e) = answer(&app, conn).await {
                         log::debug!("HTTP connection ended: {e}");
@@ -81,8 +90,20 @@ async fn answer<S: Clone + Send + Sync + 'static>(
     conn: Conn,
 ) -> tide::http::Result<()> {
     // Formatted once per connection: each request gets a copy.
-    let local = conn.shared.stream.local_addr().ok().map(|a| a.to_string());
-    let peer = conn.shared.stream.peer_addr().ok().map(|a| a.to_string());
+    let local = conn
+        .shared
+        .stream
+        .tcp()
+        .local_addr()
+        .ok()
+        .map(|a| a.to_string());
+    let peer = conn
+        .shared
+        .stream
+        .tcp()
+        .peer_addr()
+        .ok()
+        .map(|a| a.to_string());
     loop {
         let Some((mut req, mut body)) = async_h1::server::decode(conn.clone()).await? else {
             return Ok(()); // the client closed the connection
@@ -152,7 +173,7 @@ impl Idle {
             let idle = now.saturating_sub(c.last.load(Ordering::Relaxed)) >= ticks;
             if idle && !c.busy.load(Ordering::Relaxed) {
                 // The pending read ends; the connection's task finishes and drops it.
-                let _ = c.stream.shutdown(Shutdown::Both);
+                let _ = c.stream.tcp().shutdown(Shutdown::Both);
                 return false;
             }
             true
@@ -162,7 +183,7 @@ impl Idle {
 
 /// What a connection's reading and writing halves share.
 struct Shared {
-    stream: TcpStream,
+    stream: Stream,
     idle: Arc<Idle>,
     /// The sweeper's tick at the last byte read or response written.
     last: AtomicU64,
@@ -183,7 +204,7 @@ struct Conn {
 }
 
 impl Conn {
-    fn new(stream: TcpStream, idle: &Arc<Idle>) -> Conn {
+    fn new(stream: Stream, idle: &Arc<Idle>) -> Conn {
         let shared = Arc::new(Shared {
             stream,
             idle: idle.clone(),
@@ -281,6 +302,7 @@ impl AsyncWrite for Conn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use async_std::net::TcpStream;
     use futures_lite::AsyncReadExt;
 
     /// A raw HTTP/1.1 exchange on one connection: writes `request`, reads until `responses`
@@ -407,7 +429,7 @@ mod tests {
         for _ in 0..3 {
             clients.push(TcpStream::connect(addr).await.unwrap());
             let (s, _) = l.accept().unwrap();
-            conns.push(Conn::new(TcpStream::from(s), &idle));
+            conns.push(Conn::new(Stream::plain(TcpStream::from(s)), &idle));
         }
         // Connection 1 answers a request; connection 2 read a byte a tick later.
         conns[1].shared.busy.store(true, Ordering::Relaxed);

@@ -138,9 +138,9 @@ fn enabled() -> bool {
 }
 
 impl InstanceRecord {
-    /// `http://host:port`.
+    /// `http://host:port` (`https://` in a process with TLS: every role of a cluster speaks it).
     pub fn base_url(&self) -> String {
-        format!("http://{}:{}", self.host_name, self.port)
+        crate::tls::url(&self.host_name, self.port)
     }
 
     /// `host:port` of the query port, when the instance has one.

@@ -72,7 +72,7 @@ impl ControllerClient for Announcing {
                 if let Ok(mut reg) = self.registered.lock() {
                     reg.insert(
                         id.clone(),
-                        (format!("http://{}:{}", r.host, r.port), r.instance_type),
+                        (crate::tls::url(&r.host, r.port), r.instance_type),
                     );
                 }
                 self.announce(id, None).await;

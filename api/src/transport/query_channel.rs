@@ -14,8 +14,8 @@
 
 use super::frames::{self, Frame, FrameError, Kind};
 use super::{BoxFuture, ServerClient, ServerQuery, StageRequest, TransportError};
+use crate::tls::Stream;
 use async_std::channel::{Receiver, Sender};
-use async_std::net::TcpStream;
 use engine::multistage::MailboxKey;
 use engine::server::result::ServerResult;
 use std::collections::HashMap;
@@ -198,10 +198,17 @@ impl QueryChannel {
     async fn open(&self) -> Result<Connection, TransportError> {
         let unreachable =
             |e: std::io::Error| TransportError::Unreachable(format!("{}: {e}", self.address));
-        let stream = async_std::io::timeout(CONNECT_TIMEOUT, TcpStream::connect(&self.address))
+        let (host, port) = self
+            .address
+            .rsplit_once(':')
+            .and_then(|(h, p)| Some((h, p.parse::<u16>().ok()?)))
+            .ok_or_else(|| {
+                TransportError::Unreachable(format!("'{}' is not host:port", self.address))
+            })?;
+        // TLS when this process speaks it (every role of the cluster does).
+        let stream = Stream::connect(host, port, CONNECT_TIMEOUT)
             .await
             .map_err(unreachable)?;
-        stream.set_nodelay(true).map_err(unreachable)?;
         let (outbox, queued) = async_std::channel::unbounded();
         // The hello leaves first: the writer has not started yet.
         let _ = outbox.try_send(frames::hello(self.authorization.as_deref()));
@@ -224,7 +231,7 @@ impl Connection {
 
 /// Writes a connection's frames; when writing fails, ends the connection both ways so its
 /// reader sees the end too.
-async fn write(mut stream: TcpStream, queued: Receiver<Vec<u8>>) {
+async fn write(mut stream: Stream, queued: Receiver<Vec<u8>>) {
     let result = frames::write_all(&mut stream, &queued).await;
     let how = if result.is_err() {
         std::net::Shutdown::Both
@@ -232,12 +239,12 @@ async fn write(mut stream: TcpStream, queued: Receiver<Vec<u8>>) {
         // Every sender is gone: no more queries; the server closes its side in turn.
         std::net::Shutdown::Write
     };
-    let _ = stream.shutdown(how);
+    let _ = stream.tcp().shutdown(how);
 }
 
 /// Reads answers and hands each to its query, until the connection ends; then every query
 /// still waiting gets the reason.
-async fn read(stream: TcpStream, state: Arc<Mutex<Waiting>>, address: String) {
+async fn read(stream: Stream, state: Arc<Mutex<Waiting>>, address: String) {
     let mut r = async_std::io::BufReader::with_capacity(64 << 10, stream.clone());
     let why = loop {
         let frame = match frames::read(&mut r, |_| MAX_ANSWER_BYTES).await {
@@ -269,7 +276,7 @@ async fn read(stream: TcpStream, state: Arc<Mutex<Waiting>>, address: String) {
             let _ = tx.try_send(reply);
         }
     };
-    let _ = stream.shutdown(std::net::Shutdown::Both);
+    let _ = stream.tcp().shutdown(std::net::Shutdown::Both);
     let waiting = match state.lock() {
         Ok(mut w) => {
             w.ended = Some(why.clone());
@@ -303,7 +310,7 @@ impl ServerClient for TcpServerClient {
 mod tests {
     use super::*;
     use async_std::io::WriteExt;
-    use async_std::net::TcpListener;
+    use async_std::net::{TcpListener, TcpStream};
     use engine::server::result::IntermediateData;
 
     /// A query of table `t_<n>`; the fake servers below answer it with `n` docs scanned.

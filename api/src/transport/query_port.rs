@@ -16,6 +16,7 @@
 use super::frames::{self, Frame, FrameError, Kind};
 use super::{Mailboxes, ServerClient, ServerQuery, StageRequest, TransportError};
 use crate::auth::{AccessType, Auth, Role};
+use crate::tls::Stream;
 use async_std::channel::{Receiver, Sender};
 use async_std::net::{TcpListener, TcpStream};
 use futures_lite::FutureExt;
@@ -74,14 +75,21 @@ pub async fn serve(
     }
 }
 
-/// One caller's connection.
-async fn connection(port: PortRole, stream: TcpStream, stopped: Receiver<()>) {
-    let _ = stream.set_nodelay(true);
+/// One caller's connection (after its TLS handshake, when the process speaks TLS).
+async fn connection(port: PortRole, tcp: TcpStream, stopped: Receiver<()>) {
+    let _ = tcp.set_nodelay(true);
+    let stream = match Stream::accept(tcp).await {
+        Ok(s) => s,
+        Err(e) => {
+            log::debug!("query port: TLS handshake failed: {e}");
+            return;
+        }
+    };
     let (outbox, queued) = async_std::channel::unbounded();
     let mut w = stream.clone();
     async_std::task::spawn(async move {
         let _ = frames::write_all(&mut w, &queued).await;
-        let _ = w.shutdown(std::net::Shutdown::Both);
+        let _ = w.tcp().shutdown(std::net::Shutdown::Both);
     });
     let mut r = async_std::io::BufReader::with_capacity(64 << 10, stream);
     match next(&mut r, |_| MAX_HELLO_BYTES, &stopped).await {
@@ -137,7 +145,7 @@ async fn connection(port: PortRole, stream: TcpStream, stopped: Receiver<()>) {
 
 /// The next frame, or `Closed` once the port stops.
 async fn next(
-    r: &mut async_std::io::BufReader<TcpStream>,
+    r: &mut async_std::io::BufReader<Stream>,
     limit: impl Fn(Kind) -> usize,
     stopped: &Receiver<()>,
 ) -> Result<Frame, FrameError> {
