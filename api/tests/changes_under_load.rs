@@ -131,20 +131,7 @@ async fn queries_never_fail_or_mix_while_the_cluster_changes() {
     ];
     let (mut b, _) = start(&b_args);
     // Both servers registered before the table: both hold every segment.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (_, i) = call("GET", &format!("{ctl}/instances"), None).await;
-        let servers = i["instances"].as_array().map_or(0, |l| {
-            l.iter()
-                .filter(|n| n.as_str().is_some_and(|n| n.starts_with("Server_")))
-                .count()
-        });
-        if servers == 2 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "servers did not register: {i}");
-        async_std::task::sleep(Duration::from_millis(50)).await;
-    }
+    support::wait_for_servers(&ctl, 2).await;
     let schema = json!({"schemaName": "load",
         "dimensionFieldSpecs": [{"name": "s", "dataType": "INT"}],
         "metricFieldSpecs": [{"name": "v", "dataType": "LONG"}, {"name": "x", "dataType": "LONG"}]});

@@ -399,3 +399,49 @@ async fn a_job_spec_reads_and_writes_object_storage() {
     assert_eq!(rows(&b), json!([6, 10.5]), "{b}");
     c.stop().await;
 }
+
+/// Figures, not a check (`cargo test --release -p tessera-api --test deep_store -- --ignored
+/// --nocapture`): a 150 MB archive-sized file uploaded to and downloaded from the S3 test server
+/// through `ObjectStores` (multipart up, streamed down), against a plain file copy, same run.
+#[test]
+#[ignore]
+fn figures_s3_throughput_against_a_file_copy() {
+    let Some(s3) = S3::start(false) else { return };
+    async_std::task::block_on(s3.create_bucket("figures"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("segment.tar.gz");
+    let mut bytes = vec![0u8; 150 << 20];
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    for chunk in bytes.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
+    }
+    std::fs::write(&src, &bytes).unwrap();
+    let cloud = ObjectStores::new(s3.options());
+    let mb = bytes.len() as f64 / (1 << 20) as f64;
+    for round in 0..3 {
+        let uri = ObjectUri::parse(&format!("s3://figures/r{round}.tar.gz")).unwrap();
+        let t = Instant::now();
+        cloud.put_file(&uri, &src).unwrap();
+        let up = t.elapsed().as_secs_f64();
+        let back = dir.path().join(format!("back{round}"));
+        let t = Instant::now();
+        cloud.get_to_file(&uri, &back, u64::MAX).unwrap();
+        let down = t.elapsed().as_secs_f64();
+        let copy = dir.path().join(format!("copy{round}"));
+        let t = Instant::now();
+        std::fs::copy(&src, &copy).unwrap();
+        let copied = t.elapsed().as_secs_f64();
+        assert_eq!(std::fs::metadata(&back).unwrap().len(), bytes.len() as u64);
+        println!(
+            "round {round}: S3 upload {:.0} MB/s, S3 download {:.0} MB/s, file copy {:.0} MB/s",
+            mb / up,
+            mb / down,
+            mb / copied
+        );
+        let _ = std::fs::remove_file(back);
+        let _ = std::fs::remove_file(copy);
+    }
+}

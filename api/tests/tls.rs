@@ -94,23 +94,7 @@ async fn every_port_speaks_tls() {
         files.ca.as_ref().unwrap().to_str().unwrap(),
     ]);
     assert!(urls["server"].starts_with("https://"), "{urls:?}");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (_, i) = call("GET", &format!("{ctl}/instances"), None).await;
-        let servers = i["instances"].as_array().map_or(0, |l| {
-            l.iter()
-                .filter(|n| n.as_str().is_some_and(|n| n.starts_with("Server_")))
-                .count()
-        });
-        if servers == 2 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "second server did not register: {i}"
-        );
-        async_std::task::sleep(Duration::from_millis(50)).await;
-    }
+    support::wait_for_servers(&ctl, 2).await;
 
     // Segments over HTTPS, spread over both servers; queries cross their query ports.
     assert_eq!(

@@ -192,12 +192,43 @@ def _die_with_parent():
         pass
 
 
+def make_certificates(directory):
+    """A CA and a certificate for 127.0.0.1/localhost it signs, made with the openssl command:
+    returns {"cert", "key", "ca"} paths and the certificate's SPKI hash (for Chromium's pin)."""
+    def run(*args, stdin=None):
+        done = subprocess.run(["openssl", *args], input=stdin, capture_output=True, check=True)
+        return done.stdout
+    path = lambda name: os.path.join(directory, name)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    run("req", "-x509", *ec, "-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2",
+        "-subj", "/CN=Tessera test CA")
+    run("req", *ec, "-keyout", path("key.pem"), "-out", path("leaf.csr"), "-subj", "/CN=127.0.0.1")
+    with open(path("leaf.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n"
+                "keyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n")
+    run("x509", "-req", "-in", path("leaf.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
+        "-CAcreateserial", "-out", path("cert.pem"), "-days", "2", "-extfile", path("leaf.ext"))
+    public = run("x509", "-pubkey", "-noout", "-in", path("cert.pem"))
+    der = run("pkey", "-pubin", "-outform", "der", stdin=public)
+    import base64
+    import hashlib
+    spki = base64.b64encode(hashlib.sha256(der).digest()).decode()
+    return {"cert": path("cert.pem"), "key": path("key.pem"), "ca": path("ca.pem")}, spki
+
+
 class Cluster:
     """One `tessera start` subprocess; stopped by its own pid only."""
 
-    def __init__(self, extra_args=(), auth=None):
+    def __init__(self, extra_args=(), auth=None, tls=None):
         self.extra_args = list(extra_args)
         self.auth = auth  # (user, password) for the setup calls when access control is on
+        # With TLS ({"cert", "key", "ca"} files): every port speaks HTTPS, checked against the CA.
+        self.tls = tls
+        self.scheme = "https" if tls else "http"
+        self.verify = tls["ca"] if tls else True
+        if tls:
+            self.extra_args += ["--tls-cert-file", tls["cert"], "--tls-key-file", tls["key"],
+                                "--tls-ca-file", tls["ca"]]
         self.tmp = tempfile.mkdtemp(prefix="tessera-clients-")
         self.log_path = os.path.join(self.tmp, "tessera.log")
         self.proc = None
@@ -220,8 +251,8 @@ class Cluster:
 
     def _start_once(self):
         self.controller_port, self.broker_port, self.server_port = free_ports(3)
-        self.controller = f"http://{HOST}:{self.controller_port}"
-        self.broker = f"http://{HOST}:{self.broker_port}"
+        self.controller = f"{self.scheme}://{HOST}:{self.controller_port}"
+        self.broker = f"{self.scheme}://{HOST}:{self.broker_port}"
         if self._log is not None:
             self._log.close()
         self._log = open(self.log_path, "wb")
@@ -239,7 +270,7 @@ class Cluster:
                 raise RuntimeError(f"tessera exited with {self.proc.returncode} during start-up:\n{self.log_tail()}")
             for role, url in list(pending.items()):
                 try:
-                    if requests.get(f"{url}/health", timeout=2).status_code == 200:
+                    if requests.get(f"{url}/health", timeout=2, verify=self.verify).status_code == 200:
                         del pending[role]
                 except requests.RequestException:
                     pass
@@ -282,7 +313,8 @@ class Cluster:
 
     def post_json(self, path, obj):
         r = requests.post(f"{self.controller}{path}", data=json.dumps(obj),
-                          headers={"Content-Type": "application/json"}, auth=self.auth, timeout=30)
+                          headers={"Content-Type": "application/json"}, auth=self.auth, timeout=30,
+                          verify=self.verify)
         if r.status_code != 200:
             raise RuntimeError(f"POST {path} -> {r.status_code}: {r.text}")
         return r.json()
@@ -295,7 +327,7 @@ class Cluster:
         r = requests.post(f"{self.controller}/ingestFromFile",
                           params={"tableNameWithType": f"{TABLE}_OFFLINE", "batchConfigMapStr": batch},
                           files={"file": (f"{TABLE}_{name_postfix}.csv", data, "text/csv")}, auth=self.auth,
-                          timeout=120)
+                          timeout=120, verify=self.verify)
         if r.status_code != 200:
             raise RuntimeError(f"POST /ingestFromFile -> {r.status_code}: {r.text}")
 
@@ -330,18 +362,32 @@ class Cluster:
 
     def raw_query(self, sql, path="/query/sql", **params):
         r = requests.post(f"{self.broker}{path}", params=params or None, json={"sql": sql}, auth=self.auth,
-                          timeout=30)
+                          timeout=30, verify=self.verify)
         return r.status_code, r.json()
+
+    def start_with_first_segment(self):
+        """Starts, creates the table and loads the rows of its first segment."""
+        self.start()
+        self.post_json("/schemas", SCHEMA)
+        self.post_json("/tables", TABLE_CONFIG)
+        self.ingest_segment("0", ROWS[:SPLIT])
+        not_ready = self.wait_until_loaded_count(SPLIT)
+        if not_ready is not None:
+            raise RuntimeError(f"{TABLE} never loaded: {not_ready}")
 
     def wait_until_loaded(self):
         """Waits until COUNT(*) sees every row; returns the last response (for diagnostics)."""
+        return self.wait_until_loaded_count(N)
+
+    def wait_until_loaded_count(self, n):
+        """Waits until COUNT(*) is `n`; returns None, or the last response (for diagnostics)."""
         deadline = time.monotonic() + READY_TIMEOUT_S
         last = None
         while time.monotonic() < deadline:
             try:
                 last = self.raw_query(f"SELECT COUNT(*) FROM {TABLE}")
                 rows = last[1].get("resultTable", {}).get("rows")
-                if rows == [[N]]:
+                if rows == [[n]]:
                     return None
             except (requests.RequestException, ValueError) as e:
                 last = repr(e)
@@ -1057,6 +1103,46 @@ class AuthTests(unittest.TestCase):
     def test_pinotdb_reader_of_another_table_is_denied(self):
         body = self.refused(403, username="reader", password="secret")
         self.assertEqual(body["error"], f"Permission denied.Reason: Authorization Failed for tables: [{TABLE}]")
+
+
+class TlsTests(unittest.TestCase):
+    """Its own `tessera start --tls-cert-file …` cluster, with the rows of the first segment:
+    pinotdb over HTTPS, trusting the test CA; plain HTTP and clients without the CA refused."""
+
+    secured = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.certs_dir = tempfile.mkdtemp(prefix="tessera-tls-")
+        files, _ = make_certificates(cls.certs_dir)
+        cls.secured = Cluster(tls=files)
+        cls.secured.start_with_first_segment()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.secured is not None:
+            cls.secured.stop()
+        shutil.rmtree(cls.certs_dir, ignore_errors=True)
+
+    def test_pinotdb_over_https(self):
+        import ssl
+        trust = ssl.create_default_context(cafile=self.secured.verify)
+        conn = pinotdb.connect(host=HOST, port=self.secured.broker_port, path="/query/sql", scheme="https",
+                               verify_ssl=trust)
+        cur = conn.cursor()
+        cur.execute(f"SELECT COUNT(*) FROM {TABLE}")
+        self.assertEqual(cur.fetchall(), [[SPLIT]])
+        cur.execute(f"SELECT city, COUNT(*) FROM {TABLE} GROUP BY city ORDER BY city",
+                    queryOptions="useMultistageEngine=true")
+        self.assertEqual(sum(r[1] for r in cur.fetchall()), SPLIT)
+        conn.close()
+
+    def test_plain_http_and_untrusted_clients_are_refused(self):
+        for port in [self.secured.controller_port, self.secured.broker_port, self.secured.server_port]:
+            with self.assertRaises(requests.exceptions.ConnectionError):
+                requests.get(f"http://{HOST}:{port}/health", timeout=10)
+            with self.assertRaises(requests.exceptions.SSLError):
+                requests.get(f"https://{HOST}:{port}/health", timeout=10)  # the system's roots only
 
 
 # --------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ SETUP_ERROR = None
 LOG_TAIL = ""
 
 
-def browser():
+def browser(extra_args=()):
     """Headless Chromium through chromedriver, both from the system."""
     chrome = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     driver = shutil.which("chromedriver")
@@ -51,7 +51,7 @@ def browser():
     options = Options()
     options.binary_location = chrome
     for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000", "--disable-extensions"]:
+                "--window-size=1400,1000", "--disable-extensions", *extra_args]:
         options.add_argument(arg)
     options.add_experimental_option("prefs", {"download.default_directory": DOWNLOADS,
                                               "download.prompt_for_download": False})
@@ -442,6 +442,42 @@ class ConsoleLogin(ConsoleTest):
                   "Edit Table to be disabled")
         for button in ["edit-table", "reload-segments", "delete-table"]:
             self.assertIsNotNone(self.driver.find_element(By.ID, button).get_attribute("disabled"), button)
+
+
+class ConsoleOverHttps(ConsoleTest):
+    """The console of a `--tls-cert-file` cluster, in Chromium over HTTPS: the browser trusts
+    exactly the cluster's certificate (its key pinned), loads the pages and runs a query."""
+
+    secured = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.driver = None
+        cls.certs_dir = tempfile.mkdtemp(prefix="tessera-console-tls-")
+        files, spki = base.make_certificates(cls.certs_dir)
+        cls.secured = Cluster(tls=files)
+        cls.secured.start_with_first_segment()
+        if SETUP_ERROR is None:
+            cls.driver = browser([f"--ignore-certificate-errors-spki-list={spki}"])
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.secured is not None:
+            cls.secured.stop()
+            cls.secured.cleanup()
+        shutil.rmtree(cls.certs_dir, ignore_errors=True)
+        super().tearDownClass()
+
+    def test_pages_and_queries_over_https(self):
+        self.assertTrue(self.secured.controller.startswith("https://"))
+        self.open("/", cluster=self.secured)
+        self.assertEqual(self.find("#count-server b").text, "1")
+        self.open("/query", cluster=self.secured)
+        editor = self.type_sql(f"SELECT COUNT(*) FROM {TABLE}")
+        editor.send_keys(Keys.CONTROL, Keys.ENTER)
+        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#result-grid"), "the query's answer")
+        self.assertEqual(self.grid_rows("#result-grid"), [[str(SPLIT)]])
+        self.assertTrue(self.driver.current_url.startswith("https://"))
 
 
 def main():

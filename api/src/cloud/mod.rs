@@ -244,6 +244,29 @@ impl ObjectStores {
         Ok(client)
     }
 
+    /// Starts `work` on the object-store runtime; its handle resolves on any executor.
+    fn spawn<T: Send + 'static>(
+        uri: &ObjectUri,
+        work: impl std::future::Future<Output = Result<T, CloudError>> + Send + 'static,
+    ) -> Result<tokio::task::JoinHandle<Result<T, CloudError>>, CloudError> {
+        let rt = runtime().map_err(|why| CloudError::Failed {
+            uri: uri.to_string(),
+            why,
+        })?;
+        Ok(rt.spawn(work))
+    }
+
+    /// The result of a spawned call (a panic in it becomes an error).
+    fn joined<T>(
+        uri: &ObjectUri,
+        r: Result<Result<T, CloudError>, tokio::task::JoinError>,
+    ) -> Result<T, CloudError> {
+        r.map_err(|e| CloudError::Failed {
+            uri: uri.to_string(),
+            why: e.to_string(),
+        })?
+    }
+
     /// Runs `work` on the object-store runtime and waits for it (a blocking call: never from a
     /// task of that runtime).
     fn block<T: Send + 'static>(
@@ -251,15 +274,12 @@ impl ObjectStores {
         uri: &ObjectUri,
         work: impl std::future::Future<Output = Result<T, CloudError>> + Send + 'static,
     ) -> Result<T, CloudError> {
+        let handle = Self::spawn(uri, work)?;
         let rt = runtime().map_err(|why| CloudError::Failed {
             uri: uri.to_string(),
             why,
         })?;
-        rt.block_on(rt.spawn(work))
-            .map_err(|e| CloudError::Failed {
-                uri: uri.to_string(),
-                why: e.to_string(),
-            })?
+        Self::joined(uri, rt.block_on(handle))
     }
 
     /// Runs `work` on the object-store runtime; the future resolves on any executor.
@@ -268,14 +288,7 @@ impl ObjectStores {
         uri: &ObjectUri,
         work: impl std::future::Future<Output = Result<T, CloudError>> + Send + 'static,
     ) -> Result<T, CloudError> {
-        let rt = runtime().map_err(|why| CloudError::Failed {
-            uri: uri.to_string(),
-            why,
-        })?;
-        rt.spawn(work).await.map_err(|e| CloudError::Failed {
-            uri: uri.to_string(),
-            why: e.to_string(),
-        })?
+        Self::joined(uri, Self::spawn(uri, work)?.await)
     }
 
     /// Uploads the file `from` as `uri` in parts; the object exists only once every part is

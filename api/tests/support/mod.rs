@@ -91,6 +91,27 @@ pub async fn call(method: &str, url: &str, body: Option<(Vec<u8>, String)>) -> (
     }
 }
 
+/// Waits (at most 20 s) until the controller at `ctl` lists `n` servers.
+pub async fn wait_for_servers(ctl: &str, n: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let (_, i) = call("GET", &format!("{ctl}/instances"), None).await;
+        let servers = i["instances"].as_array().map_or(0, |l| {
+            l.iter()
+                .filter(|n| n.as_str().is_some_and(|n| n.starts_with("Server_")))
+                .count()
+        });
+        if servers == n {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{n} servers did not register: {i}"
+        );
+        async_std::task::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// A JSON request body.
 pub fn json_body(v: Value) -> Option<(Vec<u8>, String)> {
     Some((v.to_string().into_bytes(), "application/json".into()))
