@@ -3,8 +3,9 @@
 //! `DOWNLOAD_URI` header's `file://` or `http://` URI, Pinot's URI push), list, download (servers
 //! fetch archives here), reload, delete.
 //!
-//! Upload: the body is bounded (413 above the limit), the single multipart part is unpacked in
-//! a scratch dir on rayon and validated by opening the segment (400 if it is not one: nothing
+//! Upload: the body streams to a scratch file, bounded (413 above the limit); the single
+//! multipart part is cut out of it through a memory map (the archive is never held in memory),
+//! unpacked on rayon and validated by opening the segment (400 if it is not one: nothing
 //! changes), then the archive moves into the deep store and one metadata transaction records the
 //! segment with its assignment. A refresh keeps the assignment and bumps the CRC, so servers
 //! swap the new copy in.
@@ -19,7 +20,7 @@ use super::{Controller, ControllerState};
 use crate::common::archive::{self, SegmentFacts};
 use crate::common::clock::now_ms;
 use crate::common::location::{LOCATION_FORMS, Location};
-use crate::http::body::{path_param, query_param, read_bounded};
+use crate::http::body::{path_param, query_param, read_bounded, read_bounded_to_file};
 use crate::http::routes::Routes;
 use crate::http::{ApiError, multipart, on_rayon};
 use crate::metadata::records::{SegmentRecord, StreamStatus};
@@ -224,25 +225,24 @@ async fn upload(mut req: Request<ControllerState>) -> tide::Result {
             .filter(|u| !u.is_empty())
             .ok_or_else(|| ApiError::bad_request("Failed to get downloadURI from header"))
     };
+    let content_type = req
+        .content_type()
+        .map(|m| m.to_string())
+        .unwrap_or_default();
     let status = match upload_type.as_deref() {
-        None | Some("SEGMENT") | Some("METADATA") => {
-            let uri = match upload_type.as_deref() {
-                Some("METADATA") => Some(download_uri(&req)?),
-                _ => None,
-            };
-            let content_type = req
-                .content_type()
-                .map(|m| m.to_string())
-                .unwrap_or_default();
+        // Pinot's metadata push: only the (small) metadata arrives; the archive stays at
+        // DOWNLOAD_URI.
+        Some("METADATA") => {
+            let uri = download_uri(&req)?;
             let body = read_bounded(&mut req, c.config.max_upload_bytes).await?;
             let body = single_part(&content_type, body, "segment metadata")?;
-            match uri {
-                // Pinot's metadata push: the archive stays at DOWNLOAD_URI.
-                Some(uri) => {
-                    store_metadata(&c, typed.as_deref(), table_type.as_deref(), body, uri).await?
-                }
-                None => store_archive(&c, typed.as_deref(), table_type.as_deref(), body).await?,
-            }
+            store_metadata(&c, typed.as_deref(), table_type.as_deref(), body, uri).await?
+        }
+        // The archive streams to a scratch file, never whole in memory.
+        None | Some("SEGMENT") => {
+            let scratch = Scratch(scratch_dir(&c)?);
+            receive_archive(&mut req, &c, &content_type, &scratch.0).await?;
+            store_archive_file(&c, typed.as_deref(), table_type.as_deref(), &scratch, None).await?
         }
         // Pinot's URI push: the controller fetches the segment's tar.gz from DOWNLOAD_URI.
         Some("URI") => {
@@ -310,20 +310,85 @@ pub async fn store_archive_if(
     expected_crc: Option<u32>,
 ) -> Result<String, ApiError> {
     let scratch = Scratch(scratch_dir(c)?);
-    let unpack_dir = scratch.0.join("unpacked");
-    let archive_path = scratch.0.join("segment.tar.gz");
-    let arrival = on_rayon(move || -> Result<_, ApiError> {
-        let crc = crc32fast::hash(&archive);
-        std::fs::write(&archive_path, &archive).map_err(|e| {
-            ApiError::internal(format!("cannot write '{}': {e}", archive_path.display()))
+    let path = scratch.0.join(ARCHIVE_FILE);
+    async_std::fs::write(&path, &archive)
+        .await
+        .map_err(|e| ApiError::internal(format!("cannot write '{}': {e}", path.display())))?;
+    drop(archive);
+    store_archive_file(c, typed, table_type, &scratch, expected_crc).await
+}
+
+/// The archive's name in an upload's scratch directory.
+const ARCHIVE_FILE: &str = "segment.tar.gz";
+
+/// Streams an upload's body to `<scratch>/segment.tar.gz`: the raw body, or the single part of a
+/// multipart body — cut out of the body's file through a memory map, never read into memory.
+async fn receive_archive(
+    req: &mut Request<ControllerState>,
+    c: &Controller,
+    content_type: &str,
+    scratch: &std::path::Path,
+) -> Result<(), ApiError> {
+    let body = scratch.join("body");
+    let archive = scratch.join(ARCHIVE_FILE);
+    read_bounded_to_file(req, c.config.max_upload_bytes, &body).await?;
+    let Some(boundary) = multipart::boundary(content_type) else {
+        return std::fs::rename(&body, &archive)
+            .map_err(|e| ApiError::internal(format!("cannot move the upload: {e}")));
+    };
+    on_rayon(move || -> Result<(), ApiError> {
+        let map = map_scratch_file(&body)?;
+        let mut parts = multipart::spans(&map, &boundary)?;
+        if parts.len() != 1 {
+            return Err(ApiError::bad_request(
+                "Invalid multi-part form for segment upload",
+            ));
+        }
+        let part = parts.remove(0).data;
+        std::fs::write(&archive, &map[part]).map_err(|e| {
+            ApiError::internal(format!("cannot write '{}': {e}", archive.display()))
         })?;
-        let seg = archive::unpack(&archive, &unpack_dir)
-            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        drop(map);
+        let _ = std::fs::remove_file(&body);
+        Ok(())
+    })
+    .await
+    .map_err(ApiError::internal)?
+}
+
+/// A read-only map of a file in an upload's scratch directory.
+fn map_scratch_file(path: &std::path::Path) -> Result<memmap2::Mmap, ApiError> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| ApiError::internal(format!("cannot open '{}': {e}", path.display())))?;
+    // SAFETY: a scratch directory belongs to the one request that writes it, which is done
+    // writing this file; nothing else writes or truncates it while it is mapped.
+    unsafe { memmap2::Mmap::map(&file) }
+        .map_err(|e| ApiError::internal(format!("cannot map '{}': {e}", path.display())))
+}
+
+/// Validates `<scratch>/segment.tar.gz` (read through a memory map) and commits it as a new or
+/// refreshed segment (see [`store_archive_if`]).
+async fn store_archive_file(
+    c: &ControllerState,
+    typed: Option<&str>,
+    table_type: Option<&str>,
+    scratch: &Scratch,
+    expected_crc: Option<u32>,
+) -> Result<String, ApiError> {
+    let unpack_dir = scratch.0.join("unpacked");
+    let archive_path = scratch.0.join(ARCHIVE_FILE);
+    let arrival = on_rayon(move || -> Result<_, ApiError> {
+        let map = map_scratch_file(&archive_path)?;
+        let crc = crc32fast::hash(&map);
+        let seg =
+            archive::unpack(&map, &unpack_dir).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        // The unpacked copy was only for validation.
+        let _ = std::fs::remove_dir_all(&unpack_dir);
         Ok(Arrival {
             facts: seg.facts,
             crc,
-            size_bytes: archive.len() as u64,
-            home: Home::Scratch(archive_path),
+            size_bytes: map.len() as u64,
+            home: Home::Scratch(archive_path.clone()),
         })
     })
     .await

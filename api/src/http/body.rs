@@ -45,6 +45,38 @@ pub async fn read_bounded<S>(req: &mut Request<S>, limit: u64) -> Result<Vec<u8>
     Ok(out)
 }
 
+/// Streams at most `limit` bytes of body into the new file `to`, never holding it in memory; a
+/// declared or actual larger body is a 413 (what was written stays for the caller to remove).
+pub async fn read_bounded_to_file<S>(
+    req: &mut Request<S>,
+    limit: u64,
+    to: &std::path::Path,
+) -> Result<u64, ApiError> {
+    let too_large = || {
+        ApiError::new(
+            413,
+            format!("Request body exceeds the limit of {limit} bytes"),
+        )
+    };
+    if req.len().is_some_and(|n| n as u64 > limit) {
+        return Err(too_large());
+    }
+    let body = req.take_body();
+    let mut file = async_std::fs::File::create(to)
+        .await
+        .map_err(|e| ApiError::internal(format!("cannot create '{}': {e}", to.display())))?;
+    let copied = async_std::io::copy(body.take(limit + 1), &mut file)
+        .await
+        .map_err(|e| ApiError::bad_request(format!("cannot read request body: {e}")))?;
+    async_std::io::WriteExt::flush(&mut file)
+        .await
+        .map_err(|e| ApiError::internal(format!("cannot write '{}': {e}", to.display())))?;
+    if copied > limit {
+        return Err(too_large());
+    }
+    Ok(copied)
+}
+
 /// The body as UTF-8 text (400 if it is not).
 pub async fn read_text<S>(req: &mut Request<S>, limit: u64) -> Result<String, ApiError> {
     let bytes = read_bounded(req, limit).await?;

@@ -1,7 +1,9 @@
-//! `multipart/form-data` bodies (RFC 7578) held in memory: segment uploads and file ingestion
-//! send one part each. Bodies are already bounded by the upload limit before they get here.
+//! `multipart/form-data` bodies (RFC 7578): segment uploads and file ingestion send one part
+//! each. Bodies are already bounded by the upload limit before they get here; a large one is a
+//! mapped file whose parts are found as byte ranges ([`spans`]), never copied into memory.
 
 use super::ApiError;
+use std::ops::Range;
 
 /// One form part.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,8 +50,28 @@ fn disposition_value(header: &str, key: &str) -> Option<String> {
     })
 }
 
-/// Splits a multipart body into its parts.
+/// Where one form part's bytes lie in its body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub name: String,
+    pub filename: Option<String>,
+    pub data: Range<usize>,
+}
+
+/// Splits a multipart body into its parts (copies of their bytes).
 pub fn parse(body: &[u8], boundary: &str) -> Result<Vec<Part>, ApiError> {
+    Ok(spans(body, boundary)?
+        .into_iter()
+        .map(|s| Part {
+            name: s.name,
+            filename: s.filename,
+            data: body[s.data].to_vec(),
+        })
+        .collect())
+}
+
+/// Finds the parts of a multipart body: their names and where their bytes lie.
+pub fn spans(body: &[u8], boundary: &str) -> Result<Vec<Span>, ApiError> {
     let bad = |why: &str| ApiError::bad_request(format!("Invalid multi-part form: {why}"));
     let delimiter = format!("--{boundary}").into_bytes();
     let mut pos = find(body, &delimiter, 0).ok_or_else(|| bad("boundary not found"))?;
@@ -80,10 +102,10 @@ pub fn parse(body: &[u8], boundary: &str) -> Result<Vec<Part>, ApiError> {
         closing.extend_from_slice(&delimiter);
         let data_end =
             find(body, &closing, data_start).ok_or_else(|| bad("missing closing boundary"))?;
-        parts.push(Part {
+        parts.push(Span {
             name: name.ok_or_else(|| bad("part without a name"))?,
             filename,
-            data: body[data_start..data_end].to_vec(),
+            data: data_start..data_end,
         });
         pos = data_end + 2;
     }
