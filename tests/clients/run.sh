@@ -4,7 +4,8 @@
 # Chromium. Needs python3 with venv + pip and the debug binary target/debug/tessera (build it
 # first: `cargo build -p tessera-api`). Creates tests/clients/.venv once (and installs Debian's
 # chromium + chromium-driver when missing and allowed), then runs test_clients.py and
-# test_console.py. The last line printed is `N passed, M failed`; exit code 0 only if all pass.
+# test_console.py (twice: over HTTP, and over HTTPS with TESSERA_CONSOLE_TLS=1). The last line
+# printed is `N passed, M failed`; exit code 0 only if all pass.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -76,9 +77,13 @@ fi
 # Each file prints `N passed, M failed` last; the sum is this script's last line.
 passed=0
 failed=0
-for tests in test_clients.py test_console.py; do
+# The console suite runs twice: over HTTP, then with every port speaking TLS.
+for run in test_clients.py test_console.py test_console.py:tls; do
+    tests="${run%%:*}"
+    tls=0
+    [ "$run" != "$tests" ] && tls=1
     last="$(mktemp)"
-    env TESSERA_BIN="$bin" "$python" "$here/$tests" | tee "$last"
+    env TESSERA_BIN="$bin" TESSERA_CONSOLE_TLS="$tls" "$python" "$here/$tests" | tee "$last"
     counts="$(tail -n 1 "$last")"
     rm -f "$last"
     if [[ "$counts" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then

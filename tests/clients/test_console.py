@@ -4,7 +4,10 @@
 of test_clients.py. Every check reads what the page shows and, for actions, what the REST API
 then answers — the console has no server side of its own.
 
-Run through `tests/clients/run.sh` (which installs Chromium when it can). The last line printed is
+Run through `tests/clients/run.sh` (which installs Chromium when it can), once over HTTP and
+once with `TESSERA_CONSOLE_TLS=1`: the cluster started with `--tls-cert-file` (certificates from
+the openssl command) and the browser trusting exactly its certificate (its key pinned), so every
+page and every REST call of the console goes over HTTPS. The last line printed is
 `N passed, M failed`.
 """
 
@@ -36,6 +39,16 @@ WAIT_S = 20
 SHOTS = os.environ.get("TESSERA_CONSOLE_SHOTS", os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "target", "console-screenshots"))
 DOWNLOADS = tempfile.mkdtemp(prefix="tessera-console-downloads-")
+# The whole suite over HTTPS (see the module docs).
+TLS = os.environ.get("TESSERA_CONSOLE_TLS") == "1"
+# The certificate's key the browser trusts, with TLS.
+SPKI = None
+
+
+def rest_get(url, **kwargs):
+    """The tests' own REST calls to the cluster (its CA trusted with TLS)."""
+    return requests.get(url, verify=CLUSTER.verify, **kwargs)
+
 
 CLUSTER = None
 SETUP_ERROR = None
@@ -50,8 +63,9 @@ def browser(extra_args=()):
         raise RuntimeError("chromium and chromedriver are needed (Debian: apt-get install chromium chromium-driver)")
     options = Options()
     options.binary_location = chrome
+    pinned = [f"--ignore-certificate-errors-spki-list={SPKI}"] if SPKI else []
     for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000", "--disable-extensions", *extra_args]:
+                "--window-size=1400,1000", "--disable-extensions", *pinned, *extra_args]:
         options.add_argument(arg)
     options.add_experimental_option("prefs", {"download.default_directory": DOWNLOADS,
                                               "download.prompt_for_download": False})
@@ -59,8 +73,11 @@ def browser(extra_args=()):
 
 
 def setUpModule():
-    global CLUSTER, SETUP_ERROR
-    CLUSTER = Cluster()
+    global CLUSTER, SETUP_ERROR, SPKI
+    files = None
+    if TLS:
+        files, SPKI = base.make_certificates(tempfile.mkdtemp(prefix="tessera-console-tls-"))
+    CLUSTER = Cluster(tls=files)
     try:
         CLUSTER.start()
         CLUSTER.post_json("/schemas", SCHEMA)
@@ -160,7 +177,7 @@ class ConsolePages(ConsoleTest):
         # Other tests may have added tables; `trips` is there with its two segments.
         tables = {r[0]: r for r in self.grid_rows("#tables-grid")}
         self.assertEqual(tables[TABLE][2:], ["2", "GOOD"])
-        listed = requests.get(f"{CLUSTER.controller}/tables", timeout=30).json()["tables"]
+        listed = rest_get(f"{CLUSTER.controller}/tables", timeout=30).json()["tables"]
         self.assertEqual(sorted(tables), sorted(listed))
         self.shot("home")
 
@@ -256,7 +273,7 @@ class ConsolePages(ConsoleTest):
         Select(self.find("#logger-instance")).select_by_value(server)
         self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, '#loggers-grid select[data-logger="root"]'),
                   "the server's loggers")
-        level_at = lambda: requests.get(f"http://{base.HOST}:{CLUSTER.server_port}/loggers/root", timeout=30).json()["level"]
+        level_at = lambda: rest_get(f"{CLUSTER.scheme}://{base.HOST}:{CLUSTER.server_port}/loggers/root", timeout=30).json()["level"]
         before = level_at()
         target = "DEBUG" if before != "DEBUG" else "INFO"
         Select(self.find('#loggers-grid select[data-logger="root"]')).select_by_value(target)
@@ -285,13 +302,13 @@ class ConsolePages(ConsoleTest):
 
 
     def test_rest_api_is_documented_at_help_and_openapi_json(self):
-        spec = requests.get(f"{CLUSTER.controller}/openapi.json", timeout=30).json()
+        spec = rest_get(f"{CLUSTER.controller}/openapi.json", timeout=30).json()
         self.assertEqual(spec["openapi"], "3.0.3")
         for path, method in [("/tables/{table}", "put"), ("/segments/{table}/reload", "post"),
                              ("/loggers/{loggerName}", "put"), ("/sql", "post"), ("/help", "get")]:
             self.assertIn(method, spec["paths"].get(path, {}), path)
         self.assertEqual(spec["paths"]["/tables/{table}"]["get"]["parameters"][0]["name"], "table")
-        broker = requests.get(f"{CLUSTER.broker}/openapi.json", timeout=30).json()
+        broker = rest_get(f"{CLUSTER.broker}/openapi.json", timeout=30).json()
         self.assertIn("post", broker["paths"]["/query/sql"])
         self.driver.get(f"{CLUSTER.controller}/help")
         self.wait(lambda d: "Tessera controller API" in d.title, "the help page")
@@ -317,14 +334,14 @@ class ConsoleEdits(ConsoleTest):
         self.driver.execute_script("arguments[0].value = arguments[1]", editor, json.dumps(bad))
         self.find("#dialog-ok").click()
         self.wait(lambda d: "400" in d.find_element(By.ID, "dialog-error").text, "the controller's refusal")
-        stored = requests.get(f"{CLUSTER.controller}/tables/{TABLE}", timeout=30).json()["OFFLINE"]
+        stored = rest_get(f"{CLUSTER.controller}/tables/{TABLE}", timeout=30).json()["OFFLINE"]
         self.assertNotIn("no_such_column", json.dumps(stored))
         # A good edit is saved.
         good = dict(config, tableIndexConfig=dict(config["tableIndexConfig"], invertedIndexColumns=["city", "vendor_id"]))
         self.driver.execute_script("arguments[0].value = arguments[1]", editor, json.dumps(good))
         self.find("#dialog-ok").click()
         self.wait(EC.invisibility_of_element_located((By.ID, "dialog")), "the dialog to close")
-        stored = requests.get(f"{CLUSTER.controller}/tables/{TABLE}", timeout=30).json()["OFFLINE"]
+        stored = rest_get(f"{CLUSTER.controller}/tables/{TABLE}", timeout=30).json()["OFFLINE"]
         self.assertEqual(stored["tableIndexConfig"]["invertedIndexColumns"], ["city", "vendor_id"])
         self.wait(lambda d: '"vendor_id"' in d.find_element(By.ID, "table-config").text,
                   "the page to show the new config")
@@ -346,20 +363,20 @@ class ConsoleEdits(ConsoleTest):
         self.find("#ingest-file-input").send_keys(path)
         self.assertEqual(self.find("#ingest-format").get_attribute("value"), "csv")
         self.find("#dialog-ok").click()
-        self.wait(lambda d: len(requests.get(f"{CLUSTER.controller}/segments/{name}", timeout=30).json()[0]["OFFLINE"]) == 1,
+        self.wait(lambda d: len(rest_get(f"{CLUSTER.controller}/segments/{name}", timeout=30).json()[0]["OFFLINE"]) == 1,
                   "the ingested segment")
         # The segment just made, downloaded through the API and uploaded again under the table: a
         # refresh of the same name (still one segment), through the upload dialog.
-        seg = requests.get(f"{CLUSTER.controller}/segments/{name}", timeout=30).json()[0]["OFFLINE"][0]
+        seg = rest_get(f"{CLUSTER.controller}/segments/{name}", timeout=30).json()[0]["OFFLINE"][0]
         archive = os.path.join(DOWNLOADS, f"{seg}.tar.gz")
         with open(archive, "wb") as f:
-            f.write(requests.get(f"{CLUSTER.controller}/segments/{name}/{seg}", timeout=30).content)
+            f.write(rest_get(f"{CLUSTER.controller}/segments/{name}/{seg}", timeout=30).content)
         self.wait(EC.invisibility_of_element_located((By.ID, "dialog")), "the dialog to close")
         self.find("#upload-segment").click()
         self.find("#segment-file").send_keys(archive)
         self.find("#dialog-ok").click()
         self.wait(EC.invisibility_of_element_located((By.ID, "dialog")), "the upload to finish")
-        meta = requests.get(f"{CLUSTER.controller}/segments/{name}/{seg}/metadata", timeout=30).json()
+        meta = rest_get(f"{CLUSTER.controller}/segments/{name}/{seg}/metadata", timeout=30).json()
         self.assertIsNotNone(meta["refreshTimeMillis"])
         # A file that is not a segment: the controller's error in the dialog, nothing changed.
         self.find("#upload-segment").click()
@@ -367,7 +384,7 @@ class ConsoleEdits(ConsoleTest):
         self.find("#dialog-ok").click()
         self.wait(lambda d: "400" in d.find_element(By.ID, "dialog-error").text, "the refusal")
         self.find("#dialog-cancel").click()
-        self.assertEqual(len(requests.get(f"{CLUSTER.controller}/segments/{name}", timeout=30).json()[0]["OFFLINE"]), 1)
+        self.assertEqual(len(rest_get(f"{CLUSTER.controller}/segments/{name}", timeout=30).json()[0]["OFFLINE"]), 1)
 
     def test_delete_table_and_schema(self):
         name = "console_scratch"
@@ -379,8 +396,8 @@ class ConsoleEdits(ConsoleTest):
         self.find("#delete-schema").click()
         self.find("#dialog-ok").click()
         self.wait(lambda d: d.current_url.endswith("#/tables"), "the tables page")
-        self.assertNotIn(name, requests.get(f"{CLUSTER.controller}/tables", timeout=30).json()["tables"])
-        self.assertEqual(requests.get(f"{CLUSTER.controller}/schemas/{name}", timeout=30).status_code, 404)
+        self.assertNotIn(name, rest_get(f"{CLUSTER.controller}/tables", timeout=30).json()["tables"])
+        self.assertEqual(rest_get(f"{CLUSTER.controller}/schemas/{name}", timeout=30).status_code, 404)
         self.assertNotIn(name, [r[0] for r in self.grid_rows("#tables-grid")])
 
 
@@ -442,42 +459,6 @@ class ConsoleLogin(ConsoleTest):
                   "Edit Table to be disabled")
         for button in ["edit-table", "reload-segments", "delete-table"]:
             self.assertIsNotNone(self.driver.find_element(By.ID, button).get_attribute("disabled"), button)
-
-
-class ConsoleOverHttps(ConsoleTest):
-    """The console of a `--tls-cert-file` cluster, in Chromium over HTTPS: the browser trusts
-    exactly the cluster's certificate (its key pinned), loads the pages and runs a query."""
-
-    secured = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.driver = None
-        cls.certs_dir = tempfile.mkdtemp(prefix="tessera-console-tls-")
-        files, spki = base.make_certificates(cls.certs_dir)
-        cls.secured = Cluster(tls=files)
-        cls.secured.start_with_first_segment()
-        if SETUP_ERROR is None:
-            cls.driver = browser([f"--ignore-certificate-errors-spki-list={spki}"])
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.secured is not None:
-            cls.secured.stop()
-            cls.secured.cleanup()
-        shutil.rmtree(cls.certs_dir, ignore_errors=True)
-        super().tearDownClass()
-
-    def test_pages_and_queries_over_https(self):
-        self.assertTrue(self.secured.controller.startswith("https://"))
-        self.open("/", cluster=self.secured)
-        self.assertEqual(self.find("#count-server b").text, "1")
-        self.open("/query", cluster=self.secured)
-        editor = self.type_sql(f"SELECT COUNT(*) FROM {TABLE}")
-        editor.send_keys(Keys.CONTROL, Keys.ENTER)
-        self.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#result-grid"), "the query's answer")
-        self.assertEqual(self.grid_rows("#result-grid"), [[str(SPLIT)]])
-        self.assertTrue(self.driver.current_url.startswith("https://"))
 
 
 def main():
