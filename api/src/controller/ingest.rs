@@ -15,7 +15,8 @@
 
 use super::ControllerState;
 use super::responses::{Status, json};
-use super::segments::{Scratch, scratch_dir, single_part, store_archive, upload_table};
+use super::segment_commit::{Scratch, scratch_dir, store_archive};
+use super::segments::{single_part, upload_table};
 use crate::common::archive;
 use crate::common::clock::now_ms;
 use crate::common::location::{LOCATION_FORMS, Location};

@@ -2,8 +2,9 @@
 //! the same functions the HTTP endpoints call, with typed values and no serialization.
 
 use super::Controller;
+use super::archive_store::read_archive;
 use super::instances::{heartbeat, register, routing_for_broker};
-use super::segments::{find_segment, read_archive};
+use super::segments::find_segment;
 use super::tables::catalog_entries;
 use crate::metadata::records::{AssignedSegment, RoutingTable, SegmentReport};
 use crate::transport::{

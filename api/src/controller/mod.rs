@@ -13,6 +13,7 @@
 //! * [`assignment`] — balanced replica placement; [`placement`] — the candidate servers and
 //!   topping up under-replicated segments.
 
+pub mod archive_store;
 pub mod assignment;
 pub mod catalog;
 pub mod changes;
@@ -32,6 +33,7 @@ pub mod reload;
 pub mod reload_jobs;
 pub mod responses;
 pub mod schemas;
+pub mod segment_commit;
 pub mod segment_metadata;
 pub mod segments;
 pub mod table_config;

@@ -15,11 +15,12 @@
 //! [`realtime_loop`] for partitions added to the topic or a stream unreachable earlier), unless
 //! the table is paused.
 
+use super::archive_store::remove_archive;
 use super::assignment;
 use super::catalog::encode;
 use super::placement::{placement_servers, server_load};
 use super::responses::json;
-use super::segments::{Scratch, remove_archive, scratch_dir};
+use super::segment_commit::{Scratch, scratch_dir};
 use super::table_config::{self, server_tag};
 use super::{Controller, ControllerState, changes};
 use crate::common::archive;

@@ -7,11 +7,11 @@
 //! it like a refresh — skipped, as a failure of the job, if the segment changed meanwhile.
 
 use super::ControllerState;
+use super::archive_store::read_archive;
 use super::catalog::encode;
 use super::responses::{Entries, ReloadJob, Status, json};
-use super::segments::{
-    Scratch, addressed_tables, find_segment, read_archive, scratch_dir, store_archive_if,
-};
+use super::segment_commit::{Scratch, scratch_dir, store_archive_if};
+use super::segments::{addressed_tables, find_segment};
 use crate::http::body::path_param;
 use crate::http::routes::Routes;
 use crate::http::{ApiError, on_rayon};

@@ -6,8 +6,9 @@
 //! `columns`, all with `columns=*`), `indexes` (column → index → `YES`) and the star-trees.
 
 use super::ControllerState;
+use super::archive_store::read_archive;
 use super::responses::json;
-use super::segments::{find_segment, read_archive};
+use super::segments::find_segment;
 use crate::common::archive;
 use crate::http::body::path_param;
 use crate::http::routes::Routes;
@@ -90,7 +91,7 @@ async fn get(req: Request<ControllerState>) -> tide::Result {
             (col.name.clone(), kinds)
         })
         .collect();
-    let download_url = super::segments::download_url(c, &record);
+    let download_url = super::archive_store::download_url(c, &record);
     json(&SegmentMetadataView {
         segment_name: meta.segment_name,
         schema_name: meta.table_name,
