@@ -154,8 +154,8 @@ mod tests {
     use super::*;
     use crate::controller::ControllerConfig;
     use crate::controller::catalog::encode;
-    use crate::metadata::{Op, keys};
     use crate::metadata::redb_store::RedbStore;
+    use crate::metadata::{Op, keys};
     use std::sync::Arc;
     use std::time::Duration;
 

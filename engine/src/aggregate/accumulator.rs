@@ -20,6 +20,7 @@ use roaring::RoaringBitmap;
 use segments::dictionary::Dictionary;
 use segments::types::Value;
 use segments::types::decimal::Decimal;
+use segments::types::value::decimal_of_f64;
 use std::collections::{HashMap, HashSet};
 
 /// Row → group assignment for one block.
@@ -346,8 +347,8 @@ impl<'a> GroupAccumulator<'a> {
                 let mut failure = None;
                 visit_values(arg, groups, valid, |g, v| {
                     let parsed = match &v {
-                        Value::Double(x) => Decimal::from_f64(*x),
-                        Value::Float(x) => Decimal::from_f64(*x as f64),
+                        Value::Double(x) => decimal_of_f64(*x),
+                        Value::Float(x) => decimal_of_f64(*x as f64),
                         other => Decimal::parse(&other.to_string()),
                     };
                     match parsed {

@@ -17,7 +17,6 @@ use super::coerce::{int, num, type_of};
 use super::def::{ArgType, Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
 use super::typing::{additive_type, common_type, polymorphic_type, unary_polymorphic_type};
-use segments::types::decimal::Decimal;
 use segments::types::value::canonical_decimal;
 use segments::types::{DataType, Value};
 use std::cmp::Ordering;
@@ -495,8 +494,9 @@ fn additive_op(op: Op, a: &Value, b: &Value) -> Result<Value, FunctionError> {
             }))
         }
         DataType::BigDecimal => {
-            let exact = Decimal::from_value(a)
-                .zip(Decimal::from_value(b))
+            let exact = a
+                .to_decimal()
+                .zip(b.to_decimal())
                 .and_then(|(x, y)| match op {
                     Op::Add => Some(x.add(&y)),
                     Op::Sub => Some(x.sub(&y)),
@@ -565,7 +565,7 @@ fn modulo(args: &[Value]) -> Result<Value, FunctionError> {
         }
         DataType::Float => Value::Float(num(F, a)? as f32 % num(F, b)? as f32),
         DataType::BigDecimal => {
-            let (x, y) = (Decimal::from_value(a), Decimal::from_value(b));
+            let (x, y) = (a.to_decimal(), b.to_decimal());
             if let Some((x, y)) = x.zip(y) {
                 if y.is_zero() {
                     return Err(zero());
@@ -630,7 +630,7 @@ fn unary_polymorphic_op(f: &'static str, v: &Value, abs: bool) -> Result<Value, 
             let x = num(f, v)? as f32;
             Value::Float(if abs { x.abs() } else { -x })
         }
-        DataType::BigDecimal => match Decimal::from_value(v) {
+        DataType::BigDecimal => match v.to_decimal() {
             Some(d) => {
                 let flip = !abs || d.is_negative();
                 Value::BigDecimal(if flip { d.neg() } else { d }.to_plain_string())

@@ -53,31 +53,9 @@ impl Decimal {
         (scale.abs() <= MAX_EXPONENT && digits <= MAX_EXPONENT).then_some(Decimal(d))
     }
 
-    /// A decimal of a double's Java text (`new BigDecimal(Double.toString(v))`: `3.0`, `0.1`);
-    /// an error for NaN and infinities.
-    pub fn from_f64(v: f64) -> Result<Decimal, DecimalError> {
-        if !v.is_finite() {
-            return Err(DecimalError::Parse(v.to_string()));
-        }
-        Decimal::parse(&super::value::java_float(v))
-    }
-
     /// An integer with scale 0.
     pub fn from_i64(v: i64) -> Decimal {
         Decimal(BigDecimal::from(v))
-    }
-
-    /// The exact decimal of a numeric value: integers with scale 0, floats as
-    /// `BigDecimal.valueOf` (their Java text), decimals and numeric text parsed; `None` for
-    /// NaN, infinities and anything else.
-    pub fn from_value(v: &super::Value) -> Option<Decimal> {
-        use super::Value;
-        match v {
-            Value::Float(f) => Decimal::from_f64(*f as f64).ok(),
-            Value::Double(f) => Decimal::from_f64(*f).ok(),
-            Value::BigDecimal(s) | Value::String(s) | Value::Json(s) => Decimal::parse(s).ok(),
-            other => other.as_i64().map(Decimal::from_i64),
-        }
     }
 
     /// Exact sum (the larger scale).
@@ -208,9 +186,6 @@ mod tests {
         for bad in ["abc", "1.2.3", ".", "", "1e", "--1", "1e2147483647", "NaN"] {
             assert!(Decimal::parse(bad).is_err(), "{bad}");
         }
-        assert_eq!(Decimal::from_f64(0.1).unwrap().to_plain_string(), "0.1");
-        assert_eq!(Decimal::from_f64(3.0).unwrap().to_plain_string(), "3.0");
-        assert!(Decimal::from_f64(f64::NAN).is_err());
     }
 
     #[test]

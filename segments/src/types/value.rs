@@ -5,7 +5,7 @@
 //! dictionary order, so a sorted dictionary and a literal compare the same way.
 
 use super::data_type::{DataType, StoredType};
-use super::decimal::Decimal;
+use super::decimal::{Decimal, DecimalError};
 use super::time::{format_timestamp, parse_timestamp};
 use std::cmp::Ordering;
 use std::fmt;
@@ -514,6 +514,29 @@ impl fmt::Display for Value {
     }
 }
 
+/// The decimal of a double as `BigDecimal.valueOf(v)` makes it (from its Java text: `3.0`,
+/// `0.1`); an error for NaN and infinities.
+pub fn decimal_of_f64(v: f64) -> Result<Decimal, DecimalError> {
+    if !v.is_finite() {
+        return Err(DecimalError::Parse(v.to_string()));
+    }
+    Decimal::parse(&java_float(v))
+}
+
+impl Value {
+    /// The exact decimal of a numeric value: integers with scale 0, floats as
+    /// `BigDecimal.valueOf` (their Java text), decimals and numeric text parsed; `None` for
+    /// NaN, infinities and anything else.
+    pub fn to_decimal(&self) -> Option<Decimal> {
+        match self {
+            Value::Float(f) => decimal_of_f64(*f as f64).ok(),
+            Value::Double(f) => decimal_of_f64(*f).ok(),
+            Value::BigDecimal(s) | Value::String(s) | Value::Json(s) => Decimal::parse(s).ok(),
+            other => other.as_i64().map(Decimal::from_i64),
+        }
+    }
+}
+
 /// Java's `Double.toString` shape for ordinary magnitudes: always a fractional part.
 pub fn java_float(v: f64) -> String {
     if v.is_nan() {
@@ -534,6 +557,15 @@ pub fn java_float(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn doubles_become_decimals_as_java_writes_them() {
+        assert_eq!(decimal_of_f64(0.1).unwrap().to_plain_string(), "0.1");
+        assert_eq!(decimal_of_f64(3.0).unwrap().to_plain_string(), "3.0");
+        assert!(decimal_of_f64(f64::NAN).is_err());
+        assert_eq!(Value::Int(7).to_decimal().unwrap().to_plain_string(), "7");
+        assert_eq!(Value::Null.to_decimal(), None);
+    }
 
     #[test]
     fn parses_each_type() {
