@@ -445,3 +445,61 @@ fn figures_s3_throughput_against_a_file_copy() {
         let _ = std::fs::remove_file(copy);
     }
 }
+
+/// The config users already have: `tessera start --config` with a Pinot controller properties
+/// file whose `controller.data.dir` is a bucket and whose `pinot.controller.storage.factory.s3.*`
+/// keys reach it (no `AWS_*` variables).
+#[async_std::test]
+async fn pinot_properties_configure_the_deep_store() {
+    let Some(s3) = S3::start(false) else { return };
+    s3.create_bucket("props").await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("controller.conf");
+    std::fs::write(
+        &config,
+        format!(
+            "controller.data.dir=s3://props/pinot\n\
+             pinot.controller.storage.factory.class.s3=org.apache.pinot.plugin.filesystem.S3PinotFS\n\
+             pinot.controller.storage.factory.s3.region=us-east-1\n\
+             pinot.controller.storage.factory.s3.endpoint={}\n\
+             pinot.controller.storage.factory.s3.accessKey=tessera\n\
+             pinot.controller.storage.factory.s3.secretKey=tessera-secret\n\
+             pinot.controller.segment.fetcher.protocols=file,http,s3\n",
+            s3.endpoint
+        ),
+    )
+    .unwrap();
+    let data = dir.path().join("data");
+    let (_proc, urls) = support::start(&[
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--controller-port",
+        "0",
+        "--broker-port",
+        "0",
+        "--server-port",
+        "0",
+        "--no-log-stderr",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    let (ctl, broker) = (urls["controller"].clone(), urls["broker"].clone());
+    assert_eq!(
+        post_json(&format!("{ctl}/schemas"), lineitem::schema())
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        post_json(&format!("{ctl}/tables"), lineitem::table_config())
+            .await
+            .0,
+        200
+    );
+    let archive = lineitem_segment(&dir.path().join("work"), "lineitem_0", 400);
+    let (s, b) = upload_segment(&ctl, "lineitem", "lineitem_0", &archive).await;
+    assert_eq!(s, 200, "{b}");
+    wait_count(&broker, 400).await;
+    let keys = s3.keys("props", &format!("pinot/{TABLE}/")).await;
+    assert_eq!(keys.len(), 1, "{keys:?}");
+}

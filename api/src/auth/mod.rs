@@ -33,7 +33,7 @@ pub mod routes;
 
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// What a request does to what it names (Pinot's `AccessType`).
@@ -227,15 +227,7 @@ impl Auth {
     }
 
     fn from_properties(text: &str) -> Result<Auth, String> {
-        let props: BTreeMap<String, String> = text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('!'))
-            .filter_map(|l| {
-                let (k, v) = l.split_once('=').or_else(|| l.split_once(':'))?;
-                Some((k.trim().to_string(), v.trim().to_string()))
-            })
-            .collect();
+        let props = crate::common::properties::parse(text);
         let set = |key: String| -> HashSet<String> {
             props
                 .get(&key)

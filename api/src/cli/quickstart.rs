@@ -76,6 +76,7 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
         zk: None,
         cluster_name: "PinotCluster".into(),
         zk_session_timeout_ms: 10_000,
+        config: None,
         deep_store: None,
         instance_id: None,
         tags: None,

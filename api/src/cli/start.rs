@@ -45,6 +45,11 @@ pub struct StartArgs {
     /// stays live (and a leader keeps leading) before another takes over.
     #[arg(long, default_value_t = 10_000, requires = "zk")]
     pub zk_session_timeout_ms: u64,
+    /// A Pinot config (properties) file: its `controller.data.dir` is the deep store and its
+    /// `pinot.<role>.storage.factory.s3.{region,endpoint,accessKey,secretKey}` reach S3, as in
+    /// Pinot's controller and server configs; `--deep-store` and the `AWS_*` variables win.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
     /// The deep store of segment archives: `s3://bucket/prefix`, `gs://bucket/prefix`,
     /// `az://container/prefix` (credentials, region and endpoint from the `AWS_*`, `GOOGLE_*`,
     /// `AZURE_*` variables the cloud SDKs read), or `file:///dir` / a directory every controller
@@ -119,6 +124,21 @@ impl StartArgs {
             z
         });
         o.deep_store = self.deep_store.clone();
+        if let Some(path) = &self.config {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read the config file '{}': {e}", path.display()))?;
+            let (data_dir, s3) =
+                crate::cloud::from_pinot_properties(&crate::common::properties::parse(&text));
+            if o.deep_store.is_none() {
+                o.deep_store = data_dir;
+            }
+            // The SDK variables win over the file: options from the file first, then the
+            // environment's again.
+            let env = crate::cloud::ObjectStores::from_env();
+            o.cloud = std::sync::Arc::new(
+                crate::cloud::ObjectStores::new(s3).with_options(env.options().to_vec()),
+            );
+        }
         o.tls = match (&self.tls_cert_file, &self.tls_key_file) {
             (Some(cert), Some(key)) => Some(crate::tls::TlsFiles {
                 cert: cert.clone(),

@@ -194,6 +194,51 @@ impl std::fmt::Debug for ObjectStores {
     }
 }
 
+/// `object_store` options from Pinot's S3 file-system configs (`region`, `endpoint`,
+/// `accessKey`, `secretKey`, as `S3PinotFS` reads them under `pinot.<role>.storage.factory.s3.`
+/// or in a job spec's `pinotFSSpecs`); other keys are not S3's and are skipped. A plain-HTTP
+/// endpoint (a test server) is allowed.
+pub fn s3_options<'a>(
+    configs: impl IntoIterator<Item = (&'a str, String)>,
+) -> Vec<(String, String)> {
+    let mut options = Vec::new();
+    for (key, value) in configs {
+        let name = match key {
+            "region" => "aws_region",
+            "endpoint" => {
+                if value.starts_with("http://") {
+                    options.push(("aws_allow_http".to_string(), "true".to_string()));
+                }
+                "aws_endpoint"
+            }
+            "accessKey" => "aws_access_key_id",
+            "secretKey" => "aws_secret_access_key",
+            _ => continue,
+        };
+        options.push((name.to_string(), value));
+    }
+    options
+}
+
+/// What a Pinot properties file (a controller's or server's config) says about the deep store:
+/// `controller.data.dir` (`s3://bucket/prefix` or a directory) and the S3 options of every
+/// role's `pinot.<role>.storage.factory.s3.*` keys.
+pub fn from_pinot_properties(
+    props: &std::collections::BTreeMap<String, String>,
+) -> (Option<String>, Vec<(String, String)>) {
+    let data_dir = props.get("controller.data.dir").cloned();
+    let mut configs = Vec::new();
+    for role in ["controller", "server", "minion"] {
+        let prefix = format!("pinot.{role}.storage.factory.s3.");
+        for (k, v) in props {
+            if let Some(key) = k.strip_prefix(&prefix) {
+                configs.push((key, v.clone()));
+            }
+        }
+    }
+    (data_dir, s3_options(configs))
+}
+
 /// Prefixes of the environment variables the cloud SDKs (and `object_store`) read.
 const ENV_PREFIXES: [&str; 4] = ["AWS_", "GOOGLE_", "AZURE_", "OBJECT_STORE_"];
 
@@ -227,6 +272,11 @@ impl ObjectStores {
             self.options.push((k, v));
         }
         self
+    }
+
+    /// The options, as `object_store` configuration keys (lower case) and values.
+    pub fn options(&self) -> &[(String, String)] {
+        &self.options
     }
 
     fn client(&self, uri: &ObjectUri) -> Result<Arc<dyn ObjectStore>, CloudError> {
@@ -581,6 +631,33 @@ mod tests {
         let shown = format!("{s:?}");
         assert!(shown.contains("aws_secret_access_key") && !shown.contains("hush"));
         assert_eq!(s.options.len(), 2);
+    }
+
+    #[test]
+    fn pinot_properties_name_the_deep_store_and_its_s3_access() {
+        let props = crate::common::properties::parse(
+            "controller.data.dir=s3://bucket/pinot\n\
+             pinot.controller.storage.factory.class.s3=org.apache.pinot.plugin.filesystem.S3PinotFS\n\
+             pinot.controller.storage.factory.s3.region=eu-west-1\n\
+             pinot.server.storage.factory.s3.endpoint=http://127.0.0.1:9000\n\
+             pinot.controller.storage.factory.s3.accessKey=k\n\
+             pinot.controller.storage.factory.s3.secretKey=s\n\
+             pinot.controller.segment.fetcher.protocols=file,http,s3\n",
+        );
+        let (dir, mut options) = from_pinot_properties(&props);
+        assert_eq!(dir.as_deref(), Some("s3://bucket/pinot"));
+        options.sort();
+        let keys: Vec<&str> = options.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "aws_access_key_id",
+                "aws_allow_http",
+                "aws_endpoint",
+                "aws_region",
+                "aws_secret_access_key"
+            ]
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! * [`clock`] — wall-clock milliseconds.
 //! * [`archive`] — a segment directory as a tar.gz: packing, unpacking, validating.
-//! * [`location`] — a file named by URI (local or `http://`), read with a bound.
+//! * [`location`] — a file named by URI (local, `http://` or object storage), read with a bound.
+//! * [`properties`] — Java properties files (the auth config, `tessera start --config`).
 //! * [`loggers`] — `/loggers` on every role, other instances' logs on the controller.
 //! * [`transform`] — `transformConfigs` applied with the query engine, for file and stream
 //!   ingestion.
@@ -12,6 +13,7 @@ pub mod archive;
 pub mod clock;
 pub mod location;
 pub mod loggers;
+pub mod properties;
 pub mod transform;
 
 use std::future::Future;

@@ -15,29 +15,12 @@ use std::path::{Path, PathBuf};
 /// The object stores a job reaches: the SDK variables, then each `pinotFSSpecs` entry's configs
 /// under `object_store`'s names.
 pub fn stores(spec: &JobSpec) -> ObjectStores {
-    let mut options = Vec::new();
-    for fs in &spec.pinot_fs_specs {
-        if !matches!(fs.scheme.to_ascii_lowercase().as_str(), "s3" | "s3a") {
-            continue;
-        }
-        for (key, value) in &fs.configs {
-            let value = config_text(value);
-            let name = match key.as_str() {
-                "region" => "aws_region",
-                "endpoint" => {
-                    if value.starts_with("http://") {
-                        options.push(("aws_allow_http".to_string(), "true".to_string()));
-                    }
-                    "aws_endpoint"
-                }
-                "accessKey" => "aws_access_key_id",
-                "secretKey" => "aws_secret_access_key",
-                _ => continue,
-            };
-            options.push((name.to_string(), value));
-        }
-    }
-    ObjectStores::from_env().with_options(options)
+    let configs = spec
+        .pinot_fs_specs
+        .iter()
+        .filter(|fs| matches!(fs.scheme.to_ascii_lowercase().as_str(), "s3" | "s3a"))
+        .flat_map(|fs| fs.configs.iter().map(|(k, v)| (k.as_str(), config_text(v))));
+    ObjectStores::from_env().with_options(crate::cloud::s3_options(configs))
 }
 
 /// A local directory removed when dropped: where a job stages objects.
