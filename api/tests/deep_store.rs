@@ -503,3 +503,48 @@ async fn pinot_properties_configure_the_deep_store() {
     let keys = s3.keys("props", &format!("pinot/{TABLE}/")).await;
     assert_eq!(keys.len(), 1, "{keys:?}");
 }
+
+/// A write the store refuses is never acknowledged: with the bucket gone after the start, an
+/// upload answers an error naming the store, and no segment is recorded.
+#[async_std::test]
+async fn a_refused_write_is_not_acknowledged() {
+    let Some(s3) = S3::start(false) else { return };
+    s3.create_bucket("brief").await;
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(
+        &dir.path().join("data"),
+        &Store::S3 {
+            s3: &s3,
+            bucket: "brief",
+        },
+    )
+    .await
+    .unwrap();
+    let ctl = c.controller_url.clone().unwrap();
+    assert_eq!(
+        post_json(&format!("{ctl}/schemas"), lineitem::schema())
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        post_json(&format!("{ctl}/tables"), lineitem::table_config())
+            .await
+            .0,
+        200
+    );
+    let (status, body) = call("DELETE", &format!("{}/brief", s3.endpoint), None).await;
+    assert_eq!(status, 204, "{body}");
+    let archive = lineitem_segment(&dir.path().join("work"), "lineitem_0", 100);
+    let (s, b) = upload_segment(&ctl, "lineitem", "lineitem_0", &archive).await;
+    assert_eq!(s, 500, "{b}");
+    let text = b.to_string();
+    assert!(
+        text.contains("cannot store segment lineitem_0 in the deep store s3://brief/pinot")
+            && text.contains("NoSuchBucket"),
+        "{text}"
+    );
+    let (_, segs) = call("GET", &format!("{ctl}/segments/lineitem"), None).await;
+    assert_eq!(segs, json!([{"OFFLINE": []}]), "{segs}");
+    c.stop().await;
+}

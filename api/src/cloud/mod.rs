@@ -39,8 +39,9 @@ pub struct ObjectUri {
 /// Why an object-store call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CloudError {
-    #[error("{uri}: no such object")]
-    NotFound { uri: String },
+    /// No such object (or, `why` says, no such bucket).
+    #[error("{uri}: {why}")]
+    NotFound { uri: String, why: String },
     #[error("{uri}: access denied: {why}")]
     Denied { uri: String, why: String },
     #[error("{uri}: {why}")]
@@ -52,33 +53,39 @@ pub enum CloudError {
 impl CloudError {
     fn from_store(uri: &ObjectUri, e: object_store::Error) -> CloudError {
         let uri = uri.to_string();
+        // S3's errors carry its XML body: say its code and message (`NoSuchBucket: …`).
+        let text = e.to_string();
+        let tag = |t: &str| {
+            let open = format!("<{t}>");
+            let from = text.find(&open)? + open.len();
+            let len = text[from..].find(&format!("</{t}>"))?;
+            Some(text[from..from + len].to_string())
+        };
+        let said = match (tag("Code"), tag("Message")) {
+            (Some(code), Some(message)) => Some(format!("{code}: {message}")),
+            _ => None,
+        };
         match e {
-            object_store::Error::NotFound { .. } => CloudError::NotFound { uri },
+            object_store::Error::NotFound { .. } => CloudError::NotFound {
+                uri,
+                why: said.unwrap_or_else(|| "no such object".into()),
+            },
             object_store::Error::PermissionDenied { source, .. }
             | object_store::Error::Unauthenticated { source, .. } => CloudError::Denied {
                 uri,
-                why: source.to_string(),
+                why: said.unwrap_or_else(|| source.to_string()),
             },
-            other => {
-                // S3's errors arrive as generic ones carrying the HTTP status and S3's XML body:
-                // say its code and message, and tell refused credentials apart.
-                let text = other.to_string();
-                let tag = |t: &str| {
-                    let open = format!("<{t}>");
-                    let from = text.find(&open)? + open.len();
-                    let len = text[from..].find(&format!("</{t}>"))?;
-                    Some(text[from..from + len].to_string())
-                };
-                let why = match (tag("Code"), tag("Message")) {
-                    (Some(code), Some(message)) => format!("{code}: {message}"),
-                    _ => text.clone(),
-                };
-                if text.contains("403 Forbidden") || text.contains("401 Unauthorized") {
-                    CloudError::Denied { uri, why }
-                } else {
-                    CloudError::Failed { uri, why }
+            // Refused credentials also arrive as generic errors with the HTTP status.
+            _ if text.contains("403 Forbidden") || text.contains("401 Unauthorized") => {
+                CloudError::Denied {
+                    uri,
+                    why: said.unwrap_or(text),
                 }
             }
+            _ => CloudError::Failed {
+                uri,
+                why: said.unwrap_or(text),
+            },
         }
     }
 
