@@ -548,3 +548,85 @@ async fn a_refused_write_is_not_acknowledged() {
     assert_eq!(segs, json!([{"OFFLINE": []}]), "{segs}");
     c.stop().await;
 }
+
+/// A server added under load fills itself from the bucket: the table asks for two replicas but
+/// the cluster starts with one server; while queries run, a second server joins, is given every
+/// segment, and reads them from S3 itself (the controller reads none back). Every query
+/// meanwhile answers every row.
+#[async_std::test]
+async fn a_new_server_fills_itself_from_the_bucket_under_load() {
+    let Some(s3) = S3::start(false) else { return };
+    s3.create_bucket("grow").await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::S3 {
+        s3: &s3,
+        bucket: "grow",
+    };
+    let data = dir.path().join("a");
+    let c = start(&data, &store).await.unwrap();
+    let (ctl, broker) = (
+        c.controller_url.clone().unwrap(),
+        c.broker_url.clone().unwrap(),
+    );
+    assert_eq!(
+        post_json(&format!("{ctl}/schemas"), lineitem::schema())
+            .await
+            .0,
+        200
+    );
+    let mut config = lineitem::table_config();
+    config["segmentsConfig"]["replication"] = json!("2");
+    assert_eq!(post_json(&format!("{ctl}/tables"), config).await.0, 200);
+    for (i, docs) in [(0, 500u64), (1, 300), (2, 200)] {
+        let name = format!("lineitem_{i}");
+        let archive = lineitem_segment(&dir.path().join("work"), &name, docs);
+        let (s, b) = upload_segment(&ctl, "lineitem", &name, &archive).await;
+        assert_eq!(s, 200, "{b}");
+    }
+    wait_count(&broker, 1000).await;
+
+    // Queries run all along; each must see every row.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load = {
+        let (broker, stop) = (broker.clone(), stop.clone());
+        async_std::task::spawn(async move {
+            let mut answered = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let got = count(&broker).await;
+                assert_eq!(got, 1000, "a query under load saw {got}");
+                answered += 1;
+            }
+            answered
+        })
+    };
+    let mut opts = StartOptions::ephemeral(dir.path().join("b"));
+    opts.roles = tessera_api::cluster::Roles::parse("server").unwrap();
+    opts.controller_url = Some(ctl.clone());
+    opts.cloud = Arc::new(store.cloud());
+    opts.logging = Some(tessera_api::logging::init_for_tests().unwrap());
+    let added = cluster::start(opts).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, view) = call("GET", &format!("{ctl}/tables/lineitem/externalview"), None).await;
+        let placed = view["OFFLINE"].as_object().map_or(0, |segs| {
+            segs.values()
+                .filter(|servers| servers.as_object().map_or(0, |s| s.len()) == 2)
+                .count()
+        });
+        if placed == 3 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not filled: {view}");
+        async_std::task::sleep(Duration::from_millis(100)).await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let answered = load.await;
+    assert!(answered > 0);
+    let cache = data.join("controller").join("cache");
+    assert!(
+        !cache.exists() || std::fs::read_dir(&cache).unwrap().next().is_none(),
+        "the controller read archives back"
+    );
+    added.stop().await;
+    c.stop().await;
+}
