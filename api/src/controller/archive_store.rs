@@ -4,8 +4,8 @@
 //! names ([`fetch_uri`]), and removing one ([`remove_archive`]).
 
 use super::Controller;
+use super::error::ControllerError;
 use crate::common::location::{LOCATION_FORMS, Location};
-use crate::http::ApiError;
 use crate::metadata::records::SegmentRecord;
 
 /// Where a segment's archive is fetched from (Pinot's `segment.download.url`): the URI a
@@ -21,9 +21,14 @@ pub fn download_url(c: &Controller, r: &SegmentRecord) -> Option<String> {
 
 /// The bytes at `uri` (`file:///path` on the controller's machine, `http://…` or an object
 /// URI such as `s3://bucket/key`), at most `limit` of them.
-pub(crate) async fn fetch_uri(c: &Controller, uri: &str, limit: u64) -> Result<Vec<u8>, ApiError> {
-    let failed =
-        |why: String| ApiError::bad_request(format!("Failed to fetch segment from '{uri}': {why}"));
+pub(crate) async fn fetch_uri(
+    c: &Controller,
+    uri: &str,
+    limit: u64,
+) -> Result<Vec<u8>, ControllerError> {
+    let failed = |why: String| {
+        ControllerError::invalid(format!("Failed to fetch segment from '{uri}': {why}"))
+    };
     Location::parse(uri)
         .ok_or_else(|| failed(format!("use {LOCATION_FORMS}")))?
         .read(limit, &c.config.cloud)
@@ -42,7 +47,7 @@ const ARCHIVE_READ_ATTEMPTS: usize = 3;
 pub async fn read_archive(
     c: &Controller,
     record: SegmentRecord,
-) -> Result<(SegmentRecord, Vec<u8>), ApiError> {
+) -> Result<(SegmentRecord, Vec<u8>), ControllerError> {
     follow_archive(
         c,
         record,
@@ -57,7 +62,7 @@ pub async fn read_archive(
 pub async fn archive_body(
     c: &Controller,
     record: SegmentRecord,
-) -> Result<(SegmentRecord, tide::Body), ApiError> {
+) -> Result<(SegmentRecord, tide::Body), ControllerError> {
     follow_archive(c, record, |r| async move {
         if r.download_uri.is_some() {
             return read_named_archive(c, &r).await.map(tide::Body::from_bytes);
@@ -76,10 +81,10 @@ async fn follow_archive<T, F, Fut>(
     c: &Controller,
     mut record: SegmentRecord,
     read: F,
-) -> Result<(SegmentRecord, T), ApiError>
+) -> Result<(SegmentRecord, T), ControllerError>
 where
     F: Fn(SegmentRecord) -> Fut,
-    Fut: std::future::Future<Output = Result<T, ApiError>>,
+    Fut: std::future::Future<Output = Result<T, ControllerError>>,
 {
     let mut attempt = 1;
     loop {
@@ -103,15 +108,18 @@ where
 }
 
 /// The archive `record` names, as named: a 404 when it is not there.
-async fn read_named_archive(c: &Controller, record: &SegmentRecord) -> Result<Vec<u8>, ApiError> {
+async fn read_named_archive(
+    c: &Controller,
+    record: &SegmentRecord,
+) -> Result<Vec<u8>, ControllerError> {
     if let Some(uri) = &record.download_uri {
         let location = Location::parse(uri)
-            .ok_or_else(|| ApiError::internal(format!("unreadable download URI '{uri}'")))?;
+            .ok_or_else(|| ControllerError::internal(format!("unreadable download URI '{uri}'")))?;
         return location
             .read(u64::MAX / 2, &c.config.cloud)
             .await
             .map_err(|why| {
-                ApiError::not_found(format!("Segment archive '{uri}' is missing: {why}"))
+                ControllerError::missing(format!("Segment archive '{uri}' is missing: {why}"))
             });
     }
     async_std::fs::read(local_archive_path(c, record)?)
@@ -123,17 +131,21 @@ async fn read_named_archive(c: &Controller, record: &SegmentRecord) -> Result<Ve
 fn local_archive_path(
     c: &Controller,
     record: &SegmentRecord,
-) -> Result<std::path::PathBuf, ApiError> {
+) -> Result<std::path::PathBuf, ControllerError> {
     c.deep
         .local_path(&record.table_name_with_type, &record.archive)
-        .map_err(|e| ApiError::not_found(format!("Segment archive is missing: {e}")))
+        .map_err(|e| ControllerError::missing(format!("Segment archive is missing: {e}")))
 }
 
-fn missing_local_archive(c: &Controller, record: &SegmentRecord, e: std::io::Error) -> ApiError {
+fn missing_local_archive(
+    c: &Controller,
+    record: &SegmentRecord,
+    e: std::io::Error,
+) -> ControllerError {
     let path = local_archive_path(c, record)
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| record.archive.clone());
-    ApiError::not_found(format!("Segment archive '{path}' is missing: {e}"))
+    ControllerError::missing(format!("Segment archive '{path}' is missing: {e}"))
 }
 
 pub fn remove_archive(c: &Controller, table: &str, file: &str) {
@@ -227,15 +239,15 @@ mod tests {
         let second = commit(&c, "s.2.tar.gz", b"second");
         let (record, bytes) = async_std::task::block_on(read_archive(&c, first.clone())).unwrap();
         assert_eq!((record, bytes), (second.clone(), b"second".to_vec()));
-        // An archive missing while the record still names it is a 404, not a loop.
+        // An archive missing while the record still names it is missing (a 404), not a loop.
         std::fs::remove_file(c.deep.local_path(TABLE, "s.2.tar.gz").unwrap()).unwrap();
         let e = async_std::task::block_on(read_archive(&c, first)).unwrap_err();
-        assert_eq!(e.status, 404, "{e:?}");
-        assert!(e.message.contains("s.2.tar.gz"), "{}", e.message);
+        assert!(matches!(e, ControllerError::Missing(_)), "{e:?}");
+        assert!(e.message().contains("s.2.tar.gz"), "{e}");
         // A deleted segment: the stale record's archive is gone and so is the segment.
         c.commit(vec![Op::Delete(keys::segment(TABLE, "s"))])
             .unwrap();
         let e = async_std::task::block_on(read_archive(&c, second)).unwrap_err();
-        assert_eq!(e.status, 404, "{e:?}");
+        assert!(matches!(e, ControllerError::Missing(_)), "{e:?}");
     }
 }

@@ -6,6 +6,7 @@ use super::archive_store::read_archive;
 use super::instances::{heartbeat, register, routing_for_broker};
 use super::segments::find_segment;
 use super::tables::catalog_entries;
+use crate::http::ApiError;
 use crate::metadata::records::{AssignedSegment, RoutingTable, SegmentReport};
 use crate::transport::{
     BoxFuture, CommitOutcome, ControllerClient, RealtimeSetup, Registration, RoutingError,
@@ -67,7 +68,7 @@ impl ControllerClient for Controller {
     ) -> BoxFuture<'a, Result<Vec<u8>, TransportError>> {
         Box::pin(async move {
             let record = find_segment(self, typed, segment)?;
-            Ok(read_archive(self, record).await?.1)
+            Ok(read_archive(self, record).await.map_err(ApiError::from)?.1)
         })
     }
 

@@ -19,6 +19,7 @@ pub mod catalog;
 pub mod changes;
 pub mod console;
 pub mod deep_store;
+pub mod error;
 pub mod follow_up;
 pub mod helix_views;
 pub mod ingest;

@@ -169,4 +169,5 @@ async fn rebuild_one(
     store_archive_if(c, Some(typed), None, bytes, Some(record.crc))
         .await
         .map(|_| ())
+        .map_err(ApiError::from)
 }

@@ -9,6 +9,7 @@
 use super::archive_store::remove_archive;
 use super::assignment;
 use super::catalog::encode;
+use super::error::ControllerError;
 use super::placement::{placement_servers, server_load};
 use super::table_config;
 use super::table_config::server_tag;
@@ -16,22 +17,21 @@ use super::{Controller, ControllerState};
 use crate::common::archive::{self, SegmentFacts};
 use crate::common::clock::now_ms;
 use crate::common::location::{LOCATION_FORMS, Location};
-use crate::http::body::read_bounded_to_file;
-use crate::http::{ApiError, multipart, on_rayon};
+use crate::http::on_rayon;
 use crate::metadata::records::SegmentRecord;
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
 use std::sync::atomic::{AtomicU64, Ordering};
-use tide::Request;
 
 static SCRATCH: AtomicU64 = AtomicU64::new(0);
 
 /// A fresh scratch directory under the controller's temp dir.
-pub fn scratch_dir(c: &Controller) -> Result<std::path::PathBuf, ApiError> {
+pub fn scratch_dir(c: &Controller) -> Result<std::path::PathBuf, ControllerError> {
     let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
     let dir = c.temp_dir().join(format!("upload-{}-{n}", now_ms()));
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| ApiError::internal(format!("cannot create '{}': {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        ControllerError::internal(format!("cannot create '{}': {e}", dir.display()))
+    })?;
     Ok(dir)
 }
 
@@ -50,21 +50,21 @@ pub fn resolve_upload_table(
     c: &Controller,
     name: &str,
     table_type: Option<&str>,
-) -> Result<String, ApiError> {
+) -> Result<String, ControllerError> {
     let t = table_name::type_param(table_type)?.unwrap_or(TableType::Offline);
     let (raw, suffix) = table_name::split(name);
     if let Some(s) = suffix
         && s != t
         && table_type.is_some_and(|x| !x.is_empty())
     {
-        return Err(ApiError::bad_request(format!(
+        return Err(ControllerError::invalid(format!(
             "Table name: {name} does not match table type: {}",
             t.name()
         )));
     }
     let typed = table_name::with_type(raw, suffix.unwrap_or(t));
     if c.table_config(&typed)?.is_none() {
-        return Err(ApiError::bad_request(format!(
+        return Err(ControllerError::invalid(format!(
             "Failed to find table: {typed}"
         )));
     }
@@ -79,7 +79,7 @@ pub async fn store_archive(
     typed: Option<&str>,
     table_type: Option<&str>,
     archive: Vec<u8>,
-) -> Result<String, ApiError> {
+) -> Result<String, ControllerError> {
     store_archive_if(c, typed, table_type, archive, None).await
 }
 
@@ -107,62 +107,27 @@ pub async fn store_archive_if(
     table_type: Option<&str>,
     archive: Vec<u8>,
     expected_crc: Option<u32>,
-) -> Result<String, ApiError> {
+) -> Result<String, ControllerError> {
     let scratch = Scratch(scratch_dir(c)?);
     let path = scratch.0.join(ARCHIVE_FILE);
-    async_std::fs::write(&path, &archive)
-        .await
-        .map_err(|e| ApiError::internal(format!("cannot write '{}': {e}", path.display())))?;
+    async_std::fs::write(&path, &archive).await.map_err(|e| {
+        ControllerError::internal(format!("cannot write '{}': {e}", path.display()))
+    })?;
     drop(archive);
     store_archive_file(c, typed, table_type, &scratch, expected_crc).await
 }
 
 /// The archive's name in an upload's scratch directory.
-const ARCHIVE_FILE: &str = "segment.tar.gz";
-
-/// Streams an upload's body to `<scratch>/segment.tar.gz`: the raw body, or the single part of a
-/// multipart body — cut out of the body's file through a memory map, never read into memory.
-pub(crate) async fn receive_archive(
-    req: &mut Request<ControllerState>,
-    c: &Controller,
-    content_type: &str,
-    scratch: &std::path::Path,
-) -> Result<(), ApiError> {
-    let body = scratch.join("body");
-    let archive = scratch.join(ARCHIVE_FILE);
-    read_bounded_to_file(req, c.config.max_upload_bytes, &body).await?;
-    let Some(boundary) = multipart::boundary(content_type) else {
-        return std::fs::rename(&body, &archive)
-            .map_err(|e| ApiError::internal(format!("cannot move the upload: {e}")));
-    };
-    on_rayon(move || -> Result<(), ApiError> {
-        let map = map_scratch_file(&body)?;
-        let mut parts = multipart::spans(&map, &boundary)?;
-        if parts.len() != 1 {
-            return Err(ApiError::bad_request(
-                "Invalid multi-part form for segment upload",
-            ));
-        }
-        let part = parts.remove(0).data;
-        std::fs::write(&archive, &map[part]).map_err(|e| {
-            ApiError::internal(format!("cannot write '{}': {e}", archive.display()))
-        })?;
-        drop(map);
-        let _ = std::fs::remove_file(&body);
-        Ok(())
-    })
-    .await
-    .map_err(ApiError::internal)?
-}
+pub(crate) const ARCHIVE_FILE: &str = "segment.tar.gz";
 
 /// A read-only map of a file in an upload's scratch directory.
-fn map_scratch_file(path: &std::path::Path) -> Result<memmap2::Mmap, ApiError> {
+pub(crate) fn map_scratch_file(path: &std::path::Path) -> Result<memmap2::Mmap, ControllerError> {
     let file = std::fs::File::open(path)
-        .map_err(|e| ApiError::internal(format!("cannot open '{}': {e}", path.display())))?;
+        .map_err(|e| ControllerError::internal(format!("cannot open '{}': {e}", path.display())))?;
     // SAFETY: a scratch directory belongs to the one request that writes it, which is done
     // writing this file; nothing else writes or truncates it while it is mapped.
     unsafe { memmap2::Mmap::map(&file) }
-        .map_err(|e| ApiError::internal(format!("cannot map '{}': {e}", path.display())))
+        .map_err(|e| ControllerError::internal(format!("cannot map '{}': {e}", path.display())))
 }
 
 /// Validates `<scratch>/segment.tar.gz` (read through a memory map) and commits it as a new or
@@ -173,14 +138,14 @@ pub(crate) async fn store_archive_file(
     table_type: Option<&str>,
     scratch: &Scratch,
     expected_crc: Option<u32>,
-) -> Result<String, ApiError> {
+) -> Result<String, ControllerError> {
     let unpack_dir = scratch.0.join("unpacked");
     let archive_path = scratch.0.join(ARCHIVE_FILE);
-    let arrival = on_rayon(move || -> Result<_, ApiError> {
+    let arrival = on_rayon(move || -> Result<_, ControllerError> {
         let map = map_scratch_file(&archive_path)?;
         let crc = crc32fast::hash(&map);
-        let seg =
-            archive::unpack(&map, &unpack_dir).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let seg = archive::unpack(&map, &unpack_dir)
+            .map_err(|e| ControllerError::invalid(e.to_string()))?;
         // The unpacked copy was only for validation.
         let _ = std::fs::remove_dir_all(&unpack_dir);
         Ok(Arrival {
@@ -191,7 +156,7 @@ pub(crate) async fn store_archive_file(
         })
     })
     .await
-    .map_err(ApiError::internal)??;
+    .map_err(ControllerError::internal)??;
     commit_arrival(c, typed, table_type, arrival, expected_crc).await
 }
 
@@ -204,18 +169,18 @@ pub(crate) async fn store_metadata(
     table_type: Option<&str>,
     metadata: Vec<u8>,
     uri: String,
-) -> Result<String, ApiError> {
+) -> Result<String, ControllerError> {
     let location = Location::parse(&uri).ok_or_else(|| {
-        ApiError::bad_request(format!(
+        ControllerError::invalid(format!(
             "Unsupported DOWNLOAD_URI '{uri}': use {LOCATION_FORMS}"
         ))
     })?;
     let (facts, creation) = on_rayon(move || archive::read_metadata_archive(&metadata))
         .await
-        .map_err(ApiError::internal)?
-        .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        .map_err(ControllerError::internal)?
+        .map_err(|e| ControllerError::invalid(e.to_string()))?;
     location.check(&c.config.cloud).await.map_err(|why| {
-        ApiError::bad_request(format!("Failed to find segment at '{uri}': {why}"))
+        ControllerError::invalid(format!("Failed to find segment at '{uri}': {why}"))
     })?;
     let arrival = Arrival {
         facts,
@@ -233,7 +198,7 @@ async fn commit_arrival(
     table_type: Option<&str>,
     arrival: Arrival,
     expected_crc: Option<u32>,
-) -> Result<String, ApiError> {
+) -> Result<String, ControllerError> {
     let Arrival {
         facts,
         crc,
@@ -242,7 +207,7 @@ async fn commit_arrival(
     } = arrival;
     let segment = facts.segment_name.clone();
     if segment.is_empty() || segment.contains('/') || segment.contains("..") {
-        return Err(ApiError::bad_request(format!(
+        return Err(ControllerError::invalid(format!(
             "Invalid segment name '{segment}'"
         )));
     }
@@ -255,13 +220,13 @@ async fn commit_arrival(
     let _guard = c.lock_writes().await?;
     let config = c
         .table_config(typed)?
-        .ok_or_else(|| ApiError::bad_request(format!("Failed to find table: {typed}")))?;
+        .ok_or_else(|| ControllerError::invalid(format!("Failed to find table: {typed}")))?;
     let existing = c.segment(typed, &segment)?;
     let end_time_ms = super::tiers::end_time_ms(c, typed, &facts);
     if let Some(expected) = expected_crc
         && existing.as_ref().map(|e| e.crc) != Some(expected)
     {
-        return Err(ApiError::conflict(format!(
+        return Err(ControllerError::conflict(format!(
             "Segment {segment} of table {typed} changed while it was being rebuilt"
         )));
     }
@@ -274,7 +239,7 @@ async fn commit_arrival(
             async_std::task::spawn_blocking(move || deep.put(&table, &file, &archive_path))
                 .await
                 .map_err(|e| {
-                    ApiError::internal(format!(
+                    ControllerError::internal(format!(
                         "cannot store segment {segment} in the deep store {}: {e}",
                         c.deep.describe()
                     ))
@@ -328,7 +293,7 @@ async fn commit_arrival(
         encode(&record),
     )]) {
         remove_archive(c, typed, &file_name);
-        return Err(e);
+        return Err(e.into());
     }
     if let Some(old) = existing {
         remove_archive(c, typed, &old.archive);

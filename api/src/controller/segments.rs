@@ -11,13 +11,13 @@
 use super::archive_store::{archive_body, download_url, fetch_uri, remove_archive};
 use super::responses::{ByTableType, ServerSegments, Status, json};
 use super::segment_commit::{
-    Scratch, receive_archive, resolve_upload_table, scratch_dir, store_archive, store_archive_file,
-    store_metadata,
+    ARCHIVE_FILE, Scratch, map_scratch_file, resolve_upload_table, scratch_dir, store_archive,
+    store_archive_file, store_metadata,
 };
 use super::{Controller, ControllerState};
-use crate::http::body::{path_param, query_param, read_bounded};
+use crate::http::body::{path_param, query_param, read_bounded, read_bounded_to_file};
 use crate::http::routes::Routes;
-use crate::http::{ApiError, multipart};
+use crate::http::{ApiError, multipart, on_rayon};
 use crate::metadata::records::{SegmentRecord, StreamStatus};
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
@@ -125,7 +125,7 @@ pub fn upload_table(
 ) -> Result<String, ApiError> {
     let name = query_param(req, param)
         .ok_or_else(|| ApiError::bad_request(format!("Missing query parameter '{param}'")))?;
-    resolve_upload_table(c, &name, query_param(req, "tableType").as_deref())
+    resolve_upload_table(c, &name, query_param(req, "tableType").as_deref()).map_err(ApiError::from)
 }
 
 /// The bytes of the single file part of a multipart body (or the raw body).
@@ -142,6 +142,41 @@ pub fn single_part(content_type: &str, body: Vec<u8>, what: &str) -> Result<Vec<
         }
         None => Ok(body),
     }
+}
+
+/// Streams an upload's body to `<scratch>/segment.tar.gz`: the raw body, or the single part of a
+/// multipart body — cut out of the body's file through a memory map, never read into memory.
+pub(crate) async fn receive_archive(
+    req: &mut Request<ControllerState>,
+    c: &Controller,
+    content_type: &str,
+    scratch: &std::path::Path,
+) -> Result<(), ApiError> {
+    let body = scratch.join("body");
+    let archive = scratch.join(ARCHIVE_FILE);
+    read_bounded_to_file(req, c.config.max_upload_bytes, &body).await?;
+    let Some(boundary) = multipart::boundary(content_type) else {
+        return std::fs::rename(&body, &archive)
+            .map_err(|e| ApiError::internal(format!("cannot move the upload: {e}")));
+    };
+    on_rayon(move || -> Result<(), ApiError> {
+        let map = map_scratch_file(&body)?;
+        let mut parts = multipart::spans(&map, &boundary)?;
+        if parts.len() != 1 {
+            return Err(ApiError::bad_request(
+                "Invalid multi-part form for segment upload",
+            ));
+        }
+        let part = parts.remove(0).data;
+        std::fs::write(&archive, &map[part]).map_err(|e| {
+            ApiError::internal(format!("cannot write '{}': {e}", archive.display()))
+        })?;
+        drop(map);
+        let _ = std::fs::remove_file(&body);
+        Ok(())
+    })
+    .await
+    .map_err(ApiError::internal)?
 }
 
 async fn upload(mut req: Request<ControllerState>) -> tide::Result {
