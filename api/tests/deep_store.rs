@@ -85,6 +85,14 @@ async fn start(data: &Path, store: &Store<'_>) -> Result<Cluster, String> {
     cluster::start(opts).await.map_err(|e| e.to_string())
 }
 
+/// Creates the `lineitem` schema and a table of it with `config`.
+async fn create_lineitem(ctl: &str, config: Value) {
+    let (s, b) = post_json(&format!("{ctl}/schemas"), lineitem::schema()).await;
+    assert_eq!(s, 200, "{b}");
+    let (s, b) = post_json(&format!("{ctl}/tables"), config).await;
+    assert_eq!(s, 200, "{b}");
+}
+
 async fn count(broker: &str) -> Value {
     let (_, b) = post_json(
         &format!("{broker}/query/sql"),
@@ -127,18 +135,7 @@ async fn check_deep_store(store: Store<'_>) {
         c.controller_url.clone().unwrap(),
         c.broker_url.clone().unwrap(),
     );
-    assert_eq!(
-        post_json(&format!("{ctl}/schemas"), lineitem::schema())
-            .await
-            .0,
-        200
-    );
-    assert_eq!(
-        post_json(&format!("{ctl}/tables"), lineitem::table_config())
-            .await
-            .0,
-        200
-    );
+    create_lineitem(&ctl, lineitem::table_config()).await;
 
     // An upload lands in the store; its download URL is the object's URI.
     let first = lineitem_segment(&work, "lineitem_0", 1000);
@@ -484,18 +481,7 @@ async fn pinot_properties_configure_the_deep_store() {
         config.to_str().unwrap(),
     ]);
     let (ctl, broker) = (urls["controller"].clone(), urls["broker"].clone());
-    assert_eq!(
-        post_json(&format!("{ctl}/schemas"), lineitem::schema())
-            .await
-            .0,
-        200
-    );
-    assert_eq!(
-        post_json(&format!("{ctl}/tables"), lineitem::table_config())
-            .await
-            .0,
-        200
-    );
+    create_lineitem(&ctl, lineitem::table_config()).await;
     let archive = lineitem_segment(&dir.path().join("work"), "lineitem_0", 400);
     let (s, b) = upload_segment(&ctl, "lineitem", "lineitem_0", &archive).await;
     assert_eq!(s, 200, "{b}");
@@ -521,18 +507,7 @@ async fn a_refused_write_is_not_acknowledged() {
     .await
     .unwrap();
     let ctl = c.controller_url.clone().unwrap();
-    assert_eq!(
-        post_json(&format!("{ctl}/schemas"), lineitem::schema())
-            .await
-            .0,
-        200
-    );
-    assert_eq!(
-        post_json(&format!("{ctl}/tables"), lineitem::table_config())
-            .await
-            .0,
-        200
-    );
+    create_lineitem(&ctl, lineitem::table_config()).await;
     let (status, body) = call("DELETE", &format!("{}/brief", s3.endpoint), None).await;
     assert_eq!(status, 204, "{body}");
     let archive = lineitem_segment(&dir.path().join("work"), "lineitem_0", 100);
@@ -568,15 +543,9 @@ async fn a_new_server_fills_itself_from_the_bucket_under_load() {
         c.controller_url.clone().unwrap(),
         c.broker_url.clone().unwrap(),
     );
-    assert_eq!(
-        post_json(&format!("{ctl}/schemas"), lineitem::schema())
-            .await
-            .0,
-        200
-    );
     let mut config = lineitem::table_config();
     config["segmentsConfig"]["replication"] = json!("2");
-    assert_eq!(post_json(&format!("{ctl}/tables"), config).await.0, 200);
+    create_lineitem(&ctl, config).await;
     for (i, docs) in [(0, 500u64), (1, 300), (2, 200)] {
         let name = format!("lineitem_{i}");
         let archive = lineitem_segment(&dir.path().join("work"), &name, docs);
