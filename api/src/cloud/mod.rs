@@ -301,16 +301,12 @@ impl ObjectStores {
         Ok(client)
     }
 
-    /// Starts `work` on the object-store runtime; its handle resolves on any executor.
-    fn spawn<T: Send + 'static>(
-        uri: &ObjectUri,
-        work: impl std::future::Future<Output = Result<T, CloudError>> + Send + 'static,
-    ) -> Result<tokio::task::JoinHandle<Result<T, CloudError>>, CloudError> {
-        let rt = runtime().map_err(|why| CloudError::Failed {
+    /// The object-store runtime, or why there is none (for `uri`'s error).
+    fn runtime_for(uri: &ObjectUri) -> Result<&'static tokio::runtime::Runtime, CloudError> {
+        runtime().map_err(|why| CloudError::Failed {
             uri: uri.to_string(),
             why,
-        })?;
-        Ok(rt.spawn(work))
+        })
     }
 
     /// The result of a spawned call (a panic in it becomes an error).
@@ -331,12 +327,8 @@ impl ObjectStores {
         uri: &ObjectUri,
         work: impl std::future::Future<Output = Result<T, CloudError>> + Send + 'static,
     ) -> Result<T, CloudError> {
-        let handle = Self::spawn(uri, work)?;
-        let rt = runtime().map_err(|why| CloudError::Failed {
-            uri: uri.to_string(),
-            why,
-        })?;
-        Self::joined(uri, rt.block_on(handle))
+        let rt = Self::runtime_for(uri)?;
+        Self::joined(uri, rt.block_on(rt.spawn(work)))
     }
 
     /// Runs `work` on the object-store runtime; the future resolves on any executor.
@@ -345,7 +337,7 @@ impl ObjectStores {
         uri: &ObjectUri,
         work: impl std::future::Future<Output = Result<T, CloudError>> + Send + 'static,
     ) -> Result<T, CloudError> {
-        Self::joined(uri, Self::spawn(uri, work)?.await)
+        Self::joined(uri, Self::runtime_for(uri)?.spawn(work).await)
     }
 
     /// Uploads the file `from` as `uri` in parts; the object exists only once every part is

@@ -22,25 +22,35 @@ pub fn path_param<S>(req: &Request<S>, name: &str) -> Result<String, ApiError> {
         .map_err(|_| ApiError::bad_request(format!("missing path parameter '{name}'")))
 }
 
+/// The 413 of a body over `limit` bytes.
+fn too_large(limit: u64) -> ApiError {
+    ApiError::new(
+        413,
+        format!("Request body exceeds the limit of {limit} bytes"),
+    )
+}
+
+/// The body, refused at once when it declares more than `limit` bytes, else cut one byte past
+/// the limit (a caller that reads that byte knows the body is too large).
+fn bounded_body<S>(
+    req: &mut Request<S>,
+    limit: u64,
+) -> Result<impl async_std::io::Read + Unpin, ApiError> {
+    if req.len().is_some_and(|n| n as u64 > limit) {
+        return Err(too_large(limit));
+    }
+    Ok(req.take_body().take(limit + 1))
+}
+
 /// Reads at most `limit` bytes of body; a declared or actual larger body is a 413.
 pub async fn read_bounded<S>(req: &mut Request<S>, limit: u64) -> Result<Vec<u8>, ApiError> {
-    let too_large = || {
-        ApiError::new(
-            413,
-            format!("Request body exceeds the limit of {limit} bytes"),
-        )
-    };
-    if req.len().is_some_and(|n| n as u64 > limit) {
-        return Err(too_large());
-    }
-    let body = req.take_body();
     let mut out = Vec::new();
-    body.take(limit + 1)
+    bounded_body(req, limit)?
         .read_to_end(&mut out)
         .await
         .map_err(|e| ApiError::bad_request(format!("cannot read request body: {e}")))?;
     if out.len() as u64 > limit {
-        return Err(too_large());
+        return Err(too_large(limit));
     }
     Ok(out)
 }
@@ -52,27 +62,18 @@ pub async fn read_bounded_to_file<S>(
     limit: u64,
     to: &std::path::Path,
 ) -> Result<u64, ApiError> {
-    let too_large = || {
-        ApiError::new(
-            413,
-            format!("Request body exceeds the limit of {limit} bytes"),
-        )
-    };
-    if req.len().is_some_and(|n| n as u64 > limit) {
-        return Err(too_large());
-    }
-    let body = req.take_body();
+    let body = bounded_body(req, limit)?;
     let mut file = async_std::fs::File::create(to)
         .await
         .map_err(|e| ApiError::internal(format!("cannot create '{}': {e}", to.display())))?;
-    let copied = async_std::io::copy(body.take(limit + 1), &mut file)
+    let copied = async_std::io::copy(body, &mut file)
         .await
         .map_err(|e| ApiError::bad_request(format!("cannot read request body: {e}")))?;
     async_std::io::WriteExt::flush(&mut file)
         .await
         .map_err(|e| ApiError::internal(format!("cannot write '{}': {e}", to.display())))?;
     if copied > limit {
-        return Err(too_large());
+        return Err(too_large(limit));
     }
     Ok(copied)
 }

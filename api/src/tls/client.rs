@@ -37,11 +37,8 @@ impl HttpClient for TlsHttpClient {
         req.insert_header("host", format!("{host}:{port}"));
         let exchange = async {
             let stream = match url.scheme() {
-                "https" => Stream::connect(&host, port, self.timeout).await?,
-                "http" => {
-                    let tcp = async_std::net::TcpStream::connect((host.as_str(), port)).await?;
-                    tcp.set_nodelay(true)?;
-                    Stream::plain(tcp)
+                scheme @ ("https" | "http") => {
+                    Stream::connect(&host, port, self.timeout, scheme == "https").await?
                 }
                 other => {
                     return Err(Error::from_str(

@@ -173,15 +173,26 @@ impl Stream {
         })
     }
 
-    /// The client side: a connection to `host:port`, with TLS when this process has it (the
-    /// server's certificate checked for `host`).
-    pub async fn connect(host: &str, port: u16, timeout: Duration) -> std::io::Result<Stream> {
+    /// The client side: a connection to `host:port`, TLS when `secure` (the server's certificate
+    /// checked for `host` with this process's trust; an error in a process without TLS).
+    pub async fn connect(
+        host: &str,
+        port: u16,
+        timeout: Duration,
+        secure: bool,
+    ) -> std::io::Result<Stream> {
         let tcp = async_std::io::timeout(timeout, TcpStream::connect((host, port))).await?;
         tcp.set_nodelay(true)?;
-        match current() {
-            Some(tls) => Stream::wrap_client(&tls, tcp, host, timeout).await,
-            None => Ok(Stream::plain(tcp)),
+        if !secure {
+            return Ok(Stream::plain(tcp));
         }
+        let tls = current().ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this process has no TLS (start it with --tls-cert-file)",
+            )
+        })?;
+        Stream::wrap_client(&tls, tcp, host, timeout).await
     }
 
     async fn wrap_client(

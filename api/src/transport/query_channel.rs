@@ -206,7 +206,7 @@ impl QueryChannel {
                 TransportError::Unreachable(format!("'{}' is not host:port", self.address))
             })?;
         // TLS when this process speaks it (every role of the cluster does).
-        let stream = Stream::connect(host, port, CONNECT_TIMEOUT)
+        let stream = Stream::connect(host, port, CONNECT_TIMEOUT, crate::tls::current().is_some())
             .await
             .map_err(unreachable)?;
         let (outbox, queued) = async_std::channel::unbounded();
