@@ -103,8 +103,8 @@ pub struct StartOptions {
     /// Largest query request a broker reads, in bytes.
     pub max_query_bytes: u64,
     pub server_timeout: Duration,
-    /// How often the controller moves aged segments to their tier's servers.
-    pub relocation_interval: Duration,
+    /// How often the controller runs each periodic task (retention, tier moves, …).
+    pub periodic: crate::controller::periodic::Intervals,
     /// The logging to use; `None` installs the process logger under `<data dir>/logs`.
     pub logging: Option<LoggingHandle>,
     /// Whether the installed logger also writes to stderr.
@@ -155,7 +155,7 @@ impl StartOptions {
             query_response_limit: crate::broker::DEFAULT_QUERY_RESPONSE_LIMIT,
             max_query_bytes: crate::broker::DEFAULT_MAX_QUERY_BYTES,
             server_timeout: Duration::from_secs(10),
-            relocation_interval: Duration::from_secs(60),
+            periodic: crate::controller::periodic::Intervals::default(),
             logging: None,
             log_to_stderr: true,
             log_dir: None,
@@ -178,7 +178,10 @@ impl StartOptions {
             server_port: 0,
             heartbeat_interval: Duration::from_millis(100),
             heartbeat_timeout: Duration::from_secs(2),
-            relocation_interval: Duration::from_millis(200),
+            periodic: crate::controller::periodic::Intervals {
+                relocation: Duration::from_millis(200),
+                ..Default::default()
+            },
             log_to_stderr: false,
             ..StartOptions::new(data_dir)
         }
@@ -397,13 +400,16 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
                 .map_err(|e| StartError::Config(e.message))?;
         }
         local_controller = Some(c.clone());
-        cluster
-            .loops
-            .push(async_std::task::spawn(controller::tiers::tier_loop(
-                c.clone(),
-                opts.relocation_interval,
-                stop.clone(),
-            )));
+        for task in controller::periodic::PeriodicTask::ALL {
+            cluster
+                .loops
+                .push(async_std::task::spawn(controller::periodic::run_loop(
+                    c.clone(),
+                    task,
+                    opts.periodic.of(task),
+                    stop.clone(),
+                )));
+        }
         if zk.is_some() {
             cluster
                 .loops
@@ -413,13 +419,6 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
                     stop.clone(),
                 )));
         }
-        cluster
-            .loops
-            .push(async_std::task::spawn(controller::realtime::realtime_loop(
-                c.clone(),
-                controller::realtime::VALIDATION_INTERVAL,
-                stop.clone(),
-            )));
         let app = protect(controller::app(c), &opts.auth, Role::Controller);
         cluster.http_tasks.push(serve(app, listener));
         cluster.controller_url = Some(crate::tls::url(&host, port));

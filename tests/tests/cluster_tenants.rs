@@ -76,7 +76,7 @@ async fn start_all(dir: &Path) -> Cluster {
     let mut opts = StartOptions::ephemeral(dir.to_path_buf());
     opts.logging = Some(test_logging());
     // Tier moves only when a test asks (`POST /segments/{t}/relocate`), so it controls timing.
-    opts.relocation_interval = Duration::from_secs(3600);
+    opts.periodic.relocation = Duration::from_secs(3600);
     cluster::start(opts).await.unwrap()
 }
 

@@ -17,6 +17,7 @@ pub mod membership;
 pub mod multistage;
 pub mod plan_cache;
 pub mod query;
+pub mod query_quota;
 pub mod request;
 pub mod response;
 pub mod routing_cache;
@@ -119,6 +120,8 @@ pub struct Broker {
     pub plans: plan_cache::PlanCache,
     /// The query slots and their queue.
     pub admission: admission::Admission,
+    /// The tables' query quotas.
+    pub quotas: query_quota::QueryQuotas,
 }
 
 /// The tide state of the broker app.
@@ -142,6 +145,7 @@ impl Broker {
             metrics: Arc::new(Metrics::new("broker")),
             routing: routing_cache::RoutingCache::new(config.routing_ttl),
             plans: plan_cache::PlanCache::default(),
+            quotas: query_quota::QueryQuotas::default(),
             admission: admission::Admission::new(
                 config.max_running_queries,
                 config.max_queued_queries,

@@ -39,8 +39,9 @@ pub async fn run(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
         .map_or(broker.config.server_timeout, |ms| {
             Duration::from_millis(ms.max(1))
         });
+    let request_id = engine::execute::next_request_id();
     let mut r = match broker.admission.enter(wait).await {
-        Ok(_slot) => execute(broker, query, who).await,
+        Ok(_slot) => execute(broker, query, who, &request_id).await,
         Err(refused) => {
             let code = match refused {
                 Refused::Full { .. } => ErrorCode::ServerOutOfCapacity,
@@ -50,7 +51,7 @@ pub async fn run(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
         }
     };
     r.time_used_ms = started.elapsed().as_millis() as u64;
-    r.request_id = engine::execute::next_request_id();
+    r.request_id = request_id;
     r.broker_id = broker.config.instance_id.clone();
     r.partial_result |= !r.exceptions.is_empty() || r.num_groups_limit_reached;
     let code = r.error_code() as i64;
@@ -107,7 +108,12 @@ async fn make_plan(broker: &Broker, query: &QueryRequest) -> Result<QueryPlan, E
     }
 }
 
-async fn execute(broker: &Broker, query: &QueryRequest, who: Option<&Principal>) -> BrokerResponse {
+async fn execute(
+    broker: &Broker,
+    query: &QueryRequest,
+    who: Option<&Principal>,
+    request_id: &str,
+) -> BrokerResponse {
     log::debug!("query: {} (options: {})", query.sql, query.options_string());
     let planned = match plan(broker, query).await {
         Ok(p) => p,
@@ -125,6 +131,13 @@ async fn execute(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
                 ),
             );
         }
+    }
+    // Pinot's query quota: every table the query reads must admit it.
+    let tables = plan_tables(&planned.plan);
+    if let Some(refused) =
+        super::query_quota::admit(broker, &planned.plan, &tables, request_id, &query.sql).await
+    {
+        return refused;
     }
     match &*planned.plan {
         QueryPlan::SingleStage(_) => scatter_gather(broker, &planned, query.traced()).await,

@@ -52,7 +52,7 @@ pub async fn table_parts(
 }
 
 /// The typed tables of `raw` that exist, with their routing.
-async fn typed_tables(
+pub(super) async fn typed_tables(
     broker: &Broker,
     raw: &str,
     allow_cached: bool,

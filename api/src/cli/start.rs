@@ -127,8 +127,9 @@ impl StartArgs {
         if let Some(path) = &self.config {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read the config file '{}': {e}", path.display()))?;
-            let (data_dir, s3) =
-                crate::cloud::from_pinot_properties(&crate::common::properties::parse(&text));
+            let props = crate::common::properties::parse(&text);
+            o.periodic = o.periodic.clone().with_properties(&props)?;
+            let (data_dir, s3) = crate::cloud::from_pinot_properties(&props);
             if o.deep_store.is_none() {
                 o.deep_store = data_dir;
             }

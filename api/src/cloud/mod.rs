@@ -458,6 +458,19 @@ impl ObjectStores {
         .await
     }
 
+    /// Copies the object `from` to `to` in the same bucket (within the store, no bytes pass
+    /// through here); the copy is written now, so its listing time is the copy's.
+    pub fn copy(&self, from: &ObjectUri, to: &ObjectUri) -> Result<(), CloudError> {
+        let client = self.client(from)?;
+        let (f, t) = (from.clone(), to.clone());
+        self.block(from, async move {
+            client
+                .copy(&f.path(), &t.path())
+                .await
+                .map_err(|e| CloudError::from_store(&f, e))
+        })
+    }
+
     /// Removes the object (one that is not there is not an error).
     pub fn delete(&self, uri: &ObjectUri) -> Result<(), CloudError> {
         let client = self.client(uri)?;

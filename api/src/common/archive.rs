@@ -63,6 +63,8 @@ pub struct UnpackedSegment {
     /// The segment directory (`<into>/<segmentName>`).
     pub dir: PathBuf,
     pub facts: SegmentFacts,
+    /// The unpacked files' bytes (what a server holds of it).
+    pub data_bytes: u64,
 }
 
 /// The full archive a metadata archive stands for: its CRC-32 and size in bytes.
@@ -85,9 +87,11 @@ pub fn unpack(archive: &[u8], into: &Path) -> Result<UnpackedSegment, ArchiveErr
     })?;
     let mut tar = tar::Archive::new(GzDecoder::new(archive));
     let mut top: Option<String> = None;
+    let mut data_bytes = 0u64;
     for entry in tar.entries().map_err(malformed)? {
         let mut entry = entry.map_err(malformed)?;
         let kind = entry.header().entry_type();
+        data_bytes = data_bytes.saturating_add(entry.size());
         if !(kind.is_file() || kind.is_dir()) {
             return Err(ArchiveError::Malformed(format!(
                 "unsupported entry type {kind:?}"
@@ -139,6 +143,7 @@ pub fn unpack(archive: &[u8], into: &Path) -> Result<UnpackedSegment, ArchiveErr
     Ok(UnpackedSegment {
         facts: SegmentFacts::from(seg.metadata()),
         dir,
+        data_bytes,
     })
 }
 

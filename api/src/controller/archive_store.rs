@@ -206,6 +206,7 @@ mod tests {
             table_name_with_type: TABLE.into(),
             crc: crc32fast::hash(bytes),
             size_bytes: bytes.len() as u64,
+            data_bytes: 0,
             total_docs: 1,
             push_time_ms: 0,
             refresh_time_ms: None,

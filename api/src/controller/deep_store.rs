@@ -7,6 +7,11 @@
 //! archive is uploaded in parts and exists only once complete, servers read it there directly
 //! ([`DeepStore::direct_uri`]), and the controller keeps a local cache of what it reads back.
 //! [`open`] makes the one a `--deep-store` URI names and checks that it can be reached.
+//!
+//! A deleted segment's archive is not removed at once: it moves to the deleted-segments area
+//! (Pinot's `Deleted_Segments/<raw table>/`, [`DeepStore::retire`]), stamped with the time of its
+//! deletion, and the retention manager purges it once the table's
+//! `deletedSegmentsRetentionPeriod` has passed.
 
 use crate::cloud::{ObjectStores, ObjectUri};
 use std::io;
@@ -36,11 +41,29 @@ pub trait DeepStore: Send + Sync {
     fn describe(&self) -> String;
     /// The URI of an archive (Pinot's `segment.download.url` for a segment in the deep store).
     fn uri(&self, table: &str, file: &str) -> String;
+    /// Moves archive `file` of `table` into the deleted-segments area of its raw table
+    /// ([`DELETED_SEGMENTS`]`/<raw>/<file>`), stamped with the time of the move.
+    fn retire(&self, table: &str, file: &str) -> io::Result<()>;
+    /// The raw tables with archives in the deleted-segments area.
+    fn retired_tables(&self) -> io::Result<Vec<String>>;
+    /// The archives of raw table `raw` in the deleted-segments area, with when each was retired.
+    fn retired(&self, raw: &str) -> io::Result<Vec<(String, SystemTime)>>;
+    /// Removes one archive from the deleted-segments area for good.
+    fn purge(&self, raw: &str, file: &str) -> io::Result<()>;
     /// The URI servers read an archive from themselves, when they can (object storage); `None`:
     /// through a controller.
     fn direct_uri(&self, _table: &str, _file: &str) -> Option<String> {
         None
     }
+}
+
+/// The folder of the deleted-segments area, beside the tables' folders (never a typed table
+/// name: those end in `_OFFLINE` or `_REALTIME`).
+pub const DELETED_SEGMENTS: &str = "Deleted_Segments";
+
+/// The raw table name of a typed one (`t_OFFLINE` → `t`).
+fn raw_of(table: &str) -> &str {
+    crate::metadata::table_name::split(table).0
 }
 
 /// Where `--deep-store` puts archives: a directory or an object-store prefix.
@@ -155,7 +178,7 @@ impl DeepStore for DirDeepStore {
         };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if !name.starts_with('.') && e.path().is_dir() {
+            if !name.starts_with('.') && name != DELETED_SEGMENTS && e.path().is_dir() {
                 out.push(name);
             }
         }
@@ -171,6 +194,63 @@ impl DeepStore for DirDeepStore {
         }
         out.sort();
         Ok(out)
+    }
+
+    fn retire(&self, table: &str, file: &str) -> io::Result<()> {
+        let from = self.path(table, file)?;
+        let dir = self.root.join(DELETED_SEGMENTS).join(raw_of(table));
+        std::fs::create_dir_all(&dir)?;
+        let to = dir.join(file);
+        std::fs::rename(&from, &to)?;
+        // A rename keeps the upload's time; the area counts from the deletion.
+        std::fs::File::options()
+            .write(true)
+            .open(&to)?
+            .set_modified(SystemTime::now())
+    }
+
+    fn retired_tables(&self) -> io::Result<Vec<String>> {
+        let mut out = Vec::new();
+        match std::fs::read_dir(self.root.join(DELETED_SEGMENTS)) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+            Ok(entries) => {
+                for e in entries.flatten() {
+                    if e.path().is_dir() {
+                        out.push(e.file_name().to_string_lossy().into_owned());
+                    }
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn retired(&self, raw: &str) -> io::Result<Vec<(String, SystemTime)>> {
+        check_name(raw, "folder")?;
+        let mut out = Vec::new();
+        match std::fs::read_dir(self.root.join(DELETED_SEGMENTS).join(raw)) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+            Ok(entries) => {
+                for e in entries.flatten() {
+                    let retired = e.metadata()?.modified()?;
+                    out.push((e.file_name().to_string_lossy().into_owned(), retired));
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn purge(&self, raw: &str, file: &str) -> io::Result<()> {
+        check_name(raw, "folder")?;
+        check_name(file, "archive")?;
+        let dir = self.root.join(DELETED_SEGMENTS).join(raw);
+        std::fs::remove_file(dir.join(file))?;
+        // The last one out removes its table's folder.
+        let _ = std::fs::remove_dir(&dir);
+        Ok(())
     }
 
     fn scratch(&self, id: &str) -> PathBuf {
@@ -264,7 +344,7 @@ impl DeepStore for ObjectDeepStore {
             .stores
             .folders(&self.root)?
             .into_iter()
-            .filter(|n| !n.starts_with('.'))
+            .filter(|n| !n.starts_with('.') && n != DELETED_SEGMENTS)
             .collect();
         out.sort();
         Ok(out)
@@ -280,6 +360,44 @@ impl DeepStore for ObjectDeepStore {
             .collect();
         out.sort();
         Ok(out)
+    }
+
+    fn retire(&self, table: &str, file: &str) -> io::Result<()> {
+        let from = self.object(table, file)?;
+        let to = self
+            .root
+            .child(DELETED_SEGMENTS)
+            .child(raw_of(table))
+            .child(file);
+        // A copy is written now: its listing time is the deletion's.
+        self.stores.copy(&from, &to)?;
+        self.remove(table, file)
+    }
+
+    fn retired_tables(&self) -> io::Result<Vec<String>> {
+        let mut out = self.stores.folders(&self.root.child(DELETED_SEGMENTS))?;
+        out.sort();
+        Ok(out)
+    }
+
+    fn retired(&self, raw: &str) -> io::Result<Vec<(String, SystemTime)>> {
+        check_name(raw, "folder")?;
+        let folder = self.root.child(DELETED_SEGMENTS).child(raw);
+        let mut out: Vec<(String, SystemTime)> = self
+            .stores
+            .list(&folder)?
+            .into_iter()
+            .map(|e| (e.name, e.written))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    fn purge(&self, raw: &str, file: &str) -> io::Result<()> {
+        check_name(raw, "folder")?;
+        check_name(file, "archive")?;
+        let uri = self.root.child(DELETED_SEGMENTS).child(raw).child(file);
+        Ok(self.stores.delete(&uri)?)
     }
 
     fn scratch(&self, id: &str) -> PathBuf {
@@ -347,5 +465,36 @@ mod tests {
         store.remove_table("t_OFFLINE").unwrap();
         store.remove_table("t_OFFLINE").unwrap();
         assert!(store.tables().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_retired_archive_waits_in_the_deleted_area_stamped_with_its_deletion() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = DirDeepStore::new(dir.path().join("deep"));
+        let file = dir.path().join("a.tar.gz");
+        std::fs::write(&file, b"archive").unwrap();
+        store.put("t_REALTIME", "s.1.tar.gz", &file).unwrap();
+        // Written long ago: the area counts from the deletion, not from the upload.
+        let old = SystemTime::now() - std::time::Duration::from_secs(30 * 86_400);
+        std::fs::File::options()
+            .write(true)
+            .open(store.local_path("t_REALTIME", "s.1.tar.gz").unwrap())
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let before = SystemTime::now() - std::time::Duration::from_secs(1);
+        store.retire("t_REALTIME", "s.1.tar.gz").unwrap();
+        assert!(store.files("t_REALTIME").unwrap().is_empty());
+        // The area is not a table: the start-up sweep never mistakes it for one.
+        assert_eq!(store.tables().unwrap(), ["t_REALTIME"]);
+        assert_eq!(store.retired_tables().unwrap(), ["t"]);
+        let retired = store.retired("t").unwrap();
+        assert_eq!(retired.len(), 1);
+        assert_eq!(retired[0].0, "s.1.tar.gz");
+        assert!(retired[0].1 >= before, "{:?}", retired[0].1);
+        assert!(store.purge("t", "../x").is_err());
+        store.purge("t", "s.1.tar.gz").unwrap();
+        assert!(store.retired("t").unwrap().is_empty());
+        assert!(store.retired_tables().unwrap().is_empty());
     }
 }

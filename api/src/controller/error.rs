@@ -18,6 +18,8 @@ pub enum ControllerError {
     Invalid(String),
     /// What it names does not exist (an archive gone from the deep store).
     Missing(String),
+    /// Allowed in form but refused by a limit the table sets (a storage quota): nothing changed.
+    Refused(String),
     /// It changed meanwhile (a segment refreshed during a rebuild, a lost compare-and-set).
     Conflict(String),
     /// The metadata store cannot be reached now; the same request may succeed later.
@@ -35,6 +37,10 @@ impl ControllerError {
         ControllerError::Missing(message.into())
     }
 
+    pub fn refused(message: impl Into<String>) -> ControllerError {
+        ControllerError::Refused(message.into())
+    }
+
     pub fn conflict(message: impl Into<String>) -> ControllerError {
         ControllerError::Conflict(message.into())
     }
@@ -48,6 +54,7 @@ impl ControllerError {
         match self {
             ControllerError::Invalid(m)
             | ControllerError::Missing(m)
+            | ControllerError::Refused(m)
             | ControllerError::Conflict(m)
             | ControllerError::Unavailable(m)
             | ControllerError::Internal(m) => m,
@@ -61,12 +68,13 @@ impl fmt::Display for ControllerError {
     }
 }
 
-/// The HTTP edge's one mapping: 400, 404, 409, 503, 500.
+/// The HTTP edge's one mapping: 400, 404, 403, 409, 503, 500.
 impl From<ControllerError> for ApiError {
     fn from(e: ControllerError) -> ApiError {
         let status = match &e {
             ControllerError::Invalid(_) => 400,
             ControllerError::Missing(_) => 404,
+            ControllerError::Refused(_) => 403,
             ControllerError::Conflict(_) => 409,
             ControllerError::Unavailable(_) => 503,
             ControllerError::Internal(_) => 500,
@@ -80,6 +88,7 @@ impl From<ApiError> for ControllerError {
     fn from(e: ApiError) -> ControllerError {
         match e.status {
             404 => ControllerError::Missing(e.message),
+            403 => ControllerError::Refused(e.message),
             409 => ControllerError::Conflict(e.message),
             503 => ControllerError::Unavailable(e.message),
             400..=499 => ControllerError::Invalid(e.message),
@@ -103,6 +112,7 @@ mod tests {
         for (e, status) in [
             (ControllerError::invalid("a"), 400),
             (ControllerError::missing("b"), 404),
+            (ControllerError::refused("f"), 403),
             (ControllerError::conflict("c"), 409),
             (ControllerError::Unavailable("d".into()), 503),
             (ControllerError::internal("e"), 500),

@@ -258,7 +258,37 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
         }
     }
     table.time_boundary = super::time_boundary::time_boundary(c, typed)?;
+    table.max_queries_per_second = broker_share_of_quota(c, typed, &instances)?;
     Ok(table)
+}
+
+/// One broker's share of table `typed`'s `quota.maxQueriesPerSecond`: the rate divided by the
+/// online brokers of its tenant (at least one: the broker asking).
+fn broker_share_of_quota(
+    c: &Controller,
+    typed: &str,
+    instances: &[crate::metadata::records::InstanceRecord],
+) -> Result<Option<crate::metadata::records::QueryRate>, ApiError> {
+    let Some(config) = c
+        .table_config(typed)?
+        .as_ref()
+        .and_then(super::table_config::parse_config)
+    else {
+        return Ok(None);
+    };
+    let Some(rate) = config.quota.as_ref().and_then(|q| q.max_qps()) else {
+        return Ok(None);
+    };
+    let tag = config.tenants.broker_tag();
+    let brokers = instances
+        .iter()
+        .filter(|i| i.instance_type == InstanceType::Broker)
+        .filter(|i| i.tags.contains(&tag))
+        .filter(|i| c.is_online(&i.instance_name))
+        .count();
+    Ok(Some(crate::metadata::records::QueryRate(
+        rate / brokers.max(1) as f64,
+    )))
 }
 
 async fn routing(req: Request<ControllerState>) -> tide::Result {

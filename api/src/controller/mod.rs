@@ -10,6 +10,8 @@
 //! * [`reload`] — reloading segments, as background jobs ([`reload_jobs`]) with their status.
 //! * [`console`] — the web console at `/`, a page app over those endpoints.
 //! * [`table_config`], [`follow_up`] — config checks.
+//! * [`periodic`] — the periodic tasks and their API; [`retention`] — the retention manager and
+//!   the deleted-segments area.
 //! * [`assignment`] — balanced replica placement; [`placement`] — the candidate servers and
 //!   topping up under-replicated segments.
 
@@ -25,6 +27,7 @@ pub mod helix_views;
 pub mod ingest;
 pub mod instances;
 pub mod local_client;
+pub mod periodic;
 pub mod placement;
 pub mod query;
 pub mod realtime;
@@ -33,10 +36,12 @@ pub mod recovery;
 pub mod reload;
 pub mod reload_jobs;
 pub mod responses;
+pub mod retention;
 pub mod schemas;
 pub mod segment_commit;
 pub mod segment_metadata;
 pub mod segments;
+pub mod storage_quota;
 pub mod table_config;
 pub mod table_views;
 pub mod tables;
@@ -311,6 +316,7 @@ pub fn app(state: ControllerState) -> tide::Server<ControllerState> {
     tenants::routes(&mut r);
     query::routes(&mut r);
     ingest::routes(&mut r);
+    periodic::routes(&mut r);
     loggers::routes(&mut r);
     loggers::remote_routes(&mut r);
     crate::auth::routes::routes(&mut r);

@@ -12,7 +12,7 @@
 //!
 //! [`ensure_consuming`] gives every partition without a consuming segment a new one (at table
 //! creation, on resume, after a topic change, and every [`VALIDATION_INTERVAL`] in
-//! [`realtime_loop`] for partitions added to the topic or a stream unreachable earlier), unless
+//! [`validate`], run by the periodic `RealtimeSegmentValidationManager` for partitions added to the topic or a stream unreachable earlier), unless
 //! the table is paused.
 
 use super::archive_store::remove_archive;
@@ -22,9 +22,9 @@ use super::placement::{placement_servers, server_load};
 use super::responses::json;
 use super::segment_commit::{Scratch, scratch_dir};
 use super::table_config::{self, server_tag};
-use super::{Controller, ControllerState, changes};
+use super::{Controller, ControllerState};
 use crate::common::archive;
-use crate::common::clock::{now_ms, sleep_unless_stopped};
+use crate::common::clock::now_ms;
 use crate::http::body::{path_param, query_param, read_bounded};
 use crate::http::routes::Routes;
 use crate::http::{ApiError, on_rayon};
@@ -38,8 +38,6 @@ use crate::transport::consumer_info::{
 use crate::transport::{CommitOutcome, RealtimeSetup, SegmentCommit};
 use segments::types::table_config::TableConfig;
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tide::Request;
 
@@ -53,7 +51,75 @@ pub fn pause_key(typed: &str) -> String {
 
 /// Whether consumption of a real-time table is paused.
 pub fn is_paused(c: &Controller, typed: &str) -> Result<bool, ApiError> {
-    Ok(c.store.get(&pause_key(typed))?.is_some())
+    Ok(pause_reason(c, typed)?.is_some())
+}
+
+/// Why consumption of a real-time table was paused (Pinot's `PauseState.ReasonCode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PauseReason {
+    /// `pauseConsumption` by an operator.
+    Administrative,
+    /// The validation manager found the table past its storage quota.
+    StorageQuotaExceeded,
+}
+
+impl PauseReason {
+    pub fn code(self) -> &'static str {
+        match self {
+            PauseReason::Administrative => "ADMINISTRATIVE",
+            PauseReason::StorageQuotaExceeded => "STORAGE_QUOTA_EXCEEDED",
+        }
+    }
+}
+
+/// Why the table is paused, if it is (a flag stored before reasons were kept reads as an
+/// operator's).
+pub fn pause_reason(c: &Controller, typed: &str) -> Result<Option<PauseReason>, ApiError> {
+    Ok(c.store.get(&pause_key(typed))?.map(|v| {
+        if v == PauseReason::StorageQuotaExceeded.code().as_bytes() {
+            PauseReason::StorageQuotaExceeded
+        } else {
+            PauseReason::Administrative
+        }
+    }))
+}
+
+/// Pauses a table past its storage quota, and resumes one the quota paused once it fits again
+/// (retention deleted segments, the quota was raised). Returns whether it is paused now.
+async fn apply_storage_quota(c: &Controller, typed: &str) -> Result<bool, ApiError> {
+    let reason = pause_reason(c, typed)?;
+    if reason == Some(PauseReason::Administrative) {
+        return Ok(true);
+    }
+    let Some(config) = c
+        .table_config(typed)?
+        .and_then(|j| TableConfig::from_value(j).ok())
+    else {
+        return Ok(reason.is_some());
+    };
+    let over = {
+        let committed: Vec<SegmentRecord> = c
+            .segments(typed)?
+            .into_iter()
+            .filter(|s| !s.is_consuming())
+            .collect();
+        super::storage_quota::over_quota(&config, &committed)
+    };
+    if over == reason.is_some() {
+        return Ok(over);
+    }
+    let _guard = c.lock_writes().await?;
+    c.commit(vec![if over {
+        log::warn!("{typed} is past its storage quota: pausing consumption");
+        Op::Put(
+            pause_key(typed),
+            PauseReason::StorageQuotaExceeded.code().as_bytes().to_vec(),
+        )
+    } else {
+        log::info!("{typed} fits its storage quota again: resuming consumption");
+        Op::Delete(pause_key(typed))
+    }])?;
+    Ok(over)
 }
 
 /// Pinot's name of a consuming segment: `<table>__<partition>__<sequence>__<yyyyMMdd'T'HHmm'Z'>`.
@@ -184,6 +250,7 @@ fn consuming_record(
         table_name_with_type: typed.to_string(),
         crc: 0,
         size_bytes: 0,
+        data_bytes: 0,
         total_docs: 0,
         push_time_ms: range.creation_time_ms,
         refresh_time_ms: None,
@@ -254,14 +321,14 @@ pub async fn commit(
     let scratch = Scratch(scratch_dir(c)?);
     let unpack_dir = scratch.0.join("unpacked");
     let archive_path = scratch.0.join("segment.tar.gz");
-    let (facts, crc, size) = on_rayon(move || -> Result<_, ApiError> {
+    let (facts, crc, size, data_bytes) = on_rayon(move || -> Result<_, ApiError> {
         let crc = crc32fast::hash(&archive_bytes);
         std::fs::write(&archive_path, &archive_bytes).map_err(|e| {
             ApiError::internal(format!("cannot write '{}': {e}", archive_path.display()))
         })?;
         let seg = archive::unpack(&archive_bytes, &unpack_dir)
             .map_err(|e| ApiError::bad_request(e.to_string()))?;
-        Ok((seg.facts, crc, archive_bytes.len() as u64))
+        Ok((seg.facts, crc, archive_bytes.len() as u64, seg.data_bytes))
     })
     .await
     .map_err(ApiError::internal)??;
@@ -309,6 +376,7 @@ pub async fn commit(
     let done = SegmentRecord {
         crc,
         size_bytes: size,
+        data_bytes,
         total_docs: facts.total_docs,
         archive: file_name.clone(),
         end_time_ms,
@@ -485,37 +553,37 @@ async fn get_setup(req: Request<ControllerState>) -> tide::Result {
     }
 }
 
-/// Looks for partitions without a consuming segment in every real-time table, every `interval`,
-/// until `stop`.
-pub async fn realtime_loop(c: Arc<Controller>, interval: Duration, stop: Arc<AtomicBool>) {
-    while !stop.load(Ordering::Relaxed) {
-        sleep_unless_stopped(&stop, interval).await;
-        if stop.load(Ordering::Relaxed) {
-            break;
+/// Gives every stream partition of real-time table `typed` (of every real-time table when
+/// `None`) a consuming segment, unless paused — pausing a table past its storage quota and
+/// resuming it when it fits again: one pass of Pinot's
+/// `RealtimeSegmentValidationManager`. A stream that does not answer within the validation
+/// interval holds up neither the other tables nor a shutdown.
+pub async fn validate(c: &Controller, typed: Option<&str>) {
+    let tables = match typed {
+        Some(t) => vec![t.to_string()],
+        None => c.table_names().unwrap_or_default(),
+    };
+    for typed in tables
+        .iter()
+        .filter(|t| table_name::split(t).1 == Some(TableType::Realtime))
+    {
+        match apply_storage_quota(c, typed).await {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(e) => log::debug!("cannot check the storage quota of {typed}: {}", e.message),
         }
-        if !c.is_leader() {
-            // Another controller leads: it validates consuming segments.
-            continue;
-        }
-        let tables = c.table_names().unwrap_or_default();
-        for typed in tables
-            .iter()
-            .filter(|t| table_name::split(t).1 == Some(TableType::Realtime))
+        match async_std::future::timeout(VALIDATION_INTERVAL, ensure_consuming(c, typed, None))
+            .await
         {
-            if stop.load(Ordering::Relaxed) {
-                break;
+            Ok(Ok(0)) => {}
+            Ok(Ok(n)) => log::info!("created {n} consuming segments of {typed}"),
+            Ok(Err(e)) => {
+                log::debug!("cannot create consuming segments of {typed}: {}", e.message)
             }
-            // A stream that does not answer holds up neither the other tables nor a shutdown.
-            match async_std::future::timeout(interval, ensure_consuming(&c, typed, None)).await {
-                Ok(Ok(0)) => {}
-                Ok(Ok(n)) => log::info!("created {n} consuming segments of {typed}"),
-                Ok(Err(e)) => {
-                    log::debug!("cannot create consuming segments of {typed}: {}", e.message)
-                }
-                Err(_) => log::debug!("the stream of {typed} did not answer within {interval:?}"),
+            Err(_) => {
+                log::debug!("the stream of {typed} did not answer within {VALIDATION_INTERVAL:?}")
             }
         }
-        changes::publish(&c).await;
     }
 }
 

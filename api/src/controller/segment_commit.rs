@@ -88,6 +88,8 @@ struct Arrival {
     facts: SegmentFacts,
     crc: u32,
     size_bytes: u64,
+    /// Unpacked size (0: unknown, a metadata push).
+    data_bytes: u64,
     home: Home,
 }
 
@@ -152,6 +154,7 @@ pub(crate) async fn store_archive_file(
             facts: seg.facts,
             crc,
             size_bytes: map.len() as u64,
+            data_bytes: seg.data_bytes,
             home: Home::Scratch(archive_path.clone()),
         })
     })
@@ -186,6 +189,7 @@ pub(crate) async fn store_metadata(
         facts,
         crc: creation.crc,
         size_bytes: creation.size_bytes,
+        data_bytes: 0,
         home: Home::Uri(uri),
     };
     commit_arrival(c, typed, table_type, arrival, None).await
@@ -203,6 +207,7 @@ async fn commit_arrival(
         facts,
         crc,
         size_bytes,
+        data_bytes,
         home,
     } = arrival;
     let segment = facts.segment_name.clone();
@@ -222,6 +227,15 @@ async fn commit_arrival(
         .table_config(typed)?
         .ok_or_else(|| ControllerError::invalid(format!("Failed to find table: {typed}")))?;
     let existing = c.segment(typed, &segment)?;
+    if let Some(parsed) = table_config::parse_config(&config) {
+        let incoming = if data_bytes > 0 {
+            data_bytes
+        } else {
+            size_bytes
+        };
+        let held = c.segments(typed)?;
+        super::storage_quota::check(&parsed, typed, &segment, existing.as_ref(), &held, incoming)?;
+    }
     let end_time_ms = super::tiers::end_time_ms(c, typed, &facts);
     if let Some(expected) = expected_crc
         && existing.as_ref().map(|e| e.crc) != Some(expected)
@@ -254,6 +268,7 @@ async fn commit_arrival(
         Some(old) => SegmentRecord {
             crc,
             size_bytes,
+            data_bytes,
             total_docs: facts.total_docs,
             refresh_time_ms: Some(now),
             archive: file_name.clone(),
@@ -269,6 +284,7 @@ async fn commit_arrival(
                 table_name_with_type: typed.to_string(),
                 crc,
                 size_bytes,
+                data_bytes,
                 total_docs: facts.total_docs,
                 push_time_ms: now,
                 refresh_time_ms: None,

@@ -8,7 +8,7 @@
 //! to a scratch file, is validated, stored, then recorded); reading and removing committed
 //! archives is the archive store's ([`super::archive_store`]).
 
-use super::archive_store::{archive_body, download_url, fetch_uri, remove_archive};
+use super::archive_store::{archive_body, download_url, fetch_uri};
 use super::responses::{ByTableType, ServerSegments, Status, json};
 use super::segment_commit::{
     ARCHIVE_FILE, Scratch, map_scratch_file, resolve_upload_table, scratch_dir, store_archive,
@@ -20,7 +20,6 @@ use crate::http::routes::Routes;
 use crate::http::{ApiError, multipart, on_rayon};
 use crate::metadata::records::{SegmentRecord, StreamStatus};
 use crate::metadata::table_name::{self, TableType};
-use crate::metadata::{Op, keys};
 use std::collections::BTreeMap;
 use tide::{Request, Response, StatusCode};
 
@@ -322,22 +321,8 @@ async fn delete_all(req: Request<ControllerState>) -> tide::Result {
     let c = req.state();
     let _guard = c.lock_writes().await?;
     let (_, tables) = addressed_tables(&req)?;
-    let mut removed = Vec::new();
     for (_, typed) in &tables {
-        removed.extend(
-            c.segments(typed)?
-                .into_iter()
-                .map(|s| (typed.clone(), s.archive)),
-        );
-    }
-    c.commit(
-        tables
-            .iter()
-            .map(|(_, typed)| Op::DeletePrefix(keys::segments_of(typed)))
-            .collect(),
-    )?;
-    for (typed, file) in removed {
-        remove_archive(c, &typed, &file);
+        super::retention::delete_segments(c, typed, &c.segments(typed)?)?;
     }
     let names: Vec<&str> = tables.iter().map(|(_, n)| n.as_str()).collect();
     json(&Status::new(format!(
@@ -352,10 +337,7 @@ async fn delete_segment(req: Request<ControllerState>) -> tide::Result {
     let c = req.state();
     let _guard = c.lock_writes().await?;
     let record = find_segment(c, &name, &segment)?;
-    c.commit(vec![Op::Delete(keys::segment(
-        &record.table_name_with_type,
-        &segment,
-    ))])?;
-    remove_archive(c, &record.table_name_with_type, &record.archive);
+    let typed = record.table_name_with_type.clone();
+    super::retention::delete_segments(c, &typed, &[record])?;
     json(&Status::new(format!("Segment {segment} deleted")))
 }

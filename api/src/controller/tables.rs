@@ -4,7 +4,7 @@
 
 use super::catalog::encode;
 use super::follow_up::required_follow_up;
-use super::realtime::{self, pause_key};
+use super::realtime::{self, PauseReason, pause_key};
 use super::responses::{
     ByTableType, Catalog, ConfigSuccess, Entries, PauseStatus, Status, TableList, json,
 };
@@ -278,6 +278,11 @@ fn realtime_table(c: &ControllerState, name: &str) -> Result<String, ApiError> {
 }
 
 fn pause_details(paused: bool, comment: Option<String>) -> PauseStatus {
+    pause_details_for(paused.then_some(PauseReason::Administrative), comment)
+}
+
+fn pause_details_for(reason: Option<PauseReason>, comment: Option<String>) -> PauseStatus {
+    let paused = reason.is_some();
     let default = if paused {
         "Pause flag is set. Consuming segments are being committed. Use /pauseStatus endpoint in a few moments to check if all consuming segments have been committed."
     } else {
@@ -286,7 +291,7 @@ fn pause_details(paused: bool, comment: Option<String>) -> PauseStatus {
     PauseStatus {
         pause_flag: paused,
         consuming_segments: Vec::new(),
-        reason_code: "ADMINISTRATIVE",
+        reason_code: reason.unwrap_or(PauseReason::Administrative).code(),
         comment: Some(comment.unwrap_or_else(|| default.to_string())),
         timestamp: crate::common::clock::now_ms().to_string(),
     }
@@ -308,7 +313,10 @@ async fn pause_or_resume(req: Request<ControllerState>, pause: bool) -> tide::Re
     {
         let _guard = c.lock_writes().await?;
         c.commit(vec![if pause {
-            Op::Put(pause_key(&typed), b"true".to_vec())
+            Op::Put(
+                pause_key(&typed),
+                PauseReason::Administrative.code().as_bytes().to_vec(),
+            )
         } else {
             Op::Delete(pause_key(&typed))
         }])?;
@@ -335,15 +343,11 @@ async fn pause_status(req: Request<ControllerState>) -> tide::Result {
     let name = path_param(&req, "table")?;
     let c = req.state();
     let typed = realtime_table(c, &name)?;
-    let paused = c
-        .store
-        .get(&pause_key(&typed))
-        .map_err(ApiError::from)?
-        .is_some();
+    let reason = realtime::pause_reason(c, &typed)?;
     json(&PauseStatus {
         comment: None,
         consuming_segments: consuming_segments(c, &typed)?,
-        ..pause_details(paused, None)
+        ..pause_details_for(reason, None)
     })
 }
 

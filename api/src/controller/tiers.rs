@@ -1,6 +1,6 @@
 //! Storage tiers (`tierConfigs` with `segmentSelectorType: time`, `storageType: pinot_server`):
 //! segments whose end time is older than the tier's `segmentAge` move to the servers tagged
-//! with the tier's `serverTag`. Run by a periodic controller task ([`tier_loop`]) and on demand
+//! with the tier's `serverTag`. Run by the periodic `SegmentRelocator` ([`super::periodic`]) and on demand
 //! by `POST /segments/{table}/relocate`.
 //!
 //! A move never leaves a segment unserved: step one adds replicas on the tier's servers
@@ -23,9 +23,6 @@ use crate::metadata::table_name;
 use crate::metadata::{Op, keys};
 use segments::types::table_config::parse_period_millis;
 use segments::types::time::epoch_unit_millis;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 use tide::Request;
 
 /// The end time of an uploaded segment in epoch millis, when its time column has an `EPOCH`
@@ -152,23 +149,6 @@ pub async fn relocate_all(c: &Controller) -> Result<usize, ApiError> {
         n += relocate_table(c, &typed)?;
     }
     Ok(n)
-}
-
-/// The periodic relocation task, every `interval` until `stop`.
-pub async fn tier_loop(c: Arc<Controller>, interval: Duration, stop: Arc<AtomicBool>) {
-    while !stop.load(Ordering::Relaxed) {
-        if !c.is_leader() {
-            // Another controller leads: it moves segments.
-        } else if let Err(e) = relocate_all(&c).await {
-            log::warn!("segment relocation failed: {e}");
-        }
-        let mut waited = Duration::ZERO;
-        let step = Duration::from_millis(50).min(interval);
-        while waited < interval && !stop.load(Ordering::Relaxed) {
-            async_std::task::sleep(step).await;
-            waited += step;
-        }
-    }
 }
 
 /// `POST /segments/{table}/relocate`: one relocation pass over the table.

@@ -12,7 +12,13 @@ pub struct SegmentRecord {
     pub table_name_with_type: String,
     /// CRC-32 of the uploaded archive; a refresh changes it, servers re-download on change.
     pub crc: u32,
+    /// The archive's size.
     pub size_bytes: u64,
+    /// The segment's unpacked size, as a server holds it (0: unknown — a metadata push, or a
+    /// record from before it was kept; [`SegmentRecord::stored_bytes`] falls back to the
+    /// archive's size).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub data_bytes: u64,
     pub total_docs: u64,
     pub push_time_ms: i64,
     #[serde(default)]
@@ -47,7 +53,20 @@ pub struct SegmentRecord {
     pub stream: Option<StreamRange>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 impl SegmentRecord {
+    /// The bytes one replica of the segment takes on a server, as well as it is known.
+    pub fn stored_bytes(&self) -> u64 {
+        if self.data_bytes > 0 {
+            self.data_bytes
+        } else {
+            self.size_bytes
+        }
+    }
+
     /// Whether this is a real-time segment still being consumed (no archive yet).
     pub fn is_consuming(&self) -> bool {
         self.stream
@@ -234,7 +253,24 @@ pub struct RoutingTable {
     /// begin.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_boundary: Option<TimeBoundary>,
+    /// The asking broker's share of the table's `quota.maxQueriesPerSecond`: the rate divided
+    /// by the online brokers of the table's tenant (Pinot's per-broker rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_queries_per_second: Option<QueryRate>,
 }
+
+/// A rate in queries per second (finite and positive where it is made), compared by value.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct QueryRate(pub f64);
+
+impl PartialEq for QueryRate {
+    fn eq(&self, other: &QueryRate) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for QueryRate {}
 
 /// A hybrid table's time boundary: the offline table answers `column <= value`, the real-time
 /// table `column > value` (`value` in the column's own unit).

@@ -7,6 +7,7 @@ use super::field_config::FieldConfig;
 use super::indexing::IndexingConfig;
 use super::ingestion::{BatchIngestionConfig, IngestionConfig, StreamIngestionConfig};
 use super::metadata::TableCustomConfig;
+use super::quota::QuotaConfig;
 use super::routing::RoutingConfig;
 use super::segments_config::SegmentsConfig;
 use super::stream::StreamConfig;
@@ -31,9 +32,9 @@ pub struct TableConfig {
     pub table_index_config: IndexingConfig,
     /// Always written; an absent `metadata` reads as `{"customConfigs": {}}`.
     pub metadata: TableCustomConfig,
-    /// Opaque (`{"storage": "10G", "maxQueriesPerSecond": "100"}`).
+    /// `{"storage": "10G", "maxQueriesPerSecond": "100.0"}`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub quota: Option<Json>,
+    pub quota: Option<QuotaConfig>,
     /// Opaque (`{"taskTypeConfigsMap": {…}}`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task: Option<Json>,
@@ -92,7 +93,7 @@ struct TableConfigJson {
     #[serde(default)]
     metadata: Option<TableCustomConfig>,
     #[serde(default)]
-    quota: Option<Json>,
+    quota: Option<QuotaConfig>,
     #[serde(default)]
     task: Option<Json>,
     #[serde(default)]
@@ -297,7 +298,7 @@ impl TableConfig {
             tenants,
             table_index_config,
             metadata: j.metadata.unwrap_or_default(),
-            quota: present(j.quota),
+            quota: j.quota,
             task: present(j.task),
             routing: j.routing,
             query: present(j.query),

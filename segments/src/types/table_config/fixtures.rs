@@ -840,7 +840,7 @@ fn config_json() -> impl Strategy<Value = Json> {
         maybe(proptest::collection::btree_map(name(), scalar(), 0..3)),
         any::<bool>(),
         maybe(proptest::collection::vec((name(), name()), 0..3)),
-        maybe(scalar()),
+        maybe("[1-9][0-9]{0,3}(\\.[0-9]{1,2})?[KMGTkmgt]?[Bb]?"),
     )
         .prop_map(|(table, ty, replication, time, ix, fields, custom, dim, transforms, quota)| {
             let mut c = json!({"tableName": table, "tableType": ty, "segmentsConfig": {}, "tenants": {},

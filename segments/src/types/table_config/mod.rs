@@ -17,7 +17,7 @@
 //! (`"rangeIndexVersion": 2`, `"aggregateMetrics": false`, `"isDimTable": false`). Writing and
 //! re-reading is a fixed point.
 //!
-//! Sub-objects Tessera uses are typed; open-ended ones (quota, task, instance assignment,
+//! Sub-objects Tessera uses are typed; open-ended ones (task, instance assignment,
 //! `indexes`, `tierOverwrites`, complex-type config) are kept as JSON. The stream/batch
 //! ingestion, upsert, dedup and routing objects type what Tessera reads and carry the rest
 //! in an `extra` map, so newer Pinot knobs survive a round trip.
@@ -42,6 +42,7 @@
 mod coerce;
 mod column_indexes;
 mod config;
+mod data_size;
 mod error;
 mod field_config;
 mod indexing;
@@ -49,6 +50,7 @@ mod ingestion;
 mod keyed;
 mod metadata;
 mod period;
+mod quota;
 mod routing;
 mod segments_config;
 mod star_tree;
@@ -65,6 +67,7 @@ mod fixtures;
 
 pub use column_indexes::ColumnIndexes;
 pub use config::{ParsedTableConfig, TableConfig};
+pub use data_size::{data_size_bytes, format_data_size};
 pub use error::{StreamConfigError, TableConfigError};
 pub use field_config::{
     CompressionCodec, EncodingType, FieldConfig, IndexType, TimestampConfig, TimestampGranularity,
@@ -81,6 +84,7 @@ pub use ingestion::{
 pub use keyed::Keyed;
 pub use metadata::TableCustomConfig;
 pub use period::parse_period_millis;
+pub use quota::QuotaConfig;
 pub use routing::RoutingConfig;
 pub use segments_config::{SegmentsConfig, TimeUnit};
 pub use star_tree::{
@@ -90,7 +94,6 @@ pub use star_tree::{
 pub use stream::{
     DEFAULT_CONSUMER_FACTORY_CLASS, DEFAULT_FLUSH_THRESHOLD_ROWS,
     DEFAULT_FLUSH_THRESHOLD_SEGMENT_SIZE_BYTES, DEFAULT_FLUSH_THRESHOLD_TIME_MILLIS, StreamConfig,
-    parse_data_size,
 };
 pub use table_type::{TableType, raw_table_name};
 pub use tenants::{DEFAULT_TENANT, TenantConfig};

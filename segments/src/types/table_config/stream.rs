@@ -145,7 +145,7 @@ impl<'a> StreamConfig<'a> {
         [FLUSH_SEGMENT_SIZE, FLUSH_SEGMENT_SIZE_DEPRECATED]
             .into_iter()
             .find_map(|k| self.get(k))
-            .and_then(parse_data_size)
+            .and_then(super::data_size::data_size_bytes)
             .filter(|b| *b > 0)
             .unwrap_or(DEFAULT_FLUSH_THRESHOLD_SEGMENT_SIZE_BYTES)
     }
@@ -154,28 +154,6 @@ impl<'a> StreamConfig<'a> {
 /// A string value of a string map.
 pub(super) fn str_value<'a>(map: &'a Map<String, Json>, key: &str) -> Option<&'a str> {
     map.get(key)?.as_str()
-}
-
-/// Parses Pinot's data sizes (`DataSizeUtils#toBytes`): a number with an optional binary unit
-/// `B`, `K`/`KB`, `M`/`MB`, `G`/`GB`, `T`/`TB`, `P`/`PB` (case-insensitive).
-pub fn parse_data_size(text: &str) -> Option<u64> {
-    let t = text.trim().to_ascii_uppercase();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let value: f64 = number.parse().ok()?;
-    let shift = match unit.trim() {
-        "" | "B" => 0,
-        "K" | "KB" => 10,
-        "M" | "MB" => 20,
-        "G" | "GB" => 30,
-        "T" | "TB" => 40,
-        "P" | "PB" => 50,
-        _ => return None,
-    };
-    let bytes = value * (1u64 << shift) as f64;
-    (bytes.is_finite() && bytes >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
 }
 
 #[cfg(test)]
@@ -246,8 +224,5 @@ mod tests {
         assert_eq!(s.flush_threshold_time_millis(), 6 * 3_600_000);
         assert_eq!(s.flush_threshold_rows(), DEFAULT_FLUSH_THRESHOLD_ROWS);
         assert_eq!(s.flush_threshold_segment_size_bytes(), 1_572_864);
-        assert_eq!(parse_data_size("200MB"), Some(200 << 20));
-        assert_eq!(parse_data_size("10"), Some(10));
-        assert_eq!(parse_data_size("10X"), None);
     }
 }

@@ -1,0 +1,449 @@
+//! A table's life after its first day, against `tessera start` processes: retention deletes
+//! aged OFFLINE and committed REALTIME segments (never a consuming one) and the deleted-segments
+//! area is purged after its period; the storage quota refuses an upload past it and changes
+//! nothing; the query quota refuses queries beyond the rate with Pinot's 429. Every check
+//! counts rows *and* sums their ids.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use support::kafka::Kafka;
+use support::{Proc, call, free_port, json_body};
+
+fn http(method: &str, url: &str, body: Option<Value>) -> (u16, Value) {
+    async_std::task::block_on(call(method, url, body.and_then(json_body)))
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+/// `tessera start` (all roles) on a data dir, with its URLs.
+struct Tessera {
+    _proc: Proc,
+    controller: String,
+    broker: String,
+    data: PathBuf,
+}
+
+impl Tessera {
+    fn start(data: &Path) -> Tessera {
+        let ports = [free_port(), free_port(), free_port()].map(|p| p.to_string());
+        let (proc, urls) = support::start(&[
+            "--data-dir",
+            data.to_str().unwrap(),
+            "--controller-port",
+            &ports[0],
+            "--broker-port",
+            &ports[1],
+            "--server-port",
+            &ports[2],
+            "--heartbeat-ms",
+            "200",
+            "--no-log-stderr",
+        ]);
+        Tessera {
+            _proc: proc,
+            controller: urls["controller"].clone(),
+            broker: urls["broker"].clone(),
+            data: data.to_path_buf(),
+        }
+    }
+
+    fn post_ok(&self, path: &str, body: Value) -> Value {
+        let (s, b) = http("POST", &format!("{}{path}", self.controller), Some(body));
+        assert_eq!(s, 200, "POST {path}: {b}");
+        b
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        http("GET", &format!("{}{path}", self.controller), None)
+    }
+
+    /// `SELECT count(*), sum(id)`: (rows, sum of ids), or the exceptions' first code as
+    /// `(-code, 0)`.
+    fn count(&self, table: &str) -> (i64, i64) {
+        let (status, body) = http(
+            "POST",
+            &format!("{}/query/sql", self.broker),
+            Some(json!({"sql": format!("SELECT count(*), sum(id) FROM {table}")})),
+        );
+        assert_eq!(status, 200, "{body}");
+        if let Some(e) = body["exceptions"].as_array().and_then(|e| e.first()) {
+            return (-e["errorCode"].as_i64().unwrap(), 0);
+        }
+        let row = &body["resultTable"]["rows"][0];
+        (row[0].as_i64().unwrap(), row[1].as_f64().unwrap() as i64)
+    }
+
+    fn wait_for(&self, table: &str, want: (i64, i64)) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut last = self.count(table);
+        while last != want {
+            assert!(
+                Instant::now() < deadline,
+                "{table}: want {want:?}, have {last:?}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+            last = self.count(table);
+        }
+    }
+
+    fn segment_names(&self, table: &str, kind: &str) -> Vec<String> {
+        let (s, b) = self.get(&format!("/segments/{table}?type={kind}"));
+        assert_eq!(s, 200, "{b}");
+        let mut names: Vec<String> = b[0][kind]
+            .as_array()
+            .map(|l| l.iter().map(|n| n.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// `GET /periodictask/run?taskname=RetentionManager&tableName=…`.
+    fn run_retention(&self, table: &str) {
+        let (s, b) = self.get(&format!(
+            "/periodictask/run?taskname=RetentionManager&tableName={table}"
+        ));
+        assert_eq!(s, 200, "{b}");
+        assert_eq!(b["isSuccessful"], true, "{b}");
+        assert!(b["taskId"].as_str().unwrap().starts_with("api-"), "{b}");
+    }
+
+    /// Archive names in the deep store's deleted-segments area for raw table `raw`.
+    fn deleted_archives(&self, raw: &str) -> Vec<String> {
+        let dir = self
+            .data
+            .join("controller/deepstore/Deleted_Segments")
+            .join(raw);
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+fn schema() -> Value {
+    json!({
+        "schemaName": "events",
+        "dimensionFieldSpecs": [{"name": "kind", "dataType": "STRING"}],
+        "metricFieldSpecs": [{"name": "id", "dataType": "LONG"}],
+        "dateTimeFieldSpecs": [{"name": "ts", "dataType": "LONG",
+            "format": "1:MILLISECONDS:EPOCH", "granularity": "1:MILLISECONDS"}]
+    })
+}
+
+fn offline_table(extra: Value) -> Value {
+    let mut t = json!({
+        "tableName": "events",
+        "tableType": "OFFLINE",
+        "segmentsConfig": {"timeColumnName": "ts", "replication": "1"},
+        "tenants": {},
+        "tableIndexConfig": {},
+        "metadata": {}
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        if let (Some(into), Some(from)) = (t[k].as_object_mut(), v.as_object()) {
+            into.extend(from.clone());
+        } else {
+            t[k] = v.clone();
+        }
+    }
+    t
+}
+
+/// A packed `events` segment `name` with ids `ids` at time `ts_ms` (+ id).
+fn segment(root: &Path, name: &str, ids: std::ops::Range<i64>, ts_ms: i64) -> Vec<u8> {
+    let schema = segments::types::Schema::from_json(&schema().to_string()).unwrap();
+    let config = segments::BuildConfig::from_table_config_json(
+        &offline_table(json!({})),
+        &schema,
+        Some(name),
+    )
+    .unwrap();
+    let work = root.join(format!("build-{name}"));
+    let rows = ids.map(|i| {
+        Ok(vec![
+            segments::types::Value::String(["a", "b", "c"][(i % 3) as usize].into()),
+            segments::types::Value::Long(i),
+            segments::types::Value::Long(ts_ms + i),
+        ])
+    });
+    segments::build_segment_from_rows(&schema, &config, rows, &work).unwrap();
+    tessera_api::common::archive::pack(&work.join(name)).unwrap()
+}
+
+fn upload(t: &Tessera, name: &str, archive: &[u8]) -> (u16, Value) {
+    async_std::task::block_on(support::upload_segment(
+        &t.controller,
+        "events",
+        name,
+        archive,
+    ))
+}
+
+fn sum(ids: std::ops::Range<i64>) -> i64 {
+    ids.sum()
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+#[test]
+fn retention_deletes_aged_offline_segments_and_purges_the_deleted_area() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(&dir.path().join("data"));
+    t.post_ok("/schemas", schema());
+    t.post_ok(
+        "/tables",
+        offline_table(json!({"segmentsConfig": {"retentionTimeUnit": "DAYS",
+            "retentionTimeValue": "30", "deletedSegmentsRetentionPeriod": "3s"}})),
+    );
+    let now = now_ms();
+    // Two segments 40 and 35 days old, two within the 30 days.
+    let ages = [("old_0", 40), ("old_1", 35), ("new_0", 10), ("new_1", 0)];
+    for (i, (name, age)) in ages.iter().enumerate() {
+        let ids = (i as i64 * 100)..(i as i64 * 100 + 100);
+        let (s, b) = upload(
+            &t,
+            name,
+            &segment(dir.path(), name, ids, now - age * DAY_MS),
+        );
+        assert_eq!(s, 200, "{b}");
+    }
+    t.wait_for("events", (400, sum(0..400)));
+
+    let (s, names) = t.get("/periodictask/names");
+    assert_eq!(s, 200);
+    assert!(
+        names
+            .as_array()
+            .unwrap()
+            .contains(&json!("RetentionManager")),
+        "{names}"
+    );
+    t.run_retention("events");
+    // Acknowledged: the aged segments are gone from the table and from every answer at once.
+    assert_eq!(t.segment_names("events", "OFFLINE"), ["new_0", "new_1"]);
+    assert_eq!(t.count("events"), (200, sum(200..400)));
+    let deleted = t.deleted_archives("events");
+    assert_eq!(deleted.len(), 2, "{deleted:?}");
+    assert!(deleted[0].starts_with("old_0.") && deleted[1].starts_with("old_1."));
+
+    // A second run changes nothing until the deleted area's period (3 s) has passed.
+    t.run_retention("events");
+    assert_eq!(t.deleted_archives("events").len(), 2);
+    std::thread::sleep(Duration::from_millis(3200));
+    t.run_retention("events");
+    assert!(t.deleted_archives("events").is_empty());
+    assert_eq!(t.count("events"), (200, sum(200..400)));
+
+    // A segment deleted by hand goes through the deleted area too.
+    let (s, b) = http(
+        "DELETE",
+        &format!("{}/segments/events/new_0", t.controller),
+        None,
+    );
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(t.count("events"), (100, sum(300..400)));
+    assert_eq!(t.deleted_archives("events").len(), 1);
+
+    // Pinot's errors: an unknown task, an unknown table.
+    let (s, b) = t.get("/periodictask/run?taskname=NoSuchTask");
+    assert_eq!(
+        (s, b["error"].as_str()),
+        (404, Some("Periodic task 'NoSuchTask' not found."))
+    );
+    let (s, b) = t.get("/periodictask/run?taskname=RetentionManager&tableName=nope");
+    assert_eq!(
+        (s, b["error"].as_str()),
+        (404, Some("Table 'nope' not found."))
+    );
+}
+
+#[test]
+fn retention_deletes_committed_realtime_segments_never_consuming_ones() {
+    let Some(kafka) = Kafka::start() else {
+        return;
+    };
+    kafka.create_topic("rt", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(&dir.path().join("data"));
+    t.post_ok("/schemas", json!({"schemaName": "rt", "dimensionFieldSpecs": schema()["dimensionFieldSpecs"],
+        "metricFieldSpecs": schema()["metricFieldSpecs"], "dateTimeFieldSpecs": schema()["dateTimeFieldSpecs"]}));
+    t.post_ok(
+        "/tables",
+        json!({
+            "tableName": "rt",
+            "tableType": "REALTIME",
+            "segmentsConfig": {"timeColumnName": "ts", "replication": "1",
+                "retentionTimeUnit": "DAYS", "retentionTimeValue": "30"},
+            "tenants": {},
+            "tableIndexConfig": {},
+            "ingestionConfig": {"streamIngestionConfig": {"streamConfigMaps": [{
+                "streamType": "kafka",
+                "stream.kafka.topic.name": "rt",
+                "stream.kafka.broker.list": kafka.address,
+                "stream.kafka.consumer.type": "lowlevel",
+                "stream.kafka.consumer.prop.auto.offset.reset": "smallest",
+                "stream.kafka.decoder.class.name": "org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder",
+                "realtime.segment.flush.threshold.rows": "100",
+                "realtime.segment.flush.threshold.time": "1h"
+            }]}},
+            "metadata": {}
+        }),
+    );
+    // 350 rows a year old: three committed segments of 100 and 50 rows consuming.
+    let old = now_ms() - 365 * DAY_MS;
+    let records: Vec<Value> = (0..350)
+        .map(|i| json!({"id": i, "kind": "k", "ts": old + i}))
+        .collect();
+    kafka.produce("rt", 0, &records);
+    t.wait_for("rt", (350, sum(0..350)));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while t.segment_names("rt", "REALTIME").len() < 4 {
+        assert!(
+            Instant::now() < deadline,
+            "{:?}",
+            t.segment_names("rt", "REALTIME")
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.run_retention("rt");
+    // The two oldest committed segments go; the partition's last committed one (its end offset
+    // is where consumption goes on) and the consuming one stay.
+    let left = t.segment_names("rt", "REALTIME");
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert!(left.iter().any(|n| n.starts_with("rt__0__2__")), "{left:?}");
+    assert!(left.iter().any(|n| n.starts_with("rt__0__3__")), "{left:?}");
+    assert_eq!(t.count("rt"), (150, sum(200..350)));
+    assert_eq!(t.deleted_archives("rt").len(), 2);
+    // Consumption goes on.
+    let more: Vec<Value> = (350..400)
+        .map(|i| json!({"id": i, "kind": "k", "ts": now_ms()}))
+        .collect();
+    kafka.produce("rt", 0, &more);
+    t.wait_for("rt", (200, sum(200..400)));
+}
+
+#[test]
+fn storage_quota_refuses_an_upload_past_it_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(&dir.path().join("data"));
+    t.post_ok("/schemas", schema());
+    let now = now_ms();
+    let first = segment(dir.path(), "s_0", 0..2000, now);
+    // A quota one and a half times the first segment's unpacked size.
+    let unpacked: u64 = std::fs::read_dir(dir.path().join("build-s_0/s_0"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.metadata().unwrap().len())
+        .sum();
+    let quota = format!("{}B", unpacked * 3 / 2);
+    let created = t.post_ok(
+        "/tables",
+        offline_table(json!({"quota": {"storage": quota}})),
+    );
+    assert!(
+        created["status"]
+            .as_str()
+            .unwrap()
+            .contains("successfully added"),
+        "{created}"
+    );
+    let (s, table) = t.get("/tables/events");
+    assert_eq!(s, 200);
+    // Normalised as Pinot writes it.
+    let stored = table["OFFLINE"]["quota"]["storage"].as_str().unwrap();
+    assert!(stored.ends_with('K'), "{table}");
+    let (s, b) = upload(&t, "s_0", &first);
+    assert_eq!(s, 200, "{b}");
+    t.wait_for("events", (2000, sum(0..2000)));
+    // A second one of the same size cannot fit.
+    let mut refused = None;
+    for i in 1..4 {
+        let name = format!("s_{i}");
+        let ids = (i * 2000)..(i * 2000 + 2000);
+        let (s, b) = upload(&t, &name, &segment(dir.path(), &name, ids, now));
+        if s != 200 {
+            refused = Some((i, s, b));
+            break;
+        }
+    }
+    let (i, s, b) = refused.expect("the quota never refused an upload");
+    assert_eq!(s, 403, "{b}");
+    let message = b["error"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "Storage quota check failed for segment: s_{i} of table: events_OFFLINE, reason: \
+             Storage quota exceeded for Table events_OFFLINE."
+        )),
+        "{message}"
+    );
+    // Nothing changed: the refused segment is neither listed nor answering.
+    let names = t.segment_names("events", "OFFLINE");
+    assert_eq!(names.len() as i64, i, "{names:?}");
+    assert_eq!(t.count("events"), (i * 2000, sum(0..i * 2000)));
+    // A bad quota is refused with Pinot's message.
+    let (s, b) = http(
+        "PUT",
+        &format!("{}/tables/events", t.controller),
+        Some(offline_table(json!({"quota": {"storage": "lots"}}))),
+    );
+    assert_eq!(s, 400, "{b}");
+    assert!(
+        b["error"]
+            .as_str()
+            .unwrap()
+            .contains("Invalid 'storage': lots"),
+        "{b}"
+    );
+}
+
+#[test]
+fn query_quota_refuses_queries_beyond_the_rate_with_429() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(&dir.path().join("data"));
+    t.post_ok("/schemas", schema());
+    t.post_ok(
+        "/tables",
+        offline_table(json!({"quota": {"maxQueriesPerSecond": "2"}})),
+    );
+    let (s, b) = upload(&t, "s_0", &segment(dir.path(), "s_0", 0..100, now_ms()));
+    assert_eq!(s, 200, "{b}");
+    t.wait_for("events", (100, sum(0..100)));
+    // After a second idle the limiter has stored permits again (at most a second's worth, 2;
+    // the last query before the pause borrowed from the next 500 ms): a burst of 20 gets 2 or
+    // 3 through, the rest are refused with 429.
+    std::thread::sleep(Duration::from_millis(1100));
+    let answers: Vec<(i64, i64)> = (0..20).map(|_| t.count("events")).collect();
+    let refused = answers.iter().filter(|a| a.0 == -429).count();
+    let admitted = answers.iter().filter(|a| **a == (100, sum(0..100))).count();
+    assert_eq!(refused + admitted, 20, "{answers:?}");
+    assert!(refused >= 15 && admitted >= 2, "{answers:?}");
+    let (_, body) = http(
+        "POST",
+        &format!("{}/query/sql", t.broker),
+        Some(json!({"sql": "SELECT count(*) FROM events"})),
+    );
+    let message = body["exceptions"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    if !message.is_empty() {
+        assert!(
+            message.ends_with("SELECT count(*) FROM events exceeds query quota for table: events"),
+            "{message}"
+        );
+    }
+    // After a pause the table admits queries again.
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(t.count("events"), (100, sum(0..100)));
+}
