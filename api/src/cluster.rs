@@ -16,6 +16,7 @@ use crate::metadata::records::LiveAnnouncement;
 use crate::metadata::records::{InstanceType, instance_id};
 use crate::metadata::zk::{ZkConfig, ZkStore};
 use crate::metadata::{MetadataStore, RedbStore};
+use crate::minion::{self, Minion, MinionConfig};
 use crate::server::sync::server_loop;
 use crate::server::{self, Server, ServerConfig};
 use crate::transport::{
@@ -33,40 +34,43 @@ pub struct Roles {
     pub controller: bool,
     pub broker: bool,
     pub server: bool,
+    pub minion: bool,
 }
 
 impl Roles {
-    /// All three.
+    /// All four.
     pub const ALL: Roles = Roles {
         controller: true,
         broker: true,
         server: true,
+        minion: true,
     };
 
-    /// Parses `controller,broker,server` (any subset, any order).
+    /// None.
+    pub const NONE: Roles = Roles {
+        controller: false,
+        broker: false,
+        server: false,
+        minion: false,
+    };
+
+    /// Parses `controller,broker,server,minion` (any subset, any order).
     pub fn parse(text: &str) -> Result<Roles, StartError> {
-        let mut r = Roles {
-            controller: false,
-            broker: false,
-            server: false,
-        };
+        let mut r = Roles::NONE;
         for role in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match role.to_ascii_lowercase().as_str() {
                 "controller" => r.controller = true,
                 "broker" => r.broker = true,
                 "server" => r.server = true,
+                "minion" => r.minion = true,
                 other => {
                     return Err(StartError::Config(format!(
-                        "unknown role '{other}' (expected controller, broker or server)"
+                        "unknown role '{other}' (expected controller, broker, server or minion)"
                     )));
                 }
             }
         }
-        if r == (Roles {
-            controller: false,
-            broker: false,
-            server: false,
-        }) {
+        if r == Roles::NONE {
             return Err(StartError::Config("no role given".into()));
         }
         Ok(r)
@@ -82,6 +86,8 @@ pub struct StartOptions {
     pub controller_port: u16,
     pub broker_port: u16,
     pub server_port: u16,
+    /// The minion's HTTP port (health, loggers); 0 (the default) picks a free one.
+    pub minion_port: u16,
     /// The query port of a process running a broker or server ([`transport::query_port`]);
     /// 0: a free one.
     pub query_port: u16,
@@ -143,6 +149,7 @@ impl StartOptions {
             controller_port: 9000,
             broker_port: 8099,
             server_port: 8098,
+            minion_port: 0,
             query_port: 0,
             controller_url: None,
             instance_id: None,
@@ -176,6 +183,7 @@ impl StartOptions {
             controller_port: 0,
             broker_port: 0,
             server_port: 0,
+            minion_port: 0,
             heartbeat_interval: Duration::from_millis(100),
             heartbeat_timeout: Duration::from_secs(2),
             periodic: crate::controller::periodic::Intervals {
@@ -218,6 +226,7 @@ pub struct Cluster {
     pub broker_url: Option<String>,
     pub server_url: Option<String>,
     pub server_id: Option<String>,
+    pub minion_url: Option<String>,
     /// The query port, when this process runs a broker or server.
     pub query_port: Option<u16>,
     store: Option<Arc<dyn MetadataStore>>,
@@ -253,6 +262,7 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         broker_url: None,
         server_url: None,
         server_id: None,
+        minion_url: None,
         query_port: None,
         store: None,
         http_tasks: Vec::new(),
@@ -305,6 +315,11 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
         .broker
         .then(|| listen(&host, opts.broker_port))
         .transpose()?;
+    let minion_l = opts
+        .roles
+        .minion
+        .then(|| listen(&host, opts.minion_port))
+        .transpose()?;
     let controller_id = controller_l
         .as_ref()
         .map(|(_, p)| instance_id(InstanceType::Controller, &host, *p));
@@ -318,10 +333,18 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             only_role_id(InstanceType::Broker, *p)
         }
     });
+    let minion_id = minion_l.as_ref().map(|(_, p)| {
+        if opts.roles.server || opts.roles.broker || opts.roles.controller {
+            instance_id(InstanceType::Minion, &host, *p)
+        } else {
+            only_role_id(InstanceType::Minion, *p)
+        }
+    });
     let primary = controller_id
         .clone()
         .or(server_id.clone())
         .or(broker_id.clone())
+        .or(minion_id.clone())
         .unwrap_or_default();
     let logging = match &opts.logging {
         Some(h) => h.clone(),
@@ -578,6 +601,44 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
             )));
         cluster.query_port = Some(port);
     }
+    if let (Some((listener, port)), Some(id)) = (minion_l, minion_id) {
+        let work_dir = mkdir(opts.data_dir.join("minion").join(&id))?;
+        let m = Arc::new(Minion {
+            config: MinionConfig {
+                instance_id: id.clone(),
+                work_dir,
+                heartbeat_interval: opts.heartbeat_interval,
+                poll_interval: opts.heartbeat_interval.max(Duration::from_millis(100)),
+            },
+            controller: controller_client.clone(),
+            logging: logging.clone(),
+        });
+        let registration = Registration {
+            host: host.clone(),
+            port,
+            instance_type: InstanceType::Minion,
+            instance_name: Some(id.clone()),
+            tags: None,
+            query_port: None,
+        };
+        if let Some(c) = &local_controller {
+            register_locally(c, &registration).await?;
+        }
+        cluster
+            .loops
+            .push(async_std::task::spawn(minion::heartbeat_loop(
+                m.clone(),
+                registration,
+                stop.clone(),
+            )));
+        cluster.loops.push(async_std::task::spawn(minion::work_loop(
+            m.clone(),
+            stop.clone(),
+        )));
+        let app = protect(minion::app(m), &opts.auth, Role::Server);
+        cluster.http_tasks.push(serve(app, listener));
+        cluster.minion_url = Some(crate::tls::url(&host, port));
+    }
     cluster.store = match (zk, local_controller) {
         (Some(zk), _) => Some(Arc::new(zk)),
         (None, Some(c)) => Some(c.store.clone()),
@@ -662,18 +723,24 @@ mod tests {
     #[test]
     fn parses_roles() {
         assert_eq!(
-            Roles::parse("controller,broker,server").unwrap(),
+            Roles::parse("controller,broker,server,minion").unwrap(),
             Roles::ALL
         );
         assert_eq!(
             Roles::parse("Server").unwrap(),
             Roles {
-                controller: false,
-                broker: false,
-                server: true
+                server: true,
+                ..Roles::NONE
             }
         );
-        assert!(Roles::parse("minion").is_err());
+        assert_eq!(
+            Roles::parse("minion").unwrap(),
+            Roles {
+                minion: true,
+                ..Roles::NONE
+            }
+        );
+        assert!(Roles::parse("janitor").is_err());
         assert!(Roles::parse("").is_err());
     }
 }

@@ -24,6 +24,7 @@ pub mod http;
 pub mod ingest_job;
 pub mod logging;
 pub mod metadata;
+pub mod minion;
 pub mod quickstart;
 pub mod server;
 pub mod stream;

@@ -447,3 +447,197 @@ fn query_quota_refuses_queries_beyond_the_rate_with_429() {
     std::thread::sleep(Duration::from_millis(1100));
     assert_eq!(t.count("events"), (100, sum(0..100)));
 }
+
+/// `POST /tasks/schedule?taskType=…&tableName=…`: the task names made.
+fn schedule(t: &Tessera, task_type: &str, table: &str) -> Vec<String> {
+    let (s, b) = http(
+        "POST",
+        &format!(
+            "{}/tasks/schedule?taskType={task_type}&tableName={table}",
+            t.controller
+        ),
+        None,
+    );
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["generationErrors"], "", "{b}");
+    b[task_type]
+        .as_str()
+        .unwrap_or_default()
+        .split(',')
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Waits until task `name` is COMPLETED, checking `each` in between (queries during the task).
+fn wait_task(t: &Tessera, name: &str, mut each: impl FnMut()) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let (s, state) = t.get(&format!("/tasks/task/{name}/state"));
+        assert_eq!(s, 200, "{state}");
+        if state == "COMPLETED" {
+            return;
+        }
+        assert_ne!(
+            state,
+            "FAILED",
+            "{}",
+            t.get(&format!("/tasks/task/{name}/debug")).1
+        );
+        assert!(
+            Instant::now() < deadline,
+            "{name} is {state}: {}",
+            t.get(&format!("/tasks/task/{name}/debug")).1
+        );
+        each();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn merge_table(task: Value) -> Value {
+    offline_table(json!({"task": {"taskTypeConfigsMap": {"MergeRollupTask": task}}}))
+}
+
+/// Uploads `n` segments of 50 rows, spread over days 5, 4 and 3 ago; ids `0..50n`.
+fn small_segments(t: &Tessera, root: &Path, n: i64) -> i64 {
+    let now = now_ms();
+    for s in 0..n {
+        let day = now - (5 - s % 3) * DAY_MS;
+        let name = format!("small_{s}");
+        let (st, b) = upload(
+            t,
+            &name,
+            &segment(root, &name, (s * 50)..(s * 50 + 50), day),
+        );
+        assert_eq!(st, 200, "{b}");
+    }
+    n * 50
+}
+
+#[test]
+fn merge_rollup_concat_turns_many_small_segments_into_few_with_equal_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(&dir.path().join("data"));
+    t.post_ok("/schemas", schema());
+    t.post_ok(
+        "/tables",
+        merge_table(
+            json!({"1day.bucketTimePeriod": "1d", "1day.bufferTimePeriod": "1d",
+            "1day.mergeType": "concat", "1day.maxNumParallelBuckets": "3"}),
+        ),
+    );
+    let rows = small_segments(&t, dir.path(), 24);
+    let want = (rows, sum(0..rows));
+    t.wait_for("events", want);
+    assert_eq!(t.segment_names("events", "OFFLINE").len(), 24);
+
+    let names = schedule(&t, "MergeRollupTask", "events_OFFLINE");
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(names[0].starts_with("Task_MergeRollupTask_"), "{names:?}");
+    // Every answer before, during and after the merge is the same.
+    let mut seen = 0;
+    wait_task(&t, &names[0], || {
+        assert_eq!(t.count("events"), want);
+        seen += 1;
+    });
+    assert_eq!(t.count("events"), want);
+    let merged = t.segment_names("events", "OFFLINE");
+    assert_eq!(merged.len(), 3, "{merged:?}");
+    assert!(
+        merged.iter().all(|n| n.starts_with("merged_1day_")),
+        "{merged:?}"
+    );
+    eprintln!("{seen} queries answered while the merge ran");
+
+    // Pinot's views of the task.
+    let (s, b) = t.get("/tasks/MergeRollupTask/state");
+    assert_eq!((s, b.as_str()), (200, Some("COMPLETED")));
+    let (_, b) = t.get("/tasks/MergeRollupTask/tasks");
+    assert_eq!(b, json!([names[0]]));
+    let (_, b) = t.get(&format!("/tasks/subtask/{}/state", names[0]));
+    assert!(
+        b.as_object().unwrap().values().all(|v| v == "COMPLETED"),
+        "{b}"
+    );
+    let (_, b) = t.get(&format!("/tasks/task/{}/config", names[0]));
+    assert_eq!(b[0]["taskType"], "MergeRollupTask", "{b}");
+    assert_eq!(b[0]["configs"]["mergeType"], "concat", "{b}");
+    let (_, b) = t.get("/tasks/MergeRollupTask/events_OFFLINE/metadata");
+    assert!(b["simpleFields"]["watermarkMs_1day"].is_string(), "{b}");
+    let (_, zk) = t.get("/segments/events/zkmetadata");
+    let first = zk.as_object().unwrap().values().next().unwrap().clone();
+    assert!(
+        first["custom.map"]
+            .as_str()
+            .unwrap()
+            .contains("\"MergeRollupTask.mergeLevel\":\"1day\""),
+        "{first}"
+    );
+    let (_, lineage) = t.get("/segments/events/lineage?type=OFFLINE");
+    let entries = lineage["lineageEntries"].as_object().unwrap();
+    assert_eq!(entries.len(), 3, "{lineage}");
+    assert!(
+        entries.values().all(|e| e["state"] == "COMPLETED"),
+        "{lineage}"
+    );
+    // The merged-away segments went to the deleted area.
+    assert_eq!(t.deleted_archives("events").len(), 24);
+    // Nothing left to merge: a second schedule makes no task.
+    assert!(schedule(&t, "MergeRollupTask", "events_OFFLINE").is_empty());
+}
+
+#[test]
+fn merge_rollup_rolls_up_keeping_sums() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(&dir.path().join("data"));
+    t.post_ok("/schemas", schema());
+    t.post_ok(
+        "/tables",
+        merge_table(
+            json!({"1day.bucketTimePeriod": "1d", "1day.bufferTimePeriod": "1d",
+            "1day.mergeType": "rollup", "1day.roundBucketTimePeriod": "1d",
+            "1day.maxNumParallelBuckets": "3"}),
+        ),
+    );
+    let rows = small_segments(&t, dir.path(), 12);
+    t.wait_for("events", (rows, sum(0..rows)));
+    let names = schedule(&t, "MergeRollupTask", "events");
+    assert_eq!(names.len(), 1, "{names:?}");
+    wait_task(&t, &names[0], || {
+        // Each day's bucket is a subtask that swaps on its own: its 200 rows become 3 at
+        // once (never both, never neither), and the sum never changes.
+        let (n, s) = t.count("events");
+        assert!([600, 403, 206, 9].contains(&n), "{n}");
+        assert_eq!(s, sum(0..rows));
+    });
+    // Three kinds × three days, ids summed per (kind, day).
+    assert_eq!(t.count("events"), (9, sum(0..rows)));
+    let (status, body) = http(
+        "POST",
+        &format!("{}/query/sql", t.broker),
+        Some(json!({"sql": "SELECT kind, sum(id) FROM events GROUP BY kind ORDER BY kind"})),
+    );
+    assert_eq!(status, 200, "{body}");
+    let by_kind: Vec<(String, i64)> = body["resultTable"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r[0].as_str().unwrap().to_string(),
+                r[1].as_f64().unwrap() as i64,
+            )
+        })
+        .collect();
+    let expected: Vec<(String, i64)> = ["a", "b", "c"]
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            (
+                name.to_string(),
+                (0..rows).filter(|i| i % 3 == k as i64).sum(),
+            )
+        })
+        .collect();
+    assert_eq!(by_kind, expected);
+}

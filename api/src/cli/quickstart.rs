@@ -66,11 +66,12 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
         std::env::temp_dir().join(format!("tessera-quickstart-{}", std::process::id()))
     });
     let start = StartArgs {
-        roles: "controller,broker,server".into(),
+        roles: "controller,broker,server,minion".into(),
         data_dir: data_dir.clone(),
         controller_port: args.controller_port,
         broker_port: args.broker_port,
         server_port: args.server_port,
+        minion_port: 0,
         query_port: 0,
         controller_url: None,
         zk: None,

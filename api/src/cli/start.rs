@@ -1,5 +1,5 @@
-//! `tessera start`: runs any subset of the controller, broker and server roles (all three by
-//! default) until killed.
+//! `tessera start`: runs any subset of the controller, broker, server and minion roles (all four
+//! by default) until killed.
 
 use crate::cluster::{self, Roles, StartOptions};
 use clap::Args;
@@ -9,8 +9,9 @@ use std::time::Duration;
 /// Options of `tessera start`.
 #[derive(Args, Debug, Clone)]
 pub struct StartArgs {
-    /// Roles to run in this process: any of controller, broker, server (comma-separated).
-    #[arg(long, default_value = "controller,broker,server")]
+    /// Roles to run in this process: any of controller, broker, server, minion
+    /// (comma-separated).
+    #[arg(long, default_value = "controller,broker,server,minion")]
     pub roles: String,
     /// Directory for metadata, the deep store and hosted segments.
     #[arg(long, default_value = "tessera-data")]
@@ -24,6 +25,10 @@ pub struct StartArgs {
     /// Server port (0 picks a free port).
     #[arg(long, default_value_t = 8098)]
     pub server_port: u16,
+    /// Minion port: its health and loggers (0, the default, picks a free port; Pinot's
+    /// minions use 9514).
+    #[arg(long, default_value_t = 0)]
+    pub minion_port: u16,
     /// Port where a broker or server takes query traffic from other processes: a server's
     /// queries and multi-stage stages, blocks of multi-stage exchanges (a framed TCP protocol;
     /// 0 picks a free port, which a server announces when it registers).
@@ -114,6 +119,7 @@ impl StartArgs {
         o.controller_port = self.controller_port;
         o.broker_port = self.broker_port;
         o.server_port = self.server_port;
+        o.minion_port = self.minion_port;
         o.query_port = self.query_port;
         o.controller_url = self.controller_url.clone();
         o.zk = self.zk.as_ref().map(|address| {
@@ -215,6 +221,7 @@ pub fn print_urls(c: &cluster::Cluster) {
         ("controller", &c.controller_url),
         ("broker", &c.broker_url),
         ("server", &c.server_url),
+        ("minion", &c.minion_url),
     ] {
         if let Some(u) = url {
             let _ = writeln!(out, "{role} {u}");

@@ -42,6 +42,7 @@ pub struct SegmentFacts {
     pub table_name: String,
     /// The time column and the segment's largest value of it (raw units), if any.
     pub time_column: Option<String>,
+    pub start_time: Option<i64>,
     pub end_time: Option<i64>,
 }
 
@@ -52,6 +53,7 @@ impl From<&SegmentMetadata> for SegmentFacts {
             total_docs: u64::from(m.total_docs),
             table_name: m.table_name.clone(),
             time_column: m.time_column.clone(),
+            start_time: m.start_time,
             end_time: m.end_time,
         }
     }
@@ -145,6 +147,26 @@ pub fn unpack(archive: &[u8], into: &Path) -> Result<UnpackedSegment, ArchiveErr
         dir,
         data_bytes,
     })
+}
+
+/// The name of the segment in an archive: its top-level directory, read from the first entry
+/// (the archive is checked whole when it is stored).
+pub fn segment_name_of(archive: &[u8]) -> Result<String, ArchiveError> {
+    let malformed = |e: std::io::Error| ArchiveError::Malformed(e.to_string());
+    let mut tar = tar::Archive::new(GzDecoder::new(archive));
+    let first = tar
+        .entries()
+        .map_err(malformed)?
+        .next()
+        .ok_or_else(|| ArchiveError::Malformed("empty archive".into()))?
+        .map_err(malformed)?;
+    let path = first.path().map_err(malformed)?.into_owned();
+    path.components()
+        .find_map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .ok_or_else(|| ArchiveError::Malformed(format!("bad entry path '{}'", path.display())))
 }
 
 /// The entries of a small tar.gz, as (path, bytes), each at most `limit` bytes (the archive is

@@ -243,6 +243,25 @@ pub fn transformed_rows(
     select_rows(schema, exprs, filter, staging_schema, staging)
 }
 
+/// The schema a segment was built with, from its metadata.
+pub fn segment_schema(segment: &ImmutableSegment) -> Schema {
+    let fields = segment
+        .metadata()
+        .columns
+        .iter()
+        .map(|c| FieldSpec {
+            field_type: c.field_type,
+            single_value_field: c.single_value,
+            ..FieldSpec::dimension(&c.name, c.data_type)
+        })
+        .collect();
+    Schema {
+        schema_name: "tessera_source".into(),
+        fields,
+        ..Schema::default()
+    }
+}
+
 /// Runs `SELECT exprs… FROM source LIMIT <all>` over one segment with the engine's server half
 /// and returns rows in `schema` field order (`None` expressions give NULL; values are cast to
 /// the field types), leaving out the rows `filter` is true for. Blocking; run on rayon.

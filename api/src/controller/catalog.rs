@@ -32,11 +32,13 @@ pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 impl Controller {
-    fn read<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, ApiError> {
+    /// The record at `key`, if any.
+    pub fn read<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, ApiError> {
         self.store.get(key)?.map(|b| decode(key, &b)).transpose()
     }
 
-    fn read_all<T: DeserializeOwned>(&self, prefix: &str) -> Result<Vec<T>, ApiError> {
+    /// Every record under `prefix`, in key order.
+    pub fn read_all<T: DeserializeOwned>(&self, prefix: &str) -> Result<Vec<T>, ApiError> {
         self.store
             .list(prefix)?
             .iter()

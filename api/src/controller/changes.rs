@@ -47,7 +47,7 @@ pub async fn publish(c: &Controller) {
     let remote: Vec<String> = match c.instances() {
         Ok(list) => list
             .into_iter()
-            .filter(|i| i.instance_type != InstanceType::Controller)
+            .filter(|i| matches!(i.instance_type, InstanceType::Broker | InstanceType::Server))
             .filter(|i| !local.iter().any(|(id, _)| id == &i.instance_name))
             .filter(|i| c.is_online(&i.instance_name))
             .map(|i| i.base_url())

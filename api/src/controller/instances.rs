@@ -208,7 +208,8 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
         ..RoutingTable::default()
     };
     let instances = c.instances()?;
-    for s in c.segments(typed)? {
+    // What a replacement in progress uploads stays out of routing until it completes.
+    for s in super::lineage::visible_segments(c, typed)? {
         // A consuming segment is answered by the servers consuming it; a committed one by the
         // servers holding the stored copy — a replica still consuming it may lag behind the
         // committed end offset — or, until one reports it, by the replica that committed it.

@@ -8,6 +8,7 @@ use super::segments::find_segment;
 use super::tables::catalog_entries;
 use crate::http::ApiError;
 use crate::metadata::records::{AssignedSegment, RoutingTable, SegmentReport};
+use crate::transport::minion_tasks::{TaskAssignment, TaskReport};
 use crate::transport::{
     BoxFuture, CommitOutcome, ControllerClient, RealtimeSetup, Registration, RoutingError,
     SegmentCommit, TransportError,
@@ -90,5 +91,25 @@ impl ControllerClient for Controller {
         typed: &'a str,
     ) -> BoxFuture<'a, Result<Option<RealtimeSetup>, TransportError>> {
         Box::pin(async move { Ok(super::realtime::setup(self, typed)?) })
+    }
+
+    fn next_task<'a>(
+        &'a self,
+        minion: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskAssignment>, TransportError>> {
+        Box::pin(async move { Ok(super::minion_tasks::next(self, minion).await?) })
+    }
+
+    fn finish_task<'a>(
+        &'a self,
+        report: &'a TaskReport,
+        archives: Vec<Vec<u8>>,
+    ) -> BoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(async move {
+            let done = super::minion_tasks::finish(self, report, archives).await;
+            // No request middleware here: publish the change as an HTTP call would.
+            super::changes::publish(self).await;
+            done.map_err(|e| TransportError::from(crate::http::ApiError::from(e)))
+        })
     }
 }

@@ -8,6 +8,7 @@
 //! * `SegmentRelocator` ([`super::tiers`]) — segments aged into a storage tier.
 //! * `RealtimeSegmentValidationManager` ([`super::realtime`]) — a consuming segment for every
 //!   stream partition.
+//! * `PinotTaskManager` ([`super::minion_tasks`]) — minion tasks from tables' task configs.
 
 use super::responses::json;
 use super::{Controller, ControllerState, changes};
@@ -27,13 +28,15 @@ pub enum PeriodicTask {
     RetentionManager,
     SegmentRelocator,
     RealtimeSegmentValidationManager,
+    PinotTaskManager,
 }
 
 impl PeriodicTask {
-    pub const ALL: [PeriodicTask; 3] = [
+    pub const ALL: [PeriodicTask; 4] = [
         PeriodicTask::RetentionManager,
         PeriodicTask::SegmentRelocator,
         PeriodicTask::RealtimeSegmentValidationManager,
+        PeriodicTask::PinotTaskManager,
     ];
 
     /// Pinot's name of the task.
@@ -42,6 +45,7 @@ impl PeriodicTask {
             PeriodicTask::RetentionManager => "RetentionManager",
             PeriodicTask::SegmentRelocator => "SegmentRelocator",
             PeriodicTask::RealtimeSegmentValidationManager => "RealtimeSegmentValidationManager",
+            PeriodicTask::PinotTaskManager => "PinotTaskManager",
         }
     }
 
@@ -74,6 +78,15 @@ impl PeriodicTask {
                 super::realtime::validate(c, typed).await;
                 Ok(())
             }
+            PeriodicTask::PinotTaskManager => {
+                super::minion_tasks::schedule(c, None, typed, "CRON_TRIGGER")
+                    .await
+                    .map(|s| {
+                        for e in s.generation_errors {
+                            log::warn!("PinotTaskManager: {e}");
+                        }
+                    })
+            }
         };
         changes::publish(c).await;
         done
@@ -89,6 +102,8 @@ pub struct Intervals {
     pub relocation: Duration,
     /// `controller.realtime.segment.validation.frequencyPeriod` (Tessera: 5 s).
     pub realtime_validation: Duration,
+    /// `controller.task.frequencyPeriod` (Tessera: 1h).
+    pub task_scheduling: Duration,
 }
 
 impl Default for Intervals {
@@ -97,6 +112,7 @@ impl Default for Intervals {
             retention: Duration::from_secs(6 * 3600),
             relocation: Duration::from_secs(60),
             realtime_validation: super::realtime::VALIDATION_INTERVAL,
+            task_scheduling: Duration::from_secs(3600),
         }
     }
 }
@@ -108,6 +124,7 @@ impl Intervals {
             PeriodicTask::RetentionManager => self.retention,
             PeriodicTask::SegmentRelocator => self.relocation,
             PeriodicTask::RealtimeSegmentValidationManager => self.realtime_validation,
+            PeriodicTask::PinotTaskManager => self.task_scheduling,
         }
     }
 
@@ -126,6 +143,7 @@ impl Intervals {
                 "controller.realtime.segment.validation.frequencyPeriod",
                 &mut self.realtime_validation,
             ),
+            ("controller.task.frequencyPeriod", &mut self.task_scheduling),
         ];
         for (key, slot) in keys {
             if let Some(text) = props.get(key) {

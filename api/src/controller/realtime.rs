@@ -258,7 +258,9 @@ fn consuming_record(
         download_uri: None,
         servers,
         reload_version: 0,
+        start_time_ms: None,
         end_time_ms: None,
+        custom: Default::default(),
         tier_tag: None,
         incarnation: new_incarnation(),
         stream: Some(range),
@@ -339,6 +341,7 @@ pub async fn commit(
         )));
     }
     let end_time_ms = super::tiers::end_time_ms(c, typed, &facts);
+    let start_time_ms = super::tiers::start_time_ms(c, typed, &facts);
 
     let _guard = c.lock_writes().await?;
     let Some(old) = c.segment(typed, &req.segment_name)? else {
@@ -379,6 +382,7 @@ pub async fn commit(
         data_bytes,
         total_docs: facts.total_docs,
         archive: file_name.clone(),
+        start_time_ms,
         end_time_ms,
         stream: Some(StreamRange {
             status: StreamStatus::Done,

@@ -9,31 +9,12 @@
 //! otherwise the segment keeps the trees it was built with.
 
 use crate::common::archive;
-use crate::common::transform::{quote_column, select_rows};
-use segments::types::{FieldSpec, Schema};
-use segments::{BuildConfig, ImmutableSegment, build_segment_from_rows};
+use crate::common::transform::{quote_column, segment_schema, select_rows};
+use segments::types::Schema;
+use segments::{BuildConfig, build_segment_from_rows};
 use serde_json::Value as Json;
 use std::path::Path;
 use std::sync::Arc;
-
-/// The schema a segment was built with, from its metadata.
-pub fn segment_schema(segment: &ImmutableSegment) -> Schema {
-    let fields = segment
-        .metadata()
-        .columns
-        .iter()
-        .map(|c| FieldSpec {
-            field_type: c.field_type,
-            single_value_field: c.single_value,
-            ..FieldSpec::dimension(&c.name, c.data_type)
-        })
-        .collect();
-    Schema {
-        schema_name: "tessera_source".into(),
-        fields,
-        ..Schema::default()
-    }
-}
 
 /// Rebuilds the segment in `archive_bytes` for `schema` + `config`; returns the new archive.
 /// Blocking; run on rayon.

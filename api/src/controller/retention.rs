@@ -25,6 +25,10 @@ use segments::types::TableType;
 use segments::types::table_config::parse_period_millis;
 use std::time::{Duration, SystemTime};
 
+/// How long a replacement may stay in progress before the retention manager reverts it
+/// (Pinot's `lineageEntryCleanupRetentionPeriod` default).
+pub const LINEAGE_STALE: Duration = Duration::from_secs(86_400);
+
 /// How long a deleted segment's archive is kept when the table does not say
 /// (`controller.deleted.segments.retentionInDays`, 7).
 pub const DEFAULT_DELETED_RETENTION: Duration = Duration::from_secs(7 * 86_400);
@@ -147,9 +151,19 @@ pub async fn retain_table(c: &Controller, typed: &str) -> Result<usize, ApiError
     let Some(config) = c.table_config(typed)?.as_ref().and_then(parse_config) else {
         return Ok(0);
     };
+    // Lineage first: entries that no longer matter go, a replacement stuck in progress for a
+    // day is reverted (its driver died).
+    super::lineage::clean_up(c, typed, LINEAGE_STALE).map_err(ApiError::from)?;
     let segments = c.segments(typed)?;
+    // Segments a replacement holds on to are left to it.
+    let locked: std::collections::HashSet<String> = super::lineage::lineage(c, typed)?
+        .locked()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
     let gone: Vec<SegmentRecord> = expired(&config, &segments, now_ms())
         .into_iter()
+        .filter(|s| !locked.contains(&s.segment_name))
         .cloned()
         .collect();
     if !gone.is_empty() {
@@ -253,7 +267,9 @@ mod tests {
             download_uri: None,
             servers: vec![],
             reload_version: 0,
+            start_time_ms: None,
             end_time_ms: end,
+            custom: Default::default(),
             tier_tag: None,
             incarnation: 1,
             stream: consuming.then(|| StreamRange {

@@ -6,6 +6,7 @@
 //! ([`commit_arrival`]), so a crash at any point leaves no record of a half-stored archive. A
 //! metadata push records a segment whose archive stays at the pusher's URI ([`store_metadata`]).
 
+use super::Controller;
 use super::archive_store::remove_archive;
 use super::assignment;
 use super::catalog::encode;
@@ -13,7 +14,6 @@ use super::error::ControllerError;
 use super::placement::{placement_servers, server_load};
 use super::table_config;
 use super::table_config::server_tag;
-use super::{Controller, ControllerState};
 use crate::common::archive::{self, SegmentFacts};
 use crate::common::clock::now_ms;
 use crate::common::location::{LOCATION_FORMS, Location};
@@ -75,7 +75,7 @@ pub fn resolve_upload_table(
 /// `None`, of the table its metadata names, typed by `table_type`). Returns Pinot's success
 /// message.
 pub async fn store_archive(
-    c: &ControllerState,
+    c: &Controller,
     typed: Option<&str>,
     table_type: Option<&str>,
     archive: Vec<u8>,
@@ -104,7 +104,7 @@ enum Home {
 /// [`store_archive`], refused with 409 when `expected_crc` is given and the segment's current
 /// CRC differs (it was refreshed meanwhile) — used by reload rebuilds.
 pub async fn store_archive_if(
-    c: &ControllerState,
+    c: &Controller,
     typed: Option<&str>,
     table_type: Option<&str>,
     archive: Vec<u8>,
@@ -135,7 +135,7 @@ pub(crate) fn map_scratch_file(path: &std::path::Path) -> Result<memmap2::Mmap, 
 /// Validates `<scratch>/segment.tar.gz` (read through a memory map) and commits it as a new or
 /// refreshed segment (see [`store_archive_if`]).
 pub(crate) async fn store_archive_file(
-    c: &ControllerState,
+    c: &Controller,
     typed: Option<&str>,
     table_type: Option<&str>,
     scratch: &Scratch,
@@ -167,7 +167,7 @@ pub(crate) async fn store_archive_file(
 /// full archive stays at `uri`. The controller checks that the URI can be read from here and
 /// records it; servers fetch the archive from there and check its CRC.
 pub(crate) async fn store_metadata(
-    c: &ControllerState,
+    c: &Controller,
     typed: Option<&str>,
     table_type: Option<&str>,
     metadata: Vec<u8>,
@@ -197,7 +197,7 @@ pub(crate) async fn store_metadata(
 
 /// Records `arrival` as a new or refreshed segment (see [`store_archive_if`]).
 async fn commit_arrival(
-    c: &ControllerState,
+    c: &Controller,
     typed: Option<&str>,
     table_type: Option<&str>,
     arrival: Arrival,
@@ -237,6 +237,7 @@ async fn commit_arrival(
         super::storage_quota::check(&parsed, typed, &segment, existing.as_ref(), &held, incoming)?;
     }
     let end_time_ms = super::tiers::end_time_ms(c, typed, &facts);
+    let start_time_ms = super::tiers::start_time_ms(c, typed, &facts);
     if let Some(expected) = expected_crc
         && existing.as_ref().map(|e| e.crc) != Some(expected)
     {
@@ -273,6 +274,7 @@ async fn commit_arrival(
             refresh_time_ms: Some(now),
             archive: file_name.clone(),
             download_uri,
+            start_time_ms,
             end_time_ms,
             ..old.clone()
         },
@@ -297,7 +299,9 @@ async fn commit_arrival(
                     &mut load,
                 ),
                 reload_version: 0,
+                start_time_ms,
                 end_time_ms,
+                custom: Default::default(),
                 tier_tag: None,
                 incarnation: crate::metadata::records::new_incarnation(),
                 stream: None,

@@ -76,9 +76,18 @@ pub fn zk_fields(c: &Controller, r: &SegmentRecord) -> BTreeMap<&'static str, St
     if let Some(t) = r.refresh_time_ms {
         m.insert("segment.refresh.time", t.to_string());
     }
+    if let Some(t) = r.start_time_ms {
+        m.insert("segment.start.time", t.to_string());
+    }
     if let Some(t) = r.end_time_ms {
         m.insert("segment.end.time", t.to_string());
         m.insert("segment.time.unit", "MILLISECONDS".into());
+    }
+    if !r.custom.is_empty() {
+        m.insert(
+            "custom.map",
+            serde_json::to_string(&r.custom).unwrap_or_default(),
+        );
     }
     if let Some(u) = download_url(c, r) {
         m.insert("segment.download.url", u);

@@ -239,6 +239,8 @@ async fn delete(req: Request<ControllerState>) -> tide::Result {
         ops.push(Op::Delete(keys::table(typed)));
         ops.push(Op::DeletePrefix(keys::segments_of(typed)));
         ops.push(Op::Delete(pause_key(typed)));
+        ops.push(Op::Delete(keys::lineage(typed)));
+        ops.push(Op::DeletePrefix(keys::task_metadata_of(typed)));
     }
     c.commit(ops)?;
     for (_, typed) in &tables {

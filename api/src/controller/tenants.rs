@@ -46,6 +46,7 @@ pub fn default_tags(t: InstanceType) -> Vec<String> {
             "DefaultTenant_OFFLINE".to_string(),
             "DefaultTenant_REALTIME".to_string(),
         ],
+        InstanceType::Minion => vec!["minion_untagged".to_string()],
         InstanceType::Controller => Vec::new(),
     }
 }

@@ -28,10 +28,20 @@ use tide::Request;
 /// The end time of an uploaded segment in epoch millis, when its time column has an `EPOCH`
 /// format in the table's schema.
 pub fn end_time_ms(c: &Controller, typed: &str, seg: &SegmentFacts) -> Option<i64> {
-    let (column, end) = (seg.time_column.as_ref()?, seg.end_time?);
+    time_ms(c, typed, seg, seg.end_time?)
+}
+
+/// The start time of an uploaded segment in epoch millis (as [`end_time_ms`]).
+pub fn start_time_ms(c: &Controller, typed: &str, seg: &SegmentFacts) -> Option<i64> {
+    time_ms(c, typed, seg, seg.start_time?)
+}
+
+/// A value of the segment's time column in epoch millis.
+fn time_ms(c: &Controller, typed: &str, seg: &SegmentFacts, value: i64) -> Option<i64> {
+    let column = seg.time_column.as_ref()?;
     let schema = c.schema(table_name::split(typed).0).ok()??;
     let format = schema.field(column)?.format.clone()?;
-    end.checked_mul(epoch_unit_millis(&format)?)
+    value.checked_mul(epoch_unit_millis(&format)?)
 }
 
 /// One pass over one table: start moves of segments that aged into a tier, finish moves whose

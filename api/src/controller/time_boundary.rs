@@ -44,8 +44,7 @@ pub fn time_boundary(
     else {
         return Ok(None);
     };
-    let Some(max_end_ms) = c
-        .segments(offline_typed)?
+    let Some(max_end_ms) = super::lineage::visible_segments(c, offline_typed)?
         .iter()
         .filter_map(|s| s.end_time_ms)
         .max()

@@ -113,16 +113,36 @@ pub fn spans(body: &[u8], boundary: &str) -> Result<Vec<Span>, ApiError> {
 
 /// Builds a multipart body with one file part (for clients and tests). Returns the content type.
 pub fn encode_file(field: &str, filename: &str, data: &[u8]) -> (String, Vec<u8>) {
-    let boundary = format!("tessera{:016x}", fnv_hash(data));
-    let mut out = Vec::with_capacity(data.len() + 256);
-    out.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
-    out.extend_from_slice(
-        format!("Content-Disposition: form-data; name=\"{field}\"; filename=\"{filename}\"\r\n")
-            .as_bytes(),
-    );
-    out.extend_from_slice(b"Content-Type: application/octet-stream\r\n\r\n");
-    out.extend_from_slice(data);
-    out.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    encode_parts(&[(field, Some(filename), data)])
+}
+
+/// Builds a multipart body of `(field, filename, bytes)` parts (a part without a file name is
+/// a plain field). Returns the content type.
+pub fn encode_parts(parts: &[(&str, Option<&str>, &[u8])]) -> (String, Vec<u8>) {
+    let seed = parts
+        .iter()
+        .fold(0u64, |h, (_, _, d)| h.rotate_left(7) ^ fnv_hash(d));
+    let boundary = format!("tessera{seed:016x}");
+    let size: usize = parts.iter().map(|(_, _, d)| d.len() + 256).sum();
+    let mut out = Vec::with_capacity(size + 64);
+    for (field, filename, data) in parts {
+        out.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
+        match filename {
+            Some(f) => out.extend_from_slice(
+                format!(
+                    "Content-Disposition: form-data; name=\"{field}\"; filename=\"{f}\"\r\n\
+                     Content-Type: application/octet-stream\r\n\r\n"
+                )
+                .as_bytes(),
+            ),
+            None => out.extend_from_slice(
+                format!("Content-Disposition: form-data; name=\"{field}\"\r\n\r\n").as_bytes(),
+            ),
+        }
+        out.extend_from_slice(data);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
     (format!("multipart/form-data; boundary={boundary}"), out)
 }
 

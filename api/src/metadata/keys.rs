@@ -11,6 +11,9 @@
 //! | `idealstates/<tableNameWithType>` | Helix's ideal state of the table (a view, ZooKeeper only) |
 //! | `externalview/<tableNameWithType>` | Helix's external view of the table (a view, ZooKeeper only) |
 //! | `lastChange` | the last commit's [`super::changes::Change`] (JSON), which brokers and servers watch |
+//! | `lineage/<tableNameWithType>` | the table's [`super::lineage::SegmentLineage`] |
+//! | `tasks/<taskType>/<taskName>` | a minion task's [`super::tasks::TaskRecord`] |
+//! | `minion_task_metadata/<tableNameWithType>/<taskType>` | the table's [`super::tasks::TaskMetadata`] for a task type |
 
 /// Key of a schema.
 pub fn schema(name: &str) -> String {
@@ -63,3 +66,32 @@ pub fn external_view(table_with_type: &str) -> String {
 }
 /// Prefix of the external views.
 pub const EXTERNAL_VIEWS: &str = "externalview/";
+
+/// Key of a table's segment lineage.
+pub fn lineage(table_with_type: &str) -> String {
+    format!("{LINEAGE}{table_with_type}")
+}
+/// Prefix of the segment lineages.
+pub const LINEAGE: &str = "lineage/";
+
+/// Key of a minion task.
+pub fn task(task_type: &str, name: &str) -> String {
+    format!("{TASKS}{task_type}/{name}")
+}
+/// Prefix of the minion tasks of one type.
+pub fn tasks_of(task_type: &str) -> String {
+    format!("{TASKS}{task_type}/")
+}
+/// Prefix of all minion tasks.
+pub const TASKS: &str = "tasks/";
+
+/// Key of a table's metadata for one minion task type (its watermarks).
+pub fn task_metadata(table_with_type: &str, task_type: &str) -> String {
+    format!("{TASK_METADATA}{table_with_type}/{task_type}")
+}
+/// Prefix of a table's minion task metadata.
+pub fn task_metadata_of(table_with_type: &str) -> String {
+    format!("{TASK_METADATA}{table_with_type}/")
+}
+/// Prefix of all minion task metadata.
+pub const TASK_METADATA: &str = "minion_task_metadata/";

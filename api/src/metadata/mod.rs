@@ -10,9 +10,11 @@
 
 pub mod changes;
 pub mod keys;
+pub mod lineage;
 pub mod records;
 pub mod redb_store;
 pub mod table_name;
+pub mod tasks;
 pub mod zk;
 
 pub use redb_store::RedbStore;

@@ -35,9 +35,15 @@ pub struct SegmentRecord {
     /// Bumped by `POST /segments/{t}/reload`: servers reopen the segment.
     #[serde(default)]
     pub reload_version: u64,
+    /// The segment's start time (smallest time-column value) in epoch millis, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time_ms: Option<i64>,
     /// The segment's end time (largest time-column value) in epoch millis, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_time_ms: Option<i64>,
+    /// Pinot's segment custom map (`MergeRollupTask.mergeLevel`, `PurgeTask.time`, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub custom: BTreeMap<String, String>,
     /// Set once a tier move placed the segment on the tier's servers (their tag).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tier_tag: Option<String>,
@@ -120,15 +126,17 @@ pub enum InstanceType {
     Controller,
     Broker,
     Server,
+    Minion,
 }
 
 impl InstanceType {
-    /// `Controller` / `Broker` / `Server`, the prefix of instance ids.
+    /// `Controller` / `Broker` / `Server` / `Minion`, the prefix of instance ids.
     pub fn prefix(self) -> &'static str {
         match self {
             InstanceType::Controller => "Controller",
             InstanceType::Broker => "Broker",
             InstanceType::Server => "Server",
+            InstanceType::Minion => "Minion",
         }
     }
 }

@@ -4,6 +4,7 @@
 //! process; the controller role implements the trait itself for the roles of its own process.
 
 use super::error::{json_body, send_ok, status_error};
+use super::minion_tasks::{TaskAssignment, TaskReport};
 use super::{BoxFuture, TransportError};
 use crate::metadata::records::{
     AssignedSegment, InstanceType, LoadedSegments, RoutingTable, SegmentReport,
@@ -228,6 +229,19 @@ pub trait ControllerClient: Send + Sync {
         &'a self,
         typed: &'a str,
     ) -> BoxFuture<'a, Result<Option<RealtimeSetup>, TransportError>>;
+
+    /// The next subtask for minion `minion` (`None`: nothing to do).
+    fn next_task<'a>(
+        &'a self,
+        minion: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskAssignment>, TransportError>>;
+
+    /// Reports a subtask done (with the archives it built) or failed.
+    fn finish_task<'a>(
+        &'a self,
+        report: &'a TaskReport,
+        archives: Vec<Vec<u8>>,
+    ) -> BoxFuture<'a, Result<(), TransportError>>;
 }
 
 /// A controller in another process.
@@ -430,6 +444,59 @@ impl ControllerClient for HttpControllerClient {
                 .await
                 .map(Some)
                 .map_err(|e| TransportError::Unreadable(format!("realtime setup: {e}")))
+        })
+    }
+
+    fn next_task<'a>(
+        &'a self,
+        minion: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskAssignment>, TransportError>> {
+        Box::pin(async move {
+            let url = format!("{}/tessera/tasks/next?minion={minion}", self.base_url);
+            let mut res = self.client.post(&url).await.map_err(unreachable)?;
+            if res.status() == 204 {
+                let _ = res.body_bytes().await;
+                return Ok(None);
+            }
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            res.body_json()
+                .await
+                .map(Some)
+                .map_err(|e| TransportError::Unreadable(format!("task assignment: {e}")))
+        })
+    }
+
+    fn finish_task<'a>(
+        &'a self,
+        report: &'a TaskReport,
+        archives: Vec<Vec<u8>>,
+    ) -> BoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(async move {
+            let report_json = serde_json::to_vec(report)
+                .map_err(|e| TransportError::Unreadable(format!("task report: {e}")))?;
+            let mut parts: Vec<(&str, Option<&str>, &[u8])> = vec![("report", None, &report_json)];
+            parts.extend(
+                archives
+                    .iter()
+                    .map(|a| ("segment", Some("segment.tar.gz"), a.as_slice())),
+            );
+            let (content_type, body) = crate::http::multipart::encode_parts(&parts);
+            drop(archives);
+            let url = format!("{}/tessera/tasks/finish", self.base_url);
+            let mut res = self
+                .client
+                .post(&url)
+                .body(surf::Body::from_bytes(body))
+                .content_type(content_type.as_str())
+                .await
+                .map_err(unreachable)?;
+            if !res.status().is_success() {
+                return Err(status_error(&mut res).await);
+            }
+            let _ = res.body_bytes().await;
+            Ok(())
         })
     }
 }

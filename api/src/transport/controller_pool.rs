@@ -8,6 +8,7 @@ use super::controller_client::{
     CommitOutcome, ControllerClient, HttpControllerClient, RealtimeSetup, Registration,
     RoutingError, SegmentCommit,
 };
+use super::minion_tasks::{TaskAssignment, TaskReport};
 use super::{BoxFuture, TransportError};
 use crate::metadata::MetadataStore;
 use crate::metadata::records::{
@@ -209,5 +210,23 @@ impl ControllerClient for ControllerPool {
         typed: &'a str,
     ) -> BoxFuture<'a, Result<Option<RealtimeSetup>, TransportError>> {
         Box::pin(self.attempt(move |c| Box::pin(async move { c.realtime_setup(typed).await })))
+    }
+
+    fn next_task<'a>(
+        &'a self,
+        minion: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskAssignment>, TransportError>> {
+        Box::pin(self.attempt(move |c| Box::pin(async move { c.next_task(minion).await })))
+    }
+
+    fn finish_task<'a>(
+        &'a self,
+        report: &'a TaskReport,
+        archives: Vec<Vec<u8>>,
+    ) -> BoxFuture<'a, Result<(), TransportError>> {
+        Box::pin(self.attempt(move |c| {
+            let archives = archives.clone();
+            Box::pin(async move { c.finish_task(report, archives).await })
+        }))
     }
 }

@@ -31,6 +31,7 @@ pub mod controller_client;
 pub mod controller_pool;
 pub mod error;
 pub mod frames;
+pub mod minion_tasks;
 pub mod presence;
 pub mod query_channel;
 pub mod query_port;

@@ -7,6 +7,7 @@
 use super::controller_client::{
     CommitOutcome, ControllerClient, RealtimeSetup, Registration, RoutingError, SegmentCommit,
 };
+use super::minion_tasks::{TaskAssignment, TaskReport};
 use super::{BoxFuture, TransportError};
 use crate::metadata::MetadataStore;
 use crate::metadata::records::{
@@ -113,5 +114,20 @@ impl ControllerClient for Announcing {
         typed: &'a str,
     ) -> BoxFuture<'a, Result<Option<RealtimeSetup>, TransportError>> {
         self.inner.realtime_setup(typed)
+    }
+
+    fn next_task<'a>(
+        &'a self,
+        minion: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskAssignment>, TransportError>> {
+        self.inner.next_task(minion)
+    }
+
+    fn finish_task<'a>(
+        &'a self,
+        report: &'a TaskReport,
+        archives: Vec<Vec<u8>>,
+    ) -> BoxFuture<'a, Result<(), TransportError>> {
+        self.inner.finish_task(report, archives)
     }
 }

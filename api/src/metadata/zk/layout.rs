@@ -10,6 +10,8 @@
 //! | `instances/<id>` | `/<cluster>/CONFIGS/PARTICIPANT/<id>` |
 //! | `idealstates/<tableNameWithType>` | `/<cluster>/IDEALSTATES/<tableNameWithType>` |
 //! | `externalview/<tableNameWithType>` | `/<cluster>/EXTERNALVIEW/<tableNameWithType>` |
+//! | `lineage/<tableNameWithType>` | `/<cluster>/PROPERTYSTORE/SEGMENT_LINEAGE/<tableNameWithType>` |
+//! | `minion_task_metadata/<table>/<type>` | `/<cluster>/PROPERTYSTORE/MINION_TASK_METADATA/<table>/<type>` |
 //! | any other key, e.g. `version` | `/<cluster>/PROPERTYSTORE/TESSERA/<key>` |
 //!
 //! Besides keys: `LIVEINSTANCES/<id>` (ephemeral, one per live process role), `CONTROLLER/LEADER`
@@ -21,13 +23,18 @@ use crate::metadata::StoreError;
 
 /// Key prefixes and the znode directory (below the cluster root) each maps to; the first match
 /// wins and the last catches every other key.
-const MAP: [(&str, &str); 7] = [
+const MAP: [(&str, &str); 9] = [
     ("schemas/", "PROPERTYSTORE/SCHEMAS/"),
     ("tables/", "PROPERTYSTORE/CONFIGS/TABLE/"),
     ("segments/", "PROPERTYSTORE/SEGMENTS/"),
     ("instances/", "CONFIGS/PARTICIPANT/"),
     ("idealstates/", "IDEALSTATES/"),
     ("externalview/", "EXTERNALVIEW/"),
+    ("lineage/", "PROPERTYSTORE/SEGMENT_LINEAGE/"),
+    (
+        "minion_task_metadata/",
+        "PROPERTYSTORE/MINION_TASK_METADATA/",
+    ),
     ("", "PROPERTYSTORE/TESSERA/"),
 ];
 
@@ -39,6 +46,8 @@ pub const TOP: &[&str] = &[
     "PROPERTYSTORE/CONFIGS/TABLE",
     "PROPERTYSTORE/SEGMENTS",
     "PROPERTYSTORE/TESSERA",
+    "PROPERTYSTORE/SEGMENT_LINEAGE",
+    "PROPERTYSTORE/MINION_TASK_METADATA",
     "IDEALSTATES",
     "EXTERNALVIEW",
     "LIVEINSTANCES",
@@ -186,7 +195,7 @@ mod tests {
             ["/c/PROPERTYSTORE/SEGMENTS", "/c/PROPERTYSTORE/TESSERA"]
         );
         assert_eq!(w[1].name_prefix, "se");
-        assert_eq!(walks("/c", "").len(), 7);
+        assert_eq!(walks("/c", "").len(), 9);
         assert!(is_root_dir("/c", "/c/PROPERTYSTORE/SEGMENTS"));
         assert!(!is_root_dir("/c", "/c/PROPERTYSTORE/SEGMENTS/t"));
         assert_eq!(parent("/c/a/b"), "/c/a");
