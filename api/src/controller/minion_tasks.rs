@@ -192,9 +192,13 @@ pub async fn schedule(
 }
 
 /// Gives back the subtasks of minions no longer online (failing those tried
-/// [`MAX_ATTEMPTS`] times), reverting the replacements they left in progress. Call with the
+/// [`MAX_ATTEMPTS`] times), reverting the replacements they left in progress — not in a
+/// controller's first moments, before live minions had a chance to heartbeat. Call with the
 /// write lock held.
 fn recover_lost(c: &Controller) -> Result<(), ApiError> {
+    if !c.knows_liveness() {
+        return Ok(());
+    }
     for t in TaskType::ALL {
         for mut record in tasks(c, t)? {
             let mut changed = false;

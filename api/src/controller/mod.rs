@@ -118,6 +118,9 @@ pub struct Controller {
     pub reload_jobs: reload_jobs::ReloadJobs,
     /// Where segment archives are kept.
     pub deep: Arc<dyn deep_store::DeepStore>,
+    /// When this controller started: until a heartbeat timeout has passed, an instance it has
+    /// not heard from yet may well be alive.
+    pub started: Instant,
 }
 
 impl Liveness {
@@ -170,7 +173,14 @@ impl Controller {
             write_lock: async_std::sync::Mutex::new(()),
             client,
             metrics: Arc::new(Metrics::new("controller")),
+            started: Instant::now(),
         }
+    }
+
+    /// Whether this controller has run long enough to call an instance it has not heard from
+    /// lost (after a restart every instance is offline until its next heartbeat).
+    pub fn knows_liveness(&self) -> bool {
+        self.started.elapsed() > self.config.heartbeat_timeout * 2
     }
 
     /// A scratch directory for uploads: on the deep store's filesystem (so moving an archive

@@ -1,7 +1,7 @@
 //! Segment lineage (Pinot's `SegmentLineage`): how one set of a table's segments replaces
 //! another atomically. An entry names `segmentsFrom` and `segmentsTo`; while it is
-//! `IN_PROGRESS` (the new segments uploading and loading) or `REVERTED`, queries see the old
-//! set and not the new; once `COMPLETED` they see the new set and not the old. The switch is one
+//! `IN_PROGRESS` (the new segments uploading and loading) queries see the old set and not the
+//! new; once `COMPLETED` they see the new set and not the old; `REVERTED`, the new set is gone. The switch is one
 //! metadata commit, so a query — which routes with one read of the metadata — sees the old set
 //! or the new one, never both or neither.
 
@@ -39,13 +39,16 @@ pub struct SegmentLineage {
 
 impl SegmentLineage {
     /// The segments queries must not see: the old set of a completed replacement, the new set
-    /// of one in progress or reverted.
+    /// of one in progress. (A revert deletes its new set in the same commit, so a reverted
+    /// entry hides nothing — a segment of that name uploaded later, by a retried task or a
+    /// user, is a new segment.)
     pub fn hidden(&self) -> HashSet<&str> {
         let mut out = HashSet::new();
         for e in self.lineage_entries.values() {
             let names = match e.state {
                 LineageState::Completed => &e.segments_from,
-                LineageState::InProgress | LineageState::Reverted => &e.segments_to,
+                LineageState::InProgress => &e.segments_to,
+                LineageState::Reverted => continue,
             };
             out.extend(names.iter().map(String::as_str));
         }
@@ -96,7 +99,7 @@ mod tests {
         l.lineage_entries.get_mut("a").unwrap().state = LineageState::Completed;
         assert_eq!(l.hidden(), HashSet::from(["s1", "s2"]));
         l.lineage_entries.get_mut("a").unwrap().state = LineageState::Reverted;
-        assert_eq!(l.hidden(), HashSet::from(["m1"]));
+        assert!(l.hidden().is_empty());
         assert!(l.locked().is_empty());
     }
 }
