@@ -603,16 +603,16 @@ pub async fn start(opts: StartOptions) -> Result<Cluster, StartError> {
     }
     if let (Some((listener, port)), Some(id)) = (minion_l, minion_id) {
         let work_dir = mkdir(opts.data_dir.join("minion").join(&id))?;
-        let m = Arc::new(Minion {
-            config: MinionConfig {
+        let m = Arc::new(Minion::new(
+            MinionConfig {
                 instance_id: id.clone(),
                 work_dir,
                 heartbeat_interval: opts.heartbeat_interval,
                 poll_interval: opts.heartbeat_interval.max(Duration::from_millis(100)),
             },
-            controller: controller_client.clone(),
-            logging: logging.clone(),
-        });
+            controller_client.clone(),
+            logging.clone(),
+        ));
         let registration = Registration {
             host: host.clone(),
             port,

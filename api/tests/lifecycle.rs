@@ -473,6 +473,31 @@ fn query_quota_refuses_queries_beyond_the_rate_with_429() {
     // After a pause the table admits queries again.
     std::thread::sleep(Duration::from_millis(1100));
     assert_eq!(t.count("events"), (100, sum(0..100)));
+    // Each broker of the tenant admits its share: with a second broker, half the rate.
+    let (status, _) = t.get("/tessera/routing/events_OFFLINE");
+    assert_eq!(status, 200);
+    let share =
+        |t: &Tessera| t.get("/tessera/routing/events_OFFLINE").1["maxQueriesPerSecond"].clone();
+    assert_eq!(share(&t), json!(2.0));
+    let (_second, urls) = support::start(&[
+        "--roles",
+        "broker",
+        "--controller-url",
+        &t.controller,
+        "--broker-port",
+        "0",
+        "--data-dir",
+        dir.path().join("b2").to_str().unwrap(),
+        "--heartbeat-ms",
+        "200",
+        "--no-log-stderr",
+    ]);
+    assert!(urls.contains_key("broker"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while share(&t) != json!(1.0) {
+        assert!(Instant::now() < deadline, "{}", share(&t));
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// `POST /tasks/schedule?taskType=…&tableName=…`: the task names made.

@@ -324,9 +324,10 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
             }
         }
         if let Some(r) = col.index::<Range>() {
-            // Bounds taken from the data (and one past the ends).
+            // Bounds taken from the data (and one past the ends); a range compares as SQL does
+            // (`-0.0` equals `0.0`).
             for (a, b) in flat.iter().zip(flat.iter().rev()).take(4) {
-                let matches = |v: &Value| cmp(v, a).is_ge() && cmp(v, b).is_lt();
+                let matches = |v: &Value| v.sql_cmp(a).is_ge() && v.sql_cmp(b).is_lt();
                 let want: Vec<u32> = (0..docs)
                     .filter(|&d| match &got[d as usize] {
                         Value::Array(items) => items.iter().any(matches),

@@ -256,7 +256,7 @@ class Cluster:
         if self._log is not None:
             self._log.close()
         self._log = open(self.log_path, "wb")
-        cmd = [BINARY, "start", "--roles", "controller,broker,server",
+        cmd = [BINARY, "start", "--roles", "controller,broker,server,minion",
                "--data-dir", os.path.join(self.tmp, "data"),
                "--controller-port", str(self.controller_port),
                "--broker-port", str(self.broker_port),

@@ -400,6 +400,46 @@ class ConsoleEdits(ConsoleTest):
         self.assertEqual(rest_get(f"{CLUSTER.controller}/schemas/{name}", timeout=30).status_code, 404)
         self.assertNotIn(name, [r[0] for r in self.grid_rows("#tables-grid")])
 
+    def test_minion_task_manager_schedules_a_purge_and_shows_its_subtasks(self):
+        name = "console_purge"
+        CLUSTER.post_json("/schemas", dict(SCHEMA, schemaName=name))
+        CLUSTER.post_json("/tables", dict(
+            TABLE_CONFIG, tableName=name,
+            segmentsConfig=dict(TABLE_CONFIG["segmentsConfig"], schemaName=name),
+            task={"taskTypeConfigsMap": {"PurgeTask": {"filterFunction": "city = 'Austin'"}}}))
+        r = requests.post(f"{CLUSTER.controller}/ingestFromFile",
+                          params={"tableNameWithType": f"{name}_OFFLINE",
+                                  "batchConfigMapStr": json.dumps({"inputFormat": "csv"})},
+                          files={"file": (f"{name}.csv", csv_text(ROWS).encode(), "text/csv")},
+                          timeout=120, verify=CLUSTER.verify)
+        self.assertEqual(r.status_code, 200, r.text)
+        self.open("/minion-task-manager")
+        self.find("#schedule-PurgeTask").click()
+        link = self.wait(EC.visibility_of_element_located((By.CSS_SELECTOR, "#tasks-PurgeTask a")),
+                         "the scheduled task")
+        self.assertTrue(link.text.startswith("Task_PurgeTask_"), link.text)
+        link.click()
+        deadline = time.monotonic() + 60
+        while True:
+            states = [r[1] for r in self.grid_rows("#subtasks")]
+            if states and all(s == "COMPLETED" for s in states):
+                break
+            self.assertNotIn("TASK_ERROR", states)
+            self.assertLess(time.monotonic(), deadline, states)
+            time.sleep(0.5)
+            self.driver.refresh()
+        self.assertIn("city = 'Austin'", self.find("#task-configs").text)
+        # The purge rewrote the segment without Austin's rows.
+        kept = sum(1 for r in ROWS if r["city"] != "Austin")
+        deadline = time.monotonic() + 30
+        while True:
+            _, body = CLUSTER.raw_query(f"SELECT COUNT(*) FROM {name}")
+            if body.get("resultTable", {}).get("rows") == [[kept]]:
+                break
+            self.assertLess(time.monotonic(), deadline, body)
+            time.sleep(0.2)
+        self.shot("minion-task-manager")
+
 
 class ConsoleLogin(ConsoleTest):
     """With access control on, the console asks for a login and sends it on every call."""

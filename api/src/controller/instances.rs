@@ -67,6 +67,10 @@ pub fn register_instance(c: &Controller, r: &Registration) -> Result<InstanceRec
     };
     c.commit(vec![Op::Put(keys::instance(&id), encode(&record))])?;
     c.heartbeat(&id, None);
+    if t == InstanceType::Minion {
+        // A minion registers when it starts: whatever it was running before is not running.
+        super::minion_tasks::release(c, &id)?;
+    }
     Ok(record)
 }
 

@@ -35,6 +35,9 @@ use tide::{Request, Response, StatusCode};
 /// Times a subtask is handed out before a lost minion fails it.
 pub const MAX_ATTEMPTS: u32 = 3;
 
+/// How long a finished task stays listed (Helix's job expiry).
+pub const FINISHED_TASK_EXPIRY_MS: i64 = 86_400_000;
+
 /// Every task of `task_type`, oldest first.
 pub fn tasks(c: &Controller, task_type: TaskType) -> Result<Vec<TaskRecord>, ApiError> {
     let mut all: Vec<TaskRecord> = c.read_all(&keys::tasks_of(task_type.name()))?;
@@ -106,6 +109,7 @@ pub async fn schedule(
     let mut out = Scheduled::default();
     let _guard = c.lock_writes().await?;
     recover_lost(c)?;
+    expire_finished(c)?;
     for typed in &tables {
         let Some(config) = c
             .table_config(typed)?
@@ -199,13 +203,24 @@ fn recover_lost(c: &Controller) -> Result<(), ApiError> {
     if !c.knows_liveness() {
         return Ok(());
     }
+    give_back(c, |s| s.minion.as_deref().is_none_or(|m| !c.is_online(m)))
+}
+
+/// Gives back the subtasks minion `minion` was running (it has just started, so it runs
+/// none). Call with the write lock held.
+pub fn release(c: &Controller, minion: &str) -> Result<(), ApiError> {
+    give_back(c, |s| s.minion.as_deref() == Some(minion))
+}
+
+/// Gives back the running subtasks `lost` selects (see [`recover_lost`]), unless their result
+/// is being applied here right now.
+fn give_back(c: &Controller, lost: impl Fn(&Subtask) -> bool) -> Result<(), ApiError> {
+    let applying = c.finishing.lock().map(|f| f.clone()).unwrap_or_default();
     for t in TaskType::ALL {
         for mut record in tasks(c, t)? {
             let mut changed = false;
             for s in record.subtasks.iter_mut() {
-                let lost = s.state == SubtaskState::Running
-                    && s.minion.as_deref().is_none_or(|m| !c.is_online(m));
-                if !lost {
+                if s.state != SubtaskState::Running || applying.contains(&s.id) || !lost(s) {
                     continue;
                 }
                 if let Some(id) = s.lineage_entry.take() {
@@ -239,6 +254,25 @@ fn recover_lost(c: &Controller) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Removes tasks finished longer than [`FINISHED_TASK_EXPIRY_MS`] ago. Call with the write
+/// lock held.
+fn expire_finished(c: &Controller) -> Result<(), ApiError> {
+    let now = now_ms();
+    let mut ops = Vec::new();
+    for t in TaskType::ALL {
+        for r in tasks(c, t)? {
+            let finished = r.subtasks.iter().filter_map(|s| s.finished_ms).max();
+            if !r.is_incomplete() && finished.is_some_and(|f| now - f > FINISHED_TASK_EXPIRY_MS) {
+                ops.push(Op::Delete(keys::task(t.name(), &r.name)));
+            }
+        }
+    }
+    if !ops.is_empty() {
+        c.commit(ops)?;
+    }
+    Ok(())
+}
+
 /// Reverts lineage entry `id` of `typed` if it is still in progress.
 fn revert_unfinished(c: &Controller, typed: &str, id: &str) -> Result<(), ControllerError> {
     let l = super::lineage::lineage(c, typed)?;
@@ -253,6 +287,20 @@ fn revert_unfinished(c: &Controller, typed: &str, id: &str) -> Result<(), Contro
 
 /// Hands minion `minion` the oldest subtask waiting, if any.
 pub async fn next(c: &Controller, minion: &str) -> Result<Option<TaskAssignment>, ApiError> {
+    // Most polls find nothing to do: they look first without the (cluster-wide) write lock.
+    let mut work = false;
+    for t in TaskType::ALL {
+        work |= tasks(c, t)?.iter().any(|r| {
+            r.subtasks.iter().any(|s| {
+                s.state == SubtaskState::Init
+                    || (s.state == SubtaskState::Running
+                        && s.minion.as_deref().is_none_or(|m| !c.is_online(m)))
+            })
+        });
+    }
+    if !work {
+        return Ok(None);
+    }
     let _guard = c.lock_writes().await?;
     recover_lost(c)?;
     for t in TaskType::ALL {
@@ -365,6 +413,9 @@ pub async fn finish(
         c.commit(ops)?;
         return Ok(());
     }
+    // One application of a subtask's result at a time (a minion that timed out and offered it
+    // again while the first is still being applied is told so).
+    let _applying = Applying::enter(c, &report.subtask_id)?;
     let result = apply(c, report, archives).await;
     if let Err(e) = &result {
         // The subtask failed here; what it started is undone.
@@ -379,6 +430,38 @@ pub async fn finish(
         }
     }
     result
+}
+
+/// Marks a subtask's result as being applied by this controller while it lives.
+struct Applying<'a> {
+    c: &'a Controller,
+    id: String,
+}
+
+impl<'a> Applying<'a> {
+    fn enter(c: &'a Controller, id: &str) -> Result<Applying<'a>, ControllerError> {
+        let mut f = c
+            .finishing
+            .lock()
+            .map_err(|_| ControllerError::internal("task bookkeeping poisoned"))?;
+        if !f.insert(id.to_string()) {
+            return Err(ControllerError::conflict(format!(
+                "The result of {id} is already being applied"
+            )));
+        }
+        Ok(Applying {
+            c,
+            id: id.to_string(),
+        })
+    }
+}
+
+impl Drop for Applying<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut f) = self.c.finishing.lock() {
+            f.remove(&self.id);
+        }
+    }
 }
 
 /// Stores the outputs of a successful subtask and ends it.
@@ -753,4 +836,24 @@ async fn finish_endpoint(mut req: Request<ControllerState>) -> tide::Result {
     let report = report.ok_or_else(|| ApiError::bad_request("Missing the task report"))?;
     finish(req.state(), &report, archives).await?;
     json(&Status::new(format!("{} finished", report.subtask_id)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_names_carry_their_type() {
+        let name = new_task_name(TaskType::MergeRollupTask, 1_700_000_000_000);
+        assert!(name.starts_with("Task_MergeRollupTask_"), "{name}");
+        assert!(name.ends_with("_1700000000000"), "{name}");
+        assert_eq!(task_type_of(&name), Some(TaskType::MergeRollupTask));
+        let name = new_task_name(TaskType::RealtimeToOfflineSegmentsTask, 5);
+        assert_eq!(
+            task_type_of(&name),
+            Some(TaskType::RealtimeToOfflineSegmentsTask)
+        );
+        assert_eq!(task_type_of("Task_Nope_x_1"), None);
+        assert_eq!(task_type_of("MergeRollupTask"), None);
+    }
 }

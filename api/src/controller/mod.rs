@@ -121,6 +121,8 @@ pub struct Controller {
     /// When this controller started: until a heartbeat timeout has passed, an instance it has
     /// not heard from yet may well be alive.
     pub started: Instant,
+    /// Minion subtasks whose results this controller is applying now.
+    pub finishing: Mutex<HashSet<String>>,
 }
 
 impl Liveness {
@@ -174,6 +176,7 @@ impl Controller {
             client,
             metrics: Arc::new(Metrics::new("controller")),
             started: Instant::now(),
+            finishing: Mutex::default(),
         }
     }
 

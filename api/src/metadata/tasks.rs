@@ -277,7 +277,7 @@ impl TaskRecord {
             c.insert("mergeLevel".into(), level.clone());
         }
         if let Some(f) = &spec.merge.purge_filter {
-            c.insert("purgeFilter".into(), f.clone());
+            c.insert("filterFunction".into(), f.clone());
         }
         c.insert("segmentNamePrefix".into(), spec.output_prefix.clone());
         c.insert(

@@ -42,6 +42,24 @@ pub struct Minion {
     pub config: MinionConfig,
     pub controller: Arc<dyn ControllerClient>,
     pub logging: LoggingHandle,
+    /// Set once registered: registering gives back what this minion ran before, so no work is
+    /// asked for until then.
+    pub registered: AtomicBool,
+}
+
+impl Minion {
+    pub fn new(
+        config: MinionConfig,
+        controller: Arc<dyn ControllerClient>,
+        logging: LoggingHandle,
+    ) -> Minion {
+        Minion {
+            config,
+            controller,
+            logging,
+            registered: AtomicBool::new(false),
+        }
+    }
 }
 
 pub type MinionState = Arc<Minion>;
@@ -79,6 +97,7 @@ pub async fn heartbeat_loop(m: MinionState, registration: Registration, stop: Ar
                 .map_err(|e| log::warn!("{id}: registration failed: {e}"))
                 .is_ok();
         }
+        m.registered.store(registered, Ordering::Release);
         if registered {
             match m.controller.heartbeat(&id, None).await {
                 Ok(None) => registered = false,
@@ -94,6 +113,10 @@ pub async fn heartbeat_loop(m: MinionState, registration: Registration, stop: Ar
 pub async fn work_loop(m: MinionState, stop: Arc<AtomicBool>) {
     let id = m.config.instance_id.clone();
     while !stop.load(Ordering::Relaxed) {
+        if !m.registered.load(Ordering::Acquire) {
+            sleep_unless_stopped(&stop, Duration::from_millis(20)).await;
+            continue;
+        }
         match m.controller.next_task(&id).await {
             Ok(Some(a)) => run_one(&m, a, &stop).await,
             Ok(None) => sleep_unless_stopped(&stop, m.config.poll_interval).await,

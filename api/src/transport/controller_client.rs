@@ -249,13 +249,19 @@ pub trait ControllerClient: Send + Sync {
 pub struct HttpControllerClient {
     base_url: String,
     client: surf::Client,
+    /// For a minion's result: applying it waits for the new segments to load.
+    patient: surf::Client,
 }
+
+/// How long a minion waits for the controller to apply its result.
+const FINISH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
 impl HttpControllerClient {
     /// A client for the controller at `base_url`.
     pub fn new(base_url: &str, client: surf::Client) -> HttpControllerClient {
         HttpControllerClient {
             base_url: base_url.trim_end_matches('/').to_string(),
+            patient: crate::http::client::patient(&client, FINISH_TIMEOUT),
             client,
         }
     }
@@ -486,7 +492,7 @@ impl ControllerClient for HttpControllerClient {
             drop(archives);
             let url = format!("{}/tessera/tasks/finish", self.base_url);
             let mut res = self
-                .client
+                .patient
                 .post(&url)
                 .body(surf::Body::from_bytes(body))
                 .content_type(content_type.as_str())

@@ -172,6 +172,8 @@ const routes = [
   [/^#\/tenants\/table\/([^/]+)\/([^/]+)$/, segmentPage, "tables"],
   [/^#\/tenants\/table\/([^/]+)$/, tablePage, "tables"],
   [/^#\/logs\/?$/, logs, "logs"],
+  [/^#\/minion-task-manager\/?$/, taskManager, "tasks"],
+  [/^#\/minion-task-manager\/task\/([^/]+)$/, taskPage, "tasks"],
   [/^#\/login$/, login, ""],
 ];
 
@@ -586,6 +588,48 @@ async function segmentPage(page, table, segment) {
 }
 
 // ---------------------------------------------------------------- logs
+
+// ---------------------------------------------------------------- minion task manager
+
+const TASK_TYPES = ["MergeRollupTask", "RealtimeToOfflineSegmentsTask", "PurgeTask"];
+
+/** Task types with their tasks and states; "Schedule Now" runs the generators of a type. */
+async function taskManager(page) {
+  const withTasks = await api("GET", "tasks/tasktypes");
+  const sections = await Promise.all(TASK_TYPES.map(async (t) => {
+    const states = withTasks.includes(t) ? await api("GET", `tasks/${t}/taskstates`) : {};
+    const names = Object.keys(states).reverse();
+    const schedule = el("button", {
+      id: `schedule-${t}`,
+      onclick: async () => {
+        const made = await api("POST", `tasks/schedule?taskType=${t}`);
+        toast(made[t] ? `Scheduled ${made[t]}` : `No ${t} to schedule${made.generationErrors ? ": " + made.generationErrors : ""}`);
+        await route();
+      },
+    }, "Schedule Now");
+    return el("section", { class: "card" },
+      el("h3", {}, t, " ", el("span", { class: "muted" }, `${names.length} task(s)`)),
+      el("div", { class: "toolbar" }, schedule),
+      grid(["Task", "Status"], names.map(n => [
+        el("a", { href: `#/minion-task-manager/task/${enc(n)}` }, n), states[n],
+      ]), { id: `tasks-${t}` }));
+  }));
+  page(el("h2", {}, "Minion Task Manager"), sections);
+}
+
+/** One task: its subtasks (state, minion, tries, what it made or why it failed) and configs. */
+async function taskPage(page, name) {
+  const task = await api("GET", `tasks/task/${enc(name)}/debug`);
+  const configs = await api("GET", `tasks/task/${enc(name)}/config`);
+  page(el("h2", {}, name),
+    el("p", {}, `${task.taskType} on ${task.table}, ${task.triggeredBy}`),
+    el("section", { class: "card" }, el("h3", {}, "Subtasks"),
+      grid(["Subtask", "Status", "Minion", "Attempts", "Info"], task.subtasks.map(s => [
+        s.id, s.state, s.minion || "", s.attempts, s.info || "",
+      ]), { id: "subtasks" })),
+    el("section", { class: "card" }, el("h3", {}, "Configs"),
+      el("pre", { id: "task-configs" }, JSON.stringify(configs, null, 2))));
+}
 
 const LEVELS = ["OFF", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"];
 
