@@ -307,14 +307,14 @@ pub fn revert(c: &Controller, typed: &str, id: &str, force: bool) -> Result<(), 
 
 fn retire(c: &Controller, typed: &str, gone: &[SegmentRecord]) {
     let config = c.table_config(typed).ok().flatten();
-    let keep = super::retention::deleted_retention(
+    let keep = super::deleted_segments::deleted_retention(
         config
             .as_ref()
             .and_then(super::table_config::parse_config)
             .as_ref(),
     );
     for r in gone {
-        super::retention::retire_archive(c, typed, &r.archive, keep);
+        super::deleted_segments::retire_archive(c, typed, &r.archive, keep);
     }
 }
 

@@ -10,8 +10,10 @@
 //! * [`reload`] — reloading segments, as background jobs ([`reload_jobs`]) with their status.
 //! * [`console`] — the web console at `/`, a page app over those endpoints.
 //! * [`table_config`], [`follow_up`] — config checks.
-//! * [`periodic`] — the periodic tasks and their API; [`retention`] — the retention manager and
-//!   the deleted-segments area.
+//! * [`periodic`] — the periodic tasks and their API; [`retention`] — the retention manager;
+//!   [`deleted_segments`] — deleting segments and the deleted-segments area.
+//! * [`lineage`] — replacing segments atomically; [`task_generators`], [`minion_tasks`] — minion
+//!   tasks made, handed out and applied; [`storage_quota`] — `quota.storage`.
 //! * [`assignment`] — balanced replica placement; [`placement`] — the candidate servers and
 //!   topping up under-replicated segments.
 
@@ -21,6 +23,7 @@ pub mod catalog;
 pub mod changes;
 pub mod console;
 pub mod deep_store;
+pub mod deleted_segments;
 pub mod error;
 pub mod follow_up;
 pub mod helix_views;

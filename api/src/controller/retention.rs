@@ -5,46 +5,23 @@
 //! end time. An OFFLINE table pushed with `REFRESH` is left alone (its pushes replace its data),
 //! as Pinot does.
 //!
-//! A deletion — by this task or by `DELETE /segments/…` — commits the records' removal first (so
-//! brokers stop routing to the segments as soon as the change is published) and then retires
-//! each archive to the deep store's deleted-segments area ([`super::deep_store::DELETED_SEGMENTS`]),
-//! where it waits `deletedSegmentsRetentionPeriod` (the table's, else the controller's 7 days;
-//! `0d` removes it at once). Each run also purges the area's archives older than their table's
-//! period; an area left by a deleted table is purged after the controller's default.
+//! Deleting goes through [`super::deleted_segments`] (records first, then the archives to the
+//! deleted-segments area); each run also purges that area, and first tidies the table's segment
+//! lineage ([`super::lineage::clean_up`]) as Pinot's does.
 
-use super::Controller;
-use super::archive_store::remove_archive;
 use super::table_config::parse_config;
+use super::{Controller, deleted_segments};
 use crate::common::clock::now_ms;
 use crate::http::ApiError;
 use crate::metadata::records::SegmentRecord;
 use crate::metadata::table_name;
-use crate::metadata::{Op, keys};
 use segments::types::TableConfig;
 use segments::types::TableType;
-use segments::types::table_config::parse_period_millis;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// How long a replacement may stay in progress before the retention manager reverts it
 /// (Pinot's `lineageEntryCleanupRetentionPeriod` default).
 pub const LINEAGE_STALE: Duration = Duration::from_secs(86_400);
-
-/// How long a deleted segment's archive is kept when the table does not say
-/// (`controller.deleted.segments.retentionInDays`, 7).
-pub const DEFAULT_DELETED_RETENTION: Duration = Duration::from_secs(7 * 86_400);
-
-/// How long the deleted-segments area keeps an archive of the table `config` describes.
-pub fn deleted_retention(config: Option<&TableConfig>) -> Duration {
-    config
-        .and_then(|c| {
-            c.segments_config
-                .deleted_segments_retention_period
-                .as_deref()
-        })
-        .and_then(parse_period_millis)
-        .map(|ms| Duration::from_millis(ms.max(0) as u64))
-        .unwrap_or(DEFAULT_DELETED_RETENTION)
-}
 
 /// End times Pinot trusts: from 1971-01-01 to 2071-01-01 (`TimeUtils.timeValueInValidRange`).
 const VALID_END_MS: std::ops::RangeInclusive<i64> = 31_536_000_000..=3_187_296_000_000;
@@ -93,49 +70,6 @@ pub fn expired<'a>(
         .collect()
 }
 
-/// Removes the records of `segments` of table `typed` in one commit, then retires their
-/// archives (or removes them, when the table keeps no deleted segments). Call with the write
-/// lock held; the caller publishes the change.
-pub fn delete_segments(
-    c: &Controller,
-    typed: &str,
-    segments: &[SegmentRecord],
-) -> Result<(), ApiError> {
-    if segments.is_empty() {
-        return Ok(());
-    }
-    c.commit(
-        segments
-            .iter()
-            .map(|s| Op::Delete(keys::segment(typed, &s.segment_name)))
-            .collect(),
-    )?;
-    let config = c.table_config(typed).ok().flatten();
-    let keep = deleted_retention(config.as_ref().and_then(parse_config).as_ref());
-    for s in segments {
-        retire_archive(c, typed, &s.archive, keep);
-    }
-    Ok(())
-}
-
-/// Moves a deleted segment's archive to the deleted-segments area (removes it when `keep` is
-/// zero). A failure only leaves the archive where it was, for the start-up sweep.
-pub fn retire_archive(c: &Controller, typed: &str, file: &str, keep: Duration) {
-    if file.is_empty() {
-        // A metadata-pushed segment: its archive is the pusher's.
-        return;
-    }
-    if keep.is_zero() {
-        remove_archive(c, typed, file);
-    } else if let Err(e) = c.deep.retire(typed, file) {
-        log::warn!(
-            "cannot move the archive '{file}' of {typed} to {} in {}: {e}",
-            super::deep_store::DELETED_SEGMENTS,
-            c.deep.describe()
-        );
-    }
-}
-
 /// What one run did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Retained {
@@ -182,46 +116,8 @@ pub async fn retain_table(c: &Controller, typed: &str) -> Result<usize, ApiError
                 .unwrap_or("")
         );
     }
-    delete_segments(c, typed, &gone)?;
+    deleted_segments::delete_segments(c, typed, &gone)?;
     Ok(gone.len())
-}
-
-/// Purges the deleted-segments area of raw table `raw` (every raw table when `None`): archives
-/// retired longer ago than their table keeps them.
-pub fn purge_deleted(c: &Controller, raw: Option<&str>) -> Result<usize, ApiError> {
-    let raws = match raw {
-        Some(r) => vec![r.to_string()],
-        None => c.deep.retired_tables().map_err(store_error)?,
-    };
-    let now = SystemTime::now();
-    let mut purged = 0;
-    for raw in raws {
-        // The shortest period of the raw table's typed tables decides.
-        let keep = [TableType::Offline, TableType::Realtime]
-            .into_iter()
-            .filter_map(|t| {
-                c.table_config(&table_name::with_type(&raw, t))
-                    .ok()
-                    .flatten()
-            })
-            .map(|j| deleted_retention(parse_config(&j).as_ref()))
-            .min()
-            .unwrap_or(DEFAULT_DELETED_RETENTION);
-        for (file, retired) in c.deep.retired(&raw).map_err(store_error)? {
-            let age = now.duration_since(retired).unwrap_or_default();
-            if age >= keep {
-                match c.deep.purge(&raw, &file) {
-                    Ok(()) => purged += 1,
-                    Err(e) => log::warn!("cannot purge the deleted archive '{file}' of {raw}: {e}"),
-                }
-            }
-        }
-    }
-    Ok(purged)
-}
-
-fn store_error(e: std::io::Error) -> ApiError {
-    ApiError::internal(format!("Deep store unavailable: {e}"))
 }
 
 /// One run of the retention manager over table `typed` (every table when `None`): expired
@@ -236,7 +132,7 @@ pub async fn run(c: &Controller, typed: Option<&str>) -> Result<Retained, ApiErr
         done.deleted += retain_table(c, t).await?;
     }
     let raw = typed.map(|t| table_name::split(t).0);
-    done.purged += purge_deleted(c, raw)?;
+    done.purged += deleted_segments::purge_deleted(c, raw)?;
     Ok(done)
 }
 
@@ -321,14 +217,5 @@ mod tests {
         assert!(expired(&refresh, &segs, now).is_empty());
         let none = config(json!({"segmentsConfig": {}}));
         assert!(expired(&none, &segs, now).is_empty());
-    }
-
-    #[test]
-    fn deleted_retention_defaults_to_seven_days() {
-        assert_eq!(deleted_retention(None), DEFAULT_DELETED_RETENTION);
-        let c = config(json!({"segmentsConfig": {"deletedSegmentsRetentionPeriod": "0d"}}));
-        assert_eq!(deleted_retention(Some(&c)), Duration::ZERO);
-        let c = config(json!({"segmentsConfig": {"deletedSegmentsRetentionPeriod": "2s"}}));
-        assert_eq!(deleted_retention(Some(&c)), Duration::from_secs(2));
     }
 }

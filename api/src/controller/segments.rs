@@ -331,7 +331,7 @@ async fn delete_all(req: Request<ControllerState>) -> tide::Result {
     let _guard = c.lock_writes().await?;
     let (_, tables) = addressed_tables(&req)?;
     for (_, typed) in &tables {
-        super::retention::delete_segments(c, typed, &c.segments(typed)?)?;
+        super::deleted_segments::delete_segments(c, typed, &c.segments(typed)?)?;
     }
     let names: Vec<&str> = tables.iter().map(|(_, n)| n.as_str()).collect();
     json(&Status::new(format!(
@@ -347,6 +347,6 @@ async fn delete_segment(req: Request<ControllerState>) -> tide::Result {
     let _guard = c.lock_writes().await?;
     let record = find_segment(c, &name, &segment)?;
     let typed = record.table_name_with_type.clone();
-    super::retention::delete_segments(c, &typed, &[record])?;
+    super::deleted_segments::delete_segments(c, &typed, &[record])?;
     json(&Status::new(format!("Segment {segment} deleted")))
 }
