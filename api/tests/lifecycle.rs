@@ -949,3 +949,74 @@ fn a_controller_killed_mid_replacement_loses_and_doubles_nothing() {
         "{merged:?}"
     );
 }
+
+#[test]
+fn a_realtime_table_past_its_storage_quota_pauses_and_resumes_when_it_fits() {
+    let Some(kafka) = Kafka::start() else {
+        return;
+    };
+    kafka.create_topic("rq", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(&dir.path().join("data"));
+    let mut s = schema();
+    s["schemaName"] = json!("rq");
+    t.post_ok("/schemas", s);
+    let table = |quota: &str| {
+        json!({
+            "tableName": "rq",
+            "tableType": "REALTIME",
+            "segmentsConfig": {"timeColumnName": "ts", "replication": "1"},
+            "tenants": {},
+            "tableIndexConfig": {},
+            "quota": {"storage": quota},
+            "ingestionConfig": {"streamIngestionConfig": {"streamConfigMaps": [{
+                "streamType": "kafka",
+                "stream.kafka.topic.name": "rq",
+                "stream.kafka.broker.list": kafka.address,
+                "stream.kafka.consumer.type": "lowlevel",
+                "stream.kafka.consumer.prop.auto.offset.reset": "smallest",
+                "stream.kafka.decoder.class.name": "org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder",
+                "realtime.segment.flush.threshold.rows": "100",
+                "realtime.segment.flush.threshold.time": "1h"
+            }]}},
+            "metadata": {}
+        })
+    };
+    t.post_ok("/tables", table("1K"));
+    let rows = |from: i64, to: i64| -> Vec<Value> {
+        (from..to)
+            .map(|i| json!({"id": i, "kind": "k", "ts": now_ms()}))
+            .collect()
+    };
+    // Two committed segments: more than 1K on disk.
+    kafka.produce("rq", 0, &rows(0, 250));
+    t.wait_for("rq", (250, sum(0..250)));
+    let validate = || {
+        let (s, b) = t.get("/periodictask/run?taskname=RealtimeSegmentValidationManager&tableName=rq");
+        assert_eq!(s, 200, "{b}");
+    };
+    validate();
+    let status = |t: &Tessera| t.get("/tables/rq/pauseStatus").1;
+    let st = status(&t);
+    assert_eq!(st["pauseFlag"], true, "{st}");
+    assert_eq!(st["reasonCode"], "STORAGE_QUOTA_EXCEEDED", "{st}");
+    // Paused: what was consumed is committed, nothing more is read.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while status(&t)["consumingSegments"].as_array().is_some_and(|a| !a.is_empty()) {
+        assert!(Instant::now() < deadline, "{}", status(&t));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    kafka.produce("rq", 0, &rows(250, 300));
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(t.count("rq"), (250, sum(0..250)));
+    // A larger quota: the next validation resumes, and the rows arrive once.
+    let (s, b) = http(
+        "PUT",
+        &format!("{}/tables/rq", t.controller),
+        Some(table("10G")),
+    );
+    assert_eq!(s, 200, "{b}");
+    validate();
+    assert_eq!(status(&t)["pauseFlag"], false);
+    t.wait_for("rq", (300, sum(0..300)));
+}
