@@ -1020,3 +1020,85 @@ fn a_realtime_table_past_its_storage_quota_pauses_and_resumes_when_it_fits() {
     assert_eq!(status(&t)["pauseFlag"], false);
     t.wait_for("rq", (300, sum(0..300)));
 }
+
+#[test]
+fn tasks_and_retention_on_zookeeper_with_two_controllers() {
+    let Some(zk) = support::zookeeper::ZooKeeper::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = |sub: &str| dir.path().join(sub).to_string_lossy().into_owned();
+    let address = zk.address();
+    let deep = d("deep");
+    let common = [
+        "--zk",
+        &address,
+        "--cluster-name",
+        "lifecycle",
+        "--deep-store",
+        &deep,
+        "--heartbeat-ms",
+        "200",
+        "--no-log-stderr",
+    ];
+    let start = |role: &str, data: &str| -> (Proc, String) {
+        let port_flag = format!("--{role}-port");
+        let (proc, urls) = support::start(
+            &[
+                &["--roles", role, &port_flag, "0", "--data-dir", data][..],
+                &common,
+            ]
+            .concat(),
+        );
+        (proc, urls[role].clone())
+    };
+    let (_c1, ctl1) = start("controller", &d("c1"));
+    let (_c2, ctl2) = start("controller", &d("c2"));
+    let (_b, broker) = start("broker", &d("b"));
+    let (_s, _) = start("server", &d("s"));
+    let (_m, _) = start("minion", &d("m"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, body) = http("GET", &format!("{ctl2}/instances"), None);
+        if body["instances"].as_array().is_some_and(|i| i.len() == 5) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{body}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // A view of the cluster through the second controller and the broker.
+    let t = Tessera {
+        proc: None,
+        controller: ctl2.clone(),
+        broker,
+        data: PathBuf::new(),
+        ports: Default::default(),
+        roles: "",
+    };
+    t.post_ok("/schemas", schema());
+    let mut config = merge_table(json!({"1day.bucketTimePeriod": "1d",
+        "1day.bufferTimePeriod": "1d", "1day.maxNumParallelBuckets": "3"}));
+    config["segmentsConfig"]["retentionTimeUnit"] = json!("DAYS");
+    config["segmentsConfig"]["retentionTimeValue"] = json!("30");
+    t.post_ok("/tables", config);
+    let rows = small_segments(&t, dir.path(), 9);
+    let (st, b) = upload(&t, "aged", &segment(dir.path(), "aged", rows..rows + 50, now_ms() - 40 * DAY_MS));
+    assert_eq!(st, 200, "{b}");
+    t.wait_for("events", (rows + 50, sum(0..rows + 50)));
+    // Retention run through the first controller.
+    let (s, b) = http(
+        "GET",
+        &format!("{ctl1}/periodictask/run?taskname=RetentionManager&tableName=events"),
+        None,
+    );
+    assert_eq!(s, 200, "{b}");
+    t.wait_for("events", (rows, sum(0..rows)));
+    // A merge scheduled through the second, run by the minion process.
+    let names = schedule(&t, "MergeRollupTask", "events_OFFLINE");
+    assert_eq!(names.len(), 1);
+    wait_task(&t, &names[0], || assert_eq!(t.count("events"), (rows, sum(0..rows))));
+    assert_eq!(t.segment_names("events", "OFFLINE").len(), 3);
+    let (_, l) = http("GET", &format!("{ctl1}/segments/events/lineage?type=OFFLINE"), None);
+    assert_eq!(l["lineageEntries"].as_object().map_or(0, |e| e.len()), 3, "{l}");
+    assert_eq!(t.count("events"), (rows, sum(0..rows)));
+}
