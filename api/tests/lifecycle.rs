@@ -932,11 +932,16 @@ fn a_controller_killed_mid_replacement_loses_and_doubles_nothing() {
     t.kill_9();
     t.restart();
     // The minion offers its result again; the half-done replacement is undone and redone.
+    // Right after the restart the server is still loading: segments pushed minutes ago and
+    // not loaded anywhere yet are left out of routing (Pinot's new-segment rule) or answer an
+    // error. Never more rows than there are (both sets at once); once the table has answered
+    // whole, every answer is whole.
+    let mut whole = false;
     wait_task(&t, &names[0], || {
         let (n, s) = t.count("events");
-        // Right after the restart a segment may not be loaded yet (an error), never a wrong
-        // answer.
-        if n >= 0 {
+        assert!(n <= want.0, "{n} rows");
+        whole |= (n, s) == want;
+        if whole {
             assert_eq!((n, s), want);
         }
     });
@@ -992,7 +997,8 @@ fn a_realtime_table_past_its_storage_quota_pauses_and_resumes_when_it_fits() {
     kafka.produce("rq", 0, &rows(0, 250));
     t.wait_for("rq", (250, sum(0..250)));
     let validate = || {
-        let (s, b) = t.get("/periodictask/run?taskname=RealtimeSegmentValidationManager&tableName=rq");
+        let (s, b) =
+            t.get("/periodictask/run?taskname=RealtimeSegmentValidationManager&tableName=rq");
         assert_eq!(s, 200, "{b}");
     };
     validate();
@@ -1002,7 +1008,10 @@ fn a_realtime_table_past_its_storage_quota_pauses_and_resumes_when_it_fits() {
     assert_eq!(st["reasonCode"], "STORAGE_QUOTA_EXCEEDED", "{st}");
     // Paused: what was consumed is committed, nothing more is read.
     let deadline = Instant::now() + Duration::from_secs(20);
-    while status(&t)["consumingSegments"].as_array().is_some_and(|a| !a.is_empty()) {
+    while status(&t)["consumingSegments"]
+        .as_array()
+        .is_some_and(|a| !a.is_empty())
+    {
         assert!(Instant::now() < deadline, "{}", status(&t));
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -1082,7 +1091,11 @@ fn tasks_and_retention_on_zookeeper_with_two_controllers() {
     config["segmentsConfig"]["retentionTimeValue"] = json!("30");
     t.post_ok("/tables", config);
     let rows = small_segments(&t, dir.path(), 9);
-    let (st, b) = upload(&t, "aged", &segment(dir.path(), "aged", rows..rows + 50, now_ms() - 40 * DAY_MS));
+    let (st, b) = upload(
+        &t,
+        "aged",
+        &segment(dir.path(), "aged", rows..rows + 50, now_ms() - 40 * DAY_MS),
+    );
     assert_eq!(st, 200, "{b}");
     t.wait_for("events", (rows + 50, sum(0..rows + 50)));
     // Retention run through the first controller.
@@ -1096,9 +1109,19 @@ fn tasks_and_retention_on_zookeeper_with_two_controllers() {
     // A merge scheduled through the second, run by the minion process.
     let names = schedule(&t, "MergeRollupTask", "events_OFFLINE");
     assert_eq!(names.len(), 1);
-    wait_task(&t, &names[0], || assert_eq!(t.count("events"), (rows, sum(0..rows))));
+    wait_task(&t, &names[0], || {
+        assert_eq!(t.count("events"), (rows, sum(0..rows)))
+    });
     assert_eq!(t.segment_names("events", "OFFLINE").len(), 3);
-    let (_, l) = http("GET", &format!("{ctl1}/segments/events/lineage?type=OFFLINE"), None);
-    assert_eq!(l["lineageEntries"].as_object().map_or(0, |e| e.len()), 3, "{l}");
+    let (_, l) = http(
+        "GET",
+        &format!("{ctl1}/segments/events/lineage?type=OFFLINE"),
+        None,
+    );
+    assert_eq!(
+        l["lineageEntries"].as_object().map_or(0, |e| e.len()),
+        3,
+        "{l}"
+    );
     assert_eq!(t.count("events"), (rows, sum(0..rows)));
 }

@@ -20,7 +20,7 @@ use crate::index::{
 };
 use crate::metadata::{ColumnMetadata, SegmentMetadata};
 use crate::startree::StarTree;
-use crate::types::{DataType, DocId};
+use crate::types::{DataType, DictId, DocId, Value};
 use memmap2::Mmap;
 use roaring::RoaringBitmap;
 use std::collections::HashMap;
@@ -93,6 +93,54 @@ impl ColumnReader {
     /// Whether `doc`'s input was null.
     pub fn is_null(&self, doc: DocId) -> bool {
         self.nulls.as_ref().is_some_and(|n| n.contains(doc))
+    }
+
+    /// Every value of the column in doc order, as stored: dictionary values looked up (a run
+    /// of docs sharing an id decodes it once), raw values decoded in one pass, multi-value
+    /// cells as [`Value::Array`], nulls as [`Value::Null`].
+    pub fn values(&self, docs: u32) -> Vec<Value> {
+        let mut out = Vec::with_capacity(docs as usize);
+        match &self.forward {
+            ForwardIndex::Dict(f) => {
+                let dict = self.dictionary.as_ref();
+                let mut last: Option<(DictId, Value)> = None;
+                for doc in 0..docs {
+                    let id = f.get(doc);
+                    let v = match &last {
+                        Some((l, v)) if *l == id => v.clone(),
+                        _ => {
+                            let v = dict.map_or(Value::Null, |d| d.value(id));
+                            last = Some((id, v.clone()));
+                            v
+                        }
+                    };
+                    out.push(v);
+                }
+            }
+            ForwardIndex::DictMv(f) => {
+                let mut ids = Vec::new();
+                for doc in 0..docs {
+                    f.read(doc, &mut ids);
+                    let cell = match self.dictionary.as_ref() {
+                        Some(d) => ids.iter().map(|&i| d.value(i)).collect(),
+                        None => Vec::new(),
+                    };
+                    out.push(Value::Array(cell));
+                }
+            }
+            ForwardIndex::Raw(r) => {
+                let mut cursor = r.cursor();
+                for doc in 0..docs {
+                    out.push(cursor.value(doc));
+                }
+            }
+        }
+        if let Some(nulls) = self.nulls() {
+            for doc in nulls.iter().take_while(|&d| d < docs) {
+                out[doc as usize] = Value::Null;
+            }
+        }
+        out
     }
 }
 

@@ -15,6 +15,7 @@ use crate::transport::{
 };
 use planner::plan::TableInfo;
 use segments::types::Schema;
+use std::sync::Arc;
 
 impl ControllerClient for Controller {
     fn routing<'a>(
@@ -103,7 +104,7 @@ impl ControllerClient for Controller {
     fn finish_task<'a>(
         &'a self,
         report: &'a TaskReport,
-        archives: Vec<Vec<u8>>,
+        archives: Arc<Vec<Vec<u8>>>,
     ) -> BoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
             let done = super::minion_tasks::finish(self, report, archives).await;

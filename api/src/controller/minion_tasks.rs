@@ -30,6 +30,7 @@ use crate::metadata::{Op, keys};
 use crate::transport::minion_tasks::{TaskAssignment, TaskReport};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 use tide::{Request, Response, StatusCode};
 
 /// Times a subtask is handed out before a lost minion fails it.
@@ -404,7 +405,7 @@ fn finish_ops(
 pub async fn finish(
     c: &Controller,
     report: &TaskReport,
-    archives: Vec<Vec<u8>>,
+    archives: Arc<Vec<Vec<u8>>>,
 ) -> Result<(), ControllerError> {
     if let Some(e) = &report.error {
         let _guard = c.lock_writes().await?;
@@ -468,11 +469,11 @@ impl Drop for Applying<'_> {
 async fn apply(
     c: &Controller,
     report: &TaskReport,
-    archives: Vec<Vec<u8>>,
+    archives: Arc<Vec<Vec<u8>>>,
 ) -> Result<(), ControllerError> {
     // Names first (validated again when each is stored).
     let mut outputs = Vec::new();
-    for a in &archives {
+    for a in archives.iter() {
         let name = crate::common::archive::segment_name_of(a)
             .map_err(|e| ControllerError::invalid(e.to_string()))?;
         outputs.push(name);
@@ -516,9 +517,13 @@ async fn apply(
     let spec = record.subtasks[at].spec.clone();
     match spec.output {
         OutputMode::Refresh => {
-            let [archive] = <[Vec<u8>; 1]>::try_from(archives).map_err(|a| {
-                ControllerError::invalid(format!("a purge makes one segment, not {}", a.len()))
-            })?;
+            let [archive] = archives.as_slice() else {
+                return Err(ControllerError::invalid(format!(
+                    "a purge makes one segment, not {}",
+                    archives.len()
+                )));
+            };
+            let archive = archive.clone();
             let (name, crc) = spec.input_segments[0].clone();
             if outputs[0] != name {
                 return Err(ControllerError::invalid(format!(
@@ -538,9 +543,13 @@ async fn apply(
             c.commit(ops)?;
         }
         OutputMode::Replace | OutputMode::Add => {
-            for archive in archives {
-                segment_commit::store_archive(c, Some(&spec.output_table), None, archive).await?;
+            for archive in archives.iter() {
+                segment_commit::store_archive(c, Some(&spec.output_table), None, archive.clone())
+                    .await?;
             }
+            // Servers learn of the new segments now, not at their next heartbeat: the end
+            // below waits for them to be loaded.
+            super::changes::publish(c).await;
             let id = record.subtasks[at]
                 .lineage_entry
                 .clone()
@@ -834,7 +843,7 @@ async fn finish_endpoint(mut req: Request<ControllerState>) -> tide::Result {
         }
     }
     let report = report.ok_or_else(|| ApiError::bad_request("Missing the task report"))?;
-    finish(req.state(), &report, archives).await?;
+    finish(req.state(), &report, Arc::new(archives)).await?;
     json(&Status::new(format!("{} finished", report.subtask_id)))
 }
 

@@ -10,8 +10,9 @@
 use super::merge::{self, TimeColumn};
 use crate::common::archive;
 use crate::common::transform::segment_schema;
-use crate::common::transform::{quote_column, select_rows};
+use crate::common::transform::{quote_column, read_rows, select_rows};
 use crate::metadata::tasks::{OutputMode, SubtaskSpec};
+use rayon::prelude::*;
 use segments::types::time::epoch_unit_millis;
 use segments::types::{Schema, Value};
 use segments::{BuildConfig, build_segment_from_rows};
@@ -33,6 +34,7 @@ pub fn run(
     inputs: Vec<Input>,
     work: &Path,
 ) -> Result<Vec<Vec<u8>>, String> {
+    let started = std::time::Instant::now();
     let time_column = output_config
         .get("segmentsConfig")
         .and_then(|s| s.get("timeColumnName"))
@@ -59,23 +61,42 @@ pub fn run(
     }
     let filter = (!dropped.is_empty()).then(|| dropped.join(" OR "));
 
-    let mut rows: Vec<Vec<Value>> = Vec::new();
-    for (n, input) in inputs.into_iter().enumerate() {
+    // Inputs are unpacked and read in parallel (most of the time goes to unpacking).
+    let read_one = |(n, input): (usize, Input)| -> Result<Vec<Vec<Value>>, String> {
         let dir = work.join(format!("in-{n}"));
         let unpacked = archive::unpack(&input.archive, &dir).map_err(|e| e.to_string())?;
         drop(input.archive);
         let segment = Arc::new(archive::open(&unpacked.dir).map_err(|e| e.to_string())?);
-        let source_schema = segment_schema(&segment);
-        let exprs = schema
-            .fields
-            .iter()
-            .map(|f| source_schema.field(&f.name).map(|_| quote_column(&f.name)))
-            .collect();
-        let read = select_rows(schema, exprs, filter.as_deref(), source_schema, segment)
-            .map_err(|e| format!("reading segment {}: {e}", input.name))?;
-        rows.extend(read);
+        // Without a filter the columns are read as they are; a filter (or a column whose type
+        // changed since the segment was built) goes through the engine.
+        let read = match filter
+            .is_none()
+            .then(|| read_rows(schema, &segment))
+            .flatten()
+        {
+            Some(read) => read,
+            None => {
+                let source_schema = segment_schema(&segment);
+                let exprs = schema
+                    .fields
+                    .iter()
+                    .map(|f| source_schema.field(&f.name).map(|_| quote_column(&f.name)))
+                    .collect();
+                select_rows(schema, exprs, filter.as_deref(), source_schema, segment)
+                    .map_err(|e| format!("reading segment {}: {e}", input.name))?
+            }
+        };
         let _ = std::fs::remove_dir_all(&dir);
+        Ok(read)
+    };
+    let numbered: Vec<(usize, Input)> = inputs.into_iter().enumerate().collect();
+    let parts: Vec<Result<Vec<Vec<Value>>, String>> =
+        numbered.into_par_iter().map(read_one).collect();
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    for part in parts {
+        rows.extend(part?);
     }
+    let read = std::time::Instant::now();
     let merged = merge::merge(schema, rows, &spec.merge, time);
     if merged.is_empty() && spec.output != OutputMode::Refresh {
         return Ok(Vec::new());
@@ -101,5 +122,11 @@ pub fn run(
         out.push(archive::pack(&dir.join(&name)).map_err(|e| e.to_string())?);
         let _ = std::fs::remove_dir_all(&dir);
     }
+    log::info!(
+        "merged and built {} segment(s) in {:?} (rows read in {:?})",
+        out.len(),
+        read.elapsed(),
+        read.duration_since(started)
+    );
     Ok(out)
 }

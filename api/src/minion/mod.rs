@@ -136,9 +136,10 @@ async fn run_one(m: &Minion, a: TaskAssignment, stop: &AtomicBool) {
     log::info!("{id}: running {} on {}", a.subtask_id, a.spec.table);
     let started = Instant::now();
     let outcome = execute(m, &a).await;
+    let built = started.elapsed();
     let (error, archives) = match outcome {
-        Ok(archives) => (None, archives),
-        Err(e) => (Some(e), Vec::new()),
+        Ok(archives) => (None, Arc::new(archives)),
+        Err(e) => (Some(e), Arc::default()),
     };
     let report = TaskReport {
         minion: id.clone(),
@@ -152,7 +153,7 @@ async fn run_one(m: &Minion, a: TaskAssignment, stop: &AtomicBool) {
         match m.controller.finish_task(&report, archives.clone()).await {
             Ok(()) => {
                 log::info!(
-                    "{id}: {} {} in {:?} ({} segment(s))",
+                    "{id}: {} {} in {:?} ({} segment(s); fetched and built in {built:?})",
                     a.subtask_id,
                     if report.error.is_some() {
                         "failed"
@@ -203,6 +204,12 @@ async fn execute(m: &Minion, a: &TaskAssignment) -> Result<Vec<Vec<u8>>, String>
     let work = m.config.work_dir.join(&a.subtask_id);
     let _ = std::fs::remove_dir_all(&work);
     let (spec, config, dir) = (a.spec.clone(), a.output_config.clone(), work.clone());
+    log::info!(
+        "{}: fetched {} input segment(s) for {}",
+        m.config.instance_id,
+        a.spec.input_segments.len(),
+        a.subtask_id
+    );
     let result = crate::http::blocking::on_rayon(move || {
         executor::run(&spec, &schema, &config, inputs, &dir)
     })

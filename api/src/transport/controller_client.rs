@@ -13,6 +13,7 @@ use planner::plan::TableInfo;
 use segments::types::{ErrorCode, Schema};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
+use std::sync::Arc;
 
 /// Why a table could not be routed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -240,7 +241,7 @@ pub trait ControllerClient: Send + Sync {
     fn finish_task<'a>(
         &'a self,
         report: &'a TaskReport,
-        archives: Vec<Vec<u8>>,
+        archives: Arc<Vec<Vec<u8>>>,
     ) -> BoxFuture<'a, Result<(), TransportError>>;
 }
 
@@ -477,7 +478,7 @@ impl ControllerClient for HttpControllerClient {
     fn finish_task<'a>(
         &'a self,
         report: &'a TaskReport,
-        archives: Vec<Vec<u8>>,
+        archives: Arc<Vec<Vec<u8>>>,
     ) -> BoxFuture<'a, Result<(), TransportError>> {
         Box::pin(async move {
             let report_json = serde_json::to_vec(report)
@@ -489,7 +490,6 @@ impl ControllerClient for HttpControllerClient {
                     .map(|a| ("segment", Some("segment.tar.gz"), a.as_slice())),
             );
             let (content_type, body) = crate::http::multipart::encode_parts(&parts);
-            drop(archives);
             let url = format!("{}/tessera/tasks/finish", self.base_url);
             let mut res = self
                 .patient

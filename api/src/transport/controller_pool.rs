@@ -222,7 +222,7 @@ impl ControllerClient for ControllerPool {
     fn finish_task<'a>(
         &'a self,
         report: &'a TaskReport,
-        archives: Vec<Vec<u8>>,
+        archives: Arc<Vec<Vec<u8>>>,
     ) -> BoxFuture<'a, Result<(), TransportError>> {
         Box::pin(self.attempt(move |c| {
             let archives = archives.clone();

@@ -126,7 +126,7 @@ impl ControllerClient for Announcing {
     fn finish_task<'a>(
         &'a self,
         report: &'a TaskReport,
-        archives: Vec<Vec<u8>>,
+        archives: Arc<Vec<Vec<u8>>>,
     ) -> BoxFuture<'a, Result<(), TransportError>> {
         self.inner.finish_task(report, archives)
     }
