@@ -282,6 +282,18 @@ fn retention_deletes_aged_offline_segments_and_purges_the_deleted_area() {
     assert_eq!(s, 200, "{b}");
     assert_eq!(t.count("events"), (100, sum(300..400)));
     assert_eq!(t.deleted_archives("events").len(), 1);
+    // A bad retention period is refused and deletes nothing.
+    let (s, b) = http(
+        "DELETE",
+        &format!("{}/segments/events/new_1?retention=soon", t.controller),
+        None,
+    );
+    assert_eq!(s, 400, "{b}");
+    assert_eq!(t.count("events"), (100, sum(300..400)));
+    // Deleting the table retires its segments' archives too (Pinot's default).
+    let (s, b) = http("DELETE", &format!("{}/tables/events", t.controller), None);
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(t.deleted_archives("events").len(), 2);
 
     // Pinot's errors: an unknown task, an unknown table.
     let (s, b) = t.get("/periodictask/run?taskname=NoSuchTask");

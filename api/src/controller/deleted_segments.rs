@@ -1,5 +1,5 @@
 //! What happens to a deleted segment (Pinot's `SegmentDeletionManager`): a deletion — by the
-//! retention manager, `DELETE /segments/…`, a replacement — commits the records' removal first
+//! retention manager, `DELETE /segments/…`, `DELETE /tables/…`, a replacement — commits the records' removal first
 //! (brokers stop routing to the segments as soon as the change is published), then retires each
 //! archive to the deep store's deleted-segments area ([`super::deep_store::DELETED_SEGMENTS`]),
 //! where it waits `deletedSegmentsRetentionPeriod` (the table's, else the controller's 7 days;
@@ -35,13 +35,35 @@ pub fn deleted_retention(config: Option<&TableConfig>) -> Duration {
         .unwrap_or(DEFAULT_DELETED_RETENTION)
 }
 
+/// How long table `typed`'s deleted archives are kept: the request's `retention` period
+/// (`DELETE …?retention=0d`, as Pinot's), else the table's, else the default.
+pub fn keep_for(
+    c: &Controller,
+    typed: &str,
+    retention: Option<&str>,
+) -> Result<Duration, ApiError> {
+    if let Some(text) = retention.filter(|t| !t.trim().is_empty()) {
+        let ms = parse_period_millis(text).ok_or_else(|| {
+            ApiError::bad_request(format!(
+                "Invalid retention time: {text} (Valid examples: '0d', '7d', '4h30m')"
+            ))
+        })?;
+        return Ok(Duration::from_millis(ms.max(0) as u64));
+    }
+    let config = c.table_config(typed)?;
+    Ok(deleted_retention(
+        config.as_ref().and_then(parse_config).as_ref(),
+    ))
+}
+
 /// Removes the records of `segments` of table `typed` in one commit, then retires their
-/// archives (or removes them, when the table keeps no deleted segments). Call with the write
-/// lock held; the caller publishes the change.
+/// archives for `keep` (removes them when it is zero). Call with the write lock held; the
+/// caller publishes the change.
 pub fn delete_segments(
     c: &Controller,
     typed: &str,
     segments: &[SegmentRecord],
+    keep: Duration,
 ) -> Result<(), ApiError> {
     if segments.is_empty() {
         return Ok(());
@@ -52,8 +74,6 @@ pub fn delete_segments(
             .map(|s| Op::Delete(keys::segment(typed, &s.segment_name)))
             .collect(),
     )?;
-    let config = c.table_config(typed).ok().flatten();
-    let keep = deleted_retention(config.as_ref().and_then(parse_config).as_ref());
     for s in segments {
         retire_archive(c, typed, &s.archive, keep);
     }

@@ -116,7 +116,8 @@ pub async fn retain_table(c: &Controller, typed: &str) -> Result<usize, ApiError
                 .unwrap_or("")
         );
     }
-    deleted_segments::delete_segments(c, typed, &gone)?;
+    let keep = deleted_segments::keep_for(c, typed, None)?;
+    deleted_segments::delete_segments(c, typed, &gone, keep)?;
     Ok(gone.len())
 }
 

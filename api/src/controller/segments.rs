@@ -331,7 +331,9 @@ async fn delete_all(req: Request<ControllerState>) -> tide::Result {
     let _guard = c.lock_writes().await?;
     let (_, tables) = addressed_tables(&req)?;
     for (_, typed) in &tables {
-        super::deleted_segments::delete_segments(c, typed, &c.segments(typed)?)?;
+        let keep =
+            super::deleted_segments::keep_for(c, typed, query_param(&req, "retention").as_deref())?;
+        super::deleted_segments::delete_segments(c, typed, &c.segments(typed)?, keep)?;
     }
     let names: Vec<&str> = tables.iter().map(|(_, n)| n.as_str()).collect();
     json(&Status::new(format!(
@@ -347,6 +349,8 @@ async fn delete_segment(req: Request<ControllerState>) -> tide::Result {
     let _guard = c.lock_writes().await?;
     let record = find_segment(c, &name, &segment)?;
     let typed = record.table_name_with_type.clone();
-    super::deleted_segments::delete_segments(c, &typed, &[record])?;
+    let keep =
+        super::deleted_segments::keep_for(c, &typed, query_param(&req, "retention").as_deref())?;
+    super::deleted_segments::delete_segments(c, &typed, &[record], keep)?;
     json(&Status::new(format!("Segment {segment} deleted")))
 }

@@ -234,6 +234,14 @@ async fn delete(req: Request<ControllerState>) -> tide::Result {
         ))
         .into());
     }
+    // The segments' archives go to the deleted-segments area, as Pinot's (`retention=0d`:
+    // removed at once).
+    let mut gone = Vec::new();
+    for (_, typed) in &tables {
+        let keep =
+            super::deleted_segments::keep_for(c, typed, query_param(&req, "retention").as_deref())?;
+        gone.push((typed.clone(), keep, c.segments(typed)?));
+    }
     let mut ops = Vec::new();
     for (_, typed) in &tables {
         ops.push(Op::Delete(keys::table(typed)));
@@ -243,6 +251,11 @@ async fn delete(req: Request<ControllerState>) -> tide::Result {
         ops.push(Op::DeletePrefix(keys::task_metadata_of(typed)));
     }
     c.commit(ops)?;
+    for (typed, keep, segments) in &gone {
+        for s in segments {
+            super::deleted_segments::retire_archive(c, typed, &s.archive, *keep);
+        }
+    }
     for (_, typed) in &tables {
         if let Err(e) = c.deep.remove_table(typed) {
             log::warn!(
