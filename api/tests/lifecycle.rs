@@ -743,16 +743,15 @@ fn realtime_to_offline_moves_committed_days_keeping_the_hybrid_answers() {
             "metadata": {}
         }),
     );
-    // Days 5, 4 and 3 ago (one committed segment each), then 150 rows of now: one more
-    // committed segment and 50 rows consuming.
+    // Four committed segments — days 5 ago; days 5 and 3 ago (spanning day 4, which has no
+    // rows); day 3; now — and 50 rows of now consuming.
     let now = now_ms();
     let day_start = |ago: i64| (now - ago * DAY_MS).div_euclid(DAY_MS) * DAY_MS;
     let records: Vec<Value> = (0..450)
         .map(|i| {
             let ts = match i {
-                0..100 => day_start(5) + i,
-                100..200 => day_start(4) + i,
-                200..300 => day_start(3) + i,
+                0..150 => day_start(5) + i,
+                150..300 => day_start(3) + i,
                 _ => now,
             };
             let kind = ["a", "b", "c"][(i % 3) as usize];
@@ -767,11 +766,15 @@ fn realtime_to_offline_moves_committed_days_keeping_the_hybrid_answers() {
         assert!(Instant::now() < deadline);
         std::thread::sleep(Duration::from_millis(100));
     }
-    // One window (day) per task, one task at a time.
+    // One window (day) per task, one task at a time; day 4's window holds no rows, its task
+    // moves nothing and the watermark goes past it.
     for day in [5, 4, 3] {
         let names = schedule(&t, "RealtimeToOfflineSegmentsTask", "hy_REALTIME");
         assert_eq!(names.len(), 1, "day {day}: {names:?}");
         wait_task(&t, &names[0], || assert_eq!(t.count("hy"), want));
+        if day == 4 {
+            assert_eq!(subtask(&t, &names[0])["info"], "no rows to move");
+        }
         assert_eq!(t.count("hy"), want);
         let (_, meta) = t.get("/tasks/RealtimeToOfflineSegmentsTask/hy_REALTIME/metadata");
         assert_eq!(
@@ -783,7 +786,7 @@ fn realtime_to_offline_moves_committed_days_keeping_the_hybrid_answers() {
     // Nothing more to move (the next day has no data and the one after is within the buffer).
     assert!(schedule(&t, "RealtimeToOfflineSegmentsTask", "hy_REALTIME").is_empty());
     let offline = t.segment_names("hy", "OFFLINE");
-    assert_eq!(offline.len(), 3, "{offline:?}");
+    assert_eq!(offline.len(), 2, "{offline:?}");
     // The offline table holds exactly the three days' 300 rows.
     let (_, zk) = t.get("/segments/hy/zkmetadata?type=OFFLINE");
     let docs: i64 = zk

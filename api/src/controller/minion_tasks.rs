@@ -501,6 +501,12 @@ async fn apply(
                 spec.table
             )));
         }
+        if spec.output == OutputMode::Add && outputs.is_empty() {
+            // A window without rows: nothing to add, the watermark moves on past it.
+            let ops = finish_ops(c, report, None, Some("no rows to move".into()))?;
+            c.commit(ops)?;
+            return Ok(());
+        }
         if spec.output != OutputMode::Refresh {
             let from: Vec<String> = match spec.output {
                 OutputMode::Replace => spec.input_segments.iter().map(|(n, _)| n.clone()).collect(),
