@@ -11,6 +11,7 @@
 
 pub mod archive;
 pub mod clock;
+pub mod ids;
 pub mod location;
 pub mod loggers;
 pub mod properties;

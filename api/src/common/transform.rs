@@ -262,6 +262,29 @@ pub fn segment_schema(segment: &ImmutableSegment) -> Schema {
     }
 }
 
+/// The rows of `segment` in `schema` field order (a field the segment lacks is NULL), leaving
+/// out those `filter` is true for: read straight from the columns when nothing needs the engine
+/// ([`read_rows`]), else through it ([`select_rows`]: a filter, or a column whose type changed
+/// since the segment was built). Blocking; run on rayon.
+pub fn segment_rows(
+    schema: &Schema,
+    segment: Arc<ImmutableSegment>,
+    filter: Option<&str>,
+) -> Result<Vec<Vec<Value>>, String> {
+    if filter.is_none()
+        && let Some(rows) = read_rows(schema, &segment)
+    {
+        return Ok(rows);
+    }
+    let source_schema = segment_schema(&segment);
+    let exprs = schema
+        .fields
+        .iter()
+        .map(|f| source_schema.field(&f.name).map(|_| quote_column(&f.name)))
+        .collect();
+    select_rows(schema, exprs, filter, source_schema, segment)
+}
+
 /// Every row of `segment` in `schema` field order, read straight from its columns (no query
 /// plan): a field the segment lacks is NULL. `None` when a column's type or arity differs from
 /// the schema's (the engine's casts are needed: use [`select_rows`]).

@@ -114,7 +114,7 @@ pub fn start_ops(
             )));
         }
     }
-    let id = new_entry_id();
+    let id = crate::common::ids::uuid_v4();
     l.lineage_entries.insert(
         id.clone(),
         LineageEntry {
@@ -125,25 +125,6 @@ pub fn start_ops(
         },
     );
     Ok((id, vec![put_lineage(&l)]))
-}
-
-/// A random UUID (v4) for a lineage entry.
-fn new_entry_id() -> String {
-    let mut b = [0u8; 16];
-    if getrandom::getrandom(&mut b).is_err() {
-        b[..8].copy_from_slice(&now_ms().to_le_bytes());
-    }
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
 }
 
 /// The unfinished entry `id` of table `typed`.

@@ -72,20 +72,7 @@ fn metadata(c: &Controller, typed: &str, t: TaskType) -> Result<TaskMetadata, Ap
 
 /// A task name as Pinot makes them: `Task_<type>_<uuid>_<ms>`.
 fn new_task_name(t: TaskType, now: i64) -> String {
-    let mut b = [0u8; 16];
-    if getrandom::getrandom(&mut b).is_err() {
-        b[..8].copy_from_slice(&now.to_le_bytes());
-    }
-    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "Task_{}_{}-{}-{}-{}-{}_{now}",
-        t.name(),
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
+    format!("Task_{}_{}_{now}", t.name(), crate::common::ids::uuid_v4())
 }
 
 /// What one scheduling run made: task type → task names, and the errors.
@@ -163,17 +150,7 @@ pub async fn schedule(
                     subtasks: subtasks
                         .into_iter()
                         .enumerate()
-                        .map(|(n, spec)| Subtask {
-                            id: format!("{name}_{n}"),
-                            spec,
-                            state: SubtaskState::Init,
-                            minion: None,
-                            started_ms: None,
-                            finished_ms: None,
-                            attempts: 0,
-                            info: None,
-                            lineage_entry: None,
-                        })
+                        .map(|(n, spec)| Subtask::new(format!("{name}_{n}"), spec))
                         .collect(),
                     name: name.clone(),
                     task_type: t,

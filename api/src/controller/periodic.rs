@@ -242,7 +242,8 @@ async fn run_now(req: Request<ControllerState>) -> tide::Result {
             found.into_iter().map(|(_, typed)| Some(typed)).collect()
         }
     };
-    let id = format!("api-{}", request_id());
+    // Pinot's: "api-" and the first 8 digits of a UUID.
+    let id = format!("api-{}", &crate::common::ids::uuid_v4()[..8]);
     log::info!(
         "[TaskRequestId: {id}] running periodic task {} on {}",
         task.name(),
@@ -255,15 +256,6 @@ async fn run_now(req: Request<ControllerState>) -> tide::Result {
         task_id: id,
         is_successful: true,
     })
-}
-
-/// A random id for a request's log lines (Pinot's `api-` and 8 hex digits).
-fn request_id() -> String {
-    let mut b = [0u8; 4];
-    if getrandom::getrandom(&mut b).is_err() {
-        b = (crate::common::clock::now_ms() as u32).to_le_bytes();
-    }
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 #[cfg(test)]

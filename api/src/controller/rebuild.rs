@@ -9,7 +9,7 @@
 //! otherwise the segment keeps the trees it was built with.
 
 use crate::common::archive;
-use crate::common::transform::{quote_column, segment_schema, select_rows};
+use crate::common::transform::segment_rows;
 use segments::types::Schema;
 use segments::{BuildConfig, build_segment_from_rows};
 use serde_json::Value as Json;
@@ -26,19 +26,13 @@ pub fn rebuild_archive(
 ) -> Result<Vec<u8>, String> {
     let old = archive::unpack(archive_bytes, &work.join("old")).map_err(|e| e.to_string())?;
     let segment = Arc::new(archive::open(&old.dir).map_err(|e| e.to_string())?);
-    let source_schema = segment_schema(&segment);
-    let exprs = schema
-        .fields
-        .iter()
-        .map(|f| source_schema.field(&f.name).map(|_| quote_column(&f.name)))
-        .collect();
     let old_trees: Vec<_> = segment
         .metadata()
         .star_trees
         .iter()
         .map(|t| t.spec.clone())
         .collect();
-    let rows = select_rows(schema, exprs, None, source_schema, segment)?;
+    let rows = segment_rows(schema, segment, None)?;
     let mut build =
         BuildConfig::from_table_config_json(config, schema, Some(&old.facts.segment_name))
             .map_err(|e| e.to_string())?;

@@ -205,6 +205,23 @@ pub struct Subtask {
     pub lineage_entry: Option<String>,
 }
 
+impl Subtask {
+    /// A subtask waiting for a minion.
+    pub fn new(id: String, spec: SubtaskSpec) -> Subtask {
+        Subtask {
+            id,
+            spec,
+            state: SubtaskState::Init,
+            minion: None,
+            started_ms: None,
+            finished_ms: None,
+            attempts: 0,
+            info: None,
+            lineage_entry: None,
+        }
+    }
+}
+
 /// A task: subtasks of one type over one table.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -315,25 +332,19 @@ mod tests {
     use super::*;
 
     fn subtask(state: SubtaskState) -> Subtask {
+        let spec = SubtaskSpec {
+            table: "t_OFFLINE".into(),
+            output_table: "t_OFFLINE".into(),
+            input_segments: vec![("a".into(), 1)],
+            output_prefix: "merged".into(),
+            merge: MergeSpec::default(),
+            output: OutputMode::Replace,
+            merge_level: None,
+            watermark: None,
+        };
         Subtask {
-            id: "t_0".into(),
-            spec: SubtaskSpec {
-                table: "t_OFFLINE".into(),
-                output_table: "t_OFFLINE".into(),
-                input_segments: vec![("a".into(), 1)],
-                output_prefix: "merged".into(),
-                merge: MergeSpec::default(),
-                output: OutputMode::Replace,
-                merge_level: None,
-                watermark: None,
-            },
             state,
-            minion: None,
-            started_ms: None,
-            finished_ms: None,
-            attempts: 0,
-            info: None,
-            lineage_entry: None,
+            ..Subtask::new("t_0".into(), spec)
         }
     }
 

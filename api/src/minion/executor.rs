@@ -9,8 +9,7 @@
 
 use super::merge::{self, TimeColumn};
 use crate::common::archive;
-use crate::common::transform::segment_schema;
-use crate::common::transform::{quote_column, read_rows, select_rows};
+use crate::common::transform::{quote_column, segment_rows};
 use crate::metadata::tasks::{OutputMode, SubtaskSpec};
 use rayon::prelude::*;
 use segments::types::time::epoch_unit_millis;
@@ -67,25 +66,8 @@ pub fn run(
         let unpacked = archive::unpack(&input.archive, &dir).map_err(|e| e.to_string())?;
         drop(input.archive);
         let segment = Arc::new(archive::open(&unpacked.dir).map_err(|e| e.to_string())?);
-        // Without a filter the columns are read as they are; a filter (or a column whose type
-        // changed since the segment was built) goes through the engine.
-        let read = match filter
-            .is_none()
-            .then(|| read_rows(schema, &segment))
-            .flatten()
-        {
-            Some(read) => read,
-            None => {
-                let source_schema = segment_schema(&segment);
-                let exprs = schema
-                    .fields
-                    .iter()
-                    .map(|f| source_schema.field(&f.name).map(|_| quote_column(&f.name)))
-                    .collect();
-                select_rows(schema, exprs, filter.as_deref(), source_schema, segment)
-                    .map_err(|e| format!("reading segment {}: {e}", input.name))?
-            }
-        };
+        let read = segment_rows(schema, segment, filter.as_deref())
+            .map_err(|e| format!("reading segment {}: {e}", input.name))?;
         let _ = std::fs::remove_dir_all(&dir);
         Ok(read)
     };

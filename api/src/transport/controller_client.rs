@@ -273,6 +273,26 @@ impl HttpControllerClient {
     }
 }
 
+/// An answer that is a JSON value, or nothing when its status is `absent`.
+async fn optional_json<T: serde::de::DeserializeOwned>(
+    mut res: surf::Response,
+    absent: u16,
+    what: &str,
+) -> Result<Option<T>, TransportError> {
+    if res.status() == absent {
+        // Read whole, so the pooled connection is clean for its next call.
+        let _ = res.body_bytes().await;
+        return Ok(None);
+    }
+    if !res.status().is_success() {
+        return Err(status_error(&mut res).await);
+    }
+    res.body_json()
+        .await
+        .map(Some)
+        .map_err(|e| TransportError::Unreadable(format!("{what}: {e}")))
+}
+
 fn unreachable(e: impl std::fmt::Display) -> TransportError {
     TransportError::Unreachable(e.to_string())
 }
@@ -438,19 +458,8 @@ impl ControllerClient for HttpControllerClient {
     ) -> BoxFuture<'a, Result<Option<RealtimeSetup>, TransportError>> {
         Box::pin(async move {
             let url = format!("{}/tessera/realtime/{typed}", self.base_url);
-            let mut res = self.client.get(&url).await.map_err(unreachable)?;
-            if res.status() == 404 {
-                // Read whole, so the pooled connection is clean for its next call.
-                let _ = res.body_bytes().await;
-                return Ok(None);
-            }
-            if !res.status().is_success() {
-                return Err(status_error(&mut res).await);
-            }
-            res.body_json()
-                .await
-                .map(Some)
-                .map_err(|e| TransportError::Unreadable(format!("realtime setup: {e}")))
+            let res = self.client.get(&url).await.map_err(unreachable)?;
+            optional_json(res, 404, "realtime setup").await
         })
     }
 
@@ -460,18 +469,8 @@ impl ControllerClient for HttpControllerClient {
     ) -> BoxFuture<'a, Result<Option<TaskAssignment>, TransportError>> {
         Box::pin(async move {
             let url = format!("{}/tessera/tasks/next?minion={minion}", self.base_url);
-            let mut res = self.client.post(&url).await.map_err(unreachable)?;
-            if res.status() == 204 {
-                let _ = res.body_bytes().await;
-                return Ok(None);
-            }
-            if !res.status().is_success() {
-                return Err(status_error(&mut res).await);
-            }
-            res.body_json()
-                .await
-                .map(Some)
-                .map_err(|e| TransportError::Unreadable(format!("task assignment: {e}")))
+            let res = self.client.post(&url).await.map_err(unreachable)?;
+            optional_json(res, 204, "task assignment").await
         })
     }
 
