@@ -33,6 +33,8 @@ pub fn open_text(path: &Path) -> Result<Box<dyn Read + Send>, SegmentError> {
 pub use avro::avro_columns;
 pub use orc::orc_columns;
 pub use parquet::parquet_columns;
+/// 16 bytes as a UUID's text (`8-4-4-4-12` hex digits), as Parquet and Avro UUIDs are read.
+pub use typed::uuid as uuid_text;
 
 use crate::error::SegmentError;
 use crate::types::{DocId, Schema, Value};
