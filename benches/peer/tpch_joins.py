@@ -196,9 +196,11 @@ def main():
     for t in TABLES:
         if not os.path.exists(os.path.join(data, f"{t}.csv")):
             sys.exit(f"missing {data}/{t}.csv: run benches/peer/setup.sh {args.sf} first")
-    env = dict(os.environ, RAYON_NUM_THREADS="1")
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT, check=True)
-    tessera = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR", "target"), "release", "tessera")
+    env = dict(os.environ, RAYON_NUM_THREADS=os.environ.get("RAYON_NUM_THREADS", "1"))
+    tessera = os.environ.get("TESSERA_BIN")
+    if not tessera:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT, check=True)
+        tessera = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR", "target"), "release", "tessera")
     work = tempfile.mkdtemp(prefix="tessera-tpch-")
     seg_root = os.path.join(data, "tpch_segments" if args.segments == 1 else f"tpch_segments_{args.segments}")
     segments, rows = {}, {}

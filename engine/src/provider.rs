@@ -4,6 +4,7 @@
 
 use planner::plan::{Catalog, TableInfo};
 use segments::segment::ImmutableSegment;
+use segments::statistics::Statistics;
 use segments::types::Schema;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -21,6 +22,11 @@ pub trait TableProvider: Send + Sync {
     fn is_dim_table(&self, _table: &str) -> bool {
         false
     }
+    /// What the table (exact raw name) holds, for the optimizer: by default its segments'
+    /// figures together (none without segments).
+    fn statistics(&self, table: &str) -> Option<Arc<Statistics>> {
+        statistics(&self.segments(table))
+    }
 }
 
 /// The binder's view of a provider.
@@ -30,6 +36,7 @@ impl Catalog for ProviderCatalog<'_> {
     fn table(&self, name: &str) -> Option<TableInfo> {
         self.0.schema(name).map(|schema| TableInfo {
             dim_table: self.0.is_dim_table(name),
+            statistics: self.0.statistics(name),
             ..TableInfo::new(name, schema)
         })
     }
@@ -37,6 +44,19 @@ impl Catalog for ProviderCatalog<'_> {
     fn table_names(&self) -> Vec<String> {
         self.0.table_names()
     }
+}
+
+/// The figures of a table's segments together (none without segments: nothing is known).
+fn statistics(segments: &[Arc<ImmutableSegment>]) -> Option<Arc<Statistics>> {
+    let mut all: Option<Statistics> = None;
+    for s in segments {
+        let one = Statistics::of_segment(s.metadata());
+        match &mut all {
+            Some(a) => a.merge(&one),
+            None => all = Some(one),
+        }
+    }
+    all.map(Arc::new)
 }
 
 /// Tables held in memory: name → (schema, segments), and which are dimension tables.

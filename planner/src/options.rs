@@ -141,6 +141,8 @@ pub struct QueryOptions {
     pub max_execution_threads: Option<u32>,
     /// `maxInitialResultHolderCapacity` (≥ 1).
     pub max_initial_result_holder_capacity: Option<u32>,
+    /// `stageParallelism` (≥ 1): workers per server of each multi-stage intermediate stage.
+    pub stage_parallelism: Option<u32>,
     /// `maxRowsInJoin` (≥ 1).
     pub max_rows_in_join: Option<u32>,
     /// `maxRowsInWindow` (≥ 1): rows a multi-stage window operator may hold.
@@ -182,6 +184,7 @@ impl Default for QueryOptions {
             min_broker_group_trim_size: None,
             max_execution_threads: None,
             max_initial_result_holder_capacity: None,
+            stage_parallelism: None,
             max_rows_in_join: None,
             join_overflow_mode: None,
             max_rows_in_window: None,
@@ -228,6 +231,8 @@ option_table! {
         |o, v| o.max_execution_threads = Some(parse_positive_int("maxExecutionThreads", v)?);
     "maxInitialResultHolderCapacity" => |o, v| o.max_initial_result_holder_capacity =
         Some(parse_positive_int("maxInitialResultHolderCapacity", v)?);
+    "stageParallelism" =>
+        |o, v| o.stage_parallelism = Some(parse_positive_int("stageParallelism", v)?);
     "maxRowsInJoin" => |o, v| o.max_rows_in_join = Some(parse_positive_int("maxRowsInJoin", v)?);
     "joinOverflowMode" => |o, v| o.join_overflow_mode = Some(JoinOverflowMode::parse(v)
         .ok_or_else(|| OptionsError::InvalidJoinOverflowMode(v.to_string()))?);
@@ -271,7 +276,6 @@ const KNOWN_UNMODELLED: &[&str] = &[
     "serverReturnFinalResultKeyUnpartitioned",
     "skipPlannerRules",
     "skipUpsertView",
-    "stageParallelism",
     "useFixedReplica",
     "usePlannerRules",
     "useScanReorderOpt",

@@ -33,6 +33,7 @@ pub mod input;
 pub mod inspect;
 pub mod segment;
 pub mod startree;
+pub mod statistics;
 pub mod timestamp_index;
 
 pub use build_config::BuildConfig;

@@ -7,6 +7,7 @@ use super::Broker;
 use engine::TableProvider;
 use planner::plan::TableInfo;
 use segments::ImmutableSegment;
+use segments::statistics::Statistics;
 use segments::types::Schema;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -57,6 +58,9 @@ impl TableProvider for BrokerCatalog {
     }
     fn segments(&self, _table: &str) -> Vec<Arc<ImmutableSegment>> {
         Vec::new()
+    }
+    fn statistics(&self, table: &str) -> Option<Arc<Statistics>> {
+        self.tables.read().ok()?.get(table)?.statistics.clone()
     }
 }
 

@@ -4,8 +4,9 @@
 //! Placement, per stage kind:
 //! * **leaf** — one worker per server chosen (one replica per segment, as v1 routes) for the
 //!   stage's table, with that server's segments;
-//! * **intermediate** — one worker per server taking part in any leaf (hash exchanges split rows
-//!   over them), or just the first of them for a singleton stage;
+//! * **intermediate** — `stageParallelism` workers (default: the broker's threads) per server
+//!   taking part in any leaf (hash exchanges split rows over them), or just the first of them
+//!   for a singleton stage;
 //! * **root** — this broker.
 //!
 //! Each server gets a [`StageRequest`] per stage through its [`ServerClient`]
@@ -33,6 +34,9 @@ fn next_query_id() -> u64 {
     let base = (crate::common::clock::now_ms() as u64 & 0xFFFF_FFFF) << 24;
     base.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed) & 0xFF_FFFF)
 }
+
+/// The most workers per server a stage gets.
+const MAX_STAGE_PARALLELISM: usize = 64;
 
 /// The typed table a leaf worker reads, and its time bound in a hybrid table.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,6 +130,14 @@ async fn place(
         }
     }
     let pool: Vec<WorkerAddress> = servers.into_values().collect();
+    // Workers per server of a partitioned intermediate stage: `stageParallelism`, or as many
+    // as this process has threads (servers of a cluster are alike), so one query's joins and
+    // aggregations use every core.
+    let parallelism = plan
+        .options
+        .stage_parallelism
+        .unwrap_or_else(rayon::current_num_threads)
+        .clamp(1, MAX_STAGE_PARALLELISM);
     if pool.is_empty() {
         return Ok(None);
     }
@@ -148,7 +160,11 @@ async fn place(
                 }]
             }
             StageKind::Intermediate { singleton: true } => p.workers[stage.id] = pool[..1].to_vec(),
-            StageKind::Intermediate { singleton: false } => p.workers[stage.id] = pool.clone(),
+            StageKind::Intermediate { singleton: false } => {
+                p.workers[stage.id] = (0..parallelism)
+                    .flat_map(|_| pool.iter().cloned())
+                    .collect()
+            }
             StageKind::Leaf { .. } => {}
         }
     }

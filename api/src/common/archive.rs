@@ -12,6 +12,7 @@ use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
 use segments::ImmutableSegment;
 use segments::metadata::SegmentMetadata;
+use segments::statistics::Statistics;
 use std::path::{Component, Path, PathBuf};
 
 /// Why an archive was refused.
@@ -44,6 +45,8 @@ pub struct SegmentFacts {
     pub time_column: Option<String>,
     pub start_time: Option<i64>,
     pub end_time: Option<i64>,
+    /// Rows and column figures the optimizer plans with.
+    pub statistics: Statistics,
 }
 
 impl From<&SegmentMetadata> for SegmentFacts {
@@ -55,6 +58,7 @@ impl From<&SegmentMetadata> for SegmentFacts {
             time_column: m.time_column.clone(),
             start_time: m.start_time,
             end_time: m.end_time,
+            statistics: Statistics::of_segment(m),
         }
     }
 }

@@ -202,6 +202,7 @@ mod tests {
         c.deep.put(TABLE, file, &staged).unwrap();
         let old = c.segment(TABLE, "s").unwrap();
         let record = SegmentRecord {
+            statistics: None,
             segment_name: "s".into(),
             table_name_with_type: TABLE.into(),
             crc: crc32fast::hash(bytes),

@@ -42,6 +42,7 @@ impl ControllerClient for Controller {
                 match Schema::from_json(&entry.schema.to_string()) {
                     Ok(s) => tables.push(TableInfo {
                         dim_table: entry.dim_table,
+                        statistics: entry.statistics.map(Arc::new),
                         ..TableInfo::new(entry.name, s)
                     }),
                     Err(e) => log::warn!("stored schema of table '{}' is invalid: {e}", entry.name),

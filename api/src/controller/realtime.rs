@@ -246,6 +246,7 @@ fn consuming_record(
     range: StreamRange,
 ) -> SegmentRecord {
     SegmentRecord {
+        statistics: None,
         segment_name,
         table_name_with_type: typed.to_string(),
         crc: 0,
@@ -381,6 +382,7 @@ pub async fn commit(
         size_bytes: size,
         data_bytes,
         total_docs: facts.total_docs,
+        statistics: Some(facts.statistics.clone()),
         archive: file_name.clone(),
         start_time_ms,
         end_time_ms,

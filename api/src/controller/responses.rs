@@ -77,6 +77,8 @@ pub struct TableList {
 pub struct Catalog {
     pub tables: Entries<Json>,
     pub dim_tables: Vec<String>,
+    /// Per table, its segments' rows and column figures (the brokers' optimizer reads them).
+    pub statistics: std::collections::BTreeMap<String, segments::statistics::Statistics>,
 }
 
 /// `GET /instances`: instance ids.

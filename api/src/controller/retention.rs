@@ -152,6 +152,7 @@ mod tests {
 
     fn segment(name: &str, end: Option<i64>, consuming: bool) -> SegmentRecord {
         SegmentRecord {
+            statistics: None,
             segment_name: name.into(),
             table_name_with_type: "t_REALTIME".into(),
             crc: 1,

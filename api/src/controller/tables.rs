@@ -18,6 +18,7 @@ use crate::http::routes::Routes;
 use crate::metadata::table_name::{self, TableType};
 use crate::metadata::{Op, keys};
 use crate::stream::StartFrom;
+use segments::statistics::Statistics;
 use serde_json::{Map, Value as Json};
 use tide::Request;
 
@@ -383,9 +384,14 @@ async fn catalog(req: Request<ControllerState>) -> tide::Result {
         .filter(|e| e.dim_table)
         .map(|e| e.name.clone())
         .collect();
+    let statistics = entries
+        .iter()
+        .filter_map(|e| Some((e.name.clone(), e.statistics.clone()?)))
+        .collect();
     json(&Catalog {
         tables: Entries(entries.into_iter().map(|e| (e.name, e.schema)).collect()),
         dim_tables,
+        statistics,
     })
 }
 
@@ -397,6 +403,34 @@ pub struct CatalogEntry {
     pub schema: Json,
     /// Its OFFLINE config says `isDimTable` (Pinot's dimension tables are offline only).
     pub dim_table: bool,
+    /// Its segments' figures together, if any segment has them.
+    pub statistics: Option<Statistics>,
+}
+
+/// The figures of a table's segments (both types of a hybrid table) together. A consuming
+/// segment has none yet: it counts as many rows as the table's committed segments hold on
+/// average (its columns' figures are those of the committed ones).
+fn table_statistics(c: &Controller, raw: &str) -> Result<Option<Statistics>, ApiError> {
+    let mut all = Statistics::default();
+    let mut consuming = 0u64;
+    let mut committed = 0u64;
+    for typed in [format!("{raw}_OFFLINE"), format!("{raw}_REALTIME")] {
+        for s in c.segments(&typed)? {
+            match &s.statistics {
+                Some(stats) => {
+                    all.merge(stats);
+                    committed += 1;
+                }
+                None if s.is_consuming() => consuming += 1,
+                None => {}
+            }
+        }
+    }
+    if committed == 0 {
+        return Ok(None);
+    }
+    all.rows += all.rows / committed * consuming;
+    Ok(Some(all))
 }
 
 /// Every table with a schema, by raw name.
@@ -411,10 +445,12 @@ pub fn catalog_entries(c: &Controller) -> Result<Vec<CatalogEntry>, ApiError> {
             let dim_table = c
                 .table_config(&format!("{raw}_OFFLINE"))?
                 .is_some_and(|config| config["isDimTable"].as_bool() == Some(true));
+            let statistics = table_statistics(c, &raw)?;
             tables.push(CatalogEntry {
                 name: raw,
                 schema,
                 dim_table,
+                statistics,
             });
         }
     }

@@ -47,6 +47,10 @@ pub struct SegmentRecord {
     /// Set once a tier move placed the segment on the tier's servers (their tag).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tier_tag: Option<String>,
+    /// The segment's rows and column figures (distinct counts, ranges) from its metadata, for
+    /// the brokers' optimizer; none for a consuming segment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statistics: Option<segments::statistics::Statistics>,
     /// Which life of this segment name: drawn at the first upload, kept by refreshes, so a copy
     /// of an older version still answers while the new one loads (old or new data, never a
     /// mix), and a copy from before the table was deleted and re-created never does. 0: unknown

@@ -351,6 +351,9 @@ impl ControllerClient for HttpControllerClient {
                     match Schema::from_json(&schema.to_string()) {
                         Ok(s) => tables.push(TableInfo {
                             dim_table: dims.contains(&name.as_str()),
+                            statistics: serde_json::from_value(body["statistics"][name].clone())
+                                .ok()
+                                .map(Arc::new),
                             ..TableInfo::new(name.clone(), s)
                         }),
                         Err(e) => {

@@ -4,8 +4,10 @@
 //! Lookup follows Pinot's broker: a name matches exactly, then case-insensitively; a
 //! `_OFFLINE`/`_REALTIME` suffix and a `default.` database prefix are accepted.
 
+use segments::statistics::Statistics;
 use segments::types::Schema;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One table as the binder sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,6 +19,9 @@ pub struct TableInfo {
     /// Its table config says `isDimTable`: a dimension table, replicated to every server, the
     /// only kind a lookup join (`joinOptions(join_strategy='lookup')`) may read on its right.
     pub dim_table: bool,
+    /// What the table holds (rows, per-column distinct counts and ranges), when known: the
+    /// optimizer's estimates start here.
+    pub statistics: Option<Arc<Statistics>>,
 }
 
 impl TableInfo {
@@ -26,6 +31,7 @@ impl TableInfo {
             name: name.into(),
             schema,
             dim_table: false,
+            statistics: None,
         }
     }
 }
@@ -85,6 +91,14 @@ impl MemoryCatalog {
         let name = name.into();
         self.tables
             .insert(name.clone(), TableInfo::new(name, schema));
+        self
+    }
+
+    /// Sets what a table holds (rows, column figures) for the optimizer's estimates.
+    pub fn set_statistics(&mut self, name: &str, statistics: Statistics) -> &mut MemoryCatalog {
+        if let Some(t) = self.tables.get_mut(name) {
+            t.statistics = Some(Arc::new(statistics));
+        }
         self
     }
 

@@ -12,6 +12,7 @@
 //! sparse candidates are read document by document, kept without a branch per document.
 
 use super::RawTest;
+use super::id_compare::IdCompare;
 use super::id_set::IdLookup;
 use super::{Access, FilterNode, Leaf};
 use crate::block::Block;
@@ -173,6 +174,9 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 out
             }
             Access::DictScan { column, lookup } => self.scan_dict(column, lookup, candidates)?,
+            Access::ColumnCompare { left, right, test } => {
+                self.scan_compare(left, right, test, candidates)?
+            }
             Access::RawScan { column, test } => self.scan_raw(column, test, candidates)?,
             Access::NullVector(nulls) => match nulls {
                 Some(b) => DocSet::bitmap((*b).clone()).and(candidates),
@@ -253,6 +257,54 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                     )));
                 }
             }
+        }
+        Ok(DocSet::bitmap(ascending(hits)))
+    }
+
+    /// Scans the dictionary ids of two columns of `candidates`, keeping the documents whose
+    /// pair `test` accepts.
+    fn scan_compare(
+        &mut self,
+        left: &'s ColumnReader,
+        right: &'s ColumnReader,
+        test: &IdCompare,
+        candidates: &DocSet,
+    ) -> Result<DocSet, EngineError> {
+        let (ForwardIndex::Dict(l), ForwardIndex::Dict(r)) = (left.forward(), right.forward())
+        else {
+            return Err(EngineError::execution(format!(
+                "columns '{}' and '{}' have no dictionary ids to compare",
+                left.name(),
+                right.name()
+            )));
+        };
+        self.entries_scanned += 2 * candidates.len();
+        if let Some(span) = candidates.dense_span() {
+            let run = SPAN_STEP.min(span.len());
+            let (mut a, mut b) = (vec![0u32; run], vec![0u32; run]);
+            let hits = self.span_bits(span, |first, n, out| {
+                l.read_range(first, &mut a[..n]);
+                r.read_range(first, &mut b[..n]);
+                for (byte, (x8, y8)) in out.iter_mut().zip(a[..n].chunks(8).zip(b[..n].chunks(8))) {
+                    let mut bits = 0u8;
+                    for (j, (&x, &y)) in x8.iter().zip(y8).enumerate() {
+                        bits |= (test.test(x, y) as u8) << j;
+                    }
+                    *byte = bits;
+                }
+            })?;
+            return Ok(within_candidates(hits, candidates));
+        }
+        let mut hits: Vec<DocId> = Vec::new();
+        let (mut a, mut b): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+        for docs in candidates.blocks() {
+            self.ctx.check()?;
+            a.resize(docs.len(), 0);
+            b.resize(docs.len(), 0);
+            l.read_docs(&docs, &mut a);
+            r.read_docs(&docs, &mut b);
+            let keep = a.iter().zip(&b).map(|(&x, &y)| test.test(x, y));
+            extend_kept(&mut hits, &docs, keep);
         }
         Ok(DocSet::bitmap(ascending(hits)))
     }

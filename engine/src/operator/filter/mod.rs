@@ -17,6 +17,7 @@
 
 pub mod exec;
 pub mod falses;
+pub mod id_compare;
 pub mod id_set;
 pub mod prune;
 pub mod raw_test;
@@ -78,6 +79,13 @@ pub enum Access<'s> {
     NullVector(Option<&'s RoaringBitmap>),
     /// Evaluate an expression per document; `None` tests for NULL.
     Expression { expr: Expr, test: Option<ValueTest> },
+    /// `a op b` over two dictionary-encoded columns of one type, on their ids: per id of `a`,
+    /// the ids of `b` that pass ([`id_compare::IdCompare`]).
+    ColumnCompare {
+        left: &'s ColumnReader,
+        right: &'s ColumnReader,
+        test: id_compare::IdCompare,
+    },
 }
 
 /// A leaf predicate of one segment.
@@ -135,7 +143,7 @@ impl Leaf<'_> {
             Access::RangeIndex { .. } | Access::RangeIndexRaw { .. } => "range",
             Access::DictScan { .. } | Access::RawScan { .. } => "scan",
             Access::NullVector(_) => "null_vector",
-            Access::Expression { .. } => "expression",
+            Access::Expression { .. } | Access::ColumnCompare { .. } => "expression",
         }
     }
 
@@ -143,7 +151,10 @@ impl Leaf<'_> {
     pub fn is_scan(&self) -> bool {
         matches!(
             self.access,
-            Access::DictScan { .. } | Access::RawScan { .. } | Access::Expression { .. }
+            Access::DictScan { .. }
+                | Access::RawScan { .. }
+                | Access::Expression { .. }
+                | Access::ColumnCompare { .. }
         )
     }
 
@@ -156,7 +167,7 @@ impl Leaf<'_> {
                 ("FILTER_RANGE_INDEX", Some("range_index"))
             }
             Access::NullVector(_) => ("FILTER_NULL_VALUE_INDEX", Some("null_value_vector")),
-            Access::Expression { .. } => ("FILTER_EXPRESSION", None),
+            Access::Expression { .. } | Access::ColumnCompare { .. } => ("FILTER_EXPRESSION", None),
             Access::Constant(_) | Access::DictScan { .. } | Access::RawScan { .. } => {
                 ("FILTER_FULL_SCAN", None)
             }
@@ -268,10 +279,10 @@ fn plan_node<'s>(
         FilterExpr::Expr(e) => FilterNode::Leaf(Leaf {
             source: LeafSource::Expr(e),
             operator: "EQ",
-            access: Access::Expression {
+            access: id_compare::access(e, segment, ctx).unwrap_or_else(|| Access::Expression {
                 expr: e.clone(),
                 test: Some(ValueTest::Truth),
-            },
+            }),
             negated: false,
             nulls: None,
         }),

@@ -19,9 +19,9 @@
 //! same in one process and across servers. A join whose side has too many distinct keys
 //! publishes "all" instead (see the engine's `key_set`), and the leaf scans unfiltered.
 //!
-//! Which side is filtered when both qualify: the side whose leaf has no filter of its own
-//! when the other has one (the filtered table is the smaller, reducing one), else the right
-//! side (the left of a semi join: its right side is the subquery that reduces it).
+//! Which side is filtered when both qualify: the left — of an inner join the larger estimated
+//! side (the join order puts it there, see `relational::join_order`), of a semi join the outer
+//! rows its subquery reduces.
 
 use super::rel::{JoinKind, KeyFilter, PublishKeys, RelNode, StageId};
 use super::stage::{Stage, StageKind};
@@ -77,7 +77,10 @@ fn plan_joins(
             JoinKind::Inner | JoinKind::Semi => (true, true),
             JoinKind::Left => (false, true),
             JoinKind::Right => (true, false),
-            JoinKind::Full | JoinKind::Anti | JoinKind::NotIn => (false, false),
+            // Right rows whose key no left row has cannot match (nor stop) any left row; NOT
+            // IN needs them all (a NULL among them empties the answer).
+            JoinKind::Anti => (false, true),
+            JoinKind::Full | JoinKind::NotIn => (false, false),
         };
         let (lt, rt) = (left.output_types(), right.output_types());
         let claimed = |s: StageId| filters.iter().any(|(l, _)| *l == s);
@@ -98,14 +101,18 @@ fn plan_joins(
                 .then(|| target(right, rk, stages))
                 .flatten()
                 .filter(|t| !claimed(t.0));
+            // Both qualify: the side estimated larger is filtered by the smaller's keys; without
+            // estimates the left, which the join order makes the larger side of an inner join
+            // (and which is the outer rows a semi join's subquery reduces).
             let pick_left = match (&l, &r) {
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
-                (Some(lt), Some(rt)) => match (lt.2, rt.2) {
-                    (false, true) => true,
-                    (true, false) => false,
-                    _ => *kind == JoinKind::Semi,
-                },
+                (Some(_), Some(_)) => {
+                    match (estimated_rows(left, stages), estimated_rows(right, stages)) {
+                        (Some(a), Some(b)) => a >= b,
+                        _ => true,
+                    }
+                }
                 (None, None) => continue,
             };
             choice = if pick_left {
@@ -131,6 +138,53 @@ fn plan_joins(
             ));
         }
     }
+}
+
+/// The rows `node` is estimated to yield, from its leaves' estimates (none where a leaf has
+/// none). Operators above the leaves are guessed as the textbook does: a filter keeps half, an
+/// aggregate a tenth, an inner join its larger input.
+pub fn estimated_rows(node: &RelNode, stages: &[Stage]) -> Option<f64> {
+    Some(match node {
+        RelNode::Receive { stage, .. } => {
+            let s = stages.get(*stage)?;
+            match s.kind {
+                StageKind::Leaf { .. } => s.estimated_rows?,
+                _ => estimated_rows(&s.root, stages)?,
+            }
+        }
+        RelNode::Leaf { .. } => return None,
+        RelNode::Values { rows, .. } => rows.len() as f64,
+        RelNode::Project { input, .. } | RelNode::Window { input, .. } => {
+            estimated_rows(input, stages)?
+        }
+        RelNode::Filter { input, .. } => estimated_rows(input, stages)? * 0.5,
+        RelNode::Aggregate {
+            input, group_keys, ..
+        } => {
+            if group_keys.is_empty() {
+                1.0
+            } else {
+                (estimated_rows(input, stages)? * 0.1).max(1.0)
+            }
+        }
+        RelNode::Sort { input, limit, .. } => {
+            let rows = estimated_rows(input, stages)?;
+            limit.map_or(rows, |l| rows.min(l as f64))
+        }
+        RelNode::Join {
+            left, right, kind, ..
+        } => {
+            let l = estimated_rows(left, stages)?;
+            match kind {
+                JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn | JoinKind::Left => l,
+                _ => l.max(estimated_rows(right, stages)?),
+            }
+        }
+        RelNode::SetOp { inputs, .. } => inputs
+            .iter()
+            .map(|i| estimated_rows(i, stages))
+            .sum::<Option<f64>>()?,
+    })
 }
 
 /// Key types a filter carries exactly.
@@ -190,6 +244,7 @@ mod tests {
     use crate::plan::multistage::bind::bind_multistage;
     use crate::plan::query_plan::ExecutionOptions;
     use crate::sql::parse_statement;
+    use segments::statistics::{ColumnStatistics, Statistics};
     use segments::types::Schema;
 
     fn catalog() -> MemoryCatalog {
@@ -214,6 +269,28 @@ mod tests {
                 r#"{"name":"k","dataType":"LONG"},{"name":"d","dataType":"DOUBLE"},{"name":"s","dataType":"STRING"}"#,
             ),
         );
+        // f is large, g small; `s` has many values in f.
+        let stats = |rows: u64, distinct_s: u64| {
+            let col = |t: DataType, d: u64| ColumnStatistics {
+                data_type: t,
+                distinct: d,
+                min: None,
+                max: None,
+                sorted: false,
+                has_nulls: false,
+            };
+            Statistics {
+                rows,
+                columns: [
+                    ("k".to_string(), col(DataType::Long, rows)),
+                    ("d".to_string(), col(DataType::Double, rows)),
+                    ("s".to_string(), col(DataType::String, distinct_s)),
+                ]
+                .into(),
+            }
+        };
+        c.set_statistics("f", stats(1_000_000, 10_000));
+        c.set_statistics("g", stats(1_000, 10));
         c
     }
 
@@ -252,7 +329,16 @@ mod tests {
 
     #[test]
     fn filtered_sides_follow_the_join_kind() {
-        // Both sides qualify: the unfiltered leaf is filtered by the filtered one's keys.
+        // Both sides qualify: the side estimated larger is filtered by the smaller's keys —
+        // f of 10^6 rows by g's 1,000, but f's 100 rows where `s = 'x'` filter g.
+        assert_eq!(
+            filters("SELECT * FROM f JOIN g ON f.k = g.k"),
+            one("f", "k")
+        );
+        assert_eq!(
+            filters("SELECT * FROM g JOIN f ON f.k = g.k"),
+            one("f", "k")
+        );
         assert_eq!(
             filters("SELECT * FROM f JOIN g ON f.k = g.k WHERE f.s = 'x'"),
             one("g", "k")
@@ -260,11 +346,6 @@ mod tests {
         assert_eq!(
             filters("SELECT * FROM f JOIN g ON f.k = g.k WHERE g.s = 'x'"),
             one("f", "k")
-        );
-        // Neither or both filtered: the right side.
-        assert_eq!(
-            filters("SELECT * FROM f JOIN g ON f.s = g.s"),
-            one("g", "s")
         );
         // Outer joins filter only the side whose unmatched rows are dropped.
         assert_eq!(
@@ -282,6 +363,21 @@ mod tests {
             one("f", "k")
         );
         assert!(filters("SELECT COUNT(*) FROM f WHERE k NOT IN (SELECT k FROM g)").is_empty());
+        // … or the subquery by the outer table's keys when the subquery is the larger side
+        // (TPC-H Q4: a quarter's orders, EXISTS over lineitem), NOT EXISTS too.
+        assert_eq!(
+            filters("SELECT COUNT(*) FROM g WHERE EXISTS (SELECT 1 FROM f WHERE f.k = g.k)"),
+            one("f", "k")
+        );
+        assert_eq!(
+            filters("SELECT COUNT(*) FROM g WHERE NOT EXISTS (SELECT 1 FROM f WHERE f.k = g.k)"),
+            one("f", "k")
+        );
+        assert!(
+            filters("SELECT COUNT(*) FROM f WHERE NOT EXISTS (SELECT 1 FROM g WHERE f.k = g.k)")
+                .iter()
+                .all(|(t, _)| t != "f")
+        );
     }
 
     #[test]

@@ -37,6 +37,7 @@
 //! * [`key_filter`] — runtime key filters from a join to the leaf feeding its other side.
 
 pub mod bind;
+pub mod estimate;
 pub mod hints;
 pub mod key_filter;
 pub mod rel;

@@ -26,4 +26,7 @@ pub struct Rel {
 pub trait StageSink {
     /// Adds a stage running `root`; returns its id.
     fn add_stage(&mut self, kind: StageKind, root: RelNode) -> StageId;
+
+    /// Records the rows stage `id` is estimated to send.
+    fn set_estimate(&mut self, id: StageId, rows: Option<f64>);
 }

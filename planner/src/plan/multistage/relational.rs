@@ -32,6 +32,7 @@ use crate::sql::ast::{self, BinaryOp, Query, Select, SelectItem, TableRef};
 use segments::types::{FieldSpec, Schema, Value};
 use std::collections::HashMap;
 
+mod join_order;
 mod joins;
 mod or_factors;
 mod outer_refs;
@@ -135,6 +136,12 @@ impl StageSink for Planner<'_> {
         self.place(id, kind, root);
         id
     }
+
+    fn set_estimate(&mut self, id: StageId, rows: Option<f64>) {
+        if let Some(s) = self.stages.get_mut(id) {
+            s.estimated_rows = rows;
+        }
+    }
 }
 
 impl<'a> Planner<'a> {
@@ -157,6 +164,7 @@ impl<'a> Planner<'a> {
                 parent: None,
                 input_distribution: Vec::new(),
                 output_types: Vec::new(),
+                estimated_rows: None,
             }],
             dist: HashMap::new(),
             ctes: Vec::new(),
@@ -187,6 +195,7 @@ impl<'a> Planner<'a> {
             root,
             parent: None,
             input_distribution,
+            estimated_rows: None,
         };
         if id < self.stages.len() {
             self.stages[id] = stage;
@@ -201,8 +210,11 @@ impl<'a> Planner<'a> {
     }
 
     /// `rel` read through an exchange with `dist`.
-    pub fn exchange(&mut self, rel: Rel, dist: Distribution) -> Rel {
+    pub fn exchange(&mut self, mut rel: Rel, dist: Distribution) -> Rel {
         let partitioned = matches!(dist, Distribution::Hash(_));
+        if !rel.partitioned {
+            rel.node = self.columns_into_leaf(rel.node);
+        }
         let types = rel.node.output_types();
         let id = match &rel.node {
             RelNode::Receive { stage, .. }
@@ -223,6 +235,56 @@ impl<'a> Planner<'a> {
             cols: rel.cols,
             partitioned,
         }
+    }
+
+    /// A choice of columns over a leaf stage's rows (`SELECT k FROM t` as an `IN` or `EXISTS`
+    /// subquery) made by the leaf itself: it sends only those columns, and no stage is cut to
+    /// pick them (a singleton stage would handle every row on one worker).
+    fn columns_into_leaf(&mut self, node: RelNode) -> RelNode {
+        let RelNode::Project { input, exprs } = node else {
+            return node;
+        };
+        let picks: Option<Vec<usize>> = exprs
+            .iter()
+            .map(|e| match e {
+                Expr::Input(i) => Some(i.index),
+                _ => None,
+            })
+            .collect();
+        let stage = match (&*input, picks) {
+            (RelNode::Receive { stage, .. }, Some(picks))
+                if !picks.is_empty() && !self.dist.contains_key(stage) =>
+            {
+                self.stages.get_mut(*stage).map(|s| (s, picks))
+            }
+            _ => None,
+        };
+        if let Some((s, picks)) = stage
+            && matches!(s.kind, StageKind::Leaf { .. })
+            && let RelNode::Leaf {
+                plan:
+                    ServerQueryPlan {
+                        kind:
+                            ServerQueryKind::Selection {
+                                exprs: leaf_exprs,
+                                order_by,
+                                ..
+                            },
+                        ..
+                    },
+                key_filter: None,
+            } = &mut s.root
+            && order_by.is_empty()
+            && picks.iter().all(|&p| p < leaf_exprs.len())
+        {
+            *leaf_exprs = picks.iter().map(|&p| leaf_exprs[p].clone()).collect();
+            s.output_types = s.root.output_types();
+            return RelNode::Receive {
+                stage: s.id,
+                types: s.output_types.clone(),
+            };
+        }
+        RelNode::Project { input, exprs }
     }
 
     /// A relation that needs every row in one place.

@@ -14,6 +14,7 @@
 //! unaliased expression) and result types (`COUNT` and `SUM` of integers are `LONG`, `MIN`/`MAX`
 //! keep an integral argument's type).
 
+use super::estimate::Estimate;
 use super::rel::{AggMode, RelNode};
 use super::relation::{Col, Rel, StageSink};
 use super::stage::StageKind;
@@ -85,9 +86,14 @@ pub fn single_table_rel(
     if select.limit.is_none() {
         select.limit = Some(u64::MAX);
     }
+    let estimate = info
+        .statistics
+        .is_some()
+        .then(|| Estimate::table(info.statistics.clone(), select.selection.iter()).rows);
     let single = plan_select(select, &scope, options, explain)?;
     let (node, columns) = single_table(
         stages,
+        estimate,
         single,
         &names,
         limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)),
@@ -153,6 +159,7 @@ pub fn aggregate_type(
 
 fn single_table(
     stages: &mut dyn StageSink,
+    estimate: Option<f64>,
     p: SingleStagePlan,
     names: &[String],
     limit: Option<usize>,
@@ -170,6 +177,7 @@ fn single_table(
         key_filter: None,
     };
     let leaf_id = stages.add_stage(StageKind::Leaf { table }, leaf);
+    stages.set_estimate(leaf_id, estimate);
     let mut agg_types: Vec<Option<ColumnType>> = vec![None; row_types.len()];
     let received = RelNode::Receive {
         stage: leaf_id,

@@ -45,6 +45,10 @@ pub struct Stage {
     pub input_distribution: Vec<(StageId, Distribution)>,
     /// Types of the rows this stage outputs.
     pub output_types: Vec<ColumnType>,
+    /// The rows a leaf stage is estimated to send (its table's statistics after its filter;
+    /// none without statistics). The key filters' side choice reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_rows: Option<f64>,
 }
 
 /// A planned multi-stage query.

@@ -14,6 +14,7 @@
 //! (aliases of the select list, unknown or ambiguous names) stay in `WHERE` for
 //! [`Planner::upper`], which plans or reports them.
 
+use super::join_order::{Edge, JoinTree, best_order};
 use super::or_factors::pull_common_factors;
 use super::{Planner, and_all, conjuncts, equi_pair, input, resolve};
 use crate::plan::binder::multi_stage::children;
@@ -22,6 +23,8 @@ use crate::plan::binder::scope::Scope;
 use crate::plan::binder::select::plan_select;
 use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
+use crate::plan::multistage::estimate::{Estimate, UNKNOWN_ROWS};
+use crate::plan::multistage::hints::JoinStrategy;
 use crate::plan::multistage::rel::{JoinKind, RelNode};
 use crate::plan::multistage::relation::{Col, Rel, StageSink};
 use crate::plan::multistage::stage::StageKind;
@@ -262,6 +265,90 @@ struct Conjunct {
     inputs: BTreeSet<usize>,
 }
 
+/// The state of building a join tree: inputs not yet joined, conjuncts not yet applied, and
+/// what pruning keeps.
+struct TreeBuild {
+    rels: Vec<Option<Rel>>,
+    placed: Vec<Conjunct>,
+    beyond: Needed,
+    prunable: bool,
+    /// Some join's output dropped columns (the block's columns are no longer in FROM order).
+    pruned: bool,
+}
+
+/// Left-deep in FROM order, except that an input joined to the ones before it by an equality
+/// comes before one that is not.
+fn from_order(n: usize, placed: &[Conjunct]) -> JoinTree {
+    let mut tree = JoinTree::Input(0);
+    let mut joined: BTreeSet<usize> = BTreeSet::from([0]);
+    while joined.len() < n {
+        let waiting: Vec<usize> = (0..n).filter(|i| !joined.contains(i)).collect();
+        let connected = |j: usize| {
+            placed.iter().any(|c| {
+                c.inputs.contains(&j)
+                    && c.inputs.iter().all(|i| *i == j || joined.contains(i))
+                    && matches!(
+                        c.expr,
+                        ast::Expr::Binary {
+                            op: ast::BinaryOp::Eq,
+                            ..
+                        }
+                    )
+            })
+        };
+        let next = waiting
+            .iter()
+            .copied()
+            .find(|j| connected(*j))
+            .unwrap_or(waiting[0]);
+        joined.insert(next);
+        tree = JoinTree::Join(Box::new(tree), Box::new(JoinTree::Input(next)));
+    }
+    tree
+}
+
+/// The equalities between a column of one input and a column of another, with the distinct
+/// counts the estimates give each.
+fn edges(placed: &[Conjunct], cols: &[Vec<Col>], estimates: &[Estimate]) -> Vec<Edge> {
+    let side = |e: &ast::Expr, i: usize| match e {
+        ast::Expr::Column { table, name } => {
+            matches!(resolve(&cols[i], table.as_deref(), name), Ok(Some(_))).then(|| name.clone())
+        }
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for c in placed {
+        let ends: Vec<usize> = c.inputs.iter().copied().collect();
+        let (
+            ast::Expr::Binary {
+                op: ast::BinaryOp::Eq,
+                left,
+                right,
+            },
+            &[a, b],
+        ) = (&c.expr, &ends[..])
+        else {
+            continue;
+        };
+        let pair = match (side(left, a), side(right, b)) {
+            (Some(x), Some(y)) => Some((x, y)),
+            _ => match (side(right, a), side(left, b)) {
+                (Some(x), Some(y)) => Some((x, y)),
+                _ => None,
+            },
+        };
+        if let Some((x, y)) = pair {
+            out.push(Edge {
+                a,
+                b,
+                distinct_a: estimates[a].distinct(&x),
+                distinct_b: estimates[b].distinct(&y),
+            });
+        }
+    }
+    out
+}
+
 /// The inputs and conditions of inner and comma joins, down to the first other join.
 fn flatten<'t>(t: &'t TableRef, inputs: &mut Vec<&'t TableRef>, on: &mut Vec<ast::Expr>) {
     match t {
@@ -420,8 +507,10 @@ impl Planner<'_> {
                     .is_some_and(|i| matches!(inputs[*i], Input::Table { .. }))
         });
         let projected = needed.without(in_leaves.map(|c| &c.expr));
+        let input_cols: Vec<Vec<Col>> = inputs.iter().map(|i| i.cols().to_vec()).collect();
         // One input's own conjuncts: into a table's leaf, or a filter over a planned input.
         let mut rels: Vec<Option<Rel>> = Vec::with_capacity(inputs.len());
+        let mut estimates: Vec<Estimate> = Vec::with_capacity(inputs.len());
         for (i, input) in inputs.into_iter().enumerate() {
             let own: Vec<ast::Expr> = placed
                 .iter()
@@ -435,6 +524,7 @@ impl Planner<'_> {
                     info,
                     cols,
                 } => {
+                    estimates.push(Estimate::table(info.statistics.clone(), own.iter()));
                     let qualifier = alias.unwrap_or(&info.name).to_string();
                     let mut kept: Vec<Col> = cols
                         .iter()
@@ -450,6 +540,7 @@ impl Planner<'_> {
                     self.leaf(name, alias, &info, kept, and_all(own))?
                 }
                 Input::Planned(mut rel) => {
+                    estimates.push(Estimate::unknown(UNKNOWN_ROWS));
                     if let Some(c) = and_all(own) {
                         let condition = self.bind_row(&c, &rel.cols)?;
                         rel.node = RelNode::Filter {
@@ -461,94 +552,36 @@ impl Planner<'_> {
                 }
             }));
         }
+        placed.retain(|c| c.inputs.len() > 1);
+        // By estimated rows when some input has statistics and no hint chose the strategy;
+        // otherwise in FROM order, an equi-joined input first.
+        let estimated = estimates.iter().any(Estimate::known);
+        let tree = if estimated && self.join_hints.strategy == JoinStrategy::Hash {
+            let rows: Vec<f64> = estimates.iter().map(|e| e.rows).collect();
+            best_order(&rows, &edges(&placed, &input_cols, &estimates))
+        } else {
+            from_order(rels.len(), &placed)
+        };
         // What the block reads beyond the conjuncts (each placed exactly once below): a join's
         // output keeps only the columns read above it or by conjuncts still to come, unless
         // `*` or `q.*` lists every column.
-        let beyond = needed.without(placed.iter().map(|c| &c.expr));
-        let prunable = !needed.all && needed.qualifiers.is_empty();
-        let mut pruned = false;
-        placed.retain(|c| c.inputs.len() > 1);
-        // Joins in FROM order, an equi-joined input first.
         let widths: Vec<usize> = rels
             .iter()
             .map(|r| r.as_ref().map_or(0, |r| r.cols.len()))
             .collect();
-        let mut order = vec![0];
-        let mut joined: BTreeSet<usize> = BTreeSet::from([0]);
-        let mut current = rels[0]
-            .take()
-            .ok_or_else(|| PlanError::Planning("a join needs at least one input".into()))?;
-        while joined.len() < rels.len() {
-            let waiting: Vec<usize> = (0..rels.len()).filter(|i| !joined.contains(i)).collect();
-            let connected = |j: usize| {
-                placed.iter().any(|c| {
-                    c.inputs.contains(&j)
-                        && c.inputs.iter().all(|i| *i == j || joined.contains(i))
-                        && matches!(
-                            c.expr,
-                            ast::Expr::Binary {
-                                op: ast::BinaryOp::Eq,
-                                ..
-                            }
-                        )
-                })
-            };
-            let next = waiting
-                .iter()
-                .copied()
-                .find(|j| connected(*j))
-                .unwrap_or(waiting[0]);
-            let right = rels[next]
-                .take()
-                .ok_or_else(|| PlanError::Planning("a join input was planned twice".into()))?;
-            joined.insert(next);
-            order.push(next);
-            let (mut lk, mut rk, mut residual) = (Vec::new(), Vec::new(), Vec::new());
-            let mut rest = Vec::with_capacity(placed.len());
-            for c in placed {
-                if !c.inputs.iter().all(|i| joined.contains(i)) {
-                    rest.push(c);
-                    continue;
-                }
-                match equi_pair(&c.expr, &current.cols, &right.cols)? {
-                    Some((a, b)) => {
-                        lk.push(a);
-                        rk.push(b);
-                    }
-                    None => residual.push(c.expr),
-                }
-            }
-            placed = rest;
-            let mut cols = current.cols.clone();
-            cols.extend(right.cols.iter().cloned());
-            let condition = match and_all(residual) {
-                Some(e) => Some(self.bind_row(&e, &cols)?),
-                None => None,
-            };
-            current = self.hinted_join(current, right, JoinKind::Inner, lk, rk, condition)?;
-            if prunable {
-                let mut live = beyond.clone();
-                for c in &placed {
-                    live.expr(&c.expr);
-                }
-                let mut keep: Vec<usize> = (0..current.cols.len())
-                    .filter(|&i| {
-                        let c = &current.cols[i];
-                        live.wants(c.qualifier.as_deref().unwrap_or(""), &c.name)
-                    })
-                    .collect();
-                // A relation keeps a column (a block counts its rows by one).
-                if keep.is_empty() {
-                    keep.push(0);
-                }
-                if keep.len() < current.cols.len() {
-                    current = columns_at(current, &keep);
-                    pruned = true;
-                }
-            }
-        }
+        let mut build = TreeBuild {
+            rels,
+            placed,
+            beyond: needed.without(std::iter::empty()),
+            prunable: !needed.all && needed.qualifiers.is_empty(),
+            pruned: false,
+        };
+        build.beyond = needed.without(build.placed.iter().map(|c| &c.expr));
+        let (mut current, _) = self.build_tree(&tree, &mut build)?;
         // The columns in FROM order again (`*` lists them so; pruning happens only without it).
-        if !pruned && order.windows(2).any(|w| w[0] > w[1]) {
+        let mut order = Vec::new();
+        tree.inputs(&mut order);
+        if !build.pruned && order.windows(2).any(|w| w[0] > w[1]) {
             let mut start = vec![0; widths.len()];
             let mut at = 0;
             for &i in &order {
@@ -561,6 +594,71 @@ impl Planner<'_> {
             current = columns_at(current, &positions);
         }
         Ok((current, left_over))
+    }
+
+    /// The joins of `tree`, each with the conjuncts whose inputs it is the first to hold: an
+    /// equality between its two sides is a hash key, anything else its condition.
+    fn build_tree(
+        &mut self,
+        tree: &JoinTree,
+        b: &mut TreeBuild,
+    ) -> Result<(Rel, BTreeSet<usize>), PlanError> {
+        let (l, r) = match tree {
+            JoinTree::Input(i) => {
+                let rel = b.rels[*i]
+                    .take()
+                    .ok_or_else(|| PlanError::Planning("a join input was planned twice".into()))?;
+                return Ok((rel, BTreeSet::from([*i])));
+            }
+            JoinTree::Join(l, r) => (l, r),
+        };
+        let (left, mut joined) = self.build_tree(l, b)?;
+        let (right, right_inputs) = self.build_tree(r, b)?;
+        joined.extend(right_inputs);
+        let (mut lk, mut rk, mut residual) = (Vec::new(), Vec::new(), Vec::new());
+        let mut rest = Vec::with_capacity(b.placed.len());
+        for c in std::mem::take(&mut b.placed) {
+            if !c.inputs.iter().all(|i| joined.contains(i)) {
+                rest.push(c);
+                continue;
+            }
+            match equi_pair(&c.expr, &left.cols, &right.cols)? {
+                Some((a, k)) => {
+                    lk.push(a);
+                    rk.push(k);
+                }
+                None => residual.push(c.expr),
+            }
+        }
+        b.placed = rest;
+        let mut cols = left.cols.clone();
+        cols.extend(right.cols.iter().cloned());
+        let condition = match and_all(residual) {
+            Some(e) => Some(self.bind_row(&e, &cols)?),
+            None => None,
+        };
+        let mut current = self.hinted_join(left, right, JoinKind::Inner, lk, rk, condition)?;
+        if b.prunable {
+            let mut live = b.beyond.clone();
+            for c in &b.placed {
+                live.expr(&c.expr);
+            }
+            let mut keep: Vec<usize> = (0..current.cols.len())
+                .filter(|&i| {
+                    let c = &current.cols[i];
+                    live.wants(c.qualifier.as_deref().unwrap_or(""), &c.name)
+                })
+                .collect();
+            // A relation keeps a column (a block counts its rows by one).
+            if keep.is_empty() {
+                keep.push(0);
+            }
+            if keep.len() < current.cols.len() {
+                current = columns_at(current, &keep);
+                b.pruned = true;
+            }
+        }
+        Ok((current, joined))
     }
 
     /// A leaf stage reading `cols` of table `info` where `filter` holds, with v1's planning of
@@ -596,6 +694,10 @@ impl Planner<'_> {
             limit: Some(u64::MAX),
             ..Select::default()
         };
+        let estimate = info
+            .statistics
+            .is_some()
+            .then(|| Estimate::table(info.statistics.clone(), select.selection.iter()).rows);
         canonicalize_columns(&mut select, &scope)?;
         expand_wildcards(&mut select, &scope)?;
         let single = plan_select(select, &scope, self.options, self.explain)?;
@@ -613,6 +715,7 @@ impl Planner<'_> {
             },
             leaf,
         );
+        self.set_estimate(id, estimate);
         Ok(Rel {
             node: RelNode::Receive { stage: id, types },
             cols,

@@ -1,0 +1,323 @@
+//! Cardinality estimates: how many rows a table yields after its own conjuncts, and how many a
+//! join of two estimated inputs yields, from the table's [`Statistics`].
+//!
+//! The textbook rules (System R's, as DuckDB and DataFusion keep them): `col = literal` keeps
+//! `1 / distinct(col)`, a range keeps the share of `[min, max]` it covers (numbers by value,
+//! text by its leading bytes after the prefix the bounds share, so `'1995-03-15'` falls between
+//! `'1992-01-02'` and `'1998-12-01'`), `IN` a share per listed value, `LIKE` a tenth, conjuncts
+//! multiply and `OR` adds as independent events. An equi-join yields `|L| · |R| / max(distinct
+//! of the keys)`. Without statistics a table counts [`UNKNOWN_ROWS`]; the estimates only order
+//! joins and pick sides, so they need to be right in magnitude, not exact.
+
+use crate::sql::ast::{BinaryOp, Expr, Literal, UnaryOp};
+use segments::statistics::{ColumnStatistics, Statistics};
+use segments::types::Value;
+
+/// Rows assumed for an input nothing is known of.
+pub const UNKNOWN_ROWS: f64 = 1_000_000.0;
+
+/// What a predicate the rules cannot read keeps.
+const DEFAULT_SELECTIVITY: f64 = 0.25;
+
+/// The estimated rows of one input, with its columns' distinct counts.
+#[derive(Clone, Debug)]
+pub struct Estimate {
+    pub rows: f64,
+    statistics: Option<std::sync::Arc<Statistics>>,
+}
+
+impl Estimate {
+    /// An input nothing is known of (a derived table, a table without statistics).
+    pub fn unknown(rows: f64) -> Estimate {
+        Estimate {
+            rows,
+            statistics: None,
+        }
+    }
+
+    /// Whether the estimate rests on statistics.
+    pub fn known(&self) -> bool {
+        self.statistics.is_some()
+    }
+
+    /// A table with `statistics` after the conjuncts `filters` of its own.
+    pub fn table<'e>(
+        statistics: Option<std::sync::Arc<Statistics>>,
+        filters: impl Iterator<Item = &'e Expr>,
+    ) -> Estimate {
+        let Some(s) = statistics else {
+            return Estimate::unknown(UNKNOWN_ROWS);
+        };
+        let base = s.rows as f64;
+        let kept: f64 = filters.map(|f| selectivity(f, &s)).product();
+        // A filtered table keeps at least one row in the estimate (an empty guess would make
+        // every join above it free).
+        let rows = if s.rows == 0 {
+            0.0
+        } else {
+            (base * kept).max(1.0)
+        };
+        Estimate {
+            rows,
+            statistics: Some(s),
+        }
+    }
+
+    /// Distinct values of column `name` among the estimated rows (the rows themselves when
+    /// unknown: a key).
+    pub fn distinct(&self, name: &str) -> f64 {
+        let d = self
+            .statistics
+            .as_deref()
+            .and_then(|s| column(s, name))
+            .map_or(self.rows, |c| c.distinct as f64);
+        d.min(self.rows).max(1.0)
+    }
+}
+
+/// Rows of an equi-join of `left` and `right` rows whose key pairs have these distinct counts
+/// (each side's): every pair divides by its larger count; together they divide by at most
+/// the larger input (the keys of a side are at most its rows).
+pub fn join_rows(left: f64, right: f64, key_distincts: &[(f64, f64)]) -> f64 {
+    if key_distincts.is_empty() {
+        return left * right;
+    }
+    let divisor: f64 = key_distincts
+        .iter()
+        .map(|(l, r)| l.max(*r).max(1.0))
+        .product();
+    let divisor = divisor.min(left.max(right)).max(1.0);
+    left * right / divisor
+}
+
+/// The statistics of column `name` (case-insensitive).
+fn column<'s>(s: &'s Statistics, name: &str) -> Option<&'s ColumnStatistics> {
+    s.columns.get(name).or_else(|| {
+        s.columns
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, c)| c)
+    })
+}
+
+/// The column an expression is, if it is one.
+fn column_of<'s>(e: &Expr, s: &'s Statistics) -> Option<&'s ColumnStatistics> {
+    match e {
+        Expr::Column { name, .. } => column(s, name),
+        Expr::Cast { expr, .. } => column_of(expr, s),
+        _ => None,
+    }
+}
+
+/// The share of rows `e` keeps, in `[0, 1]`.
+pub fn selectivity(e: &Expr, s: &Statistics) -> f64 {
+    let eq = |c: &ColumnStatistics| 1.0 / (c.distinct.max(1) as f64);
+    let sel = match e {
+        Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+        } => selectivity(left, s) * selectivity(right, s),
+        Expr::Binary {
+            op: BinaryOp::Or,
+            left,
+            right,
+        } => {
+            let (a, b) = (selectivity(left, s), selectivity(right, s));
+            a + b - a * b
+        }
+        Expr::Unary {
+            op: UnaryOp::Not,
+            expr,
+        } => 1.0 - selectivity(expr, s),
+        Expr::Binary { op, left, right } => {
+            let (col, lit, op) = match (column_of(left, s), literal(right)) {
+                (Some(c), Some(l)) => (c, l, *op),
+                _ => match (column_of(right, s), literal(left)) {
+                    (Some(c), Some(l)) => (c, l, flip(*op)),
+                    _ => return DEFAULT_SELECTIVITY,
+                },
+            };
+            match op {
+                BinaryOp::Eq => eq(col),
+                BinaryOp::NotEq => 1.0 - eq(col),
+                BinaryOp::Lt | BinaryOp::LtEq => below(col, &lit).unwrap_or(1.0 / 3.0),
+                BinaryOp::Gt | BinaryOp::GtEq => below(col, &lit).map_or(1.0 / 3.0, |b| 1.0 - b),
+                _ => DEFAULT_SELECTIVITY,
+            }
+        }
+        Expr::Between {
+            expr,
+            low,
+            high,
+            negated,
+        } => {
+            let inside = match (column_of(expr, s), literal(low), literal(high)) {
+                (Some(c), Some(lo), Some(hi)) => match (below(c, &lo), below(c, &hi)) {
+                    (Some(a), Some(b)) => (b - a).max(eq(c)),
+                    _ => DEFAULT_SELECTIVITY,
+                },
+                _ => DEFAULT_SELECTIVITY,
+            };
+            if *negated { 1.0 - inside } else { inside }
+        }
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => {
+            let inside = column_of(expr, s).map_or(DEFAULT_SELECTIVITY, |c| {
+                (list.len() as f64 * eq(c)).min(1.0)
+            });
+            if *negated { 1.0 - inside } else { inside }
+        }
+        Expr::Like { negated, .. } => {
+            if *negated {
+                0.9
+            } else {
+                0.1
+            }
+        }
+        Expr::IsNull { expr, negated } => {
+            let nulls = match column_of(expr, s) {
+                Some(c) if !c.has_nulls => 0.0,
+                _ => 0.05,
+            };
+            if *negated { 1.0 - nulls } else { nulls }
+        }
+        _ => DEFAULT_SELECTIVITY,
+    };
+    sel.clamp(0.0, 1.0)
+}
+
+/// `a op b` as `b op' a`.
+fn flip(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Lt => BinaryOp::Gt,
+        BinaryOp::LtEq => BinaryOp::GtEq,
+        BinaryOp::Gt => BinaryOp::Lt,
+        BinaryOp::GtEq => BinaryOp::LtEq,
+        other => other,
+    }
+}
+
+/// A literal operand (numbers, text, typed literals by their text).
+fn literal(e: &Expr) -> Option<Value> {
+    match e {
+        Expr::Literal(Literal::Long(v)) => Some(Value::Long(*v)),
+        Expr::Literal(Literal::Double(v)) => Some(Value::Double(*v)),
+        Expr::Literal(Literal::String(t)) => Some(Value::String(t.clone())),
+        Expr::Literal(Literal::Typed { value, .. }) => Some(Value::String(value.clone())),
+        Expr::Unary {
+            op: UnaryOp::Neg,
+            expr,
+        } => match literal(expr)? {
+            Value::Long(v) => Some(Value::Long(-v)),
+            Value::Double(v) => Some(Value::Double(-v)),
+            _ => None,
+        },
+        Expr::Cast { expr, .. } => literal(expr),
+        _ => None,
+    }
+}
+
+/// The share of the column's range `[min, max]` below `v`; `None` without a usable range.
+fn below(c: &ColumnStatistics, v: &Value) -> Option<f64> {
+    let (min, max) = (c.min_value()?, c.max_value()?);
+    let (lo, hi, x) = match (&min, &max, v) {
+        (Value::String(a), Value::String(b), Value::String(x)) => {
+            let shared = common_prefix(a.as_bytes(), b.as_bytes());
+            (
+                text_position(a.as_bytes(), shared),
+                text_position(b.as_bytes(), shared),
+                text_position(x.as_bytes(), shared),
+            )
+        }
+        _ => (min.as_f64()?, max.as_f64()?, v.as_f64()?),
+    };
+    if hi <= lo {
+        return Some(if x < lo { 0.0 } else { 1.0 });
+    }
+    Some(((x - lo) / (hi - lo)).clamp(0.0, 1.0))
+}
+
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// Text as a number: its (up to) seven bytes after `skip`, in order.
+fn text_position(t: &[u8], skip: usize) -> f64 {
+    let mut n = 0u64;
+    for i in 0..7 {
+        n = (n << 8) | u64::from(t.get(skip + i).copied().unwrap_or(0));
+    }
+    n as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::parse_expr;
+    use segments::types::DataType;
+    use std::collections::BTreeMap;
+
+    fn stats() -> Statistics {
+        let col = |t: DataType, d: u64, min: &str, max: &str| ColumnStatistics {
+            data_type: t,
+            distinct: d,
+            min: Some(min.into()),
+            max: Some(max.into()),
+            sorted: false,
+            has_nulls: false,
+        };
+        Statistics {
+            rows: 1000,
+            columns: BTreeMap::from([
+                ("k".into(), col(DataType::Long, 1000, "1", "1000")),
+                ("flag".into(), col(DataType::String, 4, "A", "D")),
+                (
+                    "day".into(),
+                    col(DataType::String, 500, "1992-01-01", "1998-12-31"),
+                ),
+            ]),
+        }
+    }
+
+    fn sel(text: &str) -> f64 {
+        selectivity(&parse_expr(text).unwrap(), &stats())
+    }
+
+    #[test]
+    fn equality_keeps_one_value_in_distinct() {
+        assert!((sel("flag = 'B'") - 0.25).abs() < 1e-9);
+        assert!((sel("k = 5") - 0.001).abs() < 1e-9);
+        assert!((sel("flag IN ('A', 'B')") - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ranges_interpolate_numbers_and_dates_as_text() {
+        assert!((sel("k < 251") - 0.25).abs() < 0.01);
+        assert!((sel("k >= 251") - 0.75).abs() < 0.01);
+        let mid = sel("day < '1995-07-01'");
+        assert!((0.4..0.6).contains(&mid), "{mid}");
+        let late = sel("day > '1998-06-01'");
+        assert!(late < 0.15, "{late}");
+        assert!(sel("day BETWEEN '1994-01-01' AND '1994-12-31'") < 0.25);
+    }
+
+    #[test]
+    fn conjuncts_multiply_and_disjuncts_add() {
+        let both = sel("flag = 'A' AND k < 501");
+        assert!((both - 0.125).abs() < 0.01, "{both}");
+        let either = sel("flag = 'A' OR flag = 'B'");
+        assert!((either - 0.4375).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_key_join_yields_the_larger_side_and_many_keys_do_not_shrink_it_further() {
+        assert_eq!(join_rows(6e6, 1.5e6, &[(1.5e6, 1.5e6)]), 6e6);
+        let composite = join_rows(6e6, 8e5, &[(2e5, 2e5), (1e4, 1e4)]);
+        assert_eq!(composite, 8e5);
+        assert_eq!(join_rows(10.0, 20.0, &[]), 200.0);
+    }
+}
