@@ -119,6 +119,25 @@ impl<'a> Projected<'a> {
         }
     }
 
+    /// Whether the column is single-value ids of a block-compressed dictionary (see
+    /// [`Dictionary::is_blocked`](segments::dictionary::Dictionary::is_blocked)).
+    pub fn is_blocked_dict(&self) -> bool {
+        matches!(&self.data, ColumnData::Dict { dict, .. } if dict.is_blocked())
+    }
+
+    /// The column with the ids of a block-compressed dictionary replaced by their values,
+    /// decoded in bulk; any other column as it is.
+    pub fn decoded_blocked_dict(&self) -> Projected<'a> {
+        match &self.data {
+            ColumnData::Dict { ids, dict, .. } if dict.is_blocked() => Projected {
+                data: ColumnData::Values(dict.values(ids)),
+                data_type: self.data_type,
+                nulls: self.nulls.clone(),
+            },
+            _ => self.clone(),
+        }
+    }
+
     /// A column of values.
     pub fn values(data_type: DataType, values: Vec<Value>) -> Projected<'a> {
         Projected {

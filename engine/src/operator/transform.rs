@@ -101,6 +101,22 @@ pub fn evaluate<'b, 'a>(
         _ => {}
     }
     let data_type = expr.column_type().data_type;
+    // Rows read a column's values one at a time: text of a block-compressed dictionary is
+    // decoded for all rows at once first, each block once.
+    let decoded;
+    let block = if block.columns.iter().any(|(_, p)| p.is_blocked_dict()) {
+        decoded = Block {
+            docs: block.docs.clone(),
+            columns: block
+                .columns
+                .iter()
+                .map(|(name, p)| (name.clone(), p.decoded_blocked_dict()))
+                .collect(),
+        };
+        &decoded
+    } else {
+        block
+    };
     let mut values = Vec::with_capacity(n);
     for row in 0..n {
         values.push(eval(expr, &BlockRow { block, row })?);

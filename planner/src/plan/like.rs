@@ -49,7 +49,11 @@ impl LikePattern {
 
     /// Whether `text` matches the whole pattern.
     pub fn matches(&self, text: &str) -> bool {
-        match_tokens(&self.tokens, text)
+        if self.tokens.contains(&Token::One) {
+            match_tokens(&self.tokens, text)
+        } else {
+            match_literals(&self.tokens, text)
+        }
     }
 
     /// The literal prefix before the first wildcard (for dictionary range narrowing).
@@ -64,6 +68,36 @@ impl LikePattern {
     pub fn is_exact(&self) -> bool {
         self.tokens.iter().all(|t| matches!(t, Token::Literal(_)))
     }
+}
+
+/// A pattern of literals and `%` only (TPC-H's `'%special%requests%'`): each literal after a
+/// `%` at its first occurrence from where the previous one ended (taking the leftmost never
+/// loses a match: what follows can only have more room), the last one at the very end.
+fn match_literals(tokens: &[Token], text: &str) -> bool {
+    let mut rest = text;
+    let mut anchored = true;
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            Token::Any => anchored = false,
+            Token::Literal(s) => {
+                if !anchored && i + 1 == tokens.len() {
+                    return rest.ends_with(s.as_str());
+                }
+                let at = if anchored {
+                    rest.starts_with(s.as_str()).then_some(0)
+                } else {
+                    rest.find(s.as_str())
+                };
+                match at {
+                    Some(p) => rest = &rest[p + s.len()..],
+                    None => return false,
+                }
+                anchored = true;
+            }
+            Token::One => return match_tokens(&tokens[i..], rest),
+        }
+    }
+    !anchored || rest.is_empty()
 }
 
 fn match_tokens(tokens: &[Token], text: &str) -> bool {
@@ -128,6 +162,14 @@ mod tests {
     }
 
     proptest! {
+        /// Patterns of literals and `%` take the leftmost-occurrence path; it agrees with the
+        /// general backtracking matcher.
+        #[test]
+        fn literal_and_any_patterns_match_as_backtracking_does(p in "[ab%]{0,7}", t in "[ab]{0,9}") {
+            let pattern = LikePattern::new(&p, None);
+            prop_assert_eq!(pattern.matches(&t), match_tokens(&pattern.tokens, &t), "{} on {}", p, t);
+        }
+
         #[test]
         fn literal_patterns_match_only_themselves(s in "[a-z]{0,8}", t in "[a-z]{0,8}") {
             prop_assert_eq!(m(&s, &t), s == t);

@@ -121,6 +121,38 @@ impl Dictionary {
         with_dict!(self, d => d.value(id))
     }
 
+    /// Whether reading values out of id order costs a block decode each (text in compressed
+    /// blocks): such reads should go through [`Dictionary::values`].
+    pub fn is_blocked(&self) -> bool {
+        matches!(
+            self,
+            Dictionary::BigDecimal(d) | Dictionary::String(d) | Dictionary::Bytes(d) if d.is_blocked()
+        )
+    }
+
+    /// The values of `ids`, in their order. A blocked dictionary reads them in id order, so each
+    /// block is decoded once (rows in document order hit blocks at random: one decode per
+    /// value, ~8 µs, otherwise). Panics if an id is `>= len()`.
+    pub fn values(&self, ids: &[DictId]) -> Vec<Value> {
+        if !self.is_blocked() {
+            return ids.iter().map(|&id| self.value(id)).collect();
+        }
+        let mut order: Vec<u32> = (0..ids.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| ids[i as usize]);
+        let mut out = vec![Value::Null; ids.len()];
+        let mut last: Option<(DictId, Value)> = None;
+        for i in order {
+            let id = ids[i as usize];
+            let v = match &last {
+                Some((l, v)) if *l == id => v.clone(),
+                _ => self.value(id),
+            };
+            out[i as usize] = v.clone();
+            last = Some((id, v));
+        }
+        out
+    }
+
     fn search(&self, v: &Value) -> Option<Result<DictId, DictId>> {
         with_dict!(self, d => d.search(v))
     }
@@ -463,6 +495,11 @@ mod tests {
             for (i, v) in s.iter().enumerate() {
                 prop_assert_eq!(&*d.bytes_at(i as u32), v.as_bytes());
             }
+            // Ids out of order (and repeated) read in bulk give each id's value.
+            let ids: Vec<u32> = (0..s.len() as u32 * 2).map(|i| (i * 7 + 3) % s.len().max(1) as u32).take(if s.is_empty() { 0 } else { s.len() * 2 }).collect();
+            let want: Vec<Value> = ids.iter().map(|&i| expected[i as usize].clone()).collect();
+            prop_assert!(d.is_blocked());
+            prop_assert_eq!(d.values(&ids), want);
         }
 
         #[test]

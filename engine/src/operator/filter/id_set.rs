@@ -7,7 +7,7 @@ use crate::context::QueryContext;
 use crate::error::EngineError;
 use planner::plan::PredicateOp;
 use segments::dictionary::Dictionary;
-use segments::types::DictId;
+use segments::types::{DataType, DictId};
 use std::ops::{Bound, Range};
 
 /// Dictionary entries tested between two checks of the query's context.
@@ -111,12 +111,21 @@ impl IdSet {
                 // A test per entry (LIKE, REGEXP_LIKE, …): a large dictionary takes a while,
                 // so the query's deadline (and an inline budget) is checked as it goes.
                 let test = ValueTest::new(other)?;
+                let text = dict.data_type() == DataType::String;
                 let mut ids = Vec::new();
                 for id in 0..dict.len() {
                     if id % CHECK_EVERY == 0 {
                         ctx.check()?;
                     }
-                    if test.test_scalar(&dict.value(id)) {
+                    let passes = match text {
+                        true => {
+                            let bytes = dict.bytes_at(id);
+                            let s = std::str::from_utf8(&bytes).ok();
+                            s.and_then(|s| test.test_text(s))
+                        }
+                        false => None,
+                    };
+                    if passes.unwrap_or_else(|| test.test_scalar(&dict.value(id))) {
                         ids.push(id);
                     }
                 }

@@ -97,6 +97,16 @@ impl ValueTest {
         })
     }
 
+    /// Whether text passes a pattern test (`LIKE`, `REGEXP_LIKE`) — read straight from a
+    /// dictionary's bytes, no value built; `None` for any other test.
+    pub fn test_text(&self, text: &str) -> Option<bool> {
+        match self {
+            ValueTest::Like(p) => Some(p.matches(text)),
+            ValueTest::Regex(r) => Some(r.is_match(text)),
+            _ => None,
+        }
+    }
+
     /// Whether a single (non-array) value passes; NULL never does.
     pub fn test_scalar(&self, v: &Value) -> bool {
         if v.is_null() {
@@ -108,8 +118,14 @@ impl ValueTest {
                 set.contains(&Key(v.clone())) || list.iter().any(|x| eq(v, x))
             }
             ValueTest::Range { lower, upper } => in_range(v, lower, upper),
-            ValueTest::Like(p) => p.matches(&v.to_string()),
-            ValueTest::Regex(r) => r.is_match(&v.to_string()),
+            ValueTest::Like(p) => match v {
+                Value::String(text) => p.matches(text),
+                other => p.matches(&other.to_string()),
+            },
+            ValueTest::Regex(r) => match v {
+                Value::String(text) => r.is_match(text),
+                other => r.is_match(&other.to_string()),
+            },
             ValueTest::Text(terms) => {
                 let text = v.to_string().to_lowercase();
                 let words: HashSet<&str> = text

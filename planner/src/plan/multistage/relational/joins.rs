@@ -15,7 +15,7 @@
 //! [`Planner::upper`], which plans or reports them.
 
 use super::join_order::{Edge, JoinTree, best_order};
-use super::or_factors::pull_common_factors;
+use super::or_factors::{implied_for, pull_common_factors};
 use super::{Planner, and_all, conjuncts, equi_pair, input, resolve};
 use crate::plan::binder::multi_stage::children;
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
@@ -238,7 +238,7 @@ fn columns_at(rel: Rel, positions: &[usize]) -> Rel {
 }
 
 /// One input of a flattened join before it is planned.
-enum Input<'t> {
+pub(super) enum Input<'t> {
     /// A table (not a CTE), planned as a leaf once its own conjuncts are known.
     Table {
         name: &'t str,
@@ -251,7 +251,7 @@ enum Input<'t> {
 }
 
 impl Input<'_> {
-    fn cols(&self) -> &[Col] {
+    pub(super) fn cols(&self) -> &[Col] {
         match self {
             Input::Table { cols, .. } => cols,
             Input::Planned(rel) => &rel.cols,
@@ -263,7 +263,36 @@ impl Input<'_> {
 struct Conjunct {
     expr: ast::Expr,
     inputs: BTreeSet<usize>,
+    /// Implied by another conjunct, which stays (see [`implied_for`]).
+    implied: bool,
 }
+
+/// The inputs whose columns `expr` reads; `None` when it holds a subquery or a column that
+/// resolves to no input or to several.
+pub(super) fn inputs_read(expr: &ast::Expr, inputs: &[Input<'_>]) -> Option<BTreeSet<usize>> {
+    if is_complex(expr) {
+        return None;
+    }
+    let mut cols = Vec::new();
+    columns(expr, &mut cols);
+    let mut reads = BTreeSet::new();
+    for (table, name) in &cols {
+        let mut found = None;
+        for (i, input) in inputs.iter().enumerate() {
+            if let Ok(Some(_)) = resolve(input.cols(), table.as_deref(), name) {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(i);
+            }
+        }
+        reads.insert(found?);
+    }
+    (!reads.is_empty()).then_some(reads)
+}
+
+/// The share of rows an `IN` / `EXISTS` subquery is assumed to keep.
+const SEMI_JOIN_SELECTIVITY: f64 = 0.25;
 
 /// The state of building a join tree: inputs not yet joined, conjuncts not yet applied, and
 /// what pruning keeps.
@@ -461,47 +490,47 @@ impl Planner<'_> {
         let mut placed: Vec<Conjunct> = Vec::new();
         // A conjunct shared by every branch of an `OR` (TPC-H Q19's join key) is one of its own.
         let conjuncts = on.into_iter().chain(filters).flat_map(pull_common_factors);
-        'conjuncts: for expr in conjuncts {
-            if is_complex(&expr) {
-                left_over.push(expr);
-                continue;
-            }
-            let mut cols = Vec::new();
-            columns(&expr, &mut cols);
-            let mut reads = BTreeSet::new();
-            for (table, name) in &cols {
-                let mut found = None;
-                for (i, input) in inputs.iter().enumerate() {
-                    if let Ok(Some(_)) = resolve(input.cols(), table.as_deref(), name) {
-                        if found.is_some() {
-                            left_over.push(expr);
-                            continue 'conjuncts;
-                        }
-                        found = Some(i);
-                    }
-                }
-                match found {
-                    Some(i) => {
-                        reads.insert(i);
-                    }
-                    None => {
-                        left_over.push(expr);
-                        continue 'conjuncts;
-                    }
-                }
-            }
-            if reads.is_empty() {
-                left_over.push(expr);
-            } else {
-                placed.push(Conjunct {
+        for expr in conjuncts {
+            match inputs_read(&expr, &inputs) {
+                Some(reads) => placed.push(Conjunct {
                     expr,
                     inputs: reads,
-                });
+                    implied: false,
+                }),
+                None => left_over.push(expr),
             }
         }
-        // A table's own conjuncts run in its leaf: columns named only there are not projected.
+        // What an `OR` over several inputs implies for each of them filters that input early.
+        let mut implied = Vec::new();
+        for c in placed.iter().filter(|c| c.inputs.len() > 1) {
+            for &i in &c.inputs {
+                let own = |e: &ast::Expr| {
+                    inputs_read(e, &inputs).is_some_and(|r| r.len() == 1 && r.contains(&i))
+                };
+                if let Some(expr) = implied_for(&c.expr, own) {
+                    implied.push(Conjunct {
+                        expr,
+                        inputs: BTreeSet::from([i]),
+                        implied: true,
+                    });
+                }
+            }
+        }
+        placed.extend(implied);
+        // `IN` / `EXISTS` conjuncts reading one input alone filter that input before it joins.
+        let mut semis: Vec<(usize, ast::Expr)> = Vec::new();
+        left_over.retain(|c| match self.semi_join_input(c, &inputs) {
+            Some(i) => {
+                semis.push((i, c.clone()));
+                false
+            }
+            None => true,
+        });
+        // A table's own conjuncts run in its leaf: columns named only there are not projected
+        // (implied conjuncts copy columns the conjunct they come from still reads).
         let in_leaves = placed.iter().filter(|c| {
-            c.inputs.len() == 1
+            !c.implied
+                && c.inputs.len() == 1
                 && c.inputs
                     .first()
                     .is_some_and(|i| matches!(inputs[*i], Input::Table { .. }))
@@ -517,7 +546,7 @@ impl Planner<'_> {
                 .filter(|c| c.inputs.len() == 1 && c.inputs.contains(&i))
                 .map(|c| c.expr.clone())
                 .collect();
-            rels.push(Some(match input {
+            let rel = match input {
                 Input::Table {
                     name,
                     alias,
@@ -550,7 +579,21 @@ impl Planner<'_> {
                     }
                     rel
                 }
-            }));
+            };
+            let mine: Vec<ast::Expr> = semis
+                .iter()
+                .filter(|(at, _)| *at == i)
+                .map(|(_, c)| c.clone())
+                .collect();
+            let rel = if mine.is_empty() {
+                rel
+            } else {
+                if let Some(e) = estimates.last_mut() {
+                    e.rows = (e.rows * SEMI_JOIN_SELECTIVITY.powi(mine.len() as i32)).max(1.0);
+                }
+                self.semi_joined(rel, mine, &mut left_over)?
+            };
+            rels.push(Some(rel));
         }
         placed.retain(|c| c.inputs.len() > 1);
         // By estimated rows when some input has statistics and no hint chose the strategy;
@@ -594,6 +637,27 @@ impl Planner<'_> {
             current = columns_at(current, &positions);
         }
         Ok((current, left_over))
+    }
+
+    /// `rel` filtered by the subquery conjuncts `conjuncts` (semi and anti joins); what they
+    /// could not plan goes to `left_over`. Columns a tested expression added are dropped again.
+    fn semi_joined(
+        &mut self,
+        rel: Rel,
+        conjuncts: Vec<ast::Expr>,
+        left_over: &mut Vec<ast::Expr>,
+    ) -> Result<Rel, PlanError> {
+        let width = rel.cols.len();
+        let mut select = Select {
+            selection: and_all(conjuncts),
+            ..Select::default()
+        };
+        let mut rel = self.subquery_predicates(rel, &mut select)?;
+        left_over.extend(select.selection);
+        if rel.cols.len() > width {
+            rel = columns_at(rel, &(0..width).collect::<Vec<_>>());
+        }
+        Ok(rel)
     }
 
     /// The joins of `tree`, each with the conjuncts whose inputs it is the first to hold: an

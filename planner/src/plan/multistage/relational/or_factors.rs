@@ -69,6 +69,35 @@ pub(super) fn pull_common_factors(e: ast::Expr) -> Vec<ast::Expr> {
     shared
 }
 
+/// What the `OR` `e` implies for one input: in each branch the conjuncts `own` accepts (those
+/// reading that input alone), the branches' `OR`ed — TPC-H Q7's `(n1.n_name = 'FRANCE' AND
+/// n2.n_name = 'GERMANY') OR (n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE')` implies
+/// `n1.n_name = 'FRANCE' OR n1.n_name = 'GERMANY'`, which filters `n1` in its leaf while the
+/// whole `OR` still decides the joined rows. `None` when some branch has no such conjunct (the
+/// input is then unconstrained) or `e` is no `OR`. Where `e` is TRUE one branch is, and so its
+/// conjuncts: the implied condition is TRUE there too, and adding it keeps every row.
+pub(super) fn implied_for(e: &ast::Expr, own: impl Fn(&ast::Expr) -> bool) -> Option<ast::Expr> {
+    if !matches!(
+        e,
+        ast::Expr::Binary {
+            op: BinaryOp::Or,
+            ..
+        }
+    ) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for branch in disjuncts(e.clone()) {
+        let mine: Vec<ast::Expr> = conjuncts(&branch)
+            .into_iter()
+            .filter(|c| own(c))
+            .cloned()
+            .collect();
+        parts.push(join(mine, BinaryOp::And)?);
+    }
+    join(parts, BinaryOp::Or)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +162,34 @@ mod tests {
         assert_eq!(
             join_keys("SELECT COUNT(*) FROM f, g WHERE (f.k = g.k AND f.s = 'a') OR g.s = 'b'"),
             vec![(vec![], vec![])]
+        );
+    }
+
+    #[test]
+    fn an_or_over_two_tables_implies_one_for_each() {
+        let q7 = parse_expr(
+            "(n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR (n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE')",
+        )
+        .unwrap();
+        let of = |t: &'static str| {
+            move |e: &ast::Expr| {
+                let mut cols = Vec::new();
+                super::super::joins::columns(e, &mut cols);
+                cols.iter().all(|(q, _)| q.as_deref() == Some(t))
+            }
+        };
+        assert_eq!(
+            implied_for(&q7, of("n1")),
+            Some(parse_expr("n1.n_name = 'FRANCE' OR n1.n_name = 'GERMANY'").unwrap())
+        );
+        // A branch that says nothing of the table: nothing implied.
+        let loose =
+            parse_expr("(n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR n2.n_name = 'X'")
+                .unwrap();
+        assert_eq!(implied_for(&loose, of("n1")), None);
+        assert_eq!(
+            implied_for(&parse_expr("n1.n_name = 'A'").unwrap(), of("n1")),
+            None
         );
     }
 

@@ -45,7 +45,7 @@ impl Planner<'_> {
 
     /// The column names a `FROM` item offers, or `None` where they cannot be told without
     /// planning it.
-    fn offered_names(&self, t: &TableRef) -> Option<Vec<String>> {
+    pub(super) fn offered_names(&self, t: &TableRef) -> Option<Vec<String>> {
         match t {
             TableRef::Table { name, .. } if self.is_cte(name) => {
                 output_names(self.cte_query(name)?)
