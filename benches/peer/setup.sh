@@ -12,6 +12,10 @@ if [ ! -x "$VENV/bin/python" ]; then
     "$VENV/bin/pip" install --quiet --upgrade pip
     "$VENV/bin/pip" install --quiet duckdb==2.0.0 polars==2.1.0 pyarrow tpchgen-cli==4.0.0 datafusion==55.0.0
 fi
+# chDB (ClickHouse in-process), a peer of the TPC-H benchmark (tpch.py).
+if ! "$VENV/bin/python" -c "import chdb" 2>/dev/null; then
+    "$VENV/bin/pip" install --quiet chdb==4.4.0
+fi
 # A Kafka producer for the real-time ingestion benchmark (realtime_ingest.py).
 if ! "$VENV/bin/python" -c "import kafka" 2>/dev/null; then
     "$VENV/bin/pip" install --quiet kafka-python==2.0.2

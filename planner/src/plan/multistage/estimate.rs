@@ -49,7 +49,11 @@ impl Estimate {
             return Estimate::unknown(UNKNOWN_ROWS);
         };
         let base = s.rows as f64;
-        let kept: f64 = filters.map(|f| selectivity(f, &s)).product();
+        let mut parts = Vec::new();
+        for f in filters {
+            flatten_and(f, &mut parts);
+        }
+        let kept = conjunction(&parts, &s);
         // A filtered table keeps at least one row in the estimate (an empty guess would make
         // every join above it free).
         let rows = if s.rows == 0 {
@@ -107,6 +111,59 @@ fn column_of<'s>(e: &Expr, s: &'s Statistics) -> Option<&'s ColumnStatistics> {
         Expr::Cast { expr, .. } => column_of(expr, s),
         _ => None,
     }
+}
+
+/// The conjuncts of nested `AND`s.
+fn flatten_and<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+        } => {
+            flatten_and(left, out);
+            flatten_and(right, out);
+        }
+        other => out.push(other),
+    }
+}
+
+/// The share of rows all of `parts` keep: one-sided ranges on a column (`d >= '1994-01-01' AND
+/// d < '1995-01-01'`) narrow one interval of it, the rest multiply as independent.
+fn conjunction(parts: &[&Expr], s: &Statistics) -> f64 {
+    // Per column: the interval of its range, as shares of `[min, max]`.
+    let mut ranges: Vec<(&str, f64, f64, f64)> = Vec::new();
+    let mut kept = 1.0;
+    for e in parts {
+        if let Expr::Binary { op, left, right } = e
+            && let (Expr::Column { name, .. }, Some(lit)) = (&**left, literal(right))
+            && matches!(
+                op,
+                BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq
+            )
+            && let Some(c) = column(s, name)
+            && let Some(at) = below(c, &lit)
+        {
+            let (lo, hi) = match op {
+                BinaryOp::Lt | BinaryOp::LtEq => (0.0, at),
+                _ => (at, 1.0),
+            };
+            let floor = 1.0 / (c.distinct.max(1) as f64);
+            match ranges.iter_mut().find(|r| r.0 == name.as_str()) {
+                Some(r) => {
+                    r.1 = r.1.max(lo);
+                    r.2 = r.2.min(hi);
+                }
+                None => ranges.push((name, lo, hi, floor)),
+            }
+            continue;
+        }
+        kept *= selectivity(e, s);
+    }
+    for (_, lo, hi, floor) in ranges {
+        kept *= (hi - lo).max(floor);
+    }
+    kept.clamp(0.0, 1.0)
 }
 
 /// The share of rows `e` keeps, in `[0, 1]`.
@@ -303,6 +360,17 @@ mod tests {
         let late = sel("day > '1998-06-01'");
         assert!(late < 0.15, "{late}");
         assert!(sel("day BETWEEN '1994-01-01' AND '1994-12-31'") < 0.25);
+    }
+
+    #[test]
+    fn two_bounds_of_one_column_make_one_interval() {
+        let s = std::sync::Arc::new(stats());
+        let year = parse_expr("day >= '1994-01-01' AND day < '1995-01-01'").unwrap();
+        let e = Estimate::table(Some(s.clone()), [&year].into_iter());
+        assert!((100.0..200.0).contains(&e.rows), "{}", e.rows);
+        let k = parse_expr("k > 100").unwrap();
+        let both = Estimate::table(Some(s), [&year, &k].into_iter());
+        assert!(both.rows < e.rows);
     }
 
     #[test]

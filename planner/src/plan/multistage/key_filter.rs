@@ -104,17 +104,24 @@ fn plan_joins(
             // Both qualify: the side estimated larger is filtered by the smaller's keys; without
             // estimates the left, which the join order makes the larger side of an inner join
             // (and which is the outer rows a semi join's subquery reduces).
+            let (el, er) = (estimated_rows(left, stages), estimated_rows(right, stages));
             let pick_left = match (&l, &r) {
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
-                (Some(_), Some(_)) => {
-                    match (estimated_rows(left, stages), estimated_rows(right, stages)) {
-                        (Some(a), Some(b)) => a >= b,
-                        _ => true,
-                    }
-                }
+                (Some(_), Some(_)) => match (el, er) {
+                    (Some(a), Some(b)) => a >= b,
+                    _ => true,
+                },
                 (None, None) => continue,
             };
+            // A side estimated smaller than the one whose keys would filter it is not worth
+            // the wait (its scan would start only once the larger side is done).
+            let (target, source) = if pick_left { (el, er) } else { (er, el) };
+            if let (Some(t), Some(s)) = (target, source)
+                && t < s
+            {
+                continue;
+            }
             choice = if pick_left {
                 l.map(|t| (t, false, rk, a.data_type))
             } else {
@@ -347,15 +354,18 @@ mod tests {
             filters("SELECT * FROM f JOIN g ON f.k = g.k WHERE g.s = 'x'"),
             one("f", "k")
         );
-        // Outer joins filter only the side whose unmatched rows are dropped.
+        // Outer joins filter only the side whose unmatched rows are dropped …
         assert_eq!(
-            filters("SELECT * FROM f LEFT JOIN g ON f.k = g.k WHERE g.s = 'x'"),
-            one("g", "k")
-        );
-        assert_eq!(
-            filters("SELECT * FROM f RIGHT JOIN g ON f.k = g.k WHERE f.s = 'x'"),
+            filters("SELECT * FROM g LEFT JOIN f ON f.k = g.k"),
             one("f", "k")
         );
+        assert_eq!(
+            filters("SELECT * FROM f RIGHT JOIN g ON f.k = g.k"),
+            one("f", "k")
+        );
+        // … and only when it is the larger: a scan waiting for a larger side's keys is slower.
+        assert!(filters("SELECT * FROM f LEFT JOIN g ON f.k = g.k WHERE g.s = 'x'").is_empty());
+        assert!(filters("SELECT * FROM g RIGHT JOIN f ON f.k = g.k").is_empty());
         assert!(filters("SELECT * FROM f FULL JOIN g ON f.k = g.k").is_empty());
         // A semi join filters the outer table by the subquery's keys.
         assert_eq!(
