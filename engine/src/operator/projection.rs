@@ -35,6 +35,9 @@ pub struct ColumnSource<'s> {
     reader: Option<&'s ColumnReader>,
     cursor: Option<RawCursor<'s>>,
     decoded: Option<&'s [f64]>,
+    /// Every value of a block-compressed text dictionary, decoded once (see
+    /// [`ColumnSource::decode_text_for`]).
+    texts: Option<Vec<Value>>,
     /// Reused buffers for dense blocks' spans.
     span_ids: Vec<u32>,
     span_i64: Vec<i64>,
@@ -72,12 +75,27 @@ impl<'s> ColumnSource<'s> {
             reader,
             cursor,
             decoded,
+            texts: None,
             span_ids: Vec::new(),
             span_i64: Vec::new(),
             span_f64: Vec::new(),
             null_handling: options.enable_null_handling,
             default: options.column_default(&column.name, column.column_type.data_type),
             segment_name: segment.name(),
+        }
+    }
+
+    /// Prepares to read about `docs` documents: a block-compressed text dictionary of no more
+    /// entries than twice that is decoded whole, once, in id order (documents in doc order
+    /// reach its blocks at random, which costs a block decode per value read).
+    pub fn decode_text_for(&mut self, docs: u64) {
+        if let Some(reader) = self.reader
+            && let (ForwardIndex::Dict(_), Some(dict)) = (reader.forward(), reader.dictionary())
+            && dict.is_blocked()
+            && u64::from(dict.len()) <= docs.saturating_mul(2)
+        {
+            let ids: Vec<u32> = (0..dict.len()).collect();
+            self.texts = Some(dict.values(&ids));
         }
     }
 
@@ -111,10 +129,15 @@ impl<'s> ColumnSource<'s> {
                 } else {
                     f.read_docs(docs, &mut ids);
                 }
-                ColumnData::Dict {
-                    ids,
-                    dict,
-                    decoded: self.decoded,
+                match &self.texts {
+                    Some(texts) => ColumnData::Values(
+                        ids.iter().map(|&id| texts[id as usize].clone()).collect(),
+                    ),
+                    None => ColumnData::Dict {
+                        ids,
+                        dict,
+                        decoded: self.decoded,
+                    },
                 }
             }
             (ForwardIndex::DictMv(f), Some(dict)) => {
@@ -317,5 +340,48 @@ mod tests {
                 assert_eq!(block.value(i), single.read(&[d]).value(0), "{name} doc {d}");
             }
         }
+    }
+
+    /// A text dictionary past a megabyte is stored in compressed blocks; read for many rows it
+    /// is decoded whole once, and reads the same values as row by row.
+    #[test]
+    fn a_compressed_text_dictionary_decoded_whole_reads_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let schema = Schema {
+            schema_name: "t".into(),
+            fields: vec![FieldSpec::dimension("s", DataType::String)],
+            ..Schema::default()
+        };
+        let cfg = BuildConfig::new("t", "t_0");
+        let text = |i: u64| {
+            format!(
+                "{:016x}-comment-{}",
+                i.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                i % 97
+            )
+        };
+        let rows = (0..60_000u64).map(|i| Ok(vec![Value::String(text(i))]));
+        let summary = build_segment_from_rows(&schema, &cfg, rows, dir.path()).unwrap();
+        let segment = ImmutableSegment::open(&summary.segment_dir).unwrap();
+        let column = ColumnRef {
+            name: "s".into(),
+            column_type: ColumnType::sv(DataType::String),
+        };
+        let reader = segment.column("s").unwrap();
+        assert!(reader.dictionary().unwrap().is_blocked());
+        let options = ExecutionOptions::default();
+        let docs: Vec<DocId> = (0..60_000).step_by(7).collect();
+        let mut whole = ColumnSource::new(&segment, &column, None, &options);
+        whole.decode_text_for(60_000);
+        assert!(whole.texts.is_some());
+        let read = whole.read(&docs);
+        assert!(matches!(read.data, ColumnData::Values(_)));
+        for (i, &d) in docs.iter().enumerate() {
+            assert_eq!(read.value(i), Value::String(text(u64::from(d))), "doc {d}");
+        }
+        // Few documents of a large dictionary: read by id, not decoded whole.
+        let mut few = ColumnSource::new(&segment, &column, None, &options);
+        few.decode_text_for(100);
+        assert!(few.texts.is_none());
     }
 }

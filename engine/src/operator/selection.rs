@@ -47,7 +47,11 @@ fn projection<'s, 'q>(
 ) -> ProjectionOperator<'s, 'q> {
     let sources = columns_of(exprs)
         .iter()
-        .map(|c| ColumnSource::new(segment, c, None, &ctx.options))
+        .map(|c| {
+            let mut s = ColumnSource::new(segment, c, None, &ctx.options);
+            s.decode_text_for(docs.len());
+            s
+        })
         .collect();
     ProjectionOperator::new(docs, sources, ctx)
 }

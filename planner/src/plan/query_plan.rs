@@ -76,7 +76,7 @@ pub struct ExecutionOptions {
     /// `maxExecutionThreads`, if set.
     pub max_execution_threads: Option<usize>,
     /// `stageParallelism`, if set: workers per server of a multi-stage intermediate stage
-    /// (otherwise as many as the broker's threads).
+    /// (otherwise 1, as in Pinot).
     #[serde(default)]
     pub stage_parallelism: Option<usize>,
     /// The value a column reads as in a segment that predates it (the schema's

@@ -187,7 +187,11 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 let mut sources: Vec<ColumnSource<'s>> = expr
                     .columns()
                     .iter()
-                    .map(|c| ColumnSource::new(segment, c, None, &self.ctx.options))
+                    .map(|c| {
+                        let mut s = ColumnSource::new(segment, c, None, &self.ctx.options);
+                        s.decode_text_for(candidates.len());
+                        s
+                    })
                     .collect();
                 let mut hits: Vec<DocId> = Vec::new();
                 for docs in candidates.blocks() {
