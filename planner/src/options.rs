@@ -575,6 +575,11 @@ mod tests {
         assert!(
             QueryOptions::resolve(&sql(&[("maxExecutionThreads", "3000000000")]), None).is_err()
         );
+        // `stageParallelism` is a positive count of workers per server.
+        let o = QueryOptions::resolve(&sql(&[("stageParallelism", "3")]), None).unwrap();
+        assert_eq!(o.stage_parallelism, Some(3));
+        assert!(o.extra.is_empty());
+        assert!(QueryOptions::resolve(&sql(&[("stageParallelism", "0")]), None).is_err());
     }
 
     #[test]

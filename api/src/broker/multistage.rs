@@ -135,9 +135,8 @@ async fn place(
     // with two per server: a leaf stage's one worker scans and sends, and the joins above it
     // wait on it), so it is the user's choice.
     let parallelism = plan
-        .options
+        .v2_options
         .stage_parallelism
-        .unwrap_or(1)
         .clamp(1, MAX_STAGE_PARALLELISM);
     if pool.is_empty() {
         return Ok(None);

@@ -45,11 +45,20 @@ fn projection<'s, 'q>(
     docs: &'q DocSet,
     ctx: &'q QueryContext,
 ) -> ProjectionOperator<'s, 'q> {
+    // A column an expression computes from is read as values row by row; a column sent as it
+    // is stays dictionary ids (decoded only for the rows that reach the answer).
+    let computed: Vec<ColumnRef> = exprs
+        .iter()
+        .filter(|e| !matches!(e, Expr::Column(_)))
+        .flat_map(Expr::columns)
+        .collect();
     let sources = columns_of(exprs)
         .iter()
         .map(|c| {
             let mut s = ColumnSource::new(segment, c, None, &ctx.options);
-            s.decode_text_for(docs.len());
+            if computed.iter().any(|x| x.name == c.name) {
+                s.decode_text_for(docs.len());
+            }
             s
         })
         .collect();

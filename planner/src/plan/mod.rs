@@ -57,6 +57,7 @@ pub fn plan_statement(
                 |n| n as usize,
             ),
             window_overflow_mode: options.window_overflow_mode.unwrap_or_default(),
+            stage_parallelism: options.stage_parallelism.map_or(1, |n| n as usize),
         };
         return multistage::bind::bind_multistage(
             stmt,

@@ -75,10 +75,6 @@ pub struct ExecutionOptions {
     pub skip_upsert: bool,
     /// `maxExecutionThreads`, if set.
     pub max_execution_threads: Option<usize>,
-    /// `stageParallelism`, if set: workers per server of a multi-stage intermediate stage
-    /// (otherwise 1, as in Pinot).
-    #[serde(default)]
-    pub stage_parallelism: Option<usize>,
     /// The value a column reads as in a segment that predates it (the schema's
     /// `defaultNullValue`), per column.
     #[serde(default)]
@@ -102,7 +98,6 @@ impl Default for ExecutionOptions {
             use_star_tree: true,
             skip_upsert: false,
             max_execution_threads: None,
-            stage_parallelism: None,
             column_defaults: Vec::new(),
             auto_rewrite_aggregation_type: false,
             multi_stage: false,
@@ -140,7 +135,6 @@ impl ExecutionOptions {
             use_star_tree: o.use_star_tree,
             skip_upsert: o.skip_upsert,
             max_execution_threads: o.max_execution_threads.map(|t| t as usize),
-            stage_parallelism: o.stage_parallelism.map(|t| t as usize),
             column_defaults: Vec::new(),
             auto_rewrite_aggregation_type: o.auto_rewrite_aggregation_type,
             multi_stage: o.use_multistage_engine,

@@ -79,6 +79,14 @@ pub struct MultiStageOptions {
     /// `windowOverflowMode`: what a window past `max_rows_in_window` does.
     #[serde(default)]
     pub window_overflow_mode: JoinOverflowMode,
+    /// `stageParallelism`: workers per server of a partitioned intermediate stage (Pinot's
+    /// default 1).
+    #[serde(default = "one")]
+    pub stage_parallelism: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl Default for MultiStageOptions {
@@ -88,6 +96,7 @@ impl Default for MultiStageOptions {
             join_overflow_mode: JoinOverflowMode::Throw,
             max_rows_in_window: 1 << 20,
             window_overflow_mode: JoinOverflowMode::Throw,
+            stage_parallelism: 1,
         }
     }
 }

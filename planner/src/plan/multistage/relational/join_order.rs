@@ -57,7 +57,9 @@ struct Graph {
 
 impl Graph {
     fn new(rows: &[f64], edges: &[Edge]) -> Graph {
-        let mut keys: Vec<((usize, usize), Vec<(f64, f64)>)> = Vec::new();
+        // Per pair of inputs, the distinct counts of each key pair between them.
+        type PairKeys = ((usize, usize), Vec<(f64, f64)>);
+        let mut keys: Vec<PairKeys> = Vec::new();
         for e in edges {
             let (pair, d) = if e.a < e.b {
                 ((e.a, e.b), (e.distinct_a, e.distinct_b))

@@ -595,6 +595,10 @@ impl Planner<'_> {
             };
             rels.push(Some(rel));
         }
+        // What the block reads beyond the conjuncts (each placed exactly once below; implied
+        // ones copy columns and were never counted): a join's output keeps only the columns
+        // read above it or by conjuncts still to come, unless `*` or `q.*` lists every column.
+        let beyond = needed.without(placed.iter().filter(|c| !c.implied).map(|c| &c.expr));
         placed.retain(|c| c.inputs.len() > 1);
         // By estimated rows when some input has statistics and no hint chose the strategy;
         // otherwise in FROM order, an equi-joined input first.
@@ -605,9 +609,6 @@ impl Planner<'_> {
         } else {
             from_order(rels.len(), &placed)
         };
-        // What the block reads beyond the conjuncts (each placed exactly once below): a join's
-        // output keeps only the columns read above it or by conjuncts still to come, unless
-        // `*` or `q.*` lists every column.
         let widths: Vec<usize> = rels
             .iter()
             .map(|r| r.as_ref().map_or(0, |r| r.cols.len()))
@@ -615,11 +616,10 @@ impl Planner<'_> {
         let mut build = TreeBuild {
             rels,
             placed,
-            beyond: needed.without(std::iter::empty()),
+            beyond,
             prunable: !needed.all && needed.qualifiers.is_empty(),
             pruned: false,
         };
-        build.beyond = needed.without(build.placed.iter().map(|c| &c.expr));
         let (mut current, _) = self.build_tree(&tree, &mut build)?;
         // The columns in FROM order again (`*` lists them so; pruning happens only without it).
         let mut order = Vec::new();

@@ -1,9 +1,9 @@
 //! Where an `IN` subquery of a block with joins is planned: as a semi (anti) join on the one
 //! input of the block's inner joins its tested value reads, before that input is joined, when
-//! the subquery is uncorrelated. TPC-H Q18's `o_orderkey IN (SELECT l_orderkey … HAVING SUM(l_quantity)
-//! > 300)` keeps 57 of 1.5 M orders; planned above `customer ⋈ orders ⋈ lineitem` it tested six
-//! million joined rows, planned on `orders` it leaves 57 order keys for the joins (and their key
-//! filters) to start from. The block's `WHERE` is a conjunction over the inner joins' rows, so
+//! the subquery is uncorrelated. TPC-H Q18's
+//! `o_orderkey IN (SELECT l_orderkey … HAVING SUM(l_quantity) > 300)` keeps 57 of 1.5 M orders;
+//! planned above `customer ⋈ orders ⋈ lineitem` it tested six million joined rows, planned on
+//! `orders` it leaves 57 order keys for the joins (and their key filters) to start from. The block's `WHERE` is a conjunction over the inner joins' rows, so
 //! testing a conjunct on the one input it reads drops exactly the rows it would drop above.
 //!
 //!
