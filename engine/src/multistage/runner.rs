@@ -13,6 +13,7 @@ use crate::error::EngineError;
 use crate::provider::TableProvider;
 use crate::response::{BrokerResponse, QueryException, ResultTable};
 use crate::stats::ExecutionStats;
+use planner::plan::multistage::estimate::plan_rows;
 use planner::plan::multistage::{Distribution, MultiStagePlan, RelNode, StageId, StageKind};
 use segments::ImmutableSegment;
 use segments::types::Value;
@@ -391,7 +392,8 @@ fn key_filter_targets(plan: &MultiStagePlan, stage: StageId) -> Vec<StageId> {
         .collect()
 }
 
-/// The stage tree as text, one line per operator (EXPLAIN under v2).
+/// The stage tree as text, one line per operator (EXPLAIN under v2), each with the rows the
+/// optimizer estimated for it (`~N rows`) where it has an estimate.
 pub fn explain_lines(plan: &MultiStagePlan) -> Vec<String> {
     fn walk(plan: &MultiStagePlan, node: &RelNode, depth: usize, out: &mut Vec<String>) {
         let pad = "  ".repeat(depth);
@@ -432,7 +434,10 @@ pub fn explain_lines(plan: &MultiStagePlan) -> Vec<String> {
             }
             _ => String::new(),
         };
-        out.push(format!("{pad}{}{detail}", node_name(node)));
+        // The optimizer's estimate, where its leaves have one.
+        let rows = plan_rows(node, &plan.stages)
+            .map_or(String::new(), |r| format!(" ~{} rows", r.round() as u64));
+        out.push(format!("{pad}{}{detail}{rows}", node_name(node)));
         for i in node.inputs() {
             walk(plan, i, depth + 1, out);
         }

@@ -9,6 +9,8 @@
 //! of the keys)`. Without statistics a table counts [`UNKNOWN_ROWS`]; the estimates only order
 //! joins and pick sides, so they need to be right in magnitude, not exact.
 
+use super::rel::{JoinKind, RelNode};
+use super::stage::{Stage, StageKind};
 use crate::sql::ast::{BinaryOp, Expr, Literal, UnaryOp};
 use segments::statistics::{ColumnStatistics, Statistics};
 use segments::types::Value;
@@ -92,6 +94,51 @@ pub fn join_rows(left: f64, right: f64, key_distincts: &[(f64, f64)]) -> f64 {
         .product();
     let divisor = divisor.min(left.max(right)).max(1.0);
     left * right / divisor
+}
+
+/// The rows `node` is estimated to yield, from its leaves' estimates (none where a leaf has
+/// none). Operators above the leaves are guessed as the textbook does: a filter keeps half, an
+/// aggregate a tenth, an inner join its larger input.
+pub fn plan_rows(node: &RelNode, stages: &[Stage]) -> Option<f64> {
+    Some(match node {
+        RelNode::Receive { stage, .. } => {
+            let s = stages.get(*stage)?;
+            match s.kind {
+                StageKind::Leaf { .. } => s.estimated_rows?,
+                _ => plan_rows(&s.root, stages)?,
+            }
+        }
+        RelNode::Leaf { .. } => return None,
+        RelNode::Values { rows, .. } => rows.len() as f64,
+        RelNode::Project { input, .. } | RelNode::Window { input, .. } => plan_rows(input, stages)?,
+        RelNode::Filter { input, .. } => plan_rows(input, stages)? * 0.5,
+        RelNode::Aggregate {
+            input, group_keys, ..
+        } => {
+            if group_keys.is_empty() {
+                1.0
+            } else {
+                (plan_rows(input, stages)? * 0.1).max(1.0)
+            }
+        }
+        RelNode::Sort { input, limit, .. } => {
+            let rows = plan_rows(input, stages)?;
+            limit.map_or(rows, |l| rows.min(l as f64))
+        }
+        RelNode::Join {
+            left, right, kind, ..
+        } => {
+            let l = plan_rows(left, stages)?;
+            match kind {
+                JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn | JoinKind::Left => l,
+                _ => l.max(plan_rows(right, stages)?),
+            }
+        }
+        RelNode::SetOp { inputs, .. } => inputs
+            .iter()
+            .map(|i| plan_rows(i, stages))
+            .sum::<Option<f64>>()?,
+    })
 }
 
 /// The statistics of column `name` (case-insensitive).

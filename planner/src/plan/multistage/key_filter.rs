@@ -23,6 +23,7 @@
 //! side (the join order puts it there, see `relational::join_order`), of a semi join the outer
 //! rows its subquery reduces.
 
+use super::estimate::plan_rows;
 use super::rel::{JoinKind, KeyFilter, PublishKeys, RelNode, StageId};
 use super::stage::{Stage, StageKind};
 use crate::plan::expr::Expr;
@@ -104,7 +105,7 @@ fn plan_joins(
             // Both qualify: the side estimated larger is filtered by the smaller's keys; without
             // estimates the left, which the join order makes the larger side of an inner join
             // (and which is the outer rows a semi join's subquery reduces).
-            let (el, er) = (estimated_rows(left, stages), estimated_rows(right, stages));
+            let (el, er) = (plan_rows(left, stages), plan_rows(right, stages));
             let pick_left = match (&l, &r) {
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
@@ -145,53 +146,6 @@ fn plan_joins(
             ));
         }
     }
-}
-
-/// The rows `node` is estimated to yield, from its leaves' estimates (none where a leaf has
-/// none). Operators above the leaves are guessed as the textbook does: a filter keeps half, an
-/// aggregate a tenth, an inner join its larger input.
-pub fn estimated_rows(node: &RelNode, stages: &[Stage]) -> Option<f64> {
-    Some(match node {
-        RelNode::Receive { stage, .. } => {
-            let s = stages.get(*stage)?;
-            match s.kind {
-                StageKind::Leaf { .. } => s.estimated_rows?,
-                _ => estimated_rows(&s.root, stages)?,
-            }
-        }
-        RelNode::Leaf { .. } => return None,
-        RelNode::Values { rows, .. } => rows.len() as f64,
-        RelNode::Project { input, .. } | RelNode::Window { input, .. } => {
-            estimated_rows(input, stages)?
-        }
-        RelNode::Filter { input, .. } => estimated_rows(input, stages)? * 0.5,
-        RelNode::Aggregate {
-            input, group_keys, ..
-        } => {
-            if group_keys.is_empty() {
-                1.0
-            } else {
-                (estimated_rows(input, stages)? * 0.1).max(1.0)
-            }
-        }
-        RelNode::Sort { input, limit, .. } => {
-            let rows = estimated_rows(input, stages)?;
-            limit.map_or(rows, |l| rows.min(l as f64))
-        }
-        RelNode::Join {
-            left, right, kind, ..
-        } => {
-            let l = estimated_rows(left, stages)?;
-            match kind {
-                JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn | JoinKind::Left => l,
-                _ => l.max(estimated_rows(right, stages)?),
-            }
-        }
-        RelNode::SetOp { inputs, .. } => inputs
-            .iter()
-            .map(|i| estimated_rows(i, stages))
-            .sum::<Option<f64>>()?,
-    })
 }
 
 /// Key types a filter carries exactly.
