@@ -295,6 +295,19 @@ pub enum BinaryOp {
     Concat,
 }
 
+impl BinaryOp {
+    /// The operator with its operands swapped (`5 < a` is `a > 5`).
+    pub fn flipped(self) -> BinaryOp {
+        match self {
+            BinaryOp::Lt => BinaryOp::Gt,
+            BinaryOp::LtEq => BinaryOp::GtEq,
+            BinaryOp::Gt => BinaryOp::Lt,
+            BinaryOp::GtEq => BinaryOp::LtEq,
+            other => other,
+        }
+    }
+}
+
 /// `OVER (PARTITION BY .. ORDER BY .. frame)`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct WindowSpec {

@@ -415,7 +415,7 @@ fn write_filter(f: &mut impl Write, e: &Expr) -> fmt::Result {
         Expr::Binary { op, left, right } if comparison_symbol(*op).is_some() => {
             let (lhs, op, value) = match (left.as_ref(), right.as_ref()) {
                 (l, Expr::Literal(v)) => (l.clone(), *op, literal_value(v)),
-                (Expr::Literal(v), r) => (r.clone(), flip(*op), literal_value(v)),
+                (Expr::Literal(v), r) => (r.clone(), op.flipped(), literal_value(v)),
                 (l, r) => (
                     Expr::binary(BinaryOp::Sub, l.clone(), r.clone()),
                     *op,
@@ -514,17 +514,6 @@ fn comparison_symbol(op: BinaryOp) -> Option<&'static str> {
         BinaryOp::GtEq => ">=",
         _ => return None,
     })
-}
-
-/// The operator with its operands swapped (`5 < a` is `a > 5`).
-fn flip(op: BinaryOp) -> BinaryOp {
-    match op {
-        BinaryOp::Lt => BinaryOp::Gt,
-        BinaryOp::LtEq => BinaryOp::GtEq,
-        BinaryOp::Gt => BinaryOp::Lt,
-        BinaryOp::GtEq => BinaryOp::LtEq,
-        other => other,
-    }
 }
 
 #[cfg(test)]

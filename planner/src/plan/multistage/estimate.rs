@@ -238,7 +238,7 @@ pub fn selectivity(e: &Expr, s: &Statistics) -> f64 {
             let (col, lit, op) = match (column_of(left, s), literal(right)) {
                 (Some(c), Some(l)) => (c, l, *op),
                 _ => match (column_of(right, s), literal(left)) {
-                    (Some(c), Some(l)) => (c, l, flip(*op)),
+                    (Some(c), Some(l)) => (c, l, op.flipped()),
                     _ => return DEFAULT_SELECTIVITY,
                 },
             };
@@ -292,17 +292,6 @@ pub fn selectivity(e: &Expr, s: &Statistics) -> f64 {
         _ => DEFAULT_SELECTIVITY,
     };
     sel.clamp(0.0, 1.0)
-}
-
-/// `a op b` as `b op' a`.
-fn flip(op: BinaryOp) -> BinaryOp {
-    match op {
-        BinaryOp::Lt => BinaryOp::Gt,
-        BinaryOp::LtEq => BinaryOp::GtEq,
-        BinaryOp::Gt => BinaryOp::Lt,
-        BinaryOp::GtEq => BinaryOp::LtEq,
-        other => other,
-    }
 }
 
 /// A literal operand (numbers, text, typed literals by their text).
