@@ -36,6 +36,7 @@ mod join_order;
 mod joins;
 mod or_factors;
 mod outer_refs;
+mod query_walk;
 mod semi_pushdown;
 #[cfg(test)]
 mod test_plans;

@@ -16,6 +16,7 @@
 
 use super::join_order::{Edge, JoinTree, best_order};
 use super::or_factors::{implied_for, pull_common_factors};
+use super::query_walk::{self, QueryVisitor};
 use super::{Planner, and_all, conjuncts, equi_pair, input, resolve};
 use crate::plan::binder::multi_stage::children;
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
@@ -29,7 +30,7 @@ use crate::plan::multistage::rel::{JoinKind, RelNode};
 use crate::plan::multistage::relation::{Col, Rel, StageSink};
 use crate::plan::multistage::stage::StageKind;
 use crate::plan::query_plan::{ResultLayout, ServerQueryPlan};
-use crate::sql::ast::{self, Query, Select, SelectItem, TableRef};
+use crate::sql::ast::{self, Select, SelectItem, TableRef};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The columns a block may read: every name it mentions anywhere (select list, `WHERE`,
@@ -82,102 +83,25 @@ impl Needed {
     }
 
     fn select(&mut self, s: &Select) {
-        for item in &s.projection {
-            match item {
-                SelectItem::Wildcard => self.all = true,
-                SelectItem::QualifiedWildcard(q) => {
-                    self.qualifiers.insert(q.to_ascii_lowercase());
-                }
-                SelectItem::Expr { expr, .. } => self.expr(expr),
-            }
-        }
-        for e in s.selection.iter().chain(&s.group_by).chain(&s.having) {
-            self.expr(e);
-        }
-        for o in &s.order_by {
-            self.expr(&o.expr);
-        }
-        if let Some(t) = &s.from {
-            self.table(t);
-        }
-    }
-
-    fn table(&mut self, t: &TableRef) {
-        match t {
-            TableRef::Table { .. } => {}
-            TableRef::Subquery { query, .. } => self.query(query),
-            TableRef::Join {
-                left,
-                right,
-                on,
-                using,
-                match_condition,
-                ..
-            } => {
-                self.table(left);
-                self.table(right);
-                if let Some(on) = on {
-                    self.expr(on);
-                }
-                if let Some(m) = match_condition {
-                    self.expr(m);
-                }
-                for u in using {
-                    self.mention(u);
-                }
-            }
-        }
-    }
-
-    fn query(&mut self, q: &Query) {
-        match q {
-            Query::Select(s) => self.select(s),
-            Query::SetOp { left, right, .. } => {
-                self.query(left);
-                self.query(right);
-            }
-            Query::With { ctes, body } => {
-                for (_, c) in ctes {
-                    self.query(c);
-                }
-                self.query(body);
-            }
-            Query::Values(rows) => {
-                for e in rows.iter().flatten() {
-                    self.expr(e);
-                }
-            }
-            Query::Ordered {
-                query, order_by, ..
-            } => {
-                self.query(query);
-                for o in order_by {
-                    self.expr(&o.expr);
-                }
-            }
-        }
+        query_walk::select(self, s);
     }
 
     fn expr(&mut self, e: &ast::Expr) {
-        match e {
-            ast::Expr::Column { name, .. } => self.mention(name),
-            ast::Expr::InSubquery { query, .. }
-            | ast::Expr::Exists { query, .. }
-            | ast::Expr::ScalarSubquery(query) => self.query(query),
-            ast::Expr::Function {
-                over: Some(spec), ..
-            } => {
-                for p in &spec.partition_by {
-                    self.expr(p);
-                }
-                for o in &spec.order_by {
-                    self.expr(&o.expr);
-                }
+        query_walk::expr(self, e);
+    }
+}
+
+impl QueryVisitor for Needed {
+    fn column(&mut self, _table: Option<&str>, name: &str) {
+        self.mention(name);
+    }
+
+    fn wildcard(&mut self, qualifier: Option<&str>) {
+        match qualifier {
+            None => self.all = true,
+            Some(q) => {
+                self.qualifiers.insert(q.to_ascii_lowercase());
             }
-            _ => {}
-        }
-        for c in children(e) {
-            self.expr(c);
         }
     }
 }

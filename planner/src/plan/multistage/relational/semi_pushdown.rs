@@ -18,9 +18,9 @@
 //! outer inputs have) keeps the conjunct where it was, above the joins.
 
 use super::joins::{Input, inputs_read};
+use super::query_walk::{self, QueryVisitor};
 use super::{Planner, resolve};
-use crate::plan::binder::multi_stage::children;
-use crate::sql::ast::{self, Query, Select, SelectItem, TableRef};
+use crate::sql::ast::{self, Query};
 use std::collections::BTreeSet;
 
 /// Column references and table names of a query, at every depth.
@@ -31,105 +31,14 @@ struct Refs {
     tables: BTreeSet<String>,
 }
 
-impl Refs {
-    fn query(&mut self, q: &Query) {
-        match q {
-            Query::Select(s) => self.select(s),
-            Query::SetOp { left, right, .. } => {
-                self.query(left);
-                self.query(right);
-            }
-            Query::With { ctes, body } => {
-                for (name, c) in ctes {
-                    self.tables.insert(name.to_ascii_lowercase());
-                    self.query(c);
-                }
-                self.query(body);
-            }
-            Query::Values(rows) => {
-                for e in rows.iter().flatten() {
-                    self.expr(e);
-                }
-            }
-            Query::Ordered {
-                query, order_by, ..
-            } => {
-                self.query(query);
-                for o in order_by {
-                    self.expr(&o.expr);
-                }
-            }
-        }
+impl QueryVisitor for Refs {
+    fn column(&mut self, table: Option<&str>, name: &str) {
+        self.columns
+            .push((table.map(str::to_string), name.to_string()));
     }
 
-    fn select(&mut self, s: &Select) {
-        for item in &s.projection {
-            if let SelectItem::Expr { expr, .. } = item {
-                self.expr(expr);
-            }
-        }
-        for e in s.selection.iter().chain(&s.group_by).chain(&s.having) {
-            self.expr(e);
-        }
-        for o in &s.order_by {
-            self.expr(&o.expr);
-        }
-        if let Some(t) = &s.from {
-            self.table(t);
-        }
-    }
-
-    fn table(&mut self, t: &TableRef) {
-        match t {
-            // An alias hides the table's name: `FROM g x … g.k` names an outer `g`.
-            TableRef::Table { name, alias } => {
-                self.tables
-                    .insert(alias.as_deref().unwrap_or(name).to_ascii_lowercase());
-            }
-            TableRef::Subquery { query, alias, .. } => {
-                if let Some(a) = alias {
-                    self.tables.insert(a.to_ascii_lowercase());
-                }
-                self.query(query);
-            }
-            TableRef::Join {
-                left,
-                right,
-                on,
-                match_condition,
-                ..
-            } => {
-                self.table(left);
-                self.table(right);
-                for e in on.iter().chain(match_condition.as_deref()) {
-                    self.expr(e);
-                }
-            }
-        }
-    }
-
-    fn expr(&mut self, e: &ast::Expr) {
-        match e {
-            ast::Expr::Column { table, name } => self.columns.push((table.clone(), name.clone())),
-            ast::Expr::InSubquery { query, .. }
-            | ast::Expr::Exists { query, .. }
-            | ast::Expr::ScalarSubquery(query) => self.query(query),
-            ast::Expr::Function {
-                over: Some(spec), ..
-            } => {
-                for p in spec
-                    .partition_by
-                    .iter()
-                    .chain(spec.order_by.iter().map(|o| &o.expr))
-                {
-                    self.expr(p);
-                }
-            }
-            _ => {}
-        }
-        for c in children(e) {
-            self.expr(c);
-        }
+    fn relation(&mut self, name: &str) {
+        self.tables.insert(name.to_ascii_lowercase());
     }
 }
 
@@ -146,7 +55,7 @@ impl Planner<'_> {
         };
         let offered = self.offered_names(select.from.as_ref()?)?;
         let mut refs = Refs::default();
-        refs.query(query);
+        query_walk::query(&mut refs, query);
         for (table, name) in &refs.columns {
             let own = match table {
                 Some(t) => refs.tables.contains(&t.to_ascii_lowercase()),
