@@ -10,13 +10,13 @@
 use segments::dictionary::ValueDecoder;
 use segments::types::Value;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The values of a coded column, by code.
 pub struct CodeBook {
     values: Vec<OnceLock<Value>>,
     /// Where undecoded values come from: the segment dictionary and each code's id in it.
-    source: Option<(ValueDecoder, Vec<u32>)>,
+    source: Option<(Arc<ValueDecoder>, Vec<u32>)>,
 }
 
 impl CodeBook {
@@ -30,7 +30,7 @@ impl CodeBook {
 
     /// A book whose code `c` is the value of `ids[c]` in `decoder`'s dictionary, decoded when
     /// first read.
-    pub fn lazy(decoder: ValueDecoder, ids: Vec<u32>) -> CodeBook {
+    pub fn lazy(decoder: Arc<ValueDecoder>, ids: Vec<u32>) -> CodeBook {
         CodeBook {
             values: (0..ids.len()).map(|_| OnceLock::new()).collect(),
             source: Some((decoder, ids)),
@@ -62,6 +62,34 @@ impl CodeBook {
     /// Whether reading every value costs no decoding (then per-value work may be done for all).
     pub fn is_decoded(&self) -> bool {
         self.source.is_none()
+    }
+
+    /// Books that all decode lazily from one stored dictionary (a segment's column read in
+    /// parts) merged without decoding: one book of the segment ids any of them uses, sharing
+    /// their decoder, and for each book its codes' new codes. `None` when a book is decoded or
+    /// reads another dictionary.
+    pub fn merge_lazy(books: &[&CodeBook]) -> Option<(CodeBook, Vec<Vec<u32>>)> {
+        let (decoder, _) = books.first()?.source.as_ref()?;
+        let mut code_of: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        let mut used: Vec<u32> = Vec::new();
+        let mut remaps = Vec::with_capacity(books.len());
+        for book in books {
+            let (d, ids) = book.source.as_ref()?;
+            if !(Arc::ptr_eq(d, decoder) || d.same_dictionary(decoder)) {
+                return None;
+            }
+            remaps.push(
+                ids.iter()
+                    .map(|id| {
+                        *code_of.entry(*id).or_insert_with(|| {
+                            used.push(*id);
+                            (used.len() - 1) as u32
+                        })
+                    })
+                    .collect(),
+            );
+        }
+        Some((CodeBook::lazy(decoder.clone(), used), remaps))
     }
 
     /// Every value, in code order (decoding those not read yet).

@@ -475,6 +475,33 @@ fn concat_coded(
         }
         _ => None,
     };
+    let books: Vec<&CodeBook> = parts
+        .iter()
+        .filter_map(|p| match &p.cells {
+            Cells::Coded { dict, .. } => Some(&**dict),
+            _ => None,
+        })
+        .collect();
+    // Parts of one segment column: merged by segment id, nothing decoded.
+    let lazy = match shared {
+        None => CodeBook::merge_lazy(&books),
+        Some(_) => None,
+    };
+    if let Some((book, remaps)) = lazy {
+        for (p, remap) in parts.iter().zip(&remaps) {
+            if let Cells::Coded { ids: part, .. } = &p.cells {
+                ids.extend(part.iter().map(|&c| remap.get(c as usize).copied().unwrap_or(0)));
+            }
+        }
+        return Column {
+            cells: Cells::Coded {
+                ids,
+                dict: Arc::new(book),
+            },
+            data_type,
+            nulls,
+        };
+    }
     let dict = match shared {
         Some(dict) => {
             for p in &parts {

@@ -1,6 +1,7 @@
 //! Expressions over a [`DataBlock`] above the leaf stage, where rows have no table columns —
 //! only the stage's inputs: [`evaluate`] a whole column at a time (arithmetic on unboxed numbers
-//! in one pass, anything else row by row through the planner's evaluator), [`selected`] rows of
+//! in one pass, anything else row by row through the planner's evaluator, a morsel of rows per
+//! pool thread), [`selected`] rows of
 //! a condition, [`eval_on`] one row of a row-oriented input.
 
 use super::block::{Cells, Column, DataBlock};
@@ -107,9 +108,13 @@ pub fn evaluate(expr: &Expr, block: &DataBlock) -> Result<Column, EngineError> {
         }
         _ => {}
     }
+    let morsels = super::morsels::map_morsels(n, |rows| {
+        rows.map(|row| eval(expr, &BlockRow { block, row }))
+            .collect::<Result<Vec<Value>, EvalError>>()
+    });
     let mut values = Vec::with_capacity(n);
-    for row in 0..n {
-        values.push(eval(expr, &BlockRow { block, row }).map_err(|e| EngineError::execution(e.0))?);
+    for m in morsels {
+        values.extend(m.map_err(|e| EngineError::execution(e.0))?);
     }
     Ok(Column::from_values(expr.column_type().data_type, values))
 }

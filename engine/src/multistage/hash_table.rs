@@ -1,6 +1,7 @@
 //! Hash tables over row indices, for grouping and hash joins: rows are hashed column by column
 //! ([`hash_rows`]) and chained by hash; a lookup walks the chain and compares the key columns
-//! cell by cell ([`Column::same_key`]). No key is ever copied out of its column.
+//! cell by cell ([`Column::same_key`]). No key is ever copied out of its column. A join's
+//! probe side is probed a morsel per pool thread against the one built table.
 
 use super::block::{Cells, Column, NO_ROW};
 use crate::column::{hash_rows, hash_rows_within};
@@ -142,27 +143,57 @@ pub fn equi_pairs(
         }
     }
     let probe_hashes = hash_rows(probe_keys, probe_rows);
-    let (mut probe, mut build) = (Vec::new(), Vec::new());
-    for (p, h) in probe_hashes.iter().enumerate() {
-        if p % 4096 == 0 {
-            ctx.check()?;
-            if probe.len() > max_pairs {
-                break;
-            }
-        }
-        let mut at = heads.get(h).copied().unwrap_or(NO_ROW);
+    probe_in_morsels(probe_rows, max_pairs, ctx, |p, out| {
+        let mut at = heads.get(&probe_hashes[p]).copied().unwrap_or(NO_ROW);
         if at == NO_ROW || any_null(probe_keys, p) {
-            continue;
+            return;
         }
         while at != NO_ROW {
             if same_row(probe_keys, p, build_keys, at as usize) {
-                probe.push(p as u32);
-                build.push(at);
+                out.0.push(p as u32);
+                out.1.push(at);
             }
             at = next[at as usize];
         }
+    })
+}
+
+/// The pairs `visit` finds for each probe row, the probe side cut into morsels probed in
+/// parallel (the built table is shared, read-only) and their pairs joined in probe order, so
+/// the answer does not depend on scheduling. A morsel stops soon after its pairs pass
+/// `max_pairs`; the deadline is checked every few thousand rows.
+fn probe_in_morsels(
+    probe_rows: usize,
+    max_pairs: usize,
+    ctx: &QueryContext,
+    visit: impl Fn(usize, &mut (Vec<u32>, Vec<u32>)) + Sync + Send,
+) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
+    let morsels = super::morsels::map_morsels(probe_rows, |rows| {
+        let mut out = (Vec::new(), Vec::new());
+        for p in rows {
+            if p % 4096 == 0 {
+                ctx.check()?;
+                if out.0.len() > max_pairs {
+                    break;
+                }
+            }
+            visit(p, &mut out);
+        }
+        Ok::<_, EngineError>(out)
+    });
+    let mut morsels = morsels.into_iter();
+    let mut all = match morsels.next() {
+        Some(first) => first?,
+        None => (Vec::new(), Vec::new()),
+    };
+    for m in morsels {
+        let (probe, build) = m?;
+        if all.0.len() <= max_pairs {
+            all.0.extend(probe);
+            all.1.extend(build);
+        }
     }
-    Ok((probe, build))
+    Ok(all)
 }
 
 /// [`equi_pairs`] on one integral key without NULLs: the values index the table directly.
@@ -212,22 +243,14 @@ fn int_pairs(
             heads.get(k).copied().unwrap_or(NO_ROW)
         }
     };
-    let (mut probe, mut build) = (Vec::new(), Vec::new());
-    for (p, k) in probe_keys.iter().enumerate() {
-        if p % 4096 == 0 {
-            ctx.check()?;
-            if probe.len() > max_pairs {
-                break;
-            }
-        }
-        let mut at = head(k);
+    probe_in_morsels(probe_keys.len(), max_pairs, ctx, |p, out| {
+        let mut at = head(&probe_keys[p]);
         while at != NO_ROW {
-            probe.push(p as u32);
-            build.push(at);
+            out.0.push(p as u32);
+            out.1.push(at);
             at = next[at as usize];
         }
-    }
-    Ok((probe, build))
+    })
 }
 
 #[cfg(test)]

@@ -22,6 +22,8 @@
 //!   other side, and the `IN` filter the leaf adds.
 //! * [`mailbox`] — [`MailboxService`] (bounded per-worker queues: back-pressure, cancellation)
 //!   and [`BlockSink`], where a worker's output goes.
+//! * [`morsels`] — a block's rows cut into morsels, one per pool thread, for the operators
+//!   that split their work (join probe and gather, computed columns, aggregate calls).
 //! * [`operators`] — the relational operators of a stage, evaluated over the stage's inputs.
 //! * [`window`] — window functions over sorted partitions, each call in time linear in its
 //!   rows for the frames users write.
@@ -42,6 +44,7 @@ pub mod group_states;
 pub mod hash_table;
 pub mod key_set;
 pub mod mailbox;
+pub mod morsels;
 pub mod operators;
 pub mod runner;
 pub mod stats;

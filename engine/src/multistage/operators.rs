@@ -18,6 +18,7 @@ use super::filter_rows::kept_rows;
 use super::group_states::accumulate;
 use super::hash_table;
 use super::key_set;
+use super::morsels::map_items;
 use super::stats::{OperatorStats, StatsRecorder};
 use crate::aggregate::AggState;
 use crate::context::QueryContext;
@@ -456,22 +457,63 @@ fn aggregate(
         .iter()
         .map(|k| block.columns[*k].take(&first))
         .collect();
-    for (i, call) in aggregates.iter().enumerate() {
-        let data_type = types
-            .get(group_keys.len() + i)
-            .copied()
-            .unwrap_or(DataType::Double);
+    // Each call's states over the rows; the calls in parallel (their inputs are disjoint).
+    let inputs: Vec<(usize, &AggregateCall, Option<Cells>)> = match mode {
+        AggMode::Final => {
+            let mut taken = Vec::with_capacity(aggregates.len());
+            for (i, call) in aggregates.iter().enumerate() {
+                let cells = block
+                    .columns
+                    .get_mut(group_keys.len() + i)
+                    .map(|c| std::mem::replace(&mut c.cells, Cells::Values(Vec::new())));
+                taken.push((i, call, cells));
+            }
+            taken
+        }
+        _ => aggregates.iter().enumerate().map(|(i, c)| (i, c, None)).collect(),
+    };
+    let block = &block;
+    let groups = &groups;
+    let calls = map_items(inputs, block.num_rows, |(i, call, cells)| {
+        call_column(
+            call,
+            cells,
+            block,
+            groups,
+            num_groups,
+            mode,
+            types.get(group_keys.len() + i).copied(),
+            null_handling,
+        )
+    });
+    for c in calls {
+        columns.push(c?);
+    }
+    Ok((DataBlock::new(columns, num_groups), limited))
+}
+
+/// One aggregate call's output column over `block`'s rows in `groups`: its final values, or
+/// (partial mode) its states; `cells` are the call's partial states in final mode.
+#[allow(clippy::too_many_arguments)]
+fn call_column(
+    call: &AggregateCall,
+    cells: Option<Cells>,
+    block: &DataBlock,
+    groups: &[u32],
+    num_groups: usize,
+    mode: AggMode,
+    data_type: Option<DataType>,
+    null_handling: bool,
+) -> Result<Column, EngineError> {
+    let data_type = data_type.unwrap_or(DataType::Double);
+    {
         let states = match mode {
             AggMode::Final => {
                 let mut merged: Vec<AggState> = (0..num_groups)
                     .map(|_| AggState::empty(&call.function))
                     .collect();
-                let column = block
-                    .columns
-                    .get_mut(group_keys.len() + i)
-                    .map(|c| std::mem::replace(&mut c.cells, Cells::Values(Vec::new())));
-                if let Some(Cells::States(states)) = column {
-                    for (s, g) in states.into_iter().zip(&groups) {
+                if let Some(Cells::States(states)) = cells {
+                    for (s, g) in states.into_iter().zip(groups) {
                         merged[*g as usize].merge(s, &call.function)?;
                     }
                 }
@@ -485,9 +527,9 @@ fn aggregate(
                     Some(e) => Some(evaluate(e, &block)?),
                 };
                 match &call.filter {
-                    None => accumulate(call, &groups, num_groups, arg.as_ref())?,
+                    None => accumulate(call, groups, num_groups, arg.as_ref())?,
                     Some(f) => {
-                        let kept = kept_rows(f, &block)?;
+                        let kept = kept_rows(f, block)?;
                         let groups: Vec<u32> = kept.iter().map(|&r| groups[r as usize]).collect();
                         let arg = arg.map(|c| c.take(&kept));
                         accumulate(call, &groups, num_groups, arg.as_ref())?
@@ -495,7 +537,7 @@ fn aggregate(
                 }
             }
         };
-        columns.push(match mode {
+        Ok(match mode {
             AggMode::Partial => Column::states(data_type, states),
             _ => Column::from_values(
                 data_type,
@@ -504,9 +546,8 @@ fn aggregate(
                     .map(|s| s.finalize(&call.function, null_handling))
                     .collect(),
             ),
-        });
+        })
     }
-    Ok((DataBlock::new(columns, num_groups), limited))
 }
 
 struct JoinSpec<'a> {
@@ -599,8 +640,10 @@ fn matching_pairs(
 
 /// Left and right columns side by side.
 fn side_by_side(left: &DataBlock, li: &[u32], right: &DataBlock, ri: &[u32]) -> DataBlock {
-    let mut columns: Vec<Column> = left.columns.iter().map(|c| c.take(li)).collect();
-    columns.extend(right.columns.iter().map(|c| c.take(ri)));
+    let sides: Vec<(&Column, &[u32])> = (left.columns.iter().map(|c| (c, li)))
+        .chain(right.columns.iter().map(|c| (c, ri)))
+        .collect();
+    let columns = map_items(sides, li.len(), |(c, rows)| c.take(rows));
     DataBlock::new(columns, li.len())
 }
 

@@ -109,6 +109,20 @@ impl Inbox<'_> {
     }
 }
 
+/// Whether stage `upper` is an ancestor of stage `lower` (a join there may filter the leaf
+/// `lower` with its keys: the leaf's rows reach the join through the stages between).
+fn is_above(plan: &MultiStagePlan, upper: StageId, lower: StageId) -> bool {
+    let mut at = plan.stages.get(lower).and_then(|s| s.parent);
+    for _ in 0..plan.stages.len() {
+        match at {
+            Some(p) if p == upper => return true,
+            Some(p) => at = plan.stages.get(p).and_then(|s| s.parent),
+            None => return false,
+        }
+    }
+    false
+}
+
 impl StageInputs for Inbox<'_> {
     fn receive_all(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError> {
         if self.plan.stages.get(from).and_then(|s| s.parent) != Some(self.stage) {
@@ -128,7 +142,7 @@ impl StageInputs for Inbox<'_> {
         else {
             return Err(EngineError::execution(format!("no stage {to}")));
         };
-        if parent != Some(self.stage) {
+        if parent.is_none() || !is_above(self.plan, self.stage, to) {
             return Err(EngineError::execution(format!(
                 "stage {} cannot filter stage {to}",
                 self.stage
@@ -143,7 +157,7 @@ impl StageInputs for Inbox<'_> {
     }
 
     fn receive_keys(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError> {
-        if self.plan.stages.get(self.stage).and_then(|s| s.parent) != Some(from) {
+        if !is_above(self.plan, from, self.stage) {
             return Err(EngineError::execution(format!(
                 "stage {from} cannot filter stage {}",
                 self.stage

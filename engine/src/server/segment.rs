@@ -7,7 +7,8 @@
 //! [`Combiner`] that merges segments — except a group-by the fused kernel serves, whose
 //! parts' state tables add up element by element ([`group_segment_parts`]). The caller says
 //! how many parts a segment may use — its share of the pool's threads — so a query over
-//! fewer segments than threads still uses every core.
+//! fewer segments than threads still uses every core. A filter that scans runs in parts too:
+//! each doc range of the segment filtered by its own executor ([`filter_in_parts`]).
 
 use crate::context::QueryContext;
 use crate::error::EngineError;
@@ -128,7 +129,13 @@ pub fn execute_segment(
     }
     let traced = ctx.trace.as_ref().map(|_| std::time::Instant::now());
     let mut exec = FilterExecutor::new(segment, ctx);
-    let mut docs = exec.run(&node)?;
+    let mut docs = if parts > 1 && node.scans() {
+        let (docs, entries) = filter_in_parts(&node, segment, parts, ctx)?;
+        exec.entries_scanned += entries;
+        docs
+    } else {
+        exec.run(&node)?
+    };
     if let Some(q) = &queryable {
         docs = docs.and(&DocSet::Bitmap(q.clone()));
     }
@@ -209,9 +216,39 @@ fn run_operator<'s>(
     }
 }
 
+/// The documents matching `node`, a filter that scans, found over the segment cut into up to
+/// `parts` doc ranges in parallel (each range its own executor, indexes answering within it),
+/// with the entries the scans read.
+fn filter_in_parts<'s>(
+    node: &FilterNode<'s>,
+    segment: &'s ImmutableSegment,
+    parts: usize,
+    ctx: &QueryContext,
+) -> Result<(DocSet, u64), EngineError> {
+    let ranges = DocSet::all(segment.total_docs()).split(parts, MIN_PART_DOCS);
+    let found: Vec<Result<(DocSet, u64), EngineError>> = ranges
+        .par_iter()
+        .map(|range| {
+            let mut exec = FilterExecutor::new(segment, ctx);
+            let docs = exec.run_within(node, range)?;
+            Ok((docs, exec.entries_scanned))
+        })
+        .collect();
+    let mut docs = DocSet::empty();
+    let mut entries = 0;
+    for f in found {
+        let (part, scanned) = f?;
+        docs = docs.or(&part);
+        entries += scanned;
+    }
+    Ok((docs, entries))
+}
+
 /// Whether the terminal operator reads every document of `docs` — the work that parts
 /// share. Not: answers from metadata, dictionaries or a doc count, selections without order
-/// (they stop at the limit) and distinct (its early stop and dedup cross parts).
+/// that stop at a limit below the documents, and distinct (its early stop and dedup cross
+/// parts). A selection without order that keeps every document (a multi-stage leaf's) does
+/// share: its parts' rows concatenate in part order.
 fn is_scan(
     plan: &ServerQueryPlan,
     segment: &ImmutableSegment,
@@ -219,7 +256,9 @@ fn is_scan(
     ctx: &QueryContext,
 ) -> bool {
     match &plan.kind {
-        ServerQueryKind::Selection { order_by, .. } => !order_by.is_empty(),
+        ServerQueryKind::Selection {
+            order_by, limit, ..
+        } => !order_by.is_empty() || *limit as u64 >= docs.len(),
         ServerQueryKind::Distinct { .. } => false,
         ServerQueryKind::Aggregation { aggregates } => {
             strategy(aggregates, segment, docs, ctx.null_handling())

@@ -309,6 +309,11 @@ fn to_u32(n: usize) -> Result<u32, String> {
 }
 
 impl ValueBlocks {
+    /// Whether `other` is a view of the same blocks (a clone of this one, sharing its cache).
+    pub fn same_as(&self, other: &ValueBlocks) -> bool {
+        Arc::ptr_eq(&self.cache, &other.cache)
+    }
+
     /// Encodes `count` sorted values, the `i`th given by `value(i)`, in blocks of `block_len`
     /// (at least 1) and appends the section to `out`. Fails if heads or frames exceed 4 GiB.
     pub fn encode<'a>(

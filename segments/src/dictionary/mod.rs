@@ -350,6 +350,17 @@ impl Dictionary {
 }
 
 impl ValueDecoder {
+    /// Whether `other` decodes the same stored dictionary (its ids are this one's ids). Only
+    /// text, decimal and bytes dictionaries are told apart; numeric ones never are the same.
+    pub fn same_dictionary(&self, other: &ValueDecoder) -> bool {
+        match (&self.dict, &other.dict) {
+            (Dictionary::BigDecimal(a), Dictionary::BigDecimal(b))
+            | (Dictionary::String(a), Dictionary::String(b))
+            | (Dictionary::Bytes(a), Dictionary::Bytes(b)) => a.same_as(b),
+            _ => false,
+        }
+    }
+
     /// The value of `id` (as [`Dictionary::value`]).
     pub fn value(&self, id: DictId) -> Value {
         let var = match &self.dict {

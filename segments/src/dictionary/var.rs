@@ -76,6 +76,19 @@ pub struct VarDictionary {
 }
 
 impl VarDictionary {
+    /// Whether `other` is a view of the same stored dictionary (same memory), so that ids of
+    /// one are ids of the other.
+    pub fn same_as(&self, other: &VarDictionary) -> bool {
+        self.len == other.len
+            && match (&self.values, &other.values) {
+                (Values::Plain { data: a, .. }, Values::Plain { data: b, .. }) => {
+                    std::ptr::eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len()
+                }
+                (Values::Blocks(a), Values::Blocks(b)) => a.same_as(b),
+                _ => false,
+            }
+    }
+
     /// Parses the entry written by [`VarDictionary::encode`], validating every offset (and
     /// decoding every block once).
     pub fn from_bytes(bytes: Bytes, data_type: DataType) -> Result<VarDictionary, String> {

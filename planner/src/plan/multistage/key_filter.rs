@@ -19,6 +19,10 @@
 //! same in one process and across servers. A join whose side has too many distinct keys
 //! publishes "all" instead (see the engine's `key_set`), and the leaf scans unfiltered.
 //!
+//! The filtered side may also be rows derived from a leaf's in which the key stays the leaf's
+//! column — projected, filtered, or grouped by it (the inner side of a decorrelated scalar
+//! subquery): the keys then travel past the stages between the join and the leaf.
+//!
 //! Which side is filtered when both qualify: the left — of an inner join the larger estimated
 //! side (the join order puts it there, see `relational::join_order`), of a semi join the outer
 //! rows its subquery reduces.
@@ -27,7 +31,7 @@ use super::estimate::plan_rows;
 use super::rel::{JoinKind, KeyFilter, PublishKeys, RelNode, StageId};
 use super::stage::{Stage, StageKind};
 use crate::plan::expr::Expr;
-use crate::plan::query_plan::ServerQueryKind;
+use crate::plan::query_plan::{ServerQueryKind, ServerQueryPlan};
 use segments::types::DataType;
 
 /// Adds key filters to every join of `stages` that can use one.
@@ -115,10 +119,13 @@ fn plan_joins(
                 },
                 (None, None) => continue,
             };
-            // A side estimated smaller than the one whose keys would filter it is not worth
-            // the wait (its scan would start only once the larger side is done).
-            let (target, source) = if pick_left { (el, er) } else { (er, el) };
-            if let (Some(t), Some(s)) = (target, source)
+            // A leaf that reads fewer rows than the side whose keys would filter it is not
+            // worth the wait (its scan would start only once that side is done).
+            let (chosen, source) = if pick_left { (&l, er) } else { (&r, el) };
+            let scanned = chosen
+                .as_ref()
+                .and_then(|(leaf, _, _)| stages.get(*leaf)?.estimated_rows);
+            if let (Some(t), Some(s)) = (scanned, source)
                 && t < s
             {
                 continue;
@@ -156,23 +163,44 @@ fn filterable(t: DataType) -> bool {
     )
 }
 
-/// The leaf stage a join input reads directly, the table column behind its output column
-/// `key`, and whether the leaf filters its rows already — when a key filter may restrict it.
+/// The leaf stage whose rows become a join input's, the table column behind the input's
+/// column `key`, and whether the leaf filters its rows already — when a key filter may restrict
+/// it. The input is the leaf's rows received, or (the inner side of a decorrelated subquery,
+/// TPC-H Q17 and Q20) rows derived from them in which `key` stays the leaf's column: projected
+/// as they are, filtered, or a group key of an aggregate (a group whose key cannot match is
+/// dropped whole, so dropping its rows before grouping changes no other group), in this stage
+/// or through exchanges from the stages below.
 fn target(input: &RelNode, key: usize, stages: &[Stage]) -> Option<(StageId, String, bool)> {
-    let RelNode::Receive { stage, .. } = input else {
-        return None;
-    };
-    let s = stages.get(*stage)?;
-    let (
-        StageKind::Leaf { .. },
-        RelNode::Leaf {
-            plan,
-            key_filter: None,
+    match input {
+        RelNode::Receive { stage, .. } => {
+            let s = stages.get(*stage)?;
+            match (&s.kind, &s.root) {
+                (
+                    StageKind::Leaf { .. },
+                    RelNode::Leaf {
+                        plan,
+                        key_filter: None,
+                    },
+                ) => leaf_column(plan, key).map(|c| (*stage, c, plan.filter.is_some())),
+                (StageKind::Intermediate { .. }, root) => target(root, key, stages),
+                _ => None,
+            }
+        }
+        RelNode::Project { input, exprs } => match exprs.get(key)? {
+            Expr::Input(r) => target(input, r.index, stages),
+            _ => None,
         },
-    ) = (&s.kind, &s.root)
-    else {
-        return None;
-    };
+        RelNode::Filter { input, .. } => target(input, key, stages),
+        RelNode::Aggregate {
+            input, group_keys, ..
+        } => target(input, *group_keys.get(key)?, stages),
+        _ => None,
+    }
+}
+
+/// The single-value table column a leaf's output column `key` is, when the leaf reads every
+/// row it matches (no row limit or order of its own).
+fn leaf_column(plan: &ServerQueryPlan, key: usize) -> Option<String> {
     let unlimited = |limit: usize| limit >= u32::MAX as usize;
     let expr = match &plan.kind {
         ServerQueryKind::Selection {
@@ -191,10 +219,7 @@ fn target(input: &RelNode, key: usize, stages: &[Stage]) -> Option<(StageId, Str
     let Expr::Column(c) = expr else {
         return None;
     };
-    if !c.column_type.single_value {
-        return None;
-    }
-    Some((*stage, c.name.clone(), plan.filter.is_some()))
+    c.column_type.single_value.then(|| c.name.clone())
 }
 
 #[cfg(test)]
@@ -265,18 +290,23 @@ mod tests {
             Default::default(),
         )
         .unwrap();
-        let QueryPlan::MultiStage(plan) = plan else {
+        let QueryPlan::MultiStage(whole) = plan else {
             panic!("not multi-stage")
         };
-        plan.stages
+        whole
+            .stages
             .iter()
             .filter_map(|s| match &s.root {
                 RelNode::Leaf {
                     plan,
                     key_filter: Some(f),
                 } => {
-                    // The join that publishes sits in the leaf's parent stage.
-                    assert_eq!(Some(f.from_stage), s.parent);
+                    // The join that publishes sits in a stage above the leaf's.
+                    let mut above = s.parent;
+                    while let Some(p) = above.filter(|p| *p != f.from_stage) {
+                        above = whole.stages[p].parent;
+                    }
+                    assert_eq!(above, Some(f.from_stage));
                     Some((plan.table.clone(), f.column.clone()))
                 }
                 _ => None,
@@ -342,6 +372,19 @@ mod tests {
                 .iter()
                 .all(|(t, _)| t != "f")
         );
+    }
+
+    #[test]
+    fn a_decorrelated_subquery_is_filtered_below_its_aggregate() {
+        // TPC-H Q17's shape: the subquery's groups of f by k are joined to the outer rows by k,
+        // so the few outer keys filter the subquery's scan of f before it groups.
+        let q17 = "SELECT SUM(f.d) FROM f, g WHERE g.k = f.k AND g.s = 'x' \
+                   AND f.d < (SELECT 0.2 * AVG(f2.d) FROM f f2 WHERE f2.k = g.k)";
+        assert_eq!(filters(q17).iter().filter(|f| f.0 == "f").count(), 2, "{:?}", filters(q17));
+        // A group key computed from the column is not the column: no filter through it.
+        let computed = "SELECT COUNT(*) FROM g JOIN (SELECT k + 1 AS k1, COUNT(*) AS c FROM f \
+                        GROUP BY k + 1) x ON x.k1 = g.k";
+        assert!(filters(computed).iter().all(|(t, _)| t != "f"));
     }
 
     #[test]
