@@ -490,7 +490,10 @@ fn concat_coded(
     if let Some((book, remaps)) = lazy {
         for (p, remap) in parts.iter().zip(&remaps) {
             if let Cells::Coded { ids: part, .. } = &p.cells {
-                ids.extend(part.iter().map(|&c| remap.get(c as usize).copied().unwrap_or(0)));
+                ids.extend(
+                    part.iter()
+                        .map(|&c| remap.get(c as usize).copied().unwrap_or(0)),
+                );
             }
         }
         return Column {

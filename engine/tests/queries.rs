@@ -206,6 +206,11 @@ fn filters_agree_across_index_variants() {
         "SELECT COUNT(*) FROM stats WHERE year = 1999",
         "SELECT COUNT(*) FROM stats WHERE team = 'XXX'",
         "SELECT COUNT(*) FROM stats WHERE year > 2002.5",
+        // Expressions over one column: per dictionary entry where there is a dictionary, per
+        // document in the raw variant — the same documents.
+        "SELECT COUNT(*) FROM stats WHERE SUBSTRING(team, 1, 1) IN ('B', 'S')",
+        "SELECT COUNT(*) FROM stats WHERE year % 3 = 1 AND team <> 'LAN'",
+        "SELECT COUNT(*) FROM stats WHERE runs + 1 > 30 OR UPPER(league) = 'AL'",
     ];
     for sql in queries {
         let answers: Vec<(Variant, Vec<Vec<Json>>)> = all_variants()
@@ -243,6 +248,11 @@ fn filters_agree_across_index_variants() {
     );
     let r = query(&t, "SELECT COUNT(*) FROM stats WHERE year > 2002.5");
     assert_eq!(rows_of(&r)[0][0], expect(&|i| i % 7 >= 3));
+    let r = query(
+        &t,
+        "SELECT COUNT(*) FROM stats WHERE SUBSTRING(team, 1, 1) IN ('B', 'S')",
+    );
+    assert_eq!(rows_of(&r)[0][0], expect(&|i| i % 4 == 0 || i % 4 == 2));
 }
 
 #[test]

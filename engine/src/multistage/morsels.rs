@@ -51,7 +51,13 @@ mod tests {
 
     #[test]
     fn morsels_cover_the_rows_in_order() {
-        for rows in [0, 1, MIN_MORSEL_ROWS - 1, MIN_MORSEL_ROWS * 3 + 7, 1_000_003] {
+        for rows in [
+            0,
+            1,
+            MIN_MORSEL_ROWS - 1,
+            MIN_MORSEL_ROWS * 3 + 7,
+            1_000_003,
+        ] {
             let parts = morsels(rows);
             assert!(!parts.is_empty());
             assert_eq!(parts.first().map(|r| r.start), Some(0));

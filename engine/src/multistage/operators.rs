@@ -470,7 +470,11 @@ fn aggregate(
             }
             taken
         }
-        _ => aggregates.iter().enumerate().map(|(i, c)| (i, c, None)).collect(),
+        _ => aggregates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i, c, None))
+            .collect(),
     };
     let block = &block;
     let groups = &groups;

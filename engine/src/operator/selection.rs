@@ -155,7 +155,10 @@ impl<'a> Recoder<'a> {
         Column {
             cells: Cells::Coded {
                 ids: self.ids,
-                dict: Arc::new(CodeBook::lazy(Arc::new(self.segment_dict.decoder()), self.used)),
+                dict: Arc::new(CodeBook::lazy(
+                    Arc::new(self.segment_dict.decoder()),
+                    self.used,
+                )),
             },
             data_type: self.data_type,
             nulls: any_null.then_some(self.nulls),

@@ -38,7 +38,12 @@ pub fn all() -> impl Iterator<Item = &'static FunctionDef> {
 
 /// The function a name (any spelling of its name or an alias) refers to.
 pub fn lookup(name: &str) -> Option<&'static FunctionDef> {
-    index().get(&canonical_name(name)).copied()
+    // Bound calls carry the canonical name already: found without respelling it (per row).
+    let index = index();
+    index
+        .get(name)
+        .or_else(|| index.get(&canonical_name(name)))
+        .copied()
 }
 
 /// Whether a function always gives the same result for the same arguments (`now` and `ago`

@@ -178,6 +178,9 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 self.scan_compare(left, right, test, candidates)?
             }
             Access::RawScan { column, test } => self.scan_raw(column, test, candidates)?,
+            Access::ExpressionIds { column, lookup, .. } => {
+                self.scan_dict(column, lookup, candidates)?
+            }
             Access::NullVector(nulls) => match nulls {
                 Some(b) => DocSet::bitmap((*b).clone()).and(candidates),
                 None => DocSet::empty(),

@@ -1,12 +1,15 @@
 //! [`IdSet`]: the dictionary ids a predicate accepts, computed once per segment. `=`/`IN`
 //! are dictionary lookups, ranges are one binary search per bound ([`Dictionary::id_range`]),
-//! pattern predicates test each dictionary entry once. Scans then compare ids, never values.
+//! pattern predicates test each dictionary entry once (a large dictionary's entries in runs,
+//! one per pool thread). Scans then compare ids, never values.
 
 use super::value_test::ValueTest;
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use planner::plan::PredicateOp;
+use rayon::prelude::*;
 use segments::dictionary::Dictionary;
+use segments::dictionary::blocks::ValueBlocks;
 use segments::types::{DataType, DictId};
 use std::ops::{Bound, Range};
 
@@ -109,30 +112,97 @@ impl IdSet {
             }
             other => {
                 // A test per entry (LIKE, REGEXP_LIKE, …): a large dictionary takes a while,
-                // so the query's deadline (and an inline budget) is checked as it goes.
+                // so its entries are cut into runs tested in parallel (whole compressed blocks
+                // each), and the query's deadline (and an inline budget) is checked as it goes.
                 let test = ValueTest::new(other)?;
-                let text = dict.data_type() == DataType::String;
+                let runs = entry_runs(dict);
+                let found: Vec<Result<Vec<DictId>, EngineError>> = if runs.len() > 1 {
+                    runs.into_par_iter()
+                        .map(|r| passing(dict, &test, r, ctx))
+                        .collect()
+                } else {
+                    runs.into_iter()
+                        .map(|r| passing(dict, &test, r, ctx))
+                        .collect()
+                };
                 let mut ids = Vec::new();
-                for id in 0..dict.len() {
-                    if id % CHECK_EVERY == 0 {
-                        ctx.check()?;
-                    }
-                    let passes = match text {
-                        true => {
-                            let bytes = dict.bytes_at(id);
-                            let s = std::str::from_utf8(&bytes).ok();
-                            s.and_then(|s| test.test_text(s))
-                        }
-                        false => None,
-                    };
-                    if passes.unwrap_or_else(|| test.test_scalar(&dict.value(id))) {
-                        ids.push(id);
-                    }
+                for f in found {
+                    ids.extend(f?);
                 }
                 IdSet::Ids(ids)
             }
         })
     }
+}
+
+/// Entries a run of a per-entry test has at least (below, one run).
+const MIN_RUN_ENTRIES: u32 = 1 << 16;
+
+/// A dictionary's ids cut into runs, one per pool thread, each of at least
+/// [`MIN_RUN_ENTRIES`] entries and starting on a compressed block's first entry.
+fn entry_runs(dict: &Dictionary) -> Vec<Range<DictId>> {
+    let n = dict.len();
+    let runs = (rayon::current_num_threads() as u32)
+        .min(n / MIN_RUN_ENTRIES)
+        .max(1);
+    let align = block_values(dict).map_or(1, |b| b.block_len().max(1));
+    let cut = |i: u32| ((u64::from(n) * u64::from(i) / u64::from(runs)) as u32 / align * align);
+    (0..runs)
+        .map(|i| cut(i)..if i + 1 == runs { n } else { cut(i + 1) })
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
+/// The compressed blocks of a text dictionary's values, if it has them.
+fn block_values(dict: &Dictionary) -> Option<&ValueBlocks> {
+    match dict {
+        Dictionary::String(d) => d.value_blocks(),
+        _ => None,
+    }
+}
+
+/// The ids of `run` whose entry passes `test`: text tested on its bytes (a compressed block
+/// decoded once for its entries), anything else as a value.
+fn passing(
+    dict: &Dictionary,
+    test: &ValueTest,
+    run: Range<DictId>,
+    ctx: &QueryContext,
+) -> Result<Vec<DictId>, EngineError> {
+    let text = dict.data_type() == DataType::String;
+    let passes = |id: DictId, bytes: &[u8]| {
+        let s = text.then(|| std::str::from_utf8(bytes).ok()).flatten();
+        s.and_then(|s| test.test_text(s))
+            .unwrap_or_else(|| test.test_scalar(&dict.value(id)))
+    };
+    let mut ids = Vec::new();
+    if let Some(blocks) = block_values(dict) {
+        let len = blocks.block_len().max(1);
+        let mut id = run.start;
+        while id < run.end {
+            ctx.check()?;
+            let b = id / len;
+            let block = blocks.block(b);
+            let first = b * len;
+            let last = (first + block.len() as u32).min(run.end);
+            for at in id..last {
+                if passes(at, block.get((at - first) as usize)) {
+                    ids.push(at);
+                }
+            }
+            id = last.max(id + 1);
+        }
+        return Ok(ids);
+    }
+    for id in run {
+        if id % CHECK_EVERY == 0 {
+            ctx.check()?;
+        }
+        if passes(id, &dict.bytes_at(id)) {
+            ids.push(id);
+        }
+    }
+    Ok(ids)
 }
 
 #[cfg(test)]

@@ -11,10 +11,11 @@
 //!    no-dictionary columns (`FILTER_FULL_SCAN`).
 //!
 //! Predicates on expressions (`FILTER_EXPRESSION`) evaluate the expression per candidate
-//! document. `skipIndexes` removes indexes from consideration. Negative predicates run as the
+//! document — or, over one dictionary column, per dictionary entry ([`dict_expr`]). `skipIndexes` removes indexes from consideration. Negative predicates run as the
 //! complement of their positive form; with null handling on, NULL documents never match a
 //! comparison (nor its negation), and `NOT` keeps where its child is false ([`falses`]).
 
+pub mod dict_expr;
 pub mod exec;
 pub mod falses;
 pub mod id_compare;
@@ -79,6 +80,13 @@ pub enum Access<'s> {
     NullVector(Option<&'s RoaringBitmap>),
     /// Evaluate an expression per document; `None` tests for NULL.
     Expression { expr: Expr, test: Option<ValueTest> },
+    /// An expression over one dictionary column, evaluated per dictionary entry at planning
+    /// ([`dict_expr`]): scan the column's ids for those whose value passed.
+    ExpressionIds {
+        expr: Expr,
+        column: &'s ColumnReader,
+        lookup: IdLookup,
+    },
     /// `a op b` over two dictionary-encoded columns of one type, on their ids: per id of `a`,
     /// the ids of `b` that pass ([`id_compare::IdCompare`]).
     ColumnCompare {
@@ -143,7 +151,9 @@ impl Leaf<'_> {
             Access::RangeIndex { .. } | Access::RangeIndexRaw { .. } => "range",
             Access::DictScan { .. } | Access::RawScan { .. } => "scan",
             Access::NullVector(_) => "null_vector",
-            Access::Expression { .. } | Access::ColumnCompare { .. } => "expression",
+            Access::Expression { .. }
+            | Access::ExpressionIds { .. }
+            | Access::ColumnCompare { .. } => "expression",
         }
     }
 
@@ -154,6 +164,7 @@ impl Leaf<'_> {
             Access::DictScan { .. }
                 | Access::RawScan { .. }
                 | Access::Expression { .. }
+                | Access::ExpressionIds { .. }
                 | Access::ColumnCompare { .. }
         )
     }
@@ -167,7 +178,9 @@ impl Leaf<'_> {
                 ("FILTER_RANGE_INDEX", Some("range_index"))
             }
             Access::NullVector(_) => ("FILTER_NULL_VALUE_INDEX", Some("null_value_vector")),
-            Access::Expression { .. } | Access::ColumnCompare { .. } => ("FILTER_EXPRESSION", None),
+            Access::Expression { .. }
+            | Access::ExpressionIds { .. }
+            | Access::ColumnCompare { .. } => ("FILTER_EXPRESSION", None),
             Access::Constant(_) | Access::DictScan { .. } | Access::RawScan { .. } => {
                 ("FILTER_FULL_SCAN", None)
             }
@@ -279,14 +292,35 @@ fn plan_node<'s>(
         FilterExpr::Expr(e) => FilterNode::Leaf(Leaf {
             source: LeafSource::Expr(e),
             operator: "EQ",
-            access: id_compare::access(e, segment, ctx).unwrap_or_else(|| Access::Expression {
-                expr: e.clone(),
-                test: Some(ValueTest::Truth),
-            }),
+            access: id_compare::access(e, segment, ctx)
+                .unwrap_or_else(|| expression(e, Some(ValueTest::Truth), segment, ctx)),
             negated: false,
             nulls: None,
         }),
     })
+}
+
+/// How a test of an expression's value is answered: per dictionary entry where the expression
+/// reads one dictionary column ([`dict_expr`]), else per document.
+fn expression<'s>(
+    expr: &Expr,
+    test: Option<ValueTest>,
+    segment: &'s ImmutableSegment,
+    ctx: &QueryContext,
+) -> Access<'s> {
+    if let Some(t) = &test
+        && let Some((column, lookup)) = dict_expr::ids_passing(expr, t, segment, ctx)
+    {
+        return Access::ExpressionIds {
+            expr: expr.clone(),
+            column,
+            lookup,
+        };
+    }
+    Access::Expression {
+        expr: expr.clone(),
+        test,
+    }
 }
 
 /// The docs every child matches, each child planned by `plan` (none planned past an empty one).
@@ -368,10 +402,7 @@ fn plan_predicate<'s>(
             ref op => Some(ValueTest::new(op)?),
         };
         return Ok(FilterNode::Leaf(leaf(
-            Access::Expression {
-                expr: p.lhs.clone(),
-                test,
-            },
+            expression(&p.lhs, test, segment, ctx),
             None,
         )));
     };

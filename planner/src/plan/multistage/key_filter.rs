@@ -380,7 +380,12 @@ mod tests {
         // so the few outer keys filter the subquery's scan of f before it groups.
         let q17 = "SELECT SUM(f.d) FROM f, g WHERE g.k = f.k AND g.s = 'x' \
                    AND f.d < (SELECT 0.2 * AVG(f2.d) FROM f f2 WHERE f2.k = g.k)";
-        assert_eq!(filters(q17).iter().filter(|f| f.0 == "f").count(), 2, "{:?}", filters(q17));
+        assert_eq!(
+            filters(q17).iter().filter(|f| f.0 == "f").count(),
+            2,
+            "{:?}",
+            filters(q17)
+        );
         // A group key computed from the column is not the column: no filter through it.
         let computed = "SELECT COUNT(*) FROM g JOIN (SELECT k + 1 AS k1, COUNT(*) AS c FROM f \
                         GROUP BY k + 1) x ON x.k1 = g.k";
