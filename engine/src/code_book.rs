@@ -146,4 +146,39 @@ mod tests {
         let back: CodeBook = serde_json::from_str(&json).unwrap();
         assert_eq!(back, book);
     }
+
+    fn dictionary(values: &[&str]) -> segments::dictionary::Dictionary {
+        let bytes =
+            segments::dictionary::var::VarDictionary::encode(values.iter().map(|v| v.as_bytes()))
+                .unwrap();
+        segments::dictionary::Dictionary::from_bytes(
+            segments::format::Bytes::from_vec(bytes),
+            segments::types::DataType::String,
+        )
+        .unwrap()
+    }
+
+    /// Books of one dictionary (a segment column read in parts) merge by segment id, nothing
+    /// decoded; books of another dictionary, or decoded ones, do not merge that way.
+    #[test]
+    fn books_of_one_dictionary_merge_without_decoding() {
+        let dict = dictionary(&["a", "b", "c", "d"]);
+        let one = CodeBook::lazy(Arc::new(dict.decoder()), vec![2, 0]);
+        let two = CodeBook::lazy(Arc::new(dict.clone().decoder()), vec![0, 3, 2]);
+        let (merged, remaps) = CodeBook::merge_lazy(&[&one, &two]).unwrap();
+        assert!(!merged.is_decoded());
+        assert_eq!(remaps, vec![vec![0, 1], vec![1, 2, 0]]);
+        let texts: Vec<Value> = merged.iter().cloned().collect();
+        let s = |x: &str| Value::String(x.into());
+        assert_eq!(texts, vec![s("c"), s("a"), s("d")]);
+        // Codes of each book still read their values through the remap.
+        assert_eq!(merged[remaps[1][1] as usize], two[1]);
+        let other = CodeBook::lazy(
+            Arc::new(dictionary(&["a", "b", "c", "d"]).decoder()),
+            vec![1],
+        );
+        assert!(CodeBook::merge_lazy(&[&one, &other]).is_none());
+        let decoded = CodeBook::from_values(vec![s("a")]);
+        assert!(CodeBook::merge_lazy(&[&one, &decoded]).is_none());
+    }
 }

@@ -510,48 +510,46 @@ fn call_column(
     null_handling: bool,
 ) -> Result<Column, EngineError> {
     let data_type = data_type.unwrap_or(DataType::Double);
-    {
-        let states = match mode {
-            AggMode::Final => {
-                let mut merged: Vec<AggState> = (0..num_groups)
-                    .map(|_| AggState::empty(&call.function))
-                    .collect();
-                if let Some(Cells::States(states)) = cells {
-                    for (s, g) in states.into_iter().zip(groups) {
-                        merged[*g as usize].merge(s, &call.function)?;
-                    }
-                }
-                merged
-            }
-            // A FILTER (WHERE …) applies where rows are aggregated; the final phase merges
-            // states made from the kept rows only.
-            AggMode::Direct | AggMode::Partial => {
-                let arg = match &call.arg {
-                    None => None,
-                    Some(e) => Some(evaluate(e, &block)?),
-                };
-                match &call.filter {
-                    None => accumulate(call, groups, num_groups, arg.as_ref())?,
-                    Some(f) => {
-                        let kept = kept_rows(f, block)?;
-                        let groups: Vec<u32> = kept.iter().map(|&r| groups[r as usize]).collect();
-                        let arg = arg.map(|c| c.take(&kept));
-                        accumulate(call, &groups, num_groups, arg.as_ref())?
-                    }
+    let states = match mode {
+        AggMode::Final => {
+            let mut merged: Vec<AggState> = (0..num_groups)
+                .map(|_| AggState::empty(&call.function))
+                .collect();
+            if let Some(Cells::States(states)) = cells {
+                for (s, g) in states.into_iter().zip(groups) {
+                    merged[*g as usize].merge(s, &call.function)?;
                 }
             }
-        };
-        Ok(match mode {
-            AggMode::Partial => Column::states(data_type, states),
-            _ => Column::from_values(
-                data_type,
-                states
-                    .into_iter()
-                    .map(|s| s.finalize(&call.function, null_handling))
-                    .collect(),
-            ),
-        })
-    }
+            merged
+        }
+        // A FILTER (WHERE …) applies where rows are aggregated; the final phase merges
+        // states made from the kept rows only.
+        AggMode::Direct | AggMode::Partial => {
+            let arg = match &call.arg {
+                None => None,
+                Some(e) => Some(evaluate(e, block)?),
+            };
+            match &call.filter {
+                None => accumulate(call, groups, num_groups, arg.as_ref())?,
+                Some(f) => {
+                    let kept = kept_rows(f, block)?;
+                    let groups: Vec<u32> = kept.iter().map(|&r| groups[r as usize]).collect();
+                    let arg = arg.map(|c| c.take(&kept));
+                    accumulate(call, &groups, num_groups, arg.as_ref())?
+                }
+            }
+        }
+    };
+    Ok(match mode {
+        AggMode::Partial => Column::states(data_type, states),
+        _ => Column::from_values(
+            data_type,
+            states
+                .into_iter()
+                .map(|s| s.finalize(&call.function, null_handling))
+                .collect(),
+        ),
+    })
 }
 
 struct JoinSpec<'a> {

@@ -146,7 +146,7 @@ fn entry_runs(dict: &Dictionary) -> Vec<Range<DictId>> {
         .min(n / MIN_RUN_ENTRIES)
         .max(1);
     let align = block_values(dict).map_or(1, |b| b.block_len().max(1));
-    let cut = |i: u32| ((u64::from(n) * u64::from(i) / u64::from(runs)) as u32 / align * align);
+    let cut = |i: u32| (u64::from(n) * u64::from(i) / u64::from(runs)) as u32 / align * align;
     (0..runs)
         .map(|i| cut(i)..if i + 1 == runs { n } else { cut(i + 1) })
         .filter(|r| !r.is_empty())
