@@ -939,3 +939,32 @@ fn scans_agree_with_the_rows() {
         }
     }
 }
+
+/// An aggregate inside a window's `ORDER BY` is the block's aggregate (the window ranks the
+/// groups), as in Calcite: every walk over the query sees window specs (`sql::tree`).
+#[test]
+fn aggregates_inside_a_window_spec_group_the_block() {
+    let t = table(Variant::Plain);
+    let v2 = "SET useMultistageEngine=true; ";
+    let r = query(
+        &t,
+        &format!("{v2}SELECT RANK() OVER (ORDER BY SUM(runs)) FROM stats"),
+    );
+    assert_eq!(rows_of(&r), vec![vec![json!(1)]]);
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT team, RANK() OVER (ORDER BY COUNT(*) DESC, team) FROM stats \
+             GROUP BY team ORDER BY team"
+        ),
+    );
+    assert_eq!(
+        rows_of(&r),
+        vec![
+            vec![json!("BOS"), json!(1)],
+            vec![json!("LAN"), json!(2)],
+            vec![json!("NYA"), json!(3)],
+            vec![json!("SFN"), json!(4)],
+        ]
+    );
+}

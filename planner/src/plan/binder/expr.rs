@@ -49,16 +49,10 @@ pub struct ExprBinder<'a> {
 
 /// Whether an AST expression contains an aggregate call.
 pub fn contains_aggregate(e: &ast::Expr) -> bool {
-    if let ast::Expr::Function {
-        name, over: None, ..
-    } = e
-        && parse_aggregate_name(&canonical_name(name)).is_some()
-    {
-        return true;
-    }
-    super::multi_stage::children(e)
-        .into_iter()
-        .any(contains_aggregate)
+    e.any(&mut |n| {
+        matches!(n, ast::Expr::Function { name, over: None, .. }
+            if parse_aggregate_name(&canonical_name(name)).is_some())
+    })
 }
 
 /// Numeric widening order for CASE/COALESCE-like unification.

@@ -47,40 +47,7 @@ fn in_expr(e: &Expr) -> Option<&'static str> {
         Expr::Function { over: Some(_), .. } => Some("window function"),
         _ => None,
     };
-    found.or_else(|| children(e).into_iter().find_map(in_expr))
-}
-
-/// The direct sub-expressions of an AST expression.
-pub fn children(e: &Expr) -> Vec<&Expr> {
-    match e {
-        Expr::Column { .. } | Expr::Literal(_) | Expr::Star | Expr::Interval { .. } => vec![],
-        Expr::Unary { expr, .. } | Expr::Cast { expr, .. } | Expr::IsNull { expr, .. } => {
-            vec![expr]
-        }
-        Expr::Binary { left, right, .. } | Expr::IsDistinctFrom { left, right, .. } => {
-            vec![left, right]
-        }
-        Expr::Function { args, filter, .. } => args.iter().chain(filter.as_deref()).collect(),
-        Expr::Case {
-            operand,
-            branches,
-            else_result,
-        } => operand
-            .as_deref()
-            .into_iter()
-            .chain(branches.iter().flat_map(|(a, b)| [a, b]))
-            .chain(else_result.as_deref())
-            .collect(),
-        Expr::InList { expr, list, .. } => {
-            std::iter::once(expr.as_ref()).chain(list.iter()).collect()
-        }
-        Expr::InSubquery { expr, .. } => vec![expr],
-        Expr::Exists { .. } | Expr::ScalarSubquery(_) => vec![],
-        Expr::Between {
-            expr, low, high, ..
-        } => vec![expr, low, high],
-        Expr::Like { expr, pattern, .. } => vec![expr, pattern],
-    }
+    found.or_else(|| e.children().into_iter().find_map(in_expr))
 }
 
 #[cfg(test)]

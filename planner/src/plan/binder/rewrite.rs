@@ -14,49 +14,6 @@ use crate::plan::aggregate::canonical_name;
 use crate::plan::error::PlanError;
 use crate::sql::ast::{Expr, Literal, Select, SelectItem};
 
-/// Mutable access to the direct sub-expressions of an AST expression.
-pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
-    match e {
-        Expr::Column { .. } | Expr::Literal(_) | Expr::Star | Expr::Interval { .. } => vec![],
-        Expr::Unary { expr, .. } | Expr::Cast { expr, .. } | Expr::IsNull { expr, .. } => {
-            vec![expr]
-        }
-        Expr::Binary { left, right, .. } | Expr::IsDistinctFrom { left, right, .. } => {
-            vec![left, right]
-        }
-        Expr::Function { args, filter, .. } => {
-            args.iter_mut().chain(filter.as_deref_mut()).collect()
-        }
-        Expr::Case {
-            operand,
-            branches,
-            else_result,
-        } => operand
-            .as_deref_mut()
-            .into_iter()
-            .chain(branches.iter_mut().flat_map(|(a, b)| [a, b]))
-            .chain(else_result.as_deref_mut())
-            .collect(),
-        Expr::InList { expr, list, .. } => std::iter::once(expr.as_mut())
-            .chain(list.iter_mut())
-            .collect(),
-        Expr::InSubquery { expr, .. } => vec![expr],
-        Expr::Exists { .. } | Expr::ScalarSubquery(_) => vec![],
-        Expr::Between {
-            expr, low, high, ..
-        } => vec![expr, low, high],
-        Expr::Like { expr, pattern, .. } => vec![expr, pattern],
-    }
-}
-
-/// Applies `f` to every node, parents before children.
-pub fn walk_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
-    f(e);
-    for c in children_mut(e) {
-        walk_mut(c, f);
-    }
-}
-
 /// Every expression slot of a select block (select list, WHERE, GROUP BY, HAVING, ORDER BY).
 fn all_exprs_mut(select: &mut Select) -> Vec<&mut Expr> {
     let mut out: Vec<&mut Expr> = Vec::new();
@@ -77,7 +34,7 @@ fn all_exprs_mut(select: &mut Select) -> Vec<&mut Expr> {
 pub fn canonicalize_columns(select: &mut Select, scope: &Scope<'_>) -> Result<(), PlanError> {
     let mut error = None;
     for e in all_exprs_mut(select) {
-        walk_mut(e, &mut |node| {
+        e.walk_mut(&mut |node| {
             if let Expr::Column { table, name } = node {
                 if let Some(q) = table.as_deref()
                     && !scope.qualifier_matches(q)
@@ -188,7 +145,7 @@ fn replace_aliases(e: &mut Expr, aliases: &[(String, Expr)]) {
         }
         return;
     }
-    for c in children_mut(e) {
+    for c in e.children_mut() {
         replace_aliases(c, aliases);
     }
 }
@@ -196,7 +153,7 @@ fn replace_aliases(e: &mut Expr, aliases: &[(String, Expr)]) {
 /// `COUNT(DISTINCT x)` → `DISTINCTCOUNT(x)` everywhere in the block.
 pub fn rewrite_count_distinct(select: &mut Select) {
     for e in all_exprs_mut(select) {
-        walk_mut(e, &mut |node| {
+        e.walk_mut(&mut |node| {
             if let Expr::Function { name, distinct, .. } = node
                 && *distinct
                 && canonical_name(name) == "count"

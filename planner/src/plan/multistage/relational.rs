@@ -20,7 +20,7 @@ use super::relation::{Col, Rel, StageSink};
 use super::single_table::{aggregate_type, calcite_names, single_table_rel};
 use super::stage::{Distribution, Stage, StageKind};
 use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate, fold, unify_types};
-use crate::plan::binder::rewrite::{apply_ordinals_and_aliases, rewrite_count_distinct, walk_mut};
+use crate::plan::binder::rewrite::{apply_ordinals_and_aliases, rewrite_count_distinct};
 use crate::plan::binder::scope::Scope;
 use crate::plan::catalog::{Catalog, TableInfo};
 use crate::plan::column_type::ColumnType;
@@ -844,7 +844,7 @@ impl<'a> Planner<'a> {
     fn windows(&mut self, mut rel: Rel, sel: &mut Select) -> Result<Rel, PlanError> {
         let mut calls: Vec<ast::Expr> = Vec::new();
         let mut collect = |e: &mut ast::Expr| {
-            walk_mut(e, &mut |n| {
+            e.walk_mut(&mut |n| {
                 if matches!(n, ast::Expr::Function { over: Some(_), .. }) && !calls.contains(n) {
                     calls.push(n.clone());
                 }
@@ -934,7 +934,7 @@ impl<'a> Planner<'a> {
                 name: synthetic(index),
             };
             let replace = |e: &mut ast::Expr| {
-                walk_mut(e, &mut |n| {
+                e.walk_mut(&mut |n| {
                     if *n == call {
                         *n = replacement.clone();
                     }
@@ -1207,7 +1207,7 @@ impl<'a> Planner<'a> {
         let mut found: Vec<(ast::Expr, bool)> = Vec::new();
         {
             let mut collect = |e: &mut ast::Expr, late: bool| {
-                walk_all(e, &mut |n| {
+                e.walk_mut(&mut |n| {
                     if matches!(n, ast::Expr::ScalarSubquery(_))
                         && !found.iter().any(|(f, _)| f == n)
                     {
@@ -1286,7 +1286,7 @@ impl<'a> Planner<'a> {
                 };
             }
             let replace = |e: &mut ast::Expr| {
-                walk_all(e, &mut |n| {
+                e.walk_mut(&mut |n| {
                     if n == sq {
                         *n = column.clone();
                     }
@@ -1521,7 +1521,7 @@ impl<'a> Planner<'a> {
         // One spelling per column (`t.c` and `c` alike), so group keys are found by equality.
         let mut failure = None;
         let mut synthesize = |e: &mut ast::Expr| {
-            walk_all(e, &mut |n| {
+            e.walk_mut(&mut |n| {
                 if let ast::Expr::Column { table, name } = n {
                     match resolve(&rel.cols, table.as_deref(), name) {
                         Ok(Some(i)) => {
@@ -1555,7 +1555,7 @@ impl<'a> Planner<'a> {
         }
         let mut aggregates: Vec<ast::Expr> = Vec::new();
         let mut collect = |e: &mut ast::Expr| {
-            walk_all(e, &mut |n| {
+            e.walk_mut(&mut |n| {
                 if is_aggregate_call(n) && !aggregates.contains(n) {
                     aggregates.push(n.clone());
                 }
@@ -1587,7 +1587,7 @@ impl<'a> Planner<'a> {
         };
         let keys = std::mem::take(&mut sel.group_by);
         let replace = |e: &mut ast::Expr| {
-            walk_all(e, &mut |n| {
+            e.walk_mut(&mut |n| {
                 if let Some(i) = aggregates.iter().position(|a| a == n) {
                     *n = column(format!("$a{i}"));
                 } else if let Some(i) = keys.iter().position(|k| k == n) {
@@ -1987,7 +1987,7 @@ fn synthetic_table(cols: &[Col]) -> TableInfo {
 /// that match none are left for the alias rules (and then the binder's unknown-column error).
 fn rewrite_columns(e: &mut ast::Expr, cols: &[Col]) -> Result<(), PlanError> {
     let mut failure = None;
-    walk_mut(e, &mut |n| {
+    e.walk_mut(&mut |n| {
         if let ast::Expr::Column { table, name } = n {
             match resolve(cols, table.as_deref(), name) {
                 Ok(Some(i)) => {
@@ -2112,21 +2112,20 @@ fn asof_match(e: &ast::Expr, l: &[Col], r: &[Col]) -> Result<AsofMatch, PlanErro
 
 /// Whether `e` calls COUNT anywhere (a decorrelated COUNT would read NULL, not 0, for no match).
 fn calls_count(e: &ast::Expr) -> bool {
-    matches!(e, ast::Expr::Function { name, .. }
-        if crate::plan::aggregate::canonical_name(name) == "count")
-        || crate::plan::binder::multi_stage::children(e)
-            .into_iter()
-            .any(calls_count)
+    e.any(&mut |n| {
+        matches!(n, ast::Expr::Function { name, .. }
+            if crate::plan::aggregate::canonical_name(name) == "count")
+    })
 }
 
 /// Whether `e` holds an IN, EXISTS or scalar subquery.
 fn contains_subquery(e: &ast::Expr) -> bool {
-    matches!(
-        e,
-        ast::Expr::InSubquery { .. } | ast::Expr::Exists { .. } | ast::Expr::ScalarSubquery(_)
-    ) || crate::plan::binder::multi_stage::children(e)
-        .into_iter()
-        .any(contains_subquery)
+    e.any(&mut |n| {
+        matches!(
+            n,
+            ast::Expr::InSubquery { .. } | ast::Expr::Exists { .. } | ast::Expr::ScalarSubquery(_)
+        )
+    })
 }
 
 /// Whether a block's `WHERE`, `HAVING`, `ORDER BY` or select list holds a subquery.
@@ -2150,12 +2149,8 @@ fn bound(b: ast::FrameBound) -> FrameBound {
 
 /// Whether a block's select list or ORDER BY holds a window function.
 fn has_window(s: &Select) -> bool {
-    fn any(e: &ast::Expr) -> bool {
-        matches!(e, ast::Expr::Function { over: Some(_), .. })
-            || crate::plan::binder::multi_stage::children(e)
-                .into_iter()
-                .any(any)
-    }
+    let any =
+        |e: &ast::Expr| e.any(&mut |n| matches!(n, ast::Expr::Function { over: Some(_), .. }));
     s.projection
         .iter()
         .any(|i| matches!(i, SelectItem::Expr { expr, .. } if any(expr)))
@@ -2175,25 +2170,6 @@ fn has_aggregate_call(s: &Select) -> bool {
         .any(|i| matches!(i, SelectItem::Expr { expr, .. } if contains_aggregate(expr)))
         || s.having.as_ref().is_some_and(contains_aggregate)
         || s.order_by.iter().any(|o| contains_aggregate(&o.expr))
-}
-
-/// Like [`walk_mut`], and into the `PARTITION BY` and `ORDER BY` of window calls too.
-fn walk_all(e: &mut ast::Expr, f: &mut dyn FnMut(&mut ast::Expr)) {
-    f(e);
-    if let ast::Expr::Function {
-        over: Some(spec), ..
-    } = e
-    {
-        for p in &mut spec.partition_by {
-            walk_all(p, f);
-        }
-        for o in &mut spec.order_by {
-            walk_all(&mut o.expr, f);
-        }
-    }
-    for c in crate::plan::binder::rewrite::children_mut(e) {
-        walk_all(c, f);
-    }
 }
 
 /// A correlated subquery made uncorrelated by [`decorrelate`].
@@ -2290,7 +2266,7 @@ fn decorrelate(
         }
         if conditions && matches!(sides(c), (o, i) if o > 0 && i > 0) && !contains_subquery(c) {
             let mut condition = c.clone();
-            walk_mut(&mut condition, &mut |n| {
+            condition.walk_mut(&mut |n| {
                 if let ast::Expr::Column { table, name } = n
                     && !outer_ref(table, name)
                 {

@@ -19,7 +19,7 @@ use super::rel::{AggMode, RelNode};
 use super::relation::{Col, Rel, StageSink};
 use super::stage::StageKind;
 use crate::plan::aggregate::{AggregateCall, AggregateFunction};
-use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards, walk_mut};
+use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
 use crate::plan::binder::scope::Scope;
 use crate::plan::binder::select::plan_select;
 use crate::plan::catalog::Catalog;
@@ -38,7 +38,7 @@ use segments::types::DataType;
 /// `enableColumnBasedNullHandling` test their nulls.
 fn fold_null_tests(select: &mut ast::Select) {
     let mut fold = |e: &mut ast::Expr| {
-        walk_mut(e, &mut |x| {
+        e.walk_mut(&mut |x| {
             if let ast::Expr::IsNull { expr, negated } = x
                 && matches!(**expr, ast::Expr::Column { .. })
             {

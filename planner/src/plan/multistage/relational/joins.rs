@@ -18,7 +18,6 @@ use super::join_order::{Edge, JoinTree, best_order};
 use super::or_factors::{implied_for, pull_common_factors};
 use super::query_walk::{self, QueryVisitor};
 use super::{Planner, and_all, conjuncts, equi_pair, input, resolve};
-use crate::plan::binder::multi_stage::children;
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
 use crate::plan::binder::scope::Scope;
 use crate::plan::binder::select::plan_select;
@@ -114,7 +113,7 @@ fn is_complex(e: &ast::Expr) -> bool {
             | ast::Expr::Exists { .. }
             | ast::Expr::ScalarSubquery(_)
             | ast::Expr::Function { over: Some(_), .. }
-    ) || children(e).into_iter().any(is_complex)
+    ) || e.children().into_iter().any(is_complex)
 }
 
 /// The columns of a catalog table read as `alias` (else by its name).
@@ -139,7 +138,7 @@ pub(super) fn columns(e: &ast::Expr, out: &mut Vec<(Option<String>, String)>) {
     if let ast::Expr::Column { table, name } = e {
         out.push((table.clone(), name.clone()));
     }
-    for c in children(e) {
+    for c in e.children() {
         columns(c, out);
     }
 }

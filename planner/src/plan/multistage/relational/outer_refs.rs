@@ -6,7 +6,6 @@
 //! recognises qualified outer references, sees them.
 
 use super::{Planner, resolve};
-use crate::plan::binder::rewrite::walk_mut;
 use crate::plan::multistage::relation::Col;
 use crate::sql::ast::{self, Query, SelectItem, TableRef};
 
@@ -27,7 +26,7 @@ impl Planner<'_> {
         };
         let mut s = (**select).clone();
         if let Some(w) = s.selection.as_mut() {
-            walk_mut(w, &mut |e| {
+            w.walk_mut(&mut |e| {
                 if let ast::Expr::Column {
                     table: t @ None,
                     name,

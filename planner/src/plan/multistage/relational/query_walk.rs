@@ -3,7 +3,6 @@
 //! ([`Needed`](super::joins::Needed)) and what a subquery reads of its outer inputs
 //! (`semi_pushdown`) are both visitors of it.
 
-use crate::plan::binder::multi_stage::children;
 use crate::sql::ast::{self, Query, Select, SelectItem, TableRef};
 
 /// What a walk reports.
@@ -121,7 +120,7 @@ pub(super) fn expr(v: &mut dyn QueryVisitor, e: &ast::Expr) {
         }
         _ => {}
     }
-    for c in children(e) {
+    for c in e.children() {
         expr(v, c);
     }
 }
