@@ -70,25 +70,44 @@ impl CodeBook {
     /// reads another dictionary.
     pub fn merge_lazy(books: &[&CodeBook]) -> Option<(CodeBook, Vec<Vec<u32>>)> {
         let (decoder, _) = books.first()?.source.as_ref()?;
-        let mut code_of: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
-        let mut used: Vec<u32> = Vec::new();
-        let mut remaps = Vec::with_capacity(books.len());
+        let mut sources = Vec::with_capacity(books.len());
         for book in books {
             let (d, ids) = book.source.as_ref()?;
             if !(Arc::ptr_eq(d, decoder) || d.same_dictionary(decoder)) {
                 return None;
             }
-            remaps.push(
-                ids.iter()
-                    .map(|id| {
-                        *code_of.entry(*id).or_insert_with(|| {
-                            used.push(*id);
-                            (used.len() - 1) as u32
-                        })
-                    })
-                    .collect(),
-            );
+            sources.push(ids);
         }
+        // Segment id → new code: a table indexed by id when the ids are not much sparser
+        // than the codes (a segment column's parts), else a hash map.
+        let codes: usize = sources.iter().map(|ids| ids.len()).sum();
+        let span = sources
+            .iter()
+            .flat_map(|ids| ids.iter().max())
+            .max()
+            .map_or(0, |m| *m as usize + 1);
+        let mut table: Vec<u32> = Vec::new();
+        let mut map: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        let dense = span <= codes.saturating_mul(8).max(1 << 16);
+        if dense {
+            table = vec![u32::MAX; span];
+        }
+        let mut used: Vec<u32> = Vec::new();
+        let mut code_of = |id: u32| -> u32 {
+            let slot = match dense {
+                true => &mut table[id as usize],
+                false => map.entry(id).or_insert(u32::MAX),
+            };
+            if *slot == u32::MAX {
+                *slot = used.len() as u32;
+                used.push(id);
+            }
+            *slot
+        };
+        let remaps = sources
+            .iter()
+            .map(|ids| ids.iter().map(|&id| code_of(id)).collect())
+            .collect();
         Some((CodeBook::lazy(decoder.clone(), used), remaps))
     }
 
