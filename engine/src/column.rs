@@ -475,16 +475,18 @@ fn concat_coded(
         }
         _ => None,
     };
-    let books: Vec<&CodeBook> = parts
-        .iter()
-        .filter_map(|p| match &p.cells {
-            Cells::Coded { dict, .. } => Some(&**dict),
-            _ => None,
-        })
-        .collect();
     // Parts of one segment column: merged by segment id, nothing decoded.
     let lazy = match shared {
-        None => CodeBook::merge_lazy(&books),
+        None => {
+            let books: Vec<&CodeBook> = parts
+                .iter()
+                .filter_map(|p| match &p.cells {
+                    Cells::Coded { dict, .. } => Some(&**dict),
+                    _ => None,
+                })
+                .collect();
+            CodeBook::merge_lazy(&books)
+        }
         Some(_) => None,
     };
     if let Some((book, remaps)) = lazy {

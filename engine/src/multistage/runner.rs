@@ -109,20 +109,6 @@ impl Inbox<'_> {
     }
 }
 
-/// Whether stage `upper` is an ancestor of stage `lower` (a join there may filter the leaf
-/// `lower` with its keys: the leaf's rows reach the join through the stages between).
-fn is_above(plan: &MultiStagePlan, upper: StageId, lower: StageId) -> bool {
-    let mut at = plan.stages.get(lower).and_then(|s| s.parent);
-    for _ in 0..plan.stages.len() {
-        match at {
-            Some(p) if p == upper => return true,
-            Some(p) => at = plan.stages.get(p).and_then(|s| s.parent),
-            None => return false,
-        }
-    }
-    false
-}
-
 impl StageInputs for Inbox<'_> {
     fn receive_all(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError> {
         if self.plan.stages.get(from).and_then(|s| s.parent) != Some(self.stage) {
@@ -138,11 +124,10 @@ impl StageInputs for Inbox<'_> {
     }
 
     fn publish_keys(&self, to: StageId, keys: DataBlock) -> Result<(), EngineError> {
-        let (Some(sink), Some(parent)) = (self.sink, self.plan.stages.get(to).map(|s| s.parent))
-        else {
+        let (Some(sink), Some(_)) = (self.sink, self.plan.stages.get(to)) else {
             return Err(EngineError::execution(format!("no stage {to}")));
         };
-        if parent.is_none() || !is_above(self.plan, self.stage, to) {
+        if !self.plan.is_above(self.stage, to) {
             return Err(EngineError::execution(format!(
                 "stage {} cannot filter stage {to}",
                 self.stage
@@ -157,7 +142,7 @@ impl StageInputs for Inbox<'_> {
     }
 
     fn receive_keys(&self, from: StageId) -> Result<Vec<DataBlock>, EngineError> {
-        if !is_above(self.plan, from, self.stage) {
+        if !self.plan.is_above(from, self.stage) {
             return Err(EngineError::execution(format!(
                 "stage {from} cannot filter stage {}",
                 self.stage

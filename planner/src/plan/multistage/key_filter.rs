@@ -302,11 +302,7 @@ mod tests {
                     key_filter: Some(f),
                 } => {
                     // The join that publishes sits in a stage above the leaf's.
-                    let mut above = s.parent;
-                    while let Some(p) = above.filter(|p| *p != f.from_stage) {
-                        above = whole.stages[p].parent;
-                    }
-                    assert_eq!(above, Some(f.from_stage));
+                    assert!(whole.is_above(f.from_stage, s.id));
                     Some((plan.table.clone(), f.column.clone()))
                 }
                 _ => None,

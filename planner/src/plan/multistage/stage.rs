@@ -106,4 +106,18 @@ impl MultiStagePlan {
     pub fn children(&self, id: StageId) -> impl Iterator<Item = &Stage> {
         self.stages.iter().filter(move |s| s.parent == Some(id))
     }
+
+    /// Whether stage `upper` is an ancestor of stage `lower`: `lower`'s rows reach `upper`
+    /// through the stages between (a join there may filter the leaf `lower` with its keys).
+    pub fn is_above(&self, upper: StageId, lower: StageId) -> bool {
+        let mut at = self.stages.get(lower).and_then(|s| s.parent);
+        for _ in 0..self.stages.len() {
+            match at {
+                Some(p) if p == upper => return true,
+                Some(p) => at = self.stages.get(p).and_then(|s| s.parent),
+                None => return false,
+            }
+        }
+        false
+    }
 }
