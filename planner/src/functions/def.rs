@@ -2,13 +2,15 @@
 //! row-level kernel — and [`ArgType`], what the binder knows about an argument.
 
 use super::error::FunctionError;
-use segments::types::{DataType, Value};
+use segments::types::{ColumnType, DataType, Value};
 
 /// What the binder knows about one argument when it resolves a call.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ArgType<'a> {
     /// The argument's type; `None` for an untyped NULL literal.
     pub data_type: Option<DataType>,
+    /// False for a multi-value argument (an MV column, an array-valued call or literal).
+    pub single_value: bool,
     /// The argument's value when it is a literal (constant), else `None`.
     pub literal: Option<&'a Value>,
 }
@@ -18,14 +20,30 @@ impl<'a> ArgType<'a> {
     pub const fn of(data_type: DataType) -> ArgType<'static> {
         ArgType {
             data_type: Some(data_type),
+            single_value: true,
             literal: None,
         }
+    }
+
+    /// A non-literal argument of a known single- or multi-value type.
+    pub const fn of_column(column_type: ColumnType) -> ArgType<'static> {
+        ArgType {
+            data_type: Some(column_type.data_type),
+            single_value: column_type.single_value,
+            literal: None,
+        }
+    }
+
+    /// A non-literal multi-value argument of this element type.
+    pub const fn mv(data_type: DataType) -> ArgType<'static> {
+        ArgType::of_column(ColumnType::mv(data_type))
     }
 
     /// An untyped NULL literal.
     pub const fn null() -> ArgType<'static> {
         ArgType {
             data_type: None,
+            single_value: true,
             literal: None,
         }
     }
@@ -34,6 +52,7 @@ impl<'a> ArgType<'a> {
     pub fn literal(value: &'a Value) -> ArgType<'a> {
         ArgType {
             data_type: value.data_type(),
+            single_value: !matches!(value, Value::Array(_)),
             literal: Some(value),
         }
     }
@@ -96,14 +115,24 @@ pub enum Param {
     Bytes,
     /// Any value, including multi-value arrays.
     Any,
+    /// A multi-value argument (an MV column, an array-valued call, an array literal) of any
+    /// element type; a single value is refused at bind time.
+    Array,
+    /// A multi-value argument of numbers.
+    NumberArray,
 }
 
 impl Param {
-    fn accepts(self, data_type: DataType) -> bool {
+    fn accepts(self, arg: &ArgType) -> bool {
+        let Some(data_type) = arg.data_type else {
+            return true;
+        };
         match self {
             Param::Number => data_type != DataType::Bytes,
             Param::Bytes => matches!(data_type, DataType::Bytes | DataType::String),
             Param::Text | Param::Any => true,
+            Param::Array => !arg.single_value,
+            Param::NumberArray => !arg.single_value && data_type != DataType::Bytes,
         }
     }
 }
@@ -111,9 +140,16 @@ impl Param {
 /// How a function's result type is found.
 #[derive(Clone, Copy, Debug)]
 pub enum Returns {
+    /// One value of this type.
     Fixed(DataType),
-    /// Inferred from the arguments (arity and argument kinds already checked).
+    /// An array (multi-value) of this element type.
+    FixedArray(DataType),
+    /// A single value of a type inferred from the arguments (arity and argument kinds
+    /// already checked).
     Infer(fn(&[ArgType]) -> Result<DataType, FunctionError>),
+    /// A single or multi-value type inferred from the arguments (`arrayReverse` of an
+    /// `INT_ARRAY` is an `INT_ARRAY`).
+    InferColumn(fn(&[ArgType]) -> Result<ColumnType, FunctionError>),
 }
 
 /// A row-level kernel. It runs only with an accepted number of arguments, and (unless the
@@ -210,28 +246,36 @@ impl FunctionDef {
     /// The result type for arguments of these (non-literal, non-NULL) types.
     pub fn return_type(&self, args: &[DataType]) -> Result<DataType, FunctionError> {
         let args: Vec<ArgType> = args.iter().map(|t| ArgType::of(*t)).collect();
-        self.resolve(&args)
+        Ok(self.resolve_column(&args)?.data_type)
     }
 
     /// Checks arity and argument kinds and infers the result type. Functions whose result type
     /// comes from a literal (`jsonExtractScalar(json, path, 'INT')`) need that argument as
     /// [`ArgType::literal`].
     pub fn resolve(&self, args: &[ArgType]) -> Result<DataType, FunctionError> {
+        Ok(self.resolve_column(args)?.data_type)
+    }
+
+    /// [`FunctionDef::resolve`] with whether the result is one value or an array.
+    pub fn resolve_column(&self, args: &[ArgType]) -> Result<ColumnType, FunctionError> {
         self.check_arity(args.len())?;
         for (position, arg) in args.iter().enumerate() {
-            if let Some(data_type) = arg.data_type
-                && !self.param(position).accepts(data_type)
-            {
+            if !self.param(position).accepts(arg) {
                 return Err(FunctionError::ArgumentType {
                     function: self.name,
                     position: position + 1,
-                    data_type,
+                    column_type: ColumnType {
+                        data_type: arg.data_type.unwrap_or(DataType::String),
+                        single_value: arg.single_value,
+                    },
                 });
             }
         }
         match self.returns {
-            Returns::Fixed(t) => Ok(t),
-            Returns::Infer(infer) => infer(args),
+            Returns::Fixed(t) => Ok(ColumnType::sv(t)),
+            Returns::FixedArray(t) => Ok(ColumnType::mv(t)),
+            Returns::Infer(infer) => infer(args).map(ColumnType::sv),
+            Returns::InferColumn(infer) => infer(args),
         }
     }
 

@@ -1,6 +1,6 @@
 //! [`FunctionError`]: why a scalar function call could not be typed or evaluated.
 
-use segments::types::{DataType, ErrorCode};
+use segments::types::{ColumnType, ErrorCode};
 
 /// A scalar function failure. Type and arity problems are found while binding (Pinot's
 /// `QueryValidationError`, 700); the others happen while evaluating rows (`QueryExecutionError`,
@@ -13,11 +13,11 @@ pub enum FunctionError {
         expected: String,
         actual: usize,
     },
-    #[error("function '{function}' cannot take {data_type} as argument {position}")]
+    #[error("function '{function}' cannot take {column_type} as argument {position}")]
     ArgumentType {
         function: &'static str,
         position: usize,
-        data_type: DataType,
+        column_type: ColumnType,
     },
     #[error("function '{function}' needs a literal as argument {position}")]
     NeedsLiteral {

@@ -59,6 +59,7 @@
 
 mod arithmetic;
 mod arrays;
+mod bitwise;
 mod bytes;
 mod coerce;
 mod comparison;
@@ -68,12 +69,19 @@ mod datetime_convert;
 mod datetime_format;
 mod def;
 mod error;
+mod geo;
+mod geohash;
+mod hash;
+mod ip;
 mod json;
 mod json_path;
 mod regexp;
 mod registry;
 mod strings;
 mod typing;
+mod url;
+mod uuid;
+mod vector;
 mod zone;
 
 pub use def::{ArgType, Arity, FunctionDef, Param};

@@ -3,8 +3,8 @@
 
 use super::def::FunctionDef;
 use super::{
-    arithmetic, arrays, bytes, comparison, conditional, datetime, datetime_convert, json, regexp,
-    strings,
+    arithmetic, arrays, bitwise, bytes, comparison, conditional, datetime, datetime_convert, geo,
+    geohash, hash, ip, json, regexp, strings, url, uuid, vector,
 };
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -21,6 +21,14 @@ const AREAS: &[&[FunctionDef]] = &[
     json::FUNCTIONS,
     arrays::FUNCTIONS,
     bytes::FUNCTIONS,
+    hash::FUNCTIONS,
+    uuid::FUNCTIONS,
+    url::FUNCTIONS,
+    ip::FUNCTIONS,
+    bitwise::FUNCTIONS,
+    vector::FUNCTIONS,
+    geo::FUNCTIONS,
+    geohash::FUNCTIONS,
 ];
 
 /// Pinot's canonical function name: `_` removed, lower-cased (`DATE_TRUNC` → `datetrunc`).

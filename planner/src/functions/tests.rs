@@ -66,7 +66,7 @@ proptest! {
             .iter()
             .zip(&literals)
             .enumerate()
-            .map(|(i, (t, lit))| if i % 2 == 0 { ArgType { data_type: *t, literal: None } } else { ArgType::literal(lit) })
+            .map(|(i, (t, lit))| if i % 2 == 0 { ArgType { data_type: *t, single_value: i % 4 == 0, literal: None } } else { ArgType::literal(lit) })
             .collect();
         for n in 0..=args.len() {
             let _ = def.resolve(&args[..n]);

@@ -315,8 +315,8 @@ pub fn coerce(v: Value, to: DataType) -> Result<Value, EvalError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::column_type::ColumnType;
     use super::*;
+    use segments::types::ColumnType;
 
     fn lit(v: Value) -> Box<Expr> {
         Box::new(Expr::literal(v))

@@ -9,7 +9,7 @@
 //! `Display` renders Pinot's expression text as EXPLAIN shows it:
 //! `times(invertedIndexCol1,'5')`, `case(less_than(a,'10'),'less','more')`.
 
-use super::column_type::ColumnType;
+use segments::types::ColumnType;
 use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -348,9 +348,9 @@ impl fmt::Display for FilterExpr {
 
 #[cfg(test)]
 mod tests {
-    use super::super::column_type::ColumnType;
     use super::super::expr::ColumnRef;
     use super::*;
+    use segments::types::ColumnType;
     use segments::types::DataType;
 
     fn pred(op: PredicateOp) -> FilterExpr {

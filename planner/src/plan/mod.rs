@@ -21,7 +21,6 @@
 pub mod aggregate;
 pub mod binder;
 pub mod catalog;
-pub mod column_type;
 pub mod error;
 pub mod eval;
 pub mod expr;
@@ -34,10 +33,10 @@ pub mod scalar;
 pub use aggregate::{AggregateCall, AggregateFunction};
 pub use binder::bind_statement;
 pub use catalog::{Catalog, MemoryCatalog, TableInfo};
-pub use column_type::ColumnType;
 pub use error::PlanError;
 pub use expr::{ColumnRef, Expr, InputRef};
 pub use filter::{FilterExpr, Predicate, PredicateOp, RangeBound};
+pub use segments::types::ColumnType;
 /// Plans a parsed statement for the engine its options ask for: the single-stage engine, or
 /// — with `useMultistageEngine=true` — the multi-stage engine ([`multistage::bind`]).
 pub fn plan_statement(

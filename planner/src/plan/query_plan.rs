@@ -16,9 +16,9 @@
 //! Everything derives serde: the broker ships [`ServerQueryPlan`]s to servers as data.
 
 use super::aggregate::AggregateCall;
-use super::column_type::ColumnType;
 use super::expr::Expr;
 use super::filter::FilterExpr;
+use segments::types::ColumnType;
 use segments::types::Value;
 use serde::{Deserialize, Serialize};
 

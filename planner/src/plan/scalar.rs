@@ -3,9 +3,9 @@
 //! functions like `jsonExtractScalar(json, path, 'INT')` can take their type from them. (The
 //! evaluator calls the catalog itself, in [`super::eval`].)
 
-use super::column_type::ColumnType;
 use super::expr::Expr;
 use crate::functions::{self, ArgType};
+use segments::types::ColumnType;
 
 /// Infers the return type of scalar function `canonical` for the given bound arguments;
 /// `None` when no such function exists, `Some(Err(message))` when the arguments do not fit.
@@ -15,14 +15,10 @@ pub fn return_type(canonical: &str, args: &[Expr]) -> Option<Result<ColumnType, 
         .iter()
         .map(|a| match a {
             Expr::Literal { value, .. } => ArgType::literal(value),
-            other => ArgType::of(other.column_type().data_type),
+            other => ArgType::of_column(other.column_type()),
         })
         .collect();
-    Some(
-        def.resolve(&arg_types)
-            .map(ColumnType::sv)
-            .map_err(|e| e.to_string()),
-    )
+    Some(def.resolve_column(&arg_types).map_err(|e| e.to_string()))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The shared vocabulary at the bottom of the crate graph: data types, values, schema,
 //! table config, error codes and calendar arithmetic (Pinot's `pinot-spi`).
 
+pub mod column_type;
 pub mod data_type;
 pub mod decimal;
 pub mod error_code;
@@ -9,6 +10,7 @@ pub mod table_config;
 pub mod time;
 pub mod value;
 
+pub use column_type::ColumnType;
 pub use data_type::{DataType, StoredType};
 pub use error_code::ErrorCode;
 pub use schema::{FieldSpec, FieldType, Schema};

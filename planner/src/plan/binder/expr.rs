@@ -16,12 +16,12 @@ use super::scope::Scope;
 use crate::plan::aggregate::{
     AggregateCall, AggregateFunction, build_function, canonical_name, parse_aggregate_name,
 };
-use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
 use crate::plan::eval::{NoRow, coerce, eval};
 use crate::plan::expr::{ArithOp, CmpOp, Expr, InputRef};
 use crate::plan::scalar;
 use crate::sql::ast::{self, BinaryOp, UnaryOp};
+use segments::types::ColumnType;
 use segments::types::{DataType, Value};
 
 /// How column references and aggregates are treated.

@@ -21,12 +21,12 @@ pub mod select;
 pub mod timestamp_rewrite;
 
 use super::catalog::Catalog;
-use super::column_type::ColumnType;
 use super::error::PlanError;
 use super::query_plan::{ExecutionOptions, LiteralPlan, QueryPlan};
 use crate::sql::ast::{Query, SelectItem, Statement, TableRef};
 use expr::{ExprBinder, Mode};
 use scope::Scope;
+use segments::types::ColumnType;
 use segments::types::{DataType, Value};
 
 /// Binds a statement for the single-stage engine.

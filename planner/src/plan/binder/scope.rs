@@ -3,8 +3,8 @@
 //! case-insensitively (Pinot brokers run case-insensitive by default).
 
 use crate::plan::catalog::TableInfo;
-use crate::plan::column_type::ColumnType;
 use crate::plan::expr::ColumnRef;
+use segments::types::ColumnType;
 use segments::types::DataType;
 
 /// Virtual columns every segment answers.

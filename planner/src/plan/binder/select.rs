@@ -15,7 +15,6 @@ use super::rewrite::{
     apply_ordinals_and_aliases, canonicalize_columns, expand_wildcards, rewrite_count_distinct,
 };
 use super::scope::Scope;
-use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
 use crate::plan::expr::{Expr, InputRef};
 use crate::plan::query_plan::{
@@ -23,6 +22,7 @@ use crate::plan::query_plan::{
     ServerQueryPlan, SingleStagePlan, SortExpr, SortKey,
 };
 use crate::sql::ast::{self, Select, SelectItem};
+use segments::types::ColumnType;
 use segments::types::DataType;
 
 /// Plans a select block over the table in `scope`.

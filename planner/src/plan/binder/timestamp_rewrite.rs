@@ -15,11 +15,11 @@
 //! original expressions, so answers are identical with and without the index.
 
 use crate::plan::aggregate::AggregateCall;
-use crate::plan::column_type::ColumnType;
 use crate::plan::expr::{ColumnRef, Expr};
 use crate::plan::filter::FilterExpr;
 use crate::plan::query_plan::{ServerQueryKind, ServerQueryPlan};
 use segments::timestamp_index::TimestampGranularity;
+use segments::types::ColumnType;
 use segments::types::{DataType, Value};
 
 /// `plan` with every rewritable `dateTrunc` replaced by its derived column, for a segment

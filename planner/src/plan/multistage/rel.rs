@@ -13,9 +13,9 @@
 //! * [`RelNode::Window`]'s output is the input row followed by one column per window call.
 
 use crate::plan::aggregate::AggregateCall;
-use crate::plan::column_type::ColumnType;
 use crate::plan::expr::Expr;
 use crate::plan::query_plan::{ServerQueryPlan, SortKey};
+use segments::types::ColumnType;
 use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
 

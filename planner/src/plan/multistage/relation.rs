@@ -3,7 +3,7 @@
 
 use super::rel::{RelNode, StageId};
 use super::stage::StageKind;
-use crate::plan::column_type::ColumnType;
+use segments::types::ColumnType;
 
 /// A column of a relation being planned.
 #[derive(Clone, Debug)]

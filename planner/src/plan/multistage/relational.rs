@@ -23,12 +23,12 @@ use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate, fold, unif
 use crate::plan::binder::rewrite::{apply_ordinals_and_aliases, rewrite_count_distinct};
 use crate::plan::binder::scope::Scope;
 use crate::plan::catalog::{Catalog, TableInfo};
-use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
 use crate::plan::eval::coerce;
 use crate::plan::expr::{Expr, InputRef};
 use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind, ServerQueryPlan, SortKey};
 use crate::sql::ast::{self, BinaryOp, Query, Select, SelectItem, TableRef};
+use segments::types::ColumnType;
 use segments::types::{FieldSpec, Schema, Value};
 use std::collections::HashMap;
 

@@ -23,13 +23,13 @@ use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
 use crate::plan::binder::scope::Scope;
 use crate::plan::binder::select::plan_select;
 use crate::plan::catalog::Catalog;
-use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
 use crate::plan::expr::{Expr, InputRef};
 use crate::plan::query_plan::{
     ExecutionOptions, ResultLayout, ServerQueryKind, SingleStagePlan, SortKey,
 };
 use crate::sql::ast::{self, SelectItem};
+use segments::types::ColumnType;
 use segments::types::DataType;
 
 /// `column IS [NOT] NULL` as Calcite plans it over a table without column-based null handling:

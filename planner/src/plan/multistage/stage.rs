@@ -2,8 +2,8 @@
 
 use super::rel::RelNode;
 pub use super::rel::StageId;
-use crate::plan::column_type::ColumnType;
 use crate::plan::query_plan::ExecutionOptions;
+use segments::types::ColumnType;
 use serde::{Deserialize, Serialize};
 
 /// How a sending stage's rows are spread over the workers of the stage that receives them.

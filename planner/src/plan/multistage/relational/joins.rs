@@ -21,7 +21,6 @@ use super::{Planner, and_all, conjuncts, equi_pair, input, resolve};
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
 use crate::plan::binder::scope::Scope;
 use crate::plan::binder::select::plan_select;
-use crate::plan::column_type::ColumnType;
 use crate::plan::error::PlanError;
 use crate::plan::multistage::estimate::{Estimate, UNKNOWN_ROWS};
 use crate::plan::multistage::hints::JoinStrategy;
@@ -30,6 +29,7 @@ use crate::plan::multistage::relation::{Col, Rel, StageSink};
 use crate::plan::multistage::stage::StageKind;
 use crate::plan::query_plan::{ResultLayout, ServerQueryPlan};
 use crate::sql::ast::{self, Select, SelectItem, TableRef};
+use segments::types::ColumnType;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The columns a block may read: every name it mentions anywhere (select list, `WHERE`,

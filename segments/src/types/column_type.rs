@@ -2,7 +2,7 @@
 //! is multi-valued — and its name in a result's `dataSchema.columnDataTypes`
 //! (`INT`, `STRING_ARRAY`, …, Pinot's `DataSchema.ColumnDataType`).
 
-use segments::types::DataType;
+use super::DataType;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
