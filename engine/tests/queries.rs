@@ -968,3 +968,114 @@ fn aggregates_inside_a_window_spec_group_the_block() {
         ]
     );
 }
+
+/// A float compared within a relative tolerance (sums in another order round differently).
+fn close(actual: &Json, expected: f64) -> bool {
+    actual
+        .as_f64()
+        .is_some_and(|a| (a - expected).abs() <= 1e-9 * expected.abs().max(1.0))
+}
+
+#[test]
+fn statistics_distinct_exact_and_list_aggregates_in_both_engines() {
+    let avgs: Vec<f64> = (0..ROWS).map(|i| (i % 10) as f64 / 4.0).collect();
+    let n = avgs.len() as f64;
+    let mean = avgs.iter().sum::<f64>() / n;
+    let m2: f64 = avgs.iter().map(|x| (x - mean) * (x - mean)).sum();
+    let distinct: Vec<f64> = (0..10).map(|k| k as f64 / 4.0).collect();
+    let hits: Vec<i64> = (0..ROWS as i64).map(|i| i * 1_000_000_000).collect();
+    let mut bins = [0.0; 5];
+    for x in &avgs {
+        bins[((x / 0.5).floor() as usize).min(4)] += 1.0;
+    }
+    for (v, t) in all_variants() {
+        for engine in ["", "SET useMultistageEngine=true; "] {
+            let at = format!("{v:?} {engine}");
+            let r = query(
+                &t,
+                &format!(
+                    "{engine}SELECT VAR_POP(avg), VARSAMP(avg), STDDEV_POP(avg), stdDevSamp(avg), \
+                     DISTINCTSUM(avg), DISTINCTAVG(avg), SUMLONG(hits), MINLONG(hits), MAXLONG(hits), \
+                     HISTOGRAM(avg, 0, 2.5, 5), HISTOGRAM(avg, ARRAY[0, 1, 2.25]) FROM stats"
+                ),
+            );
+            let rows = rows_of(&r);
+            let row = &rows[0];
+            assert!(close(&row[0], m2 / n), "{at}: {row:?}");
+            assert!(close(&row[1], m2 / (n - 1.0)), "{at}: {row:?}");
+            assert!(close(&row[2], (m2 / n).sqrt()), "{at}: {row:?}");
+            assert!(close(&row[3], (m2 / (n - 1.0)).sqrt()), "{at}: {row:?}");
+            assert!(close(&row[4], distinct.iter().sum()), "{at}: {row:?}");
+            assert!(close(&row[5], distinct.iter().sum::<f64>() / 10.0), "{at}: {row:?}");
+            assert_eq!(row[6], json!(hits.iter().sum::<i64>()), "{at}");
+            assert_eq!(row[7], json!(0), "{at}");
+            assert_eq!(row[8], json!(59_000_000_000i64), "{at}");
+            assert_eq!(row[9], json!(bins), "{at}");
+            // [0, 1): 0, 0.25, 0.5, 0.75; [1, 2.25]: the rest, the last edge inclusive.
+            assert_eq!(row[10], json!([24.0, 36.0]), "{at}");
+            let (_, types) = columns_of(&r);
+            assert_eq!(types[6], "LONG", "{at}");
+            assert_eq!(types[9], "DOUBLE_ARRAY", "{at}");
+
+            // Per group: any value of a group's key is the key; distinct lists.
+            let r = query(
+                &t,
+                &format!(
+                    "{engine}SELECT team, ANY_VALUE(team), ARRAYAGG(year, 'INT', true), \
+                     LISTAGG(league, '|', true), SUM(DISTINCT avg), AVG(DISTINCT avg) \
+                     FROM stats GROUP BY team ORDER BY team"
+                ),
+            );
+            let rows = rows_of(&r);
+            assert_eq!(rows.len(), 4, "{at}");
+            for row in &rows {
+                let team = row[0].as_str().unwrap();
+                assert_eq!(row[1], row[0], "{at}");
+                let k = TEAMS.iter().position(|x| *x == team).unwrap();
+                let mut years: Vec<i64> = row[2]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|y| y.as_i64().unwrap())
+                    .collect();
+                years.sort();
+                let mut expected: Vec<i64> = (0..ROWS)
+                    .filter(|i| i % 4 == k)
+                    .map(|i| 2000 + (i % 7) as i64)
+                    .collect();
+                expected.sort();
+                expected.dedup();
+                assert_eq!(years, expected, "{at} {team}");
+                let mut leagues: Vec<&str> = row[3].as_str().unwrap().split('|').collect();
+                leagues.sort();
+                assert_eq!(leagues, vec!["AL", "NL"], "{at} {team}");
+                let group: Vec<f64> = {
+                    let mut d: Vec<f64> = (0..ROWS)
+                        .filter(|i| i % 4 == k)
+                        .map(|i| (i % 10) as f64 / 4.0)
+                        .collect();
+                    d.sort_by(f64::total_cmp);
+                    d.dedup();
+                    d
+                };
+                assert!(close(&row[4], group.iter().sum()), "{at} {row:?}");
+                assert!(
+                    close(&row[5], group.iter().sum::<f64>() / group.len() as f64),
+                    "{at} {row:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn exact_long_sums_refuse_to_overflow() {
+    let t = table(Variant::Plain);
+    let r = query(&t, "SELECT SUMLONG(hits * 1000000000) FROM stats");
+    let text = format!("{:?}", r.exceptions);
+    assert!(
+        text.contains("overflow") || r.result_table.is_none(),
+        "an overflowing exact sum answered: {:?}",
+        r.result_table
+    );
+}

@@ -15,6 +15,7 @@ use crate::block::{ColumnData, Projected, dict_numbers};
 use crate::error::EngineError;
 use crate::key::Key;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
+use planner::plan::aggregate::histogram_bin;
 use planner::plan::{AggregateCall, AggregateFunction};
 use roaring::RoaringBitmap;
 use segments::dictionary::Dictionary;
@@ -154,6 +155,14 @@ enum States<'a> {
     Bool(Vec<Option<bool>>),
     Moments(Vec<Moments>),
     Text(Vec<Option<String>>),
+    /// DISTINCTSUM, DISTINCTAVG: distinct numbers as `f64` bits (`-0.0` as `0.0`).
+    DistinctNumbers(Vec<HashSet<u64>>),
+    Any(Vec<Option<Value>>),
+    Long(Vec<Option<i64>>),
+    Histogram(Vec<Vec<f64>>),
+    DoubleSums(Vec<Vec<f64>>),
+    LongSums(Vec<Vec<i64>>),
+    List(Vec<Vec<Value>>),
 }
 
 /// One aggregation's states for the groups of one segment.
@@ -192,10 +201,24 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::Mode => States::Mode(Vec::new()),
             AggregateFunction::SumPrecision { .. } => States::Decimal(Vec::new()),
             AggregateFunction::BoolAnd | AggregateFunction::BoolOr => States::Bool(Vec::new()),
-            AggregateFunction::Skewness | AggregateFunction::Kurtosis => {
-                States::Moments(Vec::new())
-            }
+            AggregateFunction::Skewness
+            | AggregateFunction::Kurtosis
+            | AggregateFunction::Variance { .. } => States::Moments(Vec::new()),
             AggregateFunction::MinString | AggregateFunction::MaxString => States::Text(Vec::new()),
+            AggregateFunction::DistinctSum | AggregateFunction::DistinctAvg => {
+                States::DistinctNumbers(Vec::new())
+            }
+            AggregateFunction::AnyValue => States::Any(Vec::new()),
+            AggregateFunction::Sum0 => States::Sum(Vec::new(), Vec::new()),
+            AggregateFunction::SumLong | AggregateFunction::MinLong | AggregateFunction::MaxLong => {
+                States::Long(Vec::new())
+            }
+            AggregateFunction::Histogram { .. } => States::Histogram(Vec::new()),
+            AggregateFunction::SumArray { long: false } => States::DoubleSums(Vec::new()),
+            AggregateFunction::SumArray { long: true } => States::LongSums(Vec::new()),
+            AggregateFunction::ArrayAgg { .. } | AggregateFunction::ListAgg { .. } => {
+                States::List(Vec::new())
+            }
         };
         GroupAccumulator {
             function: call.function.clone(),
@@ -256,6 +279,19 @@ impl<'a> GroupAccumulator<'a> {
             States::Text(v) => v.resize(n, None),
             States::Bool(v) => v.resize(n, None),
             States::Moments(v) => v.resize(n, Moments::default()),
+            States::DistinctNumbers(v) => v.resize_with(n, HashSet::new),
+            States::Any(v) => v.resize(n, None),
+            States::Long(v) => v.resize(n, None),
+            States::Histogram(v) => {
+                let bins = match &self.function {
+                    AggregateFunction::Histogram { edges, .. } => edges.len().saturating_sub(1),
+                    _ => 0,
+                };
+                v.resize_with(n, || vec![0.0; bins])
+            }
+            States::DoubleSums(v) => v.resize_with(n, Vec::new),
+            States::LongSums(v) => v.resize_with(n, Vec::new),
+            States::List(v) => v.resize_with(n, Vec::new),
         }
     }
 
@@ -382,6 +418,78 @@ impl<'a> GroupAccumulator<'a> {
                     }
                 })
             }
+            States::DistinctNumbers(sets) => visit_numbers(arg, groups, valid, |g, x| {
+                sets[g].insert((x + 0.0).to_bits());
+            }),
+            States::Any(v) => visit_values(arg, groups, valid, |g, x| {
+                if v[g].is_none() {
+                    v[g] = Some(x);
+                }
+            }),
+            States::Long(v) => {
+                let function = &self.function;
+                let mut overflow = false;
+                visit_values(arg, groups, valid, |g, x| {
+                    let Some(x) = exact_long(&x) else {
+                        return;
+                    };
+                    v[g] = Some(match (v[g], function) {
+                        (None, _) => x,
+                        (Some(acc), AggregateFunction::MinLong) => acc.min(x),
+                        (Some(acc), AggregateFunction::MaxLong) => acc.max(x),
+                        (Some(acc), _) => acc.checked_add(x).unwrap_or_else(|| {
+                            overflow = true;
+                            acc
+                        }),
+                    });
+                });
+                if overflow {
+                    return Err(super::state::long_overflow());
+                }
+            }
+            States::Histogram(h) => {
+                if let AggregateFunction::Histogram {
+                    edges,
+                    equal_length,
+                } = &self.function
+                {
+                    visit_numbers(arg, groups, valid, |g, x| {
+                        if let Some(bin) = histogram_bin(edges, *equal_length, x) {
+                            h[g][bin] += 1.0;
+                        }
+                    })
+                }
+            }
+            States::DoubleSums(sums) => drive(rows, groups, valid, |r, g| {
+                for (i, x) in row_items(arg, r).iter().enumerate() {
+                    if let Some(x) = x.as_f64() {
+                        if sums[g].len() <= i {
+                            sums[g].resize(i + 1, 0.0);
+                        }
+                        sums[g][i] += x;
+                    }
+                }
+            }),
+            States::LongSums(sums) => {
+                let mut overflow = false;
+                drive(rows, groups, valid, |r, g| {
+                    for (i, x) in row_items(arg, r).iter().enumerate() {
+                        if let Some(x) = exact_long(x) {
+                            if sums[g].len() <= i {
+                                sums[g].resize(i + 1, 0);
+                            }
+                            match sums[g][i].checked_add(x) {
+                                Some(s) => sums[g][i] = s,
+                                None => overflow = true,
+                            }
+                        }
+                    }
+                });
+                if overflow {
+                    return Err(super::state::long_overflow());
+                }
+            }
+            States::List(lists) => visit_values(arg, groups, valid, |g, x| lists[g].push(x)),
             States::Bool(b) => visit_numbers(arg, groups, valid, |g, x| {
                 let x = x != 0.0;
                 b[g] = Some(match b[g] {
@@ -447,7 +555,39 @@ impl<'a> GroupAccumulator<'a> {
             States::Bool(b) => AggState::Bool(b[g]),
             States::Text(t) => AggState::Text(t[g].clone()),
             States::Moments(m) => AggState::Moments(m[g]),
+            States::DistinctNumbers(sets) => AggState::Distinct(
+                sets[g]
+                    .iter()
+                    .map(|bits| Key(Value::Double(f64::from_bits(*bits))))
+                    .collect(),
+            ),
+            States::Any(v) => AggState::Any(v[g].clone()),
+            States::Long(v) => AggState::Long(v[g]),
+            States::Histogram(h) => AggState::Doubles(h[g].clone()),
+            States::DoubleSums(v) => AggState::Doubles(v[g].clone()),
+            States::LongSums(v) => AggState::Longs(v[g].clone()),
+            States::List(v) => AggState::List(v[g].clone()),
         }
+    }
+}
+
+/// A row's values: the items of an array, or the value itself.
+fn row_items(arg: &Projected<'_>, r: usize) -> Vec<Value> {
+    match arg.value(r) {
+        Value::Array(items) => items,
+        Value::Null => Vec::new(),
+        v => vec![v],
+    }
+}
+
+/// An integer value exactly (`SUMLONG` and friends); fractional numbers truncate as Java's
+/// `long` conversion does.
+fn exact_long(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(x) => Some(i64::from(*x)),
+        Value::Long(x) | Value::Timestamp(x) => Some(*x),
+        Value::Boolean(b) => Some(i64::from(*b)),
+        other => other.as_f64().map(|x| x as i64),
     }
 }
 

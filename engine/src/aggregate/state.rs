@@ -47,6 +47,16 @@ pub enum AggState {
     Moments(Moments),
     /// MINSTRING, MAXSTRING: the smallest (largest) text so far.
     Text(Option<String>),
+    /// ANYVALUE: the first value seen.
+    Any(Option<Value>),
+    /// SUMLONG, MINLONG, MAXLONG: exact integers.
+    Long(Option<i64>),
+    /// HISTOGRAM's counts, SUMARRAYDOUBLE's sums (element-wise).
+    Doubles(#[serde(with = "segments::types::value::non_finite::vec")] Vec<f64>),
+    /// SUMARRAYLONG's sums (element-wise).
+    Longs(Vec<i64>),
+    /// ARRAYAGG, LISTAGG: the values in the order read.
+    List(Vec<Value>),
 }
 
 impl AggState {
@@ -73,10 +83,26 @@ impl AggState {
             AggregateFunction::Mode => AggState::Mode(HashMap::new()),
             AggregateFunction::SumPrecision { .. } => AggState::Decimal(None),
             AggregateFunction::BoolAnd | AggregateFunction::BoolOr => AggState::Bool(None),
-            AggregateFunction::Skewness | AggregateFunction::Kurtosis => {
-                AggState::Moments(Moments::default())
-            }
+            AggregateFunction::Skewness
+            | AggregateFunction::Kurtosis
+            | AggregateFunction::Variance { .. } => AggState::Moments(Moments::default()),
             AggregateFunction::MinString | AggregateFunction::MaxString => AggState::Text(None),
+            AggregateFunction::DistinctSum | AggregateFunction::DistinctAvg => {
+                AggState::Distinct(HashSet::new())
+            }
+            AggregateFunction::AnyValue => AggState::Any(None),
+            AggregateFunction::Sum0 => AggState::Sum(None),
+            AggregateFunction::SumLong | AggregateFunction::MinLong | AggregateFunction::MaxLong => {
+                AggState::Long(None)
+            }
+            AggregateFunction::Histogram { edges, .. } => {
+                AggState::Doubles(vec![0.0; edges.len().saturating_sub(1)])
+            }
+            AggregateFunction::SumArray { long: false } => AggState::Doubles(Vec::new()),
+            AggregateFunction::SumArray { long: true } => AggState::Longs(Vec::new()),
+            AggregateFunction::ArrayAgg { .. } | AggregateFunction::ListAgg { .. } => {
+                AggState::List(Vec::new())
+            }
         }
     }
 
@@ -144,6 +170,33 @@ impl AggState {
                     *a = Some(y);
                 }
             }
+            (AggState::Any(a), AggState::Any(b)) => {
+                if a.is_none() {
+                    *a = b;
+                }
+            }
+            (AggState::Long(a), AggState::Long(b)) => {
+                *a = match (*a, b) {
+                    (Some(x), Some(y)) => Some(combine_longs(f, x, y)?),
+                    (x, None) => x,
+                    (None, y) => y,
+                }
+            }
+            (AggState::Doubles(a), AggState::Doubles(b)) => {
+                if a.len() < b.len() {
+                    a.resize(b.len(), 0.0);
+                }
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+            }
+            (AggState::Longs(a), AggState::Longs(b)) => {
+                if a.len() < b.len() {
+                    a.resize(b.len(), 0);
+                }
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x = x.checked_add(y).ok_or_else(long_overflow)?;
+                }
+            }
+            (AggState::List(a), AggState::List(b)) => a.extend(b),
             (AggState::Bool(a), AggState::Bool(b)) => {
                 let and = matches!(f, AggregateFunction::BoolAnd);
                 *a = match (*a, b) {
@@ -186,6 +239,9 @@ impl AggState {
         };
         match self {
             AggState::Count(n) => Value::Long(*n),
+            AggState::Sum(s) if matches!(f, AggregateFunction::Sum0) => {
+                Value::Double(s.unwrap_or(0.0))
+            }
             AggState::Sum(s) => or_default(*s, 0.0),
             AggState::Min(m) => or_default(*m, f64::INFINITY),
             AggState::Max(m) => or_default(*m, f64::NEG_INFINITY),
@@ -193,7 +249,18 @@ impl AggState {
                 or_default((*count > 0).then(|| sum / *count as f64), f64::NEG_INFINITY)
             }
             AggState::MinMax(mm) => or_default(mm.map(|(lo, hi)| hi - lo), f64::NEG_INFINITY),
-            AggState::Distinct(set) => Value::Int(set.len() as i32),
+            AggState::Distinct(set) => match f {
+                AggregateFunction::DistinctSum | AggregateFunction::DistinctAvg => {
+                    let sum: f64 = set.iter().filter_map(|k| k.0.as_f64()).sum();
+                    match f {
+                        _ if set.is_empty() && null_handling => Value::Null,
+                        AggregateFunction::DistinctSum => Value::Double(sum),
+                        // The average of no values is NaN (0 / 0), as Pinot's.
+                        _ => Value::Double(sum / set.len() as f64),
+                    }
+                }
+                _ => Value::Int(set.len() as i32),
+            },
             AggState::Hll(h) => match f {
                 AggregateFunction::DistinctCountSmartHll { .. } => {
                     Value::Int(h.estimate().min(i32::MAX as u64) as i32)
@@ -245,21 +312,107 @@ impl AggState {
                     Value::BigDecimal(out.to_plain_string())
                 }
             },
-            AggState::Moments(m) => {
-                let value = if matches!(f, AggregateFunction::Kurtosis) {
-                    m.kurtosis()
-                } else {
-                    m.skewness()
-                };
-                or_default((m.n > 0).then_some(value), f64::NAN)
-            }
+            AggState::Moments(m) => match f {
+                AggregateFunction::Variance { sample, std_dev } => {
+                    // Pinot's sentinel for no values, and for one value of a sample.
+                    let n = m.n - i64::from(*sample);
+                    let value = match (m.n, n) {
+                        (0, _) if null_handling => return Value::Null,
+                        (_, n) if n <= 0 => f64::NEG_INFINITY,
+                        (_, n) => m.m2 / n as f64,
+                    };
+                    Value::Double(if *std_dev { value.sqrt() } else { value })
+                }
+                _ => {
+                    let value = if matches!(f, AggregateFunction::Kurtosis) {
+                        m.kurtosis()
+                    } else {
+                        m.skewness()
+                    };
+                    or_default((m.n > 0).then_some(value), f64::NAN)
+                }
+            },
             AggState::Text(t) => t.clone().map_or(Value::Null, Value::String),
+            AggState::Any(v) => v.clone().unwrap_or(Value::Null),
+            AggState::Long(v) => match (v, f) {
+                (Some(x), _) => Value::Long(*x),
+                (None, _) if null_handling => Value::Null,
+                (None, AggregateFunction::MinLong) => Value::Long(i64::MAX),
+                (None, AggregateFunction::MaxLong) => Value::Long(i64::MIN),
+                (None, _) => Value::Long(0),
+            },
+            AggState::Doubles(v) => match f {
+                AggregateFunction::Histogram { .. }
+                    if null_handling && v.iter().all(|c| *c == 0.0) =>
+                {
+                    Value::Null
+                }
+                _ => Value::Array(v.iter().map(|x| Value::Double(*x)).collect()),
+            },
+            AggState::Longs(v) => Value::Array(v.iter().map(|x| Value::Long(*x)).collect()),
+            AggState::List(values) => finalize_list(f, values, null_handling),
             AggState::Bool(b) => match b {
                 Some(x) => Value::Boolean(*x),
                 None if null_handling => Value::Null,
                 None => Value::Boolean(matches!(f, AggregateFunction::BoolAnd)),
             },
         }
+    }
+}
+
+/// SUMLONG, MINLONG, MAXLONG: two partial results combined.
+fn combine_longs(f: &AggregateFunction, x: i64, y: i64) -> Result<i64, EngineError> {
+    match f {
+        AggregateFunction::MinLong => Ok(x.min(y)),
+        AggregateFunction::MaxLong => Ok(x.max(y)),
+        _ => x.checked_add(y).ok_or_else(long_overflow),
+    }
+}
+
+/// The error of an exact integer aggregate that leaves the LONG range.
+pub fn long_overflow() -> EngineError {
+    EngineError::execution("long overflow")
+}
+
+/// ARRAYAGG's array (of its element type; distinct values once, first seen first) or
+/// LISTAGG's text.
+fn finalize_list(f: &AggregateFunction, values: &[Value], null_handling: bool) -> Value {
+    let distinct = matches!(
+        f,
+        AggregateFunction::ArrayAgg { distinct: true, .. }
+            | AggregateFunction::ListAgg { distinct: true, .. }
+    );
+    let kept: Vec<&Value> = if distinct {
+        let mut seen = HashSet::new();
+        values
+            .iter()
+            .filter(|v| seen.insert(Key((*v).clone())))
+            .collect()
+    } else {
+        values.iter().collect()
+    };
+    match f {
+        AggregateFunction::ListAgg { separator, .. } => {
+            if kept.is_empty() {
+                return Value::Null;
+            }
+            let texts: Vec<String> = kept
+                .iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect();
+            Value::String(texts.join(separator))
+        }
+        AggregateFunction::ArrayAgg { element, .. } => {
+            if kept.is_empty() && null_handling {
+                return Value::Null;
+            }
+            Value::Array(
+                kept.into_iter()
+                    .map(|v| v.clone().cast(*element).unwrap_or(Value::Null))
+                    .collect(),
+            )
+        }
+        _ => Value::Array(kept.into_iter().cloned().collect()),
     }
 }
 

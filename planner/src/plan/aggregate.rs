@@ -8,7 +8,7 @@
 
 use super::expr::Expr;
 use super::filter::FilterExpr;
-use segments::types::DataType;
+use segments::types::{ColumnType, DataType};
 use serde::{Deserialize, Serialize};
 
 /// Default `log2m` of DISTINCTCOUNTHLL (Pinot's `CommonConstants.Helix.DEFAULT_HYPERLOGLOG_LOG2M`).
@@ -74,6 +74,34 @@ pub enum AggregateFunction {
     MinString,
     /// The largest such value (`MAXSTRING`).
     MaxString,
+    /// Population or sample variance, or its square root (`VARPOP`, `VARSAMP`, `STDDEVPOP`,
+    /// `STDDEVSAMP`); DOUBLE.
+    Variance { sample: bool, std_dev: bool },
+    /// The sum of the distinct values (`DISTINCTSUM`); DOUBLE.
+    DistinctSum,
+    /// The average of the distinct values (`DISTINCTAVG`); DOUBLE.
+    DistinctAvg,
+    /// Any one value of the group (`ANYVALUE`), of the argument's type.
+    AnyValue,
+    /// `SUM` whose sum of no rows is 0, also with null handling (Calcite's `$SUM0`).
+    Sum0,
+    /// Exact integer sum (`SUMLONG`, `SUMINT`); LONG, overflow is an error.
+    SumLong,
+    /// Exact integer minimum (`MINLONG`); LONG.
+    MinLong,
+    /// Exact integer maximum (`MAXLONG`); LONG.
+    MaxLong,
+    /// Counts per bin (`HISTOGRAM(x, lower, upper, bins)`: equal bins; `HISTOGRAM(x,
+    /// ARRAY[e0, e1, …])`: the given edges); bins are `[e_i, e_i+1)`, the last one closed.
+    /// DOUBLE array.
+    Histogram { edges: Vec<f64>, equal_length: bool },
+    /// The values as an array of `element` (`ARRAYAGG(x, 'INT'[, distinct])`), in the order
+    /// rows are read.
+    ArrayAgg { element: DataType, distinct: bool },
+    /// The values' text joined by `separator` (`LISTAGG(x[, sep])`); STRING.
+    ListAgg { separator: String, distinct: bool },
+    /// Element-wise sum of arrays (`SUMARRAYLONG`: LONG array, `SUMARRAYDOUBLE`: DOUBLE array).
+    SumArray { long: bool },
 }
 
 impl AggregateFunction {
@@ -102,6 +130,24 @@ impl AggregateFunction {
             AggregateFunction::Kurtosis => "kurtosis",
             AggregateFunction::MinString => "minstring",
             AggregateFunction::MaxString => "maxstring",
+            AggregateFunction::Variance { sample, std_dev } => match (sample, std_dev) {
+                (false, false) => "varpop",
+                (true, false) => "varsamp",
+                (false, true) => "stddevpop",
+                (true, true) => "stddevsamp",
+            },
+            AggregateFunction::DistinctSum => "distinctsum",
+            AggregateFunction::DistinctAvg => "distinctavg",
+            AggregateFunction::AnyValue => "anyvalue",
+            AggregateFunction::Sum0 => "$sum0",
+            AggregateFunction::SumLong => "sumlong",
+            AggregateFunction::MinLong => "minlong",
+            AggregateFunction::MaxLong => "maxlong",
+            AggregateFunction::Histogram { .. } => "histogram",
+            AggregateFunction::ArrayAgg { .. } => "arrayagg",
+            AggregateFunction::ListAgg { .. } => "listagg",
+            AggregateFunction::SumArray { long: true } => "sumarraylong",
+            AggregateFunction::SumArray { long: false } => "sumarraydouble",
         }
     }
 
@@ -118,7 +164,21 @@ impl AggregateFunction {
             | AggregateFunction::PercentileTDigest { .. }
             | AggregateFunction::Mode
             | AggregateFunction::Skewness
-            | AggregateFunction::Kurtosis => DataType::Double,
+            | AggregateFunction::Kurtosis
+            | AggregateFunction::Variance { .. }
+            | AggregateFunction::DistinctSum
+            | AggregateFunction::DistinctAvg
+            | AggregateFunction::Sum0
+            | AggregateFunction::Histogram { .. }
+            | AggregateFunction::SumArray { long: false } => DataType::Double,
+            AggregateFunction::SumLong
+            | AggregateFunction::MinLong
+            | AggregateFunction::MaxLong
+            | AggregateFunction::SumArray { long: true } => DataType::Long,
+            AggregateFunction::ArrayAgg { element, .. } => *element,
+            AggregateFunction::ListAgg { .. } => DataType::String,
+            // The argument's type (see [`AggregateCall::result_column_type`]).
+            AggregateFunction::AnyValue => DataType::String,
             AggregateFunction::DistinctCount | AggregateFunction::DistinctCountSmartHll { .. } => {
                 DataType::Int
             }
@@ -130,6 +190,16 @@ impl AggregateFunction {
             AggregateFunction::BoolAnd | AggregateFunction::BoolOr => DataType::Boolean,
             AggregateFunction::MinString | AggregateFunction::MaxString => DataType::String,
         }
+    }
+
+    /// Whether the result is an array (`HISTOGRAM`, `ARRAYAGG`, `SUMARRAY…`).
+    pub fn returns_array(&self) -> bool {
+        matches!(
+            self,
+            AggregateFunction::Histogram { .. }
+                | AggregateFunction::ArrayAgg { .. }
+                | AggregateFunction::SumArray { .. }
+        )
     }
 
     /// The `log2m` of the functions whose state is a HyperLogLog from the start.
@@ -156,7 +226,16 @@ impl AggregateFunction {
                 | AggregateFunction::SumPrecision { .. }
                 | AggregateFunction::MinString
                 | AggregateFunction::MaxString
+                | AggregateFunction::AnyValue
+                | AggregateFunction::ArrayAgg { .. }
+                | AggregateFunction::ListAgg { .. }
         )
+    }
+
+    /// Whether each row's array argument is aggregated whole rather than value by value
+    /// (`SUMARRAYLONG`, `SUMARRAYDOUBLE`).
+    pub fn takes_arrays(&self) -> bool {
+        matches!(self, AggregateFunction::SumArray { .. })
     }
 }
 
@@ -177,7 +256,16 @@ pub struct AggregateCall {
 impl AggregateCall {
     /// The v1 result type.
     pub fn result_type(&self) -> DataType {
-        self.function.result_type()
+        self.result_column_type().data_type
+    }
+
+    /// The result type, with whether it is an array: `ANYVALUE` gives its argument's type.
+    pub fn result_column_type(&self) -> ColumnType {
+        match (&self.function, &self.arg) {
+            (AggregateFunction::AnyValue, Some(arg)) => ColumnType::sv(arg.column_type().data_type),
+            (f, _) if f.returns_array() => ColumnType::mv(f.result_type()),
+            (f, _) => ColumnType::sv(f.result_type()),
+        }
     }
 }
 
@@ -205,6 +293,26 @@ const BASE_NAMES: &[&str] = &[
     "kurtosis",
     "minstring",
     "maxstring",
+    "varpop",
+    "varsamp",
+    "stddevpop",
+    "stddevsamp",
+    "distinctsum",
+    "distinctavg",
+    "distinctcountbitmap",
+    "distinctcountoffheap",
+    "anyvalue",
+    "$sum0",
+    "sum0",
+    "sumlong",
+    "sumint",
+    "minlong",
+    "maxlong",
+    "histogram",
+    "arrayagg",
+    "listagg",
+    "sumarraylong",
+    "sumarraydouble",
 ];
 
 /// Splits a canonical aggregate name into (base name, legacy percentile digits, is-MV);
@@ -331,6 +439,23 @@ pub fn build_function(
             | "kurtosis"
             | "minstring"
             | "maxstring"
+            | "varpop"
+            | "varsamp"
+            | "stddevpop"
+            | "stddevsamp"
+            | "distinctsum"
+            | "distinctavg"
+            | "distinctcountbitmap"
+            | "distinctcountoffheap"
+            | "anyvalue"
+            | "$sum0"
+            | "sum0"
+            | "sumlong"
+            | "sumint"
+            | "minlong"
+            | "maxlong"
+            | "sumarraylong"
+            | "sumarraydouble"
     ) {
         expect_params(0)?;
     }
@@ -358,6 +483,52 @@ pub fn build_function(
         "kurtosis" => AggregateFunction::Kurtosis,
         "minstring" => AggregateFunction::MinString,
         "maxstring" => AggregateFunction::MaxString,
+        "varpop" | "varsamp" | "stddevpop" | "stddevsamp" => AggregateFunction::Variance {
+            sample: base.ends_with("samp"),
+            std_dev: base.starts_with("stddev"),
+        },
+        "distinctsum" => AggregateFunction::DistinctSum,
+        "distinctavg" => AggregateFunction::DistinctAvg,
+        // Exact distinct counts by other means in Pinot; the same answer.
+        "distinctcountbitmap" | "distinctcountoffheap" => AggregateFunction::DistinctCount,
+        "anyvalue" => AggregateFunction::AnyValue,
+        "$sum0" | "sum0" => AggregateFunction::Sum0,
+        "sumlong" | "sumint" => AggregateFunction::SumLong,
+        "minlong" => AggregateFunction::MinLong,
+        "maxlong" => AggregateFunction::MaxLong,
+        "sumarraylong" => AggregateFunction::SumArray { long: true },
+        "sumarraydouble" => AggregateFunction::SumArray { long: false },
+        "histogram" => histogram(params)?,
+        "arrayagg" => {
+            expect_params(2)?;
+            let element = match params.first() {
+                Some(segments::types::Value::String(t)) => DataType::parse(t)
+                    .filter(|t| *t != DataType::Json)
+                    .ok_or_else(|| format!("arrayagg: unsupported data type '{t}'"))?,
+                _ => {
+                    return Err(
+                        "arrayagg expects its element type as a string: ARRAYAGG(x, 'INT')"
+                            .to_string(),
+                    );
+                }
+            };
+            AggregateFunction::ArrayAgg {
+                element,
+                distinct: flag(params.get(1), base)?,
+            }
+        }
+        "listagg" => {
+            expect_params(2)?;
+            let separator = match params.first() {
+                None => ",".to_string(),
+                Some(segments::types::Value::String(s)) => s.clone(),
+                Some(_) => return Err("listagg expects its separator as a string".to_string()),
+            };
+            AggregateFunction::ListAgg {
+                separator,
+                distinct: flag(params.get(1), base)?,
+            }
+        }
         "distinctcounthll" | "distinctcountrawhll" => {
             expect_params(1)?;
             let log2m = if params.is_empty() {
@@ -424,6 +595,89 @@ pub fn build_function(
             AggregateFunction::SumPrecision { precision, scale }
         }
         other => return Err(format!("unsupported aggregation function: {other}")),
+    })
+}
+
+/// An optional boolean literal parameter (`ARRAYAGG`'s and `LISTAGG`'s "distinct").
+fn flag(param: Option<&segments::types::Value>, base: &str) -> Result<bool, String> {
+    use segments::types::Value;
+    match param {
+        None => Ok(false),
+        Some(Value::Boolean(b)) => Ok(*b),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
+        Some(v) => v
+            .as_f64()
+            .map(|x| x != 0.0)
+            .ok_or_else(|| format!("{base} expects a boolean, got '{v}'")),
+    }
+}
+
+/// `HISTOGRAM(x, lower, upper, bins)` or `HISTOGRAM(x, ARRAY[edges])` (Pinot's checks).
+fn histogram(params: &[segments::types::Value]) -> Result<AggregateFunction, String> {
+    use segments::types::Value;
+    let number = |v: &Value| {
+        v.as_f64()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("histogram expects numeric bounds, got '{v}'"))
+    };
+    match params {
+        [Value::Array(items)] => {
+            let edges = items.iter().map(number).collect::<Result<Vec<f64>, _>>()?;
+            if edges.len() < 2 {
+                return Err("histogram needs at least two bin edges".to_string());
+            }
+            if edges.windows(2).any(|w| w[1] <= w[0]) {
+                return Err("histogram bin edges must be strictly increasing".to_string());
+            }
+            Ok(AggregateFunction::Histogram {
+                edges,
+                equal_length: false,
+            })
+        }
+        [lower, upper, bins] => {
+            let (lower, upper) = (number(lower)?, number(upper)?);
+            let bins = number(bins)?;
+            if upper <= lower {
+                return Err(format!(
+                    "The right most edge must be greater than left most edge, given {lower} and {upper}"
+                ));
+            }
+            if bins < 1.0 || bins.fract() != 0.0 || bins > 1_000_000.0 {
+                return Err(format!(
+                    "The number of bins must be greater than zero, given {bins}"
+                ));
+            }
+            let bins = bins as usize;
+            let width = (upper - lower) / bins as f64;
+            let mut edges: Vec<f64> = (0..bins).map(|i| lower + i as f64 * width).collect();
+            edges.push(upper);
+            Ok(AggregateFunction::Histogram {
+                edges,
+                equal_length: true,
+            })
+        }
+        _ => Err(format!(
+            "Histogram expects 2 or 4 arguments, got: {}; usage example: `Histogram(columnName, ARRAY[0,1,10,100])` or `Histogram(columnName, 0, 1000, 10)`",
+            params.len() + 1
+        )),
+    }
+}
+
+/// The bin of a histogram a value falls in, `None` outside every bin.
+pub fn histogram_bin(edges: &[f64], equal_length: bool, x: f64) -> Option<usize> {
+    let (lower, upper) = (*edges.first()?, *edges.last()?);
+    let bins = edges.len() - 1;
+    if !(lower..=upper).contains(&x) {
+        return None;
+    }
+    if x == upper {
+        return Some(bins - 1);
+    }
+    Some(if equal_length {
+        (((x - lower) / ((upper - lower) / bins as f64)).floor() as usize).min(bins - 1)
+    } else {
+        edges.partition_point(|e| *e <= x) - 1
     })
 }
 

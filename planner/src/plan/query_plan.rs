@@ -237,12 +237,12 @@ impl ServerQueryKind {
             }
             ServerQueryKind::Aggregation { aggregates } => aggregates
                 .iter()
-                .map(|a| ColumnType::sv(a.result_type()))
+                .map(|a| a.result_column_type())
                 .collect(),
             ServerQueryKind::GroupBy { keys, aggregates } => keys
                 .iter()
                 .map(|k| ColumnType::sv(k.column_type().data_type))
-                .chain(aggregates.iter().map(|a| ColumnType::sv(a.result_type())))
+                .chain(aggregates.iter().map(|a| a.result_column_type()))
                 .collect(),
         }
     }

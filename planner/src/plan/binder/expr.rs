@@ -147,7 +147,7 @@ impl<'a> ExprBinder<'a> {
                 return Ok(Expr::Input(InputRef {
                     index: self.keys.len() + index,
                     name: agg.name.clone(),
-                    column_type: ColumnType::sv(agg.result_type()),
+                    column_type: agg.result_column_type(),
                 }));
             }
         }
@@ -371,11 +371,17 @@ impl<'a> ExprBinder<'a> {
                 "'{name}' is not an aggregation function"
             )));
         };
-        if *distinct {
-            return Err(PlanError::planning(format!(
-                "DISTINCT is only supported in COUNT(DISTINCT ...), not in '{name}'"
-            )));
-        }
+        // SUM(DISTINCT x) and AVG(DISTINCT x) are Pinot's DISTINCTSUM and DISTINCTAVG.
+        let base = match (*distinct, base) {
+            (false, base) => base,
+            (true, "sum") => "distinctsum",
+            (true, "avg") => "distinctavg",
+            (true, _) => {
+                return Err(PlanError::planning(format!(
+                    "DISTINCT is only supported in COUNT(DISTINCT ...), SUM and AVG, not in '{name}'"
+                )));
+            }
+        };
         if args.iter().any(contains_aggregate) {
             return Err(PlanError::Compilation(format!(
                 "Aggregate expressions cannot be nested: '{}'",

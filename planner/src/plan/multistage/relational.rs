@@ -1077,7 +1077,7 @@ impl<'a> Planner<'a> {
                     PlanError::Validation(format!("'{name}' is not a window function"))
                 })?;
                 call.arg = call.arg.map(to_inputs);
-                let v1 = ColumnType::sv(call.result_type());
+                let v1 = call.result_column_type();
                 let t =
                     aggregate_type(&call.function, call.arg.as_ref().map(Expr::column_type), v1);
                 (WindowFunction::Aggregate(call), None, t)
@@ -1764,7 +1764,7 @@ impl<'a> Planner<'a> {
             // Types in the binder's order: group keys, late columns, aggregates.
             let mut agg_types: Vec<ColumnType> = keys.iter().map(Expr::column_type).collect();
             for a in &aggregates {
-                let v1 = ColumnType::sv(a.result_type());
+                let v1 = a.result_column_type();
                 output_types.push(v1);
                 agg_types.push(aggregate_type(
                     &a.function,

@@ -151,7 +151,11 @@ pub fn aggregate_type(
         .is_some_and(|t| t.single_value && matches!(t.data_type, DataType::Int | DataType::Long));
     match f {
         AggregateFunction::Count => ColumnType::sv(DataType::Long),
-        AggregateFunction::Sum if integral => ColumnType::sv(DataType::Long),
+        AggregateFunction::Sum | AggregateFunction::Sum0 | AggregateFunction::DistinctSum
+            if integral =>
+        {
+            ColumnType::sv(DataType::Long)
+        }
         AggregateFunction::Min | AggregateFunction::Max if integral => arg.unwrap_or(v1),
         _ => v1,
     }
@@ -189,7 +193,7 @@ fn single_table(
             let k = keys_of(&p.server.kind).len();
             let mut output_types: Vec<ColumnType> = row_types[..k].to_vec();
             for (i, a) in aggregates.iter().enumerate() {
-                let v1 = ColumnType::sv(a.result_type());
+                let v1 = a.result_column_type();
                 let t = aggregate_type(&a.function, a.arg.as_ref().map(Expr::column_type), v1);
                 agg_types[k + i] = Some(t);
                 output_types.push(v1);

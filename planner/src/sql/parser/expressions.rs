@@ -6,7 +6,7 @@
 
 use nom::Parser;
 use nom::combinator::opt;
-use nom::multi::separated_list1;
+use nom::multi::{separated_list0, separated_list1};
 use nom::sequence::preceded;
 
 use super::lexical::TokenKind;
@@ -379,6 +379,8 @@ fn primary(i: Tokens<'_>) -> PResult<'_, Expr> {
                 cast_expr(i)
             } else if kw("EXISTS") {
                 exists_expr(i)
+            } else if kw("ARRAY") && next.is_some_and(|n| n.is_punct("[")) {
+                array_value(i)
             } else if next_is_string && (kw("DATE") || kw("TIME") || kw("TIMESTAMP")) {
                 typed_literal(i)
             } else if kw("INTERVAL")
@@ -397,6 +399,15 @@ fn primary(i: Tokens<'_>) -> PResult<'_, Expr> {
         }
         _ => fail(i),
     }
+}
+
+/// array_value := ARRAY '[' (expr (',' expr)*)? ']' — the `array` function of its elements.
+fn array_value(i: Tokens<'_>) -> PResult<'_, Expr> {
+    let (rest, _) = keyword("ARRAY")(i)?;
+    let (rest, _) = punct("[")(rest)?;
+    let (rest, items) = separated_list0(punct(","), expr).parse(rest)?;
+    let (rest, _) = punct("]")(rest)?;
+    Ok((rest, Expr::function("array", items)))
 }
 
 /// Functions Calcite allows without parentheses.
@@ -1218,6 +1229,11 @@ mod tests {
     #[test]
     fn function_calls() {
         assert_eq!(e("count(*)"), Expr::function("count", vec![Expr::Star]));
+        assert_eq!(
+            e("ARRAY[1, a]"),
+            Expr::function("array", vec![Expr::Literal(Literal::Long(1)), col("a")])
+        );
+        assert_eq!(e("array[]"), Expr::function("array", vec![]));
         assert_eq!(e("now()"), Expr::function("now", vec![]));
         assert_eq!(
             e("count(DISTINCT a, b)"),
