@@ -388,6 +388,7 @@ mod tests {
         let call = |function, name: &str| AggregateCall {
             function,
             arg: None,
+            second: None,
             multi_value: false,
             filter: None,
             name: name.into(),

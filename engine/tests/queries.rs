@@ -1006,7 +1006,10 @@ fn statistics_distinct_exact_and_list_aggregates_in_both_engines() {
             assert!(close(&row[2], (m2 / n).sqrt()), "{at}: {row:?}");
             assert!(close(&row[3], (m2 / (n - 1.0)).sqrt()), "{at}: {row:?}");
             assert!(close(&row[4], distinct.iter().sum()), "{at}: {row:?}");
-            assert!(close(&row[5], distinct.iter().sum::<f64>() / 10.0), "{at}: {row:?}");
+            assert!(
+                close(&row[5], distinct.iter().sum::<f64>() / 10.0),
+                "{at}: {row:?}"
+            );
             assert_eq!(row[6], json!(hits.iter().sum::<i64>()), "{at}");
             assert_eq!(row[7], json!(0), "{at}");
             assert_eq!(row[8], json!(59_000_000_000i64), "{at}");
@@ -1078,4 +1081,65 @@ fn exact_long_sums_refuse_to_overflow() {
         "an overflowing exact sum answered: {:?}",
         r.result_table
     );
+}
+
+#[test]
+fn two_argument_aggregates_in_both_engines() {
+    let xs: Vec<f64> = (0..ROWS).map(|i| (i % 10) as f64 / 4.0).collect();
+    let ys: Vec<f64> = (0..ROWS).map(|i| i as f64 * 1e9).collect();
+    let n = ROWS as f64;
+    let (sx, sy) = (xs.iter().sum::<f64>(), ys.iter().sum::<f64>());
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| x * y).sum();
+    let pop = sxy / n - sx * sy / (n * n);
+    let samp = sxy / (n - 1.0) - sx * sy / (n * (n - 1.0));
+    for (v, t) in all_variants() {
+        for engine in ["", "SET useMultistageEngine=true; "] {
+            let at = format!("{v:?} {engine}");
+            let r = query(
+                &t,
+                &format!(
+                    "{engine}SELECT COVAR_POP(avg, hits), COVARSAMP(avg, hits), \
+                     FIRSTWITHTIME(name, hits, 'STRING'), LASTWITHTIME(year, hits, 'INT'), \
+                     EXPRMIN(name, hits), EXPRMAX(name, hits) FROM stats"
+                ),
+            );
+            let rows = rows_of(&r);
+            let row = &rows[0];
+            assert!(close(&row[0], pop), "{at}: {row:?} vs {pop}");
+            assert!(close(&row[1], samp), "{at}: {row:?} vs {samp}");
+            assert_eq!(row[2], json!("player00"), "{at}");
+            assert_eq!(row[3], json!(2003), "{at}");
+            assert_eq!(row[4], json!("player00"), "{at}");
+            assert_eq!(row[5], json!("player59"), "{at}");
+            let (_, types) = columns_of(&r);
+            assert_eq!(types[2..4], ["STRING", "INT"], "{at}");
+            // Per group, and a window over the groups' rows.
+            let r = query(
+                &t,
+                &format!(
+                    "{engine}SELECT team, LASTWITHTIME(name, hits, 'STRING') FROM stats \
+                     GROUP BY team ORDER BY team"
+                ),
+            );
+            let last: Vec<Json> = rows_of(&r).iter().map(|r| r[1].clone()).collect();
+            // BOS: rows 0, 4, …, 56; LAN 3…59; NYA 1…57; SFN 2…58.
+            assert_eq!(
+                last,
+                vec![
+                    json!("player56"),
+                    json!("player59"),
+                    json!("player57"),
+                    json!("player58")
+                ],
+                "{at}"
+            );
+        }
+    }
+    let t = table(Variant::Plain);
+    let r = query(&t, "SELECT FIRSTWITHTIME(name, hits) FROM stats");
+    assert!(!r.exceptions.is_empty(), "a missing data type is an error");
+    let r = query(&t, "SELECT FIRSTWITHTIME(name, hits, 'MAP') FROM stats");
+    assert!(!r.exceptions.is_empty(), "an unknown data type is an error");
+    let r = query(&t, "SELECT COVARPOP(avg, team) FROM stats");
+    assert!(!r.exceptions.is_empty(), "a text measure is an error");
 }

@@ -504,6 +504,7 @@ mod tests {
                 aggregates: vec![planner::plan::AggregateCall {
                     function: planner::plan::AggregateFunction::Count,
                     arg: None,
+                    second: None,
                     multi_value: false,
                     filter: None,
                     name: "count(*)".into(),

@@ -9,8 +9,8 @@
 //! (gathered into the block's values before the loop), raw columns read their vectors directly. `DISTINCTCOUNT` over a dictionary column collects
 //! dictionary ids in bitmaps and decodes them once, when the segment's states are taken.
 
-use super::moments::Moments;
-use super::state::{AggState, new_hll, new_tdigest};
+use super::moments::{CoMoments, Moments};
+use super::state::{AggState, new_hll, new_tdigest, offer_extreme, offer_timed};
 use crate::block::{ColumnData, Projected, dict_numbers};
 use crate::error::EngineError;
 use crate::key::Key;
@@ -163,6 +163,9 @@ enum States<'a> {
     DoubleSums(Vec<Vec<f64>>),
     LongSums(Vec<Vec<i64>>),
     List(Vec<Vec<Value>>),
+    CoMoments(Vec<CoMoments>),
+    Timed(Vec<Option<(i64, Value)>>),
+    Extreme(Vec<Option<(f64, Value)>>),
 }
 
 /// One aggregation's states for the groups of one segment.
@@ -210,15 +213,18 @@ impl<'a> GroupAccumulator<'a> {
             }
             AggregateFunction::AnyValue => States::Any(Vec::new()),
             AggregateFunction::Sum0 => States::Sum(Vec::new(), Vec::new()),
-            AggregateFunction::SumLong | AggregateFunction::MinLong | AggregateFunction::MaxLong => {
-                States::Long(Vec::new())
-            }
+            AggregateFunction::SumLong
+            | AggregateFunction::MinLong
+            | AggregateFunction::MaxLong => States::Long(Vec::new()),
             AggregateFunction::Histogram { .. } => States::Histogram(Vec::new()),
             AggregateFunction::SumArray { long: false } => States::DoubleSums(Vec::new()),
             AggregateFunction::SumArray { long: true } => States::LongSums(Vec::new()),
             AggregateFunction::ArrayAgg { .. } | AggregateFunction::ListAgg { .. } => {
                 States::List(Vec::new())
             }
+            AggregateFunction::Covariance { .. } => States::CoMoments(Vec::new()),
+            AggregateFunction::WithTime { .. } => States::Timed(Vec::new()),
+            AggregateFunction::ExprMinMax { .. } => States::Extreme(Vec::new()),
         };
         GroupAccumulator {
             function: call.function.clone(),
@@ -292,6 +298,9 @@ impl<'a> GroupAccumulator<'a> {
             States::DoubleSums(v) => v.resize_with(n, Vec::new),
             States::LongSums(v) => v.resize_with(n, Vec::new),
             States::List(v) => v.resize_with(n, Vec::new),
+            States::CoMoments(v) => v.resize(n, CoMoments::default()),
+            States::Timed(v) => v.resize(n, None),
+            States::Extreme(v) => v.resize(n, None),
         }
     }
 
@@ -301,6 +310,7 @@ impl<'a> GroupAccumulator<'a> {
         &mut self,
         groups: GroupMap<'_>,
         arg: Option<&Projected<'_>>,
+        second: Option<&Projected<'_>>,
         rows: usize,
         valid: Option<&[bool]>,
     ) -> Result<(), EngineError> {
@@ -490,6 +500,30 @@ impl<'a> GroupAccumulator<'a> {
                 }
             }
             States::List(lists) => visit_values(arg, groups, valid, |g, x| lists[g].push(x)),
+            States::CoMoments(c) => visit_pairs(arg, second, groups, valid, |g, x, y| {
+                if let (Some(x), Some(y)) = (x.as_f64(), y.as_f64()) {
+                    c[g].add(x, y);
+                }
+            })?,
+            States::Timed(best) => {
+                let last = matches!(
+                    self.function,
+                    AggregateFunction::WithTime { last: true, .. }
+                );
+                visit_pairs(arg, second, groups, valid, |g, v, t| {
+                    if let Some(t) = exact_long(&t) {
+                        offer_timed(&mut best[g], t, v, last);
+                    }
+                })?
+            }
+            States::Extreme(best) => {
+                let max = matches!(self.function, AggregateFunction::ExprMinMax { max: true });
+                visit_pairs(arg, second, groups, valid, |g, v, m| {
+                    if let Some(m) = m.as_f64() {
+                        offer_extreme(&mut best[g], m, v, max);
+                    }
+                })?
+            }
             States::Bool(b) => visit_numbers(arg, groups, valid, |g, x| {
                 let x = x != 0.0;
                 b[g] = Some(match b[g] {
@@ -567,8 +601,31 @@ impl<'a> GroupAccumulator<'a> {
             States::DoubleSums(v) => AggState::Doubles(v[g].clone()),
             States::LongSums(v) => AggState::Longs(v[g].clone()),
             States::List(v) => AggState::List(v[g].clone()),
+            States::CoMoments(c) => AggState::CoMoments(c[g]),
+            States::Timed(v) => AggState::Timed(v[g].clone()),
+            States::Extreme(v) => AggState::Extreme(v[g].clone()),
         }
     }
+}
+
+/// Calls `f(group, value, second value)` for every valid row where neither is NULL (the
+/// two-argument aggregates).
+fn visit_pairs(
+    arg: &Projected<'_>,
+    second: Option<&Projected<'_>>,
+    groups: GroupMap<'_>,
+    valid: Option<&[bool]>,
+    mut f: impl FnMut(usize, Value, Value),
+) -> Result<(), EngineError> {
+    let second =
+        second.ok_or_else(|| EngineError::execution("the aggregate needs two arguments"))?;
+    drive(arg.len().min(second.len()), groups, valid, |r, g| {
+        let (a, b) = (arg.value(r), second.value(r));
+        if !a.is_null() && !b.is_null() {
+            f(g, a, b);
+        }
+    });
+    Ok(())
 }
 
 /// A row's values: the items of an array, or the value itself.
@@ -624,6 +681,7 @@ mod tests {
         AggregateCall {
             function,
             arg: None,
+            second: None,
             multi_value,
             filter: None,
             name: "x".into(),
@@ -651,6 +709,7 @@ mod tests {
         acc.accumulate(
             GroupMap::PerRow(&[0, 1, 0, 1]),
             Some(&arg),
+            None,
             4,
             Some(&[true, true, true, false]),
         )
@@ -695,7 +754,7 @@ mod tests {
         ];
         for (f, expected) in cases {
             let mut acc = GroupAccumulator::new(&call(f.clone(), false), None);
-            acc.accumulate(GroupMap::Single, Some(&arg), 4, None)
+            acc.accumulate(GroupMap::Single, Some(&arg), None, 4, None)
                 .unwrap();
             assert_eq!(acc.state(0).finalize(&f, false), expected, "{f:?}");
         }
@@ -720,6 +779,7 @@ mod tests {
                 groups: &[0, 1, 1],
             },
             Some(&arg),
+            None,
             3,
             None,
         )
@@ -727,7 +787,7 @@ mod tests {
         assert_eq!(finals(&acc, &f, 2), vec![Value::Long(2), Value::Long(3)]);
         let s = AggregateFunction::Sum;
         let mut sum = GroupAccumulator::new(&call(s.clone(), true), None);
-        sum.accumulate(GroupMap::Single, Some(&arg), 3, None)
+        sum.accumulate(GroupMap::Single, Some(&arg), None, 3, None)
             .unwrap();
         assert_eq!(sum.state(0).finalize(&s, true), Value::Double(8.0));
         // Groups never touched report the empty state.
@@ -741,12 +801,16 @@ mod tests {
         acc.accumulate(
             GroupMap::Single,
             None,
+            None,
             5,
             Some(&[true, false, true, true, false]),
         )
         .unwrap();
         assert_eq!(acc.state(0).finalize(&f, false), Value::Long(3));
         let mut sum = GroupAccumulator::new(&call(AggregateFunction::Sum, false), None);
-        assert!(sum.accumulate(GroupMap::Single, None, 1, None).is_err());
+        assert!(
+            sum.accumulate(GroupMap::Single, None, None, 1, None)
+                .is_err()
+        );
     }
 }

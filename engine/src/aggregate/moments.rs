@@ -138,3 +138,45 @@ mod tests {
         assert_eq!(of(&[5.0; 6]).kurtosis(), 0.0);
     }
 }
+
+/// The mergeable state of `COVARPOP` and `COVARSAMP`: sums of x, y and x·y over `n` pairs
+/// (Pinot's `CovarianceTuple`, with its finals).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CoMoments {
+    pub n: i64,
+    #[serde(with = "segments::types::value::non_finite")]
+    pub sum_x: f64,
+    #[serde(with = "segments::types::value::non_finite")]
+    pub sum_y: f64,
+    #[serde(with = "segments::types::value::non_finite")]
+    pub sum_xy: f64,
+}
+
+impl CoMoments {
+    /// Adds one pair.
+    #[inline]
+    pub fn add(&mut self, x: f64, y: f64) {
+        self.n += 1;
+        self.sum_x += x;
+        self.sum_y += y;
+        self.sum_xy += x * y;
+    }
+
+    /// Folds `other` in.
+    pub fn merge(&mut self, other: &CoMoments) {
+        self.n += other.n;
+        self.sum_x += other.sum_x;
+        self.sum_y += other.sum_y;
+        self.sum_xy += other.sum_xy;
+    }
+
+    /// The population (or sample) covariance; `None` without enough pairs.
+    pub fn covariance(&self, sample: bool) -> Option<f64> {
+        let n = self.n as f64;
+        match (self.n, sample) {
+            (0, _) | (1, true) => None,
+            (_, false) => Some(self.sum_xy / n - self.sum_x * self.sum_y / (n * n)),
+            (_, true) => Some(self.sum_xy / (n - 1.0) - self.sum_x * self.sum_y / (n * (n - 1.0))),
+        }
+    }
+}

@@ -5,13 +5,13 @@
 //! (`MIN` → `Infinity`, `MAX`/`AVG`/`MINMAXRANGE`/`PERCENTILE`/`MODE` → `-Infinity`, `SUM` →
 //! `0.0`) and returns NULL instead when it is on (`COUNT` is never NULL).
 
-use super::moments::Moments;
+use super::moments::{CoMoments, Moments};
 use crate::error::EngineError;
 use crate::key::Key;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
 use planner::plan::AggregateFunction;
-use segments::types::Value;
 use segments::types::decimal::Decimal;
+use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
@@ -57,6 +57,32 @@ pub enum AggState {
     Longs(Vec<i64>),
     /// ARRAYAGG, LISTAGG: the values in the order read.
     List(Vec<Value>),
+    /// COVARPOP, COVARSAMP.
+    CoMoments(CoMoments),
+    /// FIRSTWITHTIME, LASTWITHTIME: the best (time, value) so far.
+    Timed(Option<(i64, Value)>),
+    /// EXPRMIN, EXPRMAX: the best (measure, value) so far.
+    Extreme(#[serde(with = "extreme_serde")] Option<(f64, Value)>),
+}
+
+/// A non-finite measure crosses the wire as text, like the other `f64` states.
+mod extreme_serde {
+    use segments::types::Value;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Pair(
+        #[serde(with = "segments::types::value::non_finite")] f64,
+        Value,
+    );
+
+    pub fn serialize<S: Serializer>(v: &Option<(f64, Value)>, s: S) -> Result<S::Ok, S::Error> {
+        v.as_ref().map(|(m, x)| Pair(*m, x.clone())).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<(f64, Value)>, D::Error> {
+        Ok(Option::<Pair>::deserialize(d)?.map(|Pair(m, x)| (m, x)))
+    }
 }
 
 impl AggState {
@@ -92,9 +118,9 @@ impl AggState {
             }
             AggregateFunction::AnyValue => AggState::Any(None),
             AggregateFunction::Sum0 => AggState::Sum(None),
-            AggregateFunction::SumLong | AggregateFunction::MinLong | AggregateFunction::MaxLong => {
-                AggState::Long(None)
-            }
+            AggregateFunction::SumLong
+            | AggregateFunction::MinLong
+            | AggregateFunction::MaxLong => AggState::Long(None),
             AggregateFunction::Histogram { edges, .. } => {
                 AggState::Doubles(vec![0.0; edges.len().saturating_sub(1)])
             }
@@ -103,6 +129,9 @@ impl AggState {
             AggregateFunction::ArrayAgg { .. } | AggregateFunction::ListAgg { .. } => {
                 AggState::List(Vec::new())
             }
+            AggregateFunction::Covariance { .. } => AggState::CoMoments(CoMoments::default()),
+            AggregateFunction::WithTime { .. } => AggState::Timed(None),
+            AggregateFunction::ExprMinMax { .. } => AggState::Extreme(None),
         }
     }
 
@@ -197,6 +226,19 @@ impl AggState {
                 }
             }
             (AggState::List(a), AggState::List(b)) => a.extend(b),
+            (AggState::CoMoments(a), AggState::CoMoments(b)) => a.merge(&b),
+            (AggState::Timed(a), AggState::Timed(b)) => {
+                let last = matches!(f, AggregateFunction::WithTime { last: true, .. });
+                if let Some((t, v)) = b {
+                    offer_timed(a, t, v, last);
+                }
+            }
+            (AggState::Extreme(a), AggState::Extreme(b)) => {
+                let max = matches!(f, AggregateFunction::ExprMinMax { max: true });
+                if let Some((m, v)) = b {
+                    offer_extreme(a, m, v, max);
+                }
+            }
             (AggState::Bool(a), AggState::Bool(b)) => {
                 let and = matches!(f, AggregateFunction::BoolAnd);
                 *a = match (*a, b) {
@@ -351,12 +393,61 @@ impl AggState {
             },
             AggState::Longs(v) => Value::Array(v.iter().map(|x| Value::Long(*x)).collect()),
             AggState::List(values) => finalize_list(f, values, null_handling),
+            AggState::CoMoments(c) => {
+                match c.covariance(matches!(f, AggregateFunction::Covariance { sample: true })) {
+                    Some(x) => Value::Double(x),
+                    None if null_handling => Value::Null,
+                    // Pinot's sentinel for too few pairs.
+                    None => Value::Double(f64::NEG_INFINITY),
+                }
+            }
+            AggState::Timed(best) => match (best, f) {
+                (Some((_, v)), AggregateFunction::WithTime { element, .. }) => {
+                    v.clone().cast(*element).unwrap_or(Value::Null)
+                }
+                (None, AggregateFunction::WithTime { element, .. }) if !null_handling => {
+                    // Pinot's default pair's value.
+                    match element {
+                        DataType::Int => Value::Int(i32::MIN),
+                        DataType::Boolean => Value::Boolean(false),
+                        DataType::Long => Value::Long(i64::MIN),
+                        DataType::Float => Value::Float(f32::NAN),
+                        DataType::Double => Value::Double(f64::NAN),
+                        DataType::String => Value::String(String::new()),
+                        _ => Value::Null,
+                    }
+                }
+                _ => Value::Null,
+            },
+            AggState::Extreme(best) => best.as_ref().map_or(Value::Null, |(_, v)| v.clone()),
             AggState::Bool(b) => match b {
                 Some(x) => Value::Boolean(*x),
                 None if null_handling => Value::Null,
                 None => Value::Boolean(matches!(f, AggregateFunction::BoolAnd)),
             },
         }
+    }
+}
+
+/// FIRSTWITHTIME / LASTWITHTIME: keeps `(time, value)` when it is at least as early (late)
+/// as the best so far — among equal times the later offer wins, as in Pinot.
+pub fn offer_timed(best: &mut Option<(i64, Value)>, time: i64, value: Value, last: bool) {
+    let better = best
+        .as_ref()
+        .is_none_or(|(t, _)| if last { time >= *t } else { time <= *t });
+    if better {
+        *best = Some((time, value));
+    }
+}
+
+/// EXPRMIN / EXPRMAX: keeps `(measure, value)` when the measure is strictly better (the
+/// first value at the extreme stays).
+pub fn offer_extreme(best: &mut Option<(f64, Value)>, measure: f64, value: Value, max: bool) {
+    let better = best
+        .as_ref()
+        .is_none_or(|(m, _)| if max { measure > *m } else { measure < *m });
+    if better {
+        *best = Some((measure, value));
     }
 }
 

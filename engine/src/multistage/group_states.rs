@@ -16,16 +16,19 @@ pub fn accumulate(
     groups: &[u32],
     num_groups: usize,
     arg: Option<&Column>,
+    second: Option<&Column>,
 ) -> Result<Vec<AggState>, EngineError> {
     let mut acc = GroupAccumulator::new(call, None);
     acc.resize(num_groups.max(1));
     let n = groups.len();
     let projected: Option<Projected<'static>> = arg.map(Column::projected);
+    let second: Option<Projected<'static>> = second.map(Column::projected);
     let valid: Option<Vec<bool>> = arg.map(|c| (0..c.len()).map(|i| !c.is_null(i)).collect());
     if n > 0 {
         acc.accumulate(
             GroupMap::PerRow(groups),
             projected.as_ref(),
+            second.as_ref(),
             n,
             valid.as_deref(),
         )?;

@@ -529,13 +529,18 @@ fn call_column(
                 None => None,
                 Some(e) => Some(evaluate(e, block)?),
             };
+            let second = match &call.second {
+                None => None,
+                Some(e) => Some(evaluate(e, block)?),
+            };
             match &call.filter {
-                None => accumulate(call, groups, num_groups, arg.as_ref())?,
+                None => accumulate(call, groups, num_groups, arg.as_ref(), second.as_ref())?,
                 Some(f) => {
                     let kept = kept_rows(f, block)?;
                     let groups: Vec<u32> = kept.iter().map(|&r| groups[r as usize]).collect();
                     let arg = arg.map(|c| c.take(&kept));
-                    accumulate(call, &groups, num_groups, arg.as_ref())?
+                    let second = second.map(|c| c.take(&kept));
+                    accumulate(call, &groups, num_groups, arg.as_ref(), second.as_ref())?
                 }
             }
         }

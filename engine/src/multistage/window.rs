@@ -268,24 +268,31 @@ fn aggregate_values(
 ) -> Result<Vec<Value>, EngineError> {
     let n = part.len();
     let null_handling = ctx.null_handling();
-    let column = match &a.arg {
-        Some(x) => {
-            let values = part
-                .iter()
-                .map(|r| eval_on(x, r))
-                .collect::<Result<_, _>>()?;
-            Some(Column::from_values(x.column_type().data_type, values))
-        }
-        None => None,
+    let column_of = |x: &Option<planner::plan::Expr>| -> Result<Option<Column>, EngineError> {
+        let Some(x) = x else { return Ok(None) };
+        let values = part
+            .iter()
+            .map(|r| eval_on(x, r))
+            .collect::<Result<_, _>>()?;
+        Ok(Some(Column::from_values(x.column_type().data_type, values)))
     };
+    let column = column_of(&a.arg)?;
+    let second = column_of(&a.second)?;
     let rows: Vec<u32> = (0..n as u32).collect();
-    let states = accumulate(a, &rows, n, column.as_ref())?;
-    let no_rows = column
-        .as_ref()
-        .map(|c| Column::from_values(c.data_type, Vec::new()));
-    let empty = accumulate(a, &[], 1, no_rows.as_ref())?
-        .pop()
-        .unwrap_or_else(|| AggState::empty(&a.function));
+    let states = accumulate(a, &rows, n, column.as_ref(), second.as_ref())?;
+    let no_rows = |c: &Option<Column>| {
+        c.as_ref()
+            .map(|c| Column::from_values(c.data_type, Vec::new()))
+    };
+    let empty = accumulate(
+        a,
+        &[],
+        1,
+        no_rows(&column).as_ref(),
+        no_rows(&second).as_ref(),
+    )?
+    .pop()
+    .unwrap_or_else(|| AggState::empty(&a.function));
     let finalize = |s: &AggState| s.finalize(&a.function, null_handling);
     let frames: Vec<Frame> = (0..n).map(|i| frame(call, peers, i, n)).collect();
     let plain = call.frame.exclude == FrameExclude::NoOthers;
@@ -439,6 +446,7 @@ mod tests {
             let aggregate = |f: AggregateFunction| WindowFunction::Aggregate(AggregateCall {
                 function: f,
                 arg: Some(input(2, DataType::Double)),
+                second: None,
                 multi_value: false,
                 filter: None,
                 name: "agg".into(),
@@ -499,6 +507,7 @@ mod tests {
             function: WindowFunction::Aggregate(AggregateCall {
                 function: AggregateFunction::Count,
                 arg: None,
+                second: None,
                 multi_value: false,
                 filter: None,
                 name: "count(*)".into(),

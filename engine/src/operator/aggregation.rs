@@ -100,6 +100,11 @@ pub fn needed_columns(aggregates: &[AggregateCall], extra: &[Expr]) -> Vec<(Colu
         }
     }
     for a in aggregates {
+        if let Some(second) = &a.second {
+            for c in second.columns() {
+                add(c, false);
+            }
+        }
         if let Some(arg) = &a.arg {
             let numeric = a.function.needs_numeric()
                 || matches!(
@@ -158,9 +163,18 @@ pub fn accumulate_block(
             Some(e) => Some(evaluate(e, block)?),
             None => None,
         };
+        let second = match &slot.call.second {
+            Some(e) => Some(evaluate(e, block)?),
+            None => None,
+        };
         let valid = valid_rows(block, slot.filter_docs.as_ref(), arg.as_deref());
-        slot.acc
-            .accumulate(groups, arg.as_deref(), block.len(), valid.as_deref())?;
+        slot.acc.accumulate(
+            groups,
+            arg.as_deref(),
+            second.as_deref(),
+            block.len(),
+            valid.as_deref(),
+        )?;
     }
     Ok(())
 }

@@ -751,6 +751,7 @@ mod tests {
         AggregateCall {
             function,
             arg: arg.map(col),
+            second: None,
             multi_value: false,
             filter: None,
             name: "a".into(),

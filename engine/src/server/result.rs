@@ -295,6 +295,7 @@ mod tests {
         AggregateCall {
             function: AggregateFunction::Sum,
             arg: None,
+            second: None,
             multi_value: false,
             filter: None,
             name: "sum(x)".into(),

@@ -427,7 +427,7 @@ fn explain_rows(
                 }
                 crate::operator::aggregation::Strategy::Scan => (
                     format!("AGGREGATE(aggregations:{})", agg_text(aggregates)),
-                    aggregates.iter().filter_map(|a| a.arg.as_ref()).collect(),
+                    aggregates.iter().flat_map(|a| a.args()).collect(),
                 ),
             }
         }
@@ -438,7 +438,7 @@ fn explain_rows(
                 agg_text(aggregates)
             ),
             keys.iter()
-                .chain(aggregates.iter().filter_map(|a| a.arg.as_ref()))
+                .chain(aggregates.iter().flat_map(|a| a.args()))
                 .collect(),
         ),
     };

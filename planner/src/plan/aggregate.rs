@@ -76,7 +76,10 @@ pub enum AggregateFunction {
     MaxString,
     /// Population or sample variance, or its square root (`VARPOP`, `VARSAMP`, `STDDEVPOP`,
     /// `STDDEVSAMP`); DOUBLE.
-    Variance { sample: bool, std_dev: bool },
+    Variance {
+        sample: bool,
+        std_dev: bool,
+    },
     /// The sum of the distinct values (`DISTINCTSUM`); DOUBLE.
     DistinctSum,
     /// The average of the distinct values (`DISTINCTAVG`); DOUBLE.
@@ -94,14 +97,42 @@ pub enum AggregateFunction {
     /// Counts per bin (`HISTOGRAM(x, lower, upper, bins)`: equal bins; `HISTOGRAM(x,
     /// ARRAY[e0, e1, …])`: the given edges); bins are `[e_i, e_i+1)`, the last one closed.
     /// DOUBLE array.
-    Histogram { edges: Vec<f64>, equal_length: bool },
+    Histogram {
+        edges: Vec<f64>,
+        equal_length: bool,
+    },
     /// The values as an array of `element` (`ARRAYAGG(x, 'INT'[, distinct])`), in the order
     /// rows are read.
-    ArrayAgg { element: DataType, distinct: bool },
+    ArrayAgg {
+        element: DataType,
+        distinct: bool,
+    },
     /// The values' text joined by `separator` (`LISTAGG(x[, sep])`); STRING.
-    ListAgg { separator: String, distinct: bool },
+    ListAgg {
+        separator: String,
+        distinct: bool,
+    },
     /// Element-wise sum of arrays (`SUMARRAYLONG`: LONG array, `SUMARRAYDOUBLE`: DOUBLE array).
-    SumArray { long: bool },
+    SumArray {
+        long: bool,
+    },
+    /// Population or sample covariance of the argument and [`AggregateCall::second`]
+    /// (`COVARPOP(x, y)`, `COVARSAMP(x, y)`); DOUBLE.
+    Covariance {
+        sample: bool,
+    },
+    /// The value at the smallest (`FIRSTWITHTIME(v, t, 'INT')`) or largest (`LASTWITHTIME`)
+    /// time, the time being [`AggregateCall::second`]; of type `element`. Among equal times
+    /// the last row read wins, as in Pinot.
+    WithTime {
+        last: bool,
+        element: DataType,
+    },
+    /// The argument's value at the smallest (`EXPRMIN(x, m)`) or largest (`EXPRMAX`) measure,
+    /// the measure being [`AggregateCall::second`]; of the argument's type.
+    ExprMinMax {
+        max: bool,
+    },
 }
 
 impl AggregateFunction {
@@ -148,6 +179,12 @@ impl AggregateFunction {
             AggregateFunction::ListAgg { .. } => "listagg",
             AggregateFunction::SumArray { long: true } => "sumarraylong",
             AggregateFunction::SumArray { long: false } => "sumarraydouble",
+            AggregateFunction::Covariance { sample: false } => "covarpop",
+            AggregateFunction::Covariance { sample: true } => "covarsamp",
+            AggregateFunction::WithTime { last: false, .. } => "firstwithtime",
+            AggregateFunction::WithTime { last: true, .. } => "lastwithtime",
+            AggregateFunction::ExprMinMax { max: false } => "exprmin",
+            AggregateFunction::ExprMinMax { max: true } => "exprmax",
         }
     }
 
@@ -170,7 +207,9 @@ impl AggregateFunction {
             | AggregateFunction::DistinctAvg
             | AggregateFunction::Sum0
             | AggregateFunction::Histogram { .. }
-            | AggregateFunction::SumArray { long: false } => DataType::Double,
+            | AggregateFunction::SumArray { long: false }
+            | AggregateFunction::Covariance { .. } => DataType::Double,
+            AggregateFunction::WithTime { element, .. } => *element,
             AggregateFunction::SumLong
             | AggregateFunction::MinLong
             | AggregateFunction::MaxLong
@@ -178,7 +217,7 @@ impl AggregateFunction {
             AggregateFunction::ArrayAgg { element, .. } => *element,
             AggregateFunction::ListAgg { .. } => DataType::String,
             // The argument's type (see [`AggregateCall::result_column_type`]).
-            AggregateFunction::AnyValue => DataType::String,
+            AggregateFunction::AnyValue | AggregateFunction::ExprMinMax { .. } => DataType::String,
             AggregateFunction::DistinctCount | AggregateFunction::DistinctCountSmartHll { .. } => {
                 DataType::Int
             }
@@ -229,6 +268,8 @@ impl AggregateFunction {
                 | AggregateFunction::AnyValue
                 | AggregateFunction::ArrayAgg { .. }
                 | AggregateFunction::ListAgg { .. }
+                | AggregateFunction::WithTime { .. }
+                | AggregateFunction::ExprMinMax { .. }
         )
     }
 
@@ -247,6 +288,10 @@ pub struct AggregateCall {
     pub arg: Option<Expr>,
     /// Aggregate every value of a multi-value argument (the `…MV` functions).
     pub multi_value: bool,
+    /// The second expression of two-argument aggregates: `COVARPOP`'s `y`, `FIRSTWITHTIME`'s
+    /// time, `EXPRMIN`'s measure; `None` for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second: Option<Expr>,
     /// `FILTER (WHERE …)`.
     pub filter: Option<FilterExpr>,
     /// Result column name (`sum(x)`), also the EXPLAIN text.
@@ -259,10 +304,23 @@ impl AggregateCall {
         self.result_column_type().data_type
     }
 
-    /// The result type, with whether it is an array: `ANYVALUE` gives its argument's type.
+    /// The expressions the call aggregates: its argument and second argument.
+    pub fn args(&self) -> impl Iterator<Item = &Expr> {
+        self.arg.iter().chain(self.second.iter())
+    }
+
+    /// [`AggregateCall::args`], mutably.
+    pub fn args_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
+        self.arg.iter_mut().chain(self.second.iter_mut())
+    }
+
+    /// The result type, with whether it is an array: `ANYVALUE` and `EXPRMIN` give their
+    /// argument's type.
     pub fn result_column_type(&self) -> ColumnType {
         match (&self.function, &self.arg) {
-            (AggregateFunction::AnyValue, Some(arg)) => ColumnType::sv(arg.column_type().data_type),
+            (AggregateFunction::AnyValue | AggregateFunction::ExprMinMax { .. }, Some(arg)) => {
+                ColumnType::sv(arg.column_type().data_type)
+            }
             (f, _) if f.returns_array() => ColumnType::mv(f.result_type()),
             (f, _) => ColumnType::sv(f.result_type()),
         }
@@ -313,7 +371,21 @@ const BASE_NAMES: &[&str] = &[
     "listagg",
     "sumarraylong",
     "sumarraydouble",
+    "covarpop",
+    "covarsamp",
+    "firstwithtime",
+    "lastwithtime",
+    "exprmin",
+    "exprmax",
 ];
+
+/// Whether an aggregate takes a second expression argument ([`AggregateCall::second`]).
+pub fn takes_second_argument(base: &str) -> bool {
+    matches!(
+        base,
+        "covarpop" | "covarsamp" | "firstwithtime" | "lastwithtime" | "exprmin" | "exprmax"
+    )
+}
 
 /// Splits a canonical aggregate name into (base name, legacy percentile digits, is-MV);
 /// `None` when the name is not an aggregate.
@@ -456,6 +528,10 @@ pub fn build_function(
             | "maxlong"
             | "sumarraylong"
             | "sumarraydouble"
+            | "covarpop"
+            | "covarsamp"
+            | "exprmin"
+            | "exprmax"
     ) {
         expect_params(0)?;
     }
@@ -499,6 +575,37 @@ pub fn build_function(
         "sumarraylong" => AggregateFunction::SumArray { long: true },
         "sumarraydouble" => AggregateFunction::SumArray { long: false },
         "histogram" => histogram(params)?,
+        "covarpop" | "covarsamp" => AggregateFunction::Covariance {
+            sample: base == "covarsamp",
+        },
+        "exprmin" | "exprmax" => AggregateFunction::ExprMinMax {
+            max: base == "exprmax",
+        },
+        "firstwithtime" | "lastwithtime" => {
+            expect_params(1)?;
+            let usage = || {
+                format!("{base} expects 3 arguments: {base}(dataColumn, timeColumn, 'dataType')")
+            };
+            let element = match params.first() {
+                Some(segments::types::Value::String(t)) => DataType::parse(t).ok_or_else(usage)?,
+                _ => return Err(usage()),
+            };
+            if !matches!(
+                element,
+                DataType::Boolean
+                    | DataType::Int
+                    | DataType::Long
+                    | DataType::Float
+                    | DataType::Double
+                    | DataType::String
+            ) {
+                return Err(format!("Unsupported data type for {base}: {element}"));
+            }
+            AggregateFunction::WithTime {
+                last: base == "lastwithtime",
+                element,
+            }
+        }
         "arrayagg" => {
             expect_params(2)?;
             let element = match params.first() {

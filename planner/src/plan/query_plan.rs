@@ -235,10 +235,9 @@ impl ServerQueryKind {
             ServerQueryKind::Selection { exprs, .. } | ServerQueryKind::Distinct { exprs, .. } => {
                 exprs.iter().map(Expr::column_type).collect()
             }
-            ServerQueryKind::Aggregation { aggregates } => aggregates
-                .iter()
-                .map(|a| a.result_column_type())
-                .collect(),
+            ServerQueryKind::Aggregation { aggregates } => {
+                aggregates.iter().map(|a| a.result_column_type()).collect()
+            }
             ServerQueryKind::GroupBy { keys, aggregates } => keys
                 .iter()
                 .map(|k| ColumnType::sv(k.column_type().data_type))
@@ -352,6 +351,7 @@ mod tests {
                     aggregates: vec![AggregateCall {
                         function: AggregateFunction::Sum,
                         arg: Some(x),
+                        second: None,
                         multi_value: false,
                         filter: None,
                         name: "sum(x)".into(),

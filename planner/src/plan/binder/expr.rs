@@ -15,6 +15,7 @@ use super::names::{aggregate_name, v1_name};
 use super::scope::Scope;
 use crate::plan::aggregate::{
     AggregateCall, AggregateFunction, build_function, canonical_name, parse_aggregate_name,
+    takes_second_argument,
 };
 use crate::plan::error::PlanError;
 use crate::plan::eval::{NoRow, coerce, eval};
@@ -402,9 +403,34 @@ impl<'a> ExprBinder<'a> {
             }
             Some((first, rest)) => (
                 Some(self.bind(first, Mode::Row)?),
-                self.constant_params(rest)?,
+                self.constant_params(if takes_second_argument(base) {
+                    rest.get(1..).unwrap_or_default()
+                } else {
+                    rest
+                })?,
             ),
         };
+        let second = match (takes_second_argument(base), args.get(1)) {
+            (false, _) => None,
+            (true, Some(e)) => Some(self.bind(e, Mode::Row)?),
+            (true, None) => {
+                return Err(PlanError::Validation(format!(
+                    "'{name}' needs two arguments"
+                )));
+            }
+        };
+        if let Some(e) = &second
+            && matches!(
+                base,
+                "covarpop" | "covarsamp" | "firstwithtime" | "lastwithtime" | "exprmin" | "exprmax"
+            )
+            && !e.column_type().data_type.is_numeric()
+        {
+            return Err(PlanError::Validation(format!(
+                "cannot compute {base} over '{e}' of type {}",
+                e.column_type().data_type
+            )));
+        }
         let mut function = build_function(base, legacy, &params).map_err(PlanError::Validation)?;
         let mut multi_value = mv;
         if let Some(a) = &arg {
@@ -462,6 +488,7 @@ impl<'a> ExprBinder<'a> {
         };
         Ok(AggregateCall {
             arg,
+            second,
             multi_value,
             name: aggregate_name(e, &function, self.null_handling),
             function,

@@ -95,7 +95,7 @@ fn plan_mentions_date_trunc(plan: &ServerQueryPlan) -> bool {
     }
     let aggs = |aggregates: &[AggregateCall], look: &mut dyn FnMut(&Expr)| {
         for a in aggregates {
-            a.arg.iter().for_each(&mut *look);
+            a.args().for_each(&mut *look);
             if let Some(f) = &a.filter {
                 visit_filter(f, look);
             }
@@ -132,7 +132,7 @@ struct Rewriter<'a> {
 impl Rewriter<'_> {
     fn aggregates(&mut self, aggregates: &mut [AggregateCall]) {
         for a in aggregates {
-            if let Some(arg) = &mut a.arg {
+            for arg in a.args_mut() {
                 self.expr(arg);
             }
             if let Some(f) = &mut a.filter {

@@ -1077,6 +1077,7 @@ impl<'a> Planner<'a> {
                     PlanError::Validation(format!("'{name}' is not a window function"))
                 })?;
                 call.arg = call.arg.map(to_inputs);
+                call.second = call.second.map(to_inputs);
                 let v1 = call.result_column_type();
                 let t =
                     aggregate_type(&call.function, call.arg.as_ref().map(Expr::column_type), v1);
@@ -1746,6 +1747,7 @@ impl<'a> Planner<'a> {
                 .into_iter()
                 .map(|mut a| {
                     a.arg = a.arg.map(to_inputs);
+                    a.second = a.second.map(to_inputs);
                     if let Some(f) = &mut a.filter {
                         f.rewrite_exprs(&mut column_to_input);
                     }
