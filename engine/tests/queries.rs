@@ -1143,3 +1143,42 @@ fn two_argument_aggregates_in_both_engines() {
     let r = query(&t, "SELECT COVARPOP(avg, team) FROM stats");
     assert!(!r.exceptions.is_empty(), "a text measure is an error");
 }
+
+#[test]
+fn integer_arithmetic_is_exact_and_overflow_is_an_error_in_v2() {
+    let t = table(Variant::Plain);
+    let v2 = "SET useMultistageEngine=true; ";
+    // 2^53 + 1 does not survive a double.
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT 9007199254740993 + hits, hits - 9007199254740993 FROM stats WHERE hits = 0"
+        ),
+    );
+    assert_eq!(
+        rows_of(&r)[0],
+        vec![json!(9007199254740993i64), json!(-9007199254740993i64)]
+    );
+    let r = query(
+        &t,
+        &format!("{v2}SELECT hits * 9223372036 FROM stats WHERE hits > 0"),
+    );
+    let text = format!("{:?}", r.exceptions);
+    assert!(text.contains("long overflow"), "{text}");
+    let r = query(&t, &format!("{v2}SELECT 2147483647 + year FROM stats"));
+    let text = format!("{:?}", r.exceptions);
+    assert!(text.contains("integer overflow"), "{text}");
+    // Integer sums and products stay integers in v2; exact past 2^53 over columns too.
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT year * 2 - 1, hits + 9007199254740993 FROM stats WHERE hits = 1000000000"
+        ),
+    );
+    assert_eq!(
+        rows_of(&r)[0],
+        vec![json!(4001), json!(9007200254740993i64)]
+    );
+    let (_, types) = columns_of(&r);
+    assert_eq!(types, vec!["INT", "LONG"]);
+}

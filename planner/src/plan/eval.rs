@@ -97,6 +97,44 @@ pub fn arith(op: ArithOp, l: f64, r: f64) -> f64 {
     }
 }
 
+/// Integer arithmetic typed INT or LONG over integer values, exactly (a LONG beyond 2^53
+/// survives): overflow is an error, "integer overflow" / "long overflow" as Java's exact
+/// arithmetic says it. `None` when a side is not an integer or the division has no integer
+/// answer to give (by zero): the double path decides.
+fn integral_arith(
+    op: ArithOp,
+    l: &Value,
+    r: &Value,
+    result: DataType,
+) -> Option<Result<Value, EvalError>> {
+    let int = |v: &Value| match v {
+        Value::Int(x) => Some(i64::from(*x)),
+        Value::Long(x) => Some(*x),
+        _ => None,
+    };
+    let (a, b) = (int(l)?, int(r)?);
+    if !matches!(result, DataType::Int | DataType::Long) {
+        return None;
+    }
+    let exact = match op {
+        ArithOp::Add => a.checked_add(b),
+        ArithOp::Sub => a.checked_sub(b),
+        ArithOp::Mul => a.checked_mul(b),
+        ArithOp::Div if b == 0 => return None,
+        ArithOp::Div => a.checked_div(b),
+        ArithOp::Mod if b == 0 => return None,
+        ArithOp::Mod => Some(a.checked_rem(b).unwrap_or(0)),
+    };
+    Some(match (exact, result) {
+        (Some(x), DataType::Int) => i32::try_from(x)
+            .map(Value::Int)
+            .map_err(|_| EvalError("integer overflow".to_string())),
+        (Some(x), _) => Ok(Value::Long(x)),
+        (None, DataType::Int) => Err(EvalError("integer overflow".to_string())),
+        (None, _) => Err(EvalError("long overflow".to_string())),
+    })
+}
+
 /// Calls scalar function `canonical` of the catalog on one row's argument values.
 fn invoke(canonical: &str, args: &[Value]) -> Result<Value, EvalError> {
     let def = crate::functions::lookup(canonical)
@@ -128,6 +166,9 @@ pub fn eval(expr: &Expr, row: &dyn RowSource) -> Result<Value, EvalError> {
             if l.is_null() || r.is_null() {
                 return Ok(Value::Null);
             }
+            if let Some(exact) = integral_arith(*op, &l, &r, return_type.data_type) {
+                return exact;
+            }
             let num = |v: &Value| {
                 v.as_f64()
                     .ok_or_else(|| EvalError(format!("cannot use '{v}' in {}", op.name())))
@@ -143,8 +184,14 @@ pub fn eval(expr: &Expr, row: &dyn RowSource) -> Result<Value, EvalError> {
         }
         Expr::Neg(e) => match eval(e, row)? {
             Value::Null => Value::Null,
-            Value::Int(v) => Value::Int(v.wrapping_neg()),
-            Value::Long(v) => Value::Long(v.wrapping_neg()),
+            Value::Int(v) => Value::Int(
+                v.checked_neg()
+                    .ok_or_else(|| EvalError("integer overflow".to_string()))?,
+            ),
+            Value::Long(v) => Value::Long(
+                v.checked_neg()
+                    .ok_or_else(|| EvalError("long overflow".to_string()))?,
+            ),
             Value::Float(v) => Value::Float(-v),
             Value::Double(v) => Value::Double(-v),
             Value::BigDecimal(s) => Value::BigDecimal(match s.strip_prefix('-') {

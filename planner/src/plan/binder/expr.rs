@@ -202,7 +202,7 @@ impl<'a> ExprBinder<'a> {
             ast::Expr::Binary { op, left, right } => {
                 let l = self.bind(left, mode)?;
                 let r = self.bind(right, mode)?;
-                bind_binary(*op, l, r)?
+                bind_binary(*op, l, r, self.multi_stage)?
             }
             ast::Expr::Function {
                 name,
@@ -541,22 +541,36 @@ fn check_numeric(e: &Expr, what: &str) -> Result<(), PlanError> {
     Ok(())
 }
 
-/// Types a binary operator.
-fn bind_binary(op: BinaryOp, l: Expr, r: Expr) -> Result<Expr, PlanError> {
+/// Types a binary operator. Arithmetic is DOUBLE (BIG_DECIMAL with a decimal side), as
+/// Pinot's single-stage transforms; in the multi-stage engine (`integral`) `+`, `-` and `*`
+/// of integers stay integers, as Calcite types them (INT, or LONG with a LONG side), computed
+/// exactly with overflow an error.
+fn bind_binary(op: BinaryOp, l: Expr, r: Expr, integral: bool) -> Result<Expr, PlanError> {
     let arith = |aop: ArithOp, l: Expr, r: Expr| -> Result<Expr, PlanError> {
         check_numeric(&l, aop.name())?;
         check_numeric(&r, aop.name())?;
-        let big = l.column_type().data_type == DataType::BigDecimal
-            || r.column_type().data_type == DataType::BigDecimal;
+        let (lt, rt) = (l.column_type().data_type, r.column_type().data_type);
+        let is_int = |t: DataType| matches!(t, DataType::Int | DataType::Long);
+        let return_type = if lt == DataType::BigDecimal || rt == DataType::BigDecimal {
+            DataType::BigDecimal
+        } else if integral
+            && is_int(lt)
+            && is_int(rt)
+            && matches!(aop, ArithOp::Add | ArithOp::Sub | ArithOp::Mul)
+        {
+            if lt == DataType::Long || rt == DataType::Long {
+                DataType::Long
+            } else {
+                DataType::Int
+            }
+        } else {
+            DataType::Double
+        };
         Ok(Expr::Arith {
             op: aop,
             left: Box::new(l),
             right: Box::new(r),
-            return_type: ColumnType::sv(if big {
-                DataType::BigDecimal
-            } else {
-                DataType::Double
-            }),
+            return_type: ColumnType::sv(return_type),
         })
     };
     let cmp = |cop: CmpOp, l: Expr, r: Expr| Expr::Compare {
