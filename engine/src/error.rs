@@ -77,6 +77,11 @@ impl EngineError {
         }
     }
 
+    /// `errorOnNumGroupsLimit`: an aggregation reached `numGroupsLimit` (245).
+    pub fn groups_limit() -> EngineError {
+        EngineError::ResourceLimit("NUM_GROUPS_LIMIT has been reached".into())
+    }
+
     /// An execution error from any displayable cause.
     pub fn execution(message: impl Into<String>) -> EngineError {
         EngineError::Execution(message.into())

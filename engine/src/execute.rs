@@ -143,6 +143,13 @@ pub fn reduce_response(plan: &SingleStagePlan, results: Vec<ServerResult>) -> Br
         return r;
     }
     match reduce(plan, results) {
+        Ok(reduced)
+            if reduced.num_groups_limit_reached
+                && plan.server.options.error_on_num_groups_limit =>
+        {
+            r.num_groups_limit_reached = true;
+            r.push_exception(&EngineError::groups_limit());
+        }
         Ok(reduced) => {
             r.num_groups_limit_reached = reduced.num_groups_limit_reached;
             if reduced.num_groups_limit_reached {

@@ -1182,3 +1182,96 @@ fn integer_arithmetic_is_exact_and_overflow_is_an_error_in_v2() {
     let (_, types) = columns_of(&r);
     assert_eq!(types, vec!["INT", "LONG"]);
 }
+
+#[test]
+fn join_and_aggregate_hints_act_and_keep_answers() {
+    let t = table(Variant::Indexed);
+    let v2 = "SET useMultistageEngine=true; ";
+    let count = |sql: &str| -> Json {
+        let r = query(&t, &format!("{v2}{sql}"));
+        rows_of(&r)[0][0].clone()
+    };
+    // 4 teams of 15 rows: 4 × 15² pairs.
+    for hint in [
+        "",
+        "/*+ joinOptions(right_distribution_type='broadcast') */",
+        "/*+ joinOptions(left_distribution_type='broadcast', right_distribution_type='local') */",
+        "/*+ joinOptions(join_strategy='dynamic_broadcast') */",
+        "/*+ joinOptions(join_strategy='hash', is_colocated_by_join_keys='false') */",
+    ] {
+        assert_eq!(
+            count(&format!(
+                "SELECT {hint} COUNT(*) FROM stats a JOIN stats b ON a.team = b.team"
+            )),
+            json!(900),
+            "{hint}"
+        );
+        // LEFT JOIN: every left row at least once.
+        if !hint.contains("left_distribution_type") {
+            assert_eq!(
+                count(&format!(
+                    "SELECT {hint} COUNT(*) FROM stats a LEFT JOIN stats b \
+                     ON a.team = b.team AND b.year = 2000"
+                )),
+                json!(count(
+                    "SELECT COUNT(*) FROM stats a LEFT JOIN stats b ON a.team = b.team AND b.year = 2000"
+                )),
+                "{hint}"
+            );
+        }
+        // A semi join from IN (subquery).
+        assert_eq!(
+            count(&format!(
+                "SELECT {hint} COUNT(*) FROM stats WHERE team IN \
+                 (SELECT team FROM stats WHERE year = 2000 AND league = 'AL')"
+            )),
+            count(
+                "SELECT COUNT(*) FROM stats WHERE team IN \
+                 (SELECT team FROM stats WHERE year = 2000 AND league = 'AL')"
+            ),
+            "{hint}"
+        );
+    }
+    // A broadcast left side would repeat unmatched left rows: refused, as are both sides.
+    for bad in [
+        "SELECT /*+ joinOptions(left_distribution_type='broadcast') */ COUNT(*) FROM stats a LEFT JOIN stats b ON a.team = b.team",
+        "SELECT /*+ joinOptions(right_distribution_type='broadcast') */ COUNT(*) FROM stats a FULL JOIN stats b ON a.team = b.team",
+        "SELECT /*+ joinOptions(left_distribution_type='broadcast', right_distribution_type='broadcast') */ COUNT(*) FROM stats a JOIN stats b ON a.team = b.team",
+        "SELECT /*+ joinOptions(right_distribution_type='sideways') */ COUNT(*) FROM stats a JOIN stats b ON a.team = b.team",
+        "SELECT /*+ aggOptions(error_on_num_groups_limit='maybe') */ team FROM stats GROUP BY team",
+    ] {
+        let r = query(&t, &format!("{v2}{bad}"));
+        assert!(!r.exceptions.is_empty(), "{bad} answered");
+    }
+    // Reaching numGroupsLimit fails the query when asked to, in both engines.
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SET numGroupsLimit=2; SELECT /*+ aggOptions(error_on_num_groups_limit='true') */ \
+             team, COUNT(*) FROM stats GROUP BY team"
+        ),
+    );
+    let text = format!("{:?}", r.exceptions);
+    assert!(text.contains("NUM_GROUPS_LIMIT has been reached"), "{text}");
+    for engine in ["", v2] {
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SET numGroupsLimit=2; SET errorOnNumGroupsLimit=true; \
+                 SELECT team, COUNT(*) FROM stats GROUP BY team"
+            ),
+        );
+        let text = format!("{:?}", r.exceptions);
+        assert!(text.contains("NUM_GROUPS_LIMIT"), "{engine}: {text}");
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SET numGroupsLimit=2; SELECT team, COUNT(*) FROM stats GROUP BY team"
+            ),
+        );
+        assert!(
+            r.exceptions.is_empty() && r.num_groups_limit_reached,
+            "{engine}"
+        );
+    }
+}

@@ -129,6 +129,8 @@ pub struct QueryOptions {
     pub skip_indexes: BTreeMap<String, BTreeSet<SkipIndexType>>,
     /// `numGroupsLimit` (≥ 1).
     pub num_groups_limit: Option<u32>,
+    /// `errorOnNumGroupsLimit`: reaching `numGroupsLimit` fails the query.
+    pub error_on_num_groups_limit: bool,
     /// `groupTrimThreshold` (non-positive disables on-the-fly trimming).
     pub group_trim_threshold: Option<i32>,
     /// `minSegmentGroupTrimSize` (non-positive disables segment-level trimming).
@@ -178,6 +180,7 @@ impl Default for QueryOptions {
             use_star_tree: true,
             skip_indexes: BTreeMap::new(),
             num_groups_limit: None,
+            error_on_num_groups_limit: false,
             group_trim_threshold: None,
             min_segment_group_trim_size: None,
             min_server_group_trim_size: None,
@@ -220,6 +223,7 @@ option_table! {
     "useStarTree" => |o, v| o.use_star_tree = !v.eq_ignore_ascii_case("false");
     "skipIndexes" => |o, v| o.skip_indexes = parse_skip_indexes(v)?;
     "numGroupsLimit" => |o, v| o.num_groups_limit = Some(parse_positive_int("numGroupsLimit", v)?);
+    "errorOnNumGroupsLimit" => |o, v| o.error_on_num_groups_limit = parse_bool(v);
     "groupTrimThreshold" => |o, v| o.group_trim_threshold = Some(parse_int("groupTrimThreshold", v)?);
     "minSegmentGroupTrimSize" =>
         |o, v| o.min_segment_group_trim_size = Some(parse_int("minSegmentGroupTrimSize", v)?);
@@ -253,7 +257,6 @@ option_table! {
 const KNOWN_UNMODELLED: &[&str] = &[
     "AndScanReordering",
     "accurateGroupByWithoutOrderBy",
-    "errorOnNumGroupsLimit",
     "extraPassiveTimeoutMs",
     "filteredAggregationsSkipEmptyGroups",
     "groupByMode",

@@ -308,6 +308,7 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             condition,
             asof,
             publish_keys,
+            ..
         } => {
             // A runtime key filter: the source side first, its keys to the other side's leaf.
             let (l, r) = match publish_keys {

@@ -516,6 +516,12 @@ pub fn run_root(
         .as_ref()
         .is_some_and(OperatorStats::groups_limit_reached);
     r.partial_result |= r.num_groups_limit_reached;
+    let outcome = match outcome {
+        Ok(_) if r.num_groups_limit_reached && plan.options.error_on_num_groups_limit => {
+            Err(EngineError::groups_limit())
+        }
+        other => other,
+    };
     match outcome {
         Ok(block) => {
             let typed: Vec<Vec<Value>> = block

@@ -65,6 +65,10 @@ pub struct ExecutionOptions {
     pub enable_null_handling: bool,
     /// `numGroupsLimit` (default 100 000): groups kept per server.
     pub num_groups_limit: usize,
+    /// `errorOnNumGroupsLimit` (or a block's `aggOptions(error_on_num_groups_limit='true')`):
+    /// reaching the limit fails the query instead of answering with the groups kept.
+    #[serde(default)]
+    pub error_on_num_groups_limit: bool,
     /// `skipIndexes`: per column, the index kinds (lower-case: `inverted`, `range`, `sorted`)
     /// not to use for filtering.
     pub skip_indexes: Vec<(String, Vec<String>)>,
@@ -94,6 +98,7 @@ impl Default for ExecutionOptions {
             timeout_given: false,
             enable_null_handling: false,
             num_groups_limit: DEFAULT_NUM_GROUPS_LIMIT,
+            error_on_num_groups_limit: false,
             skip_indexes: Vec::new(),
             use_star_tree: true,
             skip_upsert: false,
@@ -131,6 +136,7 @@ impl ExecutionOptions {
             timeout_given: o.timeout_ms.is_some(),
             enable_null_handling: o.enable_null_handling,
             num_groups_limit: o.num_groups_limit_or_default() as usize,
+            error_on_num_groups_limit: o.error_on_num_groups_limit,
             skip_indexes,
             use_star_tree: o.use_star_tree,
             skip_upsert: o.skip_upsert,

@@ -43,12 +43,14 @@ pub fn bind_multistage(
     if let Some(m) = planner.hinted_window.window_overflow_mode {
         v2_options.window_overflow_mode = m;
     }
+    let mut options = options.clone();
+    options.error_on_num_groups_limit = planner.error_on_num_groups_limit;
     let mut stages = planner.stages;
     super::key_filter::add_key_filters(&mut stages);
     Ok(QueryPlan::MultiStage(MultiStagePlan {
         stages,
         columns,
-        options: options.clone(),
+        options,
         v2_options,
         explain: stmt.explain,
     }))

@@ -15,6 +15,25 @@
 //!   `max_initial_result_holder_capacity` and `tableOptions(…)` are read and checked: they tune
 //!   Pinot's partitioning and memory, which changes no answer here.
 //!
+//! * `joinOptions(join_strategy='dynamic_broadcast')` — the right side's keys are sent to the
+//!   leaf reading the left side before it scans (a runtime key filter, see `key_filter`), also
+//!   where the planner would not think it worth the wait; it applies to the block's semi joins
+//!   (`IN (subquery)`) as well. `left_distribution_type` / `right_distribution_type`
+//!   (`'local'`, `'random'`, `'hash'`, `'broadcast'`) place a side's rows: one side broadcast,
+//!   the other stays where it is (refused where the join would then answer wrongly: a
+//!   broadcast side must be one whose unmatched rows are not output).
+//!   `is_colocated_by_join_keys` and `append_distinct_to_semi_join_project` are read and
+//!   checked.
+//! * `aggOptions(error_on_num_groups_limit='true')` — reaching the groups limit fails the
+//!   query ("NUM_GROUPS_LIMIT has been reached", as Pinot's), instead of answering with the
+//!   groups kept; the query option `errorOnNumGroupsLimit` does the same for every aggregate.
+//!   `is_leaf_return_final_result`, `mse_min_group_trim_size` and
+//!   `mse_max_initial_result_holder_capacity` are read and checked.
+//! * `windowOptions(is_partitioned_by_window_keys=…)`, `setOpOptions(is_colocated_by_set_op_keys
+//!   =…)` and `tableOptions(partition_key, partition_function, partition_size,
+//!   partition_parallelism, is_replicated)` are read and checked: they tell Pinot how data is
+//!   already placed, which changes no answer here.
+//!
 //! Other hint names are ignored, as Calcite ignores hints it has no strategy for; a known option
 //! with a value that does not read fails the query.
 
@@ -30,6 +49,20 @@ pub enum JoinStrategy {
     Hash,
     /// The right side broadcast to the join's workers, the left side left where it is.
     Lookup,
+    /// A hash join whose left leaf is filtered by the right side's keys first.
+    DynamicBroadcast,
+}
+
+/// Where a hinted join sends one side's rows (`left_distribution_type` /
+/// `right_distribution_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SideDistribution {
+    /// Stays with the worker that produced it (`'local'`, `'random'`).
+    Local,
+    /// Hashed on the join keys (`'hash'`, the default).
+    Hash,
+    /// Every join worker gets all of it (`'broadcast'`).
+    Broadcast,
 }
 
 /// `joinOptions(…)`.
@@ -38,6 +71,8 @@ pub struct JoinHints {
     pub strategy: JoinStrategy,
     pub max_rows_in_join: Option<usize>,
     pub join_overflow_mode: Option<JoinOverflowMode>,
+    pub left_distribution: Option<SideDistribution>,
+    pub right_distribution: Option<SideDistribution>,
 }
 
 /// `windowOptions(max_rows_in_window=N, window_overflow_mode='THROW'|'BREAK')`: they override
@@ -55,6 +90,9 @@ pub struct AggHints {
     pub skip_leaf_group_by: bool,
     /// `num_groups_limit`: groups each aggregate keeps (the query's `numGroupsLimit` otherwise).
     pub num_groups_limit: Option<usize>,
+    /// `error_on_num_groups_limit`: reaching the limit fails the query (the query's
+    /// `errorOnNumGroupsLimit` otherwise).
+    pub error_on_num_groups_limit: Option<bool>,
 }
 
 /// The hints of one `SELECT` block.
@@ -83,6 +121,15 @@ fn overflow(hint: &str, key: &str, value: &str) -> Result<JoinOverflowMode, Plan
     JoinOverflowMode::parse(value).ok_or_else(|| invalid(hint, key, value))
 }
 
+fn distribution(hint: &str, key: &str, value: &str) -> Result<SideDistribution, PlanError> {
+    match value.to_ascii_lowercase().as_str() {
+        "local" | "random" => Ok(SideDistribution::Local),
+        "hash" => Ok(SideDistribution::Hash),
+        "broadcast" => Ok(SideDistribution::Broadcast),
+        _ => Err(invalid(hint, key, value)),
+    }
+}
+
 fn count(hint: &str, key: &str, value: &str) -> Result<usize, PlanError> {
     value
         .parse::<usize>()
@@ -103,8 +150,35 @@ impl BlockHints {
                         out.join.strategy = match value.to_ascii_lowercase().as_str() {
                             "hash" => JoinStrategy::Hash,
                             "lookup" => JoinStrategy::Lookup,
+                            "dynamic_broadcast" => JoinStrategy::DynamicBroadcast,
                             _ => return Err(invalid(name, key, value)),
                         }
+                    }
+                    ("joinOptions", "left_distribution_type") => {
+                        out.join.left_distribution = Some(distribution(name, key, value)?)
+                    }
+                    ("joinOptions", "right_distribution_type") => {
+                        out.join.right_distribution = Some(distribution(name, key, value)?)
+                    }
+                    (
+                        "joinOptions",
+                        "is_colocated_by_join_keys" | "append_distinct_to_semi_join_project",
+                    )
+                    | ("windowOptions", "is_partitioned_by_window_keys")
+                    | ("setOpOptions", "is_colocated_by_set_op_keys")
+                    | ("tableOptions", "is_replicated")
+                    | ("aggOptions", "is_leaf_return_final_result") => {
+                        boolean(name, key, value)?;
+                    }
+                    ("aggOptions", "error_on_num_groups_limit") => {
+                        out.agg.error_on_num_groups_limit = Some(boolean(name, key, value)?)
+                    }
+                    (
+                        "aggOptions",
+                        "mse_min_group_trim_size" | "mse_max_initial_result_holder_capacity",
+                    )
+                    | ("tableOptions", "partition_size" | "partition_parallelism") => {
+                        count(name, key, value)?;
                     }
                     ("joinOptions", "max_rows_in_join") => {
                         out.join.max_rows_in_join = Some(count(name, key, value)?)
@@ -197,7 +271,8 @@ mod tests {
             h.agg,
             AggHints {
                 skip_leaf_group_by: true,
-                num_groups_limit: Some(3)
+                num_groups_limit: Some(3),
+                error_on_num_groups_limit: None,
             }
         );
         assert!(BlockHints::from_ast(&[hint("aggOptions", &[("num_groups_limit", "0")])]).is_err());

@@ -75,6 +75,7 @@ fn plan_joins(
         right_keys,
         asof: None,
         publish_keys,
+        dynamic_broadcast,
         ..
     } = node
     {
@@ -111,6 +112,8 @@ fn plan_joins(
             // (and which is the outer rows a semi join's subquery reduces).
             let (el, er) = (plan_rows(left, stages), plan_rows(right, stages));
             let pick_left = match (&l, &r) {
+                // `dynamic_broadcast`: the right side's keys filter the left leaf.
+                (Some(_), _) if *dynamic_broadcast => true,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (Some(_), Some(_)) => match (el, er) {
@@ -127,6 +130,7 @@ fn plan_joins(
                 .and_then(|(leaf, _, _)| stages.get(*leaf)?.estimated_rows);
             if let (Some(t), Some(s)) = (scanned, source)
                 && t < s
+                && !*dynamic_broadcast
             {
                 continue;
             }
@@ -386,6 +390,35 @@ mod tests {
         let computed = "SELECT COUNT(*) FROM g JOIN (SELECT k + 1 AS k1, COUNT(*) AS c FROM f \
                         GROUP BY k + 1) x ON x.k1 = g.k";
         assert!(filters(computed).iter().all(|(t, _)| t != "f"));
+    }
+
+    #[test]
+    fn dynamic_broadcast_filters_the_left_leaf_when_not_worth_it() {
+        // g (1,000 rows) on the left of f (10^6): its scan is not worth waiting for f's keys,
+        // and f is filtered by g's — unless the hint asks for the left to be filtered.
+        assert_eq!(
+            filters("SELECT * FROM g JOIN f ON f.k = g.k"),
+            one("f", "k")
+        );
+        assert_eq!(
+            filters(
+                "SELECT /*+ joinOptions(join_strategy='dynamic_broadcast') */ * \
+                 FROM g JOIN f ON f.k = g.k"
+            ),
+            one("g", "k")
+        );
+        // It reaches the semi join of the block's IN (subquery).
+        assert_ne!(
+            filters("SELECT * FROM g WHERE k IN (SELECT k FROM f)"),
+            one("g", "k")
+        );
+        assert_eq!(
+            filters(
+                "SELECT /*+ joinOptions(join_strategy='dynamic_broadcast') */ * \
+                 FROM g WHERE k IN (SELECT k FROM f)"
+            ),
+            one("g", "k")
+        );
     }
 
     #[test]

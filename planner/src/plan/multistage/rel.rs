@@ -235,6 +235,10 @@ pub enum RelNode {
         /// the other side (a runtime filter).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         publish_keys: Option<PublishKeys>,
+        /// `joinOptions(join_strategy='dynamic_broadcast')`: the left leaf is filtered by the
+        /// right side's keys wherever a key filter can apply, worth the wait or not.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        dynamic_broadcast: bool,
     },
     /// Window functions over partitions of the input.
     Window {

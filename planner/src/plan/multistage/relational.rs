@@ -11,7 +11,7 @@
 //! above the leaves are bound by the v1 expression binder over a synthetic scope whose columns
 //! are the relation's positions (`__c<i>`), then read as [`Expr::Input`]s.
 
-use super::hints::{AggHints, BlockHints, JoinHints, JoinStrategy, WindowHints};
+use super::hints::{AggHints, BlockHints, JoinHints, JoinStrategy, SideDistribution, WindowHints};
 use super::rel::{
     AggMode, AsofMatch, AsofOp, FrameBound, JoinKind, RelNode, SetOpKind, StageId, WindowCall,
     WindowFrame, WindowFunction,
@@ -57,6 +57,8 @@ pub struct Planner<'a> {
     join_hints: JoinHints,
     /// The aggregation hints of the `SELECT` block being planned.
     agg_hints: AggHints,
+    /// `errorOnNumGroupsLimit`, or the last block hint `aggOptions(error_on_num_groups_limit=…)`.
+    pub error_on_num_groups_limit: bool,
     /// Join limits some block's hints set (they override the query options').
     pub hinted_limits: JoinHints,
     /// Window limits some block's hints set.
@@ -173,6 +175,7 @@ impl<'a> Planner<'a> {
             depth: 0,
             join_hints: JoinHints::default(),
             agg_hints: AggHints::default(),
+            error_on_num_groups_limit: options.error_on_num_groups_limit,
             hinted_limits: JoinHints::default(),
             hinted_window: WindowHints::default(),
         }
@@ -396,6 +399,10 @@ impl<'a> Planner<'a> {
         }
         if hints.window.window_overflow_mode.is_some() {
             self.hinted_window.window_overflow_mode = hints.window.window_overflow_mode;
+        }
+        // `aggOptions(error_on_num_groups_limit=…)`: the query fails where a limit is reached.
+        if let Some(e) = hints.agg.error_on_num_groups_limit {
+            self.error_on_num_groups_limit = e;
         }
         let outer = std::mem::replace(&mut self.join_hints, hints.join);
         let outer_agg = std::mem::replace(&mut self.agg_hints, hints.agg);
@@ -1377,7 +1384,46 @@ impl<'a> Planner<'a> {
         if strategy == JoinStrategy::Lookup {
             self.check_lookup(&right, kind, &lk)?;
         }
-        Ok(self.join_as(left, right, kind, lk, rk, condition, strategy))
+        let broadcast = self.hinted_broadcast(kind, strategy)?;
+        Ok(self.join_as(left, right, kind, lk, rk, condition, strategy, broadcast))
+    }
+
+    /// The side `left_distribution_type` / `right_distribution_type` broadcast, checked: a
+    /// broadcast side's rows meet every worker of the join, so it must be a side whose
+    /// unmatched rows are not output (the right of INNER, LEFT, SEMI and ANTI joins, the left
+    /// of INNER and RIGHT joins), and only one side can be.
+    fn hinted_broadcast(
+        &self,
+        kind: JoinKind,
+        strategy: JoinStrategy,
+    ) -> Result<Option<Side>, PlanError> {
+        let hints = &self.join_hints;
+        let is = |d: Option<SideDistribution>| d == Some(SideDistribution::Broadcast);
+        let (left, right) = (is(hints.left_distribution), is(hints.right_distribution));
+        let kind_name = || format!("{kind:?}").to_uppercase();
+        match (left, right) {
+            (true, true) => Err(PlanError::Planning(
+                "Cannot broadcast both sides of a join".into(),
+            )),
+            (true, false) if strategy == JoinStrategy::Lookup => Err(PlanError::Planning(
+                "A lookup join broadcasts its right side, not its left".into(),
+            )),
+            (true, false) if matches!(kind, JoinKind::Inner | JoinKind::Right) => {
+                Ok(Some(Side::Left))
+            }
+            (false, true) if matches!(kind, JoinKind::Right | JoinKind::Full) => {
+                Err(PlanError::Planning(format!(
+                    "Join type: {} cannot broadcast its right side",
+                    kind_name()
+                )))
+            }
+            (true, false) => Err(PlanError::Planning(format!(
+                "Join type: {} cannot broadcast its left side",
+                kind_name()
+            ))),
+            (false, true) => Ok(Some(Side::Right)),
+            (false, false) => Ok(None),
+        }
     }
 
     /// Pinot's conditions for a lookup join: equality keys, a kind each left row can answer
@@ -1435,7 +1481,12 @@ impl<'a> Planner<'a> {
         rk: Vec<usize>,
         condition: Option<Expr>,
     ) -> Rel {
-        self.join_as(left, right, kind, lk, rk, condition, JoinStrategy::Hash)
+        // The block's dynamic broadcast applies to the semi joins of its `IN (subquery)`s.
+        let strategy = match (self.join_hints.strategy, kind) {
+            (JoinStrategy::DynamicBroadcast, JoinKind::Semi) => JoinStrategy::DynamicBroadcast,
+            _ => JoinStrategy::Hash,
+        };
+        self.join_as(left, right, kind, lk, rk, condition, strategy, None)
     }
 
     /// `left` joined with `right` on `lk = rk` then `condition` (over the joined row): both
@@ -1452,15 +1503,22 @@ impl<'a> Planner<'a> {
         rk: Vec<usize>,
         condition: Option<Expr>,
         strategy: JoinStrategy,
+        broadcast: Option<Side>,
     ) -> Rel {
         // A lookup join, and NOT IN, which answers by the whole right side (is it empty, does
         // it hold a NULL).
-        let broadcast_right = strategy == JoinStrategy::Lookup || kind == JoinKind::NotIn;
-        let partitioned = !lk.is_empty() || broadcast_right;
-        let (ld, rd) = if broadcast_right {
+        let broadcast = if strategy == JoinStrategy::Lookup || kind == JoinKind::NotIn {
+            Some(Side::Right)
+        } else {
+            broadcast
+        };
+        let partitioned = !lk.is_empty() || broadcast.is_some();
+        let (ld, rd) = if broadcast == Some(Side::Right) {
             // Each left worker's rows stay with one join worker; every worker sees all right
             // rows, so each left row meets all its matches exactly once.
             (Distribution::Random, Distribution::Broadcast)
+        } else if broadcast == Some(Side::Left) {
+            (Distribution::Broadcast, Distribution::Random)
         } else if partitioned {
             (
                 Distribution::Hash(lk.clone()),
@@ -1485,6 +1543,7 @@ impl<'a> Planner<'a> {
                 condition,
                 asof: None,
                 publish_keys: None,
+                dynamic_broadcast: strategy == JoinStrategy::DynamicBroadcast,
             },
             cols,
             partitioned,
@@ -2339,4 +2398,11 @@ fn list_and_order_mut(sel: &mut Select) -> impl Iterator<Item = &mut ast::Expr> 
             _ => None,
         })
         .chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
+}
+
+/// One side of a join.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Left,
+    Right,
 }
