@@ -1275,3 +1275,56 @@ fn join_and_aggregate_hints_act_and_keep_answers() {
         );
     }
 }
+
+#[test]
+fn calcite_surface_natural_joins_unicode_literals_and_messages() {
+    let t = table(Variant::Plain);
+    let v2 = "SET useMultistageEngine=true; ";
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT COUNT(*) FROM (SELECT team, year FROM stats) a \
+             NATURAL JOIN (SELECT team, league FROM stats) b"
+        ),
+    );
+    assert_eq!(rows_of(&r)[0][0], json!(900), "joined on team alone");
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT COUNT(*) FROM (SELECT team, year FROM stats) a \
+             NATURAL LEFT JOIN (SELECT team, year FROM stats WHERE year = 2000) b"
+        ),
+    );
+    // On (team, year): rows of year 2000 meet their team's 2000 rows, the others once.
+    let year_2000: Vec<usize> = (0..ROWS).filter(|i| i % 7 == 0).collect();
+    let matched: usize = year_2000
+        .iter()
+        .map(|i| year_2000.iter().filter(|j| *j % 4 == *i % 4).count())
+        .sum();
+    assert_eq!(rows_of(&r)[0][0], json!(matched + ROWS - year_2000.len()));
+    let r = query(
+        &t,
+        &format!("{v2}SELECT * FROM stats a NATURAL JOIN stats b ON a.team = b.team"),
+    );
+    assert!(!r.exceptions.is_empty(), "NATURAL with ON is refused");
+
+    let r = query(
+        &t,
+        &format!("{v2}SELECT U&'\\0041\\+01F600' FROM stats LIMIT 1"),
+    );
+    assert_eq!(rows_of(&r)[0][0], json!("A\u{1F600}"));
+
+    let r = query(&t, &format!("{v2}SELECT team, COUNT(*) FROM stats"));
+    let text = format!("{:?}", r.exceptions);
+    assert!(
+        text.contains("Expression 'team' is not being grouped"),
+        "{text}"
+    );
+    assert_eq!(r.exceptions[0].error_code, 700);
+    let r = query(&t, &format!("{v2}SELECT SUM(flag) FROM stats"));
+    let text = format!("{:?}", r.exceptions);
+    assert!(
+        text.contains("Cannot apply 'SUM' to arguments of type 'SUM(<BOOLEAN>)'"),
+        "{text}"
+    );
+}

@@ -135,6 +135,9 @@ pub enum TableRef {
         kind: JoinKind,
         on: Option<Expr>,
         using: Vec<String>,
+        /// `NATURAL … JOIN`: joined on every column name both sides have (as `USING` them).
+        #[serde(default)]
+        natural: bool,
         /// `MATCH_CONDITION(…)` of an `ASOF` join.
         #[serde(default)]
         match_condition: Option<Box<Expr>>,

@@ -131,9 +131,14 @@ impl<'a> ExprBinder<'a> {
                     return Ok(bound);
                 }
                 if let ast::Expr::Column { name, .. } = e {
-                    return Err(PlanError::Compilation(format!(
-                        "'{name}' should be functionally dependent on the columns used in GROUP BY clause."
-                    )));
+                    // Calcite's words in the multi-stage engine, Pinot v1's otherwise.
+                    return Err(if self.multi_stage {
+                        PlanError::Validation(format!("Expression '{name}' is not being grouped"))
+                    } else {
+                        PlanError::Compilation(format!(
+                            "'{name}' should be functionally dependent on the columns used in GROUP BY clause."
+                        ))
+                    });
                 }
             } else if is_aggregate_call(e) {
                 let call = self.bind_aggregate(e)?;
@@ -454,6 +459,21 @@ impl<'a> ExprBinder<'a> {
             }
             if !t.single_value && function == AggregateFunction::Count && !mv {
                 multi_value = false;
+            }
+            // Calcite's operand check of SUM and AVG, in the multi-stage engine.
+            if self.multi_stage
+                && matches!(function, AggregateFunction::Sum | AggregateFunction::Avg)
+                && matches!(t.data_type, DataType::Boolean | DataType::Bytes)
+            {
+                let f = name.to_ascii_uppercase();
+                let sql_type = if t.data_type == DataType::Boolean {
+                    "BOOLEAN"
+                } else {
+                    "VARBINARY"
+                };
+                return Err(PlanError::Validation(format!(
+                    "Cannot apply '{f}' to arguments of type '{f}(<{sql_type}>)'. Supported form(s): '{f}(<NUMERIC>)'"
+                )));
             }
             if function.needs_numeric()
                 && matches!(

@@ -215,6 +215,7 @@ mod tests {
                 kind: ast::JoinKind::Inner,
                 on: None,
                 using: vec![],
+                natural: false,
                 match_condition: None,
             }),
             ..Select::default()

@@ -79,6 +79,7 @@ mod tests {
             kind: JoinKind::Inner,
             on: None,
             using: vec![],
+            natural: false,
             match_condition: None,
         };
         assert_eq!(v2_only_construct(&select_from(join)), Some("JOIN"));

@@ -650,8 +650,10 @@ impl<'a> Planner<'a> {
                 kind,
                 on,
                 using,
+                natural,
                 ..
             } if !using.is_empty()
+                || *natural
                 || !matches!(kind, ast::JoinKind::Inner | ast::JoinKind::Cross) =>
             {
                 let on: Vec<ast::Expr> = on
@@ -689,6 +691,24 @@ impl<'a> Planner<'a> {
                 let mut lk = Vec::new();
                 let mut rk = Vec::new();
                 let mut residual = Vec::new();
+                // NATURAL: every name both sides have, in the left side's order.
+                let common: Vec<String>;
+                let using = if *natural {
+                    common = l
+                        .cols
+                        .iter()
+                        .map(|c| c.name.clone())
+                        .filter(|n| r.cols.iter().any(|c| c.name.eq_ignore_ascii_case(n)))
+                        .fold(Vec::new(), |mut v, n| {
+                            if !v.iter().any(|x: &String| x.eq_ignore_ascii_case(&n)) {
+                                v.push(n);
+                            }
+                            v
+                        });
+                    &common
+                } else {
+                    using
+                };
                 for name in using {
                     let a = resolve(&l.cols, None, name)?
                         .ok_or_else(|| PlanError::UnknownColumn(name.clone()))?;

@@ -189,6 +189,64 @@ fn quoted(i: &str, quote: char) -> Option<(&str, Cow<'_, str>)> {
     None
 }
 
+/// `UESCAPE 'c'` after a Unicode string literal: the rest and the escape character.
+fn uescape(i: &str) -> Option<(&str, char)> {
+    let t = i.trim_start();
+    let keyword = t.get(..7)?;
+    if !keyword.eq_ignore_ascii_case("UESCAPE") {
+        return None;
+    }
+    let (rest, body) = quoted(t[7..].trim_start(), '\'')?;
+    let mut chars = body.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if !c.is_ascii_hexdigit() && !"+'\" \t\n".contains(c) => Some((rest, c)),
+        _ => None,
+    }
+}
+
+/// The text of `U&'…'`: `<e>XXXX` (four hex digits) and `<e>+XXXXXX` (six) are code points,
+/// `<e><e>` the escape character itself, as Calcite reads them.
+fn unicode_unescape(body: &str, escape: char) -> Result<String, String> {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if c != escape {
+            out.push(c);
+            continue;
+        }
+        if chars.peek().is_some_and(|(_, n)| *n == escape) {
+            chars.next();
+            out.push(escape);
+            continue;
+        }
+        let six = chars.peek().is_some_and(|(_, n)| *n == '+');
+        if six {
+            chars.next();
+        }
+        let digits: String = (0..if six { 6 } else { 4 })
+            .map_while(|_| {
+                chars
+                    .next_if(|(_, d)| d.is_ascii_hexdigit())
+                    .map(|(_, d)| d)
+            })
+            .collect();
+        let wanted = if six { 6 } else { 4 };
+        let point = (digits.len() == wanted)
+            .then(|| u32::from_str_radix(&digits, 16).ok())
+            .flatten()
+            .and_then(char::from_u32)
+            .ok_or_else(|| {
+                format!(
+                    "Unicode escape sequence starting at character {} is not exactly {} hex digits",
+                    at + 1,
+                    if six { "six" } else { "four" }
+                )
+            })?;
+        out.push(point);
+    }
+    Ok(out)
+}
+
 /// Skips whitespace and comments, returning the rest and the body of the last hint skipped.
 /// `Err(offset)` for an unterminated block comment.
 fn skip_trivia<'a>(src: &str, mut i: &'a str) -> Result<(&'a str, Option<&'a str>), usize> {
@@ -243,6 +301,22 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
             return Ok(tokens);
         };
         let (rest, kind, value) = match first {
+            'U' | 'u' if i[1..].starts_with("&'") => {
+                let Some((rest, body)) = quoted(&i[2..], '\'') else {
+                    let after: String = i.chars().take(64).collect();
+                    return Err(lexical_error(src, src.len(), "<EOF> ", &after));
+                };
+                // An optional `UESCAPE 'c'` names the escape character (`\` by default).
+                let (rest, escape) = match uescape(rest) {
+                    Some((rest, c)) => (rest, c),
+                    None => (rest, '\\'),
+                };
+                let value = unicode_unescape(&body, escape).map_err(|message| ParseError {
+                    message,
+                    ..lexical_error(src, offset, "", "")
+                })?;
+                (rest, TokenKind::String, Cow::Owned(value))
+            }
             '\'' | '"' | '`' => {
                 let Some((rest, value)) = quoted(i, first) else {
                     let after: String = i.chars().take(64).collect();
@@ -347,6 +421,25 @@ mod tests {
                 (Eof, "".into()),
             ]
         );
+    }
+
+    #[test]
+    fn unicode_string_literals() {
+        let s = |src: &str| kinds(src)[0].clone();
+        assert_eq!(s("U&'\\0041BC'"), (TokenKind::String, "ABC".into()));
+        assert_eq!(
+            s("u&'caf\\00e9 \\\\'"),
+            (TokenKind::String, "café \\".into())
+        );
+        assert_eq!(s("U&'\\+01F600'"), (TokenKind::String, "\u{1F600}".into()));
+        assert_eq!(
+            s("U&'!0041!!' UESCAPE '!'"),
+            (TokenKind::String, "A!".into())
+        );
+        assert!(tokenize("U&'\\00G1'").is_err());
+        assert!(tokenize("U&'\\0041").is_err());
+        // `U` alone is still a word.
+        assert_eq!(s("U + 1").0, TokenKind::Word);
     }
 
     #[test]

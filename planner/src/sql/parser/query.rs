@@ -268,6 +268,7 @@ fn from_clause(i: Tokens<'_>) -> PResult<'_, TableRef> {
             kind: JoinKind::Cross,
             on: None,
             using: vec![],
+            natural: false,
             match_condition: None,
         };
         i = rest;
@@ -280,7 +281,7 @@ fn table_ref(i: Tokens<'_>) -> PResult<'_, TableRef> {
     let (mut i, mut left) = table_primary(i)?;
     let mut count = 1;
     loop {
-        let (rest, (kind, right, on, using, match_condition)) = match join_clause(i) {
+        let (rest, (kind, right, on, using, natural, match_condition)) = match join_clause(i) {
             Ok(r) => r,
             Err(nom::Err::Error(_)) if !starts_join(&i) => return Ok((i, left)),
             Err(e) => return Err(e),
@@ -298,6 +299,7 @@ fn table_ref(i: Tokens<'_>) -> PResult<'_, TableRef> {
             kind,
             on,
             using,
+            natural,
             match_condition,
         };
         i = rest;
@@ -307,9 +309,11 @@ fn table_ref(i: Tokens<'_>) -> PResult<'_, TableRef> {
 /// Whether the next token begins a join clause (then a failure inside it is an error).
 fn starts_join(i: &Tokens<'_>) -> bool {
     i.peek().is_some_and(|t| {
-        ["JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "ASOF"]
-            .iter()
-            .any(|k| t.is_keyword(k))
+        [
+            "JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "ASOF", "NATURAL",
+        ]
+        .iter()
+        .any(|k| t.is_keyword(k))
     })
 }
 
@@ -318,16 +322,35 @@ type JoinParts = (
     TableRef,
     Option<Expr>,
     Vec<String>,
+    bool,
     Option<Box<Expr>>,
 );
 
 /// join_clause := CROSS JOIN table_primary
 ///   | [LEFT] ASOF JOIN table_primary MATCH_CONDITION '(' expr ')' ON expr
 ///   | [INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN table_primary [join_condition]
+///   | NATURAL [INNER | LEFT [OUTER] | RIGHT [OUTER] | FULL [OUTER]] JOIN table_primary
 fn join_clause(i: Tokens<'_>) -> PResult<'_, JoinParts> {
     if let Ok((rest, _)) = (keyword("CROSS"), keyword("JOIN")).parse(i) {
         let (rest, right) = table_primary(rest)?;
-        return Ok((rest, (JoinKind::Cross, right, None, vec![], None)));
+        return Ok((rest, (JoinKind::Cross, right, None, vec![], false, None)));
+    }
+    if let Ok((rest, _)) = keyword("NATURAL")(i) {
+        let (rest, (kind, right, on, using, _, _)) = join_clause(rest)?;
+        if on.is_some()
+            || !using.is_empty()
+            || !matches!(
+                kind,
+                JoinKind::Inner | JoinKind::Left | JoinKind::Right | JoinKind::Full
+            )
+        {
+            return failure(
+                rest,
+                "Cannot specify condition (NATURAL keyword, or USING clause) for NATURAL join"
+                    .to_string(),
+            );
+        }
+        return Ok((rest, (kind, right, None, vec![], true, None)));
     }
     if let Ok((rest, left)) = (opt(keyword("LEFT")), keyword("ASOF"), keyword("JOIN"))
         .parse(i)
@@ -359,7 +382,7 @@ fn join_clause(i: Tokens<'_>) -> PResult<'_, JoinParts> {
         }
         _ => (rest, vec![]),
     };
-    Ok((rest, (kind, right, on, using, None)))
+    Ok((rest, (kind, right, on, using, false, None)))
 }
 
 /// The rest of `[LEFT] ASOF JOIN`: both the match condition and `ON` are required (Calcite's
@@ -382,7 +405,14 @@ fn asof_join(i: Tokens<'_>, left: bool) -> PResult<'_, JoinParts> {
     };
     Ok((
         rest,
-        (kind, right, Some(on), vec![], Some(Box::new(condition))),
+        (
+            kind,
+            right,
+            Some(on),
+            vec![],
+            false,
+            Some(Box::new(condition)),
+        ),
     ))
 }
 

@@ -310,6 +310,7 @@ fn flatten<'t>(t: &'t TableRef, inputs: &mut Vec<&'t TableRef>, on: &mut Vec<ast
             kind: ast::JoinKind::Inner | ast::JoinKind::Cross,
             on: condition,
             using,
+            natural: false,
             ..
         } if using.is_empty() && !matches!(**right, TableRef::Subquery { lateral: true, .. }) => {
             flatten(left, inputs, on);

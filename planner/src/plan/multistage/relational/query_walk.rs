@@ -86,9 +86,14 @@ pub(super) fn table(v: &mut dyn QueryVisitor, t: &TableRef) {
             right,
             on,
             using,
+            natural,
             match_condition,
             ..
         } => {
+            // A natural join reads the names both sides share, known once they are planned.
+            if *natural {
+                v.wildcard(None);
+            }
             table(v, left);
             table(v, right);
             for e in on.iter().chain(match_condition.as_deref()) {
