@@ -178,7 +178,10 @@ mod tests {
         close("l2Distance", &[a.clone(), b.clone()], 0.519_615_24);
         close("euclideanDistance", &[a.clone(), b.clone()], 0.27);
         close("vectorNorm", std::slice::from_ref(&a), 0.374_165_74);
-        assert_eq!(call("vectorDims", &[a.clone()]).unwrap(), Value::Int(3));
+        assert_eq!(
+            call("vectorDims", std::slice::from_ref(&a)).unwrap(),
+            Value::Int(3)
+        );
         assert_eq!(
             call("l1Distance", &[v(&[1.0, 2.0]), v(&[4.0, -2.0])]).unwrap(),
             d(7.0)
