@@ -7,9 +7,19 @@
 //!   3-argument form returns its third argument when the divisor is 0.
 //! * `mod`: polymorphic (INT % INT is INT …); a whole-number `mod` by 0 is an error (Java's
 //!   `ArithmeticException`), a floating one `NaN`.
-//! * `abs`, `negate`: keep the argument's numeric type. Everything else returns DOUBLE.
+//! * `abs`, `negate`: keep the argument's numeric type; the smallest INT or LONG is an overflow
+//!   error (Java's `Math.negateExact`, Pinot's "integer overflow" / "long overflow").
+//! * Whole-number functions: `gcd`, `lcm`, `factorial` (0 to 20, else an error) give LONG;
+//!   `bitCount` (of the value as a LONG), `widthBucket(x, lo, hi, n)` give INT; `byteswapInt`
+//!   INT and `byteswapLong` LONG reverse the value's bytes.
+//! * `rand()` is a uniform DOUBLE in [0, 1) per call (non-deterministic); `rand(seed)` is a
+//!   fixed DOUBLE of the seed (Pinot's mix64 of `seed ^ 0x5DEECE66D`).
+//! * `e/euler`, `pi`, `cbrt`, `exp2`, `exp10`, `log1p`, `sigmoid`, the trigonometric and
+//!   hyperbolic functions (with `asinh`, `acosh`, `atanh` by their logarithmic formulas) and
+//!   everything else return DOUBLE.
 //! * `round(x, n)` is Pinot's *time* rounding, `(x / n) * n` on LONGs (`round(21, 2)` = 20);
-//!   `round(x)` rounds half up to a whole DOUBLE like `roundDecimal(x)`. `roundDecimal(x, s)`
+//!   `round(x)` rounds half up to a whole DOUBLE like `roundDecimal(x)` (which keeps NaN and
+//!   infinities). `roundDecimal(x, s)`
 //!   and `truncate(x, s)` round the shortest decimal text of `x` (Java's `BigDecimal.valueOf`)
 //!   to `s` fractional digits, half-up and toward zero respectively.
 
@@ -19,7 +29,9 @@ use super::error::FunctionError;
 use super::typing::{additive_type, common_type, polymorphic_type, unary_polymorphic_type};
 use segments::types::value::canonical_decimal;
 use segments::types::{DataType, Value};
+use std::cell::Cell;
 use std::cmp::Ordering;
+use std::hash::{BuildHasher, RandomState};
 
 use Param::Number as N;
 
@@ -354,7 +366,26 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
         Returns::Fixed(DataType::Double),
         radians,
     ),
+    FunctionDef::new("cbrt", Arity::Exact(1), &[N], D, cbrt),
+    FunctionDef::new("exp2", Arity::Exact(1), &[N], D, exp2),
+    FunctionDef::new("exp10", Arity::Exact(1), &[N], D, exp10),
+    FunctionDef::new("log1p", Arity::Exact(1), &[N], D, log1p),
+    FunctionDef::new("sigmoid", Arity::Exact(1), &[N], D, sigmoid),
+    FunctionDef::new("e", Arity::Exact(0), &[], D, euler).with_aliases(&["euler"]),
+    FunctionDef::new("asinh", Arity::Exact(1), &[N], D, asinh),
+    FunctionDef::new("acosh", Arity::Exact(1), &[N], D, acosh),
+    FunctionDef::new("atanh", Arity::Exact(1), &[N], D, atanh),
+    FunctionDef::new("bitCount", Arity::Exact(1), &[N], I, bit_count),
+    FunctionDef::new("byteswapInt", Arity::Exact(1), &[N], I, byteswap_int),
+    FunctionDef::new("byteswapLong", Arity::Exact(1), &[N], L, byteswap_long),
+    FunctionDef::new("factorial", Arity::Exact(1), &[N], L, factorial),
+    FunctionDef::new("widthBucket", Arity::Exact(4), &[N], I, width_bucket),
+    FunctionDef::new("rand", Arity::Range(0, 1), &[N], D, rand).nondeterministic(),
 ];
+
+const D: Returns = Returns::Fixed(DataType::Double);
+const I: Returns = Returns::Fixed(DataType::Int);
+const L: Returns = Returns::Fixed(DataType::Long);
 
 /// Declares `fn $name(args) -> DOUBLE` applying `$f` to the arguments read as doubles.
 macro_rules! double_fn {
@@ -397,6 +428,14 @@ double_fn! {
     tanh(x) = x.tanh();
     degrees(x) = x.to_degrees();
     radians(x) = x.to_radians();
+    cbrt(x) = x.cbrt();
+    exp2(x) = java_pow(2.0, x);
+    exp10(x) = java_pow(10.0, x);
+    log1p(x) = x.ln_1p();
+    sigmoid(x) = 1.0 / (1.0 + (-x).exp());
+    asinh(x) = if x >= 0.0 { (x + (x * x + 1.0).sqrt()).ln() } else { -(-x + (x * x + 1.0).sqrt()).ln() };
+    acosh(x) = (x + (x * x - 1.0).sqrt()).ln();
+    atanh(x) = 0.5 * ((1.0 + x) / (1.0 - x)).ln();
 }
 
 /// Java's `Math.pow` differs from IEEE `powf` only for `1^NaN` and `(-1)^±Infinity` (NaN).
@@ -607,24 +646,33 @@ fn negate(args: &[Value]) -> Result<Value, FunctionError> {
     unary_polymorphic_op("negate", &args[0], false)
 }
 
-/// `abs` (when `abs`) or `negate` in the argument's numeric type (Java wrapping semantics).
+/// `abs` (when `abs`) or `negate` in the argument's numeric type; the smallest INT or LONG
+/// has no opposite (an overflow error, as Java's `Math.negateExact`).
 fn unary_polymorphic_op(f: &'static str, v: &Value, abs: bool) -> Result<Value, FunctionError> {
     Ok(match unary_polymorphic_type(type_of(v)) {
         DataType::Int => {
             let x = int(f, v)? as i32;
-            Value::Int(if abs {
-                x.wrapping_abs()
+            let result = if abs {
+                x.checked_abs()
             } else {
-                x.wrapping_neg()
-            })
+                x.checked_neg()
+            };
+            Value::Int(result.ok_or_else(|| FunctionError::Overflow {
+                function: f,
+                value: "integer overflow".into(),
+            })?)
         }
         DataType::Long => {
             let x = int(f, v)?;
-            Value::Long(if abs {
-                x.wrapping_abs()
+            let result = if abs {
+                x.checked_abs()
             } else {
-                x.wrapping_neg()
-            })
+                x.checked_neg()
+            };
+            Value::Long(result.ok_or_else(|| FunctionError::Overflow {
+                function: f,
+                value: "long overflow".into(),
+            })?)
         }
         DataType::Float => {
             let x = num(f, v)? as f32;
@@ -675,6 +723,7 @@ fn round_decimal(args: &[Value]) -> Result<Value, FunctionError> {
     let x = num("roundDecimal", &args[0])?;
     Ok(Value::Double(match args.get(1) {
         Some(scale) => round_to_scale(x, int("roundDecimal", scale)?, true),
+        None if !x.is_finite() => x,
         None => java_round(x),
     }))
 }
@@ -810,6 +859,110 @@ fn is_infinite(args: &[Value]) -> Result<Value, FunctionError> {
     Ok(Value::Int(num("isInfinite", &args[0])?.is_infinite() as i32))
 }
 
+fn euler(_: &[Value]) -> Result<Value, FunctionError> {
+    Ok(Value::Double(std::f64::consts::E))
+}
+
+/// Set bits of the value as a LONG (an INT is sign-extended: `bitCount(-1)` is 64).
+fn bit_count(args: &[Value]) -> Result<Value, FunctionError> {
+    Ok(Value::Int(int("bitCount", &args[0])?.count_ones() as i32))
+}
+
+/// `Integer.reverseBytes` of the value's low 32 bits.
+fn byteswap_int(args: &[Value]) -> Result<Value, FunctionError> {
+    Ok(Value::Int(
+        (int("byteswapInt", &args[0])? as i32).swap_bytes(),
+    ))
+}
+
+fn byteswap_long(args: &[Value]) -> Result<Value, FunctionError> {
+    Ok(Value::Long(int("byteswapLong", &args[0])?.swap_bytes()))
+}
+
+fn factorial(args: &[Value]) -> Result<Value, FunctionError> {
+    let n = int("factorial", &args[0])?;
+    if !(0..=20).contains(&n) {
+        return Err(FunctionError::invalid(
+            "factorial",
+            n,
+            "factorial argument must be between 0 and 20",
+        ));
+    }
+    Ok(Value::Long((1..=n).product()))
+}
+
+/// `widthBucket(x, lo, hi, n)`: the 1-based bucket of `x` among `n` equal buckets over
+/// `[lo, hi)`, 0 below `lo`, `n + 1` from `hi` on.
+fn width_bucket(args: &[Value]) -> Result<Value, FunctionError> {
+    const F: &str = "widthBucket";
+    let (x, lo, hi) = (num(F, &args[0])?, num(F, &args[1])?, num(F, &args[2])?);
+    let buckets = int(F, &args[3])? as i32;
+    if x.is_nan() || lo.is_nan() || hi.is_nan() {
+        return Err(FunctionError::invalid(
+            F,
+            "NaN",
+            "widthBucket does not accept NaN values",
+        ));
+    }
+    if lo.is_infinite() || hi.is_infinite() {
+        return Err(FunctionError::invalid(
+            F,
+            lo,
+            "widthBucket bounds must be finite",
+        ));
+    }
+    if lo >= hi {
+        return Err(FunctionError::invalid(
+            F,
+            lo,
+            format!("lo must be less than hi ({hi})"),
+        ));
+    }
+    if buckets <= 0 {
+        return Err(FunctionError::invalid(
+            F,
+            buckets,
+            "numBuckets must be positive",
+        ));
+    }
+    Ok(Value::Int(if x < lo {
+        0
+    } else if x >= hi {
+        buckets.wrapping_add(1)
+    } else {
+        (((x - lo) / (hi - lo) * f64::from(buckets)) as i32).wrapping_add(1)
+    }))
+}
+
+/// Pinot's `mix64` (MurmurHash3's finaliser).
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    z = (z ^ (z >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    z ^ (z >> 33)
+}
+
+/// The top 53 bits of a 64-bit value as a DOUBLE in [0, 1).
+fn unit_double(bits: u64) -> f64 {
+    (bits >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// `rand()`: a per-thread SplitMix64 sequence from a random start; `rand(seed)`: Pinot's
+/// deterministic value of the seed.
+fn rand(args: &[Value]) -> Result<Value, FunctionError> {
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new(RandomState::new().hash_one(std::thread::current().id()));
+    }
+    let bits = match args.first() {
+        Some(seed) => mix64(int("rand", seed)? as u64 ^ 0x5_DEEC_E66D),
+        None => STATE.with(|state| {
+            let next = state.get().wrapping_add(0x9e37_79b9_7f4a_7c15);
+            state.set(next);
+            mix64(next)
+        }),
+    };
+    Ok(Value::Double(unit_double(bits)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::lookup;
@@ -936,7 +1089,20 @@ mod tests {
     #[test]
     fn unary_math() {
         assert_eq!(call("abs", &[Value::Int(-3)]), Value::Int(3));
-        assert_eq!(call("abs", &[Value::Int(i32::MIN)]), Value::Int(i32::MIN));
+        assert!(matches!(
+            lookup("abs").unwrap().eval(&[Value::Int(i32::MIN)]),
+            Err(FunctionError::Overflow { .. })
+        ));
+        assert!(
+            lookup("negate")
+                .unwrap()
+                .eval(&[Value::Long(i64::MIN)])
+                .is_err()
+        );
+        assert_eq!(
+            call("negate", &[Value::Int(i32::MAX)]),
+            Value::Int(-i32::MAX)
+        );
         assert_eq!(call("abs", &[d(-2.5)]), d(2.5));
         assert_eq!(
             call("abs", &[Value::BigDecimal("-2.50".into())]),
@@ -1039,5 +1205,87 @@ mod tests {
             DataType::Double
         );
         assert!(f.return_type(&[DataType::Int, DataType::String]).is_err());
+    }
+
+    #[test]
+    fn more_math_functions() {
+        // ArithmeticFunctionsTest values.
+        assert_eq!(call("cbrt", &[Value::Int(27)]), d(3.0));
+        assert_eq!(call("exp2", &[Value::Int(10)]), d(1024.0));
+        assert_eq!(call("exp10", &[Value::Int(3)]), d(1000.0));
+        assert_eq!(call("log1p", &[Value::Int(0)]), d(0.0));
+        assert_eq!(call("sigmoid", &[Value::Int(0)]), d(0.5));
+        assert_eq!(call("e", &[]), d(std::f64::consts::E));
+        assert_eq!(call("EULER", &[]), d(std::f64::consts::E));
+        assert_eq!(call("asinh", &[d(0.0)]), d(0.0));
+        assert_eq!(call("asinh", &[d(-1e300)]), d(f64::NEG_INFINITY));
+        assert_eq!(call("acosh", &[d(1.0)]), d(0.0));
+        assert!(matches!(call("acosh", &[d(0.5)]), Value::Double(x) if x.is_nan()));
+        assert_eq!(call("atanh", &[d(0.0)]), d(0.0));
+        assert_eq!(call("atanh", &[d(1.0)]), d(f64::INFINITY));
+        for (x, want) in [(1.0, 0.881_373_587), (-1.0, -0.881_373_587)] {
+            let Value::Double(got) = call("asinh", &[d(x)]) else {
+                panic!("asinh")
+            };
+            assert!((got - want).abs() < 1e-9, "asinh({x}) = {got}");
+        }
+        assert_eq!(call("bitCount", &[Value::Int(7)]), Value::Int(3));
+        assert_eq!(call("bitCount", &[Value::Int(-1)]), Value::Int(64));
+        assert_eq!(
+            call("byteswapInt", &[Value::Int(1)]),
+            Value::Int(16_777_216)
+        );
+        assert_eq!(
+            call("byteswapLong", &[Value::Long(1)]),
+            Value::Long(72_057_594_037_927_936)
+        );
+        assert_eq!(call("factorial", &[Value::Int(0)]), Value::Long(1));
+        assert_eq!(call("factorial", &[Value::Int(5)]), Value::Long(120));
+        assert_eq!(
+            call("factorial", &[Value::Int(20)]),
+            Value::Long(2_432_902_008_176_640_000)
+        );
+        assert!(
+            lookup("factorial")
+                .unwrap()
+                .eval(&[Value::Int(21)])
+                .is_err()
+        );
+        assert!(
+            lookup("factorial")
+                .unwrap()
+                .eval(&[Value::Int(-1)])
+                .is_err()
+        );
+        assert_eq!(call("roundDecimal", &[d(f64::INFINITY)]), d(f64::INFINITY));
+        assert!(matches!(call("roundDecimal", &[d(f64::NAN)]), Value::Double(x) if x.is_nan()));
+    }
+
+    #[test]
+    fn width_bucket_and_rand() {
+        let bucket = |x: f64, lo: f64, hi: f64, n: i32| {
+            lookup("width_bucket")
+                .unwrap()
+                .eval(&[d(x), d(lo), d(hi), Value::Int(n)])
+        };
+        assert_eq!(bucket(5.35, 0.024, 10.06, 5).unwrap(), Value::Int(3));
+        assert_eq!(bucket(-1.0, 0.0, 10.0, 5).unwrap(), Value::Int(0));
+        assert_eq!(bucket(10.0, 0.0, 10.0, 5).unwrap(), Value::Int(6));
+        assert_eq!(bucket(0.0, 0.0, 10.0, 5).unwrap(), Value::Int(1));
+        assert!(bucket(f64::NAN, 0.0, 10.0, 5).is_err());
+        assert!(bucket(1.0, 10.0, 0.0, 5).is_err());
+        assert!(bucket(1.0, 0.0, f64::INFINITY, 5).is_err());
+        assert!(bucket(1.0, 0.0, 10.0, 0).is_err());
+        let rand = lookup("rand").unwrap();
+        assert!(!rand.is_deterministic());
+        for _ in 0..100 {
+            assert!(matches!(rand.eval(&[]).unwrap(), Value::Double(x) if (0.0..1.0).contains(&x)));
+        }
+        assert_ne!(rand.eval(&[]).unwrap(), rand.eval(&[]).unwrap());
+        let seeded = rand.eval(&[Value::Long(42)]).unwrap();
+        assert_eq!(seeded, rand.eval(&[Value::Long(42)]).unwrap());
+        assert_ne!(seeded, rand.eval(&[Value::Long(43)]).unwrap());
+        assert!(matches!(seeded, Value::Double(x) if (0.0..1.0).contains(&x)));
+        assert_eq!(rand.eval(&[Value::Null]).unwrap(), Value::Null);
     }
 }

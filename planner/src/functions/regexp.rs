@@ -1,5 +1,6 @@
-//! Regular-expression functions (Pinot's `StringFunctions.regexp*` and `like`), on the `regex`
-//! crate: Java syntax without backreferences or look-around (those patterns are errors).
+//! Regular-expression functions (Pinot's `regexp/*Functions` and `StringFunctions.regexp*`), on
+//! the `regex` crate: Java syntax without backreferences or look-around (those patterns are
+//! errors).
 //!
 //! * `regexpExtract(s, re[, group[, default]])`: the group of the first match, else `default`
 //!   (`""` when not given).
@@ -7,9 +8,15 @@
 //!   character `start` on (or only the `occurrence`-th, 0-based, inserted literally as Java's
 //!   `StringBuffer.replace` does); `$n` in `with` refers to group `n`, `\x` is a literal `x`;
 //!   flag `i` ignores case.
-//! * `regexpLike(s, re)` (and `regexpLikeVar`, Pinot's name when `re` is a column): whether `re`
-//!   is found in `s`, ignoring case (as Pinot's scalar function). `like(s, pattern)`: SQL LIKE (`%`, `_`, `\` escapes) on the whole string,
-//!   ignoring case as well.
+//! * `regexpLike(s, re[, match])`: whether `re` is found in `s`, case-sensitive unless the match
+//!   parameter is `i` (`c` or `''` keep case; anything else is an error).
+//! * `like(s, pattern)`: SQL LIKE (`%`, `_`, `\` escapes) ignoring case, translated as Pinot's
+//!   `likeToRegexpLike` (a pattern starting or ending with `%` is not anchored at that end —
+//!   even an escaped one: `'50\%'` means "starts with `50\`", as in Pinot).
+//! * `regexpCount(s, re)`: the number of non-overlapping matches; `regexpSubstr(s, re)`: the
+//!   first match, NULL when none.
+//! * `regexpExtractVar`, `regexpReplaceVar`, `regexpLikeVar`, `likeVar`: Pinot's names for the
+//!   same functions when the pattern is a column rather than a literal.
 //!
 //! Compiled patterns are cached per thread (a few dozen), so a per-row call compiles once.
 
@@ -29,39 +36,46 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
         "regexpExtract",
         Arity::Range(2, 4),
         &[T, T, N, T],
-        Returns::Fixed(DataType::String),
+        S,
+        regexp_extract,
+    ),
+    FunctionDef::new(
+        "regexpExtractVar",
+        Arity::Range(2, 4),
+        &[T, T, N, T],
+        S,
         regexp_extract,
     ),
     FunctionDef::new(
         "regexpReplace",
         Arity::Range(3, 6),
         &[T, T, T, N, N, T],
-        Returns::Fixed(DataType::String),
+        S,
         regexp_replace,
     ),
     FunctionDef::new(
-        "regexpLike",
-        Arity::Exact(2),
-        &[T],
-        Returns::Fixed(DataType::Boolean),
-        regexp_like,
+        "regexpReplaceVar",
+        Arity::Range(3, 6),
+        &[T, T, T, N, N, T],
+        S,
+        regexp_replace,
     ),
-    // Pinot's variant for a pattern read from a column: the same test (patterns are cached).
+    FunctionDef::new("regexpLike", Arity::Range(2, 3), &[T], B, regexp_like),
+    FunctionDef::new("regexpLikeVar", Arity::Range(2, 3), &[T], B, regexp_like),
+    FunctionDef::new("like", Arity::Exact(2), &[T], B, like),
+    FunctionDef::new("likeVar", Arity::Exact(2), &[T], B, like),
     FunctionDef::new(
-        "regexpLikeVar",
+        "regexpCount",
         Arity::Exact(2),
         &[T],
-        Returns::Fixed(DataType::Boolean),
-        regexp_like,
+        Returns::Fixed(DataType::Int),
+        regexp_count,
     ),
-    FunctionDef::new(
-        "like",
-        Arity::Exact(2),
-        &[T],
-        Returns::Fixed(DataType::Boolean),
-        like,
-    ),
+    FunctionDef::new("regexpSubstr", Arity::Exact(2), &[T], S, regexp_substr),
 ];
+
+const S: Returns = Returns::Fixed(DataType::String);
+const B: Returns = Returns::Fixed(DataType::Boolean);
 
 /// How many compiled patterns each thread keeps.
 const CACHE_SIZE: usize = 64;
@@ -248,33 +262,110 @@ fn regexp_replace(args: &[Value]) -> Result<Value, FunctionError> {
     Ok(Value::String(out))
 }
 
+/// Pinot's match parameter: `i`/`I` ignores case, `c`/`C` or nothing keeps it.
+fn ignores_case(parameter: &str) -> Result<bool, FunctionError> {
+    match parameter {
+        "" | "c" | "C" => Ok(false),
+        "i" | "I" => Ok(true),
+        other => Err(FunctionError::invalid(
+            "regexpLike",
+            other,
+            "match parameter must be 'i' (ignore case) or 'c' (case-sensitive)",
+        )),
+    }
+}
+
 fn regexp_like(args: &[Value]) -> Result<Value, FunctionError> {
-    let re = compiled(&text(&args[1]), true)?;
+    let ignore_case = match args.get(2) {
+        Some(parameter) => ignores_case(&text(parameter))?,
+        None => false,
+    };
+    let re = compiled(&text(&args[1]), ignore_case)?;
     Ok(Value::Boolean(re.is_match(&text(&args[0]))))
 }
 
-/// SQL LIKE as an anchored regular expression: `%` any run, `_` one character, `\` escapes.
+/// Characters Pinot escapes when it turns a LIKE pattern into a regular expression.
+const LIKE_METACHARACTERS: &str = "^$.{}[]()*+?|<>-&/";
+
+/// SQL LIKE as a regular expression, the way Pinot's `likeToRegexpLike` builds it: `%` is any
+/// run, `_` one character, a backslash before `%` or `_` makes it literal; the pattern is
+/// anchored at each end that is not `%`. Pinot's Java pattern text is then read token by token
+/// so that each escaped or plain character becomes a literal of the `regex` crate.
 pub(crate) fn like_to_regex(pattern: &str) -> String {
-    let mut re = String::from("^");
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '%' => re.push_str(".*"),
-            '_' => re.push('.'),
-            '\\' => match chars.next() {
-                Some(escaped) => re.push_str(&regex::escape(&escaped.to_string())),
-                None => re.push_str(&regex::escape("\\")),
-            },
-            other => re.push_str(&regex::escape(&other.to_string())),
+    let chars: Vec<char> = pattern.chars().collect();
+    let (mut start, mut end) = (0, chars.len());
+    let (mut prefix, mut suffix) = ("^", "$");
+    match chars.as_slice() {
+        [] => return "^$".to_string(),
+        ['%'] => return String::new(),
+        [_] => {}
+        [first, .., last] => {
+            if *first == '%' {
+                match chars.iter().position(|c| *c != '%') {
+                    Some(i) => start = i,
+                    None => return String::new(),
+                }
+                prefix = "";
+            }
+            if *last == '%' {
+                end = chars.iter().rposition(|c| *c != '%').map_or(0, |i| i + 1);
+                suffix = "";
+            }
         }
     }
-    re.push('$');
-    re
+    let mut java = String::from(prefix);
+    let mut after_backslash = false;
+    for &c in chars.get(start..end).unwrap_or_default() {
+        match c {
+            '_' if !after_backslash => java.push('.'),
+            '%' if !after_backslash => java.push_str(".*"),
+            '_' | '%' => java.push(c),
+            _ => {
+                if after_backslash || LIKE_METACHARACTERS.contains(c) {
+                    java.push('\\');
+                }
+                java.push(c);
+            }
+        }
+        after_backslash = c == '\\';
+    }
+    if after_backslash {
+        java.push('\\');
+    }
+    java.push_str(suffix);
+    // Java's `\x` is a literal `x`; the unescaped operators keep their meaning.
+    let mut regex = String::with_capacity(java.len());
+    let mut tokens = java.chars();
+    while let Some(c) = tokens.next() {
+        match c {
+            '\\' => {
+                if let Some(escaped) = tokens.next() {
+                    regex.push_str(&regex::escape(escaped.encode_utf8(&mut [0; 4])));
+                }
+            }
+            c if LIKE_METACHARACTERS.contains(c) => regex.push(c),
+            c => regex.push_str(&regex::escape(c.encode_utf8(&mut [0; 4]))),
+        }
+    }
+    regex
 }
 
 fn like(args: &[Value]) -> Result<Value, FunctionError> {
-    let re = compiled(&format!("(?s){}", like_to_regex(&text(&args[1]))), true)?;
+    let re = compiled(&like_to_regex(&text(&args[1])), true)?;
     Ok(Value::Boolean(re.is_match(&text(&args[0]))))
+}
+
+fn regexp_count(args: &[Value]) -> Result<Value, FunctionError> {
+    let re = compiled(&text(&args[1]), false)?;
+    let count = re.find_iter(&text(&args[0])).count();
+    Ok(Value::Int(i32::try_from(count).unwrap_or(i32::MAX)))
+}
+
+fn regexp_substr(args: &[Value]) -> Result<Value, FunctionError> {
+    let re = compiled(&text(&args[1]), false)?;
+    Ok(re
+        .find(&text(&args[0]))
+        .map_or(Value::Null, |m| Value::String(m.as_str().to_string())))
 }
 
 #[cfg(test)]
@@ -409,12 +500,31 @@ mod tests {
             call("regexpLike", &[s("lyons"), s(".*")]),
             Value::Boolean(true)
         );
+        // Case-sensitive unless the match parameter says `i` (Pinot since 1.4).
         assert_eq!(
             call("regexp_like", &[s("Hello"), s("^h")]),
+            Value::Boolean(false)
+        );
+        assert_eq!(
+            call("regexp_like", &[s("Hello"), s("^h"), s("i")]),
             Value::Boolean(true)
         );
         assert_eq!(
-            call("regexpLikeVar", &[s("rudvalis"), s("ruD.*")]),
+            call("regexpLike", &[s("Hello"), s("^h"), s("C")]),
+            Value::Boolean(false)
+        );
+        assert!(
+            lookup("regexpLike")
+                .unwrap()
+                .eval(&[s("a"), s("a"), s("x")])
+                .is_err()
+        );
+        assert_eq!(
+            call("regexpLikeVar", &[s("rudvalis"), s("rud.*")]),
+            Value::Boolean(true)
+        );
+        assert_eq!(
+            call("regexpLikeVar", &[s("rudvalis"), s("ruD.*"), s("I")]),
             Value::Boolean(true)
         );
         assert_eq!(
@@ -422,6 +532,7 @@ mod tests {
             Value::Boolean(false)
         );
         assert_eq!(call("like", &[s("hello"), s("h%o")]), Value::Boolean(true));
+        assert_eq!(call("like", &[s("HELLO"), s("h%o")]), Value::Boolean(true));
         assert_eq!(
             call("like", &[s("hello"), s("h_llo")]),
             Value::Boolean(true)
@@ -432,6 +543,92 @@ mod tests {
         );
         assert_eq!(call("like", &[s("a.c"), s("a.c")]), Value::Boolean(true));
         assert_eq!(call("like", &[s("abc"), s("a.c")]), Value::Boolean(false));
-        assert_eq!(call("like", &[s("50%"), s(r"50\%")]), Value::Boolean(true));
+        assert_eq!(
+            call("like", &[s("50%x"), s(r"50\%x")]),
+            Value::Boolean(true)
+        );
+        assert_eq!(
+            call("like", &[s("500x"), s(r"50\%x")]),
+            Value::Boolean(false)
+        );
+        // Pinot strips a trailing `%` even when escaped: `50\%` is "starts with 50\".
+        assert_eq!(call("like", &[s("50%"), s(r"50\%")]), Value::Boolean(false));
+        assert_eq!(
+            call("like", &[s(r"50\0"), s(r"50\%")]),
+            Value::Boolean(true)
+        );
+        assert_eq!(call("like", &[s("a<b>"), s("a<b>")]), Value::Boolean(true));
+        assert_eq!(call("like", &[s("xa(b"), s("%a(b")]), Value::Boolean(true));
+        assert_eq!(call("likeVar", &[s("ab"), s("%")]), Value::Boolean(true));
+        assert_eq!(call("likeVar", &[s(""), s("")]), Value::Boolean(true));
+        assert_eq!(call("likeVar", &[s("a"), s("")]), Value::Boolean(false));
+        assert_eq!(call("like", &[Value::Null, s("%")]), Value::Null);
+    }
+
+    #[test]
+    fn like_translates_as_pinot() {
+        // RegexpPatternConverterUtilsTest: leading/trailing % drop the anchors.
+        assert_eq!(like_to_regex("%"), "");
+        assert_eq!(like_to_regex("%%%"), "");
+        assert_eq!(like_to_regex(""), "^$");
+        assert_eq!(like_to_regex("%abc%"), "abc");
+        assert_eq!(like_to_regex("abc%"), "^abc");
+        assert_eq!(like_to_regex("%a_c"), "a.c$");
+        assert_eq!(like_to_regex("a.b"), r"^a\.b$");
+        assert_eq!(like_to_regex(r"a\_b"), r"^a_b$");
+    }
+
+    #[test]
+    fn var_variants_count_and_substr() {
+        assert_eq!(
+            call(
+                "regexpExtractVar",
+                &[s("foo123bar"), s(r"(\d+)"), Value::Int(1)]
+            ),
+            s("123")
+        );
+        assert_eq!(
+            call(
+                "regexpExtractVar",
+                &[s("foo"), s(r"\d"), Value::Int(0), s("x")]
+            ),
+            s("x")
+        );
+        assert_eq!(
+            call("regexpReplaceVar", &[s("a1b22"), s(r"(\d+)"), s("<$1>")]),
+            s("a<1>b<22>")
+        );
+        assert!(
+            lookup("regexpReplaceVar")
+                .unwrap()
+                .eval(&[s("a"), s("("), s("x")])
+                .is_err()
+        );
+        // StringFunctionsTest.testRegexpCount / testRegexpSubstr.
+        for (input, re, want) in [
+            ("hello world hello", "hello", 2),
+            ("aaa", "a", 3),
+            ("abc", "x", 0),
+            ("", "a", 0),
+            ("aaaa", "aa", 2),
+            ("abc123def456", r"\d+", 2),
+        ] {
+            assert_eq!(call("regexp_count", &[s(input), s(re)]), Value::Int(want));
+        }
+        assert_eq!(
+            call("regexpSubstr", &[s("hello world"), s(r"w\w+")]),
+            s("world")
+        );
+        assert_eq!(
+            call("regexp_substr", &[s("Hello World"), s("[A-Z][a-z]+")]),
+            s("Hello")
+        );
+        assert_eq!(call("regexpSubstr", &[s("hello"), s(r"\d+")]), Value::Null);
+        assert!(
+            lookup("regexpCount")
+                .unwrap()
+                .eval(&[s("a"), s("[")])
+                .is_err()
+        );
     }
 }
