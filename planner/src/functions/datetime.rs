@@ -17,7 +17,14 @@
 //! * `now()` and `ago('P1D')` (an ISO-8601 duration as Java's `Duration.parse`: days, hours,
 //!   minutes, seconds) read the clock and are not deterministic.
 //!
-//! Time zones are UTC or fixed offsets (see `zone`); other zones are errors.
+//! * `dateBin(width, t, origin)` (TIMESTAMP; width as `1h15m`, days `d` to seconds `s`),
+//!   `extract(field, ms)` (`YEAR`, `QUARTER`, `MONTH`, `WEEK`, `DAY`, `DOY`, `DOW`, `HOUR`,
+//!   `MINUTE`, `SECOND`), `timezoneHour(zone[, ms])`, `timezoneMinute(zone[, ms])` (INT),
+//!   `timeConvert(t, inputUnit, outputUnit)` (LONG; Java `TimeUnit`s, or `WEEKS`, `MONTHS`,
+//!   `YEARS` since the epoch) and `sleep(ms)` (waits at most a second, not deterministic).
+//!
+//! The multi-value variants (`hourMV`, …) are in `datetime_mv`. Time zones are UTC or fixed
+//! offsets (see `zone`); other zones are errors.
 
 use super::coerce::{int, millis, text};
 use super::datetime_format::Pattern;
