@@ -17,11 +17,18 @@
 //! * `now()` and `ago('P1D')` (an ISO-8601 duration as Java's `Duration.parse`: days, hours,
 //!   minutes, seconds) read the clock and are not deterministic.
 //!
-//! Time zones are UTC or fixed offsets (see `zone`); other zones are errors.
+//! * `dateBin(width, t, origin)` (TIMESTAMP; width as `1h15m`, days `d` to seconds `s`),
+//!   `extract(field, ms)` (`YEAR`, `QUARTER`, `MONTH`, `WEEK`, `DAY`, `DOY`, `DOW`, `HOUR`,
+//!   `MINUTE`, `SECOND`), `timezoneHour(zone[, ms])`, `timezoneMinute(zone[, ms])` (INT),
+//!   `timeConvert(t, inputUnit, outputUnit)` (LONG; Java `TimeUnit`s, or `WEEKS`, `MONTHS`,
+//!   `YEARS` since the epoch) and `sleep(ms)` (waits at most a second, not deterministic).
+//!
+//! The multi-value variants (`hourMV`, …) are in `datetime_mv`. Time zones are UTC or fixed
+//! offsets (see `zone`); other zones are errors.
 
 use super::coerce::{int, millis, text};
 use super::datetime_format::Pattern;
-use super::def::{Arity, FunctionDef, Param, Returns};
+use super::def::{ArgType, Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
 use super::zone::offset_millis;
 use segments::types::time::{
@@ -205,6 +212,36 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
         timestamp_diff,
     )
     .with_aliases(&["dateDiff"]),
+    FunctionDef::new(
+        "dateBin",
+        Arity::Exact(3),
+        &[T, N, N],
+        Returns::Fixed(DataType::Timestamp),
+        date_bin,
+    ),
+    FunctionDef::new("extract", Arity::Exact(2), &[T, N], I, extract),
+    FunctionDef::new(
+        "timezoneHour",
+        Arity::Range(1, 2),
+        &[T, N],
+        I,
+        timezone_hour,
+    ),
+    FunctionDef::new(
+        "timezoneMinute",
+        Arity::Range(1, 2),
+        &[T, N],
+        I,
+        timezone_minute,
+    ),
+    FunctionDef::new(
+        "timeConvert",
+        Arity::Exact(3),
+        &[N, T, T],
+        Returns::Infer(time_convert_type),
+        time_convert,
+    ),
+    FunctionDef::new("sleep", Arity::Exact(1), &[N], L, sleep).nondeterministic(),
 ];
 
 /// Java's `TimeUnit`, as named in `dateTrunc` and DateTimeFieldSpec formats.
@@ -244,6 +281,30 @@ impl TimeUnit {
             TimeUnit::Minutes => (60_000, false),
             TimeUnit::Hours => (3_600_000, false),
             TimeUnit::Days => (MILLIS_PER_DAY, false),
+        }
+    }
+
+    /// Nanoseconds per unit.
+    fn nanos(self) -> i64 {
+        match self {
+            TimeUnit::Nanoseconds => 1,
+            TimeUnit::Microseconds => 1_000,
+            TimeUnit::Milliseconds => 1_000_000,
+            TimeUnit::Seconds => 1_000_000_000,
+            TimeUnit::Minutes => 60_000_000_000,
+            TimeUnit::Hours => 3_600_000_000_000,
+            TimeUnit::Days => 86_400_000_000_000,
+        }
+    }
+
+    /// `self.convert(value, from)`: Java's `TimeUnit.convert` (truncating toward zero,
+    /// saturating).
+    pub(crate) fn convert(self, value: i64, from: TimeUnit) -> i64 {
+        let (from, to) = (from.nanos(), self.nanos());
+        if from >= to {
+            value.saturating_mul(from / to)
+        } else {
+            value / (to / from)
         }
     }
 
@@ -452,10 +513,15 @@ fn from_date_time(args: &[Value]) -> Result<Value, FunctionError> {
     }
 }
 
+/// `Instant.toString()`: the fraction of a second only when there is one.
 fn to_iso8601(args: &[Value]) -> Result<Value, FunctionError> {
     let ms = millis("toIso8601", &args[0])?;
-    let p = Pattern::compile("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
-        .map_err(|r| FunctionError::invalid("toIso8601", "", r))?;
+    let p = Pattern::compile(if ms.rem_euclid(SECOND) == 0 {
+        "yyyy-MM-dd'T'HH:mm:ss'Z'"
+    } else {
+        "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
+    })
+    .map_err(|r| FunctionError::invalid("toIso8601", "", r))?;
     Ok(Value::String(p.format(ms, 0)))
 }
 
@@ -544,6 +610,197 @@ pub(crate) fn parse_duration(text: &str) -> Option<i64> {
         }
     }
     (parts > 0).then_some(if negate { total.checked_neg()? } else { total })
+}
+
+/// Joda's `PeriodFormatterBuilder` with `[n]d[n]h[n]m[n]s` (each part optional, in that order,
+/// suffixes in any case, values within INT) to whole seconds in milliseconds, as Pinot's
+/// `TimeUtils.convertPeriodToMillis`.
+fn parse_period(text: &str) -> Option<i64> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    let mut seconds: i64 = 0;
+    for (suffix, unit) in [(b'd', 86_400), (b'h', 3_600), (b'm', 60), (b's', 1)] {
+        let sign = usize::from(matches!(bytes.get(at), Some(b'-' | b'+')));
+        let digits = bytes[(at + sign).min(bytes.len())..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let end = at + sign + digits;
+        if digits == 0
+            || !bytes
+                .get(end)
+                .is_some_and(|b| b.eq_ignore_ascii_case(&suffix))
+        {
+            continue;
+        }
+        let value: i32 = text.get(at..end)?.parse().ok()?;
+        seconds = seconds.checked_add(i64::from(value).checked_mul(unit)?)?;
+        at = end + 1;
+    }
+    (at == bytes.len() && at > 0).then_some(seconds.checked_mul(SECOND)?)
+}
+
+/// `dateBin(width, t, origin)`: the start of `t`'s bin of `width` counted from `origin` (the
+/// bin count truncates toward zero, so times before the origin round up toward it, as Pinot).
+fn date_bin(args: &[Value]) -> Result<Value, FunctionError> {
+    const F: &str = "dateBin";
+    let spec = text(&args[0]);
+    let width = parse_period(&spec).filter(|w| *w != 0).ok_or_else(|| {
+        FunctionError::invalid(
+            F,
+            &spec,
+            "not a non-zero period such as '15m' or '1h30m' (days d, hours h, minutes m, seconds s)",
+        )
+    })?;
+    let (source, origin) = (millis(F, &args[1])?, millis(F, &args[2])?);
+    source
+        .checked_sub(origin)
+        .and_then(|offset| (offset / width).checked_mul(width))
+        .and_then(|d| origin.checked_add(d))
+        .map(Value::Timestamp)
+        .ok_or_else(|| FunctionError::Overflow {
+            function: F,
+            value: format!("{source} from {origin}"),
+        })
+}
+
+/// `extract(field, ms)`: Pinot's `DateTimeUtils.extract` on UTC, fields named exactly as its
+/// `ExtractFieldType` (the parser upper-cases `EXTRACT(year FROM t)`).
+fn extract(args: &[Value]) -> Result<Value, FunctionError> {
+    const F: &str = "extract";
+    let name = text(&args[0]);
+    let get: fn(&DateTime) -> i64 = match name.as_ref() {
+        "YEAR" => |t| t.year,
+        "QUARTER" => |t| (t.month as i64 - 1) / 3 + 1,
+        "MONTH" => |t| t.month as i64,
+        "WEEK" => |t| t.iso_week().1 as i64,
+        "DAY" => |t| t.day as i64,
+        "DOY" => |t| t.day_of_year() as i64,
+        "DOW" => |t| t.day_of_week() as i64,
+        "HOUR" => |t| t.hour as i64,
+        "MINUTE" => |t| t.minute as i64,
+        "SECOND" => |t| t.second as i64,
+        _ => {
+            return Err(FunctionError::invalid(
+                F,
+                name,
+                "not one of YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, MINUTE, SECOND",
+            ));
+        }
+    };
+    field(F, &args[1..], get)
+}
+
+/// The zone's offset at the optional instant (zones are fixed offsets, so the instant is
+/// only checked).
+fn zone_offset(f: &'static str, args: &[Value]) -> Result<i64, FunctionError> {
+    if let Some(ms) = args.get(1) {
+        millis(f, ms)?;
+    }
+    offset_millis(&text(&args[0]))
+}
+
+/// `timezoneHour(zone[, ms])`: the whole hours of the zone's offset (`-9` for `-09:30`).
+fn timezone_hour(args: &[Value]) -> Result<Value, FunctionError> {
+    let offset = zone_offset("timezoneHour", args)?;
+    Ok(Value::Int((offset / HOUR) as i32))
+}
+
+/// `timezoneMinute(zone[, ms])`: the minutes of the offset past its hours (`-30` for `-09:30`).
+fn timezone_minute(args: &[Value]) -> Result<Value, FunctionError> {
+    let offset = zone_offset("timezoneMinute", args)?;
+    Ok(Value::Int((offset / MINUTE % 60) as i32))
+}
+
+/// `timeConvert` output units: Java's `TimeUnit`s and Pinot's calendar units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ConvertUnit {
+    Fixed(TimeUnit),
+    Weeks,
+    Months,
+    Years,
+}
+
+impl ConvertUnit {
+    fn parse(name: &str) -> Option<ConvertUnit> {
+        Some(match name.trim().to_ascii_uppercase().as_str() {
+            "WEEKS" => ConvertUnit::Weeks,
+            "MONTHS" => ConvertUnit::Months,
+            "YEARS" => ConvertUnit::Years,
+            other => ConvertUnit::Fixed(TimeUnit::parse(other)?),
+        })
+    }
+}
+
+fn convert_units(
+    input: &str,
+    output: &str,
+) -> Result<(TimeUnit, ConvertUnit), (String, &'static str)> {
+    let from = TimeUnit::parse(input).ok_or((input.to_string(), "not a time unit"))?;
+    let to = ConvertUnit::parse(output).ok_or((
+        output.to_string(),
+        "not a time unit (NANOSECONDS … DAYS, WEEKS, MONTHS, YEARS)",
+    ))?;
+    Ok((from, to))
+}
+
+/// Checks literal units while binding; the result is a LONG.
+fn time_convert_type(args: &[ArgType]) -> Result<DataType, FunctionError> {
+    const F: &str = "timeConvert";
+    let input = args[1].literal_text();
+    let output = args[2].literal_text();
+    if let Some(input) = &input
+        && TimeUnit::parse(input).is_none()
+    {
+        return Err(FunctionError::invalid_literal(F, input, "not a time unit"));
+    }
+    if let Some(output) = &output
+        && ConvertUnit::parse(output).is_none()
+    {
+        return Err(FunctionError::invalid_literal(
+            F,
+            output,
+            "not a time unit (NANOSECONDS … DAYS, WEEKS, MONTHS, YEARS)",
+        ));
+    }
+    Ok(DataType::Long)
+}
+
+/// `timeConvert(t, inputUnit, outputUnit)` (`TimeConversionTransformFunction`): Java's
+/// `TimeUnit.convert`, or whole weeks, months or years since the epoch (Joda's differences,
+/// which must fit an INT).
+fn time_convert(args: &[Value]) -> Result<Value, FunctionError> {
+    const F: &str = "timeConvert";
+    let value = int(F, &args[0])?;
+    let (from, to) = convert_units(&text(&args[1]), &text(&args[2]))
+        .map_err(|(unit, reason)| FunctionError::invalid(F, unit, reason))?;
+    let ms = TimeUnit::Milliseconds.convert(value, from);
+    let calendar = match to {
+        ConvertUnit::Fixed(unit) => return long(unit.convert(value, from)),
+        ConvertUnit::Weeks => ms / (7 * MILLIS_PER_DAY),
+        ConvertUnit::Months => month_difference(ms, 0),
+        ConvertUnit::Years => year_difference(ms, 0),
+    };
+    i32::try_from(calendar)
+        .map(|v| Value::Long(v.into()))
+        .map_err(|_| FunctionError::Overflow {
+            function: F,
+            value: value.to_string(),
+        })
+}
+
+/// Longest `sleep`, so a query cannot stall a worker for long.
+const MAX_SLEEP_MILLIS: i64 = 1_000;
+
+/// `sleep(ms)`: waits `ms` milliseconds (at most [`MAX_SLEEP_MILLIS`]) and returns `ms`.
+fn sleep(args: &[Value]) -> Result<Value, FunctionError> {
+    let ms = int("sleep", &args[0])?;
+    if ms > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(
+            ms.min(MAX_SLEEP_MILLIS) as u64
+        ));
+    }
+    long(ms)
 }
 
 /// Floors local epoch millis to the start of a calendar unit.
@@ -638,7 +895,7 @@ fn start_of_month(t: &DateTime) -> i64 {
 }
 
 /// Joda's `BasicMonthOfYearDateTimeField.getDifferenceAsLong`: completed months.
-fn month_difference(minuend: i64, subtrahend: i64) -> i64 {
+pub(crate) fn month_difference(minuend: i64, subtrahend: i64) -> i64 {
     if minuend < subtrahend {
         return -month_difference(subtrahend, minuend);
     }
@@ -659,7 +916,7 @@ fn month_difference(minuend: i64, subtrahend: i64) -> i64 {
 }
 
 /// Joda's `BasicYearDateTimeField.getDifferenceAsLong`: completed years, Feb 29 balanced.
-fn year_difference(minuend: i64, subtrahend: i64) -> i64 {
+pub(crate) fn year_difference(minuend: i64, subtrahend: i64) -> i64 {
     if minuend < subtrahend {
         return -year_difference(subtrahend, minuend);
     }
@@ -1019,6 +1276,200 @@ mod tests {
         };
         assert!((now - MILLIS_PER_DAY - ago).abs() < 60_000);
         assert!(lookup("ago").unwrap().eval(&[s("1 day")]).is_err());
+    }
+
+    #[test]
+    fn date_bin_matches_pinot_tests() {
+        // Pinot's DateTimeFunctionsTest.testDateBin, origin 2024-01-01 00:00:00.
+        let origin = Value::Timestamp(1_704_067_200_000);
+        let feb10 = 1_707_523_200_000; // 2024-02-10
+        let bin = |width: &str, source: i64| {
+            call(
+                "dateBin",
+                &[s(width), Value::Timestamp(source), origin.clone()],
+            )
+        };
+        let at = |day: i64, h: i64, m: i64, sec: i64| {
+            Value::Timestamp(day + ((h * 60 + m) * 60 + sec) * 1_000)
+        };
+        let (t1, t2) = (feb10 + 84_595_000, feb10 + 82_855_000); // 23:29:55, 23:00:55
+        assert_eq!(bin("2s", t1), at(feb10, 23, 29, 54));
+        assert_eq!(bin("10s", t1), at(feb10, 23, 29, 50));
+        assert_eq!(bin("10m", t1), at(feb10, 23, 20, 0));
+        assert_eq!(bin("15m", t1), at(feb10, 23, 15, 0));
+        assert_eq!(bin("30m", t2), at(feb10, 23, 0, 0));
+        assert_eq!(bin("1h15m", t2), at(feb10, 22, 30, 0));
+        assert_eq!(bin("2h", t2), at(feb10, 22, 0, 0));
+        assert_eq!(bin("24h", t2), at(feb10, 0, 0, 0));
+        assert_eq!(bin("1D", t2), at(feb10, 0, 0, 0));
+        let feb9 = feb10 - MILLIS_PER_DAY;
+        assert_eq!(
+            bin("2d", feb9 + 82_855_000),
+            at(feb9 - MILLIS_PER_DAY, 0, 0, 0)
+        );
+        assert_eq!(
+            bin("10d10m", feb9 + 82_855_000),
+            at(1_704_067_200_000 + 30 * MILLIS_PER_DAY, 0, 30, 0)
+        );
+        // Before the origin the bin count truncates toward zero, as in Pinot.
+        assert_eq!(
+            bin("1h", 1_704_067_200_000 - 1_000),
+            Value::Timestamp(1_704_067_200_000)
+        );
+        let f = lookup("dateBin").unwrap();
+        for bad in ["", "0s", "15", "1m1h", "5x", "1h 2m"] {
+            assert!(
+                f.eval(&[s(bad), Value::Long(0), Value::Long(0)]).is_err(),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            f.eval(&[s("1h"), Value::Null, Value::Long(0)]).unwrap(),
+            Value::Null
+        );
+    }
+
+    #[test]
+    fn extract_and_zone_offsets() {
+        // Sat May 23 2020 22:23:13.123 UTC.
+        let t = Value::Long(1_590_272_593_123);
+        for (field, expected) in [
+            ("YEAR", 2020),
+            ("QUARTER", 2),
+            ("MONTH", 5),
+            ("WEEK", 21),
+            ("DAY", 23),
+            ("DOY", 144),
+            ("DOW", 6),
+            ("HOUR", 22),
+            ("MINUTE", 23),
+            ("SECOND", 13),
+        ] {
+            assert_eq!(
+                call("extract", &[s(field), t.clone()]),
+                Value::Int(expected)
+            );
+        }
+        let extract = lookup("EXTRACT").unwrap();
+        assert!(extract.eval(&[s("year"), t.clone()]).is_err());
+        assert!(extract.eval(&[s("MILLISECOND"), t.clone()]).is_err());
+        assert_eq!(
+            extract.eval(&[s("YEAR"), Value::Null]).unwrap(),
+            Value::Null
+        );
+
+        for (zone, hour, minute) in [
+            ("UTC", 0, 0),
+            ("+08:00", 8, 0),
+            ("-09:30", -9, -30),
+            ("Etc/GMT+12", -12, 0),
+            ("Etc/GMT+1", -1, 0),
+        ] {
+            assert_eq!(
+                call("timezone_hour", &[s(zone)]),
+                Value::Int(hour),
+                "{zone}"
+            );
+            assert_eq!(
+                call("timezoneMinute", &[s(zone)]),
+                Value::Int(minute),
+                "{zone}"
+            );
+        }
+        assert_eq!(
+            call(
+                "timezoneHour",
+                &[s("-05:00"), Value::Long(1_641_046_981_000)]
+            ),
+            Value::Int(-5)
+        );
+        assert_eq!(call("timezoneHour", &[Value::Null]), Value::Null);
+        assert!(
+            lookup("timezoneHour")
+                .unwrap()
+                .eval(&[s("America/Toronto")])
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn time_convert_matches_java_and_joda() {
+        let convert = |v: i64, from: &str, to: &str| {
+            lookup("timeConvert")
+                .unwrap()
+                .eval(&[Value::Long(v), s(from), s(to)])
+        };
+        assert_eq!(
+            convert(T, "MILLISECONDS", "dAyS").unwrap(),
+            Value::Long(18_975)
+        );
+        assert_eq!(
+            convert(T, "milliseconds", "SECONDS").unwrap(),
+            Value::Long(1_639_480_981)
+        );
+        assert_eq!(
+            convert(5, "MICROSECONDS", "NANOSECONDS").unwrap(),
+            Value::Long(5_000)
+        );
+        assert_eq!(
+            convert(1_999, "MICROSECONDS", "MILLISECONDS").unwrap(),
+            Value::Long(1)
+        );
+        assert_eq!(
+            convert(-1_999, "MICROSECONDS", "MILLISECONDS").unwrap(),
+            Value::Long(-1)
+        );
+        assert_eq!(
+            convert(i64::MAX, "DAYS", "NANOSECONDS").unwrap(),
+            Value::Long(i64::MAX)
+        );
+        assert_eq!(
+            convert(T, "MILLISECONDS", "wEeKs").unwrap(),
+            Value::Long(2_710)
+        );
+        assert_eq!(
+            convert(T, "MILLISECONDS", "mOnThS").unwrap(),
+            Value::Long(623)
+        );
+        assert_eq!(
+            convert(T, "MILLISECONDS", "yEaRs").unwrap(),
+            Value::Long(51)
+        );
+        assert_eq!(convert(18_975, "DAYS", "YEARS").unwrap(), Value::Long(51));
+        assert_eq!(
+            convert(-1, "MILLISECONDS", "WEEKS").unwrap(),
+            Value::Long(0)
+        );
+        assert!(convert(i64::MAX, "MILLISECONDS", "WEEKS").is_err());
+        assert!(convert(1, "FORTNIGHTS", "DAYS").is_err());
+        assert!(convert(1, "DAYS", "EONS").is_err());
+        let f = lookup("time_convert").unwrap();
+        let (ms, eons) = (s("MILLISECONDS"), s("EONS"));
+        let col = ArgType::of(DataType::Long);
+        assert_eq!(
+            f.resolve(&[col, ArgType::literal(&ms), ArgType::literal(&ms)])
+                .unwrap(),
+            DataType::Long
+        );
+        let invalid = f
+            .resolve(&[col, ArgType::literal(&ms), ArgType::literal(&eons)])
+            .unwrap_err();
+        assert_eq!(invalid.code(), segments::types::ErrorCode::QueryValidation);
+    }
+
+    #[test]
+    fn sleep_waits_boundedly() {
+        let f = lookup("sleep").unwrap();
+        assert!(!f.is_deterministic());
+        let start = std::time::Instant::now();
+        assert_eq!(f.eval(&[Value::Int(20)]).unwrap(), Value::Long(20));
+        assert!(start.elapsed() >= std::time::Duration::from_millis(20));
+        assert_eq!(f.eval(&[Value::Long(-5)]).unwrap(), Value::Long(-5));
+        assert!(f.eval(&[s("soon")]).is_err());
+        assert_eq!(
+            call("toIso8601", &[Value::Long(0)]),
+            s("1970-01-01T00:00:00Z")
+        );
     }
 
     #[test]

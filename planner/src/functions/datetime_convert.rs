@@ -1,11 +1,12 @@
-//! `dateTimeConvert(value, inputFormat, outputFormat, outputGranularity[, bucketTimeZone])`
+//! `dateTimeConvert(value, inputFormat, outputFormat, outputGranularity[, bucketTimeZone])` and
+//! `dateTimeConvertWindowHop(value, inputFormat, outputFormat, outputGranularity, hopSize)`
 //! with Pinot's DateTimeFieldSpec format syntax (`DateTimeFormatSpec`,
 //! `DateTimeGranularitySpec`):
 //!
 //! * colon form `size:UNIT:EPOCH`, `1:MILLISECONDS:TIMESTAMP`,
 //!   `1:DAYS:SIMPLE_DATE_FORMAT:yyyy-MM-dd[ tz(zone)]`;
 //! * pipe form `EPOCH|UNIT[|size]`, `TIMESTAMP`, `SIMPLE_DATE_FORMAT[|pattern[|zone]]`;
-//! * granularity `size:UNIT` (`15:MINUTES`).
+//! * granularity `size:UNIT` (`15:MINUTES`) or `UNIT[|size]` (`MINUTES|15`).
 //!
 //! The value is read in the input format, then bucketed: for epoch and timestamp outputs the
 //! millis are truncated to a multiple of the granularity (`ms / g * g`, as Pinot); for a
@@ -14,6 +15,11 @@
 //! fixed offset) epoch buckets are floored in that zone instead. The result is a LONG for epoch
 //! and timestamp outputs, a STRING for date formats — so the output format must be a literal
 //! when the call is typed.
+//!
+//! `dateTimeConvertWindowHop` gives, for each value, the starts of all windows of `hopSize` that
+//! slide by `outputGranularity` and hold the value (latest first, truncated toward zero as
+//! Pinot's `BaseDateTimeWindowHopTransformer`), as an array of LONGs (epoch and timestamp
+//! outputs) or STRINGs (date formats); at most 10 000 windows per value.
 
 use super::coerce::{int, millis, text};
 use super::datetime::TimeUnit;
@@ -22,18 +28,32 @@ use super::def::{ArgType, Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
 use super::zone::offset_millis;
 use segments::types::time::{DateTime, parse_timestamp};
-use segments::types::{DataType, Value};
+use segments::types::{ColumnType, DataType, Value};
 
 const F: &str = "dateTimeConvert";
 
-/// The `dateTimeConvert` function.
-pub(crate) const FUNCTIONS: &[FunctionDef] = &[FunctionDef::new(
-    F,
-    Arity::Range(4, 5),
-    &[Param::Any, Param::Text],
-    Returns::Infer(convert_type),
-    date_time_convert,
-)];
+const HOP: &str = "dateTimeConvertWindowHop";
+
+/// Most window starts one `dateTimeConvertWindowHop` value may produce.
+const MAX_HOP_WINDOWS: usize = 10_000;
+
+/// The `dateTimeConvert` and `dateTimeConvertWindowHop` functions.
+pub(crate) const FUNCTIONS: &[FunctionDef] = &[
+    FunctionDef::new(
+        F,
+        Arity::Range(4, 5),
+        &[Param::Any, Param::Text],
+        Returns::Infer(convert_type),
+        date_time_convert,
+    ),
+    FunctionDef::new(
+        HOP,
+        Arity::Exact(5),
+        &[Param::Any, Param::Text],
+        Returns::InferColumn(hop_type),
+        window_hop,
+    ),
+];
 
 /// A parsed DateTimeFieldSpec format.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,6 +124,22 @@ impl Format {
         }
     }
 
+    /// Writes epoch millis in this format: a count of units for epochs (truncated), the millis
+    /// for timestamps, text for date formats (ISO-8601 when there is no pattern).
+    fn print(&self, function: &'static str, ms: i64) -> Result<Value, FunctionError> {
+        Ok(match self {
+            Format::Epoch { size, unit } => Value::Long(unit.convert_millis(ms) / size),
+            Format::Timestamp => Value::Long(ms),
+            Format::Text { pattern, offset } => Value::String(match pattern {
+                Some(p) => p.format(ms, *offset),
+                None => Pattern::compile("yyyy-MM-dd'T'HH:mm:ssZZ")
+                    .map_err(|reason| FunctionError::invalid(function, "", reason))?
+                    .format(ms, *offset)
+                    .replace("+00:00", "Z"),
+            }),
+        })
+    }
+
     fn result_type(&self) -> DataType {
         match self {
             Format::Text { .. } => DataType::String,
@@ -143,12 +179,18 @@ fn date_format(pattern: Option<&str>, zone: Option<&str>) -> Result<Format, Stri
     Ok(Format::Text { pattern, offset })
 }
 
-/// A `size:UNIT` granularity as its size and unit.
+/// A `size:UNIT` or `UNIT[|size]` granularity as its size and unit.
 fn parse_granularity(text: &str) -> Result<(i64, TimeUnit), String> {
-    let (size, unit) = text.trim().split_once(':').ok_or_else(|| {
-        format!("invalid granularity '{text}', must be of format 'size:timeUnit'")
-    })?;
-    Ok((parse_size(size)?, parse_unit(unit)?))
+    let t = text.trim();
+    if t.starts_with(|c: char| c.is_ascii_digit()) {
+        let (size, unit) = t.split_once(':').ok_or_else(|| {
+            format!("invalid granularity '{text}', must be of format 'timeUnit(|size)' or 'size:timeUnit'")
+        })?;
+        Ok((parse_size(size)?, parse_unit(unit)?))
+    } else {
+        let (unit, size) = t.split_once('|').map_or((t, None), |(u, s)| (u, Some(s)));
+        Ok((size.map_or(Ok(1), parse_size)?, parse_unit(unit)?))
+    }
 }
 
 fn convert_type(args: &[ArgType]) -> Result<DataType, FunctionError> {
@@ -208,15 +250,8 @@ fn date_time_convert(args: &[Value]) -> Result<Value, FunctionError> {
         None => None,
     };
     let ms = input.to_millis(&args[0])?;
-    if let Format::Text { pattern, offset } = &output {
-        let bucketed = floor_field(ms, size, unit, *offset);
-        return Ok(Value::String(match pattern {
-            Some(p) => p.format(bucketed, *offset),
-            None => Pattern::compile("yyyy-MM-dd'T'HH:mm:ssZZ")
-                .map_err(|reason| FunctionError::invalid(F, "", reason))?
-                .format(bucketed, *offset)
-                .replace("+00:00", "Z"),
-        }));
+    if let Format::Text { offset, .. } = &output {
+        return output.print(F, floor_field(ms, size, unit, *offset));
     }
     let step = unit.to_millis(size).max(1);
     let rounded = match bucket_offset {
@@ -227,10 +262,96 @@ fn date_time_convert(args: &[Value]) -> Result<Value, FunctionError> {
             .saturating_sub(offset),
         None => ms / step * step,
     };
-    Ok(Value::Long(match output {
-        Format::Epoch { size, unit } => unit.convert_millis(rounded) / size,
-        _ => rounded,
-    }))
+    output.print(F, rounded)
+}
+
+/// Checks the literal formats and granularities of `dateTimeConvertWindowHop`; the result is an
+/// array of LONGs for epoch and timestamp outputs, of STRINGs for date formats.
+fn hop_type(args: &[ArgType]) -> Result<ColumnType, FunctionError> {
+    for (i, arg) in args.iter().enumerate().take(5).skip(1) {
+        if let Some(literal) = arg.literal_text() {
+            let checked = if i <= 2 {
+                Format::parse(&literal).map(|_| ())
+            } else {
+                parse_granularity(&literal).map(|_| ())
+            };
+            checked.map_err(|reason| FunctionError::invalid_literal(HOP, &literal, reason))?;
+        }
+    }
+    let Some(output) = args[2].literal_text() else {
+        return Err(FunctionError::NeedsLiteral {
+            function: HOP,
+            position: 3,
+        });
+    };
+    Format::parse(&output)
+        .map(|f| ColumnType::mv(f.result_type()))
+        .map_err(|reason| FunctionError::invalid_literal(HOP, output, reason))
+}
+
+/// The starts of the hopping windows holding `ms`: buckets of `granularity` millis, from the
+/// one holding `ms` back while they start after `ms - hop` (Pinot's
+/// `BaseDateTimeWindowHopTransformer.hopWindows`, truncating toward zero).
+fn hop_windows(ms: i64, granularity: i64, hop: i64) -> Result<Vec<i64>, FunctionError> {
+    let end = ms.saturating_sub(hop);
+    let mut starts = Vec::new();
+    let mut start = ms / granularity * granularity;
+    while start > end {
+        if starts.len() == MAX_HOP_WINDOWS {
+            return Err(FunctionError::invalid(
+                HOP,
+                format!("{hop} ms / {granularity} ms"),
+                format!("more than {MAX_HOP_WINDOWS} windows per value"),
+            ));
+        }
+        starts.push(start);
+        match start.checked_sub(granularity) {
+            Some(next) => start = next,
+            None => break,
+        }
+    }
+    Ok(starts)
+}
+
+/// `dateTimeConvertWindowHop(value, inputFormat, outputFormat, outputGranularity, hopSize)`:
+/// the starts, in the output format, of every window of `hopSize` sliding by
+/// `outputGranularity` that holds the value, latest first.
+fn window_hop(args: &[Value]) -> Result<Value, FunctionError> {
+    let format = |i: usize| {
+        let t = text(&args[i]);
+        Format::parse(&t).map_err(|reason| FunctionError::invalid(HOP, &t, reason))
+    };
+    let granularity = |i: usize| {
+        let t = text(&args[i]);
+        parse_granularity(&t)
+            .map(|(size, unit)| unit.to_millis(size))
+            .map_err(|reason| FunctionError::invalid(HOP, &t, reason))
+    };
+    let (input, output) = (format(1)?, format(2)?);
+    let (step, hop) = (granularity(3)?, granularity(4)?);
+    if step <= 0 {
+        return Err(FunctionError::invalid(
+            HOP,
+            text(&args[3]),
+            "granularity must be at least a millisecond",
+        ));
+    }
+    let ms = match input.to_millis(&args[0]) {
+        Ok(ms) => ms,
+        Err(FunctionError::InvalidArgument { value, reason, .. }) => {
+            return Err(FunctionError::InvalidArgument {
+                function: HOP,
+                value,
+                reason,
+            });
+        }
+        Err(e) => return Err(e),
+    };
+    hop_windows(ms, step, hop)?
+        .into_iter()
+        .map(|start| output.print(HOP, start))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Value::Array)
 }
 
 #[cfg(test)]
@@ -445,5 +566,205 @@ mod tests {
                 .is_err()
         );
         assert!(f.eval(&[s("x"), input, epoch, gran]).is_err());
+    }
+
+    #[test]
+    fn window_hops_match_pinot() {
+        let hop = |args: &[Value]| lookup("dateTimeConvertWindowHop").unwrap().eval(args);
+        let longs = |v: &[i64]| Value::Array(v.iter().copied().map(Value::Long).collect());
+        let strings = |v: &[&str]| Value::Array(v.iter().map(|t| s(t)).collect());
+        let t = Value::Long(1_696_587_946_000); // 2023-10-06 10:25:46 UTC
+        let epoch = |out: &str, granularity: &str, window: &str| {
+            hop(&[
+                t.clone(),
+                s("EPOCH|MILLISECONDS"),
+                s(out),
+                s(granularity),
+                s(window),
+            ])
+            .unwrap()
+        };
+        // DateTimeConverterHopWindowTest.
+        assert_eq!(
+            epoch("EPOCH|MILLISECONDS", "MINUTES|15", "HOURS"),
+            longs(&[
+                1_696_587_300_000,
+                1_696_586_400_000,
+                1_696_585_500_000,
+                1_696_584_600_000
+            ])
+        );
+        assert_eq!(
+            epoch("EPOCH|HOURS", "MINUTES|15", "HOURS"),
+            longs(&[471_274, 471_274, 471_273, 471_273])
+        );
+        assert_eq!(
+            epoch("EPOCH|MINUTES|15", "MINUTES|15", "HOURS"),
+            longs(&[1_885_097, 1_885_096, 1_885_095, 1_885_094])
+        );
+        assert_eq!(
+            epoch("EPOCH|MILLISECONDS", "MINUTES|60", "MINUTES|15"),
+            longs(&[])
+        );
+        assert_eq!(
+            epoch("EPOCH|MILLISECONDS", "MINUTES|15", "MINUTES|55"),
+            longs(&[1_696_587_300_000, 1_696_586_400_000, 1_696_585_500_000])
+        );
+        assert_eq!(
+            epoch(
+                "SIMPLE_DATE_FORMAT|yyyy-MM-dd-HH:mm|GMT",
+                "MINUTES|15",
+                "HOURS|1"
+            ),
+            strings(&[
+                "2023-10-06-10:15",
+                "2023-10-06-10:00",
+                "2023-10-06-09:45",
+                "2023-10-06-09:30"
+            ])
+        );
+        assert_eq!(
+            hop(&[
+                Value::Long(235_637),
+                s("EPOCH|HOURS|2"),
+                s("SIMPLE_DATE_FORMAT|yyyy-MM-dd-HH:mm|GMT"),
+                s("MINUTES|15"),
+                s("HOURS|1")
+            ])
+            .unwrap(),
+            strings(&[
+                "2023-10-06-10:00",
+                "2023-10-06-09:45",
+                "2023-10-06-09:30",
+                "2023-10-06-09:15"
+            ])
+        );
+        assert_eq!(
+            hop(&[
+                s("2023-10-06 10:25:46"),
+                s("SIMPLE_DATE_FORMAT|yyyy-MM-dd HH:mm:ss|GMT"),
+                s("EPOCH|MILLISECONDS|1"),
+                s("MINUTES|15"),
+                s("MINUTES|60")
+            ])
+            .unwrap(),
+            longs(&[
+                1_696_587_300_000,
+                1_696_586_400_000,
+                1_696_585_500_000,
+                1_696_584_600_000
+            ])
+        );
+        // DateTimeConversionWindowHopTransformFunctionTest: colon forms.
+        assert_eq!(
+            hop(&[
+                t.clone(),
+                s("1:MILLISECONDS:EPOCH"),
+                s("1:MINUTES:EPOCH"),
+                s("1:MINUTES"),
+                s("2:MINUTES")
+            ])
+            .unwrap(),
+            longs(&[28_276_465, 28_276_464])
+        );
+        assert_eq!(
+            hop(&[
+                t.clone(),
+                s("1:MILLISECONDS:EPOCH"),
+                s("1:MINUTES:SIMPLE_DATE_FORMAT:yyyy-MM-dd HH:mm tz(GMT)"),
+                s("1:MINUTES"),
+                s("2:MINUTES")
+            ])
+            .unwrap(),
+            strings(&["2023-10-06 10:25", "2023-10-06 10:24"])
+        );
+        let null = [
+            Value::Null,
+            s("1:MILLISECONDS:EPOCH"),
+            s("1:MINUTES:EPOCH"),
+            s("1:MINUTES"),
+            s("2:MINUTES"),
+        ];
+        assert_eq!(hop(&null).unwrap(), Value::Null);
+        // A value may not fan out into millions of windows.
+        assert!(
+            hop(&[
+                t.clone(),
+                s("EPOCH|MILLISECONDS"),
+                s("EPOCH|MILLISECONDS"),
+                s("MILLISECONDS|1"),
+                s("DAYS")
+            ])
+            .is_err()
+        );
+        assert!(
+            hop(&[
+                t.clone(),
+                s("EPOCH|MILLISECONDS"),
+                s("EPOCH|MILLISECONDS"),
+                s("MINUTES:1"),
+                s("HOURS")
+            ])
+            .is_err()
+        );
+        assert!(
+            hop(&[
+                s("x"),
+                s("EPOCH|MILLISECONDS"),
+                s("EPOCH|MILLISECONDS"),
+                s("MINUTES"),
+                s("HOURS")
+            ])
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn window_hop_types_come_from_the_output_format() {
+        let f = lookup("date_time_convert_window_hop").unwrap();
+        let (input, epoch, sdf, minute, two, bad) = (
+            s("1:MILLISECONDS:EPOCH"),
+            s("1:MINUTES:EPOCH"),
+            s("1:MINUTES:SIMPLE_DATE_FORMAT:yyyy-MM-dd HH:mm"),
+            s("1:MINUTES"),
+            s("2:MINUTES"),
+            s("1:MINUTE"),
+        );
+        let col = ArgType::of(DataType::Long);
+        let lit = ArgType::literal;
+        assert_eq!(
+            f.resolve_column(&[col, lit(&input), lit(&epoch), lit(&minute), lit(&two)])
+                .unwrap(),
+            ColumnType::mv(DataType::Long)
+        );
+        assert_eq!(
+            f.resolve_column(&[col, lit(&input), lit(&sdf), lit(&minute), lit(&two)])
+                .unwrap(),
+            ColumnType::mv(DataType::String)
+        );
+        let invalid = f
+            .resolve_column(&[col, lit(&input), lit(&epoch), lit(&bad), lit(&two)])
+            .unwrap_err();
+        assert_eq!(invalid.code(), segments::types::ErrorCode::QueryValidation);
+        assert!(
+            f.resolve_column(&[
+                col,
+                lit(&input),
+                ArgType::of(DataType::String),
+                lit(&minute),
+                lit(&two)
+            ])
+            .is_err()
+        );
+        // dateTimeConvert takes the pipe-form granularity too.
+        assert_eq!(
+            convert(&[
+                Value::Long(T),
+                s("1:MILLISECONDS:EPOCH"),
+                s("1:MILLISECONDS:EPOCH"),
+                s("MINUTES|15")
+            ]),
+            Value::Long(1_514_804_400_000)
+        );
     }
 }

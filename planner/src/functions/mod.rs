@@ -67,6 +67,7 @@ mod conditional;
 mod datetime;
 mod datetime_convert;
 mod datetime_format;
+mod datetime_mv;
 mod def;
 mod error;
 mod geo;

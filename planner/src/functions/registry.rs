@@ -3,8 +3,8 @@
 
 use super::def::FunctionDef;
 use super::{
-    arithmetic, arrays, bitwise, bytes, comparison, conditional, datetime, datetime_convert, geo,
-    geohash, hash, ip, json, regexp, strings, url, uuid, vector,
+    arithmetic, arrays, bitwise, bytes, comparison, conditional, datetime, datetime_convert,
+    datetime_mv, geo, geohash, hash, ip, json, regexp, strings, url, uuid, vector,
 };
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -18,6 +18,7 @@ const AREAS: &[&[FunctionDef]] = &[
     regexp::FUNCTIONS,
     datetime::FUNCTIONS,
     datetime_convert::FUNCTIONS,
+    datetime_mv::FUNCTIONS,
     json::FUNCTIONS,
     arrays::FUNCTIONS,
     bytes::FUNCTIONS,
