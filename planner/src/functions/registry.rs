@@ -4,7 +4,7 @@
 use super::def::FunctionDef;
 use super::{
     arithmetic, arrays, bitwise, bytes, comparison, conditional, datetime, datetime_convert, geo,
-    geohash, hash, ip, json, regexp, strings, url, uuid, vector,
+    geohash, hash, ip, json, regexp, sketch, strings, url, uuid, vector,
 };
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -29,6 +29,7 @@ const AREAS: &[&[FunctionDef]] = &[
     vector::FUNCTIONS,
     geo::FUNCTIONS,
     geohash::FUNCTIONS,
+    sketch::FUNCTIONS,
 ];
 
 /// Pinot's canonical function name: `_` removed, lower-cased (`DATE_TRUNC` → `datetrunc`).
