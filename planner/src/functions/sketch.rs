@@ -205,10 +205,13 @@ mod tests {
         let a = call("toThetaSketch", &[Value::String("a".into())]);
         let b = call("TO_THETA_SKETCH", &[Value::Long(2), Value::Int(1024)]);
         assert!(matches!(a, Value::Bytes(_)));
-        assert_eq!(call("getThetaSketchEstimate", &[a.clone()]), Value::Long(1));
+        assert_eq!(
+            call("getThetaSketchEstimate", std::slice::from_ref(&a)),
+            Value::Long(1)
+        );
         let union = call("thetaSketchUnion", &[a.clone(), b.clone(), a.clone()]);
         assert_eq!(
-            call("getThetaSketchEstimate", &[union.clone()]),
+            call("getThetaSketchEstimate", std::slice::from_ref(&union)),
             Value::Long(2)
         );
         let inter = call("thetaSketchIntersect", &[union.clone(), a.clone()]);
@@ -245,9 +248,15 @@ mod tests {
     fn cpc_functions() {
         let a = call("toCpcSketch", &[Value::Double(1.5)]);
         let b = call("toCpcSketch", &[Value::Float(2.5), Value::Int(10)]);
-        assert_eq!(call("getCpcSketchEstimate", &[a.clone()]), Value::Long(1));
+        assert_eq!(
+            call("getCpcSketchEstimate", std::slice::from_ref(&a)),
+            Value::Long(1)
+        );
         let u = call("cpcSketchUnion", &[a.clone(), b, a]);
-        assert_eq!(call("getCpcSketchEstimate", &[u.clone()]), Value::Long(2));
+        assert_eq!(
+            call("getCpcSketchEstimate", std::slice::from_ref(&u)),
+            Value::Long(2)
+        );
         let Value::String(summary) = call("cpcSketchToString", &[u]) else {
             panic!()
         };
