@@ -14,6 +14,7 @@ use super::state::{AggState, new_hll, new_tdigest, offer_extreme, offer_timed};
 use crate::block::{ColumnData, Projected, dict_numbers};
 use crate::error::EngineError;
 use crate::key::Key;
+use crate::sketch::datasketch::{SketchBuilder, SketchKind};
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
 use planner::plan::aggregate::histogram_bin;
 use planner::plan::{AggregateCall, AggregateFunction};
@@ -166,6 +167,8 @@ enum States<'a> {
     CoMoments(Vec<CoMoments>),
     Timed(Vec<Option<(i64, Value)>>),
     Extreme(Vec<Option<(f64, Value)>>),
+    /// DataSketches, made on a group's first value.
+    Sketch(Vec<Option<SketchBuilder>>, SketchKind),
 }
 
 /// One aggregation's states for the groups of one segment.
@@ -225,6 +228,13 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::Covariance { .. } => States::CoMoments(Vec::new()),
             AggregateFunction::WithTime { .. } => States::Timed(Vec::new()),
             AggregateFunction::ExprMinMax { .. } => States::Extreme(Vec::new()),
+            AggregateFunction::ThetaSketch { .. }
+            | AggregateFunction::CpcSketch { .. }
+            | AggregateFunction::FrequentItems { .. }
+            | AggregateFunction::PercentileKll { .. } => match call.function.sketch_kind() {
+                Some(kind) => States::Sketch(Vec::new(), kind),
+                None => States::Any(Vec::new()),
+            },
         };
         GroupAccumulator {
             function: call.function.clone(),
@@ -301,6 +311,7 @@ impl<'a> GroupAccumulator<'a> {
             States::CoMoments(v) => v.resize(n, CoMoments::default()),
             States::Timed(v) => v.resize(n, None),
             States::Extreme(v) => v.resize(n, None),
+            States::Sketch(v, _) => v.resize_with(n, || None),
         }
     }
 
@@ -524,6 +535,41 @@ impl<'a> GroupAccumulator<'a> {
                     }
                 })?
             }
+            States::Sketch(builders, kind) => {
+                // A single-value BYTES argument holds serialized sketches (Pinot merges them).
+                let serialized =
+                    arg.data_type == segments::types::DataType::Bytes && !self.multi_value;
+                let mut failure = None;
+                visit_values(arg, groups, valid, |g, v| {
+                    if failure.is_some() {
+                        return;
+                    }
+                    let builder = match &mut builders[g] {
+                        Some(b) => b,
+                        slot @ None => match SketchBuilder::new(*kind) {
+                            Ok(b) => slot.insert(b),
+                            Err(e) => {
+                                failure = Some(e);
+                                return;
+                            }
+                        },
+                    };
+                    match &v {
+                        Value::Bytes(bytes) if serialized => {
+                            if let Err(e) = builder.merge_serialized(bytes) {
+                                failure = Some(e);
+                            }
+                        }
+                        _ => builder.update(&v),
+                    }
+                });
+                if let Some(e) = failure {
+                    return Err(EngineError::execution(format!(
+                        "{}: {e}",
+                        self.function.name()
+                    )));
+                }
+            }
             States::Bool(b) => visit_numbers(arg, groups, valid, |g, x| {
                 let x = x != 0.0;
                 b[g] = Some(match b[g] {
@@ -604,6 +650,10 @@ impl<'a> GroupAccumulator<'a> {
             States::CoMoments(c) => AggState::CoMoments(c[g]),
             States::Timed(v) => AggState::Timed(v[g].clone()),
             States::Extreme(v) => AggState::Extreme(v[g].clone()),
+            States::Sketch(v, _) => match &v[g] {
+                Some(b) => AggState::Sketch(b.build()),
+                None => AggState::empty(&self.function),
+            },
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Serde for the sketches inside [`super::AggState`]: each travels as its own versioned byte
 //! encoding (`to_bytes` / `from_bytes`), so a broker decodes exactly what a server encoded.
 
+use crate::sketch::datasketch::DataSketch;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
 use serde::{Deserialize, Deserializer, Serializer};
 
@@ -34,6 +35,15 @@ impl SketchBytes for QuantileDigest {
     }
     fn decode(bytes: &[u8]) -> Result<Self, String> {
         QuantileDigest::from_bytes(bytes).map_err(|e| e.to_string())
+    }
+}
+
+impl SketchBytes for DataSketch {
+    fn encode(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        DataSketch::from_bytes(bytes).map_err(|e| e.to_string())
     }
 }
 

@@ -8,6 +8,7 @@
 use super::moments::{CoMoments, Moments};
 use crate::error::EngineError;
 use crate::key::Key;
+use crate::sketch::datasketch::{self, DataSketch};
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
 use planner::plan::AggregateFunction;
 use segments::types::decimal::Decimal;
@@ -63,6 +64,8 @@ pub enum AggState {
     Timed(Option<(i64, Value)>),
     /// EXPRMIN, EXPRMAX: the best (measure, value) so far.
     Extreme(#[serde(with = "extreme_serde")] Option<(f64, Value)>),
+    /// The Apache DataSketches functions (theta, CPC, frequent items, KLL).
+    Sketch(#[serde(with = "super::sketch_serde")] DataSketch),
 }
 
 /// A non-finite measure crosses the wire as text, like the other `f64` states.
@@ -132,6 +135,17 @@ impl AggState {
             AggregateFunction::Covariance { .. } => AggState::CoMoments(CoMoments::default()),
             AggregateFunction::WithTime { .. } => AggState::Timed(None),
             AggregateFunction::ExprMinMax { .. } => AggState::Extreme(None),
+            AggregateFunction::ThetaSketch { .. }
+            | AggregateFunction::CpcSketch { .. }
+            | AggregateFunction::FrequentItems { .. }
+            | AggregateFunction::PercentileKll { .. } => {
+                // The binder validated the parameters; were they bad, merging would fail
+                // cleanly on the mismatched state.
+                match f.sketch_kind().map(DataSketch::empty) {
+                    Some(Ok(s)) => AggState::Sketch(s),
+                    _ => AggState::Any(None),
+                }
+            }
         }
     }
 
@@ -239,6 +253,9 @@ impl AggState {
                     offer_extreme(a, m, v, max);
                 }
             }
+            (AggState::Sketch(a), AggState::Sketch(b)) => a
+                .merge(&b)
+                .map_err(|e| EngineError::execution(format!("{}: {e}", f.name())))?,
             (AggState::Bool(a), AggState::Bool(b)) => {
                 let and = matches!(f, AggregateFunction::BoolAnd);
                 *a = match (*a, b) {
@@ -420,12 +437,35 @@ impl AggState {
                 _ => Value::Null,
             },
             AggState::Extreme(best) => best.as_ref().map_or(Value::Null, |(_, v)| v.clone()),
+            AggState::Sketch(s) => finalize_sketch(f, s),
             AggState::Bool(b) => match b {
                 Some(x) => Value::Boolean(*x),
                 None if null_handling => Value::Null,
                 None => Value::Boolean(matches!(f, AggregateFunction::BoolAnd)),
             },
         }
+    }
+}
+
+/// The final value of a DataSketches function: the rounded estimate of theta and CPC (0 for
+/// no rows), KLL's quantile, or the sketch itself base64-encoded (RAW functions, frequent
+/// items); NULL where Pinot has no sketch (no rows).
+fn finalize_sketch(f: &AggregateFunction, s: &DataSketch) -> Value {
+    let raw = || match s.is_empty() {
+        true => Value::Null,
+        false => Value::String(datasketch::base64(&s.serialize())),
+    };
+    match f {
+        AggregateFunction::ThetaSketch { raw: false, .. }
+        | AggregateFunction::CpcSketch { raw: false, .. } => Value::Long(s.distinct_estimate()),
+        AggregateFunction::PercentileKll {
+            raw: false,
+            percentile,
+            ..
+        } => s
+            .quantile(percentile / 100.0)
+            .map_or(Value::Null, Value::Double),
+        _ => raw(),
     }
 }
 

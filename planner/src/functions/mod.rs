@@ -15,6 +15,7 @@
 //! | `json` | `jsonExtractScalar` over a JSONPath subset (`$.a.b[0]['c']`) |
 //! | `arrays` | `arrayLength/cardinality`, `arrayMin`, `arrayMax`, `arraySum`, `arrayAverage` |
 //! | `bytes` | `md5`, `toUtf8`, `fromUtf8`, `toBase64`, `fromBase64` |
+//! | `sketch` | `toThetaSketch`, `getThetaSketchEstimate`, `thetaSketchUnion/Intersect/Diff`, `thetaSketchToString`, `toCpcSketch`, `getCpcSketchEstimate`, `cpcSketchUnion`, `cpcSketchToString` |
 //!
 //! Names are looked up by their canonical form ([`canonical_name`]: lower case, `_` removed,
 //! as Pinot's `FunctionRegistry.canonicalize`), so `DATE_TRUNC`, `dateTrunc` and `datetrunc`
@@ -78,6 +79,7 @@ mod json;
 mod json_path;
 mod regexp;
 mod registry;
+mod sketch;
 mod strings;
 mod typing;
 mod url;

@@ -4,7 +4,7 @@
 use super::def::FunctionDef;
 use super::{
     arithmetic, arrays, bitwise, bytes, comparison, conditional, datetime, datetime_convert,
-    datetime_mv, geo, geohash, hash, ip, json, regexp, strings, url, uuid, vector,
+    datetime_mv, geo, geohash, hash, ip, json, regexp, sketch, strings, url, uuid, vector,
 };
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -30,6 +30,7 @@ const AREAS: &[&[FunctionDef]] = &[
     vector::FUNCTIONS,
     geo::FUNCTIONS,
     geohash::FUNCTIONS,
+    sketch::FUNCTIONS,
 ];
 
 /// Pinot's canonical function name: `_` removed, lower-cased (`DATE_TRUNC` → `datetrunc`).
@@ -134,7 +135,7 @@ mod tests {
             .filter(|d| !is_deterministic(d))
             .map(|d| canonical_name(d.name()))
             .collect();
-        let allowed = ["now", "ago", "rand", "uuidv4", "uuidv7", "sleep"];
+        let allowed = ["now", "ago", "agomv", "rand", "uuidv4", "uuidv7", "sleep"];
         for name in &nondeterministic {
             assert!(allowed.contains(&name.as_str()), "{name} is nondeterministic");
         }

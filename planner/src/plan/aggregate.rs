@@ -8,6 +8,7 @@
 
 use super::expr::Expr;
 use super::filter::FilterExpr;
+use segments::sketch::datasketch::{self, SketchKind};
 use segments::types::{ColumnType, DataType};
 use serde::{Deserialize, Serialize};
 
@@ -133,6 +134,33 @@ pub enum AggregateFunction {
     ExprMinMax {
         max: bool,
     },
+    /// Theta-sketch distinct count (`DISTINCTCOUNTTHETASKETCH`, LONG) or the merged sketch
+    /// itself, serialized compact and base64-encoded (`DISTINCTCOUNTRAWTHETASKETCH`, STRING). A
+    /// BYTES argument holds serialized sketches, which are merged.
+    ThetaSketch {
+        lg_k: u8,
+        sampling_probability: f32,
+        raw: bool,
+    },
+    /// CPC-sketch distinct count (`DISTINCTCOUNTCPCSKETCH`, LONG) or the sketch, base64
+    /// (`DISTINCTCOUNTRAWCPCSKETCH`, STRING).
+    CpcSketch {
+        lg_k: u8,
+        raw: bool,
+    },
+    /// A frequent-items sketch of text (`FREQUENTSTRINGSSKETCH`) or of integers
+    /// (`FREQUENTLONGSSKETCH`), serialized and base64-encoded; STRING, NULL for no rows.
+    FrequentItems {
+        longs: bool,
+        max_map_size: u32,
+    },
+    /// A KLL quantile (`PERCENTILEKLL(x, p[, k])`, DOUBLE) or the sketch, base64
+    /// (`PERCENTILERAWKLL`, STRING); NULL for no rows.
+    PercentileKll {
+        percentile: f64,
+        k: u16,
+        raw: bool,
+    },
 }
 
 impl AggregateFunction {
@@ -185,6 +213,14 @@ impl AggregateFunction {
             AggregateFunction::WithTime { last: true, .. } => "lastwithtime",
             AggregateFunction::ExprMinMax { max: false } => "exprmin",
             AggregateFunction::ExprMinMax { max: true } => "exprmax",
+            AggregateFunction::ThetaSketch { raw: false, .. } => "distinctcountthetasketch",
+            AggregateFunction::ThetaSketch { raw: true, .. } => "distinctcountrawthetasketch",
+            AggregateFunction::CpcSketch { raw: false, .. } => "distinctcountcpcsketch",
+            AggregateFunction::CpcSketch { raw: true, .. } => "distinctcountrawcpcsketch",
+            AggregateFunction::FrequentItems { longs: false, .. } => "frequentstringssketch",
+            AggregateFunction::FrequentItems { longs: true, .. } => "frequentlongssketch",
+            AggregateFunction::PercentileKll { raw: false, .. } => "percentilekll",
+            AggregateFunction::PercentileKll { raw: true, .. } => "percentilerawkll",
         }
     }
 
@@ -208,7 +244,14 @@ impl AggregateFunction {
             | AggregateFunction::Sum0
             | AggregateFunction::Histogram { .. }
             | AggregateFunction::SumArray { long: false }
-            | AggregateFunction::Covariance { .. } => DataType::Double,
+            | AggregateFunction::Covariance { .. }
+            | AggregateFunction::PercentileKll { raw: false, .. } => DataType::Double,
+            AggregateFunction::ThetaSketch { raw: false, .. }
+            | AggregateFunction::CpcSketch { raw: false, .. } => DataType::Long,
+            AggregateFunction::ThetaSketch { raw: true, .. }
+            | AggregateFunction::CpcSketch { raw: true, .. }
+            | AggregateFunction::FrequentItems { .. }
+            | AggregateFunction::PercentileKll { raw: true, .. } => DataType::String,
             AggregateFunction::WithTime { element, .. } => *element,
             AggregateFunction::SumLong
             | AggregateFunction::MinLong
@@ -250,6 +293,35 @@ impl AggregateFunction {
         }
     }
 
+    /// The Apache DataSketches sketch the function builds, with its parameters.
+    pub fn sketch_kind(&self) -> Option<SketchKind> {
+        match self {
+            AggregateFunction::ThetaSketch {
+                lg_k,
+                sampling_probability,
+                ..
+            } => Some(SketchKind::Theta {
+                lg_k: *lg_k,
+                p: *sampling_probability,
+            }),
+            AggregateFunction::CpcSketch { lg_k, .. } => Some(SketchKind::Cpc { lg_k: *lg_k }),
+            AggregateFunction::FrequentItems {
+                longs: false,
+                max_map_size,
+            } => Some(SketchKind::FrequentStrings {
+                max_map_size: *max_map_size,
+            }),
+            AggregateFunction::FrequentItems {
+                longs: true,
+                max_map_size,
+            } => Some(SketchKind::FrequentLongs {
+                max_map_size: *max_map_size,
+            }),
+            AggregateFunction::PercentileKll { k, .. } => Some(SketchKind::Kll { k: *k }),
+            _ => None,
+        }
+    }
+
     /// Whether the function needs numeric input.
     pub fn needs_numeric(&self) -> bool {
         !matches!(
@@ -270,6 +342,11 @@ impl AggregateFunction {
                 | AggregateFunction::ListAgg { .. }
                 | AggregateFunction::WithTime { .. }
                 | AggregateFunction::ExprMinMax { .. }
+                // Numbers, or BYTES holding serialized sketches (checked by the binder).
+                | AggregateFunction::ThetaSketch { .. }
+                | AggregateFunction::CpcSketch { .. }
+                | AggregateFunction::FrequentItems { .. }
+                | AggregateFunction::PercentileKll { .. }
         )
     }
 
@@ -377,6 +454,14 @@ const BASE_NAMES: &[&str] = &[
     "lastwithtime",
     "exprmin",
     "exprmax",
+    "distinctcountthetasketch",
+    "distinctcountrawthetasketch",
+    "distinctcountcpcsketch",
+    "distinctcountrawcpcsketch",
+    "frequentstringssketch",
+    "frequentlongssketch",
+    "percentilekll",
+    "percentilerawkll",
 ];
 
 /// Whether an aggregate takes a second expression argument ([`AggregateCall::second`]).
@@ -575,6 +660,39 @@ pub fn build_function(
         "sumarraylong" => AggregateFunction::SumArray { long: true },
         "sumarraydouble" => AggregateFunction::SumArray { long: false },
         "histogram" => histogram(params)?,
+        "distinctcountthetasketch" | "distinctcountrawthetasketch" => {
+            theta_parameters(base, params)?
+        }
+        "distinctcountcpcsketch" | "distinctcountrawcpcsketch" => cpc_parameters(base, params)?,
+        "frequentstringssketch" | "frequentlongssketch" => {
+            expect_params(1)?;
+            let max_map_size = match params.first() {
+                None => datasketch::DEFAULT_FREQUENT_MAX_MAP_SIZE as f64,
+                Some(_) => num(0, "maxMapSize")?,
+            };
+            let f = AggregateFunction::FrequentItems {
+                longs: base == "frequentlongssketch",
+                max_map_size: int_param(max_map_size, base, "maxMapSize")?,
+            };
+            check_sketch(&f)?;
+            f
+        }
+        "percentilekll" | "percentilerawkll" => {
+            expect_params(2)?;
+            let percentile = check_percentile(num(0, "percentile")?)?;
+            let k = match params.get(1) {
+                None => datasketch::DEFAULT_KLL_K as f64,
+                Some(_) => num(1, "k")?,
+            };
+            let k = int_param(k, base, "k")?;
+            let f = AggregateFunction::PercentileKll {
+                percentile,
+                k: u16::try_from(k).map_err(|_| format!("invalid k for {base}: {k}"))?,
+                raw: base == "percentilerawkll",
+            };
+            check_sketch(&f)?;
+            f
+        }
         "covarpop" | "covarsamp" => AggregateFunction::Covariance {
             sample: base == "covarsamp",
         },
@@ -703,6 +821,130 @@ pub fn build_function(
         }
         other => return Err(format!("unsupported aggregation function: {other}")),
     })
+}
+
+/// A whole, non-negative number parameter.
+fn int_param(x: f64, base: &str, what: &str) -> Result<u32, String> {
+    if x.fract() != 0.0 || !(0.0..=u32::MAX as f64).contains(&x) {
+        return Err(format!("invalid {what} for {base}: {x}"));
+    }
+    Ok(x as u32)
+}
+
+/// Checks a sketch function's parameters against what the sketch accepts.
+fn check_sketch(f: &AggregateFunction) -> Result<(), String> {
+    match f.sketch_kind() {
+        Some(kind) => kind
+            .validate()
+            .map(|_| ())
+            .map_err(|e| format!("{}: {e}", f.name())),
+        None => Ok(()),
+    }
+}
+
+/// `key=value` pairs separated by `;` (keys case-insensitive), Pinot's sketch parameter strings.
+fn key_values(text: &str) -> Result<Vec<(String, String)>, String> {
+    text.split(';')
+        .filter(|p| !p.trim().is_empty())
+        .map(
+            |pair| match pair.split('=').collect::<Vec<_>>().as_slice() {
+                [k, v] => Ok((k.trim().to_ascii_lowercase(), v.trim().to_string())),
+                _ => Err(format!("Invalid parameter: {pair}")),
+            },
+        )
+        .collect()
+}
+
+/// `DISTINCTCOUNTTHETASKETCH(x[, 'nominalEntries=4096;samplingProbability=1.0;accumulatorThreshold=2'])`.
+/// The forms with filter predicates and a post-aggregation expression are not supported.
+fn theta_parameters(
+    base: &str,
+    params: &[segments::types::Value],
+) -> Result<AggregateFunction, String> {
+    use segments::types::Value;
+    if params.len() > 1 {
+        return Err(format!(
+            "{base} with filter and post-aggregation arguments is not supported; use FILTER (WHERE ...) and the thetaSketchUnion/Intersect/Diff scalar functions"
+        ));
+    }
+    let mut nominal_entries = i64::from(datasketch::DEFAULT_THETA_NOMINAL_ENTRIES);
+    let mut p = 1.0f32;
+    match params.first() {
+        None => {}
+        Some(Value::String(text)) => {
+            for (key, value) in key_values(text)? {
+                let bad = || format!("Invalid parameter value for {base}: {key}={value}");
+                match key.as_str() {
+                    "nominalentries" => nominal_entries = value.parse().map_err(|_| bad())?,
+                    "samplingprobability" => p = value.parse().map_err(|_| bad())?,
+                    "accumulatorthreshold" => {
+                        value.parse::<i32>().map_err(|_| bad())?;
+                    }
+                    _ => return Err(format!("Invalid parameter key: {key}")),
+                }
+            }
+        }
+        Some(_) => {
+            return Err(format!(
+                "Second argument of {base} must be a string literal (parameters)"
+            ));
+        }
+    }
+    let lg_k = datasketch::theta_lg_k(nominal_entries).map_err(|e| format!("{base}: {e}"))?;
+    let f = AggregateFunction::ThetaSketch {
+        lg_k,
+        sampling_probability: p,
+        raw: base == "distinctcountrawthetasketch",
+    };
+    check_sketch(&f)?;
+    Ok(f)
+}
+
+/// `DISTINCTCOUNTCPCSKETCH(x[, lgK])` or `(x, 'nominalEntries=4096')`.
+fn cpc_parameters(
+    base: &str,
+    params: &[segments::types::Value],
+) -> Result<AggregateFunction, String> {
+    use segments::types::Value;
+    if params.len() > 1 {
+        return Err(format!(
+            "DistinctCountCPC expects 1 or 2 arguments, got: {}",
+            params.len() + 1
+        ));
+    }
+    let lg_k = match params.first() {
+        None => datasketch::DEFAULT_CPC_LG_K,
+        Some(Value::String(text)) => {
+            let mut lg_k = datasketch::DEFAULT_CPC_LG_K;
+            for (key, value) in key_values(text)? {
+                let bad = || format!("Invalid parameter value for {base}: {key}={value}");
+                match key.as_str() {
+                    "nominalentries" => {
+                        let n: i64 = value.parse().map_err(|_| bad())?;
+                        lg_k = datasketch::exact_log2(n).map_err(|e| format!("{base}: {e}"))?;
+                    }
+                    "accumulatorthreshold" => {
+                        value.parse::<i32>().map_err(|_| bad())?;
+                    }
+                    _ => return Err(format!("Invalid parameter key: {key}")),
+                }
+            }
+            lg_k
+        }
+        Some(v) => {
+            let x = v.as_f64().ok_or_else(|| {
+                format!("{base} expects lgK as a number or parameters as a string")
+            })?;
+            u8::try_from(int_param(x, base, "lgK")?)
+                .map_err(|_| format!("invalid lgK for {base}: {x}"))?
+        }
+    };
+    let f = AggregateFunction::CpcSketch {
+        lg_k,
+        raw: base == "distinctcountrawcpcsketch",
+    };
+    check_sketch(&f)?;
+    Ok(f)
 }
 
 /// An optional boolean literal parameter (`ARRAYAGG`'s and `LISTAGG`'s "distinct").

@@ -36,6 +36,7 @@
 //! ```
 
 mod codec;
+pub mod datasketch;
 mod error;
 mod hash;
 mod hll;

@@ -488,6 +488,28 @@ impl<'a> ExprBinder<'a> {
                     t.data_type
                 )));
             }
+            let sketch_input_ok = match function {
+                AggregateFunction::FrequentItems { longs: true, .. } => matches!(
+                    t.data_type,
+                    DataType::Int
+                        | DataType::Long
+                        | DataType::Timestamp
+                        | DataType::Boolean
+                        | DataType::Bytes
+                ),
+                AggregateFunction::PercentileKll { .. } => {
+                    t.data_type.is_numeric() || t.data_type == DataType::Bytes
+                }
+                _ => true,
+            };
+            if !sketch_input_ok {
+                return Err(PlanError::Validation(format!(
+                    "cannot compute {} on '{}' of type {}",
+                    function.name(),
+                    a,
+                    t.data_type
+                )));
+            }
             if matches!(
                 function,
                 AggregateFunction::BoolAnd | AggregateFunction::BoolOr

@@ -36,7 +36,8 @@ pub fn aggregate_name(e: &Expr, function: &AggregateFunction, null_handling: boo
         AggregateFunction::Count if !mv && (arg == "*" || !null_handling) => "count(*)".to_string(),
         AggregateFunction::Percentile { percentile }
         | AggregateFunction::PercentileEst { percentile }
-        | AggregateFunction::PercentileTDigest { percentile, .. } => match legacy {
+        | AggregateFunction::PercentileTDigest { percentile, .. }
+        | AggregateFunction::PercentileKll { percentile, .. } => match legacy {
             Some(_) => format!("{base}{}{mv_suffix}({arg})", *percentile as i64),
             None => {
                 let extra = match function {

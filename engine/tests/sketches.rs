@@ -1,0 +1,421 @@
+//! The Apache DataSketches aggregations (theta, CPC, frequent items, KLL) and sketch scalar
+//! functions, end to end over two segments in both engines: estimates exact for small inputs,
+//! RAW results that the `datasketches` crate reads back, BYTES columns of serialized sketches
+//! merged, bad parameters as errors.
+
+use base64::Engine;
+use datasketches::cpc::CpcSketch;
+use datasketches::frequencies::FrequentItemsSketch;
+use datasketches::hash::value::raw_bytes;
+use datasketches::kll::{KllFloat, KllSketch};
+use datasketches::theta::{CompactThetaSketch, ThetaSketchBuilder};
+use segments::build_config::BuildConfig;
+use segments::builder::build_segment_from_rows;
+use segments::segment::ImmutableSegment;
+use segments::sketch::datasketch::{cpc_of_value, theta_of_value};
+use segments::types::{DataType, FieldSpec, Schema, Value};
+use serde_json::{Value as Json, json};
+use std::sync::Arc;
+use tessera_engine::provider::MemoryTables;
+use tessera_engine::{BrokerResponse, execute_sql};
+
+const ROWS: usize = 50;
+const ENGINES: [&str; 2] = ["", "SET useMultistageEngine=true; "];
+
+fn schema() -> Schema {
+    let mut s = Schema {
+        schema_name: "events".into(),
+        ..Schema::default()
+    };
+    s.fields.push(FieldSpec::dimension("id", DataType::Long));
+    s.fields
+        .push(FieldSpec::dimension("name", DataType::String));
+    s.fields.push(FieldSpec::dimension("grp", DataType::String));
+    s.fields.push(FieldSpec::dimension("bucket", DataType::Int));
+    s.fields.push(FieldSpec {
+        single_value_field: false,
+        ..FieldSpec::dimension("tags", DataType::String)
+    });
+    s.fields.push(FieldSpec {
+        single_value_field: false,
+        ..FieldSpec::dimension("nums", DataType::Int)
+    });
+    s.fields.push(FieldSpec::metric("score", DataType::Double));
+    s.fields.push(FieldSpec::metric("flt", DataType::Float));
+    s.fields
+        .push(FieldSpec::dimension("theta_sk", DataType::Bytes));
+    s.fields
+        .push(FieldSpec::dimension("cpc_sk", DataType::Bytes));
+    s.fields
+        .push(FieldSpec::dimension("kll_sk", DataType::Bytes));
+    s
+}
+
+fn kll_of(x: f64) -> Vec<u8> {
+    let mut k = KllSketch::<KllFloat<f64>>::new(200).unwrap();
+    k.update(KllFloat::<f64>::new(x).unwrap());
+    k.serialize()
+}
+
+fn row(i: usize) -> Vec<Value> {
+    vec![
+        Value::Long(i as i64),
+        Value::String(format!("n{}", i % 20)),
+        Value::String(["a", "b"][i % 2].into()),
+        Value::Int((i % 7) as i32),
+        Value::Array(vec![
+            Value::String(format!("t{}", i % 3)),
+            Value::String(format!("t{}", (i + 1) % 3)),
+        ]),
+        Value::Array(vec![Value::Int((i % 4) as i32), Value::Int(10)]),
+        Value::Double((i % 10) as f64),
+        Value::Float((i % 5) as f32 + 0.5),
+        Value::Bytes(theta_of_value(&Value::Long(i as i64), 4096).unwrap()),
+        Value::Bytes(cpc_of_value(&Value::Long(i as i64), 12).unwrap()),
+        Value::Bytes(kll_of((i % 10) as f64)),
+    ]
+}
+
+struct Table {
+    _dir: tempfile::TempDir,
+    tables: MemoryTables,
+}
+
+/// Two segments: rows 0..30 and 30..50.
+fn table() -> Table {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = schema();
+    let mut segs = Vec::new();
+    for (k, range) in [(0, 0..30), (1, 30..ROWS)] {
+        let cfg = BuildConfig::new("events", &format!("events_{k}"));
+        let rows = range.map(|i| Ok(row(i)));
+        let summary = build_segment_from_rows(&schema, &cfg, rows, dir.path()).unwrap();
+        segs.push(Arc::new(
+            ImmutableSegment::open(&summary.segment_dir).unwrap(),
+        ));
+    }
+    let mut tables = MemoryTables::new();
+    tables.add("events", schema, segs);
+    Table { _dir: dir, tables }
+}
+
+fn query(t: &Table, sql: &str) -> BrokerResponse {
+    execute_sql(sql, None, &t.tables)
+}
+
+fn rows_of(r: &BrokerResponse, at: &str) -> Vec<Vec<Json>> {
+    assert!(r.exceptions.is_empty(), "{at}: {:?}", r.exceptions);
+    r.result_table.as_ref().expect("result table").rows.clone()
+}
+
+fn types_of(r: &BrokerResponse) -> Vec<String> {
+    r.result_table
+        .as_ref()
+        .expect("result table")
+        .data_schema
+        .column_data_types
+        .clone()
+}
+
+fn error_of(t: &Table, sql: &str) -> String {
+    let r = query(t, sql);
+    assert!(!r.exceptions.is_empty(), "expected an error: {sql}");
+    format!("{:?}", r.exceptions)
+}
+
+fn decode(v: &Json) -> Vec<u8> {
+    base64::engine::general_purpose::STANDARD
+        .decode(v.as_str().expect("base64 text"))
+        .expect("valid base64")
+}
+
+/// The retained hashes of a theta sketch, sorted.
+fn hashes(s: &CompactThetaSketch) -> Vec<u64> {
+    let mut h: Vec<u64> = s.iter().map(|e| e.hash()).collect();
+    h.sort_unstable();
+    h
+}
+
+#[test]
+fn theta_sketch_counts_and_raw_sketches() {
+    let t = table();
+    for engine in ENGINES {
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT DISTINCTCOUNTTHETASKETCH(id), \
+                 DISTINCT_COUNT_THETA_SKETCH(name, 'nominalEntries=1024'), \
+                 distinctCountThetaSketch(score), DISTINCTCOUNTTHETASKETCH(flt), \
+                 DISTINCTCOUNTTHETASKETCH(tags), DISTINCTCOUNTRAWTHETASKETCH(id), \
+                 DISTINCTCOUNTTHETASKETCH(theta_sk), DISTINCTCOUNTRAWTHETASKETCH(name, 'samplingProbability=1.0; nominalEntries=64') \
+                 FROM events"
+            ),
+        );
+        let rows = rows_of(&r, engine);
+        let row = &rows[0];
+        assert_eq!(
+            row[..5],
+            [json!(50), json!(20), json!(10), json!(5), json!(3)],
+            "{engine}"
+        );
+        assert_eq!(
+            row[6],
+            json!(50),
+            "{engine}: sketches in a BYTES column merge"
+        );
+        assert_eq!(
+            types_of(&r),
+            [
+                "LONG", "LONG", "LONG", "LONG", "LONG", "STRING", "LONG", "STRING"
+            ],
+            "{engine}"
+        );
+        // The RAW sketch is DataSketches' compact format, hashed as Java's update(long).
+        let raw = CompactThetaSketch::deserialize(&decode(&row[5])).unwrap();
+        assert_eq!(raw.estimate(), 50.0, "{engine}");
+        let mut expected = ThetaSketchBuilder::default().lg_k(12).build().unwrap();
+        (0..ROWS as i64).for_each(|i| expected.update(i));
+        assert_eq!(hashes(&raw), hashes(&expected.compact(true)), "{engine}");
+        // Text hashes its UTF-8 bytes, as Java's update(String).
+        let raw = CompactThetaSketch::deserialize(&decode(&row[7])).unwrap();
+        let mut expected = ThetaSketchBuilder::default().lg_k(6).build().unwrap();
+        (0..20).for_each(|i| expected.update(raw_bytes::from_string(format!("n{i}"))));
+        assert_eq!(hashes(&raw), hashes(&expected.compact(true)), "{engine}");
+        assert_eq!(raw.estimate(), 20.0, "{engine}");
+
+        // Per group: 25 ids and 10 names in each.
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT grp, DISTINCTCOUNTTHETASKETCH(id), DISTINCTCOUNTTHETASKETCH(name) \
+                 FROM events GROUP BY grp ORDER BY grp"
+            ),
+        );
+        assert_eq!(
+            rows_of(&r, engine),
+            vec![
+                vec![json!("a"), json!(25), json!(10)],
+                vec![json!("b"), json!(25), json!(10)]
+            ],
+            "{engine}"
+        );
+        // Sketches made by toThetaSketch are merged by the aggregation.
+        let r = query(
+            &t,
+            &format!("{engine}SELECT DISTINCTCOUNTTHETASKETCH(toThetaSketch(name)) FROM events"),
+        );
+        assert_eq!(rows_of(&r, engine), vec![vec![json!(20)]], "{engine}");
+        // No rows: 0, and no sketch.
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT DISTINCTCOUNTTHETASKETCH(id), DISTINCTCOUNTRAWTHETASKETCH(id) FROM events WHERE id < 0"
+            ),
+        );
+        assert_eq!(rows_of(&r, engine)[0][0], json!(0), "{engine}");
+    }
+}
+
+#[test]
+fn theta_sketch_parameters_are_checked() {
+    let t = table();
+    for engine in ENGINES {
+        for bad in [
+            "DISTINCTCOUNTTHETASKETCH(id, 'nominalEntries=abc')",
+            "DISTINCTCOUNTTHETASKETCH(id, 'bogus=1')",
+            "DISTINCTCOUNTTHETASKETCH(id, 'nominalEntries')",
+            "DISTINCTCOUNTTHETASKETCH(id, 'nominalEntries=2')",
+            "DISTINCTCOUNTTHETASKETCH(id, 'samplingProbability=0')",
+            "DISTINCTCOUNTTHETASKETCH(id, 3)",
+            "DISTINCTCOUNTTHETASKETCH(id, '', 'grp = ''a''', 'SET_UNION($1)')",
+        ] {
+            let e = error_of(&t, &format!("{engine}SELECT {bad} FROM events"));
+            assert!(
+                e.to_lowercase().contains("thetasketch") || e.contains("Invalid parameter"),
+                "{engine}{bad}: {e}"
+            );
+        }
+        // A BYTES column that holds no sketch is an execution error, not a panic.
+        let e = error_of(
+            &t,
+            &format!("{engine}SELECT DISTINCTCOUNTTHETASKETCH(toUtf8(name)) FROM events"),
+        );
+        assert!(e.contains("theta"), "{e}");
+    }
+}
+
+#[test]
+fn cpc_sketch_counts_and_raw_sketches() {
+    let t = table();
+    for engine in ENGINES {
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT DISTINCTCOUNTCPCSKETCH(id), DISTINCT_COUNT_CPC_SKETCH(name, 10), \
+                 DISTINCTCOUNTCPCSKETCH(tags, 'nominalEntries=2048'), DISTINCTCOUNTRAWCPCSKETCH(id), \
+                 DISTINCTCOUNTCPCSKETCH(cpc_sk) FROM events"
+            ),
+        );
+        let rows = rows_of(&r, engine);
+        let row = &rows[0];
+        assert_eq!(row[..3], [json!(50), json!(20), json!(3)], "{engine}");
+        assert_eq!(row[4], json!(50), "{engine}");
+        assert_eq!(
+            types_of(&r),
+            ["LONG", "LONG", "LONG", "STRING", "LONG"],
+            "{engine}"
+        );
+        let raw = CpcSketch::deserialize(&decode(&row[3])).unwrap();
+        assert_eq!(raw.lg_k(), 12);
+        assert_eq!(raw.estimate().round(), 50.0, "{engine}");
+        for bad in [
+            "DISTINCTCOUNTCPCSKETCH(id, 99)",
+            "DISTINCTCOUNTCPCSKETCH(id, 'nominalEntries=1000')",
+            "DISTINCTCOUNTCPCSKETCH(id, 'lgK=3')",
+        ] {
+            error_of(&t, &format!("{engine}SELECT {bad} FROM events"));
+        }
+    }
+}
+
+#[test]
+fn frequent_items_sketches() {
+    let t = table();
+    for engine in ENGINES {
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT FREQUENTSTRINGSSKETCH(name), FREQUENT_LONGS_SKETCH(bucket, 64), \
+                 FREQUENTSTRINGSSKETCH(tags) FROM events"
+            ),
+        );
+        let rows = rows_of(&r, engine);
+        let row = &rows[0];
+        assert_eq!(types_of(&r), ["STRING", "STRING", "STRING"], "{engine}");
+        let names = FrequentItemsSketch::<String>::deserialize(&decode(&row[0])).unwrap();
+        assert_eq!(names.estimate("n3"), 3, "{engine}");
+        assert_eq!(names.total_weight(), 50);
+        let buckets = FrequentItemsSketch::<i64>::deserialize(&decode(&row[1])).unwrap();
+        // i % 7 == 0 for i in 0, 7, …, 49: 8 rows.
+        assert_eq!(buckets.estimate(&0), 8, "{engine}");
+        assert_eq!(buckets.max_map_size(), 64);
+        let tags = FrequentItemsSketch::<String>::deserialize(&decode(&row[2])).unwrap();
+        assert_eq!(tags.total_weight(), 100, "{engine}");
+        // No rows: NULL.
+        let r = query(
+            &t,
+            &format!("{engine}SELECT FREQUENTSTRINGSSKETCH(name) FROM events WHERE id < 0"),
+        );
+        assert_eq!(rows_of(&r, engine), vec![vec![Json::Null]], "{engine}");
+        for bad in [
+            "FREQUENTLONGSSKETCH(name)",
+            "FREQUENTLONGSSKETCH(score)",
+            "FREQUENTSTRINGSSKETCH(name, 100)",
+            "FREQUENTSTRINGSSKETCH(name, 'x')",
+        ] {
+            error_of(&t, &format!("{engine}SELECT {bad} FROM events"));
+        }
+    }
+}
+
+#[test]
+fn kll_percentiles() {
+    let t = table();
+    for engine in ENGINES {
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT PERCENTILEKLL(score, 50), PERCENTILE_KLL(score, 90, 400), \
+                 PERCENTILERAWKLL(score, 90), PERCENTILEKLLMV(nums, 50), PERCENTILEKLL(kll_sk, 50), \
+                 PERCENTILEKLL(flt, 100) FROM events"
+            ),
+        );
+        let rows = rows_of(&r, engine);
+        let row = &rows[0];
+        // 0..9 five times each: rank 0.5 is the 25th value (4), rank 0.9 the 45th (8).
+        assert_eq!(row[0], json!(4.0), "{engine}");
+        assert_eq!(row[1], json!(8.0), "{engine}");
+        assert_eq!(row[4], json!(4.0), "{engine}: serialized sketches merge");
+        assert_eq!(row[5], json!(4.5), "{engine}");
+        // nums: 50 values 0..3 and 50 tens; the 50th of the 100 is 3.
+        assert_eq!(row[3], json!(3.0), "{engine}");
+        assert_eq!(
+            types_of(&r),
+            ["DOUBLE", "DOUBLE", "STRING", "DOUBLE", "DOUBLE", "DOUBLE"],
+            "{engine}"
+        );
+        let raw = KllSketch::<KllFloat<f64>>::deserialize(&decode(&row[2])).unwrap();
+        assert_eq!(raw.n(), 50);
+        assert_eq!(raw.k(), 200);
+        assert_eq!(
+            raw.quantile(0.9, datasketches::common::SearchCriteria::Inclusive)
+                .unwrap()
+                .map(|x| x.into_inner()),
+            Some(8.0)
+        );
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT PERCENTILEKLL(score, 50), PERCENTILERAWKLL(score, 50) FROM events WHERE id < 0"
+            ),
+        );
+        assert_eq!(
+            rows_of(&r, engine),
+            vec![vec![Json::Null, Json::Null]],
+            "{engine}"
+        );
+        for bad in [
+            "PERCENTILEKLL(score, 120)",
+            "PERCENTILEKLL(score, 50, 2)",
+            "PERCENTILEKLL(score)",
+            "PERCENTILEKLL(name, 50)",
+        ] {
+            error_of(&t, &format!("{engine}SELECT {bad} FROM events"));
+        }
+    }
+}
+
+#[test]
+fn sketch_scalar_functions() {
+    let t = table();
+    for engine in ENGINES {
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT getThetaSketchEstimate(thetaSketchUnion(toThetaSketch(id), toThetaSketch(1), toThetaSketch('x'))), \
+                 getThetaSketchEstimate(thetaSketchIntersect(toThetaSketch(id), toThetaSketch(3))), \
+                 getThetaSketchEstimate(thetaSketchDiff(toThetaSketch(id), toThetaSketch(3))), \
+                 getCpcSketchEstimate(cpcSketchUnion(toCpcSketch(id), toCpcSketch(name, 10))), \
+                 getThetaSketchEstimate(theta_sk), getCpcSketchEstimate(cpc_sk) \
+                 FROM events WHERE id = 3"
+            ),
+        );
+        assert_eq!(
+            rows_of(&r, engine),
+            vec![vec![
+                json!(3),
+                json!(1),
+                json!(0),
+                json!(2),
+                json!(1),
+                json!(1)
+            ]],
+            "{engine}"
+        );
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT thetaSketchToString(theta_sk), cpcSketchToString(cpc_sk) FROM events WHERE id = 3"
+            ),
+        );
+        let rows = rows_of(&r, engine);
+        assert!(
+            rows[0][0].as_str().unwrap().contains("Retained Entries"),
+            "{engine}: {rows:?}"
+        );
+        error_of(
+            &t,
+            &format!("{engine}SELECT getThetaSketchEstimate(toUtf8(name)) FROM events"),
+        );
+    }
+}
