@@ -137,7 +137,10 @@ mod tests {
             .collect();
         let allowed = ["now", "ago", "agomv", "rand", "uuidv4", "uuidv7", "sleep"];
         for name in &nondeterministic {
-            assert!(allowed.contains(&name.as_str()), "{name} is nondeterministic");
+            assert!(
+                allowed.contains(&name.as_str()),
+                "{name} is nondeterministic"
+            );
         }
         for name in ["now", "ago", "rand"] {
             assert!(nondeterministic.iter().any(|n| n == name), "{name} folds");
