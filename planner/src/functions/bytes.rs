@@ -107,7 +107,7 @@ fn from_utf8(args: &[Value]) -> Result<Value, FunctionError> {
 }
 
 /// Standard base64 with padding (Java's `Base64.getEncoder()`).
-fn encode_base64(input: &[u8]) -> String {
+pub(crate) fn encode_base64(input: &[u8]) -> String {
     let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
     for chunk in input.chunks(3) {
         let b = [
@@ -129,7 +129,7 @@ fn encode_base64(input: &[u8]) -> String {
 
 /// Java's `Base64.getDecoder()`: the standard alphabet only; padding may be left out, but
 /// padding that is there must complete the last unit and nothing may follow it.
-fn decode_base64(input: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn decode_base64(input: &[u8]) -> Option<Vec<u8>> {
     let body_len = input.iter().position(|c| *c == b'=').unwrap_or(input.len());
     let (body, padding) = input.split_at(body_len);
     let padding_ok = match (body.len() % 4, padding.len()) {

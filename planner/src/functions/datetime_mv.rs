@@ -18,7 +18,7 @@
 
 use super::def::{Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
-use super::registry::lookup;
+use super::{arithmetic, datetime, datetime_convert};
 use segments::types::{DataType, Value};
 use std::sync::OnceLock;
 
@@ -262,12 +262,22 @@ fn renamed(mut error: FunctionError, name: &'static str) -> FunctionError {
     error
 }
 
+/// The single-value function an `…MV` function applies (the date/time tables, and
+/// `arithmetic`'s `round`).
+fn single_value(name: &str) -> Option<&'static FunctionDef> {
+    datetime::FUNCTIONS
+        .iter()
+        .chain(datetime_convert::FUNCTIONS)
+        .chain(arithmetic::FUNCTIONS)
+        .find(|d| d.name() == name || d.aliases().contains(&name))
+}
+
 /// Declares kernels `fn kernel(args)` applying a single-value function element-wise.
 macro_rules! element_wise {
     ($($kernel:ident: $name:literal => $single:literal at $position:expr;)*) => {$(
         fn $kernel(args: &[Value]) -> Result<Value, FunctionError> {
             static SINGLE: OnceLock<Option<&'static FunctionDef>> = OnceLock::new();
-            let single = *SINGLE.get_or_init(|| lookup($single));
+            let single = *SINGLE.get_or_init(|| single_value($single));
             each_element($name, ($single, single), $position, args)
         }
     )*};
@@ -324,6 +334,59 @@ element_wise! {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_mv_function_finds_its_single_value_function() {
+        for name in [
+            "ago",
+            "dateTrunc",
+            "dayOfMonth",
+            "dayOfWeek",
+            "dayOfYear",
+            "fromDateTime",
+            "fromEpochDays",
+            "fromEpochDaysBucket",
+            "fromEpochHours",
+            "fromEpochHoursBucket",
+            "fromEpochMinutes",
+            "fromEpochMinutesBucket",
+            "fromEpochSeconds",
+            "fromEpochSecondsBucket",
+            "fromIso8601",
+            "fromTimestamp",
+            "hour",
+            "millisecond",
+            "minute",
+            "month",
+            "quarter",
+            "round",
+            "second",
+            "timestampAdd",
+            "timestampDiff",
+            "timezoneHour",
+            "timezoneMinute",
+            "toDateTime",
+            "toEpochDays",
+            "toEpochDaysBucket",
+            "toEpochDaysRounded",
+            "toEpochHours",
+            "toEpochHoursBucket",
+            "toEpochHoursRounded",
+            "toEpochMinutes",
+            "toEpochMinutesBucket",
+            "toEpochMinutesRounded",
+            "toEpochSeconds",
+            "toEpochSecondsBucket",
+            "toEpochSecondsRounded",
+            "toIso8601",
+            "toTimestamp",
+            "week",
+            "year",
+            "yearOfWeek",
+        ] {
+            assert!(super::single_value(name).is_some(), "{name}");
+        }
+    }
+
     use super::super::{ArgType, lookup};
     use super::*;
     use segments::types::ColumnType;

@@ -309,10 +309,7 @@ fn float_json(f: f64) -> Json {
 }
 
 fn base64(b: &[u8]) -> String {
-    super::registry::lookup("toBase64")
-        .and_then(|f| f.eval(&[Value::Bytes(b.to_vec())]).ok())
-        .map(|v| text(&v).into_owned())
-        .unwrap_or_default()
+    super::bytes::encode_base64(b)
 }
 
 /// Java's `Double.toString`: `1.5`, `100.0`, `1.0E10`, `1.0E-5`.
@@ -606,10 +603,10 @@ fn convert(function: &'static str, v: &Json, target: DataType) -> Result<Value, 
         },
         DataType::String => Value::String(as_text()),
         DataType::Json => Value::Json(as_text()),
-        DataType::Bytes => super::registry::lookup("fromBase64")
-            .ok_or_else(|| fail("no base64 decoder"))?
-            .eval(&[Value::String(as_text())])
-            .map_err(|_| fail("not base64-encoded bytes"))?,
+        DataType::Bytes => Value::Bytes(
+            super::bytes::decode_base64(as_text().as_bytes())
+                .ok_or_else(|| fail("not base64-encoded bytes"))?,
+        ),
     })
 }
 
