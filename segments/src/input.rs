@@ -30,7 +30,7 @@ pub fn open_text(path: &Path) -> Result<Box<dyn Read + Send>, SegmentError> {
     compression::decoded(path, file)
 }
 
-pub use avro::avro_columns;
+pub use avro::{avro_columns, datum_record as avro_datum_record};
 pub use orc::orc_columns;
 pub use parquet::parquet_columns;
 /// 16 bytes as a UUID's text (`8-4-4-4-12` hex digits), as Parquet and Avro UUIDs are read.

@@ -19,6 +19,7 @@ use super::stream_rows::Decoder;
 use super::upsert::{UpsertSpec, UpsertTable};
 use crate::common::archive;
 use crate::common::clock::now_ms;
+use crate::stream::decoder::MessageDecoder;
 use crate::stream::{self, PartitionConsumer, StartFrom, StreamError};
 use crate::transport::{CommitOutcome, RealtimeSetup, SegmentCommit};
 use segments::BuildConfig;
@@ -70,8 +71,9 @@ impl Plan {
             BuildConfig::from_table_config_json(&setup.table_config, &schema, Some(segment))
                 .map_err(|e| e.to_string())?;
         let flush_rows = Some(s.flush_threshold_rows()).filter(|n| *n > 0);
+        let messages = MessageDecoder::new(s, &schema).map_err(|e| e.to_string())?;
         Ok(Plan {
-            decoder: Decoder::new(schema.clone(), &setup.table_config),
+            decoder: Decoder::new(messages, schema.clone(), &setup.table_config),
             schema,
             build,
             stream: s.map().clone(),
@@ -123,7 +125,7 @@ struct Consumer {
     plan: Plan,
     buffer: RowBuffer,
     dir: PathBuf,
-    /// The table's upsert state, for an upsert table.
+    /// The table's keys, for an upsert or dedup table.
     upsert: Option<Arc<UpsertTable>>,
 }
 
@@ -210,38 +212,34 @@ impl Consumer {
                 .plan
                 .flush_rows
                 .map_or(usize::MAX, |n| n.saturating_sub(rows) as usize);
-            let mut payloads = Vec::with_capacity(fetched.messages.len());
-            let mut next = offset;
-            for m in &fetched.messages {
-                if payloads.len() == room {
-                    break;
-                }
-                payloads.push(m.value.as_slice());
-                next = m.offset + 1;
-            }
-            let decoded = self.plan.decoder.decode(&payloads, &self.dir.join("work"));
+            let batch = &fetched.messages[..fetched.messages.len().min(room)];
+            let next = batch.last().map_or(offset, |m| m.offset + 1);
+            let decoded = self
+                .plan
+                .decoder
+                .decode(batch, self.c.partition, &self.dir.join("work"));
             if let Some(e) = &decoded.first_error {
                 log::warn!(
                     "consuming {}: dropped {} of {} messages at offsets {offset}..{next}: {e}",
                     self.c.segment,
                     decoded.dropped,
-                    payloads.len()
+                    batch.len()
                 );
             }
             let added = decoded.rows.len() as u64;
             let rows = match &self.upsert {
-                Some(u) => u.merge(decoded.rows),
+                Some(u) => u.admit(decoded.rows),
                 None => decoded.rows,
             };
             self.buffer.push(rows);
             offset = next;
-            // An upsert table publishes every batch: its partial merges read the rows before.
+            // An upsert or dedup table publishes every batch: admitting the next reads its keys.
             let caught_up = offset >= fetched.high_watermark || self.upsert.is_some();
             if self.buffer.pending() > 0 && (caught_up || published.elapsed() >= CATCH_UP_PUBLISH) {
                 self.refresh();
                 published = std::time::Instant::now();
             }
-            let read = !payloads.is_empty();
+            let read = !batch.is_empty();
             self.c.update(|p| {
                 p.current_offset = offset;
                 p.high_watermark = Some(fetched.high_watermark);

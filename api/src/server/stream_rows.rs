@@ -1,12 +1,14 @@
-//! Stream messages into typed rows: each message is a JSON object (Pinot's JSON message
-//! decoder); the table's `transformConfigs` and `filterConfig` run over a batch with the query
+//! Stream messages into typed rows: each message is decoded into a record by the table's
+//! message decoder ([`crate::stream::decoder`]: JSON, CSV, Avro, Protobuf); the table's `transformConfigs` and `filterConfig` run over a batch with the query
 //! engine, exactly as in file ingestion ([`crate::common::transform`]); fields the schema has
-//! and the message lacks are null. A message that is not a JSON object drops its row; so does
+//! and the message lacks are null. A message that does not decode drops its row; so does
 //! a value that does not fit its column, unless `ingestionConfig.continueOnError` is set (then
 //! that value is null and the row is kept). Dropped rows are counted and logged once per
 //! batch — the stream goes on.
 
 use crate::common::transform;
+use crate::stream::Message;
+use crate::stream::decoder::MessageDecoder;
 use segments::builder::collector::{json_to_value, scalar_of_value};
 use segments::types::{FieldSpec, Schema, Value};
 use segments::{InputFormat, InputSource};
@@ -17,6 +19,7 @@ use std::path::Path;
 
 /// How a real-time table's messages become rows.
 pub struct Decoder {
+    messages: MessageDecoder,
     schema: Schema,
     transforms: BTreeMap<String, String>,
     filter: Option<String>,
@@ -33,9 +36,10 @@ pub struct Decoded {
 }
 
 impl Decoder {
-    /// A decoder for `schema` with the table config's transforms.
-    pub fn new(schema: Schema, table_config: &Json) -> Decoder {
+    /// A decoder of `messages` into rows of `schema`, with the table config's transforms.
+    pub fn new(messages: MessageDecoder, schema: Schema, table_config: &Json) -> Decoder {
         Decoder {
+            messages,
             schema,
             transforms: transform::transforms(table_config),
             filter: transform::filter_function(table_config),
@@ -45,19 +49,19 @@ impl Decoder {
         }
     }
 
-    /// Decodes a batch of message payloads; `work_dir` is scratch space for transforms.
-    pub fn decode(&self, payloads: &[&[u8]], work_dir: &Path) -> Decoded {
+    /// Decodes a batch of messages of stream partition `partition`; `work_dir` is scratch
+    /// space for transforms.
+    pub fn decode(&self, messages: &[Message], partition: i32, work_dir: &Path) -> Decoded {
         let mut out = Decoded {
-            rows: Vec::with_capacity(payloads.len()),
+            rows: Vec::with_capacity(messages.len()),
             dropped: 0,
             first_error: None,
         };
-        let mut objects = Vec::with_capacity(payloads.len());
-        for p in payloads {
-            match serde_json::from_slice::<Json>(p) {
-                Ok(Json::Object(o)) => objects.push(o),
-                Ok(other) => out.drop(format!("message is not a JSON object: {other}")),
-                Err(e) => out.drop(format!("message is not JSON: {e}")),
+        let mut objects = Vec::with_capacity(messages.len());
+        for m in messages {
+            match self.messages.decode(m, partition) {
+                Ok(o) => objects.push(o),
+                Err(e) => out.drop(e),
             }
         }
         if self.transforms.is_empty() && self.filter.is_none() {
@@ -218,6 +222,14 @@ mod tests {
     use super::*;
     use segments::types::DataType;
 
+    fn messages(payloads: &[&[u8]]) -> Vec<Message> {
+        payloads
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Message::new(i as i64, p.to_vec()))
+            .collect()
+    }
+
     #[test]
     fn decodes_json_objects_and_drops_what_does_not_fit() {
         let mut schema = Schema {
@@ -229,17 +241,18 @@ mod tests {
             ..Schema::default()
         };
         schema.fields[1].single_value_field = true;
-        let d = Decoder::new(schema, &Json::Null);
+        let d = Decoder::new(MessageDecoder::json(), schema, &Json::Null);
         let dir = tempfile::tempdir().unwrap();
         let out = d.decode(
-            &[
+            &messages(&[
                 br#"{"name":"a","n":1}"#,
                 br#"{"name":"b"}"#,
                 b"not json",
                 br#"[1]"#,
                 br#"{"name":"c","n":"x"}"#,
                 br#"{"name":"d","n":[1,2]}"#,
-            ],
+            ]),
+            0,
             dir.path(),
         );
         assert_eq!(
@@ -261,9 +274,13 @@ mod tests {
         )
         .unwrap();
         let config = serde_json::json!({"ingestionConfig": {"continueOnError": true}});
-        let d = Decoder::new(schema, &config);
+        let d = Decoder::new(MessageDecoder::json(), schema, &config);
         let dir = tempfile::tempdir().unwrap();
-        let out = d.decode(&[br#"{"name":"a","n":"x"}"#, b"nope"], dir.path());
+        let out = d.decode(
+            &messages(&[br#"{"name":"a","n":"x"}"#, b"nope"]),
+            0,
+            dir.path(),
+        );
         assert_eq!(out.rows, vec![vec![Value::String("a".into()), Value::Null]]);
         assert_eq!(out.dropped, 1);
     }
@@ -277,9 +294,13 @@ mod tests {
         .unwrap();
         let config = serde_json::json!({"ingestionConfig": {"transformConfigs": [
             {"columnName": "NAME", "transformFunction": "upper(name)"}]}});
-        let d = Decoder::new(schema, &config);
+        let d = Decoder::new(MessageDecoder::json(), schema, &config);
         let dir = tempfile::tempdir().unwrap();
-        let out = d.decode(&[br#"{"name":"ann","n":2}"#], &dir.path().join("w"));
+        let out = d.decode(
+            &messages(&[br#"{"name":"ann","n":2}"#]),
+            0,
+            &dir.path().join("w"),
+        );
         assert_eq!(
             out.rows,
             vec![vec![Value::String("ANN".into()), Value::Long(2)]]
@@ -295,15 +316,16 @@ mod tests {
         .unwrap();
         let config = serde_json::json!({"ingestionConfig": {"filterConfig":
             {"filterFunction": "n > 10 OR name = 'skip'"}}});
-        let d = Decoder::new(schema, &config);
+        let d = Decoder::new(MessageDecoder::json(), schema, &config);
         let dir = tempfile::tempdir().unwrap();
         let out = d.decode(
-            &[
+            &messages(&[
                 br#"{"name":"a","n":1}"#,
                 br#"{"name":"b","n":11}"#,
                 br#"{"name":"skip","n":2}"#,
                 br#"{"name":"c"}"#,
-            ],
+            ]),
+            0,
             &dir.path().join("w"),
         );
         let names: Vec<&Value> = out.rows.iter().map(|r| &r[0]).collect();

@@ -16,6 +16,19 @@
 //! `PARTIAL` mode merges an arriving row with the key's latest row column by column
 //! (`partialUpsertStrategies`, default `OVERWRITE`) before it is indexed, so this keeps the
 //! latest whole row of each key too.
+//!
+//! The rest of `upsertConfig`: a row whose `deleteRecordColumn` is true becomes its key's latest
+//! row but is not queryable, so the key disappears until a later row brings it back (a partial
+//! merge then starts afresh); a row older than its key's current one is out of order — dropped
+//! before it is indexed with `dropOutOfOrderRecord`, or marked true in `outOfOrderRecordColumn`
+//! (every other row false). With `metadataTTL` (in the comparison column's units) keys whose
+//! comparison value is more than that below the largest seen are forgotten when a segment is
+//! committed or loaded (their rows stay queryable; a later row of the key is then new), and
+//! deleted keys likewise after `deletedKeysTTL`.
+//!
+//! Dedup tables (`dedupConfig`) use the same keys with the opposite policy: the first row of a
+//! key stays, a later one is dropped before it is indexed — unless the key's row is more than
+//! `metadataTTL` below the largest `dedupTimeColumn` value (default: the time column) seen.
 
 use engine::server::execute_server;
 use engine::server::result::IntermediateData;
@@ -113,27 +126,38 @@ fn cast_like(v: Value, like: &Value) -> Value {
     }
 }
 
+/// Which row of a key queries see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Policy {
+    /// Upsert: the latest by comparison value.
+    Latest,
+    /// Dedup: the first; later rows are dropped.
+    First,
+}
+
 /// How a table's rows are keyed, compared and merged.
 #[derive(Clone, Debug)]
 pub struct UpsertSpec {
     schema: Schema,
-    /// Field positions of the primary key and of the comparison column.
+    policy: Policy,
+    /// Field positions of the primary key and of the comparison column (a dedup table without
+    /// a time column has none).
     key: Vec<usize>,
-    comparison: usize,
+    comparison: Option<usize>,
     /// Per field, for `PARTIAL` mode.
     partial: Option<Vec<Strategy>>,
+    /// `deleteRecordColumn`, `outOfOrderRecordColumn`.
+    delete: Option<usize>,
+    out_of_order: Option<usize>,
+    drop_out_of_order: bool,
+    /// `metadataTTL`, `deletedKeysTTL` (comparison-column units; None when 0 or unset).
+    ttl: Option<f64>,
+    deleted_ttl: Option<f64>,
 }
 
 impl UpsertSpec {
-    /// The spec of an upsert table (None when upsert is off or the config cannot key rows).
+    /// The spec of an upsert or dedup table (None for any other table).
     pub fn new(schema: &Schema, config: &TableConfig) -> Result<Option<UpsertSpec>, String> {
-        let Some(u) = config
-            .upsert_config
-            .as_ref()
-            .filter(|u| u.mode != UpsertMode::None)
-        else {
-            return Ok(None);
-        };
         let position = |name: &str| {
             schema
                 .fields
@@ -141,14 +165,50 @@ impl UpsertSpec {
                 .position(|f| f.name == name)
                 .ok_or_else(|| format!("upsert column '{name}' is not in the schema"))
         };
-        let key = schema
-            .primary_key_columns
-            .iter()
-            .map(|c| position(c))
-            .collect::<Result<Vec<_>, _>>()?;
-        if key.is_empty() {
-            return Err("an upsert table's schema needs primaryKeyColumns".into());
+        let key = || -> Result<Vec<usize>, String> {
+            let key = schema
+                .primary_key_columns
+                .iter()
+                .map(|c| position(c))
+                .collect::<Result<Vec<_>, _>>()?;
+            if key.is_empty() {
+                return Err("an upsert or dedup table's schema needs primaryKeyColumns".into());
+            }
+            Ok(key)
+        };
+        let ttl = |t: Option<f64>| t.filter(|t| *t > 0.0);
+        if let Some(d) = config.dedup_config.as_ref().filter(|d| d.dedup_enabled) {
+            let time = d
+                .dedup_time_column
+                .as_deref()
+                .or_else(|| config.time_column());
+            let ttl = ttl(d.metadata_ttl);
+            if ttl.is_some() && time.is_none() {
+                return Err(
+                    "a dedup table's metadataTTL needs a dedupTimeColumn or a time column".into(),
+                );
+            }
+            return Ok(Some(UpsertSpec {
+                schema: schema.clone(),
+                policy: Policy::First,
+                key: key()?,
+                comparison: time.map(position).transpose()?,
+                partial: None,
+                delete: None,
+                out_of_order: None,
+                drop_out_of_order: false,
+                ttl,
+                deleted_ttl: None,
+            }));
         }
+        let Some(u) = config
+            .upsert_config
+            .as_ref()
+            .filter(|u| u.mode != UpsertMode::None)
+        else {
+            return Ok(None);
+        };
+        let key = key()?;
         let comparison_name = u
             .comparison_columns
             .as_ref()
@@ -186,10 +246,38 @@ impl UpsertSpec {
         };
         Ok(Some(UpsertSpec {
             schema: schema.clone(),
+            policy: Policy::Latest,
             key,
-            comparison,
+            comparison: Some(comparison),
             partial,
+            delete: u
+                .delete_record_column
+                .as_deref()
+                .map(position)
+                .transpose()?,
+            out_of_order: u
+                .out_of_order_record_column
+                .as_deref()
+                .map(position)
+                .transpose()?,
+            drop_out_of_order: u.drop_out_of_order_record.unwrap_or(false),
+            ttl: ttl(u.metadata_ttl),
+            deleted_ttl: ttl(u.deleted_keys_ttl),
         }))
+    }
+
+    /// A row's comparison value (null for a dedup table without a time column).
+    fn comparison_of(&self, row: &[Value]) -> Value {
+        self.comparison.map_or(Value::Null, |i| row[i].clone())
+    }
+
+    /// Whether a row deletes its key (its `deleteRecordColumn` is true).
+    fn deletes(&self, row: &[Value]) -> bool {
+        self.delete.is_some_and(|i| match &row[i] {
+            Value::Boolean(b) => *b,
+            Value::String(s) => s.eq_ignore_ascii_case("true"),
+            v => v.as_f64().is_some_and(|n| n != 0.0),
+        })
     }
 
     fn key_of(&self, row: &[Value]) -> String {
@@ -209,6 +297,8 @@ struct Loc {
     doc: u32,
     comparison: Value,
     sequence: u64,
+    /// The row deletes its key: it is not queryable.
+    deleted: bool,
 }
 
 impl Loc {
@@ -237,6 +327,8 @@ struct Tracked {
 #[derive(Default)]
 struct State {
     keys: HashMap<String, Loc>,
+    /// The largest comparison value seen (with a TTL).
+    largest: Option<f64>,
     /// The latest whole row of each key (`PARTIAL` mode only).
     latest: HashMap<String, Vec<Value>>,
     segments: HashMap<Arc<str>, Tracked>,
@@ -296,6 +388,7 @@ impl UpsertTable {
         for (doc, row) in rows {
             self.place(&mut state, &name, doc, row, &mut changed);
         }
+        self.purge(&mut state);
         changed.insert(name);
         publish(&state, &changed);
         Ok(())
@@ -319,39 +412,82 @@ impl UpsertTable {
             .collect()
     }
 
-    /// `PARTIAL` mode: each arriving row merged with its key's latest row (rows of one batch in
-    /// order). Rows of a `FULL` table come back as they are.
-    pub fn merge(&self, rows: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
-        let Some(strategies) = &self.spec.partial else {
+    /// Arriving rows (of one batch, in order) as they are to be indexed: a dedup table drops
+    /// rows of keys it holds; an upsert table drops or marks out-of-order rows and, in `PARTIAL`
+    /// mode, merges each row with its key's latest row. Rows of a plain `FULL` table come back
+    /// as they are.
+    pub fn admit(&self, rows: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+        let spec = &self.spec;
+        let plain = spec.policy == Policy::Latest
+            && spec.partial.is_none()
+            && spec.out_of_order.is_none()
+            && !spec.drop_out_of_order;
+        if plain {
             return rows;
-        };
+        }
         let state = self.lock();
-        let mut batch: HashMap<String, Vec<Value>> = HashMap::new();
-        rows.into_iter()
-            .map(|row| {
-                let key = self.spec.key_of(&row);
-                let previous = batch.get(&key).or_else(|| state.latest.get(&key));
-                let merged = match previous {
-                    Some(old)
-                        if row[self.spec.comparison].total_cmp(&old[self.spec.comparison])
-                            != Ordering::Less =>
-                    {
-                        row.into_iter()
-                            .zip(old)
-                            .zip(strategies)
-                            .map(|((new, old), s)| s.merge(old, new))
-                            .collect()
-                    }
-                    _ => row,
+        // What this batch did to its keys: comparison value, deleted, latest whole row.
+        let mut batch: HashMap<String, (Value, bool, Option<Vec<Value>>)> = HashMap::new();
+        let mut largest = state.largest;
+        let mut out = Vec::with_capacity(rows.len());
+        for mut row in rows {
+            let key = spec.key_of(&row);
+            let comparison = spec.comparison_of(&row);
+            if spec.ttl.is_some() {
+                largest = max_seen(largest, &comparison);
+            }
+            let current = batch
+                .get(&key)
+                .map(|(c, deleted, _)| (c.clone(), *deleted))
+                .or_else(|| {
+                    let loc = state.keys.get(&key)?;
+                    Some((loc.comparison.clone(), loc.deleted))
+                });
+            if spec.policy == Policy::First {
+                let live = current.is_some_and(|(c, _)| !expired(spec.ttl, largest, &c));
+                if !live {
+                    batch.insert(key, (comparison, false, None));
+                    out.push(row);
+                }
+                continue;
+            }
+            let out_of_order = current
+                .as_ref()
+                .is_some_and(|(c, _)| comparison.total_cmp(c) == Ordering::Less);
+            if out_of_order && spec.drop_out_of_order {
+                continue;
+            }
+            if let Some(i) = spec.out_of_order {
+                row[i] = Value::Boolean(out_of_order);
+            }
+            if out_of_order {
+                out.push(row);
+                continue;
+            }
+            if let Some(strategies) = &spec.partial {
+                let previous = match batch.get(&key) {
+                    Some((_, deleted, latest)) => latest.as_ref().filter(|_| !deleted),
+                    None => state.latest.get(&key),
                 };
-                batch.insert(key, merged.clone());
-                merged
-            })
-            .collect()
+                if let Some(old) = previous {
+                    row = row
+                        .into_iter()
+                        .zip(old)
+                        .zip(strategies)
+                        .map(|((new, old), s)| s.merge(old, new))
+                        .collect();
+                }
+            }
+            let deleted = spec.deletes(&row);
+            let latest = spec.partial.as_ref().map(|_| row.clone());
+            batch.insert(key, (comparison, deleted, latest));
+            out.push(row);
+        }
+        out
     }
 
     /// Adds rows of consuming segment `name` starting at row number `first` (what
-    /// [`UpsertTable::merge`] returned). Queries see them once the chunks holding them are
+    /// [`UpsertTable::admit`] returned). Queries see them once the chunks holding them are
     /// published ([`UpsertTable::set_chunks`]).
     pub fn add_rows(&self, name: &str, first: u32, rows: &[Vec<Value>]) {
         let mut state = self.lock();
@@ -396,7 +532,8 @@ impl UpsertTable {
         publish(&state, &BTreeSet::from([key]));
     }
 
-    /// Puts one row at `(segment, doc)`: it becomes the key's row if it beats the current one.
+    /// Puts one row at `(segment, doc)`: it becomes the key's row if it beats the current one
+    /// (dedup: if the key has no live row).
     fn place(
         &self,
         state: &mut State,
@@ -405,30 +542,69 @@ impl UpsertTable {
         row: Vec<Value>,
         changed: &mut BTreeSet<Arc<str>>,
     ) {
-        let key = self.spec.key_of(&row);
+        let spec = &self.spec;
+        let key = spec.key_of(&row);
         let loc = Loc {
             segment: segment.clone(),
             doc,
-            comparison: row[self.spec.comparison].clone(),
+            comparison: spec.comparison_of(&row),
             sequence: sequence_of(segment),
+            deleted: spec.deletes(&row),
         };
+        if spec.ttl.is_some() {
+            state.largest = max_seen(state.largest, &loc.comparison);
+        }
         if let Some(current) = state.keys.get(&key) {
-            if !loc.beats(current) {
+            let replaces = match spec.policy {
+                Policy::Latest => loc.beats(current),
+                Policy::First => expired(spec.ttl, state.largest, &current.comparison),
+            };
+            if !replaces {
                 return;
             }
-            let (old_segment, old_doc) = (current.segment.clone(), current.doc);
-            if let Some(t) = state.segments.get_mut(&old_segment) {
-                t.valid.remove(old_doc);
-                changed.insert(old_segment);
+            if spec.policy == Policy::Latest {
+                let (old_segment, old_doc) = (current.segment.clone(), current.doc);
+                if let Some(t) = state.segments.get_mut(&old_segment) {
+                    t.valid.remove(old_doc);
+                    changed.insert(old_segment);
+                }
             }
         }
-        if let Some(t) = state.segments.get_mut(segment) {
+        if !loc.deleted
+            && let Some(t) = state.segments.get_mut(segment)
+        {
             t.valid.insert(doc);
         }
-        if self.spec.partial.is_some() {
-            state.latest.insert(key.clone(), row);
+        if spec.partial.is_some() {
+            if loc.deleted {
+                state.latest.remove(&key);
+            } else {
+                state.latest.insert(key.clone(), row);
+            }
         }
         state.keys.insert(key, loc);
+    }
+
+    /// Forgets keys past `metadataTTL` (and deleted keys past `deletedKeysTTL`) below the
+    /// largest comparison value seen; their queryable rows stay as they are.
+    fn purge(&self, state: &mut State) {
+        let (ttl, deleted_ttl) = (self.spec.ttl, self.spec.deleted_ttl);
+        if ttl.is_none() && deleted_ttl.is_none() {
+            return;
+        }
+        let largest = state.largest;
+        let mut gone = Vec::new();
+        state.keys.retain(|key, loc| {
+            let expire = expired(ttl, largest, &loc.comparison)
+                || (loc.deleted && expired(deleted_ttl, largest, &loc.comparison));
+            if expire {
+                gone.push(key.clone());
+            }
+            !expire
+        });
+        for key in gone {
+            state.latest.remove(&key);
+        }
     }
 
     /// Every doc of a stored copy with the columns this table keys, compares (and, in `PARTIAL`
@@ -439,7 +615,8 @@ impl UpsertTable {
             (0..fields.len()).collect()
         } else {
             let mut w = self.spec.key.clone();
-            w.push(self.spec.comparison);
+            w.extend(self.spec.comparison);
+            w.extend(self.spec.delete);
             w.sort_unstable();
             w.dedup();
             w
@@ -498,6 +675,22 @@ impl UpsertTable {
                 Some((doc, row))
             })
             .collect())
+    }
+}
+
+/// The larger of the largest comparison value so far and `v` (numbers only).
+fn max_seen(largest: Option<f64>, v: &Value) -> Option<f64> {
+    match (largest, v.as_f64()) {
+        (Some(l), Some(v)) => Some(l.max(v)),
+        (l, v) => l.or(v),
+    }
+}
+
+/// Whether comparison value `v` is more than `ttl` below the largest seen.
+fn expired(ttl: Option<f64>, largest: Option<f64>, v: &Value) -> bool {
+    match (ttl, largest, v.as_f64()) {
+        (Some(ttl), Some(largest), Some(v)) => v < largest - ttl,
+        _ => false,
     }
 }
 
@@ -613,6 +806,112 @@ mod tests {
         assert!(Strategy::parse("nope").is_none());
     }
 
+    /// A table keyed by `id`, compared by `ts`, with `del` and `ooo` columns.
+    fn table(extra: serde_json::Value) -> UpsertTable {
+        let schema = Schema::from_json(
+            r#"{"schemaName":"t","primaryKeyColumns":["id"],
+               "dimensionFieldSpecs":[{"name":"id","dataType":"LONG"},
+                 {"name":"del","dataType":"BOOLEAN"},{"name":"ooo","dataType":"BOOLEAN"}],
+               "metricFieldSpecs":[{"name":"v","dataType":"LONG"}],
+               "dateTimeFieldSpecs":[{"name":"ts","dataType":"LONG",
+                 "format":"1:MILLISECONDS:EPOCH","granularity":"1:MILLISECONDS"}]}"#,
+        )
+        .unwrap();
+        let mut config = serde_json::json!({"tableName": "t", "tableType": "REALTIME",
+            "segmentsConfig": {"timeColumnName": "ts", "replication": "1"},
+            "tenants": {}, "tableIndexConfig": {}, "metadata": {}});
+        config
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let config = TableConfig::from_value(config).unwrap();
+        UpsertTable::new(UpsertSpec::new(&schema, &config).unwrap().unwrap())
+    }
+
+    /// Rows `(id, ts, del)` in schema order (id, del, ooo, v, ts).
+    fn rows(rows: &[(i64, i64, bool)]) -> Vec<Vec<Value>> {
+        rows.iter()
+            .map(|&(id, ts, del)| {
+                vec![
+                    Value::Long(id),
+                    Value::Boolean(del),
+                    Value::Null,
+                    Value::Long(ts * 10),
+                    Value::Long(ts),
+                ]
+            })
+            .collect()
+    }
+
+    fn valid(t: &UpsertTable, segment: &str) -> Vec<u32> {
+        t.lock().segments[segment].valid.iter().collect()
+    }
+
+    #[test]
+    fn deletes_hide_keys_and_out_of_order_rows_are_marked_or_dropped() {
+        let t = table(serde_json::json!({"upsertConfig": {"mode": "FULL",
+            "deleteRecordColumn": "del", "outOfOrderRecordColumn": "ooo"}}));
+        let admitted = t.admit(rows(&[
+            (1, 10, false),
+            (1, 5, false),
+            (2, 1, false),
+            (1, 20, true),
+        ]));
+        let marks: Vec<&Value> = admitted.iter().map(|r| &r[2]).collect();
+        let (yes, no) = (&Value::Boolean(true), &Value::Boolean(false));
+        assert_eq!(marks, vec![no, yes, no, no]);
+        t.add_rows("s", 0, &admitted);
+        // Row 0 replaced by the delete (not queryable), row 1 out of order: only key 2 shows.
+        assert_eq!(valid(&t, "s"), vec![2]);
+        let again = t.admit(rows(&[(1, 30, false), (1, 25, false)]));
+        t.add_rows("s", 4, &again);
+        assert_eq!(valid(&t, "s"), vec![2, 4]);
+
+        let t = table(serde_json::json!({"upsertConfig": {"mode": "FULL",
+            "dropOutOfOrderRecord": true}}));
+        let admitted = t.admit(rows(&[(1, 10, false), (1, 5, false), (1, 10, false)]));
+        assert_eq!(admitted.len(), 2);
+        t.add_rows("s", 0, &admitted);
+        assert_eq!(t.admit(rows(&[(1, 9, false)])).len(), 0);
+        assert_eq!(valid(&t, "s"), vec![1]);
+    }
+
+    #[test]
+    fn partial_upsert_starts_afresh_after_a_delete() {
+        let t = table(serde_json::json!({"upsertConfig": {"mode": "PARTIAL",
+            "deleteRecordColumn": "del", "partialUpsertStrategies": {"v": "INCREMENT"}}}));
+        let admitted = t.admit(rows(&[(1, 1, false), (1, 2, false)]));
+        assert_eq!(admitted[1][3], Value::Long(30));
+        t.add_rows("s", 0, &admitted);
+        let admitted = t.admit(rows(&[(1, 3, true), (1, 4, false)]));
+        // The delete merged (30 + 30); the row after it starts from nothing.
+        assert_eq!(admitted[0][3], Value::Long(60));
+        assert_eq!(admitted[1][3], Value::Long(40));
+        t.add_rows("s", 2, &admitted);
+        assert_eq!(valid(&t, "s"), vec![3]);
+    }
+
+    #[test]
+    fn dedup_keeps_the_first_row_of_a_key_within_its_ttl() {
+        let t = table(serde_json::json!({"dedupConfig": {"dedupEnabled": true,
+            "metadataTTL": 100}}));
+        let admitted = t.admit(rows(&[(1, 10, false), (1, 11, false), (2, 5, false)]));
+        assert_eq!(admitted.len(), 2);
+        t.add_rows("s", 0, &admitted);
+        assert_eq!(t.admit(rows(&[(1, 50, false), (2, 60, false)])).len(), 0);
+        // Key 2's row (5) is now more than 100 below the largest time seen (200): it may come
+        // again; key 1 (10) too, but the batch holds it once.
+        let admitted = t.admit(rows(&[(3, 200, false), (2, 150, false), (2, 151, false)]));
+        assert_eq!(admitted.len(), 2);
+        t.add_rows("s", 2, &admitted);
+        assert_eq!(valid(&t, "s"), vec![0, 1, 2, 3]);
+        let mut state = t.lock();
+        t.purge(&mut state);
+        let mut keys: Vec<&String> = state.keys.keys().collect();
+        keys.sort();
+        assert_eq!(keys.len(), 2, "key 1 (10) is past the TTL: {keys:?}");
+    }
+
     #[test]
     fn later_sequences_and_docs_win_ties() {
         let loc = |c: i64, seq, doc| Loc {
@@ -620,6 +919,7 @@ mod tests {
             doc,
             comparison: Value::Long(c),
             sequence: seq,
+            deleted: false,
         };
         assert!(loc(2, 0, 0).beats(&loc(1, 5, 9)));
         assert!(!loc(1, 5, 9).beats(&loc(2, 0, 0)));

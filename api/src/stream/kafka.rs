@@ -182,7 +182,10 @@ impl PartitionConsumer for KafkaPartition {
             .filter(|r| r.offset >= offset)
             .map(|r| Message {
                 offset: r.offset,
+                key: r.record.key,
                 value: r.record.value.unwrap_or_default(),
+                timestamp_ms: r.record.timestamp.timestamp_millis(),
+                headers: r.record.headers.into_iter().collect(),
             })
             .collect();
         Ok(Fetched {

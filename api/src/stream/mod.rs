@@ -8,6 +8,7 @@
 //! `rskafka` client on this module's own tokio thread). Every call blocks: consumers run on
 //! their own threads, and the controller calls through [`run_blocking`].
 
+pub mod decoder;
 pub mod kafka;
 
 use segments::types::table_config::StreamConfig;
@@ -58,11 +59,26 @@ impl StartFrom {
     }
 }
 
-/// One message: its offset and payload.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One message: its offset, key, payload, the time the stream stamped on it and its headers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Message {
     pub offset: i64,
+    pub key: Option<Vec<u8>>,
     pub value: Vec<u8>,
+    /// Epoch millis.
+    pub timestamp_ms: i64,
+    pub headers: Vec<(String, Vec<u8>)>,
+}
+
+impl Message {
+    /// A message with only an offset and a payload.
+    pub fn new(offset: i64, value: Vec<u8>) -> Message {
+        Message {
+            offset,
+            value,
+            ..Message::default()
+        }
+    }
 }
 
 /// What one fetch returned: messages in offset order, and the partition's high watermark (the
@@ -110,17 +126,9 @@ pub fn check_consumable(config: &StreamConfig<'_>) -> Result<(), StreamError> {
     check_decoder(config)
 }
 
-/// Whether messages of this stream config can be decoded (JSON, the one decoder here).
+/// Whether messages of this stream config can be decoded ([`decoder`]).
 fn check_decoder(config: &StreamConfig<'_>) -> Result<(), StreamError> {
-    let class = config.decoder_class();
-    let simple = class.rsplit('.').next().unwrap_or(class);
-    if simple.to_ascii_lowercase().contains("json") {
-        Ok(())
-    } else {
-        Err(StreamError::Config(format!(
-            "decoder '{class}' is not supported: messages must be JSON (e.g. org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder)"
-        )))
-    }
+    decoder::MessageDecoder::check(config)
 }
 
 /// Runs a blocking stream call off the async threads.

@@ -71,6 +71,15 @@ impl Kafka {
     /// Produces JSON records to one partition, one record per batch (tansu reports offsets of
     /// multi-record batches wrongly).
     pub fn produce(&self, topic: &str, partition: i32, records: &[serde_json::Value]) {
+        let messages: Vec<Message> = records
+            .iter()
+            .map(|r| Message::value(r.to_string().into_bytes()))
+            .collect();
+        self.produce_messages(topic, partition, &messages);
+    }
+
+    /// Produces messages with keys and headers to one partition, one per batch.
+    pub fn produce_messages(&self, topic: &str, partition: i32, messages: &[Message]) {
         let pc = self
             .runtime
             .block_on(
@@ -78,16 +87,34 @@ impl Kafka {
                     .partition_client(topic, partition, UnknownTopicHandling::Retry),
             )
             .unwrap();
-        for r in records {
+        for m in messages {
             let record = Record {
-                key: None,
-                value: Some(r.to_string().into_bytes()),
-                headers: Default::default(),
+                key: m.key.clone(),
+                value: Some(m.value.clone()),
+                headers: m.headers.iter().cloned().collect(),
                 timestamp: chrono_now(),
             };
             self.runtime
                 .block_on(pc.produce(vec![record], Compression::NoCompression))
                 .expect("produce");
+        }
+    }
+}
+
+/// A message to produce.
+#[derive(Clone, Debug, Default)]
+pub struct Message {
+    pub key: Option<Vec<u8>>,
+    pub value: Vec<u8>,
+    pub headers: Vec<(String, Vec<u8>)>,
+}
+
+impl Message {
+    /// A message with only a value.
+    pub fn value(value: Vec<u8>) -> Message {
+        Message {
+            value,
+            ..Message::default()
         }
     }
 }

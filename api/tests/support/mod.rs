@@ -4,6 +4,7 @@
 #![allow(dead_code)] // each test file uses what it needs
 
 pub mod kafka;
+pub mod realtime;
 pub mod s3;
 pub mod zookeeper;
 

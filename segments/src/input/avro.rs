@@ -270,3 +270,100 @@ pub(super) fn records<R: Read + Send + 'static>(
         }
     }))
 }
+
+/// One Avro datum written with `schema` — a stream message's body, without a container file's
+/// header — as the JSON record the stream decoders hand on. Values map as the table above says,
+/// written so a column parses them back: bytes and fixed as hex, decimals as their exact text,
+/// timestamps as epoch millis, records and maps as objects, unions as their branch.
+pub fn datum_record(
+    schema: &AvroSchema,
+    mut bytes: &[u8],
+) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let datum = apache_avro::reader::datum::GenericDatumReader::builder(schema)
+        .build()
+        .and_then(|r| r.read_value(&mut bytes))
+        .map_err(|e| format!("not an Avro record of the schema: {e}"))?;
+    match datum_json(&datum, Some(schema)) {
+        serde_json::Value::Object(m) => Ok(m),
+        other => Err(format!("the Avro message is not a record: {other}")),
+    }
+}
+
+/// `v` (of `schema`, where known) as JSON.
+fn datum_json(v: &Avro, schema: Option<&AvroSchema>) -> serde_json::Value {
+    use serde_json::Value as J;
+    let number = |f: f64| serde_json::Number::from_f64(f).map_or(J::Null, J::Number);
+    let scale = schema.and_then(decimal_scale);
+    match v {
+        Avro::Null => J::Null,
+        Avro::Boolean(b) => J::Bool(*b),
+        Avro::Int(i) | Avro::Date(i) | Avro::TimeMillis(i) => J::from(*i),
+        Avro::Long(l) | Avro::TimeMicros(l) => J::from(*l),
+        Avro::TimestampMillis(ms) | Avro::LocalTimestampMillis(ms) => J::from(*ms),
+        Avro::TimestampMicros(us) | Avro::LocalTimestampMicros(us) => J::from(us.div_euclid(1_000)),
+        Avro::TimestampNanos(ns) | Avro::LocalTimestampNanos(ns) => {
+            J::from(ns.div_euclid(1_000_000))
+        }
+        Avro::Float(f) => number(f64::from(*f)),
+        Avro::Double(d) => number(*d),
+        Avro::String(s) | Avro::Enum(_, s) => J::String(s.clone()),
+        Avro::Uuid(u) => J::String(u.to_string()),
+        Avro::Bytes(b) | Avro::Fixed(_, b) => match scale.map(|s| bytes_decimal(b, s)) {
+            Some(Value::BigDecimal(text)) => J::String(text),
+            _ => J::String(crate::types::value::encode_hex(b)),
+        },
+        Avro::Decimal(d) => match Vec::<u8>::try_from(d) {
+            Ok(b) => match bytes_decimal(&b, scale.unwrap_or(0)) {
+                Value::BigDecimal(text) => J::String(text),
+                _ => J::Null,
+            },
+            Err(_) => J::Null,
+        },
+        Avro::BigDecimal(d) => J::String(d.to_string()),
+        Avro::Duration(_) => J::try_from(v.clone()).unwrap_or(J::Null),
+        Avro::Union(i, inner) => {
+            let branch = match schema {
+                Some(AvroSchema::Union(u)) => u.variants().get(*i as usize),
+                _ => None,
+            };
+            datum_json(inner, branch)
+        }
+        Avro::Array(items) => {
+            let of = match schema {
+                Some(AvroSchema::Array(a)) => Some(&*a.items),
+                _ => None,
+            };
+            J::Array(items.iter().map(|i| datum_json(i, of)).collect())
+        }
+        Avro::Map(entries) => {
+            let of = match schema {
+                Some(AvroSchema::Map(m)) => Some(&*m.types),
+                _ => None,
+            };
+            J::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), datum_json(v, of)))
+                    .collect(),
+            )
+        }
+        Avro::Record(fields) => {
+            let record = match schema {
+                Some(AvroSchema::Record(r)) => Some(r),
+                _ => None,
+            };
+            J::Object(
+                fields
+                    .iter()
+                    .map(|(name, v)| {
+                        let of = record
+                            .and_then(|r| r.lookup.get(name))
+                            .and_then(|&i| record?.fields.get(i))
+                            .map(|f| &f.schema);
+                        (name.clone(), datum_json(v, of))
+                    })
+                    .collect(),
+            )
+        }
+    }
+}

@@ -106,6 +106,13 @@ impl<'a> StreamConfig<'a> {
         self.get(&self.key("consumer.prop.auto.offset.reset"))
     }
 
+    /// `stream.<type>.metadata.populate`: whether rows get the message's headers and
+    /// `__metadata$offset`, `…$partition`, `…$recordTimestamp` (default false).
+    pub fn populate_metadata(&self) -> bool {
+        self.get(&self.key("metadata.populate"))
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    }
+
     /// Decoder properties: `stream.<type>.decoder.prop.<name>` entries, prefix removed.
     pub fn decoder_properties(&self) -> Vec<(&'a str, &'a str)> {
         let prefix = self.key("decoder.prop.");

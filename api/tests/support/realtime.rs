@@ -1,0 +1,205 @@
+//! A `tessera start` process (all roles) on a data dir for the real-time tests: restart and
+//! kill -9 it, count rows through its broker, pause and resume its tables.
+
+use super::{Proc, call, free_port, json_body};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// An HTTP call with an optional JSON body: status and JSON answer.
+pub fn http(method: &str, url: &str, body: Option<Value>) -> (u16, Value) {
+    async_std::task::block_on(call(method, url, body.and_then(json_body)))
+}
+
+/// One `tessera start` process and its URLs.
+pub struct Tessera {
+    proc: Option<Proc>,
+    pub controller: String,
+    pub broker: String,
+    pub data: std::path::PathBuf,
+    ports: [u16; 3],
+}
+
+impl Tessera {
+    /// A handle on processes started elsewhere (no restart, no kill).
+    pub fn attach(controller: &str, broker: &str, data: &std::path::Path) -> Tessera {
+        Tessera {
+            proc: None,
+            controller: controller.to_string(),
+            broker: broker.to_string(),
+            data: data.to_path_buf(),
+            ports: [0; 3],
+        }
+    }
+
+    pub fn start(data: &std::path::Path) -> Tessera {
+        let ports = [free_port(), free_port(), free_port()];
+        let mut t = Tessera {
+            proc: None,
+            controller: String::new(),
+            broker: String::new(),
+            data: data.to_path_buf(),
+            ports,
+        };
+        t.restart();
+        t
+    }
+
+    pub fn restart(&mut self) {
+        self.proc = None;
+        let ports = self.ports.map(|p| p.to_string());
+        let (proc, urls) = super::start(&[
+            "--data-dir",
+            self.data.to_str().unwrap(),
+            "--controller-port",
+            &ports[0],
+            "--broker-port",
+            &ports[1],
+            "--server-port",
+            &ports[2],
+            "--heartbeat-ms",
+            "200",
+            "--no-log-stderr",
+        ]);
+        self.proc = Some(proc);
+        self.controller = urls["controller"].clone();
+        self.broker = urls["broker"].clone();
+    }
+
+    pub fn kill_9(&mut self) {
+        if let Some(mut p) = self.proc.take() {
+            let _ = p.0.kill(); // SIGKILL
+            let _ = p.0.wait();
+        }
+    }
+
+    /// `SELECT count(*), sum(id)` through the broker: (rows, sum of ids).
+    pub fn count(&self, table: &str) -> (i64, i64) {
+        self.count_with(table, "")
+    }
+
+    /// [`Tessera::count`] on the multi-stage engine.
+    pub fn count_v2(&self, table: &str) -> (i64, i64) {
+        self.count_with(table, "SET useMultistageEngine=true; ")
+    }
+
+    pub fn count_with(&self, table: &str, prefix: &str) -> (i64, i64) {
+        let (status, body) = http(
+            "POST",
+            &format!("{}/query/sql", self.broker),
+            Some(json!({"sql": format!("{prefix}SELECT count(*), sum(id) FROM {table}")})),
+        );
+        assert_eq!(status, 200, "{body}");
+        let ex = &body["exceptions"];
+        if ex.as_array().is_some_and(|e| !e.is_empty()) {
+            return (-1, -1);
+        }
+        let row = &body["resultTable"]["rows"][0];
+        (
+            row[0].as_i64().unwrap_or(-1),
+            row[1].as_f64().unwrap_or(-1.0) as i64,
+        )
+    }
+
+    /// Waits until the table holds exactly `rows` rows with ids summing to `sum`.
+    pub fn wait_for(&self, table: &str, rows: i64, sum: i64, within: Duration) -> Duration {
+        let started = Instant::now();
+        let mut last = (0, 0);
+        while started.elapsed() < within {
+            last = self.count(table);
+            if last == (rows, sum) {
+                return started.elapsed();
+            }
+            assert!(
+                last.0 <= rows,
+                "{table} has {last:?}, more than {rows} rows"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!(
+            "{table}: expected ({rows}, {sum}) within {within:?}, last saw {last:?}\n{}",
+            self.log_tail()
+        );
+    }
+
+    /// The last lines of the process's logs, for a failure's message.
+    pub fn log_tail(&self) -> String {
+        let mut out = String::new();
+        for entry in std::fs::read_dir(self.data.join("logs"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            for l in &lines[lines.len().saturating_sub(40)..] {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    pub fn segments(&self, table: &str) -> Vec<Value> {
+        let (s, body) = http(
+            "GET",
+            &format!(
+                "{}/segments/{table}/zkmetadata?type=REALTIME",
+                self.controller
+            ),
+            None,
+        );
+        assert_eq!(s, 200, "{body}");
+        body.as_object()
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// `POST {controller}{path}` with a JSON body, which must answer 200.
+    pub fn post_ok(&self, path: &str, body: Value) -> Value {
+        let (s, b) = http("POST", &format!("{}{path}", self.controller), Some(body));
+        assert_eq!(s, 200, "POST {path}: {b}");
+        b
+    }
+
+    /// `POST /tables/{t}/pauseConsumption?…`, then waits until no segment is consuming.
+    pub fn pause(&self, table: &str) -> Value {
+        let (s, b) = http(
+            "POST",
+            &format!("{}/tables/{table}/pauseConsumption", self.controller),
+            None,
+        );
+        assert_eq!(s, 200, "{b}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.pause_status(table)["consumingSegments"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+        {
+            assert!(Instant::now() < deadline, "{}", self.pause_status(table));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        b
+    }
+
+    /// `POST /tables/{t}/resumeConsumption[?query]`.
+    pub fn resume(&self, table: &str, query: &str) -> Value {
+        let (s, b) = http(
+            "POST",
+            &format!(
+                "{}/tables/{table}/resumeConsumption{query}",
+                self.controller
+            ),
+            None,
+        );
+        assert_eq!(s, 200, "{b}");
+        b
+    }
+
+    pub fn pause_status(&self, table: &str) -> Value {
+        http(
+            "GET",
+            &format!("{}/tables/{table}/pauseStatus", self.controller),
+            None,
+        )
+        .1
+    }
+}
