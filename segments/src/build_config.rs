@@ -50,6 +50,10 @@ pub struct BuildConfig {
     /// `tableIndexConfig.enableDynamicStarTreeCreation`: a reload builds, rebuilds or drops
     /// trees per the config; without it, segments keep the trees they have.
     pub dynamic_star_trees: bool,
+    /// A short-lived segment (a consuming segment's chunk, rebuilt or dropped within seconds):
+    /// var-width dictionaries are written plainly instead of in trained-zstd blocks, trading
+    /// size for build time.
+    pub plain_dictionaries: bool,
 }
 
 impl BuildConfig {

@@ -178,7 +178,9 @@ fn collectors(
     for (i, f) in schema.fields.iter().enumerate() {
         let spill = spill::SpillWriter::create(staging.tmp.join("spill").join(format!("{i}.bin")))?;
         let dict = config.has_dictionary(&f.name, f.single_value_field);
-        out.push(ColumnCollector::new(f, dict, spill)?);
+        let mut c = ColumnCollector::new(f, dict, spill)?;
+        c.plain_dictionary = config.plain_dictionaries;
+        out.push(c);
     }
     Ok(Collectors(out))
 }

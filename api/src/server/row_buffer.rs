@@ -63,12 +63,17 @@ pub struct RowBuffer {
 
 impl RowBuffer {
     /// An empty buffer whose chunks are built with `config` under `dir` (created, emptied).
-    /// Chunks keep arrival order (a `sortedColumn` orders the committed segment only).
+    /// Chunks keep arrival order (a `sortedColumn` orders the committed segment only) and, as
+    /// Pinot's consuming segments, have no star-trees; their var-width dictionaries are plain
+    /// (a chunk lives seconds: build time matters, not size).
     pub fn new(schema: Schema, config: BuildConfig, dir: &Path) -> std::io::Result<RowBuffer> {
         let _ = std::fs::remove_dir_all(dir);
         std::fs::create_dir_all(dir)?;
         let chunk_config = BuildConfig {
             sorted_column: None,
+            star_trees: Vec::new(),
+            default_star_tree: false,
+            plain_dictionaries: true,
             ..config.clone()
         };
         Ok(RowBuffer {

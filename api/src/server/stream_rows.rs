@@ -8,8 +8,9 @@
 
 use crate::common::transform;
 use crate::stream::Message;
+use crate::stream::decoder::Columns;
 use crate::stream::decoder::MessageDecoder;
-use segments::builder::collector::{json_to_value, scalar_of_value};
+use segments::builder::collector::{json_into_value, json_to_value, scalar_of_value};
 use segments::types::{FieldSpec, Schema, Value};
 use segments::{InputFormat, InputSource};
 use serde_json::{Map, Value as Json};
@@ -20,6 +21,8 @@ use std::path::Path;
 /// How a real-time table's messages become rows.
 pub struct Decoder {
     messages: MessageDecoder,
+    /// The schema's columns, for reading messages straight into rows.
+    columns: Columns,
     schema: Schema,
     transforms: BTreeMap<String, String>,
     filter: Option<String>,
@@ -40,6 +43,7 @@ impl Decoder {
     pub fn new(messages: MessageDecoder, schema: Schema, table_config: &Json) -> Decoder {
         Decoder {
             messages,
+            columns: Columns::new(schema.fields.iter().map(|f| f.name.clone())),
             schema,
             transforms: transform::transforms(table_config),
             filter: transform::filter_function(table_config),
@@ -57,21 +61,25 @@ impl Decoder {
             dropped: 0,
             first_error: None,
         };
+        if self.transforms.is_empty() && self.filter.is_none() {
+            for m in messages {
+                let row = self
+                    .messages
+                    .decode_columns(m, partition, &self.columns)
+                    .and_then(|values| self.row(values));
+                match row {
+                    Ok(row) => out.rows.push(row),
+                    Err(e) => out.drop(e),
+                }
+            }
+            return out;
+        }
         let mut objects = Vec::with_capacity(messages.len());
         for m in messages {
             match self.messages.decode(m, partition) {
                 Ok(o) => objects.push(o),
                 Err(e) => out.drop(e),
             }
-        }
-        if self.transforms.is_empty() && self.filter.is_none() {
-            for o in &objects {
-                match self.row(o) {
-                    Ok(row) => out.rows.push(row),
-                    Err(e) => out.drop(e),
-                }
-            }
-            return out;
         }
         // Fields the schema types and no transform writes are checked before the batch is
         // staged, so one bad value does not fail the whole batch.
@@ -130,19 +138,18 @@ impl Decoder {
         Ok(o)
     }
 
-    /// One message's row in schema order.
-    fn row(&self, o: &Map<String, Json>) -> Result<Vec<Value>, String> {
+    /// One message's row from its values in schema order.
+    fn row(&self, values: Vec<Json>) -> Result<Vec<Value>, String> {
         let row = self
             .schema
             .fields
             .iter()
-            .map(
-                |f| match json_to_value(f.data_type, o.get(&f.name).unwrap_or(&Json::Null)) {
-                    Ok(v) => Ok(v),
-                    Err(_) if self.continue_on_error => Ok(Value::Null),
-                    Err(e) => Err(format!("column '{}': {e}", f.name)),
-                },
-            )
+            .zip(values)
+            .map(|(f, v)| match json_into_value(f.data_type, v) {
+                Ok(v) => Ok(v),
+                Err(_) if self.continue_on_error => Ok(Value::Null),
+                Err(e) => Err(format!("column '{}': {e}", f.name)),
+            })
             .collect::<Result<Vec<_>, _>>()?;
         self.check(row)
     }

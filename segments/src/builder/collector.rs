@@ -141,6 +141,8 @@ pub struct ColumnCollector {
     pub spec: FieldSpec,
     /// Dictionary-encoded (else raw).
     pub dict: bool,
+    /// Write a var-width dictionary plainly ([`crate::BuildConfig::plain_dictionaries`]).
+    pub plain_dictionary: bool,
     pub distinct: Distinct,
     pub spill: SpillWriter,
     /// Docs whose input was null.
@@ -379,6 +381,7 @@ impl ColumnCollector {
             }
         };
         Ok(ColumnCollector {
+            plain_dictionary: false,
             pending,
             mv_delimiter: MV_DELIMITER,
             hashes: Vec::with_capacity(BATCH),
@@ -895,6 +898,24 @@ impl ColumnCollector {
     pub fn finish(&mut self) -> Result<(), SegmentError> {
         self.flush_pending()?;
         self.spill.finish()
+    }
+}
+
+/// [`json_to_value`] taking the value: its text moves into the value instead of being copied.
+pub fn json_into_value(dt: DataType, v: serde_json::Value) -> Result<Value, String> {
+    use serde_json::Value as J;
+    match v {
+        J::String(s) => match dt {
+            DataType::String => Ok(Value::String(s)),
+            DataType::Json => Ok(Value::Json(s)),
+            _ => Value::parse(dt, &s).map_err(|e| e.to_string()),
+        },
+        J::Array(items) if dt != DataType::Json => items
+            .into_iter()
+            .map(|i| json_into_value(dt, i))
+            .collect::<Result<_, _>>()
+            .map(Value::Array),
+        other => json_to_value(dt, &other),
     }
 }
 

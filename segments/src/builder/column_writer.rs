@@ -250,7 +250,12 @@ fn sort_bytes(i: &VarInterner) -> (Vec<u32>, Vec<(usize, usize)>) {
 /// Sorts a var-width column's values into its dictionary, written as the values are read from
 /// the interner in sorted order (no sorted copy of them is made), with repeats (a column that
 /// keeps every value) folded into one entry; the interner is released at the end.
-fn sort_var(i: &mut VarInterner, dt: DataType, hashes: bool) -> Result<SortedDict, SegmentError> {
+fn sort_var(
+    i: &mut VarInterner,
+    dt: DataType,
+    hashes: bool,
+    plain: bool,
+) -> Result<SortedDict, SegmentError> {
     let ord = VarOrder::of(dt);
     let (order, ties) = if ord == VarOrder::Bytes {
         sort_bytes(i)
@@ -261,7 +266,7 @@ fn sort_var(i: &mut VarInterner, dt: DataType, hashes: bool) -> Result<SortedDic
     };
     // The bytes of every id interned: the distinct values' bytes, unless the column kept every
     // value, where repeats make it an upper bound (such a column is nearly all distinct).
-    let block_len = VarDictionary::block_len_for(i.bytes());
+    let block_len = VarDictionary::block_len_for(i.bytes()).filter(|_| !plain);
     // Blocks compress with a zstd dictionary trained on a sample of them: windows of the order
     // at even spacing, each sorted and without repeats, stand in for blocks.
     let dict = match block_len {
@@ -348,12 +353,13 @@ fn sort_var(i: &mut VarInterner, dt: DataType, hashes: bool) -> Result<SortedDic
 /// The column's sorted dictionary; `hashes` asks for the entries' hashes (for a bloom filter).
 fn sort_dictionary(c: &mut ColumnCollector, hashes: bool) -> Result<SortedDict, SegmentError> {
     let dt = c.data_type();
+    let plain = c.plain_dictionary;
     Ok(match &mut c.distinct {
         Distinct::Int(i) => sort_numeric(i, dt, hashes),
         Distinct::Long(i) => sort_numeric(i, dt, hashes),
         Distinct::Float(i) => sort_numeric(i, dt, hashes),
         Distinct::Double(i) => sort_numeric(i, dt, hashes),
-        Distinct::Var(i) => sort_var(i, dt, hashes)?,
+        Distinct::Var(i) => sort_var(i, dt, hashes, plain)?,
         Distinct::Raw => unreachable!("raw columns have no dictionary"),
     })
 }
@@ -810,7 +816,7 @@ mod tests {
             bytes >= crate::dictionary::var::BLOCK_MIN_BYTES,
             "{bytes} bytes"
         );
-        let d = sort_var(&mut interner, DataType::String, true).unwrap();
+        let d = sort_var(&mut interner, DataType::String, true, false).unwrap();
         assert_eq!(d.cardinality, expected.len());
         for (id, v) in values.iter().enumerate() {
             assert_eq!(d.remap[id] as usize, expected.binary_search(v).unwrap());
@@ -850,7 +856,7 @@ mod tests {
             expected.sort();
             expected.dedup();
             let by_id: Vec<Vec<u8>> = (0..interner.len() as u32).map(|id| interner.get(id).to_vec()).collect();
-            let d = sort_var(&mut interner, DataType::Bytes, false).unwrap();
+            let d = sort_var(&mut interner, DataType::Bytes, false, false).unwrap();
             prop_assert_eq!(d.cardinality, expected.len());
             for (id, v) in by_id.iter().enumerate() {
                 let rank = expected.binary_search(v).unwrap();

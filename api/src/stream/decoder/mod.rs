@@ -21,9 +21,11 @@
 
 pub mod avro;
 pub mod csv;
+pub mod json;
 pub mod protobuf;
 
 use super::{Message, StreamError};
+pub use json::Columns;
 use segments::types::table_config::StreamConfig;
 use segments::types::value::encode_hex;
 use segments::types::{DataType, Schema};
@@ -142,17 +144,53 @@ impl MessageDecoder {
             Format::ConfluentAvro(d) => d.decode(&m.value)?,
             Format::Protobuf(d) => d.decode(&m.value)?,
         };
+        self.metadata(m, partition, |name, value| {
+            record.insert(name, value);
+        });
+        Ok(record)
+    }
+
+    /// The values of message `m` for `columns`, in column order (what the message lacks is
+    /// null): a JSON message is read straight into them ([`json::columns_of`]), another
+    /// format's record is picked apart.
+    pub fn decode_columns(
+        &self,
+        m: &Message,
+        partition: i32,
+        columns: &Columns,
+    ) -> Result<Vec<Json>, String> {
+        if !matches!(self.format, Format::Json) {
+            let mut record = self.decode(m, partition)?;
+            return Ok(columns
+                .names()
+                .iter()
+                .map(|n| record.remove(n).unwrap_or(Json::Null))
+                .collect());
+        }
+        let mut row = json::columns_of(&m.value, columns)?;
+        if columns.has_special() {
+            self.metadata(m, partition, |name, value| {
+                if let Some(i) = columns.position(&name) {
+                    row[i] = value;
+                }
+            });
+        }
+        Ok(row)
+    }
+
+    /// The key, headers and metadata of `m`, each given to `put` as a column name and value.
+    fn metadata(&self, m: &Message, partition: i32, mut put: impl FnMut(String, Json)) {
         if let Some(key) = &m.key {
             let text = if self.key_as_bytes {
                 encode_hex(key)
             } else {
                 String::from_utf8_lossy(key).into_owned()
             };
-            record.insert(KEY.into(), Json::String(text));
+            put(KEY.into(), Json::String(text));
         }
         if self.populate_metadata {
             for (name, value) in &m.headers {
-                record.insert(
+                put(
                     format!("{HEADER_PREFIX}{name}"),
                     Json::String(encode_hex(value)),
                 );
@@ -162,17 +200,16 @@ impl MessageDecoder {
                 ("partition", i64::from(partition)),
                 ("recordTimestamp", m.timestamp_ms),
             ] {
-                record.insert(
+                put(
                     format!("{METADATA_PREFIX}{name}"),
                     Json::String(value.to_string()),
                 );
             }
         }
-        record.insert(
+        put(
             format!("{METADATA_PREFIX}recordSerializedValueSize"),
             Json::from(m.value.len()),
         );
-        Ok(record)
     }
 }
 
