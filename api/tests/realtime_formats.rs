@@ -621,3 +621,62 @@ fn upsert_deletes_and_out_of_order_rows() {
     kafka.produce("upserts", 0, &[row(305, 305, true), row(302, 1, false)]);
     wait_answer(&t, "upserts", "", (15, live + 300 - 85));
 }
+
+/// `enableSnapshot`: after each commit the stored segments' valid docs are written beside them;
+/// a restart reads each segment's keys from those docs only (every segment but the newest holds
+/// none valid here) and answers exactly as before, and later rows still replace the right ones.
+#[test]
+fn upsert_snapshots_spare_a_restart_the_rescan() {
+    let Some(kafka) = Kafka::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Tessera::start(dir.path());
+    keyed_table(
+        &t,
+        &kafka,
+        "snapshots",
+        (
+            "upsertConfig",
+            json!({"mode": "FULL", "enableSnapshot": true}),
+        ),
+        json!({}),
+    );
+    // Ten keys updated twenty times each: 200 rows, five committed segments of 40; the
+    // latest row of every key is in the last one.
+    let row = |i: i64| json!({"id": i, "kind": format!("k{}", i % 10), "ts": ts(i)});
+    kafka.produce("snapshots", 0, &(0..200).map(row).collect::<Vec<_>>());
+    wait_answer(&t, "snapshots", "", (10, sum(190..200)));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while t
+        .segments("snapshots")
+        .iter()
+        .filter(|s| s["segment.realtime.status"] == "DONE")
+        .count()
+        < 5
+    {
+        assert!(Instant::now() < deadline, "{:?}", t.segments("snapshots"));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    t.kill_9();
+    t.restart();
+    wait_answer(&t, "snapshots", "", (10, sum(190..200)));
+    let logs: String = std::fs::read_dir(dir.path().join("logs"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    let empty = logs
+        .matches("read 0 of 40 docs from its valid-doc snapshot")
+        .count();
+    assert!(
+        empty >= 4 && logs.contains("read 10 of 40 docs from its valid-doc snapshot"),
+        "{empty} empty snapshots read:\n{logs}"
+    );
+    // A later row of k3 replaces 193; an older one of k4 does not replace 194.
+    kafka.produce(
+        "snapshots",
+        0,
+        &[row(203), json!({"id": 500, "kind": "k4", "ts": ts(1)})],
+    );
+    wait_answer(&t, "snapshots", "", (10, sum(190..200) - 193 + 203));
+}

@@ -345,6 +345,9 @@ impl Consumer {
                                 &self.c.segment,
                                 Some(&self.c),
                             );
+                            if let Some(u) = &self.upsert {
+                                u.snapshot();
+                            }
                         }
                         Err(e) => {
                             // The assignment downloads it instead.

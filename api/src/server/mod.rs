@@ -21,6 +21,7 @@ pub mod stages;
 pub mod stream_rows;
 pub mod sync;
 pub mod upsert;
+pub mod upsert_snapshot;
 pub mod worker_pool;
 
 use crate::common::loggers::{self, LoggerState};

@@ -153,6 +153,8 @@ pub struct UpsertSpec {
     /// `metadataTTL`, `deletedKeysTTL` (comparison-column units; None when 0 or unset).
     ttl: Option<f64>,
     deleted_ttl: Option<f64>,
+    /// `enableSnapshot`: valid-doc snapshots ([`super::upsert_snapshot`]).
+    snapshot: bool,
 }
 
 impl UpsertSpec {
@@ -199,6 +201,7 @@ impl UpsertSpec {
                 drop_out_of_order: false,
                 ttl,
                 deleted_ttl: None,
+                snapshot: false,
             }));
         }
         let Some(u) = config
@@ -263,6 +266,7 @@ impl UpsertSpec {
             drop_out_of_order: u.drop_out_of_order_record.unwrap_or(false),
             ttl: ttl(u.metadata_ttl),
             deleted_ttl: ttl(u.deleted_keys_ttl),
+            snapshot: u.enable_snapshot.unwrap_or(false),
         }))
     }
 
@@ -373,7 +377,24 @@ impl UpsertTable {
         {
             return Ok(());
         }
-        let rows = self.scan(&segment)?;
+        // A segment not tracked yet (a restart) with a snapshot: only the docs it names.
+        let snapshot = match self.spec.snapshot && !self.lock().segments.contains_key(name) {
+            true => super::upsert_snapshot::read(&segment),
+            false => None,
+        };
+        let rows = match &snapshot {
+            Some(valid) => {
+                segment.set_queryable_docs(Some(Arc::new(valid.clone())));
+                let rows = self.scan(&segment)?;
+                log::info!(
+                    "upsert: {name}: read {} of {} docs from its valid-doc snapshot",
+                    rows.len(),
+                    segment.total_docs()
+                );
+                rows
+            }
+            None => self.scan(&segment)?,
+        };
         let mut state = self.lock();
         forget(&mut state, name);
         let name: Arc<str> = Arc::from(name);
@@ -392,6 +413,31 @@ impl UpsertTable {
         changed.insert(name);
         publish(&state, &changed);
         Ok(())
+    }
+
+    /// Writes every stored segment's valid docs as its snapshot (with `enableSnapshot`; after a
+    /// commit). Blocking.
+    pub fn snapshot(&self) {
+        if !self.spec.snapshot {
+            return;
+        }
+        let stored: Vec<(Arc<ImmutableSegment>, RoaringBitmap)> = self
+            .lock()
+            .segments
+            .values()
+            .filter_map(|t| match &t.view {
+                View::Stored(s) => Some((s.clone(), t.valid.clone())),
+                View::Consuming(_) => None,
+            })
+            .collect();
+        for (segment, valid) in stored {
+            if let Err(e) = super::upsert_snapshot::write(&segment, &valid) {
+                log::warn!(
+                    "cannot write the valid-doc snapshot of {}: {e}",
+                    segment.dir().display()
+                );
+            }
+        }
     }
 
     /// Stops tracking `name` (its copy is gone from this server).
