@@ -30,11 +30,11 @@ pub fn open_text(path: &Path) -> Result<Box<dyn Read + Send>, SegmentError> {
     compression::decoded(path, file)
 }
 
+/// 16 bytes as a UUID's text (`8-4-4-4-12` hex digits), as Parquet and Avro UUIDs are read.
+pub use crate::types::value::uuid_text;
 pub use avro::{avro_columns, datum_record as avro_datum_record};
 pub use orc::orc_columns;
 pub use parquet::parquet_columns;
-/// 16 bytes as a UUID's text (`8-4-4-4-12` hex digits), as Parquet and Avro UUIDs are read.
-pub use typed::uuid as uuid_text;
 
 use crate::error::SegmentError;
 use crate::types::{DocId, Schema, Value};

@@ -145,15 +145,7 @@ fn uuid_arg(function: &'static str, v: &Value) -> Result<Uuid, FunctionError> {
 
 /// Canonical lower-case text.
 fn format_uuid(u: &Uuid) -> String {
-    let hex = encode_hex(u);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    )
+    segments::types::value::uuid_text(u)
 }
 
 fn msb(u: &Uuid) -> u64 {

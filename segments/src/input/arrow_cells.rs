@@ -20,9 +20,10 @@
 //! | List, LargeList | a multi-value cell (null items skipped; an empty list is null) |
 //! | Struct, Map | its JSON text (for a JSON or STRING column) |
 
-use super::typed::{civil_text, date_value, decimal, decimal_text, uuid};
+use super::typed::{civil_text, date_value, decimal, decimal_text};
 use super::{CellSink, Numbers};
 use crate::error::SegmentError;
+use crate::types::value::uuid_text;
 use crate::types::{DataType, DocId, FieldSpec, Value};
 use arrow::array::{Array, ArrayRef, AsArray, GenericStringArray, OffsetSizeTrait};
 use arrow::datatypes::{
@@ -390,9 +391,9 @@ fn cell(a: &ArrayRef, row: usize, dt: DataType, uuids: bool) -> Result<Cell<'_>,
             i64::from(a.as_primitive::<Date32Type>().value(row)),
             dt,
         )),
-        ArrowType::FixedSizeBinary(16) if uuids => {
-            Cell::Value(Value::String(uuid(a.as_fixed_size_binary().value(row))))
-        }
+        ArrowType::FixedSizeBinary(16) if uuids => Cell::Value(Value::String(uuid_text(
+            a.as_fixed_size_binary().value(row),
+        ))),
         _ => Cell::Value(scalar(a, row)?),
     })
 }

@@ -40,18 +40,6 @@ pub fn decimal_text(unscaled: &str, scale: i32) -> String {
     format!("{sign}{int}.{frac}")
 }
 
-pub fn uuid(b: &[u8]) -> String {
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    )
-}
-
 /// A DATE (days since the epoch) as the column wants it: `yyyy-MM-dd` text for a STRING
 /// column, epoch millis for a TIMESTAMP, the day number otherwise.
 pub fn date_value(days: i64, dt: DataType) -> Value {
@@ -135,6 +123,9 @@ mod tests {
     #[test]
     fn uuids_are_canonical() {
         let b: Vec<u8> = (0..16).collect();
-        assert_eq!(uuid(&b), "00010203-0405-0607-0809-0a0b0c0d0e0f");
+        assert_eq!(
+            crate::types::value::uuid_text(&b),
+            "00010203-0405-0607-0809-0a0b0c0d0e0f"
+        );
     }
 }

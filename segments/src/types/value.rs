@@ -464,6 +464,22 @@ fn compare_decimal(a: &str, b: &str) -> Ordering {
     super::decimal::compare_texts(a, b).unwrap_or_else(|| a.cmp(b))
 }
 
+/// A UUID's 16 bytes as its text (`8-4-4-4-12` lower-case hex groups); other lengths as plain hex.
+pub fn uuid_text(bytes: &[u8]) -> String {
+    let hex = encode_hex(bytes);
+    if bytes.len() != 16 {
+        return hex;
+    }
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
 /// Lower-case hex, as Pinot renders BYTES.
 pub fn encode_hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
