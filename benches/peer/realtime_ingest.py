@@ -14,7 +14,9 @@ consumer thread); (4) times `tessera segment create` on the same rows as a JSON-
 one kept-alive connection on the consuming segment, pauses the table (the consuming segment is
 built and committed), and runs them again on the committed segment, alternating nothing —
 both sets are medians of `--runs` runs after a warm-up — checks the answers are the same, and
-prints consuming/committed ratios.
+prints consuming/committed ratios; (6) prints the server's resident growth while consuming per
+row against the committed segment's bytes per row, and (7) ingests the same rows from a topic of
+`--partitions` partitions (one consumer thread each) and prints its rate against one partition.
 """
 import argparse, csv, http.client, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
 
@@ -67,8 +69,25 @@ def query(conn, sql):
     return body
 
 
-def count(conn):
-    return query(conn, "SELECT COUNT(*) FROM lineitem")["resultTable"]["rows"][0][0]
+def count(conn, table="lineitem"):
+    return query(conn, f"SELECT COUNT(*) FROM {table}")["resultTable"]["rows"][0][0]
+
+
+def rss_bytes(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def dir_bytes(root, prefix):
+    """Bytes of the files under directories of `root` whose name starts with `prefix`."""
+    total = 0
+    for d, subdirs, files in os.walk(root):
+        if any(part.startswith(prefix) for part in d.split(os.sep)):
+            total += sum(os.path.getsize(os.path.join(d, f)) for f in files)
+    return total
 
 
 def timed(conn, sql, runs):
@@ -95,6 +114,8 @@ def main():
     ap.add_argument("--sf", default="1")
     ap.add_argument("--rows", type=int, default=500_000)
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--partitions", type=int, default=4,
+                    help="also ingest the rows from a topic of this many partitions (1: skip)")
     args = ap.parse_args()
     from kafka import KafkaProducer  # benches/.venv-peers (setup.sh)
 
@@ -164,6 +185,8 @@ def main():
             "stream.kafka.decoder.class.name": "org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder",
             "realtime.segment.flush.threshold.rows": str(n + 1),
             "realtime.segment.flush.threshold.time": "6h"}]}}
+        server_pid = procs[-1].pid
+        rss_before = rss_bytes(server_pid)
         t = time.perf_counter()
         status, body = request(ctl, "POST", "/tables", json.dumps(cfg))
         if status != 200:
@@ -171,6 +194,9 @@ def main():
         while count(broker) < n:
             time.sleep(0.05)
         stream_s = time.perf_counter() - t
+        rss_peak = rss_bytes(server_pid) - rss_before
+        time.sleep(3)  # freed build memory goes back to the kernel (mimalloc's purge delay is 1 s)
+        rss_consuming = rss_bytes(server_pid) - rss_before
         print(f"\ningestion of {n} rows (one partition, one thread):")
         print(f"  topic -> queryable      {stream_s:7.2f} s  {n / stream_s:10,.0f} rows/s")
         print(f"  segment create (file)   {file_s:7.2f} s  {n / file_s:10,.0f} rows/s")
@@ -189,6 +215,7 @@ def main():
             time.sleep(0.1)
         commit_s = time.perf_counter() - t
         assert count(broker) == n
+        seg_bytes = dir_bytes(os.path.join(work, "data"), "lineitem__0__0__")
         committed = {q: timed(broker, sql, args.runs) for q, sql in QUERIES.items()}
         differ = [q for q, sql in QUERIES.items() if not same(answers[q], query(broker, sql)["resultTable"]["rows"])]
         print(f"\nanswers on the consuming and the committed segment: "
@@ -196,11 +223,38 @@ def main():
         _, segs = request(ctl, "GET", "/segments/lineitem/zkmetadata")
         print(f"\ncommit on pause: {commit_s:.2f} s; segments: "
               + ", ".join(f"{k} ({v['segment.realtime.status']}, {v['segment.total.docs']} rows)" for k, v in segs.items()))
+        print(f"\nmemory: resident growth while consuming {rss_consuming / n:,.0f} B/row "
+              f"(at the last row {rss_peak / n:,.0f}); "
+              f"committed segment {seg_bytes / n:,.0f} B/row; ratio {rss_consuming / max(seg_bytes, 1):.2f}x")
         print(f"\nquery latency through the broker (median/min ms of {args.runs}, SELECT 1 = {select1:.2f} ms):")
         print(f"  {'query':20} {'consuming':>16} {'committed':>16} {'ratio':>7}")
         for q in QUERIES:
             (cm, cn), (dm, dn) = consuming[q], committed[q]
             print(f"  {q:20} {cm:8.2f}/{cn:7.2f} {dm:8.2f}/{dn:7.2f} {cm / dm:6.2f}x")
+
+        # (6) the same rows from a topic of several partitions, one consumer thread each.
+        if args.partitions > 1:
+            p = args.partitions
+            subprocess.run([tansu, "topic", "create", "lineitem_p", "--partitions", str(p), "--broker", url],
+                           check=True, stdout=subprocess.DEVNULL)
+            for i, r in enumerate(rows):
+                producer.send("lineitem_p", json.dumps(r).encode(), partition=i % p)
+            producer.flush()
+            with open(schema) as f:
+                s = json.load(f)
+            s["schemaName"] = "lineitem_p"
+            request(ctl, "POST", "/schemas", json.dumps(s))
+            cfg["tableName"] = "lineitem_p"
+            cfg["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0]["stream.kafka.topic.name"] = "lineitem_p"
+            t = time.perf_counter()
+            status, body = request(ctl, "POST", "/tables", json.dumps(cfg))
+            if status != 200:
+                sys.exit(f"table creation failed: {body}")
+            while count(broker, "lineitem_p") < n:
+                time.sleep(0.05)
+            multi_s = time.perf_counter() - t
+            print(f"\ningestion from {p} partitions ({os.cpu_count()} cores): {multi_s:.2f} s, "
+                  f"{n / multi_s:,.0f} rows/s, {stream_s / multi_s:.2f}x one partition")
     finally:
         for p in procs:
             p.kill()

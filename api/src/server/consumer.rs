@@ -152,7 +152,10 @@ impl Consumer {
             return;
         }
         if let Some(u) = &self.upsert {
-            u.add_rows(&self.c.segment, first as u32, self.buffer.rows_from(first));
+            match self.buffer.rows_from(first) {
+                Ok(rows) => u.add_rows(&self.c.segment, first as u32, &rows),
+                Err(e) => log::error!("consuming {}: cannot read rows: {e}", self.c.segment),
+            }
             u.set_chunks(&self.c.segment, self.buffer.chunk_views());
         }
         self.c.publish(self.buffer.snapshot());

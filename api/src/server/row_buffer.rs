@@ -1,6 +1,7 @@
 //! A consuming segment's rows, and what queries read of them.
 //!
-//! Rows arrive in batches (one stream fetch each) and are kept in memory in arrival order. What
+//! Rows arrive in batches (one stream fetch each) and are kept in memory in arrival order, packed
+//! ([`super::row_bytes`]). What
 //! queries read is a *snapshot*: a short list of immutable segments ("chunks") that together
 //! hold every row so far, each built by the ordinary segment builder from a run of rows — so a
 //! consuming segment has the dictionaries, inverted, range and other indexes its table config
@@ -14,8 +15,9 @@
 //! rebuilt O(log rows) times over the segment's life. A snapshot is swapped in whole after
 //! each batch, so a query sees every row of a batch or none of it, never a row twice.
 
+use super::row_bytes::PackedRows;
 use segments::types::{Schema, Value};
-use segments::{BuildConfig, ImmutableSegment, build_segment_from_rows};
+use segments::{BuildConfig, ImmutableSegment, SegmentError, build_segment_from_rows};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -56,7 +58,7 @@ pub struct RowBuffer {
     config: BuildConfig,
     chunk_config: BuildConfig,
     dir: PathBuf,
-    rows: Vec<Vec<Value>>,
+    rows: PackedRows,
     chunks: Vec<Chunk>,
     next_dir: u64,
 }
@@ -81,7 +83,7 @@ impl RowBuffer {
             config,
             chunk_config,
             dir: dir.to_path_buf(),
-            rows: Vec::new(),
+            rows: PackedRows::default(),
             chunks: Vec::new(),
             next_dir: 0,
         })
@@ -100,7 +102,9 @@ impl RowBuffer {
     /// Adds rows (schema field order, already typed; the decoder checked each value fits its
     /// column); queries see them after the next [`RowBuffer::refresh`].
     pub fn push(&mut self, batch: Vec<Vec<Value>>) {
-        self.rows.extend(batch);
+        for row in &batch {
+            self.rows.push(row);
+        }
     }
 
     /// Rows not yet in the snapshot.
@@ -150,8 +154,32 @@ impl RowBuffer {
     }
 
     /// The rows from row number `first` on.
-    pub fn rows_from(&self, first: usize) -> &[Vec<Value>] {
-        &self.rows[first.min(self.rows.len())..]
+    pub fn rows_from(&self, first: usize) -> Result<Vec<Vec<Value>>, String> {
+        (first.min(self.rows.len())..self.rows.len())
+            .map(|i| self.rows.get(i, self.schema.fields.len()))
+            .collect()
+    }
+
+    /// Bytes the packed rows hold.
+    pub fn row_bytes(&self) -> usize {
+        self.rows.bytes()
+    }
+
+    /// Rows `range`, unpacked one at a time, as the builder reads them.
+    fn unpacked(
+        &self,
+        range: Range<usize>,
+    ) -> impl Iterator<Item = Result<Vec<Value>, SegmentError>> + '_ {
+        let width = self.schema.fields.len();
+        range.map(move |i| {
+            self.rows
+                .get(i, width)
+                .map_err(|reason| SegmentError::InputRow {
+                    file: PathBuf::from("<consuming rows>"),
+                    line: i as u64 + 1,
+                    reason,
+                })
+        })
     }
 
     /// Builds every row into one segment directory under `out_dir` (the committed segment).
@@ -159,9 +187,7 @@ impl RowBuffer {
         build_segment_from_rows(
             &self.schema,
             &self.config,
-            self.rows
-                .iter()
-                .map(|r| Ok::<_, segments::SegmentError>(r.as_slice())),
+            self.unpacked(0..self.rows.len()),
             out_dir,
         )
         .map_err(|e| e.to_string())?;
@@ -174,9 +200,7 @@ impl RowBuffer {
         let built = build_segment_from_rows(
             &self.schema,
             &self.chunk_config,
-            self.rows[rows.clone()]
-                .iter()
-                .map(|r| Ok::<_, segments::SegmentError>(r.as_slice())),
+            self.unpacked(rows.clone()),
             &dir,
         )
         .and_then(|_| ImmutableSegment::open(&dir.join(&self.config.segment_name)));
