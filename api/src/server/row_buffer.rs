@@ -160,11 +160,6 @@ impl RowBuffer {
             .collect()
     }
 
-    /// Bytes the packed rows hold.
-    pub fn row_bytes(&self) -> usize {
-        self.rows.bytes()
-    }
-
     /// Rows `range`, unpacked one at a time, as the builder reads them.
     fn unpacked(
         &self,

@@ -39,11 +39,6 @@ impl PackedRows {
         self.ends.is_empty()
     }
 
-    /// Bytes held.
-    pub fn bytes(&self) -> usize {
-        self.data.len() + self.ends.len() * std::mem::size_of::<usize>()
-    }
-
     /// Appends a row.
     pub fn push(&mut self, row: &[Value]) {
         for v in row {
