@@ -248,3 +248,75 @@ fn bad_log_flags_are_rejected_before_starting() {
         assert!(stderr.contains(message), "{flag} {value}: {stderr}");
     }
 }
+
+/// A server that stops answering without closing anything (SIGSTOP: its kernel still accepts
+/// connections, nothing replies) costs the queries in flight the query channel's silence limit,
+/// not the broker's 10 s timeout, and later queries nothing: the broker routes to the other
+/// replica until the stalled server answers a probe again. Both engines.
+#[async_std::test]
+async fn a_stalled_server_is_routed_around_long_before_the_query_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |sub: &str| dir.path().join(sub).to_string_lossy().into_owned();
+    let role = |role: &str, data: &str, extra: &[&str]| {
+        let port = format!("--{role}-port");
+        let mut args = vec!["--roles", role, &port, "0", "--data-dir", data];
+        args.extend_from_slice(extra);
+        start(&args.iter().map(|s| &**s).collect::<Vec<_>>(), role)
+    };
+    let (_controller, ctl) = role("controller", &d("c"), &[]);
+    let (_broker, broker) = role("broker", &d("b"), &["--controller-url", &ctl]);
+    let (s1, _) = role("server", &d("s1"), &["--controller-url", &ctl]);
+    let (_s2, _) = role("server", &d("s2"), &["--controller-url", &ctl]);
+    support::wait_for_servers(&ctl, 2).await;
+    let schema = tessera_api::quickstart::lineitem::schema();
+    let mut table = tessera_api::quickstart::lineitem::table_config();
+    table["segmentsConfig"]["replication"] = json!("2");
+    assert_eq!(post_json(&format!("{ctl}/schemas"), schema).await.0, 200);
+    assert_eq!(post_json(&format!("{ctl}/tables"), table).await.0, 200);
+    for name in ["stall_a", "stall_b", "stall_c"] {
+        let bytes = support::lineitem_segment(dir.path(), name, 100);
+        let (status, body) = support::upload_segment(&ctl, "lineitem", name, &bytes).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let count = async |engine_v2: bool| -> (Duration, Value) {
+        let sql = json!({
+            "sql": "SELECT COUNT(*) FROM lineitem",
+            "queryOptions": format!("useMultistageEngine={engine_v2}"),
+        });
+        let started = Instant::now();
+        let (_, body) = post_json(&format!("{broker}/query/sql"), sql).await;
+        (started.elapsed(), body)
+    };
+    eventually("both replicas of every segment to answer", async || {
+        count(false).await.1["resultTable"]["rows"] == json!([[300]])
+            && count(true).await.1["resultTable"]["rows"] == json!([[300]])
+    })
+    .await;
+
+    // SAFETY: signals a child this test started, by its id.
+    let signal = |sig| unsafe { libc::kill(s1.0.id() as i32, sig) };
+    assert_eq!(signal(libc::SIGSTOP), 0);
+    let mut slowest = Duration::ZERO;
+    for i in 0..20 {
+        let (took, body) = count(i % 2 == 1).await;
+        assert_eq!(
+            body["resultTable"]["rows"],
+            json!([[300]]),
+            "query {i}: {body}"
+        );
+        assert_eq!(body["exceptions"], json!([]), "query {i}: {body}");
+        slowest = slowest.max(took);
+    }
+    assert_eq!(signal(libc::SIGCONT), 0);
+    // The broker's timeout is 10 s: no query waited it out on the stalled server.
+    assert!(
+        slowest < Duration::from_secs(5),
+        "slowest query {slowest:?}"
+    );
+    // Back: the server answers its probe and queries still count every row.
+    async_std::task::sleep(Duration::from_secs(3)).await;
+    for i in 0..4 {
+        let (_, body) = count(i % 2 == 1).await;
+        assert_eq!(body["resultTable"]["rows"], json!([[300]]), "after: {body}");
+    }
+}

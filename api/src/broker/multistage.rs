@@ -69,7 +69,7 @@ async fn leaf_routing(broker: &Broker, typed: &str) -> Result<Plan, QueryExcepti
     loop {
         match routing_cache::routing(broker, typed, allow_cached).await {
             Ok((routing, from_cache)) => {
-                let plan = choose_replicas(&routing);
+                let plan = choose_replicas(&routing, &broker.servers.health);
                 if from_cache && !plan.unavailable.is_empty() {
                     broker.routing.invalidate(typed);
                     allow_cached = false;
@@ -244,6 +244,13 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
             };
             submitted.insert(instance.clone());
             if let Err(e) = client.submit_stage(request).await {
+                if matches!(e, crate::transport::TransportError::Unreachable(_)) {
+                    let address = addr.channel.as_deref().unwrap_or(&addr.url);
+                    broker
+                        .servers
+                        .health
+                        .mark_unreachable(instance, address, client.clone());
+                }
                 failure = Some(QueryException {
                     error_code: ErrorCode::ServerNotResponding.code(),
                     message: ErrorCode::ServerNotResponding

@@ -272,12 +272,12 @@ async fn gather_table(
                 return (super::scatter::Plan::default(), g);
             }
         };
-        let replicas = choose_replicas(&routing);
+        let replicas = choose_replicas(&routing, &broker.servers.health);
         let mut gathered = scatter(broker, &replicas, typed, plan, ask, timeout).await;
         // A server that cannot be reached (killed, restarting) is routed around at once: its
         // segments go to their other replicas, if every one of them has one.
         if !gathered.unreachable.is_empty()
-            && let Some(retry) = reroute(&routing, &gathered)
+            && let Some(retry) = reroute(&routing, &gathered, &broker.servers.health)
         {
             let again = scatter(broker, &retry, typed, plan, ask, timeout).await;
             gathered.merge_retry(again);

@@ -1,11 +1,13 @@
 //! Routing and scatter-gather: fetch a table's routing table from the controller, pick one
-//! replica per segment (rotating over replicas), send each chosen server its share of segments,
+//! replica per segment (rotating over replicas, passing over servers found unreachable while
+//! another replica is there: [`ServerHealth`]), send each chosen server its share of segments,
 //! and gather the answers with a per-server deadline. A server that fails or misses the
-//! deadline becomes a `ServerNotResponding` (427) exception; the others' results are kept.
+//! deadline becomes a `ServerNotResponding` (427) exception; the others' results are kept. One
+//! that cannot be reached (refused, reset, silent on its channel) is recorded as down.
 
 use super::Broker;
 use crate::metadata::records::RoutingTable;
-use crate::transport::{Ask, ServerQuery};
+use crate::transport::{Ask, ServerHealth, ServerQuery};
 use engine::response::QueryException;
 use engine::server::result::ServerResult;
 use planner::plan::ServerQueryPlan;
@@ -30,14 +32,28 @@ pub struct Plan {
     pub routing: Arc<RoutingTable>,
 }
 
-/// Picks one replica per segment, rotating the starting replica per query.
-pub fn choose_replicas(routing: &Arc<RoutingTable>) -> Plan {
-    choose_among(routing, None, &BTreeSet::new())
+/// Picks one replica per segment, rotating the starting replica per query, among the servers
+/// not down in `health` where the segment has such a replica.
+pub fn choose_replicas(routing: &Arc<RoutingTable>, health: &ServerHealth) -> Plan {
+    choose_among(routing, None, &BTreeSet::new(), health)
+}
+
+/// The address a server is reached at, as [`ServerHealth`] knows it: its query port, else its
+/// URL.
+pub fn server_address<'a>(routing: &'a RoutingTable, server: &str, url: &'a str) -> &'a str {
+    routing
+        .query_addresses
+        .get(server)
+        .map_or(url, String::as_str)
 }
 
 /// The plan that re-sends the segments of the servers `gathered` could not reach to their other
 /// replicas; `None` when some of them has no other replica.
-pub fn reroute(routing: &Arc<RoutingTable>, gathered: &Gathered) -> Option<Plan> {
+pub fn reroute(
+    routing: &Arc<RoutingTable>,
+    gathered: &Gathered,
+    health: &ServerHealth,
+) -> Option<Plan> {
     let avoid: BTreeSet<String> = gathered
         .unreachable
         .iter()
@@ -48,15 +64,17 @@ pub fn reroute(routing: &Arc<RoutingTable>, gathered: &Gathered) -> Option<Plan>
         .iter()
         .flat_map(|(_, segs, _)| segs.iter().cloned())
         .collect();
-    let plan = choose_among(routing, Some(&only), &avoid);
+    let plan = choose_among(routing, Some(&only), &avoid, health);
     (plan.unavailable.is_empty() && !plan.per_server.is_empty()).then_some(plan)
 }
 
-/// One replica per segment (of `only`, if given) among the replicas not in `avoid`.
+/// One replica per segment (of `only`, if given) among the replicas not in `avoid`, those not
+/// down in `health` first.
 fn choose_among(
     routing: &Arc<RoutingTable>,
     only: Option<&BTreeSet<String>>,
     avoid: &BTreeSet<String>,
+    health: &ServerHealth,
 ) -> Plan {
     static ROTATION: AtomicUsize = AtomicUsize::new(0);
     let turn = ROTATION.fetch_add(1, Ordering::Relaxed);
@@ -69,13 +87,17 @@ fn choose_among(
         .iter()
         .filter(|(s, _)| only.is_none_or(|o| o.contains(*s)));
     for (i, (segment, hosts)) in segments.enumerate() {
-        let usable: Vec<&String> = hosts
+        let mut usable: Vec<&String> = hosts
             .iter()
             .filter(|h| routing.servers.contains_key(*h) && !avoid.contains(*h))
             .collect();
         if usable.is_empty() {
             plan.unavailable.push(segment.clone());
             continue;
+        }
+        let up = |h: &&String| !health.is_down(server_address(routing, h, &routing.servers[*h]));
+        if usable.iter().any(up) {
+            usable.retain(up);
         }
         let host = usable[(turn + i) % usable.len()];
         let url = routing.servers[host].clone();
@@ -170,9 +192,14 @@ pub async fn scatter(
         let client = broker
             .servers
             .client(server, url, query_address.map(String::as_str));
-        asked.push((server.clone(), segs.clone()));
+        let address = server_address(&plan.routing, server, url).to_string();
+        asked.push((server.clone(), segs.clone(), address, client.clone()));
         answers.push(Box::pin(async move {
-            client.query(q).await.map_err(|e| (e.to_string(), true))
+            // Any failure is worth a replica's try; only a server not reached is down.
+            client.query(q).await.map_err(|e| {
+                let down = matches!(e, crate::transport::TransportError::Unreachable(_));
+                (e.to_string(), true, down)
+            })
         }));
     }
     let mut g = Gathered {
@@ -180,25 +207,31 @@ pub async fn scatter(
         ..Gathered::default()
     };
     let answers = all_within(answers, timeout).await;
-    let outcomes = asked
-        .into_iter()
-        .zip(answers)
-        .map(|((server, segs), answer)| {
-            let out = answer.unwrap_or_else(|| {
-                Err((
-                    format!("no response within {} ms", timeout.as_millis()),
-                    false,
-                ))
+    let health = &broker.servers.health;
+    let outcomes =
+        asked
+            .into_iter()
+            .zip(answers)
+            .map(|((server, segs, address, client), answer)| {
+                let out = answer.unwrap_or_else(|| {
+                    Err((
+                        format!("no response within {} ms", timeout.as_millis()),
+                        false,
+                        false,
+                    ))
+                });
+                if let Err((_, _, true)) = &out {
+                    health.mark_unreachable(&server, &address, client);
+                }
+                (server, segs, out)
             });
-            (server, segs, out)
-        });
     for outcome in outcomes {
         match outcome {
             (server, _, Ok(body)) => {
                 g.servers_responded += 1;
                 g.responses.push((server, body));
             }
-            (server, segs, Err((reason, unreachable))) => {
+            (server, segs, Err((reason, unreachable, _))) => {
                 if unreachable {
                     g.unreachable
                         .push((server.clone(), segs, g.exceptions.len()));
@@ -290,7 +323,7 @@ mod tests {
         r.segments.insert("s0".into(), vec!["A".into(), "B".into()]);
         r.segments.insert("s1".into(), vec!["A".into(), "B".into()]);
         r.segments.insert("s2".into(), vec![]);
-        let plan = choose_replicas(&Arc::new(r));
+        let plan = choose_replicas(&Arc::new(r), &ServerHealth::default());
         let total: usize = plan.per_server.values().map(|(_, s)| s.len()).sum();
         assert_eq!(total, 2);
         assert_eq!(plan.unavailable, vec!["s2".to_string()]);
@@ -319,7 +352,8 @@ mod tests {
         };
         // Only A's segment is re-sent, and never to A.
         let r = Arc::new(r);
-        let plan = reroute(&r, &g).unwrap();
+        let health = ServerHealth::default();
+        let plan = reroute(&r, &g, &health).unwrap();
         assert_eq!(plan.per_server.len(), 1);
         assert_eq!(plan.per_server["B"].1, vec!["s0".to_string()]);
         // A segment whose only replica is unreachable cannot be rerouted.
@@ -327,7 +361,7 @@ mod tests {
             unreachable: vec![("C".into(), vec!["s2".into()], 0)],
             ..Gathered::default()
         };
-        assert!(reroute(&r, &lone).is_none());
+        assert!(reroute(&r, &lone, &health).is_none());
         // The retry's answer replaces exactly A's failure.
         let retry = Gathered {
             servers_queried: 1,

@@ -490,6 +490,11 @@ impl ServerClient for LocalServer {
             Ok(())
         })
     }
+
+    /// The server runs in the caller's process: alive while the caller is.
+    fn ping(&self) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 #[cfg(test)]

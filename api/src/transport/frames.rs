@@ -13,6 +13,7 @@
 //! | [`Kind::Stage`] | broker | a [`StageRequest`](super::StageRequest) in JSON | [`Kind::Done`] once its workers run |
 //! | [`Kind::Cancel`] | broker | a multi-stage query id (u64 BE) | [`Kind::Done`] |
 //! | [`Kind::Block`] | stage worker | the [`MailboxKey`](engine::multistage::MailboxKey) as four u64 BE (query, from stage, to stage, to worker), then one message in the engine's block encoding | [`Kind::Done`] once the mailbox took it (the sender's back-pressure) |
+//! | [`Kind::Ping`] | caller | none | [`Kind::Done`] at once, from the receiver's reader (the caller's proof of life while it waits: [`super::query_channel`]) |
 //! | [`Kind::Failure`] | receiver | HTTP-style status (u16 BE), then the message (UTF-8) | — |
 //!
 //! Replies come back in the order requests finish, not the order they were sent. A failure
@@ -22,7 +23,7 @@ use async_std::io::{ReadExt, WriteExt};
 use futures_lite::{AsyncRead, AsyncWrite};
 
 /// The protocol version a hello names.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 
 /// Bytes after the length field that every frame has: id and kind.
 const HEAD: usize = 9;
@@ -38,6 +39,7 @@ pub enum Kind {
     Cancel = 6,
     Block = 7,
     Done = 8,
+    Ping = 9,
 }
 
 impl Kind {
@@ -51,6 +53,7 @@ impl Kind {
             6 => Some(Kind::Cancel),
             7 => Some(Kind::Block),
             8 => Some(Kind::Done),
+            9 => Some(Kind::Ping),
             _ => None,
         }
     }

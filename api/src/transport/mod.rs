@@ -9,6 +9,8 @@
 //!   query port, for v1 queries, stage submissions and mailbox blocks ([`frames`]);
 //!   [`TcpServerClient`] reaches a server through one; [`channels`] keeps one per address.
 //! * [`query_port`] — the receiving side: a broker's or server's query port.
+//! * [`health`] — [`ServerHealth`]: servers found unreachable (refused, reset, or silent on
+//!   their query channel), avoided while they have replicas and probed until they answer.
 //! * [`controller_client`] — [`ControllerClient`]: routing tables, the table catalog,
 //!   registration, heartbeats with their assignment, segment downloads.
 //! * [`controller_pool`] — [`ControllerPool`]: any live controller of several sharing a
@@ -31,6 +33,7 @@ pub mod controller_client;
 pub mod controller_pool;
 pub mod error;
 pub mod frames;
+pub mod health;
 pub mod minion_tasks;
 pub mod presence;
 pub mod query_channel;
@@ -49,6 +52,7 @@ pub use controller_client::{
 };
 pub use controller_pool::ControllerPool;
 pub use error::TransportError;
+pub use health::ServerHealth;
 pub use presence::Announcing;
 pub use query_channel::{QueryChannel, TcpServerClient};
 pub use server_client::{Ask, HttpServerClient, ServerClient, ServerQuery};

@@ -11,6 +11,13 @@
 //! id, so a late reply is dropped. Queries and cancellations that break off on a connection
 //! earlier requests used are sent once more (the server may have restarted since); a stage or a
 //! block never is: run twice, it would double rows.
+//!
+//! A peer that stops answering without closing — its host cut off by the network, its process
+//! stopped — is found out in [`SILENCE_LIMIT`], not at the caller's timeout: while requests wait,
+//! a watchdog pings the peer whenever [`PING_EVERY`] passes without a byte from it (the peer's
+//! reader answers pings at once, however long its requests run), and ends the connection when
+//! nothing has come for [`SILENCE_LIMIT`]. Its requests then fail as unreachable, which a broker
+//! answers by asking another replica ([`super::health`]).
 
 use super::frames::{self, Frame, FrameError, Kind};
 use super::{BoxFuture, ServerClient, ServerQuery, StageRequest, TransportError};
@@ -19,16 +26,26 @@ use async_std::channel::{Receiver, Sender};
 use engine::multistage::MailboxKey;
 use engine::server::result::ServerResult;
 use std::collections::HashMap;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 /// Largest answer frame a broker reads (a server's answer is bounded by the broker's limits on
 /// groups and rows long before this).
 const MAX_ANSWER_BYTES: usize = u32::MAX as usize;
 
-/// How long opening a connection may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long opening a connection may take (a host whose network drops packets never answers
+/// the connect).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long requests wait without a byte from the peer before the watchdog pings it.
+pub const PING_EVERY: Duration = Duration::from_millis(200);
+
+/// How long requests wait without a byte from the peer (pings unanswered) before the
+/// connection is given up as dead.
+pub const SILENCE_LIMIT: Duration = Duration::from_millis(1000);
 
 /// A request's reply (its kind and payload), or why there is none.
 type Reply = Result<(Kind, Vec<u8>), TransportError>;
@@ -45,6 +62,57 @@ struct Connection {
     outbox: Sender<Vec<u8>>,
     next_id: AtomicU64,
     state: Arc<Mutex<Waiting>>,
+    /// When the peer last sent a byte, or a request started waiting on an idle connection.
+    heard: Arc<Clock>,
+}
+
+/// An instant kept as milliseconds since the connection opened, shared by its tasks.
+struct Clock {
+    opened: Instant,
+    at_ms: AtomicU64,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        Clock {
+            opened: Instant::now(),
+            at_ms: AtomicU64::new(0),
+        }
+    }
+
+    fn stamp(&self) {
+        let ms = self.opened.elapsed().as_millis() as u64;
+        self.at_ms.fetch_max(ms, Ordering::Relaxed);
+    }
+
+    /// Time since the last stamp.
+    fn since(&self) -> Duration {
+        let now = self.opened.elapsed().as_millis() as u64;
+        Duration::from_millis(now.saturating_sub(self.at_ms.load(Ordering::Relaxed)))
+    }
+}
+
+/// A connection's reading side that stamps its [`Clock`] whenever bytes arrive (a long answer
+/// still arriving is a sign of life before its frame is whole).
+struct Heard {
+    stream: Stream,
+    clock: Arc<Clock>,
+}
+
+impl futures_lite::AsyncRead for Heard {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let read = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if let Poll::Ready(Ok(n)) = &read
+            && *n > 0
+        {
+            self.clock.stamp();
+        }
+        read
+    }
 }
 
 /// The queries of a connection still waiting, or why the connection ended.
@@ -160,6 +228,10 @@ impl QueryChannel {
             if let Some(why) = &w.ended {
                 return Err(why.clone());
             }
+            if w.replies.is_empty() {
+                // The silence the watchdog measures starts now, not at the last reply.
+                connection.heard.stamp();
+            }
             w.replies.insert(id, tx);
         }
         let _forget = Forget {
@@ -190,12 +262,12 @@ impl QueryChannel {
         if let Some(c) = slot.as_ref().filter(|c| !c.has_ended()) {
             return Ok((c.clone(), true));
         }
-        let c = Arc::new(self.open().await?);
+        let c = self.open().await?;
         *slot = Some(c.clone());
         Ok((c, false))
     }
 
-    async fn open(&self) -> Result<Connection, TransportError> {
+    async fn open(&self) -> Result<Arc<Connection>, TransportError> {
         let unreachable =
             |e: std::io::Error| TransportError::Unreachable(format!("{}: {e}", self.address));
         let (host, port) = self
@@ -213,19 +285,86 @@ impl QueryChannel {
         // The hello leaves first: the writer has not started yet.
         let _ = outbox.try_send(frames::hello(self.authorization.as_deref()));
         let state = Arc::new(Mutex::new(Waiting::default()));
+        let heard = Arc::new(Clock::new());
         async_std::task::spawn(write(stream.clone(), queued));
-        async_std::task::spawn(read(stream, state.clone(), self.address.clone()));
-        Ok(Connection {
+        let reading = Heard {
+            stream: stream.clone(),
+            clock: heard.clone(),
+        };
+        async_std::task::spawn(read(reading, state.clone(), self.address.clone()));
+        let connection = Arc::new(Connection {
             outbox,
             next_id: AtomicU64::new(1),
             state,
-        })
+            heard,
+        });
+        async_std::task::spawn(watch(
+            Arc::downgrade(&connection),
+            stream,
+            self.address.clone(),
+        ));
+        Ok(connection)
+    }
+
+    /// Asks the peer for a sign of life: `Ok` once it answered (within [`SILENCE_LIMIT`], or
+    /// the watchdog ends the connection).
+    pub async fn ping(&self) -> Result<(), TransportError> {
+        let frame = |id| Ok(frames::encode(id, Kind::Ping, &[]));
+        self.again_if_stale(&frame, Kind::Done).await.map(drop)
     }
 }
 
 impl Connection {
     fn has_ended(&self) -> bool {
         self.state.lock().map_or(true, |w| w.ended.is_some())
+    }
+}
+
+/// Ends a connection's waiting: records why (the first reason stays) and hands it to every
+/// request still waiting.
+fn end(state: &Mutex<Waiting>, why: TransportError) {
+    let waiting = match state.lock() {
+        Ok(mut w) => {
+            let why = w.ended.get_or_insert(why).clone();
+            std::mem::take(&mut w.replies)
+                .into_values()
+                .map(|tx| (tx, why.clone()))
+                .collect()
+        }
+        Err(_) => Vec::new(),
+    };
+    for (tx, why) in waiting {
+        let _ = tx.try_send(Err(why));
+    }
+}
+
+/// A connection's watchdog: while requests wait, pings the peer after [`PING_EVERY`] without a
+/// byte from it, and ends the connection after [`SILENCE_LIMIT`]; stops when the connection
+/// ends or is dropped.
+async fn watch(connection: Weak<Connection>, stream: Stream, address: String) {
+    loop {
+        async_std::task::sleep(PING_EVERY / 2).await;
+        let Some(c) = connection.upgrade() else {
+            return;
+        };
+        let waiting = match c.state.lock() {
+            Ok(w) if w.ended.is_none() => !w.replies.is_empty(),
+            _ => return,
+        };
+        let silent = c.heard.since();
+        if !waiting || silent < PING_EVERY {
+            continue;
+        }
+        if silent >= SILENCE_LIMIT {
+            let why = format!("{address} sent nothing for {} ms", silent.as_millis());
+            end(&c.state, TransportError::Unreachable(why));
+            let _ = stream.tcp().shutdown(std::net::Shutdown::Both);
+            return;
+        }
+        // The reply (Done, under an id nobody waits for) is dropped by the reader; its bytes
+        // are what counts.
+        let id = c.next_id.fetch_add(1, Ordering::Relaxed);
+        let _ = c.outbox.try_send(frames::encode(id, Kind::Ping, &[]));
     }
 }
 
@@ -244,8 +383,9 @@ async fn write(mut stream: Stream, queued: Receiver<Vec<u8>>) {
 
 /// Reads answers and hands each to its query, until the connection ends; then every query
 /// still waiting gets the reason.
-async fn read(stream: Stream, state: Arc<Mutex<Waiting>>, address: String) {
-    let mut r = async_std::io::BufReader::with_capacity(64 << 10, stream.clone());
+async fn read(reading: Heard, state: Arc<Mutex<Waiting>>, address: String) {
+    let stream = reading.stream.clone();
+    let mut r = async_std::io::BufReader::with_capacity(64 << 10, reading);
     let why = loop {
         let frame = match frames::read(&mut r, |_| MAX_ANSWER_BYTES).await {
             Ok(f) => f,
@@ -265,7 +405,7 @@ async fn read(stream: Stream, state: Arc<Mutex<Waiting>>, address: String) {
                 }
                 Err(e)
             }
-            Kind::Hello | Kind::Query | Kind::Stage | Kind::Cancel | Kind::Block => {
+            Kind::Hello | Kind::Query | Kind::Stage | Kind::Cancel | Kind::Block | Kind::Ping => {
                 break TransportError::Unreadable(format!(
                     "{address} sent a {kind:?} frame as a reply"
                 ));
@@ -277,16 +417,7 @@ async fn read(stream: Stream, state: Arc<Mutex<Waiting>>, address: String) {
         }
     };
     let _ = stream.tcp().shutdown(std::net::Shutdown::Both);
-    let waiting = match state.lock() {
-        Ok(mut w) => {
-            w.ended = Some(why.clone());
-            std::mem::take(&mut w.replies)
-        }
-        Err(_) => HashMap::new(),
-    };
-    for (_, tx) in waiting {
-        let _ = tx.try_send(Err(why.clone()));
-    }
+    end(&state, why);
 }
 
 /// A server in another process, reached through its query port.
@@ -303,6 +434,10 @@ impl ServerClient for TcpServerClient {
 
     fn cancel_query(&self, query_id: u64) -> BoxFuture<'_, Result<(), TransportError>> {
         Box::pin(async move { self.0.cancel(query_id).await })
+    }
+
+    fn ping(&self) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move { self.0.ping().await })
     }
 }
 
@@ -369,7 +504,10 @@ mod tests {
         let server = async_std::task::spawn(async move {
             let (mut s, _) = listener.accept().await.unwrap();
             let hello = next(&mut s).await;
-            assert_eq!(frames::read_hello(&hello.payload).unwrap(), (1, "Basic x"));
+            assert_eq!(
+                frames::read_hello(&hello.payload).unwrap(),
+                (frames::VERSION, "Basic x")
+            );
             // Three queries in, answered last first, the middle one as a failure.
             let queries = [next(&mut s).await, next(&mut s).await, next(&mut s).await];
             for f in queries.iter().rev() {
@@ -443,6 +581,62 @@ mod tests {
         let (connection, reused) = channel.connection().await.unwrap();
         assert!(reused);
         assert!(connection.state.lock().unwrap().replies.is_empty());
+    }
+
+    /// A peer that takes the hello and a query, then answers pings only if `alive`, and the
+    /// query after `answer_after` (if ever).
+    async fn peer(alive: bool, answer_after: Option<Duration>) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        async_std::task::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            next(&mut s).await;
+            let q = next(&mut s).await;
+            let started = std::time::Instant::now();
+            loop {
+                let f = async_std::future::timeout(Duration::from_millis(20), next(&mut s)).await;
+                if let Ok(f) = f
+                    && f.kind == Kind::Ping
+                    && alive
+                {
+                    s.write_all(&frames::encode(f.id, Kind::Done, &[]))
+                        .await
+                        .unwrap();
+                }
+                if answer_after.is_some_and(|after| started.elapsed() >= after) {
+                    s.write_all(&answer_to(&q)).await.unwrap();
+                    // Kept open until the caller is done.
+                    async_std::task::sleep(Duration::from_secs(30)).await;
+                    return;
+                }
+                if started.elapsed() > Duration::from_secs(30) {
+                    return;
+                }
+            }
+        });
+        address
+    }
+
+    #[async_std::test]
+    async fn a_silent_peer_fails_its_queries_long_before_their_timeout() {
+        let address = peer(false, None).await;
+        let channel = QueryChannel::new(&address, None);
+        let q = query(1);
+        let answer = async_std::future::timeout(Duration::from_secs(10), channel.query(&q)).await;
+        let e = answer.expect("the watchdog gave up first").unwrap_err();
+        assert!(
+            matches!(&e, TransportError::Unreachable(m) if m.contains("sent nothing")),
+            "{e:?}"
+        );
+        assert!(channel.has_ended());
+    }
+
+    #[async_std::test]
+    async fn a_peer_busy_past_the_silence_limit_but_answering_pings_is_waited_for() {
+        let address = peer(true, Some(SILENCE_LIMIT * 2)).await;
+        let channel = QueryChannel::new(&address, None);
+        let answer = channel.query(&query(7)).await.unwrap();
+        assert_eq!(answer.stats.num_docs_scanned, 7);
     }
 
     #[async_std::test]

@@ -125,6 +125,15 @@ async fn connection(port: PortRole, tcp: TcpStream, stopped: Receiver<()>) {
             {
                 async_std::task::spawn(reply(port.clone(), id, kind, payload, outbox.clone()));
             }
+            // Answered here, not by a task: a caller's proof that this process is alive
+            // however long its requests take.
+            Ok(Frame {
+                id,
+                kind: Kind::Ping,
+                ..
+            }) => {
+                let _ = outbox.send(frames::encode(id, Kind::Done, &[])).await;
+            }
             Ok(Frame { id, kind, .. }) => {
                 let why = format!("{kind:?} frame where a request was expected");
                 let _ = outbox.send(frames::failure(id, 400, &why)).await;
@@ -244,7 +253,7 @@ async fn serve_request(
             })?;
             Ok(done())
         }
-        Kind::Hello | Kind::Answer | Kind::Failure | Kind::Done => {
+        Kind::Hello | Kind::Answer | Kind::Failure | Kind::Done | Kind::Ping => {
             Err(bad("request", format!("{kind:?} is not a request")))
         }
     }

@@ -57,6 +57,10 @@ pub trait ServerClient: Send + Sync {
 
     /// Stops every worker of a multi-stage query on this server.
     fn cancel_query(&self, query_id: u64) -> BoxFuture<'_, Result<(), TransportError>>;
+
+    /// `Ok` once the server showed it is alive and reachable (the broker's probe of a server it
+    /// found unreachable: [`super::health`]).
+    fn ping(&self) -> BoxFuture<'_, Result<(), TransportError>>;
 }
 
 /// A server in another process.
@@ -112,6 +116,21 @@ impl ServerClient for HttpServerClient {
         Box::pin(async move {
             let url = format!("{}/tessera/cancel?query={query_id}", self.base_url);
             send_ok(self.client.post(url)).await
+        })
+    }
+
+    fn ping(&self) -> BoxFuture<'_, Result<(), TransportError>> {
+        Box::pin(async move {
+            let url = format!("{}/health", self.base_url);
+            let probe = send_ok(self.client.get(url));
+            async_std::future::timeout(super::query_channel::SILENCE_LIMIT, probe)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(TransportError::Unreachable(format!(
+                        "{} did not answer its health check",
+                        self.base_url
+                    )))
+                })
         })
     }
 }

@@ -4,6 +4,7 @@
 //! no query port.
 
 use super::channels::Channels;
+use super::health::ServerHealth;
 use super::query_channel::TcpServerClient;
 use super::server_client::{HttpServerClient, ServerClient};
 use std::collections::HashMap;
@@ -14,6 +15,8 @@ pub struct ServerDirectory {
     local: RwLock<HashMap<String, Arc<dyn ServerClient>>>,
     http: surf::Client,
     channels: Arc<Channels>,
+    /// Servers found unreachable, avoided while they have replicas.
+    pub health: Arc<ServerHealth>,
 }
 
 impl ServerDirectory {
@@ -24,6 +27,7 @@ impl ServerDirectory {
             local: RwLock::default(),
             http,
             channels,
+            health: Arc::default(),
         }
     }
 
