@@ -171,28 +171,44 @@ async fn place(
     Ok(Some(p))
 }
 
-/// Runs a planned multi-stage query.
+/// Runs a planned multi-stage query. When a server cannot be reached as its stages are
+/// submitted (gone, or silent: it is then known down, [`crate::transport::ServerHealth`]), the
+/// query is placed and run once more — nothing has run to completion yet — so its stages go to
+/// the replicas.
 pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
+    match run_once(broker, &plan).await {
+        (_, true) => run_once(broker, &plan).await.0,
+        (response, false) => response,
+    }
+}
+
+/// Runs a planned multi-stage query once: its answer, and whether it failed because a server
+/// could not be reached when its stages were submitted.
+async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, bool) {
     let query_id = next_query_id();
     let ctx = Arc::new(QueryContext::new(plan.options.clone()));
     let mailboxes = broker.mailboxes.clone();
     if plan.explain {
         let counts = vec![1; plan.stages.len()];
-        return engine::multistage::run_root(&plan, &counts, query_id, &mailboxes.service, &ctx);
+        let answer =
+            engine::multistage::run_root(plan, &counts, query_id, &mailboxes.service, &ctx);
+        return (answer, false);
     }
     let placement = match place(broker, &plan).await {
         Ok(Some(p)) => p,
         Ok(None) => {
             // No rows anywhere: the stages run here, over tables without segments.
             let catalog = broker.catalog.clone();
-            let plan = planner::plan::QueryPlan::MultiStage(plan);
-            return async_std::task::spawn_blocking(move || engine::execute_plan(&plan, &*catalog))
-                .await;
+            let plan = planner::plan::QueryPlan::MultiStage(plan.clone());
+            let answer =
+                async_std::task::spawn_blocking(move || engine::execute_plan(&plan, &*catalog))
+                    .await;
+            return (answer, false);
         }
         Err(e) => {
             let mut r = BrokerResponse::default();
             r.add_exception(e);
-            return r;
+            return (r, false);
         }
     };
     // Every instance that runs a worker, for submission and cancellation.
@@ -208,6 +224,7 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
     }
     let mut submitted: BTreeSet<String> = BTreeSet::new();
     let mut failure: Option<QueryException> = None;
+    let mut unreachable = false;
     'submit: for (instance, (addr, work)) in &by_instance {
         let client = broker
             .servers
@@ -245,6 +262,7 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
             submitted.insert(instance.clone());
             if let Err(e) = client.submit_stage(request).await {
                 if matches!(e, crate::transport::TransportError::Unreachable(_)) {
+                    unreachable = true;
                     let address = addr.channel.as_deref().unwrap_or(&addr.url);
                     broker
                         .servers
@@ -318,5 +336,5 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
         .filter(|i| **i != broker.config.instance_id)
         .count() as u64;
     response.num_servers_responded = response.num_servers_queried;
-    response
+    (response, unreachable)
 }

@@ -9,22 +9,30 @@
 //! errors (broker not serving the table, controller down) are not cached; while the controller
 //! cannot answer (every controller down, or their metadata store — ZooKeeper — unreachable),
 //! the last routing fetched keeps serving, however old, as Pinot's brokers keep theirs.
+//!
+//! A broker's answers never lose a segment silently: a segment it has routed to a server is
+//! *old* to it (Pinot's broker keeps the same distinction), so a routing table from a
+//! controller whose view lags behind — one that calls that segment new, not yet loaded
+//! anywhere — makes it unavailable (an error, and the query asks again uncached), not absent.
 
 use super::Broker;
 use crate::metadata::records::RoutingTable;
 use crate::transport::RoutingError;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A cached routing: when it was fetched, and the table's routing (`None`: no such table).
-type Entry = (Instant, Option<Arc<RoutingTable>>);
+/// A cached routing: when it was fetched (`None` once dropped as stale: kept only as the last
+/// routing), and the table's routing (`None`: no such table).
+type Entry = (Option<Instant>, Option<Arc<RoutingTable>>);
 
 /// Routing tables by typed table name, each with the time it was fetched.
 #[derive(Debug, Default)]
 pub struct RoutingCache {
     ttl: Duration,
     entries: Mutex<HashMap<String, Entry>>,
+    /// Per typed table, the segments this broker has routed to a server and that still exist.
+    routed: Mutex<HashMap<String, HashSet<String>>>,
 }
 
 impl RoutingCache {
@@ -33,7 +41,33 @@ impl RoutingCache {
         RoutingCache {
             ttl,
             entries: Mutex::default(),
+            routed: Mutex::default(),
         }
+    }
+
+    /// `fresh` as this broker may route it: a segment `fresh` calls new that this broker
+    /// routed before is unavailable in it. Remembers what `fresh` routes, and forgets segments
+    /// it no longer names (deleted).
+    pub fn admit(&self, typed: &str, mut fresh: RoutingTable) -> RoutingTable {
+        let Ok(mut routed) = self.routed.lock() else {
+            return fresh;
+        };
+        let known = routed.entry(typed.to_string()).or_default();
+        for segment in &fresh.new_segments {
+            if known.contains(segment) {
+                log::debug!("{typed}: segment {segment} routed before is new to the controller");
+                fresh.segments.entry(segment.clone()).or_default();
+            }
+        }
+        known.retain(|s| fresh.segments.contains_key(s));
+        known.extend(
+            fresh
+                .segments
+                .iter()
+                .filter(|(_, hosts)| !hosts.is_empty())
+                .map(|(s, _)| s.clone()),
+        );
+        fresh
     }
 
     /// The cached routing of `typed`, if fresh (`Some(None)`: the table does not exist).
@@ -41,7 +75,7 @@ impl RoutingCache {
         let entries = self.entries.lock().ok()?;
         entries
             .get(typed)
-            .filter(|(at, _)| at.elapsed() < self.ttl)
+            .filter(|(at, _)| at.is_some_and(|at| at.elapsed() < self.ttl))
             .map(|(_, r)| r.clone())
     }
 
@@ -58,21 +92,24 @@ impl RoutingCache {
             return;
         }
         if let Ok(mut entries) = self.entries.lock() {
-            entries.insert(typed.to_string(), (Instant::now(), routing));
+            entries.insert(typed.to_string(), (Some(Instant::now()), routing));
         }
     }
 
-    /// Forgets every table's routing.
+    /// Drops every table's routing as stale: the next query asks the controller, and only
+    /// falls back on it while no controller answers.
     pub fn clear(&self) {
         if let Ok(mut entries) = self.entries.lock() {
-            entries.clear();
+            entries.values_mut().for_each(|(at, _)| *at = None);
         }
     }
 
-    /// Forgets the routing of `typed`.
+    /// Drops the routing of `typed` as stale (see [`RoutingCache::clear`]).
     pub fn invalidate(&self, typed: &str) {
-        if let Ok(mut entries) = self.entries.lock() {
-            entries.remove(typed);
+        if let Ok(mut entries) = self.entries.lock()
+            && let Some((at, _)) = entries.get_mut(typed)
+        {
+            *at = None;
         }
     }
 }
@@ -95,7 +132,7 @@ pub async fn routing(
         .await
     {
         Ok(r) => {
-            let fresh = Arc::new(r);
+            let fresh = Arc::new(broker.routing.admit(typed, r));
             broker.routing.store(typed, Some(fresh.clone()));
             Ok((fresh, false))
         }
@@ -128,6 +165,32 @@ mod tests {
     }
 
     #[test]
+    fn a_segment_routed_before_is_unavailable_when_a_controller_calls_it_new() {
+        let c = RoutingCache::new(Duration::from_secs(1));
+        let routing = |online: &[&str], new: &[&str]| RoutingTable {
+            table_name_with_type: "t_OFFLINE".into(),
+            segments: online
+                .iter()
+                .map(|s| (s.to_string(), vec!["Server_1".to_string()]))
+                .collect(),
+            new_segments: new.iter().map(|s| s.to_string()).collect(),
+            ..RoutingTable::default()
+        };
+        // Never routed: a new segment stays out.
+        let r = c.admit("t_OFFLINE", routing(&["a"], &["b"]));
+        assert_eq!(r.segments.keys().collect::<Vec<_>>(), ["a"]);
+        let r = c.admit("t_OFFLINE", routing(&["a", "b"], &[]));
+        assert_eq!(r.segments.len(), 2);
+        // A lagging controller calls b new: b is unavailable, not gone.
+        let r = c.admit("t_OFFLINE", routing(&["a"], &["b"]));
+        assert_eq!(r.segments["b"], Vec::<String>::new());
+        // Deleted (named nowhere): forgotten, so a later segment of that name starts new.
+        c.admit("t_OFFLINE", routing(&["a"], &[]));
+        let r = c.admit("t_OFFLINE", routing(&["a"], &["b"]));
+        assert!(!r.segments.contains_key("b"));
+    }
+
+    #[test]
     fn entries_expire_and_can_be_dropped() {
         let c = RoutingCache::new(Duration::from_millis(50));
         assert!(c.cached("t_OFFLINE").is_none());
@@ -141,13 +204,16 @@ mod tests {
         assert_eq!(c.cached("t_REALTIME"), Some(None));
         c.invalidate("t_OFFLINE");
         assert!(c.cached("t_OFFLINE").is_none());
+        // Dropped as stale, it is still the last routing, for when no controller answers.
+        assert!(c.last("t_OFFLINE").unwrap().is_some());
         c.store("t_OFFLINE", Some(table("t_OFFLINE")));
         std::thread::sleep(Duration::from_millis(60));
         assert!(c.cached("t_OFFLINE").is_none());
         // Expired, it still serves when the controller cannot answer.
         assert!(c.last("t_OFFLINE").unwrap().is_some());
         c.clear();
-        assert_eq!(c.last("t_OFFLINE"), None);
+        assert!(c.cached("t_REALTIME").is_none());
+        assert!(c.last("t_OFFLINE").unwrap().is_some());
         let never = RoutingCache::new(Duration::ZERO);
         never.store("t_OFFLINE", Some(table("t_OFFLINE")));
         assert!(never.cached("t_OFFLINE").is_none());

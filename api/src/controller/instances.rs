@@ -254,7 +254,9 @@ pub fn routing_table(c: &Controller, typed: &str) -> Result<RoutingTable, ApiErr
         let new = hosts.is_empty()
             && now_ms().saturating_sub(s.push_time_ms) < NEW_SEGMENT_GRACE_MS
             && !c.was_ever_loaded(typed, &s.segment_name);
-        if !new {
+        if new {
+            table.new_segments.insert(s.segment_name);
+        } else {
             table.crcs.insert(s.segment_name.clone(), s.crc);
             table
                 .incarnations

@@ -2,7 +2,7 @@
 //! server assignment) and instances.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One segment of a table as the controller knows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -247,6 +247,13 @@ pub struct RoutingTable {
     pub table_name_with_type: String,
     /// Segment → online servers that report it loaded (empty: unavailable).
     pub segments: BTreeMap<String, Vec<String>>,
+    /// Segments pushed within the grace period that no server has reported loaded, as far as
+    /// the answering controller knows: left out of `segments`, so a query right after an upload
+    /// answers without them rather than failing. A broker that has already routed one to a
+    /// server treats it as unavailable instead — the controller's view is behind its own
+    /// ([`crate::broker::routing_cache`]).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub new_segments: BTreeSet<String>,
     /// Server id → base URL.
     pub servers: BTreeMap<String, String>,
     /// Server id → `host:port` of its query port, for servers that have one.

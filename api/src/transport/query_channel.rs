@@ -64,6 +64,9 @@ struct Connection {
     state: Arc<Mutex<Waiting>>,
     /// When the peer last sent a byte, or a request started waiting on an idle connection.
     heard: Arc<Clock>,
+    /// Ended by the watchdog: the peer fell silent (not restarted — asking it again on a new
+    /// connection would only wait again).
+    silent: std::sync::atomic::AtomicBool,
 }
 
 /// An instant kept as milliseconds since the connection opened, shared by its tasks.
@@ -201,7 +204,9 @@ impl QueryChannel {
     ) -> Result<Vec<u8>, TransportError> {
         let (connection, reused) = self.connection().await?;
         match self.call(&connection, frame, expect).await {
-            Err(TransportError::Unreachable(_)) if reused => {
+            Err(TransportError::Unreachable(_))
+                if reused && !connection.silent.load(Ordering::Relaxed) =>
+            {
                 let (fresh, _) = self.connection().await?;
                 self.call(&fresh, frame, expect).await
             }
@@ -297,6 +302,7 @@ impl QueryChannel {
             next_id: AtomicU64::new(1),
             state,
             heard,
+            silent: std::sync::atomic::AtomicBool::new(false),
         });
         async_std::task::spawn(watch(
             Arc::downgrade(&connection),
@@ -357,6 +363,7 @@ async fn watch(connection: Weak<Connection>, stream: Stream, address: String) {
         }
         if silent >= SILENCE_LIMIT {
             let why = format!("{address} sent nothing for {} ms", silent.as_millis());
+            c.silent.store(true, Ordering::Relaxed);
             end(&c.state, TransportError::Unreachable(why));
             let _ = stream.tcp().shutdown(std::net::Shutdown::Both);
             return;

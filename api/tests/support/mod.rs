@@ -3,7 +3,10 @@
 
 #![allow(dead_code)] // each test file uses what it needs
 
+pub mod history;
+pub mod hosts;
 pub mod kafka;
+pub mod netns;
 pub mod realtime;
 pub mod s3;
 pub mod zookeeper;
