@@ -1,9 +1,11 @@
-//! Many hosts with faults, Jepsen-style: ten hosts in network namespaces (a three-node
-//! ZooKeeper ensemble, two controllers, two brokers, three servers; segments replicated twice,
-//! one shared deep store) under a workload whose right answers are known at every moment, while
-//! faults chosen from a seed come and go: a server cut off from the brokers, a controller cut off
-//! from ZooKeeper, a ZooKeeper node isolated, the ensemble split 2/1, a broker or server stopped
-//! (SIGSTOP) for seconds, any process killed (-9) and restarted.
+//! Many hosts with faults, Jepsen-style: eleven hosts in network namespaces (a three-node
+//! ZooKeeper ensemble, two controllers, two brokers, three servers, a Kafka-protocol broker;
+//! segments replicated twice, one shared deep store) under a workload whose right answers are
+//! known at every moment — segments uploaded and deleted, rows produced to a real-time table,
+//! a table-config field written and read — while faults chosen from a seed come and go: a server
+//! cut off from the brokers or from Kafka, a controller cut off from ZooKeeper, a ZooKeeper node
+//! isolated, the ensemble split 2/1, a broker or server stopped (SIGSTOP) for seconds, any
+//! process but Kafka (whose storage is in memory) killed (-9) and restarted.
 //!
 //! What must hold: no query answers a wrong result (an error is allowed during a fault, a wrong
 //! number never); no acknowledged write is lost once healed; the table-config register is
@@ -29,6 +31,7 @@ const ZK: [&str; 3] = ["zk1", "zk2", "zk3"];
 const CONTROLLERS: [&str; 2] = ["c1", "c2"];
 const BROKERS: [&str; 2] = ["b1", "b2"];
 const SERVERS: [&str; 3] = ["s1", "s2", "s3"];
+const KAFKA: &str = "k1";
 
 /// How long a healed cluster may take to answer every query again.
 const RECOVERY_BOUND: Duration = Duration::from_secs(60);
@@ -64,6 +67,8 @@ enum Fault {
     IsolateZk(&'static str),
     /// One ZooKeeper node cut off from the other two (clients still reach all three).
     SplitEnsemble(&'static str),
+    /// A server cut off from Kafka.
+    ServerFromKafka(&'static str),
     /// A broker or server stopped (SIGSTOP).
     Stall(&'static str),
     /// Any process killed (-9), restarted at the heal.
@@ -77,6 +82,7 @@ impl Fault {
             Fault::ControllerFromZk(_) => "controller cut from ZooKeeper",
             Fault::IsolateZk(_) => "ZooKeeper node isolated",
             Fault::SplitEnsemble(_) => "ensemble split 2/1",
+            Fault::ServerFromKafka(_) => "server cut from Kafka",
             Fault::Stall(_) => "broker/server stopped",
             Fault::Kill(_) => "process killed, restarted",
         }
@@ -85,12 +91,13 @@ impl Fault {
     fn pick(rng: &mut Rng) -> Fault {
         let all: Vec<&str> = [&ZK[..], &CONTROLLERS, &BROKERS, &SERVERS].concat();
         let stallable: Vec<&str> = [&BROKERS[..], &SERVERS].concat();
-        match rng.below(6) {
+        match rng.below(7) {
             0 => Fault::ServerFromBrokers(rng.pick(&SERVERS)),
             1 => Fault::ControllerFromZk(rng.pick(&CONTROLLERS)),
             2 => Fault::IsolateZk(rng.pick(&ZK)),
             3 => Fault::SplitEnsemble(rng.pick(&ZK)),
             4 => Fault::Stall(rng.pick(&stallable)),
+            5 => Fault::ServerFromKafka(rng.pick(&SERVERS)),
             _ => Fault::Kill(rng.pick(&all)),
         }
     }
@@ -101,6 +108,7 @@ impl Fault {
             Fault::ControllerFromZk(c) => net.cut(&[c], &ZK),
             Fault::IsolateZk(z) => net.isolate(z),
             Fault::SplitEnsemble(z) => net.cut(&[z], &ZK),
+            Fault::ServerFromKafka(s) => net.cut(&[s], &[KAFKA]),
             Fault::Stall(h) => cluster.pause(h, true),
             Fault::Kill(h) => cluster.kill(h),
         }
@@ -124,11 +132,23 @@ struct FaultRecord {
     recovered: Option<Instant>,
 }
 
+/// A count of the real-time table's rows.
+#[derive(Clone, Debug)]
+struct EventCount {
+    end: Instant,
+    seen: Result<u64, String>,
+}
+
 #[derive(Default)]
 struct History {
     segments: Segments,
     register: Register,
     queries: Vec<QueryRecord>,
+    /// Events produced: asked, and acknowledged by Kafka.
+    produced: (u64, u64),
+    /// When each event was asked to be produced (the n-th at index n - 1).
+    produced_at: Vec<Instant>,
+    counts: Vec<EventCount>,
 }
 
 /// `method url` with a JSON body, given up after `within`: the status (0 when nothing
@@ -286,6 +306,44 @@ fn register_client(
     }
 }
 
+/// Produces an event every 20 ms to the real-time table's topic until `stop`; counts what was
+/// asked and what Kafka acknowledged. Stops at the first failure (Kafka is not faulted: a
+/// failure is the test's own).
+fn produce(
+    producer: tessera_api::stream::kafka::Producer,
+    history: Arc<Mutex<History>>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut n = 0u64;
+    while !stop.load(Ordering::SeqCst) {
+        n += 1;
+        let event = json!({"id": n, "kind": "view", "country": "US", "amount": 1.0,
+            "ts": tessera_api::common::clock::now_ms()});
+        {
+            let mut h = history.lock().unwrap();
+            h.produced.0 = n;
+            h.produced_at.push(Instant::now());
+        }
+        producer
+            .send(event.to_string().into_bytes())
+            .expect("produce an event");
+        history.lock().unwrap().produced.1 = n;
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `SELECT COUNT(*)` of the real-time table through `broker`.
+fn count_events(broker: &str) -> Result<u64, String> {
+    let request = json!({"sql": "SELECT COUNT(*) FROM events"});
+    let url = format!("{broker}/query/sql");
+    let (status, body) = call("POST", &url, Some(request), Duration::from_secs(15));
+    let clean = body["exceptions"].as_array().is_some_and(|e| e.is_empty());
+    match body["resultTable"]["rows"][0][0].as_u64() {
+        Some(n) if status == 200 && clean => Ok(n),
+        _ => Err(format!("{status} {body}")),
+    }
+}
+
 /// Whether every broker answers the single-stage query cleanly and every controller serves the
 /// table config.
 fn full_service(brokers: &[String], controllers: &[String]) -> bool {
@@ -313,7 +371,7 @@ fn wait_for_full_service(brokers: &[String], controllers: &[String]) -> Option<I
 }
 
 #[test]
-fn ten_hosts_answer_right_through_partitions_stalls_and_kills() {
+fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
     let env = |name: &str, default: u64| {
         std::env::var(name)
             .ok()
@@ -325,7 +383,10 @@ fn ten_hosts_answer_right_through_partitions_stalls_and_kills() {
     let Some(cp) = support::zookeeper::class_path() else {
         return;
     };
-    let hosts: Vec<&str> = [&ZK[..], &CONTROLLERS, &BROKERS, &SERVERS].concat();
+    let Some(tansu) = support::kafka::tansu() else {
+        return;
+    };
+    let hosts: Vec<&str> = [&ZK[..], &CONTROLLERS, &BROKERS, &SERVERS, &[KAFKA]].concat();
     let mut net = match Network::create(&hosts) {
         Ok(net) => net,
         Err(why) => {
@@ -339,6 +400,7 @@ fn ten_hosts_answer_right_through_partitions_stalls_and_kills() {
     std::fs::create_dir_all(&deep).unwrap();
     let mut cluster = Cluster::new();
     cluster.start_ensemble(&net, &ZK, &cp, dir.path());
+    let kafka = cluster.start_kafka(&net, KAFKA, &tansu, dir.path());
     let controllers: Vec<String> = CONTROLLERS
         .iter()
         .map(|h| cluster.start_role(&net, h, "controller", &deep, dir.path()))
@@ -383,6 +445,22 @@ fn ten_hosts_answer_right_through_partitions_stalls_and_kills() {
     let (status, body) = call("POST", &format!("{ctl}/tables"), Some(table.clone()), long);
     assert_eq!(status, 200, "{body}");
     assert!(wait_for_full_service(&brokers, &controllers).is_some());
+    // The real-time table, replicated twice, committing a segment every 300 rows.
+    let (status, body) = call(
+        "POST",
+        &format!("{ctl}/schemas"),
+        Some(tessera_api::quickstart::realtime::schema()),
+        long,
+    );
+    assert_eq!(status, 200, "{body}");
+    let mut events = tessera_api::quickstart::realtime::table_config(&kafka);
+    events["segmentsConfig"]["replication"] = json!("2");
+    let stream = &mut events["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0];
+    stream["realtime.segment.flush.threshold.rows"] = json!("300");
+    let producer = tessera_api::stream::kafka::Producer::create(&kafka, "events", 1, 0)
+        .expect("a producer to the events topic");
+    let (status, body) = call("POST", &format!("{ctl}/tables"), Some(events), long);
+    assert_eq!(status, 200, "{body}");
 
     let history = Arc::new(Mutex::new(History::default()));
     let stop = Arc::new(AtomicBool::new(false));
@@ -395,6 +473,8 @@ fn ten_hosts_answer_right_through_partitions_stalls_and_kills() {
             stop.clone(),
         );
         workers.push(std::thread::spawn(move || writer(c, root, h, s, seed)));
+        let (h, s) = (history.clone(), stop.clone());
+        workers.push(std::thread::spawn(move || produce(producer, h, s)));
         let (c, t, h, s) = (
             controllers.clone(),
             table.clone(),
@@ -410,8 +490,14 @@ fn ten_hosts_answer_right_through_partitions_stalls_and_kills() {
                 let mut n = i;
                 while !s.load(Ordering::SeqCst) {
                     n += 1;
-                    let record = query(&b, n % 2, n % 3 == 0);
-                    h.lock().unwrap().queries.push(record);
+                    if n % 4 == 0 {
+                        let seen = count_events(&b[n % 2]);
+                        let end = Instant::now();
+                        h.lock().unwrap().counts.push(EventCount { end, seen });
+                    } else {
+                        let record = query(&b, n % 2, n % 3 == 0);
+                        h.lock().unwrap().queries.push(record);
+                    }
                     std::thread::sleep(Duration::from_millis(50));
                 }
             }));
@@ -472,6 +558,17 @@ fn ten_hosts_answer_right_through_partitions_stalls_and_kills() {
         });
         if settled || Instant::now() > deadline {
             break (settled, answers);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+
+    // Every event Kafka took is counted once, by both brokers.
+    let (asked, acked) = h.produced;
+    let deadline = Instant::now() + RECOVERY_BOUND;
+    let events_counted = loop {
+        let counts: Vec<Result<u64, String>> = brokers.iter().map(|b| count_events(b)).collect();
+        if counts.iter().all(|c| c == &Ok(acked)) || Instant::now() > deadline {
+            break counts;
         }
         std::thread::sleep(Duration::from_millis(200));
     };
@@ -556,11 +653,31 @@ fn ten_hosts_answer_right_through_partitions_stalls_and_kills() {
             ));
         }
     }
+    // No count of the real-time table is above the events produced by its end.
+    for c in &h.counts {
+        let before = h.produced_at.partition_point(|at| *at <= c.end) as u64;
+        if let Ok(n) = c.seen
+            && n > before
+        {
+            let at = c.end.saturating_duration_since(started);
+            wrong.push(format!("{at:?}: {n} events counted, {before} produced"));
+        }
+    }
+    eprintln!(
+        "faults: {asked} events produced ({acked} acknowledged), {} counts ({} answered)",
+        h.counts.len(),
+        h.counts.iter().filter(|c| c.seen.is_ok()).count()
+    );
     eprintln!("faults: checked after {:?}", started.elapsed());
     assert!(wrong.is_empty(), "wrong answers: {wrong:#?}");
     assert!(
         settled,
         "after healing, acknowledged writes are missing or deleted segments remain: {last:?}"
+    );
+    assert_eq!(asked, acked, "the producer stopped on a failure");
+    assert!(
+        events_counted.iter().all(|c| c == &Ok(acked)),
+        "after healing, the brokers count {events_counted:?} of {acked} events"
     );
     if let Err(why) = h.register.check() {
         panic!("the table-config register is not linearizable: {why}");

@@ -17,7 +17,7 @@
 use super::Broker;
 use super::routing_cache;
 use super::scatter::{Plan, choose_replicas};
-use crate::transport::{StageRequest, TimeBound, WorkerAddress};
+use crate::transport::{StageRequest, TimeBound, TransportError, WorkerAddress};
 use engine::response::QueryException;
 use engine::{BrokerResponse, QueryContext};
 use planner::plan::multistage::{MultiStagePlan, StageKind};
@@ -171,20 +171,26 @@ async fn place(
     Ok(Some(p))
 }
 
-/// Runs a planned multi-stage query. When a server cannot be reached as its stages are
-/// submitted (gone, or silent: it is then known down, [`crate::transport::ServerHealth`]), the
-/// query is placed and run once more — nothing has run to completion yet — so its stages go to
-/// the replicas.
+/// Runs a planned multi-stage query. When its stages cannot be submitted as placed — a server
+/// cannot be reached (gone, or silent: it is then known down,
+/// [`crate::transport::ServerHealth`]), or no longer hosts a segment it was routed (the routing
+/// was stale) — the query is placed again with fresh routing and run once more: nothing of it
+/// has run to completion, so the second try goes to the replicas.
 pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
     match run_once(broker, &plan).await {
-        (_, true) => run_once(broker, &plan).await.0,
-        (response, false) => response,
+        (_, Some(tables)) => {
+            for typed in &tables {
+                broker.routing.invalidate(typed);
+            }
+            run_once(broker, &plan).await.0
+        }
+        (response, None) => response,
     }
 }
 
-/// Runs a planned multi-stage query once: its answer, and whether it failed because a server
-/// could not be reached when its stages were submitted.
-async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, bool) {
+/// Runs a planned multi-stage query once: its answer and, when it failed because its stages
+/// could not be submitted as placed, the typed tables whose routing to fetch again.
+async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, Option<Vec<String>>) {
     let query_id = next_query_id();
     let ctx = Arc::new(QueryContext::new(plan.options.clone()));
     let mailboxes = broker.mailboxes.clone();
@@ -192,7 +198,7 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, bo
         let counts = vec![1; plan.stages.len()];
         let answer =
             engine::multistage::run_root(plan, &counts, query_id, &mailboxes.service, &ctx);
-        return (answer, false);
+        return (answer, None);
     }
     let placement = match place(broker, &plan).await {
         Ok(Some(p)) => p,
@@ -203,12 +209,12 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, bo
             let answer =
                 async_std::task::spawn_blocking(move || engine::execute_plan(&plan, &*catalog))
                     .await;
-            return (answer, false);
+            return (answer, None);
         }
         Err(e) => {
             let mut r = BrokerResponse::default();
             r.add_exception(e);
-            return (r, false);
+            return (r, None);
         }
     };
     // Every instance that runs a worker, for submission and cancellation.
@@ -224,7 +230,7 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, bo
     }
     let mut submitted: BTreeSet<String> = BTreeSet::new();
     let mut failure: Option<QueryException> = None;
-    let mut unreachable = false;
+    let mut misplaced = false;
     'submit: for (instance, (addr, work)) in &by_instance {
         let client = broker
             .servers
@@ -261,8 +267,12 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, bo
             };
             submitted.insert(instance.clone());
             if let Err(e) = client.submit_stage(request).await {
-                if matches!(e, crate::transport::TransportError::Unreachable(_)) {
-                    unreachable = true;
+                // A server without a segment it was routed: the routing was stale.
+                let missing = ErrorCode::ServerSegmentMissing.message("");
+                misplaced |= matches!(&e, TransportError::Status { status: 404, message }
+                    if message.starts_with(&missing));
+                if matches!(e, TransportError::Unreachable(_)) {
+                    misplaced = true;
                     let address = addr.channel.as_deref().unwrap_or(&addr.url);
                     broker
                         .servers
@@ -336,5 +346,16 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, bo
         .filter(|i| **i != broker.config.instance_id)
         .count() as u64;
     response.num_servers_responded = response.num_servers_queried;
-    (response, unreachable)
+    let again = misplaced.then(|| {
+        let mut tables: Vec<String> = placement
+            .parts
+            .iter()
+            .flatten()
+            .map(|p| p.typed.clone())
+            .collect();
+        tables.sort();
+        tables.dedup();
+        tables
+    });
+    (response, again)
 }

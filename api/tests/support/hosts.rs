@@ -18,6 +18,7 @@ pub const CONTROLLER_PORT: u16 = 9000;
 pub const BROKER_PORT: u16 = 8099;
 pub const SERVER_PORT: u16 = 8098;
 pub const QUERY_PORT: u16 = 8421;
+pub const KAFKA_PORT: u16 = 9092;
 
 /// One process of the cluster: how to start it, and the running child.
 struct Process {
@@ -93,6 +94,31 @@ impl Cluster {
                 std::thread::sleep(Duration::from_millis(200));
             }
         }
+    }
+
+    /// Starts tansu (the Kafka-protocol broker at `tansu`) on `host`, storing in memory, and
+    /// waits until it listens on the host's port 9092; returns `host:9092`.
+    pub fn start_kafka(&mut self, net: &Network, host: &str, tansu: &Path, root: &Path) -> String {
+        let dir = root.join(host);
+        std::fs::create_dir_all(&dir).unwrap();
+        let address = format!("{}:{KAFKA_PORT}", net.address(host));
+        let url = format!("tcp://{address}");
+        let args = [
+            "broker",
+            "--listener-url",
+            &url,
+            "--advertised-listener-url",
+            &url,
+            "--storage-engine",
+            "memory://tansu/",
+        ];
+        self.add(net, host, &tansu.to_string_lossy(), &args, &dir);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(&address).is_err() {
+            assert!(Instant::now() < deadline, "tansu on {host} did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        address
     }
 
     /// Starts `tessera start` with `role` on `host`, sharing the ensemble and the deep store
