@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use support::history::{Outcome, Register, RegisterOp, SegmentOp, Segments};
 use support::hosts::Cluster;
 use support::netns::Network;
+use tessera_api::metadata::zk::{ZkConfig, ZkStore};
 
 const ZK: [&str; 3] = ["zk1", "zk2", "zk3"];
 const CONTROLLERS: [&str; 2] = ["c1", "c2"];
@@ -61,8 +62,9 @@ impl Rng {
 enum Fault {
     /// A server cut off from both brokers.
     ServerFromBrokers(&'static str),
-    /// A controller cut off from every ZooKeeper node.
-    ControllerFromZk(&'static str),
+    /// The leading controller (as ZooKeeper names it when the fault starts) cut off from every
+    /// ZooKeeper node.
+    LeaderFromZk,
     /// A ZooKeeper node cut off from every host.
     IsolateZk(&'static str),
     /// One ZooKeeper node cut off from the other two (clients still reach all three).
@@ -79,7 +81,7 @@ impl Fault {
     fn kind(&self) -> &'static str {
         match self {
             Fault::ServerFromBrokers(_) => "server cut from brokers",
-            Fault::ControllerFromZk(_) => "controller cut from ZooKeeper",
+            Fault::LeaderFromZk => "leader controller cut from ZooKeeper",
             Fault::IsolateZk(_) => "ZooKeeper node isolated",
             Fault::SplitEnsemble(_) => "ensemble split 2/1",
             Fault::ServerFromKafka(_) => "server cut from Kafka",
@@ -93,7 +95,7 @@ impl Fault {
         let stallable: Vec<&str> = [&BROKERS[..], &SERVERS].concat();
         match rng.below(7) {
             0 => Fault::ServerFromBrokers(rng.pick(&SERVERS)),
-            1 => Fault::ControllerFromZk(rng.pick(&CONTROLLERS)),
+            1 => Fault::LeaderFromZk,
             2 => Fault::IsolateZk(rng.pick(&ZK)),
             3 => Fault::SplitEnsemble(rng.pick(&ZK)),
             4 => Fault::Stall(rng.pick(&stallable)),
@@ -102,10 +104,10 @@ impl Fault {
         }
     }
 
-    fn apply(&self, net: &mut Network, cluster: &mut Cluster) {
+    fn apply(&self, net: &mut Network, cluster: &mut Cluster, leader: &str) {
         match self {
             Fault::ServerFromBrokers(s) => net.cut(&[s], &BROKERS),
-            Fault::ControllerFromZk(c) => net.cut(&[c], &ZK),
+            Fault::LeaderFromZk => net.cut(&[leader], &ZK),
             Fault::IsolateZk(z) => net.isolate(z),
             Fault::SplitEnsemble(z) => net.cut(&[z], &ZK),
             Fault::ServerFromKafka(s) => net.cut(&[s], &[KAFKA]),
@@ -170,7 +172,7 @@ fn query(brokers: &[String], broker: usize, v2: bool) -> QueryRecord {
         "POST",
         &format!("{}/query/sql", brokers[broker]),
         Some(request),
-        Duration::from_secs(15),
+        Duration::from_secs(5),
     );
     let end = Instant::now();
     let rows = body["resultTable"]["rows"].as_array();
@@ -238,6 +240,13 @@ fn writer(
             (segment, true, (asked, status))
         };
         let (asked, status) = status;
+        if asked.elapsed() > Duration::from_secs(3) || status != 200 {
+            let what = if upload { "upload" } else { "delete" };
+            eprintln!(
+                "faults: {what} of {segment} through {ctl}: {status} after {:?}",
+                asked.elapsed()
+            );
+        }
         let outcome = if status == 200 {
             Outcome::Ok(Instant::now())
         } else {
@@ -332,11 +341,20 @@ fn produce(
     }
 }
 
+/// The host of the controller ZooKeeper names leader (the first when it cannot tell).
+fn leader_host(zk: &ZkStore, net: &Network) -> &'static str {
+    let leader = zk.leader().ok().flatten().unwrap_or_default();
+    CONTROLLERS
+        .into_iter()
+        .find(|c| leader.contains(&format!("_{}_", net.address(c))))
+        .unwrap_or(CONTROLLERS[0])
+}
+
 /// `SELECT COUNT(*)` of the real-time table through `broker`.
 fn count_events(broker: &str) -> Result<u64, String> {
     let request = json!({"sql": "SELECT COUNT(*) FROM events"});
     let url = format!("{broker}/query/sql");
-    let (status, body) = call("POST", &url, Some(request), Duration::from_secs(15));
+    let (status, body) = call("POST", &url, Some(request), Duration::from_secs(5));
     let clean = body["exceptions"].as_array().is_some_and(|e| e.is_empty());
     match body["resultTable"]["rows"][0][0].as_u64() {
         Some(n) if status == 200 && clean => Ok(n),
@@ -505,17 +523,17 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
     }
 
     // The nemesis: calm, a fault, its heal, and the wait for full service.
+    let zk = ZkStore::connect(ZkConfig::new(&cluster.zk, "faults")).expect("a ZooKeeper client");
     let mut rng = Rng(seed);
     let mut faults: Vec<FaultRecord> = Vec::new();
     let started = Instant::now();
     while started.elapsed() < run_for {
         std::thread::sleep(Duration::from_millis(2000 + rng.below(2000)));
         let fault = Fault::pick(&mut rng);
-        eprintln!(
-            "faults: {:>5.1} s {fault:?}",
-            started.elapsed().as_secs_f64()
-        );
-        fault.apply(&mut net, &mut cluster);
+        let leader = leader_host(&zk, &net);
+        let at = started.elapsed().as_secs_f64();
+        eprintln!("faults: {at:>5.1} s {fault:?} (leader {leader})");
+        fault.apply(&mut net, &mut cluster, leader);
         let fault_started = Instant::now();
         std::thread::sleep(Duration::from_millis(3000 + rng.below(3000)));
         net.heal();
@@ -611,6 +629,35 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
             eprintln!("faults: during {:?}: {e}", f.fault);
         }
     }
+    let latencies = |mut l: Vec<u128>| {
+        l.sort_unstable();
+        let at = |q: usize| l.get(l.len() * q / 100).copied().unwrap_or(0);
+        format!(
+            "p50 {} ms, p99 {} ms, max {} ms",
+            at(50),
+            at(99),
+            l.last().unwrap_or(&0)
+        )
+    };
+    let acked_in = |asked: Instant, outcome: Outcome| match outcome {
+        Outcome::Ok(at) => Some((at - asked).as_millis()),
+        Outcome::Unknown => None,
+    };
+    let segment_ops: Vec<u128> = (h.segments.ops.iter())
+        .filter_map(|o| acked_in(o.asked, o.outcome))
+        .collect();
+    let register_ops: Vec<u128> = (h.register.ops.iter())
+        .filter_map(|o| acked_in(o.asked, o.outcome))
+        .collect();
+    eprintln!(
+        "faults: segment uploads/deletes acknowledged: {} of {} ({}); register operations: {} of {} ({})",
+        segment_ops.len(),
+        h.segments.ops.len(),
+        latencies(segment_ops.clone()),
+        register_ops.len(),
+        h.register.ops.len(),
+        latencies(register_ops.clone()),
+    );
     let answered = h.queries.iter().filter(|q| q.seen.is_ok()).count();
     eprintln!(
         "faults: {} faults, {} queries ({answered} answered), {} segment ops, {} register ops",

@@ -188,6 +188,37 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
     }
 }
 
+/// The workers one server runs: (stage, worker) pairs.
+type StageWork = Vec<(usize, usize)>;
+
+/// How often a running query's servers are asked for a sign of life.
+const WATCH_EVERY: Duration = Duration::from_millis(250);
+
+/// While a query runs, asks each server running its stages for a sign of life every
+/// [`WATCH_EVERY`]: the first that cannot be reached (gone, or silent past the query channel's
+/// limit) ends the watch, recorded as down, with its id. A query that ends sooner never pings.
+async fn first_unreachable(
+    broker: &Broker,
+    servers: &BTreeMap<String, (WorkerAddress, StageWork)>,
+) -> String {
+    loop {
+        async_std::task::sleep(WATCH_EVERY).await;
+        for (instance, (addr, _)) in servers {
+            let client = broker
+                .servers
+                .client(instance, &addr.url, addr.channel.as_deref());
+            if let Err(TransportError::Unreachable(_)) = client.ping().await {
+                let address = addr.channel.as_deref().unwrap_or(&addr.url);
+                broker
+                    .servers
+                    .health
+                    .mark_unreachable(instance, address, client);
+                return instance.clone();
+            }
+        }
+    }
+}
+
 /// Runs a planned multi-stage query once: its answer and, when it failed because its stages
 /// could not be submitted as placed, the typed tables whose routing to fetch again.
 async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, Option<Vec<String>>) {
@@ -200,7 +231,7 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, Op
             engine::multistage::run_root(plan, &counts, query_id, &mailboxes.service, &ctx);
         return (answer, None);
     }
-    let placement = match place(broker, &plan).await {
+    let placement = match place(broker, plan).await {
         Ok(Some(p)) => p,
         Ok(None) => {
             // No rows anywhere: the stages run here, over tables without segments.
@@ -218,7 +249,7 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, Op
         }
     };
     // Every instance that runs a worker, for submission and cancellation.
-    let mut by_instance: BTreeMap<String, (WorkerAddress, Vec<(usize, usize)>)> = BTreeMap::new();
+    let mut by_instance: BTreeMap<String, (WorkerAddress, StageWork)> = BTreeMap::new();
     for stage in plan.stages.iter().filter(|s| s.id != 0) {
         for (w, addr) in placement.workers[stage.id].iter().enumerate() {
             by_instance
@@ -301,9 +332,22 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, Op
             let root = async_std::task::spawn_blocking(move || {
                 engine::multistage::run_root(&plan2, &counts, query_id, &service, &ctx2)
             });
-            match async_std::future::timeout(timeout + Duration::from_millis(200), root).await {
-                Ok(r) => r,
-                Err(_) => {
+            let root = async_std::future::timeout(timeout + Duration::from_millis(200), root);
+            let watched = futures_lite::future::or(async { Ok(root.await) }, async {
+                Err(first_unreachable(broker, &by_instance).await)
+            });
+            match watched.await {
+                Ok(Ok(r)) => r,
+                Err(instance) => {
+                    // Its stages' rows will never come: stop now, and place the query again.
+                    ctx.cancel();
+                    misplaced = true;
+                    BrokerResponse::from_exception(
+                        ErrorCode::ServerNotResponding,
+                        &format!("{instance}: unreachable while running query {query_id}"),
+                    )
+                }
+                Ok(Err(_)) => {
                     ctx.cancel();
                     BrokerResponse::from_exception(
                         ErrorCode::ExecutionTimeout,
@@ -322,6 +366,14 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, Op
         mailboxes.service.cancel(query_id);
         for instance in &submitted {
             if let Some((addr, _)) = by_instance.get(instance) {
+                // A server found unreachable would only make the cancellation wait.
+                if broker
+                    .servers
+                    .health
+                    .is_down(addr.channel.as_deref().unwrap_or(&addr.url))
+                {
+                    continue;
+                }
                 let _ = broker
                     .servers
                     .client(instance, &addr.url, addr.channel.as_deref())

@@ -167,6 +167,20 @@ impl ZkStore {
         })
     }
 
+    /// The controller that leads, as `/<cluster>/CONTROLLER/LEADER` names it (`None` before
+    /// any has led).
+    pub fn leader(&self) -> Result<Option<String>, StoreError> {
+        let path = format!("{}/{}", self.inner.root, layout::LEADER);
+        let Some(bytes) = self.run(data::get(self.inner.clone(), path))? else {
+            return Ok(None);
+        };
+        let record: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| StoreError::Backend(format!("unreadable leader record: {e}")))?;
+        Ok(record["simpleFields"]["LEADER"]
+            .as_str()
+            .map(str::to_string))
+    }
+
     /// Starts campaigning for leadership as controller `id`: [`MetadataStore::is_leader`]
     /// answers whether this process leads, and `/<cluster>/CONTROLLER/LEADER` names the leader.
     pub fn campaign(&self, id: &str) -> Result<(), StoreError> {
