@@ -215,30 +215,42 @@ fn writer(
             let h = history.lock().unwrap();
             h.segments.surely_present().into_iter().collect()
         };
-        let (segment, upload, status) = if present.len() >= 4 && rng.below(3) == 0 {
+        let choice = rng.below(4);
+        let (segment, rows, status) = if present.len() >= 4 && choice == 0 {
             let segment = present[rng.below(present.len() as u64) as usize].clone();
             let asked = Instant::now();
             let url = format!("{ctl}/segments/lineitem/{segment}");
             let (status, _) = call("DELETE", &url, None, Duration::from_secs(10));
-            (segment, false, (asked, status))
+            (segment, 0, (asked, status))
         } else {
-            let segment = format!("seg_{k}");
-            let rows = 10 + (k * 7) % 40;
-            let bytes = support::lineitem_segment(&root, &segment, rows);
-            history
-                .lock()
-                .unwrap()
-                .segments
-                .rows
-                .insert(segment.clone(), rows);
+            // A new segment, or (one time in four) a refresh: a new version of a present one,
+            // with a row count none of its versions had.
+            let (segment, rows) = if present.len() >= 4 && choice == 1 {
+                let segment = present[rng.below(present.len() as u64) as usize].clone();
+                let had: BTreeSet<u64> = {
+                    let h = history.lock().unwrap();
+                    h.segments
+                        .ops
+                        .iter()
+                        .filter(|o| o.segment == segment)
+                        .map(|o| o.rows)
+                        .collect()
+                };
+                let rows = (50..).find(|r| !had.contains(r)).unwrap_or(50);
+                (segment, rows)
+            } else {
+                (format!("seg_{k}"), 10 + (k * 7) % 40)
+            };
+            let bytes = support::lineitem_segment(&root.join(format!("v{k}")), &segment, rows);
             let asked = Instant::now();
             let (status, _) = async_std::task::block_on(async_std::future::timeout(
                 Duration::from_secs(10),
                 support::upload_segment(ctl, "lineitem", &segment, &bytes),
             ))
             .unwrap_or((0, Value::Null));
-            (segment, true, (asked, status))
+            (segment, rows, (asked, status))
         };
+        let upload = rows > 0;
         let (asked, status) = status;
         if asked.elapsed() > Duration::from_secs(3) || status != 200 {
             let what = if upload { "upload" } else { "delete" };
@@ -255,6 +267,7 @@ fn writer(
         history.lock().unwrap().segments.ops.push(SegmentOp {
             segment,
             upload,
+            rows,
             asked,
             outcome,
         });
@@ -567,10 +580,11 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
             .collect();
         let settled = answers.iter().all(|a| match &a.seen {
             Ok(counts) => {
-                present
-                    .iter()
-                    .all(|s| counts.get(s) == h.segments.rows.get(s))
-                    && gone.iter().all(|s| !counts.contains_key(s))
+                present.iter().all(|s| {
+                    counts
+                        .get(s)
+                        .is_some_and(|n| h.segments.final_rows(s).contains(n))
+                }) && gone.iter().all(|s| !counts.contains_key(s))
             }
             _ => false,
         });
@@ -649,6 +663,12 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
     let register_ops: Vec<u128> = (h.register.ops.iter())
         .filter_map(|o| acked_in(o.asked, o.outcome))
         .collect();
+    let mut written = BTreeSet::new();
+    let refreshes = (h.segments.ops.iter())
+        .filter(|o| o.upload && !written.insert(o.segment.clone()))
+        .count();
+    let deletes = h.segments.ops.iter().filter(|o| !o.upload).count();
+    eprintln!("faults: {refreshes} refreshes and {deletes} deletes among the segment operations");
     eprintln!(
         "faults: segment uploads/deletes acknowledged: {} of {} ({}); register operations: {} of {} ({})",
         segment_ops.len(),
@@ -798,17 +818,17 @@ mod checkers {
     fn answers_are_judged_against_what_may_be_present() {
         let t = Instant::now();
         let mut s = Segments::default();
-        s.rows.insert("a".into(), 10);
-        s.rows.insert("b".into(), 20);
         s.ops.push(SegmentOp {
             segment: "a".into(),
             upload: true,
+            rows: 10,
             asked: at(t, 0),
             outcome: Outcome::Ok(at(t, 5)),
         });
         s.ops.push(SegmentOp {
             segment: "b".into(),
             upload: true,
+            rows: 20,
             asked: at(t, 10),
             outcome: Outcome::Unknown,
         });
@@ -841,6 +861,7 @@ mod checkers {
         s.ops.push(SegmentOp {
             segment: "a".into(),
             upload: false,
+            rows: 0,
             asked: at(t, 8),
             outcome: Outcome::Ok(at(t, 9)),
         });
@@ -853,5 +874,16 @@ mod checkers {
                 .is_err()
         );
         assert_eq!(s.surely_gone(), ["a".to_string()].into());
+        // A refresh: either version counts, never a mix; once healed, the acknowledged one.
+        s.ops.push(SegmentOp {
+            segment: "b".into(),
+            upload: true,
+            rows: 25,
+            asked: at(t, 20),
+            outcome: Outcome::Ok(at(t, 21)),
+        });
+        let during = |n| s.check_answer(&counts(&[("b", n)]), at(t, 20), at(t, 22), &none);
+        assert!(during(20).is_ok() && during(25).is_ok() && during(45).is_err());
+        assert_eq!(s.final_rows("b"), [25].into());
     }
 }

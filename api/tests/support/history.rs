@@ -1,8 +1,9 @@
 //! What a fault test's clients did and saw, and the checks over it.
 //!
-//! * [`Segments`]: the segment writer's uploads and deletes, each with when it was asked and
-//!   when (and whether) it was acknowledged; [`Segments::check_answer`] says whether a query's
-//!   per-segment counts could be right for some moment between its start and its end.
+//! * [`Segments`]: the segment writer's uploads, refreshes (an upload under a name already
+//!   there: a new version with other rows) and deletes, each with when it was asked and when (and
+//!   whether) it was acknowledged; [`Segments::check_answer`] says whether a query's per-segment
+//!   counts could be right for some moment between its start and its end.
 //! * [`Register`]: reads and writes of one value (a table config field), checked for
 //!   linearizability by [`Register::check`] — a search over the states the register could be
 //!   in, Knossos-style, for one client whose operations do not overlap except writes whose
@@ -20,20 +21,21 @@ pub enum Outcome {
     Unknown,
 }
 
-/// One upload or delete of a segment.
+/// One upload (or refresh) or delete of a segment.
 #[derive(Clone, Debug)]
 pub struct SegmentOp {
     pub segment: String,
+    /// An upload or refresh: a version of the segment with `rows` rows.
     pub upload: bool,
+    pub rows: u64,
     pub asked: Instant,
     pub outcome: Outcome,
 }
 
-/// The writer's history, and each segment's rows.
+/// The writer's history.
 #[derive(Default)]
 pub struct Segments {
     pub ops: Vec<SegmentOp>,
-    pub rows: BTreeMap<String, u64>,
 }
 
 impl Segments {
@@ -73,9 +75,16 @@ impl Segments {
                     "{segment} counted ({n} rows) but cannot be present"
                 ));
             }
-            let want = self.rows.get(segment).copied().unwrap_or(0);
-            if *n != want {
-                return Err(format!("{segment} counted {n} rows, it has {want}"));
+            // One whole version, written before the end: never a part, a sum, or a mix.
+            let versions: Vec<u64> = self
+                .ops_of(segment)
+                .filter(|o| o.upload && o.asked < end)
+                .map(|o| o.rows)
+                .collect();
+            if !versions.contains(n) {
+                return Err(format!(
+                    "{segment} counted {n} rows, its versions have {versions:?}"
+                ));
             }
         }
         for segment in established {
@@ -97,6 +106,17 @@ impl Segments {
         }
         present.retain(|s| !self.delete_asked(s, Instant::now()));
         present
+    }
+
+    /// The rows `segment` may hold once every write is done: its last acknowledged version's,
+    /// or those of versions asked after it whose outcome is unknown.
+    pub fn final_rows(&self, segment: &str) -> BTreeSet<u64> {
+        let versions: Vec<&SegmentOp> = self.ops_of(segment).filter(|o| o.upload).collect();
+        let last_acked = versions
+            .iter()
+            .rposition(|o| matches!(o.outcome, Outcome::Ok(_)))
+            .unwrap_or(0);
+        versions[last_acked..].iter().map(|o| o.rows).collect()
     }
 
     /// The segments whose delete was acknowledged: none may be in the table any more.
