@@ -296,18 +296,23 @@ async fn a_stalled_server_is_routed_around_long_before_the_query_timeout() {
     // SAFETY: signals a child this test started, by its id.
     let signal = |sig| unsafe { libc::kill(s1.0.id() as i32, sig) };
     assert_eq!(signal(libc::SIGSTOP), 0);
-    let mut slowest = Duration::ZERO;
+    // The first query after the stall is multi-stage: its stage submission meets the silent
+    // server, and the query is placed again on the replica.
+    let mut took = Vec::new();
     for i in 0..20 {
-        let (took, body) = count(i % 2 == 1).await;
-        assert_eq!(
-            body["resultTable"]["rows"],
-            json!([[300]]),
-            "query {i}: {body}"
-        );
+        let (t, body) = count(i % 2 == 0).await;
+        let rows = &body["resultTable"]["rows"];
+        assert_eq!(rows, &json!([[300]]), "query {i}: {body}");
         assert_eq!(body["exceptions"], json!([]), "query {i}: {body}");
-        slowest = slowest.max(took);
+        took.push(t);
     }
     assert_eq!(signal(libc::SIGCONT), 0);
+    let slowest = took.iter().max().copied().unwrap_or_default();
+    eprintln!(
+        "stalled server: first query {:?}, the next 19 {:?} in all",
+        took[0],
+        took[1..].iter().sum::<Duration>()
+    );
     // The broker's timeout is 10 s: no query waited it out on the stalled server.
     assert!(
         slowest < Duration::from_secs(5),

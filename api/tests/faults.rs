@@ -229,12 +229,7 @@ fn writer(
                 let segment = present[rng.below(present.len() as u64) as usize].clone();
                 let had: BTreeSet<u64> = {
                     let h = history.lock().unwrap();
-                    h.segments
-                        .ops
-                        .iter()
-                        .filter(|o| o.segment == segment)
-                        .map(|o| o.rows)
-                        .collect()
+                    h.segments.ops_of(&segment).map(|o| o.rows).collect()
                 };
                 let rows = (50..).find(|r| !had.contains(r)).unwrap_or(50);
                 (segment, rows)
@@ -264,7 +259,7 @@ fn writer(
         } else {
             Outcome::Unknown
         };
-        history.lock().unwrap().segments.ops.push(SegmentOp {
+        history.lock().unwrap().segments.push(SegmentOp {
             segment,
             upload,
             rows,
@@ -818,14 +813,14 @@ mod checkers {
     fn answers_are_judged_against_what_may_be_present() {
         let t = Instant::now();
         let mut s = Segments::default();
-        s.ops.push(SegmentOp {
+        s.push(SegmentOp {
             segment: "a".into(),
             upload: true,
             rows: 10,
             asked: at(t, 0),
             outcome: Outcome::Ok(at(t, 5)),
         });
-        s.ops.push(SegmentOp {
+        s.push(SegmentOp {
             segment: "b".into(),
             upload: true,
             rows: 20,
@@ -858,7 +853,7 @@ mod checkers {
             s.check_answer(&counts(&[]), at(t, 8), at(t, 9), &seen)
                 .is_err()
         );
-        s.ops.push(SegmentOp {
+        s.push(SegmentOp {
             segment: "a".into(),
             upload: false,
             rows: 0,
@@ -875,7 +870,7 @@ mod checkers {
         );
         assert_eq!(s.surely_gone(), ["a".to_string()].into());
         // A refresh: either version counts, never a mix; once healed, the acknowledged one.
-        s.ops.push(SegmentOp {
+        s.push(SegmentOp {
             segment: "b".into(),
             upload: true,
             rows: 25,

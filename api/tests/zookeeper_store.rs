@@ -334,3 +334,34 @@ fn changes_committed_anywhere_reach_followers_through_a_watch() {
     follower.close();
     writer.close();
 }
+
+/// A commit sent to a ZooKeeper that then answers nothing (stopped) is *indeterminate*, not
+/// unavailable: it may have been applied — here it is, once ZooKeeper continues — so a caller
+/// must keep what the commit names (a segment's archive) rather than clean it up.
+#[test]
+fn a_commit_without_an_answer_may_have_been_applied() {
+    let Some(zk) = ZooKeeper::start() else { return };
+    let mut config = ZkConfig::new(&zk.address(), "indeterminate");
+    config.session_timeout = Duration::from_secs(20);
+    config.call_timeout = Duration::from_secs(2);
+    let s = ZkStore::connect(config).unwrap();
+    s.commit(vec![Op::Put("schemas/a".into(), b"1".to_vec())])
+        .unwrap();
+    zk.pause(true);
+    let e = s
+        .commit(vec![Op::Put("schemas/b".into(), b"2".to_vec())])
+        .unwrap_err();
+    zk.pause(false);
+    match e {
+        StoreError::Indeterminate(_) => {}
+        // Found cut off before the commit was sent: nothing was written, and it says so.
+        StoreError::Unavailable(_) => {
+            assert_eq!(s.get("schemas/b").unwrap(), None);
+            return;
+        }
+        other => panic!("{other:?}"),
+    }
+    until("the unanswered commit to land", || {
+        s.get("schemas/b").ok().flatten() == Some(b"2".to_vec())
+    });
+}

@@ -54,7 +54,7 @@ impl ChangeListener for Broker {
             }
             for table in &change.tables {
                 for t in ALL_TYPES {
-                    self.routing.invalidate(&with_type(table, t));
+                    super::routing_cache::refetch(self, &with_type(table, t)).await;
                 }
             }
             if (change.all || !change.tables.is_empty())

@@ -71,7 +71,7 @@ async fn leaf_routing(broker: &Broker, typed: &str) -> Result<Plan, QueryExcepti
             Ok((routing, from_cache)) => {
                 let plan = choose_replicas(&routing, &broker.servers.health);
                 if from_cache && !plan.unavailable.is_empty() {
-                    broker.routing.invalidate(typed);
+                    broker.routing.expire(typed);
                     allow_cached = false;
                     continue;
                 }
@@ -180,7 +180,7 @@ pub async fn run(broker: &Broker, plan: MultiStagePlan) -> BrokerResponse {
     match run_once(broker, &plan).await {
         (_, Some(tables)) => {
             for typed in &tables {
-                broker.routing.invalidate(typed);
+                broker.routing.expire(typed);
             }
             run_once(broker, &plan).await.0
         }

@@ -284,7 +284,7 @@ async fn gather_table(
         }
         let stale = looks_stale(&gathered) || !replicas.unavailable.is_empty();
         if stale && (from_cache || retries < 2) {
-            broker.routing.invalidate(typed);
+            broker.routing.expire(typed);
             allow_cached = false;
             retries += 1;
             continue;

@@ -4,8 +4,9 @@
 //! one just loaded; the first shows up as a `ServerSegmentMissing` (235) or an unanswered
 //! server, and [`super::query`] then drops the entry and asks the controller again, once.
 //! A typed table that does not exist is remembered too (the REALTIME half of an offline-only
-//! table is asked for by every query); table changes drop both halves' entries at once
-//! ([`super::membership`]), and a query that finds neither half asks again uncached. Other
+//! table is asked for by every query); a table change fetches both halves' routing again at once
+//! ([`super::membership`], [`refetch`]) or forgets it, and a query that finds neither half asks
+//! again uncached. Other
 //! errors (broker not serving the table, controller down) are not cached; while the controller
 //! cannot answer (every controller down, or their metadata store — ZooKeeper — unreachable),
 //! the last routing fetched keeps serving, however old, as Pinot's brokers keep theirs.
@@ -96,21 +97,43 @@ impl RoutingCache {
         }
     }
 
-    /// Drops every table's routing as stale: the next query asks the controller, and only
-    /// falls back on it while no controller answers.
+    /// Forgets every table's routing.
     pub fn clear(&self) {
         if let Ok(mut entries) = self.entries.lock() {
-            entries.values_mut().for_each(|(at, _)| *at = None);
+            entries.clear();
         }
     }
 
-    /// Drops the routing of `typed` as stale (see [`RoutingCache::clear`]).
+    /// Forgets the routing of `typed`: it is known to predate a change, and must not serve
+    /// again even while no controller answers.
     pub fn invalidate(&self, typed: &str) {
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.remove(typed);
+        }
+    }
+
+    /// Marks the routing of `typed` as suspect (a server did not answer, or lacked a segment):
+    /// the next query asks the controller, and falls back on it only while no controller
+    /// answers.
+    pub fn expire(&self, typed: &str) {
         if let Ok(mut entries) = self.entries.lock()
             && let Some((at, _)) = entries.get_mut(typed)
         {
             *at = None;
         }
+    }
+}
+
+/// After a change to `typed`: its routing fetched again at once — the controller that committed
+/// the change has just told this broker, so one is reachable — or, when that fails, forgotten,
+/// so that a routing from before the change never serves again.
+pub async fn refetch(broker: &Broker, typed: &str) {
+    if broker.routing.last(typed).is_none() {
+        return;
+    }
+    broker.routing.invalidate(typed);
+    if let Err(e) = routing(broker, typed, false).await {
+        log::debug!("{typed}: routing not fetched after a change: {e}");
     }
 }
 
@@ -202,18 +225,20 @@ mod tests {
         c.store("t_REALTIME", None);
         assert_eq!(c.last("t_REALTIME"), Some(None));
         assert_eq!(c.cached("t_REALTIME"), Some(None));
-        c.invalidate("t_OFFLINE");
+        c.expire("t_OFFLINE");
         assert!(c.cached("t_OFFLINE").is_none());
-        // Dropped as stale, it is still the last routing, for when no controller answers.
+        // Suspect, it is still the last routing, for when no controller answers.
         assert!(c.last("t_OFFLINE").unwrap().is_some());
+        // Known to predate a change: gone.
+        c.invalidate("t_OFFLINE");
+        assert_eq!(c.last("t_OFFLINE"), None);
         c.store("t_OFFLINE", Some(table("t_OFFLINE")));
         std::thread::sleep(Duration::from_millis(60));
         assert!(c.cached("t_OFFLINE").is_none());
         // Expired, it still serves when the controller cannot answer.
         assert!(c.last("t_OFFLINE").unwrap().is_some());
         c.clear();
-        assert!(c.cached("t_REALTIME").is_none());
-        assert!(c.last("t_OFFLINE").unwrap().is_some());
+        assert_eq!(c.last("t_OFFLINE"), None);
         let never = RoutingCache::new(Duration::ZERO);
         never.store("t_OFFLINE", Some(table("t_OFFLINE")));
         assert!(never.cached("t_OFFLINE").is_none());

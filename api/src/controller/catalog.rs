@@ -15,7 +15,9 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         match e {
             StoreError::Conflict(_) => ApiError::new(409, e.to_string()),
-            StoreError::Unavailable(_) | StoreError::Closed => ApiError::new(503, e.to_string()),
+            StoreError::Unavailable(_) | StoreError::Closed | StoreError::Indeterminate(_) => {
+                ApiError::new(503, e.to_string())
+            }
             StoreError::Backend(_) => ApiError::internal(e.to_string()),
         }
     }
@@ -136,7 +138,13 @@ impl Controller {
     /// compare-and-set on the version, so a commit by another controller since it was read
     /// fails this one (409) instead of being overwritten; the change is published to brokers
     /// and servers when the request is done ([`super::changes`]).
-    pub fn commit(&self, mut ops: Vec<Op>) -> Result<(), ApiError> {
+    pub fn commit(&self, ops: Vec<Op>) -> Result<(), ApiError> {
+        Ok(self.try_commit(ops)?)
+    }
+
+    /// [`Controller::commit`], failing with the store's own error: a caller that must undo
+    /// work when nothing was written tells [`StoreError::Indeterminate`] (perhaps written) apart.
+    pub fn try_commit(&self, mut ops: Vec<Op>) -> Result<(), StoreError> {
         let stored = self.store.get(keys::VERSION)?;
         let version = parse_version(stored.as_deref()) + 1;
         let change = crate::metadata::changes::Change::of(version, &ops);

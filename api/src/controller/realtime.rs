@@ -433,9 +433,12 @@ pub async fn commit(
             ));
         }
     }
-    if let Err(e) = c.commit(ops) {
-        remove_archive(c, typed, &file_name);
-        return Err(e);
+    if let Err(e) = c.try_commit(ops) {
+        // Kept when the commit may have been applied: the record may name it.
+        if !matches!(e, crate::metadata::StoreError::Indeterminate(_)) {
+            remove_archive(c, typed, &file_name);
+        }
+        return Err(e.into());
     }
     log::info!(
         "committed segment {} of {typed}: {} rows, offsets {}..{} (by {})",

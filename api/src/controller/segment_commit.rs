@@ -20,7 +20,7 @@ use crate::common::location::{LOCATION_FORMS, Location};
 use crate::http::on_rayon;
 use crate::metadata::records::SegmentRecord;
 use crate::metadata::table_name::{self, TableType};
-use crate::metadata::{Op, keys};
+use crate::metadata::{Op, StoreError, keys};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static SCRATCH: AtomicU64 = AtomicU64::new(0);
@@ -310,12 +310,16 @@ async fn commit_arrival(
             }
         }
     };
-    if let Err(e) = c.commit(vec![Op::Put(
+    if let Err(e) = c.try_commit(vec![Op::Put(
         keys::segment(typed, &segment),
         encode(&record),
     )]) {
-        remove_archive(c, typed, &file_name);
-        return Err(e.into());
+        // A commit that may have been applied keeps its archive (the start-up sweep removes
+        // it if no record names it): the record may point at it.
+        if !matches!(e, StoreError::Indeterminate(_)) {
+            remove_archive(c, typed, &file_name);
+        }
+        return Err(crate::http::ApiError::from(e).into());
     }
     if let Some(old) = existing {
         remove_archive(c, typed, &old.archive);

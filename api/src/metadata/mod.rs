@@ -39,6 +39,11 @@ pub enum StoreError {
     /// written.
     #[error("metadata store unavailable: {0}")]
     Unavailable(String),
+    /// A commit was sent and no answer came back (the connection was lost, the call timed
+    /// out): it may or may not have been applied. Whatever the commit names must be kept —
+    /// the record may be there.
+    #[error("metadata store did not say whether the change was applied: {0}")]
+    Indeterminate(String),
 }
 
 /// One write in a transaction.

@@ -43,21 +43,26 @@ impl Drop for Broker {
     }
 }
 
-/// Starts tansu on 127.0.0.1:`port` with in-memory storage.
-pub fn start_broker(tansu: &Path, port: u16) -> Result<Broker, QuickstartError> {
-    let url = format!("tcp://127.0.0.1:{port}");
-    let mut cmd = Command::new(tansu);
-    cmd.args([
+/// tansu's arguments for a broker at `address` (`host:port`) with in-memory storage.
+pub fn broker_args(address: &str) -> Vec<String> {
+    let url = format!("tcp://{address}");
+    let args = [
         "broker",
         "--listener-url",
         &url,
         "--advertised-listener-url",
         &url,
-        "--storage-engine",
-        "memory://tansu/",
-    ])
-    .stdout(Stdio::null())
-    .stderr(Stdio::null());
+    ];
+    let storage = ["--storage-engine", "memory://tansu/"];
+    args.iter().chain(&storage).map(|a| a.to_string()).collect()
+}
+
+/// Starts tansu on 127.0.0.1:`port` with in-memory storage.
+pub fn start_broker(tansu: &Path, port: u16) -> Result<Broker, QuickstartError> {
+    let mut cmd = Command::new(tansu);
+    cmd.args(broker_args(&format!("127.0.0.1:{port}")))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     // The broker dies with this process, however it ends.
     #[cfg(target_os = "linux")]
     unsafe {

@@ -32,15 +32,28 @@ pub struct SegmentOp {
     pub outcome: Outcome,
 }
 
-/// The writer's history.
+/// The writer's history, in the order it was asked, with each segment's operations.
 #[derive(Default)]
 pub struct Segments {
     pub ops: Vec<SegmentOp>,
+    by_segment: BTreeMap<String, Vec<usize>>,
 }
 
 impl Segments {
-    fn ops_of<'a>(&'a self, segment: &'a str) -> impl Iterator<Item = &'a SegmentOp> + 'a {
-        self.ops.iter().filter(move |o| o.segment == segment)
+    /// Records one more operation.
+    pub fn push(&mut self, op: SegmentOp) {
+        let at = self.ops.len();
+        self.by_segment
+            .entry(op.segment.clone())
+            .or_default()
+            .push(at);
+        self.ops.push(op);
+    }
+
+    /// `segment`'s operations, in the order they were asked.
+    pub fn ops_of<'a>(&'a self, segment: &str) -> impl Iterator<Item = &'a SegmentOp> + 'a {
+        let at = self.by_segment.get(segment).map_or(&[][..], Vec::as_slice);
+        at.iter().map(|i| &self.ops[*i])
     }
 
     /// Whether `segment` may be in the table at some moment of `[start, end]`: its upload was

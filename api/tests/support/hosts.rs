@@ -102,16 +102,8 @@ impl Cluster {
         let dir = root.join(host);
         std::fs::create_dir_all(&dir).unwrap();
         let address = format!("{}:{KAFKA_PORT}", net.address(host));
-        let url = format!("tcp://{address}");
-        let args = [
-            "broker",
-            "--listener-url",
-            &url,
-            "--advertised-listener-url",
-            &url,
-            "--storage-engine",
-            "memory://tansu/",
-        ];
+        let args = tessera_api::quickstart::realtime::broker_args(&address);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         self.add(net, host, &tansu.to_string_lossy(), &args, &dir);
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(&address).is_err() {

@@ -202,20 +202,7 @@ impl Network {
                     if self.cuts.contains(&(from.clone(), to.clone())) {
                         continue;
                     }
-                    ip(&[
-                        "-n",
-                        &self.router,
-                        "rule",
-                        "add",
-                        "from",
-                        &from,
-                        "to",
-                        &to,
-                        "blackhole",
-                        "pref",
-                        "100",
-                    ])
-                    .expect("add a blackhole rule");
+                    self.rule("add", &from, &to).expect("add a blackhole rule");
                     self.cuts.push((from, to));
                 }
             }
@@ -232,21 +219,27 @@ impl Network {
     /// Removes every cut.
     pub fn heal(&mut self) {
         for (from, to) in std::mem::take(&mut self.cuts) {
-            ip(&[
-                "-n",
-                &self.router,
-                "rule",
-                "del",
-                "from",
-                &from,
-                "to",
-                &to,
-                "blackhole",
-                "pref",
-                "100",
-            ])
-            .expect("remove a blackhole rule");
+            self.rule("del", &from, &to)
+                .expect("remove a blackhole rule");
         }
+    }
+
+    /// Adds or deletes (`verb`) the router's rule that drops what `from` sends `to`.
+    fn rule(&self, verb: &str, from: &str, to: &str) -> Result<(), String> {
+        let router = &self.router;
+        ip(&[
+            "-n",
+            router,
+            "rule",
+            verb,
+            "from",
+            from,
+            "to",
+            to,
+            "blackhole",
+            "pref",
+            "100",
+        ])
     }
 
     /// `command`, made to run in host `name`'s namespace (and to die with the test process).

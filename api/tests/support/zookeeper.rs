@@ -77,6 +77,16 @@ impl ZooKeeper {
         }
     }
 
+    /// Stops (SIGSTOP) or continues (SIGCONT) the server: stopped, it keeps its connections
+    /// open and answers nothing.
+    pub fn pause(&self, stop: bool) {
+        if let Some(c) = &self.child {
+            let signal = if stop { libc::SIGSTOP } else { libc::SIGCONT };
+            // SAFETY: signals the child this helper started, by its id.
+            unsafe { libc::kill(c.id() as i32, signal) };
+        }
+    }
+
     /// Starts the server (again) on the same port and data, and waits until it answers.
     pub fn resume(&mut self) {
         let log = std::fs::File::create(self.dir.path().join("zookeeper.log")).unwrap();

@@ -9,6 +9,7 @@ use super::{Inner, store_error};
 use crate::metadata::{Op, StoreError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use zookeeper_client as zk;
 
 /// Reads per `multi` request (ZooKeeper bounds a request's size).
@@ -171,7 +172,13 @@ pub async fn list(inner: Arc<Inner>, prefix: String) -> Result<Vec<(String, Vec<
 
 /// Applies `ops` in one `multi`: all or nothing, each write a compare-and-set at the version
 /// read here, so a concurrent writer's change makes this commit fail instead of being lost.
-pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
+/// `sent` is set once the `multi` leaves: after that, a lost answer does not mean nothing was
+/// written ([`StoreError::Indeterminate`]).
+pub async fn commit(
+    inner: Arc<Inner>,
+    ops: Vec<Op>,
+    sent: Arc<AtomicBool>,
+) -> Result<(), StoreError> {
     let c = inner.client().await?;
     let root = inner.root.clone();
     // The final value of every key the ops touch (None: removed), and the znodes under removed
@@ -335,6 +342,8 @@ pub async fn commit(inner: Arc<Inner>, ops: Vec<Op>) -> Result<(), StoreError> {
                 .map_err(store_error)?;
         }
     }
+    // From here on a lost answer leaves the outcome open: the `multi` may have been applied.
+    sent.store(true, Ordering::SeqCst);
     match w.commit().await {
         Ok(_) => Ok(()),
         Err(zk::MultiWriteError::OperationFailed { index, source }) => match store_error(source) {

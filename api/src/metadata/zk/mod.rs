@@ -282,7 +282,14 @@ impl MetadataStore for ZkStore {
     }
 
     fn commit(&self, ops: Vec<Op>) -> Result<(), StoreError> {
-        self.run(data::commit(self.inner.clone(), ops))
+        let sent = Arc::new(AtomicBool::new(false));
+        match self.run(data::commit(self.inner.clone(), ops, sent.clone())) {
+            // Sent, then cut off or timed out: ZooKeeper may have applied it.
+            Err(StoreError::Unavailable(why)) if sent.load(Ordering::SeqCst) => {
+                Err(StoreError::Indeterminate(why))
+            }
+            other => other,
+        }
     }
 
     fn close(&self) {
