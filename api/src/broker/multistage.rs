@@ -208,11 +208,8 @@ async fn first_unreachable(
                 .servers
                 .client(instance, &addr.url, addr.channel.as_deref());
             if let Err(TransportError::Unreachable(_)) = client.ping().await {
-                let address = addr.channel.as_deref().unwrap_or(&addr.url);
-                broker
-                    .servers
-                    .health
-                    .mark_unreachable(instance, address, client);
+                let health = &broker.servers.health;
+                health.mark_unreachable(instance, addr.reached_at(), client);
                 return instance.clone();
             }
         }
@@ -304,11 +301,8 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, Op
                     if message.starts_with(&missing));
                 if matches!(e, TransportError::Unreachable(_)) {
                     misplaced = true;
-                    let address = addr.channel.as_deref().unwrap_or(&addr.url);
-                    broker
-                        .servers
-                        .health
-                        .mark_unreachable(instance, address, client.clone());
+                    let health = &broker.servers.health;
+                    health.mark_unreachable(instance, addr.reached_at(), client.clone());
                 }
                 failure = Some(QueryException {
                     error_code: ErrorCode::ServerNotResponding.code(),
@@ -367,11 +361,7 @@ async fn run_once(broker: &Broker, plan: &MultiStagePlan) -> (BrokerResponse, Op
         for instance in &submitted {
             if let Some((addr, _)) = by_instance.get(instance) {
                 // A server found unreachable would only make the cancellation wait.
-                if broker
-                    .servers
-                    .health
-                    .is_down(addr.channel.as_deref().unwrap_or(&addr.url))
-                {
+                if broker.servers.health.is_down(addr.reached_at()) {
                     continue;
                 }
                 let _ = broker

@@ -26,6 +26,14 @@ pub struct WorkerAddress {
     pub channel: Option<String>,
 }
 
+impl WorkerAddress {
+    /// The address the worker's instance is reached at, as [`super::ServerHealth`] knows it:
+    /// its query port, else its URL.
+    pub fn reached_at(&self) -> &str {
+        self.channel.as_deref().unwrap_or(&self.url)
+    }
+}
+
 /// A server's share of one stage of a multi-stage query.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -52,6 +52,13 @@ fn ip(args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// Gives `link` the address `cidr` and brings it up, in `namespace` (else this process's own).
+fn link_up(namespace: Option<&str>, link: &str, cidr: &str) -> Result<(), String> {
+    let within: Vec<&str> = namespace.map_or(Vec::new(), |n| vec!["-n", n]);
+    ip(&[&within[..], &["addr", "add", cidr, "dev", link]].concat())?;
+    ip(&[&within[..], &["link", "set", link, "up"]].concat())
+}
+
 /// Removes the namespaces and links of test processes that are no longer running.
 pub fn remove_stale() {
     let Ok(out) = Command::new("ip").args(["netns", "list"]).output() else {
@@ -109,18 +116,8 @@ impl Network {
         ip(&[
             "link", "add", &outer, "type", "veth", "peer", "name", &inner, "netns", &router,
         ])?;
-        ip(&[
-            "-n",
-            &router,
-            "addr",
-            "add",
-            &format!("{NET}.0.1/24"),
-            "dev",
-            &inner,
-        ])?;
-        ip(&["-n", &router, "link", "set", &inner, "up"])?;
-        ip(&["addr", "add", &format!("{NET}.0.2/24"), "dev", &outer])?;
-        ip(&["link", "set", &outer, "up"])?;
+        link_up(Some(&router), &inner, &format!("{NET}.0.1/24"))?;
+        link_up(None, &outer, &format!("{NET}.0.2/24"))?;
         ip(&[
             "route",
             "add",
@@ -137,27 +134,9 @@ impl Network {
                 "link", "add", &link, "netns", &router, "type", "veth", "peer", "name", "eth0",
                 "netns", &namespace,
             ])?;
-            ip(&[
-                "-n",
-                &router,
-                "addr",
-                "add",
-                &format!("{NET}.{i}.1/24"),
-                "dev",
-                &link,
-            ])?;
-            ip(&["-n", &router, "link", "set", &link, "up"])?;
+            link_up(Some(&router), &link, &format!("{NET}.{i}.1/24"))?;
             let address = format!("{NET}.{i}.2");
-            ip(&[
-                "-n",
-                &namespace,
-                "addr",
-                "add",
-                &format!("{address}/24"),
-                "dev",
-                "eth0",
-            ])?;
-            ip(&["-n", &namespace, "link", "set", "eth0", "up"])?;
+            link_up(Some(&namespace), "eth0", &format!("{address}/24"))?;
             ip(&["-n", &namespace, "link", "set", "lo", "up"])?;
             ip(&[
                 "-n",
