@@ -131,7 +131,7 @@ struct FaultRecord {
     fault: Fault,
     started: Instant,
     healed: Instant,
-    recovered: Option<Instant>,
+    recovered: Result<Instant, String>,
 }
 
 /// A count of the real-time table's rows.
@@ -372,28 +372,37 @@ fn count_events(broker: &str) -> Result<u64, String> {
 
 /// Whether every broker answers the single-stage query cleanly and every controller serves the
 /// table config.
-fn full_service(brokers: &[String], controllers: &[String]) -> bool {
-    (0..brokers.len()).all(|b| query(brokers, b, false).seen.is_ok())
-        && controllers.iter().all(|c| {
-            call(
-                "GET",
-                &format!("{c}/tables/lineitem"),
-                None,
-                Duration::from_secs(5),
-            )
-            .0 == 200
-        })
+/// Whether every broker answers and every controller reads the table; if not, what did not.
+fn full_service(brokers: &[String], controllers: &[String]) -> Result<(), String> {
+    for b in 0..brokers.len() {
+        if let Err(e) = query(brokers, b, false).seen {
+            return Err(format!("broker {}: {e}", b + 1));
+        }
+    }
+    for c in controllers {
+        let (status, body) = call(
+            "GET",
+            &format!("{c}/tables/lineitem"),
+            None,
+            Duration::from_secs(5),
+        );
+        if status != 200 {
+            return Err(format!("controller {c}: {status} {body}"));
+        }
+    }
+    Ok(())
 }
 
-fn wait_for_full_service(brokers: &[String], controllers: &[String]) -> Option<Instant> {
+/// When full service came back within [`RECOVERY_BOUND`], or what still failed then.
+fn wait_for_full_service(brokers: &[String], controllers: &[String]) -> Result<Instant, String> {
     let deadline = Instant::now() + RECOVERY_BOUND;
-    while Instant::now() < deadline {
-        if full_service(brokers, controllers) {
-            return Some(Instant::now());
+    loop {
+        match full_service(brokers, controllers) {
+            Ok(()) => return Ok(Instant::now()),
+            Err(why) if Instant::now() > deadline => return Err(why),
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
         }
-        std::thread::sleep(Duration::from_millis(100));
     }
-    None
 }
 
 #[test]
@@ -470,7 +479,9 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
     assert_eq!(status, 200, "{body}");
     let (status, body) = call("POST", &format!("{ctl}/tables"), Some(table.clone()), long);
     assert_eq!(status, 200, "{body}");
-    assert!(wait_for_full_service(&brokers, &controllers).is_some());
+    if let Err(why) = wait_for_full_service(&brokers, &controllers) {
+        panic!("no full service after creating the table: {why}");
+    }
     // The real-time table, replicated twice, committing a segment every 300 rows.
     let (status, body) = call(
         "POST",
@@ -548,13 +559,14 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
         cluster.revive(&net);
         let healed = Instant::now();
         let recovered = wait_for_full_service(&brokers, &controllers);
+        let gave_up = recovered.is_err();
         faults.push(FaultRecord {
             fault,
             started: fault_started,
             healed,
             recovered,
         });
-        if recovered.is_none() {
+        if gave_up {
             break;
         }
     }
@@ -615,7 +627,8 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
         }
         e.2.push(
             f.recovered
-                .map_or(u128::MAX, |r| (r - f.healed).as_millis()),
+                .as_ref()
+                .map_or(u128::MAX, |r| (*r - f.healed).as_millis()),
         );
     }
     eprintln!("| fault | times | queries answered during it | heal to full service, ms (max) |");
@@ -731,34 +744,93 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
         h.counts.iter().filter(|c| c.seen.is_ok()).count()
     );
     eprintln!("faults: checked after {:?}", started.elapsed());
-    assert!(wrong.is_empty(), "wrong answers: {wrong:#?}");
-    assert!(
-        settled,
-        "after healing, acknowledged writes are missing or deleted segments remain: {last:?}"
-    );
-    assert_eq!(asked, acked, "the producer stopped on a failure");
-    assert!(
-        events_counted.iter().all(|c| c == &Ok(acked)),
-        "after healing, the brokers count {events_counted:?} of {acked} events"
-    );
+    // Every check is reported before the test fails, and the cluster's directory (each
+    // process's stdout, stderr and logs) is kept for reading.
+    let mut failed: Vec<String> = Vec::new();
+    if !wrong.is_empty() {
+        failed.push(format!("wrong answers: {wrong:#?}"));
+    }
+    if !settled {
+        failed.push(format!(
+            "after healing, acknowledged writes are missing or deleted segments remain: {}",
+            unsettled(&last, &present, &gone, &h.segments)
+        ));
+    }
+    if asked != acked {
+        failed.push(format!(
+            "the producer stopped on a failure: {acked} of {asked} events acknowledged"
+        ));
+    }
+    if !events_counted.iter().all(|c| c == &Ok(acked)) {
+        failed.push(format!(
+            "after healing, the brokers count {events_counted:?} of {acked} events"
+        ));
+    }
     if let Err(why) = h.register.check() {
-        panic!("the table-config register is not linearizable: {why}");
+        failed.push(format!(
+            "the table-config register is not linearizable: {why}"
+        ));
     }
     for f in &faults {
-        assert!(
-            f.recovered.is_some(),
-            "no full service within {RECOVERY_BOUND:?} after healing {:?}",
-            f.fault
-        );
+        if let Err(why) = &f.recovered {
+            failed.push(format!(
+                "no full service within {RECOVERY_BOUND:?} after healing {:?}: {why}",
+                f.fault
+            ));
+        }
     }
     let panics = cluster.panics();
-    assert!(panics.is_empty(), "panics: {panics:#?}");
-    assert!(
-        faults.len() >= 3,
-        "too few faults in the run: {}",
-        faults.len()
-    );
-    assert!(answered > 0);
+    if !panics.is_empty() {
+        failed.push(format!("panics: {panics:#?}"));
+    }
+    if faults.len() < 3 {
+        failed.push(format!("too few faults in the run: {}", faults.len()));
+    }
+    if answered == 0 {
+        failed.push("no query was answered".to_string());
+    }
+    if !failed.is_empty() {
+        let kept = dir.keep();
+        panic!(
+            "{} checks failed (the cluster's files are kept in {}):\n{}",
+            failed.len(),
+            kept.display(),
+            failed.join("\n")
+        );
+    }
+}
+
+/// What the last answers after healing got wrong: per broker, the acknowledged segments it
+/// left out or counted with rows no version had, and the deleted ones it still counts.
+fn unsettled(
+    answers: &[QueryRecord],
+    present: &BTreeSet<String>,
+    gone: &BTreeSet<String>,
+    segments: &Segments,
+) -> String {
+    let mut out = Vec::new();
+    for a in answers {
+        let b = a.broker + 1;
+        match &a.seen {
+            Ok(counts) => {
+                let missing: Vec<&String> = present
+                    .iter()
+                    .filter(|s| !counts.contains_key(*s))
+                    .collect();
+                let odd: Vec<(&String, &u64)> = present
+                    .iter()
+                    .filter_map(|s| counts.get(s).map(|n| (s, n)))
+                    .filter(|(s, n)| !segments.final_rows(s).contains(n))
+                    .collect();
+                let kept: Vec<&String> = gone.iter().filter(|s| counts.contains_key(*s)).collect();
+                out.push(format!(
+                    "broker {b}: missing {missing:?}, wrong row counts {odd:?}, deleted but counted {kept:?}"
+                ));
+            }
+            Err(e) => out.push(format!("broker {b}: {e}")),
+        }
+    }
+    out.join("; ")
 }
 /// The checkers judge histories as they should.
 mod checkers {

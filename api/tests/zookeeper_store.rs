@@ -289,6 +289,58 @@ fn live_instances_come_and_go_with_their_sessions() {
     server.close();
 }
 
+/// A watch outlives a reconnection: ZooKeeper restarted within the session timeout, the
+/// sessions carry on over new connections, and the watcher still sees every later change (the
+/// client does not re-register a persistent watch with the server by itself).
+#[test]
+fn a_watch_sees_changes_after_its_session_reconnects() {
+    let Some(mut zk) = ZooKeeper::start() else {
+        return;
+    };
+    let lasting = |cluster: &str| {
+        let mut config = ZkConfig::new(&zk.address(), cluster);
+        config.session_timeout = Duration::from_secs(30);
+        config.call_timeout = Duration::from_secs(2);
+        ZkStore::connect(config).unwrap()
+    };
+    let watcher = lasting("rewatch");
+    let server = lasting("rewatch");
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let s2 = seen.clone();
+    assert!(watcher.watch_live(Arc::new(move |live| {
+        *s2.lock().unwrap() = live.keys().cloned().collect();
+    })));
+    server.announce("Server_h_1", b"{}").unwrap();
+    until("the watch to see the first server", || {
+        seen.lock().unwrap().as_slice() == ["Server_h_1"]
+    });
+    zk.kill();
+    zk.resume();
+    // Both sessions survived: the watcher reads again, the first server's node is still there.
+    until("the watcher's session to reconnect", || {
+        watcher.get("schemas/none").is_ok()
+    });
+    assert_eq!(
+        watcher
+            .live_instances()
+            .unwrap()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["Server_h_1"],
+        "the session, and its ephemeral node, outlived the restart"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    server.announce("Server_h_2", b"{}").unwrap();
+    until("the watch to see the second server", || {
+        seen.lock().unwrap().as_slice() == ["Server_h_1", "Server_h_2"]
+    });
+    server.close();
+    until("the watch to see both leave", || {
+        seen.lock().unwrap().is_empty()
+    });
+}
+
 #[test]
 fn changes_committed_anywhere_reach_followers_through_a_watch() {
     use tessera_api::common::BoxFuture;

@@ -235,16 +235,31 @@ impl Follow {
     }
 }
 
-/// Reads `path` now and after every event of a watch on it, until the store closes; a
-/// session that ends is replaced and the watch set again on the new one.
+/// Reads `path` now and after every event of a watch on it, until the store closes.
+///
+/// The watch is set again, and the node read again, whenever the connection comes back: a
+/// session that ended is replaced, and on a reconnection within the same session the client
+/// (zookeeper-client 0.11) re-registers only one-shot watches with the new ZooKeeper server,
+/// not persistent ones, so the old watch would never fire again — and events of the gap are
+/// lost in any case (ZOOKEEPER-4698). A read that fails is tried again, on a fresh watch, a
+/// second later: a watcher never keeps a view it failed to refresh.
 async fn follow_node(inner: &Arc<Inner>, path: &str, follow: Follow) {
+    let mut pause = false;
     while !inner.closed.load(Ordering::SeqCst) {
+        if pause
+            && inner
+                .until_closed(tokio::time::sleep(Duration::from_secs(1)))
+                .await
+                .is_none()
+        {
+            return;
+        }
+        pause = true;
         let c = match inner.client().await {
             Ok(c) => c,
             Err(StoreError::Closed) => return,
             Err(e) => {
                 log::debug!("watching {path}: {e}");
-                tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
             }
         };
@@ -252,18 +267,28 @@ async fn follow_node(inner: &Arc<Inner>, path: &str, follow: Follow) {
             Ok(w) => w,
             Err(e) => {
                 log::warn!("watching {path}: {e}");
-                tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
             }
         };
+        if let Err(e) = follow.read(inner, &c, path).await {
+            log::warn!("reading {path}: {e}");
+            continue;
+        }
         loop {
-            if let Err(e) = follow.read(inner, &c, path).await {
-                log::warn!("reading {path}: {e}");
-            }
             let Some(event) = inner.until_closed(watcher.changed()).await else {
                 return;
             };
-            if event.event_type == zk::EventType::Session && event.session_state.is_terminated() {
+            if event.event_type == zk::EventType::Session {
+                let state = event.session_state;
+                if state.is_terminated() || state == zk::SessionState::SyncConnected {
+                    // A new session, or the same one on a new connection: watch anew.
+                    pause = state.is_terminated();
+                    break;
+                }
+                continue;
+            }
+            if let Err(e) = follow.read(inner, &c, path).await {
+                log::warn!("reading {path}: {e}");
                 break;
             }
         }
