@@ -341,6 +341,33 @@ fn a_watch_sees_changes_after_its_session_reconnects() {
     });
 }
 
+/// A write while the connection is lost waits for the client to reconnect (within its call
+/// timeout) and lands, rather than failing at once; a read fails at once.
+#[test]
+fn a_commit_waits_for_the_connection_to_come_back() {
+    let Some(mut zk) = ZooKeeper::start() else {
+        return;
+    };
+    let mut config = ZkConfig::new(&zk.address(), "reconnect");
+    config.session_timeout = Duration::from_secs(30);
+    config.call_timeout = Duration::from_secs(30);
+    let s = ZkStore::connect(config).unwrap();
+    s.commit(vec![Op::Put("schemas/a".into(), b"1".to_vec())])
+        .unwrap();
+    zk.kill();
+    until("the client to find itself cut off", || {
+        matches!(s.get("schemas/a"), Err(StoreError::Unavailable(_)))
+    });
+    let writer = s.clone();
+    let commit =
+        std::thread::spawn(move || writer.commit(vec![Op::Put("schemas/b".into(), b"2".to_vec())]));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!commit.is_finished(), "the commit waits for ZooKeeper");
+    zk.resume();
+    commit.join().unwrap().unwrap();
+    assert_eq!(s.get("schemas/b").unwrap(), Some(b"2".to_vec()));
+}
+
 #[test]
 fn changes_committed_anywhere_reach_followers_through_a_watch() {
     use tessera_api::common::BoxFuture;

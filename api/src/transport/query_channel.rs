@@ -591,12 +591,23 @@ mod tests {
     }
 
     /// A peer that takes the hello and a query, then answers pings only if `alive`, and the
-    /// query after `answer_after` (if ever).
-    async fn peer(alive: bool, answer_after: Option<Duration>) -> String {
+    /// query after `answer_after` (if ever). Returns its address and how many connections it
+    /// accepted (later ones are held open, silent).
+    async fn peer(alive: bool, answer_after: Option<Duration>) -> (String, Arc<AtomicU64>) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap().to_string();
+        let accepted = Arc::new(AtomicU64::new(0));
+        let count = accepted.clone();
         async_std::task::spawn(async move {
             let (mut s, _) = listener.accept().await.unwrap();
+            count.fetch_add(1, Ordering::SeqCst);
+            async_std::task::spawn(async move {
+                let mut held = Vec::new();
+                while let Ok((more, _)) = listener.accept().await {
+                    count.fetch_add(1, Ordering::SeqCst);
+                    held.push(more);
+                }
+            });
             next(&mut s).await;
             let q = next(&mut s).await;
             let started = std::time::Instant::now();
@@ -636,14 +647,59 @@ mod tests {
             "{e:?}"
         );
         assert!(channel.has_ended());
+        assert_eq!(accepted.load(Ordering::SeqCst), 1);
+    }
+
+    #[async_std::test]
+    async fn a_query_on_a_connection_that_fell_silent_is_not_sent_again() {
+        // A peer that answers one query, then falls silent (its host cut off), while it still
+        // accepts connections (the kernel does, for a stopped process).
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let accepted = Arc::new(AtomicU64::new(0));
+        let count = accepted.clone();
+        async_std::task::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((mut s, _)) = listener.accept().await {
+                if count.fetch_add(1, Ordering::SeqCst) == 0 {
+                    next(&mut s).await;
+                    let q = next(&mut s).await;
+                    s.write_all(&answer_to(&q)).await.unwrap();
+                }
+                held.push(s);
+            }
+        });
+        let channel = QueryChannel::new(&address, None);
+        assert_eq!(
+            channel
+                .query(&query(3))
+                .await
+                .unwrap()
+                .stats
+                .num_docs_scanned,
+            3
+        );
+        let q = query(4);
+        let answer = async_std::future::timeout(Duration::from_secs(10), channel.query(&q)).await;
+        let e = answer.expect("the watchdog gave up first").unwrap_err();
+        assert!(
+            matches!(&e, TransportError::Unreachable(m) if m.contains("sent nothing")),
+            "{e:?}"
+        );
+        // A query that breaks off on a reused connection is sent once more (the server may
+        // have restarted), but not when the peer fell silent: asked again on a new
+        // connection, it would only be waited out once more before the broker tries another
+        // replica.
+        assert_eq!(accepted.load(Ordering::SeqCst), 1);
     }
 
     #[async_std::test]
     async fn a_peer_busy_past_the_silence_limit_but_answering_pings_is_waited_for() {
-        let address = peer(true, Some(SILENCE_LIMIT * 2)).await;
+        let (address, accepted) = peer(true, Some(SILENCE_LIMIT * 2)).await;
         let channel = QueryChannel::new(&address, None);
         let answer = channel.query(&query(7)).await.unwrap();
         assert_eq!(answer.stats.num_docs_scanned, 7);
+        assert_eq!(accepted.load(Ordering::SeqCst), 1);
     }
 
     #[async_std::test]

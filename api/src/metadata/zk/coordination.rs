@@ -35,7 +35,7 @@ impl Drop for ZkLease {
 
 /// Waits for the write lease.
 pub async fn lock_writes(inner: Arc<Inner>) -> Result<ZkLease, StoreError> {
-    let c = inner.client().await?;
+    let c = inner.connected_client().await?;
     let dir = format!("{}/{}", inner.root, super::layout::WRITE_LOCK);
     let prefix = zk::LockPrefix::new_curator(&dir, "lock-").map_err(store_error)?;
     let lock = c

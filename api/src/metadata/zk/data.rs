@@ -179,7 +179,7 @@ pub async fn commit(
     ops: Vec<Op>,
     sent: Arc<AtomicBool>,
 ) -> Result<(), StoreError> {
-    let c = inner.client().await?;
+    let c = inner.connected_client().await?;
     let root = inner.root.clone();
     // The final value of every key the ops touch (None: removed), and the znodes under removed
     // prefixes (directories too) to remove when nothing kept lives below them.

@@ -227,6 +227,29 @@ impl Inner {
         Ok(c)
     }
 
+    /// The live client, waiting while a cut-off session reconnects (the caller's timeout bounds
+    /// the wait): for writes, which had rather land a second late than fail because this
+    /// process's ZooKeeper node went away and its client is moving to another. Reads fail at
+    /// once instead ([`Inner::client`]), so a broker's routing falls back without delay.
+    async fn connected_client(self: &Arc<Self>) -> Result<zk::Client, StoreError> {
+        loop {
+            let why = match self.client().await {
+                Err(StoreError::Unavailable(why)) => why,
+                other => return other,
+            };
+            let current = self.client.lock().map_err(|_| poisoned())?.clone();
+            let Some(c) = current.filter(|c| !c.state().is_terminated()) else {
+                return Err(StoreError::Unavailable(why));
+            };
+            let mut state = c.state_watcher();
+            if state.state() == zk::SessionState::Disconnected
+                && self.until_closed(state.changed()).await.is_none()
+            {
+                return Err(StoreError::Closed);
+            }
+        }
+    }
+
     /// The current client if its session is connected; `None` if there is none or its
     /// session ended (open a new one); an error while it is cut off but may recover.
     fn usable(&self) -> Result<Option<zk::Client>, StoreError> {
