@@ -253,60 +253,89 @@ fn bad_log_flags_are_rejected_before_starting() {
 /// connections, nothing replies) costs the queries in flight the query channel's silence limit,
 /// not the broker's 10 s timeout, and later queries nothing: the broker routes to the other
 /// replica until the stalled server answers a probe again. Both engines.
-#[async_std::test]
-async fn a_stalled_server_is_routed_around_long_before_the_query_timeout() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = |sub: &str| dir.path().join(sub).to_string_lossy().into_owned();
-    let role = |role: &str, data: &str, extra: &[&str]| {
-        let port = format!("--{role}-port");
-        let mut args = vec!["--roles", role, &port, "0", "--data-dir", data];
-        args.extend_from_slice(extra);
-        start(&args.iter().map(|s| &**s).collect::<Vec<_>>(), role)
-    };
-    let (_controller, ctl) = role("controller", &d("c"), &[]);
-    let (_broker, broker) = role("broker", &d("b"), &["--controller-url", &ctl]);
-    let (s1, _) = role("server", &d("s1"), &["--controller-url", &ctl]);
-    let (_s2, _) = role("server", &d("s2"), &["--controller-url", &ctl]);
-    support::wait_for_servers(&ctl, 2).await;
-    let schema = tessera_api::quickstart::lineitem::schema();
-    let mut table = tessera_api::quickstart::lineitem::table_config();
-    table["segmentsConfig"]["replication"] = json!("2");
-    assert_eq!(post_json(&format!("{ctl}/schemas"), schema).await.0, 200);
-    assert_eq!(post_json(&format!("{ctl}/tables"), table).await.0, 200);
-    for name in ["stall_a", "stall_b", "stall_c"] {
-        let bytes = support::lineitem_segment(dir.path(), name, 100);
-        let (status, body) = support::upload_segment(&ctl, "lineitem", name, &bytes).await;
-        assert_eq!(status, 200, "{body}");
+/// A controller, a broker and two servers holding every segment of `lineitem` (replication
+/// 2: three segments of 100 rows), each answering both engines.
+struct Replicated {
+    _dir: tempfile::TempDir,
+    _others: Vec<Proc>,
+    /// The first server, to stop.
+    s1: Proc,
+    broker: String,
+}
+
+impl Replicated {
+    async fn start() -> Replicated {
+        let dir = tempfile::tempdir().unwrap();
+        let d = |sub: &str| dir.path().join(sub).to_string_lossy().into_owned();
+        let role = |role: &str, data: &str, extra: &[&str]| {
+            let port = format!("--{role}-port");
+            let mut args = vec!["--roles", role, &port, "0", "--data-dir", data];
+            args.extend_from_slice(extra);
+            start(&args.iter().map(|s| &**s).collect::<Vec<_>>(), role)
+        };
+        let (controller, ctl) = role("controller", &d("c"), &[]);
+        let (broker_proc, broker) = role("broker", &d("b"), &["--controller-url", &ctl]);
+        let (s1, _) = role("server", &d("s1"), &["--controller-url", &ctl]);
+        let (s2, _) = role("server", &d("s2"), &["--controller-url", &ctl]);
+        support::wait_for_servers(&ctl, 2).await;
+        let schema = tessera_api::quickstart::lineitem::schema();
+        let mut table = tessera_api::quickstart::lineitem::table_config();
+        table["segmentsConfig"]["replication"] = json!("2");
+        assert_eq!(post_json(&format!("{ctl}/schemas"), schema).await.0, 200);
+        assert_eq!(post_json(&format!("{ctl}/tables"), table).await.0, 200);
+        for name in ["stall_a", "stall_b", "stall_c"] {
+            let bytes = support::lineitem_segment(dir.path(), name, 100);
+            let (status, body) = support::upload_segment(&ctl, "lineitem", name, &bytes).await;
+            assert_eq!(status, 200, "{body}");
+        }
+        let cluster = Replicated {
+            _dir: dir,
+            _others: vec![controller, broker_proc, s2],
+            s1,
+            broker,
+        };
+        eventually("both replicas of every segment to answer", async || {
+            cluster.count(false, "").await.1["resultTable"]["rows"] == json!([[300]])
+                && cluster.count(true, "").await.1["resultTable"]["rows"] == json!([[300]])
+        })
+        .await;
+        cluster
     }
-    let count = async |engine_v2: bool| -> (Duration, Value) {
+
+    /// `SELECT COUNT(*) FROM lineitem <filter>` on either engine, and how long it took.
+    async fn count(&self, engine_v2: bool, filter: &str) -> (Duration, Value) {
         let sql = json!({
-            "sql": "SELECT COUNT(*) FROM lineitem",
+            "sql": format!("SELECT COUNT(*) FROM lineitem {filter}"),
             "queryOptions": format!("useMultistageEngine={engine_v2}"),
         });
         let started = Instant::now();
-        let (_, body) = post_json(&format!("{broker}/query/sql"), sql).await;
+        let (_, body) = post_json(&format!("{}/query/sql", self.broker), sql).await;
         (started.elapsed(), body)
-    };
-    eventually("both replicas of every segment to answer", async || {
-        count(false).await.1["resultTable"]["rows"] == json!([[300]])
-            && count(true).await.1["resultTable"]["rows"] == json!([[300]])
-    })
-    .await;
+    }
 
-    // SAFETY: signals a child this test started, by its id.
-    let signal = |sig| unsafe { libc::kill(s1.0.id() as i32, sig) };
-    assert_eq!(signal(libc::SIGSTOP), 0);
+    /// Stops (SIGSTOP) or continues (SIGCONT) the first server.
+    fn stall_s1(&self, stop: bool) {
+        let sig = if stop { libc::SIGSTOP } else { libc::SIGCONT };
+        // SAFETY: signals a child this test started, by its id.
+        assert_eq!(unsafe { libc::kill(self.s1.0.id() as i32, sig) }, 0);
+    }
+}
+
+#[async_std::test]
+async fn a_stalled_server_is_routed_around_long_before_the_query_timeout() {
+    let cluster = Replicated::start().await;
+    cluster.stall_s1(true);
     // The first query after the stall is multi-stage: its stage submission meets the silent
     // server, and the query is placed again on the replica.
     let mut took = Vec::new();
     for i in 0..20 {
-        let (t, body) = count(i % 2 == 0).await;
+        let (t, body) = cluster.count(i % 2 == 0, "").await;
         let rows = &body["resultTable"]["rows"];
         assert_eq!(rows, &json!([[300]]), "query {i}: {body}");
         assert_eq!(body["exceptions"], json!([]), "query {i}: {body}");
         took.push(t);
     }
-    assert_eq!(signal(libc::SIGCONT), 0);
+    cluster.stall_s1(false);
     let slowest = took.iter().max().copied().unwrap_or_default();
     eprintln!(
         "stalled server: first query {:?}, the next 19 {:?} in all",
@@ -321,7 +350,37 @@ async fn a_stalled_server_is_routed_around_long_before_the_query_timeout() {
     // Back: the server answers its probe and queries still count every row.
     async_std::task::sleep(Duration::from_secs(3)).await;
     for i in 0..4 {
-        let (_, body) = count(i % 2 == 1).await;
+        let (_, body) = cluster.count(i % 2 == 1, "").await;
         assert_eq!(body["resultTable"]["rows"], json!([[300]]), "after: {body}");
     }
+}
+
+#[async_std::test]
+async fn a_server_stalled_while_a_multistage_query_runs_leaves_it_to_the_replica() {
+    let cluster = Replicated::start().await;
+    // Each server sleeps 4 ms a row: the query runs about a second, its stages submitted
+    // long before the stall.
+    let slow = "WHERE sleep(4) >= 0";
+    let running = async_std::task::spawn({
+        let broker = cluster.broker.clone();
+        async move {
+            let sql = json!({
+                "sql": format!("SELECT COUNT(*) FROM lineitem {slow}"),
+                "queryOptions": "useMultistageEngine=true",
+            });
+            let started = Instant::now();
+            let (_, body) = post_json(&format!("{broker}/query/sql"), sql).await;
+            (started.elapsed(), body)
+        }
+    });
+    async_std::task::sleep(Duration::from_millis(300)).await;
+    cluster.stall_s1(true);
+    let (took, body) = running.await;
+    cluster.stall_s1(false);
+    // Without the watch on a running query's servers, it would wait out the broker's 10 s
+    // timeout for rows that never come, and fail.
+    assert_eq!(body["resultTable"]["rows"], json!([[300]]), "{body}");
+    assert_eq!(body["exceptions"], json!([]), "{body}");
+    assert!(took < Duration::from_secs(8), "took {took:?}");
+    eprintln!("a server stalled mid-query: answered by the replica in {took:?}");
 }

@@ -4,7 +4,7 @@
 //! known at every moment — segments uploaded and deleted, rows produced to a real-time table,
 //! a table-config field written and read — while faults chosen from a seed come and go: a server
 //! cut off from the brokers or from Kafka, a controller cut off from ZooKeeper, a ZooKeeper node
-//! isolated, the ensemble split 2/1, a broker or server stopped (SIGSTOP) for seconds, any
+//! isolated, the ensemble split 2/1, a broker, a server or Kafka stopped (SIGSTOP) for seconds, any
 //! process but Kafka (whose storage is in memory) killed (-9) and restarted.
 //!
 //! What must hold: no query answers a wrong result (an error is allowed during a fault, a wrong
@@ -71,7 +71,7 @@ enum Fault {
     SplitEnsemble(&'static str),
     /// A server cut off from Kafka.
     ServerFromKafka(&'static str),
-    /// A broker or server stopped (SIGSTOP).
+    /// A broker, server or the Kafka broker stopped (SIGSTOP).
     Stall(&'static str),
     /// Any process killed (-9), restarted at the heal.
     Kill(&'static str),
@@ -85,14 +85,15 @@ impl Fault {
             Fault::IsolateZk(_) => "ZooKeeper node isolated",
             Fault::SplitEnsemble(_) => "ensemble split 2/1",
             Fault::ServerFromKafka(_) => "server cut from Kafka",
-            Fault::Stall(_) => "broker/server stopped",
+            Fault::Stall(_) => "broker/server/Kafka stopped",
             Fault::Kill(_) => "process killed, restarted",
         }
     }
 
     fn pick(rng: &mut Rng) -> Fault {
         let all: Vec<&str> = [&ZK[..], &CONTROLLERS, &BROKERS, &SERVERS].concat();
-        let stallable: Vec<&str> = [&BROKERS[..], &SERVERS].concat();
+        // Kafka too: stopped, its in-memory log survives (killed, it would not).
+        let stallable: Vec<&str> = [&BROKERS[..], &SERVERS, &[KAFKA]].concat();
         match rng.below(7) {
             0 => Fault::ServerFromBrokers(rng.pick(&SERVERS)),
             1 => Fault::LeaderFromZk,
