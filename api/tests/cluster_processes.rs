@@ -1,7 +1,9 @@
 //! A cluster of separate `tessera start` processes: one controller, one broker and two
 //! servers. Segments are balanced over the servers, a stopped server goes offline and its
 //! segments leave the routing table, and a restarted server (same id, same data dir) serves
-//! them again.
+//! them again. With every segment on both servers: a server that stalls, before or during a
+//! query, costs about a second, not the query's timeout; and a broker keeps routing as of the
+//! last change it was told of when the controller dies right after.
 
 mod support;
 
@@ -258,6 +260,8 @@ fn bad_log_flags_are_rejected_before_starting() {
 struct Replicated {
     _dir: tempfile::TempDir,
     _others: Vec<Proc>,
+    controller: Option<Proc>,
+    ctl: String,
     /// The first server, to stop.
     s1: Proc,
     broker: String,
@@ -290,7 +294,9 @@ impl Replicated {
         }
         let cluster = Replicated {
             _dir: dir,
-            _others: vec![controller, broker_proc, s2],
+            _others: vec![broker_proc, s2],
+            controller: Some(controller),
+            ctl,
             s1,
             broker,
         };
@@ -383,4 +389,20 @@ async fn a_server_stalled_while_a_multistage_query_runs_leaves_it_to_the_replica
     assert_eq!(body["exceptions"], json!([]), "{body}");
     assert!(took < Duration::from_secs(8), "took {took:?}");
     eprintln!("a server stalled mid-query: answered by the replica in {took:?}");
+}
+
+#[async_std::test]
+async fn a_broker_routes_as_of_the_last_change_even_when_the_controller_dies_right_after() {
+    let mut cluster = Replicated::start().await;
+    let url = format!("{}/segments/lineitem/stall_b", cluster.ctl);
+    let (status, body) = call("DELETE", &url, None).await;
+    assert_eq!(status, 200, "{body}");
+    // The controller told the broker of the delete before answering, and the broker fetched
+    // the table's routing again then (forgetting it would leave nothing to route by).
+    drop(cluster.controller.take());
+    for v2 in [false, true] {
+        let (_, body) = cluster.count(v2, "").await;
+        assert_eq!(body["resultTable"]["rows"], json!([[200]]), "{body}");
+        assert_eq!(body["exceptions"], json!([]), "{body}");
+    }
 }
