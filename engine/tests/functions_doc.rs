@@ -128,6 +128,11 @@ const REFUSED: &[(&str, &str)] = &[
         "internal to Pinot's planning of EXPRMAX; Tessera runs EXPRMAX as one aggregate",
     ),
     (
+        "fourthmoment",
+        "Pinot's own intermediate of SKEWNESS and KURTOSIS, which Pinot refuses as a query's \
+         aggregate (\"Fourth moment cannot be used as aggregation function directly\")",
+    ),
+    (
         "timeseriesaggregate",
         "belongs to Pinot's time-series engine (PromQL/M3QL), not to SQL",
     ),

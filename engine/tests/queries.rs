@@ -527,6 +527,65 @@ fn filtered_aggregates_percentiles_and_mode() {
 }
 
 #[test]
+fn smart_tdigest_is_exact_below_its_threshold_and_a_digest_past_it() {
+    let mut years: Vec<f64> = (0..ROWS).map(|i| 2000.0 + (i % 7) as f64).collect();
+    years.sort_by(f64::total_cmp);
+    for (v, t) in all_variants() {
+        for engine in ["", "SET useMultistageEngine=true; "] {
+            let r = query(
+                &t,
+                &format!(
+                    "{engine}SELECT PERCENTILESMARTTDIGEST(year, 50), percentile_smart_tdigest(year, 100), \
+                     PERCENTILESMARTTDIGEST(year, 50, 'threshold=10; compression=50'), \
+                     PERCENTILESMARTTDIGEST(year, 50, 'threshold=0'), \
+                     PERCENTILESMARTTDIGEST(year, 50) FILTER (WHERE year > 3000) FROM stats"
+                ),
+            );
+            let rows = rows_of(&r);
+            // Below the threshold: Pinot's exact rule, values[size * p / 100].
+            assert_eq!(rows[0][0], json!(years[ROWS / 2]), "{v:?} {engine}");
+            assert_eq!(rows[0][1], json!(years[ROWS - 1]), "{v:?} {engine}");
+            // Past a threshold of 10 values: the t-digest's estimate of the median.
+            let estimate = rows[0][2].as_f64().unwrap();
+            assert!(
+                (2002.0..=2004.0).contains(&estimate),
+                "{v:?} {engine}: {estimate}"
+            );
+            // A non-positive threshold never converts.
+            assert_eq!(rows[0][3], json!(years[ROWS / 2]), "{v:?} {engine}");
+            // No values: Pinot's sentinel.
+            assert_eq!(rows[0][4], json!("-Infinity"), "{v:?} {engine}");
+            if engine.is_empty() {
+                let (names, types) = columns_of(&r);
+                assert_eq!(names[0], "percentilesmarttdigest(year, 50.0)");
+                assert!(types.iter().all(|t| t == "DOUBLE"), "{types:?}");
+            }
+        }
+        for (bad, why) in [
+            (
+                "PERCENTILESMARTTDIGEST(year, 50, 'depth=3')",
+                "Invalid parameter key: depth",
+            ),
+            (
+                "PERCENTILESMARTTDIGEST(year, 50, 'threshold')",
+                "Invalid parameter: threshold",
+            ),
+            (
+                "PERCENTILESMARTTDIGEST(year, 120)",
+                "invalid percentile: 120",
+            ),
+        ] {
+            let r = query(&t, &format!("SELECT {bad} FROM stats"));
+            assert!(
+                r.exceptions.iter().any(|e| e.message.contains(why)),
+                "{bad}: {:?}",
+                r.exceptions
+            );
+        }
+    }
+}
+
+#[test]
 fn literal_queries_and_errors() {
     let t = table(Variant::Plain);
     let r = query(&t, "SELECT 1, 'a' AS x");

@@ -201,7 +201,8 @@ impl<'a> GroupAccumulator<'a> {
                     (None, _) => States::DistinctValues(Vec::new()),
                 }
             }
-            AggregateFunction::Percentile { .. } => States::Values(Vec::new()),
+            AggregateFunction::Percentile { .. }
+            | AggregateFunction::PercentileSmartTDigest { .. } => States::Values(Vec::new()),
             AggregateFunction::PercentileEst { .. } => States::QDigest(Vec::new()),
             AggregateFunction::PercentileTDigest { .. } => States::TDigest(Vec::new()),
             AggregateFunction::Mode => States::Mode(Vec::new()),
@@ -627,7 +628,11 @@ impl<'a> GroupAccumulator<'a> {
                 }
             },
             States::Hll(h) => AggState::Hll(h[g].clone()),
-            States::Values(v) => AggState::Values(v[g].clone()),
+            States::Values(v) => {
+                let mut state = AggState::Values(v[g].clone());
+                state.convert_past_threshold(&self.function);
+                state
+            }
             States::TDigest(t) => AggState::TDigest(t[g].clone()),
             States::QDigest(q) => AggState::QDigest(q[g].clone()),
             States::Mode(m) => AggState::Mode(m[g].clone()),

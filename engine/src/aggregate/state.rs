@@ -104,7 +104,8 @@ impl AggState {
             AggregateFunction::SegmentPartitionedDistinctCount => AggState::Count(0),
             AggregateFunction::DistinctCountHll { log2m }
             | AggregateFunction::DistinctCountRawHll { log2m } => AggState::Hll(new_hll(*log2m)),
-            AggregateFunction::Percentile { .. } => AggState::Values(Vec::new()),
+            AggregateFunction::Percentile { .. }
+            | AggregateFunction::PercentileSmartTDigest { .. } => AggState::Values(Vec::new()),
             AggregateFunction::PercentileEst { .. } => AggState::QDigest(QuantileDigest::default()),
             AggregateFunction::PercentileTDigest { compression, .. } => {
                 AggState::TDigest(new_tdigest(*compression))
@@ -191,6 +192,14 @@ impl AggState {
                 *me = AggState::Hll(b);
             }
             (AggState::TDigest(a), AggState::TDigest(b)) => a.merge(&b),
+            // PERCENTILESMARTTDIGEST: one side already converted to a digest.
+            (AggState::TDigest(a), AggState::Values(b)) => b.iter().for_each(|x| a.add(*x)),
+            (me @ AggState::Values(_), AggState::TDigest(mut b)) => {
+                if let AggState::Values(a) = me {
+                    a.iter().for_each(|x| b.add(*x));
+                }
+                *me = AggState::TDigest(b);
+            }
             (AggState::QDigest(a), AggState::QDigest(b)) => a.merge(&b),
             (AggState::Mode(a), AggState::Mode(b)) => {
                 for (k, c) in b {
@@ -275,8 +284,24 @@ impl AggState {
         Ok(())
     }
 
-    /// DISTINCTCOUNTSMARTHLL: an exact set of more than `threshold` values becomes a sketch.
+    /// DISTINCTCOUNTSMARTHLL: an exact set of more than `threshold` values becomes a sketch;
+    /// PERCENTILESMARTTDIGEST: a list of more than `threshold` values becomes a t-digest.
     pub fn convert_past_threshold(&mut self, f: &AggregateFunction) {
+        if let (
+            AggState::Values(values),
+            AggregateFunction::PercentileSmartTDigest {
+                threshold,
+                compression,
+                ..
+            },
+        ) = (&*self, f)
+            && values.len() > *threshold as usize
+        {
+            let mut t = new_tdigest(*compression);
+            values.iter().for_each(|x| t.add(*x));
+            *self = AggState::TDigest(t);
+            return;
+        }
         if let (
             AggState::Distinct(set),
             AggregateFunction::DistinctCountSmartHll { log2m, threshold },
@@ -552,7 +577,8 @@ fn percentile_of(f: &AggregateFunction) -> f64 {
     match f {
         AggregateFunction::Percentile { percentile }
         | AggregateFunction::PercentileEst { percentile }
-        | AggregateFunction::PercentileTDigest { percentile, .. } => *percentile,
+        | AggregateFunction::PercentileTDigest { percentile, .. }
+        | AggregateFunction::PercentileSmartTDigest { percentile, .. } => *percentile,
         _ => 50.0,
     }
 }

@@ -381,6 +381,8 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
     FunctionDef::new("factorial", Arity::Exact(1), &[N], L, factorial),
     FunctionDef::new("widthBucket", Arity::Exact(4), &[N], I, width_bucket),
     FunctionDef::new("rand", Arity::Range(0, 1), &[N], D, rand).nondeterministic(),
+    // Pinot's reduce of a split AVG (a sum and a count): NULL for no rows.
+    FunctionDef::new("avgReduce", Arity::Exact(2), &[N], D, avg_reduce).handles_nulls(),
 ];
 
 const D: Returns = Returns::Fixed(DataType::Double);
@@ -569,6 +571,16 @@ fn decimal_from_f64(function: &'static str, x: f64) -> Result<Value, FunctionErr
             value: x.to_string(),
         })
     }
+}
+
+fn avg_reduce(args: &[Value]) -> Result<Value, FunctionError> {
+    let (sum, count) = (&args[0], &args[1]);
+    if sum.is_null() || count.is_null() || int("avgReduce", count)? == 0 {
+        return Ok(Value::Null);
+    }
+    Ok(Value::Double(
+        num("avgReduce", sum)? / int("avgReduce", count)? as f64,
+    ))
 }
 
 fn divide(args: &[Value]) -> Result<Value, FunctionError> {
@@ -1018,6 +1030,17 @@ mod tests {
         );
         assert!(f.return_type(&[DataType::Bytes, DataType::Long]).is_err());
         assert!(f.return_type(&[DataType::Int]).is_err());
+    }
+
+    #[test]
+    fn avg_reduce_divides_a_sum_by_its_count_and_is_null_for_none() {
+        assert_eq!(call("avgReduce", &[d(7.0), Value::Long(2)]), d(3.5));
+        assert_eq!(call("avg_reduce", &[d(7.0), Value::Long(0)]), Value::Null);
+        assert_eq!(
+            call("avgReduce", &[Value::Null, Value::Long(2)]),
+            Value::Null
+        );
+        assert_eq!(call("avgReduce", &[d(1.0), Value::Null]), Value::Null);
     }
 
     #[test]

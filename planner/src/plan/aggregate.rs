@@ -57,6 +57,13 @@ pub enum AggregateFunction {
         percentile: f64,
         compression: f64,
     },
+    /// The exact percentile while a group holds at most `threshold` values, a t-digest's
+    /// estimate past that (`PERCENTILESMARTTDIGEST(x, p[, 'threshold=…;compression=…'])`).
+    PercentileSmartTDigest {
+        percentile: f64,
+        threshold: u32,
+        compression: f64,
+    },
     /// Most frequent value (ties: the smallest).
     Mode,
     /// Exact decimal sum, rounded to `precision` significant digits and `scale` if given.
@@ -181,6 +188,7 @@ impl AggregateFunction {
             AggregateFunction::Percentile { .. } => "percentile",
             AggregateFunction::PercentileEst { .. } => "percentileest",
             AggregateFunction::PercentileTDigest { .. } => "percentiletdigest",
+            AggregateFunction::PercentileSmartTDigest { .. } => "percentilesmarttdigest",
             AggregateFunction::Mode => "mode",
             AggregateFunction::SumPrecision { .. } => "sumprecision",
             AggregateFunction::BoolAnd => "booland",
@@ -235,6 +243,7 @@ impl AggregateFunction {
             | AggregateFunction::MinMaxRange
             | AggregateFunction::Percentile { .. }
             | AggregateFunction::PercentileTDigest { .. }
+            | AggregateFunction::PercentileSmartTDigest { .. }
             | AggregateFunction::Mode
             | AggregateFunction::Skewness
             | AggregateFunction::Kurtosis
@@ -420,6 +429,7 @@ const BASE_NAMES: &[&str] = &[
     "percentile",
     "percentileest",
     "percentiletdigest",
+    "percentilesmarttdigest",
     "mode",
     "sumprecision",
     "booland",
@@ -507,6 +517,40 @@ pub fn canonical_name(name: &str) -> String {
 /// Whether a function name (as written) is an aggregate.
 pub fn is_aggregate_name(name: &str) -> bool {
     parse_aggregate_name(&canonical_name(name)).is_some()
+}
+
+/// Parses PERCENTILESMARTTDIGEST's `'threshold=10000;compression=50'` (keys case-insensitive,
+/// whitespace ignored; a non-positive threshold never converts), as Pinot's defaults fill in:
+/// a threshold of 100,000 values and a compression of 100.
+fn smart_tdigest_parameters(text: &str) -> Result<(u32, f64), String> {
+    let (mut threshold, mut compression) = (100_000u32, DEFAULT_TDIGEST_COMPRESSION);
+    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    for pair in text.split(';').filter(|p| !p.is_empty()) {
+        let parts: Vec<&str> = pair.split('=').filter(|p| !p.is_empty()).collect();
+        let [key, value] = parts[..] else {
+            return Err(format!("Invalid parameter: {pair}"));
+        };
+        let number: i64 = value
+            .parse()
+            .map_err(|_| format!("For input string: \"{value}\""))?;
+        match key.to_ascii_uppercase().as_str() {
+            "THRESHOLD" => {
+                threshold = if number <= 0 {
+                    u32::MAX
+                } else {
+                    u32::try_from(number).unwrap_or(u32::MAX)
+                }
+            }
+            "COMPRESSION" => compression = number as f64,
+            _ => return Err(format!("Invalid parameter key: {key}")),
+        }
+    }
+    if !(10.0..=10_000.0).contains(&compression) {
+        return Err(format!(
+            "invalid compression for percentilesmarttdigest: {compression}"
+        ));
+    }
+    Ok((threshold, compression))
 }
 
 /// Pinot's `DISTINCTCOUNTSMARTHLL` defaults: `log2m` 12, conversion past 100,000 values.
@@ -803,6 +847,24 @@ pub fn build_function(
                         compression,
                     }
                 }
+            }
+        }
+        "percentilesmarttdigest" => {
+            let p = check_percentile(num(0, "percentile").map_err(|_| {
+                "Second argument of PERCENTILE_SMART_TDIGEST aggregation function must be a \
+                 double literal (percentile)"
+                    .to_string()
+            })?)?;
+            expect_params(2)?;
+            let (threshold, compression) = match params.get(1) {
+                None => smart_tdigest_parameters("")?,
+                Some(segments::types::Value::String(text)) => smart_tdigest_parameters(text)?,
+                Some(_) => return Err(format!("{base} expects its parameters as a string")),
+            };
+            AggregateFunction::PercentileSmartTDigest {
+                percentile: p,
+                threshold,
+                compression,
             }
         }
         "sumprecision" => {

@@ -37,6 +37,7 @@ pub fn aggregate_name(e: &Expr, function: &AggregateFunction, null_handling: boo
         AggregateFunction::Percentile { percentile }
         | AggregateFunction::PercentileEst { percentile }
         | AggregateFunction::PercentileTDigest { percentile, .. }
+        | AggregateFunction::PercentileSmartTDigest { percentile, .. }
         | AggregateFunction::PercentileKll { percentile, .. } => match legacy {
             Some(_) => format!("{base}{}{mv_suffix}({arg})", *percentile as i64),
             None => {
