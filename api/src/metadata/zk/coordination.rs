@@ -163,7 +163,7 @@ pub async fn announce(inner: &Arc<Inner>, id: &str, bytes: &[u8]) -> Result<(), 
         .map_err(|_| super::poisoned())?
         .get(id)
         .is_some_and(|b| b == bytes);
-    let c = inner.client().await?;
+    let c = inner.connected_client().await?;
     if unchanged {
         return Ok(());
     }

@@ -332,12 +332,17 @@ pub async fn commit(
             }
         }
     }
-    // Values removed from kept directories.
-    for (path, v) in &finals {
-        if v.is_none()
-            && keep.contains(path)
-            && let Some(n) = nodes.get(path).filter(|n| !n.data.is_empty())
-        {
+    // Values removed from kept directories: keys deleted, or removed by a prefix, whose znode
+    // stays because a key below it is written.
+    let emptied: BTreeSet<&String> = finals
+        .iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|(p, _)| p)
+        .chain(swept_keys.iter().filter(|p| !finals.contains_key(*p)))
+        .filter(|p| keep.contains(*p))
+        .collect();
+    for path in emptied {
+        if let Some(n) = nodes.get(path).filter(|n| !n.data.is_empty()) {
             w.add_set_data(path, &[], Some(n.version))
                 .map_err(store_error)?;
         }

@@ -80,7 +80,10 @@ fn store_error(e: zk::Error) -> StoreError {
         | E::Timeout
         | E::SessionMoved
         | E::Throttled
-        | E::NotReadOnly => StoreError::Unavailable(format!("ZooKeeper: {e}")),
+        | E::NotReadOnly
+        // The client's own connection failures ("no response from connection in …", an I/O
+        // error) reach the requests that were waiting on the connection as custom errors.
+        | E::Custom(_) => StoreError::Unavailable(format!("ZooKeeper: {e}")),
         other => StoreError::Backend(format!("ZooKeeper: {other}")),
     }
 }
