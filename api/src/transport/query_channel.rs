@@ -632,12 +632,12 @@ mod tests {
                 }
             }
         });
-        address
+        (address, accepted)
     }
 
     #[async_std::test]
     async fn a_silent_peer_fails_its_queries_long_before_their_timeout() {
-        let address = peer(false, None).await;
+        let (address, accepted) = peer(false, None).await;
         let channel = QueryChannel::new(&address, None);
         let q = query(1);
         let answer = async_std::future::timeout(Duration::from_secs(10), channel.query(&q)).await;
