@@ -169,6 +169,10 @@ enum States<'a> {
     Extreme(Vec<Option<(f64, Value)>>),
     /// DataSketches, made on a group's first value.
     Sketch(Vec<Option<SketchBuilder>>, SketchKind),
+    /// The window funnels' (time, step) events.
+    Events(Vec<Vec<super::funnel::Event>>),
+    /// FUNNELCOUNT's keys per step (the step count).
+    StepKeys(Vec<Vec<HashSet<Key>>>, usize),
 }
 
 /// One aggregation's states for the groups of one segment.
@@ -229,6 +233,10 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::Covariance { .. } => States::CoMoments(Vec::new()),
             AggregateFunction::WithTime { .. } => States::Timed(Vec::new()),
             AggregateFunction::ExprMinMax { .. } => States::Extreme(Vec::new()),
+            AggregateFunction::FunnelWindow(_) => States::Events(Vec::new()),
+            AggregateFunction::FunnelCount { steps } => {
+                States::StepKeys(Vec::new(), *steps as usize)
+            }
             AggregateFunction::ThetaSketch { .. }
             | AggregateFunction::CpcSketch { .. }
             | AggregateFunction::FrequentItems { .. }
@@ -313,6 +321,11 @@ impl<'a> GroupAccumulator<'a> {
             States::Timed(v) => v.resize(n, None),
             States::Extreme(v) => v.resize(n, None),
             States::Sketch(v, _) => v.resize_with(n, || None),
+            States::Events(v) => v.resize_with(n, Vec::new),
+            States::StepKeys(v, steps) => {
+                let steps = *steps;
+                v.resize_with(n, || vec![HashSet::new(); steps])
+            }
         }
     }
 
@@ -528,6 +541,27 @@ impl<'a> GroupAccumulator<'a> {
                     }
                 })?
             }
+            States::Events(events) => {
+                let keep_all = matches!(&self.function, AggregateFunction::FunnelWindow(f) if f.modes.keep_all);
+                visit_pairs(arg, second, groups, valid, |g, t, step| {
+                    if let (Some(t), Some(step)) = (exact_long(&t), exact_long(&step))
+                        && (step >= 0 || keep_all)
+                    {
+                        events[g].push((t, step as i32));
+                    }
+                })?
+            }
+            States::StepKeys(keys, steps) => {
+                let steps = *steps;
+                visit_pairs(arg, second, groups, valid, |g, key, mask| {
+                    let mask = exact_long(&mask).unwrap_or(0);
+                    for (step, set) in keys[g].iter_mut().enumerate().take(steps) {
+                        if mask & (1 << step) != 0 {
+                            set.insert(Key(key.clone()));
+                        }
+                    }
+                })?
+            }
             States::Extreme(best) => {
                 let max = matches!(self.function, AggregateFunction::ExprMinMax { max: true });
                 visit_pairs(arg, second, groups, valid, |g, v, m| {
@@ -659,6 +693,8 @@ impl<'a> GroupAccumulator<'a> {
                 Some(b) => AggState::Sketch(b.build()),
                 None => AggState::empty(&self.function),
             },
+            States::Events(v) => AggState::Events(v[g].clone()),
+            States::StepKeys(v, _) => AggState::StepKeys(v[g].clone()),
         }
     }
 }

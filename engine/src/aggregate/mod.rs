@@ -4,6 +4,7 @@
 //! [`segments::types::decimal::Decimal`]s) and the moments of `SKEWNESS`/`KURTOSIS` ([`moments`]).
 
 pub mod accumulator;
+pub mod funnel;
 pub mod lanes;
 pub mod moments;
 pub mod sketch_serde;

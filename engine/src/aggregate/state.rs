@@ -66,6 +66,10 @@ pub enum AggState {
     Extreme(#[serde(with = "extreme_serde")] Option<(f64, Value)>),
     /// The Apache DataSketches functions (theta, CPC, frequent items, KLL).
     Sketch(#[serde(with = "super::sketch_serde")] DataSketch),
+    /// The window funnels: (time, step) events, in no order.
+    Events(Vec<super::funnel::Event>),
+    /// FUNNELCOUNT: per step, the correlation keys that met it.
+    StepKeys(Vec<HashSet<Key>>),
 }
 
 /// A non-finite measure crosses the wire as text, like the other `f64` states.
@@ -136,6 +140,10 @@ impl AggState {
             AggregateFunction::Covariance { .. } => AggState::CoMoments(CoMoments::default()),
             AggregateFunction::WithTime { .. } => AggState::Timed(None),
             AggregateFunction::ExprMinMax { .. } => AggState::Extreme(None),
+            AggregateFunction::FunnelWindow(_) => AggState::Events(Vec::new()),
+            AggregateFunction::FunnelCount { steps } => {
+                AggState::StepKeys(vec![HashSet::new(); *steps as usize])
+            }
             AggregateFunction::ThetaSketch { .. }
             | AggregateFunction::CpcSketch { .. }
             | AggregateFunction::FrequentItems { .. }
@@ -260,6 +268,12 @@ impl AggState {
                 let max = matches!(f, AggregateFunction::ExprMinMax { max: true });
                 if let Some((m, v)) = b {
                     offer_extreme(a, m, v, max);
+                }
+            }
+            (AggState::Events(a), AggState::Events(b)) => a.extend(b),
+            (AggState::StepKeys(a), AggState::StepKeys(b)) => {
+                for (mine, theirs) in a.iter_mut().zip(b) {
+                    mine.extend(theirs);
                 }
             }
             (AggState::Sketch(a), AggState::Sketch(b)) => a
@@ -462,6 +476,11 @@ impl AggState {
                 _ => Value::Null,
             },
             AggState::Extreme(best) => best.as_ref().map_or(Value::Null, |(_, v)| v.clone()),
+            AggState::Events(events) => match f {
+                AggregateFunction::FunnelWindow(w) => super::funnel::finalize(w, events),
+                _ => Value::Null,
+            },
+            AggState::StepKeys(keys) => super::funnel::funnel_counts(keys),
             AggState::Sketch(s) => finalize_sketch(f, s),
             AggState::Bool(b) => match b {
                 Some(x) => Value::Boolean(*x),

@@ -8,6 +8,7 @@
 
 use super::expr::Expr;
 use super::filter::FilterExpr;
+use super::funnel::{FunnelKind, WindowFunnel};
 use segments::sketch::datasketch::{self, SketchKind};
 use segments::types::{ColumnType, DataType};
 use serde::{Deserialize, Serialize};
@@ -161,6 +162,14 @@ pub enum AggregateFunction {
         longs: bool,
         max_map_size: u32,
     },
+    /// A window funnel (`FUNNELMAXSTEP`, …) over events: the argument is the time,
+    /// [`AggregateCall::second`] the step each row matched (−1: none; [`super::funnel`]).
+    FunnelWindow(WindowFunnel),
+    /// `FUNNELCOUNT`: per step, the correlation keys (the argument) that met every step up
+    /// to it ([`AggregateCall::second`]: the bit mask of the steps a row meets); LONG array.
+    FunnelCount {
+        steps: u32,
+    },
     /// A KLL quantile (`PERCENTILEKLL(x, p[, k])`, DOUBLE) or the sketch, base64
     /// (`PERCENTILERAWKLL`, STRING); NULL for no rows.
     PercentileKll {
@@ -227,6 +236,13 @@ impl AggregateFunction {
             AggregateFunction::CpcSketch { raw: true, .. } => "distinctcountrawcpcsketch",
             AggregateFunction::FrequentItems { longs: false, .. } => "frequentstringssketch",
             AggregateFunction::FrequentItems { longs: true, .. } => "frequentlongssketch",
+            AggregateFunction::FunnelWindow(f) => match f.kind {
+                FunnelKind::MaxStep => "funnelmaxstep",
+                FunnelKind::MatchStep => "funnelmatchstep",
+                FunnelKind::CompleteCount => "funnelcompletecount",
+                FunnelKind::StepDurationStats => "funnelstepdurationstats",
+            },
+            AggregateFunction::FunnelCount { .. } => "funnelcount",
             AggregateFunction::PercentileKll { raw: false, .. } => "percentilekll",
             AggregateFunction::PercentileKll { raw: true, .. } => "percentilerawkll",
         }
@@ -262,6 +278,11 @@ impl AggregateFunction {
             | AggregateFunction::FrequentItems { .. }
             | AggregateFunction::PercentileKll { raw: true, .. } => DataType::String,
             AggregateFunction::WithTime { element, .. } => *element,
+            AggregateFunction::FunnelWindow(f) => match f.kind {
+                FunnelKind::StepDurationStats => DataType::Double,
+                _ => DataType::Int,
+            },
+            AggregateFunction::FunnelCount { .. } => DataType::Long,
             AggregateFunction::SumLong
             | AggregateFunction::MinLong
             | AggregateFunction::MaxLong
@@ -290,7 +311,9 @@ impl AggregateFunction {
             AggregateFunction::Histogram { .. }
                 | AggregateFunction::ArrayAgg { .. }
                 | AggregateFunction::SumArray { .. }
-        )
+                | AggregateFunction::FunnelCount { .. }
+        ) || matches!(self, AggregateFunction::FunnelWindow(f)
+            if matches!(f.kind, FunnelKind::MatchStep | FunnelKind::StepDurationStats))
     }
 
     /// The `log2m` of the functions whose state is a HyperLogLog from the start.
@@ -351,6 +374,7 @@ impl AggregateFunction {
                 | AggregateFunction::ListAgg { .. }
                 | AggregateFunction::WithTime { .. }
                 | AggregateFunction::ExprMinMax { .. }
+                | AggregateFunction::FunnelCount { .. }
                 // Numbers, or BYTES holding serialized sketches (checked by the binder).
                 | AggregateFunction::ThetaSketch { .. }
                 | AggregateFunction::CpcSketch { .. }
@@ -472,13 +496,28 @@ const BASE_NAMES: &[&str] = &[
     "frequentlongssketch",
     "percentilekll",
     "percentilerawkll",
+    "funnelmaxstep",
+    "funnelmatchstep",
+    "funnelcompletecount",
+    "funnelstepdurationstats",
+    "funnelcount",
 ];
 
 /// Whether an aggregate takes a second expression argument ([`AggregateCall::second`]).
 pub fn takes_second_argument(base: &str) -> bool {
     matches!(
         base,
-        "covarpop" | "covarsamp" | "firstwithtime" | "lastwithtime" | "exprmin" | "exprmax"
+        "covarpop"
+            | "covarsamp"
+            | "firstwithtime"
+            | "lastwithtime"
+            | "exprmin"
+            | "exprmax"
+            | "funnelmaxstep"
+            | "funnelmatchstep"
+            | "funnelcompletecount"
+            | "funnelstepdurationstats"
+            | "funnelcount"
     )
 }
 
@@ -867,6 +906,13 @@ pub fn build_function(
                 compression,
             }
         }
+        "funnelmaxstep" | "funnelmatchstep" | "funnelcompletecount" | "funnelstepdurationstats" => {
+            let kind = super::funnel::window_kind(base).ok_or("not a window funnel")?;
+            AggregateFunction::FunnelWindow(super::funnel::window_funnel(kind, params)?)
+        }
+        "funnelcount" => AggregateFunction::FunnelCount {
+            steps: num(0, "number of steps")? as u32,
+        },
         "sumprecision" => {
             expect_params(2)?;
             let precision = if params.is_empty() {

@@ -25,6 +25,7 @@ pub mod error;
 pub mod eval;
 pub mod expr;
 pub mod filter;
+pub mod funnel;
 pub mod like;
 pub mod multistage;
 pub mod query_plan;

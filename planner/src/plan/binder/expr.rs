@@ -394,6 +394,17 @@ impl<'a> ExprBinder<'a> {
                 v1_name(e)
             )));
         }
+        // The funnels' step conditions become one expression (see `plan::funnel`).
+        let funnel_args;
+        let args: &[ast::Expr] = if crate::plan::funnel::window_kind(base).is_some() {
+            funnel_args = crate::plan::funnel::window_funnel_args(name, args)?;
+            &funnel_args
+        } else if base == "funnelcount" {
+            funnel_args = crate::plan::funnel::funnel_count_args(args)?;
+            &funnel_args
+        } else {
+            args
+        };
         let (arg, params): (Option<Expr>, Vec<Value>) = match args.split_first() {
             None => {
                 return Err(PlanError::Validation(format!("'{name}' needs an argument")));
