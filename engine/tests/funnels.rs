@@ -268,6 +268,52 @@ fn window_funnels_answer_as_pinots_tests_expect() {
 }
 
 #[test]
+fn funnel_events_report_the_fields_of_each_completed_funnel() {
+    let (_dir, t) = tables();
+    let sql = format!(
+        "SELECT userId, funnelEventsFunctionEval(timestampCol, '1000', 4, {S4}, 3, timestampCol, \
+         userId, url) FROM clicks GROUP BY userId ORDER BY userId LIMIT 100"
+    );
+    let rows = rows(&t, &sql);
+    assert_eq!(rows.len(), 40);
+    for row in &rows {
+        let user = row[0].as_str().unwrap();
+        let want = if user.starts_with("user0") {
+            json!([
+                "1, 12",
+                "1000",
+                user,
+                "/product/search",
+                "1010",
+                user,
+                "/cart/add",
+                "1020",
+                user,
+                "/checkout/start",
+                "1030",
+                user,
+                "/checkout/confirmation"
+            ])
+        } else {
+            json!(["0"])
+        };
+        assert_eq!(row[1], want, "{user}");
+    }
+    let r = execute_sql(
+        "SELECT funnelEventsFunctionEval(timestampCol, '1000', 1, url = 'a', 1, url, 'depth=2') FROM clicks",
+        None,
+        &t,
+    );
+    assert!(
+        r.exceptions
+            .iter()
+            .any(|e| e.message.contains("Unrecognized arguments: DEPTH=2")),
+        "{:?}",
+        r.exceptions
+    );
+}
+
+#[test]
 fn window_funnel_calls_are_checked_as_pinot_checks_them() {
     let (_dir, t) = tables();
     for (call, why) in [

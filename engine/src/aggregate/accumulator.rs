@@ -171,6 +171,8 @@ enum States<'a> {
     Sketch(Vec<Option<SketchBuilder>>, SketchKind),
     /// The window funnels' (time, step) events.
     Events(Vec<Vec<super::funnel::Event>>),
+    /// FUNNELEVENTSFUNCTIONEVAL's events with their extra fields.
+    FieldEvents(Vec<Vec<super::funnel::FieldEvent>>),
     /// FUNNELCOUNT's keys per step (the step count).
     StepKeys(Vec<Vec<HashSet<Key>>>, usize),
 }
@@ -233,6 +235,11 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::Covariance { .. } => States::CoMoments(Vec::new()),
             AggregateFunction::WithTime { .. } => States::Timed(Vec::new()),
             AggregateFunction::ExprMinMax { .. } => States::Extreme(Vec::new()),
+            AggregateFunction::FunnelWindow(w)
+                if w.kind == planner::plan::funnel::FunnelKind::EventsFunctionEval =>
+            {
+                States::FieldEvents(Vec::new())
+            }
             AggregateFunction::FunnelWindow(_) => States::Events(Vec::new()),
             AggregateFunction::FunnelCount { steps } => {
                 States::StepKeys(Vec::new(), *steps as usize)
@@ -322,6 +329,7 @@ impl<'a> GroupAccumulator<'a> {
             States::Extreme(v) => v.resize(n, None),
             States::Sketch(v, _) => v.resize_with(n, || None),
             States::Events(v) => v.resize_with(n, Vec::new),
+            States::FieldEvents(v) => v.resize_with(n, Vec::new),
             States::StepKeys(v, steps) => {
                 let steps = *steps;
                 v.resize_with(n, || vec![HashSet::new(); steps])
@@ -551,6 +559,26 @@ impl<'a> GroupAccumulator<'a> {
                     }
                 })?
             }
+            States::FieldEvents(events) => {
+                let keep_all = matches!(&self.function, AggregateFunction::FunnelWindow(f) if f.modes.keep_all);
+                visit_pairs(arg, second, groups, valid, |g, t, encoded| {
+                    let Some(mut parts) = encoded
+                        .as_str()
+                        .and_then(planner::plan::funnel::split_length_prefixed)
+                    else {
+                        return;
+                    };
+                    if parts.is_empty() {
+                        return;
+                    }
+                    let step: Option<i32> = parts.remove(0).parse().ok();
+                    if let (Some(t), Some(step)) = (exact_long(&t), step)
+                        && (step >= 0 || keep_all)
+                    {
+                        events[g].push((t, step, parts));
+                    }
+                })?
+            }
             States::StepKeys(keys, steps) => {
                 let steps = *steps;
                 visit_pairs(arg, second, groups, valid, |g, key, mask| {
@@ -694,6 +722,7 @@ impl<'a> GroupAccumulator<'a> {
                 None => AggState::empty(&self.function),
             },
             States::Events(v) => AggState::Events(v[g].clone()),
+            States::FieldEvents(v) => AggState::FieldEvents(v[g].clone()),
             States::StepKeys(v, _) => AggState::StepKeys(v[g].clone()),
         }
     }

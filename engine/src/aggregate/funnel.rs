@@ -16,11 +16,14 @@ use std::collections::{HashSet, VecDeque};
 /// One event: its time and the step it matched (−1: none, kept in `KEEP_ALL` mode).
 pub type Event = (i64, i32);
 
+/// An event with `FUNNELEVENTSFUNCTIONEVAL`'s extra fields, as text.
+pub type FieldEvent = (i64, i32, Vec<String>);
+
 /// The final value of a window funnel over a group's events.
 pub fn finalize(f: &WindowFunnel, events: &[Event]) -> Value {
-    let mut queue = events.to_vec();
+    let mut queue: Vec<Slot> = events.iter().map(|&(t, s)| (t, s, 0)).collect();
     queue.sort_unstable();
-    let mut queue: VecDeque<Event> = queue.into();
+    let mut queue: VecDeque<Slot> = queue.into();
     match f.kind {
         FunnelKind::MaxStep => Value::Int(max_step(f, &mut queue)),
         FunnelKind::MatchStep => {
@@ -38,12 +41,86 @@ pub fn finalize(f: &WindowFunnel, events: &[Event]) -> Value {
                 .map(Value::Double)
                 .collect(),
         ),
+        // Events without fields: nothing to report but the number of matches.
+        FunnelKind::EventsFunctionEval => {
+            let events: Vec<FieldEvent> = events.iter().map(|&(t, s)| (t, s, Vec::new())).collect();
+            finalize_fields(f, &events)
+        }
     }
 }
 
+/// `FUNNELEVENTSFUNCTIONEVAL`: the number of completed funnels and, for each, the extra fields
+/// of its steps' first events (each completion reports from its window's start, as Pinot
+/// does); an empty array for no events.
+pub fn finalize_fields(f: &WindowFunnel, events: &[FieldEvent]) -> Value {
+    if events.is_empty() {
+        return Value::Array(Vec::new());
+    }
+    let mut queue: Vec<Slot> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.0, e.1, i))
+        .collect();
+    queue.sort_unstable();
+    let mut queue: VecDeque<Slot> = queue.into();
+    let steps = f.steps as i32;
+    let mut window: VecDeque<Slot> = VecDeque::new();
+    let mut matches: Vec<Vec<String>> = Vec::new();
+    while !queue.is_empty() {
+        fill_window(f, &mut queue, &mut window);
+        let Some(first) = window.front() else {
+            break;
+        };
+        let mut start = first.0;
+        let (mut reached, mut previous) = (0, -1);
+        for &(at, step, _) in &window {
+            if f.modes.strict_deduplication && step == reached - 1 {
+                reached = 0;
+            }
+            if f.modes.strict_order && step != reached {
+                reached = 0;
+            }
+            if f.modes.strict_increase && previous == at {
+                continue;
+            }
+            previous = at;
+            if reached == step {
+                reached += 1;
+            }
+            if reached == steps {
+                let mut next = 0;
+                let mut out = Vec::new();
+                for &(_, step, i) in &window {
+                    if step == next {
+                        out.extend(events[i].2.iter().cloned());
+                        next += 1;
+                    }
+                }
+                matches.push(out);
+                reached = 0;
+                start = at;
+            }
+        }
+        window.pop_front();
+        while window.front().is_some_and(|e| e.0 < start) {
+            window.pop_front();
+        }
+    }
+    let mut head = matches.len().to_string();
+    for m in &matches {
+        head.push_str(&format!(", {}", m.len()));
+    }
+    let mut out = vec![Value::String(head)];
+    out.extend(matches.into_iter().flatten().map(Value::String));
+    Value::Array(out)
+}
+
+/// An event in a window: its time, its step and where it came from (its extra fields).
+type Slot = (i64, i32, usize);
+
 /// Moves the next window into `window`: drops its front events up to a step-0 one (or takes
 /// the queue's next step-0 event), then takes what follows while it fits.
-fn fill_window(f: &WindowFunnel, queue: &mut VecDeque<Event>, window: &mut VecDeque<Event>) {
+fn fill_window(f: &WindowFunnel, queue: &mut VecDeque<Slot>, window: &mut VecDeque<Slot>) {
     while window.front().is_some_and(|e| e.1 != 0) {
         window.pop_front();
     }
@@ -74,10 +151,10 @@ fn fill_window(f: &WindowFunnel, queue: &mut VecDeque<Event>, window: &mut VecDe
 }
 
 /// The furthest step one window reaches, under the funnel's modes.
-fn window_max_step(f: &WindowFunnel, window: &VecDeque<Event>) -> i32 {
+fn window_max_step(f: &WindowFunnel, window: &VecDeque<Slot>) -> i32 {
     let steps = f.steps as i32;
     let (mut reached, mut previous) = (0, -1);
-    for &(at, step) in window {
+    for &(at, step, _) in window {
         if f.modes.strict_deduplication && step == reached - 1 {
             return reached;
         }
@@ -99,7 +176,7 @@ fn window_max_step(f: &WindowFunnel, window: &VecDeque<Event>) -> i32 {
 }
 
 /// `FUNNELMAXSTEP`: the furthest step any window reaches.
-fn max_step(f: &WindowFunnel, queue: &mut VecDeque<Event>) -> i32 {
+fn max_step(f: &WindowFunnel, queue: &mut VecDeque<Slot>) -> i32 {
     let mut window = VecDeque::new();
     let mut best = 0;
     while !queue.is_empty() {
@@ -118,7 +195,7 @@ fn max_step(f: &WindowFunnel, queue: &mut VecDeque<Event>) -> i32 {
 
 /// `FUNNELCOMPLETECOUNT`: funnels completed, several per window possible; after a completion
 /// the window continues from the completing event.
-fn complete_count(f: &WindowFunnel, queue: &mut VecDeque<Event>) -> i32 {
+fn complete_count(f: &WindowFunnel, queue: &mut VecDeque<Slot>) -> i32 {
     let steps = f.steps as i32;
     let mut window = VecDeque::new();
     let mut completed = 0;
@@ -129,7 +206,7 @@ fn complete_count(f: &WindowFunnel, queue: &mut VecDeque<Event>) -> i32 {
         };
         let mut start = first.0;
         let (mut reached, mut previous) = (0, -1);
-        for &(at, step) in &window {
+        for &(at, step, _) in &window {
             if f.modes.strict_deduplication && step == reached - 1 {
                 reached = 0;
             }
@@ -161,7 +238,7 @@ fn complete_count(f: &WindowFunnel, queue: &mut VecDeque<Event>) -> i32 {
 /// over the windows that complete the funnel (the first event of each step, in time order);
 /// `COUNT` is 1 for the steps any window reached. Empty when nothing completed and `COUNT` is
 /// not asked.
-fn duration_stats(f: &WindowFunnel, queue: &mut VecDeque<Event>) -> Vec<f64> {
+fn duration_stats(f: &WindowFunnel, queue: &mut VecDeque<Slot>) -> Vec<f64> {
     let n = f.steps as usize;
     if queue.is_empty() || n == 0 {
         return Vec::new();
@@ -179,7 +256,7 @@ fn duration_stats(f: &WindowFunnel, queue: &mut VecDeque<Event>) -> Vec<f64> {
         if reached == n {
             completed_any = true;
             let mut times: Vec<i64> = Vec::new();
-            for &(at, step) in &window {
+            for &(at, step, _) in &window {
                 if step >= 0 && times.len() <= step as usize {
                     times.push(at);
                 }

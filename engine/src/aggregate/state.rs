@@ -68,6 +68,8 @@ pub enum AggState {
     Sketch(#[serde(with = "super::sketch_serde")] DataSketch),
     /// The window funnels: (time, step) events, in no order.
     Events(Vec<super::funnel::Event>),
+    /// FUNNELEVENTSFUNCTIONEVAL: events with their extra fields.
+    FieldEvents(Vec<super::funnel::FieldEvent>),
     /// FUNNELCOUNT: per step, the correlation keys that met it.
     StepKeys(Vec<HashSet<Key>>),
 }
@@ -140,6 +142,11 @@ impl AggState {
             AggregateFunction::Covariance { .. } => AggState::CoMoments(CoMoments::default()),
             AggregateFunction::WithTime { .. } => AggState::Timed(None),
             AggregateFunction::ExprMinMax { .. } => AggState::Extreme(None),
+            AggregateFunction::FunnelWindow(w)
+                if w.kind == planner::plan::funnel::FunnelKind::EventsFunctionEval =>
+            {
+                AggState::FieldEvents(Vec::new())
+            }
             AggregateFunction::FunnelWindow(_) => AggState::Events(Vec::new()),
             AggregateFunction::FunnelCount { steps } => {
                 AggState::StepKeys(vec![HashSet::new(); *steps as usize])
@@ -271,6 +278,7 @@ impl AggState {
                 }
             }
             (AggState::Events(a), AggState::Events(b)) => a.extend(b),
+            (AggState::FieldEvents(a), AggState::FieldEvents(b)) => a.extend(b),
             (AggState::StepKeys(a), AggState::StepKeys(b)) => {
                 for (mine, theirs) in a.iter_mut().zip(b) {
                     mine.extend(theirs);
@@ -481,6 +489,10 @@ impl AggState {
                 _ => Value::Null,
             },
             AggState::StepKeys(keys) => super::funnel::funnel_counts(keys),
+            AggState::FieldEvents(events) => match f {
+                AggregateFunction::FunnelWindow(w) => super::funnel::finalize_fields(w, events),
+                _ => Value::Null,
+            },
             AggState::Sketch(s) => finalize_sketch(f, s),
             AggState::Bool(b) => match b {
                 Some(x) => Value::Boolean(*x),

@@ -241,6 +241,7 @@ impl AggregateFunction {
                 FunnelKind::MatchStep => "funnelmatchstep",
                 FunnelKind::CompleteCount => "funnelcompletecount",
                 FunnelKind::StepDurationStats => "funnelstepdurationstats",
+                FunnelKind::EventsFunctionEval => "funneleventsfunctioneval",
             },
             AggregateFunction::FunnelCount { .. } => "funnelcount",
             AggregateFunction::PercentileKll { raw: false, .. } => "percentilekll",
@@ -280,6 +281,7 @@ impl AggregateFunction {
             AggregateFunction::WithTime { element, .. } => *element,
             AggregateFunction::FunnelWindow(f) => match f.kind {
                 FunnelKind::StepDurationStats => DataType::Double,
+                FunnelKind::EventsFunctionEval => DataType::String,
                 _ => DataType::Int,
             },
             AggregateFunction::FunnelCount { .. } => DataType::Long,
@@ -313,7 +315,7 @@ impl AggregateFunction {
                 | AggregateFunction::SumArray { .. }
                 | AggregateFunction::FunnelCount { .. }
         ) || matches!(self, AggregateFunction::FunnelWindow(f)
-            if matches!(f.kind, FunnelKind::MatchStep | FunnelKind::StepDurationStats))
+            if !matches!(f.kind, FunnelKind::MaxStep | FunnelKind::CompleteCount))
     }
 
     /// The `log2m` of the functions whose state is a HyperLogLog from the start.
@@ -500,6 +502,7 @@ const BASE_NAMES: &[&str] = &[
     "funnelmatchstep",
     "funnelcompletecount",
     "funnelstepdurationstats",
+    "funneleventsfunctioneval",
     "funnelcount",
 ];
 
@@ -517,6 +520,7 @@ pub fn takes_second_argument(base: &str) -> bool {
             | "funnelmatchstep"
             | "funnelcompletecount"
             | "funnelstepdurationstats"
+            | "funneleventsfunctioneval"
             | "funnelcount"
     )
 }
@@ -906,7 +910,11 @@ pub fn build_function(
                 compression,
             }
         }
-        "funnelmaxstep" | "funnelmatchstep" | "funnelcompletecount" | "funnelstepdurationstats" => {
+        "funnelmaxstep"
+        | "funnelmatchstep"
+        | "funnelcompletecount"
+        | "funnelstepdurationstats"
+        | "funneleventsfunctioneval" => {
             let kind = super::funnel::window_kind(base).ok_or("not a window funnel")?;
             AggregateFunction::FunnelWindow(super::funnel::window_funnel(kind, params)?)
         }

@@ -6,7 +6,9 @@
 //!   condition it meets (or, in `KEEP_ALL` mode, a step −1 that matches nothing). The binder
 //!   passes them on as `f(timestamp, <step index>, windowSize, numSteps, extras…)`: the step
 //!   conditions become one `CASE` expression ([`window_funnel_args`]), so the engine aggregates
-//!   (time, step) pairs like any two-argument aggregate.
+//!   (time, step) pairs like any two-argument aggregate. `FUNNELEVENTSFUNCTIONEVAL(…, numSteps,
+//!   step…, numFields, field…, [mode…])` also reports fields of each completed funnel's events:
+//!   the step index and the fields' text travel together as one length-prefixed text.
 //! * **`FUNNELCOUNT(STEPS(…), CORRELATE_BY(…)[, SETTINGS(…)])`** counts, per step, the
 //!   correlation keys that reached every step up to it, in no time order. The binder passes it
 //!   on as `funnelcount(<key>, <bit mask of the steps the row meets>, numSteps)`
@@ -32,6 +34,8 @@ pub enum FunnelKind {
     CompleteCount,
     /// Statistics of the time between consecutive steps of completed funnels; DOUBLE array.
     StepDurationStats,
+    /// The extra fields of each completed funnel's events, as text; STRING array.
+    EventsFunctionEval,
 }
 
 /// The modes of a window funnel (any combination).
@@ -71,6 +75,8 @@ pub struct WindowFunnel {
     pub max_step_duration: i64,
     /// `FUNNELSTEPDURATIONSTATS`' statistics, in the order asked.
     pub durations: Vec<DurationStat>,
+    /// `FUNNELEVENTSFUNCTIONEVAL`'s number of extra fields per event.
+    pub extra_fields: u32,
 }
 
 impl WindowFunnel {
@@ -81,6 +87,7 @@ impl WindowFunnel {
             FunnelKind::MatchStep => "funnelMatchStep",
             FunnelKind::CompleteCount => "funnelCompleteCount",
             FunnelKind::StepDurationStats => "funnelStepDurationStats",
+            FunnelKind::EventsFunctionEval => "funnelEventsFunctionEval",
         }
     }
 }
@@ -92,6 +99,7 @@ pub fn window_kind(base: &str) -> Option<FunnelKind> {
         "funnelmatchstep" => FunnelKind::MatchStep,
         "funnelcompletecount" => FunnelKind::CompleteCount,
         "funnelstepdurationstats" => FunnelKind::StepDurationStats,
+        "funneleventsfunctioneval" => FunnelKind::EventsFunctionEval,
         _ => return None,
     })
 }
@@ -115,8 +123,14 @@ fn literal_long(e: &Expr) -> Option<i64> {
 }
 
 /// `f(ts, window, n, step_0 … step_n-1, extras…)` as `f(ts, CASE WHEN step_0 THEN 0 … ELSE -1
-/// END, window, n, extras…)`.
-pub fn window_funnel_args(name: &str, args: &[Expr]) -> Result<Vec<Expr>, PlanError> {
+/// END, window, n, extras…)`; `FUNNELEVENTSFUNCTIONEVAL`'s extra fields join the step index in
+/// one text, each rendered as Pinot renders its stored value (`type_of` tells a field's type:
+/// a TIMESTAMP is its milliseconds).
+pub fn window_funnel_args(
+    name: &str,
+    args: &[Expr],
+    type_of: &mut dyn FnMut(&Expr) -> Result<segments::types::DataType, PlanError>,
+) -> Result<Vec<Expr>, PlanError> {
     let pinot = |kind| {
         WindowFunnel {
             kind,
@@ -125,15 +139,20 @@ pub fn window_funnel_args(name: &str, args: &[Expr]) -> Result<Vec<Expr>, PlanEr
             modes: FunnelModes::default(),
             max_step_duration: 0,
             durations: Vec::new(),
+            extra_fields: 0,
         }
         .pinot_name()
     };
     let kind = window_kind(&crate::plan::aggregate::canonical_name(name))
         .ok_or_else(|| PlanError::planning(format!("'{name}' is not a window funnel")))?;
     let name = pinot(kind);
+    let what = match kind {
+        FunnelKind::EventsFunctionEval => "FUNNEL_EVENTS_FUNCTION_EVAL",
+        _ => "FUNNEL_AGG_FUNC",
+    };
     if args.len() <= 3 {
         return Err(PlanError::Validation(format!(
-            "FUNNEL_AGG_FUNC expects >= 4 arguments, got: {}. {}",
+            "{what} expects >= 4 arguments, got: {}. {}",
             args.len(),
             usage(name)
         )));
@@ -147,13 +166,13 @@ pub fn window_funnel_args(name: &str, args: &[Expr]) -> Result<Vec<Expr>, PlanEr
         })? as usize;
     if args.len() < 3 + steps {
         return Err(PlanError::Validation(format!(
-            "FUNNEL_AGG_FUNC expects >= {} arguments, got: {}. {}",
+            "{what} expects >= {} arguments, got: {}. {}",
             3 + steps,
             args.len(),
             usage(name)
         )));
     }
-    let step_index = Expr::Case {
+    let mut step_index = Expr::Case {
         operand: None,
         branches: args[3..3 + steps]
             .iter()
@@ -162,14 +181,116 @@ pub fn window_funnel_args(name: &str, args: &[Expr]) -> Result<Vec<Expr>, PlanEr
             .collect(),
         else_result: Some(Box::new(Expr::Literal(Literal::Long(-1)))),
     };
+    let mut rest = &args[3 + steps..];
+    let mut fields_count = None;
+    if kind == FunnelKind::EventsFunctionEval {
+        // The step and the extra fields travel as one text, each part prefixed by its length.
+        let k = rest
+            .first()
+            .and_then(literal_long)
+            .filter(|k| *k >= 0)
+            .ok_or_else(|| {
+                PlanError::Validation(format!(
+                    "{name} expects its number of extra fields as an integer literal"
+                ))
+            })? as usize;
+        if args.len() < 4 + steps + k {
+            return Err(PlanError::Validation(format!(
+                "{what} expects >= {} arguments, got: {}. {}",
+                4 + steps + k,
+                args.len(),
+                usage(name)
+            )));
+        }
+        let mut parts = vec![cast_text(&step_index)];
+        for field in &rest[1..1 + k] {
+            let stored = match type_of(field)? {
+                segments::types::DataType::Timestamp => Expr::Cast {
+                    expr: Box::new(field.clone()),
+                    data_type: "BIGINT".into(),
+                },
+                _ => field.clone(),
+            };
+            parts.push(Expr::Function {
+                name: "coalesce".into(),
+                args: vec![
+                    cast_text(&stored),
+                    Expr::Literal(Literal::String("null".into())),
+                ],
+                distinct: false,
+                filter: None,
+                over: None,
+            });
+        }
+        step_index = length_prefixed(&parts);
+        fields_count = Some(rest[0].clone());
+        rest = &rest[1 + k..];
+    }
     let mut out = vec![
         args[0].clone(),
         step_index,
         args[1].clone(),
         args[2].clone(),
     ];
-    out.extend(args[3 + steps..].iter().cloned());
+    out.extend(fields_count);
+    out.extend(rest.iter().cloned());
     Ok(out)
+}
+
+fn cast_text(e: &Expr) -> Expr {
+    Expr::Cast {
+        expr: Box::new(e.clone()),
+        data_type: "VARCHAR".into(),
+    }
+}
+
+/// One text of several text expressions, each prefixed by its length and a colon (so that no
+/// two lists of values make the same text): `5:alice4:home`.
+fn length_prefixed(parts: &[Expr]) -> Expr {
+    let concat = |a: Expr, b: Expr| Expr::Binary {
+        op: BinaryOp::Concat,
+        left: Box::new(a),
+        right: Box::new(b),
+    };
+    parts
+        .iter()
+        .map(|p| {
+            let length = Expr::Function {
+                name: "length".into(),
+                args: vec![p.clone()],
+                distinct: false,
+                filter: None,
+                over: None,
+            };
+            concat(
+                concat(
+                    cast_text(&length),
+                    Expr::Literal(Literal::String(":".into())),
+                ),
+                p.clone(),
+            )
+        })
+        .reduce(concat)
+        .unwrap_or(Expr::Literal(Literal::String(String::new())))
+}
+
+/// Splits a [`length_prefixed`] text back into its parts (`None` if it is not one).
+pub fn split_length_prefixed(mut text: &str) -> Option<Vec<String>> {
+    let mut parts = Vec::new();
+    while !text.is_empty() {
+        let (length, rest) = text.split_once(':')?;
+        let length: usize = length.parse().ok()?;
+        let end = rest
+            .char_indices()
+            .nth(length)
+            .map_or(rest.len(), |(i, _)| i);
+        if rest[..end].chars().count() != length {
+            return None;
+        }
+        parts.push(rest[..end].to_string());
+        text = &rest[end..];
+    }
+    Some(parts)
 }
 
 /// Builds a window funnel from its literal parameters (`window, numSteps, extras…`).
@@ -181,6 +302,7 @@ pub fn window_funnel(kind: FunnelKind, params: &[Value]) -> Result<WindowFunnel,
         modes: FunnelModes::default(),
         max_step_duration: 0,
         durations: Vec::new(),
+        extra_fields: 0,
     };
     let long = |v: &Value| match v {
         Value::String(s) => s.trim().parse::<i64>().ok(),
@@ -197,8 +319,12 @@ pub fn window_funnel(kind: FunnelKind, params: &[Value]) -> Result<WindowFunnel,
         return Err("Window size must be > 0".into());
     }
     f.steps = params.get(1).and_then(long).unwrap_or(0) as u32;
+    let mut extras = params.iter().skip(2);
+    if kind == FunnelKind::EventsFunctionEval {
+        f.extra_fields = extras.next().and_then(long).unwrap_or(0) as u32;
+    }
     let mut durations_given = false;
-    for extra in params.iter().skip(2) {
+    for extra in extras {
         let Value::String(text) = extra else {
             return Err(format!(
                 "Unrecognized extra argument for funnel function: {extra}"
@@ -226,6 +352,9 @@ pub fn window_funnel(kind: FunnelKind, params: &[Value]) -> Result<WindowFunnel,
                     for d in value.split(',') {
                         f.durations.push(duration_stat(d.trim())?);
                     }
+                }
+                _ if kind == FunnelKind::EventsFunctionEval => {
+                    return Err(format!("Unrecognized arguments: {text}"));
                 }
                 // Pinot keeps other keys and ignores them.
                 _ => {}
@@ -355,34 +484,9 @@ pub fn funnel_count_args(args: &[Expr]) -> Result<Vec<Expr>, PlanError> {
             return Err(invalid(format!("Invalid FUNNELCOUNT SETTINGS: {text}")));
         }
     }
-    let text = |e: &Expr| Expr::Cast {
-        expr: Box::new(e.clone()),
-        data_type: "VARCHAR".into(),
-    };
-    let concat = |a: Expr, b: Expr| Expr::Binary {
-        op: BinaryOp::Concat,
-        left: Box::new(a),
-        right: Box::new(b),
-    };
     let key = match keys {
         [one] => one.clone(),
-        many => many
-            .iter()
-            .map(|k| {
-                let length = Expr::Function {
-                    name: "length".into(),
-                    args: vec![text(k)],
-                    distinct: false,
-                    filter: None,
-                    over: None,
-                };
-                concat(
-                    concat(text(&length), Expr::Literal(Literal::String(":".into()))),
-                    text(k),
-                )
-            })
-            .reduce(concat)
-            .unwrap_or(Expr::Literal(Literal::Null)),
+        many => length_prefixed(&many.iter().map(cast_text).collect::<Vec<_>>()),
     };
     let mask = steps
         .iter()
@@ -403,4 +507,21 @@ pub fn funnel_count_args(args: &[Expr]) -> Result<Vec<Expr>, PlanError> {
         mask,
         Expr::Literal(Literal::Long(steps.len() as i64)),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_prefixed_texts_split_back_whatever_they_hold() {
+        assert_eq!(
+            split_length_prefixed("1:02:a:6:héllo😀"),
+            Some(vec!["0".into(), "a:".into(), "héllo😀".into()])
+        );
+        assert_eq!(split_length_prefixed(""), Some(vec![]));
+        assert_eq!(split_length_prefixed("0:"), Some(vec![String::new()]));
+        assert_eq!(split_length_prefixed("3:ab"), None);
+        assert_eq!(split_length_prefixed("x:ab"), None);
+    }
 }
