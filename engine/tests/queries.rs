@@ -585,6 +585,57 @@ fn smart_tdigest_is_exact_below_its_threshold_and_a_digest_past_it() {
     }
 }
 
+/// Reads `MergingDigest` verbose bytes (as another t-digest reader would): (min, max,
+/// compression, centroids as (weight, mean)).
+fn merging_digest(hex: &str) -> (f64, f64, f64, Vec<(f64, f64)>) {
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    let f = |at: usize| f64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
+    assert_eq!(
+        i32::from_be_bytes(bytes[0..4].try_into().unwrap()),
+        1,
+        "verbose encoding"
+    );
+    let n = i32::from_be_bytes(bytes[28..32].try_into().unwrap()) as usize;
+    assert_eq!(bytes.len(), 32 + 16 * n);
+    let centroids = (0..n).map(|i| (f(32 + 16 * i), f(40 + 16 * i))).collect();
+    (f(4), f(12), f(20), centroids)
+}
+
+#[test]
+fn raw_tdigest_is_the_merging_digest_pinot_returns() {
+    for (v, t) in all_variants() {
+        for engine in ["", "SET useMultistageEngine=true; "] {
+            let r = query(
+                &t,
+                &format!(
+                    "{engine}SELECT PERCENTILERAWTDIGEST(year, 50), percentile_raw_tdigest(year, 90, 200) \
+                     FROM stats"
+                ),
+            );
+            let rows = rows_of(&r);
+            for (cell, compression) in [(&rows[0][0], 100.0), (&rows[0][1], 200.0)] {
+                let (min, max, c, centroids) = merging_digest(cell.as_str().unwrap());
+                assert_eq!(
+                    (min, max, c),
+                    (2000.0, 2006.0, compression),
+                    "{v:?} {engine}"
+                );
+                let weight: f64 = centroids.iter().map(|(w, _)| w).sum();
+                assert_eq!(weight, ROWS as f64, "{v:?} {engine}");
+                assert!(centroids.windows(2).all(|w| w[0].1 <= w[1].1));
+            }
+            if engine.is_empty() {
+                let (names, types) = columns_of(&r);
+                assert_eq!(names[0], "percentilerawtdigest(year, 50.0)");
+                assert_eq!(types, ["STRING", "STRING"]);
+            }
+        }
+    }
+}
+
 #[test]
 fn literal_queries_and_errors() {
     let t = table(Variant::Plain);

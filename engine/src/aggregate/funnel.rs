@@ -331,6 +331,7 @@ mod tests {
             modes,
             max_step_duration: 0,
             durations: Vec::new(),
+            extra_fields: 0,
         }
     }
 

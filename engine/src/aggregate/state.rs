@@ -383,6 +383,16 @@ impl AggState {
                 exact_percentile(values, percentile_of(f)),
                 f64::NEG_INFINITY,
             ),
+            AggState::TDigest(t)
+                if matches!(f, AggregateFunction::PercentileTDigest { raw: true, .. }) =>
+            {
+                Value::String(
+                    t.to_pinot_bytes()
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect(),
+                )
+            }
             AggState::TDigest(t) => {
                 or_default(t.quantile(percentile_of(f) / 100.0), f64::NEG_INFINITY)
             }
@@ -785,6 +795,7 @@ mod tests {
         let f = AggregateFunction::PercentileTDigest {
             percentile: 50.0,
             compression: 100.0,
+            raw: false,
         };
         let mut t = new_tdigest(100.0);
         (1..=100).for_each(|x| t.add(x as f64));

@@ -54,9 +54,13 @@ pub enum AggregateFunction {
     PercentileEst {
         percentile: f64,
     },
+    /// A t-digest's estimate (DOUBLE), or the digest itself (`PERCENTILERAWTDIGEST`): hex of
+    /// the t-digest library's `MergingDigest` bytes, as Pinot returns it (STRING).
     PercentileTDigest {
         percentile: f64,
         compression: f64,
+        #[serde(default)]
+        raw: bool,
     },
     /// The exact percentile while a group holds at most `threshold` values, a t-digest's
     /// estimate past that (`PERCENTILESMARTTDIGEST(x, p[, 'threshold=…;compression=…'])`).
@@ -196,7 +200,8 @@ impl AggregateFunction {
             AggregateFunction::SegmentPartitionedDistinctCount => "segmentpartitioneddistinctcount",
             AggregateFunction::Percentile { .. } => "percentile",
             AggregateFunction::PercentileEst { .. } => "percentileest",
-            AggregateFunction::PercentileTDigest { .. } => "percentiletdigest",
+            AggregateFunction::PercentileTDigest { raw: false, .. } => "percentiletdigest",
+            AggregateFunction::PercentileTDigest { raw: true, .. } => "percentilerawtdigest",
             AggregateFunction::PercentileSmartTDigest { .. } => "percentilesmarttdigest",
             AggregateFunction::Mode => "mode",
             AggregateFunction::SumPrecision { .. } => "sumprecision",
@@ -259,7 +264,7 @@ impl AggregateFunction {
             | AggregateFunction::Avg
             | AggregateFunction::MinMaxRange
             | AggregateFunction::Percentile { .. }
-            | AggregateFunction::PercentileTDigest { .. }
+            | AggregateFunction::PercentileTDigest { raw: false, .. }
             | AggregateFunction::PercentileSmartTDigest { .. }
             | AggregateFunction::Mode
             | AggregateFunction::Skewness
@@ -277,6 +282,7 @@ impl AggregateFunction {
             AggregateFunction::ThetaSketch { raw: true, .. }
             | AggregateFunction::CpcSketch { raw: true, .. }
             | AggregateFunction::FrequentItems { .. }
+            | AggregateFunction::PercentileTDigest { raw: true, .. }
             | AggregateFunction::PercentileKll { raw: true, .. } => DataType::String,
             AggregateFunction::WithTime { element, .. } => *element,
             AggregateFunction::FunnelWindow(f) => match f.kind {
@@ -455,6 +461,7 @@ const BASE_NAMES: &[&str] = &[
     "percentile",
     "percentileest",
     "percentiletdigest",
+    "percentilerawtdigest",
     "percentilesmarttdigest",
     "mode",
     "sumprecision",
@@ -858,7 +865,7 @@ pub fn build_function(
                 AggregateFunction::DistinctCountRawHll { log2m }
             }
         }
-        "percentile" | "percentileest" | "percentiletdigest" => {
+        "percentile" | "percentileest" | "percentiletdigest" | "percentilerawtdigest" => {
             let (p, rest) = match legacy_percentile {
                 Some(p) => (p, 0),
                 None => (num(0, "percentile")?, 1),
@@ -888,6 +895,7 @@ pub fn build_function(
                     AggregateFunction::PercentileTDigest {
                         percentile: p,
                         compression,
+                        raw: base == "percentilerawtdigest",
                     }
                 }
             }
@@ -1205,7 +1213,8 @@ mod tests {
             .unwrap(),
             AggregateFunction::PercentileTDigest {
                 percentile: 50.0,
-                compression: 200.0
+                compression: 200.0,
+                raw: false,
             }
         );
         assert!(build_function("distinctcounthll", None, &[Value::Int(17)]).is_err());

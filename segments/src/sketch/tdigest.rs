@@ -250,6 +250,30 @@ impl TDigest {
         w.finish()
     }
 
+    /// The digest as the t-digest library's `MergingDigest.asBytes` writes it (its verbose
+    /// encoding, big-endian), what Pinot's `PERCENTILERAWTDIGEST` returns hex-encoded: encoding
+    /// 1, min, max, compression, the centroid count, then (weight, mean) per centroid.
+    pub fn to_pinot_bytes(&self) -> Vec<u8> {
+        let digest = self.compressed();
+        let mut out = Vec::with_capacity(32 + digest.centroids.len() * 16);
+        out.extend_from_slice(&1i32.to_be_bytes());
+        let (min, max) = if digest.centroids.is_empty() {
+            // An empty MergingDigest's bounds.
+            (f64::INFINITY, f64::NEG_INFINITY)
+        } else {
+            (digest.min, digest.max)
+        };
+        for x in [min, max, digest.compression] {
+            out.extend_from_slice(&x.to_be_bytes());
+        }
+        out.extend_from_slice(&(digest.centroids.len() as i32).to_be_bytes());
+        for c in &digest.centroids {
+            out.extend_from_slice(&c.weight.to_be_bytes());
+            out.extend_from_slice(&c.mean.to_be_bytes());
+        }
+        out
+    }
+
     /// Decodes [`TDigest::to_bytes`] output, rejecting anything else.
     pub fn from_bytes(bytes: &[u8]) -> Result<TDigest, SketchError> {
         let corrupt = |reason: &str| SketchError::corrupt(NAME, reason);
