@@ -63,49 +63,18 @@ pub fn finalize_fields(f: &WindowFunnel, events: &[FieldEvent]) -> Value {
         .collect();
     queue.sort_unstable();
     let mut queue: VecDeque<Slot> = queue.into();
-    let steps = f.steps as i32;
-    let mut window: VecDeque<Slot> = VecDeque::new();
     let mut matches: Vec<Vec<String>> = Vec::new();
-    while !queue.is_empty() {
-        fill_window(f, &mut queue, &mut window);
-        let Some(first) = window.front() else {
-            break;
-        };
-        let mut start = first.0;
-        let (mut reached, mut previous) = (0, -1);
-        for &(at, step, _) in &window {
-            if f.modes.strict_deduplication && step == reached - 1 {
-                reached = 0;
-            }
-            if f.modes.strict_order && step != reached {
-                reached = 0;
-            }
-            if f.modes.strict_increase && previous == at {
-                continue;
-            }
-            previous = at;
-            if reached == step {
-                reached += 1;
-            }
-            if reached == steps {
-                let mut next = 0;
-                let mut out = Vec::new();
-                for &(_, step, i) in &window {
-                    if step == next {
-                        out.extend(events[i].2.iter().cloned());
-                        next += 1;
-                    }
-                }
-                matches.push(out);
-                reached = 0;
-                start = at;
+    completions(f, &mut queue, |window| {
+        let mut next = 0;
+        let mut out = Vec::new();
+        for &(_, step, i) in window {
+            if step == next {
+                out.extend(events[i].2.iter().cloned());
+                next += 1;
             }
         }
-        window.pop_front();
-        while window.front().is_some_and(|e| e.0 < start) {
-            window.pop_front();
-        }
-    }
+        matches.push(out);
+    });
     let mut head = matches.len().to_string();
     for m in &matches {
         head.push_str(&format!(", {}", m.len()));
@@ -193,12 +162,23 @@ fn max_step(f: &WindowFunnel, queue: &mut VecDeque<Slot>) -> i32 {
     best
 }
 
-/// `FUNNELCOMPLETECOUNT`: funnels completed, several per window possible; after a completion
-/// the window continues from the completing event.
+/// `FUNNELCOMPLETECOUNT`: funnels completed.
 fn complete_count(f: &WindowFunnel, queue: &mut VecDeque<Slot>) -> i32 {
+    let mut completed = 0;
+    completions(f, queue, |_| completed += 1);
+    completed
+}
+
+/// Calls `completed` with the window at each completion of the funnel, several per window
+/// possible: after one, the window continues from the completing event (events before it
+/// leave when the window moves on).
+fn completions(
+    f: &WindowFunnel,
+    queue: &mut VecDeque<Slot>,
+    mut completed: impl FnMut(&VecDeque<Slot>),
+) {
     let steps = f.steps as i32;
     let mut window = VecDeque::new();
-    let mut completed = 0;
     while !queue.is_empty() {
         fill_window(f, queue, &mut window);
         let Some(first) = window.front() else {
@@ -221,7 +201,7 @@ fn complete_count(f: &WindowFunnel, queue: &mut VecDeque<Slot>) -> i32 {
                 reached += 1;
             }
             if reached == steps {
-                completed += 1;
+                completed(&window);
                 reached = 0;
                 start = at;
             }
@@ -231,7 +211,6 @@ fn complete_count(f: &WindowFunnel, queue: &mut VecDeque<Slot>) -> i32 {
             window.pop_front();
         }
     }
-    completed
 }
 
 /// `FUNNELSTEPDURATIONSTATS`: for each step, each statistic asked of the time to the next step
@@ -325,13 +304,10 @@ mod tests {
 
     fn funnel(kind: FunnelKind, steps: u32, window: i64, modes: FunnelModes) -> WindowFunnel {
         WindowFunnel {
-            kind,
             window,
             steps,
             modes,
-            max_step_duration: 0,
-            durations: Vec::new(),
-            extra_fields: 0,
+            ..WindowFunnel::new(kind)
         }
     }
 

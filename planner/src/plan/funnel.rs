@@ -80,9 +80,24 @@ pub struct WindowFunnel {
 }
 
 impl WindowFunnel {
+    /// A funnel of `kind` with no steps, modes or options yet.
+    pub fn new(kind: FunnelKind) -> WindowFunnel {
+        WindowFunnel {
+            kind,
+            window: 0,
+            steps: 0,
+            modes: FunnelModes::default(),
+            max_step_duration: 0,
+            durations: Vec::new(),
+            extra_fields: 0,
+        }
+    }
+}
+
+impl FunnelKind {
     /// Pinot's camel-case name, as its messages spell it.
-    pub fn pinot_name(&self) -> &'static str {
-        match self.kind {
+    pub fn pinot_name(self) -> &'static str {
+        match self {
             FunnelKind::MaxStep => "funnelMaxStep",
             FunnelKind::MatchStep => "funnelMatchStep",
             FunnelKind::CompleteCount => "funnelCompleteCount",
@@ -131,21 +146,9 @@ pub fn window_funnel_args(
     args: &[Expr],
     type_of: &mut dyn FnMut(&Expr) -> Result<segments::types::DataType, PlanError>,
 ) -> Result<Vec<Expr>, PlanError> {
-    let pinot = |kind| {
-        WindowFunnel {
-            kind,
-            window: 0,
-            steps: 0,
-            modes: FunnelModes::default(),
-            max_step_duration: 0,
-            durations: Vec::new(),
-            extra_fields: 0,
-        }
-        .pinot_name()
-    };
     let kind = window_kind(&crate::plan::aggregate::canonical_name(name))
         .ok_or_else(|| PlanError::planning(format!("'{name}' is not a window funnel")))?;
-    let name = pinot(kind);
+    let name = kind.pinot_name();
     let what = match kind {
         FunnelKind::EventsFunctionEval => "FUNNEL_EVENTS_FUNCTION_EVAL",
         _ => "FUNNEL_AGG_FUNC",
@@ -295,15 +298,7 @@ pub fn split_length_prefixed(mut text: &str) -> Option<Vec<String>> {
 
 /// Builds a window funnel from its literal parameters (`window, numSteps, extras…`).
 pub fn window_funnel(kind: FunnelKind, params: &[Value]) -> Result<WindowFunnel, String> {
-    let mut f = WindowFunnel {
-        kind,
-        window: 0,
-        steps: 0,
-        modes: FunnelModes::default(),
-        max_step_duration: 0,
-        durations: Vec::new(),
-        extra_fields: 0,
-    };
+    let mut f = WindowFunnel::new(kind);
     let long = |v: &Value| match v {
         Value::String(s) => s.trim().parse::<i64>().ok(),
         other => other
