@@ -142,12 +142,10 @@ fn literal_long(e: &Expr) -> Option<i64> {
 /// one text, each rendered as Pinot renders its stored value (`type_of` tells a field's type:
 /// a TIMESTAMP is its milliseconds).
 pub fn window_funnel_args(
-    name: &str,
+    kind: FunnelKind,
     args: &[Expr],
     type_of: &mut dyn FnMut(&Expr) -> Result<segments::types::DataType, PlanError>,
 ) -> Result<Vec<Expr>, PlanError> {
-    let kind = window_kind(&crate::plan::aggregate::canonical_name(name))
-        .ok_or_else(|| PlanError::planning(format!("'{name}' is not a window funnel")))?;
     let name = kind.pinot_name();
     let what = match kind {
         FunnelKind::EventsFunctionEval => "FUNNEL_EVENTS_FUNCTION_EVAL",
@@ -415,8 +413,11 @@ fn duration_stat(name: &str) -> Result<DurationStat, String> {
 
 /// `FUNNELCOUNT(STEPS(…), CORRELATE_BY(…)[, SETTINGS(…)])` as `funnelcount(<key>, <step bit
 /// mask>, numSteps)`. Several correlation columns make one text key, each value prefixed by
-/// its length (so no two tuples share a key).
-pub fn funnel_count_args(args: &[Expr]) -> Result<Vec<Expr>, PlanError> {
+/// its length (so no two tuples share a key). `written` spells an argument for a message.
+pub fn funnel_count_args(
+    args: &[Expr],
+    written: fn(&Expr) -> String,
+) -> Result<Vec<Expr>, PlanError> {
     let invalid = |m: String| PlanError::Validation(m);
     let mut steps: Option<&[Expr]> = None;
     let mut keys: Option<&[Expr]> = None;
@@ -425,18 +426,23 @@ pub fn funnel_count_args(args: &[Expr]) -> Result<Vec<Expr>, PlanError> {
     for a in args {
         match a {
             Expr::Function { name, args, .. } => {
-                let slot = match crate::plan::aggregate::canonical_name(name).as_str() {
+                let canonical: String = name
+                    .chars()
+                    .filter(|c| *c != '_')
+                    .flat_map(char::to_lowercase)
+                    .collect();
+                let slot = match canonical.as_str() {
                     "steps" => &mut steps,
                     "correlateby" => &mut keys,
                     "settings" => &mut settings,
                     _ => {
-                        bad.push(crate::plan::binder::names::v1_name(a));
+                        bad.push(written(a));
                         continue;
                     }
                 };
                 slot.get_or_insert(args);
             }
-            other => bad.push(crate::plan::binder::names::v1_name(other)),
+            other => bad.push(written(other)),
         }
     }
     if !bad.is_empty() {

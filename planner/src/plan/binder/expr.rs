@@ -396,14 +396,14 @@ impl<'a> ExprBinder<'a> {
         }
         // The funnels' step conditions become one expression (see `plan::funnel`).
         let funnel_args;
-        let args: &[ast::Expr] = if crate::plan::funnel::window_kind(base).is_some() {
+        let args: &[ast::Expr] = if let Some(kind) = crate::plan::funnel::window_kind(base) {
             let mut type_of = |e: &ast::Expr| -> Result<DataType, PlanError> {
                 Ok(self.bind(e, Mode::Row)?.column_type().data_type)
             };
-            funnel_args = crate::plan::funnel::window_funnel_args(name, args, &mut type_of)?;
+            funnel_args = crate::plan::funnel::window_funnel_args(kind, args, &mut type_of)?;
             &funnel_args
         } else if base == "funnelcount" {
-            funnel_args = crate::plan::funnel::funnel_count_args(args)?;
+            funnel_args = crate::plan::funnel::funnel_count_args(args, v1_name)?;
             &funnel_args
         } else {
             args
