@@ -35,6 +35,18 @@ pub fn start(args: &[&str]) -> (Proc, BTreeMap<String, String>) {
 
 /// [`start`] with environment variables set for the child.
 pub fn start_with_env(args: &[&str], env: &[(String, String)]) -> (Proc, BTreeMap<String, String>) {
+    try_start_with_env(args, env).unwrap_or_else(|why| panic!("{why}"))
+}
+
+/// [`start`], or why the process did not print its URLs (it exited: a port taken, say).
+pub fn try_start(args: &[&str]) -> Result<(Proc, BTreeMap<String, String>), String> {
+    try_start_with_env(args, &[])
+}
+
+fn try_start_with_env(
+    args: &[&str],
+    env: &[(String, String)],
+) -> Result<(Proc, BTreeMap<String, String>), String> {
     let roles = args
         .iter()
         .position(|a| *a == "--roles")
@@ -49,16 +61,21 @@ pub fn start_with_env(args: &[&str], env: &[(String, String)]) -> (Proc, BTreeMa
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let proc = Proc(child);
+    let mut proc = Proc(child);
     let mut urls = BTreeMap::new();
     for line in BufReader::new(stdout).lines().take(roles) {
-        let line = line.unwrap();
+        let Ok(line) = line else { break };
         if let Some((role, url)) = line.split_once(' ') {
             urls.insert(role.to_string(), url.to_string());
         }
     }
-    assert_eq!(urls.len(), roles, "tessera start {args:?} printed {urls:?}");
-    (proc, urls)
+    if urls.len() != roles {
+        let status = proc.0.wait().map(|s| s.to_string()).unwrap_or_default();
+        return Err(format!(
+            "tessera start {args:?} printed {urls:?} and ended: {status}"
+        ));
+    }
+    Ok((proc, urls))
 }
 
 /// A port nothing listens on right now.

@@ -31,23 +31,36 @@ impl Tessera {
         }
     }
 
+    /// Starts on three free ports (a restart keeps them). A port found free can be taken
+    /// before the process binds it (another test's outgoing connection): then it starts again on
+    /// others.
     pub fn start(data: &std::path::Path) -> Tessera {
-        let ports = [free_port(), free_port(), free_port()];
         let mut t = Tessera {
             proc: None,
             controller: String::new(),
             broker: String::new(),
             data: data.to_path_buf(),
-            ports,
+            ports: [0; 3],
         };
-        t.restart();
-        t
+        let mut tries = 0;
+        loop {
+            t.ports = [free_port(), free_port(), free_port()];
+            match t.try_restart() {
+                Ok(()) => return t,
+                Err(why) if tries >= 4 => panic!("{why}"),
+                Err(_) => tries += 1,
+            }
+        }
     }
 
     pub fn restart(&mut self) {
+        self.try_restart().unwrap_or_else(|why| panic!("{why}"));
+    }
+
+    fn try_restart(&mut self) -> Result<(), String> {
         self.proc = None;
         let ports = self.ports.map(|p| p.to_string());
-        let (proc, urls) = super::start(&[
+        let (proc, urls) = super::try_start(&[
             "--data-dir",
             self.data.to_str().unwrap(),
             "--controller-port",
@@ -59,10 +72,11 @@ impl Tessera {
             "--heartbeat-ms",
             "200",
             "--no-log-stderr",
-        ]);
+        ])?;
         self.proc = Some(proc);
         self.controller = urls["controller"].clone();
         self.broker = urls["broker"].clone();
+        Ok(())
     }
 
     pub fn kill_9(&mut self) {
