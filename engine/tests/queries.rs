@@ -637,6 +637,45 @@ fn raw_tdigest_is_the_merging_digest_pinot_returns() {
 }
 
 #[test]
+fn raw_qdigest_is_the_quantile_digest_pinot_returns() {
+    for (v, t) in all_variants() {
+        for engine in ["", "SET useMultistageEngine=true; "] {
+            let r = query(
+                &t,
+                &format!(
+                    "{engine}SELECT PERCENTILERAWEST(year, 50), percentile_raw_est(year, 90) FROM stats"
+                ),
+            );
+            let rows = rows_of(&r);
+            for cell in &rows[0] {
+                let hex = cell.as_str().unwrap();
+                let bytes: Vec<u8> = (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                    .collect();
+                let f = |at: usize| f64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
+                let l = |at: usize| i64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
+                // Max error, no decay, then the smallest and largest value.
+                assert_eq!(
+                    (f(0), f(8), l(24), l(32)),
+                    (0.05, 0.0, 2000, 2006),
+                    "{v:?} {engine}"
+                );
+                let nodes = i32::from_be_bytes(bytes[40..44].try_into().unwrap()) as usize;
+                assert_eq!(bytes.len(), 44 + 18 * nodes);
+                let weight: f64 = (0..nodes).map(|i| f(44 + 18 * i + 10)).sum();
+                assert_eq!(weight, ROWS as f64, "{v:?} {engine}");
+            }
+            if engine.is_empty() {
+                let (names, types) = columns_of(&r);
+                assert_eq!(names[0], "percentilerawest(year, 50.0)");
+                assert_eq!(types, ["STRING", "STRING"]);
+            }
+        }
+    }
+}
+
+#[test]
 fn literal_queries_and_errors() {
     let t = table(Variant::Plain);
     let r = query(&t, "SELECT 1, 'a' AS x");

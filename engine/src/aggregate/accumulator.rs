@@ -856,7 +856,10 @@ mod tests {
                 Value::Double(3.0),
             ),
             (
-                AggregateFunction::PercentileEst { percentile: 50.0 },
+                AggregateFunction::PercentileEst {
+                    percentile: 50.0,
+                    raw: false,
+                },
                 Value::Long(3),
             ),
             (

@@ -396,6 +396,16 @@ impl AggState {
             AggState::TDigest(t) => {
                 or_default(t.quantile(percentile_of(f) / 100.0), f64::NEG_INFINITY)
             }
+            AggState::QDigest(q)
+                if matches!(f, AggregateFunction::PercentileEst { raw: true, .. }) =>
+            {
+                Value::String(
+                    q.to_pinot_bytes()
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect(),
+                )
+            }
             AggState::QDigest(q) => match q.quantile(percentile_of(f) / 100.0) {
                 Some(x) => Value::Long(x),
                 None if null_handling => Value::Null,
@@ -617,7 +627,7 @@ fn finalize_list(f: &AggregateFunction, values: &[Value], null_handling: bool) -
 fn percentile_of(f: &AggregateFunction) -> f64 {
     match f {
         AggregateFunction::Percentile { percentile }
-        | AggregateFunction::PercentileEst { percentile }
+        | AggregateFunction::PercentileEst { percentile, .. }
         | AggregateFunction::PercentileTDigest { percentile, .. }
         | AggregateFunction::PercentileSmartTDigest { percentile, .. } => *percentile,
         _ => 50.0,
@@ -784,7 +794,10 @@ mod tests {
         assert_eq!(exact_percentile(&v, 100.0), Some(10.0));
         assert_eq!(exact_percentile(&v, 95.0), Some(10.0));
         assert_eq!(exact_percentile(&[], 50.0), None);
-        let f = AggregateFunction::PercentileEst { percentile: 50.0 };
+        let f = AggregateFunction::PercentileEst {
+            percentile: 50.0,
+            raw: false,
+        };
         let mut q = QuantileDigest::default();
         v.iter().for_each(|x| q.add(*x as i64));
         assert_eq!(AggState::QDigest(q).finalize(&f, false), Value::Long(6));

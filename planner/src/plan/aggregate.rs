@@ -50,9 +50,12 @@ pub enum AggregateFunction {
     Percentile {
         percentile: f64,
     },
-    /// Quantile-digest estimate; LONG result.
+    /// Quantile-digest estimate (LONG), or the digest itself (`PERCENTILERAWEST`): hex of
+    /// Pinot's (Airlift's) `QuantileDigest` bytes (STRING).
     PercentileEst {
         percentile: f64,
+        #[serde(default)]
+        raw: bool,
     },
     /// A t-digest's estimate (DOUBLE), or the digest itself (`PERCENTILERAWTDIGEST`): hex of
     /// the t-digest library's `MergingDigest` bytes, as Pinot returns it (STRING).
@@ -199,7 +202,8 @@ impl AggregateFunction {
             AggregateFunction::DistinctCountSmartHll { .. } => "distinctcountsmarthll",
             AggregateFunction::SegmentPartitionedDistinctCount => "segmentpartitioneddistinctcount",
             AggregateFunction::Percentile { .. } => "percentile",
-            AggregateFunction::PercentileEst { .. } => "percentileest",
+            AggregateFunction::PercentileEst { raw: false, .. } => "percentileest",
+            AggregateFunction::PercentileEst { raw: true, .. } => "percentilerawest",
             AggregateFunction::PercentileTDigest { raw: false, .. } => "percentiletdigest",
             AggregateFunction::PercentileTDigest { raw: true, .. } => "percentilerawtdigest",
             AggregateFunction::PercentileSmartTDigest { .. } => "percentilesmarttdigest",
@@ -304,7 +308,8 @@ impl AggregateFunction {
             }
             AggregateFunction::DistinctCountHll { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount
-            | AggregateFunction::PercentileEst { .. } => DataType::Long,
+            | AggregateFunction::PercentileEst { raw: false, .. } => DataType::Long,
+            AggregateFunction::PercentileEst { raw: true, .. } => DataType::String,
             AggregateFunction::SumPrecision { .. } => DataType::BigDecimal,
             AggregateFunction::DistinctCountRawHll { .. } => DataType::String,
             AggregateFunction::BoolAnd | AggregateFunction::BoolOr => DataType::Boolean,
@@ -462,6 +467,7 @@ const BASE_NAMES: &[&str] = &[
     "percentileest",
     "percentiletdigest",
     "percentilerawtdigest",
+    "percentilerawest",
     "percentilesmarttdigest",
     "mode",
     "sumprecision",
@@ -865,7 +871,11 @@ pub fn build_function(
                 AggregateFunction::DistinctCountRawHll { log2m }
             }
         }
-        "percentile" | "percentileest" | "percentiletdigest" | "percentilerawtdigest" => {
+        "percentile"
+        | "percentileest"
+        | "percentilerawest"
+        | "percentiletdigest"
+        | "percentilerawtdigest" => {
             let (p, rest) = match legacy_percentile {
                 Some(p) => (p, 0),
                 None => (num(0, "percentile")?, 1),
@@ -876,9 +886,12 @@ pub fn build_function(
                     expect_params(rest)?;
                     AggregateFunction::Percentile { percentile: p }
                 }
-                "percentileest" => {
+                "percentileest" | "percentilerawest" => {
                     expect_params(rest)?;
-                    AggregateFunction::PercentileEst { percentile: p }
+                    AggregateFunction::PercentileEst {
+                        percentile: p,
+                        raw: base == "percentilerawest",
+                    }
                 }
                 _ => {
                     expect_params(rest + 1)?;
@@ -1301,7 +1314,11 @@ mod tests {
             DataType::Long
         );
         assert_eq!(
-            AggregateFunction::PercentileEst { percentile: 5.0 }.result_type(),
+            AggregateFunction::PercentileEst {
+                percentile: 5.0,
+                raw: false
+            }
+            .result_type(),
             DataType::Long
         );
         assert_eq!(

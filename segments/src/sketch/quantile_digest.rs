@@ -58,6 +58,58 @@ impl Default for QuantileDigest {
     }
 }
 
+/// Appends the trie of `nodes` ((level, prefix, count), all inside one subtree) in post order
+/// as (flags, level, bits, weight); returns whether it appended anything.
+fn post_order(nodes: &mut [(usize, u64, u64)], out: &mut Vec<(u8, u8, u64, f64)>) -> bool {
+    let Some(&first) = nodes.first() else {
+        return false;
+    };
+    // A node's ancestor prefix at `level` (at or above its own).
+    let above = |n: &(usize, u64, u64), level: usize| match level {
+        64.. => 0,
+        _ => n.1 >> (level - n.0),
+    };
+    // The lowest level where every node meets: the subtree's root.
+    let mut level = nodes.iter().map(|n| n.0).max().unwrap_or(0);
+    while level < 64
+        && nodes
+            .iter()
+            .any(|n| above(n, level) != above(&first, level))
+    {
+        level += 1;
+    }
+    let prefix = above(&first, level);
+    let own: u64 = nodes.iter().filter(|n| n.0 == level).map(|n| n.2).sum();
+    let below = partition_by(nodes, |n| n.0 != level);
+    let (below, _) = nodes.split_at_mut(below);
+    let mut flags = 0u8;
+    if level > 0 {
+        let left = partition_by(below, |n| above(n, level - 1) & 1 == 0);
+        let (left, right) = below.split_at_mut(left);
+        if post_order(left, out) {
+            flags |= 1;
+        }
+        if post_order(right, out) {
+            flags |= 2;
+        }
+    }
+    let bits = if level >= 64 { 0 } else { prefix << level };
+    out.push((flags, level as u8, bits, own as f64));
+    true
+}
+
+/// Moves the items for which `keep` holds to the front; returns how many there are.
+fn partition_by<T>(items: &mut [T], keep: impl Fn(&T) -> bool) -> usize {
+    let mut front = 0;
+    for i in 0..items.len() {
+        if keep(&items[i]) {
+            items.swap(front, i);
+            front += 1;
+        }
+    }
+    front
+}
+
 /// Order-preserving map of `i64` onto `u64` (flip the sign bit).
 fn key(value: i64) -> u64 {
     (value as u64) ^ (1 << 63)
@@ -197,6 +249,37 @@ impl QuantileDigest {
             }
         }
         Some(self.max)
+    }
+
+    /// The digest as Pinot's `QuantileDigest.toBytes` writes it (Airlift's q-digest), what
+    /// `PERCENTILERAWEST` returns hex-encoded: max error, alpha (0: no decay), landmark (0),
+    /// min, max, the node count, then the tree in post order (left, right, node), each node as
+    /// flags (1: has a left child, 2: a right one), level, bits (the value with its sign bit
+    /// flipped, bits below the level zero) and weight. The tree is the binary trie of this
+    /// digest's nodes, with a weightless node where two subtrees meet.
+    pub fn to_pinot_bytes(&self) -> Vec<u8> {
+        let mut nodes: Vec<(usize, u64, u64)> = self
+            .levels
+            .iter()
+            .enumerate()
+            .flat_map(|(level, m)| m.iter().map(move |(p, c)| (level, *p, *c)))
+            .collect();
+        let mut tree = Vec::with_capacity(nodes.len() * 2);
+        post_order(&mut nodes, &mut tree);
+        let mut out = Vec::with_capacity(44 + tree.len() * 18);
+        out.extend_from_slice(&self.max_error.to_be_bytes());
+        out.extend_from_slice(&0f64.to_be_bytes());
+        out.extend_from_slice(&0i64.to_be_bytes());
+        out.extend_from_slice(&self.min.to_be_bytes());
+        out.extend_from_slice(&self.max.to_be_bytes());
+        out.extend_from_slice(&(tree.len() as i32).to_be_bytes());
+        for (flags, level, bits, weight) in tree {
+            out.push(flags);
+            out.push(level);
+            out.extend_from_slice(&bits.to_be_bytes());
+            out.extend_from_slice(&weight.to_be_bytes());
+        }
+        out
     }
 
     /// `TQDG`, version, max error, count, min, max, node count, then (level, prefix, count).
@@ -401,5 +484,91 @@ mod tests {
         }
         assert!(QuantileDigest::new(0.0).is_err());
         assert!(QuantileDigest::new(f64::NAN).is_err());
+    }
+
+    /// Reads Pinot's `QuantileDigest` bytes as its `fromBytes` does (a stack of subtrees) and
+    /// answers a quantile as its `getQuantile` does (post order, the first node whose running
+    /// weight passes `q` of the total, its upper bound capped at the maximum).
+    fn airlift_quantile(bytes: &[u8], q: f64) -> Option<i64> {
+        struct Node {
+            level: u32,
+            bits: u64,
+            weight: f64,
+            left: Option<Box<Node>>,
+            right: Option<Box<Node>>,
+        }
+        let f64_at = |at: usize| f64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
+        let i64_at = |at: usize| i64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
+        let max = i64_at(32);
+        let n = i32::from_be_bytes(bytes[40..44].try_into().unwrap()) as usize;
+        assert_eq!(bytes.len(), 44 + 18 * n);
+        let mut stack: Vec<Node> = Vec::new();
+        for i in 0..n {
+            let at = 44 + 18 * i;
+            let (flags, level) = (bytes[at], bytes[at + 1] as u32);
+            let mut node = Node {
+                level,
+                bits: i64_at(at + 2) as u64,
+                weight: f64_at(at + 10),
+                left: None,
+                right: None,
+            };
+            if flags & 2 != 0 {
+                node.right = Some(Box::new(stack.pop().expect("a right child")));
+            }
+            if flags & 1 != 0 {
+                node.left = Some(Box::new(stack.pop().expect("a left child")));
+            }
+            for child in [&node.left, &node.right].into_iter().flatten() {
+                assert!(child.level < node.level, "a child below its parent");
+                let shift = node.level;
+                let same = shift >= 64 || child.bits >> shift == node.bits >> shift;
+                assert!(same, "a child inside its parent's range");
+            }
+            stack.push(node);
+        }
+        if n == 0 {
+            return None;
+        }
+        assert_eq!(stack.len(), 1, "one root");
+        fn walk(node: &Node, out: &mut Vec<(f64, u64)>) {
+            for child in [&node.left, &node.right].into_iter().flatten() {
+                walk(child, out);
+            }
+            let upper = match node.level {
+                0 => node.bits,
+                64.. => u64::MAX,
+                l => node.bits | (u64::MAX >> (64 - l)),
+            };
+            out.push((node.weight, upper));
+        }
+        let mut order = Vec::new();
+        walk(&stack[0], &mut order);
+        let total: f64 = order.iter().map(|(w, _)| w).sum();
+        let mut sum = 0.0;
+        for (w, upper) in order {
+            sum += w;
+            if sum > q * total {
+                return Some(((upper ^ (1 << 63)) as i64).min(max));
+            }
+        }
+        Some(max)
+    }
+
+    #[test]
+    fn pinots_bytes_hold_the_same_tree_and_answer_the_same_quantiles() {
+        for values in [skewed(5, 20_000), (-50..50).collect(), vec![7], Vec::new()] {
+            let digest = digest_of(&values);
+            let bytes = digest.to_pinot_bytes();
+            assert_eq!(f64::from_be_bytes(bytes[0..8].try_into().unwrap()), 0.05);
+            for q in [0.0, 0.01, 0.25, 0.5, 0.9, 0.99, 1.0] {
+                let airlift = airlift_quantile(&bytes, q);
+                let ours = digest.quantile(q);
+                match (airlift, ours) {
+                    (Some(a), Some(o)) => assert_eq!(a.max(digest.min), o, "q {q}"),
+                    (a, o) => assert_eq!(a, o, "q {q}"),
+                }
+            }
+        }
     }
 }

@@ -35,7 +35,7 @@ pub fn aggregate_name(e: &Expr, function: &AggregateFunction, null_handling: boo
     let head = match function {
         AggregateFunction::Count if !mv && (arg == "*" || !null_handling) => "count(*)".to_string(),
         AggregateFunction::Percentile { percentile }
-        | AggregateFunction::PercentileEst { percentile }
+        | AggregateFunction::PercentileEst { percentile, .. }
         | AggregateFunction::PercentileTDigest { percentile, .. }
         | AggregateFunction::PercentileSmartTDigest { percentile, .. }
         | AggregateFunction::PercentileKll { percentile, .. } => match legacy {
