@@ -12,6 +12,7 @@ use crate::sketch::datasketch::{self, DataSketch};
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
 use planner::plan::AggregateFunction;
 use segments::types::decimal::Decimal;
+use segments::types::value::encode_hex;
 use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -371,12 +372,9 @@ impl AggState {
                 AggregateFunction::DistinctCountSmartHll { .. } => {
                     Value::Int(h.estimate().min(i32::MAX as u64) as i32)
                 }
-                AggregateFunction::DistinctCountRawHll { .. } => Value::String(
-                    h.to_pinot_bytes()
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect(),
-                ),
+                AggregateFunction::DistinctCountRawHll { .. } => {
+                    Value::String(encode_hex(&h.to_pinot_bytes()))
+                }
                 _ => Value::Long(h.estimate() as i64),
             },
             AggState::Values(values) => or_default(
@@ -386,12 +384,7 @@ impl AggState {
             AggState::TDigest(t)
                 if matches!(f, AggregateFunction::PercentileTDigest { raw: true, .. }) =>
             {
-                Value::String(
-                    t.to_pinot_bytes()
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect(),
-                )
+                Value::String(encode_hex(&t.to_pinot_bytes()))
             }
             AggState::TDigest(t) => {
                 or_default(t.quantile(percentile_of(f) / 100.0), f64::NEG_INFINITY)
@@ -399,12 +392,7 @@ impl AggState {
             AggState::QDigest(q)
                 if matches!(f, AggregateFunction::PercentileEst { raw: true, .. }) =>
             {
-                Value::String(
-                    q.to_pinot_bytes()
-                        .iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect(),
-                )
+                Value::String(encode_hex(&q.to_pinot_bytes()))
             }
             AggState::QDigest(q) => match q.quantile(percentile_of(f) / 100.0) {
                 Some(x) => Value::Long(x),
