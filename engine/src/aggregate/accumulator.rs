@@ -351,6 +351,9 @@ impl<'a> GroupAccumulator<'a> {
             self.resize(1);
         }
         let is_and = matches!(self.function, AggregateFunction::BoolAnd);
+        // The window funnels keep events that meet no step only in KEEP_ALL mode.
+        let keep_all =
+            matches!(&self.function, AggregateFunction::FunnelWindow(f) if f.modes.keep_all);
         let Some(arg) = arg else {
             if let States::Count(c) = &mut self.states {
                 drive(rows, groups, valid, |_, g| c[g] += 1);
@@ -549,18 +552,14 @@ impl<'a> GroupAccumulator<'a> {
                     }
                 })?
             }
-            States::Events(events) => {
-                let keep_all = matches!(&self.function, AggregateFunction::FunnelWindow(f) if f.modes.keep_all);
-                visit_pairs(arg, second, groups, valid, |g, t, step| {
-                    if let (Some(t), Some(step)) = (exact_long(&t), exact_long(&step))
-                        && (step >= 0 || keep_all)
-                    {
-                        events[g].push((t, step as i32));
-                    }
-                })?
-            }
+            States::Events(events) => visit_pairs(arg, second, groups, valid, |g, t, step| {
+                if let (Some(t), Some(step)) = (exact_long(&t), exact_long(&step))
+                    && (step >= 0 || keep_all)
+                {
+                    events[g].push((t, step as i32));
+                }
+            })?,
             States::FieldEvents(events) => {
-                let keep_all = matches!(&self.function, AggregateFunction::FunnelWindow(f) if f.modes.keep_all);
                 visit_pairs(arg, second, groups, valid, |g, t, encoded| {
                     let Some(mut parts) = encoded
                         .as_str()

@@ -562,13 +562,9 @@ pub fn parse_aggregate_name(canonical: &str) -> Option<(&'static str, Option<f64
     None
 }
 
-/// Canonical function name: lower case with `_` removed (Pinot's `FunctionRegistry.canonicalize`).
-pub fn canonical_name(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '_')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
+/// Canonical function name: lower case with `_` removed (Pinot's `FunctionRegistry.canonicalize`),
+/// the same for aggregates as for the scalar catalog.
+pub use crate::functions::canonical_name;
 
 /// Whether a function name (as written) is an aggregate.
 pub fn is_aggregate_name(name: &str) -> bool {

@@ -151,12 +151,15 @@ pub fn window_funnel_args(
         FunnelKind::EventsFunctionEval => "FUNNEL_EVENTS_FUNCTION_EVAL",
         _ => "FUNNEL_AGG_FUNC",
     };
-    if args.len() <= 3 {
-        return Err(PlanError::Validation(format!(
-            "{what} expects >= 4 arguments, got: {}. {}",
+    let too_few = |needed: usize| {
+        PlanError::Validation(format!(
+            "{what} expects >= {needed} arguments, got: {}. {}",
             args.len(),
             usage(name)
-        )));
+        ))
+    };
+    if args.len() <= 3 {
+        return Err(too_few(4));
     }
     let steps = literal_long(&args[2])
         .filter(|n| *n > 0 && *n <= 64)
@@ -166,12 +169,7 @@ pub fn window_funnel_args(
             ))
         })? as usize;
     if args.len() < 3 + steps {
-        return Err(PlanError::Validation(format!(
-            "{what} expects >= {} arguments, got: {}. {}",
-            3 + steps,
-            args.len(),
-            usage(name)
-        )));
+        return Err(too_few(3 + steps));
     }
     let mut step_index = Expr::Case {
         operand: None,
@@ -196,12 +194,7 @@ pub fn window_funnel_args(
                 ))
             })? as usize;
         if args.len() < 4 + steps + k {
-            return Err(PlanError::Validation(format!(
-                "{what} expects >= {} arguments, got: {}. {}",
-                4 + steps + k,
-                args.len(),
-                usage(name)
-            )));
+            return Err(too_few(4 + steps + k));
         }
         let mut parts = vec![cast_text(&step_index)];
         for field in &rest[1..1 + k] {
@@ -426,12 +419,7 @@ pub fn funnel_count_args(
     for a in args {
         match a {
             Expr::Function { name, args, .. } => {
-                let canonical: String = name
-                    .chars()
-                    .filter(|c| *c != '_')
-                    .flat_map(char::to_lowercase)
-                    .collect();
-                let slot = match canonical.as_str() {
+                let slot = match crate::functions::canonical_name(name).as_str() {
                     "steps" => &mut steps,
                     "correlateby" => &mut keys,
                     "settings" => &mut settings,
