@@ -13,6 +13,7 @@ use segments::build_config::BuildConfig;
 use segments::builder::build_segment_from_rows;
 use segments::segment::ImmutableSegment;
 use segments::sketch::datasketch::{cpc_of_value, theta_of_value};
+use segments::sketch::integer_tuple::{integer_sum_tuple_of, integer_tuple_from_bytes};
 use segments::types::{DataType, FieldSpec, Schema, Value};
 use serde_json::{Value as Json, json};
 use std::sync::Arc;
@@ -48,7 +49,14 @@ fn schema() -> Schema {
         .push(FieldSpec::dimension("cpc_sk", DataType::Bytes));
     s.fields
         .push(FieldSpec::dimension("kll_sk", DataType::Bytes));
+    s.fields
+        .push(FieldSpec::dimension("tuple_sk", DataType::Bytes));
     s
+}
+
+/// Row `i`'s integer tuple sketch: key `i % 10`, value `1 + i % 3`.
+fn tuple_of(i: usize) -> Vec<u8> {
+    integer_sum_tuple_of(&Value::Long((i % 10) as i64), Some(1 + (i % 3) as i32), 14).unwrap()
 }
 
 fn kll_of(x: f64) -> Vec<u8> {
@@ -73,6 +81,7 @@ fn row(i: usize) -> Vec<Value> {
         Value::Bytes(theta_of_value(&Value::Long(i as i64), 4096).unwrap()),
         Value::Bytes(cpc_of_value(&Value::Long(i as i64), 12).unwrap()),
         Value::Bytes(kll_of((i % 10) as f64)),
+        Value::Bytes(tuple_of(i)),
     ]
 }
 
@@ -272,6 +281,112 @@ fn cpc_sketch_counts_and_raw_sketches() {
             "DISTINCTCOUNTCPCSKETCH(id, 99)",
             "DISTINCTCOUNTCPCSKETCH(id, 'nominalEntries=1000')",
             "DISTINCTCOUNTCPCSKETCH(id, 'lgK=3')",
+        ] {
+            error_of(&t, &format!("{engine}SELECT {bad} FROM events"));
+        }
+    }
+}
+
+#[test]
+fn integer_tuple_sketch_aggregations() {
+    let t = table();
+    let sum_of = |keep: &dyn Fn(usize) -> bool| -> i64 {
+        (0..ROWS)
+            .filter(|i| keep(*i))
+            .map(|i| 1 + (i % 3) as i64)
+            .sum()
+    };
+    for engine in ENGINES {
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT DISTINCTCOUNTTUPLESKETCH(tuple_sk), SUMVALUESINTEGERSUMTUPLESKETCH(tuple_sk), \
+                 AVG_VALUE_INTEGER_SUM_TUPLE_SKETCH(tuple_sk), DISTINCTCOUNTRAWINTEGERSUMTUPLESKETCH(tuple_sk, 4096), \
+                 distinctCountTupleSketch(toIntegerSumTupleSketch(name, bucket), 'nominalEntries=1024') FROM events"
+            ),
+        );
+        let rows = rows_of(&r, engine);
+        let total = sum_of(&|_| true);
+        assert_eq!(
+            rows[0][..3],
+            [
+                json!(10),
+                json!(total),
+                json!((total as f64 / 10.0).round() as i64)
+            ],
+            "{engine}"
+        );
+        assert_eq!(rows[0][4], json!(20), "{engine}");
+        assert_eq!(
+            types_of(&r),
+            ["LONG", "LONG", "LONG", "STRING", "LONG"],
+            "{engine}"
+        );
+        // The RAW union reads back: ten keys, each with the sum of its rows' values.
+        let raw = integer_tuple_from_bytes(&decode(&rows[0][3])).unwrap();
+        assert_eq!(raw.num_retained(), 10, "{engine}");
+        let mut values: Vec<i32> = raw.iter().map(|e| e.summary().value()).collect();
+        values.sort_unstable();
+        let mut expected: Vec<i32> = (0..10).map(|k| sum_of(&|i| i % 10 == k) as i32).collect();
+        expected.sort_unstable();
+        assert_eq!(values, expected, "{engine}");
+
+        // Per group: even rows hold keys 0, 2, 4, 6, 8.
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT grp, DISTINCTCOUNTTUPLESKETCH(tuple_sk), SUMVALUESINTEGERSUMTUPLESKETCH(tuple_sk) \
+                 FROM events GROUP BY grp ORDER BY grp"
+            ),
+        );
+        assert_eq!(
+            rows_of(&r, engine),
+            [
+                vec![json!("a"), json!(5), json!(sum_of(&|i| i % 2 == 0))],
+                vec![json!("b"), json!(5), json!(sum_of(&|i| i % 2 == 1))],
+            ],
+            "{engine}"
+        );
+
+        // No rows: 0, 0, NULL and the empty sketch, as Pinot without null handling.
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT DISTINCTCOUNTTUPLESKETCH(tuple_sk), SUMVALUESINTEGERSUMTUPLESKETCH(tuple_sk), \
+                 AVGVALUEINTEGERSUMTUPLESKETCH(tuple_sk), DISTINCTCOUNTRAWINTEGERSUMTUPLESKETCH(tuple_sk) \
+                 FROM events WHERE id < 0"
+            ),
+        );
+        let rows = rows_of(&r, engine);
+        assert_eq!(rows[0][..3], [json!(0), json!(0), Json::Null], "{engine}");
+        assert!(
+            integer_tuple_from_bytes(&decode(&rows[0][3]))
+                .unwrap()
+                .is_empty()
+        );
+
+        // The scalar functions over the column and over sketches made in the query.
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT getIntTupleSketchEstimate(intSumTupleSketchUnion(tuple_sk, toIntegerSumTupleSketch(id, 1))), \
+                 getIntTupleSketchEstimate(intSumTupleSketchIntersect(tuple_sk, toIntegerSumTupleSketch(id, 1))), \
+                 getIntTupleSketchEstimate(intSumTupleSketchDiff(tuple_sk, tuple_sk)) FROM events WHERE id = 12"
+            ),
+        );
+        // Row 12's key is 2: the same key as id 2, not id 12's.
+        assert_eq!(
+            rows_of(&r, engine),
+            [vec![json!(2), json!(0), json!(0)]],
+            "{engine}"
+        );
+
+        for bad in [
+            "DISTINCTCOUNTTUPLESKETCH(id)",
+            "SUMVALUESINTEGERSUMTUPLESKETCH(tags)",
+            "DISTINCTCOUNTTUPLESKETCH(tuple_sk, 'nominalEntries=7')",
+            "DISTINCTCOUNTTUPLESKETCH(tuple_sk, 'lgK=3')",
+            "DISTINCTCOUNTTUPLESKETCH(theta_sk)",
         ] {
             error_of(&t, &format!("{engine}SELECT {bad} FROM events"));
         }

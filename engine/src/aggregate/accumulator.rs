@@ -247,7 +247,8 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::ThetaSketch { .. }
             | AggregateFunction::CpcSketch { .. }
             | AggregateFunction::FrequentItems { .. }
-            | AggregateFunction::PercentileKll { .. } => match call.function.sketch_kind() {
+            | AggregateFunction::PercentileKll { .. }
+            | AggregateFunction::IntegerTupleSketch { .. } => match call.function.sketch_kind() {
                 Some(kind) => States::Sketch(Vec::new(), kind),
                 None => States::Any(Vec::new()),
             },

@@ -9,8 +9,10 @@ use super::moments::{CoMoments, Moments};
 use crate::error::EngineError;
 use crate::key::Key;
 use crate::sketch::datasketch::{self, DataSketch};
+use crate::sketch::integer_tuple;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
 use planner::plan::AggregateFunction;
+use planner::plan::aggregate::TupleResult;
 use segments::types::decimal::Decimal;
 use segments::types::value::encode_hex;
 use segments::types::{DataType, Value};
@@ -155,7 +157,8 @@ impl AggState {
             AggregateFunction::ThetaSketch { .. }
             | AggregateFunction::CpcSketch { .. }
             | AggregateFunction::FrequentItems { .. }
-            | AggregateFunction::PercentileKll { .. } => {
+            | AggregateFunction::PercentileKll { .. }
+            | AggregateFunction::IntegerTupleSketch { .. } => {
                 // The binder validated the parameters; were they bad, merging would fail
                 // cleanly on the mismatched state.
                 match f.sketch_kind().map(DataSketch::empty) {
@@ -501,7 +504,7 @@ impl AggState {
                 AggregateFunction::FunnelWindow(w) => super::funnel::finalize_fields(w, events),
                 _ => Value::Null,
             },
-            AggState::Sketch(s) => finalize_sketch(f, s),
+            AggState::Sketch(s) => finalize_sketch(f, s, null_handling),
             AggState::Bool(b) => match b {
                 Some(x) => Value::Boolean(*x),
                 None if null_handling => Value::Null,
@@ -513,8 +516,26 @@ impl AggState {
 
 /// The final value of a DataSketches function: the rounded estimate of theta and CPC (0 for
 /// no rows), KLL's quantile, or the sketch itself base64-encoded (RAW functions, frequent
-/// items); NULL where Pinot has no sketch (no rows).
-fn finalize_sketch(f: &AggregateFunction, s: &DataSketch) -> Value {
+/// items); NULL where Pinot has no sketch (no rows). The integer tuple aggregations answer as
+/// Pinot's with and without null handling: the empty sketch or 0 without it, NULL with it.
+fn finalize_sketch(f: &AggregateFunction, s: &DataSketch, null_handling: bool) -> Value {
+    if let (
+        AggregateFunction::IntegerTupleSketch { result, .. },
+        DataSketch::IntegerTuple { sketch, .. },
+    ) = (f, s)
+    {
+        let nothing = null_handling && sketch.is_empty();
+        return match result {
+            TupleResult::Raw if nothing => Value::Null,
+            TupleResult::Raw => Value::String(datasketch::base64(&sketch.serialize())),
+            TupleResult::DistinctCount => Value::Long(s.distinct_estimate()),
+            TupleResult::SumValues if nothing => Value::Null,
+            TupleResult::SumValues => Value::Long(integer_tuple::sum_values_estimate(sketch)),
+            TupleResult::AvgValue => {
+                integer_tuple::average_value_estimate(sketch).map_or(Value::Null, Value::Long)
+            }
+        };
+    }
     let raw = || match s.is_empty() {
         true => Value::Null,
         false => Value::String(datasketch::base64(&s.serialize())),

@@ -184,6 +184,26 @@ pub enum AggregateFunction {
         k: u16,
         raw: bool,
     },
+    /// An aggregation of serialized integer tuple sketches (a BYTES column of sum-mode
+    /// sketches, as `toIntegerSumTupleSketch` makes them): their union of 2^`lg_k` entries,
+    /// answered as [`TupleResult`] says.
+    IntegerTupleSketch {
+        lg_k: u8,
+        result: TupleResult,
+    },
+}
+
+/// What an integer tuple sketch aggregation answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TupleResult {
+    /// The union itself, base64 (`DISTINCTCOUNTRAWINTEGERSUMTUPLESKETCH`, STRING).
+    Raw,
+    /// The distinct keys (`DISTINCTCOUNTTUPLESKETCH`, LONG).
+    DistinctCount,
+    /// The estimated sum of the values (`SUMVALUESINTEGERSUMTUPLESKETCH`, LONG).
+    SumValues,
+    /// The mean value per key (`AVGVALUEINTEGERSUMTUPLESKETCH`, LONG; NULL for no keys).
+    AvgValue,
 }
 
 impl AggregateFunction {
@@ -255,6 +275,12 @@ impl AggregateFunction {
             AggregateFunction::FunnelCount { .. } => "funnelcount",
             AggregateFunction::PercentileKll { raw: false, .. } => "percentilekll",
             AggregateFunction::PercentileKll { raw: true, .. } => "percentilerawkll",
+            AggregateFunction::IntegerTupleSketch { result, .. } => match result {
+                TupleResult::Raw => "distinctcountrawintegersumtuplesketch",
+                TupleResult::DistinctCount => "distinctcounttuplesketch",
+                TupleResult::SumValues => "sumvaluesintegersumtuplesketch",
+                TupleResult::AvgValue => "avgvalueintegersumtuplesketch",
+            },
         }
     }
 
@@ -283,6 +309,11 @@ impl AggregateFunction {
             | AggregateFunction::PercentileKll { raw: false, .. } => DataType::Double,
             AggregateFunction::ThetaSketch { raw: false, .. }
             | AggregateFunction::CpcSketch { raw: false, .. } => DataType::Long,
+            AggregateFunction::IntegerTupleSketch {
+                result: TupleResult::Raw,
+                ..
+            } => DataType::String,
+            AggregateFunction::IntegerTupleSketch { .. } => DataType::Long,
             AggregateFunction::ThetaSketch { raw: true, .. }
             | AggregateFunction::CpcSketch { raw: true, .. }
             | AggregateFunction::FrequentItems { .. }
@@ -363,6 +394,9 @@ impl AggregateFunction {
                 max_map_size: *max_map_size,
             }),
             AggregateFunction::PercentileKll { k, .. } => Some(SketchKind::Kll { k: *k }),
+            AggregateFunction::IntegerTupleSketch { lg_k, .. } => {
+                Some(SketchKind::IntegerTuple { lg_k: *lg_k })
+            }
             _ => None,
         }
     }
@@ -393,6 +427,7 @@ impl AggregateFunction {
                 | AggregateFunction::CpcSketch { .. }
                 | AggregateFunction::FrequentItems { .. }
                 | AggregateFunction::PercentileKll { .. }
+                | AggregateFunction::IntegerTupleSketch { .. }
         )
     }
 
@@ -511,6 +546,10 @@ const BASE_NAMES: &[&str] = &[
     "frequentlongssketch",
     "percentilekll",
     "percentilerawkll",
+    "distinctcountrawintegersumtuplesketch",
+    "distinctcounttuplesketch",
+    "sumvaluesintegersumtuplesketch",
+    "avgvalueintegersumtuplesketch",
     "funnelmaxstep",
     "funnelmatchstep",
     "funnelcompletecount",
@@ -760,6 +799,10 @@ pub fn build_function(
             theta_parameters(base, params)?
         }
         "distinctcountcpcsketch" | "distinctcountrawcpcsketch" => cpc_parameters(base, params)?,
+        "distinctcountrawintegersumtuplesketch"
+        | "distinctcounttuplesketch"
+        | "sumvaluesintegersumtuplesketch"
+        | "avgvalueintegersumtuplesketch" => tuple_parameters(base, params)?,
         "frequentstringssketch" | "frequentlongssketch" => {
             expect_params(1)?;
             let max_map_size = match params.first() {
@@ -1078,6 +1121,52 @@ fn cpc_parameters(
     };
     check_sketch(&f)?;
     Ok(f)
+}
+
+/// `DISTINCTCOUNTTUPLESKETCH(x[, nominalEntries])` or `(x, 'nominalEntries=16384;accumulatorThreshold=2')`
+/// and the other integer tuple sketch aggregations.
+fn tuple_parameters(
+    base: &str,
+    params: &[segments::types::Value],
+) -> Result<AggregateFunction, String> {
+    use segments::sketch::integer_tuple;
+    use segments::types::Value;
+    if params.len() > 1 {
+        return Err(format!(
+            "Tuple Sketch Aggregation Function expects at most 2 arguments, got: {}",
+            params.len() + 1
+        ));
+    }
+    let mut nominal_entries = 1i64 << integer_tuple::DEFAULT_TUPLE_LG_K;
+    match params.first() {
+        None => {}
+        Some(Value::String(text)) => {
+            for (key, value) in key_values(text)? {
+                let bad = || format!("Invalid parameter value for {base}: {key}={value}");
+                match key.as_str() {
+                    "nominalentries" => nominal_entries = value.parse().map_err(|_| bad())?,
+                    "accumulatorthreshold" => {
+                        value.parse::<i32>().map_err(|_| bad())?;
+                    }
+                    _ => return Err(format!("Invalid parameter key: {key}")),
+                }
+            }
+        }
+        Some(v) => {
+            let x = v.as_f64().ok_or_else(|| {
+                format!("{base} expects nominalEntries as a number or parameters as a string")
+            })?;
+            nominal_entries = i64::from(int_param(x, base, "nominalEntries")?);
+        }
+    }
+    let lg_k = integer_tuple::tuple_lg_k(nominal_entries).map_err(|e| format!("{base}: {e}"))?;
+    let result = match base {
+        "distinctcountrawintegersumtuplesketch" => TupleResult::Raw,
+        "distinctcounttuplesketch" => TupleResult::DistinctCount,
+        "sumvaluesintegersumtuplesketch" => TupleResult::SumValues,
+        _ => TupleResult::AvgValue,
+    };
+    Ok(AggregateFunction::IntegerTupleSketch { lg_k, result })
 }
 
 /// An optional boolean literal parameter (`ARRAYAGG`'s and `LISTAGG`'s "distinct").

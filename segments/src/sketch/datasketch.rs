@@ -14,6 +14,10 @@
 //! servers exchange ([`DataSketch::to_bytes`]) and the broker finalizes.
 
 use super::error::SketchError;
+use super::integer_tuple::{
+    IntegerTupleSketch, IntegerTupleUnion, SummaryMode, integer_tuple_from_bytes,
+    integer_tuple_union_all,
+};
 use crate::types::Value;
 use base64::Engine;
 use datasketches::common::{NumStdDev, SearchCriteria};
@@ -41,11 +45,26 @@ pub const DEFAULT_FREQUENT_MAX_MAP_SIZE: u32 = 256;
 /// The kind and parameters of a sketch aggregation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SketchKind {
-    Theta { lg_k: u8, p: f32 },
-    Cpc { lg_k: u8 },
-    FrequentStrings { max_map_size: u32 },
-    FrequentLongs { max_map_size: u32 },
-    Kll { k: u16 },
+    Theta {
+        lg_k: u8,
+        p: f32,
+    },
+    Cpc {
+        lg_k: u8,
+    },
+    FrequentStrings {
+        max_map_size: u32,
+    },
+    FrequentLongs {
+        max_map_size: u32,
+    },
+    Kll {
+        k: u16,
+    },
+    /// An integer tuple sketch of sum-mode summaries, fed serialized sketches only.
+    IntegerTuple {
+        lg_k: u8,
+    },
 }
 
 impl SketchKind {
@@ -81,7 +100,11 @@ pub fn exact_log2(n: i64) -> Result<u8, SketchError> {
     Ok(n.trailing_zeros() as u8)
 }
 
-fn invalid(sketch: &'static str, value: impl ToString, reason: &'static str) -> SketchError {
+pub(super) fn invalid(
+    sketch: &'static str,
+    value: impl ToString,
+    reason: &'static str,
+) -> SketchError {
     SketchError::InvalidParameter {
         sketch,
         value: value.to_string(),
@@ -89,18 +112,18 @@ fn invalid(sketch: &'static str, value: impl ToString, reason: &'static str) -> 
     }
 }
 
-fn corrupt(sketch: &'static str, e: impl std::fmt::Display) -> SketchError {
+pub(super) fn corrupt(sketch: &'static str, e: impl std::fmt::Display) -> SketchError {
     SketchError::corrupt(sketch, e.to_string())
 }
 
 /// A value as DataSketches Java hashes it.
-enum Item<'a> {
+pub(super) enum Item<'a> {
     Long(i64),
     Double(f64),
     Bytes(std::borrow::Cow<'a, [u8]>),
 }
 
-fn item(v: &Value) -> Option<Item<'_>> {
+pub(super) fn item(v: &Value) -> Option<Item<'_>> {
     use std::borrow::Cow;
     Some(match v {
         Value::Null | Value::Array(_) => return None,
@@ -331,6 +354,10 @@ pub enum SketchBuilder {
     FrequentStrings(FrequentItemsSketch<String>),
     FrequentLongs(FrequentItemsSketch<i64>),
     Kll(Kll),
+    IntegerTuple {
+        union: IntegerTupleUnion,
+        lg_k: u8,
+    },
 }
 
 impl SketchBuilder {
@@ -374,6 +401,10 @@ impl SketchBuilder {
                 KllSketch::new(k)
                     .map_err(|_| invalid("kll", k, "k must be between 8 and 65535"))?,
             ),
+            SketchKind::IntegerTuple { lg_k } => SketchBuilder::IntegerTuple {
+                union: IntegerTupleUnion::new(SummaryMode::Sum, lg_k)?,
+                lg_k,
+            },
         })
     }
 
@@ -407,6 +438,8 @@ impl SketchBuilder {
                     s.update(x)
                 }
             }
+            // Only serialized sketches go in (the binder refuses other input).
+            SketchBuilder::IntegerTuple { .. } => {}
         }
     }
 
@@ -442,6 +475,9 @@ impl SketchBuilder {
             SketchBuilder::Kll(s) => {
                 let other = Kll::deserialize(bytes).map_err(|e| corrupt("kll", e))?;
                 s.merge(&other).map_err(|e| corrupt("kll", e))
+            }
+            SketchBuilder::IntegerTuple { union, .. } => {
+                union.update(&integer_tuple_from_bytes(bytes)?)
             }
         }
     }
@@ -482,6 +518,10 @@ impl SketchBuilder {
             SketchBuilder::FrequentStrings(s) => DataSketch::FrequentStrings(s.clone()),
             SketchBuilder::FrequentLongs(s) => DataSketch::FrequentLongs(s.clone()),
             SketchBuilder::Kll(s) => DataSketch::Kll(s.clone()),
+            SketchBuilder::IntegerTuple { union, lg_k } => DataSketch::IntegerTuple {
+                sketch: union.result(),
+                lg_k: *lg_k,
+            },
         }
     }
 }
@@ -508,6 +548,10 @@ pub enum DataSketch {
     FrequentStrings(FrequentItemsSketch<String>),
     FrequentLongs(FrequentItemsSketch<i64>),
     Kll(Kll),
+    IntegerTuple {
+        sketch: IntegerTupleSketch,
+        lg_k: u8,
+    },
 }
 
 impl PartialEq for DataSketch {
@@ -521,6 +565,7 @@ const TAG_CPC: u8 = 2;
 const TAG_FREQUENT_STRINGS: u8 = 3;
 const TAG_FREQUENT_LONGS: u8 = 4;
 const TAG_KLL: u8 = 5;
+const TAG_INTEGER_TUPLE: u8 = 6;
 
 impl DataSketch {
     /// An empty sketch of a kind.
@@ -548,6 +593,13 @@ impl DataSketch {
             (DataSketch::Kll(a), DataSketch::Kll(b)) => {
                 a.merge(b).map_err(|e| corrupt("kll", e))?
             }
+            (
+                DataSketch::IntegerTuple { sketch, lg_k },
+                DataSketch::IntegerTuple { sketch: o, .. },
+            ) => {
+                *sketch =
+                    integer_tuple_union_all(SummaryMode::Sum, *lg_k, &[sketch.clone(), o.clone()])?;
+            }
             _ => {
                 return Err(corrupt(
                     "data sketch",
@@ -566,14 +618,17 @@ impl DataSketch {
             DataSketch::FrequentStrings(s) => s.is_empty(),
             DataSketch::FrequentLongs(s) => s.is_empty(),
             DataSketch::Kll(s) => s.is_empty(),
+            DataSketch::IntegerTuple { sketch, .. } => sketch.is_empty(),
         }
     }
 
-    /// The distinct-count estimate, rounded as Pinot's `Math.round` (theta, CPC).
+    /// The distinct-count estimate, rounded as Pinot's `Math.round` (theta, CPC) or truncated
+    /// as its `longValue()` (integer tuple).
     pub fn distinct_estimate(&self) -> i64 {
         match self {
             DataSketch::Theta { sketch, .. } => sketch.estimate().round() as i64,
             DataSketch::Cpc(s) => s.estimate().round() as i64,
+            DataSketch::IntegerTuple { sketch, .. } => sketch.estimate() as i64,
             _ => 0,
         }
     }
@@ -599,6 +654,7 @@ impl DataSketch {
             DataSketch::FrequentStrings(s) => s.serialize(),
             DataSketch::FrequentLongs(s) => s.serialize(),
             DataSketch::Kll(s) => s.serialize(),
+            DataSketch::IntegerTuple { sketch, .. } => sketch.serialize(),
         }
     }
 
@@ -615,6 +671,10 @@ impl DataSketch {
             DataSketch::FrequentStrings(_) => out.push(TAG_FREQUENT_STRINGS),
             DataSketch::FrequentLongs(_) => out.push(TAG_FREQUENT_LONGS),
             DataSketch::Kll(_) => out.push(TAG_KLL),
+            DataSketch::IntegerTuple { lg_k, .. } => {
+                out.push(TAG_INTEGER_TUPLE);
+                out.push(*lg_k);
+            }
         }
         out.extend_from_slice(&self.serialize());
         out
@@ -646,6 +706,15 @@ impl DataSketch {
                 FrequentItemsSketch::deserialize(rest).map_err(|e| corrupt("frequent items", e))?,
             ),
             TAG_KLL => DataSketch::Kll(Kll::deserialize(rest).map_err(|e| corrupt("kll", e))?),
+            TAG_INTEGER_TUPLE => {
+                let (&lg_k, sketch) = rest
+                    .split_first()
+                    .ok_or_else(|| corrupt("tuple", "truncated"))?;
+                DataSketch::IntegerTuple {
+                    sketch: integer_tuple_from_bytes(sketch)?,
+                    lg_k,
+                }
+            }
             other => return Err(corrupt("data sketch", format!("unknown tag {other}"))),
         })
     }
@@ -752,7 +821,7 @@ mod tests {
     proptest::proptest! {
         /// Bytes that are not a sketch are an error, never a panic.
         #[test]
-        fn garbage_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64), tag in 1u8..6) {
+        fn garbage_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64), tag in 1u8..7) {
             let _ = theta_from_bytes(&bytes);
             let _ = cpc_from_bytes(&bytes);
             let mut tagged = vec![tag];
@@ -764,6 +833,7 @@ mod tests {
                 SketchKind::FrequentStrings { max_map_size: 64 },
                 SketchKind::FrequentLongs { max_map_size: 64 },
                 SketchKind::Kll { k: 200 },
+                SketchKind::IntegerTuple { lg_k: 14 },
             ] {
                 let mut b = SketchBuilder::new(kind).unwrap();
                 let _ = b.merge_serialized(&bytes);

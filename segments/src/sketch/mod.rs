@@ -40,6 +40,7 @@ pub mod datasketch;
 mod error;
 mod hash;
 mod hll;
+pub mod integer_tuple;
 mod quantile_digest;
 mod tdigest;
 

@@ -514,6 +514,10 @@ impl<'a> ExprBinder<'a> {
                 AggregateFunction::PercentileKll { .. } => {
                     t.data_type.is_numeric() || t.data_type == DataType::Bytes
                 }
+                // Pinot's "INTEGER_TUPLE_SKETCH only supports SV BYTES column".
+                AggregateFunction::IntegerTupleSketch { .. } => {
+                    t.data_type == DataType::Bytes && t.single_value
+                }
                 _ => true,
             };
             if !sketch_input_ok {
