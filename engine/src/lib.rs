@@ -13,6 +13,7 @@
 //! * [`operator`], [`block`], [`aggregate`] — the pull-based operators, the blocks they pass,
 //!   and the aggregation states; [`sketch`] — HyperLogLog, t-digest and quantile digest.
 //! * [`multistage`] — the multi-stage (v2) runtime: blocks, mailboxes, stage operators.
+//! * [`dimension`] — dimension tables indexed by primary key, as `lookUp` reads them.
 //! * [`response`] — Pinot's `BrokerResponseNative` JSON; [`error`] — failures with Pinot's codes.
 //!
 //! ```no_run
@@ -29,6 +30,7 @@ pub mod block;
 pub mod code_book;
 pub mod column;
 pub mod context;
+pub mod dimension;
 pub mod error;
 pub mod execute;
 pub mod key;

@@ -60,7 +60,7 @@ fn statistics(segments: &[Arc<ImmutableSegment>]) -> Option<Arc<Statistics>> {
 }
 
 /// Tables held in memory: name → (schema, segments), and which are dimension tables.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct MemoryTables {
     tables: BTreeMap<String, (Schema, Vec<Arc<ImmutableSegment>>)>,
     dim_tables: std::collections::BTreeSet<String>,

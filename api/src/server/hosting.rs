@@ -111,10 +111,34 @@ impl SegmentCopy {
     }
 }
 
+type Tables = BTreeMap<String, BTreeMap<String, HostedSegment>>;
+
 /// All hosted segments: table → segment → loaded copy.
 pub struct Hosted {
     root: PathBuf,
-    segments: RwLock<BTreeMap<String, BTreeMap<String, HostedSegment>>>,
+    segments: Arc<RwLock<Tables>>,
+    /// Moves with every change of `segments`.
+    version: Arc<AtomicU64>,
+}
+
+/// A shared, read-only view of a server's hosted segments: what `lookUp` reads dimension
+/// tables from ([`engine::dimension::SegmentDimensions`]).
+#[derive(Clone)]
+pub struct HostedView {
+    segments: Arc<RwLock<Tables>>,
+    version: Arc<AtomicU64>,
+}
+
+impl engine::dimension::DimensionSegments for HostedView {
+    fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    fn dimension_segments(&self, table: &str) -> Option<Vec<Arc<ImmutableSegment>>> {
+        let tables = self.segments.read().ok()?;
+        let segments = tables.get(&format!("{table}_OFFLINE"))?;
+        Some(segments.values().map(|h| h.segment.clone()).collect())
+    }
 }
 
 static SCRATCH: AtomicU64 = AtomicU64::new(0);
@@ -173,8 +197,21 @@ impl Hosted {
         }
         Ok(Hosted {
             root: root.to_path_buf(),
-            segments: RwLock::new(all),
+            segments: Arc::new(RwLock::new(all)),
+            version: Arc::new(AtomicU64::new(0)),
         })
+    }
+
+    /// A view of these segments that follows their changes.
+    pub fn view(&self) -> HostedView {
+        HostedView {
+            segments: self.segments.clone(),
+            version: self.version.clone(),
+        }
+    }
+
+    fn changed(&self) {
+        self.version.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Table → names of loaded segments.
@@ -258,6 +295,7 @@ impl Hosted {
                     .or_default()
                     .insert(segment.to_string(), hosted);
             }
+            self.changed();
             Ok(())
         })();
         let _ = std::fs::remove_dir_all(&scratch);
@@ -286,6 +324,7 @@ impl Hosted {
         {
             *s = reopened;
         }
+        self.changed();
         Ok(())
     }
 
@@ -299,6 +338,7 @@ impl Hosted {
                 m.remove(table);
             }
         }
+        self.changed();
         let table_dir = self.root.join(table);
         let _ = std::fs::remove_file(table_dir.join(format!("{segment}.state")));
         let _ = std::fs::remove_dir_all(table_dir.join(segment));

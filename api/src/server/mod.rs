@@ -106,6 +106,9 @@ pub struct Server {
     pub workers: worker_pool::WorkerPool,
     pub logging: LoggingHandle,
     pub metrics: Arc<Metrics>,
+    /// The dimension tables hosted here, as `lookUp` reads them (registered for this
+    /// process while the server lives).
+    pub dimensions: Arc<dyn planner::functions::DimensionTables>,
 }
 
 /// The tide state of the server app.
@@ -120,6 +123,9 @@ impl Server {
         logging: LoggingHandle,
     ) -> Result<Server, hosting::HostingError> {
         let hosted = Hosted::open(&config.segment_dir)?;
+        let dimensions: Arc<dyn planner::functions::DimensionTables> =
+            Arc::new(engine::dimension::SegmentDimensions::new(hosted.view()));
+        planner::functions::register_dimensions(&dimensions);
         Ok(Server {
             config,
             hosted,
@@ -132,6 +138,7 @@ impl Server {
             workers: worker_pool::WorkerPool::new("stage-worker", worker_pool::KEEP_ALIVE),
             logging,
             metrics: Arc::new(Metrics::new("server")),
+            dimensions,
         })
     }
 }

@@ -81,6 +81,7 @@ mod datetime_convert;
 mod datetime_format;
 mod datetime_mv;
 mod def;
+mod dimension_lookup;
 mod error;
 mod geo;
 mod geohash;
@@ -100,6 +101,7 @@ mod vector;
 mod zone;
 
 pub use def::{ArgType, Arity, FunctionDef, Param};
+pub use dimension_lookup::{DimensionTables, register_dimensions};
 pub use error::FunctionError;
 pub use registry::{all, canonical_name, is_deterministic, lookup};
 pub use typing::common_type;

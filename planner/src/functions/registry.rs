@@ -4,8 +4,8 @@
 use super::def::FunctionDef;
 use super::{
     arithmetic, arrays, bitwise, bytes, comparison, conditional, datetime, datetime_convert,
-    datetime_mv, geo, geohash, hash, ip, json, regexp, sketch, strings, tuple_sketch, url, uuid,
-    vector,
+    datetime_mv, dimension_lookup, geo, geohash, hash, ip, json, regexp, sketch, strings,
+    tuple_sketch, url, uuid, vector,
 };
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -33,6 +33,7 @@ const AREAS: &[&[FunctionDef]] = &[
     geohash::FUNCTIONS,
     sketch::FUNCTIONS,
     tuple_sketch::FUNCTIONS,
+    dimension_lookup::FUNCTIONS,
 ];
 
 /// Pinot's canonical function name: `_` removed, lower-cased (`DATE_TRUNC` → `datetrunc`).

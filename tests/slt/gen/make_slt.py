@@ -171,6 +171,15 @@ FILES = {
   ("SELECT COALESCE(NULL, region) FROM orders WHERE order_id = 10", None),
   ("SELECT 1 + 2", None),
   ("SELECT SUM(CASE WHEN status = 'OPEN' THEN amount ELSE 0 END) FROM orders", None),
+  # lookUp: a column of the dimension table `customers` by its primary key (NULL without a row).
+  ("SELECT order_id, lookUp('customers', 'tier', 'customer', customer), lookUp('customers', 'credit', 'customer', customer) "
+   "FROM orders WHERE order_id < 40 ORDER BY order_id LIMIT 40",
+   "SELECT o.order_id, c.tier, c.credit FROM orders o LEFT JOIN customers c ON o.customer = c.customer WHERE o.order_id < 40 ORDER BY o.order_id"),
+  ("SELECT COUNT(*), SUM(amount) FROM orders WHERE lookUp('customers', 'tier', 'customer', customer) = 'gold'",
+   "SELECT COUNT(*), SUM(o.amount) FROM orders o JOIN customers c ON o.customer = c.customer WHERE c.tier = 'gold'"),
+  ("SELECT lookUp('customers', 'country', 'customer', customer) AS country, COUNT(*) FROM orders "
+   "WHERE lookUp('customers', 'since_year', 'customer', customer) > 2015 GROUP BY country",
+   "SELECT c.country, COUNT(*) FROM orders o JOIN customers c ON o.customer = c.customer WHERE c.since_year > 2015 GROUP BY c.country"),
 ],
 "nulls": [
   ("SET enableNullHandling=true; SELECT COUNT(*) FROM orders WHERE note IS NULL", "SELECT COUNT(*) FROM orders WHERE note IS NULL"),
@@ -219,6 +228,12 @@ FILES = {
    "SELECT amount, customer, discount, note, order_id, priority, quantity, region, score, ship_ts, status FROM orders WHERE order_id = 7"),
 ],
 "v2_join": [
+  # lookUp in the multi-stage engine: in a leaf stage's filter and in a projection over a join.
+  ("SELECT region, COUNT(*) FROM orders WHERE lookUp('customers', 'tier', 'customer', customer) = 'gold' GROUP BY region",
+   "SELECT o.region, COUNT(*) FROM orders o JOIN customers c ON o.customer = c.customer WHERE c.tier = 'gold' GROUP BY o.region"),
+  ("SELECT o.order_id, lookUp('customers', 'name', 'customer', c.customer) FROM orders o JOIN customers c ON o.customer = c.customer "
+   "WHERE o.order_id < 30 ORDER BY o.order_id",
+   "SELECT o.order_id, c.name FROM orders o JOIN customers c ON o.customer = c.customer WHERE o.order_id < 30 ORDER BY o.order_id"),
   (f"SELECT c.tier, COUNT(*), SUM(o.amount) {JOIN} GROUP BY c.tier", None),
   (f"SELECT o.order_id, c.name, c.country {JOIN} WHERE o.order_id < 12 ORDER BY o.order_id", None),
   (f"SELECT c.name, SUM(o.quantity) AS q {JOIN} GROUP BY c.name ORDER BY q DESC, c.name LIMIT 5", None),

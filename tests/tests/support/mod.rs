@@ -39,6 +39,8 @@ impl Variant {
 struct Tables {
     _dir: tempfile::TempDir,
     tables: MemoryTables,
+    /// `lookUp`'s view of the dimension tables (registered while this lives).
+    _dimensions: Arc<dyn planner::functions::DimensionTables>,
 }
 
 /// One table of `tests/slt/data`, its segments built into a directory.
@@ -119,7 +121,14 @@ fn build_tables(variant: Variant) -> Tables {
             tables.set_dim_table(&t.name);
         }
     }
-    Tables { _dir: dir, tables }
+    let dimensions: Arc<dyn planner::functions::DimensionTables> =
+        Arc::new(engine::dimension::SegmentDimensions::new(tables.clone()));
+    planner::functions::register_dimensions(&dimensions);
+    Tables {
+        _dir: dir,
+        tables,
+        _dimensions: dimensions,
+    }
 }
 
 /// Renders a result cell the way `gen/make_slt.py` renders DuckDB's: integers as-is, floats

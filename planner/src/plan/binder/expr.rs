@@ -346,6 +346,9 @@ impl<'a> ExprBinder<'a> {
         canonical: &str,
         args: Vec<Expr>,
     ) -> Result<Expr, PlanError> {
+        if canonical == "lookup" {
+            return super::lookup::bind_lookup(self.scope, args);
+        }
         match scalar::return_type(canonical, &args) {
             Some(Ok(return_type)) => Ok(Expr::Call {
                 name: canonical.to_string(),
@@ -701,6 +704,7 @@ mod tests {
         let info = info();
         let scope = Scope {
             table: Some(&info),
+            catalog: None,
             alias: None,
         };
         let mut b = ExprBinder::new(&scope);
@@ -733,6 +737,7 @@ mod tests {
         let info = info();
         let scope = Scope {
             table: Some(&info),
+            catalog: None,
             alias: None,
         };
         let mut b = ExprBinder::new(&scope);
@@ -778,6 +783,7 @@ mod tests {
         let info = info();
         let scope = Scope {
             table: Some(&info),
+            catalog: None,
             alias: None,
         };
         let mut b = ExprBinder::new(&scope);

@@ -332,6 +332,7 @@ mod tests {
         let info = info();
         let scope = Scope {
             table: Some(&info),
+            catalog: None,
             alias: None,
         };
         let mut b = ExprBinder::new(&scope);

@@ -13,6 +13,7 @@
 pub mod expr;
 pub mod filter;
 pub mod literal;
+pub mod lookup;
 pub mod multi_stage;
 pub mod names;
 pub mod rewrite;
@@ -49,6 +50,7 @@ pub fn bind_statement(
                 .ok_or_else(|| PlanError::TableNotFound(name.clone()))?;
             let scope = Scope {
                 table: Some(&info),
+                catalog: Some(catalog),
                 alias: alias.clone(),
             };
             let plan = select::plan_select((**select).clone(), &scope, options, stmt.explain)?;
@@ -66,6 +68,7 @@ fn bind_literal_query(
 ) -> Result<QueryPlan, PlanError> {
     let scope = Scope {
         table: None,
+        catalog: None,
         alias: None,
     };
     let mut b = ExprBinder::new(&scope);

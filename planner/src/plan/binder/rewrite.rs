@@ -193,6 +193,7 @@ mod tests {
         let info = info();
         let scope = Scope {
             table: Some(&info),
+            catalog: None,
             alias: None,
         };
         let mut s = Select {

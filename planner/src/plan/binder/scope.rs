@@ -2,7 +2,7 @@
 //! (`$docId`, `$segmentName`, `$hostName`). Names resolve exactly first, then
 //! case-insensitively (Pinot brokers run case-insensitive by default).
 
-use crate::plan::catalog::TableInfo;
+use crate::plan::catalog::{Catalog, TableInfo};
 use crate::plan::expr::ColumnRef;
 use segments::types::ColumnType;
 use segments::types::DataType;
@@ -17,6 +17,9 @@ pub const VIRTUAL_COLUMNS: [(&str, DataType); 3] = [
 /// Column resolution for one table (or none, for table-less queries).
 pub struct Scope<'a> {
     pub table: Option<&'a TableInfo>,
+    /// The catalog, where calls that name other tables are checked (`lookUp`'s dimension
+    /// table); none where no table can be named.
+    pub catalog: Option<&'a dyn Catalog>,
     /// The `FROM` alias, if any.
     pub alias: Option<String>,
 }
@@ -102,6 +105,7 @@ mod tests {
         let info = TableInfo::new("t", schema);
         let scope = Scope {
             table: Some(&info),
+            catalog: None,
             alias: Some("x".into()),
         };
         assert_eq!(scope.resolve("runs").unwrap().name, "Runs");

@@ -474,6 +474,7 @@ impl<'a> Planner<'a> {
         let info = synthetic_table(&[]);
         let scope = Scope {
             table: Some(&info),
+            catalog: Some(self.catalog),
             alias: None,
         };
         let mut b = ExprBinder::new(&scope);
@@ -856,6 +857,7 @@ impl<'a> Planner<'a> {
         let info = synthetic_table(cols);
         let scope = Scope {
             table: Some(&info),
+            catalog: Some(self.catalog),
             alias: None,
         };
         let mut b = ExprBinder::new(&scope);
@@ -1086,6 +1088,7 @@ impl<'a> Planner<'a> {
                 let info = synthetic_table(cols);
                 let scope = Scope {
                     table: Some(&info),
+                    catalog: Some(self.catalog),
                     alias: None,
                 };
                 let mut b = ExprBinder::new(&scope);
@@ -1768,6 +1771,7 @@ impl<'a> Planner<'a> {
         let info = synthetic_table(&visible);
         let scope = Scope {
             table: Some(&info),
+            catalog: Some(self.catalog),
             alias: None,
         };
         let mut b = ExprBinder::new(&scope);

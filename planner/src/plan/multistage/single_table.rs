@@ -73,6 +73,7 @@ pub fn single_table_rel(
         .ok_or_else(|| PlanError::TableNotFound(name.to_string()))?;
     let scope = Scope {
         table: Some(&info),
+        catalog: Some(catalog),
         alias: alias.map(str::to_string),
     };
     let mut select = select.clone();

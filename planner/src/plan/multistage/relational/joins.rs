@@ -661,6 +661,7 @@ impl Planner<'_> {
     ) -> Result<Rel, PlanError> {
         let scope = Scope {
             table: Some(info),
+            catalog: Some(self.catalog),
             alias: alias.map(str::to_string),
         };
         let mut select = Select {
