@@ -51,7 +51,7 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[FunctionDef::new(
 // Never folded where it is bound: a broker holds no dimension rows.
 .nondeterministic()];
 
-fn text<'v>(position: usize, v: &'v Value) -> Result<&'v str, FunctionError> {
+fn text(position: usize, v: &Value) -> Result<&str, FunctionError> {
     match v {
         Value::String(s) => Ok(s),
         other => Err(FunctionError::InvalidArgument {
@@ -68,7 +68,7 @@ fn look_up(args: &[Value]) -> Result<Value, FunctionError> {
         value: args.first().map(Value::to_string).unwrap_or_default(),
         reason,
     };
-    if args.len() < 4 || args.len() % 2 != 0 {
+    if args.len() < 4 || !args.len().is_multiple_of(2) {
         return Err(failed(
             "Should have the same number of JoinKey and JoinValue arguments".into(),
         ));

@@ -25,7 +25,7 @@ pub fn bind_lookup(scope: &Scope<'_>, mut args: Vec<Expr>) -> Result<Expr, PlanE
     if args.len() < 4 {
         return invalid(USAGE.to_string());
     }
-    if args.len() % 2 != 0 {
+    if !args.len().is_multiple_of(2) {
         return invalid("Should have the same number of JoinKey and JoinValue arguments".into());
     }
     let table = name_at(
