@@ -1031,6 +1031,33 @@ fn key_values(text: &str) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
+/// A DataSketches aggregation's parameter string (`nominalEntries=…;accumulatorThreshold=…`):
+/// the nominal entries if given. `accumulatorThreshold` is checked and changes nothing here
+/// (merges are not deferred); any other key goes to `other`, which says whether its value
+/// parsed, or `None` for a key it does not know.
+fn sketch_parameters(
+    base: &str,
+    text: &str,
+    other: &mut dyn FnMut(&str, &str) -> Option<bool>,
+) -> Result<Option<i64>, String> {
+    let mut nominal_entries = None;
+    for (key, value) in key_values(text)? {
+        let bad = || format!("Invalid parameter value for {base}: {key}={value}");
+        match key.as_str() {
+            "nominalentries" => nominal_entries = Some(value.parse().map_err(|_| bad())?),
+            "accumulatorthreshold" => {
+                value.parse::<i32>().map_err(|_| bad())?;
+            }
+            k => match other(k, &value) {
+                Some(true) => {}
+                Some(false) => return Err(bad()),
+                None => return Err(format!("Invalid parameter key: {key}")),
+            },
+        }
+    }
+    Ok(nominal_entries)
+}
+
 /// `DISTINCTCOUNTTHETASKETCH(x[, 'nominalEntries=4096;samplingProbability=1.0;accumulatorThreshold=2'])`.
 /// The forms with filter predicates and a post-aggregation expression are not supported.
 fn theta_parameters(
@@ -1048,16 +1075,11 @@ fn theta_parameters(
     match params.first() {
         None => {}
         Some(Value::String(text)) => {
-            for (key, value) in key_values(text)? {
-                let bad = || format!("Invalid parameter value for {base}: {key}={value}");
-                match key.as_str() {
-                    "nominalentries" => nominal_entries = value.parse().map_err(|_| bad())?,
-                    "samplingprobability" => p = value.parse().map_err(|_| bad())?,
-                    "accumulatorthreshold" => {
-                        value.parse::<i32>().map_err(|_| bad())?;
-                    }
-                    _ => return Err(format!("Invalid parameter key: {key}")),
-                }
+            let mut sampling = |key: &str, value: &str| {
+                (key == "samplingprobability").then(|| value.parse().map(|x| p = x).is_ok())
+            };
+            if let Some(n) = sketch_parameters(base, text, &mut sampling)? {
+                nominal_entries = n;
             }
         }
         Some(_) => {
@@ -1090,23 +1112,10 @@ fn cpc_parameters(
     }
     let lg_k = match params.first() {
         None => datasketch::DEFAULT_CPC_LG_K,
-        Some(Value::String(text)) => {
-            let mut lg_k = datasketch::DEFAULT_CPC_LG_K;
-            for (key, value) in key_values(text)? {
-                let bad = || format!("Invalid parameter value for {base}: {key}={value}");
-                match key.as_str() {
-                    "nominalentries" => {
-                        let n: i64 = value.parse().map_err(|_| bad())?;
-                        lg_k = datasketch::exact_log2(n).map_err(|e| format!("{base}: {e}"))?;
-                    }
-                    "accumulatorthreshold" => {
-                        value.parse::<i32>().map_err(|_| bad())?;
-                    }
-                    _ => return Err(format!("Invalid parameter key: {key}")),
-                }
-            }
-            lg_k
-        }
+        Some(Value::String(text)) => match sketch_parameters(base, text, &mut |_, _| None)? {
+            Some(n) => datasketch::exact_log2(n).map_err(|e| format!("{base}: {e}"))?,
+            None => datasketch::DEFAULT_CPC_LG_K,
+        },
         Some(v) => {
             let x = v.as_f64().ok_or_else(|| {
                 format!("{base} expects lgK as a number or parameters as a string")
@@ -1141,15 +1150,8 @@ fn tuple_parameters(
     match params.first() {
         None => {}
         Some(Value::String(text)) => {
-            for (key, value) in key_values(text)? {
-                let bad = || format!("Invalid parameter value for {base}: {key}={value}");
-                match key.as_str() {
-                    "nominalentries" => nominal_entries = value.parse().map_err(|_| bad())?,
-                    "accumulatorthreshold" => {
-                        value.parse::<i32>().map_err(|_| bad())?;
-                    }
-                    _ => return Err(format!("Invalid parameter key: {key}")),
-                }
+            if let Some(n) = sketch_parameters(base, text, &mut |_, _| None)? {
+                nominal_entries = n;
             }
         }
         Some(v) => {
