@@ -10,8 +10,8 @@
 //! IntegerSummaryDeserializer())` reads what Tessera writes, and the other way round. Keys are
 //! hashed as for theta ([`super::datasketch`]); values add up in Java's wrapping `int`.
 
-use super::datasketch::{Item, corrupt, invalid, item};
 use super::error::SketchError;
+use super::sketch_input::{Item, corrupt, invalid, item, sketch_bytes};
 use crate::types::Value;
 use datasketches::codec::{SketchBytes, SketchSlice};
 use datasketches::error::{Error as CrateError, ErrorKind};
@@ -163,7 +163,7 @@ pub fn integer_tuple_from_bytes(bytes: &[u8]) -> Result<IntegerTupleSketch, Sket
 
 /// Reads an integer tuple sketch argument (BYTES, or base64 text).
 pub fn integer_tuple_from_value(v: &Value) -> Result<IntegerTupleSketch, SketchError> {
-    integer_tuple_from_bytes(&super::datasketch::sketch_bytes(v, "tuple")?)
+    integer_tuple_from_bytes(&sketch_bytes(v, "tuple")?)
 }
 
 /// `toIntegerSumTupleSketch(key, value, lgK)`: a sum-mode sketch of one key and its value; empty

@@ -42,6 +42,7 @@ mod hash;
 mod hll;
 pub mod integer_tuple;
 mod quantile_digest;
+mod sketch_input;
 mod tdigest;
 
 pub use error::SketchError;
