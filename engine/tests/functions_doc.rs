@@ -112,6 +112,10 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("fasthll", "deprecated in Pinot; use DISTINCTCOUNTHLL"),
     (
+        "scalar",
+        "a placeholder in Pinot's transform registry with no implementation (its own registry test skips it)",
+    ),
+    (
         "pinotparentaggexprmin",
         "internal to Pinot's planning of EXPRMIN; Tessera runs EXPRMIN as one aggregate",
     ),

@@ -1284,3 +1284,95 @@ async fn answers_are_capped_at_the_query_response_limit() {
     }
     c.stop().await;
 }
+
+/// `lookUp` reads the dimension table a server hosts, in both engines, and follows it when its
+/// segment is replaced.
+#[async_std::test]
+async fn lookup_reads_the_hosted_dimension_table_and_follows_its_refresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(dir.path(), 1 << 30).await;
+    let (ctl, broker, _) = urls(&c);
+    let teams_schema = json!({
+        "schemaName": "teams",
+        "dimensionFieldSpecs": [{"name": "teamID", "dataType": "STRING"}, {"name": "teamName", "dataType": "STRING"}],
+        "primaryKeyColumns": ["teamID"]
+    });
+    let teams_table = json!({
+        "tableName": "teams",
+        "tableType": "OFFLINE",
+        "isDimTable": true,
+        "segmentsConfig": {"replication": "1", "segmentPushType": "REFRESH"},
+        "tenants": {"broker": "DefaultTenant", "server": "DefaultTenant"},
+        "tableIndexConfig": {"loadMode": "MMAP"},
+        "metadata": {}
+    });
+    for (path, body) in [
+        ("schemas", schema()),
+        ("tables", table()),
+        ("schemas", teams_schema.clone()),
+        ("tables", teams_table.clone()),
+    ] {
+        let (status, answer) = call("POST", &format!("{ctl}/{path}"), Some(body)).await;
+        assert_eq!(status, 200, "{path}: {answer}");
+    }
+    let seg_dir = tempfile::tempdir().unwrap();
+    let facts = segment_archive(seg_dir.path(), "baseballStats_0", 30);
+    assert_eq!(
+        upload(&ctl, "baseballStats", "baseballStats_0", &facts)
+            .await
+            .0,
+        200
+    );
+    let teams = |root: &Path, names: [&str; 2]| {
+        let schema = Schema::from_json(&teams_schema.to_string()).unwrap();
+        let config =
+            BuildConfig::from_table_config_json(&teams_table, &schema, Some("teams_0")).unwrap();
+        let rows = [("BOS", names[0]), ("NYA", names[1])]
+            .map(|(id, name)| Ok(vec![Cell::String(id.into()), Cell::String(name.into())]));
+        build_segment_from_rows(&schema, &config, rows.into_iter(), root).unwrap();
+        archive::pack(&root.join("teams_0")).unwrap()
+    };
+    let names = |engine: &'static str| {
+        let broker = broker.clone();
+        async move {
+            let sql = format!(
+                "{engine}SELECT lookUp('teams', 'teamName', 'teamID', teamID) AS name, COUNT(*) AS n \
+                 FROM baseballStats WHERE teamID IN ('BOS', 'NYA') GROUP BY name ORDER BY name"
+            );
+            let (status, answer) = call(
+                "POST",
+                &format!("{broker}/query/sql"),
+                Some(json!({ "sql": sql })),
+            )
+            .await;
+            assert_eq!(status, 200, "{answer}");
+            answer["resultTable"]["rows"].clone()
+        }
+    };
+    let first = tempfile::tempdir().unwrap();
+    let bytes = teams(first.path(), ["Red Sox", "Yankees"]);
+    assert_eq!(upload(&ctl, "teams", "teams_0", &bytes).await.0, 200);
+    for engine in ["", "SET useMultistageEngine=true; "] {
+        let expected = json!([["Red Sox", 10], ["Yankees", 10]]);
+        eventually("the first teams segment", || {
+            let names = names(engine);
+            let expected = expected.clone();
+            async move { names.await == expected }
+        })
+        .await;
+    }
+    // The refreshed segment replaces the index the first lookups built.
+    let second = tempfile::tempdir().unwrap();
+    let bytes = teams(second.path(), ["Boston", "New York"]);
+    assert_eq!(upload(&ctl, "teams", "teams_0", &bytes).await.0, 200);
+    for engine in ["", "SET useMultistageEngine=true; "] {
+        let expected = json!([["Boston", 10], ["New York", 10]]);
+        eventually("the refreshed teams segment", || {
+            let names = names(engine);
+            let expected = expected.clone();
+            async move { names.await == expected }
+        })
+        .await;
+    }
+    c.stop().await;
+}
