@@ -1349,30 +1349,23 @@ async fn lookup_reads_the_hosted_dimension_table_and_follows_its_refresh() {
             answer["resultTable"]["rows"].clone()
         }
     };
-    let first = tempfile::tempdir().unwrap();
-    let bytes = teams(first.path(), ["Red Sox", "Yankees"]);
-    assert_eq!(upload(&ctl, "teams", "teams_0", &bytes).await.0, 200);
-    for engine in ["", "SET useMultistageEngine=true; "] {
-        let expected = json!([["Red Sox", 10], ["Yankees", 10]]);
-        eventually("the first teams segment", || {
-            let names = names(engine);
-            let expected = expected.clone();
-            async move { names.await == expected }
-        })
-        .await;
-    }
-    // The refreshed segment replaces the index the first lookups built.
-    let second = tempfile::tempdir().unwrap();
-    let bytes = teams(second.path(), ["Boston", "New York"]);
-    assert_eq!(upload(&ctl, "teams", "teams_0", &bytes).await.0, 200);
-    for engine in ["", "SET useMultistageEngine=true; "] {
-        let expected = json!([["Boston", 10], ["New York", 10]]);
-        eventually("the refreshed teams segment", || {
-            let names = names(engine);
-            let expected = expected.clone();
-            async move { names.await == expected }
-        })
-        .await;
+    // The second upload refreshes the segment: the index the first lookups built is replaced.
+    for (phase, [bos, nya]) in [
+        ("the first teams segment", ["Red Sox", "Yankees"]),
+        ("the refreshed teams segment", ["Boston", "New York"]),
+    ] {
+        let root = tempfile::tempdir().unwrap();
+        let bytes = teams(root.path(), [bos, nya]);
+        assert_eq!(upload(&ctl, "teams", "teams_0", &bytes).await.0, 200);
+        for engine in ["", "SET useMultistageEngine=true; "] {
+            let expected = json!([[bos, 10], [nya, 10]]);
+            eventually(phase, || {
+                let names = names(engine);
+                let expected = expected.clone();
+                async move { names.await == expected }
+            })
+            .await;
+        }
     }
     c.stop().await;
 }
