@@ -16,9 +16,8 @@
 use super::error::SketchError;
 use super::integer_tuple::{
     IntegerTupleSketch, IntegerTupleUnion, SummaryMode, integer_tuple_from_bytes,
-    integer_tuple_union_all,
 };
-use super::sketch_input::{Item, corrupt, invalid, item};
+use super::sketch_input::{Item, corrupt, invalid, item, nominal_lg_k};
 pub use super::sketch_input::{base64, sketch_bytes};
 use crate::types::Value;
 use datasketches::common::{NumStdDev, SearchCriteria};
@@ -77,16 +76,7 @@ impl SketchKind {
 
 /// `lgK` for Java's `setNominalEntries(n)`: the log2 of `n` rounded up to a power of two.
 pub fn theta_lg_k(nominal_entries: i64) -> Result<u8, SketchError> {
-    if !(32..=(1 << 26)).contains(&nominal_entries) {
-        return Err(SketchError::InvalidParameter {
-            sketch: "theta",
-            value: nominal_entries.to_string(),
-            reason: "nominalEntries must be between 32 and 67108864",
-        });
-    }
-    Ok((nominal_entries as u64)
-        .next_power_of_two()
-        .trailing_zeros() as u8)
+    nominal_lg_k("theta", nominal_entries)
 }
 
 /// `lgK` of a power of two (CPC's `nominalEntries` parameter, Java's `exactLog2OfInt`).
@@ -541,8 +531,10 @@ impl DataSketch {
                 DataSketch::IntegerTuple { sketch, lg_k },
                 DataSketch::IntegerTuple { sketch: o, .. },
             ) => {
-                *sketch =
-                    integer_tuple_union_all(SummaryMode::Sum, *lg_k, &[sketch.clone(), o.clone()])?;
+                let mut union = IntegerTupleUnion::new(SummaryMode::Sum, *lg_k)?;
+                union.update(sketch)?;
+                union.update(o)?;
+                *sketch = union.result();
             }
             _ => {
                 return Err(corrupt(

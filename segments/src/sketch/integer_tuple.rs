@@ -11,7 +11,7 @@
 //! hashed as for theta ([`super::datasketch`]); values add up in Java's wrapping `int`.
 
 use super::error::SketchError;
-use super::sketch_input::{Item, corrupt, invalid, item, sketch_bytes};
+use super::sketch_input::{Item, corrupt, invalid, item, nominal_lg_k, sketch_bytes};
 use crate::types::Value;
 use datasketches::codec::{SketchBytes, SketchSlice};
 use datasketches::error::{Error as CrateError, ErrorKind};
@@ -144,16 +144,7 @@ fn check_lg_k(lg_k: i64) -> Result<u8, SketchError> {
 
 /// `lgK` for a nominal-entries count (rounded up to a power of two, as Java's `TupleUnion`).
 pub fn tuple_lg_k(nominal_entries: i64) -> Result<u8, SketchError> {
-    if !(32..=(1 << 26)).contains(&nominal_entries) {
-        return Err(invalid(
-            "tuple",
-            nominal_entries,
-            "nominalEntries must be between 32 and 67108864",
-        ));
-    }
-    Ok((nominal_entries as u64)
-        .next_power_of_two()
-        .trailing_zeros() as u8)
+    nominal_lg_k("tuple", nominal_entries)
 }
 
 /// Reads a serialized integer tuple sketch.
@@ -251,10 +242,14 @@ pub fn integer_tuple_diff(
         .map_err(tuple_error)
 }
 
+/// The sum of the retained summaries' values.
+fn retained_total(s: &IntegerTupleSketch) -> f64 {
+    s.iter().map(|e| f64::from(e.summary().value)).sum()
+}
+
 /// The sum of the retained summaries scaled by theta, rounded (`SUMVALUESINTEGERSUMTUPLESKETCH`).
 pub fn sum_values_estimate(s: &IntegerTupleSketch) -> i64 {
-    let retained: f64 = s.iter().map(|e| f64::from(e.summary().value)).sum();
-    (retained / s.theta()).round() as i64
+    (retained_total(s) / s.theta()).round() as i64
 }
 
 /// The mean of the retained summaries, rounded; `None` with none retained
@@ -264,8 +259,7 @@ pub fn average_value_estimate(s: &IntegerTupleSketch) -> Option<i64> {
     if s.is_empty() || n == 0 {
         return None;
     }
-    let retained: f64 = s.iter().map(|e| f64::from(e.summary().value)).sum();
-    Some((retained / n as f64).round() as i64)
+    Some((retained_total(s) / n as f64).round() as i64)
 }
 
 #[cfg(test)]

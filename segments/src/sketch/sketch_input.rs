@@ -20,6 +20,21 @@ pub fn corrupt(sketch: &'static str, e: impl std::fmt::Display) -> SketchError {
     SketchError::corrupt(sketch, e.to_string())
 }
 
+/// `lgK` for a theta-family sketch of `nominal_entries` (Java's `setNominalEntries(n)`, and
+/// the tuple union's constructor): the log2 of `n` rounded up to a power of two.
+pub fn nominal_lg_k(sketch: &'static str, nominal_entries: i64) -> Result<u8, SketchError> {
+    if !(32..=(1 << 26)).contains(&nominal_entries) {
+        return Err(invalid(
+            sketch,
+            nominal_entries,
+            "nominalEntries must be between 32 and 67108864",
+        ));
+    }
+    Ok((nominal_entries as u64)
+        .next_power_of_two()
+        .trailing_zeros() as u8)
+}
+
 /// A value as DataSketches Java hashes it.
 pub enum Item<'a> {
     Long(i64),
