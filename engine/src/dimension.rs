@@ -113,12 +113,17 @@ impl DimensionIndex {
     }
 }
 
-type IndexKey = (String, Vec<String>);
+/// One table's index, the key columns it is by and the source version it was built at.
+struct Built {
+    version: u64,
+    key_columns: Vec<String>,
+    index: Arc<DimensionIndex>,
+}
 
-/// `lookUp`'s view of a source of segments, one index per table and key.
+/// `lookUp`'s view of a source of segments, one index per table.
 pub struct SegmentDimensions<S> {
     source: S,
-    indexes: RwLock<HashMap<IndexKey, (u64, Arc<DimensionIndex>)>>,
+    indexes: RwLock<HashMap<String, Built>>,
 }
 
 impl<S: DimensionSegments> SegmentDimensions<S> {
@@ -130,22 +135,23 @@ impl<S: DimensionSegments> SegmentDimensions<S> {
     }
 
     /// The current index of `table` by `key_columns`; `None` when the source holds no segment
-    /// of it.
+    /// of it. Called per row: a current index is found without allocating.
     fn index(
         &self,
         table: &str,
         key_columns: &[&str],
     ) -> Option<Result<Arc<DimensionIndex>, String>> {
         let version = self.source.version();
-        let id = (
-            table.to_string(),
-            key_columns.iter().map(|k| k.to_string()).collect(),
-        );
         if let Ok(indexes) = self.indexes.read()
-            && let Some((v, index)) = indexes.get(&id)
-            && *v == version
+            && let Some(built) = indexes.get(table)
+            && built.version == version
+            && built
+                .key_columns
+                .iter()
+                .map(String::as_str)
+                .eq(key_columns.iter().copied())
         {
-            return Some(Ok(index.clone()));
+            return Some(Ok(built.index.clone()));
         }
         let segments = self.source.dimension_segments(table)?;
         let index = match DimensionIndex::build(&segments, key_columns) {
@@ -153,7 +159,12 @@ impl<S: DimensionSegments> SegmentDimensions<S> {
             Err(e) => return Some(Err(e)),
         };
         if let Ok(mut indexes) = self.indexes.write() {
-            indexes.insert(id, (version, index.clone()));
+            let built = Built {
+                version,
+                key_columns: key_columns.iter().map(|k| k.to_string()).collect(),
+                index: index.clone(),
+            };
+            indexes.insert(table.to_string(), built);
         }
         Some(Ok(index))
     }
