@@ -6,6 +6,7 @@ use planner::plan::QueryPlan;
 use segments::build_config::BuildConfig;
 use segments::builder::build_segment_from_rows;
 use segments::segment::ImmutableSegment;
+use segments::types::value::decode_hex;
 use segments::types::{DataType, FieldSpec, Schema, Value};
 use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
@@ -588,10 +589,7 @@ fn smart_tdigest_is_exact_below_its_threshold_and_a_digest_past_it() {
 /// Reads `MergingDigest` verbose bytes (as another t-digest reader would): (min, max,
 /// compression, centroids as (weight, mean)).
 fn merging_digest(hex: &str) -> (f64, f64, f64, Vec<(f64, f64)>) {
-    let bytes: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect();
+    let bytes = decode_hex(hex).expect("hex");
     let f = |at: usize| f64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
     assert_eq!(
         i32::from_be_bytes(bytes[0..4].try_into().unwrap()),
@@ -648,11 +646,7 @@ fn raw_qdigest_is_the_quantile_digest_pinot_returns() {
             );
             let rows = rows_of(&r);
             for cell in &rows[0] {
-                let hex = cell.as_str().unwrap();
-                let bytes: Vec<u8> = (0..hex.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                    .collect();
+                let bytes = decode_hex(cell.as_str().unwrap()).expect("hex");
                 let f = |at: usize| f64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
                 let l = |at: usize| i64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
                 // Max error, no decay, then the smallest and largest value.
