@@ -26,6 +26,7 @@ pub mod deep_store;
 pub mod deleted_segments;
 pub mod error;
 pub mod follow_up;
+pub mod fresh_reads;
 pub mod helix_views;
 pub mod ingest;
 pub mod instances;
@@ -313,6 +314,7 @@ impl Controller {
 pub fn app(state: ControllerState) -> tide::Server<ControllerState> {
     let mut app = new_app(state, ErrorStyle::CodeError);
     app.with(changes::PublishChanges);
+    app.with(fresh_reads::FreshReads);
     let m = app.state().metrics.clone();
     let mut r = Routes::new(&mut app);
     r.group("Health")

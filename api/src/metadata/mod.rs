@@ -91,6 +91,13 @@ pub trait MetadataStore: Send + Sync {
         false
     }
 
+    /// Blocks until every commit any process had acknowledged before the call is visible to
+    /// this process's later reads (a linearizable read is this, then the read). A store only
+    /// one process opens is always current.
+    fn catch_up(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// Blocks until this process may run a read-check-write sequence alone in the cluster.
     /// `None`: the store has one writer process, whose own lock suffices.
     fn lock_writes(&self) -> Result<Option<WriteLease>, StoreError> {

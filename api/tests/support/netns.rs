@@ -26,7 +26,13 @@ pub struct Network {
     hosts: BTreeMap<String, Host>,
     /// The blackhole rules in force, as `from to` address pairs.
     cuts: Vec<(String, String)>,
+    /// Held while the network lives: the names and addresses are the process's, so the tests
+    /// of one process that make networks take turns.
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
+
+/// Whose turn it is to have this process's network.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// One host: its namespace and address.
 #[derive(Clone, Debug)]
@@ -86,6 +92,8 @@ impl Network {
         if names.len() > 250 {
             return Err("at most 250 hosts".into());
         }
+        // A test that failed while holding it leaves nothing behind to wait for.
+        let turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         remove_stale();
         let prefix = format!("tsr{}", std::process::id());
         let router = format!("{prefix}-router");
@@ -94,6 +102,7 @@ impl Network {
             router: router.clone(),
             hosts: BTreeMap::new(),
             cuts: Vec::new(),
+            _turn: turn,
         };
         ip(&["netns", "add", &router])?;
         ip(&["-n", &router, "link", "set", "lo", "up"])?;

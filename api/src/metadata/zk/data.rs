@@ -57,6 +57,26 @@ pub async fn get(inner: Arc<Inner>, path: String) -> Result<Option<Vec<u8>>, Sto
     }
 }
 
+/// Returns once this session's ZooKeeper server has applied every transaction committed
+/// before the call. A read is served by whichever node the session is on, and a follower may
+/// be behind the quorum — by milliseconds, or for as long as it takes to notice it was cut off
+/// from the leader — so a read alone may miss a commit another controller already
+/// acknowledged. `sync` does not close that gap (a leader cut off from the quorum may still
+/// answer it: ZOOKEEPER-1675); an empty transaction does: a version check on the cluster's
+/// root that always passes goes through the leader and a quorum like any write, and its answer
+/// comes once this session's server applied it and all before it. Later reads of the session
+/// see at least that state (a session never moves to a server behind what it saw).
+pub async fn catch_up(inner: Arc<Inner>) -> Result<(), StoreError> {
+    let c = inner.client().await?;
+    let mut w = c.new_multi_writer();
+    w.add_check_version(&inner.root, -1).map_err(store_error)?;
+    match w.commit().await {
+        Ok(_) => Ok(()),
+        Err(zk::MultiWriteError::OperationFailed { source, .. })
+        | Err(zk::MultiWriteError::RequestFailed { source }) => Err(store_error(source)),
+    }
+}
+
 /// One znode as read: its data, version, child count and children's names.
 #[derive(Clone, Debug)]
 pub struct Node {

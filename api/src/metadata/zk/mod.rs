@@ -318,6 +318,10 @@ impl MetadataStore for ZkStore {
         }
     }
 
+    fn catch_up(&self) -> Result<(), StoreError> {
+        self.run(data::catch_up(self.inner.clone()))
+    }
+
     fn close(&self) {
         if self.inner.closed.swap(true, Ordering::SeqCst) {
             return;
