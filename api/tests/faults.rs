@@ -613,7 +613,9 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
 
     // The figures: for each kind of fault, the share of queries answered while it lasted and
     // the time from its heal to full service.
-    let mut by_kind: BTreeMap<&str, (usize, usize, Vec<u128>)> = BTreeMap::new();
+    // (answered, asked, heal to full service per fault, latencies of the answered queries)
+    type Figures = (usize, usize, Vec<u128>, Vec<u128>);
+    let mut by_kind: BTreeMap<&str, Figures> = BTreeMap::new();
     for f in &faults {
         let e = by_kind.entry(f.fault.kind()).or_default();
         for q in h
@@ -623,6 +625,9 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
         {
             e.1 += 1;
             e.0 += q.seen.is_ok() as usize;
+            if q.seen.is_ok() {
+                e.3.push((q.end - q.start).as_millis());
+            }
         }
         e.2.push(
             f.recovered
@@ -630,11 +635,43 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
                 .map_or(u128::MAX, |r| (*r - f.healed).as_millis()),
         );
     }
-    eprintln!("| fault | times | queries answered during it | heal to full service, ms (max) |");
-    for (kind, (ok, all, heal)) in &by_kind {
+    let latencies = |mut l: Vec<u128>| {
+        l.sort_unstable();
+        let at = |q: usize| l.get(l.len() * q / 100).copied().unwrap_or(0);
+        format!(
+            "p50 {} ms, p99 {} ms, max {} ms",
+            at(50),
+            at(99),
+            l.last().unwrap_or(&0)
+        )
+    };
+    eprintln!(
+        "| fault | times | queries answered during it | their latency | heal to full service, ms (max) |"
+    );
+    // Between faults (healed and back to full service): the latency a fault's is compared with.
+    let calm: Vec<&QueryRecord> = (h.queries.iter())
+        .filter(|q| {
+            !faults.iter().any(|f| {
+                let back = f.recovered.as_ref().map_or(f.healed, |r| *r);
+                q.start >= f.started && q.start < back
+            })
+        })
+        .collect();
+    let calm_ok: Vec<u128> = (calm.iter())
+        .filter(|q| q.seen.is_ok())
+        .map(|q| (q.end - q.start).as_millis())
+        .collect();
+    eprintln!(
+        "| no fault | - | {}/{} | {} | - |",
+        calm_ok.len(),
+        calm.len(),
+        latencies(calm_ok.clone())
+    );
+    for (kind, (ok, all, heal, answered_in)) in &by_kind {
         eprintln!(
-            "| {kind} | {} | {ok}/{all} | {} |",
+            "| {kind} | {} | {ok}/{all} | {} | {} |",
             heal.len(),
+            latencies(answered_in.clone()),
             heal.iter().max().unwrap_or(&0)
         );
     }
@@ -650,16 +687,6 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
             eprintln!("faults: during {:?}: {e}", f.fault);
         }
     }
-    let latencies = |mut l: Vec<u128>| {
-        l.sort_unstable();
-        let at = |q: usize| l.get(l.len() * q / 100).copied().unwrap_or(0);
-        format!(
-            "p50 {} ms, p99 {} ms, max {} ms",
-            at(50),
-            at(99),
-            l.last().unwrap_or(&0)
-        )
-    };
     let acked_in = |asked: Instant, outcome: Outcome| match outcome {
         Outcome::Ok(at) => Some((at - asked).as_millis()),
         Outcome::Unknown => None,
