@@ -61,13 +61,16 @@ fn fused<'s>(
     docs: &DocSet,
     ctx: &QueryContext,
 ) -> (GroupKeys<'s>, Option<DenseGroupBy<'s>>) {
-    let group_keys = GroupKeys::new(
+    let mut group_keys = GroupKeys::new(
         keys,
         segment,
         ctx.null_handling(),
         ctx.options.num_groups_limit,
     );
     let kernel = DenseGroupBy::new(keys, aggregates, segment, &group_keys, docs, ctx);
+    if kernel.is_none() {
+        group_keys.dense_for_rows(docs.len());
+    }
     (group_keys, kernel)
 }
 
