@@ -2,8 +2,9 @@
 //!
 //! Group keys stay in dictionary space whenever every key is a plain dictionary column: the
 //! key of a row is the mixed-radix number of its dictionary ids (`Σ idₖ·strideₖ`), mapped to a
-//! slot through a dense array when the product of cardinalities is small (≤ 1M) and a hash map
-//! otherwise; values are decoded once per group at the end. Single-value dictionary keys are
+//! slot through a dense array when the product of cardinalities is small (≤ 1M) or no more than
+//! the rows to group (≤ 16M), and an Fx-hashed map otherwise; a run of one id (a sorted key)
+//! looks its slot up once; values are decoded once per group at the end. Single-value dictionary keys are
 //! combined a block at a time, column by column, before one slot lookup per row. Other keys (expressions, raw
 //! columns, nullable columns under null handling) hash the row's key values. Multi-value keys
 //! put a row in one group per value (the cross product for several such keys).
