@@ -303,18 +303,14 @@ fn register_client(
                 outcome,
             })
         } else {
-            let (status, body) = call("GET", &url, None, Duration::from_secs(10));
-            let value = body["OFFLINE"]["metadata"]["customConfigs"]["register"]
-                .as_str()
-                .and_then(|v| v.parse().ok());
-            match value {
-                Some(value) if status == 200 => Some(RegisterOp {
+            match read_register(ctl, Duration::from_secs(10)) {
+                Ok(value) => Some(RegisterOp {
                     write: false,
                     value,
                     asked,
                     outcome: Outcome::Ok(Instant::now()),
                 }),
-                _ => None,
+                Err(_) => None,
             }
         };
         if let Some(op) = op {
@@ -826,10 +822,11 @@ fn eleven_hosts_answer_right_through_partitions_stalls_and_kills() {
     }
 }
 
-/// The table config's `register` as `controller` reads it, or why it could not.
-fn read_register(controller: &str) -> Result<u64, String> {
+/// The table config's `register` as `controller` reads it within `within`, or why it could
+/// not.
+fn read_register(controller: &str, within: Duration) -> Result<u64, String> {
     let url = format!("{controller}/tables/lineitem");
-    let (status, body) = call("GET", &url, None, Duration::from_secs(15));
+    let (status, body) = call("GET", &url, None, within);
     match body["OFFLINE"]["metadata"]["customConfigs"]["register"].as_str() {
         Some(v) if status == 200 => v.parse().map_err(|e| format!("register '{v}': {e}")),
         _ => Err(format!("{status} {body}")),
@@ -866,12 +863,7 @@ fn an_acknowledged_edit_is_never_read_back_undone_through_a_cut_off_zookeeper_no
         .find(|z| mode(z).as_deref() == Some("follower"))
         .expect("a follower in the ensemble");
     let quorum: Vec<&str> = ZK.iter().copied().filter(|z| *z != follower).collect();
-    let on = |nodes: &[&str]| {
-        (nodes.iter())
-            .map(|z| format!("{}:{}", net.address(z), support::hosts::ZK_PORT))
-            .collect::<Vec<_>>()
-            .join(",")
-    };
+    let on = |nodes: &[&str]| support::hosts::zk_address(&net, nodes);
     let ensemble = std::mem::replace(&mut cluster.zk, on(&quorum));
     let writer = cluster.start_role(&net, "c1", "controller", &deep, dir.path());
     cluster.zk = on(&[follower]);
@@ -905,14 +897,15 @@ fn an_acknowledged_edit_is_never_read_back_undone_through_a_cut_off_zookeeper_no
         assert!(Instant::now() < deadline, "{status} {body}");
         std::thread::sleep(Duration::from_millis(200));
     }
+    let read = || read_register(&reader, Duration::from_secs(15));
     let mut undone = Vec::new();
     for round in 1..=3u64 {
         let deadline = Instant::now() + Duration::from_secs(60);
-        while read_register(&reader) != Ok(round - 1) {
+        while read() != Ok(round - 1) {
             assert!(
                 Instant::now() < deadline,
                 "round {round}: the reader never caught up: {:?}",
-                read_register(&reader)
+                read()
             );
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -922,9 +915,9 @@ fn an_acknowledged_edit_is_never_read_back_undone_through_a_cut_off_zookeeper_no
         let url = format!("{writer}/tables/lineitem");
         let (status, body) = call("PUT", &url, Some(edited), long);
         assert_eq!(status, 200, "round {round}: {body}");
-        let read = read_register(&reader);
-        eprintln!("round {round}: the cut-off reader read {read:?}");
-        if let Ok(value) = read
+        let seen = read();
+        eprintln!("round {round}: the cut-off reader read {seen:?}");
+        if let Ok(value) = seen
             && value != round
         {
             undone.push(format!(

@@ -78,11 +78,7 @@ impl Cluster {
             ];
             self.add(net, host, "java", &args, &dir);
         }
-        self.zk = hosts
-            .iter()
-            .map(|h| format!("{}:{ZK_PORT}", net.address(h)))
-            .collect::<Vec<_>>()
-            .join(",");
+        self.zk = zk_address(net, hosts);
         let deadline = Instant::now() + Duration::from_secs(90);
         for host in hosts {
             while zk_mode(&net.address(host)).is_none() {
@@ -307,6 +303,14 @@ pub fn zk_mode(address: &str) -> Option<String> {
         .find_map(|l| l.strip_prefix("Mode: "))
         .filter(|m| *m == "leader" || *m == "follower")
         .map(str::to_string)
+}
+
+/// The client address (`host:port,…`) of the ZooKeeper nodes on `hosts`.
+pub fn zk_address(net: &Network, hosts: &[&str]) -> String {
+    (hosts.iter())
+        .map(|h| format!("{}:{ZK_PORT}", net.address(h)))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Whether `program` can be run at all.
