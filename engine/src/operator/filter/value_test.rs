@@ -12,6 +12,7 @@ use planner::plan::filter::in_range;
 use planner::plan::like::LikePattern;
 use planner::plan::{PlanError, PredicateOp, RangeBound};
 use regex::Regex;
+use segments::hash::FxBuildHasher;
 use segments::types::Value;
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -20,7 +21,7 @@ use std::collections::HashSet;
 #[derive(Clone, Debug)]
 pub enum ValueTest {
     Eq(Value),
-    In(HashSet<Key>, Vec<Value>),
+    In(InList),
     Range {
         lower: Option<RangeBound>,
         upper: Option<RangeBound>,
@@ -31,6 +32,40 @@ pub enum ValueTest {
     Text(Vec<String>),
     /// The value is boolean TRUE (a boolean expression used as a filter).
     Truth,
+}
+
+/// The values of an `IN` list, for membership tests.
+#[derive(Clone, Debug)]
+pub struct InList {
+    keys: HashSet<Key>,
+    values: Vec<Value>,
+    /// The list when all of it is text: text is looked up by its own bytes (no key built;
+    /// text equals text only when identical).
+    texts: Option<HashSet<String, FxBuildHasher>>,
+}
+
+impl InList {
+    fn new(values: &[Value]) -> InList {
+        let texts = values
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect();
+        InList {
+            keys: values.iter().cloned().map(Key).collect(),
+            values: values.to_vec(),
+            texts,
+        }
+    }
+
+    fn contains(&self, v: &Value) -> bool {
+        match (&self.texts, v) {
+            (Some(texts), Value::String(s)) => texts.contains(s.as_str()),
+            _ => self.keys.contains(&Key(v.clone())) || self.values.iter().any(|x| eq(v, x)),
+        }
+    }
 }
 
 /// The positive form of a predicate operator and whether the predicate negates it.
@@ -48,7 +83,7 @@ impl ValueTest {
     pub fn new(op: &PredicateOp) -> Result<ValueTest, EngineError> {
         Ok(match op {
             PredicateOp::Eq(v) => ValueTest::Eq(v.clone()),
-            PredicateOp::In(vs) => ValueTest::In(vs.iter().cloned().map(Key).collect(), vs.clone()),
+            PredicateOp::In(vs) => ValueTest::In(InList::new(vs)),
             PredicateOp::Range { lower, upper } => ValueTest::Range {
                 lower: lower.clone(),
                 upper: upper.clone(),
@@ -97,12 +132,13 @@ impl ValueTest {
         })
     }
 
-    /// Whether text passes a pattern test (`LIKE`, `REGEXP_LIKE`) — read straight from a
-    /// dictionary's bytes, no value built; `None` for any other test.
-    pub fn test_text(&self, text: &str) -> Option<bool> {
+    /// Whether UTF-8 text passes a pattern test (`LIKE`, `REGEXP_LIKE`) — read straight from a
+    /// dictionary's bytes, no value built; `None` for any other test (or a regular expression
+    /// over bytes that are not UTF-8).
+    pub fn test_text(&self, text: &[u8]) -> Option<bool> {
         match self {
-            ValueTest::Like(p) => Some(p.matches(text)),
-            ValueTest::Regex(r) => Some(r.is_match(text)),
+            ValueTest::Like(p) => Some(p.matches_utf8(text)),
+            ValueTest::Regex(r) => std::str::from_utf8(text).ok().map(|s| r.is_match(s)),
             _ => None,
         }
     }
@@ -114,9 +150,7 @@ impl ValueTest {
         }
         match self {
             ValueTest::Eq(x) => eq(v, x),
-            ValueTest::In(set, list) => {
-                set.contains(&Key(v.clone())) || list.iter().any(|x| eq(v, x))
-            }
+            ValueTest::In(list) => list.contains(v),
             ValueTest::Range { lower, upper } => in_range(v, lower, upper),
             ValueTest::Like(p) => match v {
                 Value::String(text) => p.matches(text),
@@ -157,6 +191,13 @@ mod tests {
 
     #[test]
     fn tests_values() {
+        let texts = ValueTest::new(&PredicateOp::In(vec![
+            Value::String("13".into()),
+            Value::String("31".into()),
+        ]))
+        .unwrap();
+        assert!(texts.test(&Value::String("31".into())));
+        assert!(!texts.test(&Value::String("3".into())));
         let t = ValueTest::new(&PredicateOp::In(vec![Value::Int(1), Value::Int(3)])).unwrap();
         assert!(t.test(&Value::Int(3)));
         assert!(!t.test(&Value::Int(2)));
