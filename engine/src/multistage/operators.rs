@@ -512,17 +512,26 @@ fn call_column(
 ) -> Result<Column, EngineError> {
     let data_type = data_type.unwrap_or(DataType::Double);
     let states = match mode {
-        AggMode::Final => {
-            let mut merged: Vec<AggState> = (0..num_groups)
-                .map(|_| AggState::empty(&call.function))
-                .collect();
-            if let Some(Cells::States(states)) = cells {
-                for (s, g) in states.into_iter().zip(groups) {
-                    merged[*g as usize].merge(s, &call.function)?;
-                }
+        AggMode::Final => match cells {
+            // Each row its own group (one worker grouped them all): its state is the group's.
+            Some(Cells::States(states))
+                if states.len() == num_groups
+                    && groups.iter().enumerate().all(|(r, g)| *g as usize == r) =>
+            {
+                states
             }
-            merged
-        }
+            cells => {
+                let mut merged: Vec<AggState> = (0..num_groups)
+                    .map(|_| AggState::empty(&call.function))
+                    .collect();
+                if let Some(Cells::States(states)) = cells {
+                    for (s, g) in states.into_iter().zip(groups) {
+                        merged[*g as usize].merge(s, &call.function)?;
+                    }
+                }
+                merged
+            }
+        },
         // A FILTER (WHERE …) applies where rows are aggregated; the final phase merges
         // states made from the kept rows only.
         AggMode::Direct | AggMode::Partial => {
@@ -656,7 +665,7 @@ fn side_by_side(left: &DataBlock, li: &[u32], right: &DataBlock, ri: &[u32]) -> 
 }
 
 /// A hash join (every pair without keys), then the condition over the joined row. The build
-/// side is the right input, or the left one of an inner join when it is smaller.
+/// side is the right input, or the left one of an inner or outer join when it is smaller.
 fn join(
     mut left: DataBlock,
     mut right: DataBlock,
@@ -665,10 +674,17 @@ fn join(
 ) -> Result<DataBlock, EngineError> {
     let limit = env.max_rows_in_join;
     let breaks = env.join_overflow == JoinOverflowMode::Break;
-    let build_left = j.kind == JoinKind::Inner
-        && j.asof.is_none()
+    // The smaller side builds. Pairs are the same whichever side builds, and the rows an outer
+    // join keeps unmatched are found from the pairs afterwards, so outer joins may build
+    // either side; semi, anti and NOT IN joins test the left rows against a right-side table.
+    let build_left = matches!(
+        j.kind,
+        JoinKind::Inner | JoinKind::Left | JoinKind::Right | JoinKind::Full
+    ) && j.asof.is_none()
         && !j.left_keys.is_empty()
-        && left.num_rows < right.num_rows;
+        && left.num_rows < right.num_rows
+        // An outer join never cuts the side whose rows it keeps (BREAK cuts the build side).
+        && (j.kind == JoinKind::Inner || left.num_rows <= limit);
     // The build side past `maxRowsInJoin`: Pinot's error, or (BREAK) its first rows only.
     let build = if build_left { &mut left } else { &mut right };
     if build.num_rows > limit {
