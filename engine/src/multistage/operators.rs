@@ -195,18 +195,15 @@ pub fn execute(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineErr
 fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineError> {
     env.ctx.check()?;
     match node {
-        RelNode::Leaf { plan, key_filter } => {
-            let restricted;
-            let plan = match key_filter {
-                Some(f) => match key_set::union(env.inputs.receive_keys(f.from_stage)?, f) {
-                    Some(keys) => {
-                        restricted = key_set::restrict(plan, f, keys);
-                        &restricted
-                    }
-                    None => plan,
-                },
-                None => plan,
-            };
+        RelNode::Leaf { plan, key_filters } => {
+            let mut restricted = None;
+            for f in key_filters {
+                if let Some(keys) = key_set::union(env.inputs.receive_keys(f.from_stage)?, f) {
+                    let before = restricted.as_ref().unwrap_or(plan);
+                    restricted = Some(key_set::restrict(before, f, keys));
+                }
+            }
+            let plan = restricted.as_ref().unwrap_or(plan);
             let result = execute_server(plan, env.segments, env.ctx);
             env.stats.add(&result.stats);
             if result.num_groups_limit_reached {

@@ -385,7 +385,8 @@ fn key_filter_targets(plan: &MultiStagePlan, stage: StageId) -> Vec<StageId> {
     plan.stages
         .iter()
         .filter(|s| {
-            matches!(&s.root, RelNode::Leaf { key_filter: Some(f), .. } if f.from_stage == stage)
+            matches!(&s.root, RelNode::Leaf { key_filters, .. }
+                if key_filters.iter().any(|f| f.from_stage == stage))
         })
         .map(|s| s.id)
         .collect()
@@ -399,7 +400,7 @@ pub fn explain_lines(plan: &MultiStagePlan) -> Vec<String> {
         let detail = match node {
             RelNode::Leaf {
                 plan: p,
-                key_filter,
+                key_filters,
             } => format!(
                 "(table:{}, {}, filter:{}{})",
                 p.table,
@@ -407,10 +408,10 @@ pub fn explain_lines(plan: &MultiStagePlan) -> Vec<String> {
                 p.filter
                     .as_ref()
                     .map_or("none".to_string(), |f| f.to_string()),
-                key_filter.as_ref().map_or(String::new(), |f| format!(
-                    ", keys:{} from stage {}",
-                    f.column, f.from_stage
-                ))
+                key_filters
+                    .iter()
+                    .map(|f| format!(", keys:{} from stage {}", f.column, f.from_stage))
+                    .collect::<String>()
             ),
             RelNode::Join {
                 publish_keys: Some(p),

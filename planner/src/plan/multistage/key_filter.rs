@@ -20,8 +20,10 @@
 //! publishes "all" instead (see the engine's `key_set`), and the leaf scans unfiltered.
 //!
 //! The filtered side may also be rows derived from a leaf's in which the key stays the leaf's
-//! column — projected, filtered, or grouped by it (the inner side of a decorrelated scalar
-//! subquery): the keys then travel past the stages between the join and the leaf.
+//! column — projected, filtered, grouped by it (the inner side of a decorrelated scalar
+//! subquery), or joined to other rows (TPC-H Q2's subquery joins partsupp to the suppliers of a
+//! region): the keys then travel past the stages between the join and the leaf. A leaf may so
+//! be filtered by several joins, one per stage, and scans with all their keys.
 //!
 //! Which side is filtered when both qualify: the left — of an inner join the larger estimated
 //! side (the join order puts it there, see `relational::join_order`), of a semi join the outer
@@ -52,8 +54,8 @@ pub fn add_key_filters(stages: &mut [Stage]) {
         stages[id].root = root;
     }
     for (leaf, filter) in filters {
-        if let Some(RelNode::Leaf { key_filter, .. }) = stages.get_mut(leaf).map(|s| &mut s.root) {
-            *key_filter = Some(filter);
+        if let Some(RelNode::Leaf { key_filters, .. }) = stages.get_mut(leaf).map(|s| &mut s.root) {
+            key_filters.push(filter);
         }
     }
 }
@@ -89,7 +91,12 @@ fn plan_joins(
             JoinKind::Full | JoinKind::NotIn => (false, false),
         };
         let (lt, rt) = (left.output_types(), right.output_types());
-        let claimed = |s: StageId| filters.iter().any(|(l, _)| *l == s);
+        // A leaf takes one filter per publishing stage (its keys arrive from that stage).
+        let claimed = |s: StageId| {
+            filters
+                .iter()
+                .any(|(l, f)| *l == s && f.from_stage == stage)
+        };
         // The first key pair whose filtered side reads a plain leaf column.
         let mut choice = None;
         for (&lk, &rk) in left_keys.iter().zip(right_keys.iter()) {
@@ -179,13 +186,9 @@ fn target(input: &RelNode, key: usize, stages: &[Stage]) -> Option<(StageId, Str
         RelNode::Receive { stage, .. } => {
             let s = stages.get(*stage)?;
             match (&s.kind, &s.root) {
-                (
-                    StageKind::Leaf { .. },
-                    RelNode::Leaf {
-                        plan,
-                        key_filter: None,
-                    },
-                ) => leaf_column(plan, key).map(|c| (*stage, c, plan.filter.is_some())),
+                (StageKind::Leaf { .. }, RelNode::Leaf { plan, .. }) => {
+                    leaf_column(plan, key).map(|c| (*stage, c, plan.filter.is_some()))
+                }
                 (StageKind::Intermediate { .. }, root) => target(root, key, stages),
                 _ => None,
             }
@@ -198,6 +201,17 @@ fn target(input: &RelNode, key: usize, stages: &[Stage]) -> Option<(StageId, Str
         RelNode::Aggregate {
             input, group_keys, ..
         } => target(input, *group_keys.get(key)?, stages),
+        // A column of one side of a join below: every row the join makes from a dropped row
+        // of that side has the dropped key (or, the other side's row left unmatched, a NULL
+        // key), which the filtering join would drop too.
+        RelNode::Join { left, right, .. } => {
+            let width = left.output_types().len();
+            if key < width {
+                target(left, key, stages)
+            } else {
+                target(right, key - width, stages)
+            }
+        }
         _ => None,
     }
 }
@@ -284,8 +298,16 @@ mod tests {
         c
     }
 
-    /// (filtered leaf table, its column) of every leaf with a key filter.
+    /// (filtered leaf table, its column) of every key filter of every leaf.
     fn filters(sql: &str) -> Vec<(String, String)> {
+        leaf_filters(sql)
+            .into_iter()
+            .flat_map(|(t, cs)| cs.into_iter().map(move |c| (t.clone(), c)))
+            .collect()
+    }
+
+    /// Each leaf's table and the columns of its key filters.
+    fn leaf_filters(sql: &str) -> Vec<(String, Vec<String>)> {
         let stmt = parse_statement(sql).unwrap();
         let plan = bind_multistage(
             &stmt,
@@ -301,13 +323,13 @@ mod tests {
             .stages
             .iter()
             .filter_map(|s| match &s.root {
-                RelNode::Leaf {
-                    plan,
-                    key_filter: Some(f),
-                } => {
-                    // The join that publishes sits in a stage above the leaf's.
-                    assert!(whole.is_above(f.from_stage, s.id));
-                    Some((plan.table.clone(), f.column.clone()))
+                RelNode::Leaf { plan, key_filters } => {
+                    let columns = key_filters.iter().map(|f| {
+                        // The join that publishes sits in a stage above the leaf's.
+                        assert!(whole.is_above(f.from_stage, s.id));
+                        f.column.clone()
+                    });
+                    Some((plan.table.clone(), columns.collect()))
                 }
                 _ => None,
             })
@@ -390,6 +412,22 @@ mod tests {
         let computed = "SELECT COUNT(*) FROM g JOIN (SELECT k + 1 AS k1, COUNT(*) AS c FROM f \
                         GROUP BY k + 1) x ON x.k1 = g.k";
         assert!(filters(computed).iter().all(|(t, _)| t != "f"));
+    }
+
+    #[test]
+    fn a_subquery_is_filtered_through_its_own_join() {
+        // TPC-H Q2's shape: the subquery joins f to the few g rows (which filter f by s), then
+        // groups by f.k; the outer rows' k then filter the same scan of f, through that join.
+        let q2 = "SELECT g.k FROM g, f WHERE g.k = f.k AND g.s = 'x' \
+                  AND f.d = (SELECT MIN(f2.d) FROM f f2, g g2 WHERE f2.s = g2.s AND f2.k = g.k)";
+        let leaves = leaf_filters(q2);
+        let both = ["s".to_string(), "k".to_string()];
+        assert!(
+            leaves
+                .iter()
+                .any(|(t, cs)| t == "f" && both.iter().all(|c| cs.contains(c))),
+            "{leaves:?}"
+        );
     }
 
     #[test]

@@ -186,9 +186,10 @@ pub enum RelNode {
     /// never limited by v1's implicit `LIMIT 10`: the binder sets the limit it needs.
     Leaf {
         plan: ServerQueryPlan,
-        /// Rows only whose key is among those the join above publishes (a runtime filter).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        key_filter: Option<KeyFilter>,
+        /// Rows only whose keys are among those the joins above publish (runtime filters,
+        /// each from a different stage).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        key_filters: Vec<KeyFilter>,
     },
     /// The rows child stage `stage` sends to this worker.
     Receive {

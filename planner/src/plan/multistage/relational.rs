@@ -277,8 +277,9 @@ impl<'a> Planner<'a> {
                             },
                         ..
                     },
-                key_filter: None,
+                key_filters,
             } = &mut s.root
+            && key_filters.is_empty()
             && order_by.is_empty()
             && picks.iter().all(|&p| p < leaf_exprs.len())
         {

@@ -695,7 +695,7 @@ impl Planner<'_> {
                 layout: ResultLayout::Columns,
                 ..std::sync::Arc::unwrap_or_clone(single.server)
             },
-            key_filter: None,
+            key_filters: Vec::new(),
         };
         let types = leaf.output_types();
         let id = self.add_stage(
