@@ -81,19 +81,7 @@ pub fn group_ids(keys: &[&Column], rows: usize) -> (Vec<u32>, Vec<u32>) {
         return (vec![0; rows], Vec::new());
     }
     if let Some(values) = plain_ints(keys) {
-        let mut ids = IntIndex::default();
-        let mut first = Vec::new();
-        let groups = values
-            .iter()
-            .enumerate()
-            .map(|(r, v)| {
-                *ids.entry(*v).or_insert_with(|| {
-                    first.push(r as u32);
-                    (first.len() - 1) as u32
-                })
-            })
-            .collect();
-        return (groups, first);
+        return int_group_ids(values);
     }
     let hashes = hash_rows_within(keys, rows);
     let mut heads = HashIndex::default();
@@ -113,6 +101,42 @@ pub fn group_ids(keys: &[&Column], rows: usize) -> (Vec<u32>, Vec<u32>) {
         }
         groups.push(g);
     }
+    (groups, first)
+}
+
+/// [`group_ids`] of one integral key without NULLs: keys in a range not much wider than the
+/// rows (order keys, ids) index an array of group ids directly; others go through a hash table.
+fn int_group_ids(values: &[i64]) -> (Vec<u32>, Vec<u32>) {
+    let mut first = Vec::new();
+    let (lo, hi) = values
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
+    let span = (hi as i128 - lo as i128 + 1).max(0) as u128;
+    let mut assign = |slot: &mut u32, r: usize| {
+        if *slot == NO_ROW {
+            *slot = first.len() as u32;
+            first.push(r as u32);
+        }
+        *slot
+    };
+    let groups =
+        if !values.is_empty() && span <= (values.len() as u128 * 4).max(1 << 16) && span <= 1 << 26
+        {
+            let mut direct = vec![NO_ROW; span as usize];
+            values
+                .iter()
+                .enumerate()
+                .map(|(r, v)| assign(&mut direct[(v - lo) as usize], r))
+                .collect()
+        } else {
+            let mut ids = IntIndex::default();
+            ids.reserve(values.len().min(1 << 16));
+            values
+                .iter()
+                .enumerate()
+                .map(|(r, v)| assign(ids.entry(*v).or_insert(NO_ROW), r))
+                .collect()
+        };
     (groups, first)
 }
 
@@ -257,6 +281,18 @@ fn int_pairs(
 mod tests {
     use super::*;
     use segments::types::{DataType, Value};
+
+    #[test]
+    fn integer_groups_are_numbered_by_first_row_densely_or_hashed() {
+        // A narrow range (direct array) and a wide one (hash table) number alike.
+        for scale in [1i64, 1 << 40] {
+            let keys: Vec<i64> = [5, 3, 5, 9, 3, 3, -2].iter().map(|k| k * scale).collect();
+            let (groups, first) = int_group_ids(&keys);
+            assert_eq!(groups, vec![0, 1, 0, 2, 1, 1, 3]);
+            assert_eq!(first, vec![0, 1, 3, 6]);
+        }
+        assert_eq!(int_group_ids(&[]), (vec![], vec![]));
+    }
 
     #[test]
     fn groups_and_pairs_by_canonical_keys() {

@@ -676,7 +676,7 @@ mod tests {
     use super::super::filter::FilterExecutor;
     use super::super::group_by::{group_rows, group_segment};
     use super::*;
-    use planner::plan::{ColumnRef, ColumnType, ExecutionOptions, FilterExpr};
+    use planner::plan::{ColumnRef, ColumnType, ExecutionOptions, FilterExpr, ResultLayout};
     use segments::build_config::BuildConfig;
     use segments::builder::build_segment_from_rows;
     use segments::types::{DataType, FieldSpec, Schema, Value};
@@ -823,6 +823,7 @@ mod tests {
             let general = group_rows(
                 &keys,
                 aggregates,
+                ResultLayout::Rows,
                 segment,
                 &docs,
                 &mut exec,
@@ -982,9 +983,28 @@ mod tests {
             agg(Count, Some("n")),
         ];
         let mut exec = FilterExecutor::new(segment, &nh);
-        let out = group_segment(&keys, &aggs, segment, &docs, &mut exec, &nh).unwrap();
+        let out = group_segment(
+            &keys,
+            &aggs,
+            ResultLayout::Rows,
+            segment,
+            &docs,
+            &mut exec,
+            &nh,
+        )
+        .unwrap();
         let gk = GroupKeys::new(&keys, segment, true, 100_000);
-        let general = group_rows(&keys, &aggs, segment, &docs, &mut exec, &nh, gk).unwrap();
+        let general = group_rows(
+            &keys,
+            &aggs,
+            ResultLayout::Rows,
+            segment,
+            &docs,
+            &mut exec,
+            &nh,
+            gk,
+        )
+        .unwrap();
         assert_eq!(out.data, general.data);
     }
 }

@@ -13,16 +13,19 @@ use super::transform::evaluate;
 use super::{Operator, SegmentOutput};
 use crate::aggregate::GroupMap;
 use crate::block::Projected;
+use crate::column::Column;
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::server::result::IntermediateData;
-use planner::plan::{AggregateCall, Expr};
+use planner::plan::{AggregateCall, Expr, ResultLayout};
 use segments::segment::ImmutableSegment;
 
-/// Runs GROUP BY over the documents `docs` of a segment.
+/// Runs GROUP BY over the documents `docs` of a segment; the general path answers groups as
+/// columns under [`ResultLayout::Columns`] (a multi-stage leaf), the fused kernel as rows.
 pub fn group_segment<'s>(
     keys: &[Expr],
     aggregates: &'s [AggregateCall],
+    layout: ResultLayout,
     segment: &'s ImmutableSegment,
     docs: &DocSet,
     exec: &mut FilterExecutor<'s, '_>,
@@ -31,7 +34,9 @@ pub fn group_segment<'s>(
     let (group_keys, kernel) = fused(keys, aggregates, segment, docs, ctx);
     match kernel {
         Some(kernel) => kernel.run(group_keys, docs, ctx),
-        None => group_rows(keys, aggregates, segment, docs, exec, ctx, group_keys),
+        None => group_rows(
+            keys, aggregates, layout, segment, docs, exec, ctx, group_keys,
+        ),
     }
 }
 
@@ -75,9 +80,11 @@ fn fused<'s>(
 }
 
 /// The general GROUP BY path: projected blocks, evaluated keys, one accumulator per aggregate.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn group_rows<'s>(
     keys: &[Expr],
     aggregates: &'s [AggregateCall],
+    layout: ResultLayout,
     segment: &'s ImmutableSegment,
     docs: &DocSet,
     exec: &mut FilterExecutor<'s, '_>,
@@ -109,15 +116,32 @@ pub(super) fn group_rows<'s>(
         };
         accumulate_block(&mut slots, &block, map, group_keys.len())?;
     }
-    let mut out = Vec::with_capacity(group_keys.len());
-    for g in 0..group_keys.len() {
-        out.push((
-            group_keys.key_values(g),
-            slots.iter().map(|s| s.acc.state(g)).collect(),
-        ));
-    }
+    let n = group_keys.len();
+    let data = match layout {
+        // A multi-stage leaf's groups, column by column: no row of keys and states is built.
+        ResultLayout::Columns => {
+            let mut columns: Vec<Column> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| group_keys.key_column(i, k.column_type().data_type))
+                .collect();
+            columns.extend(slots.iter().zip(aggregates).map(|(s, call)| {
+                let states = (0..n).map(|g| s.acc.state(g)).collect();
+                Column::states(call.result_column_type().data_type, states)
+            }));
+            IntermediateData::Columns(columns)
+        }
+        ResultLayout::Rows => IntermediateData::Groups(
+            (0..n)
+                .map(|g| {
+                    let states = slots.iter().map(|s| s.acc.state(g)).collect();
+                    (group_keys.key_values(g), states)
+                })
+                .collect(),
+        ),
+    };
     Ok(SegmentOutput {
-        data: IntermediateData::Groups(out),
+        data,
         docs_scanned: projection.docs_scanned,
         entries_scanned_post_filter: projection.docs_scanned * projection.num_columns() as u64,
         groups_limit_reached: group_keys.limit_reached,

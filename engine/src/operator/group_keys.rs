@@ -13,12 +13,13 @@
 //! the result is flagged (`numGroupsLimitReached`).
 
 use crate::block::{ColumnData, Projected};
+use crate::column::Column;
 use crate::key::RowKey;
 use planner::plan::Expr;
 use segments::dictionary::Dictionary;
 use segments::hash::FxBuildHasher;
 use segments::segment::ImmutableSegment;
-use segments::types::Value;
+use segments::types::{DataType, Value};
 use std::collections::HashMap;
 
 /// Largest key space served by a dense array whatever the rows.
@@ -333,6 +334,22 @@ impl<'s> GroupKeys<'s> {
             }
         }
         self.slot_for_id(combined)
+    }
+
+    /// Key `key` of every group, in slot order, as a column of `data_type`.
+    pub fn key_column(&self, key: usize, data_type: DataType) -> Column {
+        let values = match &self.dicts {
+            Some(ds) => {
+                let (d, stride) = (ds[key], self.strides[key]);
+                let len = d.len().max(1) as u64;
+                self.slot_ids
+                    .iter()
+                    .map(|combined| d.value(((combined / stride) % len) as u32))
+                    .collect()
+            }
+            None => self.slot_values.iter().map(|k| k[key].clone()).collect(),
+        };
+        Column::from_values(data_type, values)
     }
 
     /// The key values of group `slot`.

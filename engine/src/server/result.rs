@@ -4,7 +4,7 @@
 //! inside a server, server results at the broker) the same way.
 
 use crate::aggregate::AggState;
-use crate::column::Column;
+use crate::column::{Cells, Column};
 use crate::error::EngineError;
 use crate::key::{RowKey, hash_row, rows_eq};
 use crate::response::QueryException;
@@ -134,6 +134,25 @@ impl<'p> Combiner<'p> {
     /// Folds in the next result.
     pub fn add(&mut self, next: IntermediateData) -> Result<(), EngineError> {
         let aggregates = self.aggregates();
+        // Groups as columns (a multi-stage leaf's): the first result is kept as it is, and
+        // merged as groups with any other.
+        let next = match (&self.plan.kind, next) {
+            (ServerQueryKind::GroupBy { keys, .. }, IntermediateData::Columns(more)) => {
+                let rows = more.first().map_or(0, Column::len);
+                if self.data.entries() == 0 && rows <= self.plan.options.num_groups_limit {
+                    self.data = IntermediateData::Columns(more);
+                    return Ok(());
+                }
+                IntermediateData::Groups(groups_of_columns(more, keys.len())?)
+            }
+            (_, next) => next,
+        };
+        if let (ServerQueryKind::GroupBy { keys, .. }, IntermediateData::Columns(acc)) =
+            (&self.plan.kind, &mut self.data)
+        {
+            let acc = std::mem::take(acc);
+            self.data = IntermediateData::Groups(groups_of_columns(acc, keys.len())?);
+        }
         match (&mut self.data, next) {
             (IntermediateData::Explain(acc), IntermediateData::Explain(more)) => {
                 for e in more {
@@ -262,6 +281,32 @@ impl<'p> Combiner<'p> {
     }
 }
 
+/// Groups given as columns — `keys` key columns, then one state column per aggregate — as
+/// (key values, states) per group.
+fn groups_of_columns(
+    columns: Vec<Column>,
+    keys: usize,
+) -> Result<Vec<(Vec<Value>, Vec<AggState>)>, EngineError> {
+    let rows = columns.first().map_or(0, Column::len);
+    let mut groups: Vec<(Vec<Value>, Vec<AggState>)> = (0..rows)
+        .map(|r| {
+            (
+                columns[..keys].iter().map(|c| c.value(r)).collect(),
+                Vec::new(),
+            )
+        })
+        .collect();
+    for column in columns.into_iter().skip(keys) {
+        let Cells::States(states) = column.cells else {
+            return Err(EngineError::execution("group columns without states"));
+        };
+        for (group, state) in groups.iter_mut().zip(states) {
+            group.1.push(state);
+        }
+    }
+    Ok(groups)
+}
+
 fn kind_name(d: &IntermediateData) -> &'static str {
     match d {
         IntermediateData::Rows(_) => "rows",
@@ -326,6 +371,60 @@ mod tests {
         };
         assert_eq!(g.len(), 2);
         assert_eq!(g[0].1[0], AggState::Sum(Some(3.0)));
+    }
+
+    #[test]
+    fn groups_as_columns_are_kept_whole_or_merged_as_groups() {
+        let key = planner::plan::Expr::Column(planner::plan::ColumnRef {
+            name: "k".into(),
+            column_type: planner::plan::ColumnType::sv(segments::types::DataType::Int),
+        });
+        let mut p = plan(ServerQueryKind::GroupBy {
+            keys: vec![key],
+            aggregates: vec![sum_call()],
+        });
+        p.options.num_groups_limit = 10;
+        p.layout = ResultLayout::Columns;
+        let columns = |keys: Vec<i32>, sums: Vec<f64>| {
+            IntermediateData::Columns(vec![
+                Column::from_values(
+                    segments::types::DataType::Int,
+                    keys.into_iter().map(Value::Int).collect(),
+                ),
+                Column::states(
+                    segments::types::DataType::Double,
+                    sums.into_iter().map(|s| AggState::Sum(Some(s))).collect(),
+                ),
+            ])
+        };
+        // One result: as it came.
+        let mut c = Combiner::new(&p);
+        c.add(columns(vec![1, 2], vec![1.0, 2.0])).unwrap();
+        assert!(matches!(c.finish(), IntermediateData::Columns(c) if c[0].len() == 2));
+        // Several, columns and groups mixed: merged by key.
+        let mut c = Combiner::new(&p);
+        c.add(columns(vec![1, 2], vec![1.0, 2.0])).unwrap();
+        c.add(IntermediateData::Groups(vec![(
+            vec![Value::Int(2)],
+            vec![AggState::Sum(Some(5.0))],
+        )]))
+        .unwrap();
+        c.add(columns(vec![3, 1], vec![4.0, 10.0])).unwrap();
+        let IntermediateData::Groups(g) = c.finish() else {
+            panic!("groups")
+        };
+        let sums: Vec<(Value, AggState)> = g
+            .into_iter()
+            .map(|(k, s)| (k[0].clone(), s[0].clone()))
+            .collect();
+        assert_eq!(
+            sums,
+            vec![
+                (Value::Int(1), AggState::Sum(Some(11.0))),
+                (Value::Int(2), AggState::Sum(Some(7.0))),
+                (Value::Int(3), AggState::Sum(Some(4.0))),
+            ]
+        );
     }
 
     #[test]

@@ -211,7 +211,7 @@ fn run_operator<'s>(
             aggregate_segment(aggregates, segment, docs, exec, ctx)
         }
         ServerQueryKind::GroupBy { keys, aggregates } => {
-            group_segment(keys, aggregates, segment, docs, exec, ctx)
+            group_segment(keys, aggregates, plan.layout, segment, docs, exec, ctx)
         }
     }
 }

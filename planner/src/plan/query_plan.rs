@@ -181,7 +181,9 @@ pub struct ServerQueryPlan {
     pub layout: ResultLayout,
 }
 
-/// How a server returns a selection's rows (other kinds return states either way).
+/// How a server returns a selection's rows or a group-by's groups (a multi-stage leaf takes
+/// columns: key columns, then one state column per aggregate); aggregations return states
+/// either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ResultLayout {
     #[default]

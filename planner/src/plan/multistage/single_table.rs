@@ -173,13 +173,15 @@ fn single_table(
     let row_types = p.server.kind.row_types();
     let table = p.server.table.clone();
     let mut plan = (*p.server).clone();
-    // Unordered rows reach the columnar operators as columns.
-    if matches!(&plan.kind, ServerQueryKind::Selection { order_by, .. } if order_by.is_empty()) {
+    // Unordered rows and groups reach the columnar operators as columns.
+    if matches!(&plan.kind, ServerQueryKind::Selection { order_by, .. } if order_by.is_empty())
+        || matches!(plan.kind, ServerQueryKind::GroupBy { .. })
+    {
         plan.layout = ResultLayout::Columns;
     }
     let leaf = RelNode::Leaf {
         plan,
-        key_filter: None,
+        key_filters: Vec::new(),
     };
     let leaf_id = stages.add_stage(StageKind::Leaf { table }, leaf);
     stages.set_estimate(leaf_id, estimate);
