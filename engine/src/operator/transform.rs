@@ -1,8 +1,10 @@
 //! Transform: evaluates bound expressions over a [`Block`].
 //!
 //! Column references return the projected column itself (no copy). Arithmetic over numeric
-//! inputs runs as a vectorised `f64` loop; everything else is evaluated row by row with the
-//! planner's evaluator ([`planner::plan::eval`]), reading the block's columns.
+//! inputs runs as a vectorised `f64` loop. A scalar function call evaluates its arguments
+//! column by column (literals as they are) and finds its definition once per block, then
+//! calls it per row; everything else is evaluated row by row with the planner's evaluator
+//! ([`planner::plan::eval`]), reading the block's columns.
 
 use crate::block::{Block, ColumnData, Projected, dict_numbers};
 use crate::error::EngineError;
@@ -118,6 +120,32 @@ pub fn evaluate<'b, 'a>(
         block
     };
     let mut values = Vec::with_capacity(n);
+    if let Expr::Call { name, args, .. } = expr
+        && let Some(def) = planner::functions::lookup(name)
+    {
+        /// An argument: a literal, or a column evaluated over the block.
+        enum Arg<'b, 'a> {
+            Literal(&'b Value),
+            Column(Cow<'b, Projected<'a>>),
+        }
+        let args = args
+            .iter()
+            .map(|a| match a {
+                Expr::Literal { value, .. } => Ok(Arg::Literal(value)),
+                other => evaluate(other, block).map(Arg::Column),
+            })
+            .collect::<Result<Vec<_>, EngineError>>()?;
+        let mut row_args = Vec::with_capacity(args.len());
+        for row in 0..n {
+            row_args.clear();
+            row_args.extend(args.iter().map(|a| match a {
+                Arg::Literal(v) => (*v).clone(),
+                Arg::Column(p) => p.value(row),
+            }));
+            values.push(def.eval(&row_args).map_err(|e| EvalError(e.to_string()))?);
+        }
+        return Ok(Cow::Owned(Projected::values(data_type, values)));
+    }
     for row in 0..n {
         values.push(eval(expr, &BlockRow { block, row })?);
     }
