@@ -33,10 +33,13 @@ pub enum IntermediateData {
     /// One state per aggregate.
     Aggregates(Vec<AggState>),
     /// Group key values and one state per aggregate, per group.
-    Groups(Vec<(Vec<Value>, Vec<AggState>)>),
+    Groups(Groups),
     /// EXPLAIN: distinct plan shapes.
     Explain(Vec<SegmentExplain>),
 }
+
+/// Group key values and one state per aggregate, per group.
+pub type Groups = Vec<(Vec<Value>, Vec<AggState>)>;
 
 /// A server's answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -283,12 +286,9 @@ impl<'p> Combiner<'p> {
 
 /// Groups given as columns — `keys` key columns, then one state column per aggregate — as
 /// (key values, states) per group.
-fn groups_of_columns(
-    columns: Vec<Column>,
-    keys: usize,
-) -> Result<Vec<(Vec<Value>, Vec<AggState>)>, EngineError> {
+fn groups_of_columns(columns: Vec<Column>, keys: usize) -> Result<Groups, EngineError> {
     let rows = columns.first().map_or(0, Column::len);
-    let mut groups: Vec<(Vec<Value>, Vec<AggState>)> = (0..rows)
+    let mut groups: Groups = (0..rows)
         .map(|r| {
             (
                 columns[..keys].iter().map(|c| c.value(r)).collect(),

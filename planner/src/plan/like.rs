@@ -11,7 +11,8 @@ use memchr::memmem::Finder;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Token {
-    Literal(Literal),
+    /// Boxed: a finder is a few hundred bytes.
+    Literal(Box<Literal>),
     One,
     Any,
 }
@@ -81,7 +82,7 @@ impl LikePattern {
         let tokens: Vec<Token> = pieces
             .into_iter()
             .map(|p| match p {
-                Piece::Text(s) => Token::Literal(Literal::new(s)),
+                Piece::Text(s) => Token::Literal(Box::new(Literal::new(s))),
                 Piece::One => Token::One,
                 Piece::Any => Token::Any,
             })

@@ -21,7 +21,7 @@ use std::collections::HashSet;
 #[derive(Clone, Debug)]
 pub enum ValueTest {
     Eq(Value),
-    In(InList),
+    In(Box<InList>),
     Range {
         lower: Option<RangeBound>,
         upper: Option<RangeBound>,
@@ -83,7 +83,7 @@ impl ValueTest {
     pub fn new(op: &PredicateOp) -> Result<ValueTest, EngineError> {
         Ok(match op {
             PredicateOp::Eq(v) => ValueTest::Eq(v.clone()),
-            PredicateOp::In(vs) => ValueTest::In(InList::new(vs)),
+            PredicateOp::In(vs) => ValueTest::In(Box::new(InList::new(vs))),
             PredicateOp::Range { lower, upper } => ValueTest::Range {
                 lower: lower.clone(),
                 upper: upper.clone(),
