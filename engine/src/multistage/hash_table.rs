@@ -108,10 +108,7 @@ pub fn group_ids(keys: &[&Column], rows: usize) -> (Vec<u32>, Vec<u32>) {
 /// rows (order keys, ids) index an array of group ids directly; others go through a hash table.
 fn int_group_ids(values: &[i64]) -> (Vec<u32>, Vec<u32>) {
     let mut first = Vec::new();
-    let (lo, hi) = values
-        .iter()
-        .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
-    let span = (hi as i128 - lo as i128 + 1).max(0) as u128;
+    let dense = dense_range(values, values.len() as u128 * 4);
     let mut assign = |slot: &mut u32, r: usize| {
         if *slot == NO_ROW {
             *slot = first.len() as u32;
@@ -119,25 +116,34 @@ fn int_group_ids(values: &[i64]) -> (Vec<u32>, Vec<u32>) {
         }
         *slot
     };
-    let groups =
-        if !values.is_empty() && span <= (values.len() as u128 * 4).max(1 << 16) && span <= 1 << 26
-        {
-            let mut direct = vec![NO_ROW; span as usize];
-            values
-                .iter()
-                .enumerate()
-                .map(|(r, v)| assign(&mut direct[(v - lo) as usize], r))
-                .collect()
-        } else {
-            let mut ids = IntIndex::default();
-            ids.reserve(values.len().min(1 << 16));
-            values
-                .iter()
-                .enumerate()
-                .map(|(r, v)| assign(ids.entry(*v).or_insert(NO_ROW), r))
-                .collect()
-        };
+    let groups = if let Some((lo, span)) = dense {
+        let mut direct = vec![NO_ROW; span];
+        values
+            .iter()
+            .enumerate()
+            .map(|(r, v)| assign(&mut direct[(v - lo) as usize], r))
+            .collect()
+    } else {
+        let mut ids = IntIndex::default();
+        ids.reserve(values.len().min(1 << 16));
+        values
+            .iter()
+            .enumerate()
+            .map(|(r, v)| assign(ids.entry(*v).or_insert(NO_ROW), r))
+            .collect()
+    };
     (groups, first)
+}
+
+/// The smallest of `keys` and the width of their range, when that range is worth an array
+/// indexed by value: at most `worth` wide (or 2^16, below which an array always pays) and 2^26.
+fn dense_range(keys: &[i64], worth: u128) -> Option<(i64, usize)> {
+    let (lo, hi) = keys
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
+    let span = (hi as i128 - lo as i128 + 1).max(0) as u128;
+    (!keys.is_empty() && span <= worth.max(1 << 16) && span <= 1 << 26)
+        .then_some((lo, span as usize))
 }
 
 /// Matching row pairs `(probe, build)` of an equi-join on `probe_keys = build_keys`; NULL keys
@@ -231,18 +237,13 @@ fn int_pairs(
     // Keys in a range not much wider than the build side (ids, order keys), or than the probe
     // side that will look each of its rows up, index an array of chain heads directly; others go
     // through a hash table.
-    let (lo, hi) = build_keys
-        .iter()
-        .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
-    let span = (hi as i128 - lo as i128 + 1).max(0) as u128;
-    let worth = (build_keys.len() as u128 * 32)
-        .max(probe_keys.len() as u128)
-        .max(1 << 16);
-    let dense = !build_keys.is_empty() && span <= worth && span <= 1 << 26;
+    let worth = (build_keys.len() as u128 * 32).max(probe_keys.len() as u128);
+    let dense = dense_range(build_keys, worth);
+    let lo = dense.map_or(0, |(lo, _)| lo);
     let mut direct: Vec<u32> = Vec::new();
     let mut heads = IntIndex::default();
-    if dense {
-        direct = vec![NO_ROW; span as usize];
+    if let Some((_, span)) = dense {
+        direct = vec![NO_ROW; span];
         for (b, k) in build_keys.iter().enumerate().rev() {
             let slot = &mut direct[(k - lo) as usize];
             next[b] = *slot;
@@ -257,12 +258,12 @@ fn int_pairs(
         }
     }
     let head = |k: &i64| -> u32 {
-        if dense {
-            if *k < lo || *k > hi {
-                NO_ROW
-            } else {
-                direct[(k - lo) as usize]
-            }
+        if dense.is_some() {
+            let at = i128::from(*k) - i128::from(lo);
+            usize::try_from(at)
+                .ok()
+                .and_then(|at| direct.get(at).copied())
+                .unwrap_or(NO_ROW)
         } else {
             heads.get(k).copied().unwrap_or(NO_ROW)
         }

@@ -338,34 +338,27 @@ impl<'s> GroupKeys<'s> {
 
     /// Key `key` of every group, in slot order, as a column of `data_type`.
     pub fn key_column(&self, key: usize, data_type: DataType) -> Column {
-        let values = match &self.dicts {
-            Some(ds) => {
-                let (d, stride) = (ds[key], self.strides[key]);
-                let len = d.len().max(1) as u64;
-                self.slot_ids
-                    .iter()
-                    .map(|combined| d.value(((combined / stride) % len) as u32))
-                    .collect()
-            }
-            None => self.slot_values.iter().map(|k| k[key].clone()).collect(),
-        };
-        Column::from_values(data_type, values)
+        let values = (0..self.len()).map(|slot| self.key_value(slot, key));
+        Column::from_values(data_type, values.collect())
     }
 
     /// The key values of group `slot`.
     pub fn key_values(&self, slot: usize) -> Vec<Value> {
         match &self.dicts {
-            Some(ds) => {
-                let combined = self.slot_ids[slot];
-                ds.iter()
-                    .zip(&self.strides)
-                    .map(|(d, stride)| {
-                        let id = (combined / stride) % d.len().max(1) as u64;
-                        d.value(id as u32)
-                    })
-                    .collect()
-            }
+            Some(ds) => (0..ds.len()).map(|key| self.key_value(slot, key)).collect(),
             None => self.slot_values[slot].clone(),
+        }
+    }
+
+    /// Key `key` of group `slot`: with dictionaries, its id taken from the slot's combined id.
+    fn key_value(&self, slot: usize, key: usize) -> Value {
+        match &self.dicts {
+            Some(ds) => {
+                let d = ds[key];
+                let id = (self.slot_ids[slot] / self.strides[key]) % d.len().max(1) as u64;
+                d.value(id as u32)
+            }
+            None => self.slot_values[slot][key].clone(),
         }
     }
 }

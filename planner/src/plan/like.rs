@@ -50,43 +50,32 @@ pub struct LikePattern {
 impl LikePattern {
     /// Compiles `pattern`; a trailing lone escape character is taken literally.
     pub fn new(pattern: &str, escape: Option<char>) -> LikePattern {
-        /// A pattern piece as read, before its literals get finders.
-        #[derive(PartialEq)]
-        enum Piece {
-            Text(String),
-            One,
-            Any,
-        }
-        let mut pieces: Vec<Piece> = Vec::new();
-        let mut chars = pattern.chars();
-        let push_char = |pieces: &mut Vec<Piece>, c: char| match pieces.last_mut() {
-            Some(Piece::Text(s)) => s.push(c),
-            _ => pieces.push(Piece::Text(c.to_string())),
+        let mut tokens: Vec<Token> = Vec::new();
+        // The literal being read; it becomes a token (and gets its finder) where it ends.
+        let mut text = String::new();
+        let end_literal = |tokens: &mut Vec<Token>, text: &mut String| {
+            if !text.is_empty() {
+                let literal = Literal::new(std::mem::take(text));
+                tokens.push(Token::Literal(Box::new(literal)));
+            }
         };
+        let mut chars = pattern.chars();
         while let Some(c) = chars.next() {
             if Some(c) == escape {
-                match chars.next() {
-                    Some(n) => push_char(&mut pieces, n),
-                    None => push_char(&mut pieces, c),
-                }
+                text.push(chars.next().unwrap_or(c));
             } else if c == '%' {
-                if pieces.last() != Some(&Piece::Any) {
-                    pieces.push(Piece::Any);
+                end_literal(&mut tokens, &mut text);
+                if tokens.last() != Some(&Token::Any) {
+                    tokens.push(Token::Any);
                 }
             } else if c == '_' {
-                pieces.push(Piece::One);
+                end_literal(&mut tokens, &mut text);
+                tokens.push(Token::One);
             } else {
-                push_char(&mut pieces, c);
+                text.push(c);
             }
         }
-        let tokens: Vec<Token> = pieces
-            .into_iter()
-            .map(|p| match p {
-                Piece::Text(s) => Token::Literal(Box::new(Literal::new(s))),
-                Piece::One => Token::One,
-                Piece::Any => Token::Any,
-            })
-            .collect();
+        end_literal(&mut tokens, &mut text);
         let has_one = tokens.contains(&Token::One);
         LikePattern { tokens, has_one }
     }
