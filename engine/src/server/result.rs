@@ -137,14 +137,28 @@ impl<'p> Combiner<'p> {
     /// Folds in the next result.
     pub fn add(&mut self, next: IntermediateData) -> Result<(), EngineError> {
         let aggregates = self.aggregates();
-        // Groups as columns (a multi-stage leaf's): the first result is kept as it is, and
-        // merged as groups with any other.
+        // Groups as columns are a multi-stage leaf's partial states, which the final aggregate
+        // above the leaf merges by key: results (segments, doc-range parts) are put one after
+        // the other while they fit `numGroupsLimit` — a key in two of them is merged there,
+        // on columns, instead of here on rows — and merged as groups past it.
         let next = match (&self.plan.kind, next) {
             (ServerQueryKind::GroupBy { keys, .. }, IntermediateData::Columns(more)) => {
                 let rows = more.first().map_or(0, Column::len);
-                if self.data.entries() == 0 && rows <= self.plan.options.num_groups_limit {
-                    self.data = IntermediateData::Columns(more);
-                    return Ok(());
+                let fits = self.data.entries() + rows <= self.plan.options.num_groups_limit;
+                match &mut self.data {
+                    IntermediateData::Columns(acc) if fits => {
+                        for (a, b) in acc.iter_mut().zip(more) {
+                            let t = a.data_type;
+                            let a_owned = std::mem::replace(a, Column::from_values(t, Vec::new()));
+                            *a = Column::concat(vec![a_owned, b], t);
+                        }
+                        return Ok(());
+                    }
+                    IntermediateData::Groups(g) if g.is_empty() && fits => {
+                        self.data = IntermediateData::Columns(more);
+                        return Ok(());
+                    }
+                    _ => {}
                 }
                 IntermediateData::Groups(groups_of_columns(more, keys.len())?)
             }
@@ -374,7 +388,7 @@ mod tests {
     }
 
     #[test]
-    fn groups_as_columns_are_kept_whole_or_merged_as_groups() {
+    fn groups_as_columns_are_concatenated_or_merged_as_groups() {
         let key = planner::plan::Expr::Column(planner::plan::ColumnRef {
             name: "k".into(),
             column_type: planner::plan::ColumnType::sv(segments::types::DataType::Int),
@@ -401,7 +415,23 @@ mod tests {
         let mut c = Combiner::new(&p);
         c.add(columns(vec![1, 2], vec![1.0, 2.0])).unwrap();
         assert!(matches!(c.finish(), IntermediateData::Columns(c) if c[0].len() == 2));
-        // Several, columns and groups mixed: merged by key.
+        // Several within numGroupsLimit: one after the other, a shared key left to the final
+        // aggregate.
+        let mut c = Combiner::new(&p);
+        c.add(columns(vec![1, 2], vec![1.0, 2.0])).unwrap();
+        c.add(columns(vec![3, 1], vec![4.0, 10.0])).unwrap();
+        let IntermediateData::Columns(cols) = c.finish() else {
+            panic!("columns")
+        };
+        let keys: Vec<Value> = (0..cols[0].len()).map(|r| cols[0].value(r)).collect();
+        assert_eq!(keys, [1, 2, 3, 1].map(Value::Int));
+        // Past the limit: merged by key.
+        let mut c = Combiner::new(&p);
+        c.add(columns(vec![1, 2, 3, 4, 5, 6], vec![1.0; 6]))
+            .unwrap();
+        c.add(columns(vec![1, 2, 3, 4, 5], vec![1.0; 5])).unwrap();
+        assert!(matches!(c.finish(), IntermediateData::Groups(g) if g.len() == 6));
+        // Columns and groups mixed: merged by key.
         let mut c = Combiner::new(&p);
         c.add(columns(vec![1, 2], vec![1.0, 2.0])).unwrap();
         c.add(IntermediateData::Groups(vec![(
