@@ -13,6 +13,7 @@
 //! * [`operator`], [`block`], [`aggregate`] — the pull-based operators, the blocks they pass,
 //!   and the aggregation states; [`sketch`] — HyperLogLog, t-digest and quantile digest.
 //! * [`multistage`] — the multi-stage (v2) runtime: blocks, mailboxes, stage operators.
+//! * [`per_entry`] — an expression over one dictionary column evaluated once per entry.
 //! * [`dimension`] — dimension tables indexed by primary key, as `lookUp` reads them.
 //! * [`response`] — Pinot's `BrokerResponseNative` JSON; [`error`] — failures with Pinot's codes.
 //!
@@ -36,6 +37,7 @@ pub mod execute;
 pub mod key;
 pub mod multistage;
 pub mod operator;
+pub mod per_entry;
 pub mod provider;
 pub mod reduce;
 pub mod response;

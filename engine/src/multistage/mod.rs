@@ -18,6 +18,7 @@
 //! * [`filter_rows`] — the rows an aggregate's `FILTER (WHERE …)` keeps, over joined rows.
 //! * [`group_states`] — one aggregate's states per group, through the v1 accumulators.
 //! * [`hash_table`] — hash tables of row indices for grouping and hash joins.
+//! * [`logic`] — `AND`, `OR`, `NOT` and `CASE` over whole BOOLEAN columns.
 //! * [`key_set`] — runtime key filters: the keys a join publishes to the leaf feeding its
 //!   other side, and the `IN` filter the leaf adds.
 //! * [`mailbox`] — [`MailboxService`] (bounded per-worker queues: back-pressure, cancellation)
@@ -43,6 +44,7 @@ pub mod filter_rows;
 pub mod group_states;
 pub mod hash_table;
 pub mod key_set;
+pub mod logic;
 pub mod mailbox;
 pub mod morsels;
 pub mod operators;

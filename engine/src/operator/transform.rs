@@ -1,13 +1,16 @@
 //! Transform: evaluates bound expressions over a [`Block`].
 //!
 //! Column references return the projected column itself (no copy). Arithmetic over numeric
-//! inputs runs as a vectorised `f64` loop. A scalar function call evaluates its arguments
+//! inputs runs as a vectorised `f64` loop. An expression over one dictionary column is
+//! evaluated once per distinct id of the block when they are few ([`crate::per_entry`]). A
+//! scalar function call evaluates its arguments
 //! column by column (literals as they are) and finds its definition once per block, then
 //! calls it per row; everything else is evaluated row by row with the planner's evaluator
 //! ([`planner::plan::eval`]), reading the block's columns.
 
 use crate::block::{Block, ColumnData, Projected, dict_numbers};
 use crate::error::EngineError;
+use crate::per_entry;
 use planner::plan::eval::{EvalError, RowSource, arith, eval};
 use planner::plan::{ColumnRef, Expr};
 use segments::types::{DataType, Value};
@@ -102,6 +105,9 @@ pub fn evaluate<'b, 'a>(
         }
         _ => {}
     }
+    if let Some(p) = per_dict_entry(expr, block) {
+        return Ok(Cow::Owned(p));
+    }
     let data_type = expr.column_type().data_type;
     // Rows read a column's values one at a time: text of a block-compressed dictionary is
     // decoded for all rows at once first, each block once.
@@ -150,6 +156,41 @@ pub fn evaluate<'b, 'a>(
         values.push(eval(expr, &BlockRow { block, row })?);
     }
     Ok(Cow::Owned(Projected::values(data_type, values)))
+}
+
+/// `expr` over one single-value dictionary column, evaluated once per distinct id of the
+/// block ([`crate::per_entry`]) when those are at most half the rows; each row takes its id's
+/// result. A NULL row (null handling on) takes the result for NULL.
+fn per_dict_entry<'a>(expr: &Expr, block: &Block<'a>) -> Option<Projected<'a>> {
+    if matches!(expr, Expr::Column(_) | Expr::Literal { .. }) {
+        return None;
+    }
+    let per_entry::Source::Column(name) = per_entry::single_source(expr)? else {
+        return None;
+    };
+    let p = block.column(&name)?;
+    let ColumnData::Dict { ids, dict, .. } = &p.data else {
+        return None;
+    };
+    let mut distinct = ids.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() * 2 > ids.len() {
+        return None;
+    }
+    let results = per_entry::results(expr, dict.values(&distinct).iter())?;
+    let null = &results[distinct.len()];
+    let values = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| match p.nulls.as_ref().is_some_and(|n| n[i]) {
+            true => null.clone(),
+            false => distinct
+                .binary_search(id)
+                .map_or_else(|_| null.clone(), |k| results[k].clone()),
+        })
+        .collect();
+    Some(Projected::values(expr.column_type().data_type, values))
 }
 
 #[cfg(test)]
@@ -214,5 +255,48 @@ mod tests {
             Cow::Borrowed(_)
         ));
         assert!(evaluate(&col("zz", DataType::Int), &b).is_err());
+    }
+
+    /// An expression over one dictionary column is evaluated per distinct id of the block and
+    /// agrees with the row evaluator, NULL rows included.
+    #[test]
+    fn one_dictionary_column_per_distinct_id() {
+        let words = ["apple", "banana", "cherry"];
+        let bytes =
+            segments::dictionary::var::VarDictionary::encode(words.iter().map(|w| w.as_bytes()))
+                .unwrap();
+        let dict = segments::dictionary::Dictionary::from_bytes(
+            segments::format::Bytes::from_vec(bytes),
+            DataType::String,
+        )
+        .unwrap();
+        let ids = vec![0, 1, 0, 0, 2, 1, 0, 0];
+        let b = Block {
+            docs: (0..8).collect(),
+            columns: vec![(
+                "w".into(),
+                Projected {
+                    data: ColumnData::Dict {
+                        ids,
+                        dict: &dict,
+                        decoded: None,
+                    },
+                    data_type: DataType::String,
+                    nulls: Some(vec![false, false, false, true, false, false, false, false]),
+                },
+            )],
+        };
+        let e = Expr::Call {
+            name: "upper".into(),
+            args: vec![col("w", DataType::String)],
+            return_type: ColumnType::sv(DataType::String),
+        };
+        let fast = per_dict_entry(&e, &b).expect("three ids in eight rows");
+        for row in 0..8 {
+            let slow = eval(&e, &BlockRow { block: &b, row }).unwrap();
+            assert_eq!(fast.value(row), slow, "row {row}");
+        }
+        assert_eq!(fast.value(4), Value::String("CHERRY".into()));
+        assert_eq!(fast.value(3), Value::Null);
     }
 }

@@ -260,7 +260,12 @@ fn concat_ws(args: &[Value]) -> Result<Value, FunctionError> {
 
 /// `StringUtils.substring(s, start, end)` on character positions.
 fn char_substring(s: &str, start: i64, end: Option<i64>) -> String {
-    let len = s.chars().count() as i64;
+    // ASCII text (codes, dates, phone numbers): characters are bytes.
+    let ascii = s.is_ascii();
+    let len = match ascii {
+        true => s.len(),
+        false => s.chars().count(),
+    } as i64;
     let mut start = if start < 0 {
         len.saturating_add(start)
     } else {
@@ -276,6 +281,9 @@ fn char_substring(s: &str, start: i64, end: Option<i64>) -> String {
     }
     start = start.max(0);
     end = end.max(0);
+    if ascii {
+        return s[start as usize..end as usize].to_string();
+    }
     s.chars()
         .skip(start as usize)
         .take((end - start) as usize)
@@ -1064,6 +1072,24 @@ mod tests {
         );
         assert_eq!(call("concat_ws", &[s(","), s("a"), s("b")]), s("a,b"));
         assert_eq!(call("concat", &[s("a"), Value::Null]), Value::Null);
+    }
+
+    proptest::proptest! {
+        /// ASCII text is cut on bytes: the same cut as the character path makes of the same
+        /// text with every character shifted out of ASCII.
+        #[test]
+        fn ascii_substrings_equal_character_substrings(
+            text in "[ -~]{0,12}",
+            start in -15i64..15,
+            end in proptest::option::of(-15i64..15),
+        ) {
+            let shift = |t: &str, by: i32| -> String {
+                t.chars().map(|c| char::from_u32((c as i32 + by) as u32).unwrap()).collect()
+            };
+            let by_bytes = char_substring(&text, start, end);
+            let by_chars = char_substring(&shift(&text, 0x100), start, end);
+            proptest::prop_assert_eq!(by_bytes, shift(&by_chars, -0x100));
+        }
     }
 
     #[test]

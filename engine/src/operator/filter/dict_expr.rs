@@ -9,7 +9,7 @@
 
 use super::id_set::IdLookup;
 use super::value_test::ValueTest;
-use crate::block::{Block, Projected};
+use crate::block::{Block, ColumnData, Projected};
 use crate::context::QueryContext;
 use crate::operator::transform::evaluate;
 use planner::plan::Expr;
@@ -58,7 +58,11 @@ pub fn ids_passing<'s>(
         };
         let out = evaluate(expr, &block).ok()?;
         for i in 0..block.docs.len() {
-            bits[start as usize + i] = !out.is_null(i) && test.test(&out.value(i));
+            bits[start as usize + i] = !out.is_null(i)
+                && match &out.data {
+                    ColumnData::Values(v) => test.test(&v[i]),
+                    _ => test.test(&out.value(i)),
+                };
         }
         start = end;
     }
