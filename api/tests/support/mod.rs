@@ -57,10 +57,25 @@ fn try_start_with_env(
         .args(args)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
+    // The last lines the child wrote to stderr, drained all along (a full pipe would stop it),
+    // for the message if it ends before printing its URLs.
+    let stderr_tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    if let Some(stderr) = child.stderr.take() {
+        let tail = stderr_tail.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                if t.len() == 20 {
+                    t.remove(0);
+                }
+                t.push(line);
+            }
+        });
+    }
     let mut proc = Proc(child);
     let mut urls = BTreeMap::new();
     for line in BufReader::new(stdout).lines().take(roles) {
@@ -71,20 +86,36 @@ fn try_start_with_env(
     }
     if urls.len() != roles {
         let status = proc.0.wait().map(|s| s.to_string()).unwrap_or_default();
+        // The drain thread reads to the end of the pipe once the child is gone.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let tail = stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).join("\n");
         return Err(format!(
-            "tessera start {args:?} printed {urls:?} and ended: {status}"
+            "tessera start {args:?} printed {urls:?} and ended: {status}; stderr:\n{tail}"
         ));
     }
     Ok((proc, urls))
 }
 
-/// A port nothing listens on right now.
+/// Ports handed out below Linux's ephemeral range (32768–60999 by default): a port a test
+/// passes to a server — and binds again after killing it — is never given meanwhile to a
+/// `bind(0)` listener or an outgoing connection, of this test or a test beside it.
+const FIXED_PORTS: std::ops::Range<u16> = 20_000..32_000;
+
+/// A port nothing listens on right now, outside the ephemeral range ([`FIXED_PORTS`]).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let span = u32::from(FIXED_PORTS.end - FIXED_PORTS.start);
+    // Each process starts at its own offset, so tests in parallel processes rarely try the same.
+    let start = std::process::id().wrapping_mul(7919) % span;
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        assert!(n < span, "no free port in {FIXED_PORTS:?}");
+        let port = FIXED_PORTS.start + ((start + n * 97) % span) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// `method url` with an optional `(body, content type)`: the status and the body as JSON (or as
