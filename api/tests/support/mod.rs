@@ -88,7 +88,10 @@ fn try_start_with_env(
         let status = proc.0.wait().map(|s| s.to_string()).unwrap_or_default();
         // The drain thread reads to the end of the pipe once the child is gone.
         std::thread::sleep(std::time::Duration::from_millis(200));
-        let tail = stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).join("\n");
+        let tail = stderr_tail
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .join("\n");
         return Err(format!(
             "tessera start {args:?} printed {urls:?} and ended: {status}; stderr:\n{tail}"
         ));
