@@ -167,7 +167,12 @@ pub struct FunctionDef {
     kernel: Kernel,
     propagates_nulls: bool,
     deterministic: bool,
+    text_view: Option<TextView>,
 }
+
+/// A text function whose result is a slice of its first argument (`substring`), computed on a
+/// borrowed text without building a value: the text, then the other arguments (non-NULL).
+pub type TextView = for<'a> fn(&'a str, &[Value]) -> Result<&'a str, FunctionError>;
 
 impl FunctionDef {
     /// A deterministic, NULL-propagating function. `params` gives the kind of each position;
@@ -188,6 +193,7 @@ impl FunctionDef {
             kernel,
             propagates_nulls: true,
             deterministic: true,
+            text_view: None,
         }
     }
 
@@ -200,6 +206,12 @@ impl FunctionDef {
     /// The kernel sees NULL arguments and decides itself (`coalesce`, `or`, …).
     pub(crate) const fn handles_nulls(mut self) -> FunctionDef {
         self.propagates_nulls = false;
+        self
+    }
+
+    /// The result is a slice of the first argument, also computed by `view` on borrowed text.
+    pub(crate) const fn with_text_view(mut self, view: TextView) -> FunctionDef {
+        self.text_view = Some(view);
         self
     }
 
@@ -241,6 +253,11 @@ impl FunctionDef {
     /// folds calls of deterministic functions on constants.
     pub fn is_deterministic(&self) -> bool {
         self.deterministic
+    }
+
+    /// The borrowed form of a function whose result is a slice of its first argument.
+    pub fn text_view(&self) -> Option<TextView> {
+        self.text_view
     }
 
     /// The result type for arguments of these (non-literal, non-NULL) types.

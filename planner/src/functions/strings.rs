@@ -79,8 +79,10 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
     FunctionDef::new("rtrim", Arity::Exact(1), &[T], S, rtrim),
     FunctionDef::new("concat", Arity::Range(2, 3), &[T], S, concat),
     FunctionDef::new("concat_ws", Arity::Exact(3), &[T], S, concat_ws),
-    FunctionDef::new("substr", Arity::Range(2, 3), &[T, N, N], S, substr),
-    FunctionDef::new("substring", Arity::Range(2, 3), &[T, N, N], S, substring),
+    FunctionDef::new("substr", Arity::Range(2, 3), &[T, N, N], S, substr)
+        .with_text_view(substr_view),
+    FunctionDef::new("substring", Arity::Range(2, 3), &[T, N, N], S, substring)
+        .with_text_view(substring_view),
     FunctionDef::new("leftSubStr", Arity::Exact(2), &[T, N], S, left_sub_str)
         .with_aliases(&["left"]),
     FunctionDef::new("rightSubStr", Arity::Exact(2), &[T, N], S, right_sub_str)
@@ -258,8 +260,8 @@ fn concat_ws(args: &[Value]) -> Result<Value, FunctionError> {
     ))
 }
 
-/// `StringUtils.substring(s, start, end)` on character positions.
-fn char_substring(s: &str, start: i64, end: Option<i64>) -> String {
+/// `StringUtils.substring(s, start, end)` on character positions, as a slice of `s`.
+fn char_range(s: &str, start: i64, end: Option<i64>) -> &str {
     // ASCII text (codes, dates, phone numbers): characters are bytes.
     let ascii = s.is_ascii();
     let len = match ascii {
@@ -277,37 +279,43 @@ fn char_substring(s: &str, start: i64, end: Option<i64>) -> String {
         None => len,
     };
     if start > end {
-        return String::new();
+        return "";
     }
     start = start.max(0);
     end = end.max(0);
     if ascii {
-        return s[start as usize..end as usize].to_string();
+        return &s[start as usize..end as usize];
     }
-    s.chars()
-        .skip(start as usize)
-        .take((end - start) as usize)
-        .collect()
+    let byte = |c: i64| s.char_indices().nth(c as usize).map_or(s.len(), |(b, _)| b);
+    &s[byte(start)..byte(end)]
 }
 
-fn substr(args: &[Value]) -> Result<Value, FunctionError> {
-    let s = text(&args[0]);
-    let begin = int("substr", &args[1])?;
-    let end = match args.get(2) {
+/// `substr(s, begin[, end])`: 0-based `begin`, exclusive `end` (-1: to the end).
+fn substr_view<'a>(s: &'a str, args: &[Value]) -> Result<&'a str, FunctionError> {
+    let begin = int("substr", &args[0])?;
+    let end = match args.get(1) {
         Some(e) => Some(int("substr", e)?).filter(|e| *e != -1),
         None => None,
     };
-    string(char_substring(&s, begin, end))
+    Ok(char_range(s, begin, end))
 }
 
-fn substring(args: &[Value]) -> Result<Value, FunctionError> {
-    let s = text(&args[0]);
-    let begin = int("substring", &args[1])?.saturating_sub(1);
-    let end = match args.get(2) {
+/// `substring(s, pos[, len])`: SQL's 1-based position and length.
+fn substring_view<'a>(s: &'a str, args: &[Value]) -> Result<&'a str, FunctionError> {
+    let begin = int("substring", &args[0])?.saturating_sub(1);
+    let end = match args.get(1) {
         Some(len) => Some(begin.saturating_add(int("substring", len)?)),
         None => None,
     };
-    string(char_substring(&s, begin, end))
+    Ok(char_range(s, begin, end))
+}
+
+fn substr(args: &[Value]) -> Result<Value, FunctionError> {
+    string(substr_view(&text(&args[0]), &args[1..])?.to_string())
+}
+
+fn substring(args: &[Value]) -> Result<Value, FunctionError> {
+    string(substring_view(&text(&args[0]), &args[1..])?.to_string())
 }
 
 fn left_sub_str(args: &[Value]) -> Result<Value, FunctionError> {
@@ -1086,8 +1094,9 @@ mod tests {
             let shift = |t: &str, by: i32| -> String {
                 t.chars().map(|c| char::from_u32((c as i32 + by) as u32).unwrap()).collect()
             };
-            let by_bytes = char_substring(&text, start, end);
-            let by_chars = char_substring(&shift(&text, 0x100), start, end);
+            let by_bytes = char_range(&text, start, end);
+            let wide = shift(&text, 0x100);
+            let by_chars = char_range(&wide, start, end);
             proptest::prop_assert_eq!(by_bytes, shift(&by_chars, -0x100));
         }
     }

@@ -115,24 +115,41 @@ impl IdSet {
                 // so its entries are cut into runs tested in parallel (whole compressed blocks
                 // each), and the query's deadline (and an inline budget) is checked as it goes.
                 let test = ValueTest::new(other)?;
-                let runs = entry_runs(dict);
-                let found: Vec<Result<Vec<DictId>, EngineError>> = if runs.len() > 1 {
-                    runs.into_par_iter()
-                        .map(|r| passing(dict, &test, r, ctx))
-                        .collect()
-                } else {
-                    runs.into_iter()
-                        .map(|r| passing(dict, &test, r, ctx))
-                        .collect()
-                };
-                let mut ids = Vec::new();
-                for f in found {
-                    ids.extend(f?);
-                }
-                IdSet::Ids(ids)
+                IdSet::Ids(entries_passing(dict, &test, None, ctx)?)
             }
         })
     }
+}
+
+/// A text function's view of an entry's bytes (`substring(c_phone, 1, 2)`, borrowed from the
+/// entry); `None` where it cannot be taken.
+pub type EntryView<'v> = &'v (dyn for<'b> Fn(&'b [u8]) -> Option<&'b [u8]> + Sync);
+
+/// The ids of `dict` whose entry — or its `view` — passes `test`, ascending: a large dictionary
+/// is cut into runs tested in parallel (whole compressed blocks each), and the query's
+/// deadline (and an inline budget) is checked as it goes. With a view, text tests only
+/// (`ValueTest::test_text`), and an entry without a view fails it.
+pub fn entries_passing(
+    dict: &Dictionary,
+    test: &ValueTest,
+    view: Option<EntryView<'_>>,
+    ctx: &QueryContext,
+) -> Result<Vec<DictId>, EngineError> {
+    let runs = entry_runs(dict);
+    let found: Vec<Result<Vec<DictId>, EngineError>> = if runs.len() > 1 {
+        runs.into_par_iter()
+            .map(|r| passing(dict, test, view, r, ctx))
+            .collect()
+    } else {
+        runs.into_iter()
+            .map(|r| passing(dict, test, view, r, ctx))
+            .collect()
+    };
+    let mut ids = Vec::new();
+    for f in found {
+        ids.extend(f?);
+    }
+    Ok(ids)
 }
 
 /// Entries a run of a per-entry test has at least (below, one run).
@@ -161,19 +178,22 @@ fn block_values(dict: &Dictionary) -> Option<&ValueBlocks> {
     }
 }
 
-/// The ids of `run` whose entry passes `test`: text tested on its bytes (a compressed block
-/// decoded once for its entries), anything else as a value.
+/// The ids of `run` whose entry (or its view) passes `test`: text tested on its bytes (a
+/// compressed block decoded once for its entries), anything else as a value.
 fn passing(
     dict: &Dictionary,
     test: &ValueTest,
+    view: Option<EntryView<'_>>,
     run: Range<DictId>,
     ctx: &QueryContext,
 ) -> Result<Vec<DictId>, EngineError> {
     let text = dict.data_type() == DataType::String;
-    let passes = |id: DictId, bytes: &[u8]| {
-        text.then(|| test.test_text(bytes))
+    let passes = |id: DictId, bytes: &[u8]| match view {
+        Some(view) => view(bytes).and_then(|b| test.test_text(b)) == Some(true),
+        None => text
+            .then(|| test.test_text(bytes))
             .flatten()
-            .unwrap_or_else(|| test.test_scalar(&dict.value(id)))
+            .unwrap_or_else(|| test.test_scalar(&dict.value(id))),
     };
     let mut ids = Vec::new();
     if let Some(blocks) = block_values(dict) {

@@ -132,13 +132,19 @@ impl ValueTest {
         })
     }
 
-    /// Whether UTF-8 text passes a pattern test (`LIKE`, `REGEXP_LIKE`) — read straight from a
-    /// dictionary's bytes, no value built; `None` for any other test (or a regular expression
-    /// over bytes that are not UTF-8).
+    /// Whether UTF-8 text passes a pattern test (`LIKE`, `REGEXP_LIKE`), an equality to text or
+    /// an `IN` list of text — read straight from a dictionary's bytes, no value built; `None`
+    /// for any other test (or a regular expression or list over bytes that are not UTF-8).
     pub fn test_text(&self, text: &[u8]) -> Option<bool> {
         match self {
             ValueTest::Like(p) => Some(p.matches_utf8(text)),
             ValueTest::Regex(r) => std::str::from_utf8(text).ok().map(|s| r.is_match(s)),
+            // Text equals text only when identical.
+            ValueTest::Eq(Value::String(s)) => Some(s.as_bytes() == text),
+            ValueTest::In(list) => {
+                let texts = list.texts.as_ref()?;
+                std::str::from_utf8(text).ok().map(|s| texts.contains(s))
+            }
             _ => None,
         }
     }
