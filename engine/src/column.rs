@@ -136,6 +136,22 @@ impl Column {
         Column::from_values(data_type, vec![value.clone(); n])
     }
 
+    /// The numbers of a numeric (INT, LONG, FLOAT, DOUBLE) column as doubles, if it holds them
+    /// unboxed.
+    pub fn numbers(&self) -> Option<Vec<f64>> {
+        if !matches!(
+            self.data_type,
+            DataType::Int | DataType::Long | DataType::Float | DataType::Double
+        ) {
+            return None;
+        }
+        match &self.cells {
+            Cells::I64(v) => Some(v.iter().map(|&x| x as f64).collect()),
+            Cells::F64(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+
     /// Rows.
     pub fn len(&self) -> usize {
         match &self.cells {

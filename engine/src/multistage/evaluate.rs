@@ -61,21 +61,6 @@ pub(super) fn eval_on(expr: &Expr, row: &[Value]) -> Result<Value, EngineError> 
     eval(expr, &RowView(row)).map_err(|e| EngineError::execution(e.0))
 }
 
-/// The numbers of a numeric column, if it holds unboxed ones.
-pub(super) fn numbers(c: &Column) -> Option<Vec<f64>> {
-    if !matches!(
-        c.data_type,
-        DataType::Int | DataType::Long | DataType::Float | DataType::Double
-    ) {
-        return None;
-    }
-    match &c.cells {
-        Cells::I64(v) => Some(v.iter().map(|&x| x as f64).collect()),
-        Cells::F64(v) => Some(v.clone()),
-        _ => None,
-    }
-}
-
 /// `expr` over every row of `block`.
 pub fn evaluate(expr: &Expr, block: &DataBlock) -> Result<Column, EngineError> {
     let n = block.num_rows;
@@ -95,7 +80,7 @@ pub fn evaluate(expr: &Expr, block: &DataBlock) -> Result<Column, EngineError> {
             return_type,
         } if return_type.data_type == DataType::Double => {
             let (l, r) = (evaluate(left, block)?, evaluate(right, block)?);
-            if let (Some(a), Some(b)) = (numbers(&l), numbers(&r)) {
+            if let (Some(a), Some(b)) = (l.numbers(), r.numbers()) {
                 let values = a.iter().zip(&b).map(|(x, y)| arith(*op, *x, *y)).collect();
                 let nulls = crate::block::either_null(l.nulls.as_deref(), r.nulls.as_deref(), n);
                 return Ok(Column {
@@ -271,7 +256,7 @@ fn compare_numbers(op: CmpOp, l: &Column, r: &Column, n: usize) -> Option<Column
                 .collect(),
         ),
         _ => {
-            let (a, b) = (numbers(l)?, numbers(r)?);
+            let (a, b) = (l.numbers()?, r.numbers()?);
             a.iter()
                 .zip(&b)
                 .map(|(x, y)| holds(x.partial_cmp(y)))

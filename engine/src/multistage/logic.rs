@@ -7,7 +7,6 @@
 //! caller falls back to it when a child fails, so a row a `CASE` or `AND` guards never reports
 //! an error its branch would raise.
 
-use super::evaluate::numbers;
 use crate::column::{Cells, Column};
 use planner::plan::eval::coerce;
 use segments::types::{DataType, Value};
@@ -90,7 +89,7 @@ pub fn case(
     if return_type == DataType::Double
         && let Some(numbers) = columns
             .iter()
-            .map(|c| numbers(c))
+            .map(|c| c.numbers())
             .collect::<Option<Vec<_>>>()
     {
         let mut out = Vec::with_capacity(n);
