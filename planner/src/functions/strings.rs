@@ -1097,7 +1097,7 @@ mod tests {
             let by_bytes = char_range(&text, start, end);
             let wide = shift(&text, 0x100);
             let by_chars = char_range(&wide, start, end);
-            proptest::prop_assert_eq!(by_bytes, shift(&by_chars, -0x100));
+            proptest::prop_assert_eq!(by_bytes, shift(by_chars, -0x100));
         }
     }
 
