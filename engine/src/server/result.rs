@@ -147,11 +147,7 @@ impl<'p> Combiner<'p> {
                 let fits = self.data.entries() + rows <= self.plan.options.num_groups_limit;
                 match &mut self.data {
                     IntermediateData::Columns(acc) if fits => {
-                        for (a, b) in acc.iter_mut().zip(more) {
-                            let t = a.data_type;
-                            let a_owned = std::mem::replace(a, Column::from_values(t, Vec::new()));
-                            *a = Column::concat(vec![a_owned, b], t);
-                        }
+                        append_columns(acc, more);
                         return Ok(());
                     }
                     IntermediateData::Groups(g) if g.is_empty() && fits => {
@@ -229,15 +225,11 @@ impl<'p> Combiner<'p> {
                 let room = limit.saturating_sub(have);
                 let more_rows = more.first().map_or(0, Column::len);
                 let keep: Option<Vec<u32>> = (more_rows > room).then(|| (0..room as u32).collect());
-                for (a, b) in acc.iter_mut().zip(more) {
-                    let b = match &keep {
-                        Some(k) => b.take(k),
-                        None => b,
-                    };
-                    let t = a.data_type;
-                    let a_owned = std::mem::replace(a, Column::from_values(t, Vec::new()));
-                    *a = Column::concat(vec![a_owned, b], t);
-                }
+                let more = match &keep {
+                    Some(k) => more.into_iter().map(|b| b.take(k)).collect(),
+                    None => more,
+                };
+                append_columns(acc, more);
             }
             (IntermediateData::Aggregates(acc), IntermediateData::Aggregates(more)) => {
                 if acc.len() != more.len() || acc.len() != aggregates.len() {
@@ -295,6 +287,15 @@ impl<'p> Combiner<'p> {
     /// The merged data.
     pub fn finish(self) -> IntermediateData {
         self.data
+    }
+}
+
+/// Each column of `more` after the same column of `acc`.
+fn append_columns(acc: &mut [Column], more: Vec<Column>) {
+    for (a, b) in acc.iter_mut().zip(more) {
+        let t = a.data_type;
+        let a_owned = std::mem::replace(a, Column::from_values(t, Vec::new()));
+        *a = Column::concat(vec![a_owned, b], t);
     }
 }
 
