@@ -12,6 +12,7 @@ use super::value_test::ValueTest;
 use crate::block::{Block, ColumnData, Projected};
 use crate::context::QueryContext;
 use crate::operator::transform::evaluate;
+use crate::per_entry;
 use planner::plan::Expr;
 use segments::dictionary::Dictionary;
 use segments::forward::ForwardIndex;
@@ -22,7 +23,9 @@ use segments::types::{DataType, Value};
 const ENTRIES_PER_BLOCK: u32 = 1 << 14;
 
 /// The column `expr` reads and the ids of its dictionary whose value passes `test`, when the
-/// expression reads one single-value dictionary column of no more entries than the segment
+/// expression is deterministic ([`per_entry::single_source`]: `rand()` per entry would give
+/// every document of an entry the same draw) and reads one single-value dictionary column of
+/// no more entries than the segment
 /// has documents, and no document of it is NULL where NULL matters (a NULL document reads its
 /// dictionary's default value, which per entry would not be told apart). `None` otherwise, or
 /// when an entry's evaluation fails (the per-document path then reports it for the documents
@@ -33,11 +36,10 @@ pub fn ids_passing<'s>(
     segment: &'s ImmutableSegment,
     ctx: &QueryContext,
 ) -> Option<(&'s ColumnReader, IdLookup)> {
-    let columns = expr.columns();
-    let [column] = columns.as_slice() else {
+    let per_entry::Source::Column(column) = per_entry::single_source(expr)? else {
         return None;
     };
-    let reader = segment.column(&column.name)?;
+    let reader = segment.column(&column)?;
     let (ForwardIndex::Dict(_), Some(dict)) = (reader.forward(), reader.dictionary()) else {
         return None;
     };
@@ -49,7 +51,7 @@ pub fn ids_passing<'s>(
     }
     let lookup = match by_text_view(expr, test, dict, ctx) {
         Some(ids) => IdSet::Ids(ids).lookup(dict.len()),
-        None => IdLookup::Bits(by_evaluation(expr, &column.name, test, dict, ctx)?),
+        None => IdLookup::Bits(by_evaluation(expr, &column, test, dict, ctx)?),
     };
     Some((reader, lookup))
 }
@@ -195,5 +197,21 @@ mod tests {
             }
         }
         assert!(checked > 0);
+        // A call whose value changes per call is never evaluated per entry.
+        let random = Expr::Call {
+            name: "concat".into(),
+            args: vec![
+                column.clone(),
+                Expr::Call {
+                    name: "rand".into(),
+                    args: vec![],
+                    return_type: ColumnType::sv(DataType::Double),
+                },
+            ],
+            return_type: ColumnType::sv(DataType::String),
+        };
+        let test = ValueTest::new(&tests[1]).unwrap();
+        assert!(ids_passing(&random, &test, &segment, &ctx).is_none());
+        assert!(ids_passing(&call("substring", &[1, 2]), &test, &segment, &ctx).is_some());
     }
 }
