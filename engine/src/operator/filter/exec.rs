@@ -116,20 +116,9 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             Access::Sorted { reader, ids } => {
                 let set = match ids {
                     super::IdSet::Range(r) => DocSet::Range(reader.doc_range_of(r.clone())),
-                    super::IdSet::Ids(v) if v.len() == 1 => DocSet::Range(reader.doc_range(v[0])),
-                    // Ascending ids have ascending doc ranges: appended in one pass.
-                    super::IdSet::Ids(v) => DocSet::bitmap(
-                        RoaringBitmap::from_sorted_iter(
-                            v.iter().flat_map(|&id| reader.doc_range(id)),
-                        )
-                        .unwrap_or_else(|_| {
-                            let mut b = RoaringBitmap::new();
-                            for &id in v {
-                                b.insert_range(reader.doc_range(id));
-                            }
-                            b
-                        }),
-                    ),
+                    super::IdSet::Ids(v) => {
+                        DocSet::of_ranges(v.iter().map(|&id| reader.doc_range(id)))
+                    }
                 };
                 set.and(candidates)
             }
@@ -216,7 +205,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                         }
                     }
                 }
-                DocSet::bitmap(ascending(hits))
+                DocSet::of_ascending(hits)
             }
         })
     }
@@ -265,7 +254,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 }
             }
         }
-        Ok(DocSet::bitmap(ascending(hits)))
+        Ok(DocSet::of_ascending(hits))
     }
 
     /// Scans the dictionary ids of two columns of `candidates`, keeping the documents whose
@@ -313,7 +302,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             let keep = a.iter().zip(&b).map(|(&x, &y)| test.test(x, y));
             extend_kept(&mut hits, &docs, keep);
         }
-        Ok(DocSet::bitmap(ascending(hits)))
+        Ok(DocSet::of_ascending(hits))
     }
 
     /// The documents of `span` whose dictionary id `lookup` accepts (see [`Self::span_bits`]).
@@ -422,7 +411,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             });
             extend_kept(&mut hits, &docs, keep);
         }
-        Ok(DocSet::bitmap(ascending(hits)))
+        Ok(DocSet::of_ascending(hits))
     }
 }
 
@@ -447,13 +436,6 @@ fn extend_kept(hits: &mut Vec<DocId>, docs: &[DocId], keep: impl Iterator<Item =
         n += kept as usize;
     }
     hits.truncate(n);
-}
-
-/// The bitmap of documents found in ascending order (scans visit documents in order), built in
-/// one pass rather than a push per document.
-fn ascending(hits: Vec<DocId>) -> RoaringBitmap {
-    RoaringBitmap::from_sorted_iter(hits.iter().copied())
-        .unwrap_or_else(|_| hits.into_iter().collect())
 }
 
 /// Documents [`FilterExecutor::span_bits`] reads per run (a multiple of 8: each run fills
