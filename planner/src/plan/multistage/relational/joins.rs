@@ -34,10 +34,16 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The columns a block may read: every name it mentions anywhere (select list, `WHERE`,
 /// `GROUP BY`, `HAVING`, `ORDER BY`, `ON`, `USING` and inside its subqueries, which may be
-/// correlated), all columns for `*`, all of a qualifier's for `q.*`.
+/// correlated), all columns for `*`, all of a qualifier's for `q.*`. What a query nested in the
+/// block (a subquery, a derived table) reads of its own `FROM` is not the block's: its `*`, and
+/// a column it qualifies with one of its own relations (`EXISTS (SELECT * FROM lineitem l2
+/// WHERE l2.l_orderkey = …)`), are left out; its unqualified names count (they may be
+/// correlated).
 #[derive(Clone, Debug, Default)]
 pub struct Needed {
     all: bool,
+    /// The nested queries the walk is in, innermost last.
+    nested: Vec<NestedRefs>,
     /// How often each (lower-case) name is mentioned.
     names: HashMap<String, usize>,
     qualifiers: HashSet<String>,
@@ -90,17 +96,61 @@ impl Needed {
     }
 }
 
+/// What a query nested in the block names, kept until its relations are all known (its
+/// `FROM` comes after its select list in the walk).
+#[derive(Clone, Debug, Default)]
+struct NestedRefs {
+    /// Its relations' names (lower-case).
+    relations: HashSet<String>,
+    columns: Vec<(Option<String>, String)>,
+}
+
 impl QueryVisitor for Needed {
-    fn column(&mut self, _table: Option<&str>, name: &str) {
-        self.mention(name);
+    fn column(&mut self, table: Option<&str>, name: &str) {
+        match self.nested.last_mut() {
+            Some(n) => n
+                .columns
+                .push((table.map(str::to_string), name.to_string())),
+            None => self.mention(name),
+        }
+    }
+
+    fn relation(&mut self, name: &str) {
+        if let Some(n) = self.nested.last_mut() {
+            n.relations.insert(name.to_ascii_lowercase());
+        }
     }
 
     fn wildcard(&mut self, qualifier: Option<&str>) {
+        if !self.nested.is_empty() {
+            return;
+        }
         match qualifier {
             None => self.all = true,
             Some(q) => {
                 self.qualifiers.insert(q.to_ascii_lowercase());
             }
+        }
+    }
+
+    fn nested(&mut self, entering: bool) {
+        if entering {
+            self.nested.push(NestedRefs::default());
+            return;
+        }
+        let Some(done) = self.nested.pop() else {
+            return;
+        };
+        // A column of the nested query's own relations is its business; the rest may be an
+        // enclosing query's (resolved when that one ends) or the block's.
+        for (table, name) in done.columns {
+            if table
+                .as_ref()
+                .is_some_and(|t| done.relations.contains(&t.to_ascii_lowercase()))
+            {
+                continue;
+            }
+            self.column(table.as_deref(), &name);
         }
     }
 }
@@ -715,7 +765,7 @@ impl Planner<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_plans::joins;
+    use super::super::test_plans::{joins, leaf_columns};
     use crate::plan::multistage::rel::JoinKind;
 
     #[test]
@@ -750,5 +800,26 @@ mod tests {
                 j[0].leaf_filters
             );
         }
+    }
+
+    #[test]
+    fn a_subquery_reads_its_own_star_and_columns_not_the_outer_tables() {
+        // `l1`'s leaf reads `k` and `d` (the join and the correlation), not `s2` — filtered in
+        // the leaf and named again only by `l3`, qualified — nor `c` (the subqueries' `*`).
+        let sql = "SELECT g.s, COUNT(*) FROM g, f l1 WHERE g.k = l1.k AND l1.s > l1.s2 \
+                   AND EXISTS (SELECT * FROM f l2 WHERE l2.k = l1.k AND l2.d <> l1.d) \
+                   AND NOT EXISTS (SELECT * FROM f l3 WHERE l3.k = l1.k AND l3.d <> l1.d \
+                   AND l3.s2 > l3.c) GROUP BY g.s";
+        assert_eq!(
+            leaf_columns(sql),
+            ["g: k,s,d", "f: k,s,d", "f: k,d", "f: k,d"],
+            "{sql}"
+        );
+        // An unqualified name in a subquery may be the outer block's: still read.
+        let sql = "SELECT g.s FROM g WHERE EXISTS (SELECT * FROM f WHERE f.k = g.k AND c > 'x')";
+        assert_eq!(leaf_columns(sql)[0], "g: k,s,c", "{sql}");
+        // The block's own `*` reads everything.
+        let sql = "SELECT * FROM g WHERE EXISTS (SELECT f.k FROM f WHERE f.k = g.k)";
+        assert_eq!(leaf_columns(sql)[0], "g: k,s,d,s2,c", "{sql}");
     }
 }

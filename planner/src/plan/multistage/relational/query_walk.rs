@@ -14,9 +14,18 @@ pub(super) trait QueryVisitor {
     /// A name a `FROM` gives its rows: a table's alias (its own name without one), a derived
     /// table's alias, a CTE's name.
     fn relation(&mut self, _name: &str) {}
+    /// Entering (`true`) or leaving a query nested in the one walked: a subquery, a derived
+    /// table, a CTE. A `*` there expands the nested query's own `FROM`.
+    fn nested(&mut self, _entering: bool) {}
 }
 
 pub(super) fn query(v: &mut dyn QueryVisitor, q: &Query) {
+    v.nested(true);
+    query_body(v, q);
+    v.nested(false);
+}
+
+fn query_body(v: &mut dyn QueryVisitor, q: &Query) {
     match q {
         Query::Select(s) => select(v, s),
         Query::SetOp { left, right, .. } => {

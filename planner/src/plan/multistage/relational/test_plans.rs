@@ -1,9 +1,10 @@
-//! Multi-stage plans of test queries over two tables, `f` and `g`, each with columns `k` (LONG),
-//! `s` (STRING) and `d` (DOUBLE), for tests of how the relational binder places things.
+//! Multi-stage plans of test queries over two tables, `f` and `g`, for tests of how the
+//! relational binder places things.
 
+use crate::plan::multistage::MultiStagePlan;
 use crate::plan::multistage::bind::bind_multistage;
 use crate::plan::multistage::rel::{JoinKind, RelNode};
-use crate::plan::query_plan::ExecutionOptions;
+use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind};
 use crate::plan::{MemoryCatalog, QueryPlan};
 use crate::sql::parse_statement;
 use segments::types::Schema;
@@ -19,13 +20,20 @@ pub struct JoinShape {
     pub leaf_filters: Vec<String>,
 }
 
-/// Every join of the multi-stage plan of `sql`, in plan order.
-pub fn joins(sql: &str) -> Vec<JoinShape> {
+/// The multi-stage plan of `sql` over tables `f` and `g`, each with `columns` (`name TYPE`).
+fn plan_over(columns: &[&str], sql: &str) -> MultiStagePlan {
+    let fields: Vec<String> = columns
+        .iter()
+        .map(|c| {
+            let (name, ty) = c.split_once(' ').expect("name TYPE");
+            format!(r#"{{"name":"{name}","dataType":"{ty}"}}"#)
+        })
+        .collect();
     let mut catalog = MemoryCatalog::new();
     for t in ["f", "g"] {
         let schema = Schema::from_json(&format!(
-            r#"{{"schemaName":"{t}","dimensionFieldSpecs":[{{"name":"k","dataType":"LONG"}},
-            {{"name":"s","dataType":"STRING"}},{{"name":"d","dataType":"DOUBLE"}}]}}"#
+            r#"{{"schemaName":"{t}","dimensionFieldSpecs":[{}]}}"#,
+            fields.join(",")
         ))
         .expect("schema");
         catalog.add(t, schema);
@@ -40,6 +48,12 @@ pub fn joins(sql: &str) -> Vec<JoinShape> {
     .expect("plans") else {
         panic!("not multi-stage: {sql}")
     };
+    plan
+}
+
+/// Every join of the multi-stage plan of `sql`, in plan order.
+pub fn joins(sql: &str) -> Vec<JoinShape> {
+    let plan = plan_over(&["k LONG", "s STRING", "d DOUBLE"], sql);
     // Leaves sit in their own stages, under Receives.
     let leaf_filters = |n: &RelNode| {
         let mut out = Vec::new();
@@ -79,6 +93,25 @@ pub fn joins(sql: &str) -> Vec<JoinShape> {
                 });
             }
             stack.extend(n.inputs());
+        }
+    }
+    out
+}
+
+/// The columns each leaf of the multi-stage plan of `sql` projects, as `table: c1,c2`, in stage
+/// order; tables `f` and `g` have columns `k` (LONG), `s`, `s2`, `c` (STRING) and `d` (DOUBLE).
+pub fn leaf_columns(sql: &str) -> Vec<String> {
+    let plan = plan_over(
+        &["k LONG", "s STRING", "d DOUBLE", "s2 STRING", "c STRING"],
+        sql,
+    );
+    let mut out = Vec::new();
+    for s in &plan.stages {
+        if let RelNode::Leaf { plan, .. } = &s.root
+            && let ServerQueryKind::Selection { exprs, .. } = &plan.kind
+        {
+            let names: Vec<String> = exprs.iter().map(|e| e.to_string()).collect();
+            out.push(format!("{}: {}", plan.table, names.join(",")));
         }
     }
     out
