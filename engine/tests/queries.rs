@@ -913,18 +913,22 @@ fn split_scans_answer_as_one_part() {
         .push(FieldSpec::dimension("g", DataType::String));
     schema.fields.push(FieldSpec::metric("v", DataType::Double));
     schema.fields.push(FieldSpec::metric("w", DataType::Long));
+    schema.fields.push(FieldSpec::dimension("o", DataType::Int));
     let mut cfg = BuildConfig::new("big", "big_0");
     cfg.inverted.insert("g".into());
     cfg.no_dictionary.insert("w".into());
-    let rows = (0..docs).map(|i| {
+    cfg.sorted_column = Some("o".into());
+    let row = |i: usize| {
         let h = (i as u64).wrapping_mul(2_654_435_761) >> 7;
-        Ok(vec![
+        vec![
             Value::Int((h % 1000) as i32),
             Value::String(format!("g{}", h % 7)),
             Value::Double((h % 4001) as f64 * 0.25),
             Value::Long((i % 977) as i64 - 300),
-        ])
-    });
+            Value::Int((i / 5) as i32),
+        ]
+    };
+    let rows = (0..docs).map(|i| Ok(row(i)));
     let summary = build_segment_from_rows(&schema, &cfg, rows, dir.path()).unwrap();
     let seg = Arc::new(ImmutableSegment::open(&summary.segment_dir).unwrap());
     let mut tables = MemoryTables::new();
@@ -936,7 +940,51 @@ fn split_scans_answer_as_one_part() {
             .unwrap();
         pool.install(|| execute_sql(sql, None, &tables))
     };
+    // Values of the sorted column spread over every part (a set of ids, each a doc range):
+    // dense enough to be set as bits, and a few.
+    let many: Vec<String> = (0..docs / 5).step_by(3).map(|o| o.to_string()).collect();
+    let by_sorted_set = format!(
+        "SELECT g, SUM(v), COUNT(*) FROM big WHERE o IN ({}) AND k < 700 GROUP BY g ORDER BY g",
+        many.join(",")
+    );
+    let few_values = [2, docs / 10, docs / 5 - 1];
+    let few = format!(
+        "SELECT COUNT(*), SUM(w) FROM big WHERE o IN ({}, {}, {})",
+        few_values[0], few_values[1], few_values[2]
+    );
+    let count_many = format!(
+        "SELECT COUNT(*) FROM big WHERE o IN ({}) AND k < 700",
+        many.join(",")
+    );
+    // Counted from the rows themselves.
+    let (mut few_count, mut few_sum, mut many_count) = (0i64, 0i64, 0i64);
+    for r in (0..docs).map(row) {
+        let (Value::Int(k), Value::Long(w), Value::Int(o)) = (&r[0], &r[3], &r[4]) else {
+            unreachable!()
+        };
+        if few_values.contains(&(*o as usize)) {
+            few_count += 1;
+            few_sum += w;
+        }
+        if o % 3 == 0 && *k < 700 {
+            many_count += 1;
+        }
+    }
+    for threads in [1, 4] {
+        assert_eq!(
+            rows_of(&run(threads, &few)),
+            vec![vec![json!(few_count), json!(few_sum as f64)]],
+            "{few}"
+        );
+        assert_eq!(
+            rows_of(&run(threads, &count_many)),
+            vec![vec![json!(many_count)]],
+            "{threads} threads"
+        );
+    }
     for sql in [
+        by_sorted_set.as_str(),
+        few.as_str(),
         "SELECT k, SUM(v), COUNT(*), MAX(w) FROM big GROUP BY k ORDER BY SUM(v) DESC, k LIMIT 20",
         "SELECT g, AVG(v), MIN(w) FROM big WHERE k < 500 GROUP BY g ORDER BY g",
         "SELECT SUM(v), COUNT(*) FILTER (WHERE g = 'g3'), MAX(w) FROM big WHERE g <> 'g1'",

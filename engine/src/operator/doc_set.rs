@@ -116,6 +116,14 @@ impl DocSet {
         self.len() == n as u64
     }
 
+    /// The smallest range holding every document of the set; `None` when it is empty.
+    pub fn span(&self) -> Option<Range<DocId>> {
+        match self {
+            DocSet::Range(r) => (r.start < r.end).then(|| r.clone()),
+            DocSet::Bitmap(b) => Some(b.min()?..b.max()? + 1),
+        }
+    }
+
     /// The span a bulk pass should read for this set: the range itself, or the span of a
     /// bitmap that fills more than half of it (reading the span and skipping the few absent
     /// documents beats visiting the present ones one by one); `None` for a sparse bitmap or an

@@ -117,6 +117,18 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 let set = match ids {
                     super::IdSet::Range(r) => DocSet::Range(reader.doc_range_of(r.clone())),
                     super::IdSet::Ids(v) => {
+                        // Only the ids whose docs meet the candidates' span (a part of the
+                        // segment when it is filtered in parts): ascending ids, ascending docs.
+                        let v = match candidates.span() {
+                            Some(span) => {
+                                let a =
+                                    v.partition_point(|&id| reader.doc_range(id).end <= span.start);
+                                let n = v[a..]
+                                    .partition_point(|&id| reader.doc_range(id).start < span.end);
+                                &v[a..a + n]
+                            }
+                            None => &v[..0],
+                        };
                         DocSet::of_ranges(v.iter().map(|&id| reader.doc_range(id)))
                     }
                 };
