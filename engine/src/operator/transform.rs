@@ -79,10 +79,22 @@ pub fn evaluate<'b, 'a>(
             });
         }
         Expr::Literal { value, data_type } => {
-            return Ok(Cow::Owned(Projected::values(
-                *data_type,
-                vec![value.clone(); n],
-            )));
+            // A number repeated unboxed (`1 - l_discount`): no value built per row.
+            let data = match (value, data_type) {
+                (Value::Int(v), DataType::Int) => Some(ColumnData::I64(vec![i64::from(*v); n])),
+                (Value::Long(v), DataType::Long) => Some(ColumnData::I64(vec![*v; n])),
+                (Value::Float(v), DataType::Float) => Some(ColumnData::F64(vec![f64::from(*v); n])),
+                (Value::Double(v), DataType::Double) => Some(ColumnData::F64(vec![*v; n])),
+                _ => None,
+            };
+            return Ok(Cow::Owned(match data {
+                Some(data) => Projected {
+                    data,
+                    data_type: *data_type,
+                    nulls: None,
+                },
+                None => Projected::values(*data_type, vec![value.clone(); n]),
+            }));
         }
         Expr::Arith {
             op,
@@ -307,5 +319,30 @@ mod tests {
         }
         assert_eq!(fast.value(4), Value::String("CHERRY".into()));
         assert_eq!(fast.value(3), Value::Null);
+    }
+
+    /// A number literal repeats unboxed and reads as the same value; text stays a value.
+    #[test]
+    fn number_literals_repeat_unboxed() {
+        let b = block();
+        for (value, t) in [
+            (Value::Int(3), DataType::Int),
+            (Value::Long(-4), DataType::Long),
+            (Value::Float(1.5), DataType::Float),
+            (Value::Double(0.25), DataType::Double),
+        ] {
+            let e = Expr::Literal {
+                value: value.clone(),
+                data_type: t,
+            };
+            let out = evaluate(&e, &b).unwrap();
+            assert!(matches!(out.data, ColumnData::I64(_) | ColumnData::F64(_)));
+            assert!((0..3).all(|i| out.value(i) == value && !out.is_null(i)));
+        }
+        let text = Expr::literal(Value::String("x".into()));
+        assert!(matches!(
+            evaluate(&text, &b).unwrap().data,
+            ColumnData::Values(_)
+        ));
     }
 }
