@@ -14,6 +14,7 @@ use segments::builder::build_segment_from_rows;
 use segments::segment::ImmutableSegment;
 use segments::sketch::datasketch::{cpc_of_value, theta_of_value};
 use segments::sketch::integer_tuple::{integer_sum_tuple_of, integer_tuple_from_bytes};
+use segments::sketch::ull::UltraLogLog;
 use segments::types::{DataType, FieldSpec, Schema, Value};
 use serde_json::{Value as Json, json};
 use std::sync::Arc;
@@ -51,7 +52,16 @@ fn schema() -> Schema {
         .push(FieldSpec::dimension("kll_sk", DataType::Bytes));
     s.fields
         .push(FieldSpec::dimension("tuple_sk", DataType::Bytes));
+    s.fields
+        .push(FieldSpec::dimension("ull_sk", DataType::Bytes));
     s
+}
+
+/// Pinot's serialized ULL (`[p] ++ registers`, `p` = 12) of one value.
+fn ull_of(v: &Value) -> Vec<u8> {
+    let mut s = UltraLogLog::new(12).unwrap();
+    s.add_value(v);
+    s.to_pinot_bytes()
 }
 
 /// Row `i`'s integer tuple sketch: key `i % 10`, value `1 + i % 3`.
@@ -82,6 +92,7 @@ fn row(i: usize) -> Vec<Value> {
         Value::Bytes(cpc_of_value(&Value::Long(i as i64), 12).unwrap()),
         Value::Bytes(kll_of((i % 10) as f64)),
         Value::Bytes(tuple_of(i)),
+        Value::Bytes(ull_of(&Value::Long(i as i64))),
     ]
 }
 
@@ -250,6 +261,73 @@ fn theta_sketch_parameters_are_checked() {
             &format!("{engine}SELECT DISTINCTCOUNTTHETASKETCH(toUtf8(name)) FROM events"),
         );
         assert!(e.contains("theta"), "{e}");
+    }
+}
+
+#[test]
+fn ultraloglog_counts_and_raw_sketches() {
+    let t = table();
+    // The sketch of the ids, built directly: what the engines must answer.
+    let mut ids = UltraLogLog::new(12).unwrap();
+    (0..ROWS).for_each(|i| ids.add_value(&Value::Long(i as i64)));
+    let mut names = UltraLogLog::new(10).unwrap();
+    (0..20).for_each(|i| names.add_value(&Value::String(format!("n{i}"))));
+    for engine in ENGINES {
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT DISTINCTCOUNTULL(id), DISTINCT_COUNT_ULL(name, 10), \
+                 DISTINCTCOUNTULL(tags), DISTINCTCOUNTRAWULL(id), DISTINCTCOUNTULL(ull_sk), \
+                 DISTINCTCOUNTRAWULL(name, 10) FROM events"
+            ),
+        );
+        let rows = rows_of(&r, engine);
+        let row = &rows[0];
+        assert_eq!(
+            row[..3],
+            [
+                json!(ids.estimate().round() as i64),
+                json!(names.estimate().round() as i64),
+                json!(3)
+            ],
+            "{engine}"
+        );
+        assert_eq!(row[0], json!(50), "{engine}");
+        // Serialized sketches of a BYTES column merge into the sketch of their values.
+        assert_eq!(row[4], row[0], "{engine}");
+        assert_eq!(
+            types_of(&r),
+            ["LONG", "LONG", "LONG", "STRING", "LONG", "STRING"],
+            "{engine}"
+        );
+        // RAW: the registers alone, base64.
+        assert_eq!(decode(&row[3]), ids.state(), "{engine}");
+        assert_eq!(decode(&row[5]), names.state(), "{engine}");
+        // Per group, and no rows: 0, and no sketch at all for RAW.
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT grp, DISTINCTCOUNTULL(bucket) FROM events GROUP BY grp ORDER BY grp"
+            ),
+        );
+        assert_eq!(
+            rows_of(&r, engine),
+            [vec![json!("a"), json!(7)], vec![json!("b"), json!(7)]]
+        );
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT DISTINCTCOUNTULL(id), DISTINCTCOUNTRAWULL(id) FROM events WHERE id < 0"
+            ),
+        );
+        assert_eq!(
+            rows_of(&r, engine),
+            [vec![json!(0), Json::Null]],
+            "{engine}"
+        );
+        for bad in ["DISTINCTCOUNTULL(id, 2)", "DISTINCTCOUNTULL(id, 27)"] {
+            error_of(&t, &format!("{engine}SELECT {bad} FROM events"));
+        }
     }
 }
 

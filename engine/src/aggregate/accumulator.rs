@@ -246,6 +246,7 @@ impl<'a> GroupAccumulator<'a> {
             }
             AggregateFunction::ThetaSketch { .. }
             | AggregateFunction::CpcSketch { .. }
+            | AggregateFunction::Ull { .. }
             | AggregateFunction::FrequentItems { .. }
             | AggregateFunction::PercentileKll { .. }
             | AggregateFunction::IntegerTupleSketch { .. } => match call.function.sketch_kind() {

@@ -156,6 +156,7 @@ impl AggState {
             }
             AggregateFunction::ThetaSketch { .. }
             | AggregateFunction::CpcSketch { .. }
+            | AggregateFunction::Ull { .. }
             | AggregateFunction::FrequentItems { .. }
             | AggregateFunction::PercentileKll { .. }
             | AggregateFunction::IntegerTupleSketch { .. } => {
@@ -542,7 +543,8 @@ fn finalize_sketch(f: &AggregateFunction, s: &DataSketch, null_handling: bool) -
     };
     match f {
         AggregateFunction::ThetaSketch { raw: false, .. }
-        | AggregateFunction::CpcSketch { raw: false, .. } => Value::Long(s.distinct_estimate()),
+        | AggregateFunction::CpcSketch { raw: false, .. }
+        | AggregateFunction::Ull { raw: false, .. } => Value::Long(s.distinct_estimate()),
         AggregateFunction::PercentileKll {
             raw: false,
             percentile,

@@ -1,6 +1,11 @@
 //! Sketch functions as Pinot's `SketchFunctions`: `toThetaSketch`, `getThetaSketchEstimate`,
 //! `thetaSketchUnion`/`Intersect`/`Diff`, `thetaSketchToString`, `toCpcSketch`,
-//! `getCpcSketchEstimate`, `cpcSketchUnion`, `cpcSketchToString`.
+//! `getCpcSketchEstimate`, `cpcSketchUnion`, `cpcSketchToString`, `toULL`, `fromULL`, `toHLL`.
+//!
+//! `toULL` and `toHLL` return Pinot's serialized UltraLogLog (`[p] ++ registers`) and
+//! HyperLogLog (stream-lib's bytes), which `DISTINCTCOUNTULL` and `DISTINCTCOUNTHLL` merge
+//! from a BYTES column; `fromULL` turns a ULL's bare registers (`DISTINCTCOUNTRAWULL`'s
+//! base64) into that form.
 //!
 //! Sketch arguments are BYTES (a serialized Apache DataSketches sketch, as a BYTES column or
 //! `toThetaSketch` holds) or text, read as base64 (what the RAW aggregations return). Set
@@ -11,8 +16,9 @@
 use super::coerce::int;
 use super::def::{Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
-use segments::sketch::SketchError;
 use segments::sketch::datasketch::{self as ds, CompactThetaSketch};
+use segments::sketch::ull::{self, UltraLogLog};
+use segments::sketch::{DEFAULT_LOG2M, HyperLogLog, SketchError};
 use segments::types::{DataType, Value};
 
 const L: Returns = Returns::Fixed(DataType::Long);
@@ -93,6 +99,23 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
         S,
         cpc_to_string,
     ),
+    FunctionDef::new(
+        "toULL",
+        Arity::Range(1, 2),
+        &[Param::Any, Param::Number],
+        BY,
+        to_ull,
+    )
+    .handles_nulls(),
+    FunctionDef::new("fromULL", Arity::Exact(1), &[Param::Any], BY, from_ull),
+    FunctionDef::new(
+        "toHLL",
+        Arity::Range(1, 2),
+        &[Param::Any, Param::Number],
+        BY,
+        to_hll,
+    )
+    .handles_nulls(),
 ];
 
 fn failed(function: &'static str, arg: &Value, e: SketchError) -> FunctionError {
@@ -191,6 +214,37 @@ fn cpc_to_string(args: &[Value]) -> Result<Value, FunctionError> {
     Ok(Value::String(ds::cpc_summary(&s)))
 }
 
+/// `toULL(x[, p])`: the UltraLogLog of one value (an empty one for NULL), `[p] ++ registers`.
+fn to_ull(args: &[Value]) -> Result<Value, FunctionError> {
+    let f = "toULL";
+    let p = parameter(f, args, i64::from(ull::DEFAULT_ULL_P))?;
+    // Out of a byte's range is out of the sketch's too: its own error says the bounds.
+    let mut sketch = UltraLogLog::new(u8::try_from(p).unwrap_or(u8::MAX))
+        .map_err(|e| FunctionError::invalid(f, p, e.to_string()))?;
+    sketch.add_value(&args[0]);
+    Ok(Value::Bytes(sketch.to_pinot_bytes()))
+}
+
+/// `fromULL(registers)`: bare registers (BYTES, or base64 text) as `[p] ++ registers`.
+fn from_ull(args: &[Value]) -> Result<Value, FunctionError> {
+    let f = "fromULL";
+    let sketch = ds::sketch_bytes(&args[0], "ultraloglog")
+        .and_then(UltraLogLog::wrap)
+        .map_err(|e| failed(f, &args[0], e))?;
+    Ok(Value::Bytes(sketch.to_pinot_bytes()))
+}
+
+/// `toHLL(x[, log2m])`: the HyperLogLog `DISTINCTCOUNTHLL` builds, of one value (an empty one
+/// for NULL), in stream-lib's bytes.
+fn to_hll(args: &[Value]) -> Result<Value, FunctionError> {
+    let f = "toHLL";
+    let log2m = parameter(f, args, i64::from(DEFAULT_LOG2M))?;
+    let mut sketch = HyperLogLog::new(u8::try_from(log2m).unwrap_or(u8::MAX))
+        .map_err(|e| FunctionError::invalid(f, log2m, e.to_string()))?;
+    sketch.add(&args[0]);
+    Ok(Value::Bytes(sketch.to_pinot_bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::functions::lookup;
@@ -198,6 +252,57 @@ mod tests {
 
     fn call(name: &str, args: &[Value]) -> Value {
         lookup(name).unwrap().eval(args).unwrap()
+    }
+
+    #[test]
+    fn ull_and_hll_functions() {
+        use segments::sketch::HyperLogLog;
+        use segments::sketch::ull::UltraLogLog;
+        let Value::Bytes(b) = call("toULL", &[Value::Int(42)]) else {
+            panic!("bytes")
+        };
+        // p = 12 by default; 42 sets register 2353 (hash4j on the JVM).
+        assert_eq!((b.len(), b[0], b[1 + 2353]), (4097, 12, 0x38));
+        let Value::Bytes(small) = call("TO_ULL", &[Value::Int(42), Value::Int(4)]) else {
+            panic!("bytes")
+        };
+        let mut state = vec![0u8; 16];
+        state[9] = 0x14;
+        assert_eq!(small, [&[4u8][..], &state].concat());
+        // NULL: an empty sketch; fromULL adds the precision to bare registers (BYTES or base64).
+        let Value::Bytes(empty) = call("toULL", &[Value::Null]) else {
+            panic!("bytes")
+        };
+        assert!(UltraLogLog::from_pinot_bytes(&empty).unwrap().is_empty());
+        assert_eq!(
+            call("fromULL", &[Value::Bytes(state.clone())]),
+            Value::Bytes(small.clone())
+        );
+        let text = segments::sketch::datasketch::base64(&state);
+        assert_eq!(call("fromULL", &[Value::String(text)]), Value::Bytes(small));
+        assert!(
+            lookup("fromULL")
+                .unwrap()
+                .eval(&[Value::Bytes(vec![0; 12])])
+                .is_err()
+        );
+        assert!(
+            lookup("toULL")
+                .unwrap()
+                .eval(&[Value::Int(1), Value::Int(30)])
+                .is_err()
+        );
+        // toHLL: DISTINCTCOUNTHLL's sketch of the value.
+        let Value::Bytes(h) = call("toHLL", &[Value::String("a".into())]) else {
+            panic!("bytes")
+        };
+        let mut expected = HyperLogLog::new(8).unwrap();
+        expected.add(&Value::String("a".into()));
+        assert_eq!(h, expected.to_pinot_bytes());
+        assert!(matches!(
+            call("toHLL", &[Value::Null, Value::Int(10)]),
+            Value::Bytes(_)
+        ));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::expr::Expr;
 use super::filter::FilterExpr;
 use super::funnel::{FunnelKind, WindowFunnel};
 use segments::sketch::datasketch::{self, SketchKind};
+use segments::sketch::ull;
 use segments::types::{ColumnType, DataType};
 use serde::{Deserialize, Serialize};
 
@@ -163,6 +164,12 @@ pub enum AggregateFunction {
         lg_k: u8,
         raw: bool,
     },
+    /// UltraLogLog distinct count (`DISTINCTCOUNTULL`, LONG) or its registers, base64
+    /// (`DISTINCTCOUNTRAWULL`, STRING).
+    Ull {
+        p: u8,
+        raw: bool,
+    },
     /// A frequent-items sketch of text (`FREQUENTSTRINGSSKETCH`) or of integers
     /// (`FREQUENTLONGSSKETCH`), serialized and base64-encoded; STRING, NULL for no rows.
     FrequentItems {
@@ -263,6 +270,8 @@ impl AggregateFunction {
             AggregateFunction::ThetaSketch { raw: true, .. } => "distinctcountrawthetasketch",
             AggregateFunction::CpcSketch { raw: false, .. } => "distinctcountcpcsketch",
             AggregateFunction::CpcSketch { raw: true, .. } => "distinctcountrawcpcsketch",
+            AggregateFunction::Ull { raw: false, .. } => "distinctcountull",
+            AggregateFunction::Ull { raw: true, .. } => "distinctcountrawull",
             AggregateFunction::FrequentItems { longs: false, .. } => "frequentstringssketch",
             AggregateFunction::FrequentItems { longs: true, .. } => "frequentlongssketch",
             AggregateFunction::FunnelWindow(f) => match f.kind {
@@ -308,7 +317,8 @@ impl AggregateFunction {
             | AggregateFunction::Covariance { .. }
             | AggregateFunction::PercentileKll { raw: false, .. } => DataType::Double,
             AggregateFunction::ThetaSketch { raw: false, .. }
-            | AggregateFunction::CpcSketch { raw: false, .. } => DataType::Long,
+            | AggregateFunction::CpcSketch { raw: false, .. }
+            | AggregateFunction::Ull { raw: false, .. } => DataType::Long,
             AggregateFunction::IntegerTupleSketch {
                 result: TupleResult::Raw,
                 ..
@@ -316,6 +326,7 @@ impl AggregateFunction {
             AggregateFunction::IntegerTupleSketch { .. } => DataType::Long,
             AggregateFunction::ThetaSketch { raw: true, .. }
             | AggregateFunction::CpcSketch { raw: true, .. }
+            | AggregateFunction::Ull { raw: true, .. }
             | AggregateFunction::FrequentItems { .. }
             | AggregateFunction::PercentileTDigest { raw: true, .. }
             | AggregateFunction::PercentileKll { raw: true, .. } => DataType::String,
@@ -381,6 +392,7 @@ impl AggregateFunction {
                 p: *sampling_probability,
             }),
             AggregateFunction::CpcSketch { lg_k, .. } => Some(SketchKind::Cpc { lg_k: *lg_k }),
+            AggregateFunction::Ull { p, .. } => Some(SketchKind::Ull { p: *p }),
             AggregateFunction::FrequentItems {
                 longs: false,
                 max_map_size,
@@ -425,6 +437,7 @@ impl AggregateFunction {
                 // Numbers, or BYTES holding serialized sketches (checked by the binder).
                 | AggregateFunction::ThetaSketch { .. }
                 | AggregateFunction::CpcSketch { .. }
+                | AggregateFunction::Ull { .. }
                 | AggregateFunction::FrequentItems { .. }
                 | AggregateFunction::PercentileKll { .. }
                 | AggregateFunction::IntegerTupleSketch { .. }
@@ -542,6 +555,8 @@ const BASE_NAMES: &[&str] = &[
     "distinctcountrawthetasketch",
     "distinctcountcpcsketch",
     "distinctcountrawcpcsketch",
+    "distinctcountull",
+    "distinctcountrawull",
     "frequentstringssketch",
     "frequentlongssketch",
     "percentilekll",
@@ -799,6 +814,20 @@ pub fn build_function(
             theta_parameters(base, params)?
         }
         "distinctcountcpcsketch" | "distinctcountrawcpcsketch" => cpc_parameters(base, params)?,
+        "distinctcountull" | "distinctcountrawull" => {
+            expect_params(1)?;
+            let p = match params.first() {
+                None => f64::from(ull::DEFAULT_ULL_P),
+                Some(_) => num(0, "p")?,
+            };
+            let f = AggregateFunction::Ull {
+                p: u8::try_from(int_param(p, base, "p")?)
+                    .map_err(|_| format!("invalid p for {base}: {p}"))?,
+                raw: base == "distinctcountrawull",
+            };
+            check_sketch(&f)?;
+            f
+        }
         "distinctcountrawintegersumtuplesketch"
         | "distinctcounttuplesketch"
         | "sumvaluesintegersumtuplesketch"

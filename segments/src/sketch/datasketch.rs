@@ -1,6 +1,7 @@
 //! Apache DataSketches sketches (the `datasketches` crate) as Pinot uses them: theta and CPC
 //! distinct counts, frequent items, KLL quantiles — in the binary formats Java, C++ and Python
-//! DataSketches read.
+//! DataSketches read — and hash4j's UltraLogLog ([`super::ull`]), which Pinot aggregates the
+//! same way.
 //!
 //! Values are hashed as Pinot's calls to DataSketches Java's `update` hash them: integers
 //! (INT, LONG, TIMESTAMP, BOOLEAN as 0/1) as `update(long)`, FLOAT and DOUBLE as
@@ -19,6 +20,7 @@ use super::integer_tuple::{
 };
 use super::sketch_input::{Item, corrupt, invalid, item, nominal_lg_k};
 pub use super::sketch_input::{base64, sketch_bytes};
+use super::ull::UltraLogLog;
 use crate::types::Value;
 use datasketches::common::{NumStdDev, SearchCriteria};
 pub use datasketches::cpc::CpcSketch as Cpc;
@@ -64,6 +66,10 @@ pub enum SketchKind {
     /// An integer tuple sketch of sum-mode summaries, fed serialized sketches only.
     IntegerTuple {
         lg_k: u8,
+    },
+    /// hash4j's UltraLogLog of `2^p` registers (Pinot's ULL functions).
+    Ull {
+        p: u8,
     },
 }
 
@@ -292,6 +298,7 @@ pub enum SketchBuilder {
         union: IntegerTupleUnion,
         lg_k: u8,
     },
+    Ull(UltraLogLog),
 }
 
 impl SketchBuilder {
@@ -339,6 +346,7 @@ impl SketchBuilder {
                 union: IntegerTupleUnion::new(SummaryMode::Sum, lg_k)?,
                 lg_k,
             },
+            SketchKind::Ull { p } => SketchBuilder::Ull(UltraLogLog::new(p)?),
         })
     }
 
@@ -374,6 +382,7 @@ impl SketchBuilder {
             }
             // Only serialized sketches go in (the binder refuses other input).
             SketchBuilder::IntegerTuple { .. } => {}
+            SketchBuilder::Ull(s) => s.add_value(v),
         }
     }
 
@@ -412,6 +421,11 @@ impl SketchBuilder {
             }
             SketchBuilder::IntegerTuple { union, .. } => {
                 union.update(&integer_tuple_from_bytes(bytes)?)
+            }
+            // Pinot's `[p] ++ registers`; the result keeps the smaller precision.
+            SketchBuilder::Ull(s) => {
+                s.merge(&UltraLogLog::from_pinot_bytes(bytes)?);
+                Ok(())
             }
         }
     }
@@ -456,6 +470,7 @@ impl SketchBuilder {
                 sketch: union.result(),
                 lg_k: *lg_k,
             },
+            SketchBuilder::Ull(s) => DataSketch::Ull(s.clone()),
         }
     }
 }
@@ -486,6 +501,7 @@ pub enum DataSketch {
         sketch: IntegerTupleSketch,
         lg_k: u8,
     },
+    Ull(UltraLogLog),
 }
 
 impl PartialEq for DataSketch {
@@ -500,6 +516,7 @@ const TAG_FREQUENT_STRINGS: u8 = 3;
 const TAG_FREQUENT_LONGS: u8 = 4;
 const TAG_KLL: u8 = 5;
 const TAG_INTEGER_TUPLE: u8 = 6;
+const TAG_ULL: u8 = 7;
 
 impl DataSketch {
     /// An empty sketch of a kind.
@@ -536,6 +553,7 @@ impl DataSketch {
                 union.update(o)?;
                 *sketch = union.result();
             }
+            (DataSketch::Ull(a), DataSketch::Ull(b)) => a.merge(b),
             _ => {
                 return Err(corrupt(
                     "data sketch",
@@ -555,15 +573,17 @@ impl DataSketch {
             DataSketch::FrequentLongs(s) => s.is_empty(),
             DataSketch::Kll(s) => s.is_empty(),
             DataSketch::IntegerTuple { sketch, .. } => sketch.is_empty(),
+            DataSketch::Ull(s) => s.is_empty(),
         }
     }
 
-    /// The distinct-count estimate, rounded as Pinot's `Math.round` (theta, CPC) or truncated
-    /// as its `longValue()` (integer tuple).
+    /// The distinct-count estimate, rounded as Pinot's `Math.round` (theta, CPC, ULL) or
+    /// truncated as its `longValue()` (integer tuple).
     pub fn distinct_estimate(&self) -> i64 {
         match self {
             DataSketch::Theta { sketch, .. } => sketch.estimate().round() as i64,
             DataSketch::Cpc(s) => s.estimate().round() as i64,
+            DataSketch::Ull(s) => s.estimate().round() as i64,
             DataSketch::IntegerTuple { sketch, .. } => sketch.estimate() as i64,
             _ => 0,
         }
@@ -582,7 +602,7 @@ impl DataSketch {
     }
 
     /// The sketch in DataSketches' own binary format (what Pinot's RAW functions return,
-    /// base64-encoded).
+    /// base64-encoded); a ULL's registers alone (`DISTINCTCOUNTRAWULL`).
     pub fn serialize(&self) -> Vec<u8> {
         match self {
             DataSketch::Theta { sketch, .. } => sketch.serialize(),
@@ -591,6 +611,7 @@ impl DataSketch {
             DataSketch::FrequentLongs(s) => s.serialize(),
             DataSketch::Kll(s) => s.serialize(),
             DataSketch::IntegerTuple { sketch, .. } => sketch.serialize(),
+            DataSketch::Ull(s) => s.state().to_vec(),
         }
     }
 
@@ -611,6 +632,7 @@ impl DataSketch {
                 out.push(TAG_INTEGER_TUPLE);
                 out.push(*lg_k);
             }
+            DataSketch::Ull(_) => out.push(TAG_ULL),
         }
         out.extend_from_slice(&self.serialize());
         out
@@ -651,6 +673,7 @@ impl DataSketch {
                     lg_k,
                 }
             }
+            TAG_ULL => DataSketch::Ull(UltraLogLog::wrap(rest.to_vec())?),
             other => return Err(corrupt("data sketch", format!("unknown tag {other}"))),
         })
     }

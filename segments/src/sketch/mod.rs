@@ -44,6 +44,7 @@ pub mod integer_tuple;
 mod quantile_digest;
 mod sketch_input;
 mod tdigest;
+pub mod ull;
 
 pub use error::SketchError;
 pub use hash::{hash_value, murmur2, murmur2_long};
