@@ -325,7 +325,42 @@ fn ultraloglog_counts_and_raw_sketches() {
             [vec![json!(0), Json::Null]],
             "{engine}"
         );
-        for bad in ["DISTINCTCOUNTULL(id, 2)", "DISTINCTCOUNTULL(id, 27)"] {
+        // SMART: exact up to the threshold, the ULL's estimate past it (INT either way).
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT DISTINCTCOUNTSMARTULL(id), DISTINCTCOUNTSMARTULL(id, 'threshold=10;p=12'), \
+                 DISTINCTCOUNTSMARTULL(name, 'THRESHOLD=30') FROM events"
+            ),
+        );
+        assert_eq!(
+            rows_of(&r, engine),
+            [vec![
+                json!(50),
+                json!(ids.estimate().round() as i64),
+                json!(20)
+            ]],
+            "{engine}"
+        );
+        assert_eq!(types_of(&r), ["INT", "INT", "INT"], "{engine}");
+        let mut few = UltraLogLog::new(4).unwrap();
+        (0..ROWS).for_each(|i| few.add_value(&Value::Long(i as i64)));
+        let r = query(
+            &t,
+            &format!("{engine}SELECT DISTINCTCOUNTSMARTULL(id, 'threshold=5;p=4') FROM events"),
+        );
+        assert_eq!(
+            rows_of(&r, engine),
+            [vec![json!(few.estimate().round() as i64)]],
+            "{engine}"
+        );
+        assert_ne!(few.estimate().round() as i64, 50);
+        for bad in [
+            "DISTINCTCOUNTULL(id, 2)",
+            "DISTINCTCOUNTULL(id, 27)",
+            "DISTINCTCOUNTSMARTULL(id, 'p=2')",
+            "DISTINCTCOUNTSMARTULL(id, 'log2m=8')",
+        ] {
             error_of(&t, &format!("{engine}SELECT {bad} FROM events"));
         }
     }

@@ -200,6 +200,7 @@ impl<'a> GroupAccumulator<'a> {
             | AggregateFunction::DistinctCountHll { .. }
             | AggregateFunction::DistinctCountRawHll { .. }
             | AggregateFunction::DistinctCountSmartHll { .. }
+            | AggregateFunction::DistinctCountSmartUll { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount => {
                 match (arg_dict, &call.function) {
                     (Some(d), _) => States::DistinctIds(Vec::new(), d),

@@ -10,6 +10,7 @@ use crate::error::EngineError;
 use crate::key::Key;
 use crate::sketch::datasketch::{self, DataSketch};
 use crate::sketch::integer_tuple;
+use crate::sketch::ull::UltraLogLog;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
 use planner::plan::AggregateFunction;
 use planner::plan::aggregate::TupleResult;
@@ -107,9 +108,9 @@ impl AggState {
             AggregateFunction::Max => AggState::Max(None),
             AggregateFunction::Avg => AggState::Avg { sum: 0.0, count: 0 },
             AggregateFunction::MinMaxRange => AggState::MinMax(None),
-            AggregateFunction::DistinctCount | AggregateFunction::DistinctCountSmartHll { .. } => {
-                AggState::Distinct(HashSet::new())
-            }
+            AggregateFunction::DistinctCount
+            | AggregateFunction::DistinctCountSmartHll { .. }
+            | AggregateFunction::DistinctCountSmartUll { .. } => AggState::Distinct(HashSet::new()),
             AggregateFunction::SegmentPartitionedDistinctCount => AggState::Count(0),
             AggregateFunction::DistinctCountHll { log2m }
             | AggregateFunction::DistinctCountRawHll { log2m } => AggState::Hll(new_hll(*log2m)),
@@ -211,6 +212,16 @@ impl AggState {
                 }
                 *me = AggState::Hll(b);
             }
+            // DISTINCTCOUNTSMARTULL: one side already converted to a sketch.
+            (AggState::Sketch(DataSketch::Ull(a)), AggState::Distinct(b)) => {
+                b.iter().for_each(|k| a.add_value(&k.0))
+            }
+            (me @ AggState::Distinct(_), AggState::Sketch(DataSketch::Ull(mut b))) => {
+                if let AggState::Distinct(a) = me {
+                    a.iter().for_each(|k| b.add_value(&k.0));
+                }
+                *me = AggState::Sketch(DataSketch::Ull(b));
+            }
             (AggState::TDigest(a), AggState::TDigest(b)) => a.merge(&b),
             // PERCENTILESMARTTDIGEST: one side already converted to a digest.
             (AggState::TDigest(a), AggState::Values(b)) => b.iter().for_each(|x| a.add(*x)),
@@ -311,7 +322,8 @@ impl AggState {
         Ok(())
     }
 
-    /// DISTINCTCOUNTSMARTHLL: an exact set of more than `threshold` values becomes a sketch;
+    /// DISTINCTCOUNTSMARTHLL and DISTINCTCOUNTSMARTULL: an exact set of more than `threshold`
+    /// values becomes a sketch;
     /// PERCENTILESMARTTDIGEST: a list of more than `threshold` values becomes a t-digest.
     pub fn convert_past_threshold(&mut self, f: &AggregateFunction) {
         if let (
@@ -338,6 +350,15 @@ impl AggState {
             let mut h = new_hll(*log2m);
             set.iter().for_each(|k| h.add(&k.0));
             *self = AggState::Hll(h);
+            return;
+        }
+        if let (AggState::Distinct(set), AggregateFunction::DistinctCountSmartUll { p, threshold }) =
+            (&*self, f)
+            && set.len() > *threshold as usize
+            && let Ok(mut u) = UltraLogLog::new(*p)
+        {
+            set.iter().for_each(|k| u.add_value(&k.0));
+            *self = AggState::Sketch(DataSketch::Ull(u));
         }
     }
 
@@ -545,6 +566,9 @@ fn finalize_sketch(f: &AggregateFunction, s: &DataSketch, null_handling: bool) -
         AggregateFunction::ThetaSketch { raw: false, .. }
         | AggregateFunction::CpcSketch { raw: false, .. }
         | AggregateFunction::Ull { raw: false, .. } => Value::Long(s.distinct_estimate()),
+        AggregateFunction::DistinctCountSmartUll { .. } => {
+            Value::Int(s.distinct_estimate().min(i64::from(i32::MAX)) as i32)
+        }
         AggregateFunction::PercentileKll {
             raw: false,
             percentile,

@@ -66,6 +66,7 @@ pub fn agg_slots<'s, 'q: 's>(
             | AggregateFunction::DistinctCountHll { .. }
             | AggregateFunction::DistinctCountRawHll { .. }
             | AggregateFunction::DistinctCountSmartHll { .. }
+            | AggregateFunction::DistinctCountSmartUll { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount => {
                 plain_dict_column(call, segment).filter(|_| {
                     // With null handling, NULL documents must not contribute their default value:
@@ -232,6 +233,7 @@ fn is_dictionary_answer(
         call.function,
         AggregateFunction::DistinctCount
             | AggregateFunction::DistinctCountSmartHll { .. }
+            | AggregateFunction::DistinctCountSmartUll { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount
     );
     if call.filter.is_some() || !(numeric_fn || distinct_fn) {
@@ -296,7 +298,9 @@ fn dictionary_state(call: &AggregateCall, segment: &ImmutableSegment) -> Option<
         AggregateFunction::Min => AggState::Min(Some(lo)),
         AggregateFunction::Max => AggState::Max(Some(hi)),
         AggregateFunction::MinMaxRange => AggState::MinMax(Some((lo, hi))),
-        AggregateFunction::DistinctCount | AggregateFunction::DistinctCountSmartHll { .. } => {
+        AggregateFunction::DistinctCount
+        | AggregateFunction::DistinctCountSmartHll { .. }
+        | AggregateFunction::DistinctCountSmartUll { .. } => {
             let mut state = AggState::Distinct((0..n).map(|id| Key(dict.value(id))).collect());
             state.convert_past_threshold(&call.function);
             state

@@ -44,6 +44,12 @@ pub enum AggregateFunction {
         log2m: u8,
         threshold: u32,
     },
+    /// Exact distinct count that turns into an UltraLogLog of `2^p` registers once more than
+    /// `threshold` distinct values are seen (`DISTINCTCOUNTSMARTULL`); INT result.
+    DistinctCountSmartUll {
+        p: u8,
+        threshold: u32,
+    },
     /// The sum over segments of each segment's exact distinct count
     /// (`SEGMENTPARTITIONEDDISTINCTCOUNT`): exact when the column is partitioned by segment.
     SegmentPartitionedDistinctCount,
@@ -227,6 +233,7 @@ impl AggregateFunction {
             AggregateFunction::DistinctCountHll { .. } => "distinctcounthll",
             AggregateFunction::DistinctCountRawHll { .. } => "distinctcountrawhll",
             AggregateFunction::DistinctCountSmartHll { .. } => "distinctcountsmarthll",
+            AggregateFunction::DistinctCountSmartUll { .. } => "distinctcountsmartull",
             AggregateFunction::SegmentPartitionedDistinctCount => "segmentpartitioneddistinctcount",
             AggregateFunction::Percentile { .. } => "percentile",
             AggregateFunction::PercentileEst { raw: false, .. } => "percentileest",
@@ -345,9 +352,9 @@ impl AggregateFunction {
             AggregateFunction::ListAgg { .. } => DataType::String,
             // The argument's type (see [`AggregateCall::result_column_type`]).
             AggregateFunction::AnyValue | AggregateFunction::ExprMinMax { .. } => DataType::String,
-            AggregateFunction::DistinctCount | AggregateFunction::DistinctCountSmartHll { .. } => {
-                DataType::Int
-            }
+            AggregateFunction::DistinctCount
+            | AggregateFunction::DistinctCountSmartHll { .. }
+            | AggregateFunction::DistinctCountSmartUll { .. } => DataType::Int,
             AggregateFunction::DistinctCountHll { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount
             | AggregateFunction::PercentileEst { raw: false, .. } => DataType::Long,
@@ -422,6 +429,7 @@ impl AggregateFunction {
                 | AggregateFunction::DistinctCountHll { .. }
                 | AggregateFunction::DistinctCountRawHll { .. }
                 | AggregateFunction::DistinctCountSmartHll { .. }
+                | AggregateFunction::DistinctCountSmartUll { .. }
                 | AggregateFunction::SegmentPartitionedDistinctCount
                 | AggregateFunction::BoolAnd
                 | AggregateFunction::BoolOr
@@ -510,6 +518,7 @@ const BASE_NAMES: &[&str] = &[
     "distinctcounthll",
     "distinctcountrawhll",
     "distinctcountsmarthll",
+    "distinctcountsmartull",
     "segmentpartitioneddistinctcount",
     "percentile",
     "percentileest",
@@ -659,6 +668,34 @@ fn smart_tdigest_parameters(text: &str) -> Result<(u32, f64), String> {
     Ok((threshold, compression))
 }
 
+/// Parses `DISTINCTCOUNTSMARTULL`'s `'threshold=10;p=14'` (keys case-insensitive; Pinot's
+/// defaults `p` 12, conversion past 100,000 values; a non-positive threshold never converts).
+fn smart_ull_parameters(text: &str) -> Result<AggregateFunction, String> {
+    let (mut p, mut threshold) = (ull::DEFAULT_ULL_P, SMART_HLL_THRESHOLD);
+    for (key, value) in key_values(text)? {
+        let number: i64 = value
+            .parse()
+            .map_err(|_| format!("Invalid parameter: {key}={value}"))?;
+        match key.as_str() {
+            "p" => {
+                p = u8::try_from(number)
+                    .ok()
+                    .filter(|p| (ull::MIN_ULL_P..=ull::MAX_ULL_P).contains(p))
+                    .ok_or_else(|| format!("invalid p for distinctcountsmartull: {number}"))?;
+            }
+            "threshold" => {
+                threshold = if number <= 0 {
+                    u32::MAX
+                } else {
+                    u32::try_from(number).unwrap_or(u32::MAX)
+                };
+            }
+            _ => return Err(format!("Invalid parameter key: {key}")),
+        }
+    }
+    Ok(AggregateFunction::DistinctCountSmartUll { p, threshold })
+}
+
 /// Pinot's `DISTINCTCOUNTSMARTHLL` defaults: `log2m` 12, conversion past 100,000 values.
 const SMART_HLL_LOG2M: u8 = 12;
 const SMART_HLL_THRESHOLD: u32 = 100_000;
@@ -784,6 +821,14 @@ pub fn build_function(
             match params.first() {
                 None => smart_hll_parameters("")?,
                 Some(segments::types::Value::String(p)) => smart_hll_parameters(p)?,
+                Some(_) => return Err(format!("{base} expects its parameters as a string")),
+            }
+        }
+        "distinctcountsmartull" => {
+            expect_params(1)?;
+            match params.first() {
+                None => smart_ull_parameters("")?,
+                Some(segments::types::Value::String(p)) => smart_ull_parameters(p)?,
                 Some(_) => return Err(format!("{base} expects its parameters as a string")),
             }
         }
@@ -1408,6 +1453,30 @@ mod tests {
                 && smart("hllLog2m=40").is_err()
         );
         assert!(build_function("distinctcountsmarthll", None, &[Value::Int(3)]).is_err());
+        let smart_ull =
+            |p: &str| build_function("distinctcountsmartull", None, &[Value::String(p.into())]);
+        assert_eq!(
+            build_function("distinctcountsmartull", None, &[]).unwrap(),
+            AggregateFunction::DistinctCountSmartUll {
+                p: 12,
+                threshold: 100_000
+            }
+        );
+        assert_eq!(
+            smart_ull("THRESHOLD=10;p=4").unwrap(),
+            AggregateFunction::DistinctCountSmartUll {
+                p: 4,
+                threshold: 10
+            }
+        );
+        assert_eq!(
+            smart_ull("threshold=0").unwrap(),
+            AggregateFunction::DistinctCountSmartUll {
+                p: 12,
+                threshold: u32::MAX
+            }
+        );
+        assert!(smart_ull("p=2").is_err() && smart_ull("log2m=8").is_err());
         assert_eq!(
             build_function("segmentpartitioneddistinctcount", None, &[]).unwrap(),
             AggregateFunction::SegmentPartitionedDistinctCount
