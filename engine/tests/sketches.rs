@@ -13,6 +13,8 @@ use segments::build_config::BuildConfig;
 use segments::builder::build_segment_from_rows;
 use segments::segment::ImmutableSegment;
 use segments::sketch::datasketch::{cpc_of_value, theta_of_value};
+use segments::sketch::hll_plus::HyperLogLogPlus;
+use segments::sketch::id_set::{IdSet, IdSetParams};
 use segments::sketch::integer_tuple::{integer_sum_tuple_of, integer_tuple_from_bytes};
 use segments::sketch::ull::UltraLogLog;
 use segments::types::{DataType, FieldSpec, Schema, Value};
@@ -362,6 +364,148 @@ fn ultraloglog_counts_and_raw_sketches() {
             "DISTINCTCOUNTSMARTULL(id, 'log2m=8')",
         ] {
             error_of(&t, &format!("{engine}SELECT {bad} FROM events"));
+        }
+    }
+}
+
+#[test]
+fn hyperloglog_plus_counts_and_raw_sketches() {
+    let t = table();
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let sketch = |p: u8, sp: u8, values: &mut dyn Iterator<Item = Value>| {
+        let mut s = HyperLogLogPlus::new(p, sp).unwrap();
+        values.for_each(|v| s.offer(&v));
+        s
+    };
+    let ids = sketch(14, 0, &mut (0..ROWS).map(|i| Value::Long(i as i64)));
+    let names = sketch(10, 20, &mut (0..20).map(|i| Value::String(format!("n{i}"))));
+    // At p = 10 two of the 20 names share a register: the estimate is 19, as Pinot's.
+    let names10 = sketch(10, 0, &mut (0..20).map(|i| Value::String(format!("n{i}"))));
+    assert_eq!(names10.cardinality(), 19);
+    for engine in ENGINES {
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT DISTINCTCOUNTHLLPLUS(id), DISTINCT_COUNT_HLL_PLUS(name, 10), \
+                 DISTINCTCOUNTHLLPLUSMV(tags), DISTINCTCOUNTRAWHLLPLUS(id), \
+                 DISTINCTCOUNTSMARTHLLPLUS(id, 'threshold=10'), DISTINCTCOUNTSMARTHLLPLUS(name) \
+                 FROM events"
+            ),
+        );
+        let rows = rows_of(&r, engine);
+        let row = &rows[0];
+        assert_eq!(
+            row[..3],
+            [
+                json!(ids.cardinality()),
+                json!(names10.cardinality()),
+                json!(3)
+            ],
+            "{engine}"
+        );
+        assert_eq!(row[0], json!(50), "{engine}");
+        assert_eq!(row[3], json!(hex(&ids.to_bytes())), "{engine}");
+        assert_eq!(row[4..], [json!(ids.cardinality()), json!(20)], "{engine}");
+        assert_eq!(
+            types_of(&r),
+            ["LONG", "LONG", "LONG", "STRING", "INT", "INT"],
+            "{engine}"
+        );
+        // A sparse sketch (sp given: the single-stage engine takes it, as Pinot's).
+        if engine.is_empty() {
+            let r = query(
+                &t,
+                "SELECT DISTINCTCOUNTRAWHLLPLUS(name, 10, 20) FROM events",
+            );
+            assert_eq!(rows_of(&r, "v1")[0][0], json!(hex(&names.to_bytes())));
+        }
+        // No rows: 0, and the empty sketch for RAW (Pinot builds one).
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT DISTINCTCOUNTHLLPLUS(id), DISTINCTCOUNTRAWHLLPLUS(id) FROM events WHERE id < 0"
+            ),
+        );
+        let empty = HyperLogLogPlus::new(14, 0).unwrap();
+        assert_eq!(
+            rows_of(&r, engine),
+            [vec![json!(0), json!(hex(&empty.to_bytes()))]],
+            "{engine}"
+        );
+        for bad in [
+            "DISTINCTCOUNTHLLPLUS(id, 3)",
+            "DISTINCTCOUNTHLLPLUS(id, 14, 10)",
+            "DISTINCTCOUNTSMARTHLLPLUS(id, 'p=2')",
+            "DISTINCTCOUNTSMARTHLLPLUS(id, 'bogus=1')",
+        ] {
+            error_of(&t, &format!("{engine}SELECT {bad} FROM events"));
+        }
+    }
+}
+
+#[test]
+fn id_sets_and_membership() {
+    let t = table();
+    let d = IdSetParams::default();
+    for engine in ENGINES {
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT IDSET(id), IDSET(bucket), ID_SET(name, 'expectedInsertions=100;fpp=0.01') \
+                 FROM events"
+            ),
+        );
+        let rows = rows_of(&r, engine);
+        let sets: Vec<IdSet> = rows[0]
+            .iter()
+            .map(|v| IdSet::from_base64(v.as_str().unwrap()).unwrap())
+            .collect();
+        assert_eq!(types_of(&r), ["STRING", "STRING", "STRING"], "{engine}");
+        // LONG ids in a 64-bit map, INT ids in a bitmap, text in a Bloom filter: each holds
+        // exactly what a set built directly holds.
+        let mut ids = IdSet::default();
+        (0..ROWS).for_each(|i| ids.add(&Value::Long(i as i64), d).unwrap());
+        assert_eq!(sets[0], ids, "{engine}");
+        assert!(matches!(sets[1], IdSet::Ints(_)) && matches!(sets[2], IdSet::Bloom(_)));
+        assert!((0..7).all(|b| sets[1].contains(&Value::Int(b)).unwrap()));
+        assert!(!sets[1].contains(&Value::Int(7)).unwrap());
+        assert!((0..20).all(|n| sets[2].contains(&Value::String(format!("n{n}"))).unwrap()));
+        // Membership: the rows whose id is in {1, 2, 3, 1000}.
+        let mut few = IdSet::default();
+        for i in [1, 2, 3, 1000] {
+            few.add(&Value::Long(i), d).unwrap();
+        }
+        let b64 = few.to_base64();
+        let r = query(
+            &t,
+            &format!("{engine}SELECT id FROM events WHERE INIDSET(id, '{b64}') ORDER BY id"),
+        );
+        assert_eq!(
+            rows_of(&r, engine),
+            [[json!(1)], [json!(2)], [json!(3)]],
+            "{engine}"
+        );
+        let r = query(
+            &t,
+            &format!(
+                "{engine}SELECT COUNT(*) FROM events WHERE inIdSet(id, '{}')",
+                sets[0].to_base64()
+            ),
+        );
+        assert_eq!(rows_of(&r, engine), [[json!(50)]], "{engine}");
+        // No rows: the empty set; a set of another type, or not an id set, is an error.
+        let r = query(
+            &t,
+            &format!("{engine}SELECT IDSET(id) FROM events WHERE id < 0"),
+        );
+        assert_eq!(rows_of(&r, engine), [[json!("AA==")]], "{engine}");
+        for bad in [
+            format!("SELECT COUNT(*) FROM events WHERE INIDSET(bucket, '{b64}')"),
+            "SELECT COUNT(*) FROM events WHERE INIDSET(id, 'nonsense')".to_string(),
+            "SELECT IDSET(id, 'fpp=2') FROM events".to_string(),
+            "SELECT IDSET(id, 'bogus=1') FROM events".to_string(),
+        ] {
+            error_of(&t, &format!("{engine}{bad}"));
         }
     }
 }

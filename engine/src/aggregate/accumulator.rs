@@ -201,6 +201,7 @@ impl<'a> GroupAccumulator<'a> {
             | AggregateFunction::DistinctCountRawHll { .. }
             | AggregateFunction::DistinctCountSmartHll { .. }
             | AggregateFunction::DistinctCountSmartUll { .. }
+            | AggregateFunction::DistinctCountSmartHllPlus { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount => {
                 match (arg_dict, &call.function) {
                     (Some(d), _) => States::DistinctIds(Vec::new(), d),
@@ -248,6 +249,8 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::ThetaSketch { .. }
             | AggregateFunction::CpcSketch { .. }
             | AggregateFunction::Ull { .. }
+            | AggregateFunction::HllPlus { .. }
+            | AggregateFunction::IdSet(_)
             | AggregateFunction::FrequentItems { .. }
             | AggregateFunction::PercentileKll { .. }
             | AggregateFunction::IntegerTupleSketch { .. } => match call.function.sketch_kind() {
@@ -602,8 +605,9 @@ impl<'a> GroupAccumulator<'a> {
             }
             States::Sketch(builders, kind) => {
                 // A single-value BYTES argument holds serialized sketches (Pinot merges them).
-                let serialized =
-                    arg.data_type == segments::types::DataType::Bytes && !self.multi_value;
+                let serialized = arg.data_type == segments::types::DataType::Bytes
+                    && !self.multi_value
+                    && kind.takes_serialized();
                 let mut failure = None;
                 visit_values(arg, groups, valid, |g, v| {
                     if failure.is_some() {

@@ -9,6 +9,7 @@ use super::moments::{CoMoments, Moments};
 use crate::error::EngineError;
 use crate::key::Key;
 use crate::sketch::datasketch::{self, DataSketch};
+use crate::sketch::hll_plus::HyperLogLogPlus;
 use crate::sketch::integer_tuple;
 use crate::sketch::ull::UltraLogLog;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
@@ -110,7 +111,10 @@ impl AggState {
             AggregateFunction::MinMaxRange => AggState::MinMax(None),
             AggregateFunction::DistinctCount
             | AggregateFunction::DistinctCountSmartHll { .. }
-            | AggregateFunction::DistinctCountSmartUll { .. } => AggState::Distinct(HashSet::new()),
+            | AggregateFunction::DistinctCountSmartUll { .. }
+            | AggregateFunction::DistinctCountSmartHllPlus { .. } => {
+                AggState::Distinct(HashSet::new())
+            }
             AggregateFunction::SegmentPartitionedDistinctCount => AggState::Count(0),
             AggregateFunction::DistinctCountHll { log2m }
             | AggregateFunction::DistinctCountRawHll { log2m } => AggState::Hll(new_hll(*log2m)),
@@ -158,6 +162,8 @@ impl AggState {
             AggregateFunction::ThetaSketch { .. }
             | AggregateFunction::CpcSketch { .. }
             | AggregateFunction::Ull { .. }
+            | AggregateFunction::HllPlus { .. }
+            | AggregateFunction::IdSet(_)
             | AggregateFunction::FrequentItems { .. }
             | AggregateFunction::PercentileKll { .. }
             | AggregateFunction::IntegerTupleSketch { .. } => {
@@ -221,6 +227,16 @@ impl AggState {
                     a.iter().for_each(|k| b.add_value(&k.0));
                 }
                 *me = AggState::Sketch(DataSketch::Ull(b));
+            }
+            // DISTINCTCOUNTSMARTHLLPLUS: likewise.
+            (AggState::Sketch(DataSketch::HllPlus(a)), AggState::Distinct(b)) => {
+                b.iter().for_each(|k| a.offer(&k.0))
+            }
+            (me @ AggState::Distinct(_), AggState::Sketch(DataSketch::HllPlus(mut b))) => {
+                if let AggState::Distinct(a) = me {
+                    a.iter().for_each(|k| b.offer(&k.0));
+                }
+                *me = AggState::Sketch(DataSketch::HllPlus(b));
             }
             (AggState::TDigest(a), AggState::TDigest(b)) => a.merge(&b),
             // PERCENTILESMARTTDIGEST: one side already converted to a digest.
@@ -359,6 +375,17 @@ impl AggState {
         {
             set.iter().for_each(|k| u.add_value(&k.0));
             *self = AggState::Sketch(DataSketch::Ull(u));
+            return;
+        }
+        if let (
+            AggState::Distinct(set),
+            AggregateFunction::DistinctCountSmartHllPlus { p, sp, threshold },
+        ) = (&*self, f)
+            && set.len() > *threshold as usize
+            && let Ok(mut h) = HyperLogLogPlus::new(*p, *sp)
+        {
+            set.iter().for_each(|k| h.offer(&k.0));
+            *self = AggState::Sketch(DataSketch::HllPlus(h));
         }
     }
 
@@ -565,8 +592,15 @@ fn finalize_sketch(f: &AggregateFunction, s: &DataSketch, null_handling: bool) -
     match f {
         AggregateFunction::ThetaSketch { raw: false, .. }
         | AggregateFunction::CpcSketch { raw: false, .. }
-        | AggregateFunction::Ull { raw: false, .. } => Value::Long(s.distinct_estimate()),
-        AggregateFunction::DistinctCountSmartUll { .. } => {
+        | AggregateFunction::Ull { raw: false, .. }
+        | AggregateFunction::HllPlus { raw: false, .. } => Value::Long(s.distinct_estimate()),
+        // Pinot's empty id set, or NULL with null handling.
+        AggregateFunction::IdSet(_) if s.is_empty() && null_handling => Value::Null,
+        AggregateFunction::IdSet(_) => Value::String(datasketch::base64(&s.serialize())),
+        // Pinot's RAW HLL+ is the hex of the sketch, an empty one for no rows.
+        AggregateFunction::HllPlus { raw: true, .. } => Value::String(encode_hex(&s.serialize())),
+        AggregateFunction::DistinctCountSmartUll { .. }
+        | AggregateFunction::DistinctCountSmartHllPlus { .. } => {
             Value::Int(s.distinct_estimate().min(i64::from(i32::MAX)) as i32)
         }
         AggregateFunction::PercentileKll {

@@ -67,6 +67,7 @@ pub fn agg_slots<'s, 'q: 's>(
             | AggregateFunction::DistinctCountRawHll { .. }
             | AggregateFunction::DistinctCountSmartHll { .. }
             | AggregateFunction::DistinctCountSmartUll { .. }
+            | AggregateFunction::DistinctCountSmartHllPlus { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount => {
                 plain_dict_column(call, segment).filter(|_| {
                     // With null handling, NULL documents must not contribute their default value:
@@ -234,6 +235,7 @@ fn is_dictionary_answer(
         AggregateFunction::DistinctCount
             | AggregateFunction::DistinctCountSmartHll { .. }
             | AggregateFunction::DistinctCountSmartUll { .. }
+            | AggregateFunction::DistinctCountSmartHllPlus { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount
     );
     if call.filter.is_some() || !(numeric_fn || distinct_fn) {
@@ -300,7 +302,8 @@ fn dictionary_state(call: &AggregateCall, segment: &ImmutableSegment) -> Option<
         AggregateFunction::MinMaxRange => AggState::MinMax(Some((lo, hi))),
         AggregateFunction::DistinctCount
         | AggregateFunction::DistinctCountSmartHll { .. }
-        | AggregateFunction::DistinctCountSmartUll { .. } => {
+        | AggregateFunction::DistinctCountSmartUll { .. }
+        | AggregateFunction::DistinctCountSmartHllPlus { .. } => {
             let mut state = AggState::Distinct((0..n).map(|id| Key(dict.value(id))).collect());
             state.convert_past_threshold(&call.function);
             state

@@ -1,6 +1,7 @@
 //! Sketch functions as Pinot's `SketchFunctions`: `toThetaSketch`, `getThetaSketchEstimate`,
 //! `thetaSketchUnion`/`Intersect`/`Diff`, `thetaSketchToString`, `toCpcSketch`,
-//! `getCpcSketchEstimate`, `cpcSketchUnion`, `cpcSketchToString`, `toULL`, `fromULL`, `toHLL`.
+//! `getCpcSketchEstimate`, `cpcSketchUnion`, `cpcSketchToString`, `toULL`, `fromULL`, `toHLL`,
+//! and `inIdSet` (membership in an `IDSET` result).
 //!
 //! `toULL` and `toHLL` return Pinot's serialized UltraLogLog (`[p] ++ registers`) and
 //! HyperLogLog (stream-lib's bytes), which `DISTINCTCOUNTULL` and `DISTINCTCOUNTHLL` merge
@@ -17,9 +18,12 @@ use super::coerce::int;
 use super::def::{Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
 use segments::sketch::datasketch::{self as ds, CompactThetaSketch};
+use segments::sketch::id_set::IdSet;
 use segments::sketch::ull::{self, UltraLogLog};
 use segments::sketch::{DEFAULT_LOG2M, HyperLogLog, SketchError};
 use segments::types::{DataType, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 const L: Returns = Returns::Fixed(DataType::Long);
 const S: Returns = Returns::Fixed(DataType::String);
@@ -108,6 +112,13 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
     )
     .handles_nulls(),
     FunctionDef::new("fromULL", Arity::Exact(1), &[Param::Any], BY, from_ull),
+    FunctionDef::new(
+        "inIdSet",
+        Arity::Exact(2),
+        &[Param::Any, Param::Text],
+        Returns::Fixed(DataType::Boolean),
+        in_id_set,
+    ),
     FunctionDef::new(
         "toHLL",
         Arity::Range(1, 2),
@@ -232,6 +243,47 @@ fn from_ull(args: &[Value]) -> Result<Value, FunctionError> {
         .and_then(UltraLogLog::wrap)
         .map_err(|e| failed(f, &args[0], e))?;
     Ok(Value::Bytes(sketch.to_pinot_bytes()))
+}
+
+/// `inIdSet(x, idSet)`: whether `x` is in the id set `IDSET` returned (base64; a Bloom
+/// filter may answer true for an id never added). An id of another type than the set's is an
+/// error, as Pinot's.
+fn in_id_set(args: &[Value]) -> Result<Value, FunctionError> {
+    let f = "inIdSet";
+    let Value::String(text) = &args[1] else {
+        return Err(FunctionError::invalid(
+            f,
+            &args[1],
+            "the id set must be base64 text",
+        ));
+    };
+    let set = parsed_id_set(text).map_err(|e| failed(f, &args[1], e))?;
+    set.contains(&args[0])
+        .map(Value::Boolean)
+        .map_err(|e| failed(f, &args[0], e))
+}
+
+/// How many parsed id sets each thread keeps.
+const ID_SET_CACHE: usize = 4;
+
+/// The id set of `text` (cached per thread: `inIdSet` runs per row with one set). A lookup
+/// compares the whole text (lengths first), which costs far less than parsing it again.
+fn parsed_id_set(text: &str) -> Result<Rc<IdSet>, SketchError> {
+    thread_local! {
+        static CACHE: RefCell<Vec<(String, Rc<IdSet>)>> = const { RefCell::new(Vec::new()) };
+    }
+    CACHE.with(|cache| {
+        if let Some((_, set)) = cache.borrow().iter().find(|(t, _)| t == text) {
+            return Ok(Rc::clone(set));
+        }
+        let set = Rc::new(IdSet::from_base64(text)?);
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= ID_SET_CACHE {
+            cache.remove(0);
+        }
+        cache.push((text.to_string(), Rc::clone(&set)));
+        Ok(set)
+    })
 }
 
 /// `toHLL(x[, log2m])`: the HyperLogLog `DISTINCTCOUNTHLL` builds, of one value (an empty one

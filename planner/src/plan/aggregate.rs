@@ -10,7 +10,8 @@ use super::expr::Expr;
 use super::filter::FilterExpr;
 use super::funnel::{FunnelKind, WindowFunnel};
 use segments::sketch::datasketch::{self, SketchKind};
-use segments::sketch::ull;
+use segments::sketch::id_set::IdSetParams;
+use segments::sketch::{hll_plus, ull};
 use segments::types::{ColumnType, DataType};
 use serde::{Deserialize, Serialize};
 
@@ -176,6 +177,23 @@ pub enum AggregateFunction {
         p: u8,
         raw: bool,
     },
+    /// HyperLogLog++ distinct count (`DISTINCTCOUNTHLLPLUS`, LONG) or the sketch, hex of
+    /// stream-lib's bytes (`DISTINCTCOUNTRAWHLLPLUS`, STRING).
+    HllPlus {
+        p: u8,
+        sp: u8,
+        raw: bool,
+    },
+    /// The set of the values as Pinot's id set (`IDSET`): a roaring bitmap of INT or LONG ids,
+    /// a Bloom filter of other ids; STRING (base64).
+    IdSet(IdSetParams),
+    /// Exact distinct count that turns into a HyperLogLog++ once more than `threshold` distinct
+    /// values are seen (`DISTINCTCOUNTSMARTHLLPLUS`); INT result.
+    DistinctCountSmartHllPlus {
+        p: u8,
+        sp: u8,
+        threshold: u32,
+    },
     /// A frequent-items sketch of text (`FREQUENTSTRINGSSKETCH`) or of integers
     /// (`FREQUENTLONGSSKETCH`), serialized and base64-encoded; STRING, NULL for no rows.
     FrequentItems {
@@ -279,6 +297,10 @@ impl AggregateFunction {
             AggregateFunction::CpcSketch { raw: true, .. } => "distinctcountrawcpcsketch",
             AggregateFunction::Ull { raw: false, .. } => "distinctcountull",
             AggregateFunction::Ull { raw: true, .. } => "distinctcountrawull",
+            AggregateFunction::HllPlus { raw: false, .. } => "distinctcounthllplus",
+            AggregateFunction::HllPlus { raw: true, .. } => "distinctcountrawhllplus",
+            AggregateFunction::DistinctCountSmartHllPlus { .. } => "distinctcountsmarthllplus",
+            AggregateFunction::IdSet(_) => "idset",
             AggregateFunction::FrequentItems { longs: false, .. } => "frequentstringssketch",
             AggregateFunction::FrequentItems { longs: true, .. } => "frequentlongssketch",
             AggregateFunction::FunnelWindow(f) => match f.kind {
@@ -325,7 +347,8 @@ impl AggregateFunction {
             | AggregateFunction::PercentileKll { raw: false, .. } => DataType::Double,
             AggregateFunction::ThetaSketch { raw: false, .. }
             | AggregateFunction::CpcSketch { raw: false, .. }
-            | AggregateFunction::Ull { raw: false, .. } => DataType::Long,
+            | AggregateFunction::Ull { raw: false, .. }
+            | AggregateFunction::HllPlus { raw: false, .. } => DataType::Long,
             AggregateFunction::IntegerTupleSketch {
                 result: TupleResult::Raw,
                 ..
@@ -334,6 +357,8 @@ impl AggregateFunction {
             AggregateFunction::ThetaSketch { raw: true, .. }
             | AggregateFunction::CpcSketch { raw: true, .. }
             | AggregateFunction::Ull { raw: true, .. }
+            | AggregateFunction::HllPlus { raw: true, .. }
+            | AggregateFunction::IdSet(_)
             | AggregateFunction::FrequentItems { .. }
             | AggregateFunction::PercentileTDigest { raw: true, .. }
             | AggregateFunction::PercentileKll { raw: true, .. } => DataType::String,
@@ -354,7 +379,8 @@ impl AggregateFunction {
             AggregateFunction::AnyValue | AggregateFunction::ExprMinMax { .. } => DataType::String,
             AggregateFunction::DistinctCount
             | AggregateFunction::DistinctCountSmartHll { .. }
-            | AggregateFunction::DistinctCountSmartUll { .. } => DataType::Int,
+            | AggregateFunction::DistinctCountSmartUll { .. }
+            | AggregateFunction::DistinctCountSmartHllPlus { .. } => DataType::Int,
             AggregateFunction::DistinctCountHll { .. }
             | AggregateFunction::SegmentPartitionedDistinctCount
             | AggregateFunction::PercentileEst { raw: false, .. } => DataType::Long,
@@ -400,6 +426,10 @@ impl AggregateFunction {
             }),
             AggregateFunction::CpcSketch { lg_k, .. } => Some(SketchKind::Cpc { lg_k: *lg_k }),
             AggregateFunction::Ull { p, .. } => Some(SketchKind::Ull { p: *p }),
+            AggregateFunction::HllPlus { p, sp, .. } => {
+                Some(SketchKind::HllPlus { p: *p, sp: *sp })
+            }
+            AggregateFunction::IdSet(params) => Some(SketchKind::IdSet(*params)),
             AggregateFunction::FrequentItems {
                 longs: false,
                 max_map_size,
@@ -430,6 +460,7 @@ impl AggregateFunction {
                 | AggregateFunction::DistinctCountRawHll { .. }
                 | AggregateFunction::DistinctCountSmartHll { .. }
                 | AggregateFunction::DistinctCountSmartUll { .. }
+                | AggregateFunction::DistinctCountSmartHllPlus { .. }
                 | AggregateFunction::SegmentPartitionedDistinctCount
                 | AggregateFunction::BoolAnd
                 | AggregateFunction::BoolOr
@@ -446,6 +477,8 @@ impl AggregateFunction {
                 | AggregateFunction::ThetaSketch { .. }
                 | AggregateFunction::CpcSketch { .. }
                 | AggregateFunction::Ull { .. }
+                | AggregateFunction::HllPlus { .. }
+                | AggregateFunction::IdSet(_)
                 | AggregateFunction::FrequentItems { .. }
                 | AggregateFunction::PercentileKll { .. }
                 | AggregateFunction::IntegerTupleSketch { .. }
@@ -519,6 +552,10 @@ const BASE_NAMES: &[&str] = &[
     "distinctcountrawhll",
     "distinctcountsmarthll",
     "distinctcountsmartull",
+    "distinctcounthllplus",
+    "distinctcountrawhllplus",
+    "distinctcountsmarthllplus",
+    "idset",
     "segmentpartitioneddistinctcount",
     "percentile",
     "percentileest",
@@ -696,6 +733,63 @@ fn smart_ull_parameters(text: &str) -> Result<AggregateFunction, String> {
     Ok(AggregateFunction::DistinctCountSmartUll { p, threshold })
 }
 
+/// Parses `IDSET`'s `'sizeThresholdInBytes=1000;expectedInsertions=100;fpp=0.01'` (keys
+/// case-insensitive; Pinot's defaults 8 MiB, 5,000,000 and 0.03).
+fn id_set_parameters(text: &str) -> Result<IdSetParams, String> {
+    let mut params = IdSetParams::default();
+    for (key, value) in key_values(text)? {
+        let bad = || format!("Invalid parameter: {key}={value}");
+        match key.as_str() {
+            "sizethresholdinbytes" => {
+                params.size_threshold_in_bytes = value.parse().map_err(|_| bad())?
+            }
+            "expectedinsertions" => {
+                params.expected_insertions = value.parse().map_err(|_| bad())?
+            }
+            "fpp" => params.fpp = value.parse().map_err(|_| bad())?,
+            _ => return Err(format!("Invalid parameter key: {key}")),
+        }
+    }
+    params.validate().map_err(|e| format!("idset: {e}"))
+}
+
+/// Parses `DISTINCTCOUNTSMARTHLLPLUS`'s `'threshold=10;p=14;sp=20'` (keys case-insensitive;
+/// Pinot's defaults `p` 14, `sp` 0, conversion past 100,000 values; a non-positive threshold
+/// never converts).
+fn smart_hll_plus_parameters(text: &str) -> Result<AggregateFunction, String> {
+    let (mut p, mut sp, mut threshold) = (
+        hll_plus::DEFAULT_P,
+        hll_plus::DEFAULT_SP,
+        SMART_HLL_THRESHOLD,
+    );
+    for (key, value) in key_values(text)? {
+        let number: i64 = value
+            .parse()
+            .map_err(|_| format!("Invalid parameter: {key}={value}"))?;
+        let byte = || {
+            u8::try_from(number)
+                .map_err(|_| format!("invalid {key} for distinctcountsmarthllplus: {number}"))
+        };
+        match key.as_str() {
+            "p" => p = byte()?,
+            "sp" => sp = byte()?,
+            "threshold" => {
+                threshold = if number <= 0 {
+                    u32::MAX
+                } else {
+                    u32::try_from(number).unwrap_or(u32::MAX)
+                };
+            }
+            _ => return Err(format!("Invalid parameter key: {key}")),
+        }
+    }
+    // The sketch's own checks (p at least 4; sp 0 or from p to 32).
+    SketchKind::HllPlus { p, sp }
+        .validate()
+        .map_err(|e| format!("distinctcountsmarthllplus: {e}"))?;
+    Ok(AggregateFunction::DistinctCountSmartHllPlus { p, sp, threshold })
+}
+
 /// Pinot's `DISTINCTCOUNTSMARTHLL` defaults: `log2m` 12, conversion past 100,000 values.
 const SMART_HLL_LOG2M: u8 = 12;
 const SMART_HLL_THRESHOLD: u32 = 100_000;
@@ -821,6 +915,45 @@ pub fn build_function(
             match params.first() {
                 None => smart_hll_parameters("")?,
                 Some(segments::types::Value::String(p)) => smart_hll_parameters(p)?,
+                Some(_) => return Err(format!("{base} expects its parameters as a string")),
+            }
+        }
+        "distinctcounthllplus" | "distinctcountrawhllplus" => {
+            expect_params(2)?;
+            let p = match params.first() {
+                None => f64::from(hll_plus::DEFAULT_P),
+                Some(_) => num(0, "p")?,
+            };
+            let sp = match params.get(1) {
+                None => f64::from(hll_plus::DEFAULT_SP),
+                Some(_) => num(1, "sp")?,
+            };
+            let precision = |x: f64, what: &str| -> Result<u8, String> {
+                u8::try_from(int_param(x, base, what)?)
+                    .map_err(|_| format!("invalid {what} for {base}: {x}"))
+            };
+            let f = AggregateFunction::HllPlus {
+                p: precision(p, "p")?,
+                sp: precision(sp, "sp")?,
+                raw: base == "distinctcountrawhllplus",
+            };
+            check_sketch(&f)?;
+            f
+        }
+        "idset" => {
+            expect_params(1)?;
+            let text = match params.first() {
+                None => "",
+                Some(segments::types::Value::String(p)) => p.as_str(),
+                Some(_) => return Err(format!("{base} expects its parameters as a string")),
+            };
+            AggregateFunction::IdSet(id_set_parameters(text)?)
+        }
+        "distinctcountsmarthllplus" => {
+            expect_params(1)?;
+            match params.first() {
+                None => smart_hll_plus_parameters("")?,
+                Some(segments::types::Value::String(p)) => smart_hll_plus_parameters(p)?,
                 Some(_) => return Err(format!("{base} expects its parameters as a string")),
             }
         }

@@ -1,7 +1,7 @@
 //! Apache DataSketches sketches (the `datasketches` crate) as Pinot uses them: theta and CPC
 //! distinct counts, frequent items, KLL quantiles — in the binary formats Java, C++ and Python
-//! DataSketches read — and hash4j's UltraLogLog ([`super::ull`]), which Pinot aggregates the
-//! same way.
+//! DataSketches read — and hash4j's UltraLogLog ([`super::ull`]) and stream-lib's HyperLogLog++
+//! ([`super::hll_plus`]), which Pinot aggregates the same way.
 //!
 //! Values are hashed as Pinot's calls to DataSketches Java's `update` hash them: integers
 //! (INT, LONG, TIMESTAMP, BOOLEAN as 0/1) as `update(long)`, FLOAT and DOUBLE as
@@ -15,6 +15,8 @@
 //! servers exchange ([`DataSketch::to_bytes`]) and the broker finalizes.
 
 use super::error::SketchError;
+use super::hll_plus::HyperLogLogPlus;
+use super::id_set::{IdSet, IdSetParams};
 use super::integer_tuple::{
     IntegerTupleSketch, IntegerTupleUnion, SummaryMode, integer_tuple_from_bytes,
 };
@@ -71,9 +73,23 @@ pub enum SketchKind {
     Ull {
         p: u8,
     },
+    /// stream-lib's HyperLogLog++ of precision `p`, sparse precision `sp` (Pinot's HLL+
+    /// functions).
+    HllPlus {
+        p: u8,
+        sp: u8,
+    },
+    /// Pinot's id set (`IDSET`): a bitmap of ids or a Bloom filter.
+    IdSet(IdSetParams),
 }
 
 impl SketchKind {
+    /// Whether a single-value BYTES argument holds serialized sketches to merge (an id set's
+    /// BYTES are ids).
+    pub fn takes_serialized(self) -> bool {
+        !matches!(self, SketchKind::IdSet(_))
+    }
+
     /// Checks the parameters the way the crate will (so building never fails later).
     pub fn validate(self) -> Result<SketchKind, SketchError> {
         SketchBuilder::new(self).map(|_| self)
@@ -299,6 +315,11 @@ pub enum SketchBuilder {
         lg_k: u8,
     },
     Ull(UltraLogLog),
+    HllPlus(HyperLogLogPlus),
+    IdSet {
+        set: IdSet,
+        params: IdSetParams,
+    },
 }
 
 impl SketchBuilder {
@@ -347,10 +368,16 @@ impl SketchBuilder {
                 lg_k,
             },
             SketchKind::Ull { p } => SketchBuilder::Ull(UltraLogLog::new(p)?),
+            SketchKind::HllPlus { p, sp } => SketchBuilder::HllPlus(HyperLogLogPlus::new(p, sp)?),
+            SketchKind::IdSet(params) => SketchBuilder::IdSet {
+                set: IdSet::Empty,
+                params: params.validate()?,
+            },
         })
     }
 
-    /// Adds one value (NULLs and arrays are the caller's: it passes each element).
+    /// Adds one value (NULLs and arrays are the caller's: it passes each element). An id set
+    /// skips an id it cannot hold (a BIG_DECIMAL: the binder refuses those columns).
     pub fn update(&mut self, v: &Value) {
         match self {
             SketchBuilder::Theta { sketch, .. } => {
@@ -383,6 +410,10 @@ impl SketchBuilder {
             // Only serialized sketches go in (the binder refuses other input).
             SketchBuilder::IntegerTuple { .. } => {}
             SketchBuilder::Ull(s) => s.add_value(v),
+            SketchBuilder::HllPlus(s) => s.offer(v),
+            SketchBuilder::IdSet { set, params } => {
+                let _ = set.add(v, *params);
+            }
         }
     }
 
@@ -427,6 +458,9 @@ impl SketchBuilder {
                 s.merge(&UltraLogLog::from_pinot_bytes(bytes)?);
                 Ok(())
             }
+            // stream-lib's bytes; sketches of another precision merge only when one is empty.
+            SketchBuilder::HllPlus(s) => s.merge(&HyperLogLogPlus::from_bytes(bytes)?),
+            SketchBuilder::IdSet { set, params } => set.merge(IdSet::from_bytes(bytes)?, *params),
         }
     }
 
@@ -471,6 +505,11 @@ impl SketchBuilder {
                 lg_k: *lg_k,
             },
             SketchBuilder::Ull(s) => DataSketch::Ull(s.clone()),
+            SketchBuilder::HllPlus(s) => DataSketch::HllPlus(s.clone()),
+            SketchBuilder::IdSet { set, params } => DataSketch::IdSet {
+                set: set.clone(),
+                params: *params,
+            },
         }
     }
 }
@@ -502,6 +541,11 @@ pub enum DataSketch {
         lg_k: u8,
     },
     Ull(UltraLogLog),
+    HllPlus(HyperLogLogPlus),
+    IdSet {
+        set: IdSet,
+        params: IdSetParams,
+    },
 }
 
 impl PartialEq for DataSketch {
@@ -517,6 +561,8 @@ const TAG_FREQUENT_LONGS: u8 = 4;
 const TAG_KLL: u8 = 5;
 const TAG_INTEGER_TUPLE: u8 = 6;
 const TAG_ULL: u8 = 7;
+const TAG_HLL_PLUS: u8 = 8;
+const TAG_ID_SET: u8 = 9;
 
 impl DataSketch {
     /// An empty sketch of a kind.
@@ -554,6 +600,10 @@ impl DataSketch {
                 *sketch = union.result();
             }
             (DataSketch::Ull(a), DataSketch::Ull(b)) => a.merge(b),
+            (DataSketch::HllPlus(a), DataSketch::HllPlus(b)) => a.merge(b)?,
+            (DataSketch::IdSet { set, params }, DataSketch::IdSet { set: other, .. }) => {
+                set.merge(other.clone(), *params)?
+            }
             _ => {
                 return Err(corrupt(
                     "data sketch",
@@ -574,6 +624,8 @@ impl DataSketch {
             DataSketch::Kll(s) => s.is_empty(),
             DataSketch::IntegerTuple { sketch, .. } => sketch.is_empty(),
             DataSketch::Ull(s) => s.is_empty(),
+            DataSketch::HllPlus(s) => s.cardinality() == 0,
+            DataSketch::IdSet { set, .. } => matches!(set, IdSet::Empty),
         }
     }
 
@@ -584,6 +636,7 @@ impl DataSketch {
             DataSketch::Theta { sketch, .. } => sketch.estimate().round() as i64,
             DataSketch::Cpc(s) => s.estimate().round() as i64,
             DataSketch::Ull(s) => s.estimate().round() as i64,
+            DataSketch::HllPlus(s) => i64::try_from(s.cardinality()).unwrap_or(i64::MAX),
             DataSketch::IntegerTuple { sketch, .. } => sketch.estimate() as i64,
             _ => 0,
         }
@@ -602,7 +655,8 @@ impl DataSketch {
     }
 
     /// The sketch in DataSketches' own binary format (what Pinot's RAW functions return,
-    /// base64-encoded); a ULL's registers alone (`DISTINCTCOUNTRAWULL`).
+    /// base64-encoded); a ULL's registers alone (`DISTINCTCOUNTRAWULL`); an HLL+'s stream-lib
+    /// bytes (`DISTINCTCOUNTRAWHLLPLUS`, hex-encoded).
     pub fn serialize(&self) -> Vec<u8> {
         match self {
             DataSketch::Theta { sketch, .. } => sketch.serialize(),
@@ -612,6 +666,8 @@ impl DataSketch {
             DataSketch::Kll(s) => s.serialize(),
             DataSketch::IntegerTuple { sketch, .. } => sketch.serialize(),
             DataSketch::Ull(s) => s.state().to_vec(),
+            DataSketch::HllPlus(s) => s.to_bytes(),
+            DataSketch::IdSet { set, .. } => set.to_bytes(),
         }
     }
 
@@ -633,6 +689,13 @@ impl DataSketch {
                 out.push(*lg_k);
             }
             DataSketch::Ull(_) => out.push(TAG_ULL),
+            DataSketch::HllPlus(_) => out.push(TAG_HLL_PLUS),
+            DataSketch::IdSet { params, .. } => {
+                out.push(TAG_ID_SET);
+                out.extend_from_slice(&params.size_threshold_in_bytes.to_le_bytes());
+                out.extend_from_slice(&params.expected_insertions.to_le_bytes());
+                out.extend_from_slice(&params.fpp.to_le_bytes());
+            }
         }
         out.extend_from_slice(&self.serialize());
         out
@@ -674,6 +737,25 @@ impl DataSketch {
                 }
             }
             TAG_ULL => DataSketch::Ull(UltraLogLog::wrap(rest.to_vec())?),
+            TAG_HLL_PLUS => DataSketch::HllPlus(HyperLogLogPlus::from_bytes(rest)?),
+            TAG_ID_SET => {
+                if rest.len() < 24 {
+                    return Err(corrupt("idset", "truncated"));
+                }
+                let word = |i: usize| {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(&rest[i * 8..i * 8 + 8]);
+                    b
+                };
+                DataSketch::IdSet {
+                    params: IdSetParams {
+                        size_threshold_in_bytes: i64::from_le_bytes(word(0)),
+                        expected_insertions: i64::from_le_bytes(word(1)),
+                        fpp: f64::from_le_bytes(word(2)),
+                    },
+                    set: IdSet::from_bytes(&rest[24..])?,
+                }
+            }
             other => return Err(corrupt("data sketch", format!("unknown tag {other}"))),
         })
     }

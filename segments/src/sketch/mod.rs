@@ -40,6 +40,8 @@ pub mod datasketch;
 mod error;
 mod hash;
 mod hll;
+pub mod hll_plus;
+pub mod id_set;
 pub mod integer_tuple;
 mod quantile_digest;
 mod sketch_input;

@@ -725,7 +725,7 @@ mod tests {
         ] {
             s.add_value(&v);
         }
-        let mut state = vec![0u8; 16];
+        let mut state = [0u8; 16];
         state[1] = 0x10;
         state[6] = 0x19;
         assert_eq!(s.state(), &state[..]);

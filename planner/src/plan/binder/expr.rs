@@ -521,6 +521,8 @@ impl<'a> ExprBinder<'a> {
                 AggregateFunction::IntegerTupleSketch { .. } => {
                     t.data_type == DataType::Bytes && t.single_value
                 }
+                // Pinot's id sets hold integers, floats, text and bytes.
+                AggregateFunction::IdSet { .. } => t.data_type != DataType::BigDecimal,
                 _ => true,
             };
             if !sketch_input_ok {
