@@ -858,29 +858,7 @@ impl<'a> JavaReader<'a> {
 
 /// stream-lib's `MurmurHash.hash64(byte[])`: MurmurHash64A with seed `0xe17a1465`.
 pub fn murmur64(data: &[u8]) -> u64 {
-    const M: u64 = 0xc6a4_a793_5bd1_e995;
-    const R: u32 = 47;
-    let mut h = (SEED as u64) ^ (data.len() as i32 as i64 as u64).wrapping_mul(M);
-    let mut chunks = data.chunks_exact(8);
-    for c in &mut chunks {
-        let mut k = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        k = k.wrapping_mul(M);
-        k ^= k >> R;
-        k = k.wrapping_mul(M);
-        h ^= k;
-        h = h.wrapping_mul(M);
-    }
-    let tail = chunks.remainder();
-    if !tail.is_empty() {
-        for (i, &b) in tail.iter().enumerate() {
-            h ^= (b as u64) << (8 * i);
-        }
-        h = h.wrapping_mul(M);
-    }
-    h ^= h >> R;
-    h = h.wrapping_mul(M);
-    h ^= h >> R;
-    h
+    super::hash::murmur2_64(data, SEED)
 }
 
 /// `murmur64` of a value's text, formatted without allocating.

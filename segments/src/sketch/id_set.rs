@@ -26,6 +26,7 @@
 //! its ids; two Bloom filters OR their bits.
 
 use super::error::SketchError;
+use super::hash::murmur3_x64_128;
 use crate::types::Value;
 use roaring::{RoaringBitmap, RoaringTreemap};
 
@@ -150,7 +151,7 @@ impl Bloom {
 
     /// The bit indexes of `bytes`.
     fn bits(&self, bytes: &[u8]) -> impl Iterator<Item = usize> + use<> {
-        let (h1, h2) = murmur3_x64_128(bytes);
+        let (h1, h2) = murmur3_x64_128(bytes, 0);
         let size = (self.words.len() * 64) as u64;
         (0..u64::from(self.hashes)).map(move |i| {
             let combined = h1.wrapping_add(i.wrapping_mul(h2));
@@ -170,62 +171,6 @@ impl Bloom {
                 .bits(bytes)
                 .all(|b| self.words[b / 64] & (1 << (b % 64)) != 0)
     }
-}
-
-/// MurmurHash3 x64 128 (seed 0), as Guava's `Hashing.murmur3_128()`: the two halves.
-fn murmur3_x64_128(data: &[u8]) -> (u64, u64) {
-    const C1: u64 = 0x87c3_7b91_1142_53d5;
-    const C2: u64 = 0x4cf5_ad43_2745_937f;
-    let fmix = |mut k: u64| {
-        k ^= k >> 33;
-        k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        k ^= k >> 33;
-        k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        k ^ (k >> 33)
-    };
-    let mix_k1 = |k: u64| k.wrapping_mul(C1).rotate_left(31).wrapping_mul(C2);
-    let mix_k2 = |k: u64| k.wrapping_mul(C2).rotate_left(33).wrapping_mul(C1);
-    let (mut h1, mut h2) = (0u64, 0u64);
-    let mut blocks = data.chunks_exact(16);
-    for block in &mut blocks {
-        let k1 = u64::from_le_bytes(block[..8].try_into().unwrap_or_default());
-        let k2 = u64::from_le_bytes(block[8..].try_into().unwrap_or_default());
-        h1 ^= mix_k1(k1);
-        h1 = h1
-            .rotate_left(27)
-            .wrapping_add(h2)
-            .wrapping_mul(5)
-            .wrapping_add(0x52dc_e729);
-        h2 ^= mix_k2(k2);
-        h2 = h2
-            .rotate_left(31)
-            .wrapping_add(h1)
-            .wrapping_mul(5)
-            .wrapping_add(0x3849_5ab5);
-    }
-    let tail = blocks.remainder();
-    let le = |bytes: &[u8]| {
-        bytes
-            .iter()
-            .rev()
-            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
-    };
-    if tail.len() > 8 {
-        h2 ^= mix_k2(le(&tail[8..]));
-    }
-    if !tail.is_empty() {
-        h1 ^= mix_k1(le(&tail[..tail.len().min(8)]));
-    }
-    let len = data.len() as u64;
-    h1 ^= len;
-    h2 ^= len;
-    h1 = h1.wrapping_add(h2);
-    h2 = h2.wrapping_add(h1);
-    h1 = fmix(h1);
-    h2 = fmix(h2);
-    h1 = h1.wrapping_add(h2);
-    h2 = h2.wrapping_add(h1);
-    (h1, h2)
 }
 
 /// A set of ids (see the module's documentation).
@@ -531,7 +476,7 @@ mod tests {
     #[test]
     fn murmur3_is_guavas() {
         // Guava's murmur3_128().hashInt(1): bytes feca28aff5a3958840bee985ee7de4d3.
-        let (h1, h2) = murmur3_x64_128(&1i32.to_le_bytes());
+        let (h1, h2) = murmur3_x64_128(&1i32.to_le_bytes(), 0);
         let mut bytes = h1.to_le_bytes().to_vec();
         bytes.extend_from_slice(&h2.to_le_bytes());
         let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
