@@ -916,6 +916,7 @@ fn split_scans_answer_as_one_part() {
     schema.fields.push(FieldSpec::dimension("o", DataType::Int));
     let mut cfg = BuildConfig::new("big", "big_0");
     cfg.inverted.insert("g".into());
+    cfg.range.insert("k".into());
     cfg.no_dictionary.insert("w".into());
     cfg.sorted_column = Some("o".into());
     let row = |i: usize| {
@@ -956,8 +957,13 @@ fn split_scans_answer_as_one_part() {
         "SELECT COUNT(*) FROM big WHERE o IN ({}) AND k < 700",
         many.join(",")
     );
+    // An index (range on k, inverted on g) and a scan (w, raw) in one filter: the parts share
+    // the index's answer and split the scan.
+    let indexed_and_scanned = "SELECT COUNT(*) FROM big WHERE k BETWEEN 100 AND 400 \
+                               AND g IN ('g2', 'g5') AND w > 0";
     // Counted from the rows themselves.
     let (mut few_count, mut few_sum, mut many_count) = (0i64, 0i64, 0i64);
+    let mut indexed_count = 0i64;
     for r in (0..docs).map(row) {
         let (Value::Int(k), Value::Long(w), Value::Int(o)) = (&r[0], &r[3], &r[4]) else {
             unreachable!()
@@ -969,6 +975,12 @@ fn split_scans_answer_as_one_part() {
         if o % 3 == 0 && *k < 700 {
             many_count += 1;
         }
+        let Value::String(g) = &r[1] else {
+            unreachable!()
+        };
+        if (100..=400).contains(k) && (g == "g2" || g == "g5") && *w > 0 {
+            indexed_count += 1;
+        }
     }
     for threads in [1, 4] {
         assert_eq!(
@@ -979,6 +991,11 @@ fn split_scans_answer_as_one_part() {
         assert_eq!(
             rows_of(&run(threads, &count_many)),
             vec![vec![json!(many_count)]],
+            "{threads} threads"
+        );
+        assert_eq!(
+            rows_of(&run(threads, indexed_and_scanned)),
+            vec![vec![json!(indexed_count)]],
             "{threads} threads"
         );
     }

@@ -16,7 +16,7 @@ use crate::operator::SegmentOutput;
 use crate::operator::aggregation::{aggregate_segment, strategy};
 use crate::operator::doc_set::DocSet;
 use crate::operator::filter::prune::may_match;
-use crate::operator::filter::{FilterExecutor, FilterNode, plan_filter};
+use crate::operator::filter::{FilterExecutor, FilterNode, SharedIndexAnswers, plan_filter};
 use crate::operator::group_by::{group_segment, group_segment_parts};
 use crate::operator::selection::{distinct_segment, select_segment_as};
 use crate::operator::star_tree::{self, StarTreeChoice};
@@ -226,10 +226,12 @@ fn filter_in_parts<'s>(
     ctx: &QueryContext,
 ) -> Result<(DocSet, u64), EngineError> {
     let ranges = DocSet::all(segment.total_docs()).split(parts, MIN_PART_DOCS);
+    // Index unions once for the segment; the parts split the scans.
+    let shared = SharedIndexAnswers::of(node);
     let found: Vec<Result<(DocSet, u64), EngineError>> = ranges
         .par_iter()
         .map(|range| {
-            let mut exec = FilterExecutor::new(segment, ctx);
+            let mut exec = FilterExecutor::sharing(segment, ctx, &shared);
             let docs = exec.run_within(node, range)?;
             Ok((docs, exec.entries_scanned))
         })

@@ -26,6 +26,7 @@ use segments::forward::raw::RawForward;
 use segments::forward::{DictIds, ForwardIndex};
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType};
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// Runs filter trees of one segment.
@@ -34,6 +35,73 @@ pub struct FilterExecutor<'s, 'q> {
     pub ctx: &'q QueryContext,
     /// Entries read by scans so far.
     pub entries_scanned: u64,
+    /// Index answers computed once for the whole segment (when its parts are filtered apart).
+    shared: Option<&'q SharedIndexAnswers>,
+}
+
+/// The answers of a filter's index unions over a whole segment — an inverted index's posting
+/// lists of several ids, a range index's buckets — computed once, so executors filtering the
+/// segment's parts in parallel cut their range from them instead of each building the union
+/// over every document again. Keyed by the leaf's access (the tree outlives the executors).
+#[derive(Default)]
+pub struct SharedIndexAnswers {
+    answers: HashMap<usize, IndexAnswer>,
+}
+
+/// One index access's documents over the whole segment.
+enum IndexAnswer {
+    Docs(DocSet),
+    /// A range index's: matching for sure, and to confirm by a scan.
+    Range {
+        exact: DocSet,
+        partial: DocSet,
+    },
+}
+
+fn access_key(access: &Access<'_>) -> usize {
+    access as *const Access<'_> as usize
+}
+
+impl SharedIndexAnswers {
+    /// The index unions of `node`'s leaves over their whole segment.
+    pub fn of(node: &FilterNode<'_>) -> SharedIndexAnswers {
+        let mut answers = HashMap::new();
+        for leaf in node.leaves() {
+            let answer = match &leaf.access {
+                Access::Inverted { reader, ids } => match ids {
+                    super::IdSet::Ids(v) if v.len() > 1 => {
+                        IndexAnswer::Docs(DocSet::Bitmap(reader.union_shared(v)))
+                    }
+                    super::IdSet::Range(r) if r.len() > 1 => {
+                        IndexAnswer::Docs(DocSet::bitmap(reader.union(ids.iter())))
+                    }
+                    _ => continue,
+                },
+                Access::RangeIndex { reader, ids, .. } => {
+                    let m = reader.matching(ids.clone());
+                    IndexAnswer::Range {
+                        exact: DocSet::bitmap(m.exact),
+                        partial: DocSet::bitmap(m.partial),
+                    }
+                }
+                Access::RangeIndexRaw {
+                    reader,
+                    lower,
+                    upper,
+                    ..
+                } => {
+                    let m = reader.matching_values(lower.as_ref(), upper.as_ref());
+                    IndexAnswer::Range {
+                        exact: DocSet::bitmap(m.exact),
+                        partial: DocSet::bitmap(m.partial),
+                    }
+                }
+                _ => continue,
+            };
+            answers.insert(access_key(&leaf.access), answer);
+        }
+        SharedIndexAnswers { answers }
+    }
 }
 
 impl<'s, 'q> FilterExecutor<'s, 'q> {
@@ -43,6 +111,19 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             segment,
             ctx,
             entries_scanned: 0,
+            shared: None,
+        }
+    }
+
+    /// An executor for a part of `segment` that takes index unions from `shared`.
+    pub fn sharing(
+        segment: &'s ImmutableSegment,
+        ctx: &'q QueryContext,
+        shared: &'q SharedIndexAnswers,
+    ) -> FilterExecutor<'s, 'q> {
+        FilterExecutor {
+            shared: Some(shared),
+            ..FilterExecutor::new(segment, ctx)
         }
     }
 
@@ -110,6 +191,35 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         access: &Access<'s>,
         candidates: &DocSet,
     ) -> Result<DocSet, EngineError> {
+        if let Some(answer) = self.shared.and_then(|s| s.answers.get(&access_key(access))) {
+            return match (answer, access) {
+                (IndexAnswer::Docs(docs), _) => Ok(docs.clone().and(candidates)),
+                (IndexAnswer::Range { exact, partial }, Access::RangeIndex { ids, column, .. }) => {
+                    let out = exact.clone().and(candidates);
+                    let partial = partial.clone().and(candidates);
+                    if partial.is_empty() {
+                        return Ok(out);
+                    }
+                    let lookup = super::IdSet::Range(ids.clone())
+                        .lookup(column.dictionary().map_or(0, |d| d.len()));
+                    Ok(out.or(&self.scan_dict(column, &lookup, &partial)?))
+                }
+                (
+                    IndexAnswer::Range { exact, partial },
+                    Access::RangeIndexRaw { column, test, .. },
+                ) => {
+                    let out = exact.clone().and(candidates);
+                    let partial = partial.clone().and(candidates);
+                    if partial.is_empty() {
+                        return Ok(out);
+                    }
+                    Ok(out.or(&self.scan_raw(column, test, &partial)?))
+                }
+                _ => Err(EngineError::execution(
+                    "a shared index answer of another access",
+                )),
+            };
+        }
         Ok(match access {
             Access::Constant(true) => candidates.clone(),
             Access::Constant(false) => DocSet::empty(),

@@ -38,7 +38,7 @@ use segments::types::Value;
 use std::ops::{Bound, Range};
 use value_test::{ValueTest, positive_form};
 
-pub use exec::FilterExecutor;
+pub use exec::{FilterExecutor, SharedIndexAnswers};
 
 /// How a leaf predicate is answered.
 pub enum Access<'s> {
