@@ -39,16 +39,17 @@ pub struct FilterExecutor<'s, 'q> {
     shared: Option<&'q SharedIndexAnswers>,
 }
 
-/// The answers of a filter's index unions over a whole segment — an inverted index's posting
-/// lists of several ids, a range index's buckets — computed once, so executors filtering the
-/// segment's parts in parallel cut their range from them instead of each building the union
-/// over every document again. Keyed by the leaf's access (the tree outlives the executors).
+/// The answers of a filter's index accesses over a whole segment — an inverted index's posting
+/// lists, a range index's buckets — computed once, so executors filtering the segment's parts
+/// in parallel cut their range from them instead of each building the union over every
+/// document again. Keyed by the leaf's access (the tree outlives the executors).
 #[derive(Default)]
 pub struct SharedIndexAnswers {
     answers: HashMap<usize, IndexAnswer>,
 }
 
 /// One index access's documents over the whole segment.
+#[derive(Clone)]
 enum IndexAnswer {
     Docs(DocSet),
     /// A range index's: matching for sure, and to confirm by a scan.
@@ -62,44 +63,47 @@ fn access_key(access: &Access<'_>) -> usize {
     access as *const Access<'_> as usize
 }
 
-impl SharedIndexAnswers {
-    /// The index unions of `node`'s leaves over their whole segment.
-    pub fn of(node: &FilterNode<'_>) -> SharedIndexAnswers {
-        let mut answers = HashMap::new();
-        for leaf in node.leaves() {
-            let answer = match &leaf.access {
-                Access::Inverted { reader, ids } => match ids {
-                    super::IdSet::Ids(v) if v.len() > 1 => {
-                        IndexAnswer::Docs(DocSet::Bitmap(reader.union_shared(v)))
-                    }
-                    super::IdSet::Range(r) if r.len() > 1 => {
-                        IndexAnswer::Docs(DocSet::bitmap(reader.union(ids.iter())))
-                    }
-                    _ => continue,
-                },
-                Access::RangeIndex { reader, ids, .. } => {
-                    let m = reader.matching(ids.clone());
-                    IndexAnswer::Range {
-                        exact: DocSet::bitmap(m.exact),
-                        partial: DocSet::bitmap(m.partial),
-                    }
-                }
-                Access::RangeIndexRaw {
-                    reader,
-                    lower,
-                    upper,
-                    ..
-                } => {
-                    let m = reader.matching_values(lower.as_ref(), upper.as_ref());
-                    IndexAnswer::Range {
-                        exact: DocSet::bitmap(m.exact),
-                        partial: DocSet::bitmap(m.partial),
-                    }
-                }
-                _ => continue,
-            };
-            answers.insert(access_key(&leaf.access), answer);
+/// The documents an index access answers over its whole segment (an inverted index's posting
+/// lists, a range index's match); `None` for an access no index answers.
+fn index_answer(access: &Access<'_>) -> Option<IndexAnswer> {
+    Some(match access {
+        Access::Inverted { reader, ids } => IndexAnswer::Docs(match ids {
+            // One value: the index's decoded posting list, shared, not copied.
+            super::IdSet::Ids(v) => DocSet::Bitmap(reader.union_shared(v)),
+            super::IdSet::Range(r) if r.len() == 1 => DocSet::Bitmap(reader.shared(r.start)),
+            super::IdSet::Range(_) => DocSet::bitmap(reader.union(ids.iter())),
+        }),
+        Access::RangeIndex { reader, ids, .. } => {
+            let m = reader.matching(ids.clone());
+            IndexAnswer::Range {
+                exact: DocSet::bitmap(m.exact),
+                partial: DocSet::bitmap(m.partial),
+            }
         }
+        Access::RangeIndexRaw {
+            reader,
+            lower,
+            upper,
+            ..
+        } => {
+            let m = reader.matching_values(lower.as_ref(), upper.as_ref());
+            IndexAnswer::Range {
+                exact: DocSet::bitmap(m.exact),
+                partial: DocSet::bitmap(m.partial),
+            }
+        }
+        _ => return None,
+    })
+}
+
+impl SharedIndexAnswers {
+    /// The index answers of `node`'s leaves over their whole segment.
+    pub fn of(node: &FilterNode<'_>) -> SharedIndexAnswers {
+        let answers = node
+            .leaves()
+            .into_iter()
+            .filter_map(|leaf| Some((access_key(&leaf.access), index_answer(&leaf.access)?)))
+            .collect();
         SharedIndexAnswers { answers }
     }
 }
@@ -185,40 +189,48 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         Ok(out)
     }
 
+    /// The candidates in an index's `answer` for `access`: a range index's partial buckets
+    /// confirmed by scanning them.
+    fn answer_within(
+        &mut self,
+        answer: IndexAnswer,
+        access: &Access<'s>,
+        candidates: &DocSet,
+    ) -> Result<DocSet, EngineError> {
+        let (exact, partial) = match answer {
+            IndexAnswer::Docs(docs) => return Ok(docs.and(candidates)),
+            IndexAnswer::Range { exact, partial } => (exact, partial),
+        };
+        let out = exact.and(candidates);
+        let partial = partial.and(candidates);
+        if partial.is_empty() {
+            return Ok(out);
+        }
+        let confirmed = match access {
+            Access::RangeIndex { ids, column, .. } => {
+                let lookup = super::IdSet::Range(ids.clone())
+                    .lookup(column.dictionary().map_or(0, |d| d.len()));
+                self.scan_dict(column, &lookup, &partial)?
+            }
+            Access::RangeIndexRaw { column, test, .. } => self.scan_raw(column, test, &partial)?,
+            _ => return Err(EngineError::execution("a range answer of another access")),
+        };
+        Ok(out.or(&confirmed))
+    }
+
     /// The candidates matching the positive form of an access.
     fn positive(
         &mut self,
         access: &Access<'s>,
         candidates: &DocSet,
     ) -> Result<DocSet, EngineError> {
-        if let Some(answer) = self.shared.and_then(|s| s.answers.get(&access_key(access))) {
-            return match (answer, access) {
-                (IndexAnswer::Docs(docs), _) => Ok(docs.clone().and(candidates)),
-                (IndexAnswer::Range { exact, partial }, Access::RangeIndex { ids, column, .. }) => {
-                    let out = exact.clone().and(candidates);
-                    let partial = partial.clone().and(candidates);
-                    if partial.is_empty() {
-                        return Ok(out);
-                    }
-                    let lookup = super::IdSet::Range(ids.clone())
-                        .lookup(column.dictionary().map_or(0, |d| d.len()));
-                    Ok(out.or(&self.scan_dict(column, &lookup, &partial)?))
-                }
-                (
-                    IndexAnswer::Range { exact, partial },
-                    Access::RangeIndexRaw { column, test, .. },
-                ) => {
-                    let out = exact.clone().and(candidates);
-                    let partial = partial.clone().and(candidates);
-                    if partial.is_empty() {
-                        return Ok(out);
-                    }
-                    Ok(out.or(&self.scan_raw(column, test, &partial)?))
-                }
-                _ => Err(EngineError::execution(
-                    "a shared index answer of another access",
-                )),
-            };
+        // Index answers: shared by the segment's parts, or computed here.
+        let shared = self
+            .shared
+            .and_then(|s| s.answers.get(&access_key(access)))
+            .cloned();
+        if let Some(answer) = shared.or_else(|| index_answer(access)) {
+            return self.answer_within(answer, access, candidates);
         }
         Ok(match access {
             Access::Constant(true) => candidates.clone(),
@@ -244,45 +256,8 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 };
                 set.and(candidates)
             }
-            Access::Inverted { reader, ids } => match ids {
-                // One value: the index's decoded posting list, shared, not copied.
-                super::IdSet::Ids(v) => DocSet::Bitmap(reader.union_shared(v)).and(candidates),
-                super::IdSet::Range(r) if r.len() == 1 => {
-                    DocSet::Bitmap(reader.shared(r.start)).and(candidates)
-                }
-                super::IdSet::Range(_) => DocSet::bitmap(reader.union(ids.iter())).and(candidates),
-            },
-            Access::RangeIndex {
-                reader,
-                ids,
-                column,
-            } => {
-                let m = reader.matching(ids.clone());
-                let mut out = DocSet::bitmap(m.exact).and(candidates);
-                if !m.partial.is_empty() {
-                    let lookup = super::IdSet::Range(ids.clone())
-                        .lookup(column.dictionary().map_or(0, |d| d.len()));
-                    let partial = DocSet::bitmap(m.partial).and(candidates);
-                    let confirmed = self.scan_dict(column, &lookup, &partial)?;
-                    out = out.or(&confirmed);
-                }
-                out
-            }
-            Access::RangeIndexRaw {
-                reader,
-                lower,
-                upper,
-                column,
-                test,
-            } => {
-                let m = reader.matching_values(lower.as_ref(), upper.as_ref());
-                let mut out = DocSet::bitmap(m.exact).and(candidates);
-                if !m.partial.is_empty() {
-                    let partial = DocSet::bitmap(m.partial).and(candidates);
-                    let confirmed = self.scan_raw(column, test, &partial)?;
-                    out = out.or(&confirmed);
-                }
-                out
+            Access::Inverted { .. } | Access::RangeIndex { .. } | Access::RangeIndexRaw { .. } => {
+                return Err(EngineError::execution("an index access without its answer"));
             }
             Access::DictScan { column, lookup } => self.scan_dict(column, lookup, candidates)?,
             Access::ColumnCompare { left, right, test } => {
