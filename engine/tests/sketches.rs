@@ -332,19 +332,23 @@ fn ultraloglog_counts_and_raw_sketches() {
             &t,
             &format!(
                 "{engine}SELECT DISTINCTCOUNTSMARTULL(id), DISTINCTCOUNTSMARTULL(id, 'threshold=10;p=12'), \
-                 DISTINCTCOUNTSMARTULL(name, 'THRESHOLD=30') FROM events"
+                 DISTINCTCOUNTSMARTULL(name, 'THRESHOLD=30'), \
+                 DISTINCTCOUNTSMARTULL(id, 'threshold=25') FROM events"
             ),
         );
+        // At 25 the first segment (30 ids) converts and the second (20) does not: the exact
+        // values merge into the sketch.
         assert_eq!(
             rows_of(&r, engine),
             [vec![
                 json!(50),
                 json!(ids.estimate().round() as i64),
-                json!(20)
+                json!(20),
+                json!(ids.estimate().round() as i64)
             ]],
             "{engine}"
         );
-        assert_eq!(types_of(&r), ["INT", "INT", "INT"], "{engine}");
+        assert_eq!(types_of(&r), ["INT", "INT", "INT", "INT"], "{engine}");
         let mut few = UltraLogLog::new(4).unwrap();
         (0..ROWS).for_each(|i| few.add_value(&Value::Long(i as i64)));
         let r = query(
@@ -388,7 +392,8 @@ fn hyperloglog_plus_counts_and_raw_sketches() {
             &format!(
                 "{engine}SELECT DISTINCTCOUNTHLLPLUS(id), DISTINCT_COUNT_HLL_PLUS(name, 10), \
                  DISTINCTCOUNTHLLPLUSMV(tags), DISTINCTCOUNTRAWHLLPLUS(id), \
-                 DISTINCTCOUNTSMARTHLLPLUS(id, 'threshold=10'), DISTINCTCOUNTSMARTHLLPLUS(name) \
+                 DISTINCTCOUNTSMARTHLLPLUS(id, 'threshold=10'), DISTINCTCOUNTSMARTHLLPLUS(name), \
+                 DISTINCTCOUNTSMARTHLLPLUS(id, 'threshold=25') \
                  FROM events"
             ),
         );
@@ -405,10 +410,18 @@ fn hyperloglog_plus_counts_and_raw_sketches() {
         );
         assert_eq!(row[0], json!(50), "{engine}");
         assert_eq!(row[3], json!(hex(&ids.to_bytes())), "{engine}");
-        assert_eq!(row[4..], [json!(ids.cardinality()), json!(20)], "{engine}");
+        assert_eq!(
+            row[4..],
+            [
+                json!(ids.cardinality()),
+                json!(20),
+                json!(ids.cardinality())
+            ],
+            "{engine}"
+        );
         assert_eq!(
             types_of(&r),
-            ["LONG", "LONG", "LONG", "STRING", "INT", "INT"],
+            ["LONG", "LONG", "LONG", "STRING", "INT", "INT", "INT"],
             "{engine}"
         );
         // A sparse sketch (sp given: the single-stage engine takes it, as Pinot's).

@@ -8,10 +8,8 @@
 use super::moments::{CoMoments, Moments};
 use crate::error::EngineError;
 use crate::key::Key;
-use crate::sketch::datasketch::{self, DataSketch};
-use crate::sketch::hll_plus::HyperLogLogPlus;
+use crate::sketch::datasketch::{self, DataSketch, SketchBuilder};
 use crate::sketch::integer_tuple;
-use crate::sketch::ull::UltraLogLog;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
 use planner::plan::AggregateFunction;
 use planner::plan::aggregate::TupleResult;
@@ -218,25 +216,17 @@ impl AggState {
                 }
                 *me = AggState::Hll(b);
             }
-            // DISTINCTCOUNTSMARTULL: one side already converted to a sketch.
-            (AggState::Sketch(DataSketch::Ull(a)), AggState::Distinct(b)) => {
-                b.iter().for_each(|k| a.add_value(&k.0))
-            }
-            (me @ AggState::Distinct(_), AggState::Sketch(DataSketch::Ull(mut b))) => {
+            // DISTINCTCOUNTSMARTULL / HLLPLUS: one side already converted to a sketch.
+            (AggState::Sketch(a), AggState::Distinct(b)) => a
+                .merge(&smart_sketch(f, &b)?)
+                .map_err(|e| EngineError::execution(format!("{}: {e}", f.name())))?,
+            (me @ AggState::Distinct(_), AggState::Sketch(b)) => {
                 if let AggState::Distinct(a) = me {
-                    a.iter().for_each(|k| b.add_value(&k.0));
+                    let mut s = smart_sketch(f, a)?;
+                    s.merge(&b)
+                        .map_err(|e| EngineError::execution(format!("{}: {e}", f.name())))?;
+                    *me = AggState::Sketch(s);
                 }
-                *me = AggState::Sketch(DataSketch::Ull(b));
-            }
-            // DISTINCTCOUNTSMARTHLLPLUS: likewise.
-            (AggState::Sketch(DataSketch::HllPlus(a)), AggState::Distinct(b)) => {
-                b.iter().for_each(|k| a.offer(&k.0))
-            }
-            (me @ AggState::Distinct(_), AggState::Sketch(DataSketch::HllPlus(mut b))) => {
-                if let AggState::Distinct(a) = me {
-                    a.iter().for_each(|k| b.offer(&k.0));
-                }
-                *me = AggState::Sketch(DataSketch::HllPlus(b));
             }
             (AggState::TDigest(a), AggState::TDigest(b)) => a.merge(&b),
             // PERCENTILESMARTTDIGEST: one side already converted to a digest.
@@ -338,8 +328,8 @@ impl AggState {
         Ok(())
     }
 
-    /// DISTINCTCOUNTSMARTHLL and DISTINCTCOUNTSMARTULL: an exact set of more than `threshold`
-    /// values becomes a sketch;
+    /// DISTINCTCOUNTSMARTHLL, DISTINCTCOUNTSMARTULL and DISTINCTCOUNTSMARTHLLPLUS: an exact set
+    /// of more than `threshold` values becomes a sketch;
     /// PERCENTILESMARTTDIGEST: a list of more than `threshold` values becomes a t-digest.
     pub fn convert_past_threshold(&mut self, f: &AggregateFunction) {
         if let (
@@ -368,24 +358,11 @@ impl AggState {
             *self = AggState::Hll(h);
             return;
         }
-        if let (AggState::Distinct(set), AggregateFunction::DistinctCountSmartUll { p, threshold }) =
-            (&*self, f)
-            && set.len() > *threshold as usize
-            && let Ok(mut u) = UltraLogLog::new(*p)
+        if let (AggState::Distinct(set), Some((_, threshold))) = (&*self, f.smart_sketch())
+            && set.len() > threshold as usize
+            && let Ok(s) = smart_sketch(f, set)
         {
-            set.iter().for_each(|k| u.add_value(&k.0));
-            *self = AggState::Sketch(DataSketch::Ull(u));
-            return;
-        }
-        if let (
-            AggState::Distinct(set),
-            AggregateFunction::DistinctCountSmartHllPlus { p, sp, threshold },
-        ) = (&*self, f)
-            && set.len() > *threshold as usize
-            && let Ok(mut h) = HyperLogLogPlus::new(*p, *sp)
-        {
-            set.iter().for_each(|k| h.offer(&k.0));
-            *self = AggState::Sketch(DataSketch::HllPlus(h));
+            *self = AggState::Sketch(s);
         }
     }
 
@@ -561,6 +538,17 @@ impl AggState {
             },
         }
     }
+}
+
+/// A smart distinct count's exact values as its sketch (DISTINCTCOUNTSMARTULL / HLLPLUS).
+fn smart_sketch(f: &AggregateFunction, values: &HashSet<Key>) -> Result<DataSketch, EngineError> {
+    let failed = |e: String| EngineError::execution(format!("{}: {e}", f.name()));
+    let (kind, _) = f
+        .smart_sketch()
+        .ok_or_else(|| failed("exact values and a sketch do not merge".into()))?;
+    let mut builder = SketchBuilder::new(kind).map_err(|e| failed(e.to_string()))?;
+    values.iter().for_each(|k| builder.update(&k.0));
+    Ok(builder.build())
 }
 
 /// The final value of a DataSketches function: the rounded estimate of theta and CPC (0 for

@@ -413,6 +413,20 @@ impl AggregateFunction {
         }
     }
 
+    /// A smart distinct count's sketch (`DISTINCTCOUNTSMARTULL`, `DISTINCTCOUNTSMARTHLLPLUS`)
+    /// and the count of exact values past which it takes over.
+    pub fn smart_sketch(&self) -> Option<(SketchKind, u32)> {
+        match self {
+            AggregateFunction::DistinctCountSmartUll { p, threshold } => {
+                Some((SketchKind::Ull { p: *p }, *threshold))
+            }
+            AggregateFunction::DistinctCountSmartHllPlus { p, sp, threshold } => {
+                Some((SketchKind::HllPlus { p: *p, sp: *sp }, *threshold))
+            }
+            _ => None,
+        }
+    }
+
     /// The Apache DataSketches sketch the function builds, with its parameters.
     pub fn sketch_kind(&self) -> Option<SketchKind> {
         match self {
@@ -686,13 +700,7 @@ fn smart_tdigest_parameters(text: &str) -> Result<(u32, f64), String> {
             .parse()
             .map_err(|_| format!("For input string: \"{value}\""))?;
         match key.to_ascii_uppercase().as_str() {
-            "THRESHOLD" => {
-                threshold = if number <= 0 {
-                    u32::MAX
-                } else {
-                    u32::try_from(number).unwrap_or(u32::MAX)
-                }
-            }
+            "THRESHOLD" => threshold = conversion_threshold(number),
             "COMPRESSION" => compression = number as f64,
             _ => return Err(format!("Invalid parameter key: {key}")),
         }
@@ -721,11 +729,7 @@ fn smart_ull_parameters(text: &str) -> Result<AggregateFunction, String> {
                     .ok_or_else(|| format!("invalid p for distinctcountsmartull: {number}"))?;
             }
             "threshold" => {
-                threshold = if number <= 0 {
-                    u32::MAX
-                } else {
-                    u32::try_from(number).unwrap_or(u32::MAX)
-                };
+                threshold = conversion_threshold(number);
             }
             _ => return Err(format!("Invalid parameter key: {key}")),
         }
@@ -774,11 +778,7 @@ fn smart_hll_plus_parameters(text: &str) -> Result<AggregateFunction, String> {
             "p" => p = byte()?,
             "sp" => sp = byte()?,
             "threshold" => {
-                threshold = if number <= 0 {
-                    u32::MAX
-                } else {
-                    u32::try_from(number).unwrap_or(u32::MAX)
-                };
+                threshold = conversion_threshold(number);
             }
             _ => return Err(format!("Invalid parameter key: {key}")),
         }
@@ -788,6 +788,15 @@ fn smart_hll_plus_parameters(text: &str) -> Result<AggregateFunction, String> {
         .validate()
         .map_err(|e| format!("distinctcountsmarthllplus: {e}"))?;
     Ok(AggregateFunction::DistinctCountSmartHllPlus { p, sp, threshold })
+}
+
+/// A smart function's `threshold` parameter: a non-positive one never converts.
+fn conversion_threshold(number: i64) -> u32 {
+    if number <= 0 {
+        u32::MAX
+    } else {
+        u32::try_from(number).unwrap_or(u32::MAX)
+    }
 }
 
 /// Pinot's `DISTINCTCOUNTSMARTHLL` defaults: `log2m` 12, conversion past 100,000 values.
@@ -818,11 +827,7 @@ fn smart_hll_parameters(text: &str) -> Result<AggregateFunction, String> {
             }
             "DICTTHRESHOLD" => {}
             "THRESHOLD" | "HLLCONVERSIONTHRESHOLD" => {
-                threshold = if number <= 0 {
-                    u32::MAX
-                } else {
-                    u32::try_from(number).unwrap_or(u32::MAX)
-                };
+                threshold = conversion_threshold(number);
             }
             _ => return Err(format!("Invalid parameter key: {}", key.trim())),
         }
