@@ -23,7 +23,7 @@
 use super::coerce::{bytes, int, int32, text};
 use super::def::{Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
-use segments::sketch::{fmix64, murmur2_64, murmur3_x64_128};
+use segments::sketch::{murmur2_64, murmur3_finish, murmur3_x64_128};
 use segments::types::value::encode_hex;
 use segments::types::{DataType, Value};
 use sha2::Digest;
@@ -316,14 +316,7 @@ fn murmur3_x64_pinot(key: &[u8], seed: i32) -> (u64, u64) {
         }
         state.mix(k1, k2);
     }
-    let (mut h1, mut h2) = (state.h1, state.h2 ^ key.len() as u64);
-    h1 = h1.wrapping_add(h2);
-    h2 = h2.wrapping_add(h1);
-    h1 = fmix64(h1);
-    h2 = fmix64(h2);
-    h1 = h1.wrapping_add(h2);
-    h2 = h2.wrapping_add(h1);
-    (h1, h2)
+    murmur3_finish(state.h1, state.h2 ^ key.len() as u64)
 }
 
 // ---- FNV ----

@@ -143,6 +143,12 @@ pub fn murmur3_x64_128(data: &[u8], seed: i32) -> (u64, u64) {
     let len = data.len() as u64;
     h1 ^= len;
     h2 ^= len;
+    murmur3_finish(h1, h2)
+}
+
+/// MurmurHash3 x64 128's last step over the two lanes (the length already folded in): each
+/// lane absorbs the other, is finalized ([`fmix64`]), and absorbs the other again.
+pub fn murmur3_finish(mut h1: u64, mut h2: u64) -> (u64, u64) {
     h1 = h1.wrapping_add(h2);
     h2 = h2.wrapping_add(h1);
     h1 = fmix64(h1);
@@ -153,7 +159,7 @@ pub fn murmur3_x64_128(data: &[u8], seed: i32) -> (u64, u64) {
 }
 
 /// MurmurHash3's 64-bit finalizer.
-pub fn fmix64(mut k: u64) -> u64 {
+fn fmix64(mut k: u64) -> u64 {
     k ^= k >> 33;
     k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
     k ^= k >> 33;

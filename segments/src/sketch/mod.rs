@@ -49,7 +49,7 @@ mod tdigest;
 pub mod ull;
 
 pub use error::SketchError;
-pub use hash::{fmix64, hash_value, murmur2, murmur2_64, murmur2_long, murmur3_x64_128};
+pub use hash::{hash_value, murmur2, murmur2_64, murmur2_long, murmur3_finish, murmur3_x64_128};
 pub use hll::{DEFAULT_LOG2M, HyperLogLog};
 pub use quantile_digest::{DEFAULT_MAX_ERROR, QuantileDigest};
 pub use tdigest::{DEFAULT_COMPRESSION, TDigest};
