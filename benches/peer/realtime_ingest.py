@@ -4,7 +4,7 @@ from a file, and query latency on a consuming segment against the same rows comm
 Prepare once with `benches/peer/setup.sh [SF]` (lineitem CSV, the venv with kafka-python) and
 `scripts/get-tansu.sh` (the Kafka-protocol broker), then run
     benches/.venv-peers/bin/python benches/peer/realtime_ingest.py [--rows 500000] [--runs 7]
-It (1) builds the release `tessera` binary, (2) takes the first N lineitem rows as JSON messages
+It (1) builds the release `tessera` binary (or takes `TESSERA_BIN`), (2) takes the first N lineitem rows as JSON messages
 and produces them to a one-partition topic of a fresh tansu broker, (3) starts `tessera start`
 (one process, all roles, RAYON_NUM_THREADS=1), creates a REALTIME lineitem table (the indexed
 config of compare.py) consuming from the smallest offset with a flush threshold above N, and
@@ -73,10 +73,11 @@ def count(conn, table="lineitem"):
     return query(conn, f"SELECT COUNT(*) FROM {table}")["resultTable"]["rows"][0][0]
 
 
-def rss_bytes(pid):
+def rss_bytes(pid, kind="VmRSS"):
+    """Resident bytes of `pid`: all (VmRSS), or the anonymous (RssAnon) or file-mapped (RssFile) part."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(kind + ":"):
                 return int(line.split()[1]) * 1024
     return 0
 
@@ -125,9 +126,12 @@ def main():
     for p, how in ((csv_path, f"benches/peer/setup.sh {args.sf}"), (tansu, "scripts/get-tansu.sh")):
         if not os.path.exists(p):
             sys.exit(f"missing {p}: run {how} first")
-    print("building the release binary ...", flush=True)
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT, check=True)
-    bin_path = os.path.join(ROOT, "target", "release", "tessera")
+    bin_path = os.environ.get("TESSERA_BIN")
+    if not bin_path:
+        print("building the release binary ...", flush=True)
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT,
+                       check=True)
+        bin_path = os.path.join(ROOT, "target", "release", "tessera")
     env = dict(os.environ, RAYON_NUM_THREADS="1")
     work = tempfile.mkdtemp(prefix="tessera-rt-bench-")
     procs = []
@@ -187,6 +191,7 @@ def main():
             "realtime.segment.flush.threshold.time": "6h"}]}}
         server_pid = procs[-1].pid
         rss_before = rss_bytes(server_pid)
+        anon_before, file_before = rss_bytes(server_pid, "RssAnon"), rss_bytes(server_pid, "RssFile")
         t = time.perf_counter()
         status, body = request(ctl, "POST", "/tables", json.dumps(cfg))
         if status != 200:
@@ -197,6 +202,8 @@ def main():
         rss_peak = rss_bytes(server_pid) - rss_before
         time.sleep(3)  # freed build memory goes back to the kernel (mimalloc's purge delay is 1 s)
         rss_consuming = rss_bytes(server_pid) - rss_before
+        anon = rss_bytes(server_pid, "RssAnon") - anon_before
+        mapped = rss_bytes(server_pid, "RssFile") - file_before
         print(f"\ningestion of {n} rows (one partition, one thread):")
         print(f"  topic -> queryable      {stream_s:7.2f} s  {n / stream_s:10,.0f} rows/s")
         print(f"  segment create (file)   {file_s:7.2f} s  {n / file_s:10,.0f} rows/s")
@@ -225,7 +232,8 @@ def main():
               + ", ".join(f"{k} ({v['segment.realtime.status']}, {v['segment.total.docs']} rows)" for k, v in segs.items()))
         print(f"\nmemory: resident growth while consuming {rss_consuming / n:,.0f} B/row "
               f"(at the last row {rss_peak / n:,.0f}); "
-              f"committed segment {seg_bytes / n:,.0f} B/row; ratio {rss_consuming / max(seg_bytes, 1):.2f}x")
+              f"committed segment {seg_bytes / n:,.0f} B/row; ratio {rss_consuming / max(seg_bytes, 1):.2f}x"
+              f"\n  of the growth: heap {anon / n:,.0f} B/row, mapped segment files {mapped / n:,.0f} B/row")
         print(f"\nquery latency through the broker (median/min ms of {args.runs}, SELECT 1 = {select1:.2f} ms):")
         print(f"  {'query':20} {'consuming':>16} {'committed':>16} {'ratio':>7}")
         for q in QUERIES:

@@ -16,6 +16,7 @@
 
 pub mod collector;
 pub mod column_writer;
+pub mod from_segments;
 pub mod interner;
 pub mod spill;
 
@@ -216,53 +217,111 @@ pub fn build_segment_from_rows<R: AsRef<[Value]>>(
     rows: impl Iterator<Item = Result<R, SegmentError>>,
     out_dir: &Path,
 ) -> Result<BuildSummary, SegmentError> {
-    let started = Instant::now();
-    check_schema(schema, config)?;
-    let (full, derived) = (config.build_schema(schema)?, config.derived_columns());
-    let staging = Staging::create(out_dir, &config.segment_name)?;
-    let mut cols = collectors(&full, config, &staging)?;
-    let rows_file = PathBuf::from("<rows>");
-    let mut docs: u32 = 0;
-    for (i, row) in rows.enumerate() {
-        let row = row?;
-        let row = row.as_ref();
-        let line = i as u64 + 1;
-        if row.len() != schema.fields.len() {
+    let mut builder = RowBuilder::new(schema, config, out_dir)?;
+    for row in rows {
+        builder.push(row?.as_ref())?;
+    }
+    builder.finish()
+}
+
+/// A segment built from rows given one at a time, in schema field order (`Value::Null` for
+/// nulls, `Value::Array` for multi-value cells): pass 1 runs as they arrive, so the rows are
+/// never held — a consuming segment's rows go straight into its next chunk's columns.
+pub struct RowBuilder {
+    schema: Schema,
+    config: BuildConfig,
+    /// The written schema (with the timestamp index's derived columns).
+    full: Schema,
+    derived: Vec<crate::timestamp_index::DerivedColumn>,
+    staging: Staging,
+    cols: Collectors,
+    docs: u32,
+    started: Instant,
+}
+
+impl RowBuilder {
+    /// A build of `out_dir/<config.segment_name>/` with no rows yet.
+    pub fn new(
+        schema: &Schema,
+        config: &BuildConfig,
+        out_dir: &Path,
+    ) -> Result<RowBuilder, SegmentError> {
+        let started = Instant::now();
+        check_schema(schema, config)?;
+        let (full, derived) = (config.build_schema(schema)?, config.derived_columns());
+        let staging = Staging::create(out_dir, &config.segment_name)?;
+        let cols = collectors(&full, config, &staging)?;
+        Ok(RowBuilder {
+            schema: schema.clone(),
+            config: config.clone(),
+            full,
+            derived,
+            staging,
+            cols,
+            docs: 0,
+            started,
+        })
+    }
+
+    /// Rows so far.
+    pub fn rows(&self) -> u32 {
+        self.docs
+    }
+
+    /// Adds the next row. After an error the build is unusable (the row's earlier columns
+    /// took their values): drop it.
+    pub fn push(&mut self, row: &[Value]) -> Result<(), SegmentError> {
+        let file = || PathBuf::from("<rows>");
+        let line = u64::from(self.docs) + 1;
+        if row.len() != self.schema.fields.len() {
             return Err(SegmentError::InputRow {
-                file: rows_file,
+                file: file(),
                 line,
                 reason: format!(
                     "expected {} values, found {}",
-                    schema.fields.len(),
+                    self.schema.fields.len(),
                     row.len()
                 ),
             });
         }
-        if docs == u32::MAX - 1 {
+        if self.docs == u32::MAX - 1 {
             return Err(SegmentError::InputRow {
-                file: rows_file,
+                file: file(),
                 line,
                 reason: "a segment holds at most 2^32 - 2 rows".into(),
             });
         }
-        for (c, v) in cols.0.iter_mut().zip(row) {
-            if let Err(reason) = c.push_value(docs, v)? {
+        for (c, v) in self.cols.0.iter_mut().zip(row) {
+            if let Err(reason) = c.push_value(self.docs, v)? {
                 return Err(SegmentError::Input {
-                    file: rows_file,
+                    file: file(),
                     line,
                     column: c.spec.name.clone(),
                     reason,
                 });
             }
         }
-        if !derived.is_empty() {
-            let extra = &mut cols.0[schema.fields.len()..];
-            crate::timestamp_index::push_row(schema, &derived, extra, docs, row)?;
+        if !self.derived.is_empty() {
+            let extra = &mut self.cols.0[self.schema.fields.len()..];
+            crate::timestamp_index::push_row(&self.schema, &self.derived, extra, self.docs, row)?;
         }
-        docs += 1;
+        self.docs += 1;
+        Ok(())
     }
-    let read = started.elapsed().as_secs_f64();
-    finish(&full, config, cols, docs, staging, started, read)
+
+    /// Pass 2: writes the segment.
+    pub fn finish(self) -> Result<BuildSummary, SegmentError> {
+        let read = self.started.elapsed().as_secs_f64();
+        finish(
+            &self.full,
+            &self.config,
+            self.cols,
+            self.docs,
+            self.staging,
+            self.started,
+            read,
+        )
+    }
 }
 
 /// Renames the built segment at `dir` to `name`: its metadata's segment name and its directory

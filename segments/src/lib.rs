@@ -37,7 +37,10 @@ pub mod statistics;
 pub mod timestamp_index;
 
 pub use build_config::BuildConfig;
-pub use builder::{BuildSummary, build_segment, build_segment_from_rows, rename_segment};
+pub use builder::from_segments::build_segment_from_segments;
+pub use builder::{
+    BuildSummary, RowBuilder, build_segment, build_segment_from_rows, rename_segment,
+};
 pub use input::{InputFormat, InputSource};
 pub use metadata::{ColumnMetadata, SegmentMetadata};
 pub use segment::{ColumnReader, ImmutableSegment};

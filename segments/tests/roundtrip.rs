@@ -6,10 +6,14 @@ mod common;
 
 use common::read_column;
 use proptest::prelude::*;
+use segments::format::{COLUMNS_FILE, INDEX_MAP_FILE, METADATA_FILE};
 use segments::forward::ForwardIndex;
 use segments::index::{Bloom, Inverted, Range, Sorted};
 use segments::types::{DataType, FieldSpec, Schema, Value};
-use segments::{BuildConfig, ImmutableSegment, build_segment_from_rows};
+use segments::{
+    BuildConfig, ImmutableSegment, SegmentMetadata, build_segment_from_rows,
+    build_segment_from_segments,
+};
 use std::cmp::Ordering;
 use std::ops::Bound;
 use tessera_segments as segments;
@@ -145,7 +149,8 @@ fn cmp(a: &Value, b: &Value) -> Ordering {
     a.total_cmp(b)
 }
 
-fn run_case(case: &Case) -> Result<(), TestCaseError> {
+/// The schema and build config a case describes.
+fn schema_and_config(case: &Case) -> (Schema, BuildConfig) {
     let fields: Vec<FieldSpec> = case
         .cols
         .iter()
@@ -157,7 +162,7 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
         .collect();
     let schema = Schema {
         schema_name: "t".into(),
-        fields: fields.clone(),
+        fields,
         ..Schema::default()
     };
     let mut config = BuildConfig::new("t", "t_0");
@@ -178,6 +183,12 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
         }
     }
     config.sorted_column = case.sorted.map(|i| format!("c{i}"));
+    (schema, config)
+}
+
+fn run_case(case: &Case) -> Result<(), TestCaseError> {
+    let (schema, config) = schema_and_config(case);
+    let fields = schema.fields.clone();
     let dir = tempfile::tempdir().unwrap();
     let summary = build_segment_from_rows(
         &schema,
@@ -351,11 +362,72 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The case's rows cut at `cuts` into parts, each built as a consuming segment's chunk (arrival
+/// order, plain dictionaries), then merged with the case's config: the same files as one build
+/// of all the rows (but the creation time).
+fn run_merge_case(case: &Case, cuts: &[usize]) -> Result<(), TestCaseError> {
+    let (schema, config) = schema_and_config(case);
+    let dir = tempfile::tempdir().unwrap();
+    let one = build_segment_from_rows(
+        &schema,
+        &config,
+        case.rows.iter().cloned().map(Ok),
+        &dir.path().join("one"),
+    )
+    .unwrap();
+    let mut cuts: Vec<usize> = cuts.iter().map(|&c| c.min(case.rows.len())).collect();
+    cuts.push(0);
+    cuts.push(case.rows.len());
+    cuts.sort_unstable();
+    let mut parts = Vec::new();
+    for (i, w) in cuts.windows(2).enumerate() {
+        let part_config = BuildConfig {
+            segment_name: format!("p{i}"),
+            sorted_column: None,
+            plain_dictionaries: true,
+            ..config.clone()
+        };
+        let built = build_segment_from_rows(
+            &schema,
+            &part_config,
+            case.rows[w[0]..w[1]].iter().cloned().map(Ok),
+            &dir.path().join("parts"),
+        )
+        .unwrap();
+        parts.push(ImmutableSegment::open(&built.segment_dir).unwrap());
+    }
+    let parts: Vec<&ImmutableSegment> = parts.iter().collect();
+    let merged =
+        build_segment_from_segments(&schema, &config, &parts, &dir.path().join("merged")).unwrap();
+    prop_assert_eq!(merged.total_docs, one.total_docs);
+    for file in [COLUMNS_FILE, INDEX_MAP_FILE] {
+        let a = std::fs::read(one.segment_dir.join(file)).unwrap();
+        let b = std::fs::read(merged.segment_dir.join(file)).unwrap();
+        prop_assert!(a == b, "{} differs", file);
+    }
+    let meta = |d: &std::path::Path| {
+        let p = d.join(METADATA_FILE);
+        let mut m = SegmentMetadata::parse(&p, &std::fs::read(&p).unwrap()).unwrap();
+        m.creation_time_ms = 0;
+        m.to_json()
+    };
+    prop_assert_eq!(meta(&one.segment_dir), meta(&merged.segment_dir));
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
     #[test]
     fn build_open_read_equals_input(case in case_strategy()) {
         run_case(&case)?;
+    }
+
+    #[test]
+    fn parts_merged_equal_one_build(
+        case in case_strategy(),
+        cuts in proptest::collection::vec(0usize..150, 0..4),
+    ) {
+        run_merge_case(&case, &cuts)?;
     }
 }
 

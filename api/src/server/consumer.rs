@@ -23,8 +23,8 @@ use crate::stream::decoder::MessageDecoder;
 use crate::stream::{self, PartitionConsumer, StartFrom, StreamError};
 use crate::transport::{CommitOutcome, RealtimeSetup, SegmentCommit};
 use segments::BuildConfig;
-use segments::types::Schema;
 use segments::types::table_config::{StreamConfig, TableConfig};
+use segments::types::{Schema, Value};
 use serde_json::{Map, Value as Json};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -112,6 +112,7 @@ pub fn start(
                 buffer,
                 dir,
                 upsert,
+                unpublished: Vec::new(),
             };
             consumer.run();
         })
@@ -127,6 +128,9 @@ struct Consumer {
     dir: PathBuf,
     /// The table's keys, for an upsert or dedup table.
     upsert: Option<Arc<UpsertTable>>,
+    /// An upsert or dedup table's rows not yet published, as admitted (their keys are read
+    /// from them when they are).
+    unpublished: Vec<Vec<Value>>,
 }
 
 impl Consumer {
@@ -136,29 +140,37 @@ impl Consumer {
             self.c.update(|p| p.phase = Phase::Committing);
             // Every row up to the end offset answers queries while the commit is under way
             // (the routing names this replica for the segment until its stored copy is reported).
-            self.refresh();
-            self.commit(end_offset);
+            match self.refresh() {
+                Ok(()) => self.commit(end_offset),
+                Err(e) => self.hold(e),
+            }
         }
         let _ = std::fs::remove_dir_all(self.dir.join("work"));
         let _ = std::fs::remove_dir_all(self.dir.join("final"));
     }
 
     /// Makes the rows added since the last refresh queryable (for an upsert table, with the rows
-    /// they replace hidden first).
-    fn refresh(&mut self) {
+    /// they replace hidden first). An error when rows were lost.
+    fn refresh(&mut self) -> Result<(), String> {
         let first = self.buffer.len() - self.buffer.pending();
-        if let Err(e) = self.buffer.refresh() {
-            log::warn!("consuming {}: cannot index rows: {e}", self.c.segment);
-            return;
-        }
+        self.buffer.refresh()?;
         if let Some(u) = &self.upsert {
-            match self.buffer.rows_from(first) {
-                Ok(rows) => u.add_rows(&self.c.segment, first as u32, &rows),
-                Err(e) => log::error!("consuming {}: cannot read rows: {e}", self.c.segment),
-            }
+            u.add_rows(&self.c.segment, first as u32, &self.unpublished);
+            self.unpublished.clear();
             u.set_chunks(&self.c.segment, self.buffer.chunk_views());
         }
         self.c.publish(self.buffer.snapshot());
+        Ok(())
+    }
+
+    /// Stops on an error this consumer cannot get past (rows it could not index): nothing past
+    /// the last commit is acknowledged, so the rows are read again when the segment is.
+    fn hold(&self, e: String) {
+        log::error!("consuming {}: {e}", self.c.segment);
+        self.c.update(|p| {
+            p.phase = Phase::Holding;
+            p.error = Some(e);
+        });
     }
 
     fn fail(&self, e: impl std::fmt::Display) {
@@ -234,12 +246,21 @@ impl Consumer {
                 Some(u) => u.admit(decoded.rows),
                 None => decoded.rows,
             };
-            self.buffer.push(rows);
+            if let Err(e) = self.buffer.push(&rows) {
+                self.hold(e);
+                return None;
+            }
+            if self.upsert.is_some() {
+                self.unpublished.extend(rows);
+            }
             offset = next;
             // An upsert or dedup table publishes every batch: admitting the next reads its keys.
             let caught_up = offset >= fetched.high_watermark || self.upsert.is_some();
             if self.buffer.pending() > 0 && (caught_up || published.elapsed() >= CATCH_UP_PUBLISH) {
-                self.refresh();
+                if let Err(e) = self.refresh() {
+                    self.hold(e);
+                    return None;
+                }
                 published = std::time::Instant::now();
             }
             let read = !batch.is_empty();
@@ -301,11 +322,7 @@ impl Consumer {
         let bytes = match built {
             Ok(b) => b,
             Err(e) => {
-                log::error!("cannot build consuming segment {}: {e}", self.c.segment);
-                self.c.update(|p| {
-                    p.phase = Phase::Holding;
-                    p.error = Some(e);
-                });
+                self.hold(format!("cannot build the segment: {e}"));
                 return;
             }
         };

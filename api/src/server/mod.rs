@@ -17,7 +17,6 @@ pub mod consumer;
 pub mod consuming;
 pub mod hosting;
 pub mod row_buffer;
-pub mod row_bytes;
 pub mod stages;
 pub mod stream_rows;
 pub mod sync;

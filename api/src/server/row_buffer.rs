@@ -1,28 +1,33 @@
-//! A consuming segment's rows, and what queries read of them.
+//! A consuming segment's rows, columnar as they fill, and what queries read of them.
 //!
-//! Rows arrive in batches (one stream fetch each) and are kept in memory in arrival order, packed
-//! ([`super::row_bytes`]). What
-//! queries read is a *snapshot*: a short list of immutable segments ("chunks") that together
-//! hold every row so far, each built by the ordinary segment builder from a run of rows — so a
-//! consuming segment has the dictionaries, inverted, range and other indexes its table config
-//! asks for, and the v1 and v2 engines read it exactly as they read a committed segment.
+//! Rows arrive in batches (one stream fetch each) and go straight into the columns of the next
+//! *chunk*: the first pass of the ordinary segment builder ([`segments::RowBuilder`]) runs as
+//! they arrive, interning each value in its column's dictionary. Publishing finishes the chunk:
+//! an immutable segment — so a consuming segment has the dictionaries, inverted, range and
+//! other indexes its table config asks for, and the v1 and v2 engines read it in place exactly
+//! as they read a committed segment. Rows are never held as rows: what queries read is a
+//! *snapshot*, the short list of chunks that together hold every row so far.
 //!
-//! Rows added since the last snapshot become a new chunk when the consumer publishes (after
-//! each batch once it has caught up with the stream, at most every half second while it catches
-//! up, so a backlog is indexed in few large chunks); then, while the chunk before the newest
-//! holds at most twice the rows of the newest, the two are rebuilt as one. Chunk sizes so stay geometric (each more
-//! than twice the next), a snapshot has at most about log2(rows) chunks, and each row is
-//! rebuilt O(log rows) times over the segment's life. A snapshot is swapped in whole after
-//! each batch, so a query sees every row of a batch or none of it, never a row twice.
+//! The consumer publishes after each batch once it has caught up with the stream, at most
+//! every half second while it catches up (so a backlog is indexed in few large chunks); then,
+//! while the chunk before the newest holds at most twice the rows of the newest, the two are
+//! merged into one, column by column ([`segments::build_segment_from_segments`]: dictionary
+//! entries and ids, typed number runs — no row is read back as values). Chunk sizes so stay
+//! geometric (each more than twice the next) and a snapshot has at most about log2(rows)
+//! chunks. The commit merges the chunks the same way with the table's own config (sorted
+//! column, star-trees, trained dictionaries). A snapshot is swapped in whole after each batch,
+//! so a query sees every row of a batch or none of it, never a row twice.
 
-use super::row_bytes::PackedRows;
 use segments::types::{Schema, Value};
-use segments::{BuildConfig, ImmutableSegment, SegmentError, build_segment_from_rows};
+use segments::{
+    BuildConfig, ImmutableSegment, RowBuilder, SegmentError, build_segment_from_segments,
+};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// One chunk: an immutable segment over `rows` of the buffer, in its own directory.
+/// One chunk: an immutable segment over rows `rows` of the consuming segment, in its own
+/// directory.
 struct Chunk {
     rows: Range<usize>,
     segment: Arc<ImmutableSegment>,
@@ -52,15 +57,31 @@ impl Drop for Chunk {
     }
 }
 
-/// The rows of a consuming segment and the chunks built over them.
+/// A chunk directory under `dir` not used before (`next` counts them).
+fn fresh_dir(dir: &Path, next: &mut u64) -> PathBuf {
+    *next += 1;
+    dir.join(format!("chunk-{}", *next - 1))
+}
+
+/// The next chunk, filling.
+struct Filling {
+    builder: RowBuilder,
+    dir: PathBuf,
+}
+
+/// The rows of a consuming segment: the chunks, and the next one filling.
 pub struct RowBuffer {
     schema: Schema,
     config: BuildConfig,
     chunk_config: BuildConfig,
     dir: PathBuf,
-    rows: PackedRows,
+    /// Rows after the last chunk's.
+    filling: Option<Filling>,
     chunks: Vec<Chunk>,
     next_dir: u64,
+    /// Why rows were lost (a chunk that could not be written): the segment can no longer be
+    /// committed from here.
+    lost: Option<String>,
 }
 
 impl RowBuffer {
@@ -83,52 +104,107 @@ impl RowBuffer {
             config,
             chunk_config,
             dir: dir.to_path_buf(),
-            rows: PackedRows::default(),
+            filling: None,
             chunks: Vec::new(),
             next_dir: 0,
+            lost: None,
         })
     }
 
     /// Rows so far.
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.indexed() + self.pending()
     }
 
     /// Whether no row arrived yet.
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.len() == 0
+    }
+
+    /// Rows in chunks.
+    fn indexed(&self) -> usize {
+        self.chunks.last().map_or(0, |c| c.rows.end)
     }
 
     /// Adds rows (schema field order, already typed; the decoder checked each value fits its
-    /// column); queries see them after the next [`RowBuffer::refresh`].
-    pub fn push(&mut self, batch: Vec<Vec<Value>>) {
-        for row in &batch {
-            self.rows.push(row);
+    /// column); queries see them after the next [`RowBuffer::refresh`]. An error (the next
+    /// chunk's files cannot be written) loses the rows not yet published: the consumer must
+    /// stop, and the segment cannot be committed from this buffer.
+    pub fn push(&mut self, batch: &[Vec<Value>]) -> Result<(), String> {
+        self.usable()?;
+        if batch.is_empty() {
+            return Ok(());
         }
+        let filling = match &mut self.filling {
+            Some(f) => f,
+            None => {
+                let dir = fresh_dir(&self.dir, &mut self.next_dir);
+                let builder = RowBuilder::new(&self.schema, &self.chunk_config, &dir)
+                    .map_err(|e| self.lose(e.to_string()))?;
+                self.filling.insert(Filling { builder, dir })
+            }
+        };
+        for row in batch {
+            if let Err(e) = filling.builder.push(row) {
+                return Err(self.lose(e.to_string()));
+            }
+        }
+        Ok(())
     }
 
     /// Rows not yet in the snapshot.
     pub fn pending(&self) -> usize {
-        self.rows.len() - self.chunks.last().map_or(0, |c| c.rows.end)
+        self.filling
+            .as_ref()
+            .map_or(0, |f| f.builder.rows() as usize)
     }
 
-    /// Builds the rows added since the last refresh into a chunk and rebuilds the chunks that
-    /// are then within 2x of each other. On a build failure the snapshot stays as it was (the
-    /// rows stay too: a commit builds them with everything else).
-    pub fn refresh(&mut self) -> Result<(), String> {
-        let start = self.chunks.last().map_or(0, |c| c.rows.end);
-        if start == self.rows.len() {
-            return Ok(());
+    /// Records why rows were lost, dropping the filling chunk; returns the reason.
+    fn lose(&mut self, reason: String) -> String {
+        if let Some(f) = self.filling.take() {
+            drop(f.builder);
+            let _ = std::fs::remove_dir_all(&f.dir);
         }
-        let chunk = self.build(start..self.rows.len())?;
-        self.chunks.push(chunk);
-        while let [.., older, newer] = self.chunks.as_slice() {
-            if older.rows.len() > 2 * newer.rows.len() {
-                break;
+        let reason = format!("consuming rows were lost: {reason}");
+        self.lost = Some(reason.clone());
+        reason
+    }
+
+    /// An error once rows were lost.
+    fn usable(&self) -> Result<(), String> {
+        match &self.lost {
+            Some(reason) => Err(reason.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Makes the rows added since the last refresh a chunk and merges the chunks that are then
+    /// within 2x of each other. If the chunk cannot be written its rows are lost (the error
+    /// says so; see [`RowBuffer::push`]); a merge that fails leaves its two chunks as they are
+    /// (logged: they hold the same rows).
+    pub fn refresh(&mut self) -> Result<(), String> {
+        self.finish_filling()?;
+        while let [.., older, newer] = self.chunks.as_slice()
+            && older.rows.len() <= 2 * newer.rows.len()
+        {
+            let dir = fresh_dir(&self.dir, &mut self.next_dir);
+            let rows = older.rows.start..newer.rows.end;
+            let built = build_segment_from_segments(
+                &self.schema,
+                &self.chunk_config,
+                &[&*older.segment, &*newer.segment],
+                &dir,
+            );
+            match self.open_chunk(built.map(|_| ()), rows, dir) {
+                Ok(merged) => {
+                    self.chunks.truncate(self.chunks.len() - 2);
+                    self.chunks.push(merged);
+                }
+                Err(e) => {
+                    log::warn!("cannot merge consuming chunks: {e}");
+                    break;
+                }
             }
-            let merged = self.build(older.rows.start..newer.rows.end)?;
-            self.chunks.truncate(self.chunks.len() - 2);
-            self.chunks.push(merged);
         }
         Ok(())
     }
@@ -153,53 +229,45 @@ impl RowBuffer {
             .collect()
     }
 
-    /// The rows from row number `first` on.
-    pub fn rows_from(&self, first: usize) -> Result<Vec<Vec<Value>>, String> {
-        (first.min(self.rows.len())..self.rows.len())
-            .map(|i| self.rows.get(i, self.schema.fields.len()))
-            .collect()
-    }
-
-    /// Rows `range`, unpacked one at a time, as the builder reads them.
-    fn unpacked(
-        &self,
-        range: Range<usize>,
-    ) -> impl Iterator<Item = Result<Vec<Value>, SegmentError>> + '_ {
-        let width = self.schema.fields.len();
-        range.map(move |i| {
-            self.rows
-                .get(i, width)
-                .map_err(|reason| SegmentError::InputRow {
-                    file: PathBuf::from("<consuming rows>"),
-                    line: i as u64 + 1,
-                    reason,
-                })
-        })
-    }
-
-    /// Builds every row into one segment directory under `out_dir` (the committed segment).
-    pub fn build_all(&self, out_dir: &Path) -> Result<PathBuf, String> {
-        build_segment_from_rows(
-            &self.schema,
-            &self.config,
-            self.unpacked(0..self.rows.len()),
-            out_dir,
-        )
-        .map_err(|e| e.to_string())?;
+    /// Builds every row into one segment directory under `out_dir` (the committed segment):
+    /// the rows not yet in a chunk become one, then the chunks are merged with the table's
+    /// config. An error if rows were lost.
+    pub fn build_all(&mut self, out_dir: &Path) -> Result<PathBuf, String> {
+        self.finish_filling()?;
+        let parts: Vec<&ImmutableSegment> = self.chunks.iter().map(|c| &*c.segment).collect();
+        build_segment_from_segments(&self.schema, &self.config, &parts, out_dir)
+            .map_err(|e| e.to_string())?;
         Ok(out_dir.join(&self.config.segment_name))
     }
 
-    fn build(&mut self, rows: Range<usize>) -> Result<Chunk, String> {
-        let dir = self.dir.join(format!("chunk-{}", self.next_dir));
-        self.next_dir += 1;
-        let built = build_segment_from_rows(
-            &self.schema,
-            &self.chunk_config,
-            self.unpacked(rows.clone()),
-            &dir,
-        )
-        .and_then(|_| ImmutableSegment::open(&dir.join(&self.config.segment_name)));
-        match built {
+    /// Finishes the filling chunk.
+    fn finish_filling(&mut self) -> Result<(), String> {
+        self.usable()?;
+        let Some(Filling { builder, dir }) = self.filling.take() else {
+            return Ok(());
+        };
+        let first = self.indexed();
+        let rows = first..first + builder.rows() as usize;
+        let built = builder.finish().map(|_| ());
+        match self.open_chunk(built, rows, dir) {
+            Ok(chunk) => {
+                self.chunks.push(chunk);
+                Ok(())
+            }
+            Err(e) => Err(self.lose(e)),
+        }
+    }
+
+    /// Opens the chunk a build wrote under `dir` (removed if the build or the opening failed).
+    fn open_chunk(
+        &self,
+        built: Result<(), SegmentError>,
+        rows: Range<usize>,
+        dir: PathBuf,
+    ) -> Result<Chunk, String> {
+        let opened =
+            built.and_then(|()| ImmutableSegment::open(&dir.join(&self.config.segment_name)));
+        match opened {
             Ok(segment) => Ok(Chunk {
                 rows,
                 segment: Arc::new(segment),
@@ -257,7 +325,7 @@ mod tests {
         let mut b = buffer(&dir.path().join("buf"));
         let mut total = 0;
         for batch in 1..=40 {
-            b.push(rows(total, batch));
+            b.push(&rows(total, batch)).unwrap();
             total += batch;
             assert_eq!(b.pending() as i64, batch);
             b.refresh().unwrap();
@@ -266,21 +334,37 @@ mod tests {
             let docs: i64 = snap.iter().map(|s| i64::from(s.total_docs())).sum();
             assert_eq!(docs, total);
             assert!(snap.len() <= 12, "{} chunks for {total} rows", snap.len());
+            // A chunk's doc d is row first + d.
+            for (first, chunk) in b.chunk_views() {
+                let v = chunk.column("v").unwrap().values(chunk.total_docs());
+                let want: Vec<Value> = (0..chunk.total_docs())
+                    .map(|d| Value::Long(i64::from(first + d)))
+                    .collect();
+                assert_eq!(v, want);
+            }
         }
+        // Merged-away chunks leave no directories behind.
+        let chunk_dirs = std::fs::read_dir(dir.path().join("buf")).unwrap().count();
+        assert_eq!(chunk_dirs, b.snapshot().len());
+        // Rows not yet published are committed with the rest.
+        b.push(&rows(total, 5)).unwrap();
+        total += 5;
         assert_eq!(b.len() as i64, total);
         let built = b.build_all(&dir.path().join("final")).unwrap();
         let seg = ImmutableSegment::open(&built).unwrap();
         assert_eq!(i64::from(seg.total_docs()), total);
-        // Merged-away chunks leave no directories behind.
-        let chunk_dirs = std::fs::read_dir(dir.path().join("buf")).unwrap().count();
-        assert_eq!(chunk_dirs, b.snapshot().len());
+        let want: Vec<Vec<Value>> = rows(0, total);
+        let k = seg.column("k").unwrap().values(seg.total_docs());
+        let v = seg.column("v").unwrap().values(seg.total_docs());
+        let got: Vec<Vec<Value>> = k.into_iter().zip(v).map(|(k, v)| vec![k, v]).collect();
+        assert_eq!(got, want);
     }
 
     /// A consuming segment paused before any row arrived commits an empty segment.
     #[test]
     fn builds_an_empty_segment() {
         let dir = tempfile::tempdir().unwrap();
-        let b = buffer(&dir.path().join("buf"));
+        let mut b = buffer(&dir.path().join("buf"));
         assert!(b.snapshot().is_empty());
         let built = b.build_all(&dir.path().join("final")).unwrap();
         assert_eq!(ImmutableSegment::open(&built).unwrap().total_docs(), 0);
