@@ -2,6 +2,7 @@
 
 Prepare as for realtime_ingest.py (`scripts/get-tansu.sh`, the venv with kafka-python), then run
     benches/.venv-peers/bin/python benches/peer/realtime_freshness.py [--rate 20000] [--seconds 10]
+(`TESSERA_BIN` names a built binary instead of building the release one).
 It starts tansu and `tessera start` (one process, all roles), creates a REALTIME table consuming
 a one-partition topic, waits until a first message answers (the consumer runs), then produces
 messages `{"id": i, "kind": ..., "ts": ...}` at `--rate` a
@@ -29,8 +30,11 @@ def main():
     tansu = os.path.join(ROOT, "target", "tansu", "tansu")
     if not os.path.exists(tansu):
         sys.exit("missing tansu: run scripts/get-tansu.sh first")
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT, check=True)
-    bin_path = os.path.join(ROOT, "target", "release", "tessera")
+    bin_path = os.environ.get("TESSERA_BIN")
+    if not bin_path:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "tessera-api", "--bin", "tessera"], cwd=ROOT,
+                       check=True)
+        bin_path = os.path.join(ROOT, "target", "release", "tessera")
     work = tempfile.mkdtemp(prefix="tessera-fresh-")
     procs = []
     try:

@@ -163,6 +163,19 @@ impl Consumer {
         Ok(())
     }
 
+    /// With nothing to read, the chunks become one segment, so queries read one as they will
+    /// after the commit, and the memory the builds freed goes back to the kernel (once per
+    /// quiet spell: one chunk stays one).
+    fn compact(&mut self) {
+        if self.buffer.pending() == 0 && self.buffer.compact() {
+            if let Some(u) = &self.upsert {
+                u.set_chunks(&self.c.segment, self.buffer.chunk_views());
+            }
+            self.c.publish(self.buffer.snapshot());
+            crate::heap::release_freed(true);
+        }
+    }
+
     /// Stops on an error this consumer cannot get past (rows it could not index): nothing past
     /// the last commit is acknowledged, so the rows are read again when the segment is.
     fn hold(&self, e: String) {
@@ -264,6 +277,9 @@ impl Consumer {
                 published = std::time::Instant::now();
             }
             let read = !batch.is_empty();
+            if !read && offset >= fetched.high_watermark {
+                self.compact();
+            }
             self.c.update(|p| {
                 p.current_offset = offset;
                 p.high_watermark = Some(fetched.high_watermark);

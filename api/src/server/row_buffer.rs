@@ -9,14 +9,16 @@
 //! *snapshot*, the short list of chunks that together hold every row so far.
 //!
 //! The consumer publishes after each batch once it has caught up with the stream, at most
-//! every half second while it catches up (so a backlog is indexed in few large chunks); then,
-//! while the chunk before the newest holds at most twice the rows of the newest, the two are
-//! merged into one, column by column ([`segments::build_segment_from_segments`]: dictionary
-//! entries and ids, typed number runs — no row is read back as values). Chunk sizes so stay
-//! geometric (each more than twice the next) and a snapshot has at most about log2(rows)
-//! chunks. The commit merges the chunks the same way with the table's own config (sorted
-//! column, star-trees, trained dictionaries). A snapshot is swapped in whole after each batch,
-//! so a query sees every row of a batch or none of it, never a row twice.
+//! every half second while it catches up (so a backlog is indexed in few large chunks). Two
+//! neighbouring chunks within 2x of each other are merged into one, column by column
+//! ([`segments::build_segment_from_segments`]: dictionary entries and ids, typed number runs —
+//! no row is read back as values), on a thread of their own, one merge at a time, while the
+//! consumer goes on reading and publishing; a finished merge replaces its two chunks at the
+//! next publish. Chunk sizes so stay about geometric and a snapshot holds about log2(rows)
+//! chunks (past [`MAX_CHUNKS`] the consumer merges itself); when the stream is quiet the
+//! chunks become one. The commit merges the chunks the same way with the table's own config
+//! (sorted column, star-trees, trained dictionaries). A snapshot is swapped in whole, so a
+//! query sees every row of a batch or none of it, never a row twice.
 
 use segments::types::{Schema, Value};
 use segments::{
@@ -25,6 +27,7 @@ use segments::{
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc::{Receiver, TryRecvError};
 
 /// One chunk: an immutable segment over rows `rows` of the consuming segment, in its own
 /// directory.
@@ -69,15 +72,28 @@ struct Filling {
     dir: PathBuf,
 }
 
+/// A merge of `chunks[from..from + n]` running on its own thread.
+struct Merging {
+    from: usize,
+    n: usize,
+    done: Receiver<Result<Chunk, String>>,
+}
+
+/// More chunks than this and the consumer merges them itself instead of waiting for the
+/// background merges to catch up.
+const MAX_CHUNKS: usize = 16;
+
 /// The rows of a consuming segment: the chunks, and the next one filling.
 pub struct RowBuffer {
-    schema: Schema,
+    schema: Arc<Schema>,
     config: BuildConfig,
-    chunk_config: BuildConfig,
+    chunk_config: Arc<BuildConfig>,
     dir: PathBuf,
     /// Rows after the last chunk's.
     filling: Option<Filling>,
     chunks: Vec<Chunk>,
+    /// The merge under way, if any (one at a time; only it replaces chunks before the last).
+    merging: Option<Merging>,
     next_dir: u64,
     /// Why rows were lost (a chunk that could not be written): the segment can no longer be
     /// committed from here.
@@ -100,12 +116,13 @@ impl RowBuffer {
             ..config.clone()
         };
         Ok(RowBuffer {
-            schema,
+            schema: Arc::new(schema),
             config,
-            chunk_config,
+            chunk_config: Arc::new(chunk_config),
             dir: dir.to_path_buf(),
             filling: None,
             chunks: Vec::new(),
+            merging: None,
             next_dir: 0,
             lost: None,
         })
@@ -178,35 +195,112 @@ impl RowBuffer {
         }
     }
 
-    /// Makes the rows added since the last refresh a chunk and merges the chunks that are then
-    /// within 2x of each other. If the chunk cannot be written its rows are lost (the error
-    /// says so; see [`RowBuffer::push`]); a merge that fails leaves its two chunks as they are
-    /// (logged: they hold the same rows).
+    /// Makes the rows added since the last refresh a chunk, takes in a finished merge and
+    /// starts the next: two neighbouring chunks within 2x of each other are merged on a thread
+    /// of their own, so new rows are published while it runs (past [`MAX_CHUNKS`] the consumer
+    /// merges itself). If the chunk cannot be written its rows are lost (the error says so; see
+    /// [`RowBuffer::push`]); a merge that fails leaves its chunks as they are (logged: they hold
+    /// the same rows).
     pub fn refresh(&mut self) -> Result<(), String> {
         self.finish_filling()?;
-        while let [.., older, newer] = self.chunks.as_slice()
-            && older.rows.len() <= 2 * newer.rows.len()
-        {
-            let dir = fresh_dir(&self.dir, &mut self.next_dir);
-            let rows = older.rows.start..newer.rows.end;
-            let built = build_segment_from_segments(
-                &self.schema,
-                &self.chunk_config,
-                &[&*older.segment, &*newer.segment],
-                &dir,
-            );
-            match self.open_chunk(built.map(|_| ()), rows, dir) {
-                Ok(merged) => {
-                    self.chunks.truncate(self.chunks.len() - 2);
-                    self.chunks.push(merged);
-                }
-                Err(e) => {
-                    log::warn!("cannot merge consuming chunks: {e}");
+        self.take_merge(false);
+        if self.chunks.len() > MAX_CHUNKS {
+            self.take_merge(true);
+            while self.chunks.len() > 1 {
+                let Some(from) = self.mergeable() else { break };
+                if !self.merge_now(from, 2) {
                     break;
                 }
             }
         }
+        if self.merging.is_none()
+            && let Some(from) = self.mergeable()
+        {
+            self.start_merge(from, 2);
+        }
         Ok(())
+    }
+
+    /// Merges every chunk into one (the consumer has nothing else to do: a query then reads
+    /// one segment, as it will after the commit). Whether the snapshot changed.
+    pub fn compact(&mut self) -> bool {
+        let merged = self.take_merge(true);
+        (self.chunks.len() > 1 && self.merge_now(0, self.chunks.len())) || merged
+    }
+
+    /// The last two neighbouring chunks within 2x of each other: the first one's index.
+    fn mergeable(&self) -> Option<usize> {
+        self.chunks
+            .windows(2)
+            .rposition(|w| w[0].rows.len() <= 2 * w[1].rows.len())
+    }
+
+    /// Merges `chunks[from..from + n]` on a thread of its own.
+    fn start_merge(&mut self, from: usize, n: usize) {
+        let dir = fresh_dir(&self.dir, &mut self.next_dir);
+        let merging = &self.chunks[from..from + n];
+        let rows = merging[0].rows.start..merging[n - 1].rows.end;
+        let parts: Vec<Arc<ImmutableSegment>> = merging.iter().map(|c| c.segment.clone()).collect();
+        let (schema, config) = (self.schema.clone(), self.chunk_config.clone());
+        let (tx, done) = std::sync::mpsc::channel();
+        let started = std::thread::Builder::new()
+            .name("merge-chunks".into())
+            .spawn(move || {
+                let _ = tx.send(merge(&schema, &config, &parts, rows, dir));
+                crate::heap::release_freed(false);
+            });
+        match started {
+            Ok(_) => self.merging = Some(Merging { from, n, done }),
+            Err(e) => log::warn!("cannot start a merge of consuming chunks: {e}"),
+        }
+    }
+
+    /// Takes in the merge under way if it finished (or, with `wait`, once it does). Whether
+    /// the chunks changed.
+    fn take_merge(&mut self, wait: bool) -> bool {
+        let Some(m) = self.merging.take() else {
+            return false;
+        };
+        let result = if wait {
+            m.done.recv().map_err(|e| e.to_string())
+        } else {
+            match m.done.try_recv() {
+                Ok(r) => Ok(r),
+                Err(TryRecvError::Empty) => {
+                    self.merging = Some(m);
+                    return false;
+                }
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        match result.and_then(|r| r) {
+            Ok(merged) => {
+                self.chunks.splice(m.from..m.from + m.n, [merged]);
+                true
+            }
+            Err(e) => {
+                log::warn!("cannot merge consuming chunks: {e}");
+                false
+            }
+        }
+    }
+
+    /// Merges `chunks[from..from + n]` here. Whether they were merged.
+    fn merge_now(&mut self, from: usize, n: usize) -> bool {
+        let dir = fresh_dir(&self.dir, &mut self.next_dir);
+        let merging = &self.chunks[from..from + n];
+        let rows = merging[0].rows.start..merging[n - 1].rows.end;
+        let parts: Vec<Arc<ImmutableSegment>> = merging.iter().map(|c| c.segment.clone()).collect();
+        match merge(&self.schema, &self.chunk_config, &parts, rows, dir) {
+            Ok(merged) => {
+                self.chunks.splice(from..from + n, [merged]);
+                true
+            }
+            Err(e) => {
+                log::warn!("cannot merge consuming chunks: {e}");
+                false
+            }
+        }
     }
 
     /// The size of the snapshot's segment files: what the committed segment will about weigh
@@ -234,6 +328,7 @@ impl RowBuffer {
     /// config. An error if rows were lost.
     pub fn build_all(&mut self, out_dir: &Path) -> Result<PathBuf, String> {
         self.finish_filling()?;
+        self.take_merge(true);
         let parts: Vec<&ImmutableSegment> = self.chunks.iter().map(|c| &*c.segment).collect();
         build_segment_from_segments(&self.schema, &self.config, &parts, out_dir)
             .map_err(|e| e.to_string())?;
@@ -249,7 +344,7 @@ impl RowBuffer {
         let first = self.indexed();
         let rows = first..first + builder.rows() as usize;
         let built = builder.finish().map(|_| ());
-        match self.open_chunk(built, rows, dir) {
+        match open_chunk(&self.config.segment_name, built, rows, dir) {
             Ok(chunk) => {
                 self.chunks.push(chunk);
                 Ok(())
@@ -257,33 +352,47 @@ impl RowBuffer {
             Err(e) => Err(self.lose(e)),
         }
     }
+}
 
-    /// Opens the chunk a build wrote under `dir` (removed if the build or the opening failed).
-    fn open_chunk(
-        &self,
-        built: Result<(), SegmentError>,
-        rows: Range<usize>,
-        dir: PathBuf,
-    ) -> Result<Chunk, String> {
-        let opened =
-            built.and_then(|()| ImmutableSegment::open(&dir.join(&self.config.segment_name)));
-        match opened {
-            Ok(segment) => Ok(Chunk {
-                rows,
-                segment: Arc::new(segment),
-                bytes: dir_bytes(&dir),
-                dir,
-            }),
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&dir);
-                Err(e.to_string())
-            }
+/// Merges `parts` (rows `rows` of the consuming segment) into a chunk under `dir`.
+fn merge(
+    schema: &Schema,
+    config: &BuildConfig,
+    parts: &[Arc<ImmutableSegment>],
+    rows: Range<usize>,
+    dir: PathBuf,
+) -> Result<Chunk, String> {
+    let parts: Vec<&ImmutableSegment> = parts.iter().map(|p| &**p).collect();
+    let built = build_segment_from_segments(schema, config, &parts, &dir).map(|_| ());
+    open_chunk(&config.segment_name, built, rows, dir)
+}
+
+/// Opens the chunk segment `name` a build wrote under `dir` (removed if the build or the
+/// opening failed).
+fn open_chunk(
+    name: &str,
+    built: Result<(), SegmentError>,
+    rows: Range<usize>,
+    dir: PathBuf,
+) -> Result<Chunk, String> {
+    match built.and_then(|()| ImmutableSegment::open(&dir.join(name))) {
+        Ok(segment) => Ok(Chunk {
+            rows,
+            segment: Arc::new(segment),
+            bytes: dir_bytes(&dir),
+            dir,
+        }),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(e.to_string())
         }
     }
 }
 
 impl Drop for RowBuffer {
     fn drop(&mut self) {
+        // A merge under way writes below `dir`: it ends first (its chunk removes itself).
+        self.take_merge(true);
         self.chunks.clear();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
@@ -333,7 +442,11 @@ mod tests {
             let snap = b.snapshot();
             let docs: i64 = snap.iter().map(|s| i64::from(s.total_docs())).sum();
             assert_eq!(docs, total);
-            assert!(snap.len() <= 12, "{} chunks for {total} rows", snap.len());
+            assert!(
+                snap.len() <= MAX_CHUNKS + 1,
+                "{} chunks for {total} rows",
+                snap.len()
+            );
             // A chunk's doc d is row first + d.
             for (first, chunk) in b.chunk_views() {
                 let v = chunk.column("v").unwrap().values(chunk.total_docs());
@@ -343,9 +456,18 @@ mod tests {
                 assert_eq!(v, want);
             }
         }
+        // Compaction makes one chunk of them all, rows in order; once.
+        assert!(b.snapshot().len() > 1, "40 batches leave several chunks");
+        assert!(b.compact());
+        assert_eq!(b.snapshot().len(), 1);
+        assert!(!b.compact());
         // Merged-away chunks leave no directories behind.
         let chunk_dirs = std::fs::read_dir(dir.path().join("buf")).unwrap().count();
-        assert_eq!(chunk_dirs, b.snapshot().len());
+        assert_eq!(chunk_dirs, 1);
+        let (first, all) = b.chunk_views().remove(0);
+        assert_eq!(first, 0);
+        let v = all.column("v").unwrap().values(all.total_docs());
+        assert_eq!(v, (0..total).map(Value::Long).collect::<Vec<_>>());
         // Rows not yet published are committed with the rest.
         b.push(&rows(total, 5)).unwrap();
         total += 5;
