@@ -235,12 +235,22 @@ impl RowBuffer {
             .rposition(|w| w[0].rows.len() <= 2 * w[1].rows.len())
     }
 
-    /// Merges `chunks[from..from + n]` on a thread of its own.
-    fn start_merge(&mut self, from: usize, n: usize) {
+    /// What merging `chunks[from..from + n]` reads, the rows it covers and a fresh directory
+    /// for it.
+    fn merge_inputs(
+        &mut self,
+        from: usize,
+        n: usize,
+    ) -> (Vec<Arc<ImmutableSegment>>, Range<usize>, PathBuf) {
         let dir = fresh_dir(&self.dir, &mut self.next_dir);
         let merging = &self.chunks[from..from + n];
-        let rows = merging[0].rows.start..merging[n - 1].rows.end;
-        let parts: Vec<Arc<ImmutableSegment>> = merging.iter().map(|c| c.segment.clone()).collect();
+        let parts = merging.iter().map(|c| c.segment.clone()).collect();
+        (parts, merging[0].rows.start..merging[n - 1].rows.end, dir)
+    }
+
+    /// Merges `chunks[from..from + n]` on a thread of its own.
+    fn start_merge(&mut self, from: usize, n: usize) {
+        let (parts, rows, dir) = self.merge_inputs(from, n);
         let (schema, config) = (self.schema.clone(), self.chunk_config.clone());
         let (tx, done) = std::sync::mpsc::channel();
         let started = std::thread::Builder::new()
@@ -287,10 +297,7 @@ impl RowBuffer {
 
     /// Merges `chunks[from..from + n]` here. Whether they were merged.
     fn merge_now(&mut self, from: usize, n: usize) -> bool {
-        let dir = fresh_dir(&self.dir, &mut self.next_dir);
-        let merging = &self.chunks[from..from + n];
-        let rows = merging[0].rows.start..merging[n - 1].rows.end;
-        let parts: Vec<Arc<ImmutableSegment>> = merging.iter().map(|c| c.segment.clone()).collect();
+        let (parts, rows, dir) = self.merge_inputs(from, n);
         match merge(&self.schema, &self.chunk_config, &parts, rows, dir) {
             Ok(merged) => {
                 self.chunks.splice(from..from + n, [merged]);
