@@ -79,7 +79,7 @@ struct Merging {
     done: Receiver<Result<Chunk, String>>,
 }
 
-/// More chunks than this and the consumer merges them itself instead of waiting for the
+/// More chunks than this and the consumer merges the newest itself instead of waiting for the
 /// background merges to catch up.
 const MAX_CHUNKS: usize = 16;
 
@@ -198,19 +198,19 @@ impl RowBuffer {
     /// Makes the rows added since the last refresh a chunk, takes in a finished merge and
     /// starts the next: two neighbouring chunks within 2x of each other are merged on a thread
     /// of their own, so new rows are published while it runs (past [`MAX_CHUNKS`] the consumer
-    /// merges itself). If the chunk cannot be written its rows are lost (the error says so; see
+    /// merges the newest itself). If the chunk cannot be written its rows are lost (the error says so; see
     /// [`RowBuffer::push`]); a merge that fails leaves its chunks as they are (logged: they hold
     /// the same rows).
     pub fn refresh(&mut self) -> Result<(), String> {
         self.finish_filling()?;
         self.take_merge(false);
-        if self.chunks.len() > MAX_CHUNKS {
-            self.take_merge(true);
-            while self.chunks.len() > 1 {
-                let Some(from) = self.mergeable() else { break };
-                if !self.merge_now(from, 2) {
-                    break;
-                }
+        // Merges falling behind: the consumer merges the newest chunks itself, never those the
+        // merge under way reads (it is not waited for).
+        while self.chunks.len() > MAX_CHUNKS {
+            let reading = self.merging.as_ref().map_or(0, |m| m.from + m.n);
+            let n = self.chunks.len();
+            if n < reading + 2 || !self.merge_now(n - 2, 2) {
+                break;
             }
         }
         if self.merging.is_none()
@@ -487,6 +487,26 @@ mod tests {
         let v = seg.column("v").unwrap().values(seg.total_docs());
         let got: Vec<Vec<Value>> = k.into_iter().zip(v).map(|(k, v)| vec![k, v]).collect();
         assert_eq!(got, want);
+    }
+
+    /// Many small batches: merges on their thread fall behind and the consumer merges the
+    /// newest itself; chunks stay few and every row stays in order.
+    #[test]
+    fn small_batches_stay_few_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = buffer(&dir.path().join("buf"));
+        for i in 0..300 {
+            b.push(&rows(2 * i, 2)).unwrap();
+            b.refresh().unwrap();
+            let snap = b.snapshot();
+            assert!(snap.len() <= MAX_CHUNKS + 1, "{} chunks", snap.len());
+            let docs: i64 = snap.iter().map(|s| i64::from(s.total_docs())).sum();
+            assert_eq!(docs, 2 * (i + 1));
+        }
+        b.compact();
+        let (_, all) = b.chunk_views().remove(0);
+        let v = all.column("v").unwrap().values(all.total_docs());
+        assert_eq!(v, (0..600).map(Value::Long).collect::<Vec<_>>());
     }
 
     /// A consuming segment paused before any row arrived commits an empty segment.
