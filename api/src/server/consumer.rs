@@ -163,16 +163,14 @@ impl Consumer {
         Ok(())
     }
 
-    /// With nothing to read, the chunks become one segment, so queries read one as they will
-    /// after the commit, and the memory the builds freed goes back to the kernel (once per
-    /// quiet spell: one chunk stays one).
+    /// With nothing to read, the chunks become one segment (merged in the background), so
+    /// queries read one as they will after the commit; published once merged.
     fn compact(&mut self) {
         if self.buffer.pending() == 0 && self.buffer.compact() {
             if let Some(u) = &self.upsert {
                 u.set_chunks(&self.c.segment, self.buffer.chunk_views());
             }
             self.c.publish(self.buffer.snapshot());
-            crate::heap::release_freed(true);
         }
     }
 

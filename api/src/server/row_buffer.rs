@@ -216,16 +216,21 @@ impl RowBuffer {
         if self.merging.is_none()
             && let Some(from) = self.mergeable()
         {
-            self.start_merge(from, 2);
+            self.start_merge(from, 2, false);
         }
         Ok(())
     }
 
-    /// Merges every chunk into one (the consumer has nothing else to do: a query then reads
-    /// one segment, as it will after the commit). Whether the snapshot changed.
+    /// For a quiet stream: takes in a finished merge, and with no merge under way starts one of
+    /// every chunk (a query then reads one segment, as after the commit; the merge's thread
+    /// hands the builds' freed memory back to the kernel at its end). Never waits: rows that
+    /// arrive meanwhile are published as usual. Whether the chunks changed.
     pub fn compact(&mut self) -> bool {
-        let merged = self.take_merge(true);
-        (self.chunks.len() > 1 && self.merge_now(0, self.chunks.len())) || merged
+        let merged = self.take_merge(false);
+        if self.merging.is_none() && self.chunks.len() > 1 {
+            self.start_merge(0, self.chunks.len(), true);
+        }
+        merged
     }
 
     /// The last two neighbouring chunks within 2x of each other: the first one's index.
@@ -248,8 +253,9 @@ impl RowBuffer {
         (parts, merging[0].rows.start..merging[n - 1].rows.end, dir)
     }
 
-    /// Merges `chunks[from..from + n]` on a thread of its own.
-    fn start_merge(&mut self, from: usize, n: usize) {
+    /// Merges `chunks[from..from + n]` on a thread of its own; with `purge`, the thread then
+    /// returns the freed build memory to the kernel (the last merge for a while).
+    fn start_merge(&mut self, from: usize, n: usize, purge: bool) {
         let (parts, rows, dir) = self.merge_inputs(from, n);
         let (schema, config) = (self.schema.clone(), self.chunk_config.clone());
         let (tx, done) = std::sync::mpsc::channel();
@@ -257,7 +263,7 @@ impl RowBuffer {
             .name("merge-chunks".into())
             .spawn(move || {
                 let _ = tx.send(merge(&schema, &config, &parts, rows, dir));
-                crate::heap::release_freed(false);
+                crate::heap::release_freed(purge);
             });
         match started {
             Ok(_) => self.merging = Some(Merging { from, n, done }),
@@ -434,6 +440,20 @@ mod tests {
             .collect()
     }
 
+    /// Compacts `b` as a quiet stream's consumer does, until one chunk is left.
+    fn compacted(b: &mut RowBuffer) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while b.snapshot().len() > 1 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "compaction never ended"
+            );
+            b.compact();
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(!b.compact(), "one chunk stays one");
+    }
+
     /// Every row is in exactly one chunk of a snapshot, and chunks stay few.
     #[test]
     fn snapshots_hold_every_row_once_in_few_chunks() {
@@ -463,11 +483,9 @@ mod tests {
                 assert_eq!(v, want);
             }
         }
-        // Compaction makes one chunk of them all, rows in order; once.
+        // Compaction makes one chunk of them all, rows in order.
         assert!(b.snapshot().len() > 1, "40 batches leave several chunks");
-        assert!(b.compact());
-        assert_eq!(b.snapshot().len(), 1);
-        assert!(!b.compact());
+        compacted(&mut b);
         // Merged-away chunks leave no directories behind.
         let chunk_dirs = std::fs::read_dir(dir.path().join("buf")).unwrap().count();
         assert_eq!(chunk_dirs, 1);
@@ -503,7 +521,7 @@ mod tests {
             let docs: i64 = snap.iter().map(|s| i64::from(s.total_docs())).sum();
             assert_eq!(docs, 2 * (i + 1));
         }
-        b.compact();
+        compacted(&mut b);
         let (_, all) = b.chunk_views().remove(0);
         let v = all.column("v").unwrap().values(all.total_docs());
         assert_eq!(v, (0..600).map(Value::Long).collect::<Vec<_>>());
