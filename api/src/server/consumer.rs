@@ -164,13 +164,15 @@ impl Consumer {
     }
 
     /// With nothing to read, the chunks become one segment (merged in the background), so
-    /// queries read one as they will after the commit; published once merged.
+    /// queries read one as they will after the commit; published once merged, when the memory
+    /// the builds freed goes back to the kernel (this thread's pages and the merges').
     fn compact(&mut self) {
         if self.buffer.pending() == 0 && self.buffer.compact() {
             if let Some(u) = &self.upsert {
                 u.set_chunks(&self.c.segment, self.buffer.chunk_views());
             }
             self.c.publish(self.buffer.snapshot());
+            crate::heap::release_freed(true);
         }
     }
 

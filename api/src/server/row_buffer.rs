@@ -216,19 +216,18 @@ impl RowBuffer {
         if self.merging.is_none()
             && let Some(from) = self.mergeable()
         {
-            self.start_merge(from, 2, false);
+            self.start_merge(from, 2);
         }
         Ok(())
     }
 
     /// For a quiet stream: takes in a finished merge, and with no merge under way starts one of
-    /// every chunk (a query then reads one segment, as after the commit; the merge's thread
-    /// hands the builds' freed memory back to the kernel at its end). Never waits: rows that
-    /// arrive meanwhile are published as usual. Whether the chunks changed.
+    /// every chunk (a query then reads one segment, as after the commit). Never waits: rows
+    /// that arrive meanwhile are published as usual. Whether the chunks changed.
     pub fn compact(&mut self) -> bool {
         let merged = self.take_merge(false);
         if self.merging.is_none() && self.chunks.len() > 1 {
-            self.start_merge(0, self.chunks.len(), true);
+            self.start_merge(0, self.chunks.len());
         }
         merged
     }
@@ -253,9 +252,9 @@ impl RowBuffer {
         (parts, merging[0].rows.start..merging[n - 1].rows.end, dir)
     }
 
-    /// Merges `chunks[from..from + n]` on a thread of its own; with `purge`, the thread then
-    /// returns the freed build memory to the kernel (the last merge for a while).
-    fn start_merge(&mut self, from: usize, n: usize, purge: bool) {
+    /// Merges `chunks[from..from + n]` on a thread of its own, which hands its freed pages back
+    /// to the process's arenas at its end.
+    fn start_merge(&mut self, from: usize, n: usize) {
         let (parts, rows, dir) = self.merge_inputs(from, n);
         let (schema, config) = (self.schema.clone(), self.chunk_config.clone());
         let (tx, done) = std::sync::mpsc::channel();
@@ -263,7 +262,7 @@ impl RowBuffer {
             .name("merge-chunks".into())
             .spawn(move || {
                 let _ = tx.send(merge(&schema, &config, &parts, rows, dir));
-                crate::heap::release_freed(purge);
+                crate::heap::release_freed(false);
             });
         match started {
             Ok(_) => self.merging = Some(Merging { from, n, done }),
