@@ -186,6 +186,21 @@ fn collectors(
     Ok(Collectors(out))
 }
 
+/// The start of every build: the schema and config checked, the written schema (the input's
+/// columns and the timestamp index's derived ones), the hidden build directory and a collector
+/// per written column.
+fn begin(
+    schema: &Schema,
+    config: &BuildConfig,
+    out_dir: &Path,
+) -> Result<(Schema, Staging, Collectors), SegmentError> {
+    check_schema(schema, config)?;
+    let full = config.build_schema(schema)?;
+    let staging = Staging::create(out_dir, &config.segment_name)?;
+    let cols = collectors(&full, config, &staging)?;
+    Ok((full, staging, cols))
+}
+
 /// Builds `out_dir/<config.segment_name>/` from an input file. `progress` is called with the
 /// number of rows read so far (every 65,536 rows and at the end).
 pub fn build_segment(
@@ -196,11 +211,9 @@ pub fn build_segment(
     progress: &mut dyn FnMut(u64),
 ) -> Result<BuildSummary, SegmentError> {
     let started = Instant::now();
-    check_schema(schema, config)?;
     // The written schema adds the timestamp index's derived columns, computed while reading.
-    let (full, derived) = (config.build_schema(schema)?, config.derived_columns());
-    let staging = Staging::create(out_dir, &config.segment_name)?;
-    let mut cols = collectors(&full, config, &staging)?;
+    let (full, staging, mut cols) = begin(schema, config, out_dir)?;
+    let derived = config.derived_columns();
     for c in &mut cols.0 {
         c.set_multi_value_delimiter(input.options.multi_value_delimiter);
     }
@@ -247,15 +260,12 @@ impl RowBuilder {
         out_dir: &Path,
     ) -> Result<RowBuilder, SegmentError> {
         let started = Instant::now();
-        check_schema(schema, config)?;
-        let (full, derived) = (config.build_schema(schema)?, config.derived_columns());
-        let staging = Staging::create(out_dir, &config.segment_name)?;
-        let cols = collectors(&full, config, &staging)?;
+        let (full, staging, cols) = begin(schema, config, out_dir)?;
         Ok(RowBuilder {
             schema: schema.clone(),
             config: config.clone(),
             full,
-            derived,
+            derived: config.derived_columns(),
             staging,
             cols,
             docs: 0,

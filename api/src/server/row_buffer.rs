@@ -198,9 +198,9 @@ impl RowBuffer {
     /// Makes the rows added since the last refresh a chunk, takes in a finished merge and
     /// starts the next: two neighbouring chunks within 2x of each other are merged on a thread
     /// of their own, so new rows are published while it runs (past [`MAX_CHUNKS`] the consumer
-    /// merges the newest itself). If the chunk cannot be written its rows are lost (the error says so; see
-    /// [`RowBuffer::push`]); a merge that fails leaves its chunks as they are (logged: they hold
-    /// the same rows).
+    /// merges the newest itself). If the chunk cannot be written its rows are lost (the error
+    /// says so; see [`RowBuffer::push`]); a merge that fails leaves its chunks as they are
+    /// (logged: they hold the same rows).
     pub fn refresh(&mut self) -> Result<(), String> {
         self.finish_filling()?;
         self.take_merge(false);
@@ -288,22 +288,20 @@ impl RowBuffer {
                 Err(e) => Err(e.to_string()),
             }
         };
-        match result.and_then(|r| r) {
-            Ok(merged) => {
-                self.chunks.splice(m.from..m.from + m.n, [merged]);
-                true
-            }
-            Err(e) => {
-                log::warn!("cannot merge consuming chunks: {e}");
-                false
-            }
-        }
+        self.install(m.from, m.n, result.and_then(|r| r))
     }
 
     /// Merges `chunks[from..from + n]` here. Whether they were merged.
     fn merge_now(&mut self, from: usize, n: usize) -> bool {
         let (parts, rows, dir) = self.merge_inputs(from, n);
-        match merge(&self.schema, &self.chunk_config, &parts, rows, dir) {
+        let merged = merge(&self.schema, &self.chunk_config, &parts, rows, dir);
+        self.install(from, n, merged)
+    }
+
+    /// Puts a merge of `chunks[from..from + n]` in their place; a merge that failed leaves
+    /// them (logged: they hold the same rows). Whether they were replaced.
+    fn install(&mut self, from: usize, n: usize, merged: Result<Chunk, String>) -> bool {
+        match merged {
             Ok(merged) => {
                 self.chunks.splice(from..from + n, [merged]);
                 true

@@ -11,7 +11,7 @@
 //! Pass 2 ([`super::finish`]) then sorts, encodes and indexes as for any other input.
 
 use super::collector::ColumnCollector;
-use super::{BuildSummary, Staging, check_schema, collectors, finish};
+use super::{BuildSummary, begin, finish};
 use crate::build_config::BuildConfig;
 use crate::dictionary::Dictionary;
 use crate::error::SegmentError;
@@ -36,15 +36,12 @@ pub fn build_segment_from_segments(
     out_dir: &Path,
 ) -> Result<BuildSummary, SegmentError> {
     let started = Instant::now();
-    check_schema(schema, config)?;
-    let full = config.build_schema(schema)?;
     let total: u64 = parts.iter().map(|p| u64::from(p.total_docs())).sum();
     let docs = u32::try_from(total)
         .ok()
         .filter(|&d| d < u32::MAX - 1)
         .ok_or_else(|| SegmentError::Config("a segment holds at most 2^32 - 2 rows".into()))?;
-    let staging = Staging::create(out_dir, &config.segment_name)?;
-    let mut cols = collectors(&full, config, &staging)?;
+    let (full, staging, mut cols) = begin(schema, config, out_dir)?;
     let per_thread = cols.0.len().div_ceil(build_threads()).max(1);
     std::thread::scope(|s| {
         let tasks: Vec<_> = cols
@@ -95,6 +92,11 @@ fn copy_all(c: &mut ColumnCollector, parts: &[&ImmutableSegment]) -> Result<(), 
     Ok(())
 }
 
+/// The entries of `values` (a numeric dictionary) that `ids` name, in order.
+fn gather<T: Copy>(values: &[T], ids: &[DictId]) -> Vec<T> {
+    ids.iter().map(|&i| values[i as usize]).collect()
+}
+
 /// One part's column going into a collector.
 struct PartColumn<'c, 's> {
     c: &'c mut ColumnCollector,
@@ -112,9 +114,7 @@ impl PartColumn<'_, '_> {
         let is_null = |doc: DocId| nulls.is_some_and(|n| n.contains(doc));
         match reader.forward() {
             ForwardIndex::Dict(ids) => {
-                let Some(dict) = reader.dictionary() else {
-                    return Err(self.broken("a dictionary-encoded column has no dictionary"));
-                };
+                let dict = self.dictionary(reader)?;
                 let texts = self.texts_of(dict);
                 let mut buf = vec![0; RUN as usize];
                 let mut start = 0;
@@ -140,9 +140,7 @@ impl PartColumn<'_, '_> {
                 }
             }
             ForwardIndex::DictMv(f) => {
-                let Some(dict) = reader.dictionary() else {
-                    return Err(self.broken("a dictionary-encoded column has no dictionary"));
-                };
+                let dict = self.dictionary(reader)?;
                 let mut ids = Vec::new();
                 for doc in 0..docs {
                     if is_null(doc) {
@@ -197,22 +195,18 @@ impl PartColumn<'_, '_> {
                 self.c
                     .push_coded_texts(self.key, texts.len(), |k| &texts[k], &keys)?
             }
-            (None, Dictionary::Int(d), DataType::Int) => {
-                let v: Vec<i32> = ids.iter().map(|&i| d.values()[i as usize]).collect();
-                self.c.push_numbers(first, Numbers::I32(&v))?
-            }
-            (None, Dictionary::Long(d), DataType::Long | DataType::Timestamp) => {
-                let v: Vec<i64> = ids.iter().map(|&i| d.values()[i as usize]).collect();
-                self.c.push_numbers(first, Numbers::I64(&v))?
-            }
-            (None, Dictionary::Float(d), DataType::Float) => {
-                let v: Vec<f32> = ids.iter().map(|&i| d.values()[i as usize]).collect();
-                self.c.push_numbers(first, Numbers::F32(&v))?
-            }
-            (None, Dictionary::Double(d), DataType::Double) => {
-                let v: Vec<f64> = ids.iter().map(|&i| d.values()[i as usize]).collect();
-                self.c.push_numbers(first, Numbers::F64(&v))?
-            }
+            (None, Dictionary::Int(d), DataType::Int) => self
+                .c
+                .push_numbers(first, Numbers::I32(&gather(d.values(), ids)))?,
+            (None, Dictionary::Long(d), DataType::Long | DataType::Timestamp) => self
+                .c
+                .push_numbers(first, Numbers::I64(&gather(d.values(), ids)))?,
+            (None, Dictionary::Float(d), DataType::Float) => self
+                .c
+                .push_numbers(first, Numbers::F32(&gather(d.values(), ids)))?,
+            (None, Dictionary::Double(d), DataType::Double) => self
+                .c
+                .push_numbers(first, Numbers::F64(&gather(d.values(), ids)))?,
             _ => {
                 for (i, &id) in ids.iter().enumerate() {
                     self.value(local + i as DocId, &dict.value(id))?;
@@ -240,10 +234,13 @@ impl PartColumn<'_, '_> {
         }
     }
 
-    fn broken(&self, what: &str) -> SegmentError {
-        SegmentError::Schema(format!(
-            "segment '{}', column '{}': {what}",
-            self.source, self.c.spec.name
-        ))
+    /// The dictionary of a dictionary-encoded column.
+    fn dictionary<'r>(&self, reader: &'r ColumnReader) -> Result<&'r Dictionary, SegmentError> {
+        reader.dictionary().ok_or_else(|| {
+            SegmentError::Schema(format!(
+                "segment '{}', column '{}': a dictionary-encoded column has no dictionary",
+                self.source, self.c.spec.name
+            ))
+        })
     }
 }
