@@ -18,7 +18,7 @@ use crate::response::{BrokerResponse, ResultTable};
 use crate::server::execute_server;
 use crate::server::result::ServerResult;
 use planner::options::QueryOptions;
-use planner::plan::{QueryPlan, SingleStagePlan, plan_statement};
+use planner::plan::{QueryIdentity, QueryPlan, SingleStagePlan, plan_statement};
 use planner::sql::parse_statement;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -56,7 +56,10 @@ pub fn execute_sql(
     let start = Instant::now();
     let request_id = next_request_id();
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        plan_sql(sql, request_options, tables).map(|(plan, _)| execute_plan(&plan, tables))
+        plan_sql(sql, request_options, tables).map(|(mut plan, options)| {
+            plan.bind_identity(&local_identity(&request_id, &options));
+            execute_plan(&plan, tables)
+        })
     }));
     let mut response = match outcome {
         Ok(Ok(r)) => r,
@@ -73,6 +76,22 @@ pub fn execute_sql(
     response.request_id = request_id;
     response.time_used_ms = start.elapsed().as_millis() as u64;
     response
+}
+
+/// The identity of a query answered in this process without a broker (`brokerId` is
+/// `unknown`, as on a Pinot worker that was given none).
+fn local_identity(request_id: &str, options: &QueryOptions) -> QueryIdentity {
+    let start_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    let timeout_ms = planner::plan::ExecutionOptions::from_query_options(options).timeout_ms;
+    QueryIdentity {
+        request_id: request_id.parse().unwrap_or_default(),
+        correlation_id: request_id.to_string(),
+        broker_id: "unknown".into(),
+        start_ms,
+        deadline_ms: start_ms.saturating_add(timeout_ms as i64),
+    }
 }
 
 /// Executes a plan over local segments (one in-process "server").

@@ -1536,3 +1536,67 @@ fn calcite_surface_natural_joins_unicode_literals_and_messages() {
         "{text}"
     );
 }
+
+#[test]
+fn internal_functions_read_the_query_identity_in_both_engines() {
+    let t = table(Variant::Indexed);
+    // Literal arguments: folded on the broker in either engine (stage and worker -1).
+    for (prefix, engine) in [("", "SSE"), ("SET useMultistageEngine=true; ", "MSE")] {
+        let r = query(
+            &t,
+            &format!(
+                "{prefix}SELECT reqId('x'), cid('x'), brokerId('x'), queryEngine('x'), \
+                 stageId('x'), workerId('x'), endTime('x') - startTime('x'), \
+                 reqId(CAST(NULL AS VARCHAR)) FROM stats LIMIT 1"
+            ),
+        );
+        let rows = rows_of(&r);
+        let (_, types) = columns_of(&r);
+        assert_eq!(
+            &types[..6],
+            ["LONG", "STRING", "STRING", "STRING", "INT", "INT"],
+            "{engine}"
+        );
+        let request_id: i64 = r.request_id.parse().unwrap();
+        assert_eq!(rows[0][0], json!(request_id), "{engine}");
+        assert_eq!(rows[0][1], json!(r.request_id), "{engine}");
+        assert_eq!(rows[0][2], json!("unknown"), "{engine}");
+        assert_eq!(rows[0][3], json!(engine));
+        assert_eq!((&rows[0][4], &rows[0][5]), (&json!(-1), &json!(-1)));
+        // The default timeout, 10 s (v1 subtracts as DOUBLE).
+        assert_eq!(rows[0][6].as_f64(), Some(10_000.0), "{engine}");
+        assert_eq!(rows[0][7], Json::Null, "{engine}");
+    }
+    // Column arguments run where the rows are: a multi-stage worker answers its own stage and
+    // worker, NULL arguments give NULL.
+    let r = query(
+        &t,
+        "SET useMultistageEngine=true; SELECT stageId(team), workerId(team), queryEngine(team), \
+         reqId(CAST(runs AS VARCHAR)) IS NULL, runs IS NULL FROM stats",
+    );
+    let rows = rows_of(&r);
+    assert_eq!(rows.len(), ROWS);
+    for row in &rows {
+        assert!(row[0].as_i64().unwrap() >= 1, "{row:?}");
+        assert!(row[1].as_i64().unwrap() >= 0, "{row:?}");
+        assert_eq!(row[2], json!("MSE"));
+        assert_eq!(row[3], row[4]);
+    }
+    let r = query(
+        &t,
+        "SELECT stageId(team), queryEngine(team), cid(team) FROM stats LIMIT 1",
+    );
+    assert_eq!(
+        rows_of(&r)[0],
+        vec![json!(-1), json!("SSE"), json!(r.request_id)]
+    );
+    // A query without a table names its column by the value, as other constants.
+    let r = query(&t, "SELECT reqId('a'), queryEngine('a') AS e");
+    let (names, types) = columns_of(&r);
+    assert_eq!(names, [r.request_id.clone(), "e".to_string()]);
+    assert_eq!(types, ["LONG", "STRING"]);
+    assert_eq!(rows_of(&r)[0][1], json!("SSE"));
+    // Each run its own identity.
+    let again = query(&t, "SELECT reqId('a'), queryEngine('a') AS e");
+    assert_ne!(rows_of(&again)[0][0], rows_of(&r)[0][0]);
+}

@@ -570,6 +570,45 @@ async fn check_answers(broker: &str) {
     assert_eq!(b["exceptions"][0]["errorCode"], 190, "{b}");
 }
 
+/// Pinot's internal functions read the query's identity: the broker's request id and instance,
+/// the client's `clientQueryId`, and where a row is evaluated (a leaf stage's worker in v2).
+async fn check_identity(broker: &str) {
+    for (options, engine) in [
+        ("useMultistageEngine=true;clientQueryId=q-7", "MSE"),
+        ("clientQueryId=q-7", "SSE"),
+    ] {
+        let body = json!({
+            "sql": "SELECT reqId(o_status), cid('x'), brokerId('x'), queryEngine(o_status),                     stageId(o_status), stageId('x') FROM orders LIMIT 3",
+            "queryOptions": options,
+        });
+        let (status, b) = call(
+            "POST",
+            &format!("{broker}/query/sql"),
+            Some(body.to_string().into_bytes()),
+            None,
+        )
+        .await;
+        assert_eq!(status, 200, "{b}");
+        let request_id: i64 = b["requestId"].as_str().unwrap().parse().unwrap();
+        for row in rows(&b) {
+            assert_eq!(row[0], json!(request_id), "{engine}: {b}");
+            assert_eq!(row[1], json!("q-7"), "{engine}: {b}");
+            assert_eq!(row[2], b["brokerId"], "{engine}: {b}");
+            assert_eq!(row[3], json!(engine), "{b}");
+            let stage = row[4].as_i64().unwrap();
+            assert!(
+                if engine == "MSE" {
+                    stage >= 1
+                } else {
+                    stage == -1
+                },
+                "{b}"
+            );
+            assert_eq!(row[5], json!(-1), "{engine}: {b}");
+        }
+    }
+}
+
 #[async_std::test]
 async fn v2_on_one_server() {
     let dir = tempfile::tempdir().unwrap();
@@ -581,6 +620,7 @@ async fn v2_on_one_server() {
     load(&ctl, &dir.path().join("segs")).await;
     wait_loaded(&broker).await;
     check_answers(&broker).await;
+    check_identity(&broker).await;
     // A leading SET and Pinot's multi-stage endpoint select the same engine.
     let (s, b) = call(
         "POST",

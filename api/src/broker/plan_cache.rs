@@ -181,16 +181,19 @@ fn normalise(sql: &str) -> String {
     out
 }
 
-/// Whether the text names a nondeterministic function as a call (`now()`, `ago ('P1D')`).
+/// Whether the text names a nondeterministic function as a call (`now()`, `ago ('P1D')`,
+/// `REQ_ID('x')`), in any spelling the registry resolves (case and `_` ignored).
 fn calls_clock(sql: &str) -> bool {
-    /// The nondeterministic functions' names, lower case (read from the registry once).
+    /// The nondeterministic functions' canonical names and aliases (read from the registry
+    /// once).
     static CLOCK: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
         planner::functions::all()
             .filter(|d| !planner::functions::is_deterministic(d))
-            .map(|d| d.name().to_ascii_lowercase())
+            .flat_map(|d| std::iter::once(d.name()).chain(d.aliases().iter().copied()))
+            .map(planner::functions::canonical_name)
             .collect()
     });
-    let lower = sql.to_ascii_lowercase();
+    let lower = planner::functions::canonical_name(sql);
     CLOCK.iter().any(|name| {
         lower.match_indices(name.as_str()).any(|(at, _)| {
             let before = lower[..at].chars().next_back();
@@ -239,6 +242,8 @@ mod tests {
         assert!(key(&request("SELECT a FROM t WHERE ts > AGO ('PT1H')", &[])).is_none());
         assert!(key(&request("SELECT snow, agony FROM t", &[])).is_some());
         assert!(key(&request("SELECT nowhere FROM t", &[])).is_some());
+        assert!(key(&request("SELECT REQ_ID(a) FROM t", &[])).is_none());
+        assert!(key(&request("SELECT stageid('x') FROM t", &[])).is_none());
     }
 
     #[test]
@@ -247,6 +252,7 @@ mod tests {
         let plan = Planned::new(Arc::new(QueryPlan::Literal(planner::plan::LiteralPlan {
             columns: Vec::new(),
             explain: false,
+            identity_columns: Vec::new(),
         })));
         c.put("q".into(), 1, plan.clone());
         assert!(c.get("q", 1).is_some());
@@ -264,6 +270,7 @@ mod tests {
         let plan = Planned::new(Arc::new(QueryPlan::Literal(planner::plan::LiteralPlan {
             columns: Vec::new(),
             explain: false,
+            identity_columns: Vec::new(),
         })));
         c.put("q".into(), 1, plan.clone());
         let answer = |over_budget| ServerResult {

@@ -22,7 +22,7 @@ use engine::aggregate::state::AggState;
 use engine::response::QueryException;
 use engine::server::result::IntermediateData;
 use engine::{BrokerResponse, EngineError, execute_plan, plan_sql, reduce_response};
-use planner::plan::{QueryPlan, ServerQueryPlan};
+use planner::plan::{QueryIdentity, QueryPlan, ServerQueryPlan};
 use segments::types::ErrorCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -40,8 +40,9 @@ pub async fn run(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
             Duration::from_millis(ms.max(1))
         });
     let request_id = engine::execute::next_request_id();
+    let identity = identity(broker, query, &request_id, wait);
     let mut r = match broker.admission.enter(wait).await {
-        Ok(_slot) => execute(broker, query, who, &request_id).await,
+        Ok(_slot) => execute(broker, query, who, &identity).await,
         Err(refused) => {
             let code = match refused {
                 Refused::Full { .. } => ErrorCode::ServerOutOfCapacity,
@@ -63,9 +64,37 @@ pub async fn run(broker: &Broker, query: &QueryRequest, who: Option<&Principal>)
     r
 }
 
+/// What the query knows about itself (Pinot's internal functions read it): its request id,
+/// the client's `clientQueryId` (else the request id), this broker, its start and deadline.
+fn identity(
+    broker: &Broker,
+    query: &QueryRequest,
+    request_id: &str,
+    timeout: Duration,
+) -> QueryIdentity {
+    let start_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    QueryIdentity {
+        request_id: request_id.parse().unwrap_or_default(),
+        correlation_id: query
+            .option("clientQueryId")
+            .unwrap_or(request_id)
+            .to_string(),
+        broker_id: broker.config.instance_id.clone(),
+        start_ms,
+        deadline_ms: start_ms.saturating_add(timeout.as_millis() as i64),
+    }
+}
+
 /// The plan of `query`, from the plan cache or made (and then cached), its rows capped at the
-/// broker's response limit.
-async fn plan(broker: &Broker, query: &QueryRequest) -> Result<Planned, EngineError> {
+/// broker's response limit. A plan that may not be cached (it calls a nondeterministic
+/// function) has this run's identity bound into it.
+async fn plan(
+    broker: &Broker,
+    query: &QueryRequest,
+    identity: &QueryIdentity,
+) -> Result<Planned, EngineError> {
     let key = super::plan_cache::key(query);
     let generation = broker.catalog.generation();
     if let Some(plan) = key.as_ref().and_then(|k| broker.plans.get(k, generation)) {
@@ -73,6 +102,9 @@ async fn plan(broker: &Broker, query: &QueryRequest) -> Result<Planned, EngineEr
     }
     let mut plan = make_plan(broker, query).await?;
     plan.limit_rows(broker.config.query_response_limit);
+    if key.is_none() {
+        plan.bind_identity(identity);
+    }
     let plan = Planned::new(Arc::new(plan));
     if let Some(key) = key {
         broker.plans.put(key, generation, plan.clone());
@@ -112,10 +144,10 @@ async fn execute(
     broker: &Broker,
     query: &QueryRequest,
     who: Option<&Principal>,
-    request_id: &str,
+    identity: &QueryIdentity,
 ) -> BrokerResponse {
     log::debug!("query: {} (options: {})", query.sql, query.options_string());
-    let planned = match plan(broker, query).await {
+    let planned = match plan(broker, query, identity).await {
         Ok(p) => p,
         Err(e) => return BrokerResponse::from_error(&e),
     };
@@ -134,8 +166,14 @@ async fn execute(
     }
     // Pinot's query quota: every table the query reads must admit it.
     let tables = plan_tables(&planned.plan);
-    if let Some(refused) =
-        super::query_quota::admit(broker, &planned.plan, &tables, request_id, &query.sql).await
+    if let Some(refused) = super::query_quota::admit(
+        broker,
+        &planned.plan,
+        &tables,
+        &identity.request_id.to_string(),
+        &query.sql,
+    )
+    .await
     {
         return refused;
     }

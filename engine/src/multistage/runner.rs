@@ -322,7 +322,9 @@ pub fn run_worker(
         join_overflow: plan.v2_options.join_overflow_mode,
     };
     let started = std::time::Instant::now();
-    let outcome = execute(&s.root, &mut env)
+    // `stageId(col)` / `workerId(col)` read this worker's ids.
+    let bound = planner::plan::identity::bind_worker(plan, stage, worker);
+    let outcome = execute(bound.as_ref().unwrap_or(&s.root), &mut env)
         .and_then(|block| send_block(plan, (stage, worker), workers, query_id, block, sink));
     match outcome {
         Ok(sent) => {
@@ -491,7 +493,12 @@ pub fn run_root(
         join_overflow: plan.v2_options.join_overflow_mode,
     };
     let outcome = match plan.stages.first() {
-        Some(root) => execute(&root.root, &mut env),
+        Some(root) => execute(
+            planner::plan::identity::bind_worker(plan, 0, 0)
+                .as_ref()
+                .unwrap_or(&root.root),
+            &mut env,
+        ),
         None => Err(EngineError::execution("the plan has no stages")),
     };
     let mut stats = *inputs.stats.borrow();

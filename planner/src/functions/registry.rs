@@ -4,7 +4,7 @@
 use super::def::FunctionDef;
 use super::{
     arithmetic, arrays, bitwise, bytes, comparison, conditional, datetime, datetime_convert,
-    datetime_mv, dimension_lookup, geo, geohash, hash, ip, json, regexp, sketch, strings,
+    datetime_mv, dimension_lookup, geo, geohash, hash, internal, ip, json, regexp, sketch, strings,
     tuple_sketch, url, uuid, vector,
 };
 use std::collections::HashMap;
@@ -34,6 +34,7 @@ const AREAS: &[&[FunctionDef]] = &[
     sketch::FUNCTIONS,
     tuple_sketch::FUNCTIONS,
     dimension_lookup::FUNCTIONS,
+    internal::FUNCTIONS,
 ];
 
 /// Pinot's canonical function name: `_` removed, lower-cased (`DATE_TRUNC` → `datetrunc`).
@@ -133,14 +134,30 @@ mod tests {
     }
 
     #[test]
-    fn only_clock_random_and_dimension_functions_are_nondeterministic() {
+    fn only_clock_random_dimension_and_identity_functions_are_nondeterministic() {
         let nondeterministic: Vec<String> = all()
             .filter(|d| !is_deterministic(d))
             .map(|d| canonical_name(d.name()))
             .collect();
-        // `lookUp` reads the dimension rows of the process it runs in: never folded where bound.
+        // `lookUp` reads the dimension rows of the process it runs in: never folded where bound;
+        // the internal functions read the running query's identity.
         let allowed = [
-            "now", "ago", "agomv", "rand", "uuidv4", "uuidv7", "sleep", "lookup",
+            "now",
+            "ago",
+            "agomv",
+            "rand",
+            "uuidv4",
+            "uuidv7",
+            "sleep",
+            "lookup",
+            "reqid",
+            "cid",
+            "brokerid",
+            "starttime",
+            "endtime",
+            "queryengine",
+            "stageid",
+            "workerid",
         ];
         for name in &nondeterministic {
             assert!(

@@ -26,6 +26,7 @@ pub mod eval;
 pub mod expr;
 pub mod filter;
 pub mod funnel;
+pub mod identity;
 pub mod like;
 pub mod multistage;
 pub mod query_plan;
@@ -37,6 +38,7 @@ pub use catalog::{Catalog, MemoryCatalog, TableInfo};
 pub use error::PlanError;
 pub use expr::{ColumnRef, Expr, InputRef};
 pub use filter::{FilterExpr, Predicate, PredicateOp, RangeBound};
+pub use identity::QueryIdentity;
 pub use segments::types::ColumnType;
 /// Plans a parsed statement for the engine its options ask for: the single-stage engine, or
 /// — with `useMultistageEngine=true` — the multi-stage engine ([`multistage::bind`]).
@@ -74,6 +76,6 @@ pub fn plan_statement(
 }
 
 pub use query_plan::{
-    BrokerReducePlan, ExecutionOptions, LiteralPlan, OutputColumn, QueryPlan, ResultLayout,
-    ServerQueryKind, ServerQueryPlan, SingleStagePlan, SortExpr, SortKey,
+    BrokerReducePlan, ExecutionOptions, IdentityColumn, LiteralPlan, OutputColumn, QueryPlan,
+    ResultLayout, ServerQueryKind, ServerQueryPlan, SingleStagePlan, SortExpr, SortKey,
 };

@@ -50,6 +50,19 @@ pub struct LiteralPlan {
     pub columns: Vec<(String, ColumnType, Value)>,
     /// `EXPLAIN PLAN FOR` a literal query.
     pub explain: bool,
+    /// Columns whose value reads the query's identity (`reqId('x')`): evaluated when the
+    /// broker binds it ([`QueryPlan::bind_identity`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub identity_columns: Vec<IdentityColumn>,
+}
+
+/// A column of a [`LiteralPlan`] evaluated once the query's identity is known.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IdentityColumn {
+    pub column: usize,
+    pub expr: Expr,
+    /// Named by its alias; else by its value, as other constant columns.
+    pub aliased: bool,
 }
 
 /// Execution options every server honours (the typed subset of the query options).

@@ -23,7 +23,8 @@ pub mod timestamp_rewrite;
 
 use super::catalog::Catalog;
 use super::error::PlanError;
-use super::query_plan::{ExecutionOptions, LiteralPlan, QueryPlan};
+use super::expr::Expr;
+use super::query_plan::{ExecutionOptions, IdentityColumn, LiteralPlan, QueryPlan};
 use crate::sql::ast::{Query, SelectItem, Statement, TableRef};
 use expr::{ExprBinder, Mode};
 use scope::Scope;
@@ -73,15 +74,32 @@ fn bind_literal_query(
     };
     let mut b = ExprBinder::new(&scope);
     let mut columns = Vec::new();
+    let mut identity_columns = Vec::new();
     for item in &select.projection {
         let SelectItem::Expr { expr, alias } = item else {
             return Err(PlanError::Compilation("'*' needs a FROM clause".into()));
         };
         let bound = b.bind(expr, Mode::Row)?;
         // Non-deterministic calls (`now()`) are not folded while binding; a query without a
-        // table evaluates them once, here, as Pinot's broker does.
+        // table evaluates them once, here, as Pinot's broker does — or, when they read the
+        // query's identity, once it is bound.
+        let reads_identity = {
+            let mut any = false;
+            bound.visit(&mut |e| {
+                any |= matches!(e, Expr::Call { name, .. } if crate::functions::Internal::of(name).is_some())
+            });
+            any
+        };
         let value = match bound.as_literal() {
             Some(v) => v.clone(),
+            None if reads_identity && bound.columns().is_empty() => {
+                identity_columns.push(IdentityColumn {
+                    column: columns.len(),
+                    expr: bound.clone(),
+                    aliased: alias.is_some(),
+                });
+                Value::Null
+            }
             None if bound.columns().is_empty() => {
                 crate::plan::eval::eval(&bound, &crate::plan::eval::NoRow)
                     .map_err(|e| PlanError::Validation(e.to_string()))?
@@ -95,13 +113,18 @@ fn bind_literal_query(
         let data_type = bound.column_type().data_type;
         let name = alias.clone().unwrap_or_else(|| value.to_string());
         let column_type = match &value {
+            _ if reads_identity => bound.column_type(),
             Value::Array(_) => ColumnType::mv(data_type),
             Value::Null => ColumnType::sv(DataType::String),
             _ => ColumnType::sv(data_type),
         };
         columns.push((name, column_type, value));
     }
-    Ok(QueryPlan::Literal(LiteralPlan { columns, explain }))
+    Ok(QueryPlan::Literal(LiteralPlan {
+        columns,
+        explain,
+        identity_columns,
+    }))
 }
 
 #[cfg(test)]

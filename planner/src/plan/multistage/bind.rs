@@ -53,5 +53,6 @@ pub fn bind_multistage(
         options,
         v2_options,
         explain: stmt.explain,
+        worker_identity: false,
     }))
 }

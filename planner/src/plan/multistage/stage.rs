@@ -64,6 +64,10 @@ pub struct MultiStagePlan {
     pub v2_options: MultiStageOptions,
     /// `EXPLAIN PLAN FOR`: describe the stages instead of running them.
     pub explain: bool,
+    /// Some stage evaluates `stageId(col)` or `workerId(col)` per row: each worker binds its
+    /// own ids into its stage ([`crate::plan::identity::bind_worker`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub worker_identity: bool,
 }
 
 pub use crate::options::JoinOverflowMode;
