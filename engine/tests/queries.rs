@@ -1600,3 +1600,63 @@ fn internal_functions_read_the_query_identity_in_both_engines() {
     let again = query(&t, "SELECT reqId('a'), queryEngine('a') AS e");
     assert_ne!(rows_of(&again)[0][0], rows_of(&r)[0][0]);
 }
+
+#[test]
+fn st_union_aggregates_geometries_in_both_engines() {
+    let t = table(Variant::Indexed);
+    for prefix in ["", "SET useMultistageEngine=true; "] {
+        // Two overlapping squares, alternating by row, in every group: one 7-unit polygon.
+        let r = query(
+            &t,
+            &format!(
+                "{prefix}SELECT team, ST_Area(STUnion(CASE WHEN MOD(year, 2) = 0 \
+                 THEN ST_GeomFromText('POLYGON((0 0, 0 2, 2 2, 2 0, 0 0))') \
+                 ELSE ST_GeomFromText('POLYGON((1 1, 1 3, 3 3, 3 1, 1 1))') END)), \
+                 ST_GeometryType(STUnion(ST_GeomFromText('POLYGON((0 0, 0 2, 2 2, 2 0, 0 0))'))) \
+                 FROM stats GROUP BY team ORDER BY team"
+            ),
+        );
+        let rows = rows_of(&r);
+        assert_eq!(rows.len(), 4, "{prefix}");
+        for row in &rows {
+            assert_eq!(row[1].as_f64(), Some(7.0), "{prefix}{row:?}");
+            assert_eq!(row[2], json!("Polygon"), "{prefix}{row:?}");
+        }
+        // Points: each distinct year once, whatever the segments and workers.
+        let r = query(
+            &t,
+            &format!("{prefix}SELECT ST_AsText(STUnion(ST_Point(year, 0))) FROM stats"),
+        );
+        let text = rows_of(&r)[0][0].as_str().unwrap().to_string();
+        assert!(text.starts_with("MULTIPOINT"), "{prefix}{text}");
+        let mut xs: Vec<String> = text
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|s| s.len() == 4)
+            .map(str::to_string)
+            .collect();
+        xs.sort();
+        let years: Vec<String> = (2000..2007).map(|y| y.to_string()).collect();
+        assert_eq!(xs, years, "{prefix}{text}");
+        // The result is BYTES (hex); no rows: Pinot's empty point, or NULL with null handling.
+        let r = query(
+            &t,
+            &format!(
+                "{prefix}SELECT STUnion(ST_Point(year, 0)), ST_AsText(STUnion(ST_Point(year, 0))) \
+                 FROM stats WHERE year > 3000"
+            ),
+        );
+        assert_eq!(columns_of(&r).1[0], "BYTES", "{prefix}");
+        assert_eq!(rows_of(&r)[0][1], json!("POINT EMPTY"), "{prefix}");
+        let r = query(
+            &t,
+            &format!(
+                "{prefix}SET enableNullHandling=true; SELECT STUnion(ST_Point(year, 0)) \
+                 FROM stats WHERE year > 3000"
+            ),
+        );
+        assert_eq!(rows_of(&r)[0][0], Json::Null, "{prefix}");
+        // Bytes that are no geometry: an error, not an answer.
+        let r = query(&t, &format!("{prefix}SELECT STUnion(hits) FROM stats"));
+        assert!(!r.exceptions.is_empty(), "{prefix}");
+    }
+}

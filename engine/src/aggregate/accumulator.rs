@@ -231,9 +231,9 @@ impl<'a> GroupAccumulator<'a> {
             AggregateFunction::Histogram { .. } => States::Histogram(Vec::new()),
             AggregateFunction::SumArray { long: false } => States::DoubleSums(Vec::new()),
             AggregateFunction::SumArray { long: true } => States::LongSums(Vec::new()),
-            AggregateFunction::ArrayAgg { .. } | AggregateFunction::ListAgg { .. } => {
-                States::List(Vec::new())
-            }
+            AggregateFunction::ArrayAgg { .. }
+            | AggregateFunction::ListAgg { .. }
+            | AggregateFunction::StUnion => States::List(Vec::new()),
             AggregateFunction::Covariance { .. } => States::CoMoments(Vec::new()),
             AggregateFunction::WithTime { .. } => States::Timed(Vec::new()),
             AggregateFunction::ExprMinMax { .. } => States::Extreme(Vec::new()),
@@ -541,7 +541,15 @@ impl<'a> GroupAccumulator<'a> {
                     return Err(super::state::long_overflow());
                 }
             }
-            States::List(lists) => visit_values(arg, groups, valid, |g, x| lists[g].push(x)),
+            States::List(lists) => {
+                visit_values(arg, groups, valid, |g, x| lists[g].push(x));
+                // A group's geometries are one union after each block.
+                if matches!(self.function, AggregateFunction::StUnion) {
+                    for list in lists.iter_mut().filter(|l| !l.is_empty()) {
+                        super::state::union_geometries(list)?;
+                    }
+                }
+            }
             States::CoMoments(c) => visit_pairs(arg, second, groups, valid, |g, x, y| {
                 if let (Some(x), Some(y)) = (x.as_f64(), y.as_f64()) {
                     c[g].add(x, y);

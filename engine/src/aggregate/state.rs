@@ -142,9 +142,9 @@ impl AggState {
             }
             AggregateFunction::SumArray { long: false } => AggState::Doubles(Vec::new()),
             AggregateFunction::SumArray { long: true } => AggState::Longs(Vec::new()),
-            AggregateFunction::ArrayAgg { .. } | AggregateFunction::ListAgg { .. } => {
-                AggState::List(Vec::new())
-            }
+            AggregateFunction::ArrayAgg { .. }
+            | AggregateFunction::ListAgg { .. }
+            | AggregateFunction::StUnion => AggState::List(Vec::new()),
             AggregateFunction::Covariance { .. } => AggState::CoMoments(CoMoments::default()),
             AggregateFunction::WithTime { .. } => AggState::Timed(None),
             AggregateFunction::ExprMinMax { .. } => AggState::Extreme(None),
@@ -285,7 +285,12 @@ impl AggState {
                     *x = x.checked_add(y).ok_or_else(long_overflow)?;
                 }
             }
-            (AggState::List(a), AggState::List(b)) => a.extend(b),
+            (AggState::List(a), AggState::List(b)) => {
+                a.extend(b);
+                if matches!(f, AggregateFunction::StUnion) && !a.is_empty() {
+                    union_geometries(a)?;
+                }
+            }
             (AggState::CoMoments(a), AggState::CoMoments(b)) => a.merge(&b),
             (AggState::Timed(a), AggState::Timed(b)) => {
                 let last = matches!(f, AggregateFunction::WithTime { last: true, .. });
@@ -493,6 +498,13 @@ impl AggState {
                 _ => Value::Array(v.iter().map(|x| Value::Double(*x)).collect()),
             },
             AggState::Longs(v) => Value::Array(v.iter().map(|x| Value::Long(*x)).collect()),
+            AggState::List(values) if matches!(f, AggregateFunction::StUnion) => {
+                match values.first() {
+                    Some(union) => union.clone(),
+                    None if null_handling => Value::Null,
+                    None => planner::functions::empty_geometry(),
+                }
+            }
             AggState::List(values) => finalize_list(f, values, null_handling),
             AggState::CoMoments(c) => {
                 match c.covariance(matches!(f, AggregateFunction::Covariance { sample: true })) {
@@ -640,6 +652,15 @@ pub fn long_overflow() -> EngineError {
 
 /// ARRAYAGG's array (of its element type; distinct values once, first seen first) or
 /// LISTAGG's text.
+/// STUNION's state: the geometries of `list` replaced by their union (none for no geometry).
+pub fn union_geometries(list: &mut Vec<Value>) -> Result<(), EngineError> {
+    let union =
+        planner::functions::st_union(list).map_err(|e| EngineError::execution(e.to_string()))?;
+    list.clear();
+    list.extend(union);
+    Ok(())
+}
+
 fn finalize_list(f: &AggregateFunction, values: &[Value], null_handling: bool) -> Value {
     let distinct = matches!(
         f,

@@ -12,17 +12,22 @@
 //! * relations (1 or 0): `stContains`, `stWithin`, `stEquals`, with JTS's semantics (DE-9IM);
 //!   geometry and geography cannot be mixed in `stContains`, `stWithin` and `stDistance`;
 //! * H3: `geoToH3(lon, lat, res)` or `geoToH3(point, res)`, `gridDistance`, `gridDisk`.
+//! * the union behind the `STUNION` aggregate (`geo_union`: [`st_union`]).
 
 #[path = "geo_shape.rs"]
 mod geo_shape;
 #[path = "geo_text.rs"]
 mod geo_text;
+#[path = "geo_union.rs"]
+mod geo_union;
 
 use super::coerce::{bytes, int, int32, num, text};
 use super::def::{Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
 use geo_shape::{Coord, Geo, GeoError, Shape};
 use segments::types::{DataType, Value};
+
+pub use geo_union::{empty_geometry, st_union};
 
 const BY: Returns = Returns::Fixed(DataType::Bytes);
 const S: Returns = Returns::Fixed(DataType::String);

@@ -105,6 +105,7 @@ mod zone;
 pub use def::{ArgType, Arity, FunctionDef, Param};
 pub use dimension_lookup::{DimensionTables, register_dimensions};
 pub use error::FunctionError;
+pub use geo::{empty_geometry, st_union};
 pub use internal::Internal;
 pub use registry::{all, canonical_name, is_deterministic, lookup};
 pub use typing::common_type;

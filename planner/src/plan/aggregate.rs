@@ -110,6 +110,9 @@ pub enum AggregateFunction {
     DistinctAvg,
     /// Any one value of the group (`ANYVALUE`), of the argument's type.
     AnyValue,
+    /// The union of the group's geometries (`STUNION`, over Pinot's serialized geometries);
+    /// BYTES, a serialized geometry.
+    StUnion,
     /// `SUM` whose sum of no rows is 0, also with null handling (Calcite's `$SUM0`).
     Sum0,
     /// Exact integer sum (`SUMLONG`, `SUMINT`); LONG, overflow is an error.
@@ -276,6 +279,7 @@ impl AggregateFunction {
             AggregateFunction::DistinctSum => "distinctsum",
             AggregateFunction::DistinctAvg => "distinctavg",
             AggregateFunction::AnyValue => "anyvalue",
+            AggregateFunction::StUnion => "stunion",
             AggregateFunction::Sum0 => "$sum0",
             AggregateFunction::SumLong => "sumlong",
             AggregateFunction::MinLong => "minlong",
@@ -389,6 +393,7 @@ impl AggregateFunction {
             AggregateFunction::DistinctCountRawHll { .. } => DataType::String,
             AggregateFunction::BoolAnd | AggregateFunction::BoolOr => DataType::Boolean,
             AggregateFunction::MinString | AggregateFunction::MaxString => DataType::String,
+            AggregateFunction::StUnion => DataType::Bytes,
         }
     }
 
@@ -482,6 +487,7 @@ impl AggregateFunction {
                 | AggregateFunction::MinString
                 | AggregateFunction::MaxString
                 | AggregateFunction::AnyValue
+                | AggregateFunction::StUnion
                 | AggregateFunction::ArrayAgg { .. }
                 | AggregateFunction::ListAgg { .. }
                 | AggregateFunction::WithTime { .. }
@@ -556,6 +562,7 @@ impl AggregateCall {
 /// Aggregate names without their `MV` suffix, canonical form.
 const BASE_NAMES: &[&str] = &[
     "count",
+    "stunion",
     "sum",
     "min",
     "max",
@@ -986,6 +993,7 @@ pub fn build_function(
         // Exact distinct counts by other means in Pinot; the same answer.
         "distinctcountbitmap" | "distinctcountoffheap" => AggregateFunction::DistinctCount,
         "anyvalue" => AggregateFunction::AnyValue,
+        "stunion" => AggregateFunction::StUnion,
         "$sum0" | "sum0" => AggregateFunction::Sum0,
         "sumlong" | "sumint" => AggregateFunction::SumLong,
         "minlong" => AggregateFunction::MinLong,
