@@ -10,6 +10,7 @@
 
 use crate::error::EngineError;
 use planner::plan::ExecutionOptions;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -25,6 +26,9 @@ pub struct QueryContext {
     pub cancelled: AtomicBool,
     /// Per-segment operator tracing (`"trace": true`); `None` costs nothing.
     pub trace: Option<crate::trace::TraceCollector>,
+    /// The segments' docs taken at the query's start (an upsert table's consistency mode);
+    /// `None`: each segment's current ones.
+    pub docs: Option<Arc<crate::docs_view::DocsView>>,
     /// Inline attempts: when the attempt must stop (see the module docs).
     budget: Option<Instant>,
     /// Set by the check that found the budget spent.
@@ -41,6 +45,7 @@ impl QueryContext {
             options,
             cancelled: AtomicBool::new(false),
             trace: None,
+            docs: None,
             budget: None,
             over_budget: AtomicBool::new(false),
         }
@@ -78,6 +83,23 @@ impl QueryContext {
     pub fn with_trace(mut self) -> QueryContext {
         self.trace = Some(crate::trace::TraceCollector::default());
         self
+    }
+
+    /// This context reading the segments' docs from `view`.
+    pub fn with_docs(mut self, view: Option<Arc<crate::docs_view::DocsView>>) -> QueryContext {
+        self.docs = view;
+        self
+    }
+
+    /// The docs `segment` shows this query (`None`: all).
+    pub fn queryable_docs(
+        &self,
+        segment: &segments::ImmutableSegment,
+    ) -> Option<Arc<roaring::RoaringBitmap>> {
+        match &self.docs {
+            Some(view) => view.of(segment),
+            None => segment.queryable_docs(),
+        }
     }
 
     /// Errors if the query was cancelled or is past its deadline.

@@ -32,6 +32,7 @@ pub mod code_book;
 pub mod column;
 pub mod context;
 pub mod dimension;
+pub mod docs_view;
 pub mod error;
 pub mod execute;
 pub mod key;

@@ -163,6 +163,11 @@ pub struct QueryOptions {
     pub server_return_final_result: bool,
     /// `skipUpsert`.
     pub skip_upsert: bool,
+    /// `skipUpsertView`: each segment's current docs even under a consistency mode.
+    pub skip_upsert_view: bool,
+    /// `upsertViewFreshnessMs`: the oldest `SNAPSHOT` view the query takes (negative: the
+    /// table's refresh interval).
+    pub upsert_view_freshness_ms: Option<i64>,
     /// `dropResults`.
     pub drop_results: bool,
     /// `autoRewriteAggregationType`: `MIN`/`MAX` of text become `MINSTRING`/`MAXSTRING`.
@@ -197,6 +202,8 @@ impl Default for QueryOptions {
             preserve_type: false,
             server_return_final_result: false,
             skip_upsert: false,
+            skip_upsert_view: false,
+            upsert_view_freshness_ms: None,
             drop_results: false,
             auto_rewrite_aggregation_type: false,
             extra: BTreeMap::new(),
@@ -249,6 +256,9 @@ option_table! {
     "preserveType" => |o, v| o.preserve_type = parse_bool(v);
     "serverReturnFinalResult" => |o, v| o.server_return_final_result = parse_bool(v);
     "skipUpsert" => |o, v| o.skip_upsert = parse_bool(v);
+    "skipUpsertView" => |o, v| o.skip_upsert_view = parse_bool(v);
+    "upsertViewFreshnessMs" =>
+        |o, v| o.upsert_view_freshness_ms = Some(i64::from(parse_int("upsertViewFreshnessMs", v)?));
     "dropResults" => |o, v| o.drop_results = parse_bool(v);
     "autoRewriteAggregationType" => |o, v| o.auto_rewrite_aggregation_type = parse_bool(v);
 }
@@ -278,7 +288,6 @@ const KNOWN_UNMODELLED: &[&str] = &[
     "scanStarTreeNodes",
     "serverReturnFinalResultKeyUnpartitioned",
     "skipPlannerRules",
-    "skipUpsertView",
     "useFixedReplica",
     "usePlannerRules",
     "useScanReorderOpt",

@@ -155,9 +155,13 @@ impl Consumer {
         let first = self.buffer.len() - self.buffer.pending();
         self.buffer.refresh()?;
         if let Some(u) = &self.upsert {
-            u.add_rows(&self.c.segment, first as u32, &self.unpublished);
+            u.publish_rows(
+                &self.c.segment,
+                first as u32,
+                &self.unpublished,
+                self.buffer.chunk_views(),
+            );
             self.unpublished.clear();
-            u.set_chunks(&self.c.segment, self.buffer.chunk_views());
         }
         self.c.publish(self.buffer.snapshot());
         Ok(())
@@ -169,7 +173,7 @@ impl Consumer {
     fn compact(&mut self) {
         if self.buffer.pending() == 0 && self.buffer.compact() {
             if let Some(u) = &self.upsert {
-                u.set_chunks(&self.c.segment, self.buffer.chunk_views());
+                u.publish_rows(&self.c.segment, 0, &[], self.buffer.chunk_views());
             }
             self.c.publish(self.buffer.snapshot());
             crate::heap::release_freed(true);

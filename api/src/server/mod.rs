@@ -179,6 +179,39 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Under an upsert table's consistency mode (`SYNC`, `SNAPSHOT`), the parts each resolved
+    /// segment is read from and the docs they show, from one view of the table
+    /// ([`upsert::UpsertTable::view`]): `resolved`'s parts are replaced by the view's, and a
+    /// segment the view does not hold yet (a copy still being scanned) shows no docs. `None`
+    /// without a consistency mode: each part shows its current docs as the query reaches it.
+    pub fn upsert_view(
+        &self,
+        table: &str,
+        options: &planner::plan::UpsertView,
+        resolved: &mut [(&str, Vec<Arc<segments::ImmutableSegment>>)],
+    ) -> Option<Arc<engine::docs_view::DocsView>> {
+        let view = self.upsert.get(table)?.view(options)?;
+        let mut docs = engine::docs_view::DocsView::default();
+        for (name, parts) in resolved.iter_mut() {
+            match view.get(*name) {
+                Some(seen) => {
+                    *parts = seen.iter().map(|(s, _)| s.clone()).collect();
+                    for (segment, shown) in seen {
+                        docs.insert(segment, shown.clone());
+                    }
+                }
+                None => {
+                    for segment in parts.iter() {
+                        docs.insert(segment, Some(Arc::default()));
+                    }
+                }
+            }
+        }
+        Some(Arc::new(docs))
+    }
+}
+
 impl LoggerState for ServerState {
     fn logging(&self) -> &LoggingHandle {
         &self.logging
@@ -403,7 +436,7 @@ pub async fn run_query(
     server: &Server,
     q: ServerQuery,
 ) -> Result<ServerResult, crate::http::ApiError> {
-    let mut segments = Vec::with_capacity(q.segments.len());
+    let mut resolved = Vec::with_capacity(q.segments.len());
     let mut missing = Vec::new();
     let checked = q.segment_crcs.len() == q.segments.len();
     let incarnations = q.segment_incarnations.len() == q.segments.len();
@@ -411,7 +444,7 @@ pub async fn run_query(
         let expected = checked.then(|| q.segment_crcs[i]);
         let incarnation = incarnations.then(|| q.segment_incarnations[i]);
         match server.resolve(&q.table_name_with_type, s, expected, incarnation) {
-            Ok(found) => segments.extend(found),
+            Ok(found) => resolved.push((s.as_str(), found)),
             Err(other) => {
                 let why = match (other, expected) {
                     (Some(other), Some(crc)) => format!(
@@ -431,7 +464,13 @@ pub async fn run_query(
         }
     }
     let plan = q.plan;
-    let mut ctx = QueryContext::new(plan.options.clone());
+    let docs = server.upsert_view(
+        &q.table_name_with_type,
+        &plan.options.upsert_view,
+        &mut resolved,
+    );
+    let segments: Vec<_> = resolved.into_iter().flat_map(|(_, parts)| parts).collect();
+    let mut ctx = QueryContext::new(plan.options.clone()).with_docs(docs);
     if q.trace {
         ctx = ctx.with_trace();
     }

@@ -60,7 +60,8 @@ impl RunningStages {
 pub fn submit(server: &Arc<Server>, r: StageRequest) -> Result<(), ApiError> {
     let mut work = Vec::with_capacity(r.assigned.len());
     for (worker, names) in &r.assigned {
-        let mut segments = Vec::with_capacity(names.len());
+        let mut resolved = Vec::with_capacity(names.len());
+        let mut docs = None;
         if let Some(table) = &r.table_name_with_type {
             for name in names {
                 let found = server.resolve(table, name, None, None).map_err(|_| {
@@ -72,10 +73,12 @@ pub fn submit(server: &Arc<Server>, r: StageRequest) -> Result<(), ApiError> {
                         )),
                     )
                 })?;
-                segments.extend(found);
+                resolved.push((name.as_str(), found));
             }
+            docs = server.upsert_view(table, &r.plan.options.upsert_view, &mut resolved);
         }
-        work.push((*worker, segments));
+        let segments: Vec<_> = resolved.into_iter().flat_map(|(_, parts)| parts).collect();
+        work.push((*worker, segments, docs));
     }
     let counts = r.worker_counts();
     let mut plan = r.plan;
@@ -89,8 +92,8 @@ pub fn submit(server: &Arc<Server>, r: StageRequest) -> Result<(), ApiError> {
     }
     let plan = Arc::new(plan);
     let sink = Arc::new(server.mailboxes.sink(r.workers));
-    for (worker, segments) in work {
-        let ctx = Arc::new(QueryContext::new(plan.options.clone()));
+    for (worker, segments, docs) in work {
+        let ctx = Arc::new(QueryContext::new(plan.options.clone()).with_docs(docs));
         server.stages.add(r.query_id, ctx.clone());
         let (pool, server, plan, sink, counts) = (
             &server.workers,

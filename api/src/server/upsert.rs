@@ -26,6 +26,13 @@
 //! committed or loaded (their rows stay queryable; a later row of the key is then new), and
 //! deleted keys likewise after `deletedKeysTTL`.
 //!
+//! `consistencyMode`: every change (an arriving batch with the chunks holding it, a stored copy
+//! scanned) publishes under the table's lock. Without a mode a query reads each segment's docs as
+//! it reaches it, so while a key's row moves it may see the key twice or not at all; with `SYNC`
+//! the server takes every segment's parts and docs under that lock when the query starts, with
+//! `SNAPSHOT` from a view at most `upsertViewRefreshIntervalMs` old ([`UpsertTable::view`]), and
+//! the query reads those ([`engine::docs_view::DocsView`]).
+//!
 //! Dedup tables (`dedupConfig`) use the same keys with the opposite policy: the first row of a
 //! key stays, a later one is dropped before it is indexed — unless the key's row is more than
 //! `metadataTTL` below the largest `dedupTimeColumn` value (default: the time column) seen.
@@ -36,11 +43,12 @@ use engine::{MemoryTables, QueryContext, TableProvider, plan_sql};
 use planner::plan::QueryPlan;
 use roaring::RoaringBitmap;
 use segments::ImmutableSegment;
-use segments::types::table_config::{TableConfig, UpsertMode};
+use segments::types::table_config::{ConsistencyMode, TableConfig, UpsertMode};
 use segments::types::{FieldSpec, Schema, Value};
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// How one column of a `PARTIAL` upsert table merges the latest row into an arriving one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,7 +163,13 @@ pub struct UpsertSpec {
     deleted_ttl: Option<f64>,
     /// `enableSnapshot`: valid-doc snapshots ([`super::upsert_snapshot`]).
     snapshot: bool,
+    /// `consistencyMode` and `upsertViewRefreshIntervalMs` (see [`UpsertTable::view`]).
+    consistency: ConsistencyMode,
+    view_refresh_ms: i64,
 }
+
+/// Pinot's default `upsertViewRefreshIntervalMs`.
+const DEFAULT_VIEW_REFRESH_MS: i64 = 3000;
 
 impl UpsertSpec {
     /// The spec of an upsert or dedup table (None for any other table).
@@ -202,6 +216,8 @@ impl UpsertSpec {
                 ttl,
                 deleted_ttl: None,
                 snapshot: false,
+                consistency: ConsistencyMode::None,
+                view_refresh_ms: DEFAULT_VIEW_REFRESH_MS,
             }));
         }
         let Some(u) = config
@@ -267,6 +283,10 @@ impl UpsertSpec {
             ttl: ttl(u.metadata_ttl),
             deleted_ttl: ttl(u.deleted_keys_ttl),
             snapshot: u.enable_snapshot.unwrap_or(false),
+            consistency: u.consistency_mode.unwrap_or_default(),
+            view_refresh_ms: u
+                .upsert_view_refresh_interval_ms
+                .unwrap_or(DEFAULT_VIEW_REFRESH_MS),
         }))
     }
 
@@ -342,7 +362,13 @@ struct State {
 pub struct UpsertTable {
     spec: UpsertSpec,
     state: Mutex<State>,
+    /// The `SNAPSHOT` view and when it was taken.
+    snapshot_view: Mutex<Option<(Instant, Arc<SegmentsView>)>>,
 }
+
+/// Every tracked segment's parts (a stored copy, or a consuming segment's chunks) with the docs
+/// each shows, taken at one instant.
+pub type SegmentsView = HashMap<Arc<str>, Vec<(Arc<ImmutableSegment>, Option<Arc<RoaringBitmap>>)>>;
 
 /// A segment's sequence in its partition (`<table>__<partition>__<seq>__<time>`), 0 otherwise.
 pub fn sequence_of(segment: &str) -> u64 {
@@ -359,6 +385,7 @@ impl UpsertTable {
         UpsertTable {
             spec,
             state: Mutex::new(State::default()),
+            snapshot_view: Mutex::new(None),
         }
     }
 
@@ -532,26 +559,29 @@ impl UpsertTable {
         out
     }
 
-    /// Adds rows of consuming segment `name` starting at row number `first` (what
-    /// [`UpsertTable::admit`] returned). Queries see them once the chunks holding them are
-    /// published ([`UpsertTable::set_chunks`]).
-    pub fn add_rows(&self, name: &str, first: u32, rows: &[Vec<Value>]) {
+    /// Publishes consuming segment `name`'s new rows — `rows` (as [`UpsertTable::admit`]
+    /// returned them), the first at row number `first` — and its `chunks` (each with its first
+    /// row number) at once: the rows they replace are hidden and the chunks show their valid rows
+    /// in one step, so no query sees a key twice or not at all in between (under a consistency
+    /// mode; without one a query reads segment by segment).
+    pub fn publish_rows(
+        &self,
+        name: &str,
+        first: u32,
+        rows: &[Vec<Value>],
+        chunks: Vec<(u32, Arc<ImmutableSegment>)>,
+    ) {
         let mut state = self.lock();
         let name: Arc<str> = match state.segments.get_key_value(name) {
             Some((k, _)) => k.clone(),
-            None => {
-                let k: Arc<str> = Arc::from(name);
-                state.segments.insert(
-                    k.clone(),
-                    Tracked {
-                        valid: RoaringBitmap::new(),
-                        view: View::Consuming(Vec::new()),
-                    },
-                );
-                k
-            }
+            None => Arc::from(name),
         };
-        let mut changed = BTreeSet::new();
+        let tracked = state.segments.entry(name.clone()).or_insert(Tracked {
+            valid: RoaringBitmap::new(),
+            view: View::Consuming(Vec::new()),
+        });
+        tracked.view = View::Consuming(chunks);
+        let mut changed = BTreeSet::from([name.clone()]);
         for (i, row) in rows.iter().enumerate() {
             self.place(
                 &mut state,
@@ -561,21 +591,53 @@ impl UpsertTable {
                 &mut changed,
             );
         }
-        changed.remove(&name);
         publish(&state, &changed);
     }
 
-    /// Publishes the chunks of consuming segment `name` (each with its first row number) with
-    /// the valid rows they hold.
-    pub fn set_chunks(&self, name: &str, chunks: Vec<(u32, Arc<ImmutableSegment>)>) {
-        let mut state = self.lock();
-        let Some(key) = state.segments.get_key_value(name).map(|(k, _)| k.clone()) else {
-            return;
-        };
-        if let Some(t) = state.segments.get_mut(name) {
-            t.view = View::Consuming(chunks);
+    /// What queries under the table's consistency mode read (`None` without one, or with
+    /// `skipUpsertView`): every tracked segment's parts with their docs, taken under the lock
+    /// every change publishes under — at once (`SYNC`), or from a view at most
+    /// `upsertViewRefreshIntervalMs` old (`SNAPSHOT`; the query's `upsertViewFreshnessMs`
+    /// bounds it instead when given).
+    pub fn view(&self, options: &planner::plan::UpsertView) -> Option<Arc<SegmentsView>> {
+        if options.skip {
+            return None;
         }
-        publish(&state, &BTreeSet::from([key]));
+        match self.spec.consistency {
+            ConsistencyMode::None => None,
+            ConsistencyMode::Sync => Some(Arc::new(self.take_view())),
+            ConsistencyMode::Snapshot => {
+                let oldest = options.freshness_ms.unwrap_or(self.spec.view_refresh_ms);
+                let oldest = Duration::from_millis(oldest.max(0) as u64);
+                let mut cached = self.snapshot_view.lock().unwrap_or_else(|p| p.into_inner());
+                match &*cached {
+                    Some((at, view)) if at.elapsed() <= oldest => Some(view.clone()),
+                    _ => {
+                        let view = Arc::new(self.take_view());
+                        *cached = Some((Instant::now(), view.clone()));
+                        Some(view)
+                    }
+                }
+            }
+        }
+    }
+
+    fn take_view(&self) -> SegmentsView {
+        let state = self.lock();
+        state
+            .segments
+            .iter()
+            .map(|(name, t)| {
+                let parts = match &t.view {
+                    View::Stored(s) => vec![(s.clone(), s.queryable_docs())],
+                    View::Consuming(chunks) => chunks
+                        .iter()
+                        .map(|(_, c)| (c.clone(), c.queryable_docs()))
+                        .collect(),
+                };
+                (name.clone(), parts)
+            })
+            .collect()
     }
 
     /// Puts one row at `(segment, doc)`: it becomes the key's row if it beats the current one
@@ -906,18 +968,18 @@ mod tests {
         let marks: Vec<&Value> = admitted.iter().map(|r| &r[2]).collect();
         let (yes, no) = (&Value::Boolean(true), &Value::Boolean(false));
         assert_eq!(marks, vec![no, yes, no, no]);
-        t.add_rows("s", 0, &admitted);
+        t.publish_rows("s", 0, &admitted, Vec::new());
         // Row 0 replaced by the delete (not queryable), row 1 out of order: only key 2 shows.
         assert_eq!(valid(&t, "s"), vec![2]);
         let again = t.admit(rows(&[(1, 30, false), (1, 25, false)]));
-        t.add_rows("s", 4, &again);
+        t.publish_rows("s", 4, &again, Vec::new());
         assert_eq!(valid(&t, "s"), vec![2, 4]);
 
         let t = table(serde_json::json!({"upsertConfig": {"mode": "FULL",
             "dropOutOfOrderRecord": true}}));
         let admitted = t.admit(rows(&[(1, 10, false), (1, 5, false), (1, 10, false)]));
         assert_eq!(admitted.len(), 2);
-        t.add_rows("s", 0, &admitted);
+        t.publish_rows("s", 0, &admitted, Vec::new());
         assert_eq!(t.admit(rows(&[(1, 9, false)])).len(), 0);
         assert_eq!(valid(&t, "s"), vec![1]);
     }
@@ -928,12 +990,12 @@ mod tests {
             "deleteRecordColumn": "del", "partialUpsertStrategies": {"v": "INCREMENT"}}}));
         let admitted = t.admit(rows(&[(1, 1, false), (1, 2, false)]));
         assert_eq!(admitted[1][3], Value::Long(30));
-        t.add_rows("s", 0, &admitted);
+        t.publish_rows("s", 0, &admitted, Vec::new());
         let admitted = t.admit(rows(&[(1, 3, true), (1, 4, false)]));
         // The delete merged (30 + 30); the row after it starts from nothing.
         assert_eq!(admitted[0][3], Value::Long(60));
         assert_eq!(admitted[1][3], Value::Long(40));
-        t.add_rows("s", 2, &admitted);
+        t.publish_rows("s", 2, &admitted, Vec::new());
         assert_eq!(valid(&t, "s"), vec![3]);
     }
 
@@ -943,13 +1005,13 @@ mod tests {
             "metadataTTL": 100}}));
         let admitted = t.admit(rows(&[(1, 10, false), (1, 11, false), (2, 5, false)]));
         assert_eq!(admitted.len(), 2);
-        t.add_rows("s", 0, &admitted);
+        t.publish_rows("s", 0, &admitted, Vec::new());
         assert_eq!(t.admit(rows(&[(1, 50, false), (2, 60, false)])).len(), 0);
         // Key 2's row (5) is now more than 100 below the largest time seen (200): it may come
         // again; key 1 (10) too, but the batch holds it once.
         let admitted = t.admit(rows(&[(3, 200, false), (2, 150, false), (2, 151, false)]));
         assert_eq!(admitted.len(), 2);
-        t.add_rows("s", 2, &admitted);
+        t.publish_rows("s", 2, &admitted, Vec::new());
         assert_eq!(valid(&t, "s"), vec![0, 1, 2, 3]);
         let mut state = t.lock();
         t.purge(&mut state);
@@ -973,5 +1035,83 @@ mod tests {
         assert!(loc(1, 0, 3).beats(&loc(1, 0, 2)));
         assert_eq!(sequence_of("t__0__12__20240101T0000Z"), 12);
         assert_eq!(sequence_of("t_7"), 0);
+    }
+
+    /// Opens a segment of `rows` (the test schema's) named `name` under `dir`.
+    fn segment(
+        t: &UpsertTable,
+        dir: &std::path::Path,
+        name: &str,
+        rows: &[Vec<Value>],
+    ) -> Arc<ImmutableSegment> {
+        let config = segments::BuildConfig::new("t", name);
+        let rows = rows.iter().cloned().map(Ok);
+        let built = segments::build_segment_from_rows(&t.spec.schema, &config, rows, dir).unwrap();
+        Arc::new(ImmutableSegment::open(&built.segment_dir).unwrap())
+    }
+
+    fn docs(d: &Option<Arc<RoaringBitmap>>) -> Vec<u32> {
+        d.as_ref().map_or_else(Vec::new, |d| d.iter().collect())
+    }
+
+    #[test]
+    fn a_consistency_mode_view_is_taken_at_one_instant() {
+        use planner::plan::UpsertView;
+        let dir = tempfile::tempdir().unwrap();
+        let sync = table(serde_json::json!({"upsertConfig": {"mode": "FULL",
+            "consistencyMode": "SYNC"}}));
+        let first = sync.admit(rows(&[(1, 1, false), (2, 1, false)]));
+        let c1 = segment(&sync, dir.path(), "c1", &first);
+        sync.publish_rows("s", 0, &first, vec![(0, c1.clone())]);
+        let before = sync.view(&UpsertView::default()).unwrap();
+        // Key 1's newer row arrives in a second chunk: the first chunk hides its old row.
+        let second = sync.admit(rows(&[(1, 2, false)]));
+        let c2 = segment(&sync, dir.path(), "c2", &second);
+        sync.publish_rows("s", 2, &second, vec![(0, c1.clone()), (2, c2.clone())]);
+        assert_eq!(docs(&c1.queryable_docs()), [1]);
+        // The view taken before shows the table as it was: one chunk, both its rows.
+        let parts = &before["s"];
+        assert_eq!(parts.len(), 1);
+        assert!(Arc::ptr_eq(&parts[0].0, &c1));
+        assert_eq!(docs(&parts[0].1), [0, 1]);
+        // A query's view now: each key once.
+        let now = sync.view(&UpsertView::default()).unwrap();
+        let shown: Vec<Vec<u32>> = now["s"].iter().map(|(_, d)| docs(d)).collect();
+        assert_eq!(shown, [vec![1], vec![0]]);
+        // `skipUpsertView`, or no consistency mode: no view, each segment's current docs.
+        let skip = UpsertView {
+            skip: true,
+            ..UpsertView::default()
+        };
+        assert!(sync.view(&skip).is_none());
+        let none = table(serde_json::json!({"upsertConfig": {"mode": "FULL"}}));
+        assert!(none.view(&UpsertView::default()).is_none());
+
+        // SNAPSHOT: the same view until it is older than the refresh interval (or than the
+        // query's freshness).
+        let snap = table(serde_json::json!({"upsertConfig": {"mode": "FULL",
+            "consistencyMode": "SNAPSHOT", "upsertViewRefreshIntervalMs": 3_600_000}}));
+        let first = snap.admit(rows(&[(1, 1, false)]));
+        let d1 = segment(&snap, dir.path(), "d1", &first);
+        snap.publish_rows("s", 0, &first, vec![(0, d1.clone())]);
+        let old = snap.view(&UpsertView::default()).unwrap();
+        let second = snap.admit(rows(&[(1, 2, false)]));
+        let d2 = segment(&snap, dir.path(), "d2", &second);
+        snap.publish_rows("s", 1, &second, vec![(0, d1), (1, d2)]);
+        assert!(Arc::ptr_eq(
+            &old,
+            &snap.view(&UpsertView::default()).unwrap()
+        ));
+        let fresh = UpsertView {
+            freshness_ms: Some(0),
+            ..UpsertView::default()
+        };
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let new = snap.view(&fresh).unwrap();
+        assert_eq!(new["s"].len(), 2);
+        assert!(Arc::ptr_eq(
+            &new,
+            &snap.view(&UpsertView::default()).unwrap()
+        ));
     }
 }

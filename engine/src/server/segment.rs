@@ -75,8 +75,8 @@ pub fn execute_segment(
     ctx.check()?;
     // Docs hidden from queries (an upsert table's older rows of a key): no answer from
     // metadata, dictionaries or pre-aggregated trees, and the filter's docs are cut to the rest.
-    let queryable = segment
-        .queryable_docs()
+    let queryable = ctx
+        .queryable_docs(segment)
         .filter(|_| !ctx.options.skip_upsert);
     // As in Pinot, answers from metadata or dictionaries alone beat a tree.
     let non_scan = queryable.is_none()

@@ -77,5 +77,5 @@ pub fn plan_statement(
 
 pub use query_plan::{
     BrokerReducePlan, ExecutionOptions, IdentityColumn, LiteralPlan, OutputColumn, QueryPlan,
-    ResultLayout, ServerQueryKind, ServerQueryPlan, SingleStagePlan, SortExpr, SortKey,
+    ResultLayout, ServerQueryKind, ServerQueryPlan, SingleStagePlan, SortExpr, SortKey, UpsertView,
 };

@@ -90,6 +90,10 @@ pub struct ExecutionOptions {
     /// `skipUpsert`: every row of an upsert table, not only each key's latest.
     #[serde(default)]
     pub skip_upsert: bool,
+    /// `skipUpsertView`, `upsertViewFreshnessMs`: how an upsert table's consistency mode
+    /// takes the segments' docs.
+    #[serde(default, skip_serializing_if = "UpsertView::is_default")]
+    pub upsert_view: UpsertView,
     /// `maxExecutionThreads`, if set.
     pub max_execution_threads: Option<usize>,
     /// The value a column reads as in a segment that predates it (the schema's
@@ -104,6 +108,24 @@ pub struct ExecutionOptions {
     pub multi_stage: bool,
 }
 
+/// How a query reads an upsert table under a consistency mode (`SYNC`, `SNAPSHOT`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UpsertView {
+    /// `skipUpsertView`: each segment's current docs, as without a consistency mode.
+    #[serde(default)]
+    pub skip: bool,
+    /// `upsertViewFreshnessMs`: a `SNAPSHOT` view older than this is refreshed first (`None`:
+    /// the table's `upsertViewRefreshIntervalMs`).
+    #[serde(default)]
+    pub freshness_ms: Option<i64>,
+}
+
+impl UpsertView {
+    fn is_default(&self) -> bool {
+        *self == UpsertView::default()
+    }
+}
+
 impl Default for ExecutionOptions {
     fn default() -> ExecutionOptions {
         ExecutionOptions {
@@ -115,6 +137,7 @@ impl Default for ExecutionOptions {
             skip_indexes: Vec::new(),
             use_star_tree: true,
             skip_upsert: false,
+            upsert_view: UpsertView::default(),
             max_execution_threads: None,
             column_defaults: Vec::new(),
             auto_rewrite_aggregation_type: false,
@@ -153,6 +176,10 @@ impl ExecutionOptions {
             skip_indexes,
             use_star_tree: o.use_star_tree,
             skip_upsert: o.skip_upsert,
+            upsert_view: UpsertView {
+                skip: o.skip_upsert_view,
+                freshness_ms: o.upsert_view_freshness_ms.filter(|ms| *ms >= 0),
+            },
             max_execution_threads: o.max_execution_threads.map(|t| t as usize),
             column_defaults: Vec::new(),
             auto_rewrite_aggregation_type: o.auto_rewrite_aggregation_type,

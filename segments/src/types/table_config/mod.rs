@@ -99,4 +99,4 @@ pub use table_type::{TableType, raw_table_name};
 pub use tenants::{DEFAULT_TENANT, TenantConfig};
 pub use tier::TierConfig;
 pub use unrecognized::unrecognized_properties;
-pub use upsert::{DedupConfig, UpsertConfig, UpsertMode};
+pub use upsert::{ConsistencyMode, DedupConfig, UpsertConfig, UpsertMode};

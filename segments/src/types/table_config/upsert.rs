@@ -21,6 +21,22 @@ pub enum UpsertMode {
     None,
 }
 
+/// How queries see an upsert table's rows while they change (`consistencyMode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ConsistencyMode {
+    /// Each segment's docs as they are when the query reaches it: while a key's row moves, a
+    /// query can see it twice or not at all.
+    #[default]
+    None,
+    /// Every segment's docs taken at one instant, under the lock ingestion updates them with.
+    Sync,
+    /// Every segment's docs from one view refreshed at most every `upsertViewRefreshIntervalMs`
+    /// (or as fresh as the query's `upsertViewFreshnessMs` asks): ingestion never waits on
+    /// queries, newer rows show once the view is refreshed.
+    Snapshot,
+}
+
 /// `upsertConfig`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -98,6 +114,15 @@ pub struct UpsertConfig {
         deserialize_with = "coerce::opt_bool"
     )]
     pub enable_preload: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consistency_mode: Option<ConsistencyMode>,
+    /// How old a `SNAPSHOT` view may grow before a query refreshes it (Pinot's default 3000).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "coerce::opt_i64"
+    )]
+    pub upsert_view_refresh_interval_ms: Option<i64>,
     /// Keys not modelled here, written back unchanged.
     #[serde(flatten)]
     pub extra: Map<String, Json>,
