@@ -1660,3 +1660,24 @@ fn st_union_aggregates_geometries_in_both_engines() {
         assert!(!r.exceptions.is_empty(), "{prefix}");
     }
 }
+
+#[test]
+fn numbers_become_text_as_java_writes_them_in_both_engines() {
+    let t = table(Variant::Indexed);
+    for prefix in ["", "SET useMultistageEngine=true; "] {
+        let r = query(
+            &t,
+            &format!(
+                "{prefix}SELECT CAST(hits * 10.0 AS VARCHAR), CAST(avg / 1000 AS VARCHAR), \
+                 CAST(CAST(avg AS FLOAT) AS VARCHAR), CAST(runs * 1.5 AS VARCHAR) \
+                 FROM stats WHERE name = 'player02'"
+            ),
+        );
+        // Row 2: hits 2e9, avg 0.5, runs 14 (Double.toString / Float.toString of each).
+        assert_eq!(
+            rows_of(&r)[0],
+            vec![json!("2.0E10"), json!("5.0E-4"), json!("0.5"), json!("21.0")],
+            "{prefix}"
+        );
+    }
+}

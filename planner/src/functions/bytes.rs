@@ -24,6 +24,7 @@ use bigdecimal::BigDecimal;
 use bigdecimal::num_bigint::BigInt;
 use md5::{Digest, Md5};
 use segments::types::decimal::{Decimal, MAX_EXPONENT};
+use segments::types::java_text::java_double_text;
 use segments::types::value::{decode_hex, encode_hex};
 use segments::types::{DataType, Value};
 use std::str::FromStr;
@@ -204,28 +205,6 @@ fn long_to_hex_decimal(args: &[Value]) -> Result<Value, FunctionError> {
         "{:x}",
         int("longToHexDecimal", &args[0])?
     )))
-}
-
-/// Java's `Double.toString` (shortest digits; scientific below 10^-3 and from 10^7), the text
-/// `BigDecimal.valueOf(double)` parses, so its scale follows (`1.0E10`: unscaled 10, scale -9).
-fn java_double_text(v: f64) -> String {
-    let magnitude = v.abs();
-    if v == 0.0 || (1e-3..1e7).contains(&magnitude) {
-        let plain = format!("{v}");
-        if plain.contains('.') {
-            plain
-        } else {
-            format!("{plain}.0")
-        }
-    } else {
-        let sci = format!("{v:e}");
-        let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
-        if mantissa.contains('.') {
-            format!("{mantissa}E{exponent}")
-        } else {
-            format!("{mantissa}.0E{exponent}")
-        }
-    }
 }
 
 /// A number as Java's `BigDecimal` (its unscaled digits and scale), as Pinot converts it.

@@ -1389,7 +1389,8 @@ mod tests {
 
     #[test]
     fn number_formats() {
-        use geo_text::{java_double, wkt_number};
+        use geo_text::wkt_number;
+        use segments::types::java_text::java_double_text;
         assert_eq!(wkt_number(1.0), "1");
         assert_eq!(wkt_number(-0.5), "-0.5");
         assert_eq!(wkt_number(1e21), "1000000000000000000000");
@@ -1399,10 +1400,10 @@ mod tests {
             "0.0000000001234568"
         );
         assert_eq!(wkt_number(f64::NEG_INFINITY), "-Inf");
-        assert_eq!(java_double(100.0), "100.0");
-        assert_eq!(java_double(1e7), "1.0E7");
-        assert_eq!(java_double(0.001), "0.001");
-        assert_eq!(java_double(0.0009), "9.0E-4");
-        assert_eq!(java_double(-1.5e-10), "-1.5E-10");
+        assert_eq!(java_double_text(100.0), "100.0");
+        assert_eq!(java_double_text(1e7), "1.0E7");
+        assert_eq!(java_double_text(0.001), "0.001");
+        assert_eq!(java_double_text(0.0009), "9.0E-4");
+        assert_eq!(java_double_text(-1.5e-10), "-1.5E-10");
     }
 }

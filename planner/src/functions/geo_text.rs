@@ -2,6 +2,7 @@
 //! `WKTWriter`) and GeoJSON (`GeoJsonReader`, `GeoJsonWriter`).
 
 use super::geo_shape::{Coord, Geo, GeoError, Shape, check_line, check_ring, err, make_polygon};
+use segments::types::java_text::java_double_text;
 use serde_json::Value as Json;
 use std::fmt::Write;
 
@@ -28,33 +29,6 @@ pub(crate) fn wkt_number(x: f64) -> String {
         .to_string()
 }
 
-/// Java's `Double.toString`: shortest digits; plain with at least one fraction digit for
-/// magnitudes in [1e-3, 1e7), else `d.dddE±n`.
-pub(crate) fn java_double(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
-    }
-    let magnitude = x.abs();
-    if (1e-3..1e7).contains(&magnitude) {
-        let s = format!("{x}");
-        if s.contains('.') { s } else { s + ".0" }
-    } else {
-        let s = format!("{x:e}");
-        let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
-        if mantissa.contains('.') {
-            format!("{mantissa}E{exponent}")
-        } else {
-            format!("{mantissa}.0E{exponent}")
-        }
-    }
-}
-
 /// JTS's GeoJSON ordinate format: rounded to 8 decimals and written as a whole number when
 /// whole, for values from 1e-3 (in magnitude) up to 1e7; Java's `Double.toString` otherwise.
 fn geojson_number(x: f64) -> String {
@@ -65,10 +39,10 @@ fn geojson_number(x: f64) -> String {
         if whole as f64 == rounded {
             whole.to_string()
         } else {
-            java_double(rounded)
+            java_double_text(rounded)
         }
     } else {
-        java_double(x)
+        java_double_text(x)
     }
 }
 

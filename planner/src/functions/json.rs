@@ -34,6 +34,7 @@ use super::coerce::{int, num, parse_f64, text};
 use super::def::{ArgType, Arity, FunctionDef, Param, Returns};
 use super::error::{FunctionError, clip};
 use super::json_path::JsonPath;
+use segments::types::java_text::{java_double_text, java_float_text};
 use segments::types::time::parse_timestamp;
 use segments::types::value::canonical_decimal;
 use segments::types::{ColumnType, DataType, Value};
@@ -305,49 +306,11 @@ fn value_json(v: &Value) -> Json {
 fn float_json(f: f64) -> Json {
     serde_json::Number::from_f64(f)
         .map(Json::Number)
-        .unwrap_or_else(|| Json::String(java_double(f)))
+        .unwrap_or_else(|| Json::String(java_double_text(f)))
 }
 
 fn base64(b: &[u8]) -> String {
     super::bytes::encode_base64(b)
-}
-
-/// Java's `Double.toString`: `1.5`, `100.0`, `1.0E10`, `1.0E-5`.
-fn java_double(v: f64) -> String {
-    java_number(v, || format!("{v}"), || format!("{v:e}"))
-}
-
-/// Java's `Float.toString`: the float's own shortest digits.
-fn java_float(v: f32) -> String {
-    java_number(v as f64, || format!("{v}"), || format!("{v:e}"))
-}
-
-fn java_number(
-    v: f64,
-    plain: impl FnOnce() -> String,
-    scientific: impl FnOnce() -> String,
-) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if v == 0.0 {
-        return if v.is_sign_negative() { "-0.0" } else { "0.0" }.into();
-    }
-    if (1e-3..1e7).contains(&v.abs()) {
-        let s = plain();
-        if s.contains('.') { s } else { s + ".0" }
-    } else {
-        let s = scientific();
-        let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
-        if mantissa.contains('.') {
-            format!("{mantissa}E{exponent}")
-        } else {
-            format!("{mantissa}.0E{exponent}")
-        }
-    }
 }
 
 /// JSON text as Jackson writes it (compact; doubles as Java prints them).
@@ -360,7 +323,7 @@ fn render(v: &Json) -> String {
 fn write_json(v: &Json, out: &mut String) {
     match v {
         Json::Number(n) if !(n.is_i64() || n.is_u64()) => {
-            out.push_str(&java_double(n.as_f64().unwrap_or(f64::NAN)));
+            out.push_str(&java_double_text(n.as_f64().unwrap_or(f64::NAN)));
         }
         Json::Array(items) => {
             out.push('[');
@@ -1042,7 +1005,7 @@ fn json_format(args: &[Value]) -> Result<Value, FunctionError> {
     fn write(v: &Value, out: &mut String) {
         match v {
             Value::BigDecimal(s) => out.push_str(s),
-            Value::Float(f) if f.is_finite() => out.push_str(&java_float(*f)),
+            Value::Float(f) if f.is_finite() => out.push_str(&java_float_text(*f)),
             Value::Array(items) => {
                 out.push('[');
                 for (i, item) in items.iter().enumerate() {
@@ -1666,9 +1629,9 @@ mod tests {
             s("[1,\"x\",\"AQI=\"]")
         );
         assert_eq!(call("jsonFormat", &[Value::Null]).unwrap(), Value::Null);
-        assert_eq!(java_double(100.0), "100.0");
-        assert_eq!(java_double(1.0e-5), "1.0E-5");
-        assert_eq!(java_double(1.2345e7), "1.2345E7");
+        assert_eq!(java_double_text(100.0), "100.0");
+        assert_eq!(java_double_text(1.0e-5), "1.0E-5");
+        assert_eq!(java_double_text(1.2345e7), "1.2345E7");
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! Aggregations with their own result names (e.g. `percentile(x, 95)`) are named by their
 //! function implementations, not here.
 
+use segments::types::java_text::java_double_text;
 use std::fmt::{self, Display, Formatter, Write};
 
 use super::ast::{BinaryOp, Expr, FrameBound, Literal, UnaryOp, WindowSpec};
@@ -72,39 +73,13 @@ pub fn canonical_function_name(name: &str) -> String {
         .map_or(canonical, |k| (*k).to_string())
 }
 
-/// Java's `Double.toString`: `1.0`, `0.001`, `1.0E7`, `1.5E-4`, `NaN`, `Infinity`.
-pub fn java_double_to_string(d: f64) -> String {
-    if d.is_nan() {
-        return "NaN".to_string();
-    }
-    if d.is_infinite() {
-        return if d > 0.0 { "Infinity" } else { "-Infinity" }.to_string();
-    }
-    if d == 0.0 {
-        return if d.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
-    }
-    let abs = d.abs();
-    if (1e-3..1e7).contains(&abs) {
-        let s = format!("{d}");
-        if s.contains('.') { s } else { format!("{s}.0") }
-    } else {
-        let s = format!("{d:e}");
-        let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
-        if mantissa.contains('.') {
-            format!("{mantissa}E{exponent}")
-        } else {
-            format!("{mantissa}.0E{exponent}")
-        }
-    }
-}
-
 /// A literal's value as Pinot's `LiteralContext#getStringValue` renders it (no quotes).
 pub fn literal_value(lit: &Literal) -> String {
     match lit {
         Literal::Null => "null".to_string(),
         Literal::Bool(b) => b.to_string(),
         Literal::Long(n) => n.to_string(),
-        Literal::Double(d) => java_double_to_string(*d),
+        Literal::Double(d) => java_double_text(*d),
         Literal::Decimal(s) | Literal::String(s) => s.clone(),
         Literal::Typed { value, .. } => value.clone(),
     }
@@ -578,12 +553,12 @@ mod tests {
         assert_eq!(name("TRUE"), "'true'");
         assert_eq!(name("NULL"), "'null'");
         assert_eq!(name("DATE '1998-09-02'"), "'1998-09-02'");
-        assert_eq!(java_double_to_string(1e7), "1.0E7");
-        assert_eq!(java_double_to_string(1234567.5), "1234567.5");
-        assert_eq!(java_double_to_string(-0.001), "-0.001");
-        assert_eq!(java_double_to_string(f64::NAN), "NaN");
-        assert_eq!(java_double_to_string(f64::NEG_INFINITY), "-Infinity");
-        assert_eq!(java_double_to_string(-0.0), "-0.0");
+        assert_eq!(java_double_text(1e7), "1.0E7");
+        assert_eq!(java_double_text(1234567.5), "1234567.5");
+        assert_eq!(java_double_text(-0.001), "-0.001");
+        assert_eq!(java_double_text(f64::NAN), "NaN");
+        assert_eq!(java_double_text(f64::NEG_INFINITY), "-Infinity");
+        assert_eq!(java_double_text(-0.0), "-0.0");
     }
 
     #[test]

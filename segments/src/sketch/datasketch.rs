@@ -24,6 +24,7 @@ use super::sketch_input::{Item, corrupt, invalid, item, nominal_lg_k};
 pub use super::sketch_input::{base64, sketch_bytes};
 use super::ull::UltraLogLog;
 use crate::types::Value;
+use crate::types::java_text::java_double_text;
 use datasketches::common::{NumStdDev, SearchCriteria};
 pub use datasketches::cpc::CpcSketch as Cpc;
 use datasketches::cpc::{CpcSketch, CpcUnion};
@@ -210,10 +211,10 @@ pub fn theta_summary(s: &CompactThetaSketch) -> String {
     let seed_hash = s.seed_hash();
     format!(
         "\n### HeapCompactSketch SUMMARY: \n   Estimate                : {}\n   Upper Bound, 95% conf   : {}\n   Lower Bound, 95% conf   : {}\n   Theta (double)          : {}\n   Theta (long)            : {}\n   Theta (long) hex        : {:016x}\n   EstMode?                : {}\n   Empty?                  : {}\n   Ordered?                : {}\n   Retained Entries        : {}\n   Seed Hash               : {:x} | {}\n### END SKETCH SUMMARY\n",
-        java_double(s.estimate()),
-        java_double(s.upper_bound(NumStdDev::Two)),
-        java_double(s.lower_bound(NumStdDev::Two)),
-        java_double(s.theta()),
+        java_double_text(s.estimate()),
+        java_double_text(s.upper_bound(NumStdDev::Two)),
+        java_double_text(s.lower_bound(NumStdDev::Two)),
+        java_double_text(s.theta()),
         s.theta64(),
         s.theta64(),
         s.is_estimation_mode(),
@@ -223,15 +224,6 @@ pub fn theta_summary(s: &CompactThetaSketch) -> String {
         seed_hash,
         seed_hash,
     )
-}
-
-/// A double as Java prints it for the whole numbers and simple fractions these summaries show.
-fn java_double(x: f64) -> String {
-    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e7 {
-        format!("{x:.1}")
-    } else {
-        x.to_string()
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -283,9 +275,9 @@ pub fn cpc_summary(s: &CpcSketch) -> String {
         "### CPD SKETCH - PREAMBLE:\n  LgK            : {}\n  Empty?         : {}\n  Estimate       : {}\n  Upper Bound, 95% conf : {}\n  Lower Bound, 95% conf : {}\n### END SKETCH SUMMARY\n",
         s.lg_k(),
         s.is_empty(),
-        java_double(s.estimate()),
-        java_double(s.upper_bound(NumStdDev::Two)),
-        java_double(s.lower_bound(NumStdDev::Two)),
+        java_double_text(s.estimate()),
+        java_double_text(s.upper_bound(NumStdDev::Two)),
+        java_double_text(s.lower_bound(NumStdDev::Two)),
     )
 }
 

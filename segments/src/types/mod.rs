@@ -5,6 +5,7 @@ pub mod column_type;
 pub mod data_type;
 pub mod decimal;
 pub mod error_code;
+pub mod java_text;
 pub mod schema;
 pub mod table_config;
 pub mod time;

@@ -6,6 +6,7 @@
 
 use super::data_type::{DataType, StoredType};
 use super::decimal::{Decimal, DecimalError};
+use super::java_text;
 use super::time::{format_timestamp, parse_timestamp};
 use std::cmp::Ordering;
 use std::fmt;
@@ -509,8 +510,8 @@ impl fmt::Display for Value {
             Value::Null => f.write_str("null"),
             Value::Int(v) => write!(f, "{v}"),
             Value::Long(v) => write!(f, "{v}"),
-            Value::Float(v) => write!(f, "{}", java_float(*v as f64)),
-            Value::Double(v) => write!(f, "{}", java_float(*v)),
+            Value::Float(v) => f.write_str(&java_text::java_float_text(*v)),
+            Value::Double(v) => f.write_str(&java_text::java_double_text(*v)),
             Value::BigDecimal(s) => f.write_str(s),
             Value::Boolean(b) => write!(f, "{b}"),
             Value::Timestamp(ms) => f.write_str(&format_timestamp(*ms)),
@@ -536,7 +537,7 @@ pub fn decimal_of_f64(v: f64) -> Result<Decimal, DecimalError> {
     if !v.is_finite() {
         return Err(DecimalError::Parse(v.to_string()));
     }
-    Decimal::parse(&java_float(v))
+    Decimal::parse(&java_text::java_double_text(v))
 }
 
 impl Value {
@@ -550,23 +551,6 @@ impl Value {
             Value::BigDecimal(s) | Value::String(s) | Value::Json(s) => Decimal::parse(s).ok(),
             other => other.as_i64().map(Decimal::from_i64),
         }
-    }
-}
-
-/// Java's `Double.toString` shape for ordinary magnitudes: always a fractional part.
-pub fn java_float(v: f64) -> String {
-    if v.is_nan() {
-        "NaN".into()
-    } else if v.is_infinite() {
-        if v > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
-    } else if v.fract() == 0.0 && v.abs() < 1e7 {
-        format!("{v:.1}")
-    } else {
-        format!("{v}")
     }
 }
 

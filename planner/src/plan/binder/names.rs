@@ -11,7 +11,8 @@ use crate::plan::aggregate::{
     AggregateFunction, DEFAULT_TDIGEST_COMPRESSION, canonical_name, parse_aggregate_name,
 };
 use crate::sql::ast::Expr;
-use crate::sql::naming::{filter_name, java_double_to_string};
+use crate::sql::naming::filter_name;
+use segments::types::java_text::java_double_text;
 
 /// The v1 result column name of an (already rewritten) AST expression.
 pub fn v1_name(e: &Expr) -> String {
@@ -45,13 +46,13 @@ pub fn aggregate_name(e: &Expr, function: &AggregateFunction, null_handling: boo
                     AggregateFunction::PercentileTDigest { compression, .. }
                         if *compression != DEFAULT_TDIGEST_COMPRESSION =>
                     {
-                        format!(", {}", java_double_to_string(*compression))
+                        format!(", {}", java_double_text(*compression))
                     }
                     _ => String::new(),
                 };
                 format!(
                     "{base}{mv_suffix}({arg}, {}{extra})",
-                    java_double_to_string(*percentile)
+                    java_double_text(*percentile)
                 )
             }
         },

@@ -63,22 +63,13 @@ impl<'de> Deserialize<'de> for QuotaConfig {
                     .ok_or_else(|| {
                         serde::de::Error::custom(format!("Invalid 'maxQueriesPerSecond': {s}"))
                     })?;
-                Some(java_double(qps))
+                Some(crate::types::java_text::java_double_text(qps))
             }
         };
         Ok(QuotaConfig {
             storage,
             max_queries_per_second,
         })
-    }
-}
-
-/// Java's `Double.toString` for the plain values a rate takes (`100.0`, `0.5`, `2.75`).
-fn java_double(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e7 {
-        format!("{v:.1}")
-    } else {
-        format!("{v}")
     }
 }
 
