@@ -1676,7 +1676,12 @@ fn numbers_become_text_as_java_writes_them_in_both_engines() {
         // Row 2: hits 2e9, avg 0.5, runs 14 (Double.toString / Float.toString of each).
         assert_eq!(
             rows_of(&r)[0],
-            vec![json!("2.0E10"), json!("5.0E-4"), json!("0.5"), json!("21.0")],
+            vec![
+                json!("2.0E10"),
+                json!("5.0E-4"),
+                json!("0.5"),
+                json!("21.0")
+            ],
             "{prefix}"
         );
     }

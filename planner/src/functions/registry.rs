@@ -3,7 +3,7 @@
 
 use super::def::FunctionDef;
 use super::{
-    arithmetic, arrays, bitwise, bytes, comparison, conditional, datetime, datetime_convert,
+    arithmetic, arrays, bitwise, bytes, clp, comparison, conditional, datetime, datetime_convert,
     datetime_mv, dimension_lookup, geo, geohash, hash, internal, ip, json, regexp, sketch, strings,
     tuple_sketch, url, uuid, vector,
 };
@@ -33,6 +33,7 @@ const AREAS: &[&[FunctionDef]] = &[
     geohash::FUNCTIONS,
     sketch::FUNCTIONS,
     tuple_sketch::FUNCTIONS,
+    clp::FUNCTIONS,
     dimension_lookup::FUNCTIONS,
     internal::FUNCTIONS,
 ];
