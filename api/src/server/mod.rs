@@ -180,18 +180,18 @@ impl Server {
 }
 
 impl Server {
-    /// For an upsert table, the parts each resolved segment is read from, taken from one view
-    /// of the table ([`upsert::UpsertTable::view`]) so that a consuming segment's chunks match
-    /// the docs published for them; under a consistency mode (`SYNC`, `SNAPSHOT`) also the docs
-    /// they show, and a segment the view does not hold yet (a copy still being scanned) shows
-    /// none. `None` otherwise: each part shows its current docs as the query reaches it.
+    /// Under an upsert table's consistency mode (`SYNC`, `SNAPSHOT`), the parts each resolved
+    /// segment is read from and the docs they show, from one view of the table
+    /// ([`upsert::UpsertTable::view`]): `resolved`'s parts are replaced by the view's, and a
+    /// segment the view does not hold yet (a copy still being scanned) shows no docs. `None`
+    /// without a consistency mode: each part shows its current docs as the query reaches it.
     pub fn upsert_view(
         &self,
         table: &str,
         options: &planner::plan::UpsertView,
         resolved: &mut [(&str, Vec<Arc<segments::ImmutableSegment>>)],
     ) -> Option<Arc<engine::docs_view::DocsView>> {
-        let (view, pinned) = self.upsert.get(table)?.view(options);
+        let view = self.upsert.get(table)?.view(options)?;
         let mut docs = engine::docs_view::DocsView::default();
         for (name, parts) in resolved.iter_mut() {
             match view.get(*name) {
@@ -208,7 +208,7 @@ impl Server {
                 }
             }
         }
-        pinned.then(|| Arc::new(docs))
+        Some(Arc::new(docs))
     }
 }
 

@@ -594,28 +594,28 @@ impl UpsertTable {
         publish(&state, &changed);
     }
 
-    /// What a query reads of the table: every tracked segment's parts (a stored copy, or a
-    /// consuming segment's chunks) taken under the lock every change publishes under, so a
-    /// consuming segment's chunk list always matches its published docs — and whether the docs
-    /// are taken too. Under a consistency mode they are: at once (`SYNC`), or from a view at
-    /// most `upsertViewRefreshIntervalMs` old (`SNAPSHOT`; the query's `upsertViewFreshnessMs`
-    /// bounds it instead when given). Without one (or with `skipUpsertView`) the query reads each
-    /// part's docs as it reaches it.
-    pub fn view(&self, options: &planner::plan::UpsertView) -> (Arc<SegmentsView>, bool) {
+    /// What queries under the table's consistency mode read (`None` without one, or with
+    /// `skipUpsertView`): every tracked segment's parts with their docs, taken under the lock
+    /// every change publishes under — at once (`SYNC`), or from a view at most
+    /// `upsertViewRefreshIntervalMs` old (`SNAPSHOT`; the query's `upsertViewFreshnessMs`
+    /// bounds it instead when given).
+    pub fn view(&self, options: &planner::plan::UpsertView) -> Option<Arc<SegmentsView>> {
+        if options.skip {
+            return None;
+        }
         match self.spec.consistency {
-            _ if options.skip => (Arc::new(self.take_view()), false),
-            ConsistencyMode::None => (Arc::new(self.take_view()), false),
-            ConsistencyMode::Sync => (Arc::new(self.take_view()), true),
+            ConsistencyMode::None => None,
+            ConsistencyMode::Sync => Some(Arc::new(self.take_view())),
             ConsistencyMode::Snapshot => {
                 let oldest = options.freshness_ms.unwrap_or(self.spec.view_refresh_ms);
                 let oldest = Duration::from_millis(oldest.max(0) as u64);
                 let mut cached = self.snapshot_view.lock().unwrap_or_else(|p| p.into_inner());
                 match &*cached {
-                    Some((at, view)) if at.elapsed() <= oldest => (view.clone(), true),
+                    Some((at, view)) if at.elapsed() <= oldest => Some(view.clone()),
                     _ => {
                         let view = Arc::new(self.take_view());
                         *cached = Some((Instant::now(), view.clone()));
-                        (view, true)
+                        Some(view)
                     }
                 }
             }
@@ -1063,8 +1063,7 @@ mod tests {
         let first = sync.admit(rows(&[(1, 1, false), (2, 1, false)]));
         let c1 = segment(&sync, dir.path(), "c1", &first);
         sync.publish_rows("s", 0, &first, vec![(0, c1.clone())]);
-        let (before, pinned) = sync.view(&UpsertView::default());
-        assert!(pinned);
+        let before = sync.view(&UpsertView::default()).unwrap();
         // Key 1's newer row arrives in a second chunk: the first chunk hides its old row.
         let second = sync.admit(rows(&[(1, 2, false)]));
         let c2 = segment(&sync, dir.path(), "c2", &second);
@@ -1076,7 +1075,7 @@ mod tests {
         assert!(Arc::ptr_eq(&parts[0].0, &c1));
         assert_eq!(docs(&parts[0].1), [0, 1]);
         // A query's view now: each key once.
-        let (now, _) = sync.view(&UpsertView::default());
+        let now = sync.view(&UpsertView::default()).unwrap();
         let shown: Vec<Vec<u32>> = now["s"].iter().map(|(_, d)| docs(d)).collect();
         assert_eq!(shown, [vec![1], vec![0]]);
         // `skipUpsertView`, or no consistency mode: no view, each segment's current docs.
@@ -1084,9 +1083,9 @@ mod tests {
             skip: true,
             ..UpsertView::default()
         };
-        assert!(!sync.view(&skip).1);
+        assert!(sync.view(&skip).is_none());
         let none = table(serde_json::json!({"upsertConfig": {"mode": "FULL"}}));
-        assert!(!none.view(&UpsertView::default()).1);
+        assert!(none.view(&UpsertView::default()).is_none());
 
         // SNAPSHOT: the same view until it is older than the refresh interval (or than the
         // query's freshness).
@@ -1095,18 +1094,24 @@ mod tests {
         let first = snap.admit(rows(&[(1, 1, false)]));
         let d1 = segment(&snap, dir.path(), "d1", &first);
         snap.publish_rows("s", 0, &first, vec![(0, d1.clone())]);
-        let (old, _) = snap.view(&UpsertView::default());
+        let old = snap.view(&UpsertView::default()).unwrap();
         let second = snap.admit(rows(&[(1, 2, false)]));
         let d2 = segment(&snap, dir.path(), "d2", &second);
         snap.publish_rows("s", 1, &second, vec![(0, d1), (1, d2)]);
-        assert!(Arc::ptr_eq(&old, &snap.view(&UpsertView::default()).0));
+        assert!(Arc::ptr_eq(
+            &old,
+            &snap.view(&UpsertView::default()).unwrap()
+        ));
         let fresh = UpsertView {
             freshness_ms: Some(0),
             ..UpsertView::default()
         };
         std::thread::sleep(std::time::Duration::from_millis(2));
-        let (new, _) = snap.view(&fresh);
+        let new = snap.view(&fresh).unwrap();
         assert_eq!(new["s"].len(), 2);
-        assert!(Arc::ptr_eq(&new, &snap.view(&UpsertView::default()).0));
+        assert!(Arc::ptr_eq(
+            &new,
+            &snap.view(&UpsertView::default()).unwrap()
+        ));
     }
 }
