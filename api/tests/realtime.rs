@@ -782,3 +782,40 @@ fn upsert_consistency_modes_show_each_key_once_while_keys_move() {
         assert!(committed >= 3, "{mode}: {committed} commits");
     }
 }
+
+/// The broker goes away — every connection to it cut, new ones refused — for longer than a
+/// fetch waits, and comes back: consumption goes on from where it was, queries answer from
+/// what was consumed meanwhile, and no row is lost or read twice, through the commit after it.
+#[test]
+fn a_stream_that_goes_away_and_comes_back_loses_and_doubles_nothing() {
+    let broker_port = free_port();
+    let proxy = support::proxy::Proxy::start(format!("127.0.0.1:{broker_port}"));
+    let Some((kafka, _tansu)) = Kafka::start_behind(proxy.port, broker_port) else {
+        return;
+    };
+    kafka.create_topic("outage", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tessera::start(dir.path());
+    create(&t, "outage", &kafka, "outage", 500);
+    kafka.produce("outage", 0, &records(0, 300));
+    wait_count_sum(&t, "outage", "id", (300, sum(0, 300)));
+    // Longer than the client's retries of one call to an unreachable broker (10 s).
+    proxy.cut();
+    std::thread::sleep(Duration::from_secs(12));
+    assert_eq!(count_sum(&t, "outage", "id", ""), (300, sum(0, 300)));
+    proxy.restore();
+    kafka.produce("outage", 0, &records(300, 800));
+    wait_count_sum(&t, "outage", "id", (800, sum(0, 800)));
+    // A second outage while the segment that crossed its threshold commits.
+    proxy.cut();
+    std::thread::sleep(Duration::from_secs(3));
+    proxy.restore();
+    kafka.produce("outage", 0, &records(800, 1100));
+    wait_count_sum(&t, "outage", "id", (1100, sum(0, 1100)));
+    let committed = t
+        .segments("outage")
+        .iter()
+        .filter(|s| s["segment.realtime.status"] == "DONE")
+        .count();
+    assert!(committed >= 2, "{committed} commits");
+}

@@ -32,7 +32,7 @@ pub fn tansu() -> Option<PathBuf> {
 /// A running broker.
 pub struct Kafka {
     pub address: String,
-    _broker: tessera_api::quickstart::realtime::Broker,
+    _broker: Option<tessera_api::quickstart::realtime::Broker>,
     runtime: tokio::runtime::Runtime,
     client: Client,
 }
@@ -54,10 +54,50 @@ impl Kafka {
             .expect("connect to tansu");
         Some(Kafka {
             address,
-            _broker: broker,
+            _broker: Some(broker),
             runtime,
             client,
         })
+    }
+
+    /// Starts tansu behind `proxy`'s port: the broker advertises the proxy's address, so every
+    /// client connection — the bootstrap one and those its metadata points to — goes through
+    /// the proxy, which the test can cut (None when tansu is not installed).
+    pub fn start_behind(proxy_port: u16, broker_port: u16) -> Option<(Kafka, super::Proc)> {
+        let bin = tansu()?;
+        let listen = format!("tcp://127.0.0.1:{broker_port}");
+        let advertised = format!("tcp://127.0.0.1:{proxy_port}");
+        let mut cmd = std::process::Command::new(bin);
+        cmd.args(["broker", "--listener-url", &listen])
+            .args(["--advertised-listener-url", &advertised])
+            .args(["--storage-engine", "memory://tansu/"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let child = super::Proc(cmd.spawn().expect("start tansu"));
+        let direct = format!("127.0.0.1:{broker_port}");
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(&direct).is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let address = format!("127.0.0.1:{proxy_port}");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = runtime
+            .block_on(ClientBuilder::new(vec![address.clone()]).build())
+            .expect("connect to tansu through the proxy");
+        Some((
+            Kafka {
+                address,
+                _broker: None,
+                runtime,
+                client,
+            },
+            child,
+        ))
     }
 
     /// Creates a topic.

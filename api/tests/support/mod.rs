@@ -7,6 +7,7 @@ pub mod history;
 pub mod hosts;
 pub mod kafka;
 pub mod netns;
+pub mod proxy;
 pub mod realtime;
 pub mod s3;
 pub mod zookeeper;
