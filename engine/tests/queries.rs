@@ -1662,7 +1662,7 @@ fn st_union_aggregates_geometries_in_both_engines() {
 }
 
 #[test]
-fn numbers_become_text_as_java_writes_them_in_both_engines() {
+fn numbers_become_text_and_narrow_as_java_does_in_both_engines() {
     let t = table(Variant::Indexed);
     for prefix in ["", "SET useMultistageEngine=true; "] {
         let r = query(
@@ -1682,6 +1682,19 @@ fn numbers_become_text_as_java_writes_them_in_both_engines() {
                 json!("0.5"),
                 json!("21.0")
             ],
+            "{prefix}"
+        );
+        // Java's narrowing of infinities: the type's bounds, no error.
+        let r = query(
+            &t,
+            &format!(
+                "{prefix}SELECT CAST(avg / 0 AS INT), CAST(-avg / 0 AS BIGINT), \
+                 CAST(CAST(-avg / 0 AS FLOAT) AS INT) FROM stats WHERE name = 'player02'"
+            ),
+        );
+        assert_eq!(
+            rows_of(&r)[0],
+            vec![json!(i32::MAX), json!(i64::MIN), json!(i32::MIN)],
             "{prefix}"
         );
     }

@@ -240,6 +240,12 @@ impl Value {
                     .collect::<Result<_, _>>()?,
             ),
             (v, t) if v.data_type() == Some(t) => v.clone(),
+            // Java's narrowing of a floating-point number: toward zero, saturating at the type's
+            // bounds, NaN 0 (`(int) Double.NEGATIVE_INFINITY` is Integer.MIN_VALUE), as Rust's.
+            (Value::Float(f), DataType::Int) => Value::Int(*f as i32),
+            (Value::Double(f), DataType::Int) => Value::Int(*f as i32),
+            (Value::Float(f), DataType::Long) => Value::Long(*f as i64),
+            (Value::Double(f), DataType::Long) => Value::Long(*f as i64),
             (v, DataType::Int) => match v.as_f64() {
                 Some(f) if f.is_finite() => Value::Int(f.trunc() as i32),
                 _ => return Value::parse(DataType::Int, &v.to_string()),
