@@ -1699,3 +1699,23 @@ fn numbers_become_text_and_narrow_as_java_does_in_both_engines() {
         );
     }
 }
+
+#[test]
+fn timestamp_add_and_diff_take_an_unquoted_unit_in_both_engines() {
+    let t = table(Variant::Indexed);
+    for prefix in ["", "SET useMultistageEngine=true; "] {
+        let r = query(
+            &t,
+            &format!(
+                "{prefix}SELECT TIMESTAMPDIFF(DAY, hits, TIMESTAMPADD(DAY, 3, hits)), \
+                 timestampdiff(sql_tsi_hour, 0, 7200000), TIMESTAMPADD('MINUTE', 1, 0) \
+                 FROM stats WHERE name = 'player02'"
+            ),
+        );
+        assert_eq!(
+            rows_of(&r)[0],
+            vec![json!(3), json!(2), json!(60_000)],
+            "{prefix}"
+        );
+    }
+}

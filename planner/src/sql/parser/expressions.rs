@@ -692,6 +692,7 @@ fn special_form_args<'a>(i: Tokens<'a>, name: &str) -> Option<SpecialArgs<'a>> {
         "SUBSTRING" => substring_args(i),
         "POSITION" => position_args(i),
         "TRIM" => trim_args(i),
+        "TIMESTAMPADD" | "TIMESTAMPDIFF" | "DATEADD" | "DATEDIFF" => time_unit_args(i),
         _ => return None,
     };
     parsed.ok().map(|(rest, args)| (rest, (false, args)))
@@ -704,6 +705,38 @@ fn extract_args(i: Tokens<'_>) -> PResult<'_, Vec<Expr>> {
     let (rest, e) = expr(rest)?;
     let unit = Expr::Literal(Literal::String(unit.text.to_ascii_uppercase()));
     Ok((rest, vec![unit, e]))
+}
+
+/// The time units Calcite reads as a keyword in `TIMESTAMPADD(unit, n, ts)` (`SQL_TSI_…` too).
+const TIME_UNITS: &[&str] = &[
+    "NANOSECOND",
+    "MICROSECOND",
+    "MILLISECOND",
+    "SECOND",
+    "MINUTE",
+    "HOUR",
+    "DAY",
+    "WEEK",
+    "MONTH",
+    "QUARTER",
+    "YEAR",
+];
+
+/// time_unit_args := unit ',' expr_list — `TIMESTAMPADD(DAY, 3, ts)`: an unquoted unit is the
+/// unit's name, not a column (the quoted `'DAY'` takes the plain argument list).
+fn time_unit_args(i: Tokens<'_>) -> PResult<'_, Vec<Expr>> {
+    let (rest, unit) = token_if(i, |t| {
+        t.kind == TokenKind::Word && {
+            let upper = t.text.to_ascii_uppercase();
+            TIME_UNITS.contains(&upper.strip_prefix("SQL_TSI_").unwrap_or(&upper))
+        }
+    })?;
+    let (rest, _) = punct(",")(rest)?;
+    let (rest, mut args) = expr_list(rest)?;
+    let upper = unit.text.to_ascii_uppercase();
+    let unit = upper.strip_prefix("SQL_TSI_").unwrap_or(&upper).to_string();
+    args.insert(0, Expr::Literal(Literal::String(unit)));
+    Ok((rest, args))
 }
 
 /// substring_args := expr FROM expr [FOR expr]
@@ -1371,6 +1404,18 @@ mod tests {
     #[test]
     fn standard_call_syntaxes() {
         let s = |v: &str| Expr::Literal(Literal::String(v.into()));
+        assert_eq!(
+            e("TIMESTAMPADD(DAY, 3, ts)"),
+            Expr::function("TIMESTAMPADD", vec![s("DAY"), long(3), col("ts")])
+        );
+        assert_eq!(
+            e("timestampdiff(sql_tsi_hour, a, b)"),
+            Expr::function("timestampdiff", vec![s("HOUR"), col("a"), col("b")])
+        );
+        assert_eq!(
+            e("timestampAdd(days, 3, ts)"),
+            Expr::function("timestampAdd", vec![col("days"), long(3), col("ts")])
+        );
         assert_eq!(
             e("EXTRACT(year FROM ts)"),
             Expr::function("EXTRACT", vec![s("YEAR"), col("ts")])
