@@ -1719,3 +1719,31 @@ fn timestamp_add_and_diff_take_an_unquoted_unit_in_both_engines() {
         );
     }
 }
+
+#[test]
+fn set_operations_widen_numbers_to_the_least_restrictive_type() {
+    let t = table(Variant::Indexed);
+    let v2 = "SET useMultistageEngine=true; ";
+    // Row 3: runs 21 (INT), hits 3e9 (LONG, past INT), avg 0.75 (DOUBLE).
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT runs FROM stats WHERE name = 'player03' \
+             UNION ALL SELECT hits FROM stats WHERE name = 'player03'"
+        ),
+    );
+    assert_eq!(columns_of(&r).1, ["LONG"]);
+    let mut rows = rows_of(&r);
+    rows.sort_by_key(|r| r[0].as_i64());
+    assert_eq!(rows, [vec![json!(21)], vec![json!(3_000_000_000i64)]]);
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT avg FROM stats WHERE name = 'player03' \
+             UNION SELECT runs FROM stats WHERE name = 'player03' \
+             EXCEPT SELECT CAST(0.75 AS DOUBLE) FROM stats WHERE name = 'player03'"
+        ),
+    );
+    assert_eq!(columns_of(&r).1, ["DOUBLE"]);
+    assert_eq!(rows_of(&r), [vec![json!(21.0)]]);
+}

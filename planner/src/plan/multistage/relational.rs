@@ -29,7 +29,7 @@ use crate::plan::expr::{Expr, InputRef};
 use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind, ServerQueryPlan, SortKey};
 use crate::sql::ast::{self, BinaryOp, Query, Select, SelectItem, TableRef};
 use segments::types::ColumnType;
-use segments::types::{FieldSpec, Schema, Value};
+use segments::types::{DataType, FieldSpec, Schema, Value};
 use std::collections::HashMap;
 
 mod join_order;
@@ -38,6 +38,68 @@ mod or_factors;
 mod outer_refs;
 mod query_walk;
 mod semi_pushdown;
+
+/// The type two inputs' columns meet in, where it differs from both or one: numbers widen to the
+/// least restrictive number (Calcite's `leastRestrictive`: INT < BIGINT < REAL < DOUBLE <
+/// DECIMAL); `None` where nothing changes (same types, or not two numbers).
+fn set_op_type(a: DataType, b: DataType) -> Option<DataType> {
+    let rank = |t: DataType| match t {
+        DataType::Int => Some(0),
+        DataType::Long => Some(1),
+        DataType::Float => Some(2),
+        DataType::Double => Some(3),
+        DataType::BigDecimal => Some(4),
+        _ => None,
+    };
+    match (rank(a), rank(b)) {
+        (Some(x), Some(y)) if x != y => Some(if x > y { a } else { b }),
+        _ => None,
+    }
+}
+
+/// `rel` with its columns cast where `types` says, by a projection over it (unchanged when no
+/// column is).
+fn widened(rel: Rel, types: &[Option<DataType>]) -> Rel {
+    let changes = rel
+        .cols
+        .iter()
+        .zip(types)
+        .any(|(c, t)| t.is_some_and(|t| t != c.ty.data_type));
+    if !changes {
+        return rel;
+    }
+    let mut cols = rel.cols;
+    let exprs = cols
+        .iter_mut()
+        .enumerate()
+        .map(|(index, c)| {
+            let input = Expr::Input(InputRef {
+                index,
+                name: c.name.clone(),
+                column_type: c.ty,
+            });
+            match types.get(index).copied().flatten() {
+                Some(to) if to != c.ty.data_type => {
+                    c.ty.data_type = to;
+                    Expr::Cast {
+                        expr: Box::new(input),
+                        to,
+                    }
+                }
+                _ => input,
+            }
+        })
+        .collect();
+    Rel {
+        node: RelNode::Project {
+            input: Box::new(rel.node),
+            exprs,
+        },
+        cols,
+        partitioned: rel.partitioned,
+    }
+}
+
 #[cfg(test)]
 mod test_plans;
 use joins::Needed;
@@ -339,6 +401,15 @@ impl<'a> Planner<'a> {
                         "the inputs of a set operation must have the same number of columns".into(),
                     ));
                 }
+                // Numbers of different types meet in the least restrictive one (Calcite's):
+                // `INT UNION ALL BIGINT` is BIGINT, not the first input's INT.
+                let types: Vec<Option<DataType>> = l
+                    .cols
+                    .iter()
+                    .zip(&r.cols)
+                    .map(|(a, b)| set_op_type(a.ty.data_type, b.ty.data_type))
+                    .collect();
+                let (l, r) = (widened(l, &types), widened(r, &types));
                 let l = self.exchange(l, Distribution::Singleton);
                 let r = self.exchange(r, Distribution::Singleton);
                 let kind = match op {
