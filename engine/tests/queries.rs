@@ -1747,3 +1747,36 @@ fn set_operations_widen_numbers_to_the_least_restrictive_type() {
     assert_eq!(columns_of(&r).1, ["DOUBLE"]);
     assert_eq!(rows_of(&r), [vec![json!(21.0)]]);
 }
+
+#[test]
+fn named_time_zones_follow_the_tz_database_in_both_engines() {
+    let t = table(Variant::Indexed);
+    for prefix in ["", "SET useMultistageEngine=true; "] {
+        // hits of row 2: 2e9 ms = 1970-01-24T03:33:20Z.
+        let r = query(
+            &t,
+            &format!(
+                "{prefix}SELECT toDateTime(hits, 'yyyy-MM-dd HH:mm', 'America/Los_Angeles'), \
+                 hour(hits, 'Asia/Kolkata'), \
+                 dateTrunc('DAY', hits, 'MILLISECONDS', 'America/Los_Angeles') \
+                 FROM stats WHERE name = 'player02'"
+            ),
+        );
+        assert_eq!(
+            rows_of(&r)[0],
+            vec![json!("1970-01-23 19:33"), json!(9), json!(1_929_600_000i64)],
+            "{prefix}"
+        );
+        let r = query(
+            &t,
+            &format!("{prefix}SELECT hour(hits, 'Mars/Olympus') FROM stats LIMIT 1"),
+        );
+        assert!(
+            r.exceptions
+                .first()
+                .is_some_and(|e| e.message.contains("unknown time zone 'Mars/Olympus'")),
+            "{prefix}{:?}",
+            r.exceptions
+        );
+    }
+}

@@ -30,7 +30,7 @@ use super::coerce::{int, millis, text};
 use super::datetime_format::Pattern;
 use super::def::{ArgType, Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
-use super::zone::offset_millis;
+use super::zone::Zone;
 use segments::types::time::{
     DateTime, MILLIS_PER_DAY, days_from_civil, days_in_month, is_leap_year,
 };
@@ -471,10 +471,7 @@ fn field(
     get: fn(&DateTime) -> i64,
 ) -> Result<Value, FunctionError> {
     let ms = millis(f, &args[0])?;
-    let offset = match args.get(1) {
-        Some(zone) => offset_millis(&text(zone))?,
-        None => 0,
-    };
+    let offset = zone_arg(args.get(1))?.offset_at(ms);
     let value = get(&DateTime::from_millis(ms.saturating_add(offset)));
     Ok(Value::Int(i32::try_from(value).unwrap_or(if value < 0 {
         i32::MIN
@@ -491,22 +488,14 @@ fn pattern(f: &'static str, v: &Value) -> Result<Pattern, FunctionError> {
 fn to_date_time(args: &[Value]) -> Result<Value, FunctionError> {
     let ms = millis("toDateTime", &args[0])?;
     let p = pattern("toDateTime", &args[1])?;
-    let offset = match args.get(2) {
-        Some(zone) => offset_millis(&text(zone))?,
-        None => 0,
-    };
-    Ok(Value::String(p.format(ms, offset)))
+    Ok(Value::String(p.format(ms, zone_arg(args.get(2))?)))
 }
 
 fn from_date_time(args: &[Value]) -> Result<Value, FunctionError> {
     const F: &str = "fromDateTime";
     let input = text(&args[0]);
     let p = pattern(F, &args[1])?;
-    let offset = match args.get(2) {
-        Some(zone) => offset_millis(&text(zone))?,
-        None => 0,
-    };
-    match (p.parse(input.trim(), offset), args.get(3)) {
+    match (p.parse(input.trim(), zone_arg(args.get(2))?), args.get(3)) {
         (Ok(ms), _) => long(ms),
         (Err(_), Some(default)) => long(int(F, default)?),
         (Err(reason), None) => Err(FunctionError::invalid(F, input, reason)),
@@ -522,7 +511,7 @@ fn to_iso8601(args: &[Value]) -> Result<Value, FunctionError> {
         "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
     })
     .map_err(|r| FunctionError::invalid("toIso8601", "", r))?;
-    Ok(Value::String(p.format(ms, 0)))
+    Ok(Value::String(p.format(ms, Zone::UTC)))
 }
 
 fn from_iso8601(args: &[Value]) -> Result<Value, FunctionError> {
@@ -691,13 +680,18 @@ fn extract(args: &[Value]) -> Result<Value, FunctionError> {
     field(F, &args[1..], get)
 }
 
-/// The zone's offset at the optional instant (zones are fixed offsets, so the instant is
-/// only checked).
+/// The zone's offset at the optional instant (the epoch without one, as Pinot's).
 fn zone_offset(f: &'static str, args: &[Value]) -> Result<i64, FunctionError> {
-    if let Some(ms) = args.get(1) {
-        millis(f, ms)?;
-    }
-    offset_millis(&text(&args[0]))
+    let at = match args.get(1) {
+        Some(ms) => millis(f, ms)?,
+        None => 0,
+    };
+    Ok(Zone::parse(&text(&args[0]))?.offset_at(at))
+}
+
+/// The zone of an optional zone argument (UTC without one).
+fn zone_arg(zone: Option<&Value>) -> Result<Zone, FunctionError> {
+    zone.map_or(Ok(Zone::UTC), |z| Zone::parse(&text(z)))
 }
 
 /// `timezoneHour(zone[, ms])`: the whole hours of the zone's offset (`-9` for `-09:30`).
@@ -841,13 +835,11 @@ fn date_trunc(args: &[Value]) -> Result<Value, FunctionError> {
     } else {
         input_unit
     };
-    let offset = match args.get(3) {
-        Some(zone) => offset_millis(&text(zone))?,
-        None => 0,
-    };
+    let zone = zone_arg(args.get(3))?;
     let ms = input_unit.to_millis(int(F, &args[1])?);
-    let local = ms.saturating_add(offset);
-    let truncated = floor_local(local, unit).saturating_sub(offset);
+    let local = ms.saturating_add(zone.offset_at(ms));
+    let floored = floor_local(local, unit);
+    let truncated = floored.saturating_sub(zone.offset_of_local(floored));
     long(output_unit.convert_millis(truncated))
 }
 
@@ -1064,11 +1056,14 @@ mod tests {
             call("yow", &[Value::Long(1_609_459_200_000)]),
             Value::Int(2020)
         );
-        assert!(
-            lookup("hour")
-                .unwrap()
-                .eval(&[Value::Long(T), s("America/New_York")])
-                .is_err()
+        // 2021-12-14 11:23 UTC is 06:23 in New York (EST) and 16:53 in Kolkata.
+        assert_eq!(
+            call("hour", &[Value::Long(T), s("America/New_York")]),
+            Value::Int(6)
+        );
+        assert_eq!(
+            call("minute", &[Value::Long(T), s("Asia/Kolkata")]),
+            Value::Int(53)
         );
     }
 
@@ -1230,11 +1225,47 @@ mod tests {
             ),
             s("2021-12-10 12:54:23 +0100")
         );
-        assert!(
-            lookup("toDateTime")
-                .unwrap()
-                .eval(&[Value::Long(0), s("yyyy"), s("CET")])
-                .is_err()
+        // Named zones at the instant's offset: CET in winter, CEST in summer.
+        assert_eq!(
+            call(
+                "toDateTime",
+                &[Value::Long(0), s("yyyy-MM-dd HH:mm Z"), s("CET")]
+            ),
+            s("1970-01-01 01:00 +0100")
+        );
+        assert_eq!(
+            call(
+                "toDateTime",
+                &[
+                    Value::Long(1_625_140_800_000),
+                    s("HH:mm"),
+                    s("Europe/Berlin")
+                ]
+            ),
+            s("14:00")
+        );
+        assert_eq!(
+            call(
+                "fromDateTime",
+                &[
+                    s("2021-07-01 14:00"),
+                    s("yyyy-MM-dd HH:mm"),
+                    s("Europe/Berlin")
+                ]
+            ),
+            Value::Long(1_625_140_800_000)
+        );
+        assert_eq!(
+            call(
+                "dateTrunc",
+                &[
+                    s("DAY"),
+                    Value::Long(1_625_140_800_000),
+                    s("MILLISECONDS"),
+                    s("America/Los_Angeles")
+                ]
+            ),
+            Value::Long(1_625_122_800_000)
         );
         assert_eq!(
             call("fromDateTime", &[s("2019-08-07"), s("yyyy-MM-dd")]),
@@ -1384,10 +1415,22 @@ mod tests {
             Value::Int(-5)
         );
         assert_eq!(call("timezoneHour", &[Value::Null]), Value::Null);
+        // Regions follow daylight saving time: Toronto is -5 in January, -4 in July.
+        assert_eq!(
+            call("timezoneHour", &[s("America/Toronto")]),
+            Value::Int(-5)
+        );
+        assert_eq!(
+            call(
+                "timezoneHour",
+                &[s("America/Toronto"), Value::Long(1_625_140_800_000)]
+            ),
+            Value::Int(-4)
+        );
         assert!(
             lookup("timezoneHour")
                 .unwrap()
-                .eval(&[s("America/Toronto")])
+                .eval(&[s("America/Nowhere")])
                 .is_err()
         );
     }

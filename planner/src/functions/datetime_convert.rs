@@ -11,8 +11,8 @@
 //! The value is read in the input format, then bucketed: for epoch and timestamp outputs the
 //! millis are truncated to a multiple of the granularity (`ms / g * g`, as Pinot); for a
 //! date-format output the granularity's calendar field is floored in the output zone (`15:MINUTES`
-//! floors the minute of hour to a multiple of 15). With a bucketing zone (5th argument; UTC or a
-//! fixed offset) epoch buckets are floored in that zone instead. The result is a LONG for epoch
+//! floors the minute of hour to a multiple of 15). With a bucketing zone (5th argument: a region,
+//! UTC or a fixed offset) epoch buckets are floored in that zone instead. The result is a LONG for epoch
 //! and timestamp outputs, a STRING for date formats — so the output format must be a literal
 //! when the call is typed.
 //!
@@ -26,7 +26,7 @@ use super::datetime::TimeUnit;
 use super::datetime_format::Pattern;
 use super::def::{ArgType, Arity, FunctionDef, Param, Returns};
 use super::error::FunctionError;
-use super::zone::offset_millis;
+use super::zone::Zone;
 use segments::types::time::{DateTime, parse_timestamp};
 use segments::types::{ColumnType, DataType, Value};
 
@@ -65,7 +65,7 @@ pub(crate) enum Format {
     /// `SIMPLE_DATE_FORMAT`: text in a pattern (ISO-8601 when none) and zone.
     Text {
         pattern: Option<Pattern>,
-        offset: i64,
+        zone: Zone,
     },
 }
 
@@ -110,11 +110,11 @@ impl Format {
         match self {
             Format::Epoch { size, unit } => Ok(unit.to_millis(int(F, value)?.wrapping_mul(*size))),
             Format::Timestamp => millis(F, value),
-            Format::Text { pattern, offset } => {
+            Format::Text { pattern, zone } => {
                 let input = text(value);
                 match pattern {
                     Some(p) => p
-                        .parse(input.trim(), *offset)
+                        .parse(input.trim(), *zone)
                         .map_err(|reason| FunctionError::invalid(F, &input, reason)),
                     None => parse_timestamp(&input).ok_or_else(|| {
                         FunctionError::invalid(F, &input, "not an ISO-8601 date-time")
@@ -130,11 +130,11 @@ impl Format {
         Ok(match self {
             Format::Epoch { size, unit } => Value::Long(unit.convert_millis(ms) / size),
             Format::Timestamp => Value::Long(ms),
-            Format::Text { pattern, offset } => Value::String(match pattern {
-                Some(p) => p.format(ms, *offset),
+            Format::Text { pattern, zone } => Value::String(match pattern {
+                Some(p) => p.format(ms, *zone),
                 None => Pattern::compile("yyyy-MM-dd'T'HH:mm:ssZZ")
                     .map_err(|reason| FunctionError::invalid(function, "", reason))?
-                    .format(ms, *offset)
+                    .format(ms, *zone)
                     .replace("+00:00", "Z"),
             }),
         })
@@ -168,15 +168,15 @@ fn date_format(pattern: Option<&str>, zone: Option<&str>) -> Result<Format, Stri
         }
         other => (other, zone),
     };
-    let offset = match zone {
-        Some(z) => offset_millis(z).map_err(|e| e.to_string())?,
-        None => 0,
+    let zone = match zone {
+        Some(z) => Zone::parse(z).map_err(|e| e.to_string())?,
+        None => Zone::UTC,
     };
     let pattern = match pattern.filter(|p| !p.is_empty()) {
         Some(p) => Some(Pattern::compile(p)?),
         None => None,
     };
-    Ok(Format::Text { pattern, offset })
+    Ok(Format::Text { pattern, zone })
 }
 
 /// A `size:UNIT` or `UNIT[|size]` granularity as its size and unit.
@@ -217,8 +217,8 @@ fn convert_type(args: &[ArgType]) -> Result<DataType, FunctionError> {
 
 /// Floors the calendar field of `unit` to a multiple of `size` (`DateTimeConvert`'s
 /// date-format bucketing), in the zone `offset` from UTC.
-fn floor_field(ms: i64, size: i64, unit: TimeUnit, offset: i64) -> i64 {
-    let mut t = DateTime::from_millis(ms.saturating_add(offset));
+fn floor_field(ms: i64, size: i64, unit: TimeUnit, zone: Zone) -> i64 {
+    let mut t = DateTime::from_millis(ms.saturating_add(zone.offset_at(ms)));
     let size = size.clamp(1, u32::MAX as i64) as u32;
     match unit {
         TimeUnit::Milliseconds => t.millis = t.millis / size * size,
@@ -231,8 +231,9 @@ fn floor_field(ms: i64, size: i64, unit: TimeUnit, offset: i64) -> i64 {
         }
         TimeUnit::Nanoseconds | TimeUnit::Microseconds => {}
     }
-    t.checked_to_millis()
-        .map_or(ms, |local| local.saturating_sub(offset))
+    t.checked_to_millis().map_or(ms, |local| {
+        local.saturating_sub(zone.offset_of_local(local))
+    })
 }
 
 fn date_time_convert(args: &[Value]) -> Result<Value, FunctionError> {
@@ -245,21 +246,23 @@ fn date_time_convert(args: &[Value]) -> Result<Value, FunctionError> {
     let granularity = text(&args[3]);
     let (size, unit) = parse_granularity(&granularity)
         .map_err(|reason| FunctionError::invalid(F, &granularity, reason))?;
-    let bucket_offset = match args.get(4) {
-        Some(zone) => Some(offset_millis(&text(zone))?),
+    let bucket_zone = match args.get(4) {
+        Some(zone) => Some(Zone::parse(&text(zone))?),
         None => None,
     };
     let ms = input.to_millis(&args[0])?;
-    if let Format::Text { offset, .. } = &output {
-        return output.print(F, floor_field(ms, size, unit, *offset));
+    if let Format::Text { zone, .. } = &output {
+        return output.print(F, floor_field(ms, size, unit, *zone));
     }
     let step = unit.to_millis(size).max(1);
-    let rounded = match bucket_offset {
-        Some(offset) => ms
-            .saturating_add(offset)
-            .div_euclid(step)
-            .saturating_mul(step)
-            .saturating_sub(offset),
+    let rounded = match bucket_zone {
+        Some(zone) => {
+            let local = ms
+                .saturating_add(zone.offset_at(ms))
+                .div_euclid(step)
+                .saturating_mul(step);
+            local.saturating_sub(zone.offset_of_local(local))
+        }
         None => ms / step * step,
     };
     output.print(F, rounded)
@@ -399,7 +402,7 @@ mod tests {
             ]),
             s("2018-01-01")
         );
-        // Pacific/Kiritimati is UTC+14 (a fixed offset stands in for the named zone).
+        // Pacific/Kiritimati is UTC+14, by its offset and by its name.
         assert_eq!(
             convert(&[
                 Value::Long(T),
@@ -417,6 +420,15 @@ mod tests {
                 s("1:DAYS")
             ]),
             s("2018-01-02 00:00")
+        );
+        assert_eq!(
+            convert(&[
+                Value::Long(T),
+                s("1:MILLISECONDS:EPOCH"),
+                s("1:MILLISECONDS:SIMPLE_DATE_FORMAT:yyyy-MM-dd HH:mm tz(Pacific/Kiritimati)"),
+                s("1:MILLISECONDS")
+            ]),
+            s("2018-01-02 01:00")
         );
     }
 

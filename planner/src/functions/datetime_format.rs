@@ -10,7 +10,7 @@
 //! field has a fixed width (`yyyyMMdd`); otherwise it reads up to its maximum number of digits.
 //! Week-based fields (`x`, `w`, `e`, `E`) are printed but ignored or refused when parsing.
 
-use super::zone::{format_offset, parse_offset};
+use super::zone::{Zone, format_offset, parse_offset};
 use segments::types::time::{DateTime, civil_from_days, days_from_civil};
 
 const MONTHS: [&str; 12] = [
@@ -187,8 +187,9 @@ impl Pattern {
         Ok(Pattern { tokens })
     }
 
-    /// Formats epoch millis in a zone `offset` milliseconds from UTC.
-    pub(crate) fn format(&self, millis: i64, offset: i64) -> String {
+    /// Formats epoch millis in `zone` (at its offset for that instant).
+    pub(crate) fn format(&self, millis: i64, zone: Zone) -> String {
+        let offset = zone.offset_at(millis);
         let t = DateTime::from_millis(millis.saturating_add(offset));
         let mut out = String::new();
         for token in &self.tokens {
@@ -200,8 +201,8 @@ impl Pattern {
         out
     }
 
-    /// Parses text into epoch millis; the zone is `offset` unless the text has one (`Z`).
-    pub(crate) fn parse(&self, text: &str, offset: i64) -> Result<i64, String> {
+    /// Parses text into epoch millis; the time is `zone`'s unless the text has an offset (`Z`).
+    pub(crate) fn parse(&self, text: &str, zone: Zone) -> Result<i64, String> {
         let mut parsed = Parsed::default();
         let mut rest = text;
         for (i, token) in self.tokens.iter().enumerate() {
@@ -220,7 +221,7 @@ impl Pattern {
         if !rest.is_empty() {
             return Err(format!("unparsed text '{}'", clip(rest)));
         }
-        parsed.to_millis(offset)
+        parsed.to_millis(zone)
     }
 }
 
@@ -478,7 +479,7 @@ fn parse_field<'a>(
 }
 
 impl Parsed {
-    fn to_millis(&self, default_offset: i64) -> Result<i64, String> {
+    fn to_millis(&self, zone: Zone) -> Result<i64, String> {
         let mut year = self.year.unwrap_or(1970);
         if self.two_digit_year {
             year = if year < 50 { 2000 + year } else { 1900 + year };
@@ -521,7 +522,7 @@ impl Parsed {
             )
         })?;
         local
-            .checked_sub(self.offset.unwrap_or(default_offset))
+            .checked_sub(self.offset.unwrap_or_else(|| zone.offset_of_local(local)))
             .ok_or_else(|| "date-time out of range".to_string())
     }
 }
@@ -531,11 +532,15 @@ mod tests {
     use super::*;
 
     fn fmt(pattern: &str, millis: i64) -> String {
-        Pattern::compile(pattern).unwrap().format(millis, 0)
+        Pattern::compile(pattern)
+            .unwrap()
+            .format(millis, Zone::Fixed(0))
     }
 
     fn parse(pattern: &str, text: &str) -> Result<i64, String> {
-        Pattern::compile(pattern).unwrap().parse(text, 0)
+        Pattern::compile(pattern)
+            .unwrap()
+            .parse(text, Zone::Fixed(0))
     }
 
     #[test]
@@ -548,7 +553,7 @@ mod tests {
         );
         let cet = Pattern::compile("yyyy-MM-dd HH:mm:ss Z").unwrap();
         assert_eq!(
-            cet.format(1_639_137_263_000, 3_600_000),
+            cet.format(1_639_137_263_000, Zone::Fixed(3_600_000)),
             "2021-12-10 12:54:23 +0100"
         );
         assert_eq!(
@@ -614,9 +619,16 @@ mod tests {
             -62_135_596_800_000,
             253_402_300_799_999,
         ] {
-            assert_eq!(p.parse(&p.format(millis, 0), 0), Ok(millis), "{millis}");
             assert_eq!(
-                p.parse(&p.format(millis, 19_800_000), 19_800_000),
+                p.parse(&p.format(millis, Zone::Fixed(0)), Zone::Fixed(0)),
+                Ok(millis),
+                "{millis}"
+            );
+            assert_eq!(
+                p.parse(
+                    &p.format(millis, Zone::Fixed(19_800_000)),
+                    Zone::Fixed(19_800_000)
+                ),
                 Ok(millis),
                 "{millis}"
             );

@@ -51,7 +51,7 @@ pub enum FunctionError {
     #[error("invalid regular expression '{pattern}': {reason}")]
     InvalidRegex { pattern: String, reason: String },
     #[error(
-        "unsupported time zone '{zone}': only UTC and fixed offsets such as '+05:30' are supported"
+        "unknown time zone '{zone}': expected a tz database region such as 'America/Los_Angeles', UTC or an offset such as '+05:30'"
     )]
     UnsupportedTimeZone { zone: String },
     #[error("illegal json path '{path}' when reading '{json}'")]
