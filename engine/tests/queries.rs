@@ -1780,3 +1780,40 @@ fn named_time_zones_follow_the_tz_database_in_both_engines() {
         );
     }
 }
+
+#[test]
+fn using_and_natural_joins_show_each_joined_column_once() {
+    let t = table(Variant::Plain);
+    let v2 = "SET useMultistageEngine=true; ";
+    let a = "(SELECT team, year FROM stats WHERE year = 2000) a";
+    let b = "(SELECT team, league FROM stats WHERE year = 2001) b";
+    // `*`: the joined column once, first, then each side's others.
+    for join in [
+        format!("{a} JOIN {b} USING (team)"),
+        format!("{a} NATURAL JOIN {b}"),
+    ] {
+        let r = query(&t, &format!("{v2}SELECT * FROM {join} LIMIT 1"));
+        assert_eq!(columns_of(&r).0, ["team", "year", "league"], "{join}");
+        // The bare name is the joined column; the qualified ones still reach each side.
+        let r = query(
+            &t,
+            &format!(
+                "{v2}SELECT team, a.team, b.team, COUNT(*) FROM {join} GROUP BY team, a.team, b.team ORDER BY team"
+            ),
+        );
+        let rows = rows_of(&r);
+        assert_eq!(rows.len(), 4, "{join}");
+        assert!(rows.iter().all(|r| r[0] == r[1] && r[1] == r[2]), "{join}");
+    }
+    // A FULL join's joined column is the side that is not NULL.
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT COUNT(*), COUNT(team) FROM \
+             (SELECT team FROM stats WHERE team = 'BOS') a FULL JOIN \
+             (SELECT team FROM stats WHERE team = 'NYA') b USING (team)"
+        ),
+    );
+    let rows = rows_of(&r);
+    assert_eq!(rows[0][0], rows[0][1]);
+}

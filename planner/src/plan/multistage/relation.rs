@@ -11,6 +11,9 @@ pub struct Col {
     pub qualifier: Option<String>,
     pub name: String,
     pub ty: ColumnType,
+    /// Reached only by its qualified name and `t.*`, not by its bare name nor `*`: a `USING`
+    /// column of either side, which the join shows once, merged, under its bare name.
+    pub hidden: bool,
 }
 
 /// Operators not yet cut into a stage, and their columns.

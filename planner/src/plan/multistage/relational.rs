@@ -39,6 +39,73 @@ mod outer_refs;
 mod query_walk;
 mod semi_pushdown;
 
+/// A `USING` (or `NATURAL`) join's columns as SQL shows them: each joined name once, first and
+/// unqualified — the left side's value, the right's for a RIGHT join, the one not NULL for a
+/// FULL join — then both sides' columns, whose joined ones are reached only qualified
+/// (`e.dept`) and are not in `*`.
+fn using_columns(
+    rel: Rel,
+    kind: JoinKind,
+    names: &[String],
+    lk: &[usize],
+    rk: &[usize],
+    width: usize,
+) -> Rel {
+    let input = |cols: &[Col], i: usize| {
+        Expr::Input(InputRef {
+            index: i,
+            name: cols[i].name.clone(),
+            column_type: cols[i].ty,
+        })
+    };
+    let mut exprs = Vec::with_capacity(names.len() + rel.cols.len());
+    let mut cols = Vec::with_capacity(exprs.capacity());
+    for ((name, &a), &b) in names.iter().zip(lk).zip(rk) {
+        let b = width + b;
+        let (left, right) = (input(&rel.cols, a), input(&rel.cols, b));
+        let ty = rel.cols[a].ty;
+        exprs.push(match kind {
+            JoinKind::Right => right,
+            JoinKind::Full => Expr::Call {
+                name: "coalesce".into(),
+                args: vec![left, right],
+                return_type: ty,
+            },
+            _ => left,
+        });
+        cols.push(Col {
+            qualifier: None,
+            name: name.clone(),
+            ty: if kind == JoinKind::Right {
+                rel.cols[b].ty
+            } else {
+                ty
+            },
+            hidden: false,
+        });
+    }
+    for (i, c) in rel.cols.iter().enumerate() {
+        exprs.push(input(&rel.cols, i));
+        let joined = if i < width {
+            lk.contains(&i)
+        } else {
+            rk.contains(&(i - width))
+        };
+        cols.push(Col {
+            hidden: c.hidden || joined,
+            ..c.clone()
+        });
+    }
+    Rel {
+        node: RelNode::Project {
+            input: Box::new(rel.node),
+            exprs,
+        },
+        cols,
+        partitioned: rel.partitioned,
+    }
+}
+
 /// The type two inputs' columns meet in, where it differs from both or one: numbers widen to the
 /// least restrictive number (Calcite's `leastRestrictive`: INT < BIGINT < REAL < DOUBLE <
 /// DECIMAL); `None` where nothing changes (same types, or not two numbers).
@@ -176,6 +243,7 @@ fn resolve(cols: &[Col], table: Option<&str>, name: &str) -> Result<Option<usize
         .enumerate()
         .filter(|(_, c)| {
             c.name.eq_ignore_ascii_case(name)
+                && (table.is_some() || !c.hidden)
                 && table.is_none_or(|t| {
                     c.qualifier.as_deref().is_some_and(|q| {
                         q.eq_ignore_ascii_case(t)
@@ -597,6 +665,7 @@ impl<'a> Planner<'a> {
                 qualifier: None,
                 name: n.clone(),
                 ty: *t,
+                hidden: false,
             })
             .collect();
         let node = RelNode::Values { rows: out, types };
@@ -790,6 +859,9 @@ impl<'a> Planner<'a> {
                     lk.push(a);
                     rk.push(b);
                 }
+                let merged = (!using.is_empty()
+                    && !matches!(kind, JoinKind::Semi | JoinKind::Anti))
+                .then(|| (using.clone(), lk.clone(), rk.clone(), l.cols.len()));
                 for c in on {
                     match equi_pair(&c, &l.cols, &r.cols)? {
                         Some((a, b)) => {
@@ -805,7 +877,13 @@ impl<'a> Planner<'a> {
                     Some(e) => Some(self.bind_row(&e, &cols)?),
                     None => None,
                 };
-                self.hinted_join(l, r, kind, lk, rk, condition)
+                let joined = self.hinted_join(l, r, kind, lk, rk, condition)?;
+                Ok(match merged {
+                    Some((names, lk, rk, width)) => {
+                        using_columns(joined, kind, &names, &lk, &rk, width)
+                    }
+                    None => joined,
+                })
             }
             _ => self.filtered_from(t, Vec::new(), needed),
         }
@@ -1009,12 +1087,14 @@ impl<'a> Planner<'a> {
                     qualifier: None,
                     name: format!("$wkey{}_{i}", width),
                     ty: e.column_type(),
+                    hidden: false,
                 });
             }
             cols.push(Col {
                 qualifier: None,
                 name: format!("$window{}", cols.len()),
                 ty: window_call.output_type,
+                hidden: false,
             });
             let index = cols.len() - 1;
             rel = Rel {
@@ -1282,6 +1362,7 @@ impl<'a> Planner<'a> {
             qualifier: None,
             name: format!("$key{width}"),
             ty,
+            hidden: false,
         });
         let node = std::mem::replace(
             &mut rel.node,
@@ -1776,6 +1857,7 @@ impl<'a> Planner<'a> {
                     .iter()
                     .filter(|c| {
                         !c.name.starts_with('$')
+                            && (q.is_some() || !c.hidden)
                             && q.is_none_or(|q| {
                                 c.qualifier
                                     .as_deref()
@@ -2102,6 +2184,7 @@ impl<'a> Planner<'a> {
                 qualifier: None,
                 name: n.clone(),
                 ty: *t,
+                hidden: false,
             })
             .collect();
         Ok((
@@ -2125,6 +2208,7 @@ fn requalify(rel: Rel, names: Vec<String>, alias: Option<&str>) -> Rel {
             qualifier: alias.map(str::to_string),
             name: n,
             ty: c.ty,
+            hidden: false,
         })
         .collect();
     Rel { cols, ..rel }

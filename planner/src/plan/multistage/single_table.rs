@@ -106,6 +106,7 @@ pub fn single_table_rel(
             qualifier: None,
             name: n,
             ty,
+            hidden: false,
         })
         .collect();
     Ok((

@@ -175,6 +175,7 @@ fn table_cols(info: &crate::plan::catalog::TableInfo, alias: Option<&str>) -> Ve
         .map(|f| Col {
             qualifier: Some(qualifier.to_string()),
             name: f.name.clone(),
+            hidden: false,
             ty: ColumnType {
                 data_type: f.data_type,
                 single_value: f.single_value_field,
