@@ -1367,5 +1367,31 @@ async fn lookup_reads_the_hosted_dimension_table_and_follows_its_refresh() {
             .await;
         }
     }
+    // A key the dimension table lacks: the column's default null value, NULL with null handling.
+    for (engine, expected) in [
+        ("", json!("null")),
+        ("SET useMultistageEngine=true; ", json!("null")),
+        ("SET enableNullHandling=true; ", Value::Null),
+        (
+            "SET enableNullHandling=true; SET useMultistageEngine=true; ",
+            Value::Null,
+        ),
+    ] {
+        let sql = format!(
+            "{engine}SELECT lookUp('teams', 'teamName', 'teamID', CONCAT(teamID, 'x')) \
+             FROM baseballStats LIMIT 1"
+        );
+        let (status, answer) = call(
+            "POST",
+            &format!("{broker}/query/sql"),
+            Some(json!({ "sql": sql })),
+        )
+        .await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(
+            answer["resultTable"]["rows"][0][0], expected,
+            "{engine}: {answer}"
+        );
+    }
     c.stop().await;
 }

@@ -347,7 +347,7 @@ impl<'a> ExprBinder<'a> {
         args: Vec<Expr>,
     ) -> Result<Expr, PlanError> {
         if canonical == "lookup" {
-            return super::lookup::bind_lookup(self.scope, args);
+            return super::lookup::bind_lookup(self.scope, args, self.null_handling);
         }
         match scalar::return_type(canonical, &args) {
             Some(Ok(return_type)) => Ok(Expr::Call {

@@ -19,8 +19,14 @@ fn name_at(args: &[Expr], i: usize, what: &str) -> Result<String, PlanError> {
     }
 }
 
-/// The bound call, or Pinot's message for what is wrong with it.
-pub fn bind_lookup(scope: &Scope<'_>, mut args: Vec<Expr>) -> Result<Expr, PlanError> {
+/// The bound call, or Pinot's message for what is wrong with it. Without null handling a key
+/// the dimension table lacks reads as the looked-up column's default null value, as Pinot's
+/// `LookupTransformFunction` fills it (its DOUBLE default through `intValue()`, as Pinot's).
+pub fn bind_lookup(
+    scope: &Scope<'_>,
+    mut args: Vec<Expr>,
+    null_handling: bool,
+) -> Result<Expr, PlanError> {
     let invalid = |m: String| Err(PlanError::Validation(m));
     if args.len() < 4 {
         return invalid(USAGE.to_string());
@@ -77,12 +83,31 @@ pub fn bind_lookup(scope: &Scope<'_>, mut args: Vec<Expr>) -> Result<Expr, PlanE
         ));
     }
     args[0] = Expr::literal(Value::String(info.name.clone()));
-    Ok(Expr::Call {
+    let return_type = ColumnType {
+        data_type: looked_up.data_type,
+        single_value: looked_up.single_value_field,
+    };
+    let call = Expr::Call {
         name: "lookup".into(),
         args,
-        return_type: ColumnType {
-            data_type: looked_up.data_type,
-            single_value: looked_up.single_value_field,
-        },
+        return_type,
+    };
+    if null_handling || !looked_up.single_value_field {
+        return Ok(call);
+    }
+    let default = match looked_up.default_null() {
+        Value::Double(d) => Value::Double(f64::from(d as i32)),
+        other => other,
+    };
+    Ok(Expr::Call {
+        name: "coalesce".into(),
+        args: vec![
+            call,
+            Expr::Literal {
+                value: default,
+                data_type: looked_up.data_type,
+            },
+        ],
+        return_type,
     })
 }
