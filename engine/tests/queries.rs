@@ -1389,6 +1389,22 @@ fn integer_arithmetic_is_exact_and_overflow_is_an_error_in_v2() {
     );
     let (_, types) = columns_of(&r);
     assert_eq!(types, vec!["INT", "LONG"]);
+    // `%` of integers is an integer too (as mod()), Java's remainder; by zero an error.
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT year % 7, -year % 7, (hits + 9007199254740993) % 10, MOD(year, 7) \
+             FROM stats WHERE hits = 1000000000"
+        ),
+    );
+    assert_eq!(
+        rows_of(&r)[0],
+        vec![json!(6), json!(-6), json!(3), json!(6)]
+    );
+    assert_eq!(columns_of(&r).1, vec!["INT", "INT", "LONG", "INT"]);
+    let r = query(&t, &format!("{v2}SELECT year % (year - year) FROM stats"));
+    let text = format!("{:?}", r.exceptions);
+    assert!(text.contains("division by zero"), "{text}");
 }
 
 #[test]

@@ -232,7 +232,11 @@ fn exact_integers(
             ArithOp::Sub => x.checked_sub(*y),
             ArithOp::Mul => x.checked_mul(*y),
             ArithOp::Div => x.checked_div(*y),
-            ArithOp::Mod => x.checked_rem(*y),
+            ArithOp::Mod if *y == 0 && !nulls.is_some_and(|n| n[i]) => {
+                return Err(EngineError::execution("division by zero"));
+            }
+            // Java's remainder: `MIN % -1` is 0.
+            ArithOp::Mod => (*y != 0).then(|| x.wrapping_rem(*y)),
         };
         match v {
             Some(v) if (lo..=hi).contains(&v) => out.push(v),

@@ -122,8 +122,9 @@ fn integral_arith(
         ArithOp::Mul => a.checked_mul(b),
         ArithOp::Div if b == 0 => return None,
         ArithOp::Div => a.checked_div(b),
-        ArithOp::Mod if b == 0 => return None,
-        ArithOp::Mod => Some(a.checked_rem(b).unwrap_or(0)),
+        ArithOp::Mod if b == 0 => return Some(Err(EvalError("division by zero".to_string()))),
+        // Java's remainder: `MIN % -1` is 0.
+        ArithOp::Mod => Some(a.wrapping_rem(b)),
     };
     Some(match (exact, result) {
         (Some(x), DataType::Int) => i32::try_from(x)

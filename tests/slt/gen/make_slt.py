@@ -171,10 +171,12 @@ FILES = {
   ("SELECT COALESCE(NULL, region) FROM orders WHERE order_id = 10", None),
   ("SELECT 1 + 2", None),
   ("SELECT SUM(CASE WHEN status = 'OPEN' THEN amount ELSE 0 END) FROM orders", None),
-  # lookUp: a column of the dimension table `customers` by its primary key (NULL without a row).
+  # lookUp: a column of the dimension table `customers` by its primary key; without a row the
+  # column's default null value, as Pinot's LookupTransformFunction fills it ('null'; the metric
+  # DOUBLE's 0.0 through intValue()).
   ("SELECT order_id, lookUp('customers', 'tier', 'customer', customer), lookUp('customers', 'credit', 'customer', customer) "
    "FROM orders WHERE order_id < 40 ORDER BY order_id LIMIT 40",
-   "SELECT o.order_id, c.tier, c.credit FROM orders o LEFT JOIN customers c ON o.customer = c.customer WHERE o.order_id < 40 ORDER BY o.order_id"),
+   "SELECT o.order_id, COALESCE(c.tier, 'null'), COALESCE(c.credit, 0.0) FROM orders o LEFT JOIN customers c ON o.customer = c.customer WHERE o.order_id < 40 ORDER BY o.order_id"),
   ("SELECT COUNT(*), SUM(amount) FROM orders WHERE lookUp('customers', 'tier', 'customer', customer) = 'gold'",
    "SELECT COUNT(*), SUM(o.amount) FROM orders o JOIN customers c ON o.customer = c.customer WHERE c.tier = 'gold'"),
   ("SELECT lookUp('customers', 'country', 'customer', customer) AS country, COUNT(*) FROM orders "

@@ -347,7 +347,7 @@ impl<'a> ExprBinder<'a> {
         args: Vec<Expr>,
     ) -> Result<Expr, PlanError> {
         if canonical == "lookup" {
-            return super::lookup::bind_lookup(self.scope, args, self.null_handling);
+            return super::lookup::bind_lookup(self.scope, args);
         }
         match scalar::return_type(canonical, &args) {
             Some(Ok(return_type)) => Ok(Expr::Call {
@@ -607,9 +607,9 @@ fn check_numeric(e: &Expr, what: &str) -> Result<(), PlanError> {
 }
 
 /// Types a binary operator. Arithmetic is DOUBLE (BIG_DECIMAL with a decimal side), as
-/// Pinot's single-stage transforms; in the multi-stage engine (`integral`) `+`, `-` and `*`
+/// Pinot's single-stage transforms; in the multi-stage engine (`integral`) `+`, `-`, `*` and `%`
 /// of integers stay integers, as Calcite types them (INT, or LONG with a LONG side), computed
-/// exactly with overflow an error.
+/// exactly with overflow an error (`%` by zero too).
 fn bind_binary(op: BinaryOp, l: Expr, r: Expr, integral: bool) -> Result<Expr, PlanError> {
     let arith = |aop: ArithOp, l: Expr, r: Expr| -> Result<Expr, PlanError> {
         check_numeric(&l, aop.name())?;
@@ -621,7 +621,10 @@ fn bind_binary(op: BinaryOp, l: Expr, r: Expr, integral: bool) -> Result<Expr, P
         } else if integral
             && is_int(lt)
             && is_int(rt)
-            && matches!(aop, ArithOp::Add | ArithOp::Sub | ArithOp::Mul)
+            && matches!(
+                aop,
+                ArithOp::Add | ArithOp::Sub | ArithOp::Mul | ArithOp::Mod
+            )
         {
             if lt == DataType::Long || rt == DataType::Long {
                 DataType::Long

@@ -19,14 +19,11 @@ fn name_at(args: &[Expr], i: usize, what: &str) -> Result<String, PlanError> {
     }
 }
 
-/// The bound call, or Pinot's message for what is wrong with it. Without null handling a key
-/// the dimension table lacks reads as the looked-up column's default null value, as Pinot's
-/// `LookupTransformFunction` fills it (its DOUBLE default through `intValue()`, as Pinot's).
-pub fn bind_lookup(
-    scope: &Scope<'_>,
-    mut args: Vec<Expr>,
-    null_handling: bool,
-) -> Result<Expr, PlanError> {
+/// The bound call, or Pinot's message for what is wrong with it. A key the dimension table lacks
+/// reads as the looked-up column's default null value, as Pinot's `LookupTransformFunction`
+/// fills it (its DOUBLE default through `intValue()`, as Pinot's) — with null handling too, as
+/// the function marks no nulls of its own.
+pub fn bind_lookup(scope: &Scope<'_>, mut args: Vec<Expr>) -> Result<Expr, PlanError> {
     let invalid = |m: String| Err(PlanError::Validation(m));
     if args.len() < 4 {
         return invalid(USAGE.to_string());
@@ -92,7 +89,7 @@ pub fn bind_lookup(
         args,
         return_type,
     };
-    if null_handling || !looked_up.single_value_field {
+    if !looked_up.single_value_field {
         return Ok(call);
     }
     let default = match looked_up.default_null() {
