@@ -5,7 +5,8 @@
 //! item is named the way its Pinot function names itself (`AggregationFunction
 //! #getResultColumnName`), plus ` FILTER(WHERE …)` when filtered:
 //! `count(*)` (also for `COUNT(col)` unless null handling is on), `sum(runs)`,
-//! `percentile95(x)` for the legacy form and `percentile(x, 95.0)` for the two-argument form.
+//! `percentile95(x)` for the legacy form and `percentile(x, 95.0)` for the two-argument form,
+//! `covarpop(x,y)`, `firstwithtime(x,ts,'LONG')`.
 
 use crate::plan::aggregate::{
     AggregateFunction, DEFAULT_TDIGEST_COMPRESSION, canonical_name, parse_aggregate_name,
@@ -56,6 +57,14 @@ pub fn aggregate_name(e: &Expr, function: &AggregateFunction, null_handling: boo
                 )
             }
         },
+        // Two-input functions name both (Pinot's CovarianceAggregationFunction and the
+        // `…ValueWithTimeAggregationFunction`s, which add the value type).
+        AggregateFunction::Covariance { .. } if args.len() == 2 => {
+            format!("{base}({arg},{})", v1_name(&args[1]))
+        }
+        AggregateFunction::WithTime { element, .. } if args.len() >= 2 => {
+            format!("{base}({arg},{},'{}')", v1_name(&args[1]), element.name())
+        }
         _ => format!("{base}{mv_suffix}({arg})"),
     };
     match filter {
