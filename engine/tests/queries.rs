@@ -1846,3 +1846,15 @@ fn using_and_natural_joins_show_each_joined_column_once() {
     let rows = rows_of(&r);
     assert_eq!(rows[0][0], rows[0][1]);
 }
+
+#[test]
+fn having_without_group_by_makes_one_group_in_v2() {
+    let t = table(Variant::Plain);
+    let v2 = "SET useMultistageEngine=true; ";
+    let r = query(&t, &format!("{v2}SELECT 1 AS one FROM stats HAVING 1 > 2"));
+    assert!(rows_of(&r).is_empty());
+    let r = query(&t, &format!("{v2}SELECT 1 AS one FROM stats HAVING 1 < 2"));
+    assert_eq!(rows_of(&r), [vec![json!(1)]]);
+    let r = query(&t, &format!("{v2}SELECT team FROM stats HAVING 1 < 2"));
+    assert!(!r.exceptions.is_empty());
+}

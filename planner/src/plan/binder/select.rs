@@ -127,7 +127,12 @@ pub fn plan_select(
             },
             reduce,
         )
-    } else if has_aggregate || !select.group_by.is_empty() {
+    } else if has_aggregate
+        || !select.group_by.is_empty()
+        // Calcite: HAVING alone makes the whole input one group (`SELECT 1 FROM t HAVING 1 > 2`
+        // answers no row, `… HAVING 1 < 2` one).
+        || (options.multi_stage && select.having.is_some())
+    {
         for g in &select.group_by {
             if contains_aggregate(g) {
                 return Err(PlanError::Compilation(
