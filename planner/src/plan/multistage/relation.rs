@@ -33,3 +33,17 @@ pub trait StageSink {
     /// Records the rows stage `id` is estimated to send.
     fn set_estimate(&mut self, id: StageId, rows: Option<f64>);
 }
+
+impl Rel {
+    /// `exprs` computed over this relation's rows, as the columns `cols`.
+    pub fn project(self, exprs: Vec<crate::plan::expr::Expr>, cols: Vec<Col>) -> Rel {
+        Rel {
+            node: RelNode::Project {
+                input: Box::new(self.node),
+                exprs,
+            },
+            cols,
+            partitioned: self.partitioned,
+        }
+    }
+}

@@ -38,134 +38,8 @@ mod or_factors;
 mod outer_refs;
 mod query_walk;
 mod semi_pushdown;
-
-/// A `USING` (or `NATURAL`) join's columns as SQL shows them: each joined name once, first and
-/// unqualified — the left side's value, the right's for a RIGHT join, the one not NULL for a
-/// FULL join — then both sides' columns, whose joined ones are reached only qualified
-/// (`e.dept`) and are not in `*`.
-fn using_columns(
-    rel: Rel,
-    kind: JoinKind,
-    names: &[String],
-    lk: &[usize],
-    rk: &[usize],
-    width: usize,
-) -> Rel {
-    let input = |cols: &[Col], i: usize| {
-        Expr::Input(InputRef {
-            index: i,
-            name: cols[i].name.clone(),
-            column_type: cols[i].ty,
-        })
-    };
-    let mut exprs = Vec::with_capacity(names.len() + rel.cols.len());
-    let mut cols = Vec::with_capacity(exprs.capacity());
-    for ((name, &a), &b) in names.iter().zip(lk).zip(rk) {
-        let b = width + b;
-        let (left, right) = (input(&rel.cols, a), input(&rel.cols, b));
-        let ty = rel.cols[a].ty;
-        exprs.push(match kind {
-            JoinKind::Right => right,
-            JoinKind::Full => Expr::Call {
-                name: "coalesce".into(),
-                args: vec![left, right],
-                return_type: ty,
-            },
-            _ => left,
-        });
-        cols.push(Col {
-            qualifier: None,
-            name: name.clone(),
-            ty: if kind == JoinKind::Right {
-                rel.cols[b].ty
-            } else {
-                ty
-            },
-            hidden: false,
-        });
-    }
-    for (i, c) in rel.cols.iter().enumerate() {
-        exprs.push(input(&rel.cols, i));
-        let joined = if i < width {
-            lk.contains(&i)
-        } else {
-            rk.contains(&(i - width))
-        };
-        cols.push(Col {
-            hidden: c.hidden || joined,
-            ..c.clone()
-        });
-    }
-    Rel {
-        node: RelNode::Project {
-            input: Box::new(rel.node),
-            exprs,
-        },
-        cols,
-        partitioned: rel.partitioned,
-    }
-}
-
-/// The type two inputs' columns meet in, where it differs from both or one: numbers widen to the
-/// least restrictive number (Calcite's `leastRestrictive`: INT < BIGINT < REAL < DOUBLE <
-/// DECIMAL); `None` where nothing changes (same types, or not two numbers).
-fn set_op_type(a: DataType, b: DataType) -> Option<DataType> {
-    let rank = |t: DataType| match t {
-        DataType::Int => Some(0),
-        DataType::Long => Some(1),
-        DataType::Float => Some(2),
-        DataType::Double => Some(3),
-        DataType::BigDecimal => Some(4),
-        _ => None,
-    };
-    match (rank(a), rank(b)) {
-        (Some(x), Some(y)) if x != y => Some(if x > y { a } else { b }),
-        _ => None,
-    }
-}
-
-/// `rel` with its columns cast where `types` says, by a projection over it (unchanged when no
-/// column is).
-fn widened(rel: Rel, types: &[Option<DataType>]) -> Rel {
-    let changes = rel
-        .cols
-        .iter()
-        .zip(types)
-        .any(|(c, t)| t.is_some_and(|t| t != c.ty.data_type));
-    if !changes {
-        return rel;
-    }
-    let mut cols = rel.cols;
-    let exprs = cols
-        .iter_mut()
-        .enumerate()
-        .map(|(index, c)| {
-            let input = Expr::Input(InputRef {
-                index,
-                name: c.name.clone(),
-                column_type: c.ty,
-            });
-            match types.get(index).copied().flatten() {
-                Some(to) if to != c.ty.data_type => {
-                    c.ty.data_type = to;
-                    Expr::Cast {
-                        expr: Box::new(input),
-                        to,
-                    }
-                }
-                _ => input,
-            }
-        })
-        .collect();
-    Rel {
-        node: RelNode::Project {
-            input: Box::new(rel.node),
-            exprs,
-        },
-        cols,
-        partitioned: rel.partitioned,
-    }
-}
+mod set_ops;
+mod using;
 
 #[cfg(test)]
 mod test_plans;
@@ -475,9 +349,9 @@ impl<'a> Planner<'a> {
                     .cols
                     .iter()
                     .zip(&r.cols)
-                    .map(|(a, b)| set_op_type(a.ty.data_type, b.ty.data_type))
+                    .map(|(a, b)| set_ops::set_op_type(a.ty.data_type, b.ty.data_type))
                     .collect();
-                let (l, r) = (widened(l, &types), widened(r, &types));
+                let (l, r) = (set_ops::widened(l, &types), set_ops::widened(r, &types));
                 let l = self.exchange(l, Distribution::Singleton);
                 let r = self.exchange(r, Distribution::Singleton);
                 let kind = match op {
@@ -880,7 +754,7 @@ impl<'a> Planner<'a> {
                 let joined = self.hinted_join(l, r, kind, lk, rk, condition)?;
                 Ok(match merged {
                     Some((names, lk, rk, width)) => {
-                        using_columns(joined, kind, &names, &lk, &rk, width)
+                        using::using_columns(joined, kind, &names, &lk, &rk, width)
                     }
                     None => joined,
                 })

@@ -201,14 +201,7 @@ fn columns_at(rel: Rel, positions: &[usize]) -> Rel {
         .map(|&p| input(p, rel.cols[p].ty))
         .collect();
     let cols = positions.iter().map(|&p| rel.cols[p].clone()).collect();
-    Rel {
-        node: RelNode::Project {
-            input: Box::new(rel.node),
-            exprs,
-        },
-        cols,
-        partitioned: rel.partitioned,
-    }
+    rel.project(exprs, cols)
 }
 
 /// One input of a flattened join before it is planned.
