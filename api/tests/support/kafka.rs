@@ -45,19 +45,7 @@ impl Kafka {
         let broker = tessera_api::quickstart::realtime::start_broker(&bin, free_port())
             .expect("start tansu");
         let address = broker.address.clone();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let client = runtime
-            .block_on(ClientBuilder::new(vec![address.clone()]).build())
-            .expect("connect to tansu");
-        Some(Kafka {
-            address,
-            _broker: Some(broker),
-            runtime,
-            client,
-        })
+        Some(Kafka::connect(address, Some(broker)))
     }
 
     /// Starts tansu behind `proxy`'s port: the broker advertises the proxy's address, so every
@@ -82,22 +70,27 @@ impl Kafka {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
         let address = format!("127.0.0.1:{proxy_port}");
+        Some((Kafka::connect(address, None), child))
+    }
+
+    /// A client of the broker at `address` (owning the broker process when given).
+    fn connect(
+        address: String,
+        broker: Option<tessera_api::quickstart::realtime::Broker>,
+    ) -> Kafka {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
         let client = runtime
             .block_on(ClientBuilder::new(vec![address.clone()]).build())
-            .expect("connect to tansu through the proxy");
-        Some((
-            Kafka {
-                address,
-                _broker: None,
-                runtime,
-                client,
-            },
-            child,
-        ))
+            .expect("connect to tansu");
+        Kafka {
+            address,
+            _broker: broker,
+            runtime,
+            client,
+        }
     }
 
     /// Creates a topic.
