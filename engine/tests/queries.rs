@@ -1858,3 +1858,32 @@ fn having_without_group_by_makes_one_group_in_v2() {
     let r = query(&t, &format!("{v2}SELECT team FROM stats HAVING 1 < 2"));
     assert!(!r.exceptions.is_empty());
 }
+
+#[test]
+fn correlated_scalar_count_reads_zero_for_an_empty_group() {
+    let t = table(Variant::Plain);
+    let v2 = "SET useMultistageEngine=true; ";
+    // Per team, how many rows of the same team have year 2000 — teams are i % 4, years i % 7,
+    // and every team has rows of 2000; a team named nowhere else counts 0, not NULL.
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT a.team, (SELECT COUNT(*) FROM stats b WHERE b.team = a.team AND b.year = 2000) \
+             FROM (SELECT DISTINCT team FROM stats) a ORDER BY a.team"
+        ),
+    );
+    let count = |team: usize| (0..ROWS).filter(|i| i % 4 == team && i % 7 == 0).count();
+    let expected: Vec<Vec<Json>> = [("BOS", 0), ("LAN", 3), ("NYA", 1), ("SFN", 2)]
+        .iter()
+        .map(|(n, k)| vec![json!(n), json!(count(*k))])
+        .collect();
+    assert_eq!(rows_of(&r), expected);
+    let r = query(
+        &t,
+        &format!(
+            "{v2}SELECT a.team, (SELECT COUNT(*) FROM stats b WHERE b.team = a.team AND b.year = 1999) \
+             FROM (SELECT DISTINCT team FROM stats) a ORDER BY a.team"
+        ),
+    );
+    assert!(rows_of(&r).iter().all(|row| row[1] == json!(0)), "{r:?}");
+}

@@ -1286,6 +1286,8 @@ impl<'a> Planner<'a> {
                 continue;
             };
             let name = format!("$sq{k}_{}", rel.cols.len());
+            // The value of a subquery that sees no row: NULL, or 0 for a COUNT.
+            let mut empty: Option<ast::Literal> = None;
             let q = self.qualify_outer_refs(q, &rel.cols);
             let Decorrelated {
                 query: grouped_query,
@@ -1301,7 +1303,8 @@ impl<'a> Planner<'a> {
                         "a correlated scalar subquery after GROUP BY is not supported by Tessera's multi-stage engine yet".into(),
                     ));
                 }
-                let mut sub = self.correlated_scalar(grouped_query, outer.len())?;
+                let (mut sub, counts) = self.correlated_scalar(grouped_query, outer.len())?;
+                empty = counts.then_some(ast::Literal::Long(0));
                 for (i, c) in sub.cols.iter_mut().enumerate() {
                     c.qualifier = None;
                     c.name = if i == 0 {
@@ -1334,13 +1337,19 @@ impl<'a> Planner<'a> {
                 }
             }
             let mut column = ast::Expr::Column { table: None, name };
+            if let Some(zero) = &empty {
+                column =
+                    ast::Expr::function("COALESCE", vec![column, ast::Expr::Literal(zero.clone())]);
+            }
             // Conjuncts of the subquery over the outer row alone: where they fail, the
-            // subquery sees no row and its aggregate is NULL.
+            // subquery sees no row and its aggregate is NULL (a COUNT 0).
             if let Some(p) = and_all(outer_only) {
                 column = ast::Expr::Case {
                     operand: None,
                     branches: vec![(p, column)],
-                    else_result: Some(Box::new(ast::Expr::Literal(ast::Literal::Null))),
+                    else_result: Some(Box::new(ast::Expr::Literal(
+                        empty.clone().unwrap_or(ast::Literal::Null),
+                    ))),
                 };
             }
             let replace = |e: &mut ast::Expr| {
@@ -1361,10 +1370,11 @@ impl<'a> Planner<'a> {
     }
 
     /// A correlated scalar subquery, decorrelated (its value first, then the inner sides of its
-    /// correlating equalities), as one row per value of those: grouped by them. Its value must
-    /// be an aggregate other than COUNT (a LEFT JOIN gives a missing group NULL, which is right
-    /// for every aggregate but COUNT).
-    fn correlated_scalar(&mut self, q: Query, keys: usize) -> Result<Rel, PlanError> {
+    /// correlating equalities), as one row per value of those: grouped by them; and whether its
+    /// value is a bare COUNT. Its value must be an aggregate: a LEFT JOIN gives a missing group
+    /// NULL, which is right for every aggregate but COUNT, whose empty group the caller reads
+    /// as 0 (an expression over a COUNT is refused).
+    fn correlated_scalar(&mut self, q: Query, keys: usize) -> Result<(Rel, bool), PlanError> {
         let Query::Select(mut s) = q else {
             return Err(PlanError::Planning(
                 "a correlated scalar subquery must be a single SELECT".into(),
@@ -1378,9 +1388,14 @@ impl<'a> Planner<'a> {
                 ));
             }
         };
-        if s.projection.len() != 1 + keys || !contains_aggregate(&value) || calls_count(&value) {
+        let bare_count = matches!(&value, ast::Expr::Function { name, over: None, .. }
+            if crate::plan::aggregate::canonical_name(name) == "count");
+        if s.projection.len() != 1 + keys
+            || !contains_aggregate(&value)
+            || (calls_count(&value) && !bare_count)
+        {
             return Err(PlanError::Planning(
-                "a correlated scalar subquery must select one aggregate other than COUNT in Tessera's multi-stage engine".into(),
+                "a correlated scalar subquery must select one aggregate, COUNT only on its own, in Tessera's multi-stage engine".into(),
             ));
         }
         s.group_by = s
@@ -1393,7 +1408,7 @@ impl<'a> Planner<'a> {
             })
             .collect();
         let (rel, _) = self.query(&Query::Select(s))?;
-        Ok(rel)
+        Ok((rel, bare_count))
     }
 
     /// `left`'s rows with (or, `anti`, without) a row of `right` whose keys equal theirs and
