@@ -81,17 +81,8 @@ pub fn execute_sql(
 /// The identity of a query answered in this process without a broker (`brokerId` is
 /// `unknown`, as on a Pinot worker that was given none).
 fn local_identity(request_id: &str, options: &QueryOptions) -> QueryIdentity {
-    let start_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64);
     let timeout_ms = planner::plan::ExecutionOptions::from_query_options(options).timeout_ms;
-    QueryIdentity {
-        request_id: request_id.parse().unwrap_or_default(),
-        correlation_id: request_id.to_string(),
-        broker_id: "unknown".into(),
-        start_ms,
-        deadline_ms: start_ms.saturating_add(timeout_ms as i64),
-    }
+    QueryIdentity::starting_now(request_id, None, "unknown".into(), timeout_ms)
 }
 
 /// Executes a plan over local segments (one in-process "server").

@@ -72,19 +72,12 @@ fn identity(
     request_id: &str,
     timeout: Duration,
 ) -> QueryIdentity {
-    let start_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64);
-    QueryIdentity {
-        request_id: request_id.parse().unwrap_or_default(),
-        correlation_id: query
-            .option("clientQueryId")
-            .unwrap_or(request_id)
-            .to_string(),
-        broker_id: broker.config.instance_id.clone(),
-        start_ms,
-        deadline_ms: start_ms.saturating_add(timeout.as_millis() as i64),
-    }
+    QueryIdentity::starting_now(
+        request_id,
+        query.option("clientQueryId"),
+        broker.config.instance_id.clone(),
+        timeout.as_millis() as u64,
+    )
 }
 
 /// The plan of `query`, from the plan cache or made (and then cached), its rows capped at the

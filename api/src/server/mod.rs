@@ -177,38 +177,46 @@ impl Server {
             _ => Err(hosted.map(|h| h.crc)),
         }
     }
-}
 
-impl Server {
-    /// Under an upsert table's consistency mode (`SYNC`, `SNAPSHOT`), the parts each resolved
-    /// segment is read from and the docs they show, from one view of the table
-    /// ([`upsert::UpsertTable::view`]): `resolved`'s parts are replaced by the view's, and a
-    /// segment the view does not hold yet (a copy still being scanned) shows no docs. `None`
+    /// The segments a query reads for the routed segments `resolved` found, and — under an
+    /// upsert table's consistency mode (`SYNC`, `SNAPSHOT`) — the docs they show, from one view
+    /// of the table ([`upsert::UpsertTable::view`]): a segment's parts are then the view's, and
+    /// a segment the view does not hold yet (a copy still being scanned) shows no docs. `None`
     /// without a consistency mode: each part shows its current docs as the query reaches it.
-    pub fn upsert_view(
+    pub fn query_segments(
         &self,
         table: &str,
         options: &planner::plan::UpsertView,
-        resolved: &mut [(&str, Vec<Arc<segments::ImmutableSegment>>)],
-    ) -> Option<Arc<engine::docs_view::DocsView>> {
-        let view = self.upsert.get(table)?.view(options)?;
+        resolved: Vec<(&str, Vec<Arc<segments::ImmutableSegment>>)>,
+    ) -> (
+        Vec<Arc<segments::ImmutableSegment>>,
+        Option<Arc<engine::docs_view::DocsView>>,
+    ) {
+        let Some(view) = self.upsert.get(table).and_then(|u| u.view(options)) else {
+            return (
+                resolved.into_iter().flat_map(|(_, parts)| parts).collect(),
+                None,
+            );
+        };
         let mut docs = engine::docs_view::DocsView::default();
-        for (name, parts) in resolved.iter_mut() {
-            match view.get(*name) {
+        let mut segments = Vec::new();
+        for (name, parts) in resolved {
+            match view.get(name) {
                 Some(seen) => {
-                    *parts = seen.iter().map(|(s, _)| s.clone()).collect();
                     for (segment, shown) in seen {
                         docs.insert(segment, shown.clone());
+                        segments.push(segment.clone());
                     }
                 }
                 None => {
-                    for segment in parts.iter() {
-                        docs.insert(segment, Some(Arc::default()));
+                    for segment in parts {
+                        docs.insert(&segment, Some(Arc::default()));
+                        segments.push(segment);
                     }
                 }
             }
         }
-        Some(Arc::new(docs))
+        (segments, Some(Arc::new(docs)))
     }
 }
 
@@ -464,12 +472,8 @@ pub async fn run_query(
         }
     }
     let plan = q.plan;
-    let docs = server.upsert_view(
-        &q.table_name_with_type,
-        &plan.options.upsert_view,
-        &mut resolved,
-    );
-    let segments: Vec<_> = resolved.into_iter().flat_map(|(_, parts)| parts).collect();
+    let (segments, docs) =
+        server.query_segments(&q.table_name_with_type, &plan.options.upsert_view, resolved);
     let mut ctx = QueryContext::new(plan.options.clone()).with_docs(docs);
     if q.trace {
         ctx = ctx.with_trace();

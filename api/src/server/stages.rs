@@ -61,7 +61,7 @@ pub fn submit(server: &Arc<Server>, r: StageRequest) -> Result<(), ApiError> {
     let mut work = Vec::with_capacity(r.assigned.len());
     for (worker, names) in &r.assigned {
         let mut resolved = Vec::with_capacity(names.len());
-        let mut docs = None;
+        let (mut segments, mut docs) = (Vec::new(), None);
         if let Some(table) = &r.table_name_with_type {
             for name in names {
                 let found = server.resolve(table, name, None, None).map_err(|_| {
@@ -75,9 +75,8 @@ pub fn submit(server: &Arc<Server>, r: StageRequest) -> Result<(), ApiError> {
                 })?;
                 resolved.push((name.as_str(), found));
             }
-            docs = server.upsert_view(table, &r.plan.options.upsert_view, &mut resolved);
+            (segments, docs) = server.query_segments(table, &r.plan.options.upsert_view, resolved);
         }
-        let segments: Vec<_> = resolved.into_iter().flat_map(|(_, parts)| parts).collect();
         work.push((*worker, segments, docs));
     }
     let counts = r.worker_counts();

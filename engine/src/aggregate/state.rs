@@ -650,8 +650,6 @@ pub fn long_overflow() -> EngineError {
     EngineError::execution("long overflow")
 }
 
-/// ARRAYAGG's array (of its element type; distinct values once, first seen first) or
-/// LISTAGG's text.
 /// STUNION's state: the geometries of `list` replaced by their union (none for no geometry).
 pub fn union_geometries(list: &mut Vec<Value>) -> Result<(), EngineError> {
     let union =
@@ -661,6 +659,8 @@ pub fn union_geometries(list: &mut Vec<Value>) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// ARRAYAGG's array (of its element type; distinct values once, first seen first) or
+/// LISTAGG's text.
 fn finalize_list(f: &AggregateFunction, values: &[Value], null_handling: bool) -> Value {
     let distinct = matches!(
         f,

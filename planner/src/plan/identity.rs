@@ -50,6 +50,26 @@ struct Site {
 }
 
 impl QueryIdentity {
+    /// The identity of request `request_id` starting now with `timeout_ms` to run: the
+    /// correlation id is the client's, else the request id's text.
+    pub fn starting_now(
+        request_id: &str,
+        client_id: Option<&str>,
+        broker_id: String,
+        timeout_ms: u64,
+    ) -> QueryIdentity {
+        let start_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        QueryIdentity {
+            request_id: request_id.parse().unwrap_or_default(),
+            correlation_id: client_id.unwrap_or(request_id).to_string(),
+            broker_id,
+            start_ms,
+            deadline_ms: start_ms.saturating_add(i64::try_from(timeout_ms).unwrap_or(i64::MAX)),
+        }
+    }
+
     /// The value of `f` evaluated at `site`; `None` when only a worker knows it.
     fn value(&self, f: Internal, site: Site, literal_argument: bool) -> Option<Value> {
         let on_worker = |pick: fn((usize, usize)) -> usize| {
@@ -154,6 +174,13 @@ pub fn bind_worker(plan: &MultiStagePlan, stage: usize, worker: usize) -> Option
         bind_expr(e, &identity, site);
     });
     Some(root)
+}
+
+/// Whether `e` calls an internal function anywhere.
+pub fn reads_identity(e: &Expr) -> bool {
+    let mut any = false;
+    e.visit(&mut |n| any |= internal_call(n).is_some());
+    any
 }
 
 /// The internal function a node calls, and its argument.

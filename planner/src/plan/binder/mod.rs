@@ -23,7 +23,6 @@ pub mod timestamp_rewrite;
 
 use super::catalog::Catalog;
 use super::error::PlanError;
-use super::expr::Expr;
 use super::query_plan::{ExecutionOptions, IdentityColumn, LiteralPlan, QueryPlan};
 use crate::sql::ast::{Query, SelectItem, Statement, TableRef};
 use expr::{ExprBinder, Mode};
@@ -83,13 +82,7 @@ fn bind_literal_query(
         // Non-deterministic calls (`now()`) are not folded while binding; a query without a
         // table evaluates them once, here, as Pinot's broker does — or, when they read the
         // query's identity, once it is bound.
-        let reads_identity = {
-            let mut any = false;
-            bound.visit(&mut |e| {
-                any |= matches!(e, Expr::Call { name, .. } if crate::functions::Internal::of(name).is_some())
-            });
-            any
-        };
+        let reads_identity = crate::plan::identity::reads_identity(&bound);
         let value = match bound.as_literal() {
             Some(v) => v.clone(),
             None if reads_identity && bound.columns().is_empty() => {
