@@ -3,7 +3,8 @@
 //! [`BuildConfig::from_table_config_json`] reads the fields a segment build needs straight from
 //! the table-config JSON (plain or wrapped as `{"OFFLINE": {...}}`): `tableName`,
 //! `tableIndexConfig.{sortedColumn, invertedIndexColumns, rangeIndexColumns, noDictionaryColumns,
-//! bloomFilterColumns, bloomFilterConfigs, nullHandlingEnabled}`, `fieldConfigList[].{name,
+//! bloomFilterColumns, bloomFilterConfigs, jsonIndexColumns, jsonIndexConfigs,
+//! nullHandlingEnabled}`, `fieldConfigList[].{name,
 //! encodingType, indexTypes, indexes, timestampConfig}` and `segmentsConfig.timeColumnName`.
 //! A `timestampConfig` adds the timestamp index's derived `$col$GRANULARITY` columns, each
 //! with a range index (see [`crate::timestamp_index`]).
@@ -14,6 +15,7 @@
 
 use crate::error::SegmentError;
 use crate::index::bloom::DEFAULT_FPP;
+use crate::index::json::JsonIndexConfig;
 use crate::startree::StarTreeSpec;
 use crate::timestamp_index::{DerivedColumn, TimestampGranularity};
 use crate::types::table_config::StarTreeIndexConfig;
@@ -36,6 +38,8 @@ pub struct BuildConfig {
     pub range: BTreeSet<String>,
     /// Column → bloom filter false-positive probability.
     pub bloom: BTreeMap<String, f64>,
+    /// Column → its JSON index's options.
+    pub json: BTreeMap<String, JsonIndexConfig>,
     /// `tableIndexConfig.nullHandlingEnabled`: record a null vector for every column (unless
     /// the schema enables column-based null handling, see [`BuildConfig::records_nulls`]).
     pub null_handling: bool,
@@ -110,6 +114,10 @@ fn fpp_of(cfg: &Json, column: &str) -> Result<f64, SegmentError> {
     }
 }
 
+fn json_config(cfg: &Json, column: &str) -> Result<JsonIndexConfig, SegmentError> {
+    JsonIndexConfig::from_json(cfg).map_err(|e| config_err(format!("column '{column}': {e}")))
+}
+
 /// Whether an `indexes.<kind>` entry is enabled (`{}` or `{"enabled": true}`; not
 /// `{"disabled": true}` / `{"enabled": false}`).
 fn enabled(cfg: &Json) -> bool {
@@ -181,6 +189,17 @@ impl BuildConfig {
                 c.bloom.insert(col.clone(), fpp_of(b, col)?);
             }
         }
+        for col in string_list(idx, "jsonIndexColumns")? {
+            c.json.insert(col, JsonIndexConfig::default());
+        }
+        if let Some(cfgs) = idx.get("jsonIndexConfigs").filter(|v| !v.is_null()) {
+            let map = cfgs
+                .as_object()
+                .ok_or_else(|| config_err("'jsonIndexConfigs' must be an object"))?;
+            for (col, j) in map {
+                c.json.insert(col.clone(), json_config(j, col)?);
+            }
+        }
         c.null_handling = idx
             .get("nullHandlingEnabled")
             .and_then(Json::as_bool)
@@ -225,6 +244,9 @@ impl BuildConfig {
                         "BLOOM" | "BLOOM_FILTER" => {
                             c.bloom.entry(name.clone()).or_insert(DEFAULT_FPP);
                         }
+                        "JSON" => {
+                            c.json.entry(name.clone()).or_default();
+                        }
                         _ => {}
                     }
                 }
@@ -250,6 +272,9 @@ impl BuildConfig {
                             }
                             "bloom" => {
                                 c.bloom.insert(name.clone(), fpp_of(cfg, &name)?);
+                            }
+                            "json" => {
+                                c.json.insert(name.clone(), json_config(cfg, &name)?);
                             }
                             _ => {}
                         }
@@ -383,6 +408,19 @@ impl BuildConfig {
                         f.data_type
                     )));
                 }
+            }
+        }
+        for c in self.json.keys() {
+            let f = field(c, "jsonIndexConfigs")?;
+            if !f.single_value_field {
+                return Err(config_err(format!(
+                    "Cannot create JSON index on multi-value column: {c}"
+                )));
+            }
+            if f.data_type.stored() != crate::types::StoredType::String {
+                return Err(config_err(format!(
+                    "Cannot create JSON index on column: {c} of stored type other than STRING or MAP"
+                )));
             }
         }
         for (c, fpp) in &self.bloom {

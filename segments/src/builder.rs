@@ -408,6 +408,7 @@ fn finish(
                 range: config.range.contains(&name),
                 bloom: config.bloom.get(&name).copied(),
                 nulls: config.records_nulls(schema, &c.spec),
+                json: config.json.get(&name).cloned(),
             };
             encode_column(c, &plan, docs, &order, sorted)
         };

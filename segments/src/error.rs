@@ -64,6 +64,15 @@ pub enum SegmentError {
     /// A segment exceeds a format limit (e.g. more than 2^32 - 1 multi-value entries).
     #[error("limit exceeded: {0}")]
     Limit(String),
+    /// A document of a JSON-indexed column cannot be indexed (not JSON, too many combinations).
+    #[error(
+        "Column: {column}: document {doc} cannot be JSON-indexed: {reason} (the column's json index config can set skipInvalidJson)"
+    )]
+    JsonIndex {
+        column: String,
+        doc: u32,
+        reason: String,
+    },
 }
 
 impl SegmentError {

@@ -426,6 +426,12 @@ impl ImmutableSegment {
                         .map_err(|r| bad(IndexKind::Bloom, r))?,
                 );
             }
+            if let Some(b) = get(IndexKind::Json) {
+                indexes.json = Some(
+                    crate::index::JsonIndexReader::from_bytes(b, docs)
+                        .map_err(|r| bad(IndexKind::Json, r))?,
+                );
+            }
             let nulls = match get(IndexKind::NullVector) {
                 Some(b) => {
                     Some(nulls::decode(&b, docs).map_err(|r| bad(IndexKind::NullVector, r))?)

@@ -209,8 +209,13 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             if result.num_groups_limit_reached {
                 env.recorder.mark_limit_reached();
             }
+            // The leaf's error as the v1 engine reported it: its code and message, not wrapped
+            // again (it already carries Pinot's "QueryExecutionError: " prefix).
             if let Some(e) = result.exceptions.first() {
-                return Err(EngineError::execution(e.message.clone()));
+                return Err(EngineError::Remote {
+                    code: e.error_code,
+                    message: e.message.clone(),
+                });
             }
             Ok(leaf_block(result.data, &types_of(node)))
         }

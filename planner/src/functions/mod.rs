@@ -109,6 +109,7 @@ pub use dimension_lookup::{DimensionTables, register_dimensions};
 pub use error::FunctionError;
 pub use geo::{empty_geometry, st_union};
 pub use internal::Internal;
+pub(crate) use regexp::like_to_regex;
 pub use registry::{all, canonical_name, is_deterministic, lookup};
 pub use typing::common_type;
 

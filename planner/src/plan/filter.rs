@@ -67,8 +67,8 @@ pub enum PredicateOp {
     },
     /// `TEXT_MATCH(lhs, query)`.
     TextMatch(String),
-    /// `JSON_MATCH(lhs, filter)`.
-    JsonMatch(String),
+    /// `JSON_MATCH(lhs, filter)`, its filter read at planning.
+    JsonMatch(Box<super::json_match::JsonMatch>),
     IsNull,
     IsNotNull,
 }
@@ -316,7 +316,7 @@ impl fmt::Display for Predicate {
             PredicateOp::Like { pattern, .. } => write!(f, "{lhs} LIKE '{pattern}'"),
             PredicateOp::RegexpLike { pattern, .. } => write!(f, "regexp_like({lhs},'{pattern}')"),
             PredicateOp::TextMatch(q) => write!(f, "text_match({lhs},'{q}')"),
-            PredicateOp::JsonMatch(q) => write!(f, "json_match({lhs},'{q}')"),
+            PredicateOp::JsonMatch(m) => write!(f, "json_match({lhs},'{}')", m.text),
             PredicateOp::IsNull => write!(f, "{lhs} IS NULL"),
             PredicateOp::IsNotNull => write!(f, "{lhs} IS NOT NULL"),
         }

@@ -7,12 +7,13 @@ use super::interner::{NumInterner, VarInterner};
 use super::spill::{read_id_chunks, u32s};
 use crate::dictionary::blocks;
 use crate::dictionary::var::{VarDictionaryWriter, VarOrder, bytes_to_value};
-use crate::dictionary::{NumericDictionary, VarDictionary};
+use crate::dictionary::{Dictionary, NumericDictionary, VarDictionary};
 use crate::error::SegmentError;
-use crate::format::DataFileWriter;
+use crate::format::{Bytes, DataFileWriter};
 use crate::forward::{bitpacked, mv, raw};
 use crate::hash::{hash_bytes, head_words};
 use crate::index::bloom::{BloomBuilder, native_hash};
+use crate::index::json::{JsonIndexConfig, JsonIndexWriter};
 use crate::index::{IndexKind, dense, inverted, nulls, range, sorted};
 use crate::metadata::{ColumnMetadata, IndexInfo};
 use crate::native::NativeType;
@@ -28,6 +29,8 @@ pub struct ColumnPlan {
     pub bloom: Option<f64>,
     /// Keep the null vector ([`crate::BuildConfig::records_nulls`]).
     pub nulls: bool,
+    /// Build a JSON index with these options.
+    pub json: Option<JsonIndexConfig>,
 }
 
 /// The segment's doc order: `perm[new] = old` and its inverse, or identity.
@@ -518,6 +521,58 @@ fn bitmaps_per_id(ids: &[u32], card: usize) -> Vec<RoaringBitmap> {
         .collect()
 }
 
+/// The JSON index of a dictionary-encoded column whose docs have dictionary `ids`: each
+/// entry of the encoded `dictionary` flattened once.
+fn json_index_of_ids(
+    column: &str,
+    config: &JsonIndexConfig,
+    dictionary: &[u8],
+    dt: DataType,
+    ids: &[u32],
+) -> Result<Vec<u8>, SegmentError> {
+    let dict = Dictionary::from_bytes(Bytes::from_vec(dictionary.to_vec()), dt)
+        .map_err(SegmentError::Limit)?;
+    let mut writer = JsonIndexWriter::new(config);
+    let mut records: Vec<Option<_>> = vec![None; dict.len() as usize];
+    for (doc, &id) in ids.iter().enumerate() {
+        let interned = match &mut records[id as usize] {
+            Some(r) => r,
+            slot => {
+                let text = dict.bytes_at(id);
+                let interned = writer
+                    .intern(&String::from_utf8_lossy(&text))
+                    .map_err(|reason| json_error(column, doc, reason))?;
+                slot.insert(interned)
+            }
+        };
+        writer.add(doc as u32, interned);
+    }
+    writer.finish().map_err(SegmentError::Limit)
+}
+
+/// The JSON index of a raw column, from each doc's bytes in doc order.
+fn json_index_of_texts<'a>(
+    column: &str,
+    config: &JsonIndexConfig,
+    texts: impl Iterator<Item = &'a [u8]>,
+) -> Result<Vec<u8>, SegmentError> {
+    let mut writer = JsonIndexWriter::new(config);
+    for (doc, text) in texts.enumerate() {
+        writer
+            .add_text(doc as u32, &String::from_utf8_lossy(text))
+            .map_err(|reason| json_error(column, doc, reason))?;
+    }
+    writer.finish().map_err(SegmentError::Limit)
+}
+
+fn json_error(column: &str, doc: usize, reason: String) -> SegmentError {
+    SegmentError::JsonIndex {
+        column: column.to_string(),
+        doc: doc as u32,
+        reason,
+    }
+}
+
 /// The encoded entries of one column, in file order.
 #[derive(Default)]
 pub struct ColumnEntries {
@@ -528,6 +583,14 @@ impl ColumnEntries {
     fn add(&mut self, kind: IndexKind, bytes: Vec<u8>) -> Result<(), SegmentError> {
         self.entries.push((kind, bytes));
         Ok(())
+    }
+
+    /// The bytes of the entry of `kind` added so far (empty if none).
+    fn entry(&self, kind: IndexKind) -> &[u8] {
+        self.entries
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(&[], |(_, b)| b.as_slice())
     }
 
     fn infos(&self) -> Vec<IndexInfo> {
@@ -600,6 +663,16 @@ pub fn encode_column(
                 Some(ids) => ids,
                 None => load_sv_ids(&mut c, &d.remap)?,
             });
+            if let Some(config) = &plan.json {
+                let json = json_index_of_ids(
+                    &c.spec.name,
+                    config,
+                    w.entry(IndexKind::Dictionary),
+                    dt,
+                    &ids,
+                )?;
+                w.add(IndexKind::Json, json)?;
+            }
             let is_sorted = ids.windows(2).all(|p| p[0] <= p[1]);
             meta.sorted = is_sorted;
             if is_sorted {
@@ -748,6 +821,10 @@ fn write_raw_var(
     meta.sorted = (1..n).all(|i| ord.compare(at(i - 1), at(i)).is_le());
     let fwd = raw::encode_var(&data, &ends, order.perm.as_deref()).map_err(SegmentError::Limit)?;
     w.add(IndexKind::Forward, fwd)?;
+    if let Some(config) = &plan.json {
+        let json = json_index_of_texts(&meta.name, config, (0..n).map(at))?;
+        w.add(IndexKind::Json, json)?;
+    }
     if let Some(fpp) = plan.bloom {
         w.add(IndexKind::Bloom, bloom_entry(&hashes, fpp))?;
     }

@@ -7,18 +7,21 @@
 //! * [`range`] — bit-sliced index (Pinot's range index version 2) giving exact answers.
 //! * [`bloom`] — bloom filter over a column's distinct values, for segment pruning.
 //! * [`nulls`] — the null vector: docs whose input was null.
+//! * [`json`] — the JSON index: posting lists of flattened JSON records (`JSON_MATCH`).
 //!
 //! [`dense`] is the build-time helper turning flat bit arrays into the bitmaps above.
 
 pub mod bloom;
 pub mod dense;
 pub mod inverted;
+pub mod json;
 pub mod nulls;
 pub mod range;
 pub mod sorted;
 
 pub use bloom::BloomFilterReader;
 pub use inverted::InvertedIndexReader;
+pub use json::JsonIndexReader;
 pub use range::{RangeIndexReader, RangeMatch};
 pub use sorted::SortedIndexReader;
 
@@ -38,11 +41,13 @@ pub enum IndexKind {
     NullVector,
     StarTree,
     Timestamp,
+    #[serde(rename = "json_index")]
+    Json,
 }
 
 impl IndexKind {
     /// Every kind.
-    pub const ALL: [IndexKind; 9] = [
+    pub const ALL: [IndexKind; 10] = [
         IndexKind::Dictionary,
         IndexKind::Forward,
         IndexKind::Inverted,
@@ -52,6 +57,7 @@ impl IndexKind {
         IndexKind::NullVector,
         IndexKind::StarTree,
         IndexKind::Timestamp,
+        IndexKind::Json,
     ];
 
     /// The kind's name in the index map and in `inspect` output.
@@ -66,6 +72,7 @@ impl IndexKind {
             IndexKind::NullVector => "null_vector",
             IndexKind::StarTree => "star_tree",
             IndexKind::Timestamp => "timestamp",
+            IndexKind::Json => "json_index",
         }
     }
 
@@ -82,6 +89,7 @@ pub struct ColumnIndexes {
     pub sorted: Option<SortedIndexReader>,
     pub range: Option<RangeIndexReader>,
     pub bloom: Option<BloomFilterReader>,
+    pub json: Option<JsonIndexReader>,
 }
 
 /// Describes one index kind: its [`IndexKind`] and its reader type.
@@ -104,6 +112,8 @@ pub struct Sorted;
 pub struct Range;
 /// Marker for the bloom filter.
 pub struct Bloom;
+/// Marker for the JSON index.
+pub struct Json;
 
 impl IndexType for Inverted {
     const KIND: IndexKind = IndexKind::Inverted;
@@ -138,6 +148,15 @@ impl IndexType for Bloom {
     const NEEDS_DICTIONARY: bool = false;
     fn reader(indexes: &ColumnIndexes) -> Option<&BloomFilterReader> {
         indexes.bloom.as_ref()
+    }
+}
+
+impl IndexType for Json {
+    const KIND: IndexKind = IndexKind::Json;
+    type Reader = JsonIndexReader;
+    const NEEDS_DICTIONARY: bool = false;
+    fn reader(indexes: &ColumnIndexes) -> Option<&JsonIndexReader> {
+        indexes.json.as_ref()
     }
 }
 

@@ -65,8 +65,8 @@ fn access_key(access: &Access<'_>) -> usize {
 
 /// The documents an index access answers over its whole segment (an inverted index's posting
 /// lists, a range index's match); `None` for an access no index answers.
-fn index_answer(access: &Access<'_>) -> Option<IndexAnswer> {
-    Some(match access {
+fn index_answer(access: &Access<'_>) -> Result<Option<IndexAnswer>, EngineError> {
+    Ok(Some(match access {
         Access::Inverted { reader, ids } => IndexAnswer::Docs(match ids {
             // One value: the index's decoded posting list, shared, not copied.
             super::IdSet::Ids(v) => DocSet::Bitmap(reader.union_shared(v)),
@@ -92,19 +92,29 @@ fn index_answer(access: &Access<'_>) -> Option<IndexAnswer> {
                 partial: DocSet::bitmap(m.partial),
             }
         }
-        _ => return None,
-    })
+        Access::JsonIndex {
+            reader,
+            filter,
+            total_docs,
+        } => IndexAnswer::Docs(DocSet::bitmap(super::json_match::matching_docs(
+            reader,
+            filter,
+            *total_docs,
+        )?)),
+        _ => return Ok(None),
+    }))
 }
 
 impl SharedIndexAnswers {
     /// The index answers of `node`'s leaves over their whole segment.
-    pub fn of(node: &FilterNode<'_>) -> SharedIndexAnswers {
-        let answers = node
-            .leaves()
-            .into_iter()
-            .filter_map(|leaf| Some((access_key(&leaf.access), index_answer(&leaf.access)?)))
-            .collect();
-        SharedIndexAnswers { answers }
+    pub fn of(node: &FilterNode<'_>) -> Result<SharedIndexAnswers, EngineError> {
+        let mut answers = HashMap::new();
+        for leaf in node.leaves() {
+            if let Some(answer) = index_answer(&leaf.access)? {
+                answers.insert(access_key(&leaf.access), answer);
+            }
+        }
+        Ok(SharedIndexAnswers { answers })
     }
 }
 
@@ -229,7 +239,11 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             .shared
             .and_then(|s| s.answers.get(&access_key(access)))
             .cloned();
-        if let Some(answer) = shared.or_else(|| index_answer(access)) {
+        let answer = match shared {
+            Some(a) => Some(a),
+            None => index_answer(access)?,
+        };
+        if let Some(answer) = answer {
             return self.answer_within(answer, access, candidates);
         }
         Ok(match access {
@@ -256,7 +270,10 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
                 };
                 set.and(candidates)
             }
-            Access::Inverted { .. } | Access::RangeIndex { .. } | Access::RangeIndexRaw { .. } => {
+            Access::Inverted { .. }
+            | Access::RangeIndex { .. }
+            | Access::RangeIndexRaw { .. }
+            | Access::JsonIndex { .. } => {
                 return Err(EngineError::execution("an index access without its answer"));
             }
             Access::DictScan { column, lookup } => self.scan_dict(column, lookup, candidates)?,

@@ -20,6 +20,7 @@ pub mod exec;
 pub mod falses;
 pub mod id_compare;
 pub mod id_set;
+pub mod json_match;
 pub mod prune;
 pub mod raw_test;
 pub mod value_test;
@@ -27,11 +28,13 @@ pub mod value_test;
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use id_set::{IdLookup, IdSet};
+use planner::plan::json_match::JsonMatch;
 use planner::plan::{Expr, FilterExpr, Predicate, PredicateOp};
 use raw_test::RawTest;
 use roaring::RoaringBitmap;
 use segments::index::{
-    Inverted, InvertedIndexReader, Range as RangeIdx, RangeIndexReader, Sorted, SortedIndexReader,
+    Inverted, InvertedIndexReader, Json, JsonIndexReader, Range as RangeIdx, RangeIndexReader,
+    Sorted, SortedIndexReader,
 };
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::Value;
@@ -75,6 +78,12 @@ pub enum Access<'s> {
     RawScan {
         column: &'s ColumnReader,
         test: RawTest,
+    },
+    /// `JSON_MATCH` over the column's JSON index.
+    JsonIndex {
+        reader: &'s JsonIndexReader,
+        filter: &'s JsonMatch,
+        total_docs: u32,
     },
     /// `IS NULL` from the null bitmap.
     NullVector(Option<&'s RoaringBitmap>),
@@ -148,6 +157,7 @@ impl Leaf<'_> {
             Access::Constant(_) => "constant",
             Access::Sorted { .. } => "sorted",
             Access::Inverted { .. } => "inverted",
+            Access::JsonIndex { .. } => "json",
             Access::RangeIndex { .. } | Access::RangeIndexRaw { .. } => "range",
             Access::DictScan { .. } | Access::RawScan { .. } => "scan",
             Access::NullVector(_) => "null_vector",
@@ -174,6 +184,7 @@ impl Leaf<'_> {
         let (name, lookup) = match &self.access {
             Access::Sorted { .. } => ("FILTER_SORTED_INDEX", Some("sorted_index")),
             Access::Inverted { .. } => ("FILTER_INVERTED_INDEX", Some("inverted_index")),
+            Access::JsonIndex { .. } => ("FILTER_JSON_INDEX", Some("json_index")),
             Access::RangeIndex { .. } | Access::RangeIndexRaw { .. } => {
                 ("FILTER_RANGE_INDEX", Some("range_index"))
             }
@@ -410,6 +421,14 @@ fn plan_predicate<'s>(
         // The segment predates the column: every document holds the default value, which with
         // null handling is NULL — only `IS NULL` is true; a comparison is unknown, negated or
         // not (`!=`, `NOT IN`), as on the NULL documents of a column that exists.
+        if let PredicateOp::JsonMatch(m) = &p.op {
+            // The default JSON value `null` has no record: only an `IS NULL` filter holds.
+            return Ok(if m.is_null_test() {
+                FilterNode::MatchAll
+            } else {
+                FilterNode::Empty
+            });
+        }
         if ctx.options.enable_null_handling {
             let is_null = matches!(positive, PredicateOp::IsNull) && !negated;
             return Ok(if is_null {
@@ -429,6 +448,19 @@ fn plan_predicate<'s>(
             FilterNode::Empty
         });
     };
+    let skip = |kind: &str| ctx.options.skips_index(&c.name, kind);
+    if let PredicateOp::JsonMatch(m) = &p.op {
+        let json = reader
+            .index::<Json>()
+            .filter(|_| !skip("json"))
+            .ok_or_else(|| no_json_index(&c.name))?;
+        let access = Access::JsonIndex {
+            reader: json,
+            filter: m,
+            total_docs: segment.total_docs(),
+        };
+        return Ok(FilterNode::Leaf(leaf(access, None)));
+    }
     if matches!(positive, PredicateOp::IsNull) {
         let nulls = reader.nulls().filter(|b| !b.is_empty());
         if nulls.is_none() {
@@ -445,7 +477,6 @@ fn plan_predicate<'s>(
     } else {
         None
     };
-    let skip = |kind: &str| ctx.options.skips_index(&c.name, kind);
     let access = match reader.dictionary() {
         Some(dict) => {
             let ids = IdSet::for_predicate(&positive, dict, ctx)?;
@@ -515,4 +546,11 @@ fn plan_predicate<'s>(
         });
     }
     Ok(FilterNode::Leaf(leaf(access, nulls)))
+}
+
+/// Pinot's error for `JSON_MATCH` on a column without a JSON index (or one `skipIndexes` hides).
+fn no_json_index(column: &str) -> EngineError {
+    EngineError::execution(format!(
+        "Cannot apply JSON_MATCH on column: {column} without json index"
+    ))
 }

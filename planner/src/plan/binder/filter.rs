@@ -303,7 +303,7 @@ fn match_function(
             }
         }
         "textmatch" => PredicateOp::TextMatch(arg),
-        _ => PredicateOp::JsonMatch(arg),
+        _ => PredicateOp::JsonMatch(Box::new(crate::plan::json_match::JsonMatch::parse(&arg)?)),
     };
     Ok(predicate(lhs, op))
 }
