@@ -820,22 +820,28 @@ fn a_stream_that_goes_away_and_comes_back_loses_and_doubles_nothing() {
     assert!(committed >= 2, "{committed} commits");
 }
 
-/// A JSON index on a streamed JSON column (`fieldConfigList[].indexes.json`): `JSON_MATCH`
-/// through the broker finds the same rows in committed and consuming segments, in both engines,
-/// and per array element; a column without the index gets Pinot's error.
+/// A JSON index on a streamed JSON column (`fieldConfigList[].indexes.json`) and a text index
+/// (the older `indexType: TEXT` with `properties`): `JSON_MATCH` and `TEXT_MATCH` through the
+/// broker find the same rows in committed and consuming segments, in both engines (JSON per
+/// array element); a column without a JSON index gets Pinot's error.
 #[test]
-fn json_match_reads_the_json_index_of_committed_and_consuming_segments() {
+fn json_and_text_match_read_their_indexes_in_committed_and_consuming_segments() {
     let Some((kafka, _dir, t)) = setup("docs", 1) else {
         return;
     };
     let mut s = schema("docs");
-    s["dimensionFieldSpecs"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"name": "payload", "dataType": "JSON"}));
+    for field in [
+        json!({"name": "payload", "dataType": "JSON"}),
+        json!({"name": "notes", "dataType": "STRING"}),
+    ] {
+        s["dimensionFieldSpecs"].as_array_mut().unwrap().push(field);
+    }
     let mut config = table("docs", &kafka.address, "docs", 100);
-    config["fieldConfigList"] =
-        json!([{"name": "payload", "encodingType": "RAW", "indexes": {"json": {}}}]);
+    config["fieldConfigList"] = json!([
+        {"name": "payload", "encodingType": "RAW", "indexes": {"json": {}}},
+        {"name": "notes", "encodingType": "DICTIONARY", "indexType": "TEXT",
+         "properties": {"stopWordExclude": "it"}}
+    ]);
     config["tableIndexConfig"]["noDictionaryColumns"] = json!(["payload"]);
     t.post_ok("/schemas", s);
     t.post_ok("/tables", config);
@@ -845,7 +851,12 @@ fn json_match_reads_the_json_index_of_committed_and_consuming_segments() {
         .map(|i| {
             let first = if i % 2 == 0 { "red" } else { "green" };
             let second = if i % 5 == 0 { "blue" } else { "grey" };
-            json!({"id": i, "kind": "k", "ts": 1_700_000_000_000i64 + i, "payload": {
+            let notes = format!(
+                "{} {}",
+                if i % 4 == 0 { "Machine learning" } else { "learning about machines" },
+                if i % 7 == 0 { "IT support" } else { "support desk" }
+            );
+            json!({"id": i, "kind": "k", "ts": 1_700_000_000_000i64 + i, "notes": notes, "payload": {
                 "user": {"id": i, "group": format!("g{}", i % 3)},
                 "items": [{"color": first, "n": 1}, {"color": second, "n": 2}]
             }})
@@ -876,12 +887,26 @@ fn json_match_reads_the_json_index_of_committed_and_consuming_segments() {
             expect(&|i| i % 3 != 1 && i < 100),
         ),
     ];
-    for (filter, want) in cases {
+    let text_cases: Vec<(&str, (i64, i64))> = vec![
+        (r#""machine learning""#, expect(&|i| i % 4 == 0)),
+        ("machine", expect(&|i| i % 4 == 0)),
+        ("machin*", expect(&|_| true)),
+        // `it` is no stop word for this column (stopWordExclude).
+        (r#""IT support""#, expect(&|i| i % 7 == 0)),
+        ("machine AND it", expect(&|i| i % 4 == 0 && i % 7 == 0)),
+    ];
+    let quoted = |s: &str| s.replace('\'', "''");
+    let filters = cases
+        .into_iter()
+        .map(|(f, want)| (format!("JSON_MATCH(payload, '{}')", quoted(f)), want))
+        .chain(
+            text_cases
+                .into_iter()
+                .map(|(q, want)| (format!("TEXT_MATCH(notes, '{}')", quoted(q)), want)),
+        );
+    for (filter, want) in filters {
         for prefix in ["", "SET useMultistageEngine=true; "] {
-            let sql = format!(
-                "{prefix}SELECT count(*), sum(id) FROM docs WHERE JSON_MATCH(payload, '{}')",
-                filter.replace('\'', "''")
-            );
+            let sql = format!("{prefix}SELECT count(*), sum(id) FROM docs WHERE {filter}");
             let (status, body) = http(
                 "POST",
                 &format!("{}/query/sql", t.broker),

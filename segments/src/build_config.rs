@@ -16,6 +16,7 @@
 use crate::error::SegmentError;
 use crate::index::bloom::DEFAULT_FPP;
 use crate::index::json::JsonIndexConfig;
+use crate::index::text::TextIndexConfig;
 use crate::startree::StarTreeSpec;
 use crate::timestamp_index::{DerivedColumn, TimestampGranularity};
 use crate::types::table_config::StarTreeIndexConfig;
@@ -40,6 +41,8 @@ pub struct BuildConfig {
     pub bloom: BTreeMap<String, f64>,
     /// Column → its JSON index's options.
     pub json: BTreeMap<String, JsonIndexConfig>,
+    /// Column → its text index's options.
+    pub text: BTreeMap<String, TextIndexConfig>,
     /// `tableIndexConfig.nullHandlingEnabled`: record a null vector for every column (unless
     /// the schema enables column-based null handling, see [`BuildConfig::records_nulls`]).
     pub null_handling: bool,
@@ -233,7 +236,10 @@ impl BuildConfig {
                 if f.get("encodingType").and_then(Json::as_str) == Some("RAW") {
                     c.no_dictionary.insert(name.clone());
                 }
-                for t in string_list(f, "indexTypes")? {
+                // `indexTypes` (a list), or the older single `indexType`.
+                let mut kinds = string_list(f, "indexTypes")?;
+                kinds.extend(string_list(f, "indexType")?);
+                for t in kinds {
                     match t.to_ascii_uppercase().as_str() {
                         "INVERTED" => {
                             c.inverted.insert(name.clone());
@@ -246,6 +252,11 @@ impl BuildConfig {
                         }
                         "JSON" => {
                             c.json.entry(name.clone()).or_default();
+                        }
+                        "TEXT" => {
+                            let props = f.get("properties").unwrap_or(&Json::Null);
+                            c.text
+                                .insert(name.clone(), TextIndexConfig::from_properties(props));
                         }
                         _ => {}
                     }
@@ -275,6 +286,11 @@ impl BuildConfig {
                             }
                             "json" => {
                                 c.json.insert(name.clone(), json_config(cfg, &name)?);
+                            }
+                            "text" => {
+                                let t = TextIndexConfig::from_json(cfg)
+                                    .map_err(|e| config_err(format!("column '{name}': {e}")))?;
+                                c.text.insert(name.clone(), t);
                             }
                             _ => {}
                         }
@@ -408,6 +424,14 @@ impl BuildConfig {
                         f.data_type
                     )));
                 }
+            }
+        }
+        for c in self.text.keys() {
+            let f = field(c, "a text index config")?;
+            if f.data_type.stored() != crate::types::StoredType::String {
+                return Err(config_err(format!(
+                    "Cannot create TEXT index on column: {c} of stored type other than STRING"
+                )));
             }
         }
         for c in self.json.keys() {

@@ -409,6 +409,7 @@ fn finish(
                 bloom: config.bloom.get(&name).copied(),
                 nulls: config.records_nulls(schema, &c.spec),
                 json: config.json.get(&name).cloned(),
+                text: config.text.get(&name).cloned(),
             };
             encode_column(c, &plan, docs, &order, sorted)
         };

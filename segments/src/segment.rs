@@ -426,6 +426,12 @@ impl ImmutableSegment {
                         .map_err(|r| bad(IndexKind::Bloom, r))?,
                 );
             }
+            if let Some(b) = get(IndexKind::Text) {
+                indexes.text = Some(
+                    crate::index::TextIndexReader::from_bytes(b)
+                        .map_err(|r| bad(IndexKind::Text, r))?,
+                );
+            }
             if let Some(b) = get(IndexKind::Json) {
                 indexes.json = Some(
                     crate::index::JsonIndexReader::from_bytes(b, docs)

@@ -65,8 +65,8 @@ pub enum PredicateOp {
         pattern: String,
         case_insensitive: bool,
     },
-    /// `TEXT_MATCH(lhs, query)`.
-    TextMatch(String),
+    /// `TEXT_MATCH(lhs, query[, options])`, its query read at planning.
+    TextMatch(Box<super::text_match::TextMatch>),
     /// `JSON_MATCH(lhs, filter)`, its filter read at planning.
     JsonMatch(Box<super::json_match::JsonMatch>),
     IsNull,
@@ -315,7 +315,10 @@ impl fmt::Display for Predicate {
             },
             PredicateOp::Like { pattern, .. } => write!(f, "{lhs} LIKE '{pattern}'"),
             PredicateOp::RegexpLike { pattern, .. } => write!(f, "regexp_like({lhs},'{pattern}')"),
-            PredicateOp::TextMatch(q) => write!(f, "text_match({lhs},'{q}')"),
+            PredicateOp::TextMatch(m) => match &m.options_text {
+                None => write!(f, "text_match({lhs},'{}')", m.text),
+                Some(o) => write!(f, "text_match({lhs},'{}','{o}')", m.text),
+            },
             PredicateOp::JsonMatch(m) => write!(f, "json_match({lhs},'{}')", m.text),
             PredicateOp::IsNull => write!(f, "{lhs} IS NULL"),
             PredicateOp::IsNotNull => write!(f, "{lhs} IS NOT NULL"),

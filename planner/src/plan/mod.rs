@@ -32,6 +32,7 @@ pub mod like;
 pub mod multistage;
 pub mod query_plan;
 pub mod scalar;
+pub mod text_match;
 
 pub use aggregate::{AggregateCall, AggregateFunction};
 pub use binder::bind_statement;

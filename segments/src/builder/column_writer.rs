@@ -14,6 +14,7 @@ use crate::forward::{bitpacked, mv, raw};
 use crate::hash::{hash_bytes, head_words};
 use crate::index::bloom::{BloomBuilder, native_hash};
 use crate::index::json::{JsonIndexConfig, JsonIndexWriter};
+use crate::index::text::{TextIndexConfig, TextIndexWriter};
 use crate::index::{IndexKind, dense, inverted, nulls, range, sorted};
 use crate::metadata::{ColumnMetadata, IndexInfo};
 use crate::native::NativeType;
@@ -31,6 +32,8 @@ pub struct ColumnPlan {
     pub nulls: bool,
     /// Build a JSON index with these options.
     pub json: Option<JsonIndexConfig>,
+    /// Build a text index with these options.
+    pub text: Option<TextIndexConfig>,
 }
 
 /// The segment's doc order: `perm[new] = old` and its inverse, or identity.
@@ -550,6 +553,30 @@ fn json_index_of_ids(
     writer.finish().map_err(SegmentError::Limit)
 }
 
+/// The text index of a dictionary-encoded single-value column: each entry analyzed once.
+fn text_index_of_ids(
+    config: &TextIndexConfig,
+    dictionary: &[u8],
+    dt: DataType,
+    ids: &[u32],
+) -> Result<Vec<u8>, SegmentError> {
+    let dict = Dictionary::from_bytes(Bytes::from_vec(dictionary.to_vec()), dt)
+        .map_err(SegmentError::Limit)?;
+    let mut writer = TextIndexWriter::new(config);
+    let mut terms: Vec<Option<Vec<String>>> = vec![None; dict.len() as usize];
+    for (doc, &id) in ids.iter().enumerate() {
+        let t = match &mut terms[id as usize] {
+            Some(t) => t,
+            slot => {
+                let text = dict.bytes_at(id);
+                slot.insert(writer.terms_of([String::from_utf8_lossy(&text).as_ref()]))
+            }
+        };
+        writer.add_terms(doc as u32, t);
+    }
+    writer.finish().map_err(SegmentError::Limit)
+}
+
 /// The JSON index of a raw column, from each doc's bytes in doc order.
 fn json_index_of_texts<'a>(
     column: &str,
@@ -673,6 +700,10 @@ pub fn encode_column(
                 )?;
                 w.add(IndexKind::Json, json)?;
             }
+            if let Some(config) = &plan.text {
+                let text = text_index_of_ids(config, w.entry(IndexKind::Dictionary), dt, &ids)?;
+                w.add(IndexKind::Text, text)?;
+            }
             let is_sorted = ids.windows(2).all(|p| p[0] <= p[1]);
             meta.sorted = is_sorted;
             if is_sorted {
@@ -721,6 +752,28 @@ pub fn encode_column(
             }
             drop(flat);
             w.add(IndexKind::Forward, mv::encode(&offsets, &ordered, bits))?;
+            if let Some(config) = &plan.text {
+                let dict = Dictionary::from_bytes(
+                    Bytes::from_vec(w.entry(IndexKind::Dictionary).to_vec()),
+                    dt,
+                )
+                .map_err(SegmentError::Limit)?;
+                let mut writer = TextIndexWriter::new(config);
+                for doc in 0..per_doc.len() {
+                    let ids = &ordered[offsets[doc] as usize..offsets[doc + 1] as usize];
+                    let texts: Vec<Vec<u8>> = ids
+                        .iter()
+                        .map(|&id| dict.bytes_at(id).into_owned())
+                        .collect();
+                    let texts: Vec<std::borrow::Cow<'_, str>> =
+                        texts.iter().map(|t| String::from_utf8_lossy(t)).collect();
+                    writer.add(doc as u32, texts.iter().map(|t| t.as_ref()));
+                }
+                w.add(
+                    IndexKind::Text,
+                    writer.finish().map_err(SegmentError::Limit)?,
+                )?;
+            }
             if plan.inverted || plan.range {
                 let mut maps = vec![RoaringBitmap::new(); card];
                 for doc in 0..per_doc.len() {
@@ -824,6 +877,16 @@ fn write_raw_var(
     if let Some(config) = &plan.json {
         let json = json_index_of_texts(&meta.name, config, (0..n).map(at))?;
         w.add(IndexKind::Json, json)?;
+    }
+    if let Some(config) = &plan.text {
+        let mut writer = TextIndexWriter::new(config);
+        for i in 0..n {
+            writer.add(i as u32, [String::from_utf8_lossy(at(i)).as_ref()]);
+        }
+        w.add(
+            IndexKind::Text,
+            writer.finish().map_err(SegmentError::Limit)?,
+        )?;
     }
     if let Some(fpp) = plan.bloom {
         w.add(IndexKind::Bloom, bloom_entry(&hashes, fpp))?;

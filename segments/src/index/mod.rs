@@ -8,6 +8,7 @@
 //! * [`bloom`] — bloom filter over a column's distinct values, for segment pruning.
 //! * [`nulls`] — the null vector: docs whose input was null.
 //! * [`json`] — the JSON index: posting lists of flattened JSON records (`JSON_MATCH`).
+//! * [`text`] — the text index: posting lists of analyzed terms (`TEXT_MATCH`).
 //!
 //! [`dense`] is the build-time helper turning flat bit arrays into the bitmaps above.
 
@@ -18,12 +19,14 @@ pub mod json;
 pub mod nulls;
 pub mod range;
 pub mod sorted;
+pub mod text;
 
 pub use bloom::BloomFilterReader;
 pub use inverted::InvertedIndexReader;
 pub use json::JsonIndexReader;
 pub use range::{RangeIndexReader, RangeMatch};
 pub use sorted::SortedIndexReader;
+pub use text::TextIndexReader;
 
 use serde::{Deserialize, Serialize};
 
@@ -43,11 +46,13 @@ pub enum IndexKind {
     Timestamp,
     #[serde(rename = "json_index")]
     Json,
+    #[serde(rename = "text_index")]
+    Text,
 }
 
 impl IndexKind {
     /// Every kind.
-    pub const ALL: [IndexKind; 10] = [
+    pub const ALL: [IndexKind; 11] = [
         IndexKind::Dictionary,
         IndexKind::Forward,
         IndexKind::Inverted,
@@ -58,6 +63,7 @@ impl IndexKind {
         IndexKind::StarTree,
         IndexKind::Timestamp,
         IndexKind::Json,
+        IndexKind::Text,
     ];
 
     /// The kind's name in the index map and in `inspect` output.
@@ -73,6 +79,7 @@ impl IndexKind {
             IndexKind::StarTree => "star_tree",
             IndexKind::Timestamp => "timestamp",
             IndexKind::Json => "json_index",
+            IndexKind::Text => "text_index",
         }
     }
 
@@ -90,6 +97,7 @@ pub struct ColumnIndexes {
     pub range: Option<RangeIndexReader>,
     pub bloom: Option<BloomFilterReader>,
     pub json: Option<JsonIndexReader>,
+    pub text: Option<TextIndexReader>,
 }
 
 /// Describes one index kind: its [`IndexKind`] and its reader type.
@@ -114,6 +122,8 @@ pub struct Range;
 pub struct Bloom;
 /// Marker for the JSON index.
 pub struct Json;
+/// Marker for the text index.
+pub struct Text;
 
 impl IndexType for Inverted {
     const KIND: IndexKind = IndexKind::Inverted;
@@ -157,6 +167,15 @@ impl IndexType for Json {
     const NEEDS_DICTIONARY: bool = false;
     fn reader(indexes: &ColumnIndexes) -> Option<&JsonIndexReader> {
         indexes.json.as_ref()
+    }
+}
+
+impl IndexType for Text {
+    const KIND: IndexKind = IndexKind::Text;
+    type Reader = TextIndexReader;
+    const NEEDS_DICTIONARY: bool = false;
+    fn reader(indexes: &ColumnIndexes) -> Option<&TextIndexReader> {
+        indexes.text.as_ref()
     }
 }
 

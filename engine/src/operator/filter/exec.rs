@@ -25,7 +25,7 @@ use roaring::RoaringBitmap;
 use segments::forward::raw::RawForward;
 use segments::forward::{DictIds, ForwardIndex};
 use segments::segment::{ColumnReader, ImmutableSegment};
-use segments::types::{DocId, StoredType};
+use segments::types::{DocId, StoredType, Value};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -101,8 +101,41 @@ fn index_answer(access: &Access<'_>) -> Result<Option<IndexAnswer>, EngineError>
             filter,
             *total_docs,
         )?)),
+        Access::TextIndex {
+            reader,
+            query,
+            segment,
+            column,
+        } => {
+            let options = planner::plan::ExecutionOptions::default();
+            let mut source = ColumnSource::new(segment, column, None, &options);
+            let mut texts = |docs: &RoaringBitmap| -> Result<Vec<(u32, Vec<String>)>, EngineError> {
+                let docs: Vec<DocId> = docs.iter().collect();
+                let values = source.read(&docs);
+                Ok(docs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &d)| (d, text_values(values.value(i))))
+                    .collect())
+            };
+            IndexAnswer::Docs(DocSet::bitmap(query.docs(
+                reader,
+                segment.total_docs(),
+                &mut texts,
+            )?))
+        }
         _ => return Ok(None),
     }))
+}
+
+/// A value as the texts a text index analyzed: a multi-value cell's values, NULL as `null` (the
+/// default value stored for it).
+fn text_values(v: Value) -> Vec<String> {
+    match v {
+        Value::Array(items) => items.iter().map(Value::to_string).collect(),
+        Value::Null => vec!["null".to_string()],
+        other => vec![other.to_string()],
+    }
 }
 
 impl SharedIndexAnswers {
@@ -273,7 +306,8 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             Access::Inverted { .. }
             | Access::RangeIndex { .. }
             | Access::RangeIndexRaw { .. }
-            | Access::JsonIndex { .. } => {
+            | Access::JsonIndex { .. }
+            | Access::TextIndex { .. } => {
                 return Err(EngineError::execution("an index access without its answer"));
             }
             Access::DictScan { column, lookup } => self.scan_dict(column, lookup, candidates)?,

@@ -23,6 +23,7 @@ pub mod id_set;
 pub mod json_match;
 pub mod prune;
 pub mod raw_test;
+pub mod text_match;
 pub mod value_test;
 
 use crate::context::QueryContext;
@@ -34,7 +35,7 @@ use raw_test::RawTest;
 use roaring::RoaringBitmap;
 use segments::index::{
     Inverted, InvertedIndexReader, Json, JsonIndexReader, Range as RangeIdx, RangeIndexReader,
-    Sorted, SortedIndexReader,
+    Sorted, SortedIndexReader, Text, TextIndexReader,
 };
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::Value;
@@ -84,6 +85,13 @@ pub enum Access<'s> {
         reader: &'s JsonIndexReader,
         filter: &'s JsonMatch,
         total_docs: u32,
+    },
+    /// `TEXT_MATCH` over the column's text index (phrases confirmed on the column's values).
+    TextIndex {
+        reader: &'s TextIndexReader,
+        query: std::sync::Arc<text_match::CompiledText>,
+        segment: &'s ImmutableSegment,
+        column: &'s planner::plan::ColumnRef,
     },
     /// `IS NULL` from the null bitmap.
     NullVector(Option<&'s RoaringBitmap>),
@@ -158,6 +166,7 @@ impl Leaf<'_> {
             Access::Sorted { .. } => "sorted",
             Access::Inverted { .. } => "inverted",
             Access::JsonIndex { .. } => "json",
+            Access::TextIndex { .. } => "text",
             Access::RangeIndex { .. } | Access::RangeIndexRaw { .. } => "range",
             Access::DictScan { .. } | Access::RawScan { .. } => "scan",
             Access::NullVector(_) => "null_vector",
@@ -185,6 +194,7 @@ impl Leaf<'_> {
             Access::Sorted { .. } => ("FILTER_SORTED_INDEX", Some("sorted_index")),
             Access::Inverted { .. } => ("FILTER_INVERTED_INDEX", Some("inverted_index")),
             Access::JsonIndex { .. } => ("FILTER_JSON_INDEX", Some("json_index")),
+            Access::TextIndex { .. } => ("FILTER_TEXT_INDEX", Some("text_index")),
             Access::RangeIndex { .. } | Access::RangeIndexRaw { .. } => {
                 ("FILTER_RANGE_INDEX", Some("range_index"))
             }
@@ -458,6 +468,17 @@ fn plan_predicate<'s>(
             reader: json,
             filter: m,
             total_docs: segment.total_docs(),
+        };
+        return Ok(FilterNode::Leaf(leaf(access, None)));
+    }
+    if let (PredicateOp::TextMatch(m), Some(text)) = (&p.op, reader.index::<Text>())
+        && !skip("text")
+    {
+        let access = Access::TextIndex {
+            reader: text,
+            query: std::sync::Arc::new(text_match::CompiledText::new(m, text.config())?),
+            segment,
+            column: c,
         };
         return Ok(FilterNode::Leaf(leaf(access, None)));
     }

@@ -28,8 +28,9 @@ pub enum ValueTest {
     },
     Like(LikePattern),
     Regex(Regex),
-    /// `TEXT_MATCH`: every term occurs as a word (case-insensitive).
-    Text(Vec<String>),
+    /// `TEXT_MATCH` over a column without a text index: the query on each value's tokens (a
+    /// multi-value cell's together), analyzed as a default text index would.
+    Text(std::sync::Arc<super::text_match::CompiledText>),
     /// The value is boolean TRUE (a boolean expression used as a filter).
     Truth,
 }
@@ -106,15 +107,9 @@ impl ValueTest {
                     )))
                 })?)
             }
-            PredicateOp::TextMatch(q) => ValueTest::Text(
-                q.split_whitespace()
-                    .map(|t| {
-                        t.trim_matches(|c: char| c == '"' || c == '\'')
-                            .to_lowercase()
-                    })
-                    .filter(|t| !t.is_empty() && t != "and")
-                    .collect(),
-            ),
+            PredicateOp::TextMatch(m) => ValueTest::Text(std::sync::Arc::new(
+                super::text_match::CompiledText::new(m, &Default::default())?,
+            )),
             PredicateOp::JsonMatch(_) => {
                 return Err(EngineError::Plan(PlanError::planning(
                     "JSON_MATCH applies to a column with a json index, not to an expression",
@@ -166,14 +161,10 @@ impl ValueTest {
                 Value::String(text) => r.is_match(text),
                 other => r.is_match(&other.to_string()),
             },
-            ValueTest::Text(terms) => {
-                let text = v.to_string().to_lowercase();
-                let words: HashSet<&str> = text
-                    .split(|c: char| !c.is_alphanumeric())
-                    .filter(|w| !w.is_empty())
-                    .collect();
-                !terms.is_empty() && terms.iter().all(|t| words.contains(t.as_str()))
-            }
+            ValueTest::Text(query) => match v {
+                Value::String(text) => query.matches_values([text.as_str()]),
+                other => query.matches_values([other.to_string().as_str()]),
+            },
             ValueTest::Truth => truth(v) == Some(true),
         }
     }
@@ -181,6 +172,14 @@ impl ValueTest {
     /// Whether a value passes; an array passes if any element does.
     pub fn test(&self, v: &Value) -> bool {
         match v {
+            // A text query reads a multi-value cell's values as one text, as a text index does.
+            Value::Array(items) if matches!(self, ValueTest::Text(_)) => {
+                let texts: Vec<String> = items.iter().map(Value::to_string).collect();
+                match self {
+                    ValueTest::Text(q) => q.matches_values(texts.iter().map(String::as_str)),
+                    _ => false,
+                }
+            }
             Value::Array(items) => items.iter().any(|i| self.test_scalar(i)),
             other => self.test_scalar(other),
         }
@@ -233,7 +232,8 @@ mod tests {
         })
         .unwrap();
         assert!(like.test(&Value::String("abc".into())));
-        let text = ValueTest::new(&PredicateOp::TextMatch("Quick fox".into())).unwrap();
+        let m = planner::plan::text_match::TextMatch::parse("c", "Quick AND fox", None).unwrap();
+        let text = ValueTest::new(&PredicateOp::TextMatch(Box::new(m))).unwrap();
         assert!(text.test(&Value::String("the quick brown fox".into())));
         assert!(!text.test(&Value::String("the quick brown dog".into())));
         assert!(ValueTest::Truth.test(&Value::Boolean(true)));

@@ -275,7 +275,7 @@ fn match_function(
     canonical: &str,
     args: &[ast::Expr],
 ) -> Result<FilterExpr, PlanError> {
-    if args.len() < 2 || args.len() > 3 || (canonical != "regexplike" && args.len() != 2) {
+    if args.len() < 2 || args.len() > 3 || (canonical == "jsonmatch" && args.len() != 2) {
         return Err(PlanError::Validation(format!(
             "wrong number of arguments for {canonical}: {}",
             args.len()
@@ -302,7 +302,21 @@ fn match_function(
                 case_insensitive,
             }
         }
-        "textmatch" => PredicateOp::TextMatch(arg),
+        "textmatch" => {
+            let options = match args.get(2) {
+                Some(o) => Some(text(b, o)?),
+                None => None,
+            };
+            let column = match &lhs {
+                Expr::Column(c) => c.name.clone(),
+                _ => String::new(),
+            };
+            PredicateOp::TextMatch(Box::new(crate::plan::text_match::TextMatch::parse(
+                &column,
+                &arg,
+                options.as_deref(),
+            )?))
+        }
         _ => PredicateOp::JsonMatch(Box::new(crate::plan::json_match::JsonMatch::parse(&arg)?)),
     };
     Ok(predicate(lhs, op))
