@@ -10,7 +10,8 @@
 //! * `jsonExtractIndex(json, path, type[, default])`: Pinot reads it from the JSON index; here
 //!   it is evaluated on the document with the same results (values as their text, parsed to
 //!   `type`; `[*]` only for `*_ARRAY` types, whose default is a JSON array). The fifth
-//!   argument (a filter on the JSON index) is refused;
+//!   argument, a `JSON_MATCH` filter, keeps the flattened records (array elements) it matches,
+//!   and the values are read from those, as from Pinot's JSON index;
 //! * `jsonExtractKey(json, path[, 'maxDepth=n;dotNotation=true'])`: the paths (`$['a'][0]`, or
 //!   `a.0` in dot notation) of the values `path` matches; `''`, `'$..**'` and `'$..'` list every
 //!   key, depth first;
@@ -34,6 +35,10 @@ use super::coerce::{int, num, parse_f64, text};
 use super::def::{ArgType, Arity, FunctionDef, Param, Returns};
 use super::error::{FunctionError, clip};
 use super::json_path::JsonPath;
+use crate::plan::json_eval::DocumentRecords;
+use crate::plan::json_match::{JsonKey, JsonMatch, JsonOp, JsonPredicate};
+use segments::index::json::JsonIndexConfig;
+use segments::index::json::flatten::Flattener;
 use segments::types::java_text::{java_double_text, java_float_text};
 use segments::types::time::parse_timestamp;
 use segments::types::value::canonical_decimal;
@@ -435,11 +440,13 @@ fn extract_type(function: &'static str, args: &[ArgType]) -> Result<ColumnType, 
 
 fn index_type(args: &[ArgType]) -> Result<ColumnType, FunctionError> {
     let column = literal_result_type(INDEX, args)?;
-    if args.len() == 5 {
+    if let Some(filter) = args.get(4).and_then(ArgType::literal_text)
+        && let Err(e) = JsonMatch::parse(&filter)
+    {
         return Err(FunctionError::invalid_literal(
             INDEX,
-            args[4].literal_text().unwrap_or_default(),
-            "the JSON index filter argument is not supported",
+            &filter,
+            e.to_string(),
         ));
     }
     if column.single_value
@@ -581,25 +588,72 @@ fn index_text(v: &Json) -> Option<String> {
     }
 }
 
-fn extract_index(args: &[Value]) -> Result<Value, FunctionError> {
-    if args.len() == 5 {
-        return Err(FunctionError::invalid(
-            INDEX,
-            &args[4],
-            "the JSON index filter argument is not supported",
-        ));
+/// The values at `path` of the document's flattened records that `filter` keeps (a JSON index
+/// filter, per array element: `'"$.items[*].n" > 2'` keeps the elements whose `n` is above 2),
+/// in record order — what Pinot reads from the JSON index.
+fn filtered_index_texts(
+    document: &str,
+    path: &Value,
+    filter: &Value,
+) -> Result<Vec<String>, FunctionError> {
+    let bad = |reason: String| FunctionError::invalid(INDEX, filter, reason);
+    let filter = JsonMatch::parse(&text(filter)).map_err(|e| bad(e.to_string()))?;
+    let key = JsonKey::of_path(&text(path))
+        .map_err(|e| FunctionError::invalid(INDEX, path, e.to_string()))?;
+    let records = Flattener::new(&JsonIndexConfig::default())
+        .flatten(document)
+        .unwrap_or_default();
+    let doc = DocumentRecords::new(&records);
+    let mut kept = filter.filter.records(&doc).map_err(bad)?;
+    if filter.is_null_test() {
+        let mut all = roaring::RoaringBitmap::new();
+        all.insert_range(0..records.len() as u32);
+        kept = all - kept;
     }
-    let path = compile(INDEX, &args[1])?;
+    let at_path = JsonPredicate {
+        key: key.clone(),
+        op: JsonOp::IsNotNull,
+    }
+    .records(&doc)
+    .map_err(bad)?;
+    Ok((kept & at_path)
+        .iter()
+        .filter_map(|i| {
+            records[i as usize]
+                .iter()
+                .find(|(k, _)| *k == key.key)
+                .map(|(_, v)| v.clone())
+        })
+        .collect())
+}
+
+fn extract_index(args: &[Value]) -> Result<Value, FunctionError> {
     let column = runtime_type(INDEX, &args[2])?;
     let target = column.data_type;
     let parse = |t: &str| {
         Value::parse(target, t).map_err(|e| FunctionError::invalid(INDEX, t, e.to_string()))
     };
-    let found = parse_lenient(&document_text(&args[0]))
-        .ok()
-        .and_then(|root| path.read(&root));
+    let filtered = match args.get(4) {
+        Some(filter) => Some(filtered_index_texts(
+            &document_text(&args[0]),
+            &args[1],
+            filter,
+        )?),
+        None => None,
+    };
+    let path = compile(INDEX, &args[1])?;
+    let found = match filtered {
+        Some(_) => None,
+        None => parse_lenient(&document_text(&args[0]))
+            .ok()
+            .and_then(|root| path.read(&root)),
+    };
     if column.single_value {
-        if let Some(t) = found.as_ref().and_then(index_text) {
+        let first = match &filtered {
+            Some(texts) => texts.first().cloned(),
+            None => found.as_ref().and_then(index_text),
+        };
+        if let Some(t) = first {
             return parse(&t);
         }
         return match args.get(3) {
@@ -608,10 +662,11 @@ fn extract_index(args: &[Value]) -> Result<Value, FunctionError> {
             None => Err(missing(&args[1], &args[0])),
         };
     }
-    let texts: Vec<String> = match &found {
-        Some(Json::Array(items)) => items.iter().filter_map(index_text).collect(),
-        Some(other) => index_text(other).into_iter().collect(),
-        None => Vec::new(),
+    let texts: Vec<String> = match (filtered, &found) {
+        (Some(texts), _) => texts,
+        (None, Some(Json::Array(items))) => items.iter().filter_map(index_text).collect(),
+        (None, Some(other)) => index_text(other).into_iter().collect(),
+        (None, None) => Vec::new(),
     };
     if !texts.is_empty() {
         return texts
@@ -1226,9 +1281,11 @@ mod tests {
                 .unwrap(),
             Value::Array(vec![Value::Int(1), Value::Int(2)])
         );
-        assert!(
+        // A filter no record of the document passes: the default.
+        assert_eq!(
             f.eval(&[doc.clone(), s("$.id"), s("INT"), s("0"), s("\"$.a\" = 1")])
-                .is_err()
+                .unwrap(),
+            Value::Int(0)
         );
         let (path, ty) = (s("$.tags[*]"), s("STRING"));
         assert!(
@@ -1652,5 +1709,83 @@ mod tests {
             );
         }
         assert_eq!(call("isJson", &[Value::Null]).unwrap(), Value::Null);
+    }
+
+    #[test]
+    fn extract_index_filters_per_array_element() {
+        // Pinot's JsonIndexTest.testGetValueToFlattenedDocIdsMap documents 0 and 2.
+        let d0 = r#"{"arrField":[{"intKey01":1,"stringKey01":"abc"},{"intKey01":1,"stringKey01":"foo"},{"intKey01":3,"stringKey01":"bar"},{"intKey01":5,"stringKey01":"fuzz"}]}"#;
+        let d2 = r#"{"arrField":[{"intKey01":1,"stringKey01":"pqr"},{"intKey01":1,"stringKey01":"foo"},{"intKey01":6,"stringKey01":"test"},{"intKey01":3,"stringKey01":"testf2"}]}"#;
+        let ints = |v: &[i32]| Value::Array(v.iter().map(|&i| Value::Int(i)).collect());
+        let run = |doc: &str, path: &str, ty: &str, filter: &str| {
+            call(
+                "jsonExtractIndex",
+                &[Value::Json(doc.into()), s(path), s(ty), s("[]"), s(filter)],
+            )
+            .unwrap()
+        };
+        let int_path = "$.arrField[*].intKey01";
+        let str_path = "$.arrField[*].stringKey01";
+        let regex = r#"REGEXP_LIKE("arrField..stringKey01", '.*f.*')"#;
+        assert_eq!(run(d0, int_path, "INT_ARRAY", regex), ints(&[1, 5]));
+        assert_eq!(run(d2, int_path, "INT_ARRAY", regex), ints(&[1, 3]));
+        let above = r#""arrField..intKey01" > 2"#;
+        assert_eq!(
+            run(d0, str_path, "STRING_ARRAY", above),
+            strings(&["bar", "fuzz"])
+        );
+        assert_eq!(
+            run(d2, str_path, "STRING_ARRAY", above),
+            strings(&["test", "testf2"])
+        );
+        let both = r#""arrField[*].intKey01" > 2 AND REGEXP_LIKE("arrField[*].stringKey01", '[a-b][a-b].*')"#;
+        assert_eq!(run(d0, int_path, "INT_ARRAY", both), ints(&[3]));
+        assert_eq!(run(d2, int_path, "INT_ARRAY", both), ints(&[]));
+        let not_bar = r#""arrField[*].stringKey01" != 'bar'"#;
+        assert_eq!(run(d0, int_path, "INT_ARRAY", not_bar), ints(&[1, 1, 5]));
+        assert_eq!(run(d2, int_path, "INT_ARRAY", not_bar), ints(&[1, 1, 6, 3]));
+        let not_3 = r#""arrField[*].intKey01" != '3'"#;
+        assert_eq!(
+            run(d0, str_path, "STRING_ARRAY", not_3),
+            strings(&["abc", "foo", "fuzz"])
+        );
+        // Pinot's JsonPathTest: a single value with a default when the filter keeps nothing.
+        let sv = |doc: &str, filter: &str| {
+            call(
+                "jsonExtractIndex",
+                &[
+                    Value::Json(doc.into()),
+                    s("$.k1"),
+                    s("STRING"),
+                    s("missing"),
+                    s(filter),
+                ],
+            )
+            .unwrap()
+        };
+        let doc = r#"{"k1":"value-k1-0","k2":"value-k2-0"}"#;
+        assert_eq!(sv(doc, r#""$.k1" = 'value-k1-0'"#), s("value-k1-0"));
+        assert_eq!(sv(doc, r#""$.k1" != 'value-k1-0'"#), s("missing"));
+        assert_eq!(
+            sv(doc, r#"REGEXP_LIKE("$.k1", 'value-k1-[0-9]')"#),
+            s("value-k1-0")
+        );
+        assert_eq!(sv(doc, r#""$.k2" = 'value-k2-1'"#), s("missing"));
+        assert_eq!(sv(doc, r#""$.k1" IS NOT NULL"#), s("value-k1-0"));
+        let bad = call(
+            "jsonExtractIndex",
+            &[
+                Value::Json(doc.into()),
+                s("$.k1"),
+                s("STRING"),
+                s("missing"),
+                s("\"$.k1\" ="),
+            ],
+        );
+        assert!(
+            bad.unwrap_err()
+                .to_string()
+                .contains("Invalid json match filter")
+        );
     }
 }

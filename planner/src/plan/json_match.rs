@@ -283,8 +283,6 @@ fn path_text(e: &Expr) -> String {
     }
 }
 
-/// The index keys of a path: a leading `$` dropped (else `.` put before it), then each `[x]`
-/// taken left to right — `[*]` becomes `.`, `[n]` too, adding that the element's `$index` is `n`.
 fn key(lhs: &Expr) -> Result<JsonKey, PlanError> {
     let Expr::Column { .. } = lhs else {
         return Err(PlanError::Validation(format!(
@@ -292,29 +290,40 @@ fn key(lhs: &Expr) -> Result<JsonKey, PlanError> {
             crate::sql::naming::filter_name(lhs)
         )));
     };
-    let path = path_text(lhs);
-    let mut key = match path.strip_prefix('$') {
-        Some(rest) => rest.to_string(),
-        None => format!(".{path}"),
-    };
-    let mut elements = Vec::new();
-    while let Some(open) = key.find('[') {
-        let close = key
-            .get(open + 2..)
-            .and_then(|rest| rest.find(']'))
-            .map(|i| open + 2 + i)
-            .ok_or_else(|| PlanError::Validation(format!("Missing right bracket in key: {key}")))?;
-        let (left, index, right) = (&key[..open], &key[open + 1..close], &key[close + 1..]);
-        if index != "*" {
-            elements.push((format!("{left}.$index"), index.to_string()));
+    JsonKey::of_path(&path_text(lhs))
+}
+
+impl JsonKey {
+    /// The index keys of a path: a leading `$` dropped (else `.` put before it), then each
+    /// `[x]` taken left to right — `[*]` becomes `.`, `[n]` too, adding that the element's
+    /// `$index` is `n`.
+    pub fn of_path(path: &str) -> Result<JsonKey, PlanError> {
+        let path = path.to_string();
+        let mut key = match path.strip_prefix('$') {
+            Some(rest) => rest.to_string(),
+            None => format!(".{path}"),
+        };
+        let mut elements = Vec::new();
+        while let Some(open) = key.find('[') {
+            let close = key
+                .get(open + 2..)
+                .and_then(|rest| rest.find(']'))
+                .map(|i| open + 2 + i)
+                .ok_or_else(|| {
+                    PlanError::Validation(format!("Missing right bracket in key: {key}"))
+                })?;
+            let (left, index, right) = (&key[..open], &key[open + 1..close], &key[close + 1..]);
+            if index != "*" {
+                elements.push((format!("{left}.$index"), index.to_string()));
+            }
+            key = format!("{left}.{right}");
         }
-        key = format!("{left}.{right}");
+        Ok(JsonKey {
+            path,
+            key,
+            elements,
+        })
     }
-    Ok(JsonKey {
-        path,
-        key,
-        elements,
-    })
 }
 
 /// A right-hand value as the index's text: numbers and booleans as Java prints them.

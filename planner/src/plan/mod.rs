@@ -27,6 +27,7 @@ pub mod expr;
 pub mod filter;
 pub mod funnel;
 pub mod identity;
+pub mod json_eval;
 pub mod json_match;
 pub mod like;
 pub mod multistage;
