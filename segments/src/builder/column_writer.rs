@@ -524,8 +524,35 @@ fn bitmaps_per_id(ids: &[u32], card: usize) -> Vec<RoaringBitmap> {
         .collect()
 }
 
-/// The JSON index of a dictionary-encoded column whose docs have dictionary `ids`: each
-/// entry of the encoded `dictionary` flattened once.
+/// Calls `add(state, doc, derived)` for each doc of a dictionary-encoded single-value column
+/// (docs with dictionary `ids`, in order), `derived` computed by `derive(state, text, doc)` once
+/// per entry of the encoded `dictionary`, at its first doc.
+fn each_doc_by_entry<S, T>(
+    state: &mut S,
+    dictionary: &[u8],
+    dt: DataType,
+    ids: &[u32],
+    derive: impl Fn(&mut S, &str, usize) -> Result<T, SegmentError>,
+    add: impl Fn(&mut S, u32, &T),
+) -> Result<(), SegmentError> {
+    let dict = Dictionary::from_bytes(Bytes::from_vec(dictionary.to_vec()), dt)
+        .map_err(SegmentError::Limit)?;
+    let mut derived: Vec<Option<T>> = (0..dict.len()).map(|_| None).collect();
+    for (doc, &id) in ids.iter().enumerate() {
+        let d = match &mut derived[id as usize] {
+            Some(d) => d,
+            slot => slot.insert(derive(
+                state,
+                &String::from_utf8_lossy(&dict.bytes_at(id)),
+                doc,
+            )?),
+        };
+        add(state, doc as u32, d);
+    }
+    Ok(())
+}
+
+/// The JSON index of a dictionary-encoded column: each entry flattened once.
 fn json_index_of_ids(
     column: &str,
     config: &JsonIndexConfig,
@@ -533,23 +560,18 @@ fn json_index_of_ids(
     dt: DataType,
     ids: &[u32],
 ) -> Result<Vec<u8>, SegmentError> {
-    let dict = Dictionary::from_bytes(Bytes::from_vec(dictionary.to_vec()), dt)
-        .map_err(SegmentError::Limit)?;
     let mut writer = JsonIndexWriter::new(config);
-    let mut records: Vec<Option<_>> = vec![None; dict.len() as usize];
-    for (doc, &id) in ids.iter().enumerate() {
-        let interned = match &mut records[id as usize] {
-            Some(r) => r,
-            slot => {
-                let text = dict.bytes_at(id);
-                let interned = writer
-                    .intern(&String::from_utf8_lossy(&text))
-                    .map_err(|reason| json_error(column, doc, reason))?;
-                slot.insert(interned)
-            }
-        };
-        writer.add(doc as u32, interned);
-    }
+    each_doc_by_entry(
+        &mut writer,
+        dictionary,
+        dt,
+        ids,
+        |w, text, doc| {
+            w.intern(text)
+                .map_err(|reason| json_error(column, doc, reason))
+        },
+        |w, doc, records| w.add(doc, records),
+    )?;
     writer.finish().map_err(SegmentError::Limit)
 }
 
@@ -560,20 +582,15 @@ fn text_index_of_ids(
     dt: DataType,
     ids: &[u32],
 ) -> Result<Vec<u8>, SegmentError> {
-    let dict = Dictionary::from_bytes(Bytes::from_vec(dictionary.to_vec()), dt)
-        .map_err(SegmentError::Limit)?;
     let mut writer = TextIndexWriter::new(config);
-    let mut terms: Vec<Option<Vec<String>>> = vec![None; dict.len() as usize];
-    for (doc, &id) in ids.iter().enumerate() {
-        let t = match &mut terms[id as usize] {
-            Some(t) => t,
-            slot => {
-                let text = dict.bytes_at(id);
-                slot.insert(writer.terms_of([String::from_utf8_lossy(&text).as_ref()]))
-            }
-        };
-        writer.add_terms(doc as u32, t);
-    }
+    each_doc_by_entry(
+        &mut writer,
+        dictionary,
+        dt,
+        ids,
+        |w, text, _| Ok(w.terms_of([text])),
+        |w, doc, terms| w.add_terms(doc, terms),
+    )?;
     writer.finish().map_err(SegmentError::Limit)
 }
 
