@@ -53,6 +53,7 @@ fn table() -> (tempfile::TempDir, MemoryTables) {
         TextIndexConfig {
             stop_words_include: ["coordinator".to_string()].into(),
             stop_words_exclude: ["it".to_string(), "those".to_string()].into(),
+            enable_prefix_suffix_matching_in_phrase_queries: true,
             ..TextIndexConfig::default()
         },
     );
@@ -225,6 +226,28 @@ fn pinot_text_search_answers_on_every_kind_of_column() {
         (tm("skills", r#""IT support" or "IT manager""#), vec![24, 25, 26]),
         (tm("skills", r#""IT""#), vec![]),
         (tm("skills", "supporting"), vec![27]),
+        // Pinot's prefix/suffix phrase rewrite (that column's `enablePrefixSuffixMatching…`):
+        // terms and wildcards as adjacent words in order, a leading wildcard allowed.
+        (tm("skills_stop", "*ealtime streaming system*"), vec![10, 19]),
+        (tm("skills_stop", "*ava realtime streaming system*"), vec![10]),
+        (
+            tm("skills_stop", "*ava realtime streaming system* AND *chine learn*"),
+            vec![10],
+        ),
+        (
+            tm("skills_stop", "*ava realtime streaming system* AND *chine learner*"),
+            vec![],
+        ),
+        (tm("skills_stop", "stream*"), vec![10, 15, 18, 19]),
+        // Options replace the index's rewrite.
+        (
+            "TEXT_MATCH(skills_stop, '*ava realtime streaming system*', 'parser=CLASSIC,allowLeadingWildcard=true,defaultOperator=AND')".into(),
+            vec![10, 19],
+        ),
+        (
+            "TEXT_MATCH(skills, '*ava* AND *stream* AND *learn*', 'parser=CLASSIC,allowLeadingWildcard=true')".into(),
+            vec![10, 19],
+        ),
         // ANDed by default.
         (tm("skills_and", r#""distributed systems" Java C++"#), vec![5, 17]),
         (tm("skills_and", r#""distributed systems" AND (Java C++)"#), vec![5, 17]),

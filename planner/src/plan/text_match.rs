@@ -17,6 +17,8 @@ use serde::{Deserialize, Serialize};
 /// A `TEXT_MATCH` query: the text as written and what it means.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TextMatch {
+    /// The column, for error messages.
+    pub column: String,
     pub text: String,
     pub query: TextQuery,
     /// The third argument as written, if given.
@@ -70,7 +72,8 @@ pub enum TextQuery {
     Phrase { text: String, slop: u32 },
     /// Terms starting with this (lowercased at execution).
     Prefix(String),
-    /// `*` any run, `?` one character, over whole terms.
+    /// `*` any run, `?` one character, over whole terms. One starting with `*` or `?` needs
+    /// `allowLeadingWildcard` (or an index with `enablePrefixSuffixMatchingInPhraseQueries`).
     Wildcard(String),
     /// A regular expression over whole terms.
     Regexp(String),
@@ -93,15 +96,11 @@ impl TextMatch {
     /// Reads `query` (and the options, if given) for `TEXT_MATCH` over `column`.
     pub fn parse(column: &str, text: &str, options: Option<&str>) -> Result<TextMatch, PlanError> {
         let parsed_options = options.map(parse_options).transpose()?.flatten();
-        let allow_leading = parsed_options
-            .as_ref()
-            .is_some_and(|o| o.allow_leading_wildcard);
         let tokens = lex(text).map_err(|e| invalid(column, text, &e))?;
         let mut p = Parser {
             tokens,
             at: 0,
             column,
-            allow_leading,
         };
         let query = p.query().map_err(|e| invalid(column, text, &e))?;
         if p.at < p.tokens.len() {
@@ -112,6 +111,7 @@ impl TextMatch {
             ));
         }
         Ok(TextMatch {
+            column: column.to_string(),
             text: text.to_string(),
             query,
             options_text: options.map(str::to_string),
@@ -151,7 +151,8 @@ fn parse_options(text: &str) -> Result<Option<TextMatchOptions>, PlanError> {
     Ok(any.then_some(out))
 }
 
-fn invalid(column: &str, text: &str, reason: &str) -> PlanError {
+/// Pinot's error for a query its parser refuses.
+pub fn invalid(column: &str, text: &str, reason: &str) -> PlanError {
     PlanError::Validation(format!(
         "Caught exception while searching the text index for column:{column} search query:{text}: Cannot parse '{text}': {reason}"
     ))
@@ -314,7 +315,6 @@ struct Parser<'a> {
     tokens: Vec<Tok>,
     at: usize,
     column: &'a str,
-    allow_leading: bool,
 }
 
 impl Parser<'_> {
@@ -446,12 +446,12 @@ impl Parser<'_> {
                     }
                 }
                 _ if !wild => TextQuery::Term(text),
-                _ if !self.allow_leading && text.starts_with(['*', '?']) => {
-                    return Err(
-                        "'*' or '?' not allowed as first character in WildcardQuery".to_string()
-                    );
-                }
-                _ if text.ends_with('*') && !text[..text.len() - 1].contains(['*', '?']) => {
+                // A leading `*` or `?` stays a wildcard: whether it is allowed depends on the
+                // index's options, known where the query runs.
+                _ if !text.starts_with(['*', '?'])
+                    && text.ends_with('*')
+                    && !text[..text.len() - 1].contains(['*', '?']) =>
+                {
                     TextQuery::Prefix(text[..text.len() - 1].to_string())
                 }
                 _ => TextQuery::Wildcard(text),
@@ -605,18 +605,15 @@ mod tests {
         assert_eq!(q("skills:java"), t("java"));
         assert_eq!(q("other:java"), Nothing);
         assert_eq!(q("*:*"), Everything);
-        let leading = TextMatch::parse("c", "*ava", None).unwrap_err().to_string();
-        assert!(
-            leading.contains("'*' or '?' not allowed as first character in WildcardQuery"),
-            "{leading}"
-        );
+        assert_eq!(q("*ava"), Wildcard("*ava".into()));
+        assert_eq!(q("*"), Wildcard("*".into()));
         let allowed = TextMatch::parse(
             "c",
             "*ava",
             Some("parser=CLASSIC,allowLeadingWildcard=true"),
         )
         .unwrap();
-        assert_eq!(allowed.query, Wildcard("*ava".into()));
+        assert!(allowed.options.unwrap().allow_leading_wildcard);
         let and = TextMatch::parse(
             "c",
             "a b",
@@ -635,7 +632,7 @@ mod tests {
 
     #[test]
     fn errors() {
-        for bad in ["", "(java", "\"java", "java AND", "[a TO", "/ab", "*"] {
+        for bad in ["", "(java", "\"java", "java AND", "[a TO", "/ab"] {
             let e = TextMatch::parse("c", bad, None).unwrap_err().to_string();
             assert!(
                 e.starts_with(

@@ -10,7 +10,7 @@
 
 use crate::error::EngineError;
 use planner::plan::error::PlanError;
-use planner::plan::text_match::{Clause, Conj, Modifier, TextMatch, TextQuery};
+use planner::plan::text_match::{Clause, Conj, Modifier, TextMatch, TextQuery, invalid};
 use regex::{Regex, RegexBuilder};
 use roaring::RoaringBitmap;
 use segments::index::TextIndexReader;
@@ -38,6 +38,9 @@ enum Node {
     Term(String),
     /// Any term passing the test.
     Terms(TermTest),
+    /// Parts (terms, or any term passing a test) at consecutive positions, in order: a query
+    /// of terms and prefixes or wildcards under `enablePrefixSuffixMatchingInPhraseQueries`.
+    Span(Vec<Node>),
     /// Terms at relative positions, within `slop` moves.
     Phrase {
         terms: Vec<(String, u32)>,
@@ -50,7 +53,10 @@ enum Node {
 #[derive(Debug)]
 enum TermTest {
     Prefix(String),
+    /// A regular expression over whole terms.
     Pattern(Regex),
+    /// A wildcard, as a regular expression over whole terms.
+    Wildcard(Regex),
     Fuzzy {
         chars: Vec<char>,
         max_edits: u32,
@@ -67,7 +73,7 @@ impl TermTest {
     fn passes(&self, term: &str) -> bool {
         match self {
             TermTest::Prefix(p) => term.starts_with(p.as_str()),
-            TermTest::Pattern(re) => re.is_match(term),
+            TermTest::Pattern(re) | TermTest::Wildcard(re) => re.is_match(term),
             TermTest::Fuzzy { chars, max_edits } => {
                 let t: Vec<char> = term.chars().collect();
                 edit_distance(chars, &t, *max_edits) <= *max_edits
@@ -150,13 +156,32 @@ impl CompiledText {
     /// `m` for a column whose index (if any) has `config`.
     pub fn new(m: &TextMatch, config: &TextIndexConfig) -> Result<CompiledText, EngineError> {
         let analyzer = Analyzer::new(config);
-        let default_and = m
-            .options
-            .as_ref()
-            .map_or(config.use_and_for_multi_term_queries, |o| {
-                o.default_and.unwrap_or(false)
-            });
-        let root = compile(&m.query, &analyzer, default_and)?;
+        // Options given replace the index's own operator and prefix/suffix matching (as Pinot).
+        let (default_and, spans, allow_leading) = match &m.options {
+            Some(o) => (
+                o.default_and.unwrap_or(false),
+                false,
+                o.allow_leading_wildcard,
+            ),
+            None => {
+                let spans = config.enable_prefix_suffix_matching_in_phrase_queries;
+                (config.use_and_for_multi_term_queries, spans, spans)
+            }
+        };
+        let c = Compiler {
+            analyzer: &analyzer,
+            default_and,
+            allow_leading,
+            m,
+        };
+        let root = match (&m.query, spans) {
+            (TextQuery::Boolean(clauses), true) => c.span(clauses)?,
+            _ => None,
+        };
+        let root = match root {
+            Some(span) => Some(span),
+            None => c.compile(&m.query)?,
+        };
         Ok(CompiledText { root, analyzer })
     }
 
@@ -187,80 +212,12 @@ impl CompiledText {
     }
 }
 
-/// Analyzes and resolves a query; `None` when nothing of it is left (stop words only).
-fn compile(q: &TextQuery, a: &Analyzer, default_and: bool) -> Result<Option<Node>, EngineError> {
-    Ok(match q {
-        TextQuery::Term(text) => {
-            let tokens = a.tokens(text);
-            match tokens.len() {
-                0 => None,
-                1 => tokens.into_iter().next().map(|t| Node::Term(t.text)),
-                _ => {
-                    let terms = tokens.into_iter().map(|t| Node::Term(t.text)).collect();
-                    Some(if default_and {
-                        Node::Boolean {
-                            must: terms,
-                            should: Vec::new(),
-                            must_not: Vec::new(),
-                        }
-                    } else {
-                        Node::Boolean {
-                            must: Vec::new(),
-                            should: terms,
-                            must_not: Vec::new(),
-                        }
-                    })
-                }
-            }
-        }
-        TextQuery::Phrase { text, slop } => {
-            let tokens = a.tokens(text);
-            match tokens.len() {
-                0 => None,
-                1 => tokens.into_iter().next().map(|t| Node::Term(t.text)),
-                _ => {
-                    let first = tokens[0].position;
-                    Some(Node::Phrase {
-                        terms: tokens
-                            .into_iter()
-                            .map(|t| (t.text, t.position - first))
-                            .collect(),
-                        slop: *slop,
-                    })
-                }
-            }
-        }
-        TextQuery::Prefix(p) => Some(Node::Terms(TermTest::Prefix(a.normalize(p)))),
-        TextQuery::Wildcard(w) => Some(Node::Terms(TermTest::Pattern(pattern(&wildcard(
-            &a.normalize(w),
-        ))?))),
-        TextQuery::Regexp(re) => Some(Node::Terms(TermTest::Pattern(pattern(&a.normalize(re))?))),
-        TextQuery::Fuzzy { term, max_edits } => {
-            let t = a.normalize(term);
-            Some(if *max_edits == 0 {
-                Node::Term(t)
-            } else {
-                Node::Terms(TermTest::Fuzzy {
-                    chars: t.chars().collect(),
-                    max_edits: *max_edits,
-                })
-            })
-        }
-        TextQuery::Range {
-            lower,
-            upper,
-            include_lower,
-            include_upper,
-        } => Some(Node::Terms(TermTest::Range {
-            lower: lower.as_deref().map(|l| a.normalize(l)),
-            upper: upper.as_deref().map(|u| a.normalize(u)),
-            include_lower: *include_lower,
-            include_upper: *include_upper,
-        })),
-        TextQuery::Nothing => Some(Node::Nothing),
-        TextQuery::Everything => Some(Node::Everything),
-        TextQuery::Boolean(clauses) => boolean(clauses, a, default_and)?,
-    })
+/// What compiling a query needs.
+struct Compiler<'a> {
+    analyzer: &'a Analyzer,
+    default_and: bool,
+    allow_leading: bool,
+    m: &'a TextMatch,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -270,61 +227,189 @@ enum Occur {
     MustNot,
 }
 
-/// Lucene's `QueryParserBase.addClause`, clause by clause: an `AND` makes the clause before it
-/// required (unless prohibited); under the AND operator an `OR` makes it optional; a dropped
-/// clause still has that effect on the one before.
-fn boolean(
-    clauses: &[Clause],
-    a: &Analyzer,
-    default_and: bool,
-) -> Result<Option<Node>, EngineError> {
-    let mut kept: Vec<(Occur, Node)> = Vec::new();
-    for c in clauses {
-        if let Some(last) = kept.last_mut()
-            && last.0 != Occur::MustNot
-        {
-            if c.conj == Conj::And {
-                last.0 = Occur::Must;
-            } else if default_and && c.conj == Conj::Or {
-                last.0 = Occur::Should;
+impl Compiler<'_> {
+    /// Analyzes and resolves a query; `None` when nothing of it is left (stop words only).
+    fn compile(&self, q: &TextQuery) -> Result<Option<Node>, EngineError> {
+        let a = self.analyzer;
+        Ok(match q {
+            TextQuery::Term(text) => {
+                let tokens = a.tokens(text);
+                match tokens.len() {
+                    0 => None,
+                    1 => tokens.into_iter().next().map(|t| Node::Term(t.text)),
+                    _ => {
+                        let terms = tokens.into_iter().map(|t| Node::Term(t.text)).collect();
+                        Some(if self.default_and {
+                            Node::Boolean {
+                                must: terms,
+                                should: Vec::new(),
+                                must_not: Vec::new(),
+                            }
+                        } else {
+                            Node::Boolean {
+                                must: Vec::new(),
+                                should: terms,
+                                must_not: Vec::new(),
+                            }
+                        })
+                    }
+                }
+            }
+            TextQuery::Phrase { text, slop } => {
+                let tokens = a.tokens(text);
+                match tokens.len() {
+                    0 => None,
+                    1 => tokens.into_iter().next().map(|t| Node::Term(t.text)),
+                    _ => {
+                        let first = tokens[0].position;
+                        Some(Node::Phrase {
+                            terms: tokens
+                                .into_iter()
+                                .map(|t| (t.text, t.position - first))
+                                .collect(),
+                            slop: *slop,
+                        })
+                    }
+                }
+            }
+            TextQuery::Prefix(p) => Some(Node::Terms(TermTest::Prefix(a.normalize(p)))),
+            TextQuery::Wildcard(w) => {
+                if w.starts_with(['*', '?']) && !self.allow_leading {
+                    return Err(EngineError::Plan(invalid(
+                        &self.m.column,
+                        &self.m.text,
+                        "'*' or '?' not allowed as first character in WildcardQuery",
+                    )));
+                }
+                Some(Node::Terms(TermTest::Wildcard(pattern(&wildcard(
+                    &a.normalize(w),
+                ))?)))
+            }
+            TextQuery::Regexp(re) => {
+                Some(Node::Terms(TermTest::Pattern(pattern(&a.normalize(re))?)))
+            }
+            TextQuery::Fuzzy { term, max_edits } => {
+                let t = a.normalize(term);
+                Some(if *max_edits == 0 {
+                    Node::Term(t)
+                } else {
+                    Node::Terms(TermTest::Fuzzy {
+                        chars: t.chars().collect(),
+                        max_edits: *max_edits,
+                    })
+                })
+            }
+            TextQuery::Range {
+                lower,
+                upper,
+                include_lower,
+                include_upper,
+            } => Some(Node::Terms(TermTest::Range {
+                lower: lower.as_deref().map(|l| a.normalize(l)),
+                upper: upper.as_deref().map(|u| a.normalize(u)),
+                include_lower: *include_lower,
+                include_upper: *include_upper,
+            })),
+            TextQuery::Nothing => Some(Node::Nothing),
+            TextQuery::Everything => Some(Node::Everything),
+            TextQuery::Boolean(clauses) => self.boolean(clauses)?,
+        })
+    }
+
+    /// Pinot's `enablePrefixSuffixMatchingInPhraseQueries` rewrite of a top-level query whose
+    /// clauses are all single terms, prefixes or wildcards, at least one of the latter two: the
+    /// clauses as adjacent words in order, whatever their `AND`/`OR`/`NOT`. `None`: the query
+    /// is not of that shape.
+    fn span(&self, clauses: &[Clause]) -> Result<Option<Node>, EngineError> {
+        let mut parts = Vec::new();
+        let mut multi_term = false;
+        for c in clauses {
+            match self.compile(&c.query)? {
+                None => {}
+                Some(n @ Node::Term(_)) => parts.push(n),
+                Some(n @ Node::Terms(TermTest::Prefix(_) | TermTest::Wildcard(_))) => {
+                    multi_term = true;
+                    parts.push(n);
+                }
+                Some(_) => return Ok(None),
             }
         }
-        let Some(node) = compile(&c.query, a, default_and)? else {
-            continue;
-        };
-        let prohibited = c.modifier == Modifier::Prohibited;
-        let required = if default_and {
-            !prohibited && c.conj != Conj::Or
-        } else {
-            c.modifier == Modifier::Required || (c.conj == Conj::And && !prohibited)
-        };
-        kept.push((
-            if prohibited {
-                Occur::MustNot
-            } else if required {
-                Occur::Must
+        Ok(multi_term.then_some(Node::Span(parts)))
+    }
+
+    /// Lucene's `QueryParserBase.addClause`, clause by clause: an `AND` makes the clause before
+    /// it required (unless prohibited); under the AND operator an `OR` makes it optional; a
+    /// dropped clause still has that effect on the one before.
+    fn boolean(&self, clauses: &[Clause]) -> Result<Option<Node>, EngineError> {
+        let default_and = self.default_and;
+        let mut kept: Vec<(Occur, Node)> = Vec::new();
+        for c in clauses {
+            if let Some(last) = kept.last_mut()
+                && last.0 != Occur::MustNot
+            {
+                if c.conj == Conj::And {
+                    last.0 = Occur::Must;
+                } else if default_and && c.conj == Conj::Or {
+                    last.0 = Occur::Should;
+                }
+            }
+            let Some(node) = self.compile(&c.query)? else {
+                continue;
+            };
+            let prohibited = c.modifier == Modifier::Prohibited;
+            let required = if default_and {
+                !prohibited && c.conj != Conj::Or
             } else {
-                Occur::Should
-            },
-            node,
-        ));
-    }
-    if kept.is_empty() {
-        return Ok(None);
-    }
-    let (mut must, mut should, mut must_not) = (Vec::new(), Vec::new(), Vec::new());
-    for (o, n) in kept {
-        match o {
-            Occur::Must => must.push(n),
-            Occur::Should => should.push(n),
-            Occur::MustNot => must_not.push(n),
+                c.modifier == Modifier::Required || (c.conj == Conj::And && !prohibited)
+            };
+            kept.push((
+                if prohibited {
+                    Occur::MustNot
+                } else if required {
+                    Occur::Must
+                } else {
+                    Occur::Should
+                },
+                node,
+            ));
         }
+        if kept.is_empty() {
+            return Ok(None);
+        }
+        let (mut must, mut should, mut must_not) = (Vec::new(), Vec::new(), Vec::new());
+        for (o, n) in kept {
+            match o {
+                Occur::Must => must.push(n),
+                Occur::Should => should.push(n),
+                Occur::MustNot => must_not.push(n),
+            }
+        }
+        Ok(Some(Node::Boolean {
+            must,
+            should,
+            must_not,
+        }))
     }
-    Ok(Some(Node::Boolean {
-        must,
-        should,
-        must_not,
-    }))
+}
+
+/// Whether the tokens hold `parts` at consecutive positions, in order.
+fn span_in(tokens: &[Token], parts: &[Node]) -> bool {
+    let at = |position: u32, part: &Node| {
+        tokens.iter().any(|t| {
+            t.position == position
+                && match part {
+                    Node::Term(term) => &t.text == term,
+                    Node::Terms(test) => test.passes(&t.text),
+                    _ => false,
+                }
+        })
+    };
+    tokens.iter().any(|start| {
+        parts
+            .iter()
+            .enumerate()
+            .all(|(i, p)| at(start.position + i as u32, p))
+    })
 }
 
 /// Whether the tokens hold `terms` at their relative positions, within `slop` moves: one
@@ -378,6 +463,7 @@ impl Node {
             Node::Term(t) => tokens.iter().any(|k| &k.text == t),
             Node::Terms(test) => tokens.iter().any(|k| test.passes(&k.text)),
             Node::Phrase { terms, slop } => phrase_in(tokens, terms, *slop),
+            Node::Span(parts) => span_in(tokens, parts),
             Node::Everything => true,
             Node::Nothing => false,
             Node::Boolean {
@@ -441,6 +527,32 @@ impl Node {
                         position = c.analyzer.tokens_into(v, position, &mut tokens);
                     }
                     if phrase_in(&tokens, terms, *slop) {
+                        out.insert(doc);
+                    }
+                }
+                out
+            }
+            Node::Span(parts) => {
+                let mut candidates: Option<RoaringBitmap> = None;
+                for p in parts {
+                    let docs = p.docs(c, index, total_docs, texts)?;
+                    let next = match candidates {
+                        None => docs,
+                        Some(c) => c & docs,
+                    };
+                    if next.is_empty() {
+                        return Ok(next);
+                    }
+                    candidates = Some(next);
+                }
+                let mut out = RoaringBitmap::new();
+                for (doc, values) in texts(&candidates.unwrap_or_default())? {
+                    let mut tokens = Vec::new();
+                    let mut position = 0;
+                    for v in &values {
+                        position = c.analyzer.tokens_into(v, position, &mut tokens);
+                    }
+                    if span_in(&tokens, parts) {
                         out.insert(doc);
                     }
                 }

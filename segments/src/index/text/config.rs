@@ -15,6 +15,7 @@ pub const DEFAULT_STOP_WORDS: [&str; 35] = [
 /// One column's text index options (Pinot's `TextIndexConfig`; the Lucene storage options are
 /// accepted and have no meaning here).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TextIndexConfig {
     /// Stop words added to the default set.
     pub stop_words_include: BTreeSet<String>,
@@ -24,11 +25,15 @@ pub struct TextIndexConfig {
     pub case_sensitive: bool,
     /// A query's clauses and a term's tokens are ANDed instead of ORed.
     pub use_and_for_multi_term_queries: bool,
+    /// A query of terms, prefixes and wildcards only (at least one of the latter two) matches
+    /// them as adjacent words in order, and may start with a wildcard (`*ealtime stream*`).
+    pub enable_prefix_suffix_matching_in_phrase_queries: bool,
 }
 
 impl TextIndexConfig {
     /// Reads `indexes.text` (JSON form) — `stopWordsInclude`/`stopWordsExclude` lists,
-    /// `caseSensitive`, `useANDForMultiTermQueries` (booleans or their text).
+    /// `caseSensitive`, `useANDForMultiTermQueries`, `enablePrefixSuffixMatchingInPhraseQueries`
+    /// (booleans or their text).
     pub fn from_json(json: &serde_json::Value) -> Result<TextIndexConfig, String> {
         let mut c = TextIndexConfig::default();
         let Some(map) = json.as_object() else {
@@ -65,11 +70,14 @@ impl TextIndexConfig {
         c.stop_words_exclude = words("stopWordsExclude")?;
         c.case_sensitive = flag("caseSensitive")?;
         c.use_and_for_multi_term_queries = flag("useANDForMultiTermQueries")?;
+        c.enable_prefix_suffix_matching_in_phrase_queries =
+            flag("enablePrefixSuffixMatchingInPhraseQueries")?;
         Ok(c)
     }
 
     /// Reads the legacy `fieldConfigList[].properties` keys (`stopWordInclude`,
-    /// `stopWordExclude` as comma-separated text, `useANDForMultiTermTextIndexQueries`).
+    /// `stopWordExclude` as comma-separated text, `useANDForMultiTermTextIndexQueries`,
+    /// `enablePrefixSuffixMatchingInPhraseQueries`).
     pub fn from_properties(props: &serde_json::Value) -> TextIndexConfig {
         let text = |key: &str| {
             props
@@ -83,6 +91,10 @@ impl TextIndexConfig {
             case_sensitive: false,
             use_and_for_multi_term_queries: text("useANDForMultiTermTextIndexQueries")
                 .eq_ignore_ascii_case("true"),
+            enable_prefix_suffix_matching_in_phrase_queries: text(
+                "enablePrefixSuffixMatchingInPhraseQueries",
+            )
+            .eq_ignore_ascii_case("true"),
         }
     }
 
