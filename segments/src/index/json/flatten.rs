@@ -109,6 +109,18 @@ impl Flattener {
         }
     }
 
+    /// The path of an array's elements (`field` `None`) or of a field, when include or exclude
+    /// paths need it; empty otherwise (formatting every path was a tenth of an index build).
+    fn child_path(&self, path: &str, field: Option<&str>) -> String {
+        if self.config.include_paths.is_none() && self.config.exclude_paths.is_none() {
+            return String::new();
+        }
+        match field {
+            None => format!("{path}[*]"),
+            Some(f) => format!("{path}.{f}"),
+        }
+    }
+
     /// Whether the child at `path` is kept, and how, below a parent kept `as_parent`.
     fn include(&self, path: &str, as_parent: Include) -> Option<Include> {
         if as_parent == Include::Everything {
@@ -170,7 +182,7 @@ impl Flattener {
                 if at_limit || self.config.exclude_array || items.is_empty() {
                     return Ok(Vec::new());
                 }
-                let child_path = format!("{path}[*]");
+                let child_path = self.child_path(path, None);
                 let (Some(child_include), Some(child_tree)) =
                     (self.include(&child_path, include), tree_child(""))
                 else {
@@ -183,7 +195,10 @@ impl Flattener {
                     {
                         let mut r: Record = record
                             .into_iter()
-                            .map(|(k, v)| (format!(".{k}"), v))
+                            .map(|(mut k, v)| {
+                                k.insert(0, '.');
+                                (k, v)
+                            })
                             .collect();
                         r.push((".$index".to_string(), i.to_string()));
                         out.push(r);
@@ -206,7 +221,7 @@ impl Flattener {
                     {
                         continue;
                     }
-                    let child_path = format!("{path}.{field}");
+                    let child_path = self.child_path(path, Some(field));
                     let (Some(child_include), Some(child_tree)) =
                         (self.include(&child_path, include), tree_child(field))
                     else {

@@ -6,6 +6,7 @@
 use super::config::JsonIndexConfig;
 use super::flatten::{Flattener, Record};
 use super::reader;
+use crate::hash::FxBuildHasher;
 use crate::index::inverted;
 use roaring::RoaringBitmap;
 use std::collections::HashMap;
@@ -17,9 +18,11 @@ pub type InternedRecords = Vec<Vec<u32>>;
 pub struct JsonIndexWriter {
     flattener: Flattener,
     /// Posting-list key → its id (index into `postings`).
-    ids: HashMap<Vec<u8>, u32>,
+    ids: HashMap<Vec<u8>, u32, FxBuildHasher>,
     keys: Vec<Vec<u8>>,
-    postings: Vec<RoaringBitmap>,
+    /// Flattened ids per posting list, ascending (made bitmaps at the end: pushing ids one by
+    /// one into roaring containers was a sixth of a JSON index's build).
+    postings: Vec<Vec<u32>>,
     /// The document of each flattened id.
     flat_docs: Vec<u32>,
     scratch: Vec<u8>,
@@ -29,7 +32,7 @@ impl JsonIndexWriter {
     pub fn new(config: &JsonIndexConfig) -> JsonIndexWriter {
         JsonIndexWriter {
             flattener: Flattener::new(config),
-            ids: HashMap::new(),
+            ids: HashMap::default(),
             keys: Vec::new(),
             postings: Vec::new(),
             flat_docs: Vec::new(),
@@ -44,7 +47,7 @@ impl JsonIndexWriter {
         let id = self.keys.len() as u32;
         self.ids.insert(key.to_vec(), id);
         self.keys.push(key.to_vec());
-        self.postings.push(RoaringBitmap::new());
+        self.postings.push(Vec::new());
         id
     }
 
@@ -82,9 +85,9 @@ impl JsonIndexWriter {
             self.flat_docs.push(doc);
             for &id in r {
                 let posting = &mut self.postings[id as usize];
-                // Ids ascend; a key twice in one record (duplicate JSON keys) is inserted.
-                if posting.try_push(flat).is_err() {
-                    posting.insert(flat);
+                // Ids ascend; a key twice in one record (duplicate JSON keys) is kept once.
+                if posting.last() != Some(&flat) {
+                    posting.push(flat);
                 }
             }
         }
@@ -104,7 +107,10 @@ impl JsonIndexWriter {
         let mut postings = self.postings;
         let sorted_postings: Vec<RoaringBitmap> = order
             .iter()
-            .map(|&i| std::mem::take(&mut postings[i as usize]))
+            .map(|&i| {
+                let ids = std::mem::take(&mut postings[i as usize]);
+                RoaringBitmap::from_sorted_iter(ids).unwrap_or_default()
+            })
             .collect();
         let keys = &self.keys;
         let dictionary = crate::dictionary::VarDictionary::encode_ranked(

@@ -13,6 +13,7 @@ use super::analyzer::Analyzer;
 use super::config::TextIndexConfig;
 use crate::dictionary::VarDictionary;
 use crate::format::{ByteReader, Bytes};
+use crate::hash::FxBuildHasher;
 use crate::index::inverted::{self, InvertedIndexReader};
 use crate::types::{DataType, DictId, Value};
 use roaring::RoaringBitmap;
@@ -27,7 +28,8 @@ const HEADER: usize = 16;
 pub struct TextIndexWriter {
     config: TextIndexConfig,
     analyzer: Analyzer,
-    terms: HashMap<String, RoaringBitmap>,
+    /// Documents per term, ascending (made bitmaps at the end).
+    terms: HashMap<String, Vec<u32>, FxBuildHasher>,
     scratch: Vec<super::analyzer::Token>,
 }
 
@@ -36,7 +38,7 @@ impl TextIndexWriter {
         TextIndexWriter {
             config: config.clone(),
             analyzer: Analyzer::new(config),
-            terms: HashMap::new(),
+            terms: HashMap::default(),
             scratch: Vec::new(),
         }
     }
@@ -62,8 +64,8 @@ impl TextIndexWriter {
                 Some(p) => p,
                 None => self.terms.entry(t.clone()).or_default(),
             };
-            if posting.try_push(doc).is_err() {
-                posting.insert(doc);
+            if posting.last() != Some(&doc) {
+                posting.push(doc);
             }
         }
     }
@@ -76,7 +78,7 @@ impl TextIndexWriter {
 
     /// The index entry.
     pub fn finish(self) -> Result<Vec<u8>, String> {
-        let mut terms: Vec<(String, RoaringBitmap)> = self.terms.into_iter().collect();
+        let mut terms: Vec<(String, Vec<u32>)> = self.terms.into_iter().collect();
         terms.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let total: usize = terms.iter().map(|(t, _)| t.len()).sum();
         let dictionary = VarDictionary::encode_ranked(
@@ -84,7 +86,11 @@ impl TextIndexWriter {
             |i| terms[i].0.as_bytes(),
             VarDictionary::block_len_for(total),
         )?;
-        let postings = inverted::encode(terms.into_iter().map(|(_, p)| p));
+        let postings = inverted::encode(
+            terms
+                .into_iter()
+                .map(|(_, docs)| RoaringBitmap::from_sorted_iter(docs).unwrap_or_default()),
+        );
         let config = serde_json::to_vec(&self.config).map_err(|e| e.to_string())?;
         let mut out = Vec::with_capacity(HEADER + config.len() + dictionary.len() + postings.len());
         out.extend_from_slice(&VERSION.to_le_bytes());
