@@ -506,57 +506,17 @@ impl Node {
                 out
             }
             Node::Phrase { terms, slop } => {
-                let mut candidates: Option<RoaringBitmap> = None;
-                for (t, _) in terms {
-                    let docs = index.docs(t).map(|b| (*b).clone()).unwrap_or_default();
-                    let next = match candidates {
-                        None => docs,
-                        Some(c) => c & docs,
-                    };
-                    if next.is_empty() {
-                        return Ok(next);
-                    }
-                    candidates = Some(next);
-                }
-                let candidates = candidates.unwrap_or_default();
-                let mut out = RoaringBitmap::new();
-                for (doc, values) in texts(&candidates)? {
-                    let mut tokens = Vec::new();
-                    let mut position = 0;
-                    for v in &values {
-                        position = c.analyzer.tokens_into(v, position, &mut tokens);
-                    }
-                    if phrase_in(&tokens, terms, *slop) {
-                        out.insert(doc);
-                    }
-                }
-                out
+                let candidates =
+                    all_of(terms.iter().map(|(t, _)| {
+                        Ok(index.docs(t).map(|b| (*b).clone()).unwrap_or_default())
+                    }))?;
+                confirmed(c, &candidates, texts, |tokens| {
+                    phrase_in(tokens, terms, *slop)
+                })?
             }
             Node::Span(parts) => {
-                let mut candidates: Option<RoaringBitmap> = None;
-                for p in parts {
-                    let docs = p.docs(c, index, total_docs, texts)?;
-                    let next = match candidates {
-                        None => docs,
-                        Some(c) => c & docs,
-                    };
-                    if next.is_empty() {
-                        return Ok(next);
-                    }
-                    candidates = Some(next);
-                }
-                let mut out = RoaringBitmap::new();
-                for (doc, values) in texts(&candidates.unwrap_or_default())? {
-                    let mut tokens = Vec::new();
-                    let mut position = 0;
-                    for v in &values {
-                        position = c.analyzer.tokens_into(v, position, &mut tokens);
-                    }
-                    if span_in(&tokens, parts) {
-                        out.insert(doc);
-                    }
-                }
-                out
+                let candidates = all_of(parts.iter().map(|p| p.docs(c, index, total_docs, texts)))?;
+                confirmed(c, &candidates, texts, |tokens| span_in(tokens, parts))?
             }
             Node::Everything => {
                 let mut all = RoaringBitmap::new();
@@ -570,19 +530,7 @@ impl Node {
                 must_not,
             } => {
                 let mut out = if !must.is_empty() {
-                    let mut acc: Option<RoaringBitmap> = None;
-                    for n in must {
-                        let d = n.docs(c, index, total_docs, texts)?;
-                        let next = match acc {
-                            None => d,
-                            Some(a) => a & d,
-                        };
-                        if next.is_empty() {
-                            return Ok(next);
-                        }
-                        acc = Some(next);
-                    }
-                    acc.unwrap_or_default()
+                    all_of(must.iter().map(|n| n.docs(c, index, total_docs, texts)))?
                 } else {
                     let mut any = RoaringBitmap::new();
                     for n in should {
@@ -600,6 +548,49 @@ impl Node {
             }
         })
     }
+}
+
+/// The documents in every one of `sets`, stopping at the first empty intersection.
+fn all_of(
+    sets: impl Iterator<Item = Result<RoaringBitmap, EngineError>>,
+) -> Result<RoaringBitmap, EngineError> {
+    let mut acc: Option<RoaringBitmap> = None;
+    for set in sets {
+        let next = match acc {
+            None => set?,
+            Some(a) => a & set?,
+        };
+        if next.is_empty() {
+            return Ok(next);
+        }
+        acc = Some(next);
+    }
+    Ok(acc.unwrap_or_default())
+}
+
+/// The `candidates` whose own text, analyzed again, passes `test` (phrases and spans: the index
+/// keeps no positions).
+fn confirmed(
+    c: &CompiledText,
+    candidates: &RoaringBitmap,
+    texts: &mut DocTexts<'_>,
+    test: impl Fn(&[Token]) -> bool,
+) -> Result<RoaringBitmap, EngineError> {
+    let mut out = RoaringBitmap::new();
+    if candidates.is_empty() {
+        return Ok(out);
+    }
+    for (doc, values) in texts(candidates)? {
+        let mut tokens = Vec::new();
+        let mut position = 0;
+        for v in &values {
+            position = c.analyzer.tokens_into(v, position, &mut tokens);
+        }
+        if test(&tokens) {
+            out.insert(doc);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
