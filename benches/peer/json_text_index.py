@@ -12,6 +12,8 @@ the scan, and Tessera-with-index against DuckDB.
 """
 import argparse, json, os, random, shutil, statistics, subprocess, sys, tempfile, time
 
+from startree import Bench  # the `tessera bench --stdin` driver, beside this script
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 COLORS = ["red", "green", "blue", "grey", "black", "white", "pink", "teal"]
@@ -82,24 +84,6 @@ def rows(n, seed=7):
         payload = {"user": {"id": i, "group": f"g{i % 100}"}, "items": items}
         body = " ".join(rnd.choices(WORDS, weights, k=12))
         yield {"id": i, "payload": json.dumps(payload, separators=(",", ":")), "body": body}
-
-
-class Bench:
-    """A `tessera bench --stdin` process over one segment."""
-
-    def __init__(self, tessera, seg, env):
-        self.proc = subprocess.Popen([tessera, "bench", "--stdin", "--segment", seg], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env=env)
-
-    def run(self, q):
-        self.proc.stdin.write(q + "\n"); self.proc.stdin.flush()
-        r = json.loads(self.proc.stdout.readline())
-        if r.get("error"):
-            raise RuntimeError(f"{q}: {r['error']}")
-        return r["ms"], r["rows"]
-
-    def close(self):
-        self.proc.stdin.close(); self.proc.wait()
 
 
 def main():

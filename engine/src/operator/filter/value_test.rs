@@ -171,17 +171,14 @@ impl ValueTest {
 
     /// Whether a value passes; an array passes if any element does.
     pub fn test(&self, v: &Value) -> bool {
-        match v {
+        match (v, self) {
             // A text query reads a multi-value cell's values as one text, as a text index does.
-            Value::Array(items) if matches!(self, ValueTest::Text(_)) => {
+            (Value::Array(items), ValueTest::Text(q)) => {
                 let texts: Vec<String> = items.iter().map(Value::to_string).collect();
-                match self {
-                    ValueTest::Text(q) => q.matches_values(texts.iter().map(String::as_str)),
-                    _ => false,
-                }
+                q.matches_values(texts.iter().map(String::as_str))
             }
-            Value::Array(items) => items.iter().any(|i| self.test_scalar(i)),
-            other => self.test_scalar(other),
+            (Value::Array(items), _) => items.iter().any(|i| self.test_scalar(i)),
+            (other, _) => self.test_scalar(other),
         }
     }
 }

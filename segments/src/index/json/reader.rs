@@ -123,7 +123,9 @@ impl JsonIndexReader {
         let mut from = key.as_bytes().to_vec();
         from.push(0);
         let start = self.id_from(&from);
-        *from.last_mut().unwrap_or(&mut 0) = 1;
+        // `key\1`: the first entry past `key\0…`.
+        from.pop();
+        from.push(1);
         start..self.id_from(&from).max(start)
     }
 
