@@ -12,6 +12,7 @@ use crate::block::{ColumnData, Projected};
 use crate::code_book::CodeBook;
 use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -132,13 +133,29 @@ impl Column {
     }
 
     /// `n` copies of `value`.
+    /// Numbers are filled unboxed, as [`Column::from_values`] would store them, without a
+    /// value per row.
     pub fn constant(data_type: DataType, value: &Value, n: usize) -> Column {
-        Column::from_values(data_type, vec![value.clone(); n])
+        let filled = |cells: Cells| Column {
+            cells,
+            data_type,
+            nulls: None,
+        };
+        match value {
+            Value::Int(x) if integral(data_type) => filled(Cells::I64(vec![i64::from(*x); n])),
+            Value::Long(x) | Value::Timestamp(x) if integral(data_type) => {
+                filled(Cells::I64(vec![*x; n]))
+            }
+            Value::Boolean(b) if integral(data_type) => filled(Cells::I64(vec![i64::from(*b); n])),
+            Value::Float(x) if floating(data_type) => filled(Cells::F64(vec![f64::from(*x); n])),
+            Value::Double(x) if floating(data_type) => filled(Cells::F64(vec![*x; n])),
+            _ => Column::from_values(data_type, vec![value.clone(); n]),
+        }
     }
 
     /// The numbers of a numeric (INT, LONG, FLOAT, DOUBLE) column as doubles, if it holds them
-    /// unboxed.
-    pub fn numbers(&self) -> Option<Vec<f64>> {
+    /// unboxed (doubles are borrowed).
+    pub fn numbers(&self) -> Option<Cow<'_, [f64]>> {
         if !matches!(
             self.data_type,
             DataType::Int | DataType::Long | DataType::Float | DataType::Double
@@ -146,8 +163,8 @@ impl Column {
             return None;
         }
         match &self.cells {
-            Cells::I64(v) => Some(v.iter().map(|&x| x as f64).collect()),
-            Cells::F64(v) => Some(v.clone()),
+            Cells::I64(v) => Some(Cow::Owned(v.iter().map(|&x| x as f64).collect())),
+            Cells::F64(v) => Some(Cow::Borrowed(v)),
             _ => None,
         }
     }

@@ -81,7 +81,11 @@ pub fn evaluate(expr: &Expr, block: &DataBlock) -> Result<Column, EngineError> {
         } if return_type.data_type == DataType::Double => {
             let (l, r) = (evaluate(left, block)?, evaluate(right, block)?);
             if let (Some(a), Some(b)) = (l.numbers(), r.numbers()) {
-                let values = a.iter().zip(&b).map(|(x, y)| arith(*op, *x, *y)).collect();
+                let values = a
+                    .iter()
+                    .zip(b.iter())
+                    .map(|(x, y)| arith(*op, *x, *y))
+                    .collect();
                 let nulls = crate::block::either_null(l.nulls.as_deref(), r.nulls.as_deref(), n);
                 return Ok(Column {
                     cells: Cells::F64(values),
@@ -262,7 +266,7 @@ fn compare_numbers(op: CmpOp, l: &Column, r: &Column, n: usize) -> Option<Column
         _ => {
             let (a, b) = (l.numbers()?, r.numbers()?);
             a.iter()
-                .zip(&b)
+                .zip(b.iter())
                 .map(|(x, y)| holds(x.partial_cmp(y)))
                 .collect()
         }
