@@ -13,7 +13,10 @@
 //! * [`operator`], [`block`], [`aggregate`] — the pull-based operators, the blocks they pass,
 //!   and the aggregation states; [`sketch`] — HyperLogLog, t-digest and quantile digest.
 //! * [`multistage`] — the multi-stage (v2) runtime: blocks, mailboxes, stage operators.
-//! * [`per_entry`] — an expression over one dictionary column evaluated once per entry.
+//! * [`vectorised`] — the one expression evaluator of both engines, a column at a time, over
+//!   a v1 [`block::Block`] or a v2 [`multistage::DataBlock`]; [`per_entry`] — an expression
+//!   over one dictionary column evaluated once per entry; [`morsels`] — rows cut into morsels,
+//!   one per pool thread.
 //! * [`dimension`] — dimension tables indexed by primary key, as `lookUp` reads them.
 //! * [`response`] — Pinot's `BrokerResponseNative` JSON; [`error`] — failures with Pinot's codes.
 //!
@@ -36,6 +39,7 @@ pub mod docs_view;
 pub mod error;
 pub mod execute;
 pub mod key;
+pub mod morsels;
 pub mod multistage;
 pub mod operator;
 pub mod per_entry;
@@ -47,6 +51,7 @@ pub use segments::sketch;
 pub mod sort;
 pub mod stats;
 pub mod trace;
+pub mod vectorised;
 
 pub use context::QueryContext;
 pub use error::EngineError;

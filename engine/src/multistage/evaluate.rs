@@ -1,19 +1,21 @@
 //! Expressions over a [`DataBlock`] above the leaf stage, where rows have no table columns —
-//! only the stage's inputs: [`evaluate`] a whole column at a time (arithmetic on unboxed numbers
-//! in one pass, anything else row by row through the planner's evaluator, a morsel of rows per
-//! pool thread), [`selected`] rows of
-//! a condition, [`eval_on`] one row of a row-oriented input.
+//! only the stage's inputs: [`evaluate`] a whole column at a time (the block as the shared
+//! evaluator [`crate::vectorised`] reads it: inputs are its leaves, an expression over one
+//! coded input is evaluated once per entry of its book), [`selected`] rows of a condition,
+//! [`eval_on`] one row of a row-oriented input.
 
 use super::block::{Cells, Column, DataBlock};
-use super::logic;
 use crate::code_book::CodeBook;
 use crate::error::EngineError;
 use crate::per_entry;
+use crate::vectorised::{self, Batch, Vector};
 use planner::plan::Expr;
-use planner::plan::eval::{EvalError, RowSource, arith, eval};
-use planner::plan::expr::{ArithOp, CmpOp, ColumnRef};
+use planner::plan::eval::{EvalError, RowSource, eval};
+use planner::plan::expr::ColumnRef;
 use segments::types::{DataType, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// One row of a row-oriented input.
@@ -61,102 +63,72 @@ pub(super) fn eval_on(expr: &Expr, row: &[Value]) -> Result<Value, EngineError> 
     eval(expr, &RowView(row)).map_err(|e| EngineError::execution(e.0))
 }
 
-/// `expr` over every row of `block`.
+/// `expr` over every row of `block` ([`crate::vectorised::evaluate`]).
 pub fn evaluate(expr: &Expr, block: &DataBlock) -> Result<Column, EngineError> {
-    let n = block.num_rows;
-    match expr {
-        Expr::Input(r) => {
-            return block.columns.get(r.index).cloned().ok_or_else(|| {
+    vectorised::evaluate(expr, block).map(Cow::into_owned)
+}
+
+impl Vector for Column {
+    fn data_type(&self) -> DataType {
+        self.data_type
+    }
+    fn numbers(&self) -> Option<Cow<'_, [f64]>> {
+        Column::numbers(self)
+    }
+    fn integers(&self) -> Option<&[i64]> {
+        match &self.cells {
+            Cells::I64(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn nulls(&self) -> Option<Cow<'_, [bool]>> {
+        self.nulls.as_deref().map(Cow::Borrowed)
+    }
+    fn value(&self, row: usize) -> Value {
+        Column::value(self, row)
+    }
+    fn unboxed_integers(data_type: DataType, values: Vec<i64>, nulls: Option<Vec<bool>>) -> Self {
+        Column {
+            cells: Cells::I64(values),
+            data_type,
+            nulls,
+        }
+    }
+    fn unboxed_doubles(data_type: DataType, values: Vec<f64>, nulls: Option<Vec<bool>>) -> Self {
+        Column {
+            cells: Cells::F64(values),
+            data_type,
+            nulls,
+        }
+    }
+    fn boxed(data_type: DataType, values: Vec<Value>) -> Self {
+        Column::from_values(data_type, values)
+    }
+}
+
+/// A stage's block: its leaves are the stage's inputs.
+impl Batch for DataBlock {
+    type Vector = Column;
+    fn rows(&self) -> usize {
+        self.num_rows
+    }
+    fn leaf(&self, expr: &Expr) -> Option<Result<Cow<'_, Column>, EngineError>> {
+        let Expr::Input(r) = expr else {
+            return None;
+        };
+        Some(
+            self.columns.get(r.index).map(Cow::Borrowed).ok_or_else(|| {
                 EngineError::execution(format!("input {} is out of range", r.index))
-            });
-        }
-        Expr::Literal { value, .. } => {
-            return Ok(Column::constant(expr.column_type().data_type, value, n));
-        }
-        Expr::Arith {
-            op,
-            left,
-            right,
-            return_type,
-        } if return_type.data_type == DataType::Double => {
-            let (l, r) = (evaluate(left, block)?, evaluate(right, block)?);
-            if let (Some(a), Some(b)) = (l.numbers(), r.numbers()) {
-                let values = a
-                    .iter()
-                    .zip(b.iter())
-                    .map(|(x, y)| arith(*op, *x, *y))
-                    .collect();
-                let nulls = crate::block::either_null(l.nulls.as_deref(), r.nulls.as_deref(), n);
-                return Ok(Column {
-                    cells: Cells::F64(values),
-                    data_type: DataType::Double,
-                    nulls,
-                });
-            }
-        }
-        Expr::Arith {
-            op,
-            left,
-            right,
-            return_type,
-        } if matches!(return_type.data_type, DataType::Int | DataType::Long) => {
-            let (l, r) = (evaluate(left, block)?, evaluate(right, block)?);
-            if let (Cells::I64(a), Cells::I64(b)) = (&l.cells, &r.cells) {
-                let nulls = crate::block::either_null(l.nulls.as_deref(), r.nulls.as_deref(), n);
-                let values = exact_integers(*op, a, b, return_type.data_type, nulls.as_deref())?;
-                return Ok(Column {
-                    cells: Cells::I64(values),
-                    data_type: return_type.data_type,
-                    nulls,
-                });
-            }
-        }
-        _ => {}
+            }),
+        )
     }
-    // One coded input: once per entry of its book.
-    if let Some(c) = per_code(expr, block) {
-        return Ok(c);
+    fn per_entry(&self, expr: &Expr) -> Option<Column> {
+        per_code(expr, self)
     }
-    // Children that fail are left to the row evaluator, which evaluates only those a row's
-    // value depends on (a CASE branch its condition guards).
-    let all = |parts: &[&Expr]| -> Option<Vec<Column>> {
-        parts.iter().map(|p| evaluate(p, block).ok()).collect()
-    };
-    let vectorised = match expr {
-        Expr::Compare { op, left, right } => {
-            let (l, r) = (evaluate(left, block)?, evaluate(right, block)?);
-            compare_numbers(*op, &l, &r, n)
-        }
-        Expr::And(parts) | Expr::Or(parts) => all(&parts.iter().collect::<Vec<_>>())
-            .and_then(|c| logic::junction(matches!(expr, Expr::And(_)), &c, n)),
-        Expr::Not(e) => all(&[e]).and_then(|c| logic::not(&c[0], n)),
-        Expr::Case {
-            branches,
-            else_result,
-            return_type,
-        } => {
-            let conditions = all(&branches.iter().map(|(c, _)| c).collect::<Vec<_>>());
-            let values = all(&branches.iter().map(|(_, v)| v).collect::<Vec<_>>());
-            let otherwise = all(&[else_result]);
-            match (conditions, values, otherwise) {
-                (Some(c), Some(v), Some(o)) => logic::case(&c, &v, &o[0], return_type.data_type, n),
-                _ => None,
-            }
-        }
-        _ => None,
-    };
-    if let Some(c) = vectorised {
-        return Ok(c);
+    fn each_row(&self, expr: &Expr, rows: Range<usize>) -> Result<Vec<Value>, EvalError> {
+        rows.map(|row| eval(expr, &BlockRow { block: self, row }))
+            .collect()
     }
-    let morsels = super::morsels::map_morsels(n, |rows| {
-        rows.map(|row| eval(expr, &BlockRow { block, row }))
-            .collect::<Result<Vec<Value>, EvalError>>()
-    });
-    let mut values = Vec::with_capacity(n);
-    for m in morsels {
-        values.extend(m.map_err(|e| EngineError::execution(e.0))?);
-    }
-    Ok(Column::from_values(expr.column_type().data_type, values))
 }
 
 /// `expr` over the rows of its one coded input, evaluated once per entry of the input's book
@@ -215,72 +187,9 @@ fn per_code(expr: &Expr, block: &DataBlock) -> Option<Column> {
     })
 }
 
-/// `a op b` over integer cells typed INT or LONG (the multi-stage engine's integer `+`, `-`,
-/// `*`), exactly; a result out of the type's range on a non-NULL row is Java's "integer
-/// overflow" / "long overflow".
-fn exact_integers(
-    op: ArithOp,
-    a: &[i64],
-    b: &[i64],
-    data_type: DataType,
-    nulls: Option<&[bool]>,
-) -> Result<Vec<i64>, EngineError> {
-    let (lo, hi, what) = match data_type {
-        DataType::Int => (i64::from(i32::MIN), i64::from(i32::MAX), "integer overflow"),
-        _ => (i64::MIN, i64::MAX, "long overflow"),
-    };
-    let mut out = Vec::with_capacity(a.len());
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        let v = match op {
-            ArithOp::Add => x.checked_add(*y),
-            ArithOp::Sub => x.checked_sub(*y),
-            ArithOp::Mul => x.checked_mul(*y),
-            ArithOp::Div => x.checked_div(*y),
-            ArithOp::Mod if *y == 0 && !nulls.is_some_and(|n| n[i]) => {
-                return Err(EngineError::execution("division by zero"));
-            }
-            // Java's remainder: `MIN % -1` is 0.
-            ArithOp::Mod => (*y != 0).then(|| x.wrapping_rem(*y)),
-        };
-        match v {
-            Some(v) if (lo..=hi).contains(&v) => out.push(v),
-            _ if nulls.is_some_and(|n| n[i]) => out.push(0),
-            _ => return Err(EngineError::execution(what)),
-        }
-    }
-    Ok(out)
-}
-
-/// `l op r` row by row over unboxed numbers (Q18's `HAVING SUM(l_quantity) > 300` over 1.5 M
-/// groups): integers exactly, anything with a floating side as doubles; `None` when a side is
-/// not unboxed numbers or holds a NaN (the row evaluator's ordering decides then).
-fn compare_numbers(op: CmpOp, l: &Column, r: &Column, n: usize) -> Option<Column> {
-    let holds = |o: Option<std::cmp::Ordering>| o.map(|o| i64::from(op.holds(o)));
-    let cells: Option<Vec<i64>> = match (&l.cells, &r.cells) {
-        (Cells::I64(a), Cells::I64(b)) => Some(
-            a.iter()
-                .zip(b)
-                .map(|(x, y)| i64::from(op.holds(x.cmp(y))))
-                .collect(),
-        ),
-        _ => {
-            let (a, b) = (l.numbers()?, r.numbers()?);
-            a.iter()
-                .zip(b.iter())
-                .map(|(x, y)| holds(x.partial_cmp(y)))
-                .collect()
-        }
-    };
-    Some(Column {
-        cells: Cells::I64(cells?),
-        data_type: DataType::Boolean,
-        nulls: crate::block::either_null(l.nulls.as_deref(), r.nulls.as_deref(), n),
-    })
-}
-
 /// The rows of `block` for which `condition` is TRUE.
 pub(super) fn selected(condition: &Expr, block: &DataBlock) -> Result<Vec<u32>, EngineError> {
-    let c = evaluate(condition, block)?;
+    let c = vectorised::evaluate(condition, block)?;
     if let (Cells::I64(v), DataType::Boolean) = (&c.cells, c.data_type) {
         let null = |i: usize| c.nulls.as_ref().is_some_and(|n| n[i]);
         return Ok((0..block.num_rows)

@@ -198,7 +198,7 @@ fn probe_in_morsels(
     ctx: &QueryContext,
     visit: impl Fn(usize, &mut (Vec<u32>, Vec<u32>)) + Sync + Send,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
-    let morsels = super::morsels::map_morsels(probe_rows, |rows| {
+    let morsels = crate::morsels::map_morsels(probe_rows, |rows| {
         let mut out = (Vec::new(), Vec::new());
         for p in rows {
             if p % 4096 == 0 {

@@ -14,17 +14,15 @@
 //!   [`crate::column::Column`]s (numbers unboxed, dictionary text coded, other values boxed, a
 //!   partial aggregate's column as aggregation states).
 //! * [`codec`] — the compact binary encoding of blocks and mailbox messages.
-//! * [`evaluate`] — expressions over a block's inputs, a column at a time.
+//! * [`evaluate`] — expressions over a block's inputs, a column at a time: a block as the
+//!   shared evaluator ([`crate::vectorised`]) reads it.
 //! * [`filter_rows`] — the rows an aggregate's `FILTER (WHERE …)` keeps, over joined rows.
 //! * [`group_states`] — one aggregate's states per group, through the v1 accumulators.
 //! * [`hash_table`] — hash tables of row indices for grouping and hash joins.
-//! * [`logic`] — `AND`, `OR`, `NOT` and `CASE` over whole BOOLEAN columns.
 //! * [`key_set`] — runtime key filters: the keys a join publishes to the leaf feeding its
 //!   other side, and the `IN` filter the leaf adds.
 //! * [`mailbox`] — [`MailboxService`] (bounded per-worker queues: back-pressure, cancellation)
 //!   and [`BlockSink`], where a worker's output goes.
-//! * [`morsels`] — a block's rows cut into morsels, one per pool thread, for the operators
-//!   that split their work (join probe and gather, computed columns, aggregate calls).
 //! * [`operators`] — the relational operators of a stage, evaluated over the stage's inputs.
 //! * [`window`] — window functions over sorted partitions, each call in time linear in its
 //!   rows for the frames users write.
@@ -44,9 +42,7 @@ pub mod filter_rows;
 pub mod group_states;
 pub mod hash_table;
 pub mod key_set;
-pub mod logic;
 pub mod mailbox;
-pub mod morsels;
 pub mod operators;
 pub mod runner;
 pub mod stats;

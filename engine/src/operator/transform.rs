@@ -1,20 +1,18 @@
-//! Transform: evaluates bound expressions over a [`Block`].
-//!
-//! Column references return the projected column itself (no copy). Arithmetic over numeric
-//! inputs runs as a vectorised `f64` loop. An expression over one dictionary column is
-//! evaluated once per distinct id of the block when they are few ([`crate::per_entry`]). A
-//! scalar function call evaluates its arguments
-//! column by column (literals as they are) and finds its definition once per block, then
-//! calls it per row; everything else is evaluated row by row with the planner's evaluator
-//! ([`planner::plan::eval`]), reading the block's columns.
+//! Transform: evaluates bound expressions over a [`Block`], as the shared evaluator
+//! ([`crate::vectorised`]) reads a block: column references are its leaves (the projected
+//! column itself, no copy); an expression over one dictionary column is evaluated once per
+//! distinct id of the block when they are few ([`crate::per_entry`]); rows read one at a time
+//! ([`planner::plan::eval`]) see block-compressed dictionary text decoded in bulk first.
 
 use crate::block::{Block, ColumnData, Projected, dict_numbers};
 use crate::error::EngineError;
 use crate::per_entry;
-use planner::plan::eval::{EvalError, RowSource, arith, eval};
+use crate::vectorised::{self, Batch, Vector};
+use planner::plan::eval::{EvalError, RowSource, eval};
 use planner::plan::{ColumnRef, Expr};
 use segments::types::{DataType, Value};
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// One row of a block, as the row-at-a-time evaluator sees it.
 pub struct BlockRow<'b, 'a> {
@@ -35,139 +33,117 @@ impl RowSource for BlockRow<'_, '_> {
     }
 }
 
-/// Numbers of a numeric single-value column, with its null flags; `None` if not numeric.
-fn numbers(p: &Projected<'_>) -> Option<Vec<f64>> {
-    if !p.data_type.is_numeric() || p.data_type == DataType::BigDecimal {
-        return None;
-    }
-    Some(match &p.data {
-        ColumnData::F64(v) => v.clone(),
-        ColumnData::I64(v) => v.iter().map(|&x| x as f64).collect(),
-        ColumnData::Dict { ids, dict, decoded } => dict_numbers(ids, dict, *decoded),
-        ColumnData::Values(v) => {
-            if v.iter()
-                .any(|x| matches!(x, Value::Array(_) | Value::String(_)))
-            {
-                return None;
-            }
-            v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect()
-        }
-        ColumnData::DictMv { .. } => return None,
-    })
-}
-
-fn null_flags(p: &Projected<'_>) -> Option<Vec<bool>> {
-    match (&p.nulls, &p.data) {
-        (Some(n), _) => Some(n.clone()),
-        (None, ColumnData::Values(v)) if v.iter().any(Value::is_null) => {
-            Some(v.iter().map(Value::is_null).collect())
-        }
-        _ => None,
-    }
-}
-
-/// Evaluates `expr` for every row of `block`.
+/// Evaluates `expr` for every row of `block` ([`crate::vectorised::evaluate`]).
 pub fn evaluate<'b, 'a>(
     expr: &Expr,
     block: &'b Block<'a>,
 ) -> Result<Cow<'b, Projected<'a>>, EngineError> {
-    let n = block.len();
-    match expr {
-        Expr::Column(c) => {
-            return block.column(&c.name).map(Cow::Borrowed).ok_or_else(|| {
-                EngineError::execution(format!("column '{}' was not projected", c.name))
-            });
+    vectorised::evaluate(expr, block)
+}
+
+impl Vector for Projected<'_> {
+    fn data_type(&self) -> DataType {
+        self.data_type
+    }
+    /// Numbers of a numeric single-value column (dictionary ids decoded; a boxed NULL as NaN,
+    /// which [`Vector::nulls`] marks).
+    fn numbers(&self) -> Option<Cow<'_, [f64]>> {
+        if !self.data_type.is_numeric() || self.data_type == DataType::BigDecimal {
+            return None;
         }
-        Expr::Literal { value, data_type } => {
-            // A number repeated unboxed (`1 - l_discount`): no value built per row.
-            let data = match (value, data_type) {
-                (Value::Int(v), DataType::Int) => Some(ColumnData::I64(vec![i64::from(*v); n])),
-                (Value::Long(v), DataType::Long) => Some(ColumnData::I64(vec![*v; n])),
-                (Value::Float(v), DataType::Float) => Some(ColumnData::F64(vec![f64::from(*v); n])),
-                (Value::Double(v), DataType::Double) => Some(ColumnData::F64(vec![*v; n])),
-                _ => None,
-            };
-            return Ok(Cow::Owned(match data {
-                Some(data) => Projected {
-                    data,
-                    data_type: *data_type,
-                    nulls: None,
-                },
-                None => Projected::values(*data_type, vec![value.clone(); n]),
-            }));
-        }
-        Expr::Arith {
-            op,
-            left,
-            right,
-            return_type,
-        } if return_type.data_type == DataType::Double => {
-            let l = evaluate(left, block)?;
-            let r = evaluate(right, block)?;
-            if let (Some(a), Some(b)) = (numbers(&l), numbers(&r)) {
-                let values: Vec<f64> = a.iter().zip(&b).map(|(x, y)| arith(*op, *x, *y)).collect();
-                let (x, y) = (null_flags(&l), null_flags(&r));
-                let nulls = crate::block::either_null(x.as_deref(), y.as_deref(), n);
-                return Ok(Cow::Owned(Projected {
-                    data: ColumnData::F64(values),
-                    data_type: DataType::Double,
-                    nulls,
-                }));
+        Some(match &self.data {
+            ColumnData::F64(v) => Cow::Borrowed(v),
+            ColumnData::I64(v) => Cow::Owned(v.iter().map(|&x| x as f64).collect()),
+            ColumnData::Dict { ids, dict, decoded } => {
+                Cow::Owned(dict_numbers(ids, dict, *decoded))
             }
+            ColumnData::Values(v) => {
+                if v.iter()
+                    .any(|x| matches!(x, Value::Array(_) | Value::String(_)))
+                {
+                    return None;
+                }
+                Cow::Owned(v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect())
+            }
+            ColumnData::DictMv { .. } => return None,
+        })
+    }
+    fn integers(&self) -> Option<&[i64]> {
+        match &self.data {
+            ColumnData::I64(v) => Some(v),
+            _ => None,
         }
-        _ => {}
     }
-    if let Some(p) = per_dict_entry(expr, block) {
-        return Ok(Cow::Owned(p));
+    fn nulls(&self) -> Option<Cow<'_, [bool]>> {
+        match (&self.nulls, &self.data) {
+            (Some(n), _) => Some(Cow::Borrowed(n)),
+            (None, ColumnData::Values(v)) if v.iter().any(Value::is_null) => {
+                Some(Cow::Owned(v.iter().map(Value::is_null).collect()))
+            }
+            _ => None,
+        }
     }
-    let data_type = expr.column_type().data_type;
-    // Rows read a column's values one at a time: text of a block-compressed dictionary is
-    // decoded for all rows at once first, each block once.
-    let decoded;
-    let block = if block.columns.iter().any(|(_, p)| p.is_blocked_dict()) {
-        decoded = Block {
-            docs: block.docs.clone(),
-            columns: block
-                .columns
-                .iter()
-                .map(|(name, p)| (name.clone(), p.decoded_blocked_dict()))
-                .collect(),
+    fn value(&self, row: usize) -> Value {
+        Projected::value(self, row)
+    }
+    fn for_rows(&self) -> Option<Self> {
+        self.is_blocked_dict().then(|| self.decoded_blocked_dict())
+    }
+    fn unboxed_integers(data_type: DataType, values: Vec<i64>, nulls: Option<Vec<bool>>) -> Self {
+        Projected {
+            data: ColumnData::I64(values),
+            data_type,
+            nulls,
+        }
+    }
+    fn unboxed_doubles(data_type: DataType, values: Vec<f64>, nulls: Option<Vec<bool>>) -> Self {
+        Projected {
+            data: ColumnData::F64(values),
+            data_type,
+            nulls,
+        }
+    }
+    fn boxed(data_type: DataType, values: Vec<Value>) -> Self {
+        Projected::values(data_type, values)
+    }
+}
+
+/// A segment's block: its leaves are the projected columns.
+impl<'a> Batch for Block<'a> {
+    type Vector = Projected<'a>;
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    fn leaf(&self, expr: &Expr) -> Option<Result<Cow<'_, Projected<'a>>, EngineError>> {
+        let Expr::Column(c) = expr else {
+            return None;
         };
-        &decoded
-    } else {
-        block
-    };
-    let mut values = Vec::with_capacity(n);
-    if let Expr::Call { name, args, .. } = expr
-        && let Some(def) = planner::functions::lookup(name)
-    {
-        /// An argument: a literal, or a column evaluated over the block.
-        enum Arg<'b, 'a> {
-            Literal(&'b Value),
-            Column(Cow<'b, Projected<'a>>),
-        }
-        let args = args
+        Some(self.column(&c.name).map(Cow::Borrowed).ok_or_else(|| {
+            EngineError::execution(format!("column '{}' was not projected", c.name))
+        }))
+    }
+    fn per_entry(&self, expr: &Expr) -> Option<Projected<'a>> {
+        per_dict_entry(expr, self)
+    }
+    fn each_row(&self, expr: &Expr, rows: Range<usize>) -> Result<Vec<Value>, EvalError> {
+        rows.map(|row| eval(expr, &BlockRow { block: self, row }))
+            .collect()
+    }
+    /// Rows read a column's values one at a time: text of a block-compressed dictionary is
+    /// decoded for all rows at once first, each block once.
+    fn for_rows(&self) -> Option<Self> {
+        self.columns
             .iter()
-            .map(|a| match a {
-                Expr::Literal { value, .. } => Ok(Arg::Literal(value)),
-                other => evaluate(other, block).map(Arg::Column),
+            .any(|(_, p)| p.is_blocked_dict())
+            .then(|| Block {
+                docs: self.docs.clone(),
+                columns: self
+                    .columns
+                    .iter()
+                    .map(|(name, p)| (name.clone(), p.decoded_blocked_dict()))
+                    .collect(),
             })
-            .collect::<Result<Vec<_>, EngineError>>()?;
-        let mut row_args = Vec::with_capacity(args.len());
-        for row in 0..n {
-            row_args.clear();
-            row_args.extend(args.iter().map(|a| match a {
-                Arg::Literal(v) => (*v).clone(),
-                Arg::Column(p) => p.value(row),
-            }));
-            values.push(def.eval(&row_args).map_err(|e| EvalError(e.to_string()))?);
-        }
-        return Ok(Cow::Owned(Projected::values(data_type, values)));
     }
-    for row in 0..n {
-        values.push(eval(expr, &BlockRow { block, row })?);
-    }
-    Ok(Cow::Owned(Projected::values(data_type, values)))
 }
 
 /// Ids of a block sampled to tell whether its distinct ids are few.

@@ -7,48 +7,51 @@
 //! caller falls back to it when a child fails, so a row a `CASE` or `AND` guards never reports
 //! an error its branch would raise.
 
-use crate::column::{Cells, Column};
+use super::Vector;
 use planner::plan::eval::coerce;
 use segments::types::{DataType, Value};
+use std::borrow::Cow;
 
 /// An unboxed BOOLEAN column's values (0/1) and null flags.
-fn truths(c: &Column) -> Option<(&[i64], Option<&[bool]>)> {
-    match (&c.cells, c.data_type) {
-        (Cells::I64(v), DataType::Boolean) => Some((v, c.nulls.as_deref())),
+type Truths<'c> = (&'c [i64], Option<Cow<'c, [bool]>>);
+
+fn truths<V: Vector>(c: &V) -> Option<Truths<'_>> {
+    match c.data_type() {
+        DataType::Boolean => Some((c.integers()?, c.nulls())),
         _ => None,
     }
 }
 
 /// Row `i` of a BOOLEAN column: `Some(true/false)`, or `None` when NULL.
-fn truth((v, nulls): (&[i64], Option<&[bool]>), i: usize) -> Option<bool> {
-    match nulls.is_some_and(|n| n[i]) {
+fn truth((v, nulls): &Truths<'_>, i: usize) -> Option<bool> {
+    match nulls.as_ref().is_some_and(|n| n[i]) {
         true => None,
         false => Some(v[i] != 0),
     }
 }
 
-fn booleans(values: Vec<Option<bool>>) -> Column {
+fn booleans<V: Vector>(values: Vec<Option<bool>>) -> V {
     let nulls = values
         .iter()
         .any(Option::is_none)
         .then(|| values.iter().map(Option::is_none).collect());
-    Column {
-        cells: Cells::I64(values.iter().map(|v| i64::from(*v == Some(true))).collect()),
-        data_type: DataType::Boolean,
-        nulls,
-    }
+    let truths = values.iter().map(|v| i64::from(*v == Some(true))).collect();
+    V::unboxed_integers(DataType::Boolean, truths, nulls)
 }
 
 /// `AND` (`all`) or `OR` of `parts` row by row: the deciding value (FALSE for `AND`, TRUE for
 /// `OR`) if any part has it, else NULL if any part is NULL, else the other.
-pub fn junction(all: bool, parts: &[Column], n: usize) -> Option<Column> {
-    let parts: Vec<_> = parts.iter().map(truths).collect::<Option<_>>()?;
+pub fn junction<V: Vector>(all: bool, parts: &[Cow<'_, V>], n: usize) -> Option<V> {
+    let parts: Vec<_> = parts
+        .iter()
+        .map(|p| truths(p.as_ref()))
+        .collect::<Option<_>>()?;
     let deciding = !all;
     let rows = (0..n)
         .map(|i| {
             let mut saw_null = false;
             for p in &parts {
-                match truth(*p, i) {
+                match truth(p, i) {
                     Some(b) if b == deciding => return Some(deciding),
                     None => saw_null = true,
                     Some(_) => {}
@@ -61,30 +64,35 @@ pub fn junction(all: bool, parts: &[Column], n: usize) -> Option<Column> {
 }
 
 /// `NOT c` row by row (NULL stays NULL).
-pub fn not(c: &Column, n: usize) -> Option<Column> {
+pub fn not<V: Vector>(c: &V, n: usize) -> Option<V> {
     let t = truths(c)?;
-    Some(booleans((0..n).map(|i| truth(t, i).map(|b| !b)).collect()))
+    Some(booleans((0..n).map(|i| truth(&t, i).map(|b| !b)).collect()))
 }
 
 /// `CASE WHEN conditions[k] THEN values[k] … ELSE otherwise END` row by row, each row's value
 /// coerced to `return_type` as the row evaluator does; `None` when a condition is not unboxed
 /// BOOLEAN or a value does not coerce.
-pub fn case(
-    conditions: &[Column],
-    values: &[Column],
-    otherwise: &Column,
+pub fn case<V: Vector>(
+    conditions: &[Cow<'_, V>],
+    values: &[Cow<'_, V>],
+    otherwise: &V,
     return_type: DataType,
     n: usize,
-) -> Option<Column> {
-    let conditions: Vec<_> = conditions.iter().map(truths).collect::<Option<_>>()?;
+) -> Option<V> {
+    let conditions: Vec<_> = conditions
+        .iter()
+        .map(|c| truths(c.as_ref()))
+        .collect::<Option<_>>()?;
     // Row i's branch: the first whose condition is TRUE, else the last (ELSE).
     let branch = |i: usize| {
         conditions
             .iter()
-            .position(|c| truth(*c, i) == Some(true))
+            .position(|c| truth(c, i) == Some(true))
             .unwrap_or(values.len())
     };
-    let columns: Vec<&Column> = values.iter().chain(std::iter::once(otherwise)).collect();
+    let columns: Vec<&V> = (values.iter().map(|v| v.as_ref()))
+        .chain(std::iter::once(otherwise))
+        .collect();
     // Numbers in, DOUBLE out: unboxed all the way.
     if return_type == DataType::Double
         && let Some(numbers) = columns
@@ -92,21 +100,19 @@ pub fn case(
             .map(|c| c.numbers())
             .collect::<Option<Vec<_>>>()
     {
+        let flags: Vec<_> = columns.iter().map(|c| c.nulls()).collect();
         let mut out = Vec::with_capacity(n);
         let mut nulls = vec![false; n];
         for (i, null) in nulls.iter_mut().enumerate() {
             let k = branch(i);
-            *null = columns[k].nulls.as_ref().is_some_and(|f| f[i]);
+            *null = flags[k].as_ref().is_some_and(|f| f[i]);
             out.push(numbers[k][i]);
         }
-        return Some(Column {
-            cells: Cells::F64(out),
-            data_type: return_type,
-            nulls: nulls.contains(&true).then_some(nulls),
-        });
+        let nulls = nulls.contains(&true).then_some(nulls);
+        return Some(V::unboxed_doubles(return_type, out, nulls));
     }
     let rows = (0..n)
         .map(|i| coerce(columns[branch(i)].value(i), return_type).ok())
         .collect::<Option<Vec<Value>>>()?;
-    Some(Column::from_values(return_type, rows))
+    Some(V::boxed(return_type, rows))
 }
