@@ -104,6 +104,9 @@ impl Vector for Column {
     fn boxed(data_type: DataType, values: Vec<Value>) -> Self {
         Column::from_values(data_type, values)
     }
+    fn constant(data_type: DataType, value: &Value, n: usize) -> Self {
+        Column::constant(data_type, value, n)
+    }
 }
 
 /// A stage's block: its leaves are the stage's inputs.

@@ -106,6 +106,22 @@ impl Vector for Projected<'_> {
     fn boxed(data_type: DataType, values: Vec<Value>) -> Self {
         Projected::values(data_type, values)
     }
+    /// A number of the column's own type repeats unboxed (`1 - l_discount`); anything else as
+    /// values.
+    fn constant(data_type: DataType, value: &Value, n: usize) -> Self {
+        let data = match (value, data_type) {
+            (Value::Int(v), DataType::Int) => ColumnData::I64(vec![i64::from(*v); n]),
+            (Value::Long(v), DataType::Long) => ColumnData::I64(vec![*v; n]),
+            (Value::Float(v), DataType::Float) => ColumnData::F64(vec![f64::from(*v); n]),
+            (Value::Double(v), DataType::Double) => ColumnData::F64(vec![*v; n]),
+            _ => return Projected::values(data_type, vec![value.clone(); n]),
+        };
+        Projected {
+            data,
+            data_type,
+            nulls: None,
+        }
+    }
 }
 
 /// A segment's block: its leaves are the projected columns.

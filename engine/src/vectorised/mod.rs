@@ -9,7 +9,7 @@
 //! that applies:
 //!
 //! 1. a leaf is the batch's column itself (borrowed, never copied);
-//! 2. a literal repeats, numbers unboxed;
+//! 2. a literal repeats ([`Vector::constant`]: numbers unboxed);
 //! 3. arithmetic over unboxed numbers runs as one loop: DOUBLE in `f64`, INT and LONG exactly
 //!    (past the type's range, Java's "integer overflow" / "long overflow");
 //! 4. an expression over one coded leaf is evaluated once per entry ([`crate::per_entry`]);
@@ -57,6 +57,8 @@ pub trait Vector: Clone + Send + Sync {
     fn unboxed_doubles(data_type: DataType, values: Vec<f64>, nulls: Option<Vec<bool>>) -> Self;
     /// A column of `values` of type `data_type`.
     fn boxed(data_type: DataType, values: Vec<Value>) -> Self;
+    /// `n` copies of `value` as a column of `data_type` (numbers unboxed).
+    fn constant(data_type: DataType, value: &Value, n: usize) -> Self;
 }
 
 /// Rows an expression is evaluated over.
@@ -92,7 +94,7 @@ pub fn evaluate<'b, B: Batch>(
     let n = batch.rows();
     match expr {
         Expr::Literal { value, data_type } => {
-            return Ok(Cow::Owned(constant(*data_type, value, n)));
+            return Ok(Cow::Owned(B::Vector::constant(*data_type, value, n)));
         }
         Expr::Arith {
             op,
@@ -229,21 +231,6 @@ fn in_morsels(
         values.extend(m.map_err(|e| EngineError::execution(e.0))?);
     }
     Ok(values)
-}
-
-/// `n` copies of a literal: a number of its own type unboxed, anything else as values.
-fn constant<V: Vector>(data_type: DataType, value: &Value, n: usize) -> V {
-    match (value, data_type) {
-        (Value::Int(x), DataType::Int) => {
-            V::unboxed_integers(data_type, vec![i64::from(*x); n], None)
-        }
-        (Value::Long(x), DataType::Long) => V::unboxed_integers(data_type, vec![*x; n], None),
-        (Value::Float(x), DataType::Float) => {
-            V::unboxed_doubles(data_type, vec![f64::from(*x); n], None)
-        }
-        (Value::Double(x), DataType::Double) => V::unboxed_doubles(data_type, vec![*x; n], None),
-        _ => V::boxed(data_type, vec![value.clone(); n]),
-    }
 }
 
 /// `a op b` over integer cells typed INT or LONG (the multi-stage engine's integer `+`, `-`,
