@@ -129,8 +129,11 @@ impl Batch for DataBlock {
         per_code(expr, self)
     }
     fn each_row(&self, expr: &Expr, rows: Range<usize>) -> Result<Vec<Value>, EvalError> {
-        rows.map(|row| eval(expr, &BlockRow { block: self, row }))
-            .collect()
+        let mut values = Vec::with_capacity(rows.len());
+        for row in rows {
+            values.push(eval(expr, &BlockRow { block: self, row })?);
+        }
+        Ok(values)
     }
 }
 

@@ -142,8 +142,11 @@ impl<'a> Batch for Block<'a> {
         per_dict_entry(expr, self)
     }
     fn each_row(&self, expr: &Expr, rows: Range<usize>) -> Result<Vec<Value>, EvalError> {
-        rows.map(|row| eval(expr, &BlockRow { block: self, row }))
-            .collect()
+        let mut values = Vec::with_capacity(rows.len());
+        for row in rows {
+            values.push(eval(expr, &BlockRow { block: self, row })?);
+        }
+        Ok(values)
     }
     /// Rows read a column's values one at a time: text of a block-compressed dictionary is
     /// decoded for all rows at once first, each block once.

@@ -12,14 +12,34 @@ use planner::plan::eval::coerce;
 use segments::types::{DataType, Value};
 use std::borrow::Cow;
 
-/// An unboxed BOOLEAN column's values (0/1) and null flags.
-type Truths<'c> = (&'c [i64], Option<Cow<'c, [bool]>>);
+/// A BOOLEAN column's values (0/1) and null flags.
+type Truths<'c> = (Cow<'c, [i64]>, Option<Cow<'c, [bool]>>);
 
-fn truths<V: Vector>(c: &V) -> Option<Truths<'_>> {
-    match c.data_type() {
-        DataType::Boolean => Some((c.integers()?, c.nulls())),
-        _ => None,
+/// A BOOLEAN column's truths: unboxed as they are, or read once from boxed booleans (what
+/// an expression over one dictionary column gives per entry); `None` for anything else.
+fn truths<V: Vector>(c: &V, n: usize) -> Option<Truths<'_>> {
+    if c.data_type() != DataType::Boolean {
+        return None;
     }
+    if let Some(v) = c.integers() {
+        return Some((Cow::Borrowed(v), c.nulls()));
+    }
+    let mut bits = Vec::with_capacity(n);
+    let mut nulls = vec![false; n];
+    for (i, null) in nulls.iter_mut().enumerate() {
+        match c.value(i) {
+            Value::Boolean(b) => bits.push(i64::from(b)),
+            Value::Null => {
+                bits.push(0);
+                *null = true;
+            }
+            _ => return None,
+        }
+    }
+    Some((
+        Cow::Owned(bits),
+        nulls.contains(&true).then_some(Cow::Owned(nulls)),
+    ))
 }
 
 /// Row `i` of a BOOLEAN column: `Some(true/false)`, or `None` when NULL.
@@ -44,7 +64,7 @@ fn booleans<V: Vector>(values: Vec<Option<bool>>) -> V {
 pub fn junction<V: Vector>(all: bool, parts: &[Cow<'_, V>], n: usize) -> Option<V> {
     let parts: Vec<_> = parts
         .iter()
-        .map(|p| truths(p.as_ref()))
+        .map(|p| truths(p.as_ref(), n))
         .collect::<Option<_>>()?;
     let deciding = !all;
     let rows = (0..n)
@@ -65,7 +85,7 @@ pub fn junction<V: Vector>(all: bool, parts: &[Cow<'_, V>], n: usize) -> Option<
 
 /// `NOT c` row by row (NULL stays NULL).
 pub fn not<V: Vector>(c: &V, n: usize) -> Option<V> {
-    let t = truths(c)?;
+    let t = truths(c, n)?;
     Some(booleans((0..n).map(|i| truth(&t, i).map(|b| !b)).collect()))
 }
 
@@ -81,7 +101,7 @@ pub fn case<V: Vector>(
 ) -> Option<V> {
     let conditions: Vec<_> = conditions
         .iter()
-        .map(|c| truths(c.as_ref()))
+        .map(|c| truths(c.as_ref(), n))
         .collect::<Option<_>>()?;
     // Row i's branch: the first whose condition is TRUE, else the last (ELSE).
     let branch = |i: usize| {

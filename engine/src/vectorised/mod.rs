@@ -201,15 +201,16 @@ fn call<B: Batch>(
         .collect::<Result<Vec<_>, EngineError>>()?;
     in_morsels(batch.rows(), |rows| {
         let mut row_args = Vec::with_capacity(args.len());
-        rows.map(|row| {
+        let mut values = Vec::with_capacity(rows.len());
+        for row in rows {
             row_args.clear();
             row_args.extend(args.iter().map(|a| match a {
                 Arg::Literal(v) => (*v).clone(),
                 Arg::Column(c) => c.value(row),
             }));
-            def.eval(&row_args).map_err(|e| EvalError(e.to_string()))
-        })
-        .collect()
+            values.push(def.eval(&row_args).map_err(|e| EvalError(e.to_string()))?);
+        }
+        Ok(values)
     })
 }
 
