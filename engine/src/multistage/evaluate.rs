@@ -15,7 +15,6 @@ use planner::plan::expr::ColumnRef;
 use segments::types::{DataType, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::ops::Range;
 use std::sync::Arc;
 
 /// One row of a row-oriented input.
@@ -128,12 +127,8 @@ impl Batch for DataBlock {
     fn per_entry(&self, expr: &Expr) -> Option<Column> {
         per_code(expr, self)
     }
-    fn each_row(&self, expr: &Expr, rows: Range<usize>) -> Result<Vec<Value>, EvalError> {
-        let mut values = Vec::with_capacity(rows.len());
-        for row in rows {
-            values.push(eval(expr, &BlockRow { block: self, row })?);
-        }
-        Ok(values)
+    fn eval_row(&self, expr: &Expr, row: usize) -> Result<Value, EvalError> {
+        eval(expr, &BlockRow { block: self, row })
     }
 }
 

@@ -12,7 +12,6 @@ use planner::plan::eval::{EvalError, RowSource, eval};
 use planner::plan::{ColumnRef, Expr};
 use segments::types::{DataType, Value};
 use std::borrow::Cow;
-use std::ops::Range;
 
 /// One row of a block, as the row-at-a-time evaluator sees it.
 pub struct BlockRow<'b, 'a> {
@@ -141,12 +140,8 @@ impl<'a> Batch for Block<'a> {
     fn per_entry(&self, expr: &Expr) -> Option<Projected<'a>> {
         per_dict_entry(expr, self)
     }
-    fn each_row(&self, expr: &Expr, rows: Range<usize>) -> Result<Vec<Value>, EvalError> {
-        let mut values = Vec::with_capacity(rows.len());
-        for row in rows {
-            values.push(eval(expr, &BlockRow { block: self, row })?);
-        }
-        Ok(values)
+    fn eval_row(&self, expr: &Expr, row: usize) -> Result<Value, EvalError> {
+        eval(expr, &BlockRow { block: self, row })
     }
     /// Rows read a column's values one at a time: text of a block-compressed dictionary is
     /// decoded for all rows at once first, each block once.

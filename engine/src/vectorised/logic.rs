@@ -1,8 +1,9 @@
-//! Boolean logic and `CASE` over whole columns: `AND`, `OR`, `NOT` over unboxed BOOLEAN columns
-//! in SQL's three-valued logic, and a `CASE` whose conditions are such columns picking each
-//! row's value from its branches' columns (`SUM(CASE WHEN nation = 'BRAZIL' THEN volume ELSE 0
-//! END)`). Each takes its inputs already evaluated; `None` when one is not unboxed BOOLEAN (a
-//! text `'true'`, a number as a condition), and the caller evaluates row by row. Children are
+//! Boolean logic and `CASE` over whole columns: `AND`, `OR`, `NOT` over BOOLEAN columns (unboxed,
+//! or boxed as a per-entry result gives them) in SQL's three-valued logic, and a `CASE` whose
+//! conditions are such columns picking each row's value from its branches' columns
+//! (`SUM(CASE WHEN nation = 'BRAZIL' THEN volume ELSE 0 END)`). Each takes its inputs already
+//! evaluated; `None` when one is not BOOLEAN (a text `'true'`, a number as a condition), and the
+//! caller evaluates row by row. Children are
 //! evaluated for every row here, where the row evaluator stops at the first deciding one: the
 //! caller falls back to it when a child fails, so a row a `CASE` or `AND` guards never reports
 //! an error its branch would raise.

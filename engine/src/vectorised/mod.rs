@@ -72,8 +72,8 @@ pub trait Batch: Sync {
     /// `expr` over the rows of its one dictionary-coded leaf, evaluated once per entry, when
     /// it has one and that pays.
     fn per_entry(&self, expr: &Expr) -> Option<Self::Vector>;
-    /// `expr` over rows `rows`, one at a time, through the planner's evaluator.
-    fn each_row(&self, expr: &Expr, rows: std::ops::Range<usize>) -> Result<Vec<Value>, EvalError>;
+    /// `expr` over row `row` alone, through the planner's evaluator.
+    fn eval_row(&self, expr: &Expr, row: usize) -> Result<Value, EvalError>;
     /// The batch in a form cheap to read one row at a time, when this one is not.
     fn for_rows(&self) -> Option<Self>
     where
@@ -170,7 +170,13 @@ pub fn evaluate<'b, B: Batch>(
     }
     let prepared = batch.for_rows();
     let batch = prepared.as_ref().unwrap_or(batch);
-    let values = in_morsels(n, |rows| batch.each_row(expr, rows))?;
+    let values = in_morsels(n, |rows| {
+        let mut values = Vec::with_capacity(rows.len());
+        for row in rows {
+            values.push(batch.eval_row(expr, row)?);
+        }
+        Ok(values)
+    })?;
     Ok(Cow::Owned(B::Vector::boxed(data_type, values)))
 }
 
