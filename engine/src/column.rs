@@ -618,7 +618,9 @@ fn value_hash(v: &Value) -> u64 {
         Value::Boolean(b) => u64::from(*b),
         Value::Float(x) => float_hash(f64::from(*x)),
         Value::Double(x) => float_hash(*x),
-        Value::String(s) | Value::Json(s) | Value::BigDecimal(s) => bytes_hash(s.as_bytes()),
+        Value::String(s) | Value::Json(s) | Value::BigDecimal(s) | Value::Map(s) => {
+            bytes_hash(s.as_bytes())
+        }
         Value::Bytes(b) => bytes_hash(b),
         other => {
             let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -28,7 +28,7 @@ fn hash<H: Hasher>(v: &Value, h: &mut H) {
         Value::Long(x) | Value::Timestamp(x) => x.hash(h),
         Value::Float(x) => x.to_bits().hash(h),
         Value::Double(x) => x.to_bits().hash(h),
-        Value::BigDecimal(s) | Value::String(s) | Value::Json(s) => s.hash(h),
+        Value::BigDecimal(s) | Value::String(s) | Value::Json(s) | Value::Map(s) => s.hash(h),
         Value::Boolean(b) => b.hash(h),
         Value::Bytes(b) => b.hash(h),
         Value::Array(items) => {

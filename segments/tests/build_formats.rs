@@ -818,3 +818,78 @@ fn orc_builds_what_csv_builds() {
     let err = build(&dir.path().join("bad"), &bad, InputFormat::Orc).unwrap_err();
     assert!(err.to_string().contains("not a readable ORC file"), "{err}");
 }
+
+/// A Parquet MAP fills a MAP column: its entries become the JSON object, typed as the schema's
+/// `value` child declares.
+#[test]
+fn parquet_maps_fill_map_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let message = "message m {
+        required int32 id;
+        optional group m (MAP) {
+            repeated group key_value { required binary key (STRING); optional int32 value; }
+        }
+    }";
+    let path = dir.path().join("maps.parquet");
+    let file = std::fs::File::create(&path).unwrap();
+    let props = Arc::new(WriterProperties::builder().build());
+    let schema_type = Arc::new(parse_message_type(message).unwrap());
+    let mut writer = SerializedFileWriter::new(file, schema_type, props).unwrap();
+    let mut rg = writer.next_row_group().unwrap();
+    let mut column = 0;
+    // Rows: {"a": 1, "b": 2}, NULL, {"c": 3}.
+    while let Some(mut col) = rg.next_column().unwrap() {
+        match column {
+            0 => required::<Int32Type>(&mut col, vec![1, 2, 3]),
+            1 => {
+                let keys: Vec<ByteArray> =
+                    ["a", "b", "c"].into_iter().map(ByteArray::from).collect();
+                col.typed::<ByteArrayType>()
+                    .write_batch(&keys, Some(&[2, 2, 0, 2]), Some(&[0, 1, 0, 0]))
+                    .unwrap();
+            }
+            _ => {
+                col.typed::<Int32Type>()
+                    .write_batch(&[1, 2, 3], Some(&[3, 3, 0, 3]), Some(&[0, 1, 0, 0]))
+                    .unwrap();
+            }
+        }
+        col.close().unwrap();
+        column += 1;
+    }
+    rg.close().unwrap();
+    writer.close().unwrap();
+    let schema = Schema::from_json(
+        r#"{"schemaName": "m", "dimensionFieldSpecs": [{"name": "id", "dataType": "INT"}],
+            "complexFieldSpecs": [{"name": "m", "dataType": "MAP", "fieldType": "COMPLEX",
+              "childFieldSpecs": {"key": {"name": "key", "dataType": "STRING"},
+                                  "value": {"name": "value", "dataType": "DOUBLE"}}}]}"#,
+    )
+    .unwrap();
+    schema.validate().unwrap();
+    let table = serde_json::json!({"tableName": "m", "tableType": "OFFLINE"});
+    let config = BuildConfig::from_table_config_json(&table, &schema, Some("m_0")).unwrap();
+    let source = InputSource {
+        path,
+        format: InputFormat::Parquet,
+        options: Default::default(),
+    };
+    let built = build_segment(
+        &schema,
+        &config,
+        &source,
+        &dir.path().join("o"),
+        &mut |_| {},
+    )
+    .unwrap();
+    let seg = ImmutableSegment::open(&built.segment_dir).unwrap();
+    let maps = read_column(seg.column("m").unwrap(), 3);
+    assert_eq!(
+        maps,
+        vec![
+            Value::Map(r#"{"a":1.0,"b":2.0}"#.into()),
+            Value::Map("{}".into()),
+            Value::Map(r#"{"c":3.0}"#.into()),
+        ]
+    );
+}

@@ -64,6 +64,9 @@ fn value_strategy(dt: DataType) -> BoxedStrategy<Value> {
         DataType::Bytes => proptest::collection::vec(any::<u8>(), 0..5)
             .prop_map(Value::Bytes)
             .boxed(),
+        DataType::Map => (0..20u8)
+            .prop_map(|n| Value::Map(format!("{{\"a\":{n}}}")))
+            .boxed(),
     }
 }
 
@@ -73,7 +76,7 @@ fn col_strategy() -> impl Strategy<Value = ColSpec> {
         any::<[bool; 5]>(),
     )
         .prop_map(|(dt, [mv, raw, inv, rng, bloom])| {
-            let single = !mv || dt == DataType::Json;
+            let single = !mv || matches!(dt, DataType::Json | DataType::Map);
             let raw = raw && single;
             ColSpec {
                 data_type: dt,
@@ -155,9 +158,12 @@ fn schema_and_config(case: &Case) -> (Schema, BuildConfig) {
         .cols
         .iter()
         .enumerate()
-        .map(|(i, c)| FieldSpec {
-            single_value_field: c.single,
-            ..FieldSpec::dimension(&format!("c{i}"), c.data_type)
+        .map(|(i, c)| match c.data_type {
+            DataType::Map => FieldSpec::map(&format!("c{i}"), DataType::Int),
+            _ => FieldSpec {
+                single_value_field: c.single,
+                ..FieldSpec::dimension(&format!("c{i}"), c.data_type)
+            },
         })
         .collect();
     let schema = Schema {

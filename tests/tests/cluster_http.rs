@@ -1394,3 +1394,72 @@ async fn lookup_reads_the_hosted_dimension_table_and_follows_its_refresh() {
     }
     c.stop().await;
 }
+
+#[async_std::test]
+async fn map_columns_from_schema_to_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = start(dir.path(), 1 << 20).await;
+    let (ctl, broker, _) = urls(&c);
+    let child =
+        |name: &str, t: &str| json!({"name": name, "dataType": t, "fieldType": "DIMENSION"});
+    let mut schema = json!({
+        "schemaName": "maps",
+        "dimensionFieldSpecs": [{"name": "id", "dataType": "INT"}],
+        "complexFieldSpecs": [{
+            "name": "intMap", "dataType": "MAP", "fieldType": "COMPLEX",
+            "childFieldSpecs": {"key": child("key", "STRING"), "value": child("value", "INT")}
+        }]
+    });
+    // A MAP without its value type is refused and creates nothing.
+    let mut broken = schema.clone();
+    broken["complexFieldSpecs"][0]["childFieldSpecs"]
+        .as_object_mut()
+        .unwrap()
+        .remove("value");
+    let (status, body) = call("POST", &format!("{ctl}/schemas"), Some(broken)).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.to_string().contains("Missing 'value'"), "{body}");
+    assert_eq!(
+        call("GET", &format!("{ctl}/schemas/maps"), None).await.0,
+        404
+    );
+
+    let (status, body) = call("POST", &format!("{ctl}/schemas"), Some(schema.clone())).await;
+    assert_eq!(status, 200, "{body}");
+    let (_, stored) = call("GET", &format!("{ctl}/schemas/maps"), None).await;
+    schema["enableColumnBasedNullHandling"] = json!(false);
+    assert_eq!(
+        stored["complexFieldSpecs"], schema["complexFieldSpecs"],
+        "{stored}"
+    );
+    let table = json!({
+        "tableName": "maps", "tableType": "OFFLINE",
+        "segmentsConfig": {"replication": "1"}, "tenants": {}, "tableIndexConfig": {}
+    });
+    let (status, body) = call("POST", &format!("{ctl}/tables"), Some(table)).await;
+    assert_eq!(status, 200, "{body}");
+    let rows = b"{\"id\": 1, \"intMap\": {\"a\": 1, \"b\": \"2\"}}\n{\"id\": 2, \"intMap\": {\"a\": 3}}\n{\"id\": 3}\n";
+    let (ct, body) = multipart::encode_file("file", "rows.json", rows);
+    let url = format!(
+        "{ctl}/ingestFromFile?tableNameWithType=maps_OFFLINE&batchConfigMapStr=%7B%22inputFormat%22%3A%22json%22%7D"
+    );
+    let ((status, body), _) = call_with("POST", &url, Some(body), Some(&ct), &[]).await;
+    assert_eq!(status, 200, "{body}");
+    for engine in ["", "SET useMultistageEngine=true; "] {
+        let sql = json!({"sql": format!(
+            "{engine}SELECT id, intMap, intMap['b'] FROM maps WHERE intMap['a'] < 3 OR id = 3 ORDER BY id"
+        )});
+        eventually("the maps to be queryable", || {
+            let broker = broker.clone();
+            let sql = sql.clone();
+            async move {
+                let (_, body) = call("POST", &format!("{broker}/query/sql"), Some(sql)).await;
+                body["resultTable"]["dataSchema"]["columnDataTypes"] == json!(["INT", "MAP", "INT"])
+                    && body["resultTable"]["rows"]
+                        == json!([[1, {"a": 1, "b": 2}, 2], [3, {}, i32::MIN]])
+            }
+        })
+        .await;
+    }
+    c.stop().await;
+}

@@ -78,8 +78,5 @@ pub(super) async fn typed_tables(
 fn time_column_type(broker: &Broker, raw: &str, column: &str) -> Option<ColumnType> {
     let schema = broker.catalog.schema(raw)?;
     let f = schema.field(column)?;
-    Some(ColumnType {
-        data_type: f.data_type,
-        single_value: f.single_value_field,
-    })
+    Some(f.column_type())
 }

@@ -10,10 +10,11 @@ use crate::common::transform;
 use crate::stream::Message;
 use crate::stream::decoder::Columns;
 use crate::stream::decoder::MessageDecoder;
-use segments::builder::collector::{json_into_value, json_to_value, scalar_of_value};
+use segments::builder::collector::{json_into_value, json_to_value, scalar_of_value, typed_cell};
 use segments::types::{FieldSpec, Schema, Value};
 use segments::{InputFormat, InputSource};
 use serde_json::{Map, Value as Json};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -155,10 +156,18 @@ impl Decoder {
     }
 
     /// Whether every value fits its column as the builder stores it (with `continueOnError`,
-    /// one that does not becomes null).
+    /// one that does not becomes null); a MAP's entries are typed as the builder types them.
     fn check(&self, mut row: Vec<Value>) -> Result<Vec<Value>, String> {
         for (f, v) in self.schema.fields.iter().zip(row.iter_mut()) {
-            if let Err(e) = fits(f, v) {
+            let typed = match typed_cell(f, v) {
+                Ok(Cow::Owned(typed)) => {
+                    *v = typed;
+                    Ok(())
+                }
+                Ok(Cow::Borrowed(_)) => Ok(()),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = typed.and_then(|()| fits(f, v)) {
                 if !self.continue_on_error {
                     return Err(format!("column '{}': {e}", f.name));
                 }
@@ -271,6 +280,30 @@ mod tests {
         );
         assert_eq!(out.dropped, 4);
         assert!(out.first_error.unwrap().contains("not JSON"));
+    }
+
+    /// A consuming segment keeps a MAP as the committed one will: its entries typed as declared.
+    #[test]
+    fn map_entries_are_typed_as_the_schema_declares() {
+        let schema = Schema {
+            schema_name: "t".into(),
+            fields: vec![FieldSpec::map("m", DataType::Long)],
+            ..Schema::default()
+        };
+        let d = Decoder::new(MessageDecoder::json(), schema, &Json::Null);
+        let dir = tempfile::tempdir().unwrap();
+        let out = d.decode(
+            &messages(&[
+                br#"{"m":{"a":"1","b":2.0}}"#,
+                br#"{"m":{"a":"x"}}"#,
+                br#"{"m":[1]}"#,
+            ]),
+            0,
+            dir.path(),
+        );
+        assert_eq!(out.rows, vec![vec![Value::Map(r#"{"a":1,"b":2}"#.into())]]);
+        assert_eq!(out.dropped, 2);
+        assert!(out.first_error.unwrap().contains("MAP entry 'a'"));
     }
 
     #[test]

@@ -53,7 +53,7 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-const TYPES: [DataType; 10] = DataType::ALL;
+const TYPES: [DataType; 11] = DataType::ALL;
 
 fn put_column(out: &mut Vec<u8>, c: &Column) {
     out.push(match &c.cells {
@@ -151,6 +151,10 @@ fn put_value(out: &mut Vec<u8>, v: &Value) {
             out.push(10);
             put_bytes(out, b);
         }
+        Value::Map(s) => {
+            out.push(12);
+            put_bytes(out, s.as_bytes());
+        }
         Value::Array(items) => {
             out.push(11);
             put_u32(out, items.len() as u32);
@@ -209,6 +213,7 @@ impl<'a> Reader<'a> {
             8 => Value::String(self.string()?),
             9 => Value::Json(self.string()?),
             10 => Value::Bytes(self.bytes()?.to_vec()),
+            12 => Value::Map(self.string()?),
             11 if depth < 4 => {
                 let n = self.u32()? as usize;
                 if n > self.buf.len() - self.at {

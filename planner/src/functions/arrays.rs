@@ -437,7 +437,9 @@ fn key(v: &Value) -> Key {
         Value::Float(f) => Key::Bits(u64::from(f.to_bits())),
         Value::Double(f) if f.is_nan() => Key::Bits(f64::NAN.to_bits()),
         Value::Double(f) => Key::Bits(f.to_bits()),
-        Value::BigDecimal(s) | Value::String(s) | Value::Json(s) => Key::Text(s.clone()),
+        Value::BigDecimal(s) | Value::String(s) | Value::Json(s) | Value::Map(s) => {
+            Key::Text(s.clone())
+        }
         Value::Bytes(b) => Key::Bytes(b.clone()),
         Value::Boolean(b) => Key::Bool(*b),
         Value::Array(_) => Key::Nested,

@@ -108,6 +108,7 @@ fn widths(function: &'static str, args: &[ArgType]) -> Result<Vec<DataType>, Fun
                 column_type: ColumnType {
                     data_type: a.data_type.unwrap_or(DataType::String),
                     single_value: a.single_value,
+                    map_value: None,
                 },
             })
         })

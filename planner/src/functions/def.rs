@@ -284,6 +284,7 @@ impl FunctionDef {
                     column_type: ColumnType {
                         data_type: arg.data_type.unwrap_or(DataType::String),
                         single_value: arg.single_value,
+                        map_value: None,
                     },
                 });
             }

@@ -302,7 +302,9 @@ fn value_json(v: &Value) -> Json {
             .unwrap_or_else(|_| Json::String(s.clone())),
         Value::Boolean(b) => Json::Bool(*b),
         Value::String(s) => Json::String(s.clone()),
-        Value::Json(s) => parse_lenient(s).unwrap_or_else(|_| Json::String(s.clone())),
+        Value::Json(s) | Value::Map(s) => {
+            parse_lenient(s).unwrap_or_else(|_| Json::String(s.clone()))
+        }
         Value::Bytes(b) => Json::String(base64(b)),
         Value::Array(items) => Json::Array(items.iter().map(value_json).collect()),
     }
@@ -403,17 +405,20 @@ fn result_type(name: &str) -> Result<ColumnType, String> {
         Some(element) => (element, false),
         None => (upper.as_str(), true),
     };
-    let data_type = DataType::parse(element).ok_or_else(|| {
-        "not a result type: INT, LONG, FLOAT, DOUBLE, BIG_DECIMAL, BOOLEAN, TIMESTAMP, STRING, \
+    let data_type = DataType::parse(element)
+        .filter(|t| *t != DataType::Map)
+        .ok_or_else(|| {
+            "not a result type: INT, LONG, FLOAT, DOUBLE, BIG_DECIMAL, BOOLEAN, TIMESTAMP, STRING, \
          JSON, BYTES or one of them with _ARRAY"
-            .to_string()
-    })?;
+                .to_string()
+        })?;
     if !single && matches!(data_type, DataType::Json | DataType::Bytes) {
         return Err("JSON and BYTES arrays are not supported".into());
     }
     Ok(ColumnType {
         data_type,
         single_value: single,
+        map_value: None,
     })
 }
 
@@ -573,6 +578,10 @@ fn convert(function: &'static str, v: &Json, target: DataType) -> Result<Value, 
         },
         DataType::String => Value::String(as_text()),
         DataType::Json => Value::Json(as_text()),
+        DataType::Map => match v {
+            Json::Object(_) => Value::Map(v.to_string()),
+            _ => return Err(fail("not an object")),
+        },
         DataType::Bytes => Value::Bytes(
             super::bytes::decode_base64(as_text().as_bytes())
                 .ok_or_else(|| fail("not base64-encoded bytes"))?,

@@ -15,6 +15,7 @@
 //! | `datetime_mv` | every date/time function's `…MV` form, element by element |
 //! | `datetime_convert` | `dateTimeConvert`, `dateTimeConvertWindowHop` with Pinot's DateTimeFieldSpec format syntax |
 //! | `json` | `jsonExtractScalar` (and its `Fast`/`FirstMatch`/`Fory` forms), `jsonExtractKey`, `jsonExtractIndex`, `jsonPath…`, `jsonFormat`, `isJson`, `jsonStringToMap`, … over JSONPath (`json_path`: Jayway's syntax, filters included) |
+//! | `map` | `item(mapColumn, 'key')` (written `mapColumn['key']`): a MAP column's value under a key |
 //! | `arrays` | `arrayLength/cardinality`, `arrayMin`, `arrayMax`, `arraySum`, `arrayAverage`, the typed `array…Int/Long/Float/Double/String` functions, `array`, `generate…Array`, `arraysOverlap`, `valueIn`, `mapValue`, `filterMv` |
 //! | `bytes` | `md5`, `toUtf8`, `fromUtf8`, `toBase64`, `fromBase64`, `base64Encode/Decode`, `bytesToHex`, `hexToBytes`, `bigDecimalToBytes`, `bytesToBigDecimal`, `toBytes`, `fromBytes`, … |
 //! | `hash` | `sha`, `sha224`, `sha256`, `sha512`, `md2`, `murmurHash2/3…`, `cityHash…`, `fnv1…`, `adler32`, `crc32`, `crc32c` |
@@ -93,6 +94,7 @@ mod internal;
 mod ip;
 mod json;
 mod json_path;
+pub mod map;
 mod regexp;
 mod registry;
 mod sketch;

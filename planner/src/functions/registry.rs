@@ -4,8 +4,8 @@
 use super::def::FunctionDef;
 use super::{
     arithmetic, arrays, bitwise, bytes, clp, comparison, conditional, datetime, datetime_convert,
-    datetime_mv, dimension_lookup, geo, geohash, hash, internal, ip, json, regexp, sketch, strings,
-    tuple_sketch, url, uuid, vector,
+    datetime_mv, dimension_lookup, geo, geohash, hash, internal, ip, json, map, regexp, sketch,
+    strings, tuple_sketch, url, uuid, vector,
 };
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -21,6 +21,7 @@ const AREAS: &[&[FunctionDef]] = &[
     datetime_convert::FUNCTIONS,
     datetime_mv::FUNCTIONS,
     json::FUNCTIONS,
+    map::FUNCTIONS,
     arrays::FUNCTIONS,
     bytes::FUNCTIONS,
     hash::FUNCTIONS,

@@ -62,7 +62,7 @@ fn numeric_storage(t: DataType) -> Option<DataType> {
         | DataType::Float
         | DataType::Double
         | DataType::BigDecimal => Some(t),
-        DataType::String | DataType::Json | DataType::Bytes => None,
+        DataType::String | DataType::Json | DataType::Bytes | DataType::Map => None,
     }
 }
 

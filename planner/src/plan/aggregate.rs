@@ -1087,7 +1087,7 @@ pub fn build_function(
             expect_params(2)?;
             let element = match params.first() {
                 Some(segments::types::Value::String(t)) => DataType::parse(t)
-                    .filter(|t| *t != DataType::Json)
+                    .filter(|t| !matches!(t, DataType::Json | DataType::Map))
                     .ok_or_else(|| format!("arrayagg: unsupported data type '{t}'"))?,
                 _ => {
                     return Err(

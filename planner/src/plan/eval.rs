@@ -73,7 +73,7 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
     let numeric = |v: &Value| {
         !matches!(
             v,
-            Value::String(_) | Value::Json(_) | Value::Bytes(_) | Value::Array(_)
+            Value::String(_) | Value::Json(_) | Value::Map(_) | Value::Bytes(_) | Value::Array(_)
         )
     };
     match (a, b) {

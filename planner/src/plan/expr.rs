@@ -206,6 +206,7 @@ impl Expr {
             Expr::Literal { value, data_type } => ColumnType {
                 data_type: *data_type,
                 single_value: !matches!(value, Value::Array(_)),
+                map_value: None,
             },
             Expr::Call { return_type, .. }
             | Expr::Arith { return_type, .. }
@@ -234,6 +235,7 @@ impl Expr {
             Expr::Cast { expr, to } => ColumnType {
                 data_type: *to,
                 single_value: expr.column_type().single_value,
+                map_value: None,
             },
         }
     }

@@ -279,7 +279,7 @@ pub fn parse_text(dt: DataType, b: &[u8]) -> Result<Scalar<'_>, String> {
             }
             Scalar::Bytes(Cow::Borrowed(b))
         }
-        DataType::Boolean | DataType::BigDecimal | DataType::Bytes => {
+        DataType::Boolean | DataType::BigDecimal | DataType::Bytes | DataType::Map => {
             scalar_of_value(dt, &general(dt)?)?.into_owned()
         }
     })
@@ -327,7 +327,9 @@ pub fn scalar_of_value(dt: DataType, v: &Value) -> Result<Scalar<'_>, String> {
             },
         },
         StoredType::String => match v {
-            Value::String(s) | Value::Json(s) => Scalar::Bytes(Cow::Borrowed(s.as_bytes())),
+            Value::String(s) | Value::Json(s) | Value::Map(s) => {
+                Scalar::Bytes(Cow::Borrowed(s.as_bytes()))
+            }
             Value::Array(_) | Value::Null => return Err(err()),
             other => Scalar::Bytes(Cow::Owned(other.to_string().into_bytes())),
         },
@@ -813,6 +815,9 @@ impl ColumnCollector {
         text: &[u8],
     ) -> Result<Result<(), String>, SegmentError> {
         let dt = self.spec.data_type;
+        if dt == DataType::Map {
+            return self.push_value(doc, &Value::String(text_of(text).into_owned()));
+        }
         if self.spec.single_value_field {
             if self.push_plain_text(dt, text) {
                 return self.after_pending().map(Ok);
@@ -854,10 +859,16 @@ impl ColumnCollector {
                     "unexpected array '{v}' for a single-value column"
                 )))
             }
-            _ if self.spec.single_value_field => match scalar_of_value(dt, v) {
-                Ok(s) => self.add_sv(&s).map(Ok),
-                Err(e) => Ok(Err(e)),
-            },
+            _ if self.spec.single_value_field => {
+                let v = match typed_cell(&self.spec, v) {
+                    Ok(v) => v,
+                    Err(e) => return Ok(Err(e)),
+                };
+                match scalar_of_value(dt, &v) {
+                    Ok(s) => self.add_sv(&s).map(Ok),
+                    Err(e) => Ok(Err(e)),
+                }
+            }
             _ => {
                 let items = match v {
                     Value::Array(items) => items.as_slice(),
@@ -901,6 +912,22 @@ impl ColumnCollector {
     }
 }
 
+/// A single value as `spec`'s column stores it, where its data type alone does not say: a
+/// MAP's entries typed as its `value` child declares ([`crate::types::map::typed_map`]).
+pub fn typed_cell<'v>(spec: &FieldSpec, v: &'v Value) -> Result<Cow<'v, Value>, String> {
+    let Some(value_type) = spec.map_value_type() else {
+        return Ok(Cow::Borrowed(v));
+    };
+    if v.is_null() {
+        return Ok(Cow::Borrowed(v));
+    }
+    let json = match v {
+        Value::Map(s) | Value::Json(s) | Value::String(s) => serde_json::Value::String(s.clone()),
+        other => other.to_json(),
+    };
+    crate::types::map::typed_map(&json, value_type).map(Cow::Owned)
+}
+
 /// [`json_to_value`] taking the value: its text moves into the value instead of being copied.
 pub fn json_into_value(dt: DataType, v: serde_json::Value) -> Result<Value, String> {
     use serde_json::Value as J;
@@ -937,6 +964,7 @@ pub fn json_to_value(dt: DataType, v: &serde_json::Value) -> Result<Value, Strin
             DataType::Json => Value::Json(s.clone()),
             _ => Value::parse(dt, s).map_err(|e| e.to_string())?,
         },
+        J::Object(_) if dt == DataType::Map => Value::Map(v.to_string()),
         J::Array(items) if dt != DataType::Json => Value::Array(
             items
                 .iter()

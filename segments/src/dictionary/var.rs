@@ -338,6 +338,7 @@ pub fn bytes_to_value(data_type: DataType, b: &[u8]) -> Value {
     };
     match data_type {
         DataType::Json => Value::Json(text()),
+        DataType::Map => Value::Map(text()),
         DataType::BigDecimal => Value::BigDecimal(text()),
         DataType::Bytes => Value::Bytes(b.to_vec()),
         _ => Value::String(text()),
@@ -357,7 +358,7 @@ pub fn value_to_bytes(data_type: DataType, v: &Value) -> Option<Vec<u8>> {
             Value::BigDecimal(s) => Some(s.into_bytes()),
             _ => None,
         },
-        (_, Value::String(s) | Value::Json(s)) => Some(s.as_bytes().to_vec()),
+        (_, Value::String(s) | Value::Json(s) | Value::Map(s)) => Some(s.as_bytes().to_vec()),
         (_, other) => Some(other.to_string().into_bytes()),
     }
 }

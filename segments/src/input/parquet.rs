@@ -174,8 +174,11 @@ fn source_of(
 ) -> Result<Option<Source>, SegmentError> {
     let descr = reader.metadata().file_metadata().schema_descr();
     let bad = |reason: String| file_error(path, format!("column '{}': {reason}", field.name));
-    let json_text =
-        field.single_value_field && matches!(field.data_type, DataType::Json | DataType::String);
+    let json_text = field.single_value_field
+        && matches!(
+            field.data_type,
+            DataType::Json | DataType::String | DataType::Map
+        );
     let leaf = match shape_of(descr, &field.name) {
         None => return Ok(None),
         Some(Shape::Values(leaf)) => leaf,

@@ -72,7 +72,9 @@ pub fn hash_value(value: &Value) -> Option<u32> {
         Value::Boolean(b) => murmur2_long(*b as i64),
         Value::Float(v) => murmur2_long(v.to_bits() as i32 as i64),
         Value::Double(v) => murmur2_long(v.to_bits() as i64),
-        Value::BigDecimal(s) | Value::String(s) | Value::Json(s) => murmur2(s.as_bytes()),
+        Value::BigDecimal(s) | Value::String(s) | Value::Json(s) | Value::Map(s) => {
+            murmur2(s.as_bytes())
+        }
         Value::Bytes(b) => murmur2(b),
     })
 }

@@ -893,7 +893,7 @@ pub fn hash64_value(value: &Value) -> Option<u64> {
             Some(text) => murmur64(text.as_bytes()),
             None => murmur64(s.as_bytes()),
         },
-        Value::String(s) | Value::Json(s) => murmur64(s.as_bytes()),
+        Value::String(s) | Value::Json(s) | Value::Map(s) => murmur64(s.as_bytes()),
         Value::Bytes(b) => murmur64(b),
     })
 }

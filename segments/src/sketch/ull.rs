@@ -49,7 +49,7 @@ pub fn hash_value(v: &Value) -> Option<u64> {
         Value::Long(x) | Value::Timestamp(x) => wy(&x.to_le_bytes()),
         Value::Float(x) => wy(&x.to_bits().to_le_bytes()),
         Value::Double(x) => wy(&x.to_bits().to_le_bytes()),
-        Value::String(s) | Value::Json(s) | Value::BigDecimal(s) => {
+        Value::String(s) | Value::Json(s) | Value::BigDecimal(s) | Value::Map(s) => {
             let mut bytes = Vec::with_capacity(s.len() * 2 + 4);
             let mut units = 0u32;
             for u in s.encode_utf16() {

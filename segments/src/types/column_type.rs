@@ -12,6 +12,9 @@ pub struct ColumnType {
     pub data_type: DataType,
     /// False for multi-value columns and expressions producing arrays.
     pub single_value: bool,
+    /// A MAP's value type (its keys are text): `MAP<STRING, INT>` is a MAP with `Some(Int)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map_value: Option<DataType>,
 }
 
 impl ColumnType {
@@ -20,6 +23,7 @@ impl ColumnType {
         ColumnType {
             data_type,
             single_value: true,
+            map_value: None,
         }
     }
 
@@ -28,6 +32,16 @@ impl ColumnType {
         ColumnType {
             data_type,
             single_value: false,
+            map_value: None,
+        }
+    }
+
+    /// A MAP from text keys to `value` values.
+    pub const fn map(value: DataType) -> ColumnType {
+        ColumnType {
+            data_type: DataType::Map,
+            single_value: true,
+            map_value: Some(value),
         }
     }
 

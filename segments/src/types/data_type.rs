@@ -21,6 +21,9 @@ pub enum DataType {
     String,
     Json,
     Bytes,
+    /// A map from STRING keys to values of one type (a `complexFieldSpecs` entry whose
+    /// `childFieldSpecs` name the key and value types); stored as its JSON object text.
+    Map,
 }
 
 /// The physical representation a [`DataType`] is stored as.
@@ -37,7 +40,7 @@ pub enum StoredType {
 
 impl DataType {
     /// Every data type, in Pinot's declaration order.
-    pub const ALL: [DataType; 10] = [
+    pub const ALL: [DataType; 11] = [
         DataType::Int,
         DataType::Long,
         DataType::Float,
@@ -48,6 +51,7 @@ impl DataType {
         DataType::String,
         DataType::Json,
         DataType::Bytes,
+        DataType::Map,
     ];
 
     /// Pinot's name for the type (`"BIG_DECIMAL"`).
@@ -63,6 +67,7 @@ impl DataType {
             DataType::String => "STRING",
             DataType::Json => "JSON",
             DataType::Bytes => "BYTES",
+            DataType::Map => "MAP",
         }
     }
 
@@ -80,14 +85,17 @@ impl DataType {
             DataType::Float => StoredType::Float,
             DataType::Double => StoredType::Double,
             DataType::BigDecimal => StoredType::BigDecimal,
-            DataType::String | DataType::Json => StoredType::String,
+            DataType::String | DataType::Json | DataType::Map => StoredType::String,
             DataType::Bytes => StoredType::Bytes,
         }
     }
 
     /// True for the types with numeric storage (INT, LONG, FLOAT, DOUBLE, BIG_DECIMAL, BOOLEAN, TIMESTAMP).
     pub fn is_numeric(self) -> bool {
-        !matches!(self, DataType::String | DataType::Json | DataType::Bytes)
+        !matches!(
+            self,
+            DataType::String | DataType::Json | DataType::Bytes | DataType::Map
+        )
     }
 
     /// True when values are fixed-width primitives (usable with zero-copy slices).

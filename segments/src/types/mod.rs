@@ -6,6 +6,7 @@ pub mod data_type;
 pub mod decimal;
 pub mod error_code;
 pub mod java_text;
+pub mod map;
 pub mod schema;
 pub mod table_config;
 pub mod time;

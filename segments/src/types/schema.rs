@@ -2,10 +2,17 @@
 //! field specs, read leniently and written back the way Pinot writes them (`fieldType` added,
 //! only non-default attributes emitted).
 
+use super::column_type::ColumnType;
 use super::data_type::DataType;
 use super::value::Value;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value as Json};
+use std::collections::BTreeMap;
+
+/// The child spec naming a MAP's key type (`ComplexFieldSpec.KEY_FIELD`).
+pub const MAP_KEY: &str = "key";
+/// The child spec naming a MAP's value type (`ComplexFieldSpec.VALUE_FIELD`).
+pub const MAP_VALUE: &str = "value";
 
 /// What role a column plays in the schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -44,6 +51,10 @@ pub struct FieldSpec {
     /// Date-time specs: `1:DAYS`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub granularity: Option<String>,
+    /// Complex specs (`complexFieldSpecs`): the parts of the type — for a MAP, `key` and
+    /// `value`, whose data types are the map's key and value types.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub child_field_specs: BTreeMap<String, FieldSpec>,
 }
 
 fn dimension() -> FieldType {
@@ -73,7 +84,86 @@ impl FieldSpec {
             transform_function: None,
             format: None,
             granularity: None,
+            child_field_specs: BTreeMap::new(),
         }
+    }
+
+    /// A MAP column (a `complexFieldSpecs` entry) from STRING keys to `value_type` values.
+    pub fn map(name: &str, value_type: DataType) -> FieldSpec {
+        let child = |part: &str, t: DataType| (part.to_string(), FieldSpec::dimension(part, t));
+        FieldSpec {
+            field_type: FieldType::Complex,
+            child_field_specs: BTreeMap::from([
+                child(MAP_KEY, DataType::String),
+                child(MAP_VALUE, value_type),
+            ]),
+            ..FieldSpec::dimension(name, DataType::Map)
+        }
+    }
+
+    /// The type of the values this column gives a plan.
+    pub fn column_type(&self) -> ColumnType {
+        ColumnType {
+            data_type: self.data_type,
+            single_value: self.single_value_field,
+            map_value: self.map_value_type(),
+        }
+    }
+
+    /// A dimension whose values have type `ty` (a MAP keeps its value type).
+    pub fn of_type(name: &str, ty: ColumnType) -> FieldSpec {
+        match ty.map_value {
+            Some(value) if ty.data_type == DataType::Map => FieldSpec::map(name, value),
+            _ => FieldSpec {
+                single_value_field: ty.single_value,
+                ..FieldSpec::dimension(name, ty.data_type)
+            },
+        }
+    }
+
+    /// A MAP column's value type (its `value` child's data type).
+    pub fn map_value_type(&self) -> Option<DataType> {
+        (self.data_type == DataType::Map)
+            .then(|| self.child_field_specs.get(MAP_VALUE).map(|v| v.data_type))
+            .flatten()
+    }
+
+    /// Checks a complex spec as Pinot's `ComplexFieldSpec` does: MAP is the one complex type
+    /// Tessera stores, declared only among `complexFieldSpecs`, with a `key` and a `value` child
+    /// of single-value primitive types.
+    fn validate_complex(&self) -> Result<(), String> {
+        let complex = self.field_type == FieldType::Complex;
+        if complex != (self.data_type == DataType::Map) {
+            return Err(if complex {
+                format!(
+                    "ComplexFieldSpec dataType must be STRUCT, MAP, LIST, or OPEN_STRUCT (got {}) for column '{}'",
+                    self.data_type, self.name
+                )
+            } else {
+                format!(
+                    "MAP column '{}' must be declared in 'complexFieldSpecs'",
+                    self.name
+                )
+            });
+        }
+        if !complex {
+            return Ok(());
+        }
+        for part in [MAP_KEY, MAP_VALUE] {
+            let Some(child) = self.child_field_specs.get(part) else {
+                return Err(format!(
+                    "Missing '{part}' in the 'childFieldSpec' of MAP column '{}'",
+                    self.name
+                ));
+            };
+            if child.data_type == DataType::Map || !child.single_value_field {
+                return Err(format!(
+                    "The '{part}' of MAP column '{}' must be a single-value primitive type, not {}",
+                    self.name, child.data_type
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A metric column.
@@ -142,6 +232,8 @@ struct SchemaJson {
     #[serde(default)]
     date_time_field_specs: Vec<FieldSpec>,
     #[serde(default)]
+    complex_field_specs: Vec<FieldSpec>,
+    #[serde(default)]
     time_field_spec: Option<Json>,
     #[serde(default)]
     primary_key_columns: Vec<String>,
@@ -156,20 +248,30 @@ fn describe_field_spec_error(text: &str, e: serde_json::Error) -> String {
         "dimensionFieldSpecs",
         "metricFieldSpecs",
         "dateTimeFieldSpecs",
+        "complexFieldSpecs",
     ];
     let doc: Option<Json> = serde_json::from_str(text).ok();
     let specs = doc
         .iter()
-        .flat_map(|d| lists.iter().filter_map(move |l| d.get(l)?.as_array()))
+        .flat_map(|d| {
+            lists.iter().filter_map(move |l| {
+                let complex = *l == "complexFieldSpecs";
+                Some(d.get(l)?.as_array()?.iter().map(move |s| (complex, s)))
+            })
+        })
         .flatten();
-    for spec in specs {
+    for (complex, spec) in specs {
         let column = spec.get("name").and_then(Json::as_str).unwrap_or_default();
+        // A complex spec's type is MAP; the other lists hold primitive types.
+        let allowed = DataType::ALL
+            .into_iter()
+            .filter(|d| (*d == DataType::Map) == complex);
         match spec.get("dataType") {
             None | Some(Json::Null) => return format!("missing dataType for column '{column}'"),
-            Some(Json::String(t)) if DataType::ALL.iter().any(|d| d.name() == t) => {}
+            Some(Json::String(t)) if allowed.clone().any(|d| d.name() == t) => {}
             Some(t) => {
                 let shown = t.as_str().map_or_else(|| t.to_string(), str::to_string);
-                let expected: Vec<&str> = DataType::ALL.iter().map(|d| d.name()).collect();
+                let expected: Vec<&str> = allowed.map(|d| d.name()).collect();
                 return format!(
                     "invalid dataType '{shown}' for column '{column}' (expected one of {})",
                     expected.join(", ")
@@ -190,6 +292,7 @@ impl Schema {
             (raw.dimension_field_specs, FieldType::Dimension),
             (raw.metric_field_specs, FieldType::Metric),
             (raw.date_time_field_specs, FieldType::DateTime),
+            (raw.complex_field_specs, FieldType::Complex),
         ] {
             for mut f in list {
                 f.field_type = ft;
@@ -198,7 +301,7 @@ impl Schema {
         }
         let mut unrecognized = Map::new();
         for (k, v) in raw.rest {
-            if !matches!(k.as_str(), "description" | "tags" | "complexFieldSpecs") {
+            if !matches!(k.as_str(), "description" | "tags") {
                 unrecognized.insert(k, v);
             }
         }
@@ -226,6 +329,7 @@ impl Schema {
             ("dimensionFieldSpecs", FieldType::Dimension),
             ("metricFieldSpecs", FieldType::Metric),
             ("dateTimeFieldSpecs", FieldType::DateTime),
+            ("complexFieldSpecs", FieldType::Complex),
         ] {
             let list: Vec<Json> = self
                 .fields
@@ -277,6 +381,7 @@ impl Schema {
                 return Err(format!("Duplicate column: {} in schema", f.name));
             }
             f.validate_default_null()?;
+            f.validate_complex()?;
             if f.field_type == FieldType::DateTime && f.format.is_none() {
                 return Err(format!(
                     "Invalid format for DateTimeFieldSpec: {}: format must be set",
@@ -352,5 +457,47 @@ mod tests {
         assert_eq!(dup.validate().unwrap_err(), "Duplicate column: a in schema");
         let bad_default = Schema::from_json(r#"{"schemaName":"x","dimensionFieldSpecs":[{"name":"a","dataType":"INT","defaultNullValue":"zz"}]}"#).unwrap();
         assert!(bad_default.validate().is_err());
+    }
+
+    #[test]
+    fn map_columns_are_complex_specs() {
+        let text = r#"{"schemaName":"x","complexFieldSpecs":[{"name":"m","dataType":"MAP",
+            "fieldType":"COMPLEX","childFieldSpecs":{"key":{"name":"key","dataType":"STRING"},
+            "value":{"name":"value","dataType":"LONG"}}}]}"#;
+        let s = Schema::from_json(text).unwrap();
+        s.validate().unwrap();
+        assert_eq!(s.fields, vec![FieldSpec::map("m", DataType::Long)]);
+        assert_eq!(s.fields[0].column_type(), ColumnType::map(DataType::Long));
+        let out = s.to_json();
+        assert_eq!(out["complexFieldSpecs"][0]["fieldType"], "COMPLEX");
+        assert_eq!(
+            out["complexFieldSpecs"][0]["childFieldSpecs"]["value"]["dataType"],
+            "LONG"
+        );
+        assert_eq!(Schema::from_json(&out.to_string()).unwrap(), s);
+
+        let invalid = |text: &str| Schema::from_json(text).and_then(|s| s.validate());
+        assert_eq!(
+            invalid(r#"{"schemaName":"x","complexFieldSpecs":[{"name":"m","dataType":"STRUCT"}]}"#),
+            Err("invalid dataType 'STRUCT' for column 'm' (expected one of MAP)".to_string())
+        );
+        let no_value = r#"{"schemaName":"x","complexFieldSpecs":[{"name":"m","dataType":"MAP",
+            "childFieldSpecs":{"key":{"name":"key","dataType":"STRING"}}}]}"#;
+        assert!(invalid(no_value).unwrap_err().contains("Missing 'value'"));
+        let as_dimension =
+            r#"{"schemaName":"x","dimensionFieldSpecs":[{"name":"m","dataType":"MAP"}]}"#;
+        assert!(
+            invalid(as_dimension)
+                .unwrap_err()
+                .contains("complexFieldSpecs")
+        );
+        let nested = r#"{"schemaName":"x","complexFieldSpecs":[{"name":"m","dataType":"MAP",
+            "childFieldSpecs":{"key":{"name":"key","dataType":"STRING"},
+            "value":{"name":"value","dataType":"MAP"}}}]}"#;
+        assert!(
+            invalid(nested)
+                .unwrap_err()
+                .contains("single-value primitive")
+        );
     }
 }

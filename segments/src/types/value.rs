@@ -29,6 +29,9 @@ pub enum Value {
     Json(String),
     Bytes(Vec<u8>),
     Array(Vec<Value>),
+    /// A MAP cell: the text of a JSON object from keys to values of the map's value type
+    /// ([`Value::map_text`] makes it); a result shows it as that object.
+    Map(String),
 }
 
 /// Serde for float cells that keeps NaN and ±infinity (JSON has no literal for them; Pinot's
@@ -182,6 +185,7 @@ impl Value {
             Value::Timestamp(_) => DataType::Timestamp,
             Value::String(_) => DataType::String,
             Value::Json(_) => DataType::Json,
+            Value::Map(_) => DataType::Map,
             Value::Bytes(_) => DataType::Bytes,
             Value::Array(items) => return items.iter().find_map(Value::data_type),
         })
@@ -221,6 +225,7 @@ impl Value {
             DataType::Timestamp => Value::Timestamp(parse_timestamp(t).ok_or_else(err)?),
             DataType::String => Value::String(text.to_string()),
             DataType::Json => Value::Json(text.to_string()),
+            DataType::Map => Value::Map(super::map::map_text(text).ok_or_else(err)?),
             DataType::Bytes => Value::Bytes(decode_hex(t).ok_or_else(err)?),
         })
     }
@@ -279,6 +284,8 @@ impl Value {
             (Value::Bytes(b), DataType::String) => Value::String(encode_hex(b)),
             (v, DataType::String) => Value::String(v.to_string()),
             (v, DataType::Json) => Value::Json(v.to_string()),
+            (Value::String(s) | Value::Json(s), DataType::Map) => Value::parse(DataType::Map, s)?,
+            (_, DataType::Map) => return Err(err()),
             (Value::String(s), DataType::Bytes) => Value::parse(DataType::Bytes, s)?,
             (_, DataType::Bytes) => return Err(err()),
         })
@@ -311,7 +318,7 @@ impl Value {
     /// String view of STRING and JSON values.
     pub fn as_str(&self) -> Option<&str> {
         match self {
-            Value::String(s) | Value::Json(s) | Value::BigDecimal(s) => Some(s),
+            Value::String(s) | Value::Json(s) | Value::BigDecimal(s) | Value::Map(s) => Some(s),
             _ => None,
         }
     }
@@ -360,8 +367,10 @@ impl Value {
     /// that Pinot's predicates use, and decimals of different scales are equal (`1.5 = 1.50`,
     /// `BigDecimal.compareTo`). Sorting and dictionaries keep the total order.
     pub fn sql_cmp(&self, other: &Value) -> Ordering {
-        let zero =
-            |v: &Value| !matches!(v, Value::String(_) | Value::Json(_)) && v.as_f64() == Some(0.0);
+        let zero = |v: &Value| {
+            !matches!(v, Value::String(_) | Value::Json(_) | Value::Map(_))
+                && v.as_f64() == Some(0.0)
+        };
         if let (Value::BigDecimal(a), Value::BigDecimal(b)) = (self, other) {
             return compare_decimal(a, b);
         }
@@ -388,6 +397,7 @@ impl Value {
             Value::String(s) | Value::Json(s) => J::String(s.clone()),
             Value::Bytes(b) => J::String(encode_hex(b)),
             Value::Array(items) => J::Array(items.iter().map(Value::to_json).collect()),
+            Value::Map(s) => serde_json::from_str(s).unwrap_or_else(|_| J::String(s.clone())),
         }
     }
 
@@ -408,6 +418,7 @@ impl Value {
             DataType::String => Value::String("null".into()),
             DataType::Json => Value::Json("null".into()),
             DataType::Bytes => Value::Bytes(Vec::new()),
+            DataType::Map => Value::Map("{}".into()),
         }
     }
 
@@ -521,7 +532,7 @@ impl fmt::Display for Value {
             Value::BigDecimal(s) => f.write_str(s),
             Value::Boolean(b) => write!(f, "{b}"),
             Value::Timestamp(ms) => f.write_str(&format_timestamp(*ms)),
-            Value::String(s) | Value::Json(s) => f.write_str(s),
+            Value::String(s) | Value::Json(s) | Value::Map(s) => f.write_str(s),
             Value::Bytes(b) => f.write_str(&encode_hex(b)),
             Value::Array(items) => {
                 f.write_str("[")?;

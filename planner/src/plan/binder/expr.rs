@@ -349,6 +349,9 @@ impl<'a> ExprBinder<'a> {
         if canonical == "lookup" {
             return super::lookup::bind_lookup(self.scope, args);
         }
+        if canonical == crate::functions::map::ITEM {
+            return super::map_item::bind_item(args);
+        }
         match scalar::return_type(canonical, &args) {
             Some(Ok(return_type)) => Ok(Expr::Call {
                 name: canonical.to_string(),

@@ -153,6 +153,7 @@ pub fn fit_literal(column: &str, data_type: DataType, v: &Value) -> Result<Fitte
         },
         DataType::String => Fitted::Exact(Value::String(v.to_string())),
         DataType::Json => Fitted::Exact(Value::Json(v.to_string())),
+        DataType::Map => return Err(err()),
         DataType::Bytes => match v {
             Value::Bytes(_) => Fitted::Exact(v.clone()),
             Value::String(s) => Fitted::Exact(Value::parse(DataType::Bytes, s).map_err(|_| err())?),

@@ -7,7 +7,7 @@
 use super::scope::Scope;
 use crate::plan::error::PlanError;
 use crate::plan::expr::Expr;
-use segments::types::{ColumnType, Value};
+use segments::types::Value;
 
 /// Pinot's usage line, the start of its argument-count message.
 const USAGE: &str = "At least 4 arguments are required for LOOKUP transform function: LOOKUP(TableName, ColumnName, JoinKey, JoinValue [, JoinKey2, JoinValue2 ...])";
@@ -80,10 +80,7 @@ pub fn bind_lookup(scope: &Scope<'_>, mut args: Vec<Expr>) -> Result<Expr, PlanE
         ));
     }
     args[0] = Expr::literal(Value::String(info.name.clone()));
-    let return_type = ColumnType {
-        data_type: looked_up.data_type,
-        single_value: looked_up.single_value_field,
-    };
+    let return_type = looked_up.column_type();
     let call = Expr::Call {
         name: "lookup".into(),
         args,

@@ -14,6 +14,7 @@ pub mod expr;
 pub mod filter;
 pub mod literal;
 pub mod lookup;
+pub mod map_item;
 pub mod multi_stage;
 pub mod names;
 pub mod rewrite;

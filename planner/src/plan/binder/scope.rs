@@ -36,10 +36,7 @@ impl Scope<'_> {
         if let Some(f) = field {
             return Some(ColumnRef {
                 name: f.name.clone(),
-                column_type: ColumnType {
-                    data_type: f.data_type,
-                    single_value: f.single_value_field,
-                },
+                column_type: f.column_type(),
             });
         }
         VIRTUAL_COLUMNS

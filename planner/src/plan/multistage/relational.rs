@@ -2106,9 +2106,7 @@ fn requalify(rel: Rel, names: Vec<String>, alias: Option<&str>) -> Rel {
 fn synthetic_table(cols: &[Col]) -> TableInfo {
     let mut schema = Schema::default();
     for (i, c) in cols.iter().enumerate() {
-        let mut f = FieldSpec::dimension(&synthetic(i), c.ty.data_type);
-        f.single_value_field = c.ty.single_value;
-        schema.fields.push(f);
+        schema.fields.push(FieldSpec::of_type(&synthetic(i), c.ty));
     }
     TableInfo::new("$relation", schema)
 }

@@ -331,23 +331,38 @@ fn apply_sign(negative: bool, e: Expr) -> Expr {
     }
 }
 
-/// postfix := primary ('::' data_type)*
+/// postfix := primary ('::' data_type | '[' expr ']')* — a subscript is Calcite's `ITEM`
+/// operator, the `item` function (`mapColumn['key']`).
 fn postfix(i: Tokens<'_>) -> PResult<'_, Expr> {
     let (mut i, mut e) = primary(i)?;
-    let mut casts = 0;
-    while let Ok((rest, _)) = punct("::")(i) {
-        casts += 1;
-        if casts > MAX_DEPTH {
-            return failure(i, format!("Too many casts (more than {MAX_DEPTH})"));
+    let mut suffixes = 0;
+    loop {
+        let cast = punct("::")(i);
+        let subscript = punct("[")(i);
+        if cast.is_err() && subscript.is_err() {
+            return Ok((i, e));
         }
-        let (rest, data_type) = data_type(rest)?;
-        e = Expr::Cast {
-            expr: Box::new(e),
-            data_type,
-        };
-        i = rest;
+        suffixes += 1;
+        if suffixes > MAX_DEPTH {
+            return failure(
+                i,
+                format!("Too many casts or subscripts (more than {MAX_DEPTH})"),
+            );
+        }
+        if let Ok((rest, _)) = cast {
+            let (rest, data_type) = data_type(rest)?;
+            e = Expr::Cast {
+                expr: Box::new(e),
+                data_type,
+            };
+            i = rest;
+        } else if let Ok((rest, _)) = subscript {
+            let (rest, key) = expr(rest)?;
+            let (rest, _) = punct("]")(rest)?;
+            e = Expr::function("item", vec![e, key]);
+            i = rest;
+        }
     }
-    Ok((i, e))
 }
 
 /// primary := number | string | TRUE | FALSE | NULL | typed_literal | interval

@@ -522,7 +522,7 @@ impl TableConfig {
             }
             if matches!(
                 spec.data_type,
-                DataType::Json | DataType::Bytes | DataType::Timestamp
+                DataType::Json | DataType::Bytes | DataType::Timestamp | DataType::Map
             ) {
                 return Err(TableConfigError::UpsertDeleteColumnType);
             }

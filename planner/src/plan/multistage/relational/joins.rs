@@ -29,7 +29,6 @@ use crate::plan::multistage::relation::{Col, Rel, StageSink};
 use crate::plan::multistage::stage::StageKind;
 use crate::plan::query_plan::{ResultLayout, ServerQueryPlan};
 use crate::sql::ast::{self, Select, SelectItem, TableRef};
-use segments::types::ColumnType;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The columns a block may read: every name it mentions anywhere (select list, `WHERE`,
@@ -176,10 +175,7 @@ fn table_cols(info: &crate::plan::catalog::TableInfo, alias: Option<&str>) -> Ve
             qualifier: Some(qualifier.to_string()),
             name: f.name.clone(),
             hidden: false,
-            ty: ColumnType {
-                data_type: f.data_type,
-                single_value: f.single_value_field,
-            },
+            ty: f.column_type(),
         })
         .collect()
 }
