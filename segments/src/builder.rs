@@ -19,6 +19,7 @@ pub mod column_writer;
 pub mod from_segments;
 pub mod interner;
 pub mod spill;
+pub mod typed;
 
 use crate::build_config::BuildConfig;
 use crate::error::SegmentError;
@@ -26,7 +27,7 @@ use crate::format::{
     COLUMNS_FILE, DataFileWriter, FormatVersion, INDEX_MAP_FILE, IndexMap, METADATA_FILE,
     write_text,
 };
-use crate::input::{CellSink, InputSource, Numbers, build_threads};
+use crate::input::{CellError, CellSink, InputSource, Numbers, RunError, build_threads};
 use crate::metadata::SegmentMetadata;
 use crate::types::{DocId, Schema, StoredType, Value};
 use collector::ColumnCollector;
@@ -100,17 +101,13 @@ struct Collectors(Vec<ColumnCollector>);
 
 impl CellSink for ColumnCollector {
     #[inline]
-    fn text(&mut self, doc: DocId, text: &[u8]) -> Result<Result<(), String>, SegmentError> {
+    fn text(&mut self, doc: DocId, text: &[u8]) -> Result<(), CellError> {
         self.push_text(doc, text)
     }
-    fn json(
-        &mut self,
-        doc: DocId,
-        v: &serde_json::Value,
-    ) -> Result<Result<(), String>, SegmentError> {
+    fn json(&mut self, doc: DocId, v: &serde_json::Value) -> Result<(), CellError> {
         self.push_json(doc, v)
     }
-    fn value(&mut self, doc: DocId, v: &Value) -> Result<Result<(), String>, SegmentError> {
+    fn value(&mut self, doc: DocId, v: &Value) -> Result<(), CellError> {
         self.push_value(doc, v)
     }
     #[inline]
@@ -125,11 +122,7 @@ impl CellSink for ColumnCollector {
     ) -> Result<usize, SegmentError> {
         self.push_plain_cells(n, all_ascii, cell)
     }
-    fn numbers(
-        &mut self,
-        first: DocId,
-        values: Numbers<'_>,
-    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+    fn numbers(&mut self, first: DocId, values: Numbers<'_>) -> Result<(), RunError> {
         self.push_numbers(first, values)
     }
     fn prefers_coded_texts(&self) -> bool {
@@ -142,7 +135,7 @@ impl CellSink for ColumnCollector {
         entries: usize,
         entry: impl Fn(usize) -> &'e [u8],
         keys: &[i32],
-    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+    ) -> Result<(), RunError> {
         if !self.takes_coded_texts() {
             return crate::input::coded_texts_one_by_one(self, first, entries, entry, keys);
         }
@@ -302,14 +295,14 @@ impl RowBuilder {
             });
         }
         for (c, v) in self.cols.0.iter_mut().zip(row) {
-            if let Err(reason) = c.push_value(self.docs, v)? {
-                return Err(SegmentError::Input {
+            c.push_value(self.docs, v).map_err(|e| {
+                e.locate(|reason| SegmentError::Input {
                     file: file(),
                     line,
                     column: c.spec.name.clone(),
                     reason,
-                });
-            }
+                })
+            })?;
         }
         if !self.derived.is_empty() {
             let extra = &mut self.cols.0[self.schema.fields.len()..];

@@ -174,22 +174,54 @@ impl InputOptions {
     }
 }
 
-/// Receives the cells of one column in doc order. Cell methods return `Ok(Err(reason))` for a
-/// bad cell (the reader adds file, line and column) and `Err` for a failure that is not the
-/// input's fault. Each column's sink is used by one thread at a time, so columns of a batch of
-/// CSV rows are processed in parallel.
+/// Why a sink did not take a cell (or a run of cells: `B` is then where in the run, and why).
+#[derive(Debug)]
+pub enum CellError<B = String> {
+    /// The input's fault: the column cannot hold the cell, for this reason (the reader adds
+    /// file, line and column).
+    Bad(B),
+    /// A failure that is not the input's (I/O, a limit).
+    Failed(SegmentError),
+}
+
+impl<B> From<SegmentError> for CellError<B> {
+    fn from(e: SegmentError) -> CellError<B> {
+        CellError::Failed(e)
+    }
+}
+
+impl<B> CellError<B> {
+    /// The build's error: a bad cell as `locate` places it in the input, a failure as it is.
+    pub fn locate(self, locate: impl FnOnce(B) -> SegmentError) -> SegmentError {
+        match self {
+            CellError::Bad(b) => locate(b),
+            CellError::Failed(e) => e,
+        }
+    }
+}
+
+impl CellError {
+    /// A bad cell's error as the `i`-th of a run.
+    pub fn in_run(self, i: usize) -> CellError<(usize, String)> {
+        match self {
+            CellError::Bad(reason) => CellError::Bad((i, reason)),
+            CellError::Failed(e) => CellError::Failed(e),
+        }
+    }
+}
+
+/// Receives the cells of one column in doc order. Cell methods fail with [`CellError::Bad`]
+/// for a bad cell and [`CellError::Failed`] for a failure that is not the input's fault. Each
+/// column's sink is used by one thread at a time, so columns of a batch of CSV rows are
+/// processed in parallel.
 pub trait CellSink: Send {
     /// A non-empty CSV cell.
-    fn text(&mut self, doc: DocId, text: &[u8]) -> Result<Result<(), String>, SegmentError>;
+    fn text(&mut self, doc: DocId, text: &[u8]) -> Result<(), CellError>;
     /// A JSON cell (never `null`: nulls come through [`CellSink::null`]).
-    fn json(
-        &mut self,
-        doc: DocId,
-        v: &serde_json::Value,
-    ) -> Result<Result<(), String>, SegmentError>;
+    fn json(&mut self, doc: DocId, v: &serde_json::Value) -> Result<(), CellError>;
     /// A typed cell of a columnar or typed input (Parquet): never `Value::Null` (nulls come
     /// through [`CellSink::null`]); `Value::Array` for a multi-value cell.
-    fn value(&mut self, doc: DocId, v: &Value) -> Result<Result<(), String>, SegmentError>;
+    fn value(&mut self, doc: DocId, v: &Value) -> Result<(), CellError>;
     /// A null cell.
     fn null(&mut self, doc: DocId) -> Result<(), SegmentError>;
     /// A fast path for a run of CSV cells `cell(0..n)` (the next docs): takes as many leading
@@ -208,13 +240,9 @@ pub trait CellSink: Send {
     }
     /// A run of non-null single values for the docs from `first`, decoded typed by a columnar
     /// input: taken as [`CellSink::value`] would take each (the default does just that), but in
-    /// one call. `Ok(Err((i, reason)))` at the first value the column cannot hold (those
+    /// one call. `CellError::Bad((i, reason))` at the first value the column cannot hold (those
     /// before it are taken).
-    fn numbers(
-        &mut self,
-        first: DocId,
-        values: Numbers<'_>,
-    ) -> Result<Result<(), (usize, String)>, SegmentError>
+    fn numbers(&mut self, first: DocId, values: Numbers<'_>) -> Result<(), RunError>
     where
         Self: Sized,
     {
@@ -238,7 +266,7 @@ pub trait CellSink: Send {
         entries: usize,
         entry: impl Fn(usize) -> &'e [u8],
         keys: &[i32],
-    ) -> Result<Result<(), (usize, String)>, SegmentError>
+    ) -> Result<(), RunError>
     where
         Self: Sized,
     {
@@ -288,18 +316,20 @@ impl Numbers<'_> {
     }
 }
 
+/// Why a sink did not take a run of cells: which one, and why.
+pub type RunError = CellError<(usize, String)>;
+
 /// [`CellSink::numbers`] a value at a time.
 pub fn numbers_one_by_one<S: CellSink>(
     sink: &mut S,
     first: DocId,
     values: Numbers<'_>,
-) -> Result<Result<(), (usize, String)>, SegmentError> {
+) -> Result<(), RunError> {
     for i in 0..values.len() {
-        if let Err(reason) = sink.value(first + i as DocId, &values.value(i))? {
-            return Ok(Err((i, reason)));
-        }
+        sink.value(first + i as DocId, &values.value(i))
+            .map_err(|e| e.in_run(i))?;
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// [`CellSink::coded_texts`] a cell at a time.
@@ -309,21 +339,22 @@ pub fn coded_texts_one_by_one<'e, S: CellSink>(
     entries: usize,
     entry: impl Fn(usize) -> &'e [u8],
     keys: &[i32],
-) -> Result<Result<(), (usize, String)>, SegmentError> {
+) -> Result<(), RunError> {
     for (i, &k) in keys.iter().enumerate() {
         let doc = first + i as DocId;
         let Some(text) = usize::try_from(k).ok().filter(|&k| k < entries).map(&entry) else {
-            return Ok(Err((i, format!("dictionary key {k} is out of range"))));
+            return Err(CellError::Bad((
+                i,
+                format!("dictionary key {k} is out of range"),
+            )));
         };
-        let outcome = match text {
-            [] => sink.value(doc, &Value::String(String::new()))?,
-            t => sink.text(doc, t)?,
-        };
-        if let Err(reason) = outcome {
-            return Ok(Err((i, reason)));
+        match text {
+            [] => sink.value(doc, &Value::String(String::new())),
+            t => sink.text(doc, t),
         }
+        .map_err(|e| e.in_run(i))?;
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 /// Rows per CSV batch: small enough that a batch's bytes and field ranges (about 0.5 MB for
@@ -438,11 +469,8 @@ fn column_task<S: CellSink>(
         let r = if cell.is_empty() || null_text == Some(cell) {
             sink.null(doc)
         } else {
-            match sink.text(doc, cell) {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(reason)) => Err(cell_error(path, batch.lines[i], name, reason)),
-                Err(e) => Err(e),
-            }
+            sink.text(doc, cell)
+                .map_err(|e| e.locate(|reason| cell_error(path, batch.lines[i], name, reason)))
         };
         r.map_err(|e| (i, e))?;
         i += 1;
@@ -591,11 +619,9 @@ fn read_records<S: CellSink>(
         for (f, sink) in schema.fields.iter().zip(sinks.iter_mut()) {
             match row.get(&f.name) {
                 None | Some(serde_json::Value::Null) => sink.null(doc)?,
-                Some(v) => {
-                    if let Err(reason) = sink.json(doc, v)? {
-                        return Err(cell_error(path, line, &f.name, reason));
-                    }
-                }
+                Some(v) => sink
+                    .json(doc, v)
+                    .map_err(|e| e.locate(|reason| cell_error(path, line, &f.name, reason)))?,
             }
         }
         docs += 1;
@@ -623,25 +649,21 @@ mod tests {
     struct Record(Vec<(u32, String)>);
 
     impl CellSink for Record {
-        fn text(&mut self, doc: DocId, text: &[u8]) -> Result<Result<(), String>, SegmentError> {
+        fn text(&mut self, doc: DocId, text: &[u8]) -> Result<(), CellError> {
             if text == b"bad" {
-                return Ok(Err("cannot parse 'bad' as INT".into()));
+                return Err(CellError::Bad("cannot parse 'bad' as INT".into()));
             }
             self.0
                 .push((doc, String::from_utf8_lossy(text).into_owned()));
-            Ok(Ok(()))
+            Ok(())
         }
-        fn json(
-            &mut self,
-            doc: DocId,
-            v: &serde_json::Value,
-        ) -> Result<Result<(), String>, SegmentError> {
+        fn json(&mut self, doc: DocId, v: &serde_json::Value) -> Result<(), CellError> {
             self.0.push((doc, v.to_string()));
-            Ok(Ok(()))
+            Ok(())
         }
-        fn value(&mut self, doc: DocId, v: &Value) -> Result<Result<(), String>, SegmentError> {
+        fn value(&mut self, doc: DocId, v: &Value) -> Result<(), CellError> {
             self.0.push((doc, v.to_string()));
-            Ok(Ok(()))
+            Ok(())
         }
         fn null(&mut self, doc: DocId) -> Result<(), SegmentError> {
             self.0.push((doc, "NULL".into()));

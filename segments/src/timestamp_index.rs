@@ -18,7 +18,7 @@ use crate::builder::collector::{
     ColumnCollector, Scalar, json_to_value, parse_text, scalar_of_value,
 };
 use crate::error::SegmentError;
-use crate::input::{CellSink, InputSource};
+use crate::input::{CellError, CellSink, InputSource};
 pub use crate::types::table_config::TimestampGranularity;
 use crate::types::time::{DateTime, MILLIS_PER_DAY, days_from_civil};
 use crate::types::{DataType, DocId, FieldSpec, FieldType, Schema, StoredType, Value};
@@ -180,50 +180,48 @@ fn push_derived(
     ms: Option<i64>,
 ) -> Result<(), SegmentError> {
     let r = match ms {
-        Some(ms) => c.push_value(doc, &Value::Long(truncate(g, ms)))?,
-        None => c.push_null(doc).map(Ok)?,
+        Some(ms) => c.push_value(doc, &Value::Long(truncate(g, ms))),
+        None => Ok(c.push_null(doc)?),
     };
-    r.map_err(|reason| {
-        SegmentError::Schema(format!(
-            "derived column '{}' rejected a value: {reason}",
-            c.spec.name
-        ))
+    r.map_err(|e| {
+        e.locate(|reason| {
+            SegmentError::Schema(format!(
+                "derived column '{}' rejected a value: {reason}",
+                c.spec.name
+            ))
+        })
     })
 }
 
 impl CellSink for DerivingSink<'_> {
-    fn text(&mut self, doc: DocId, text: &[u8]) -> Result<Result<(), String>, SegmentError> {
-        let r = self.source.text(doc, text)?;
-        if r.is_ok() && !self.derived.is_empty() {
+    fn text(&mut self, doc: DocId, text: &[u8]) -> Result<(), CellError> {
+        self.source.text(doc, text)?;
+        if !self.derived.is_empty() {
             let ms = millis_of(parse_text(self.source.data_type(), text));
             self.push(doc, ms)?;
         }
-        Ok(r)
+        Ok(())
     }
 
-    fn json(
-        &mut self,
-        doc: DocId,
-        v: &serde_json::Value,
-    ) -> Result<Result<(), String>, SegmentError> {
-        let r = self.source.json(doc, v)?;
-        if r.is_ok() && !self.derived.is_empty() {
+    fn json(&mut self, doc: DocId, v: &serde_json::Value) -> Result<(), CellError> {
+        self.source.json(doc, v)?;
+        if !self.derived.is_empty() {
             let dt = self.source.data_type();
             let ms = json_to_value(dt, v)
                 .ok()
                 .and_then(|value| millis_of(scalar_of_value(dt, &value)));
             self.push(doc, ms)?;
         }
-        Ok(r)
+        Ok(())
     }
 
-    fn value(&mut self, doc: DocId, v: &Value) -> Result<Result<(), String>, SegmentError> {
-        let r = self.source.value(doc, v)?;
-        if r.is_ok() && !self.derived.is_empty() {
+    fn value(&mut self, doc: DocId, v: &Value) -> Result<(), CellError> {
+        self.source.value(doc, v)?;
+        if !self.derived.is_empty() {
             let ms = millis_of(scalar_of_value(self.source.data_type(), v));
             self.push(doc, ms)?;
         }
-        Ok(r)
+        Ok(())
     }
 
     fn null(&mut self, doc: DocId) -> Result<(), SegmentError> {

@@ -7,10 +7,11 @@
 //! ([`ColumnCollector::push_value`]). A null cell stores the field's default null value and sets
 //! the doc's bit in the null bitmap.
 
-use super::interner::{NumInterner, VarInterner};
 use super::spill::{IdChunks, SpillWriter};
+pub use super::typed::Distinct;
+use super::typed::Typed;
 use crate::error::SegmentError;
-use crate::input::Numbers;
+use crate::input::{CellError, Numbers, RunError};
 use crate::native::NativeType;
 use crate::types::{DataType, DocId, FieldSpec, StoredType, Value};
 use roaring::RoaringBitmap;
@@ -43,89 +44,6 @@ impl Scalar<'_> {
     }
 }
 
-/// Distinct values seen so far (dictionary columns) — or none (raw columns).
-pub enum Distinct {
-    Int(NumInterner<i32>),
-    Long(NumInterner<i64>),
-    Float(NumInterner<f32>),
-    Double(NumInterner<f64>),
-    Var(VarInterner),
-    Raw,
-}
-
-/// Parsed single values of a dictionary column waiting to be interned as a batch.
-enum Pending {
-    Int(Vec<i32>),
-    Long(Vec<i64>),
-    Float(Vec<f32>),
-    Double(Vec<f64>),
-    Var {
-        data: Vec<u8>,
-        ends: Vec<usize>,
-    },
-    /// Raw and multi-value columns write through.
-    None,
-}
-
-impl Pending {
-    fn len(&self) -> usize {
-        match self {
-            Pending::Int(v) => v.len(),
-            Pending::Long(v) => v.len(),
-            Pending::Float(v) => v.len(),
-            Pending::Double(v) => v.len(),
-            Pending::Var { ends, .. } => ends.len(),
-            Pending::None => 0,
-        }
-    }
-
-    /// The pending INT batch, if the column batches INTs (and likewise below).
-    fn ints(&mut self) -> Option<&mut Vec<i32>> {
-        match self {
-            Pending::Int(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    fn longs(&mut self) -> Option<&mut Vec<i64>> {
-        match self {
-            Pending::Long(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    fn floats(&mut self) -> Option<&mut Vec<f32>> {
-        match self {
-            Pending::Float(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    fn doubles(&mut self) -> Option<&mut Vec<f64>> {
-        match self {
-            Pending::Double(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    /// Appends a scalar; `false` if this column does not batch.
-    #[inline]
-    fn push(&mut self, s: &Scalar<'_>) -> bool {
-        match (self, s) {
-            (Pending::Int(v), Scalar::I32(x)) => v.push(*x),
-            (Pending::Long(v), Scalar::I64(x)) => v.push(*x),
-            (Pending::Float(v), Scalar::F32(x)) => v.push(*x),
-            (Pending::Double(v), Scalar::F64(x)) => v.push(*x),
-            (Pending::Var { data, ends }, Scalar::Bytes(b)) => {
-                data.extend_from_slice(b);
-                ends.push(data.len());
-            }
-            _ => return false,
-        }
-        true
-    }
-}
-
 /// A coded-text dictionary entry not interned yet.
 const NOT_INTERNED: u32 = u32::MAX;
 
@@ -153,7 +71,6 @@ pub struct ColumnCollector {
     pub entries: u64,
     pub max_mv: u32,
     mv_ids: Vec<u32>,
-    pending: Pending,
     /// What separates the values of a multi-value text cell ([`MV_DELIMITER`] unless set).
     mv_delimiter: u8,
     hashes: Vec<u64>,
@@ -361,30 +278,15 @@ impl ColumnCollector {
             Distinct::Raw
         } else {
             match dt.stored() {
-                StoredType::Int => Distinct::Int(NumInterner::default()),
-                StoredType::Long => Distinct::Long(NumInterner::default()),
-                StoredType::Float => Distinct::Float(NumInterner::default()),
-                StoredType::Double => Distinct::Double(NumInterner::default()),
-                _ => Distinct::Var(VarInterner::default()),
-            }
-        };
-        let pending = if !dict || !spec.single_value_field {
-            Pending::None
-        } else {
-            match dt.stored() {
-                StoredType::Int => Pending::Int(Vec::with_capacity(BATCH)),
-                StoredType::Long => Pending::Long(Vec::with_capacity(BATCH)),
-                StoredType::Float => Pending::Float(Vec::with_capacity(BATCH)),
-                StoredType::Double => Pending::Double(Vec::with_capacity(BATCH)),
-                _ => Pending::Var {
-                    data: Vec::new(),
-                    ends: Vec::with_capacity(BATCH),
-                },
+                StoredType::Int => Distinct::Int(Typed::default()),
+                StoredType::Long => Distinct::Long(Typed::default()),
+                StoredType::Float => Distinct::Float(Typed::default()),
+                StoredType::Double => Distinct::Double(Typed::default()),
+                _ => Distinct::Var(Typed::default()),
             }
         };
         Ok(ColumnCollector {
             plain_dictionary: false,
-            pending,
             mv_delimiter: MV_DELIMITER,
             hashes: Vec::with_capacity(BATCH),
             ids: Vec::with_capacity(BATCH),
@@ -408,69 +310,48 @@ impl ColumnCollector {
         self.spec.data_type
     }
 
-    fn intern(&mut self, s: &Scalar<'_>) -> u32 {
-        match (&mut self.distinct, s) {
-            (Distinct::Int(i), Scalar::I32(v)) => i.intern(*v),
-            (Distinct::Long(i), Scalar::I64(v)) => i.intern(*v),
-            (Distinct::Float(i), Scalar::F32(v)) => i.intern(*v),
-            (Distinct::Double(i), Scalar::F64(v)) => i.intern(*v),
-            (Distinct::Var(i), Scalar::Bytes(b)) => i.intern(b),
-            // Scalars are produced for the column's own stored type.
-            _ => unreachable!("scalar kind does not match the column's stored type"),
+    /// The provisional id of one value of a dictionary column.
+    fn intern(&mut self, s: &Scalar<'_>) -> Result<u32, SegmentError> {
+        match self.distinct.values().and_then(|v| v.intern(s)) {
+            Some(id) => Ok(id),
+            None => Err(self.not_stored(s)),
         }
+    }
+
+    /// A scalar that is not of the column's stored type (scalars are parsed for it, so this is
+    /// a fault of the builder, reported rather than stored wrongly).
+    fn not_stored(&self, s: &Scalar<'_>) -> SegmentError {
+        SegmentError::Schema(format!(
+            "value {s:?} is not of column '{}''s stored type {:?}",
+            self.spec.name,
+            self.spec.data_type.stored()
+        ))
     }
 
     /// Interns the pending batch and spills its ids.
     fn flush_pending(&mut self) -> Result<(), SegmentError> {
-        if self.pending.len() == 0 {
+        let Some(values) = self.distinct.values() else {
+            return Ok(());
+        };
+        if values.waiting() == 0 {
             return Ok(());
         }
         self.ids.clear();
-        match (&mut self.distinct, &mut self.pending) {
-            (Distinct::Int(i), Pending::Int(v)) => {
-                i.intern_batch(v, &mut self.hashes, &mut self.ids)
-            }
-            (Distinct::Long(i), Pending::Long(v)) => {
-                i.intern_batch(v, &mut self.hashes, &mut self.ids)
-            }
-            (Distinct::Float(i), Pending::Float(v)) => {
-                i.intern_batch(v, &mut self.hashes, &mut self.ids)
-            }
-            (Distinct::Double(i), Pending::Double(v)) => {
-                i.intern_batch(v, &mut self.hashes, &mut self.ids)
-            }
-            (Distinct::Var(i), Pending::Var { data, ends }) => {
-                i.intern_batch(data, ends, &mut self.hashes, &mut self.ids)
-            }
-            _ => unreachable!("pending batch kind matches the interner"),
-        }
-        match &mut self.pending {
-            Pending::Int(v) => v.clear(),
-            Pending::Long(v) => v.clear(),
-            Pending::Float(v) => v.clear(),
-            Pending::Double(v) => v.clear(),
-            Pending::Var { data, ends } => {
-                data.clear();
-                ends.clear();
-            }
-            Pending::None => {}
-        }
+        values.intern_batch(&mut self.hashes, &mut self.ids);
         self.spill_ids()
     }
 
-    /// Adds one single value.
+    /// Adds one single value: to the pending batch of a dictionary column, straight to the
+    /// spill file of a raw one.
     #[inline]
     fn add_sv(&mut self, s: &Scalar<'_>) -> Result<(), SegmentError> {
-        if self.pending.push(s) {
+        if let Some(values) = self.distinct.values() {
+            if !values.push(s) {
+                return Err(self.not_stored(s));
+            }
             return self.after_pending();
         }
         self.entries += 1;
-        if self.dict {
-            let id = self.intern(s);
-            self.ids.clear();
-            self.ids.push(id);
-            return self.spill_ids();
-        }
         match s {
             Scalar::I32(v) => self.spill.write(&v.to_le_bytes()),
             Scalar::I64(v) => self.spill.write(&v.to_le_bytes()),
@@ -507,30 +388,29 @@ impl ColumnCollector {
     /// the same values [`parse_text`] gives them. `false` (nothing done) for anything else.
     #[inline]
     fn push_plain_text(&mut self, dt: DataType, text: &[u8]) -> bool {
-        match (&mut self.pending, dt) {
-            (Pending::Int(v), DataType::Int) => {
+        match (&mut self.distinct, dt) {
+            (Distinct::Int(t), DataType::Int) => {
                 match fast_i64(text).and_then(|x| i32::try_from(x).ok()) {
-                    Some(x) => v.push(x),
+                    Some(x) => t.pending.push(x),
                     None => return false,
                 }
             }
-            (Pending::Long(v), DataType::Long) => match fast_i64(text) {
-                Some(x) => v.push(x),
+            (Distinct::Long(t), DataType::Long) => match fast_i64(text) {
+                Some(x) => t.pending.push(x),
                 None => return false,
             },
-            (Pending::Long(v), DataType::Timestamp) => {
+            (Distinct::Long(t), DataType::Timestamp) => {
                 match fast_i64(text).or_else(|| fast_date_millis(text)) {
-                    Some(x) => v.push(x),
+                    Some(x) => t.pending.push(x),
                     None => return false,
                 }
             }
-            (Pending::Double(v), DataType::Double) => match fast_f64(text) {
-                Some(x) => v.push(x),
+            (Distinct::Double(t), DataType::Double) => match fast_f64(text) {
+                Some(x) => t.pending.push(x),
                 None => return false,
             },
-            (Pending::Var { data, ends }, DataType::String | DataType::Json) if text.is_ascii() => {
-                data.extend_from_slice(text);
-                ends.push(data.len());
+            (Distinct::Var(t), DataType::String | DataType::Json) if text.is_ascii() => {
+                t.pending.push(text);
             }
             _ => return false,
         }
@@ -553,7 +433,7 @@ impl ColumnCollector {
             return Ok(0);
         }
         let dt = self.spec.data_type;
-        if let (Pending::Var { .. }, DataType::String | DataType::Json) = (&self.pending, dt) {
+        if let (Distinct::Var(_), DataType::String | DataType::Json) = (&self.distinct, dt) {
             // Earlier (slow-path) values go first, so ids stay in doc order.
             self.flush_pending()?;
             // The batch's cells, looked up once.
@@ -574,39 +454,35 @@ impl ColumnCollector {
                     break;
                 }
                 self.ids.clear();
-                match &mut self.distinct {
-                    Distinct::Var(interner) => interner.intern_each(
-                        cells.len(),
-                        |k| cells[k],
-                        &mut self.hashes,
-                        &mut self.ids,
-                    ),
-                    _ => unreachable!("string columns have a byte-string interner"),
-                }
+                let Distinct::Var(t) = &mut self.distinct else {
+                    break;
+                };
+                t.interner
+                    .intern_each(cells.len(), |k| cells[k], &mut self.hashes, &mut self.ids);
                 self.entries += (j - i) as u64;
                 self.spill_ids()?;
                 i = j;
             }
             return Ok(i);
         }
-        match (&self.pending, dt) {
-            (Pending::Int(_), DataType::Int) => self.plain_numbers(
+        match (&self.distinct, dt) {
+            (Distinct::Int(_), DataType::Int) => self.plain_numbers(
                 n,
                 cell,
                 |b| fast_i64(b).and_then(|x| i32::try_from(x).ok()),
-                Pending::ints,
+                Distinct::ints,
             ),
-            (Pending::Long(_), DataType::Long) => {
-                self.plain_numbers(n, cell, fast_i64, Pending::longs)
+            (Distinct::Long(_), DataType::Long) => {
+                self.plain_numbers(n, cell, fast_i64, Distinct::longs)
             }
-            (Pending::Long(_), DataType::Timestamp) => self.plain_numbers(
+            (Distinct::Long(_), DataType::Timestamp) => self.plain_numbers(
                 n,
                 cell,
                 |b| fast_i64(b).or_else(|| fast_date_millis(b)),
-                Pending::longs,
+                Distinct::longs,
             ),
-            (Pending::Double(_), DataType::Double) => {
-                self.plain_numbers(n, cell, fast_f64, Pending::doubles)
+            (Distinct::Double(_), DataType::Double) => {
+                self.plain_numbers(n, cell, fast_f64, Distinct::doubles)
             }
             _ => Ok(0),
         }
@@ -620,11 +496,11 @@ impl ColumnCollector {
         n: usize,
         cell: impl Fn(usize) -> &'c [u8],
         parse: impl Fn(&[u8]) -> Option<T>,
-        values: impl Fn(&mut Pending) -> Option<&mut Vec<T>>,
+        values: impl Fn(&mut Distinct) -> Option<&mut Vec<T>>,
     ) -> Result<usize, SegmentError> {
         let mut i = 0;
         loop {
-            let Some(v) = values(&mut self.pending) else {
+            let Some(v) = values(&mut self.distinct) else {
                 return Ok(i);
             };
             // A pending batch is interned as soon as it fills, so there is room.
@@ -650,26 +526,22 @@ impl ColumnCollector {
 
     /// Adds a run of typed single values of the next docs (a columnar input's decoded batch):
     /// straight into the pending batch when they are already the column's stored type, else
-    /// one by one as [`Self::push_value`] takes them (`CellSink::value` is `push_value`). `Ok(Err((i, reason)))` at the first value
-    /// the column cannot hold.
-    pub fn push_numbers(
-        &mut self,
-        first: DocId,
-        values: Numbers<'_>,
-    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+    /// one by one as [`Self::push_value`] takes them (`CellSink::value` is `push_value`).
+    /// `CellError::Bad((i, reason))` at the first value the column cannot hold.
+    pub fn push_numbers(&mut self, first: DocId, values: Numbers<'_>) -> Result<(), RunError> {
         if self.spec.single_value_field {
             let dt = self.spec.data_type;
             let taken = match (values, dt) {
-                (Numbers::I32(v), DataType::Int) => self.extend_pending(v, Pending::ints)?,
+                (Numbers::I32(v), DataType::Int) => self.extend_pending(v, Distinct::ints)?,
                 (Numbers::I64(v) | Numbers::Millis(v), DataType::Long | DataType::Timestamp) => {
-                    self.extend_pending(v, Pending::longs)?
+                    self.extend_pending(v, Distinct::longs)?
                 }
-                (Numbers::F32(v), DataType::Float) => self.extend_pending(v, Pending::floats)?,
-                (Numbers::F64(v), DataType::Double) => self.extend_pending(v, Pending::doubles)?,
+                (Numbers::F32(v), DataType::Float) => self.extend_pending(v, Distinct::floats)?,
+                (Numbers::F64(v), DataType::Double) => self.extend_pending(v, Distinct::doubles)?,
                 _ => false,
             };
             if taken {
-                return Ok(Ok(()));
+                return Ok(());
             }
         }
         crate::input::numbers_one_by_one(self, first, values)
@@ -680,7 +552,7 @@ impl ColumnCollector {
     pub fn takes_coded_texts(&self) -> bool {
         self.spec.single_value_field
             && matches!(self.spec.data_type, DataType::String | DataType::Json)
-            && matches!(&self.distinct, Distinct::Var(i) if !i.keeps_every_value())
+            && matches!(&self.distinct, Distinct::Var(t) if !t.interner.keeps_every_value())
     }
 
     /// Adds a run of text cells given as `keys` into the dictionary `dictionary` of `entries`
@@ -693,11 +565,14 @@ impl ColumnCollector {
         entries: usize,
         entry: impl Fn(usize) -> &'e [u8],
         keys: &[i32],
-    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+    ) -> Result<(), RunError> {
         // Earlier values go first, so ids stay in doc order.
         self.flush_pending()?;
-        let Distinct::Var(interner) = &mut self.distinct else {
-            unreachable!("a column taking coded texts has a byte-string interner");
+        let Distinct::Var(Typed { interner, .. }) = &mut self.distinct else {
+            return Err(CellError::Failed(SegmentError::Schema(format!(
+                "column '{}' does not take coded texts",
+                self.spec.name
+            ))));
         };
         let coded = &mut self.coded;
         if coded.dictionary != Some(dictionary) || coded.ids.len() != entries {
@@ -723,10 +598,10 @@ impl ColumnCollector {
                 self.id_chunks.write(&self.ids, &mut self.spill)?;
             }
             if let Some(bad) = bad {
-                return Ok(Err(bad));
+                return Err(CellError::Bad(bad));
             }
         }
-        Ok(Ok(()))
+        Ok(())
     }
 
     /// Appends `values` to the pending batch `pending` picks (interning it each time it fills);
@@ -735,12 +610,12 @@ impl ColumnCollector {
     fn extend_pending<T: Copy>(
         &mut self,
         mut values: &[T],
-        pending: impl Fn(&mut Pending) -> Option<&mut Vec<T>>,
+        pending: impl Fn(&mut Distinct) -> Option<&mut Vec<T>>,
     ) -> Result<bool, SegmentError> {
-        if pending(&mut self.pending).is_none() {
+        if pending(&mut self.distinct).is_none() {
             return Ok(false);
         }
-        while let Some(batch) = pending(&mut self.pending)
+        while let Some(batch) = pending(&mut self.distinct)
             && !values.is_empty()
         {
             let (now, later) = values.split_at(BATCH.saturating_sub(batch.len()).min(values.len()));
@@ -765,7 +640,7 @@ impl ColumnCollector {
     /// Columns that repeat their values keep interning.
     pub fn expect_rows(&mut self, rows: u64) {
         let seen = self.entries;
-        if let Distinct::Var(i) = &mut self.distinct
+        if let Distinct::Var(Typed { interner: i, .. }) = &mut self.distinct
             && self.spec.single_value_field
             && seen >= 1024
             && i.len() as u64 * 10 >= seen * 9
@@ -787,7 +662,7 @@ impl ColumnCollector {
     #[inline]
     fn after_pending(&mut self) -> Result<(), SegmentError> {
         self.entries += 1;
-        if self.pending.len() >= BATCH {
+        if self.distinct.values().is_some_and(|v| v.waiting() >= BATCH) {
             self.flush_pending()?;
         }
         Ok(())
@@ -801,73 +676,50 @@ impl ColumnCollector {
             self.add_sv(&s)
         } else {
             self.mv_ids.clear();
-            let id = self.intern(&s);
+            let id = self.intern(&s)?;
             self.mv_ids.push(id);
             self.flush_mv()
         }
     }
 
     /// Adds a CSV cell (non-empty text; multi-value cells split on `;`, empty parts skipped).
-    /// `Err(String)` is a reason for an input error; `Err(SegmentError)` an I/O failure.
-    pub fn push_text(
-        &mut self,
-        doc: DocId,
-        text: &[u8],
-    ) -> Result<Result<(), String>, SegmentError> {
+    pub fn push_text(&mut self, doc: DocId, text: &[u8]) -> Result<(), CellError> {
         let dt = self.spec.data_type;
         if dt == DataType::Map {
             return self.push_value(doc, &Value::String(text_of(text).into_owned()));
         }
         if self.spec.single_value_field {
             if self.push_plain_text(dt, text) {
-                return self.after_pending().map(Ok);
+                return Ok(self.after_pending()?);
             }
-            return match parse_text(dt, text) {
-                Ok(s) => self.add_sv(&s).map(Ok),
-                Err(e) => Ok(Err(e)),
-            };
+            let s = parse_text(dt, text).map_err(CellError::Bad)?;
+            return Ok(self.add_sv(&s)?);
         }
         self.mv_ids.clear();
         let d = self.mv_delimiter;
         for part in text.split(|&b| b == d).filter(|p| !p.is_empty()) {
-            match parse_text(dt, part) {
-                Ok(s) => {
-                    let id = self.intern(&s);
-                    self.mv_ids.push(id);
-                }
-                Err(e) => return Ok(Err(e)),
-            }
+            let s = parse_text(dt, part).map_err(CellError::Bad)?;
+            let id = self.intern(&s)?;
+            self.mv_ids.push(id);
         }
         if self.mv_ids.is_empty() {
-            return self.push_null(doc).map(Ok);
+            return Ok(self.push_null(doc)?);
         }
-        self.flush_mv().map(Ok)
+        Ok(self.flush_mv()?)
     }
 
     /// Adds a typed value (`Value::Null` for null, `Value::Array` for multi-value cells).
-    pub fn push_value(
-        &mut self,
-        doc: DocId,
-        v: &Value,
-    ) -> Result<Result<(), String>, SegmentError> {
+    pub fn push_value(&mut self, doc: DocId, v: &Value) -> Result<(), CellError> {
         let dt = self.spec.data_type;
         match v {
-            Value::Null => self.push_null(doc).map(Ok),
-            Value::Array(items) if self.spec.single_value_field => {
-                let _ = items;
-                Ok(Err(format!(
-                    "unexpected array '{v}' for a single-value column"
-                )))
-            }
+            Value::Null => Ok(self.push_null(doc)?),
+            Value::Array(_) if self.spec.single_value_field => Err(CellError::Bad(format!(
+                "unexpected array '{v}' for a single-value column"
+            ))),
             _ if self.spec.single_value_field => {
-                let v = match typed_cell(&self.spec, v) {
-                    Ok(v) => v,
-                    Err(e) => return Ok(Err(e)),
-                };
-                match scalar_of_value(dt, &v) {
-                    Ok(s) => self.add_sv(&s).map(Ok),
-                    Err(e) => Ok(Err(e)),
-                }
+                let v = typed_cell(&self.spec, v).map_err(CellError::Bad)?;
+                let s = scalar_of_value(dt, &v).map_err(CellError::Bad)?;
+                Ok(self.add_sv(&s)?)
             }
             _ => {
                 let items = match v {
@@ -876,33 +728,23 @@ impl ColumnCollector {
                 };
                 self.mv_ids.clear();
                 for item in items.iter().filter(|i| !i.is_null()) {
-                    match scalar_of_value(dt, item) {
-                        Ok(s) => {
-                            let id = self.intern(&s);
-                            self.mv_ids.push(id);
-                        }
-                        Err(e) => return Ok(Err(e)),
-                    }
+                    let s = scalar_of_value(dt, item).map_err(CellError::Bad)?;
+                    let id = self.intern(&s)?;
+                    self.mv_ids.push(id);
                 }
                 if self.mv_ids.is_empty() {
-                    return self.push_null(doc).map(Ok);
+                    return Ok(self.push_null(doc)?);
                 }
-                self.flush_mv().map(Ok)
+                Ok(self.flush_mv()?)
             }
         }
     }
 
     /// Adds a JSON cell (`null` for null, arrays for multi-value cells; strings are parsed as
     /// text of the column type, so `"2020-01-01"` fills a TIMESTAMP).
-    pub fn push_json(
-        &mut self,
-        doc: DocId,
-        v: &serde_json::Value,
-    ) -> Result<Result<(), String>, SegmentError> {
-        match json_to_value(self.spec.data_type, v) {
-            Ok(value) => self.push_value(doc, &value),
-            Err(e) => Ok(Err(e)),
-        }
+    pub fn push_json(&mut self, doc: DocId, v: &serde_json::Value) -> Result<(), CellError> {
+        let value = json_to_value(self.spec.data_type, v).map_err(CellError::Bad)?;
+        self.push_value(doc, &value)
     }
 
     /// Finishes pass 1 for this column (interns what is pending, flushes the spill file).
@@ -979,6 +821,15 @@ pub fn json_to_value(dt: DataType, v: &serde_json::Value) -> Result<Value, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cell's outcome: `Err` with why for a bad cell; a failure ends the test.
+    fn outcome<B>(r: Result<(), CellError<B>>) -> Result<(), B> {
+        match r {
+            Ok(()) => Ok(()),
+            Err(CellError::Bad(b)) => Err(b),
+            Err(CellError::Failed(e)) => panic!("{e}"),
+        }
+    }
 
     #[test]
     fn parses_text_fast_and_slow() {
@@ -1119,26 +970,21 @@ mod tests {
             for &k in keys {
                 let text = entries[k as usize];
                 if text.is_empty() {
-                    one.push_value(doc, &Value::String(String::new()))
-                        .unwrap()
-                        .unwrap();
+                    one.push_value(doc, &Value::String(String::new())).unwrap();
                 } else {
-                    one.push_text(doc, text).unwrap().unwrap();
+                    one.push_text(doc, text).unwrap();
                 }
                 doc += 1;
             }
             coded
                 .push_coded_texts(*name, entries.len(), |k| entries[k], keys)
-                .unwrap()
                 .unwrap();
         }
         // A key beyond the dictionary is refused at its place, the cells before it taken.
-        let bad = coded
-            .push_coded_texts(9, 2, |k| [b"x", b"y"][k], &[0, 1, 2, 0])
-            .unwrap();
+        let bad = outcome(coded.push_coded_texts(9, 2, |k| [b"x", b"y"][k], &[0, 1, 2, 0]));
         assert_eq!(bad.map_err(|(i, _)| i), Err(2));
         for text in [b"x", b"y"] {
-            one.push_text(doc, text).unwrap().unwrap();
+            one.push_text(doc, text).unwrap();
             doc += 1;
         }
         one.finish().unwrap();
@@ -1152,9 +998,9 @@ mod tests {
         let (Distinct::Var(a), Distinct::Var(b)) = (&one.distinct, &coded.distinct) else {
             panic!("string columns intern bytes");
         };
-        let values = |i: &VarInterner| {
-            (0..i.len() as u32)
-                .map(|id| i.get(id).to_vec())
+        let values = |t: &Typed<super::super::typed::Var>| {
+            (0..t.interner.len() as u32)
+                .map(|id| t.interner.get(id).to_vec())
                 .collect::<Vec<_>>()
         };
         assert_eq!(values(a), values(b));
@@ -1196,16 +1042,16 @@ mod tests {
                 let mut one = ColumnCollector::new(&spec, true, spill("one")).unwrap();
                 let mut many = ColumnCollector::new(&spec, true, spill("many")).unwrap();
                 // A value first, so the run follows pending values.
-                one.push_value(0, &run.value(1)).unwrap().unwrap();
-                many.push_value(0, &run.value(1)).unwrap().unwrap();
+                one.push_value(0, &run.value(1)).unwrap();
+                many.push_value(0, &run.value(1)).unwrap();
                 let mut want = Ok(());
                 for i in 0..run.len() {
-                    if let Err(e) = one.push_value(1 + i as u32, &run.value(i)).unwrap() {
+                    if let Err(e) = outcome(one.push_value(1 + i as u32, &run.value(i))) {
                         want = Err((i, e));
                         break;
                     }
                 }
-                assert_eq!(many.push_numbers(1, *run).unwrap(), want, "{dt} {run:?}");
+                assert_eq!(outcome(many.push_numbers(1, *run)), want, "{dt} {run:?}");
                 one.finish().unwrap();
                 many.finish().unwrap();
                 assert_eq!(one.entries, many.entries, "{dt}");
@@ -1240,7 +1086,7 @@ mod tests {
                 let cell = cells[doc];
                 if cell.is_empty() {
                     c.push_null(doc as u32).unwrap();
-                } else if c.push_text(doc as u32, cell).unwrap().is_err() {
+                } else if outcome(c.push_text(doc as u32, cell)).is_err() {
                     errs.push(doc);
                 }
             };
@@ -1275,6 +1121,7 @@ mod tests {
                 assert_eq!(a, b, "{dt}");
             }
             if let (Distinct::Var(a), Distinct::Var(b)) = (&one.distinct, &fast.distinct) {
+                let (a, b) = (&a.interner, &b.interner);
                 assert_eq!(a.len(), b.len());
                 for id in 0..a.len() as u32 {
                     assert_eq!(a.get(id), b.get(id));

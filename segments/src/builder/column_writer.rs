@@ -361,11 +361,11 @@ fn sort_dictionary(c: &mut ColumnCollector, hashes: bool) -> Result<SortedDict, 
     let dt = c.data_type();
     let plain = c.plain_dictionary;
     Ok(match &mut c.distinct {
-        Distinct::Int(i) => sort_numeric(i, dt, hashes),
-        Distinct::Long(i) => sort_numeric(i, dt, hashes),
-        Distinct::Float(i) => sort_numeric(i, dt, hashes),
-        Distinct::Double(i) => sort_numeric(i, dt, hashes),
-        Distinct::Var(i) => sort_var(i, dt, hashes, plain)?,
+        Distinct::Int(t) => sort_numeric(&t.interner, dt, hashes),
+        Distinct::Long(t) => sort_numeric(&t.interner, dt, hashes),
+        Distinct::Float(t) => sort_numeric(&t.interner, dt, hashes),
+        Distinct::Double(t) => sort_numeric(&t.interner, dt, hashes),
+        Distinct::Var(t) => sort_var(&mut t.interner, dt, hashes, plain)?,
         Distinct::Raw => unreachable!("raw columns have no dictionary"),
     })
 }

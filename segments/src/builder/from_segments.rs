@@ -193,20 +193,20 @@ impl PartColumn<'_, '_> {
             (Some(texts), _, _) => {
                 let keys: Vec<i32> = ids.iter().map(|&i| i as i32).collect();
                 self.c
-                    .push_coded_texts(self.key, texts.len(), |k| &texts[k], &keys)?
+                    .push_coded_texts(self.key, texts.len(), |k| &texts[k], &keys)
             }
             (None, Dictionary::Int(d), DataType::Int) => self
                 .c
-                .push_numbers(first, Numbers::I32(&gather(d.values(), ids)))?,
+                .push_numbers(first, Numbers::I32(&gather(d.values(), ids))),
             (None, Dictionary::Long(d), DataType::Long | DataType::Timestamp) => self
                 .c
-                .push_numbers(first, Numbers::I64(&gather(d.values(), ids)))?,
+                .push_numbers(first, Numbers::I64(&gather(d.values(), ids))),
             (None, Dictionary::Float(d), DataType::Float) => self
                 .c
-                .push_numbers(first, Numbers::F32(&gather(d.values(), ids)))?,
+                .push_numbers(first, Numbers::F32(&gather(d.values(), ids))),
             (None, Dictionary::Double(d), DataType::Double) => self
                 .c
-                .push_numbers(first, Numbers::F64(&gather(d.values(), ids)))?,
+                .push_numbers(first, Numbers::F64(&gather(d.values(), ids))),
             _ => {
                 for (i, &id) in ids.iter().enumerate() {
                     self.value(local + i as DocId, &dict.value(id))?;
@@ -214,15 +214,14 @@ impl PartColumn<'_, '_> {
                 Ok(())
             }
         };
-        pushed.map_err(|(i, reason)| self.refused(local + i as DocId, reason))
+        pushed.map_err(|e| e.locate(|(i, reason)| self.refused(local + i as DocId, reason)))
     }
 
     /// Doc `local` of the part as a value.
     fn value(&mut self, local: DocId, v: &Value) -> Result<(), SegmentError> {
-        match self.c.push_value(self.first + local, v)? {
-            Ok(()) => Ok(()),
-            Err(reason) => Err(self.refused(local, reason)),
-        }
+        self.c
+            .push_value(self.first + local, v)
+            .map_err(|e| e.locate(|reason| self.refused(local, reason)))
     }
 
     fn refused(&self, local: DocId, reason: String) -> SegmentError {

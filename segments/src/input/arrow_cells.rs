@@ -204,8 +204,8 @@ fn run<S: CellSink>(
 ) -> Result<(), SegmentError> {
     let dt = place.field.data_type;
     let numbers = |sink: &mut S, values: Numbers<'_>| -> Result<(), SegmentError> {
-        sink.numbers(place.doc(start), values)?
-            .map_err(|(i, reason)| place.bad(start + i, reason))
+        sink.numbers(place.doc(start), values)
+            .map_err(|e| e.locate(|(i, reason)| place.bad(start + i, reason)))
     };
     match column.data_type() {
         ArrowType::Int32 => {
@@ -246,8 +246,8 @@ fn run<S: CellSink>(
                     window.texts.len(),
                     |k| &window.texts[k],
                     keys,
-                )?
-                .map_err(|(i, reason)| place.bad(start + i, reason))
+                )
+                .map_err(|e| e.locate(|(i, reason)| place.bad(start + i, reason)))
             } else if matches!(dt, DataType::String | DataType::Json) {
                 // `yyyy-MM-dd` text, as a CSV date cell; a year beyond 9999 goes alone.
                 let texts = &mut scratch.dates;
@@ -286,8 +286,8 @@ fn run<S: CellSink>(
                 entries.len(),
                 |k| entries.value(k).as_bytes(),
                 &a.keys().values()[start..end],
-            )?
-            .map_err(|(i, reason)| place.bad(start + i, reason))
+            )
+            .map_err(|e| e.locate(|(i, reason)| place.bad(start + i, reason)))
         }
         _ => (start..end).try_for_each(|row| cell_by_cell(place, column, row, sink)),
     }
@@ -327,11 +327,11 @@ fn texts_run<'t, S: CellSink>(
             break;
         }
         let doc = place.doc(start + i);
-        let outcome = match text(i) {
-            [] => sink.value(doc, &Value::String(String::new()))?,
-            t => sink.text(doc, t)?,
-        };
-        outcome.map_err(|reason| place.bad(start + i, reason))?;
+        match text(i) {
+            [] => sink.value(doc, &Value::String(String::new())),
+            t => sink.text(doc, t),
+        }
+        .map_err(|e| e.locate(|reason| place.bad(start + i, reason)))?;
         i += 1;
     }
     Ok(())
@@ -347,13 +347,13 @@ fn cell_by_cell<S: CellSink>(
     let doc = place.doc(row);
     let cell = cell(column, row, place.field.data_type, place.uuid)
         .map_err(|reason| place.bad(row, reason))?;
-    let outcome = match cell {
-        Cell::Text([]) => sink.value(doc, &Value::String(String::new()))?,
-        Cell::Text(t) => sink.text(doc, t)?,
+    match cell {
+        Cell::Text([]) => sink.value(doc, &Value::String(String::new())),
+        Cell::Text(t) => sink.text(doc, t),
         Cell::Value(Value::Array(items)) if items.is_empty() => return sink.null(doc),
-        Cell::Value(v) => sink.value(doc, &v)?,
-    };
-    outcome.map_err(|reason| place.bad(row, reason))
+        Cell::Value(v) => sink.value(doc, &v),
+    }
+    .map_err(|e| e.locate(|reason| place.bad(row, reason)))
 }
 
 /// One decoded value: text to parse as the column's type, or a typed value.

@@ -156,15 +156,15 @@ pub fn read_avro<S: CellSink>(
                     sink.null(doc)?;
                     continue;
                 }
-                Some(Cell::Text(t)) if !t.is_empty() => sink.text(doc, t.as_bytes())?,
-                Some(Cell::Text(t)) => sink.value(doc, &Value::String(t.to_string()))?,
+                Some(Cell::Text(t)) if !t.is_empty() => sink.text(doc, t.as_bytes()),
+                Some(Cell::Text(t)) => sink.value(doc, &Value::String(t.to_string())),
                 Some(Cell::Value(Value::Array(items))) if items.is_empty() => {
                     sink.null(doc)?;
                     continue;
                 }
-                Some(Cell::Value(v)) => sink.value(doc, &v)?,
+                Some(Cell::Value(v)) => sink.value(doc, &v),
             };
-            outcome.map_err(bad)?;
+            outcome.map_err(|e| e.locate(bad))?;
         }
         docs += 1;
         if docs.is_multiple_of(PROGRESS_EVERY) {

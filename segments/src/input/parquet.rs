@@ -438,14 +438,15 @@ impl ColumnRun<'_> {
             if value.is_null() {
                 sink.null(doc)?;
             } else {
-                sink.text(doc, value.to_string().as_bytes())?
-                    .map_err(|reason| SegmentError::InputRecord {
+                sink.text(doc, value.to_string().as_bytes()).map_err(|e| {
+                    e.locate(|reason| SegmentError::InputRecord {
                         file: self.path.to_path_buf(),
                         row_group: self.row_group,
                         row: self.file_row + i as u64 + 1,
                         column: self.field.name.clone(),
                         reason,
-                    })?;
+                    })
+                })?;
             }
             if let Some(rows) = self.expect_rows.take() {
                 sink.expect_rows(rows);

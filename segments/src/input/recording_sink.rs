@@ -1,7 +1,7 @@
 //! A [`CellSink`] for reader tests that records how a reader fed it: the cells it got, how many
 //! it had when told the file's row count, and the dictionaries its coded texts named.
 
-use super::CellSink;
+use super::{CellError, CellSink, RunError};
 use crate::error::SegmentError;
 use crate::types::{DocId, Value};
 use std::collections::BTreeSet;
@@ -17,22 +17,18 @@ pub struct RecordingSink {
 }
 
 impl CellSink for RecordingSink {
-    fn text(&mut self, _: DocId, text: &[u8]) -> Result<Result<(), String>, SegmentError> {
+    fn text(&mut self, _: DocId, text: &[u8]) -> Result<(), CellError> {
         self.cells
             .push(Some(String::from_utf8_lossy(text).into_owned()));
-        Ok(Ok(()))
+        Ok(())
     }
-    fn json(
-        &mut self,
-        _: DocId,
-        v: &serde_json::Value,
-    ) -> Result<Result<(), String>, SegmentError> {
+    fn json(&mut self, _: DocId, v: &serde_json::Value) -> Result<(), CellError> {
         self.cells.push(Some(v.to_string()));
-        Ok(Ok(()))
+        Ok(())
     }
-    fn value(&mut self, _: DocId, v: &Value) -> Result<Result<(), String>, SegmentError> {
+    fn value(&mut self, _: DocId, v: &Value) -> Result<(), CellError> {
         self.cells.push(Some(v.to_string()));
-        Ok(Ok(()))
+        Ok(())
     }
     fn null(&mut self, _: DocId) -> Result<(), SegmentError> {
         self.cells.push(None);
@@ -48,7 +44,7 @@ impl CellSink for RecordingSink {
         entries: usize,
         entry: impl Fn(usize) -> &'e [u8],
         keys: &[i32],
-    ) -> Result<Result<(), (usize, String)>, SegmentError> {
+    ) -> Result<(), RunError> {
         self.dictionaries.insert(dictionary);
         super::coded_texts_one_by_one(self, first, entries, entry, keys)
     }
