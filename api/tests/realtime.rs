@@ -935,3 +935,29 @@ fn json_and_text_match_read_their_indexes_in_committed_and_consuming_segments() 
         "{body}"
     );
 }
+
+/// A backlog several fetches long (a fetch asks for 4 MiB), consumed into segments that commit
+/// mid-fetch: the fetch of the next records runs while a batch is decoded, and a segment that
+/// ends inside a batch drops it — every row arrives once.
+#[test]
+fn a_backlog_of_many_fetches_arrives_once_across_commits() {
+    let Some((kafka, _dir, t)) = setup("backlog", 1) else {
+        return;
+    };
+    let pad = "x".repeat(2_000);
+    let rows: Vec<Value> = records(0, 3_000)
+        .into_iter()
+        .map(|mut r| {
+            r["kind"] = json!(format!("{pad}{}", r["kind"].as_str().unwrap()));
+            r
+        })
+        .collect();
+    kafka.produce("backlog", 0, &rows);
+    create(&t, "backlog", &kafka, "backlog", 1_100);
+    wait_count_sum(&t, "backlog", "id", (3_000, sum(0, 3_000)));
+    let (_, segments) = http("GET", &format!("{}/segments/backlog", t.controller), None);
+    assert!(
+        segments.to_string().matches("backlog__0__").count() >= 3,
+        "{segments}"
+    );
+}

@@ -1,6 +1,8 @@
 //! Kafka topics through `rskafka` (pure Rust). rskafka runs on tokio, so this module owns one
 //! small tokio runtime (one worker thread) and every call blocks the calling thread on it —
-//! consumers run on their own threads, the controller calls through `spawn_blocking`.
+//! consumers run on their own threads, the controller calls through `spawn_blocking`. A
+//! consumer behind the high watermark has the next fetch under way on that runtime while it
+//! decodes a batch, so the broker's answer and the decoding overlap.
 //!
 //! The largest offset is the high watermark a fetch reports rather than `ListOffsets(latest)`,
 //! which some Kafka-protocol brokers (tansu) answer wrongly after multi-record batches; and no
@@ -11,6 +13,7 @@ use rskafka::BackoffConfig;
 use rskafka::client::error::{Error as KafkaError, ProtocolError};
 use rskafka::client::partition::{OffsetAt, PartitionClient, UnknownTopicHandling};
 use rskafka::client::{Client, ClientBuilder};
+use rskafka::record::RecordAndOffset;
 use segments::types::table_config::StreamConfig;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -150,32 +153,69 @@ impl Stream for KafkaStream {
         Ok(Box::new(KafkaPartition {
             client: Arc::new(self.partition_client(partition)?),
             topic: self.topic.clone(),
+            ahead: None,
         }))
     }
 }
+
+/// What one fetch of records answers: the records and the high watermark.
+type FetchResult = Result<(Vec<RecordAndOffset>, i64), KafkaError>;
 
 /// A consumer of one Kafka partition.
 struct KafkaPartition {
     client: Arc<PartitionClient>,
     topic: String,
+    /// While the consumer decodes a batch of a partition it has not caught up with, the fetch
+    /// of the records after it (their first offset, and the fetch on the client's runtime):
+    /// the broker's answer and the decoding overlap instead of taking turns.
+    ahead: Option<(i64, tokio::task::JoinHandle<FetchResult>)>,
+}
+
+impl Drop for KafkaPartition {
+    fn drop(&mut self) {
+        if let Some((_, fetch)) = self.ahead.take() {
+            fetch.abort();
+        }
+    }
+}
+
+impl KafkaPartition {
+    /// Starts fetching from `offset` on the client's runtime.
+    fn start_fetch(
+        &self,
+        offset: i64,
+        wait: i32,
+    ) -> Result<tokio::task::JoinHandle<FetchResult>, StreamError> {
+        let pc = self.client.clone();
+        Ok(runtime()?.spawn(async move { pc.fetch_records(offset, 1..FETCH_BYTES, wait).await }))
+    }
 }
 
 impl PartitionConsumer for KafkaPartition {
     fn fetch(&mut self, offset: i64, max_wait: Duration) -> Result<Fetched, StreamError> {
-        let pc = self.client.clone();
         let wait = i32::try_from(max_wait.as_millis())
             .unwrap_or(i32::MAX)
             .max(1);
-        let (records, high_watermark) =
-            block_on(async move { pc.fetch_records(offset, 1..FETCH_BYTES, wait).await })?
-                .map_err(|e| {
-                    match broker_error(&self.topic, Some(pc_partition(&self.client)), e) {
-                        StreamError::OffsetOutOfRange { partition, .. } => {
-                            StreamError::OffsetOutOfRange { partition, offset }
-                        }
-                        other => other,
+        // The fetch started after the last batch, if it starts where this one does.
+        let fetch = match self.ahead.take() {
+            Some((from, fetch)) if from == offset => fetch,
+            stale => {
+                if let Some((_, fetch)) = stale {
+                    fetch.abort();
+                }
+                self.start_fetch(offset, wait)?
+            }
+        };
+        let (records, high_watermark) = block_on(fetch)?
+            .map_err(|e| StreamError::Broker(format!("topic '{}': {e}", self.topic)))?
+            .map_err(
+                |e| match broker_error(&self.topic, Some(pc_partition(&self.client)), e) {
+                    StreamError::OffsetOutOfRange { partition, .. } => {
+                        StreamError::OffsetOutOfRange { partition, offset }
                     }
-                })?;
+                    other => other,
+                },
+            )?;
         let messages = records
             .into_iter()
             // A fetch may start inside a compressed batch: skip what precedes the offset.
@@ -187,7 +227,12 @@ impl PartitionConsumer for KafkaPartition {
                 timestamp_ms: r.record.timestamp.timestamp_millis(),
                 headers: r.record.headers.into_iter().collect(),
             })
-            .collect();
+            .collect::<Vec<Message>>();
+        if let Some(last) = messages.last()
+            && last.offset + 1 < high_watermark
+        {
+            self.ahead = Some((last.offset + 1, self.start_fetch(last.offset + 1, wait)?));
+        }
         Ok(Fetched {
             messages,
             high_watermark,
