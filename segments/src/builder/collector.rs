@@ -7,6 +7,7 @@
 //! ([`ColumnCollector::push_value`]). A null cell stores the field's default null value and sets
 //! the doc's bit in the null bitmap.
 
+pub use super::scalar::Scalar;
 use super::spill::{IdChunks, SpillWriter};
 pub use super::typed::Distinct;
 use super::typed::Typed;
@@ -21,28 +22,6 @@ use std::borrow::Cow;
 pub const MV_DELIMITER: u8 = b';';
 /// Single values of dictionary columns are interned in batches of this many.
 const BATCH: usize = 2048;
-
-/// A cell parsed to its stored representation.
-#[derive(Clone, Debug)]
-pub enum Scalar<'a> {
-    I32(i32),
-    I64(i64),
-    F32(f32),
-    F64(f64),
-    Bytes(Cow<'a, [u8]>),
-}
-
-impl Scalar<'_> {
-    fn into_owned(self) -> Scalar<'static> {
-        match self {
-            Scalar::I32(v) => Scalar::I32(v),
-            Scalar::I64(v) => Scalar::I64(v),
-            Scalar::F32(v) => Scalar::F32(v),
-            Scalar::F64(v) => Scalar::F64(v),
-            Scalar::Bytes(b) => Scalar::Bytes(Cow::Owned(b.into_owned())),
-        }
-    }
-}
 
 /// A coded-text dictionary entry not interned yet.
 const NOT_INTERNED: u32 = u32::MAX;

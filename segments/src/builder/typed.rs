@@ -11,8 +11,8 @@
 //! The same code serves the batch build and a consuming segment's chunks: both fill columns
 //! through [`super::collector::ColumnCollector`].
 
-use super::collector::Scalar;
 use super::interner::{NumInterner, VarInterner};
+use super::scalar::Scalar;
 
 /// A stored type a dictionary column interns: its interner, and how parsed values wait.
 pub trait Kind {

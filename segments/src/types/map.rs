@@ -13,14 +13,6 @@ use super::data_type::DataType;
 use super::value::Value;
 use serde_json::{Map, Value as Json};
 
-/// The compact text of a JSON object given as text; `None` when the text is not an object.
-pub fn map_text(text: &str) -> Option<String> {
-    match serde_json::from_str::<Json>(text.trim()).ok()? {
-        Json::Object(o) => Some(Json::Object(o).to_string()),
-        _ => None,
-    }
-}
-
 /// A row's map (a JSON object, or the text of one) with every value coerced to `value_type`;
 /// the error says which entry does not fit.
 pub fn typed_map(input: &Json, value_type: DataType) -> Result<Value, String> {
@@ -125,7 +117,10 @@ mod tests {
         assert!(typed_map(&json!("nope"), DataType::Int).is_err());
         let err = typed_map(&json!({"a": "x"}), DataType::Int).unwrap_err();
         assert!(err.contains("MAP entry 'a'"), "{err}");
-        assert_eq!(map_text(" {\"a\": 1} ").as_deref(), Some(r#"{"a":1}"#));
-        assert_eq!(map_text("[1]"), None);
+        assert_eq!(
+            Value::parse(DataType::Map, " {\"a\": 1} "),
+            Ok(Value::Map(r#"{"a":1}"#.into()))
+        );
+        assert!(Value::parse(DataType::Map, "[1]").is_err());
     }
 }

@@ -29,8 +29,8 @@ pub enum Value {
     Json(String),
     Bytes(Vec<u8>),
     Array(Vec<Value>),
-    /// A MAP cell: the text of a JSON object from keys to values of the map's value type
-    /// ([`Value::map_text`] makes it); a result shows it as that object.
+    /// A MAP cell: the text of a JSON object from keys to values of the map's value type; a
+    /// result shows it as that object.
     Map(String),
 }
 
@@ -225,7 +225,7 @@ impl Value {
             DataType::Timestamp => Value::Timestamp(parse_timestamp(t).ok_or_else(err)?),
             DataType::String => Value::String(text.to_string()),
             DataType::Json => Value::Json(text.to_string()),
-            DataType::Map => Value::Map(super::map::map_text(text).ok_or_else(err)?),
+            DataType::Map => Value::Map(map_text(text).ok_or_else(err)?),
             DataType::Bytes => Value::Bytes(decode_hex(t).ok_or_else(err)?),
         })
     }
@@ -425,6 +425,14 @@ impl Value {
     /// Whether values of `data_type` are stored as the given physical type.
     pub fn stored_as(data_type: DataType) -> StoredType {
         data_type.stored()
+    }
+}
+
+/// A MAP cell's text: the compact text of a JSON object given as text; `None` when the text is not an object.
+fn map_text(text: &str) -> Option<String> {
+    match serde_json::from_str::<serde_json::Value>(text.trim()).ok()? {
+        serde_json::Value::Object(o) => Some(serde_json::Value::Object(o).to_string()),
+        _ => None,
     }
 }
 
