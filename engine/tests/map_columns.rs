@@ -224,3 +224,39 @@ fn a_wrong_item_call_gets_pinots_message() {
         }
     }
 }
+
+/// A MAP column groups and sorts as its objects' text, and a JSON index on it (as Pinot's
+/// `MapFieldTypeTest` configures one) answers `JSON_MATCH` over its keys.
+#[test]
+fn a_map_column_groups_and_takes_a_json_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = BuildConfig::new("t", "t_0");
+    c.json.insert(
+        "intMap".into(),
+        segments::index::json::JsonIndexConfig::default(),
+    );
+    let rows = (0..6).map(|i: i32| {
+        let ints: serde_json::Map<String, Json> =
+            (0..i % 3).map(|j| (format!("k{j}"), json!(i))).collect();
+        Ok(vec![
+            Value::Int(i),
+            Value::Map("{}".into()),
+            Value::Json(Json::Object(ints).to_string()),
+        ])
+    });
+    let summary = build_segment_from_rows(&schema(), &c, rows, dir.path()).unwrap();
+    let seg = Arc::new(ImmutableSegment::open(&summary.segment_dir).unwrap());
+    let mut t = MemoryTables::new();
+    t.add("t", schema(), vec![seg]);
+    let sql =
+        "SELECT intMap, COUNT(*) FROM t GROUP BY intMap ORDER BY COUNT(*) DESC, intMap LIMIT 10";
+    for (types, rows) in both(&t, sql) {
+        assert_eq!(types, ["MAP", "LONG"]);
+        assert_eq!(rows[0], vec![json!({}), json!(2)], "{rows:?}");
+        assert_eq!(rows.len(), 5);
+    }
+    let sql = "SELECT id FROM t WHERE JSON_MATCH(intMap, '\"$.k1\" = 5') ORDER BY id";
+    for (_, rows) in both(&t, sql) {
+        assert_eq!(rows, vec![vec![json!(5)]]);
+    }
+}
