@@ -29,9 +29,14 @@ pub fn bind_item(mut args: Vec<Expr>) -> Result<Expr, PlanError> {
             ));
         }
     };
-    if !matches!(args[1].as_literal(), Some(Value::String(_))) {
-        return invalid("Map Item: Right operand must be a literal".into());
-    }
+    // The key is the literal's text, as Pinot's `getStringLiteral` reads it (`m[1]` is key "1").
+    let key = match args[1].as_literal() {
+        Some(Value::Null | Value::Array(_)) | None => {
+            return invalid("Map Item: Right operand must be a literal".into());
+        }
+        Some(v) => v.to_string(),
+    };
+    args[1] = Expr::literal(Value::String(key));
     args.push(Expr::literal(Value::String(value_type.name().to_string())));
     Ok(Expr::Call {
         name: ITEM.to_string(),
