@@ -494,11 +494,7 @@ impl<'a> Planner<'a> {
             ));
         }
         let info = synthetic_table(&[]);
-        let scope = Scope {
-            table: Some(&info),
-            catalog: Some(self.catalog),
-            alias: None,
-        };
+        let scope = self.synthetic_scope(&info);
         let mut b = ExprBinder::new(&scope);
         let mut bound = Vec::with_capacity(rows.len());
         for row in rows {
@@ -878,6 +874,24 @@ impl<'a> Planner<'a> {
     }
 
     /// Binds a row expression over `cols`.
+    /// The scope of a synthetic table (a relation's columns, [`synthetic_table`]).
+    fn synthetic_scope<'s>(&'s self, info: &'s TableInfo) -> Scope<'s> {
+        Scope {
+            table: Some(info),
+            catalog: Some(self.catalog),
+            alias: None,
+        }
+    }
+
+    /// The expression binder over `scope`, with the query's options.
+    fn binder<'s>(&self, scope: &'s Scope<'s>) -> ExprBinder<'s> {
+        let mut b = ExprBinder::new(scope);
+        b.null_handling = self.options.enable_null_handling;
+        b.auto_rewrite_aggregation_type = self.options.auto_rewrite_aggregation_type;
+        b.multi_stage = self.options.multi_stage;
+        b
+    }
+
     fn bind_row(&self, e: &ast::Expr, cols: &[Col]) -> Result<Expr, PlanError> {
         let mut e = e.clone();
         rewrite_columns(&mut e, cols)?;
@@ -887,15 +901,8 @@ impl<'a> Planner<'a> {
     /// Binds a row expression whose columns are already synthetic names of `cols`.
     fn bind_synthetic(&self, e: &ast::Expr, cols: &[Col]) -> Result<Expr, PlanError> {
         let info = synthetic_table(cols);
-        let scope = Scope {
-            table: Some(&info),
-            catalog: Some(self.catalog),
-            alias: None,
-        };
-        let mut b = ExprBinder::new(&scope);
-        b.null_handling = self.options.enable_null_handling;
-        b.auto_rewrite_aggregation_type = self.options.auto_rewrite_aggregation_type;
-        b.multi_stage = self.options.multi_stage;
+        let scope = self.synthetic_scope(&info);
+        let mut b = self.binder(&scope);
         Ok(to_inputs(b.bind(e, Mode::Row)?))
     }
 

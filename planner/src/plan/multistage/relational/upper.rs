@@ -6,9 +6,8 @@ use super::{
     Planner, column_to_input, has_aggregate_call, has_window, input, rewrite_columns, synthetic,
     synthetic_table, to_inputs,
 };
-use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate};
+use crate::plan::binder::expr::{Mode, contains_aggregate};
 use crate::plan::binder::rewrite::{apply_ordinals_and_aliases, rewrite_count_distinct};
-use crate::plan::binder::scope::Scope;
 use crate::plan::error::PlanError;
 use crate::plan::expr::Expr;
 use crate::plan::multistage::rel::{AggMode, JoinKind, RelNode};
@@ -122,15 +121,8 @@ impl Planner<'_> {
         rel = self.windows(rel, &mut sel)?;
         let visible: Vec<Col> = rel.cols.iter().chain(&late_cols).cloned().collect();
         let info = synthetic_table(&visible);
-        let scope = Scope {
-            table: Some(&info),
-            catalog: Some(self.catalog),
-            alias: None,
-        };
-        let mut b = ExprBinder::new(&scope);
-        b.null_handling = self.options.enable_null_handling;
-        b.auto_rewrite_aggregation_type = self.options.auto_rewrite_aggregation_type;
-        b.multi_stage = self.options.multi_stage;
+        let scope = self.synthetic_scope(&info);
+        let mut b = self.binder(&scope);
         let exprs: Vec<&ast::Expr> = sel
             .projection
             .iter()

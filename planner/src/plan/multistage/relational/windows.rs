@@ -7,9 +7,8 @@ use super::{
     Planner, input, is_aggregate_call, list_and_order_mut, requalify, resolve, synthetic,
     synthetic_table, to_inputs,
 };
-use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate};
+use crate::plan::binder::expr::{Mode, contains_aggregate};
 use crate::plan::binder::rewrite::apply_ordinals_and_aliases;
-use crate::plan::binder::scope::Scope;
 use crate::plan::error::PlanError;
 use crate::plan::expr::Expr;
 use crate::plan::multistage::rel::{FrameBound, RelNode, WindowCall, WindowFrame, WindowFunction};
@@ -241,15 +240,8 @@ impl Planner<'_> {
                     )));
                 }
                 let info = synthetic_table(cols);
-                let scope = Scope {
-                    table: Some(&info),
-                    catalog: Some(self.catalog),
-                    alias: None,
-                };
-                let mut b = ExprBinder::new(&scope);
-                b.null_handling = self.options.enable_null_handling;
-                b.auto_rewrite_aggregation_type = self.options.auto_rewrite_aggregation_type;
-                b.multi_stage = self.options.multi_stage;
+                let scope = self.synthetic_scope(&info);
+                let mut b = self.binder(&scope);
                 let plain = ast::Expr::Function {
                     name: name.to_string(),
                     args: args.to_vec(),
