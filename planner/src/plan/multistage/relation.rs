@@ -16,6 +16,18 @@ pub struct Col {
     pub hidden: bool,
 }
 
+impl Col {
+    /// An unqualified column anyone can name.
+    pub fn new(name: impl Into<String>, ty: ColumnType) -> Col {
+        Col {
+            qualifier: None,
+            name: name.into(),
+            ty,
+            hidden: false,
+        }
+    }
+}
+
 /// Operators not yet cut into a stage, and their columns.
 pub struct Rel {
     pub node: RelNode,

@@ -539,12 +539,7 @@ impl<'a> Planner<'a> {
         let cols = names
             .iter()
             .zip(&types)
-            .map(|(n, t)| Col {
-                qualifier: None,
-                name: n.clone(),
-                ty: *t,
-                hidden: false,
-            })
+            .map(|(n, t)| Col::new(n.clone(), *t))
             .collect();
         let node = RelNode::Values { rows: out, types };
         Ok((

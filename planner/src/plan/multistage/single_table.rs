@@ -100,15 +100,7 @@ pub fn single_table_rel(
         limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)),
         usize::try_from(offset).unwrap_or(usize::MAX),
     );
-    let cols = columns
-        .into_iter()
-        .map(|(n, ty)| Col {
-            qualifier: None,
-            name: n,
-            ty,
-            hidden: false,
-        })
-        .collect();
+    let cols = columns.into_iter().map(|(n, ty)| Col::new(n, ty)).collect();
     Ok((
         Rel {
             node,

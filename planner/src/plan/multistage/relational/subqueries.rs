@@ -90,12 +90,7 @@ impl Planner<'_> {
             .collect();
         let ty = bound.column_type();
         exprs.push(bound);
-        rel.cols.push(Col {
-            qualifier: None,
-            name: format!("$key{width}"),
-            ty,
-            hidden: false,
-        });
+        rel.cols.push(Col::new(format!("$key{width}"), ty));
         let node = std::mem::replace(
             &mut rel.node,
             RelNode::Values {

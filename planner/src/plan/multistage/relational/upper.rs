@@ -371,12 +371,7 @@ impl Planner<'_> {
         let cols = names
             .iter()
             .zip(&out_types)
-            .map(|(n, t)| Col {
-                qualifier: None,
-                name: n.clone(),
-                ty: *t,
-                hidden: false,
-            })
+            .map(|(n, t)| Col::new(n.clone(), *t))
             .collect();
         Ok((
             Rel {

@@ -39,16 +39,12 @@ pub(super) fn using_columns(
             },
             _ => left,
         });
-        cols.push(Col {
-            qualifier: None,
-            name: name.clone(),
-            ty: if kind == JoinKind::Right {
-                rel.cols[b].ty
-            } else {
-                ty
-            },
-            hidden: false,
-        });
+        let ty = if kind == JoinKind::Right {
+            rel.cols[b].ty
+        } else {
+            ty
+        };
+        cols.push(Col::new(name.clone(), ty));
     }
     for (i, c) in rel.cols.iter().enumerate() {
         exprs.push(input(&rel.cols, i));

@@ -85,19 +85,12 @@ impl Planner<'_> {
                 self.window_call(name, args, *distinct, filter.is_some(), spec, &rel.cols)?;
             let mut cols = rel.cols.clone();
             for (i, e) in projected[width..].iter().enumerate() {
-                cols.push(Col {
-                    qualifier: None,
-                    name: format!("$wkey{}_{i}", width),
-                    ty: e.column_type(),
-                    hidden: false,
-                });
+                cols.push(Col::new(format!("$wkey{}_{i}", width), e.column_type()));
             }
-            cols.push(Col {
-                qualifier: None,
-                name: format!("$window{}", cols.len()),
-                ty: window_call.output_type,
-                hidden: false,
-            });
+            cols.push(Col::new(
+                format!("$window{}", cols.len()),
+                window_call.output_type,
+            ));
             let index = cols.len() - 1;
             rel = Rel {
                 node: RelNode::Window {
