@@ -123,6 +123,28 @@ fn required<T: parquet::data_type::DataType>(
     col.typed::<T>().write_batch(&values, None, None).unwrap();
 }
 
+/// Writes a Parquet file of `message`'s schema and one row group, each leaf column filled by
+/// `fill(its index, its writer)`.
+fn write_row_group(
+    path: &Path,
+    message: &str,
+    mut fill: impl FnMut(usize, &mut parquet::file::writer::SerializedColumnWriter<'_>),
+) {
+    let file = std::fs::File::create(path).unwrap();
+    let props = Arc::new(WriterProperties::builder().build());
+    let schema_type = Arc::new(parse_message_type(message).unwrap());
+    let mut writer = SerializedFileWriter::new(file, schema_type, props).unwrap();
+    let mut rg = writer.next_row_group().unwrap();
+    let mut column = 0;
+    while let Some(mut col) = rg.next_column().unwrap() {
+        fill(column, &mut col);
+        col.close().unwrap();
+        column += 1;
+    }
+    rg.close().unwrap();
+    writer.close().unwrap();
+}
+
 fn write_parquet(path: &Path, row_groups: &[&[Row]]) {
     let message = "message orders {
         required int32 id;
@@ -395,15 +417,9 @@ fn parquet_groups_fill_json_columns_with_their_json_text() {
         optional group tags (LIST) { repeated group list { optional binary element (STRING); } }
     }";
     let path = dir.path().join("nested.parquet");
-    let file = std::fs::File::create(&path).unwrap();
-    let props = Arc::new(WriterProperties::builder().build());
-    let schema_type = Arc::new(parse_message_type(message).unwrap());
-    let mut writer = SerializedFileWriter::new(file, schema_type, props).unwrap();
-    let mut rg = writer.next_row_group().unwrap();
-    let mut column = 0;
-    while let Some(mut col) = rg.next_column().unwrap() {
+    write_row_group(&path, message, |column, col| {
         match column {
-            0 => required::<Int32Type>(&mut col, vec![1, 2, 3]),
+            0 => required::<Int32Type>(col, vec![1, 2, 3]),
             // attrs.k: present in rows 0 and 2 (row 1's attrs is null).
             1 => {
                 col.typed::<Int32Type>()
@@ -424,11 +440,7 @@ fn parquet_groups_fill_json_columns_with_their_json_text() {
                     .unwrap();
             }
         }
-        col.close().unwrap();
-        column += 1;
-    }
-    rg.close().unwrap();
-    writer.close().unwrap();
+    });
     let schema = Schema::from_json(
         r#"{"schemaName": "m", "dimensionFieldSpecs": [
             {"name": "id", "dataType": "INT"},
@@ -567,11 +579,6 @@ fn write_nested_parquet(path: &Path) {
           repeated group list { optional group element { optional binary sku (STRING); optional int32 qty; } }
         }
     }";
-    let file = std::fs::File::create(path).unwrap();
-    let props = Arc::new(WriterProperties::builder().build());
-    let schema_type = Arc::new(parse_message_type(message).unwrap());
-    let mut writer = SerializedFileWriter::new(file, schema_type, props).unwrap();
-    let mut rg = writer.next_row_group().unwrap();
     let orders = orders();
     // Items: definition 4 for an element, 1 for an empty list; repetition 1 after the first.
     let (mut defs, mut reps) = (Vec::new(), Vec::new());
@@ -585,13 +592,12 @@ fn write_nested_parquet(path: &Path) {
             reps.push(i16::from(i > 0));
         }
     }
-    let mut column = 0;
-    while let Some(mut col) = rg.next_column().unwrap() {
+    write_row_group(path, message, |column, col| {
         let text = |f: fn(&Order) -> &'static str| -> Vec<ByteArray> {
             orders.iter().map(|o| ByteArray::from(f(o))).collect()
         };
         match column {
-            0 => required::<Int32Type>(&mut col, orders.iter().map(|o| o.0).collect()),
+            0 => required::<Int32Type>(col, orders.iter().map(|o| o.0).collect()),
             1 | 2 => {
                 let v = if column == 1 {
                     text(|o| o.1.0)
@@ -621,11 +627,7 @@ fn write_nested_parquet(path: &Path) {
                     .unwrap();
             }
         }
-        col.close().unwrap();
-        column += 1;
-    }
-    rg.close().unwrap();
-    writer.close().unwrap();
+    });
 }
 
 fn write_nested_avro(path: &Path) {
@@ -831,34 +833,21 @@ fn parquet_maps_fill_map_columns() {
         }
     }";
     let path = dir.path().join("maps.parquet");
-    let file = std::fs::File::create(&path).unwrap();
-    let props = Arc::new(WriterProperties::builder().build());
-    let schema_type = Arc::new(parse_message_type(message).unwrap());
-    let mut writer = SerializedFileWriter::new(file, schema_type, props).unwrap();
-    let mut rg = writer.next_row_group().unwrap();
-    let mut column = 0;
     // Rows: {"a": 1, "b": 2}, NULL, {"c": 3}.
-    while let Some(mut col) = rg.next_column().unwrap() {
-        match column {
-            0 => required::<Int32Type>(&mut col, vec![1, 2, 3]),
-            1 => {
-                let keys: Vec<ByteArray> =
-                    ["a", "b", "c"].into_iter().map(ByteArray::from).collect();
-                col.typed::<ByteArrayType>()
-                    .write_batch(&keys, Some(&[2, 2, 0, 2]), Some(&[0, 1, 0, 0]))
-                    .unwrap();
-            }
-            _ => {
-                col.typed::<Int32Type>()
-                    .write_batch(&[1, 2, 3], Some(&[3, 3, 0, 3]), Some(&[0, 1, 0, 0]))
-                    .unwrap();
-            }
+    write_row_group(&path, message, |column, col| match column {
+        0 => required::<Int32Type>(col, vec![1, 2, 3]),
+        1 => {
+            let keys: Vec<ByteArray> = ["a", "b", "c"].into_iter().map(ByteArray::from).collect();
+            col.typed::<ByteArrayType>()
+                .write_batch(&keys, Some(&[2, 2, 0, 2]), Some(&[0, 1, 0, 0]))
+                .unwrap();
         }
-        col.close().unwrap();
-        column += 1;
-    }
-    rg.close().unwrap();
-    writer.close().unwrap();
+        _ => {
+            col.typed::<Int32Type>()
+                .write_batch(&[1, 2, 3], Some(&[3, 3, 0, 3]), Some(&[0, 1, 0, 0]))
+                .unwrap();
+        }
+    });
     let schema = Schema::from_json(
         r#"{"schemaName": "m", "dimensionFieldSpecs": [{"name": "id", "dataType": "INT"}],
             "complexFieldSpecs": [{"name": "m", "dataType": "MAP", "fieldType": "COMPLEX",
