@@ -742,11 +742,13 @@ pub fn typed_cell<'v>(spec: &FieldSpec, v: &'v Value) -> Result<Cow<'v, Value>, 
     if v.is_null() {
         return Ok(Cow::Borrowed(v));
     }
-    let json = match v {
-        Value::Map(s) | Value::Json(s) | Value::String(s) => serde_json::Value::String(s.clone()),
-        other => other.to_json(),
+    let typed = match v {
+        Value::Map(s) | Value::Json(s) | Value::String(s) => {
+            crate::types::map::typed_map_text(s, value_type)
+        }
+        other => crate::types::map::typed_map(&other.to_json(), value_type),
     };
-    crate::types::map::typed_map(&json, value_type).map(Cow::Owned)
+    typed.map(Cow::Owned)
 }
 
 /// [`json_to_value`] taking the value: its text moves into the value instead of being copied.

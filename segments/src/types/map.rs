@@ -18,10 +18,7 @@ use serde_json::{Map, Value as Json};
 pub fn typed_map(input: &Json, value_type: DataType) -> Result<Value, String> {
     let object = match input {
         Json::Object(o) => o,
-        Json::String(s) => match serde_json::from_str::<Json>(s.trim()) {
-            Ok(parsed @ Json::Object(_)) => return typed_map(&parsed, value_type),
-            _ => return Err(format!("cannot read '{s}' as a MAP: not a JSON object")),
-        },
+        Json::String(s) => return typed_map_text(s, value_type),
         other => return Err(format!("cannot read '{other}' as a MAP: not a JSON object")),
     };
     let mut out = Map::with_capacity(object.len());
@@ -43,6 +40,14 @@ pub fn typed_map(input: &Json, value_type: DataType) -> Result<Value, String> {
         out.insert(key.clone(), stored_json(&cell));
     }
     Ok(Value::Map(Json::Object(out).to_string()))
+}
+
+/// [`typed_map`] of the text of a JSON object.
+pub fn typed_map_text(text: &str, value_type: DataType) -> Result<Value, String> {
+    match serde_json::from_str::<Json>(text.trim()) {
+        Ok(parsed @ Json::Object(_)) => typed_map(&parsed, value_type),
+        _ => Err(format!("cannot read '{text}' as a MAP: not a JSON object")),
+    }
 }
 
 /// How a typed value sits in the object: numbers as numbers (a TIMESTAMP as its epoch
