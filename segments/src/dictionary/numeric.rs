@@ -13,7 +13,11 @@
 use crate::format::{ByteReader, Bytes, TypedSlice, deltas};
 use crate::native::{NativeType, sql_cmp_f64};
 use crate::types::{DataType, DictId, Value};
+use rayon::prelude::*;
 use std::ops::Range;
+
+/// Below this many values, [`NumericDictionary::ids_of`] looks them up on one thread.
+const MIN_PARALLEL_LOOKUPS: usize = 1 << 13;
 
 /// Sorted distinct fixed-width values; the dict id of a value is its rank.
 #[derive(Clone, Debug)]
@@ -211,8 +215,21 @@ impl<T: NativeType> NumericDictionary<T> {
     /// The ids of those of `values` present, in the order of `values`. Each search starts at
     /// the previous hit and gallops forward, so ascending values (a runtime key filter's sorted
     /// keys) cost about one pass over the dictionary instead of a binary search each; any order
-    /// is still answered correctly.
+    /// is still answered correctly. Many values are cut into one run per pool thread, each
+    /// looked up on its own thread.
     pub fn ids_of(&self, values: &[Value]) -> Vec<DictId> {
+        let threads = rayon::current_num_threads();
+        if threads < 2 || values.len() < MIN_PARALLEL_LOOKUPS {
+            return self.ids_of_run(values);
+        }
+        let runs: Vec<Vec<DictId>> = values
+            .par_chunks(values.len().div_ceil(threads))
+            .map(|run| self.ids_of_run(run))
+            .collect();
+        runs.concat()
+    }
+
+    fn ids_of_run(&self, values: &[Value]) -> Vec<DictId> {
         let dict = self.values();
         let n = dict.len();
         let mut out = Vec::with_capacity(values.len());
@@ -302,6 +319,35 @@ mod tests {
         let all: Vec<Value> = (0..3000).map(Value::Long).collect();
         assert_eq!(d.ids_of(&all), (0..1000).collect::<Vec<DictId>>());
         assert_eq!(d.ids_of(&[Value::Long(2997)]), vec![999]);
+    }
+
+    #[test]
+    fn many_values_are_looked_up_in_runs_with_the_same_answer() {
+        let v: Vec<i64> = (0..50_000).map(|i| i * 2).collect();
+        let d = NumericDictionary::<i64>::from_bytes(
+            Bytes::from_vec(NumericDictionary::<i64>::encode(&v)),
+            DataType::Long,
+        )
+        .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        // Ascending, then descending: runs cut anywhere give each value's own id, in order.
+        for ask in [
+            (0..40_000).collect::<Vec<i64>>(),
+            (0..40_000).rev().collect(),
+        ] {
+            let values: Vec<Value> = ask.iter().copied().map(Value::Long).collect();
+            let expected: Vec<DictId> = ask
+                .iter()
+                .filter(|x| *x % 2 == 0)
+                .map(|x| (x / 2) as DictId)
+                .collect();
+            assert!(values.len() >= MIN_PARALLEL_LOOKUPS);
+            assert_eq!(pool.install(|| d.ids_of(&values)), expected);
+            assert_eq!(d.ids_of_run(&values), expected);
+        }
     }
 
     fn round_trip<T: NativeType>(mut v: Vec<T>, dt: DataType) -> (Vec<T>, u32) {

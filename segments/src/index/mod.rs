@@ -10,7 +10,8 @@
 //! * [`json`] — the JSON index: posting lists of flattened JSON records (`JSON_MATCH`).
 //! * [`text`] — the text index: posting lists of analyzed terms (`TEXT_MATCH`).
 //!
-//! [`dense`] is the build-time helper turning flat bit arrays into the bitmaps above.
+//! [`dense`] is the build-time helper turning flat bit arrays into the bitmaps above; [`union`]
+//! unions many of them on the rayon pool.
 
 pub mod bloom;
 pub mod dense;
@@ -20,6 +21,7 @@ pub mod nulls;
 pub mod range;
 pub mod sorted;
 pub mod text;
+pub mod union;
 
 pub use bloom::BloomFilterReader;
 pub use inverted::InvertedIndexReader;

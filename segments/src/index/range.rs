@@ -25,12 +25,13 @@
 //! `u64` bucket bounds (bucket `b` holds keys `bounds[b] .. bounds[b + 1]`), then the
 //! serialized bitmaps.
 
-use super::dense::{DenseBits, is_dense};
+use super::dense::DenseBits;
+use super::union::union;
 use crate::format::{ByteReader, Bytes};
 use crate::native::{NativeType, sql_cmp_f64};
 use crate::types::{DataType, DictId, Value};
 use crate::with_native_type;
-use roaring::{MultiOps, RoaringBitmap};
+use roaring::RoaringBitmap;
 use std::cmp::Ordering;
 use std::ops::{Bound, Range};
 use std::sync::OnceLock;
@@ -321,11 +322,10 @@ impl RangeIndexReader {
             RoaringBitmap::new()
         } else if self.mode == MODE_PER_ID {
             let end = (ids.end as usize).min(self.count);
-            let mut out = RoaringBitmap::new();
-            for i in ids.start as usize..end {
-                out |= self.bitmap(i);
-            }
-            out
+            let maps: Vec<&RoaringBitmap> = self.bitmaps()[(ids.start as usize).min(end)..end]
+                .iter()
+                .collect();
+            union(&maps)
         } else if self.mode == MODE_BUCKETED {
             return self.bucket_range(ids.start as u64, ids.end as u64 - 1);
         } else {
@@ -365,20 +365,20 @@ impl RangeIndexReader {
             }
         }
         m.exact = if exact_docs <= self.docs as u64 / 2 {
-            let exact = (first..=last).filter(|&b| inside(b)).map(|b| &maps[b]);
-            if is_dense(exact_docs as usize, self.docs as usize) {
-                exact.union()
-            } else {
-                exact.fold(RoaringBitmap::new(), |acc, m| acc | m)
-            }
+            let exact: Vec<&RoaringBitmap> = (first..=last)
+                .filter(|&b| inside(b))
+                .map(|b| &maps[b])
+                .collect();
+            union(&exact)
         } else {
             // Most docs match: remove the docs of the other buckets from all docs instead. All
             // docs as bitmap containers (not `all_docs`' run containers, which a subtraction
             // splits run by run) keep the subtraction word-wise.
-            let others = (0..maps.len())
+            let others: Vec<&RoaringBitmap> = (0..maps.len())
                 .filter(|&b| !(first..=last).contains(&b) || !inside(b))
                 .map(|b| &maps[b])
-                .union();
+                .collect();
+            let others = union(&others);
             DenseBits::full(self.docs as usize).to_roaring() - others
         };
         m

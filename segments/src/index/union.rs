@@ -1,0 +1,65 @@
+//! [`union`]: the docs of many bitmaps (a range index's buckets, an inverted index's posting
+//! lists for an `IN`), computed on the rayon pool when there are enough of them.
+//!
+//! An index's answer is asked for once per segment, before the segment's scan is cut into
+//! parts, so a serial union is a query's serial step while the other cores wait. The bitmaps
+//! are cut into one group per pool thread, each group unioned on its own thread, and the
+//! groups' unions (a few bitmaps) unioned last.
+
+use super::dense::is_dense;
+use rayon::prelude::*;
+use roaring::{MultiOps, RoaringBitmap};
+
+/// Below this many docs in all bitmaps together, one thread unions them: a task's start and
+/// the last union of the groups cost more than the second thread saves.
+const MIN_PARALLEL_DOCS: u64 = 1 << 16;
+
+/// The union of `maps`.
+pub fn union(maps: &[&RoaringBitmap]) -> RoaringBitmap {
+    let docs = maps.iter().map(|m| m.len()).sum::<u64>();
+    let span = maps
+        .iter()
+        .filter_map(|m| m.max())
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    let dense = is_dense(docs as usize, span);
+    let threads = rayon::current_num_threads().min(maps.len() / 2);
+    if threads < 2 || docs < MIN_PARALLEL_DOCS {
+        return serial(maps, dense);
+    }
+    let size = maps.len().div_ceil(threads);
+    let groups: Vec<RoaringBitmap> = maps
+        .par_chunks(size)
+        .map(|group| serial(group, dense))
+        .collect();
+    groups.union()
+}
+
+/// `dense`: the union holds at least a sixteenth of the docs it spans, where a k-way merge
+/// ([`MultiOps::union`], bitmap containers) beats folding one map at a time into the result
+/// (array containers grown in place).
+fn serial(maps: &[&RoaringBitmap], dense: bool) -> RoaringBitmap {
+    if dense {
+        maps.iter().copied().union()
+    } else {
+        maps.iter().fold(RoaringBitmap::new(), |acc, m| acc | *m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn equals_the_serial_union(
+            sets in proptest::collection::vec(proptest::collection::vec(0u32..400_000, 0..3_000), 0..40),
+        ) {
+            let maps: Vec<RoaringBitmap> = sets.iter().map(|s| s.iter().copied().collect()).collect();
+            let refs: Vec<&RoaringBitmap> = maps.iter().collect();
+            let expected: RoaringBitmap = sets.iter().flatten().copied().collect();
+            prop_assert_eq!(union(&refs), expected);
+        }
+    }
+}
