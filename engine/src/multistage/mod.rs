@@ -45,6 +45,7 @@ pub mod key_set;
 pub mod mailbox;
 pub mod operators;
 pub mod runner;
+pub mod sort;
 pub mod stats;
 pub mod window;
 

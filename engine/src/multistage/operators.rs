@@ -18,21 +18,21 @@ use super::filter_rows::kept_rows;
 use super::group_states::accumulate;
 use super::hash_table;
 use super::key_set;
+use super::sort::sort;
 use super::stats::{OperatorStats, StatsRecorder};
 use crate::aggregate::AggState;
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::key::RowKey;
-use crate::morsels::map_items;
+use crate::morsels::{map_each, map_items};
 use crate::server::execute_server;
 use crate::server::result::IntermediateData;
-use crate::sort::compare_rows;
 use crate::stats::ExecutionStats;
 use planner::plan::multistage::stage::JoinOverflowMode;
 use planner::plan::multistage::{
     AggMode, AsofMatch, JoinKind, PublishKeys, RelNode, SetOpKind, StageId,
 };
-use planner::plan::{AggregateCall, Expr, SortKey};
+use planner::plan::{AggregateCall, Expr};
 use segments::ImmutableSegment;
 use segments::types::{DataType, Value};
 use std::collections::HashMap;
@@ -369,55 +369,6 @@ pub fn node_name(node: &RelNode) -> &'static str {
 }
 
 /// Sorted by `keys`, then `offset` rows skipped and `limit` kept.
-fn sort(block: DataBlock, keys: &[SortKey], offset: usize, limit: Option<usize>) -> DataBlock {
-    // A bare limit the rows fit in (the broker's response cap, usually) keeps the block.
-    if keys.is_empty() && offset == 0 && limit.is_none_or(|l| l >= block.num_rows) {
-        return block;
-    }
-    let mut order: Vec<u32> = (0..block.num_rows as u32).collect();
-    if !keys.is_empty() {
-        let key_rows: Vec<Vec<Value>> = (0..block.num_rows)
-            .map(|r| {
-                keys.iter()
-                    .map(|k| {
-                        block
-                            .columns
-                            .get(k.column)
-                            .map_or(Value::Null, |c| c.value(r))
-                    })
-                    .collect()
-            })
-            .collect();
-        let local: Vec<SortKey> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| SortKey { column: i, ..*k })
-            .collect();
-        // Ties in arrival order: the row index decides last, so the order is total and an
-        // unstable sort or selection gives what a stable sort would.
-        let cmp = |a: &u32, b: &u32| {
-            compare_rows(&key_rows[*a as usize], &key_rows[*b as usize], &local).then(a.cmp(b))
-        };
-        match limit.map(|l| offset.saturating_add(l)) {
-            // Top-k: the first `offset + limit` rows selected (linear), then only they sorted.
-            Some(wanted) if wanted < order.len() => {
-                if let Some(last) = wanted.checked_sub(1) {
-                    order.select_nth_unstable_by(last, cmp);
-                }
-                order.truncate(wanted);
-                order.sort_unstable_by(cmp);
-            }
-            _ => order.sort_unstable_by(cmp),
-        }
-    }
-    let kept: Vec<u32> = order
-        .into_iter()
-        .skip(offset)
-        .take(limit.unwrap_or(usize::MAX))
-        .collect();
-    block.take(&kept)
-}
-
 /// A group id per row of `block` by the columns `keys`, and the first row of each group.
 fn group_ids(block: &DataBlock, keys: &[usize]) -> (Vec<u32>, Vec<u32>) {
     let cols: Vec<&Column> = keys.iter().filter_map(|k| block.columns.get(*k)).collect();
@@ -561,10 +512,7 @@ fn call_column(
         AggMode::Partial => Column::states(data_type, states),
         _ => Column::from_values(
             data_type,
-            states
-                .into_iter()
-                .map(|s| s.finalize(&call.function, null_handling))
-                .collect(),
+            map_each(states, |s| s.finalize(&call.function, null_handling)),
         ),
     })
 }
@@ -823,39 +771,6 @@ fn set_op(kind: SetOpKind, all: bool, mut sides: Vec<Vec<Row>>) -> Vec<Row> {
                 }
             }
             out
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// A top-k equals the full stable sort's rows `offset..offset + limit`, ties in
-        /// arrival order.
-        #[test]
-        fn a_sort_with_a_limit_keeps_what_a_full_sort_keeps(
-            cells in prop::collection::vec((0i64..4, prop::option::of(0i64..3)), 0..300),
-            offset in 0usize..40, limit in prop::option::of(0usize..60),
-            asc in any::<bool>(), nulls_last in any::<bool>(),
-        ) {
-            let rows: Vec<Row> = cells
-                .iter()
-                .enumerate()
-                .map(|(i, (a, b))| vec![Value::Long(*a), b.map_or(Value::Null, Value::Long), Value::Long(i as i64)])
-                .collect();
-            let types = [DataType::Long, DataType::Long, DataType::Long];
-            let keys = [
-                SortKey { column: 0, asc, nulls_last },
-                SortKey { column: 1, asc: !asc, nulls_last },
-            ];
-            let got = sort(DataBlock::from_rows(rows.clone(), &types), &keys, offset, limit).rows();
-            let mut want = rows;
-            want.sort_by(|a, b| compare_rows(a, b, &keys));
-            let want: Vec<Row> = want.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).collect();
-            prop_assert_eq!(got, want);
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::aggregate::AggState;
 use crate::column::{Cells, Column};
 use crate::error::EngineError;
 use crate::key::{RowKey, hash_row, rows_eq};
+use crate::morsels::map_items;
 use crate::response::QueryException;
 use crate::sort::{TopK, sort_and_truncate};
 use crate::stats::ExecutionStats;
@@ -290,13 +291,15 @@ impl<'p> Combiner<'p> {
     }
 }
 
-/// Each column of `more` after the same column of `acc`.
-fn append_columns(acc: &mut [Column], more: Vec<Column>) {
-    for (a, b) in acc.iter_mut().zip(more) {
+/// Each column of `more` after the same column of `acc`, the columns copied in parallel
+/// when they are long (a leaf's doc-range parts of a large group-by).
+fn append_columns(acc: &mut Vec<Column>, more: Vec<Column>) {
+    let rows = acc.first().map_or(0, Column::len) + more.first().map_or(0, Column::len);
+    let pairs: Vec<(Column, Column)> = std::mem::take(acc).into_iter().zip(more).collect();
+    *acc = map_items(pairs, rows, |(a, b)| {
         let t = a.data_type;
-        let a_owned = std::mem::replace(a, Column::from_values(t, Vec::new()));
-        *a = Column::concat(vec![a_owned, b], t);
-    }
+        Column::concat(vec![a, b], t)
+    });
 }
 
 /// Groups given as columns — `keys` key columns, then one state column per aggregate — as

@@ -29,7 +29,7 @@ use segments::segment::ImmutableSegment;
 
 /// A part of a split scan has at least this many documents: below it, a task's start and the
 /// merge of one more output cost more than the thread saves.
-pub const MIN_PART_DOCS: u64 = 1 << 16;
+pub const MIN_PART_DOCS: u64 = 1 << 13;
 
 /// A segment's result.
 #[derive(Debug)]
