@@ -42,10 +42,11 @@ fn truths(filter: &FilterExpr, block: &DataBlock) -> Result<Vec<Option<bool>>, E
         FilterExpr::Predicate(p) => {
             let column = evaluate(&p.lhs, block)?;
             let (positive, negated) = positive_form(&p.op);
-            if positive == PredicateOp::IsNull {
+            let positive = &*positive;
+            if *positive == PredicateOp::IsNull {
                 return Ok((0..n).map(|r| Some(column.is_null(r) != negated)).collect());
             }
-            let test = ValueTest::new(&positive)?;
+            let test = ValueTest::new(positive)?;
             (0..n)
                 .map(|r| {
                     let v = column.value(r);

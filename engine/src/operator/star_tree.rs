@@ -257,8 +257,9 @@ fn accepted(
     Ok(match f {
         FilterExpr::Predicate(p) => {
             let (positive, negated) = positive_form(&p.op);
+            let positive = &*positive;
             let mut bits = vec![negated; n];
-            for id in IdSet::for_predicate(&positive, dict, ctx)?.iter() {
+            for id in IdSet::for_predicate(positive, dict, ctx)?.iter() {
                 if let Some(b) = bits.get_mut(id as usize) {
                     *b = !negated;
                 }

@@ -404,6 +404,7 @@ fn plan_predicate<'s>(
     ctx: &QueryContext,
 ) -> Result<FilterNode<'s>, EngineError> {
     let (positive, negated) = positive_form(&p.op);
+    let positive = &*positive;
     let operator = p.op.kind_name();
     let leaf = |access: Access<'s>, nulls: Option<&'s RoaringBitmap>| Leaf {
         source: LeafSource::Predicate(p),
@@ -420,7 +421,7 @@ fn plan_predicate<'s>(
     let Some(c) = column else {
         let test = match positive {
             PredicateOp::IsNull => None,
-            ref op => Some(ValueTest::new(op)?),
+            op => Some(ValueTest::new(op)?),
         };
         return Ok(FilterNode::Leaf(leaf(
             expression(&p.lhs, test, segment, ctx),
@@ -449,7 +450,7 @@ fn plan_predicate<'s>(
         }
         let matches = match positive {
             PredicateOp::IsNull => false,
-            ref op => ValueTest::new(op)?
+            op => ValueTest::new(op)?
                 .test(&ctx.options.column_default(&c.name, c.column_type.data_type)),
         };
         return Ok(if matches != negated {
@@ -500,7 +501,7 @@ fn plan_predicate<'s>(
     };
     let access = match reader.dictionary() {
         Some(dict) => {
-            let ids = IdSet::for_predicate(&positive, dict, ctx)?;
+            let ids = IdSet::for_predicate(positive, dict, ctx)?;
             let cardinality = dict.len();
             let is_range = matches!(positive, PredicateOp::Range { .. });
             if ids.is_empty() {
@@ -536,7 +537,7 @@ fn plan_predicate<'s>(
             }
         }
         None => {
-            let test = RawTest::new(&positive, reader.data_type().stored())?;
+            let test = RawTest::new(positive, reader.data_type().stored())?;
             match (&positive, reader.index::<RangeIdx>()) {
                 (PredicateOp::Range { lower, upper }, Some(range)) if !skip("range") => {
                     let bound = |b: &Option<planner::plan::RangeBound>| match b {

@@ -14,6 +14,7 @@ use planner::plan::{PlanError, PredicateOp, RangeBound};
 use regex::Regex;
 use segments::hash::FxBuildHasher;
 use segments::types::Value;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
@@ -70,12 +71,12 @@ impl InList {
 }
 
 /// The positive form of a predicate operator and whether the predicate negates it.
-pub fn positive_form(op: &PredicateOp) -> (PredicateOp, bool) {
+pub fn positive_form(op: &PredicateOp) -> (Cow<'_, PredicateOp>, bool) {
     match op {
-        PredicateOp::NotEq(v) => (PredicateOp::Eq(v.clone()), true),
-        PredicateOp::NotIn(v) => (PredicateOp::In(v.clone()), true),
-        PredicateOp::IsNotNull => (PredicateOp::IsNull, true),
-        other => (other.clone(), false),
+        PredicateOp::NotEq(v) => (Cow::Owned(PredicateOp::Eq(v.clone())), true),
+        PredicateOp::NotIn(v) => (Cow::Owned(PredicateOp::In(v.clone())), true),
+        PredicateOp::IsNotNull => (Cow::Owned(PredicateOp::IsNull), true),
+        other => (Cow::Borrowed(other), false),
     }
 }
 
@@ -238,7 +239,7 @@ mod tests {
         assert!(ValueTest::new(&PredicateOp::JsonMatch(Box::new(m))).is_err());
         assert_eq!(
             positive_form(&PredicateOp::NotEq(Value::Int(1))),
-            (PredicateOp::Eq(Value::Int(1)), true)
+            (Cow::Owned(PredicateOp::Eq(Value::Int(1))), true)
         );
     }
 }
