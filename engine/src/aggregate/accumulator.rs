@@ -709,8 +709,8 @@ impl<'a> GroupAccumulator<'a> {
                 state.convert_past_threshold(&self.function);
                 state
             }
-            States::TDigest(t) => AggState::TDigest(t[g].clone()),
-            States::QDigest(q) => AggState::QDigest(q[g].clone()),
+            States::TDigest(t) => AggState::TDigest(Box::new(t[g].clone())),
+            States::QDigest(q) => AggState::QDigest(Box::new(q[g].clone())),
             States::Mode(m) => AggState::Mode(m[g].clone()),
             States::Decimal(d) => AggState::Decimal(d[g].clone()),
             States::Bool(b) => AggState::Bool(b[g]),
@@ -732,7 +732,7 @@ impl<'a> GroupAccumulator<'a> {
             States::Timed(v) => AggState::Timed(v[g].clone()),
             States::Extreme(v) => AggState::Extreme(v[g].clone()),
             States::Sketch(v, _) => match &v[g] {
-                Some(b) => AggState::Sketch(b.build()),
+                Some(b) => AggState::Sketch(Box::new(b.build())),
                 None => AggState::empty(&self.function),
             },
             States::Events(v) => AggState::Events(v[g].clone()),

@@ -11,6 +11,17 @@ pub trait SketchBytes: Sized {
     fn decode(bytes: &[u8]) -> Result<Self, String>;
 }
 
+/// A boxed sketch (the large ones, so that every [`super::AggState`] stays small) travels as
+/// the sketch itself.
+impl<T: SketchBytes> SketchBytes for Box<T> {
+    fn encode(&self) -> Vec<u8> {
+        (**self).encode()
+    }
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        T::decode(bytes).map(Box::new)
+    }
+}
+
 impl SketchBytes for HyperLogLog {
     fn encode(&self) -> Vec<u8> {
         self.to_bytes()

@@ -40,9 +40,9 @@ pub enum AggState {
     /// All values (PERCENTILE).
     Values(#[serde(with = "segments::types::value::non_finite::vec")] Vec<f64>),
     /// PERCENTILETDIGEST.
-    TDigest(#[serde(with = "super::sketch_serde")] TDigest),
+    TDigest(#[serde(with = "super::sketch_serde")] Box<TDigest>),
     /// PERCENTILEEST.
-    QDigest(#[serde(with = "super::sketch_serde")] QuantileDigest),
+    QDigest(#[serde(with = "super::sketch_serde")] Box<QuantileDigest>),
     /// Value (as `f64` bits) → occurrences (MODE).
     Mode(HashMap<u64, i64>),
     Decimal(Option<Decimal>),
@@ -68,7 +68,7 @@ pub enum AggState {
     /// EXPRMIN, EXPRMAX: the best (measure, value) so far.
     Extreme(#[serde(with = "extreme_serde")] Option<(f64, Value)>),
     /// The Apache DataSketches functions (theta, CPC, frequent items, KLL).
-    Sketch(#[serde(with = "super::sketch_serde")] DataSketch),
+    Sketch(#[serde(with = "super::sketch_serde")] Box<DataSketch>),
     /// The window funnels: (time, step) events, in no order.
     Events(Vec<super::funnel::Event>),
     /// FUNNELEVENTSFUNCTIONEVAL: events with their extra fields.
@@ -118,9 +118,9 @@ impl AggState {
             | AggregateFunction::DistinctCountRawHll { log2m } => AggState::Hll(new_hll(*log2m)),
             AggregateFunction::Percentile { .. }
             | AggregateFunction::PercentileSmartTDigest { .. } => AggState::Values(Vec::new()),
-            AggregateFunction::PercentileEst { .. } => AggState::QDigest(QuantileDigest::default()),
+            AggregateFunction::PercentileEst { .. } => AggState::QDigest(Box::default()),
             AggregateFunction::PercentileTDigest { compression, .. } => {
-                AggState::TDigest(new_tdigest(*compression))
+                AggState::TDigest(Box::new(new_tdigest(*compression)))
             }
             AggregateFunction::Mode => AggState::Mode(HashMap::new()),
             AggregateFunction::SumPrecision { .. } => AggState::Decimal(None),
@@ -168,7 +168,7 @@ impl AggState {
                 // The binder validated the parameters; were they bad, merging would fail
                 // cleanly on the mismatched state.
                 match f.sketch_kind().map(DataSketch::empty) {
-                    Some(Ok(s)) => AggState::Sketch(s),
+                    Some(Ok(s)) => AggState::Sketch(Box::new(s)),
                     _ => AggState::Any(None),
                 }
             }
@@ -225,7 +225,7 @@ impl AggState {
                     let mut s = smart_sketch(f, a)?;
                     s.merge(&b)
                         .map_err(|e| EngineError::execution(format!("{}: {e}", f.name())))?;
-                    *me = AggState::Sketch(s);
+                    *me = AggState::Sketch(Box::new(s));
                 }
             }
             (AggState::TDigest(a), AggState::TDigest(b)) => a.merge(&b),
@@ -349,7 +349,7 @@ impl AggState {
         {
             let mut t = new_tdigest(*compression);
             values.iter().for_each(|x| t.add(*x));
-            *self = AggState::TDigest(t);
+            *self = AggState::TDigest(Box::new(t));
             return;
         }
         if let (
@@ -367,7 +367,7 @@ impl AggState {
             && set.len() > threshold as usize
             && let Ok(s) = smart_sketch(f, set)
         {
-            *self = AggState::Sketch(s);
+            *self = AggState::Sketch(Box::new(s));
         }
     }
 
@@ -743,6 +743,18 @@ pub fn exact_percentile(values: &[f64], p: f64) -> Option<f64> {
 mod tests {
     use super::*;
 
+    /// Group-by outputs hold a state per group and move them between vectors (parts
+    /// concatenated, states merged): a large variant makes every state as large, so large
+    /// sketches are boxed.
+    #[test]
+    fn a_state_is_small() {
+        assert!(
+            std::mem::size_of::<AggState>() <= 56,
+            "{}",
+            std::mem::size_of::<AggState>()
+        );
+    }
+
     #[test]
     fn infinite_and_nan_states_cross_the_wire() {
         let states = [
@@ -878,7 +890,10 @@ mod tests {
         };
         let mut q = QuantileDigest::default();
         v.iter().for_each(|x| q.add(*x as i64));
-        assert_eq!(AggState::QDigest(q).finalize(&f, false), Value::Long(6));
+        assert_eq!(
+            AggState::QDigest(Box::new(q)).finalize(&f, false),
+            Value::Long(6)
+        );
         assert_eq!(
             AggState::empty(&f).finalize(&f, false),
             Value::Long(i64::MIN)
@@ -890,7 +905,7 @@ mod tests {
         };
         let mut t = new_tdigest(100.0);
         (1..=100).for_each(|x| t.add(x as f64));
-        let Value::Double(m) = AggState::TDigest(t).finalize(&f, false) else {
+        let Value::Double(m) = AggState::TDigest(Box::new(t)).finalize(&f, false) else {
             panic!()
         };
         assert!((50.0..=51.0).contains(&m));

@@ -24,6 +24,8 @@
 //! * [`mailbox`] — [`MailboxService`] (bounded per-worker queues: back-pressure, cancellation)
 //!   and [`BlockSink`], where a worker's output goes.
 //! * [`operators`] — the relational operators of a stage, evaluated over the stage's inputs.
+//! * [`sort`] — the sort operator: typed key columns (coded text by dictionary rank), a large
+//!   sort on the pool.
 //! * [`window`] — window functions over sorted partitions, each call in time linear in its
 //!   rows for the frames users write.
 //! * [`stats`] — `stageStats`: each operator's time and rows, per stage, merged over workers.
