@@ -2,6 +2,7 @@
 //! [`MAX_BLOCK_ROWS`] rows, as typed [`Column`]s (see [`crate::column`]).
 
 pub use crate::column::{Cells, Column, NO_ROW};
+use crate::morsels::map_items;
 use segments::types::{DataType, Value};
 
 /// The rows a block holds at most.
@@ -78,12 +79,11 @@ impl DataBlock {
                 }
             }
         }
+        let columns: Vec<(Vec<Column>, DataType)> =
+            per_column.into_iter().zip(types.iter().copied()).collect();
         DataBlock {
-            columns: per_column
-                .into_iter()
-                .zip(types)
-                .map(|(parts, t)| Column::concat(parts, *t))
-                .collect(),
+            // Column by column, in parallel when the rows are many (a receive of a large input).
+            columns: map_items(columns, num_rows, |(parts, t)| Column::concat(parts, t)),
             num_rows,
         }
     }
