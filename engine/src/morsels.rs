@@ -45,19 +45,6 @@ pub fn map_items<I: Send, T: Send>(
     items.into_par_iter().map(f).collect()
 }
 
-/// `f` over each of many small items (a row's state, a group's value), in order, a morsel of
-/// at least [`MIN_MORSEL_ROWS`] items per task when there are enough of them.
-pub fn map_each<I: Send, T: Send>(items: Vec<I>, f: impl Fn(I) -> T + Sync + Send) -> Vec<T> {
-    if items.len() < 2 * MIN_MORSEL_ROWS || rayon::current_num_threads() < 2 {
-        return items.into_iter().map(f).collect();
-    }
-    items
-        .into_par_iter()
-        .with_min_len(MIN_MORSEL_ROWS)
-        .map(f)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,13 +68,6 @@ mod tests {
             }
             let sums: Vec<usize> = map_morsels(rows, |r| r.len());
             assert_eq!(sums.iter().sum::<usize>(), rows);
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(2)
-                .build()
-                .unwrap();
-            let doubled = pool.install(|| map_each((0..rows).collect(), |i| i * 2));
-            assert!(doubled.iter().enumerate().all(|(i, d)| *d == i * 2));
-            assert_eq!(doubled.len(), rows);
         }
     }
 }

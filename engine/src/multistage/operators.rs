@@ -24,7 +24,7 @@ use crate::aggregate::AggState;
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::key::RowKey;
-use crate::morsels::{map_each, map_items};
+use crate::morsels::{map_items, map_morsels};
 use crate::server::execute_server;
 use crate::server::result::IntermediateData;
 use crate::stats::ExecutionStats;
@@ -510,9 +510,16 @@ fn call_column(
     };
     Ok(match mode {
         AggMode::Partial => Column::states(data_type, states),
-        _ => Column::from_values(
+        // Finalized and typed in morsels, the morsels' columns put one after the other.
+        _ => Column::concat(
+            map_morsels(states.len(), |rows| {
+                let values = states[rows]
+                    .iter()
+                    .map(|s| s.finalize(&call.function, null_handling))
+                    .collect();
+                Column::from_values(data_type, values)
+            }),
             data_type,
-            map_each(states, |s| s.finalize(&call.function, null_handling)),
         ),
     })
 }
