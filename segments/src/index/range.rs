@@ -26,7 +26,7 @@
 //! serialized bitmaps.
 
 use super::dense::DenseBits;
-use super::union::union;
+use super::union::{union, union_with};
 use crate::format::{ByteReader, Bytes};
 use crate::native::{NativeType, sql_cmp_f64};
 use crate::types::{DataType, DictId, Value};
@@ -378,7 +378,7 @@ impl RangeIndexReader {
                 .filter(|&b| !(first..=last).contains(&b) || !inside(b))
                 .map(|b| &maps[b])
                 .collect();
-            let others = union(&others);
+            let others = union_with(&others, true);
             DenseBits::full(self.docs as usize).to_roaring() - others
         };
         m

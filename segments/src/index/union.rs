@@ -14,7 +14,7 @@ use roaring::{MultiOps, RoaringBitmap};
 /// the last union of the groups cost more than the second thread saves.
 const MIN_PARALLEL_DOCS: u64 = 1 << 16;
 
-/// The union of `maps`.
+/// The union of `maps`, merged k-way when it is dense (see [`union_with`]).
 pub fn union(maps: &[&RoaringBitmap]) -> RoaringBitmap {
     let docs = maps.iter().map(|m| m.len()).sum::<u64>();
     let span = maps
@@ -22,9 +22,13 @@ pub fn union(maps: &[&RoaringBitmap]) -> RoaringBitmap {
         .filter_map(|m| m.max())
         .max()
         .map_or(0, |m| m as usize + 1);
-    let dense = is_dense(docs as usize, span);
+    union_with(maps, is_dense(docs as usize, span))
+}
+
+/// The union of `maps`, merged k-way when `dense` says so (see [`serial`]).
+pub fn union_with(maps: &[&RoaringBitmap], dense: bool) -> RoaringBitmap {
     let threads = rayon::current_num_threads().min(maps.len() / 2);
-    if threads < 2 || docs < MIN_PARALLEL_DOCS {
+    if threads < 2 || maps.iter().map(|m| m.len()).sum::<u64>() < MIN_PARALLEL_DOCS {
         return serial(maps, dense);
     }
     let size = maps.len().div_ceil(threads);
@@ -59,7 +63,9 @@ mod tests {
             let maps: Vec<RoaringBitmap> = sets.iter().map(|s| s.iter().copied().collect()).collect();
             let refs: Vec<&RoaringBitmap> = maps.iter().collect();
             let expected: RoaringBitmap = sets.iter().flatten().copied().collect();
-            prop_assert_eq!(union(&refs), expected);
+            prop_assert_eq!(union(&refs), expected.clone());
+            prop_assert_eq!(union_with(&refs, true), expected.clone());
+            prop_assert_eq!(union_with(&refs, false), expected);
         }
     }
 }
