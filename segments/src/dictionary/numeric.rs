@@ -303,14 +303,18 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    #[test]
-    fn ids_of_gallops_over_sorted_values_and_answers_any_order() {
-        let v: Vec<i64> = (0..1000).map(|i| i * 3).collect();
-        let d = NumericDictionary::<i64>::from_bytes(
+    /// A LONG dictionary of `v` (ascending, distinct).
+    fn longs(v: Vec<i64>) -> NumericDictionary<i64> {
+        NumericDictionary::<i64>::from_bytes(
             Bytes::from_vec(NumericDictionary::<i64>::encode(&v)),
             DataType::Long,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn ids_of_gallops_over_sorted_values_and_answers_any_order() {
+        let d = longs((0..1000).map(|i| i * 3).collect());
         let ask: Vec<Value> = [0, 1, 3, 2997, 2998, 3000, 6, 9, -5, 1500]
             .into_iter()
             .map(Value::Long)
@@ -323,12 +327,7 @@ mod tests {
 
     #[test]
     fn many_values_are_looked_up_in_runs_with_the_same_answer() {
-        let v: Vec<i64> = (0..50_000).map(|i| i * 2).collect();
-        let d = NumericDictionary::<i64>::from_bytes(
-            Bytes::from_vec(NumericDictionary::<i64>::encode(&v)),
-            DataType::Long,
-        )
-        .unwrap();
+        let d = longs((0..50_000).map(|i| i * 2).collect());
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(3)
             .build()
