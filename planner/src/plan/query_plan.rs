@@ -351,13 +351,7 @@ impl QueryPlan {
                     *limit = Some(limit.map_or(max, |l| l.min(max)));
                     return;
                 }
-                let input = std::mem::replace(
-                    &mut root.root,
-                    RelNode::Values {
-                        rows: Vec::new(),
-                        types: Vec::new(),
-                    },
-                );
+                let input = root.root.take();
                 root.root = RelNode::Sort {
                     input: Box::new(input),
                     keys: Vec::new(),

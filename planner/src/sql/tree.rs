@@ -4,9 +4,38 @@
 //! question of the binder and the multi-stage planner goes through them, so they agree on what
 //! an expression contains: the arguments and `FILTER (WHERE …)` of a call, and the `PARTITION BY`
 //! and `ORDER BY` of its window (`OVER (…)`); not the body of a subquery (its own block, with its
-//! own scope), only the tested expression of `x IN (subquery)`.
+//! own scope), only the tested expression of `x IN (subquery)`. A block's own expression slots
+//! are [`Select::exprs_mut`].
 
-use super::ast::Expr;
+use super::ast::{Expr, Select, SelectItem};
+
+impl Select {
+    /// Every expression slot of the block, in the order they are written: the select list
+    /// (not `*`), WHERE, GROUP BY, HAVING, ORDER BY.
+    pub fn exprs_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
+        let Select {
+            projection,
+            selection,
+            group_by,
+            having,
+            order_by,
+            ..
+        } = self;
+        list_exprs_mut(projection)
+            .chain(selection.iter_mut())
+            .chain(group_by.iter_mut())
+            .chain(having.iter_mut())
+            .chain(order_by.iter_mut().map(|o| &mut o.expr))
+    }
+}
+
+/// The expressions of a select list (not `*`), borrowed apart from the block's other slots.
+pub fn list_exprs_mut(projection: &mut [SelectItem]) -> impl Iterator<Item = &mut Expr> {
+    projection.iter_mut().filter_map(|item| match item {
+        SelectItem::Expr { expr, .. } => Some(expr),
+        _ => None,
+    })
+}
 
 impl Expr {
     /// The direct sub-expressions, in the order they are written.

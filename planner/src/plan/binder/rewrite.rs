@@ -14,26 +14,11 @@ use crate::plan::aggregate::canonical_name;
 use crate::plan::error::PlanError;
 use crate::sql::ast::{Expr, Literal, Select, SelectItem};
 
-/// Every expression slot of a select block (select list, WHERE, GROUP BY, HAVING, ORDER BY).
-fn all_exprs_mut(select: &mut Select) -> Vec<&mut Expr> {
-    let mut out: Vec<&mut Expr> = Vec::new();
-    for item in select.projection.iter_mut() {
-        if let SelectItem::Expr { expr, .. } = item {
-            out.push(expr);
-        }
-    }
-    out.extend(select.selection.iter_mut());
-    out.extend(select.group_by.iter_mut());
-    out.extend(select.having.iter_mut());
-    out.extend(select.order_by.iter_mut().map(|o| &mut o.expr));
-    out
-}
-
 /// Spells every resolvable column the schema's way and drops qualifiers naming this table.
 /// Unresolvable names stay as written: they may be aliases, else binding reports them.
 pub fn canonicalize_columns(select: &mut Select, scope: &Scope<'_>) -> Result<(), PlanError> {
     let mut error = None;
-    for e in all_exprs_mut(select) {
+    for e in select.exprs_mut() {
         e.walk_mut(&mut |node| {
             if let Expr::Column { table, name } = node {
                 if let Some(q) = table.as_deref()
@@ -152,7 +137,7 @@ fn replace_aliases(e: &mut Expr, aliases: &[(String, Expr)]) {
 
 /// `COUNT(DISTINCT x)` → `DISTINCTCOUNT(x)` everywhere in the block.
 pub fn rewrite_count_distinct(select: &mut Select) {
-    for e in all_exprs_mut(select) {
+    for e in select.exprs_mut() {
         e.walk_mut(&mut |node| {
             if let Expr::Function { name, distinct, .. } = node
                 && *distinct

@@ -43,13 +43,7 @@ pub fn add_key_filters(stages: &mut [Stage]) {
         if !matches!(stages[id].kind, StageKind::Intermediate { .. }) {
             continue;
         }
-        let mut root = std::mem::replace(
-            &mut stages[id].root,
-            RelNode::Values {
-                rows: Vec::new(),
-                types: Vec::new(),
-            },
-        );
+        let mut root = stages[id].root.take();
         plan_joins(&mut root, id, stages, &mut filters);
         stages[id].root = root;
     }

@@ -273,6 +273,18 @@ fn default_groups_limit() -> usize {
 }
 
 impl RelNode {
+    /// This node, moved out; an empty `VALUES` stays in its place until the caller puts back
+    /// what it builds around it.
+    pub fn take(&mut self) -> RelNode {
+        std::mem::replace(
+            self,
+            RelNode::Values {
+                rows: Vec::new(),
+                types: Vec::new(),
+            },
+        )
+    }
+
     /// Types of the rows this node outputs.
     pub fn output_types(&self) -> Vec<ColumnType> {
         match self {

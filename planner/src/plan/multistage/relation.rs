@@ -3,7 +3,17 @@
 
 use super::rel::{RelNode, StageId};
 use super::stage::StageKind;
+use crate::plan::expr::{Expr, InputRef};
 use segments::types::ColumnType;
+
+/// Column `index` of an operator's input, typed `column_type` (named `$index`).
+pub fn input(index: usize, column_type: ColumnType) -> Expr {
+    Expr::Input(InputRef {
+        index,
+        name: format!("${index}"),
+        column_type,
+    })
+}
 
 /// A column of a relation being planned.
 #[derive(Clone, Debug)]
@@ -47,8 +57,18 @@ pub trait StageSink {
 }
 
 impl Rel {
+    /// Each of this relation's columns, as its operator's input: the start of a projection
+    /// that keeps them and adds more.
+    pub fn inputs(&self) -> Vec<Expr> {
+        self.cols
+            .iter()
+            .enumerate()
+            .map(|(i, c)| input(i, c.ty))
+            .collect()
+    }
+
     /// `exprs` computed over this relation's rows, as the columns `cols`.
-    pub fn project(self, exprs: Vec<crate::plan::expr::Expr>, cols: Vec<Col>) -> Rel {
+    pub fn project(self, exprs: Vec<Expr>, cols: Vec<Col>) -> Rel {
         Rel {
             node: RelNode::Project {
                 input: Box::new(self.node),

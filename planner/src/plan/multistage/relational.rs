@@ -21,7 +21,7 @@
 
 use super::hints::{AggHints, BlockHints, JoinHints, JoinStrategy, SideDistribution, WindowHints};
 use super::rel::{AsofMatch, AsofOp, JoinKind, RelNode, SetOpKind, StageId};
-use super::relation::{Col, Rel, StageSink};
+use super::relation::{Col, Rel, StageSink, input};
 use super::single_table::single_table_rel;
 use super::stage::{Distribution, Stage, StageKind};
 use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate, fold, unify_types};
@@ -29,9 +29,10 @@ use crate::plan::binder::scope::Scope;
 use crate::plan::catalog::{Catalog, TableInfo};
 use crate::plan::error::PlanError;
 use crate::plan::eval::coerce;
-use crate::plan::expr::{Expr, InputRef};
+use crate::plan::expr::Expr;
 use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind, ServerQueryPlan};
 use crate::sql::ast::{self, BinaryOp, Query, Select, SelectItem, TableRef};
+use crate::sql::tree::list_exprs_mut;
 use segments::types::ColumnType;
 use segments::types::{DataType, FieldSpec, Schema, Value};
 use std::collections::HashMap;
@@ -86,14 +87,6 @@ fn receives(node: &RelNode, out: &mut Vec<StageId>) {
     for i in node.inputs() {
         receives(i, out);
     }
-}
-
-fn input(index: usize, column_type: ColumnType) -> Expr {
-    Expr::Input(InputRef {
-        index,
-        name: format!("${index}"),
-        column_type,
-    })
 }
 
 fn synthetic(i: usize) -> String {
@@ -1136,12 +1129,7 @@ fn rewrite_columns(e: &mut ast::Expr, cols: &[Col]) -> Result<(), PlanError> {
 
 /// The expressions of a block read after its aggregate: SELECT list, HAVING, ORDER BY.
 fn post_aggregate_exprs(sel: &mut Select) -> impl Iterator<Item = &mut ast::Expr> {
-    sel.projection
-        .iter_mut()
-        .filter_map(|item| match item {
-            SelectItem::Expr { expr, .. } => Some(expr),
-            _ => None,
-        })
+    list_exprs_mut(&mut sel.projection)
         .chain(sel.having.iter_mut())
         .chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
 }
@@ -1288,13 +1276,7 @@ fn has_aggregate_call(s: &Select) -> bool {
 
 /// The select list's and ORDER BY's expressions.
 fn list_and_order_mut(sel: &mut Select) -> impl Iterator<Item = &mut ast::Expr> {
-    sel.projection
-        .iter_mut()
-        .filter_map(|i| match i {
-            SelectItem::Expr { expr, .. } => Some(expr),
-            _ => None,
-        })
-        .chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
+    list_exprs_mut(&mut sel.projection).chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
 }
 
 /// One side of a join.

@@ -16,7 +16,7 @@
 
 use super::estimate::Estimate;
 use super::rel::{AggMode, RelNode};
-use super::relation::{Col, Rel, StageSink};
+use super::relation::{Col, Rel, StageSink, input};
 use super::stage::StageKind;
 use crate::plan::aggregate::{AggregateCall, AggregateFunction};
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
@@ -24,7 +24,7 @@ use crate::plan::binder::scope::Scope;
 use crate::plan::binder::select::plan_select;
 use crate::plan::catalog::Catalog;
 use crate::plan::error::PlanError;
-use crate::plan::expr::{Expr, InputRef};
+use crate::plan::expr::Expr;
 use crate::plan::query_plan::{
     ExecutionOptions, ResultLayout, ServerQueryKind, SingleStagePlan, SortKey,
 };
@@ -125,14 +125,6 @@ pub fn calcite_names(items: &[SelectItem]) -> Vec<String> {
             _ => format!("EXPR${i}"),
         })
         .collect()
-}
-
-fn input(index: usize, column_type: ColumnType) -> Expr {
-    Expr::Input(InputRef {
-        index,
-        name: format!("${index}"),
-        column_type,
-    })
 }
 
 /// The v2 result type of an aggregate: Calcite's where it differs from v1's.

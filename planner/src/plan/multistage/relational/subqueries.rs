@@ -5,8 +5,7 @@
 
 use super::joins;
 use super::{
-    Planner, and_all, calls_count, conjuncts, contains_subquery, input, post_aggregate_exprs,
-    resolve,
+    Planner, and_all, calls_count, conjuncts, contains_subquery, post_aggregate_exprs, resolve,
 };
 use crate::plan::binder::expr::contains_aggregate;
 use crate::plan::error::PlanError;
@@ -82,22 +81,11 @@ impl Planner<'_> {
         }
         let bound = self.bind_row(e, &rel.cols)?;
         let width = rel.cols.len();
-        let mut exprs: Vec<Expr> = rel
-            .cols
-            .iter()
-            .enumerate()
-            .map(|(i, c)| input(i, c.ty))
-            .collect();
+        let mut exprs: Vec<Expr> = rel.inputs();
         let ty = bound.column_type();
         exprs.push(bound);
         rel.cols.push(Col::new(format!("$key{width}"), ty));
-        let node = std::mem::replace(
-            &mut rel.node,
-            RelNode::Values {
-                rows: Vec::new(),
-                types: Vec::new(),
-            },
-        );
+        let node = rel.node.take();
         rel.node = RelNode::Project {
             input: Box::new(node),
             exprs,

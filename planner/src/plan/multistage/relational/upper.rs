@@ -89,18 +89,7 @@ impl Planner<'_> {
         let width = rel.cols.len();
         rel.cols
             .extend(late.iter().flat_map(|l| l.cols.iter().cloned()));
-        for item in &mut sel.projection {
-            if let SelectItem::Expr { expr, .. } = item {
-                rewrite_columns(expr, &rel.cols)?;
-            }
-        }
-        for e in sel
-            .selection
-            .iter_mut()
-            .chain(sel.group_by.iter_mut())
-            .chain(sel.having.iter_mut())
-            .chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
-        {
+        for e in sel.exprs_mut() {
             rewrite_columns(e, &rel.cols)?;
         }
         rewrite_count_distinct(&mut sel);
@@ -182,12 +171,7 @@ impl Planner<'_> {
                     a
                 })
                 .collect();
-            let mut projected: Vec<Expr> = rel
-                .cols
-                .iter()
-                .enumerate()
-                .map(|(i, c)| input(i, c.ty))
-                .collect();
+            let mut projected: Vec<Expr> = rel.inputs();
             projected.extend(keys[..group_width].iter().cloned());
             let mut output_types: Vec<ColumnType> =
                 keys[..group_width].iter().map(Expr::column_type).collect();

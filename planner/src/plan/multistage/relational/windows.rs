@@ -4,8 +4,8 @@
 //! aggregate, over the groups.
 
 use super::{
-    Planner, input, is_aggregate_call, list_and_order_mut, requalify, resolve, synthetic,
-    synthetic_table, to_inputs,
+    Planner, is_aggregate_call, list_and_order_mut, requalify, resolve, synthetic, synthetic_table,
+    to_inputs,
 };
 use crate::plan::binder::expr::{Mode, contains_aggregate};
 use crate::plan::binder::rewrite::apply_ordinals_and_aliases;
@@ -60,12 +60,7 @@ impl Planner<'_> {
                 continue;
             };
             let width = rel.cols.len();
-            let mut projected: Vec<Expr> = rel
-                .cols
-                .iter()
-                .enumerate()
-                .map(|(i, c)| input(i, c.ty))
-                .collect();
+            let mut projected: Vec<Expr> = rel.inputs();
             let mut partition_by = Vec::new();
             for p in &spec.partition_by {
                 partition_by.push(projected.len());
@@ -303,18 +298,7 @@ impl Planner<'_> {
                 }
             })
         };
-        for item in &mut sel.projection {
-            if let SelectItem::Expr { expr, .. } = item {
-                synthesize(expr);
-            }
-        }
-        for e in sel
-            .selection
-            .iter_mut()
-            .chain(sel.group_by.iter_mut())
-            .chain(sel.having.iter_mut())
-            .chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
-        {
+        for e in sel.exprs_mut() {
             synthesize(e);
         }
         if let Some(e) = failure {
