@@ -9,29 +9,30 @@ use segments::types::Value;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// Where NULLs go when either side is NULL: last for `NULLS LAST`, else first, whatever the
+/// direction; `None` when neither is.
+pub fn null_order(a_null: bool, b_null: bool, nulls_last: bool) -> Option<Ordering> {
+    let null_first = if nulls_last {
+        Ordering::Greater
+    } else {
+        Ordering::Less
+    };
+    match (a_null, b_null) {
+        (false, false) => None,
+        (true, true) => Some(Ordering::Equal),
+        (true, false) => Some(null_first),
+        (false, true) => Some(null_first.reverse()),
+    }
+}
+
+/// `o`, the order of two non-null keys ascending, in the key's direction.
+pub fn directed(o: Ordering, asc: bool) -> Ordering {
+    if asc { o } else { o.reverse() }
+}
+
 /// Compares two values for one sort key.
 pub fn compare_key(a: &Value, b: &Value, asc: bool, nulls_last: bool) -> Ordering {
-    match (a.is_null(), b.is_null()) {
-        (true, true) => Ordering::Equal,
-        (true, false) => {
-            if nulls_last {
-                Ordering::Greater
-            } else {
-                Ordering::Less
-            }
-        }
-        (false, true) => {
-            if nulls_last {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            }
-        }
-        (false, false) => {
-            let o = compare(a, b);
-            if asc { o } else { o.reverse() }
-        }
-    }
+    null_order(a.is_null(), b.is_null(), nulls_last).unwrap_or_else(|| directed(compare(a, b), asc))
 }
 
 /// Compares two rows on the key columns.

@@ -11,7 +11,7 @@
 use super::block::{Cells, Column, DataBlock};
 use crate::code_book::CodeBook;
 use crate::morsels::MIN_MORSEL_ROWS;
-use crate::sort::compare_key;
+use crate::sort::{compare_key, directed, null_order};
 use planner::plan::SortKey;
 use planner::plan::eval::compare;
 use rayon::prelude::*;
@@ -122,7 +122,10 @@ impl<'b> KeyColumn<'b> {
 
     /// Rows `a` and `b` in `key`'s order.
     fn compare(&self, a: usize, b: usize, key: &SortKey) -> Ordering {
-        if let Some(o) = self.nulls().and_then(|n| null_order(n[a], n[b], key)) {
+        if let Some(o) = self
+            .nulls()
+            .and_then(|n| null_order(n[a], n[b], key.nulls_last))
+        {
             return o;
         }
         let o = match self {
@@ -133,7 +136,7 @@ impl<'b> KeyColumn<'b> {
             KeyColumn::Values(v) => return compare_key(&v[a], &v[b], key.asc, key.nulls_last),
             KeyColumn::Missing => Ordering::Equal,
         };
-        if key.asc { o } else { o.reverse() }
+        directed(o, key.asc)
     }
 
     fn nulls(&self) -> Option<&[bool]> {
@@ -144,22 +147,6 @@ impl<'b> KeyColumn<'b> {
             | KeyColumn::Coded(_, _, n) => *n,
             KeyColumn::Values(_) | KeyColumn::Missing => None,
         }
-    }
-}
-
-/// Where NULLs go when either row is NULL: last for `NULLS LAST`, else first, whatever the
-/// direction (as [`compare_key`]).
-fn null_order(a_null: bool, b_null: bool, key: &SortKey) -> Option<Ordering> {
-    let first_if_null = if key.nulls_last {
-        Ordering::Greater
-    } else {
-        Ordering::Less
-    };
-    match (a_null, b_null) {
-        (false, false) => None,
-        (true, true) => Some(Ordering::Equal),
-        (true, false) => Some(first_if_null),
-        (false, true) => Some(first_if_null.reverse()),
     }
 }
 

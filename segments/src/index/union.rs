@@ -16,21 +16,30 @@ use roaring::{MultiOps, RoaringBitmap};
 /// slower on two threads.
 const MIN_PARALLEL_DOCS: u64 = 1 << 18;
 
-/// The union of `maps`, merged k-way when it is dense (see [`union_with`]).
+/// The union of `maps`, merged k-way when it is dense (see [`serial`]).
 pub fn union(maps: &[&RoaringBitmap]) -> RoaringBitmap {
-    let docs = maps.iter().map(|m| m.len()).sum::<u64>();
+    let docs = total_docs(maps);
     let span = maps
         .iter()
         .filter_map(|m| m.max())
         .max()
         .map_or(0, |m| m as usize + 1);
-    union_with(maps, is_dense(docs as usize, span))
+    grouped(maps, is_dense(docs as usize, span), docs)
 }
 
 /// The union of `maps`, merged k-way when `dense` says so (see [`serial`]).
 pub fn union_with(maps: &[&RoaringBitmap], dense: bool) -> RoaringBitmap {
+    grouped(maps, dense, total_docs(maps))
+}
+
+fn total_docs(maps: &[&RoaringBitmap]) -> u64 {
+    maps.iter().map(|m| m.len()).sum()
+}
+
+/// The union of `maps` (`docs` in all), a group of them per pool thread when they are many.
+fn grouped(maps: &[&RoaringBitmap], dense: bool, docs: u64) -> RoaringBitmap {
     let threads = rayon::current_num_threads().min(maps.len() / 2);
-    if threads < 2 || maps.iter().map(|m| m.len()).sum::<u64>() < MIN_PARALLEL_DOCS {
+    if threads < 2 || docs < MIN_PARALLEL_DOCS {
         return serial(maps, dense);
     }
     let size = maps.len().div_ceil(threads);
