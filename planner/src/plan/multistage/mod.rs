@@ -34,9 +34,11 @@
 //! * [`single_table`] — a single-table block as leaf (v1 server plan) → final aggregation.
 //! * [`rel`] — the relational operators.
 //! * [`stage`] — stages, exchanges, distributions.
+//! * [`distribution`] — where rows already are, so no exchange repeats a placement.
 //! * [`key_filter`] — runtime key filters from a join to the leaf feeding its other side.
 
 pub mod bind;
+pub mod distribution;
 pub mod estimate;
 pub mod hints;
 pub mod key_filter;

@@ -19,6 +19,7 @@
 //! `ORDER BY` and `LIMIT`; this file the blocks themselves — `WITH`, `VALUES`, `FROM` items and
 //! lateral joins, the join strategies hints ask for — and the exchanges between stages.
 
+use super::distribution;
 use super::hints::{AggHints, BlockHints, JoinHints, JoinStrategy, SideDistribution, WindowHints};
 use super::rel::{AsofMatch, AsofOp, JoinKind, RelNode, SetOpKind, StageId};
 use super::relation::{Col, Rel, StageSink, input};
@@ -50,7 +51,7 @@ mod using;
 mod windows;
 
 #[cfg(test)]
-mod test_plans;
+pub(crate) mod test_plans;
 use joins::Needed;
 use subqueries::{Decorrelated, decorrelate};
 
@@ -1041,19 +1042,18 @@ impl<'a> Planner<'a> {
         let (ld, rd) = if broadcast == Some(Side::Right) {
             // Each left worker's rows stay with one join worker; every worker sees all right
             // rows, so each left row meets all its matches exactly once.
-            (Distribution::Random, Distribution::Broadcast)
+            (Some(Distribution::Random), Some(Distribution::Broadcast))
         } else if broadcast == Some(Side::Left) {
-            (Distribution::Broadcast, Distribution::Random)
+            (Some(Distribution::Broadcast), Some(Distribution::Random))
         } else if partitioned {
-            (
-                Distribution::Hash(lk.clone()),
-                Distribution::Hash(rk.clone()),
-            )
+            // A side already hashed on join keys (a join or aggregate below, in a stage not cut
+            // yet) stays where it is.
+            distribution::keyed_join(&self.placed(&left), &self.placed(&right), &lk, &rk)
         } else {
-            (Distribution::Singleton, Distribution::Singleton)
+            (Some(Distribution::Singleton), Some(Distribution::Singleton))
         };
-        let l = self.exchange(left, ld);
-        let r = self.exchange(right, rd);
+        let l = self.exchanged(left, ld);
+        let r = self.exchanged(right, rd);
         let mut cols = l.cols;
         if !matches!(kind, JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn) {
             cols.extend(r.cols);
@@ -1072,6 +1072,24 @@ impl<'a> Planner<'a> {
             },
             cols,
             partitioned,
+        }
+    }
+
+    /// The hash partitionings of `rel`'s rows when they are spread over a stage being planned
+    /// (see [`distribution::hash_partitionings`]).
+    pub fn placed(&self, rel: &Rel) -> Vec<Vec<usize>> {
+        if rel.partitioned {
+            distribution::hash_partitionings(&rel.node, &self.dist)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// `rel` through an exchange with `dist`, or where it is (`None`).
+    fn exchanged(&mut self, rel: Rel, dist: Option<Distribution>) -> Rel {
+        match dist {
+            Some(d) => self.exchange(rel, d),
+            None => rel,
         }
     }
 }

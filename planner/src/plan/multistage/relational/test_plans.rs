@@ -116,3 +116,25 @@ pub fn leaf_columns(sql: &str) -> Vec<String> {
     }
     out
 }
+
+/// Each stage of the multi-stage plan of `sql` over `f` and `g` (columns `k` LONG, `s` STRING,
+/// `d` DOUBLE) as its operators, inputs in parentheses: `AGGREGATE/Direct(JOIN(RECEIVE 1,
+/// RECEIVE 2))`. Stage 0, the root, first.
+pub fn stage_shapes(sql: &str) -> Vec<String> {
+    fn shape(n: &RelNode) -> String {
+        let name = match n {
+            RelNode::Receive { stage, .. } => return format!("RECEIVE {stage}"),
+            RelNode::Leaf { .. } => return "LEAF".to_string(),
+            RelNode::Aggregate { mode, .. } => format!("AGGREGATE/{mode:?}"),
+            RelNode::Join { kind, .. } => format!("JOIN/{kind:?}"),
+            RelNode::Project { .. } => "PROJECT".to_string(),
+            RelNode::Filter { .. } => "FILTER".to_string(),
+            RelNode::Sort { .. } => "SORT".to_string(),
+            other => format!("{:?}", std::mem::discriminant(other)),
+        };
+        let inputs: Vec<String> = n.inputs().into_iter().map(shape).collect();
+        format!("{name}({})", inputs.join(", "))
+    }
+    let plan = plan_over(&["k LONG", "s STRING", "d DOUBLE"], sql);
+    plan.stages.iter().map(|s| shape(&s.root)).collect()
+}

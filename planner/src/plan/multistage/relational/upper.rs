@@ -10,6 +10,7 @@ use crate::plan::binder::expr::{Mode, contains_aggregate};
 use crate::plan::binder::rewrite::{apply_ordinals_and_aliases, rewrite_count_distinct};
 use crate::plan::error::PlanError;
 use crate::plan::expr::Expr;
+use crate::plan::multistage::distribution;
 use crate::plan::multistage::rel::{AggMode, JoinKind, RelNode};
 use crate::plan::multistage::relation::{Col, Rel};
 use crate::plan::multistage::single_table::{aggregate_type, calcite_names};
@@ -187,15 +188,26 @@ impl Planner<'_> {
                 ));
             }
             let num_aggregates = aggregates.len();
+            // Rows already hashed on some of the group keys are grouped where they are.
+            let key_columns: Vec<usize> = keys[..group_width]
+                .iter()
+                .filter_map(|k| match k {
+                    Expr::Input(i) => Some(i.index),
+                    _ => None,
+                })
+                .collect();
+            let in_place =
+                group_width > 0 && distribution::grouped_in_place(&self.placed(&rel), &key_columns);
             let rows = Box::new(RelNode::Project {
                 input: Box::new(rel.node),
                 exprs: projected,
             });
             // Over partitioned rows (a join's workers) the aggregate runs in two phases, as in
             // Pinot: partial states where the rows are, then the final aggregate after an
-            // exchange hashed on the group keys (one worker without keys).
-            let mut partitioned = false;
-            let mut node = if rel.partitioned {
+            // exchange hashed on the group keys (one worker without keys) — unless the rows
+            // are already placed by group keys.
+            let mut partitioned = in_place;
+            let mut node = if rel.partitioned && !in_place {
                 let partial = RelNode::Aggregate {
                     input: rows,
                     group_keys: (width..width + group_width).collect(),
