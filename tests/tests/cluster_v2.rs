@@ -278,6 +278,38 @@ async fn check_agg_hints(broker: &str) {
     assert_eq!(b["numGroupsLimitReached"], true, "{b}");
 }
 
+/// Rows a join hashed on its key are grouped, and joined again, on that key where they are (no
+/// second exchange), with one worker per server or several: the answers are whole.
+async fn check_colocated(broker: &str) {
+    let per_customer = |c: i32| (0..ORDERS).map(order).filter(|o| o.1 == c).collect::<Vec<_>>();
+    let grouped = "SELECT o.o_cust, COUNT(*), SUM(o.o_amount) FROM orders o JOIN customers c ON o.o_cust = c.c_id GROUP BY o.o_cust ORDER BY o.o_cust";
+    let joined_again = "SELECT c.c_id, COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id JOIN orders o2 ON o2.o_cust = c.c_id GROUP BY c.c_id ORDER BY c.c_id";
+    for set in ["", "SET stageParallelism = 2; "] {
+        let b = v2(broker, &format!("{set}{grouped}")).await;
+        let got = rows(&b);
+        assert_eq!(got.len(), CUSTOMERS as usize, "{b}");
+        for (row, c) in got.iter().zip(0..) {
+            let mine = per_customer(c);
+            assert_eq!(row[0], c, "{b}");
+            assert_eq!(row[1], mine.len(), "{b}");
+            assert!(close(&row[2], mine.iter().map(|o| o.2).sum()), "{row}");
+        }
+        let b = v2(broker, &format!("{set}{joined_again}")).await;
+        let got = rows(&b);
+        assert_eq!(got.len(), CUSTOMERS as usize, "{b}");
+        for (row, c) in got.iter().zip(0..) {
+            assert_eq!(row[0], c, "{b}");
+            assert_eq!(row[1], per_customer(c).len().pow(2), "{b}");
+        }
+    }
+    // One stage above the leaves in each: the join, the second join and the aggregate.
+    for (sql, leaves) in [(grouped, 2), (joined_again, 3)] {
+        let e = v2(broker, &format!("EXPLAIN PLAN FOR {sql}")).await;
+        let text = e["resultTable"]["rows"].to_string();
+        assert_eq!(text.matches("[stage ").count(), 2 + leaves, "{text}");
+    }
+}
+
 async fn check_join_limits(broker: &str) {
     let join = "SELECT COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id";
     let b = v2(broker, &format!("SET maxRowsInJoin=10; {join}")).await;
@@ -472,6 +504,7 @@ async fn check_answers(broker: &str) {
     check_agg_hints(broker).await;
     check_explain(broker).await;
     check_lookup_join(broker).await;
+    check_colocated(broker).await;
     // Single-table aggregation: Calcite names and types.
     let b = v2(broker, "SELECT COUNT(*) FROM orders").await;
     assert_eq!(rows(&b), &vec![json!([ORDERS])]);
