@@ -281,7 +281,12 @@ async fn check_agg_hints(broker: &str) {
 /// Rows a join hashed on its key are grouped, and joined again, on that key where they are (no
 /// second exchange), with one worker per server or several: the answers are whole.
 async fn check_colocated(broker: &str) {
-    let per_customer = |c: i32| (0..ORDERS).map(order).filter(|o| o.1 == c).collect::<Vec<_>>();
+    let per_customer = |c: i32| {
+        (0..ORDERS)
+            .map(order)
+            .filter(|o| o.1 == c)
+            .collect::<Vec<_>>()
+    };
     let grouped = "SELECT o.o_cust, COUNT(*), SUM(o.o_amount) FROM orders o JOIN customers c ON o.o_cust = c.c_id GROUP BY o.o_cust ORDER BY o.o_cust";
     let joined_again = "SELECT c.c_id, COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id JOIN orders o2 ON o2.o_cust = c.c_id GROUP BY c.c_id ORDER BY c.c_id";
     for set in ["", "SET stageParallelism = 2; "] {

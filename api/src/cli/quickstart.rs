@@ -89,6 +89,7 @@ pub fn run(args: QuickstartArgs) -> Result<(), String> {
         auth_config: None,
         query_response_limit: crate::broker::DEFAULT_QUERY_RESPONSE_LIMIT,
         max_query_bytes: crate::broker::DEFAULT_MAX_QUERY_BYTES,
+        decoded_dictionary_bytes: segments::dictionary::decoded::DEFAULT_BUDGET_BYTES,
         tls_cert_file: None,
         tls_key_file: None,
         tls_ca_file: None,

@@ -91,6 +91,10 @@ pub struct StartArgs {
     /// Largest query request (body or `sql` parameter) a broker reads, in bytes; larger is 413.
     #[arg(long, default_value_t = crate::broker::DEFAULT_MAX_QUERY_BYTES)]
     pub max_query_bytes: u64,
+    /// Bytes of large text dictionaries a server keeps decompressed once queries read them
+    /// whole repeatedly (all segments together; 0 keeps none).
+    #[arg(long, default_value_t = segments::dictionary::decoded::DEFAULT_BUDGET_BYTES)]
+    pub decoded_dictionary_bytes: usize,
     /// Access control: Pinot's basic-auth principals (properties as Pinot spells them, or JSON
     /// user configs); off without it.
     #[arg(long)]
@@ -233,6 +237,7 @@ pub fn print_urls(c: &cluster::Cluster) {
 /// Runs `tessera start`.
 pub fn run(args: StartArgs) -> Result<(), String> {
     let opts = args.options()?;
+    segments::dictionary::decoded::set_budget(args.decoded_dictionary_bytes);
     async_std::task::block_on(async move {
         let c = cluster::start(opts).await.map_err(|e| e.to_string())?;
         print_urls(&c);

@@ -8,7 +8,9 @@
 //! frame. Frames this small compress poorly on their own, so the encoder trains one zstd
 //! dictionary on a sample of the blocks and compresses every frame with it (sf1 `l_comment`:
 //! 31.9 MB of frames without, 22.6 MB with). Decoding a block costs one frame decompression;
-//! the last decoded block is cached, so scanning ids in order decodes each block once.
+//! the last decoded block is cached, so scanning ids in order decodes each block once. A
+//! dictionary scanned whole twice keeps all its blocks decoded, when the process's budget
+//! allows ([`super::decoded`]).
 //! Measured (`benches/benches/dictionary.rs`, 1M comment strings, shared 2-core machine): `value`
 //! at random ids ~8 µs before the trained dictionary (a decode each, mostly zstd entropy-table
 //! setup) vs ~7 ns plain; in id order ~170 ns per value.
@@ -20,8 +22,10 @@
 //! [`ValueBlocks::from_bytes`] decodes every block once, so a malformed block is an error at
 //! open, never a panic later.
 
+use super::decoded::Reservation;
 use crate::format::{ByteReader, Bytes};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// zstd level of the frames: the default level; higher ones cost build time for ~5% size.
 const ZSTD_LEVEL: i32 = 3;
@@ -59,6 +63,17 @@ impl Block {
 /// A decoded block and its number.
 type CachedBlock = (u32, Arc<Block>);
 
+/// A dictionary's way to being kept decoded whole (see [`super::decoded`]), shared by clones.
+#[derive(Default)]
+struct Kept {
+    /// Blocks decoded for lookups and scans (the last-block cache's hits aside).
+    decodes: AtomicU64,
+    /// Every block, decoded, and the budget they hold.
+    blocks: OnceLock<(Vec<Arc<Block>>, Reservation)>,
+    /// Held by the one thread decoding every block to keep them.
+    keeping: Mutex<()>,
+}
+
 /// Sorted values in compressed blocks, with their heads uncompressed.
 #[derive(Clone)]
 pub struct ValueBlocks {
@@ -72,6 +87,7 @@ pub struct ValueBlocks {
     block_len: u32,
     /// The last decoded block, shared by clones (a lookup that finds it locked decodes anew).
     cache: Arc<Mutex<Option<CachedBlock>>>,
+    kept: Arc<Kept>,
 }
 
 impl std::fmt::Debug for ValueBlocks {
@@ -398,6 +414,7 @@ impl ValueBlocks {
             count,
             block_len,
             cache: Arc::new(Mutex::new(None)),
+            kept: Arc::default(),
         };
         let (mut prev_head, mut prev_frame) = (0usize, 0usize);
         let mut decompressor = zstd::zstd_safe::DCtx::try_create().ok_or("zstd: no context")?;
@@ -511,8 +528,11 @@ impl ValueBlocks {
         Ok(Block { data, ends })
     }
 
-    /// Block `b`, decoded (from the cache when it was the last one decoded).
+    /// Block `b`, decoded (kept, or from the cache when it was the last one decoded).
     pub fn block(&self, b: u32) -> Arc<Block> {
+        if let Some((all, _)) = self.kept.blocks.get() {
+            return all[b as usize].clone();
+        }
         if let Ok(guard) = self.cache.try_lock()
             && let Some((cached, block)) = guard.as_ref()
             && *cached == b
@@ -523,16 +543,51 @@ impl ValueBlocks {
             static DCTX: std::cell::RefCell<Option<zstd::zstd_safe::DCtx<'static>>> =
                 const { std::cell::RefCell::new(None) };
         }
-        let block = DCTX.with_borrow_mut(|d| {
-            let d = d.get_or_insert_with(zstd::zstd_safe::DCtx::create);
-            self.decode(b, d)
-                .expect("dictionary blocks are validated when the segment is opened")
-        });
-        let block = Arc::new(block);
+        let decode = |b: u32| {
+            DCTX.with_borrow_mut(|d| {
+                let d = d.get_or_insert_with(zstd::zstd_safe::DCtx::create);
+                self.decode(b, d)
+                    .expect("dictionary blocks are validated when the segment is opened")
+            })
+        };
+        let block = Arc::new(decode(b));
         if let Ok(mut guard) = self.cache.try_lock() {
             *guard = Some((b, block.clone()));
         }
+        // Read whole twice over: kept decoded, when the budget allows.
+        let blocks = u64::from(self.blocks()).max(1);
+        if (self.kept.decodes.fetch_add(1, Ordering::Relaxed) + 1) % (2 * blocks) == 0 {
+            self.keep(|b| Arc::new(decode(b)));
+        }
         block
+    }
+
+    /// Decodes every block and keeps them, if their bytes fit in the process's budget.
+    fn keep(&self, decode: impl Fn(u32) -> Arc<Block>) {
+        let Ok(_one) = self.kept.keeping.try_lock() else {
+            return;
+        };
+        // At least the decompressed bytes, to know without decoding when they cannot fit.
+        let blocks = self.blocks();
+        let at_least: usize = (0..blocks as usize)
+            .map(|i| u32_at(&self.table, i * 2 + 1))
+            .sum();
+        if self.kept.blocks.get().is_some() || Reservation::try_new(at_least).is_none() {
+            return;
+        }
+        let all: Vec<Arc<Block>> = (0..blocks).map(decode).collect();
+        let bytes = all
+            .iter()
+            .map(|b| std::mem::size_of::<Block>() + b.data.capacity() + b.ends.capacity() * 4)
+            .sum();
+        if let Some(reservation) = Reservation::try_new(bytes) {
+            let _ = self.kept.blocks.set((all, reservation));
+        }
+    }
+
+    /// Whether every block is kept decoded.
+    pub fn is_kept(&self) -> bool {
+        self.kept.blocks.get().is_some()
     }
 }
 
@@ -576,6 +631,43 @@ mod tests {
         }
         assert_eq!(vb.head(4), b"value 020 x");
         assert_eq!(vb.block(4).len(), 3);
+    }
+
+    #[test]
+    fn a_dictionary_read_whole_twice_is_kept_decoded_while_the_budget_allows() {
+        use super::super::decoded::{DEFAULT_BUDGET_BYTES, Reservation, set_budget};
+        let vals: Vec<Vec<u8>> = (0..1000)
+            .map(|i| format!("comment {i:05} about {}", i * 7 % 13).into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = vals.iter().map(|v| v.as_slice()).collect();
+        let scan = |vb: &ValueBlocks| -> Vec<Vec<u8>> {
+            (0..vb.blocks())
+                .flat_map(|b| {
+                    let block = vb.block(b);
+                    (0..block.len())
+                        .map(|i| block.get(i).to_vec())
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        let vb = roundtrip(&refs, 16);
+        assert_eq!(scan(&vb), vals);
+        assert!(!vb.is_kept(), "kept after one scan");
+        assert_eq!(scan(&vb), vals);
+        assert!(vb.is_kept(), "not kept after two scans");
+        // Kept blocks answer lookups too, from every clone.
+        assert_eq!(scan(&vb.clone()), vals);
+        assert_eq!(vb.clone().block(62).get(7), vals[62 * 16 + 7].as_slice());
+        // With no budget left, a dictionary read whole stays compressed and still answers.
+        set_budget(0);
+        assert!(Reservation::try_new(1).is_none());
+        let other = roundtrip(&refs, 16);
+        for _ in 0..4 {
+            assert_eq!(scan(&other), vals);
+        }
+        assert!(!other.is_kept(), "kept past the budget");
+        set_budget(DEFAULT_BUDGET_BYTES);
+        assert!(Reservation::try_new(usize::MAX).is_none());
     }
 
     #[test]

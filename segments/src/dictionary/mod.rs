@@ -3,10 +3,11 @@
 //! [`Dictionary`] is the enum the engine holds, one variant per stored type. Fixed-width
 //! dictionaries ([`NumericDictionary`]) are zero-copy slices of the memory map; var-width ones
 //! ([`VarDictionary`]) are offsets plus bytes, or front-coded zstd blocks when large
-//! ([`blocks::ValueBlocks`]). Because ids are ranks, a range predicate becomes
+//! ([`blocks::ValueBlocks`]), which [`decoded`] keeps decoded when read whole often. Because ids are ranks, a range predicate becomes
 //! a dict-id range once ([`Dictionary::id_range`]) and everything after works on `u32` ids.
 
 pub mod blocks;
+pub mod decoded;
 pub mod numeric;
 pub mod var;
 
