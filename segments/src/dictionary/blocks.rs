@@ -556,7 +556,7 @@ impl ValueBlocks {
         }
         // Read whole twice over: kept decoded, when the budget allows.
         let blocks = u64::from(self.blocks()).max(1);
-        if (self.kept.decodes.fetch_add(1, Ordering::Relaxed) + 1) % (2 * blocks) == 0 {
+        if (self.kept.decodes.fetch_add(1, Ordering::Relaxed) + 1).is_multiple_of(2 * blocks) {
             self.keep(|b| Arc::new(decode(b)));
         }
         block
