@@ -91,8 +91,8 @@ pub struct StartArgs {
     /// Largest query request (body or `sql` parameter) a broker reads, in bytes; larger is 413.
     #[arg(long, default_value_t = crate::broker::DEFAULT_MAX_QUERY_BYTES)]
     pub max_query_bytes: u64,
-    /// Bytes of large text dictionaries a server keeps decompressed once queries read them
-    /// whole repeatedly (all segments together; 0 keeps none).
+    /// Bytes of large text dictionaries a server keeps decompressed once a query reads them
+    /// whole (all segments together; 0 keeps none).
     #[arg(long, default_value_t = segments::dictionary::decoded::DEFAULT_BUDGET_BYTES)]
     pub decoded_dictionary_bytes: usize,
     /// Access control: Pinot's basic-auth principals (properties as Pinot spells them, or JSON

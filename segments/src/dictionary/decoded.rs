@@ -3,10 +3,11 @@
 //! A large text dictionary (free-text comments) is stored in zstd blocks
 //! ([`super::blocks::ValueBlocks`]): a query that tests every value — `o_comment NOT LIKE
 //! '%special%requests%'` over 1.5M distinct comments — decompresses every block, and on TPC-H
-//! sf1 that was two thirds of such a filter's time. A dictionary read whole again and again is
-//! kept decoded instead, as ClickHouse's uncompressed cache keeps decompressed blocks: once its
-//! blocks have been decoded as often as it has blocks twice over (two whole scans), its blocks
-//! are decoded once more and kept, if the bytes fit in what is left of this budget. The bytes
+//! sf1 that was two thirds of such a filter's time. A dictionary read whole is
+//! kept decoded instead, as ClickHouse's uncompressed cache keeps decompressed blocks: once as
+//! many of its blocks have been decoded as it has (a whole scan, or lookups adding up to one),
+//! its blocks are decoded once more and kept, if the bytes fit in what is left of this budget
+//! (first come, first kept: nothing is evicted while its segment is loaded). The bytes
 //! are given back when the dictionary goes (its segment unloaded or replaced). Dictionaries
 //! that do not fit stay compressed and decode as before.
 //!

@@ -1077,7 +1077,7 @@ impl<'a> Planner<'a> {
 
     /// The hash partitionings of `rel`'s rows when they are spread over a stage being planned
     /// (see [`distribution::hash_partitionings`]).
-    pub fn placed(&self, rel: &Rel) -> Vec<Vec<usize>> {
+    fn placed(&self, rel: &Rel) -> Vec<Vec<usize>> {
         if rel.partitioned {
             distribution::hash_partitionings(&rel.node, &self.dist)
         } else {
