@@ -460,6 +460,11 @@ async fn tenants_place_segments_route_queries_and_trace() {
     let m = metrics(sb.server_url.as_ref().unwrap()).await;
     assert_eq!(metric(&m, "tessera_segments_loaded{"), 2.0);
     assert!(metric(&m, "tessera_docs_scanned_total{") >= 100.0, "{m:?}");
+    assert!(
+        m.keys()
+            .any(|k| k.starts_with("tessera_decoded_dictionary_bytes{")),
+        "{m:?}"
+    );
     let m = metrics(&ctl).await;
     assert!(
         metric(

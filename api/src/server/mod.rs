@@ -287,6 +287,11 @@ pub fn app(state: ServerState) -> tide::Server<ServerState> {
                 "Rows the multi-stage workers of this server received from other stages.",
                 received as f64,
             ),
+            (
+                "tessera_decoded_dictionary_bytes",
+                "Bytes of large text dictionaries this process keeps decompressed.",
+                segments::dictionary::decoded::used() as f64,
+            ),
         ]
     });
     r.document("Tessera server API");
