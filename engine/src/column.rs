@@ -10,6 +10,7 @@
 use crate::aggregate::AggState;
 use crate::block::{ColumnData, Projected};
 use crate::code_book::CodeBook;
+use rayon::prelude::*;
 use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -398,30 +399,37 @@ impl Column {
     /// text and bytes by their bytes, NULL as a constant. Deterministic across processes (hash
     /// exchanges rely on it).
     pub fn hash_into(&self, hashes: &mut [u64]) {
-        let null = |i: usize| self.nulls.as_ref().is_some_and(|n| n[i]);
+        self.hash_rows_into(0, hashes);
+    }
+
+    /// [`Column::hash_into`] for the rows from `start` on, `hashes[i]` being row `start + i`'s.
+    fn hash_rows_into(&self, start: usize, hashes: &mut [u64]) {
+        let null = |i: usize| self.nulls.as_ref().is_some_and(|n| n[start + i]);
+        let rows = start..start + hashes.len();
         match &self.cells {
             Cells::I64(v) => {
-                for (i, h) in hashes.iter_mut().enumerate() {
-                    *h = mix(*h, if null(i) { NULL_HASH } else { v[i] as u64 });
+                for (i, (h, x)) in hashes.iter_mut().zip(&v[rows]).enumerate() {
+                    *h = mix(*h, if null(i) { NULL_HASH } else { *x as u64 });
                 }
             }
             Cells::F64(v) => {
-                for (i, h) in hashes.iter_mut().enumerate() {
-                    *h = mix(*h, if null(i) { NULL_HASH } else { float_hash(v[i]) });
+                for (i, (h, x)) in hashes.iter_mut().zip(&v[rows]).enumerate() {
+                    *h = mix(*h, if null(i) { NULL_HASH } else { float_hash(*x) });
                 }
             }
             Cells::Values(v) => {
-                for (x, h) in v.iter().zip(hashes.iter_mut()) {
+                for (x, h) in v[rows].iter().zip(hashes.iter_mut()) {
                     *h = mix(*h, value_hash(x));
                 }
             }
             Cells::Coded { ids, dict } => {
                 // Each code's value hashed (and decoded) once, the first time a row reads it,
                 // when there are fewer codes than rows.
+                let ids = &ids[rows];
                 let mut memo: Option<Vec<Option<u64>>> =
                     (dict.len() < ids.len()).then(|| vec![None; dict.len()]);
-                for (i, h) in hashes.iter_mut().enumerate() {
-                    let id = ids[i] as usize;
+                for (i, (h, id)) in hashes.iter_mut().zip(ids).enumerate() {
+                    let id = *id as usize;
                     let v = if null(i) {
                         NULL_HASH
                     } else {
@@ -643,37 +651,55 @@ pub fn finish_hash(mut h: u64) -> u64 {
 /// block): a coded column hashes its codes — one book per column, so equal codes are equal
 /// values — and no text is decoded. Rows of other columns need [`hash_rows`].
 pub fn hash_rows_within(columns: &[&Column], rows: usize) -> Vec<u64> {
-    let mut hashes = vec![0u64; rows];
-    for c in columns {
-        match &c.cells {
-            Cells::Coded { ids, .. } => {
-                for (i, h) in hashes.iter_mut().enumerate() {
-                    let v = if c.is_null(i) {
-                        NULL_HASH
-                    } else {
-                        u64::from(ids[i])
-                    };
-                    *h = mix(*h, v);
+    hashes_in_morsels(rows, |start, hashes| {
+        for c in columns {
+            match &c.cells {
+                Cells::Coded { ids, .. } => {
+                    for (i, (h, id)) in hashes.iter_mut().zip(&ids[start..]).enumerate() {
+                        let v = if c.is_null(start + i) {
+                            NULL_HASH
+                        } else {
+                            u64::from(*id)
+                        };
+                        *h = mix(*h, v);
+                    }
                 }
+                _ => c.hash_rows_into(start, hashes),
             }
-            _ => c.hash_into(&mut hashes),
         }
-    }
-    for h in hashes.iter_mut() {
-        *h = finish_hash(*h);
-    }
-    hashes
+    })
 }
 
 /// Each row's hash over the keys of `columns` (see [`Column::hash_into`]).
 pub fn hash_rows(columns: &[&Column], rows: usize) -> Vec<u64> {
+    hashes_in_morsels(rows, |start, hashes| {
+        for c in columns {
+            c.hash_rows_into(start, hashes);
+        }
+    })
+}
+
+/// `rows` hashes, each morsel's mixed by `mix_in(first row, its hashes)` on a pool thread, then
+/// finished.
+fn hashes_in_morsels(rows: usize, mix_in: impl Fn(usize, &mut [u64]) + Sync) -> Vec<u64> {
     let mut hashes = vec![0u64; rows];
-    for c in columns {
-        c.hash_into(&mut hashes);
+    let parts = crate::morsels::morsels(rows);
+    let hash_part = |start: usize, part: &mut [u64]| {
+        mix_in(start, part);
+        for h in part.iter_mut() {
+            *h = finish_hash(*h);
+        }
+    };
+    if parts.len() == 1 {
+        hash_part(0, &mut hashes);
+        return hashes;
     }
-    for h in hashes.iter_mut() {
-        *h = finish_hash(*h);
-    }
+    // Chunks as long as the first morsel, the last one shorter.
+    let len = parts[0].len();
+    hashes
+        .par_chunks_mut(len)
+        .enumerate()
+        .for_each(|(k, part)| hash_part(k * len, part));
     hashes
 }
 
@@ -742,6 +768,43 @@ mod tests {
         c.hash_into(&mut h1);
         plain.hash_into(&mut h2);
         assert_eq!(h1, h2);
+    }
+
+    #[test]
+    fn row_hashes_in_morsels_are_each_rows_own() {
+        // Past several morsels, on a pool of three: each row hashes as it does alone.
+        let rows = crate::morsels::MIN_MORSEL_ROWS * 4 + 5;
+        let longs = Column::from_values(
+            DataType::Long,
+            (0..rows)
+                .map(|i| match i % 7 {
+                    0 => Value::Null,
+                    _ => Value::Long(i as i64 % 1000),
+                })
+                .collect(),
+        );
+        let doubles = Column::from_values(
+            DataType::Double,
+            (0..rows).map(|i| Value::Double(i as f64 / 4.0)).collect(),
+        );
+        let texts = coded(
+            (0..rows).map(|i| (i % 3) as u32).collect(),
+            vec!["a", "b", "c"],
+            Some((0..rows).map(|i| i % 11 == 0).collect()),
+        );
+        let keys = [&longs, &doubles, &texts];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let (all, within) =
+            pool.install(|| (hash_rows(&keys, rows), hash_rows_within(&keys, rows)));
+        for r in [0, 1, 6, 7, 8191, 8192, 16_385, 24_576, rows - 1] {
+            let one: Vec<Column> = keys.iter().map(|c| c.take(&[r as u32])).collect();
+            let one: Vec<&Column> = one.iter().collect();
+            assert_eq!(all[r], hash_rows(&one, 1)[0], "row {r}");
+            assert_eq!(within[r], hash_rows_within(&one, 1)[0], "row {r}");
+        }
     }
 
     #[test]

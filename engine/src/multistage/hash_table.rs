@@ -1,14 +1,17 @@
 //! Hash tables over row indices, for grouping and hash joins: rows are hashed column by column
 //! ([`hash_rows`]) and chained by hash; a lookup walks the chain and compares the key columns
 //! cell by cell ([`Column::same_key`]). No key is ever copied out of its column. A join's
-//! probe side is probed a morsel per pool thread against the one built table.
+//! table is built in parts, one per pool thread (by hash, or by a slice of the key range when the
+//! keys index an array), and its probe side is probed a morsel per pool thread against it.
 
 use super::block::{Cells, Column, NO_ROW};
 use crate::column::{hash_rows, hash_rows_within};
 use crate::context::QueryContext;
 use crate::error::EngineError;
+use crate::morsels::map_items;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A hasher for keys that are hashes already.
 #[derive(Default)]
@@ -161,20 +164,24 @@ pub fn equi_pairs(
         return int_pairs(b, p, max_pairs, ctx);
     }
     let build_hashes = hash_rows(build_keys, build_rows);
-    let mut heads = HashIndex::default();
-    heads.reserve(build_rows);
-    let mut next = vec![NO_ROW; build_rows];
-    // Inserted back to front, so each chain lists its rows in order.
-    for b in (0..build_rows).rev() {
-        if !any_null(build_keys, b) {
-            let slot = heads.entry(build_hashes[b]).or_insert(NO_ROW);
-            next[b] = *slot;
-            *slot = b as u32;
+    let next = Chains::new(build_rows);
+    let parts = build_parts(build_rows);
+    let heads: Vec<HashIndex> = map_items((0..parts).collect(), build_rows, |part| {
+        let mut heads = HashIndex::default();
+        heads.reserve(build_rows / parts);
+        // Inserted back to front, so each chain lists its rows in order.
+        for b in (0..build_rows).rev() {
+            let h = build_hashes[b];
+            if part_of(h, parts) == part && !any_null(build_keys, b) {
+                next.link(b, heads.entry(h).or_insert(NO_ROW));
+            }
         }
-    }
+        heads
+    });
     let probe_hashes = hash_rows(probe_keys, probe_rows);
     probe_in_morsels(probe_rows, max_pairs, ctx, |p, out| {
-        let mut at = heads.get(&probe_hashes[p]).copied().unwrap_or(NO_ROW);
+        let h = probe_hashes[p];
+        let mut at = heads[part_of(h, parts)].get(&h).copied().unwrap_or(NO_ROW);
         if at == NO_ROW || any_null(probe_keys, p) {
             return;
         }
@@ -183,9 +190,41 @@ pub fn equi_pairs(
                 out.0.push(p as u32);
                 out.1.push(at);
             }
-            at = next[at as usize];
+            at = next.after(at);
         }
     })
+}
+
+/// How many parts a build side of `rows` rows is cut into, one per pool thread that has a
+/// morsel's worth of them: each part is built on its own thread.
+fn build_parts(rows: usize) -> usize {
+    crate::morsels::morsels(rows).len()
+}
+
+/// The part of a table that holds hash `h` (its middle bits: the low ones index a part's
+/// buckets and the high ones are its tags).
+fn part_of(h: u64, parts: usize) -> usize {
+    ((h >> 24) & 0xffff) as usize % parts
+}
+
+/// Each build row's next row with the same key (chains), written by the threads building the
+/// parts of a table — each its own rows — and read by the probe.
+struct Chains(Vec<AtomicU32>);
+
+impl Chains {
+    fn new(rows: usize) -> Chains {
+        Chains((0..rows).map(|_| AtomicU32::new(NO_ROW)).collect())
+    }
+
+    /// Makes row `b` the head of the chain `head` starts.
+    fn link(&self, b: usize, head: &mut u32) {
+        self.0[b].store(*head, Ordering::Relaxed);
+        *head = b as u32;
+    }
+
+    fn after(&self, row: u32) -> u32 {
+        self.0[row as usize].load(Ordering::Relaxed)
+    }
 }
 
 /// The pairs `visit` finds for each probe row, the probe side cut into morsels probed in
@@ -233,29 +272,50 @@ fn int_pairs(
     max_pairs: usize,
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
-    let mut next = vec![NO_ROW; build_keys.len()];
+    let next = Chains::new(build_keys.len());
+    let parts = build_parts(build_keys.len());
     // Keys in a range not much wider than the build side (ids, order keys), or than the probe
-    // side that will look each of its rows up, index an array of chain heads directly; others go
-    // through a hash table.
+    // side that will look each of its rows up, index an array of chain heads directly (each
+    // part a slice of the range); others go through a hash table per part.
     let worth = (build_keys.len() as u128 * 32).max(probe_keys.len() as u128);
     let dense = dense_range(build_keys, worth);
     let lo = dense.map_or(0, |(lo, _)| lo);
     let mut direct: Vec<u32> = Vec::new();
-    let mut heads = IntIndex::default();
+    let mut heads: Vec<IntIndex> = Vec::new();
     if let Some((_, span)) = dense {
         direct = vec![NO_ROW; span];
-        for (b, k) in build_keys.iter().enumerate().rev() {
-            let slot = &mut direct[(k - lo) as usize];
-            next[b] = *slot;
-            *slot = b as u32;
-        }
+        let width = span.div_ceil(parts).max(1);
+        let slices: Vec<(usize, &mut [u32])> = direct
+            .chunks_mut(width)
+            .enumerate()
+            .map(|(i, s)| (i * width, s))
+            .collect();
+        map_items(slices, build_keys.len(), |(start, slice)| {
+            for (b, k) in build_keys.iter().enumerate().rev() {
+                if let Some(slot) = ((k - lo) as usize)
+                    .checked_sub(start)
+                    .and_then(|at| slice.get_mut(at))
+                {
+                    next.link(b, slot);
+                }
+            }
+        });
     } else {
-        heads.reserve(build_keys.len());
-        for (b, k) in build_keys.iter().enumerate().rev() {
-            let slot = heads.entry(*k).or_insert(NO_ROW);
-            next[b] = *slot;
-            *slot = b as u32;
-        }
+        let int_part = |k: &i64| {
+            let mut h = IntHasher::default();
+            h.write_i64(*k);
+            part_of(h.finish(), parts)
+        };
+        heads = map_items((0..parts).collect(), build_keys.len(), |part| {
+            let mut heads = IntIndex::default();
+            heads.reserve(build_keys.len() / parts);
+            for (b, k) in build_keys.iter().enumerate().rev() {
+                if int_part(k) == part {
+                    next.link(b, heads.entry(*k).or_insert(NO_ROW));
+                }
+            }
+            heads
+        });
     }
     let head = |k: &i64| -> u32 {
         if dense.is_some() {
@@ -265,7 +325,12 @@ fn int_pairs(
                 .and_then(|at| direct.get(at).copied())
                 .unwrap_or(NO_ROW)
         } else {
-            heads.get(k).copied().unwrap_or(NO_ROW)
+            let mut h = IntHasher::default();
+            h.write_i64(*k);
+            heads[part_of(h.finish(), parts)]
+                .get(k)
+                .copied()
+                .unwrap_or(NO_ROW)
         }
     };
     probe_in_morsels(probe_keys.len(), max_pairs, ctx, |p, out| {
@@ -273,7 +338,7 @@ fn int_pairs(
         while at != NO_ROW {
             out.0.push(p as u32);
             out.1.push(at);
-            at = next[at as usize];
+            at = next.after(at);
         }
     })
 }
@@ -328,6 +393,61 @@ mod tests {
         );
         let (groups, _) = group_ids(&[&strings, &ints], 3);
         assert_eq!(groups, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn tables_built_in_parts_on_a_pool_find_every_pair_in_order() {
+        let rows = crate::morsels::MIN_MORSEL_ROWS * 3 + 11;
+        let ctx = QueryContext::new(Default::default());
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        // Each probe row's matches, build rows ascending, probe rows in order.
+        let naive = |build: &[i64], probe: &[i64]| {
+            let mut by_key: std::collections::BTreeMap<i64, Vec<u32>> = Default::default();
+            for (b, k) in build.iter().enumerate() {
+                by_key.entry(*k).or_default().push(b as u32);
+            }
+            let mut out = (Vec::new(), Vec::new());
+            for (p, k) in probe.iter().enumerate() {
+                for b in by_key.get(k).into_iter().flatten() {
+                    out.0.push(p as u32);
+                    out.1.push(*b);
+                }
+            }
+            out
+        };
+        let long = |v: &[i64]| {
+            Column::from_values(DataType::Long, v.iter().map(|x| Value::Long(*x)).collect())
+        };
+        // Dense integers (an array of heads), spread ones (hash tables), and two key columns
+        // (hashed rows).
+        for scale in [1i64, 1 << 40] {
+            let build: Vec<i64> = (0..rows as i64).map(|i| (i * 7 % 5003) * scale).collect();
+            let probe: Vec<i64> = (0..rows as i64 / 2)
+                .map(|i| (i * 13 % 6007) * scale)
+                .collect();
+            let expected = naive(&build, &probe);
+            let (b, p) = (long(&build), long(&probe));
+            let got = pool.install(|| {
+                equi_pairs(&[&b], build.len(), &[&p], probe.len(), usize::MAX, &ctx).unwrap()
+            });
+            assert_eq!(got, expected, "scale {scale}");
+            let (b2, p2) = (long(&vec![1; build.len()]), long(&vec![1; probe.len()]));
+            let got = pool.install(|| {
+                equi_pairs(
+                    &[&b, &b2],
+                    build.len(),
+                    &[&p, &p2],
+                    probe.len(),
+                    usize::MAX,
+                    &ctx,
+                )
+                .unwrap()
+            });
+            assert_eq!(got, expected, "two keys, scale {scale}");
+        }
     }
 
     #[test]
