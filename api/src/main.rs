@@ -42,6 +42,12 @@ enum Command {
 
 fn main() -> ExitCode {
     tessera_api::heap::tune();
+    // The pool's threads named for what they run (unnamed, each took the name of the thread that
+    // first used the pool: an HTTP runtime's or a stage worker's, which misled profiles); its
+    // size stays rayon's (the cores, or `RAYON_NUM_THREADS`).
+    let _ = rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("tessera-pool-{i}"))
+        .build_global();
     let result = match Cli::parse().command {
         Command::Segment(cmd) => cli::segment::run(cmd),
         Command::Ingest(args) => cli::ingest::run(args),
