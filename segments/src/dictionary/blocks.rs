@@ -24,6 +24,7 @@
 
 use super::decoded::Reservation;
 use crate::format::{ByteReader, Bytes};
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -563,8 +564,9 @@ impl ValueBlocks {
         block
     }
 
-    /// Decodes every block and keeps them, if their bytes fit in the process's budget.
-    fn keep(&self, decode: impl Fn(u32) -> Arc<Block>) {
+    /// Decodes every block (on the pool) and keeps them, if their bytes fit in the process's
+    /// budget.
+    fn keep(&self, decode: impl Fn(u32) -> Arc<Block> + Sync + Send) {
         let Ok(_one) = self.kept.keeping.try_lock() else {
             return;
         };
@@ -576,7 +578,8 @@ impl ValueBlocks {
         if self.kept.blocks.get().is_some() || Reservation::try_new(at_least).is_none() {
             return;
         }
-        let all: Vec<Arc<Block>> = (0..blocks).map(decode).collect();
+        // On the pool: the query that reached the threshold waits for it.
+        let all: Vec<Arc<Block>> = (0..blocks).into_par_iter().map(decode).collect();
         let bytes = all
             .iter()
             .map(|b| std::mem::size_of::<Block>() + b.data.capacity() + b.ends.capacity() * 4)
