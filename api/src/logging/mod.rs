@@ -164,12 +164,38 @@ pub fn init_for_tests() -> Result<LoggingHandle, LoggingError> {
         return Ok(handle);
     }
     let dir = std::env::temp_dir().join(format!("tessera-test-logs-{}", std::process::id()));
-    // A previous process with the same pid may have left files behind.
+    // A previous process with the same pid may have left files behind; so may every test
+    // process that ended (the logger lives as long as its process): their directories go.
     let _ = std::fs::remove_dir_all(&dir);
+    remove_ended_test_logs();
     init(LogConfig {
         stderr: false,
         ..LogConfig::new(dir, "test")
     })
+}
+
+/// Removes the test log directories of processes that are no longer running (Linux: a pid
+/// without `/proc/<pid>`; elsewhere nothing is removed).
+fn remove_ended_test_logs() {
+    if !std::path::Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("tessera-test-logs-"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// UTC ISO-8601 with milliseconds: `2026-11-22T10:15:30.123Z`.
