@@ -72,11 +72,16 @@ def browser(extra_args=()):
     return webdriver.Chrome(service=Service(executable_path=driver), options=options)
 
 
+# Temporary directories the module made, removed when it ends.
+TEMP_DIRS = [DOWNLOADS]
+
+
 def setUpModule():
     global CLUSTER, SETUP_ERROR, SPKI
     files = None
     if TLS:
-        files, SPKI = base.make_certificates(tempfile.mkdtemp(prefix="tessera-console-tls-"))
+        TEMP_DIRS.append(tempfile.mkdtemp(prefix="tessera-console-tls-"))
+        files, SPKI = base.make_certificates(TEMP_DIRS[-1])
     CLUSTER = Cluster(tls=files)
     try:
         CLUSTER.start()
@@ -98,6 +103,8 @@ def tearDownModule():
         CLUSTER.stop(keep_log=True)
         LOG_TAIL = CLUSTER.log_tail(60)
         CLUSTER.cleanup()
+    for d in TEMP_DIRS:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 class ConsoleTest(unittest.TestCase):
