@@ -394,16 +394,11 @@ impl Column {
         })
     }
 
-    /// Mixes each row's key into `hashes[row]` without allocating: numbers by their canonical
-    /// form (an INT 1, a LONG 1 and a DOUBLE 1.0 hash alike, as [`Column::key`] equates them),
-    /// text and bytes by their bytes, NULL as a constant. Deterministic across processes (hash
-    /// exchanges rely on it).
-    pub fn hash_into(&self, hashes: &mut [u64]) {
-        self.hash_rows_into(0, hashes);
-    }
-
-    /// [`Column::hash_into`] for the rows from `start` on, `hashes[i]` being row `start + i`'s.
-    fn hash_rows_into(&self, start: usize, hashes: &mut [u64]) {
+    /// Mixes the key of row `start + i` into `hashes[i]` without allocating: numbers by their
+    /// canonical form (an INT 1, a LONG 1 and a DOUBLE 1.0 hash alike, as [`Column::key`]
+    /// equates them), text and bytes by their bytes, NULL as a constant. Deterministic across
+    /// processes (hash exchanges rely on it).
+    pub fn hash_into(&self, start: usize, hashes: &mut [u64]) {
         let null = |i: usize| self.nulls.as_ref().is_some_and(|n| n[start + i]);
         let rows = start..start + hashes.len();
         match &self.cells {
@@ -664,7 +659,7 @@ pub fn hash_rows_within(columns: &[&Column], rows: usize) -> Vec<u64> {
                         *h = mix(*h, v);
                     }
                 }
-                _ => c.hash_rows_into(start, hashes),
+                _ => c.hash_into(start, hashes),
             }
         }
     })
@@ -674,7 +669,7 @@ pub fn hash_rows_within(columns: &[&Column], rows: usize) -> Vec<u64> {
 pub fn hash_rows(columns: &[&Column], rows: usize) -> Vec<u64> {
     hashes_in_morsels(rows, |start, hashes| {
         for c in columns {
-            c.hash_rows_into(start, hashes);
+            c.hash_into(start, hashes);
         }
     })
 }
@@ -765,8 +760,8 @@ mod tests {
         );
         let plain = Column::from_values(DataType::String, got.clone());
         let (mut h1, mut h2) = (vec![0u64; 5], vec![0u64; 5]);
-        c.hash_into(&mut h1);
-        plain.hash_into(&mut h2);
+        c.hash_into(0, &mut h1);
+        plain.hash_into(0, &mut h2);
         assert_eq!(h1, h2);
     }
 

@@ -207,6 +207,13 @@ fn part_of(h: u64, parts: usize) -> usize {
     ((h >> 24) & 0xffff) as usize % parts
 }
 
+/// The part of a table of integer keys that holds `k` (by the hash its part's index uses).
+fn int_part_of(k: i64, parts: usize) -> usize {
+    let mut h = IntHasher::default();
+    h.write_i64(k);
+    part_of(h.finish(), parts)
+}
+
 /// Each build row's next row with the same key (chains), written by the threads building the
 /// parts of a table — each its own rows — and read by the probe.
 struct Chains(Vec<AtomicU32>);
@@ -301,16 +308,11 @@ fn int_pairs(
             }
         });
     } else {
-        let int_part = |k: &i64| {
-            let mut h = IntHasher::default();
-            h.write_i64(*k);
-            part_of(h.finish(), parts)
-        };
         heads = map_items((0..parts).collect(), build_keys.len(), |part| {
             let mut heads = IntIndex::default();
             heads.reserve(build_keys.len() / parts);
             for (b, k) in build_keys.iter().enumerate().rev() {
-                if int_part(k) == part {
+                if int_part_of(*k, parts) == part {
                     next.link(b, heads.entry(*k).or_insert(NO_ROW));
                 }
             }
@@ -325,9 +327,7 @@ fn int_pairs(
                 .and_then(|at| direct.get(at).copied())
                 .unwrap_or(NO_ROW)
         } else {
-            let mut h = IntHasher::default();
-            h.write_i64(*k);
-            heads[part_of(h.finish(), parts)]
+            heads[int_part_of(*k, parts)]
                 .get(k)
                 .copied()
                 .unwrap_or(NO_ROW)

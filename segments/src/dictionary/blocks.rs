@@ -590,7 +590,8 @@ impl ValueBlocks {
     }
 
     /// Whether every block is kept decoded.
-    pub fn is_kept(&self) -> bool {
+    #[cfg(test)]
+    fn is_kept(&self) -> bool {
         self.kept.blocks.get().is_some()
     }
 }
