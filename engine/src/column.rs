@@ -238,6 +238,58 @@ impl Column {
         }
     }
 
+    /// The rows from `start` dealt out to `counts.len()` columns: row `start + i` goes to
+    /// column `part_of[i]`, each column keeping its rows in order; `counts` are the columns'
+    /// lengths. One pass in row order (a radix partition's scatter): a gather of each part's
+    /// rows instead would read the whole column once per part.
+    pub fn deal(&self, start: usize, part_of: &[u16], counts: &[usize]) -> Vec<Column> {
+        fn deal_cells<T: Clone>(v: &[T], part_of: &[u16], counts: &[usize]) -> Vec<Vec<T>> {
+            let mut out: Vec<Vec<T>> = counts.iter().map(|n| Vec::with_capacity(*n)).collect();
+            for (x, p) in v.iter().zip(part_of) {
+                out[usize::from(*p)].push(x.clone());
+            }
+            out
+        }
+        let rows = start..start + part_of.len();
+        let cells: Vec<Cells> = match &self.cells {
+            Cells::I64(v) => deal_cells(&v[rows.clone()], part_of, counts)
+                .into_iter()
+                .map(Cells::I64)
+                .collect(),
+            Cells::F64(v) => deal_cells(&v[rows.clone()], part_of, counts)
+                .into_iter()
+                .map(Cells::F64)
+                .collect(),
+            Cells::Values(v) => deal_cells(&v[rows.clone()], part_of, counts)
+                .into_iter()
+                .map(Cells::Values)
+                .collect(),
+            Cells::Coded { ids, dict } => deal_cells(&ids[rows.clone()], part_of, counts)
+                .into_iter()
+                .map(|ids| Cells::Coded {
+                    ids,
+                    dict: dict.clone(),
+                })
+                .collect(),
+            Cells::States(v) => deal_cells(&v[rows.clone()], part_of, counts)
+                .into_iter()
+                .map(Cells::States)
+                .collect(),
+        };
+        let mut nulls = self
+            .nulls
+            .as_ref()
+            .map(|n| deal_cells(&n[rows], part_of, counts).into_iter());
+        cells
+            .into_iter()
+            .map(|cells| Column {
+                cells,
+                data_type: self.data_type,
+                nulls: nulls.as_mut().and_then(Iterator::next),
+            })
+            .collect()
+    }
+
     /// The rows at `indices`, in that order ([`NO_ROW`] gives NULL).
     pub fn take(&self, indices: &[u32]) -> Column {
         let has_missing = indices.contains(&NO_ROW);

@@ -60,7 +60,7 @@ type IntIndex = HashMap<i64, u32, BuildHasherDefault<IntHasher>>;
 
 /// The values of a single integral key column without NULLs (the common join and group key),
 /// which are their own keys.
-fn plain_ints<'c>(keys: &[&'c Column]) -> Option<&'c [i64]> {
+pub(super) fn plain_ints<'c>(keys: &[&'c Column]) -> Option<&'c [i64]> {
     match keys {
         [c] if c.nulls.is_none() => match &c.cells {
             Cells::I64(v) => Some(v),
@@ -140,7 +140,7 @@ fn int_group_ids(values: &[i64]) -> (Vec<u32>, Vec<u32>) {
 
 /// The smallest of `keys` and the width of their range, when that range is worth an array
 /// indexed by value: at most `worth` wide (or 2^16, below which an array always pays) and 2^26.
-fn dense_range(keys: &[i64], worth: u128) -> Option<(i64, usize)> {
+pub(super) fn dense_range(keys: &[i64], worth: u128) -> Option<(i64, usize)> {
     let (lo, hi) = keys
         .iter()
         .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
@@ -203,7 +203,7 @@ fn build_parts(rows: usize) -> usize {
 
 /// The part of a table that holds hash `h` (its middle bits: the low ones index a part's
 /// buckets and the high ones are its tags).
-fn part_of(h: u64, parts: usize) -> usize {
+pub(super) fn part_of(h: u64, parts: usize) -> usize {
     ((h >> 24) & 0xffff) as usize % parts
 }
 

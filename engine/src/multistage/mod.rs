@@ -36,6 +36,7 @@
 //! that leaf segments use. A failed worker sends its error downstream instead of data; the root
 //! then cancels the query everywhere.
 
+pub mod aggregate;
 pub mod asof;
 pub mod block;
 pub mod codec;

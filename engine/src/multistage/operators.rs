@@ -6,16 +6,16 @@
 //! with the planner's evaluator, so v2 and v1 compute every scalar function the same way), a
 //! filter gathers the rows its condition keeps, the hash join builds a table of row indices on
 //! the smaller input of an inner join (else the right) and gathers both sides' columns by the
-//! matched index pairs, the aggregate assigns group ids by column keys and feeds whole columns
-//! to the single-stage engine's accumulators, and sort orders row indices. Windows and set
+//! matched index pairs, the aggregate ([`super::aggregate`]) assigns group ids by column keys
+//! and feeds whole columns to the single-stage engine's accumulators (a large input in parts
+//! dealt out by key, side by side on the pool), and sort orders row indices. Windows and set
 //! operations read rows. Each operator materialises its output as one block; the exchange cuts
 //! it into blocks of at most [`MAX_BLOCK_ROWS`](super::block::MAX_BLOCK_ROWS) rows.
 
+use super::aggregate::Aggregate;
 use super::asof;
-use super::block::{Cells, Column, DataBlock, NO_ROW};
+use super::block::{Column, DataBlock, NO_ROW};
 use super::evaluate::{evaluate, selected};
-use super::filter_rows::kept_rows;
-use super::group_states::accumulate;
 use super::hash_table;
 use super::key_set;
 use super::sort::sort;
@@ -24,15 +24,13 @@ use crate::aggregate::AggState;
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::key::RowKey;
-use crate::morsels::{map_items, map_morsels};
+use crate::morsels::map_items;
 use crate::server::execute_server;
 use crate::server::result::IntermediateData;
 use crate::stats::ExecutionStats;
+use planner::plan::Expr;
 use planner::plan::multistage::stage::JoinOverflowMode;
-use planner::plan::multistage::{
-    AggMode, AsofMatch, JoinKind, PublishKeys, RelNode, SetOpKind, StageId,
-};
-use planner::plan::{AggregateCall, Expr};
+use planner::plan::multistage::{AsofMatch, JoinKind, PublishKeys, RelNode, SetOpKind, StageId};
 use segments::ImmutableSegment;
 use segments::types::{DataType, Value};
 use std::collections::HashMap;
@@ -245,15 +243,15 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
         } => {
             let block = execute(input, env)?;
             let types: Vec<DataType> = output_types.iter().map(|t| t.data_type).collect();
-            let (block, limited) = aggregate(
-                block,
+            let (block, limited) = Aggregate {
                 group_keys,
                 aggregates,
-                *mode,
-                &types,
-                env.ctx.null_handling(),
-                *groups_limit,
-            )?;
+                mode: *mode,
+                types: &types,
+                null_handling: env.ctx.null_handling(),
+                groups_limit: *groups_limit,
+            }
+            .run(block)?;
             if limited {
                 env.recorder.mark_limit_reached();
             }
@@ -366,162 +364,6 @@ pub fn node_name(node: &RelNode) -> &'static str {
         RelNode::SetOp { .. } => "SET_OP",
         RelNode::Values { .. } => "VALUES",
     }
-}
-
-/// Sorted by `keys`, then `offset` rows skipped and `limit` kept.
-/// A group id per row of `block` by the columns `keys`, and the first row of each group.
-fn group_ids(block: &DataBlock, keys: &[usize]) -> (Vec<u32>, Vec<u32>) {
-    let cols: Vec<&Column> = keys.iter().filter_map(|k| block.columns.get(*k)).collect();
-    hash_table::group_ids(&cols, block.num_rows)
-}
-
-/// Aggregates `block` by `group_keys`. Past `groups_limit` groups (numbered in order of first
-/// appearance) the rows of later groups are dropped, as Pinot's v2 aggregate stops adding groups;
-/// the second value says whether that happened.
-#[allow(clippy::too_many_arguments)]
-fn aggregate(
-    mut block: DataBlock,
-    group_keys: &[usize],
-    aggregates: &[AggregateCall],
-    mode: AggMode,
-    types: &[DataType],
-    null_handling: bool,
-    groups_limit: usize,
-) -> Result<(DataBlock, bool), EngineError> {
-    let (mut groups, mut first) = group_ids(&block, group_keys);
-    let limited = !group_keys.is_empty() && first.len() > groups_limit;
-    if limited {
-        let kept: Vec<u32> = (0..block.num_rows as u32)
-            .filter(|&r| (groups[r as usize] as usize) < groups_limit)
-            .collect();
-        groups = kept.iter().map(|&r| groups[r as usize]).collect();
-        block = block.take(&kept);
-        first = first[..groups_limit]
-            .iter()
-            .map(|&row| kept.partition_point(|&k| k < row) as u32)
-            .collect();
-    }
-    // An aggregation without GROUP BY answers one row even over no input.
-    let num_groups = if group_keys.is_empty() {
-        1
-    } else {
-        first.len()
-    };
-    let mut columns: Vec<Column> = group_keys
-        .iter()
-        .map(|k| block.columns[*k].take(&first))
-        .collect();
-    // Each call's states over the rows; the calls in parallel (their inputs are disjoint).
-    let inputs: Vec<(usize, &AggregateCall, Option<Cells>)> = match mode {
-        AggMode::Final => {
-            let mut taken = Vec::with_capacity(aggregates.len());
-            for (i, call) in aggregates.iter().enumerate() {
-                let cells = block
-                    .columns
-                    .get_mut(group_keys.len() + i)
-                    .map(|c| std::mem::replace(&mut c.cells, Cells::Values(Vec::new())));
-                taken.push((i, call, cells));
-            }
-            taken
-        }
-        _ => aggregates
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (i, c, None))
-            .collect(),
-    };
-    let block = &block;
-    let groups = &groups;
-    let calls = map_items(inputs, block.num_rows, |(i, call, cells)| {
-        call_column(
-            call,
-            cells,
-            block,
-            groups,
-            num_groups,
-            mode,
-            types.get(group_keys.len() + i).copied(),
-            null_handling,
-        )
-    });
-    for c in calls {
-        columns.push(c?);
-    }
-    Ok((DataBlock::new(columns, num_groups), limited))
-}
-
-/// One aggregate call's output column over `block`'s rows in `groups`: its final values, or
-/// (partial mode) its states; `cells` are the call's partial states in final mode.
-#[allow(clippy::too_many_arguments)]
-fn call_column(
-    call: &AggregateCall,
-    cells: Option<Cells>,
-    block: &DataBlock,
-    groups: &[u32],
-    num_groups: usize,
-    mode: AggMode,
-    data_type: Option<DataType>,
-    null_handling: bool,
-) -> Result<Column, EngineError> {
-    let data_type = data_type.unwrap_or(DataType::Double);
-    let states = match mode {
-        AggMode::Final => match cells {
-            // Each row its own group (one worker grouped them all): its state is the group's.
-            Some(Cells::States(states))
-                if states.len() == num_groups
-                    && groups.iter().enumerate().all(|(r, g)| *g as usize == r) =>
-            {
-                states
-            }
-            cells => {
-                let mut merged: Vec<AggState> = (0..num_groups)
-                    .map(|_| AggState::empty(&call.function))
-                    .collect();
-                if let Some(Cells::States(states)) = cells {
-                    for (s, g) in states.into_iter().zip(groups) {
-                        merged[*g as usize].merge(s, &call.function)?;
-                    }
-                }
-                merged
-            }
-        },
-        // A FILTER (WHERE …) applies where rows are aggregated; the final phase merges
-        // states made from the kept rows only.
-        AggMode::Direct | AggMode::Partial => {
-            let arg = match &call.arg {
-                None => None,
-                Some(e) => Some(evaluate(e, block)?),
-            };
-            let second = match &call.second {
-                None => None,
-                Some(e) => Some(evaluate(e, block)?),
-            };
-            match &call.filter {
-                None => accumulate(call, groups, num_groups, arg.as_ref(), second.as_ref())?,
-                Some(f) => {
-                    let kept = kept_rows(f, block)?;
-                    let groups: Vec<u32> = kept.iter().map(|&r| groups[r as usize]).collect();
-                    let arg = arg.map(|c| c.take(&kept));
-                    let second = second.map(|c| c.take(&kept));
-                    accumulate(call, &groups, num_groups, arg.as_ref(), second.as_ref())?
-                }
-            }
-        }
-    };
-    Ok(match mode {
-        AggMode::Partial => Column::states(data_type, states),
-        // Finalized and typed in morsels, the morsels' columns put one after the other.
-        _ => Column::concat(
-            map_morsels(states.len(), |rows| {
-                let values = states[rows]
-                    .iter()
-                    .map(|s| s.finalize(&call.function, null_handling))
-                    .collect();
-                Column::from_values(data_type, values)
-            }),
-            data_type,
-        ),
-    })
 }
 
 struct JoinSpec<'a> {

@@ -781,6 +781,51 @@ mod tests {
         ]
     }
 
+    /// A multi-stage leaf's groups (the column layout) have the keys of the row layout, each key
+    /// column typed as its dictionary (numbers unboxed, read by id).
+    #[test]
+    fn group_columns_have_the_keys_of_group_rows() {
+        let segment = segment();
+        let ctx = QueryContext::new(ExecutionOptions::default());
+        let keys: Vec<Expr> = ["ls", "y", "x", "rf"].iter().map(|k| col(k)).collect();
+        let aggregates = [agg(AggregateFunction::Count, None)];
+        let run = |layout| {
+            let mut exec = FilterExecutor::new(segment, &ctx);
+            let groups = GroupKeys::new(&keys, segment, false, usize::MAX);
+            let docs = DocSet::Range(1_000..9_000);
+            group_rows(
+                &keys,
+                &aggregates,
+                layout,
+                segment,
+                &docs,
+                &mut exec,
+                &ctx,
+                groups,
+            )
+            .unwrap()
+            .data
+        };
+        let (IntermediateData::Columns(columns), IntermediateData::Groups(rows)) =
+            (run(ResultLayout::Columns), run(ResultLayout::Rows))
+        else {
+            panic!("a column and a row layout");
+        };
+        assert!(rows.len() > 100);
+        for (k, (_, data_type)) in ["ls", "y", "x", "rf"]
+            .iter()
+            .map(|k| COLUMNS.iter().find(|(n, _)| n == k).unwrap())
+            .enumerate()
+        {
+            assert_eq!(columns[k].data_type, *data_type);
+            let want: Vec<Value> = rows.iter().map(|(key, _)| key[k].clone()).collect();
+            let got: Vec<Value> = (0..rows.len()).map(|g| columns[k].value(g)).collect();
+            assert_eq!(got, want, "key {k}");
+        }
+        assert!(matches!(columns[0].cells, crate::column::Cells::I64(_)));
+        assert!(matches!(columns[2].cells, crate::column::Cells::F64(_)));
+    }
+
     /// Runs the kernel (which must apply) and the general path; they must agree.
     fn check(keys: &[&str], aggregates: &[AggregateCall], options: ExecutionOptions) {
         check_over(keys, aggregates, options, doc_sets());

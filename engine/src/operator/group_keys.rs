@@ -13,7 +13,7 @@
 //! the result is flagged (`numGroupsLimitReached`).
 
 use crate::block::{ColumnData, Projected};
-use crate::column::Column;
+use crate::column::{Cells, Column};
 use crate::key::RowKey;
 use planner::plan::Expr;
 use segments::dictionary::Dictionary;
@@ -338,6 +338,37 @@ impl<'s> GroupKeys<'s> {
 
     /// Key `key` of every group, in slot order, as a column of `data_type`.
     pub fn key_column(&self, key: usize, data_type: DataType) -> Column {
+        // Numbers of a dictionary of that type: read by id into unboxed cells.
+        if let Some(ds) = &self.dicts
+            && ds[key].data_type() == data_type
+        {
+            let d = ds[key];
+            let ids: Vec<u32> = (0..self.len())
+                .map(|slot| {
+                    ((self.slot_ids[slot] / self.strides[key]) % d.len().max(1) as u64) as u32
+                })
+                .collect();
+            let cells = match d {
+                Dictionary::Int(_) | Dictionary::Long(_) => {
+                    let mut out = Vec::with_capacity(ids.len());
+                    d.extend_i64s(&ids, &mut out);
+                    Some(Cells::I64(out))
+                }
+                Dictionary::Float(_) | Dictionary::Double(_) => {
+                    let mut out = Vec::with_capacity(ids.len());
+                    d.extend_f64s(&ids, &mut out);
+                    Some(Cells::F64(out))
+                }
+                _ => None,
+            };
+            if let Some(cells) = cells {
+                return Column {
+                    cells,
+                    data_type,
+                    nulls: None,
+                };
+            }
+        }
         let values = (0..self.len()).map(|slot| self.key_value(slot, key));
         Column::from_values(data_type, values.collect())
     }

@@ -1,0 +1,484 @@
+//! The aggregate operator: a group id per row by the key columns ([`hash_table::group_ids`]),
+//! each call's states per group from the single-stage engine's accumulators
+//! ([`accumulate`]), then final values (direct and final modes) or the states themselves
+//! (partial mode, for an exchange to a final aggregate).
+//!
+//! A large grouped input on a pool of several threads is aggregated in parts (radix-partitioned
+//! aggregation): its rows are cut by their keys — by hash, or by a slice of the key range when
+//! the key is one integer column whose groups index an array — into disjoint parts, so all the
+//! rows of a group fall in one part; the parts are aggregated side by side on the pool, each as a
+//! block of its own, and their groups put one after the other. A group's states are the same
+//! either way (its rows are read in the same order). Past the groups limit, the groups kept are
+//! those one pass over the block would have kept: the ones whose first rows come first.
+
+use super::block::{Cells, Column, DataBlock};
+use super::evaluate::evaluate;
+use super::filter_rows::kept_rows;
+use super::group_states::accumulate;
+use super::hash_table;
+use crate::aggregate::AggState;
+use crate::column::hash_rows_within;
+use crate::error::EngineError;
+use crate::morsels::{MIN_MORSEL_ROWS, map_items, map_morsels};
+use planner::plan::AggregateCall;
+use planner::plan::aggregate::AggregateFunction;
+use planner::plan::multistage::AggMode;
+use rayon::prelude::*;
+use segments::types::DataType;
+
+/// Below this many rows an input is aggregated in one pass: cutting it costs more than the
+/// second thread saves.
+const MIN_PARTITIONED_ROWS: usize = 4 * MIN_MORSEL_ROWS;
+
+/// Parts per pool thread: more parts than threads, so a part heavier than the others (a frequent
+/// key) is not all of one thread's work.
+const PARTS_PER_THREAD: usize = 4;
+
+/// The operator's settings.
+#[derive(Clone, Copy)]
+pub struct Aggregate<'a> {
+    pub group_keys: &'a [usize],
+    pub aggregates: &'a [AggregateCall],
+    pub mode: AggMode,
+    /// The output's types: the keys', then the calls'.
+    pub types: &'a [DataType],
+    pub null_handling: bool,
+    pub groups_limit: usize,
+}
+
+impl Aggregate<'_> {
+    /// Aggregates `block`. Past `groups_limit` groups (numbered in order of first appearance)
+    /// the rows of later groups are dropped, as Pinot's v2 aggregate stops adding groups; the
+    /// second value says whether that happened.
+    pub fn run(&self, block: DataBlock) -> Result<(DataBlock, bool), EngineError> {
+        let parts = self.parts_for(&block);
+        if parts < 2 {
+            let (out, _, limited) = self.one_pass(block, self.groups_limit)?;
+            return Ok((out, limited));
+        }
+        let dealt = deal_by_keys(&block, self.group_keys, parts);
+        drop(block);
+        // Each part's groups and, for each, its first row in `block`.
+        let outputs: Vec<Result<(DataBlock, Vec<u32>), EngineError>> = dealt
+            .into_par_iter()
+            .map(|(part, rows)| {
+                let (out, first, _) = self.one_pass(part, usize::MAX)?;
+                let first = first.iter().map(|f| rows[*f as usize]).collect();
+                Ok((out, first))
+            })
+            .collect();
+        let outputs: Vec<(DataBlock, Vec<u32>)> = outputs.into_iter().collect::<Result<_, _>>()?;
+        let groups: usize = outputs.iter().map(|(b, _)| b.num_rows).sum();
+        let limited = groups > self.groups_limit;
+        let blocks: Vec<DataBlock> = if limited {
+            // The groups one pass keeps: those whose first rows are the first `groups_limit`.
+            let mut firsts: Vec<u32> = outputs
+                .iter()
+                .flat_map(|(_, f)| f.iter().copied())
+                .collect();
+            let (_, cut, _) = firsts.select_nth_unstable(self.groups_limit);
+            let cut = *cut;
+            outputs
+                .into_iter()
+                .map(|(b, first)| {
+                    let kept: Vec<u32> = (0..first.len() as u32)
+                        .filter(|&g| first[g as usize] < cut)
+                        .collect();
+                    b.take(&kept)
+                })
+                .collect()
+        } else {
+            outputs.into_iter().map(|(b, _)| b).collect()
+        };
+        Ok((DataBlock::concat(blocks, self.types), limited))
+    }
+
+    /// How many parts `block` is aggregated in: one, unless it is grouped, large and the pool
+    /// has several threads.
+    fn parts_for(&self, block: &DataBlock) -> usize {
+        let threads = rayon::current_num_threads();
+        if threads < 2
+            || self.group_keys.is_empty()
+            || self.mode == AggMode::Final
+            || block.num_rows < MIN_PARTITIONED_ROWS
+            || self.one_pass_is_cheap(block)
+        {
+            return 1;
+        }
+        threads * PARTS_PER_THREAD
+    }
+
+    /// Whether one pass costs about what dealing the rows out would: one integer key whose
+    /// values index an array of groups, and calls that count or add numbers.
+    fn one_pass_is_cheap(&self, block: &DataBlock) -> bool {
+        let cols: Vec<&Column> = self
+            .group_keys
+            .iter()
+            .filter_map(|k| block.columns.get(*k))
+            .collect();
+        let array_key = hash_table::plain_ints(&cols)
+            .and_then(|v| hash_table::dense_range(v, v.len() as u128 * 4))
+            .is_some();
+        array_key
+            && self.aggregates.iter().all(|c| {
+                c.filter.is_none()
+                    && !c.multi_value
+                    && matches!(
+                        c.function,
+                        AggregateFunction::Count
+                            | AggregateFunction::Sum
+                            | AggregateFunction::Min
+                            | AggregateFunction::Max
+                            | AggregateFunction::Avg
+                    )
+            })
+    }
+
+    /// Aggregates `block` in one pass, keeping at most `groups_limit` groups; with the output,
+    /// each output group's first row in `block` and whether groups were dropped.
+    fn one_pass(
+        &self,
+        mut block: DataBlock,
+        groups_limit: usize,
+    ) -> Result<(DataBlock, Vec<u32>, bool), EngineError> {
+        let group_keys = self.group_keys;
+        let cols: Vec<&Column> = group_keys
+            .iter()
+            .filter_map(|k| block.columns.get(*k))
+            .collect();
+        let (mut groups, mut first) = hash_table::group_ids(&cols, block.num_rows);
+        let limited = !group_keys.is_empty() && first.len() > groups_limit;
+        let mut first_in_input = first.clone();
+        if limited {
+            let kept: Vec<u32> = (0..block.num_rows as u32)
+                .filter(|&r| (groups[r as usize] as usize) < groups_limit)
+                .collect();
+            groups = kept.iter().map(|&r| groups[r as usize]).collect();
+            block = block.take(&kept);
+            first_in_input.truncate(groups_limit);
+            first = first[..groups_limit]
+                .iter()
+                .map(|&row| kept.partition_point(|&k| k < row) as u32)
+                .collect();
+        }
+        // An aggregation without GROUP BY answers one row even over no input.
+        let num_groups = if group_keys.is_empty() {
+            1
+        } else {
+            first.len()
+        };
+        let mut columns: Vec<Column> = group_keys
+            .iter()
+            .map(|k| block.columns[*k].take(&first))
+            .collect();
+        // Each call's states over the rows; the calls in parallel (their inputs are disjoint).
+        let inputs: Vec<(usize, &AggregateCall, Option<Cells>)> = match self.mode {
+            AggMode::Final => {
+                let mut taken = Vec::with_capacity(self.aggregates.len());
+                for (i, call) in self.aggregates.iter().enumerate() {
+                    let cells = block
+                        .columns
+                        .get_mut(group_keys.len() + i)
+                        .map(|c| std::mem::replace(&mut c.cells, Cells::Values(Vec::new())));
+                    taken.push((i, call, cells));
+                }
+                taken
+            }
+            _ => self
+                .aggregates
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i, c, None))
+                .collect(),
+        };
+        let block = &block;
+        let groups = &groups;
+        let calls = map_items(inputs, block.num_rows, |(i, call, cells)| {
+            self.call_column(
+                call,
+                cells,
+                block,
+                groups,
+                num_groups,
+                self.types.get(group_keys.len() + i).copied(),
+            )
+        });
+        for c in calls {
+            columns.push(c?);
+        }
+        Ok((DataBlock::new(columns, num_groups), first_in_input, limited))
+    }
+
+    /// One aggregate call's output column over `block`'s rows in `groups`: its final values, or
+    /// (partial mode) its states; `cells` are the call's partial states in final mode.
+    fn call_column(
+        &self,
+        call: &AggregateCall,
+        cells: Option<Cells>,
+        block: &DataBlock,
+        groups: &[u32],
+        num_groups: usize,
+        data_type: Option<DataType>,
+    ) -> Result<Column, EngineError> {
+        let data_type = data_type.unwrap_or(DataType::Double);
+        let states = match self.mode {
+            AggMode::Final => match cells {
+                // Each row its own group (one worker grouped them all): its state is the group's.
+                Some(Cells::States(states))
+                    if states.len() == num_groups
+                        && groups.iter().enumerate().all(|(r, g)| *g as usize == r) =>
+                {
+                    states
+                }
+                cells => {
+                    let mut merged: Vec<AggState> = (0..num_groups)
+                        .map(|_| AggState::empty(&call.function))
+                        .collect();
+                    if let Some(Cells::States(states)) = cells {
+                        for (s, g) in states.into_iter().zip(groups) {
+                            merged[*g as usize].merge(s, &call.function)?;
+                        }
+                    }
+                    merged
+                }
+            },
+            // A FILTER (WHERE …) applies where rows are aggregated; the final phase merges
+            // states made from the kept rows only.
+            AggMode::Direct | AggMode::Partial => {
+                let arg = match &call.arg {
+                    None => None,
+                    Some(e) => Some(evaluate(e, block)?),
+                };
+                let second = match &call.second {
+                    None => None,
+                    Some(e) => Some(evaluate(e, block)?),
+                };
+                match &call.filter {
+                    None => accumulate(call, groups, num_groups, arg.as_ref(), second.as_ref())?,
+                    Some(f) => {
+                        let kept = kept_rows(f, block)?;
+                        let groups: Vec<u32> = kept.iter().map(|&r| groups[r as usize]).collect();
+                        let arg = arg.map(|c| c.take(&kept));
+                        let second = second.map(|c| c.take(&kept));
+                        accumulate(call, &groups, num_groups, arg.as_ref(), second.as_ref())?
+                    }
+                }
+            }
+        };
+        let null_handling = self.null_handling;
+        Ok(match self.mode {
+            AggMode::Partial => Column::states(data_type, states),
+            // Finalized and typed in morsels, the morsels' columns put one after the other.
+            _ => Column::concat(
+                map_morsels(states.len(), |rows| {
+                    let values = states[rows]
+                        .iter()
+                        .map(|s| s.finalize(&call.function, null_handling))
+                        .collect();
+                    Column::from_values(data_type, values)
+                }),
+                data_type,
+            ),
+        })
+    }
+}
+
+/// `block` dealt into `parts` blocks by the columns `keys` — rows with equal keys into the same
+/// block, each block's rows in their order in `block` — with each block's rows' places in
+/// `block`. One integer key whose values index an array is cut by slices of its range (each
+/// part's keys then index an array of their own); other keys by the middle bits of their hash.
+/// Each morsel of rows is dealt out in one pass ([`Column::deal`]), then each part joins its
+/// pieces.
+fn deal_by_keys(block: &DataBlock, keys: &[usize], parts: usize) -> Vec<(DataBlock, Vec<u32>)> {
+    let cols: Vec<&Column> = keys.iter().filter_map(|k| block.columns.get(*k)).collect();
+    let rows = block.num_rows;
+    let ints = hash_table::plain_ints(&cols);
+    let dense = ints.and_then(|v| hash_table::dense_range(v, v.len() as u128 * 4));
+    let hashes = match (ints, dense) {
+        (Some(_), Some(_)) => Vec::new(),
+        _ => hash_rows_within(&cols, rows),
+    };
+    let part_of = |r: usize| -> u16 {
+        let p = match (ints, dense) {
+            (Some(v), Some((lo, span))) => (v[r] - lo) as usize * parts / span,
+            _ => hash_table::part_of(hashes[r], parts),
+        };
+        p as u16
+    };
+    // Per morsel: its rows per part and each column's pieces per part.
+    let dealt: Vec<(Vec<Vec<u32>>, Vec<Vec<Column>>)> = map_morsels(rows, |range| {
+        let part: Vec<u16> = range.clone().map(part_of).collect();
+        let mut rows_of: Vec<Vec<u32>> = (0..parts)
+            .map(|_| Vec::with_capacity(range.len() / parts + 16))
+            .collect();
+        for (r, p) in range.clone().zip(&part) {
+            rows_of[usize::from(*p)].push(r as u32);
+        }
+        let counts: Vec<usize> = rows_of.iter().map(Vec::len).collect();
+        let pieces = block
+            .columns
+            .iter()
+            .map(|c| c.deal(range.start, &part, &counts))
+            .collect();
+        (rows_of, pieces)
+    });
+    // Regrouped by part (moving the pieces), then each part's pieces joined.
+    let mut by_part: Vec<(Vec<Vec<u32>>, Vec<Vec<Column>>)> =
+        (0..parts).map(|_| (Vec::new(), Vec::new())).collect();
+    for (rows_of, pieces) in dealt {
+        for (p, rows) in rows_of.into_iter().enumerate() {
+            by_part[p].0.push(rows);
+        }
+        let mut per_column: Vec<std::vec::IntoIter<Column>> =
+            pieces.into_iter().map(Vec::into_iter).collect();
+        for part in by_part.iter_mut() {
+            part.1
+                .push(per_column.iter_mut().filter_map(Iterator::next).collect());
+        }
+    }
+    by_part
+        .into_par_iter()
+        .map(|(rows, morsels)| {
+            let rows: Vec<u32> = rows.concat();
+            let mut per_column: Vec<Vec<Column>> =
+                block.columns.iter().map(|_| Vec::new()).collect();
+            for m in morsels {
+                for (c, piece) in m.into_iter().enumerate() {
+                    per_column[c].push(piece);
+                }
+            }
+            let columns = per_column
+                .into_iter()
+                .zip(&block.columns)
+                .map(|(pieces, col)| Column::concat(pieces, col.data_type))
+                .collect();
+            (DataBlock::new(columns, rows.len()), rows)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use planner::plan::aggregate::AggregateFunction;
+    use planner::plan::{ColumnType, Expr, InputRef};
+    use segments::types::Value;
+
+    fn input(index: usize, t: DataType) -> Expr {
+        Expr::Input(InputRef {
+            index,
+            name: format!("${index}"),
+            column_type: ColumnType::sv(t),
+        })
+    }
+
+    fn call(function: AggregateFunction, arg: Option<Expr>) -> AggregateCall {
+        AggregateCall {
+            function,
+            arg,
+            second: None,
+            multi_value: false,
+            filter: None,
+            name: "agg".into(),
+        }
+    }
+
+    /// The output rows, in an order of their own (the parts put groups in another order).
+    fn sorted_rows(b: &DataBlock) -> Vec<String> {
+        let mut rows: Vec<String> = b.rows().iter().map(|r| format!("{r:?}")).collect();
+        rows.sort();
+        rows
+    }
+
+    /// Aggregated in parts on a pool of three, a block has the groups and values of one pass,
+    /// for one dense integer key (cut by key range), a spread one and two key columns (cut by
+    /// hash), in direct and partial mode; past a groups limit the same groups are kept.
+    #[test]
+    fn parts_on_a_pool_aggregate_as_one_pass() {
+        let rows = MIN_PARTITIONED_ROWS * 2 + 13;
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let three = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let calls = [
+            call(AggregateFunction::Count, None),
+            call(AggregateFunction::Sum, Some(input(2, DataType::Double))),
+            call(AggregateFunction::Min, Some(input(2, DataType::Double))),
+            call(
+                AggregateFunction::DistinctCount,
+                Some(input(2, DataType::Double)),
+            ),
+        ];
+        for scale in [1i64, 1 << 40] {
+            let keys: Vec<Value> = (0..rows as i64)
+                .map(|i| Value::Long((i * 7 % 5003) * scale))
+                .collect();
+            let names: Vec<Value> = (0..rows)
+                .map(|i| Value::String(format!("n{}", i % 3)))
+                .collect();
+            let values: Vec<Value> = (0..rows)
+                .map(|i| {
+                    if i % 11 == 0 {
+                        Value::Null
+                    } else {
+                        Value::Double(i as f64 * 0.37)
+                    }
+                })
+                .collect();
+            let block = DataBlock::new(
+                vec![
+                    Column::from_values(DataType::Long, keys),
+                    Column::from_values(DataType::String, names),
+                    Column::from_values(DataType::Double, values),
+                ],
+                rows,
+            );
+            for group_keys in [&[0usize][..], &[0, 1][..]] {
+                for mode in [AggMode::Direct, AggMode::Partial] {
+                    for groups_limit in [usize::MAX, 700] {
+                        let mut types: Vec<DataType> = group_keys
+                            .iter()
+                            .map(|k| [DataType::Long, DataType::String][*k])
+                            .collect();
+                        types.extend([
+                            DataType::Long,
+                            DataType::Double,
+                            DataType::Double,
+                            DataType::Int,
+                        ]);
+                        let agg = Aggregate {
+                            group_keys,
+                            aggregates: &calls,
+                            mode,
+                            types: &types,
+                            null_handling: true,
+                            groups_limit,
+                        };
+                        let (want, want_limited) = one.install(|| agg.run(block.clone())).unwrap();
+                        assert_eq!(one.install(|| agg.parts_for(&block)), 1);
+                        assert!(three.install(|| agg.parts_for(&block)) > 1);
+                        // Counting and adding by one key that indexes an array: one pass.
+                        let cheap = Aggregate {
+                            aggregates: &calls[..3],
+                            ..agg
+                        };
+                        let array_key = scale == 1 && group_keys.len() == 1;
+                        assert_eq!(three.install(|| cheap.parts_for(&block)) == 1, array_key);
+                        let (got, got_limited) = three.install(|| agg.run(block.clone())).unwrap();
+                        let what = format!(
+                            "scale {scale} keys {group_keys:?} {mode:?} limit {groups_limit}"
+                        );
+                        assert_eq!(got_limited, want_limited, "{what}");
+                        assert_eq!(got_limited, groups_limit < usize::MAX, "{what}");
+                        assert_eq!(got.num_rows, want.num_rows, "{what}");
+                        assert_eq!(sorted_rows(&got), sorted_rows(&want), "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
