@@ -45,6 +45,18 @@ pub fn map_items<I: Send, T: Send>(
     items.into_par_iter().map(f).collect()
 }
 
+/// Drops `items`, a morsel per pool thread when they are many: dropping a vector of enums reads
+/// every item (a pass over its memory), which one thread would do alone.
+pub fn drop_in_morsels<T: Send>(items: Vec<T>) {
+    if items.len() < 2 * MIN_MORSEL_ROWS || rayon::current_num_threads() < 2 {
+        return;
+    }
+    items
+        .into_par_iter()
+        .with_min_len(MIN_MORSEL_ROWS)
+        .for_each(drop);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,7 @@ use super::hash_table;
 use crate::aggregate::AggState;
 use crate::column::hash_rows_within;
 use crate::error::EngineError;
-use crate::morsels::{MIN_MORSEL_ROWS, map_items, map_morsels};
+use crate::morsels::{MIN_MORSEL_ROWS, drop_in_morsels, map_items, map_morsels};
 use planner::plan::AggregateCall;
 use planner::plan::aggregate::AggregateFunction;
 use planner::plan::multistage::AggMode;
@@ -266,20 +266,22 @@ impl Aggregate<'_> {
             }
         };
         let null_handling = self.null_handling;
-        Ok(match self.mode {
-            AggMode::Partial => Column::states(data_type, states),
-            // Finalized and typed in morsels, the morsels' columns put one after the other.
-            _ => Column::concat(
-                map_morsels(states.len(), |rows| {
-                    let values = states[rows]
-                        .iter()
-                        .map(|s| s.finalize(&call.function, null_handling))
-                        .collect();
-                    Column::from_values(data_type, values)
-                }),
-                data_type,
-            ),
-        })
+        if self.mode == AggMode::Partial {
+            return Ok(Column::states(data_type, states));
+        }
+        // Finalized and typed in morsels, the morsels' columns put one after the other.
+        let column = Column::concat(
+            map_morsels(states.len(), |rows| {
+                let values = states[rows]
+                    .iter()
+                    .map(|s| s.finalize(&call.function, null_handling))
+                    .collect();
+                Column::from_values(data_type, values)
+            }),
+            data_type,
+        );
+        drop_in_morsels(states);
+        Ok(column)
     }
 }
 

@@ -11,6 +11,7 @@
 use super::block::{Cells, Column, DataBlock};
 use crate::block::integral_value;
 use crate::key::Key;
+use crate::morsels::map_morsels;
 use planner::plan::expr::ColumnRef;
 use planner::plan::multistage::KeyFilter;
 use planner::plan::{ColumnType, Expr, FilterExpr, Predicate, PredicateOp, ServerQueryPlan};
@@ -38,10 +39,7 @@ pub fn publish(column: &Column) -> DataBlock {
 fn distinct(column: &Column) -> Option<Column> {
     let present = |i: usize| !column.is_null(i);
     let cells = match (&column.cells, &column.nulls) {
-        (Cells::I64(v), None) => Cells::I64(distinct_ints(v.iter().copied())?),
-        (Cells::I64(v), Some(nulls)) => Cells::I64(distinct_ints(
-            v.iter().zip(nulls).filter(|(_, n)| !**n).map(|(x, _)| *x),
-        )?),
+        (Cells::I64(v), nulls) => Cells::I64(distinct_ints(v, nulls.as_deref())?),
         (Cells::Coded { ids, dict }, _) => {
             let mut seen = vec![false; dict.len()];
             let mut keys = Vec::new();
@@ -77,24 +75,46 @@ fn distinct(column: &Column) -> Option<Column> {
     })
 }
 
-/// Distinct integers in ascending order: a bit set over their span when it is narrow, else a
-/// hash set.
-fn distinct_ints(values: impl Iterator<Item = i64> + Clone) -> Option<Vec<i64>> {
-    let (mut lo, mut hi, mut n) = (i64::MAX, i64::MIN, 0usize);
-    for v in values.clone() {
-        lo = lo.min(v);
-        hi = hi.max(v);
-        n += 1;
-    }
+/// Distinct integers of `values` (but the rows `nulls` flags) in ascending order: a bit set over
+/// their span when it is narrow, else a hash set. The span and the bits are found a morsel per
+/// pool thread (each morsel its own bit set, then OR-ed).
+fn distinct_ints(values: &[i64], nulls: Option<&[bool]>) -> Option<Vec<i64>> {
+    let present = |i: usize| nulls.is_none_or(|n| !n[i]);
+    let spans = map_morsels(values.len(), |rows| {
+        let (mut lo, mut hi, mut n) = (i64::MAX, i64::MIN, 0usize);
+        for i in rows {
+            if present(i) {
+                lo = lo.min(values[i]);
+                hi = hi.max(values[i]);
+                n += 1;
+            }
+        }
+        (lo, hi, n)
+    });
+    let (lo, hi, n) = spans.into_iter().fold((i64::MAX, i64::MIN, 0), |a, b| {
+        (a.0.min(b.0), a.1.max(b.1), a.2 + b.2)
+    });
     if n == 0 {
         return Some(Vec::new());
     }
     let span = hi.abs_diff(lo);
     if span < MAX_BITSET_SPAN {
-        let mut bits = vec![0u64; (span as usize >> 6) + 1];
-        for v in values {
-            let at = v.abs_diff(lo) as usize;
-            bits[at >> 6] |= 1 << (at & 63);
+        let words = (span as usize >> 6) + 1;
+        let mut sets = map_morsels(values.len(), |rows| {
+            let mut bits = vec![0u64; words];
+            for i in rows {
+                if present(i) {
+                    let at = values[i].abs_diff(lo) as usize;
+                    bits[at >> 6] |= 1 << (at & 63);
+                }
+            }
+            bits
+        });
+        let mut bits = sets.swap_remove(0);
+        for other in sets {
+            for (w, o) in bits.iter_mut().zip(other) {
+                *w |= o;
+            }
         }
         let count: usize = bits.iter().map(|w| w.count_ones() as usize).sum();
         if count > MAX_KEYS {
@@ -112,8 +132,8 @@ fn distinct_ints(values: impl Iterator<Item = i64> + Clone) -> Option<Vec<i64>> 
         return Some(out);
     }
     let mut seen = HashSet::new();
-    for v in values {
-        if seen.insert(v) && seen.len() > MAX_KEYS {
+    for (i, v) in values.iter().enumerate() {
+        if present(i) && seen.insert(*v) && seen.len() > MAX_KEYS {
             return None;
         }
     }
@@ -230,6 +250,40 @@ mod tests {
         let mut with_null = ints(vec![1, 2, 2]);
         with_null.nulls = Some(vec![false, true, false]);
         assert_eq!(publish(&with_null).columns[0].cells, Cells::I64(vec![1, 2]));
+    }
+
+    /// Found a morsel per thread on a pool of three (past several morsels, with NULLs), the
+    /// keys are those of one pass: the narrow span's bit sets OR-ed, the wide one hashed.
+    #[test]
+    fn distinct_integers_in_morsels() {
+        let rows = crate::morsels::MIN_MORSEL_ROWS * 3 + 5;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        for scale in [1i64, 1 << 40] {
+            let values: Vec<i64> = (0..rows as i64)
+                .map(|i| (i * 7919 % 4099) * scale)
+                .collect();
+            let nulls: Vec<bool> = (0..rows).map(|i| i % 5 == 0).collect();
+            let want: std::collections::BTreeSet<i64> = values
+                .iter()
+                .zip(&nulls)
+                .filter(|(_, n)| !**n)
+                .map(|(v, _)| *v)
+                .collect();
+            let column = Column {
+                cells: Cells::I64(values),
+                data_type: DataType::Long,
+                nulls: Some(nulls),
+            };
+            let got = pool.install(|| publish(&column));
+            assert_eq!(
+                got.columns[0].cells,
+                Cells::I64(want.into_iter().collect()),
+                "scale {scale}"
+            );
+        }
     }
 
     #[test]

@@ -133,6 +133,11 @@ pub fn evaluate<'b, B: Batch>(
     let all = |parts: &[&Expr]| -> Option<Vec<Cow<'b, B::Vector>>> {
         parts.iter().map(|p| evaluate(p, batch).ok()).collect()
     };
+    if let Expr::Compare { op, left, right } = expr
+        && let Some(v) = compare_with_literal(*op, left, right, batch)?
+    {
+        return Ok(Cow::Owned(v));
+    }
     let vectorised = match expr {
         Expr::Compare { op, left, right } => {
             let (l, r) = (evaluate(left, batch)?, evaluate(right, batch)?);
@@ -279,6 +284,55 @@ fn exact_integers(
 /// `l op r` row by row over unboxed numbers (Q18's `HAVING SUM(l_quantity) > 300` over 1.5 M
 /// groups): integers exactly, anything with a floating side as doubles; `None` when a side is
 /// not unboxed numbers or holds a NaN (the row evaluator's ordering decides then).
+/// A number column compared with a number literal, the literal read once instead of repeated
+/// into a column: the truths [`compare_numbers`] gives over the repeated literal, or `None`
+/// where it gives none (not a number on either side, a NaN).
+fn compare_with_literal<B: Batch>(
+    op: CmpOp,
+    left: &Expr,
+    right: &Expr,
+    batch: &B,
+) -> Result<Option<B::Vector>, EngineError> {
+    let (column, (value, data_type), op) = match (left, right) {
+        (Expr::Literal { .. }, Expr::Literal { .. }) => return Ok(None),
+        (e, Expr::Literal { value, data_type }) => (e, (value, data_type), op),
+        (Expr::Literal { value, data_type }, e) => (e, (value, data_type), op.flip()),
+        _ => return Ok(None),
+    };
+    // The literal as the repeated column would hold it.
+    let one = B::Vector::constant(*data_type, value, 1);
+    if value.is_null() || one.nulls().is_some_and(|n| n[0]) {
+        return Ok(None);
+    }
+    let values = evaluate(column, batch)?;
+    let truths: Vec<i64> = match (values.integers(), one.integers()) {
+        (Some(a), Some(k)) => a
+            .iter()
+            .map(|x| i64::from(op.holds(x.cmp(&k[0]))))
+            .collect(),
+        _ => {
+            let (Some(a), Some(k)) = (values.numbers(), one.numbers()) else {
+                return Ok(None);
+            };
+            let k = k[0];
+            let mut truths = Vec::with_capacity(a.len());
+            for x in a.iter() {
+                let Some(o) = x.partial_cmp(&k) else {
+                    return Ok(None);
+                };
+                truths.push(i64::from(op.holds(o)));
+            }
+            truths
+        }
+    };
+    let nulls = values.nulls().map(Cow::into_owned);
+    Ok(Some(B::Vector::unboxed_integers(
+        DataType::Boolean,
+        truths,
+        nulls,
+    )))
+}
+
 fn compare_numbers<V: Vector>(op: CmpOp, l: &V, r: &V, n: usize) -> Option<V> {
     let holds = |o: Option<std::cmp::Ordering>| o.map(|o| i64::from(op.holds(o)));
     let truths: Option<Vec<i64>> = match (l.integers(), r.integers()) {
@@ -396,6 +450,12 @@ mod tests {
             arith(ArithOp::Sub, &a, lit(Value::Long(1)), DataType::Long),
             cmp(CmpOp::Lt, &b, lit(Value::Double(0.0))),
             cmp(CmpOp::GtEq, &a, b.clone()),
+            // A literal on the left, of the other number type, past 2^53.
+            cmp(CmpOp::LtEq, &Expr::literal(Value::Long(5)), a.clone()),
+            cmp(CmpOp::Eq, &a, lit(Value::Double(7.0))),
+            cmp(CmpOp::GtEq, &b, lit(Value::Long(2))),
+            cmp(CmpOp::NotEq, &a, lit(Value::Long(i64::MAX - 1))),
+            cmp(CmpOp::Gt, &Expr::literal(Value::Double(1.0)), b.clone()),
             Expr::And(vec![*x.clone(), cmp(CmpOp::Gt, &a, lit(Value::Long(0)))]),
             Expr::Or(vec![
                 *x.clone(),
