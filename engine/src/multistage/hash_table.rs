@@ -290,7 +290,9 @@ fn int_pairs(
     let mut direct: Vec<u32> = Vec::new();
     let mut heads: Vec<IntIndex> = Vec::new();
     if let Some((_, span)) = dense {
-        direct = vec![NO_ROW; span];
+        // Zeroed pages from the allocator; each part marks its own slice empty (on its thread,
+        // not one memset of the whole range on the caller's).
+        direct = vec![0; span];
         let width = span.div_ceil(parts).max(1);
         let slices: Vec<(usize, &mut [u32])> = direct
             .chunks_mut(width)
@@ -298,6 +300,7 @@ fn int_pairs(
             .map(|(i, s)| (i * width, s))
             .collect();
         map_items(slices, build_keys.len(), |(start, slice)| {
+            slice.fill(NO_ROW);
             for (b, k) in build_keys.iter().enumerate().rev() {
                 if let Some(slot) = ((k - lo) as usize)
                     .checked_sub(start)

@@ -11,10 +11,11 @@
 use super::block::{Cells, Column, DataBlock};
 use crate::block::integral_value;
 use crate::key::Key;
-use crate::morsels::map_morsels;
+use crate::morsels::{MIN_MORSEL_ROWS, map_morsels};
 use planner::plan::expr::ColumnRef;
 use planner::plan::multistage::KeyFilter;
 use planner::plan::{ColumnType, Expr, FilterExpr, Predicate, PredicateOp, ServerQueryPlan};
+use rayon::prelude::*;
 use segments::types::Value;
 use std::collections::HashSet;
 
@@ -169,9 +170,11 @@ pub fn union(blocks: Vec<DataBlock>, filter: &KeyFilter) -> Option<Vec<Value>> {
             ints.sort_unstable();
             ints.dedup();
         }
+        // As values for the `IN` list, a morsel per pool thread (a million keys at most).
         return Some(
-            ints.into_iter()
-                .map(|x| integral_value(x, filter.data_type))
+            ints.par_iter()
+                .with_min_len(MIN_MORSEL_ROWS)
+                .map(|x| integral_value(*x, filter.data_type))
                 .collect(),
         );
     }

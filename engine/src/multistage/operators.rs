@@ -215,6 +215,11 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
                     message: e.message.clone(),
                 });
             }
+            // A key set's `IN` list (up to a million values) is dropped on the pool, not on the
+            // stage's way to its next operator.
+            if let Some(plan) = restricted {
+                rayon::spawn(move || drop(plan));
+            }
             Ok(leaf_block(result.data, &types_of(node)))
         }
         RelNode::Receive { stage, .. } => {
