@@ -93,8 +93,9 @@ impl Aggregate<'_> {
         Ok((DataBlock::concat(blocks, self.types), limited))
     }
 
-    /// How many parts `block` is aggregated in: one, unless it is grouped, large and the pool
-    /// has several threads.
+    /// How many parts `block` is aggregated in: one, unless it is large grouped raw rows (not a
+    /// final merge of states: one row per partial group, a merge apiece), one pass over them
+    /// is not cheap, and the pool has several threads.
     fn parts_for(&self, block: &DataBlock) -> usize {
         let threads = rayon::current_num_threads();
         if threads < 2
