@@ -957,6 +957,17 @@ fn split_scans_answer_as_one_part() {
         "SELECT COUNT(*) FROM big WHERE o IN ({}) AND k < 700",
         many.join(",")
     );
+    // Past `MANY_SORTED_IDS` ids of the sorted column and nothing to scan: the parts split the
+    // ids' doc ranges.
+    let most: Vec<String> = (0..docs / 5)
+        .filter(|o| o % 7 != 0)
+        .map(|o| o.to_string())
+        .collect();
+    assert!(most.len() > 4096);
+    let count_most = format!(
+        "SELECT COUNT(*), SUM(w) FROM big WHERE o IN ({})",
+        most.join(",")
+    );
     // An index (range on k, inverted on g) and a scan (w, raw) in one filter: the parts share
     // the index's answer and split the scan.
     let indexed_and_scanned = "SELECT COUNT(*) FROM big WHERE k BETWEEN 100 AND 400 \
@@ -964,6 +975,7 @@ fn split_scans_answer_as_one_part() {
     // Counted from the rows themselves.
     let (mut few_count, mut few_sum, mut many_count) = (0i64, 0i64, 0i64);
     let mut indexed_count = 0i64;
+    let (mut most_count, mut most_sum) = (0i64, 0i64);
     for r in (0..docs).map(row) {
         let (Value::Int(k), Value::Long(w), Value::Int(o)) = (&r[0], &r[3], &r[4]) else {
             unreachable!()
@@ -974,6 +986,10 @@ fn split_scans_answer_as_one_part() {
         }
         if o % 3 == 0 && *k < 700 {
             many_count += 1;
+        }
+        if o % 7 != 0 && (*o as usize) < docs / 5 {
+            most_count += 1;
+            most_sum += w;
         }
         let Value::String(g) = &r[1] else {
             unreachable!()
@@ -991,6 +1007,11 @@ fn split_scans_answer_as_one_part() {
         assert_eq!(
             rows_of(&run(threads, &count_many)),
             vec![vec![json!(many_count)]],
+            "{threads} threads"
+        );
+        assert_eq!(
+            rows_of(&run(threads, &count_most)),
+            vec![vec![json!(most_count), json!(most_sum as f64)]],
             "{threads} threads"
         );
         assert_eq!(

@@ -7,8 +7,9 @@
 //! [`Combiner`] that merges segments — except a group-by the fused kernel serves, whose
 //! parts' state tables add up element by element ([`group_segment_parts`]). The caller says
 //! how many parts a segment may use — its share of the pool's threads — so a query over
-//! fewer segments than threads still uses every core. A filter that scans runs in parts too:
-//! each doc range of the segment filtered by its own executor ([`filter_in_parts`]).
+//! fewer segments than threads still uses every core. A filter that scans (or turns many ids of a
+//! sorted column into doc ranges) runs in parts too: each doc range of the segment filtered by
+//! its own executor ([`filter_in_parts`]).
 
 use crate::context::QueryContext;
 use crate::error::EngineError;
@@ -129,7 +130,7 @@ pub fn execute_segment(
     }
     let traced = ctx.trace.as_ref().map(|_| std::time::Instant::now());
     let mut exec = FilterExecutor::new(segment, ctx);
-    let mut docs = if parts > 1 && node.scans() {
+    let mut docs = if parts > 1 && node.splits() {
         let (docs, entries) = filter_in_parts(&node, segment, parts, ctx)?;
         exec.entries_scanned += entries;
         docs
@@ -216,7 +217,7 @@ fn run_operator<'s>(
     }
 }
 
-/// The documents matching `node`, a filter that scans, found over the segment cut into up to
+/// The documents matching `node`, a filter that splits, found over the segment cut into up to
 /// `parts` doc ranges in parallel (each range its own executor, indexes answering within it),
 /// with the entries the scans read.
 fn filter_in_parts<'s>(

@@ -39,6 +39,9 @@ use segments::index::{
 };
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::Value;
+
+/// Ids of a sorted column from which their doc ranges are found in parts ([`Leaf::splits`]).
+const MANY_SORTED_IDS: usize = 4096;
 use std::ops::{Bound, Range};
 use value_test::{ValueTest, positive_form};
 
@@ -188,6 +191,14 @@ impl Leaf<'_> {
         )
     }
 
+    /// Whether answering the leaf is worth splitting over doc-range parts: it scans, or it turns
+    /// many ids of a sorted column into their doc ranges (a key filter's `IN` list), which each
+    /// part does for the ids whose documents it holds.
+    pub fn splits(&self) -> bool {
+        self.is_scan()
+            || matches!(&self.access, Access::Sorted { ids: IdSet::Ids(v), .. } if v.len() >= MANY_SORTED_IDS)
+    }
+
     /// Pinot's EXPLAIN text for the leaf.
     pub fn explain(&self) -> String {
         let (name, lookup) = match &self.access {
@@ -227,6 +238,17 @@ impl<'s> FilterNode<'s> {
             FilterNode::And(v) | FilterNode::Or(v) => v.iter().any(FilterNode::scans),
             FilterNode::Not { child, .. } => child.scans(),
             FilterNode::Leaf(l) => l.is_scan(),
+        }
+    }
+
+    /// Whether finding the node's documents is worth splitting over doc-range parts
+    /// ([`Leaf::splits`]).
+    pub fn splits(&self) -> bool {
+        match self {
+            FilterNode::MatchAll | FilterNode::Empty => false,
+            FilterNode::And(v) | FilterNode::Or(v) => v.iter().any(FilterNode::splits),
+            FilterNode::Not { child, .. } => child.splits(),
+            FilterNode::Leaf(l) => l.splits(),
         }
     }
 
