@@ -10,6 +10,10 @@
 //! block of its own, and their groups put one after the other. A group's states are the same
 //! either way (its rows are read in the same order). Past the groups limit, the groups kept are
 //! those one pass over the block would have kept: the ones whose first rows come first.
+//!
+//! Dealing rows out costs about what one pass costs when the key is one integer column indexing
+//! an array of groups and the calls only count or add numbers; such an input is instead
+//! aggregated a morsel per thread into arrays of states indexed by key, merged slot by slot.
 
 use super::block::{Cells, Column, DataBlock};
 use super::evaluate::evaluate;
@@ -20,11 +24,12 @@ use crate::aggregate::AggState;
 use crate::column::hash_rows_within;
 use crate::error::EngineError;
 use crate::morsels::{MIN_MORSEL_ROWS, drop_in_morsels, map_items, map_morsels};
-use planner::plan::AggregateCall;
 use planner::plan::aggregate::AggregateFunction;
 use planner::plan::multistage::AggMode;
+use planner::plan::{AggregateCall, Expr};
 use rayon::prelude::*;
 use segments::types::DataType;
+use std::borrow::Cow;
 
 /// Below this many rows an input is aggregated in one pass: cutting it costs more than the
 /// second thread saves.
@@ -51,6 +56,9 @@ impl Aggregate<'_> {
     /// the rows of later groups are dropped, as Pinot's v2 aggregate stops adding groups; the
     /// second value says whether that happened.
     pub fn run(&self, block: DataBlock) -> Result<(DataBlock, bool), EngineError> {
+        if let Some(slots) = self.slots_for(&block) {
+            return Ok((self.by_slots(&block, slots)?, false));
+        }
         let parts = self.parts_for(&block);
         if parts < 2 {
             let (out, _, limited) = self.one_pass(block, self.groups_limit)?;
@@ -110,29 +118,135 @@ impl Aggregate<'_> {
     }
 
     /// Whether one pass costs about what dealing the rows out would: one integer key whose
-    /// values index an array of groups, and calls that count or add numbers.
+    /// values index an array of groups ([`Self::array_key`]), and calls that count or add
+    /// numbers.
     fn one_pass_is_cheap(&self, block: &DataBlock) -> bool {
-        let cols: Vec<&Column> = self
-            .group_keys
+        self.adds_numbers() && self.array_key(block, 4).is_some()
+    }
+
+    /// Whether every call counts or adds numbers, unfiltered.
+    fn adds_numbers(&self) -> bool {
+        self.aggregates.iter().all(|c| {
+            c.filter.is_none()
+                && !c.multi_value
+                && matches!(
+                    c.function,
+                    AggregateFunction::Count
+                        | AggregateFunction::Sum
+                        | AggregateFunction::Min
+                        | AggregateFunction::Max
+                        | AggregateFunction::Avg
+                )
+        })
+    }
+
+    /// The range `(lo, span)` of a single integer key without NULLs, when it is at most
+    /// `per_row` slots a row wide (or narrow whatever the rows) and so worth an array of groups.
+    fn array_key(&self, block: &DataBlock, per_row: u128) -> Option<(i64, usize)> {
+        let [key] = self.group_keys else {
+            return None;
+        };
+        let values = hash_table::plain_ints(&[block.columns.get(*key)?])?;
+        hash_table::dense_range(values, values.len() as u128 * per_row)
+    }
+
+    /// The key range of a large input whose one pass is cheap, when the pool has several threads
+    /// and the range holds at most a slot per four rows (each morsel holds a state per slot) and
+    /// no more groups than the limit: such an input is aggregated a morsel per thread into arrays
+    /// of slots ([`Self::by_slots`]).
+    fn slots_for(&self, block: &DataBlock) -> Option<(i64, usize)> {
+        if rayon::current_num_threads() < 2
+            || self.mode == AggMode::Final
+            || block.num_rows < MIN_PARTITIONED_ROWS
+            || !self.adds_numbers()
+        {
+            return None;
+        }
+        self.array_key(block, 4)
+            .filter(|(_, span)| *span <= self.groups_limit && *span <= block.num_rows / 4)
+    }
+
+    /// Aggregates `block` by its one integer key in the range `lo..lo + span`: each morsel of rows
+    /// accumulates into an array of states indexed by `key - lo`, the morsels' arrays merge slot
+    /// by slot (in parallel over slices of slots), and the slots some row reached become the
+    /// groups, in key order. Each morsel adds up its own rows, so a floating sum may differ in
+    /// its last bits from one pass's, as a segment's doc-range parts' do.
+    fn by_slots(
+        &self,
+        block: &DataBlock,
+        (lo, span): (i64, usize),
+    ) -> Result<DataBlock, EngineError> {
+        let key = &block.columns[self.group_keys[0]];
+        let Cells::I64(keys) = &key.cells else {
+            return Err(EngineError::execution("an integer key without integers"));
+        };
+        // Arguments that are inputs are read where they are (not copied), each morsel's slice
+        // copied on its own thread.
+        type Arg<'b> = Option<Cow<'b, Column>>;
+        let args: Vec<(Arg<'_>, Arg<'_>)> = self
+            .aggregates
             .iter()
-            .filter_map(|k| block.columns.get(*k))
-            .collect();
-        let array_key = hash_table::plain_ints(&cols)
-            .and_then(|v| hash_table::dense_range(v, v.len() as u128 * 4))
-            .is_some();
-        array_key
-            && self.aggregates.iter().all(|c| {
-                c.filter.is_none()
-                    && !c.multi_value
-                    && matches!(
-                        c.function,
-                        AggregateFunction::Count
-                            | AggregateFunction::Sum
-                            | AggregateFunction::Min
-                            | AggregateFunction::Max
-                            | AggregateFunction::Avg
-                    )
+            .map(|call| {
+                let eval = |e: &Expr| crate::vectorised::evaluate(e, block);
+                let arg = call.arg.as_ref().map(eval).transpose()?;
+                let second = call.second.as_ref().map(eval).transpose()?;
+                Ok((arg, second))
             })
+            .collect::<Result<_, EngineError>>()?;
+        // Per morsel: the slots its rows reached, and each call's states over every slot.
+        type Morsel = (Vec<bool>, Vec<Vec<AggState>>);
+        let morsels: Vec<Result<Morsel, EngineError>> = map_morsels(block.num_rows, |rows| {
+            let slots: Vec<u32> = keys[rows.clone()].iter().map(|k| (k - lo) as u32).collect();
+            let mut reached = vec![false; span];
+            for s in &slots {
+                reached[*s as usize] = true;
+            }
+            let slice = |c: &Arg<'_>| c.as_ref().map(|c| c.slice(rows.start, rows.end));
+            let states = self
+                .aggregates
+                .iter()
+                .zip(&args)
+                .map(|(call, (arg, second))| {
+                    accumulate(
+                        call,
+                        &slots,
+                        span,
+                        slice(arg).as_ref(),
+                        slice(second).as_ref(),
+                    )
+                })
+                .collect::<Result<_, _>>()?;
+            Ok((reached, states))
+        });
+        let mut morsels = morsels.into_iter();
+        let (mut reached, mut states) = morsels
+            .next()
+            .ok_or_else(|| EngineError::execution("no morsel"))??;
+        for m in morsels {
+            let (more_reached, more_states) = m?;
+            for (r, m) in reached.iter_mut().zip(more_reached) {
+                *r |= m;
+            }
+            for ((call, into), from) in self.aggregates.iter().zip(&mut states).zip(more_states) {
+                merge_slots(call, into, from)?;
+            }
+        }
+        let slots: Vec<u32> = (0..span as u32).filter(|s| reached[*s as usize]).collect();
+        let mut columns = vec![Column {
+            cells: Cells::I64(slots.iter().map(|s| lo + i64::from(*s)).collect()),
+            data_type: key.data_type,
+            nulls: None,
+        }];
+        for (i, (call, mut all)) in self.aggregates.iter().zip(states).enumerate() {
+            let kept: Vec<AggState> = slots
+                .iter()
+                .map(|s| std::mem::replace(&mut all[*s as usize], AggState::Count(0)))
+                .collect();
+            drop_in_morsels(all);
+            let data_type = self.types.get(1 + i).copied().unwrap_or(DataType::Double);
+            columns.push(self.output_column(call, kept, data_type));
+        }
+        Ok(DataBlock::new(columns, slots.len()))
     }
 
     /// Aggregates `block` in one pass, keeping at most `groups_limit` groups; with the output,
@@ -266,11 +380,21 @@ impl Aggregate<'_> {
                 }
             }
         };
-        let null_handling = self.null_handling;
+        Ok(self.output_column(call, states, data_type))
+    }
+
+    /// A call's output column from its states per group: the states themselves (partial mode),
+    /// else their final values, finalized and typed in morsels put one after the other.
+    fn output_column(
+        &self,
+        call: &AggregateCall,
+        states: Vec<AggState>,
+        data_type: DataType,
+    ) -> Column {
         if self.mode == AggMode::Partial {
-            return Ok(Column::states(data_type, states));
+            return Column::states(data_type, states);
         }
-        // Finalized and typed in morsels, the morsels' columns put one after the other.
+        let null_handling = self.null_handling;
         let column = Column::concat(
             map_morsels(states.len(), |rows| {
                 let values = states[rows]
@@ -282,8 +406,24 @@ impl Aggregate<'_> {
             data_type,
         );
         drop_in_morsels(states);
-        Ok(column)
+        column
     }
+}
+
+/// Each slot's state of `from` merged into the same slot of `into`, slices of slots in parallel.
+fn merge_slots(
+    call: &AggregateCall,
+    into: &mut [AggState],
+    mut from: Vec<AggState>,
+) -> Result<(), EngineError> {
+    into.par_chunks_mut(MIN_MORSEL_ROWS)
+        .zip(from.par_chunks_mut(MIN_MORSEL_ROWS))
+        .try_for_each(|(into, from)| {
+            for (a, b) in into.iter_mut().zip(from) {
+                a.merge(std::mem::replace(b, AggState::Count(0)), &call.function)?;
+            }
+            Ok(())
+        })
 }
 
 /// `block` dealt into `parts` blocks by the columns `keys` — rows with equal keys into the same
@@ -308,8 +448,10 @@ fn deal_by_keys(block: &DataBlock, keys: &[usize], parts: usize) -> Vec<(DataBlo
         };
         p as u16
     };
-    // Per morsel: its rows per part and each column's pieces per part.
-    let dealt: Vec<(Vec<Vec<u32>>, Vec<Vec<Column>>)> = map_morsels(rows, |range| {
+    // Per morsel: its rows per part and each column's pieces per part (`[column][part]`); then
+    // per part: its rows per morsel and each morsel's pieces (`[morsel][column]`).
+    type Pieces = (Vec<Vec<u32>>, Vec<Vec<Column>>);
+    let dealt: Vec<Pieces> = map_morsels(rows, |range| {
         let part: Vec<u16> = range.clone().map(part_of).collect();
         let mut rows_of: Vec<Vec<u32>> = (0..parts)
             .map(|_| Vec::with_capacity(range.len() / parts + 16))
@@ -326,8 +468,7 @@ fn deal_by_keys(block: &DataBlock, keys: &[usize], parts: usize) -> Vec<(DataBlo
         (rows_of, pieces)
     });
     // Regrouped by part (moving the pieces), then each part's pieces joined.
-    let mut by_part: Vec<(Vec<Vec<u32>>, Vec<Vec<Column>>)> =
-        (0..parts).map(|_| (Vec::new(), Vec::new())).collect();
+    let mut by_part: Vec<Pieces> = (0..parts).map(|_| (Vec::new(), Vec::new())).collect();
     for (rows_of, pieces) in dealt {
         for (p, rows) in rows_of.into_iter().enumerate() {
             by_part[p].0.push(rows);
@@ -428,7 +569,8 @@ mod tests {
                     if i % 11 == 0 {
                         Value::Null
                     } else {
-                        Value::Double(i as f64 * 0.37)
+                        // Quarters: sums are exact in any order (morsels add up apart).
+                        Value::Double((i % 1000) as f64 * 0.25)
                     }
                 })
                 .collect();
@@ -467,10 +609,23 @@ mod tests {
                         // Counting and adding by one key that indexes an array: one pass.
                         let cheap = Aggregate {
                             aggregates: &calls[..3],
+                            types: &types[..types.len() - 1],
                             ..agg
                         };
                         let array_key = scale == 1 && group_keys.len() == 1;
                         assert_eq!(three.install(|| cheap.parts_for(&block)) == 1, array_key);
+                        // ... aggregated a morsel per thread into slots instead, within the limit.
+                        assert_eq!(
+                            three.install(|| cheap.slots_for(&block)).is_some(),
+                            array_key && groups_limit == usize::MAX
+                        );
+                        let (one_pass, _) = one.install(|| cheap.run(block.clone())).unwrap();
+                        let (slots, _) = three.install(|| cheap.run(block.clone())).unwrap();
+                        assert_eq!(
+                            sorted_rows(&slots),
+                            sorted_rows(&one_pass),
+                            "cheap: {group_keys:?} {mode:?}"
+                        );
                         let (got, got_limited) = three.install(|| agg.run(block.clone())).unwrap();
                         let what = format!(
                             "scale {scale} keys {group_keys:?} {mode:?} limit {groups_limit}"
