@@ -504,8 +504,7 @@ fn deal_by_keys(block: &DataBlock, keys: &[usize], parts: usize) -> Vec<(DataBlo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use planner::plan::aggregate::AggregateFunction;
-    use planner::plan::{ColumnType, Expr, InputRef};
+    use planner::plan::{ColumnType, InputRef};
     use segments::types::Value;
 
     fn input(index: usize, t: DataType) -> Expr {
