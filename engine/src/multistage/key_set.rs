@@ -192,8 +192,14 @@ pub fn union(blocks: Vec<DataBlock>, filter: &KeyFilter) -> Option<Vec<Value>> {
     Some(keys)
 }
 
-/// `plan` with `filter.column IN (keys)` added to its filter (no key: nothing matches).
-pub fn restrict(plan: &ServerQueryPlan, filter: &KeyFilter, keys: Vec<Value>) -> ServerQueryPlan {
+/// `plan` with `filter.column IN (keys)` added to its filter (no key: nothing matches). The plan
+/// is taken, not copied: a second key filter on the same leaf adds to the first's list without
+/// cloning it.
+pub fn restrict(
+    mut plan: ServerQueryPlan,
+    filter: &KeyFilter,
+    keys: Vec<Value>,
+) -> ServerQueryPlan {
     let added = if keys.is_empty() {
         FilterExpr::Constant(false)
     } else {
@@ -205,18 +211,15 @@ pub fn restrict(plan: &ServerQueryPlan, filter: &KeyFilter, keys: Vec<Value>) ->
             op: PredicateOp::In(keys),
         })
     };
-    let filter = match plan.filter.clone() {
+    plan.filter = Some(match plan.filter.take() {
         None => added,
         Some(FilterExpr::And(mut parts)) => {
             parts.push(added);
             FilterExpr::And(parts)
         }
         Some(other) => FilterExpr::And(vec![other, added]),
-    };
-    ServerQueryPlan {
-        filter: Some(filter),
-        ..plan.clone()
-    }
+    });
+    plan
 }
 
 #[cfg(test)]
@@ -287,6 +290,60 @@ mod tests {
                 "scale {scale}"
             );
         }
+    }
+
+    /// Two key filters on one leaf: each adds its `IN` list to the plan's filter (the second to
+    /// the first's conjunction), no keys match nothing.
+    #[test]
+    fn restrictions_add_up() {
+        let plan = ServerQueryPlan {
+            table: "t".into(),
+            filter: None,
+            kind: planner::plan::ServerQueryKind::Aggregation {
+                aggregates: Vec::new(),
+            },
+            options: Default::default(),
+            explain: false,
+            layout: Default::default(),
+        };
+        let column = |name: &str| {
+            Expr::Column(ColumnRef {
+                name: name.into(),
+                column_type: ColumnType::sv(DataType::Long),
+            })
+        };
+        let other = KeyFilter {
+            column: "m".into(),
+            ..filter()
+        };
+        let once = restrict(plan.clone(), &filter(), vec![Value::Long(1)]);
+        let twice = restrict(once.clone(), &other, vec![Value::Long(2), Value::Long(3)]);
+        let in_list = |c: &str, keys: Vec<Value>| {
+            FilterExpr::Predicate(Predicate {
+                lhs: column(c),
+                op: PredicateOp::In(keys),
+            })
+        };
+        assert_eq!(
+            once.filter,
+            Some(in_list(&filter().column, vec![Value::Long(1)]))
+        );
+        assert_eq!(
+            twice.filter,
+            Some(FilterExpr::And(vec![
+                in_list(&filter().column, vec![Value::Long(1)]),
+                in_list("m", vec![Value::Long(2), Value::Long(3)]),
+            ]))
+        );
+        let thrice = restrict(twice, &filter(), Vec::new());
+        assert!(matches!(
+            thrice.filter,
+            Some(FilterExpr::And(parts)) if parts.len() == 3 && parts[2] == FilterExpr::Constant(false)
+        ));
+        assert_eq!(
+            restrict(plan, &filter(), Vec::new()).filter,
+            Some(FilterExpr::Constant(false))
+        );
     }
 
     #[test]

@@ -197,7 +197,7 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             let mut restricted = None;
             for f in key_filters {
                 if let Some(keys) = key_set::union(env.inputs.receive_keys(f.from_stage)?, f) {
-                    let before = restricted.as_ref().unwrap_or(plan);
+                    let before = restricted.take().unwrap_or_else(|| plan.clone());
                     restricted = Some(key_set::restrict(before, f, keys));
                 }
             }
