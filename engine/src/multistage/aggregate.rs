@@ -39,6 +39,19 @@ const MIN_PARTITIONED_ROWS: usize = 4 * MIN_MORSEL_ROWS;
 /// key) is not all of one thread's work.
 const PARTS_PER_THREAD: usize = 4;
 
+/// How a block is aggregated ([`Aggregate::way`]).
+#[derive(Debug, PartialEq)]
+enum Way {
+    OnePass,
+    /// A morsel per thread into arrays of states indexed by the key's range `(lo, span)`.
+    Slots((i64, usize)),
+    /// Dealt out by key into `parts` parts (by slices of `array_key`'s range when there is one).
+    Parts {
+        parts: usize,
+        array_key: Option<(i64, usize)>,
+    },
+}
+
 /// The operator's settings.
 #[derive(Clone, Copy)]
 pub struct Aggregate<'a> {
@@ -56,15 +69,15 @@ impl Aggregate<'_> {
     /// the rows of later groups are dropped, as Pinot's v2 aggregate stops adding groups; the
     /// second value says whether that happened.
     pub fn run(&self, block: DataBlock) -> Result<(DataBlock, bool), EngineError> {
-        if let Some(slots) = self.slots_for(&block) {
-            return Ok((self.by_slots(&block, slots)?, false));
-        }
-        let parts = self.parts_for(&block);
-        if parts < 2 {
-            let (out, _, limited) = self.one_pass(block, self.groups_limit)?;
-            return Ok((out, limited));
-        }
-        let dealt = deal_by_keys(&block, self.group_keys, parts);
+        let (parts, array_key) = match self.way(&block) {
+            Way::OnePass => {
+                let (out, _, limited) = self.one_pass(block, self.groups_limit)?;
+                return Ok((out, limited));
+            }
+            Way::Slots(range) => return Ok((self.by_slots(&block, range)?, false)),
+            Way::Parts { parts, array_key } => (parts, array_key),
+        };
+        let dealt = deal_by_keys(&block, self.group_keys, parts, array_key);
         drop(block);
         // Each part's groups and, for each, its first row in `block`.
         let outputs: Vec<Result<(DataBlock, Vec<u32>), EngineError>> = dealt
@@ -101,27 +114,37 @@ impl Aggregate<'_> {
         Ok((DataBlock::concat(blocks, self.types), limited))
     }
 
-    /// How many parts `block` is aggregated in: one, unless it is large grouped raw rows (not a
-    /// final merge of states: one row per partial group, a merge apiece), one pass over them
-    /// is not cheap, and the pool has several threads.
-    fn parts_for(&self, block: &DataBlock) -> usize {
+    /// How `block` is aggregated. In one pass, unless it is large grouped raw rows (not a final
+    /// merge of states: one row per partial group, a merge apiece) and the pool has several
+    /// threads; then in parts dealt out by key — unless one pass is cheap: one integer key whose
+    /// values index an array of groups ([`Self::array_key`]) and calls that count or add numbers
+    /// ([`Self::adds_numbers`]), where dealing costs what it saves; such a block goes a morsel
+    /// per thread into arrays of slots ([`Self::by_slots`]) when the range holds at most a slot
+    /// per four rows (each morsel holds a state per slot) and no more groups than the limit,
+    /// else in one pass. The key's range is found once, for all of these.
+    fn way(&self, block: &DataBlock) -> Way {
         let threads = rayon::current_num_threads();
         if threads < 2
             || self.group_keys.is_empty()
             || self.mode == AggMode::Final
             || block.num_rows < MIN_PARTITIONED_ROWS
-            || self.one_pass_is_cheap(block)
         {
-            return 1;
+            return Way::OnePass;
         }
-        threads * PARTS_PER_THREAD
-    }
-
-    /// Whether one pass costs about what dealing the rows out would: one integer key whose
-    /// values index an array of groups ([`Self::array_key`]), and calls that count or add
-    /// numbers.
-    fn one_pass_is_cheap(&self, block: &DataBlock) -> bool {
-        self.adds_numbers() && self.array_key(block, 4).is_some()
+        let array_key = self.array_key(block);
+        match array_key {
+            Some((lo, span)) if self.adds_numbers() => {
+                if span <= self.groups_limit && span <= block.num_rows / 4 {
+                    Way::Slots((lo, span))
+                } else {
+                    Way::OnePass
+                }
+            }
+            _ => Way::Parts {
+                parts: threads * PARTS_PER_THREAD,
+                array_key,
+            },
+        }
     }
 
     /// Whether every call counts or adds numbers, unfiltered.
@@ -140,30 +163,14 @@ impl Aggregate<'_> {
         })
     }
 
-    /// The range `(lo, span)` of a single integer key without NULLs, when it is at most
-    /// `per_row` slots a row wide (or narrow whatever the rows) and so worth an array of groups.
-    fn array_key(&self, block: &DataBlock, per_row: u128) -> Option<(i64, usize)> {
+    /// The range `(lo, span)` of a single integer key without NULLs, when it is at most four
+    /// slots a row wide (or narrow whatever the rows) and so worth an array of groups.
+    fn array_key(&self, block: &DataBlock) -> Option<(i64, usize)> {
         let [key] = self.group_keys else {
             return None;
         };
         let values = hash_table::plain_ints(&[block.columns.get(*key)?])?;
-        hash_table::dense_range(values, values.len() as u128 * per_row)
-    }
-
-    /// The key range of a large input whose one pass is cheap, when the pool has several threads
-    /// and the range holds at most a slot per four rows (each morsel holds a state per slot) and
-    /// no more groups than the limit: such an input is aggregated a morsel per thread into arrays
-    /// of slots ([`Self::by_slots`]).
-    fn slots_for(&self, block: &DataBlock) -> Option<(i64, usize)> {
-        if rayon::current_num_threads() < 2
-            || self.mode == AggMode::Final
-            || block.num_rows < MIN_PARTITIONED_ROWS
-            || !self.adds_numbers()
-        {
-            return None;
-        }
-        self.array_key(block, 4)
-            .filter(|(_, span)| *span <= self.groups_limit && *span <= block.num_rows / 4)
+        hash_table::dense_range(values, values.len() as u128 * 4)
     }
 
     /// Aggregates `block` by its one integer key in the range `lo..lo + span`: each morsel of rows
@@ -428,15 +435,20 @@ fn merge_slots(
 
 /// `block` dealt into `parts` blocks by the columns `keys` — rows with equal keys into the same
 /// block, each block's rows in their order in `block` — with each block's rows' places in
-/// `block`. One integer key whose values index an array is cut by slices of its range (each
-/// part's keys then index an array of their own); other keys by the middle bits of their hash.
+/// `block`. One integer key whose values index an array (its range `dense`, from
+/// [`Aggregate::array_key`]) is cut by slices of its range (each part's keys then index an array
+/// of their own); other keys by the middle bits of their hash.
 /// Each morsel of rows is dealt out in one pass ([`Column::deal`]), then each part joins its
 /// pieces.
-fn deal_by_keys(block: &DataBlock, keys: &[usize], parts: usize) -> Vec<(DataBlock, Vec<u32>)> {
+fn deal_by_keys(
+    block: &DataBlock,
+    keys: &[usize],
+    parts: usize,
+    dense: Option<(i64, usize)>,
+) -> Vec<(DataBlock, Vec<u32>)> {
     let cols: Vec<&Column> = keys.iter().filter_map(|k| block.columns.get(*k)).collect();
     let rows = block.num_rows;
     let ints = hash_table::plain_ints(&cols);
-    let dense = ints.and_then(|v| hash_table::dense_range(v, v.len() as u128 * 4));
     let hashes = match (ints, dense) {
         (Some(_), Some(_)) => Vec::new(),
         _ => hash_rows_within(&cols, rows),
@@ -603,19 +615,23 @@ mod tests {
                             groups_limit,
                         };
                         let (want, want_limited) = one.install(|| agg.run(block.clone())).unwrap();
-                        assert_eq!(one.install(|| agg.parts_for(&block)), 1);
-                        assert!(three.install(|| agg.parts_for(&block)) > 1);
+                        let array_key = scale == 1 && group_keys.len() == 1;
+                        assert_eq!(one.install(|| agg.way(&block)), Way::OnePass);
+                        assert!(matches!(
+                            three.install(|| agg.way(&block)),
+                            Way::Parts { parts, array_key: range } if parts > 1 && range.is_some() == array_key
+                        ));
                         // Counting and adding by one key that indexes an array: one pass.
                         let cheap = Aggregate {
                             aggregates: &calls[..3],
                             types: &types[..types.len() - 1],
                             ..agg
                         };
-                        let array_key = scale == 1 && group_keys.len() == 1;
-                        assert_eq!(three.install(|| cheap.parts_for(&block)) == 1, array_key);
+                        let cheap_way = three.install(|| cheap.way(&block));
+                        assert_eq!(!matches!(cheap_way, Way::Parts { .. }), array_key);
                         // ... aggregated a morsel per thread into slots instead, within the limit.
                         assert_eq!(
-                            three.install(|| cheap.slots_for(&block)).is_some(),
+                            matches!(cheap_way, Way::Slots(_)),
                             array_key && groups_limit == usize::MAX
                         );
                         let (one_pass, _) = one.install(|| cheap.run(block.clone())).unwrap();
