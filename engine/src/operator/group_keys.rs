@@ -343,20 +343,17 @@ impl<'s> GroupKeys<'s> {
             && ds[key].data_type() == data_type
         {
             let d = ds[key];
-            let ids: Vec<u32> = (0..self.len())
-                .map(|slot| {
-                    ((self.slot_ids[slot] / self.strides[key]) % d.len().max(1) as u64) as u32
-                })
-                .collect();
+            let ids =
+                || -> Vec<u32> { (0..self.len()).map(|slot| self.key_id(slot, key)).collect() };
             let cells = match d {
                 Dictionary::Int(_) | Dictionary::Long(_) => {
-                    let mut out = Vec::with_capacity(ids.len());
-                    d.extend_i64s(&ids, &mut out);
+                    let mut out = Vec::with_capacity(self.len());
+                    d.extend_i64s(&ids(), &mut out);
                     Some(Cells::I64(out))
                 }
                 Dictionary::Float(_) | Dictionary::Double(_) => {
-                    let mut out = Vec::with_capacity(ids.len());
-                    d.extend_f64s(&ids, &mut out);
+                    let mut out = Vec::with_capacity(self.len());
+                    d.extend_f64s(&ids(), &mut out);
                     Some(Cells::F64(out))
                 }
                 _ => None,
@@ -384,13 +381,16 @@ impl<'s> GroupKeys<'s> {
     /// Key `key` of group `slot`: with dictionaries, its id taken from the slot's combined id.
     fn key_value(&self, slot: usize, key: usize) -> Value {
         match &self.dicts {
-            Some(ds) => {
-                let d = ds[key];
-                let id = (self.slot_ids[slot] / self.strides[key]) % d.len().max(1) as u64;
-                d.value(id as u32)
-            }
+            Some(ds) => ds[key].value(self.key_id(slot, key)),
             None => self.slot_values[slot][key].clone(),
         }
+    }
+
+    /// The dictionary id of key `key` in group `slot`, taken from the slot's combined id (keys
+    /// in dictionary space only).
+    fn key_id(&self, slot: usize, key: usize) -> u32 {
+        let d = self.dicts.as_ref().map_or(1, |ds| ds[key].len().max(1));
+        ((self.slot_ids[slot] / self.strides[key]) % u64::from(d)) as u32
     }
 }
 
