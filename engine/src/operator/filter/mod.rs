@@ -233,22 +233,22 @@ impl Leaf<'_> {
 impl<'s> FilterNode<'s> {
     /// Whether any leaf scans documents.
     pub fn scans(&self) -> bool {
-        match self {
-            FilterNode::MatchAll | FilterNode::Empty => false,
-            FilterNode::And(v) | FilterNode::Or(v) => v.iter().any(FilterNode::scans),
-            FilterNode::Not { child, .. } => child.scans(),
-            FilterNode::Leaf(l) => l.is_scan(),
-        }
+        self.any_leaf(&Leaf::is_scan)
     }
 
     /// Whether finding the node's documents is worth splitting over doc-range parts
     /// ([`Leaf::splits`]).
     pub fn splits(&self) -> bool {
+        self.any_leaf(&Leaf::splits)
+    }
+
+    /// Whether some leaf meets `test`.
+    fn any_leaf(&self, test: &impl Fn(&Leaf<'s>) -> bool) -> bool {
         match self {
             FilterNode::MatchAll | FilterNode::Empty => false,
-            FilterNode::And(v) | FilterNode::Or(v) => v.iter().any(FilterNode::splits),
-            FilterNode::Not { child, .. } => child.splits(),
-            FilterNode::Leaf(l) => l.splits(),
+            FilterNode::And(v) | FilterNode::Or(v) => v.iter().any(|c| c.any_leaf(test)),
+            FilterNode::Not { child, .. } => child.any_leaf(test),
+            FilterNode::Leaf(l) => test(l),
         }
     }
 
