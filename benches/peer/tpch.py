@@ -4,8 +4,8 @@ and chDB (ClickHouse in-process), one thread each, same run, answers checked equ
 Prepare once with `benches/peer/setup.sh [SF]`, then
     benches/.venv-peers/bin/python benches/peer/tpch.py [--sf 1] [--runs 3] [--queries 1,2,3]
         [--threads] [--servers N]
-It starts a cluster with `tpch_joins.py --hold` (RAYON_NUM_THREADS=1; `TESSERA_BIN` picks the
-binary, else the release build), loads DuckDB and chDB with the same eight tables typed as
+It starts a cluster with `tpch_joins.py --hold` (RAYON_NUM_THREADS=1 on one core; `TESSERA_BIN`
+picks the binary, else the release build), loads DuckDB and chDB with the same eight tables typed as
 Tessera's schemas (keys INT/LONG, money DOUBLE, dates STRING 'YYYY-MM-DD'), and runs each query
 `--runs` times per engine, interleaved (Tessera, DuckDB, chDB, Tessera, …). It prints each
 engine's median in ms, Tessera's ratio to the faster peer, the geometric mean of those ratios
@@ -13,7 +13,7 @@ and the totals. With `--threads` it then starts a second cluster with the defaul
 cores) and prints the total of the 22 at one thread against all cores, run alternately.
 `--servers N` runs N server processes with each large table split into N segments.
 """
-import argparse, json, math, os, signal, statistics, subprocess, sys, time
+import argparse, json, math, os, shutil, signal, statistics, subprocess, sys, time
 
 import duckdb
 
@@ -25,13 +25,18 @@ OPTIONS = ("useMultistageEngine=true;timeoutMs=600000;maxRowsInJoin=100000000;ma
 
 
 def start_cluster(sf, threads, servers):
-    """Starts `tpch_joins.py --hold`; returns (process, broker URL)."""
+    """Starts `tpch_joins.py --hold`; returns (process, broker URL). A one-thread cluster runs on
+    one core (`taskset -c 0`): a query's pool has one thread, but its stage workers are threads of
+    their own, and two stages computing at once would otherwise use a second core that DuckDB and
+    chDB, one thread each, do not get."""
     env = dict(os.environ)
     if threads:
         env["RAYON_NUM_THREADS"] = str(threads)
     else:
         env["RAYON_NUM_THREADS"] = str(os.cpu_count() or 1)
     cmd = [sys.executable, os.path.join(HERE, "tpch_joins.py"), "--sf", sf, "--hold"]
+    if threads == 1 and shutil.which("taskset"):
+        cmd = ["taskset", "-c", str(min(os.sched_getaffinity(0)))] + cmd
     if servers:
         cmd += ["--servers", str(servers), "--segments", str(servers)]
     p = subprocess.Popen(cmd, cwd=HERE, env=env, stdout=subprocess.PIPE, text=True)

@@ -10,7 +10,7 @@
 //! key.
 
 use super::block::{Column, DataBlock};
-use super::hash_table::{equi_pairs, group_ids};
+use super::hash_table::{Matches, equi_pairs, group_ids};
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use planner::plan::multistage::{AsofMatch, AsofOp};
@@ -76,7 +76,15 @@ pub fn closest_pairs(
     } else {
         let reps: Vec<Column> = rk.iter().map(|c| c.take(&first)).collect();
         let reps: Vec<&Column> = reps.iter().collect();
-        let (probe, build) = equi_pairs(&reps, first.len(), &lk, left.num_rows, usize::MAX, ctx)?;
+        let (probe, build) = equi_pairs(
+            &reps,
+            first.len(),
+            &lk,
+            left.num_rows,
+            usize::MAX,
+            Matches::All,
+            ctx,
+        )?;
         for (p, g) in probe.into_iter().zip(build) {
             group_of[p as usize] = g;
         }

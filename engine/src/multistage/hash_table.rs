@@ -149,6 +149,16 @@ pub(super) fn dense_range(keys: &[i64], worth: u128) -> Option<(i64, usize)> {
         .then_some((lo, span as usize))
 }
 
+/// Which of a probe row's matches a join wants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Matches {
+    /// Every matching build row (the pairs a join's rows are made of).
+    All,
+    /// The first matching build row only: whether the probe row has a match at all (a semi or
+    /// anti join with no condition on the pair), without walking the rest of its chain.
+    First,
+}
+
 /// Matching row pairs `(probe, build)` of an equi-join on `probe_keys = build_keys`; NULL keys
 /// match nothing. Stops soon after more than `max_pairs` pairs are found (checked every few
 /// thousand probe rows; the caller sees the excess and decides).
@@ -158,10 +168,11 @@ pub fn equi_pairs(
     probe_keys: &[&Column],
     probe_rows: usize,
     max_pairs: usize,
+    matches: Matches,
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
     if let (Some(b), Some(p)) = (plain_ints(build_keys), plain_ints(probe_keys)) {
-        return int_pairs(b, p, max_pairs, ctx);
+        return int_pairs(b, p, max_pairs, matches, ctx);
     }
     let build_hashes = hash_rows(build_keys, build_rows);
     let next = Chains::new(build_rows);
@@ -189,6 +200,9 @@ pub fn equi_pairs(
             if same_row(probe_keys, p, build_keys, at as usize) {
                 out.0.push(p as u32);
                 out.1.push(at);
+                if matches == Matches::First {
+                    return;
+                }
             }
             at = next.after(at);
         }
@@ -277,6 +291,7 @@ fn int_pairs(
     build_keys: &[i64],
     probe_keys: &[i64],
     max_pairs: usize,
+    matches: Matches,
     ctx: &QueryContext,
 ) -> Result<(Vec<u32>, Vec<u32>), EngineError> {
     let next = Chains::new(build_keys.len());
@@ -341,6 +356,9 @@ fn int_pairs(
         while at != NO_ROW {
             out.0.push(p as u32);
             out.1.push(at);
+            if matches == Matches::First {
+                return;
+            }
             at = next.after(at);
         }
     })
@@ -384,7 +402,7 @@ mod tests {
             vec![Value::Double(1.0), Value::Null, Value::Double(2.5)],
         );
         let ctx = QueryContext::new(Default::default());
-        let (p, b) = equi_pairs(&[&ints], 5, &[&doubles], 3, 100, &ctx).unwrap();
+        let (p, b) = equi_pairs(&[&ints], 5, &[&doubles], 3, 100, Matches::All, &ctx).unwrap();
         assert_eq!((p, b), (vec![0, 0], vec![0, 3]));
         let strings = Column::from_values(
             DataType::String,
@@ -434,7 +452,16 @@ mod tests {
             let expected = naive(&build, &probe);
             let (b, p) = (long(&build), long(&probe));
             let got = pool.install(|| {
-                equi_pairs(&[&b], build.len(), &[&p], probe.len(), usize::MAX, &ctx).unwrap()
+                equi_pairs(
+                    &[&b],
+                    build.len(),
+                    &[&p],
+                    probe.len(),
+                    usize::MAX,
+                    Matches::All,
+                    &ctx,
+                )
+                .unwrap()
             });
             assert_eq!(got, expected, "scale {scale}");
             let (b2, p2) = (long(&vec![1; build.len()]), long(&vec![1; probe.len()]));
@@ -445,11 +472,38 @@ mod tests {
                     &[&p, &p2],
                     probe.len(),
                     usize::MAX,
+                    Matches::All,
                     &ctx,
                 )
                 .unwrap()
             });
             assert_eq!(got, expected, "two keys, scale {scale}");
+            // The first match of each probe row: its lowest build row, probe rows in order.
+            let mut first = (Vec::new(), Vec::new());
+            for (p, b) in expected.0.iter().zip(&expected.1) {
+                if first.0.last() != Some(p) {
+                    first.0.push(*p);
+                    first.1.push(*b);
+                }
+            }
+            assert!(first.0.len() < expected.0.len());
+            for keys in [vec![&b], vec![&b, &b2]] {
+                let probe_keys = if keys.len() == 1 {
+                    vec![&p]
+                } else {
+                    vec![&p, &p2]
+                };
+                let got = pool.install(|| {
+                    let (n, m) = (build.len(), probe.len());
+                    equi_pairs(&keys, n, &probe_keys, m, usize::MAX, Matches::First, &ctx).unwrap()
+                });
+                assert_eq!(
+                    got,
+                    first,
+                    "first matches, {} keys, scale {scale}",
+                    keys.len()
+                );
+            }
         }
     }
 
@@ -465,11 +519,11 @@ mod tests {
         );
         assert!(plain_ints(&[&build]).is_some());
         let ctx = QueryContext::new(Default::default());
-        let (p, b) = equi_pairs(&[&build], 3, &[&probe], 3, 100, &ctx).unwrap();
+        let (p, b) = equi_pairs(&[&build], 3, &[&probe], 3, 100, Matches::All, &ctx).unwrap();
         assert_eq!((p, b), (vec![0, 0, 2], vec![0, 2, 1]));
         // Past the cap the probe stops (checked every few thousand rows): the caller sees
         // more pairs than allowed and decides.
-        let (p, _) = equi_pairs(&[&build], 3, &[&probe], 3, 1, &ctx).unwrap();
+        let (p, _) = equi_pairs(&[&build], 3, &[&probe], 3, 1, Matches::All, &ctx).unwrap();
         assert!(p.len() > 1);
         assert_eq!(group_ids(&[&build], 3), (vec![0, 1, 0], vec![0, 1]));
         // Keys too spread out for an array of heads go through the hash table: same pairs.
@@ -479,7 +533,7 @@ mod tests {
         );
         let probe =
             Column::from_values(DataType::Long, vec![Value::Long(-5), Value::Long(1 << 40)]);
-        let (p, b) = equi_pairs(&[&spread], 3, &[&probe], 2, 100, &ctx).unwrap();
+        let (p, b) = equi_pairs(&[&spread], 3, &[&probe], 2, 100, Matches::All, &ctx).unwrap();
         assert_eq!((p, b), (vec![0, 1, 1], vec![1, 0, 2]));
     }
 }

@@ -16,7 +16,7 @@ use super::aggregate::Aggregate;
 use super::asof;
 use super::block::{Column, DataBlock, NO_ROW};
 use super::evaluate::{evaluate, selected};
-use super::hash_table;
+use super::hash_table::{self, Matches};
 use super::key_set;
 use super::sort::sort;
 use super::stats::{OperatorStats, StatsRecorder};
@@ -424,12 +424,35 @@ fn matching_pairs(
     };
     if !j.left_keys.is_empty() {
         let (lk, rk) = (keys(left, j.left_keys), keys(right, j.right_keys));
+        // A semi, anti or NOT IN join without a condition on the pair asks only whether a left
+        // row has a match (the right side builds for those, and the left probes).
+        let matches = match j.kind {
+            JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn if j.condition.is_none() => {
+                Matches::First
+            }
+            _ => Matches::All,
+        };
         let (li, ri) = if build_left {
-            let (r, l) =
-                hash_table::equi_pairs(&lk, left.num_rows, &rk, right.num_rows, max_pairs, ctx)?;
+            let (r, l) = hash_table::equi_pairs(
+                &lk,
+                left.num_rows,
+                &rk,
+                right.num_rows,
+                max_pairs,
+                matches,
+                ctx,
+            )?;
             (l, r)
         } else {
-            hash_table::equi_pairs(&rk, right.num_rows, &lk, left.num_rows, max_pairs, ctx)?
+            hash_table::equi_pairs(
+                &rk,
+                right.num_rows,
+                &lk,
+                left.num_rows,
+                max_pairs,
+                matches,
+                ctx,
+            )?
         };
         return filter(li, ri);
     }
