@@ -289,9 +289,20 @@ impl Aggregate<'_> {
         } else {
             first.len()
         };
+        // A final merge whose every row is a group of its own (one worker grouped them all)
+        // moves its key columns out: it reads only the state columns after them.
+        let own_groups = self.mode == AggMode::Final
+            && first.len() == block.num_rows
+            && group_keys.windows(2).all(|k| k[0] < k[1]);
         let mut columns: Vec<Column> = group_keys
             .iter()
-            .map(|k| block.columns[*k].take(&first))
+            .map(|k| match own_groups {
+                true => {
+                    let empty = Column::empty(block.columns[*k].data_type);
+                    std::mem::replace(&mut block.columns[*k], empty)
+                }
+                false => block.columns[*k].take(&first),
+            })
             .collect();
         // Each call's states over the rows; the calls in parallel (their inputs are disjoint).
         let inputs: Vec<(usize, &AggregateCall, Option<Cells>)> = match self.mode {

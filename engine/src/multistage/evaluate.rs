@@ -7,6 +7,7 @@
 use super::block::{Cells, Column, DataBlock};
 use crate::code_book::CodeBook;
 use crate::error::EngineError;
+use crate::morsels::{map_morsels, morsels};
 use crate::per_entry;
 use crate::vectorised::{self, Batch, Vector};
 use planner::plan::Expr;
@@ -189,7 +190,49 @@ fn per_code(expr: &Expr, block: &DataBlock) -> Option<Column> {
 }
 
 /// The rows of `block` for which `condition` is TRUE.
+///
+/// A large block whose condition reads only number columns is tested a morsel per pool thread,
+/// each on a block of its slice of those columns (a condition over coded text is evaluated once
+/// per entry of the text's book, which every morsel would repeat).
 pub(super) fn selected(condition: &Expr, block: &DataBlock) -> Result<Vec<u32>, EngineError> {
+    let mut reads = vec![false; block.columns.len()];
+    let mut numbers = true;
+    condition.visit(&mut |e| {
+        if let Expr::Input(i) = e {
+            match block.columns.get(i.index) {
+                Some(c) if matches!(c.cells, Cells::I64(_) | Cells::F64(_)) => {
+                    reads[i.index] = true
+                }
+                _ => numbers = false,
+            }
+        }
+    });
+    if !numbers || morsels(block.num_rows).len() < 2 {
+        return selected_in(condition, block);
+    }
+    let kept = map_morsels(block.num_rows, |rows| {
+        let columns = block
+            .columns
+            .iter()
+            .zip(&reads)
+            .map(|(c, read)| match read {
+                true => c.slice(rows.start, rows.end),
+                false => Column::empty(c.data_type),
+            })
+            .collect();
+        let start = rows.start as u32;
+        let kept = selected_in(condition, &DataBlock::new(columns, rows.len()))?;
+        Ok::<_, EngineError>(kept.into_iter().map(|k| k + start).collect::<Vec<u32>>())
+    });
+    let mut all = Vec::new();
+    for k in kept {
+        all.extend(k?);
+    }
+    Ok(all)
+}
+
+/// [`selected`] in one pass over the whole block.
+fn selected_in(condition: &Expr, block: &DataBlock) -> Result<Vec<u32>, EngineError> {
     let c = vectorised::evaluate(condition, block)?;
     if let (Cells::I64(v), DataType::Boolean) = (&c.cells, c.data_type) {
         let null = |i: usize| c.nulls.as_ref().is_some_and(|n| n[i]);
@@ -281,6 +324,75 @@ mod tests {
             }
         }
     }
+    /// A number condition over a large block on a pool of three keeps the rows one pass keeps,
+    /// in order; one over coded text too (in one pass).
+    #[test]
+    fn large_blocks_are_tested_in_morsels_as_in_one_pass() {
+        let rows = crate::morsels::MIN_MORSEL_ROWS * 5 + 7;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let sums: Vec<Value> = (0..rows)
+            .map(|i| match i % 13 {
+                0 => Value::Null,
+                _ => Value::Double((i * 37 % 1000) as f64),
+            })
+            .collect();
+        let keys: Vec<Value> = (0..rows).map(|i| Value::Long(i as i64)).collect();
+        let book = CodeBook::from_values((0..7).map(|t| Value::String(format!("t{t}"))).collect());
+        let text = Column {
+            cells: Cells::Coded {
+                ids: (0..rows as u32).map(|i| i % 7).collect(),
+                dict: Arc::new(book),
+            },
+            data_type: DataType::String,
+            nulls: None,
+        };
+        let block = DataBlock::new(
+            vec![
+                Column::from_values(DataType::Long, keys),
+                Column::from_values(DataType::Double, sums),
+                text,
+            ],
+            rows,
+        );
+        let over = |op, left: Box<Expr>, value: Value| Expr::Compare {
+            op,
+            left,
+            right: Box::new(Expr::literal(value)),
+        };
+        let conditions = [
+            over(CmpOp::Gt, input(1, DataType::Double), Value::Double(300.0)),
+            Expr::And(vec![
+                over(CmpOp::Gt, input(1, DataType::Double), Value::Double(300.0)),
+                over(
+                    CmpOp::Lt,
+                    input(0, DataType::Long),
+                    Value::Long(rows as i64 / 2),
+                ),
+            ]),
+            over(
+                CmpOp::Eq,
+                input(2, DataType::String),
+                Value::String("t3".into()),
+            ),
+        ];
+        assert!(pool.install(|| morsels(rows).len()) > 1);
+        for c in &conditions {
+            let one = selected_in(c, &block).unwrap();
+            assert!(!one.is_empty() && one.len() < rows);
+            let rows_kept: Vec<u32> = (0..rows)
+                .filter(|&row| {
+                    eval(c, &BlockRow { block: &block, row }).unwrap() == Value::Boolean(true)
+                })
+                .map(|r| r as u32)
+                .collect();
+            assert_eq!(one, rows_kept);
+            assert_eq!(pool.install(|| selected(c, &block)).unwrap(), one, "{c:?}");
+        }
+    }
+
     fn boolean_block() -> DataBlock {
         let b = |v: Option<bool>| v.map_or(Value::Null, Value::Boolean);
         let t = [Some(true), Some(false), None];

@@ -107,9 +107,14 @@ pub fn group_ids(keys: &[&Column], rows: usize) -> (Vec<u32>, Vec<u32>) {
     (groups, first)
 }
 
-/// [`group_ids`] of one integral key without NULLs: keys in a range not much wider than the
-/// rows (order keys, ids) index an array of group ids directly; others go through a hash table.
+/// [`group_ids`] of one integral key without NULLs: keys in ascending order (a leaf's groups
+/// by a sorted column, merged in order) are numbered by their runs, no table at all; keys in a
+/// range not much wider than the rows (order keys, ids) index an array of group ids directly;
+/// others go through a hash table.
 fn int_group_ids(values: &[i64]) -> (Vec<u32>, Vec<u32>) {
+    if values.is_sorted() {
+        return run_group_ids(values);
+    }
     let mut first = Vec::new();
     let dense = dense_range(values, values.len() as u128 * 4);
     let mut assign = |slot: &mut u32, r: usize| {
@@ -135,6 +140,19 @@ fn int_group_ids(values: &[i64]) -> (Vec<u32>, Vec<u32>) {
             .map(|(r, v)| assign(ids.entry(*v).or_insert(NO_ROW), r))
             .collect()
     };
+    (groups, first)
+}
+
+/// [`group_ids`] of keys in ascending order: each run of equal keys is a group.
+fn run_group_ids(values: &[i64]) -> (Vec<u32>, Vec<u32>) {
+    let mut first: Vec<u32> = Vec::new();
+    let mut groups = Vec::with_capacity(values.len());
+    for (r, v) in values.iter().enumerate() {
+        if r == 0 || values[r - 1] != *v {
+            first.push(r as u32);
+        }
+        groups.push(first.len() as u32 - 1);
+    }
     (groups, first)
 }
 
@@ -377,8 +395,24 @@ mod tests {
             let (groups, first) = int_group_ids(&keys);
             assert_eq!(groups, vec![0, 1, 0, 2, 1, 1, 3]);
             assert_eq!(first, vec![0, 1, 3, 6]);
+            // Ascending keys by their runs, as the tables number them.
+            let sorted: Vec<i64> = [-2, 3, 3, 3, 5, 9, 9].iter().map(|k| k * scale).collect();
+            let by_runs = int_group_ids(&sorted);
+            assert_eq!(by_runs, (vec![0, 1, 1, 1, 2, 3, 3], vec![0, 1, 4, 5]));
+            let mut ids = IntIndex::default();
+            let mut by_table = (Vec::new(), Vec::new());
+            for (r, k) in sorted.iter().enumerate() {
+                let next = ids.len() as u32;
+                let g = *ids.entry(*k).or_insert_with(|| {
+                    by_table.1.push(r as u32);
+                    next
+                });
+                by_table.0.push(g);
+            }
+            assert_eq!(by_runs, by_table);
         }
         assert_eq!(int_group_ids(&[]), (vec![], vec![]));
+        assert_eq!(int_group_ids(&[7]), (vec![0], vec![0]));
     }
 
     #[test]
