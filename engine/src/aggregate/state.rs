@@ -371,6 +371,32 @@ impl AggState {
         }
     }
 
+    /// The final value of a summing, averaging or extreme state (SUM, MIN, MAX, AVG,
+    /// MINMAXRANGE) as a number, `None` inside for NULL — without a [`Value`], for a column of
+    /// many groups; `None` for any other state.
+    pub fn finalize_number(
+        &self,
+        f: &AggregateFunction,
+        null_handling: bool,
+    ) -> Option<Option<f64>> {
+        let or_default = |v: Option<f64>, default: f64| match v {
+            Some(x) => Some(x),
+            None if null_handling => None,
+            None => Some(default),
+        };
+        Some(match self {
+            AggState::Sum(s) if matches!(f, AggregateFunction::Sum0) => Some(s.unwrap_or(0.0)),
+            AggState::Sum(s) => or_default(*s, 0.0),
+            AggState::Min(m) => or_default(*m, f64::INFINITY),
+            AggState::Max(m) => or_default(*m, f64::NEG_INFINITY),
+            AggState::Avg { sum, count } => {
+                or_default((*count > 0).then(|| sum / *count as f64), f64::NEG_INFINITY)
+            }
+            AggState::MinMax(mm) => or_default(mm.map(|(lo, hi)| hi - lo), f64::NEG_INFINITY),
+            _ => return None,
+        })
+    }
+
     /// The final value.
     pub fn finalize(&self, f: &AggregateFunction, null_handling: bool) -> Value {
         let or_default = |v: Option<f64>, default: f64| match v {
@@ -380,16 +406,14 @@ impl AggState {
         };
         match self {
             AggState::Count(n) => Value::Long(*n),
-            AggState::Sum(s) if matches!(f, AggregateFunction::Sum0) => {
-                Value::Double(s.unwrap_or(0.0))
-            }
-            AggState::Sum(s) => or_default(*s, 0.0),
-            AggState::Min(m) => or_default(*m, f64::INFINITY),
-            AggState::Max(m) => or_default(*m, f64::NEG_INFINITY),
-            AggState::Avg { sum, count } => {
-                or_default((*count > 0).then(|| sum / *count as f64), f64::NEG_INFINITY)
-            }
-            AggState::MinMax(mm) => or_default(mm.map(|(lo, hi)| hi - lo), f64::NEG_INFINITY),
+            AggState::Sum(_)
+            | AggState::Min(_)
+            | AggState::Max(_)
+            | AggState::Avg { .. }
+            | AggState::MinMax(_) => self
+                .finalize_number(f, null_handling)
+                .flatten()
+                .map_or(Value::Null, Value::Double),
             AggState::Distinct(set) => match f {
                 AggregateFunction::DistinctSum | AggregateFunction::DistinctAvg => {
                     let sum: f64 = set.iter().filter_map(|k| k.0.as_f64()).sum();

@@ -415,7 +415,11 @@ impl Aggregate<'_> {
         let null_handling = self.null_handling;
         let column = Column::concat(
             map_morsels(states.len(), |rows| {
-                let values = states[rows]
+                let states = &states[rows];
+                if let Some(numbers) = finalize_numbers(call, states, data_type, null_handling) {
+                    return numbers;
+                }
+                let values = states
                     .iter()
                     .map(|s| s.finalize(&call.function, null_handling))
                     .collect();
@@ -426,6 +430,49 @@ impl Aggregate<'_> {
         drop_in_morsels(states);
         column
     }
+}
+
+/// The final values of counting, summing, averaging and extreme states as a number column of
+/// `data_type` (COUNT's as integers, the others' as doubles), straight from the states: no
+/// [`Value`](segments::types::Value) per group. `None` when a state is of another kind or the
+/// type does not hold its values.
+fn finalize_numbers(
+    call: &AggregateCall,
+    states: &[AggState],
+    data_type: DataType,
+    null_handling: bool,
+) -> Option<Column> {
+    let mut nulls: Option<Vec<bool>> = None;
+    let cells = match data_type {
+        DataType::Long => Cells::I64(
+            states
+                .iter()
+                .map(|s| match s {
+                    AggState::Count(n) => Some(*n),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?,
+        ),
+        DataType::Double => {
+            let mut values = Vec::with_capacity(states.len());
+            for (i, s) in states.iter().enumerate() {
+                match s.finalize_number(&call.function, null_handling)? {
+                    Some(x) => values.push(x),
+                    None => {
+                        nulls.get_or_insert_with(|| vec![false; states.len()])[i] = true;
+                        values.push(0.0);
+                    }
+                }
+            }
+            Cells::F64(values)
+        }
+        _ => return None,
+    };
+    Some(Column {
+        cells,
+        data_type,
+        nulls,
+    })
 }
 
 /// Each slot's state of `from` merged into the same slot of `into`, slices of slots in parallel.
@@ -664,5 +711,71 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Counting, summing, averaging and extreme states finalize into the number column their
+    /// values make, NULLs and the defaults without null handling included; others are left to
+    /// the values.
+    #[test]
+    fn simple_states_finalize_as_their_values() {
+        use AggState as S;
+        let cases = [
+            (
+                AggregateFunction::Count,
+                DataType::Long,
+                vec![S::Count(3), S::Count(0)],
+            ),
+            (
+                AggregateFunction::Sum,
+                DataType::Double,
+                vec![S::Sum(Some(1.5)), S::Sum(None)],
+            ),
+            (
+                AggregateFunction::Sum0,
+                DataType::Double,
+                vec![S::Sum(None), S::Sum(Some(-2.0))],
+            ),
+            (
+                AggregateFunction::Min,
+                DataType::Double,
+                vec![S::Min(None), S::Min(Some(-0.0))],
+            ),
+            (
+                AggregateFunction::Max,
+                DataType::Double,
+                vec![S::Max(Some(7.0)), S::Max(None)],
+            ),
+            (
+                AggregateFunction::Avg,
+                DataType::Double,
+                vec![S::Avg { sum: 3.0, count: 2 }, S::Avg { sum: 0.0, count: 0 }],
+            ),
+            (
+                AggregateFunction::MinMaxRange,
+                DataType::Double,
+                vec![S::MinMax(Some((1.0, 4.5))), S::MinMax(None)],
+            ),
+        ];
+        for (function, data_type, states) in cases {
+            let c = call(function.clone(), None);
+            for null_handling in [true, false] {
+                let values = states
+                    .iter()
+                    .map(|s| s.finalize(&function, null_handling))
+                    .collect();
+                let want = Column::from_values(data_type, values);
+                let got = finalize_numbers(&c, &states, data_type, null_handling);
+                assert_eq!(got, Some(want), "{function:?} nulls {null_handling}");
+            }
+        }
+        // A count as a double, or a state of another kind: left to the values.
+        let c = call(AggregateFunction::Count, None);
+        assert_eq!(
+            finalize_numbers(&c, &[S::Count(1)], DataType::Double, true),
+            None
+        );
+        let c = call(AggregateFunction::Mode, None);
+        let mode = S::Mode(Default::default());
+        assert_eq!(finalize_numbers(&c, &[mode], DataType::Double, true), None);
     }
 }
