@@ -14,7 +14,10 @@ use std::sync::{Arc, OnceLock};
 
 /// The values of a coded column, by code.
 pub struct CodeBook {
-    values: Vec<OnceLock<Value>>,
+    /// Each code's value once decoded. A lazy book makes its slots at its first read: the books
+    /// of a segment column's parts, merged into one book and dropped, are never read.
+    values: OnceLock<Vec<OnceLock<Value>>>,
+    codes: usize,
     /// Where undecoded values come from: the segment dictionary and each code's id in it.
     source: Option<(Arc<ValueDecoder>, Vec<u32>)>,
 }
@@ -23,7 +26,8 @@ impl CodeBook {
     /// A book of `values`, decoded.
     pub fn from_values(values: Vec<Value>) -> CodeBook {
         CodeBook {
-            values: values.into_iter().map(OnceLock::from).collect(),
+            codes: values.len(),
+            values: OnceLock::from(values.into_iter().map(OnceLock::from).collect::<Vec<_>>()),
             source: None,
         }
     }
@@ -32,7 +36,8 @@ impl CodeBook {
     /// first read.
     pub fn lazy(decoder: Arc<ValueDecoder>, ids: Vec<u32>) -> CodeBook {
         CodeBook {
-            values: (0..ids.len()).map(|_| OnceLock::new()).collect(),
+            values: OnceLock::new(),
+            codes: ids.len(),
             source: Some((decoder, ids)),
         }
     }
@@ -40,7 +45,10 @@ impl CodeBook {
     /// The value of `code` (NULL for a code the book does not have).
     pub fn get(&self, code: u32) -> &Value {
         static NULL: Value = Value::Null;
-        let Some(slot) = self.values.get(code as usize) else {
+        let values = self
+            .values
+            .get_or_init(|| (0..self.codes).map(|_| OnceLock::new()).collect());
+        let Some(slot) = values.get(code as usize) else {
             return &NULL;
         };
         slot.get_or_init(|| match &self.source {
@@ -51,12 +59,12 @@ impl CodeBook {
 
     /// Codes in the book.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.codes
     }
 
     /// Whether the book has no codes.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.codes == 0
     }
 
     /// Whether reading every value costs no decoding (then per-value work may be done for all).
@@ -113,7 +121,7 @@ impl CodeBook {
 
     /// Every value, in code order (decoding those not read yet).
     pub fn iter(&self) -> impl Iterator<Item = &Value> {
-        (0..self.values.len() as u32).map(|c| self.get(c))
+        (0..self.codes as u32).map(|c| self.get(c))
     }
 }
 
@@ -127,7 +135,7 @@ impl std::ops::Index<usize> for CodeBook {
 impl std::fmt::Debug for CodeBook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CodeBook")
-            .field("codes", &self.values.len())
+            .field("codes", &self.codes)
             .field("lazy", &self.source.is_some())
             .finish()
     }
@@ -186,6 +194,9 @@ mod tests {
         let two = CodeBook::lazy(Arc::new(dict.clone().decoder()), vec![0, 3, 2]);
         let (merged, remaps) = CodeBook::merge_lazy(&[&one, &two]).unwrap();
         assert!(!merged.is_decoded());
+        // Merged unread: neither book made its slots.
+        assert!(one.values.get().is_none() && two.values.get().is_none());
+        assert_eq!((merged.len(), one.len()), (3, 2));
         assert_eq!(remaps, vec![vec![0, 1], vec![1, 2, 0]]);
         let texts: Vec<Value> = merged.iter().cloned().collect();
         let s = |x: &str| Value::String(x.into());
