@@ -8,7 +8,7 @@ use super::block::{Cells, Column, NO_ROW};
 use crate::column::{hash_rows, hash_rows_within};
 use crate::context::QueryContext;
 use crate::error::EngineError;
-use crate::morsels::map_items;
+use crate::morsels::{map_items, map_morsels};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -192,6 +192,9 @@ pub fn equi_pairs(
     if let (Some(b), Some(p)) = (plain_ints(build_keys), plain_ints(probe_keys)) {
         return int_pairs(b, p, max_pairs, matches, ctx);
     }
+    if let Some((b, p)) = packed_keys(build_keys, probe_keys) {
+        return int_pairs(&b, &p, max_pairs, matches, ctx);
+    }
     let build_hashes = hash_rows(build_keys, build_rows);
     let next = Chains::new(build_rows);
     let parts = build_parts(build_rows);
@@ -225,6 +228,47 @@ pub fn equi_pairs(
             at = next.after(at);
         }
     })
+}
+
+/// Two integral key columns without NULLs on each side, each build column's values less than
+/// 2^31 above its smallest (a composite key of ids: `(ps_partkey, ps_suppkey)`): each side's
+/// pair packed into one integer, `(a - lo_a) << 32 | (b - lo_b)` by the build side's smallest
+/// values, so the join runs on one integer key ([`int_pairs`]) instead of hashing and comparing
+/// two columns. A probe row outside the build side's ranges gets -1, which no build row has.
+fn packed_keys(build_keys: &[&Column], probe_keys: &[&Column]) -> Option<(Vec<i64>, Vec<i64>)> {
+    fn ints<'c>(cols: &[&'c Column]) -> Option<Vec<&'c [i64]>> {
+        match cols {
+            [a, b] => Some(vec![plain_ints(&[*a])?, plain_ints(&[*b])?]),
+            _ => None,
+        }
+    }
+    let (build, probe) = (ints(build_keys)?, ints(probe_keys)?);
+    let lows: Vec<i128> = build
+        .iter()
+        .map(|v| {
+            let (lo, hi) = v
+                .iter()
+                .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
+            (i128::from(hi) - i128::from(lo) < 1 << 31).then_some(i128::from(lo))
+        })
+        .collect::<Option<_>>()?;
+    let pack = |cols: &[&[i64]]| -> Vec<i64> {
+        let rows = cols[0].len();
+        map_morsels(rows, |range| {
+            range
+                .map(|r| {
+                    let x = i128::from(cols[0][r]) - lows[0];
+                    let y = i128::from(cols[1][r]) - lows[1];
+                    match (0..1 << 31).contains(&x) && (0..1 << 31).contains(&y) {
+                        true => ((x as i64) << 32) | y as i64,
+                        false => -1,
+                    }
+                })
+                .collect::<Vec<i64>>()
+        })
+        .concat()
+    };
+    Some((pack(&build), pack(&probe)))
 }
 
 /// How many parts a build side of `rows` rows is cut into, one per pool thread that has a
@@ -569,5 +613,54 @@ mod tests {
             Column::from_values(DataType::Long, vec![Value::Long(-5), Value::Long(1 << 40)]);
         let (p, b) = equi_pairs(&[&spread], 3, &[&probe], 2, 100, Matches::All, &ctx).unwrap();
         assert_eq!((p, b), (vec![0, 1, 1], vec![1, 0, 2]));
+    }
+
+    /// Two integer key columns join packed into one integer, with the pairs a nested loop
+    /// finds: probe values below, inside and above the build side's ranges, negative ones,
+    /// and a build column too wide to pack (then hashed).
+    #[test]
+    fn two_integer_keys_pack_into_one() {
+        let long = |v: Vec<i64>| {
+            Column::from_values(DataType::Long, v.into_iter().map(Value::Long).collect())
+        };
+        let ctx = QueryContext::new(Default::default());
+        let build_a: Vec<i64> = (0..300).map(|i| 100 + i % 50).collect();
+        let build_b: Vec<i64> = (0..300).map(|i| -5 + i % 7).collect();
+        let probe_a: Vec<i64> = (0..400).map(|i| 90 + i % 70).collect();
+        let probe_b: Vec<i64> = (0..400).map(|i| -8 + i % 13).collect();
+        for wide in [0, 1i64 << 40] {
+            let build_a: Vec<i64> = build_a
+                .iter()
+                .enumerate()
+                .map(|(i, a)| a + wide * (i % 2) as i64)
+                .collect();
+            let mut naive = (Vec::new(), Vec::new());
+            for p in 0..probe_a.len() {
+                for b in 0..build_a.len() {
+                    if (probe_a[p], probe_b[p]) == (build_a[b], build_b[b]) {
+                        naive.0.push(p as u32);
+                        naive.1.push(b as u32);
+                    }
+                }
+            }
+            assert!(!naive.0.is_empty());
+            let (ba, bb, pa, pb) = (
+                long(build_a.clone()),
+                long(build_b.clone()),
+                long(probe_a.clone()),
+                long(probe_b.clone()),
+            );
+            assert_eq!(packed_keys(&[&ba, &bb], &[&pa, &pb]).is_some(), wide == 0);
+            let got = equi_pairs(
+                &[&ba, &bb],
+                300,
+                &[&pa, &pb],
+                400,
+                usize::MAX,
+                Matches::All,
+                &ctx,
+            );
+            assert_eq!(got.unwrap(), naive, "wide {wide}");
+        }
     }
 }
