@@ -10,7 +10,9 @@ Tessera's schemas (keys INT/LONG, money DOUBLE, dates STRING 'YYYY-MM-DD'), and 
 `--runs` times per engine, interleaved (Tessera, DuckDB, chDB, Tessera, …). It prints each
 engine's median in ms, Tessera's ratio to the faster peer, the geometric mean of those ratios
 and the totals. With `--threads` it then starts a second cluster with the default threads (all
-cores) and prints the total of the 22 at one thread against all cores, run alternately.
+cores) and prints the total of the 22 at one thread against all cores, run alternately query by
+query (each cluster idle while the other runs, which on this 2-vCPU machine costs the two-thread
+cluster wake-ups of its idle vCPU; `tpch_ab.py` alternates by whole rounds, with more of them).
 `--servers N` runs N server processes with each large table split into N segments.
 """
 import argparse, json, math, os, shutil, signal, statistics, subprocess, sys, time
