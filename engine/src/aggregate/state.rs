@@ -97,6 +97,16 @@ mod extreme_serde {
     }
 }
 
+/// A number state's final value: the value, else NULL with null handling, else `default`
+/// (Pinot's stored default for the function: 0 for a sum, infinities for extremes).
+fn or_default(v: Option<f64>, default: f64, null_handling: bool) -> Option<f64> {
+    match v {
+        Some(x) => Some(x),
+        None if null_handling => None,
+        None => Some(default),
+    }
+}
+
 impl AggState {
     /// The empty state of a function.
     pub fn empty(f: &AggregateFunction) -> AggState {
@@ -379,11 +389,7 @@ impl AggState {
         f: &AggregateFunction,
         null_handling: bool,
     ) -> Option<Option<f64>> {
-        let or_default = |v: Option<f64>, default: f64| match v {
-            Some(x) => Some(x),
-            None if null_handling => None,
-            None => Some(default),
-        };
+        let or_default = |v, default| or_default(v, default, null_handling);
         Some(match self {
             AggState::Sum(s) if matches!(f, AggregateFunction::Sum0) => Some(s.unwrap_or(0.0)),
             AggState::Sum(s) => or_default(*s, 0.0),
@@ -399,11 +405,8 @@ impl AggState {
 
     /// The final value.
     pub fn finalize(&self, f: &AggregateFunction, null_handling: bool) -> Value {
-        let or_default = |v: Option<f64>, default: f64| match v {
-            Some(x) => Value::Double(x),
-            None if null_handling => Value::Null,
-            None => Value::Double(default),
-        };
+        let or_default =
+            |v, default| or_default(v, default, null_handling).map_or(Value::Null, Value::Double);
         match self {
             AggState::Count(n) => Value::Long(*n),
             AggState::Sum(_)

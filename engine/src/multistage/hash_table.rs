@@ -156,12 +156,16 @@ fn run_group_ids(values: &[i64]) -> (Vec<u32>, Vec<u32>) {
     (groups, first)
 }
 
+/// The smallest and largest of `keys` (`(i64::MAX, i64::MIN)` for none).
+fn bounds(keys: &[i64]) -> (i64, i64) {
+    keys.iter()
+        .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)))
+}
+
 /// The smallest of `keys` and the width of their range, when that range is worth an array
 /// indexed by value: at most `worth` wide (or 2^16, below which an array always pays) and 2^26.
 pub(super) fn dense_range(keys: &[i64], worth: u128) -> Option<(i64, usize)> {
-    let (lo, hi) = keys
-        .iter()
-        .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
+    let (lo, hi) = bounds(keys);
     let span = (hi as i128 - lo as i128 + 1).max(0) as u128;
     (!keys.is_empty() && span <= worth.max(1 << 16) && span <= 1 << 26)
         .then_some((lo, span as usize))
@@ -246,9 +250,7 @@ fn packed_keys(build_keys: &[&Column], probe_keys: &[&Column]) -> Option<(Vec<i6
     let lows: Vec<i128> = build
         .iter()
         .map(|v| {
-            let (lo, hi) = v
-                .iter()
-                .fold((i64::MAX, i64::MIN), |(l, h), k| (l.min(*k), h.max(*k)));
+            let (lo, hi) = bounds(v);
             (i128::from(hi) - i128::from(lo) < 1 << 31).then_some(i128::from(lo))
         })
         .collect::<Option<_>>()?;
