@@ -9,11 +9,14 @@
 //! of the keys)`. Without statistics a table counts [`UNKNOWN_ROWS`]; the estimates only order
 //! joins and pick sides, so they need to be right in magnitude, not exact.
 
-use super::rel::{JoinKind, RelNode};
+use super::rel::{JoinKind, RelNode, SetOpKind};
 use super::stage::{Stage, StageKind};
+use crate::plan::expr::Expr as PlanExpr;
+use crate::plan::query_plan::ServerQueryKind;
 use crate::sql::ast::{BinaryOp, Expr, Literal, UnaryOp};
 use segments::statistics::{ColumnStatistics, Statistics};
 use segments::types::Value;
+use serde::{Deserialize, Serialize};
 
 /// Rows assumed for an input nothing is known of.
 pub const UNKNOWN_ROWS: f64 = 1_000_000.0;
@@ -79,6 +82,37 @@ impl Estimate {
             .map_or(self.rows, |c| c.distinct as f64);
         d.min(self.rows).max(1.0)
     }
+
+    /// What a leaf running `kind` over this table's estimated rows sends: its rows, projected
+    /// (a column keeps its distinct values, a literal has one), made distinct, or grouped (at
+    /// most the product of the keys' distinct counts).
+    pub fn of_leaf(&self, kind: &ServerQueryKind) -> RowsEstimate {
+        let distinct = |e: &PlanExpr| match e {
+            PlanExpr::Column(c) => self.distinct(&c.name),
+            PlanExpr::Literal { .. } => 1.0,
+            _ => self.rows,
+        };
+        let groups = |d: &[f64]| d.iter().product::<f64>().min(self.rows).max(1.0);
+        match kind {
+            ServerQueryKind::Selection { exprs, limit, .. } => RowsEstimate::new(
+                self.rows.min(*limit as f64),
+                exprs.iter().map(distinct).collect(),
+            ),
+            ServerQueryKind::Distinct { exprs, limit, .. } => {
+                let d: Vec<f64> = exprs.iter().map(distinct).collect();
+                RowsEstimate::new(groups(&d).min(*limit as f64), d)
+            }
+            ServerQueryKind::Aggregation { aggregates } => {
+                RowsEstimate::new(1.0, vec![1.0; aggregates.len()])
+            }
+            ServerQueryKind::GroupBy { keys, aggregates } => {
+                let mut d: Vec<f64> = keys.iter().map(distinct).collect();
+                let g = groups(&d);
+                d.extend(aggregates.iter().map(|_| g));
+                RowsEstimate::new(g, d)
+            }
+        }
+    }
 }
 
 /// Rows of an equi-join of `left` and `right` rows whose key pairs have these distinct counts
@@ -96,48 +130,202 @@ pub fn join_rows(left: f64, right: f64, key_distincts: &[(f64, f64)]) -> f64 {
     left * right / divisor
 }
 
-/// The rows `node` is estimated to yield, from its leaves' estimates (none where a leaf has
-/// none). Operators above the leaves are guessed as the textbook does: a filter keeps half, an
-/// aggregate a tenth, an inner join its larger input.
+/// What an operator is estimated to output: its rows and, per output column, its distinct
+/// values (a column without one counts as many as the rows: a key).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RowsEstimate {
+    pub rows: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub distinct: Vec<f64>,
+}
+
+impl RowsEstimate {
+    /// `rows` rows whose columns' distinct counts nothing is known of.
+    pub fn rows(rows: f64) -> RowsEstimate {
+        RowsEstimate {
+            rows,
+            distinct: Vec::new(),
+        }
+    }
+
+    /// The distinct values of output column `column`: at most the rows, at least one.
+    pub fn distinct(&self, column: usize) -> f64 {
+        self.distinct
+            .get(column)
+            .copied()
+            .unwrap_or(self.rows)
+            .min(self.rows)
+            .max(1.0)
+    }
+
+    /// `rows` rows whose columns are `distinct` (each capped at the rows).
+    fn new(rows: f64, distinct: Vec<f64>) -> RowsEstimate {
+        let distinct = distinct.into_iter().map(|d| d.min(rows).max(1.0)).collect();
+        RowsEstimate { rows, distinct }
+    }
+
+    /// These rows restricted to those whose column `column` has one of `keys` values (the
+    /// smaller set of values inside the larger).
+    pub fn restricted(&self, column: usize, keys: f64) -> RowsEstimate {
+        let share = (keys / self.distinct(column)).min(1.0);
+        let mut distinct = self.distinct.clone();
+        if let Some(d) = distinct.get_mut(column) {
+            *d = d.min(keys);
+        }
+        RowsEstimate::new((self.rows * share).max(1.0), distinct)
+    }
+
+    /// The first `width` columns' distinct counts.
+    fn columns(&self, width: usize) -> Vec<f64> {
+        (0..width).map(|c| self.distinct(c)).collect()
+    }
+}
+
+/// The rows `node` is estimated to yield (none where a leaf below has no estimate).
 pub fn plan_rows(node: &RelNode, stages: &[Stage]) -> Option<f64> {
+    plan_estimate(node, stages).map(|e| e.rows)
+}
+
+/// What `node` is estimated to yield, from its leaves' estimates, by the textbook rules: an
+/// equi-join [`join_rows`], a semi join its left rows whose keys the right side's cover (the
+/// smaller key set contained in the larger), an anti join the rest, a grouping at most the
+/// product of its keys' distinct counts, a filter above the leaves half its input.
+pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
     Some(match node {
         RelNode::Receive { stage, .. } => {
             let s = stages.get(*stage)?;
             match s.kind {
-                StageKind::Leaf { .. } => s.estimated_rows?,
-                _ => plan_rows(&s.root, stages)?,
+                StageKind::Leaf { .. } => s.estimate.clone()?,
+                _ => plan_estimate(&s.root, stages)?,
             }
         }
         RelNode::Leaf { .. } => return None,
-        RelNode::Values { rows, .. } => rows.len() as f64,
-        RelNode::Project { input, .. } | RelNode::Window { input, .. } => plan_rows(input, stages)?,
-        RelNode::Filter { input, .. } => plan_rows(input, stages)? * 0.5,
+        RelNode::Values { rows, types } => {
+            let n = rows.len() as f64;
+            RowsEstimate::new(n, vec![n; types.len()])
+        }
+        RelNode::Project { input, exprs } => {
+            let i = plan_estimate(input, stages)?;
+            let distinct = exprs
+                .iter()
+                .map(|e| match e {
+                    PlanExpr::Input(r) => i.distinct(r.index),
+                    PlanExpr::Literal { .. } => 1.0,
+                    _ => i.rows,
+                })
+                .collect();
+            RowsEstimate::new(i.rows, distinct)
+        }
+        RelNode::Window { input, calls, .. } => {
+            let i = plan_estimate(input, stages)?;
+            let width = input.output_types().len();
+            let mut distinct = i.columns(width);
+            distinct.extend(calls.iter().map(|_| i.rows));
+            RowsEstimate::new(i.rows, distinct)
+        }
+        RelNode::Filter { input, .. } => {
+            let i = plan_estimate(input, stages)?;
+            let width = input.output_types().len();
+            RowsEstimate::new(i.rows * 0.5, i.columns(width))
+        }
         RelNode::Aggregate {
-            input, group_keys, ..
+            input,
+            group_keys,
+            aggregates,
+            ..
         } => {
-            if group_keys.is_empty() {
+            let i = plan_estimate(input, stages)?;
+            let keys: Vec<f64> = group_keys.iter().map(|k| i.distinct(*k)).collect();
+            let groups = if group_keys.is_empty() {
                 1.0
             } else {
-                (plan_rows(input, stages)? * 0.1).max(1.0)
-            }
+                keys.iter().product::<f64>().min(i.rows).max(1.0)
+            };
+            let mut distinct = keys;
+            distinct.extend(aggregates.iter().map(|_| groups));
+            RowsEstimate::new(groups, distinct)
         }
         RelNode::Sort { input, limit, .. } => {
-            let rows = plan_rows(input, stages)?;
-            limit.map_or(rows, |l| rows.min(l as f64))
+            let i = plan_estimate(input, stages)?;
+            let width = input.output_types().len();
+            let rows = limit.map_or(i.rows, |l| i.rows.min(l as f64));
+            RowsEstimate::new(rows, i.columns(width))
         }
         RelNode::Join {
-            left, right, kind, ..
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            condition,
+            asof,
+            ..
         } => {
-            let l = plan_rows(left, stages)?;
+            let (l, r) = (plan_estimate(left, stages)?, plan_estimate(right, stages)?);
+            let pairs: Vec<(f64, f64)> = left_keys
+                .iter()
+                .zip(right_keys)
+                .map(|(a, b)| (l.distinct(*a), r.distinct(*b)))
+                .collect();
+            // The share of left rows some right row matches: each key's right values cover
+            // their share of the left's (the smaller set inside the larger); a condition on the
+            // pair halves it.
+            let covered: f64 = pairs.iter().map(|(a, b)| (b / a).min(1.0)).product();
+            let covered = if condition.is_some() {
+                covered * 0.5
+            } else {
+                covered
+            };
+            let inner = if asof.is_some() {
+                l.rows * covered
+            } else {
+                join_rows(l.rows, r.rows, &pairs)
+            };
+            let (lw, rw) = (left.output_types().len(), right.output_types().len());
+            let mut distinct = l.columns(lw);
+            let rows = match kind {
+                JoinKind::Semi => (l.rows * covered).max(1.0),
+                JoinKind::Anti | JoinKind::NotIn => (l.rows * (1.0 - covered)).max(1.0),
+                JoinKind::Inner => inner,
+                JoinKind::Left => inner.max(l.rows),
+                JoinKind::Right => inner.max(r.rows),
+                JoinKind::Full => inner.max(l.rows).max(r.rows),
+            };
+            if !matches!(kind, JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn) {
+                distinct.extend(r.columns(rw));
+            }
+            // An inner join's key holds only values both sides have.
+            if *kind == JoinKind::Inner {
+                for (a, b) in left_keys.iter().zip(right_keys) {
+                    let both = l.distinct(*a).min(r.distinct(*b));
+                    distinct[*a] = both;
+                    distinct[lw + b] = both;
+                }
+            }
+            RowsEstimate::new(rows, distinct)
+        }
+        RelNode::SetOp { kind, inputs, .. } => {
+            let each: Vec<RowsEstimate> = inputs
+                .iter()
+                .map(|i| plan_estimate(i, stages))
+                .collect::<Option<_>>()?;
+            let width = inputs.first().map_or(0, |i| i.output_types().len());
+            let first = each.first()?;
             match kind {
-                JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn | JoinKind::Left => l,
-                _ => l.max(plan_rows(right, stages)?),
+                SetOpKind::Union => {
+                    let rows = each.iter().map(|e| e.rows).sum();
+                    let distinct = (0..width)
+                        .map(|c| each.iter().map(|e| e.distinct(c)).sum())
+                        .collect();
+                    RowsEstimate::new(rows, distinct)
+                }
+                SetOpKind::Intersect => {
+                    let rows = each.iter().map(|e| e.rows).fold(f64::INFINITY, f64::min);
+                    RowsEstimate::new(rows, first.columns(width))
+                }
+                SetOpKind::Except => first.clone(),
             }
         }
-        RelNode::SetOp { inputs, .. } => inputs
-            .iter()
-            .map(|i| plan_rows(i, stages))
-            .sum::<Option<f64>>()?,
     })
 }
 

@@ -27,19 +27,42 @@
 //!
 //! Which side is filtered when both qualify: the left — of an inner join the larger estimated
 //! side (the join order puts it there, see `relational::join_order`), of a semi join the outer
-//! rows its subquery reduces.
+//! rows its subquery reduces. Whether a filter is worth its wait (the leaf scans only once the
+//! other side is done) is read from the estimates ([`plan_estimate`]): not when the leaf reads
+//! fewer rows than the other side, nor when that side's keys are estimated to cover nearly all of
+//! the leaf column's values. The joins nearest the root decide first; each filter they place
+//! narrows its leaf's estimate, which the joins below then weigh.
 
-use super::estimate::plan_rows;
+use super::estimate::{plan_estimate, plan_rows};
 use super::rel::{JoinKind, KeyFilter, PublishKeys, RelNode, StageId};
 use super::stage::{Stage, StageKind};
 use crate::plan::expr::Expr;
 use crate::plan::query_plan::{ServerQueryKind, ServerQueryPlan};
 use segments::types::DataType;
 
-/// Adds key filters to every join of `stages` that can use one.
+/// The share of the filtered column's values beyond which the other side's keys are not worth
+/// waiting for: a filter that drops fewer than a fifth of the rows (the keys of an unfiltered
+/// dimension table, each of which its fact rows have) costs its wait and its lookups.
+const USEFUL_SHARE: f64 = 0.8;
+
+/// Adds key filters to every join of `stages` that can use one, the joins nearer the root
+/// first: a filter a join places narrows its leaf's estimate, which the joins below it (whose
+/// inputs read that leaf) then weigh.
 pub fn add_key_filters(stages: &mut [Stage]) {
+    let depth = |mut id: StageId| {
+        let mut d = 0;
+        while let Some(p) = stages.get(id).and_then(|s| s.parent) {
+            (id, d) = (p, d + 1);
+            if d > stages.len() {
+                break;
+            }
+        }
+        d
+    };
+    let mut order: Vec<StageId> = (0..stages.len()).collect();
+    order.sort_by_key(|id| depth(*id));
     let mut filters: Vec<(StageId, KeyFilter)> = Vec::new();
-    for id in 0..stages.len() {
+    for id in order {
         if !matches!(stages[id].kind, StageKind::Intermediate { .. }) {
             continue;
         }
@@ -54,15 +77,25 @@ pub fn add_key_filters(stages: &mut [Stage]) {
     }
 }
 
+/// Decides the key filter of `node` when it is a join, then of the joins below it.
 fn plan_joins(
     node: &mut RelNode,
     stage: StageId,
-    stages: &[Stage],
+    stages: &mut [Stage],
     filters: &mut Vec<(StageId, KeyFilter)>,
 ) {
+    plan_join(node, stage, stages, filters);
     for input in node.inputs_mut() {
         plan_joins(input, stage, stages, filters);
     }
+}
+
+fn plan_join(
+    node: &mut RelNode,
+    stage: StageId,
+    stages: &mut [Stage],
+    filters: &mut Vec<(StageId, KeyFilter)>,
+) {
     if let RelNode::Join {
         left,
         right,
@@ -123,26 +156,42 @@ fn plan_joins(
                 },
                 (None, None) => continue,
             };
-            // A leaf that reads fewer rows than the side whose keys would filter it is not
-            // worth the wait (its scan would start only once that side is done).
-            let (chosen, source) = if pick_left { (&l, er) } else { (&r, el) };
+            // Not worth the wait (the filtered leaf's scan starts only once the other side is
+            // done): a leaf that reads fewer rows than that side, or one whose key values that
+            // side's keys are estimated to cover nearly all of.
+            let (chosen, source, source_key) = if pick_left {
+                (&l, &**right, rk)
+            } else {
+                (&r, &**left, lk)
+            };
             let scanned = chosen
                 .as_ref()
-                .and_then(|(leaf, _, _)| stages.get(*leaf)?.estimated_rows);
-            if let (Some(t), Some(s)) = (scanned, source)
-                && t < s
-                && !*dynamic_broadcast
-            {
-                continue;
-            }
+                .and_then(|(leaf, _, _)| stages.get(*leaf)?.estimate.as_ref());
+            let source_keys =
+                plan_estimate(source, stages).map(|e| (e.rows, e.distinct(source_key)));
+            let narrowed = match (chosen, scanned, source_keys) {
+                (Some((_, _, leaf_key)), Some(scanned), Some((rows, keys))) => {
+                    if !*dynamic_broadcast
+                        && (scanned.rows < rows
+                            || keys >= USEFUL_SHARE * scanned.distinct(*leaf_key))
+                    {
+                        continue;
+                    }
+                    Some(scanned.restricted(*leaf_key, keys))
+                }
+                _ => None,
+            };
             choice = if pick_left {
-                l.map(|t| (t, false, rk, a.data_type))
+                l.map(|t| (t, false, rk, a.data_type, narrowed))
             } else {
-                r.map(|t| (t, true, lk, a.data_type))
+                r.map(|t| (t, true, lk, a.data_type, narrowed))
             };
             break;
         }
-        if let Some(((leaf, column, _), source_left, key, data_type)) = choice {
+        if let Some(((leaf, column, _), source_left, key, data_type, narrowed)) = choice {
+            if let Some(estimate) = narrowed {
+                stages[leaf].estimate = Some(estimate);
+            }
             *publish_keys = Some(PublishKeys {
                 source_left,
                 key,
@@ -169,19 +218,19 @@ fn filterable(t: DataType) -> bool {
 }
 
 /// The leaf stage whose rows become a join input's, the table column behind the input's
-/// column `key`, and whether the leaf filters its rows already — when a key filter may restrict
+/// column `key`, and the leaf output column it is — when a key filter may restrict
 /// it. The input is the leaf's rows received, or (the inner side of a decorrelated subquery,
 /// TPC-H Q17 and Q20) rows derived from them in which `key` stays the leaf's column: projected
 /// as they are, filtered, or a group key of an aggregate (a group whose key cannot match is
 /// dropped whole, so dropping its rows before grouping changes no other group), in this stage
 /// or through exchanges from the stages below.
-fn target(input: &RelNode, key: usize, stages: &[Stage]) -> Option<(StageId, String, bool)> {
+fn target(input: &RelNode, key: usize, stages: &[Stage]) -> Option<(StageId, String, usize)> {
     match input {
         RelNode::Receive { stage, .. } => {
             let s = stages.get(*stage)?;
             match (&s.kind, &s.root) {
                 (StageKind::Leaf { .. }, RelNode::Leaf { plan, .. }) => {
-                    leaf_column(plan, key).map(|c| (*stage, c, plan.filter.is_some()))
+                    leaf_column(plan, key).map(|c| (*stage, c, key))
                 }
                 (StageKind::Intermediate { .. }, root) => target(root, key, stages),
                 _ => None,
@@ -287,8 +336,17 @@ mod tests {
                 .into(),
             }
         };
+        c.add(
+            "h",
+            schema(
+                "h",
+                r#"{"name":"k","dataType":"LONG"},{"name":"d","dataType":"DOUBLE"},{"name":"s","dataType":"STRING"}"#,
+            ),
+        );
         c.set_statistics("f", stats(1_000_000, 10_000));
         c.set_statistics("g", stats(1_000, 10));
+        // h holds every `s` f has, once each: a dimension of f by s.
+        c.set_statistics("h", stats(10_000, 10_000));
         c
     }
 
@@ -391,6 +449,27 @@ mod tests {
     }
 
     #[test]
+    fn keys_that_cover_the_filtered_column_are_not_waited_for() {
+        // Every f.s is among h's: its keys would drop nothing from f.
+        let all = "SELECT COUNT(*) FROM f JOIN h ON f.s = h.s";
+        assert!(filters(all).is_empty(), "{:?}", filters(all));
+        // h filtered by its own conjunct: its few keys filter f.
+        let few = "SELECT COUNT(*) FROM f JOIN h ON f.s = h.s WHERE h.k < 100";
+        assert_eq!(filters(few), one("f", "s"));
+    }
+
+    #[test]
+    fn a_filter_from_above_narrows_the_leaf_for_the_joins_below() {
+        // TPC-H Q20's shape: g's few keys filter h (placed first, by the join nearer the root);
+        // h so narrowed, its keys no longer cover f's values and filter f's scan too.
+        let q = "SELECT COUNT(*) FROM h JOIN g ON h.k = g.k \
+                 WHERE g.s = 'x' AND h.s IN (SELECT f.s FROM f WHERE f.d > 0)";
+        let got = filters(q);
+        assert!(got.contains(&("h".to_string(), "k".to_string())), "{got:?}");
+        assert!(got.contains(&("f".to_string(), "s".to_string())), "{got:?}");
+    }
+
+    #[test]
     fn a_decorrelated_subquery_is_filtered_below_its_aggregate() {
         // TPC-H Q17's shape: the subquery's groups of f by k are joined to the outer rows by k,
         // so the few outer keys filter the subquery's scan of f before it groups.
@@ -412,8 +491,11 @@ mod tests {
     fn a_subquery_is_filtered_through_its_own_join() {
         // TPC-H Q2's shape: the subquery joins f to the few g rows (which filter f by s), then
         // groups by f.k; the outer rows' k then filter the same scan of f, through that join.
-        let q2 = "SELECT g.k FROM g, f WHERE g.k = f.k AND g.s = 'x' \
-                  AND f.d = (SELECT MIN(f2.d) FROM f f2, g g2 WHERE f2.s = g2.s AND f2.k = g.k)";
+        // (The outer keys, placed first, leave f a thousand rows: the g rows filtering by s
+        // are fewer, else their wait would cost more than they drop.)
+        let q2 = "SELECT g.k FROM g, f WHERE g.k = f.k \
+                  AND f.d = (SELECT MIN(f2.d) FROM f f2, g g2 \
+                             WHERE f2.s = g2.s AND g2.s = 'y' AND f2.k = g.k)";
         let leaves = leaf_filters(q2);
         let both = ["s".to_string(), "k".to_string()];
         assert!(

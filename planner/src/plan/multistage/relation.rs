@@ -1,6 +1,7 @@
 //! The vocabulary of planning above the leaves: a relation's columns ([`Col`]), a relation not
 //! yet cut into a stage ([`Rel`]), and where new stages go ([`StageSink`]).
 
+use super::estimate::RowsEstimate;
 use super::rel::{RelNode, StageId};
 use super::stage::StageKind;
 use crate::plan::expr::{Expr, InputRef};
@@ -52,8 +53,8 @@ pub trait StageSink {
     /// Adds a stage running `root`; returns its id.
     fn add_stage(&mut self, kind: StageKind, root: RelNode) -> StageId;
 
-    /// Records the rows stage `id` is estimated to send.
-    fn set_estimate(&mut self, id: StageId, rows: Option<f64>);
+    /// Records what stage `id` is estimated to send.
+    fn set_estimate(&mut self, id: StageId, estimate: Option<RowsEstimate>);
 }
 
 impl Rel {

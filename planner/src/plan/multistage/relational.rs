@@ -20,6 +20,7 @@
 //! lateral joins, the join strategies hints ask for — and the exchanges between stages.
 
 use super::distribution;
+use super::estimate::RowsEstimate;
 use super::hints::{AggHints, BlockHints, JoinHints, JoinStrategy, SideDistribution, WindowHints};
 use super::rel::{AsofMatch, AsofOp, JoinKind, RelNode, SetOpKind, StageId};
 use super::relation::{Col, Rel, StageSink, input};
@@ -147,9 +148,9 @@ impl StageSink for Planner<'_> {
         id
     }
 
-    fn set_estimate(&mut self, id: StageId, rows: Option<f64>) {
+    fn set_estimate(&mut self, id: StageId, estimate: Option<RowsEstimate>) {
         if let Some(s) = self.stages.get_mut(id) {
-            s.estimated_rows = rows;
+            s.estimate = estimate;
         }
     }
 }
@@ -174,7 +175,7 @@ impl<'a> Planner<'a> {
                 parent: None,
                 input_distribution: Vec::new(),
                 output_types: Vec::new(),
-                estimated_rows: None,
+                estimate: None,
             }],
             dist: HashMap::new(),
             ctes: Vec::new(),
@@ -206,7 +207,7 @@ impl<'a> Planner<'a> {
             root,
             parent: None,
             input_distribution,
-            estimated_rows: None,
+            estimate: None,
         };
         if id < self.stages.len() {
             self.stages[id] = stage;

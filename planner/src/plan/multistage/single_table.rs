@@ -14,7 +14,7 @@
 //! unaliased expression) and result types (`COUNT` and `SUM` of integers are `LONG`, `MIN`/`MAX`
 //! keep an integral argument's type).
 
-use super::estimate::Estimate;
+use super::estimate::{Estimate, RowsEstimate};
 use super::rel::{AggMode, RelNode};
 use super::relation::{Col, Rel, StageSink, input};
 use super::stage::StageKind;
@@ -90,8 +90,9 @@ pub fn single_table_rel(
     let estimate = info
         .statistics
         .is_some()
-        .then(|| Estimate::table(info.statistics.clone(), select.selection.iter()).rows);
+        .then(|| Estimate::table(info.statistics.clone(), select.selection.iter()));
     let single = plan_select(select, &scope, options, explain)?;
+    let estimate = estimate.map(|e| e.of_leaf(&single.server.kind));
     let (node, columns) = single_table(
         stages,
         estimate,
@@ -149,7 +150,7 @@ pub fn aggregate_type(
 
 fn single_table(
     stages: &mut dyn StageSink,
-    estimate: Option<f64>,
+    estimate: Option<RowsEstimate>,
     p: SingleStagePlan,
     names: &[String],
     limit: Option<usize>,

@@ -1,5 +1,6 @@
 //! Stages and the exchanges between them.
 
+use super::estimate::RowsEstimate;
 use super::rel::RelNode;
 pub use super::rel::StageId;
 use crate::plan::query_plan::ExecutionOptions;
@@ -45,10 +46,10 @@ pub struct Stage {
     pub input_distribution: Vec<(StageId, Distribution)>,
     /// Types of the rows this stage outputs.
     pub output_types: Vec<ColumnType>,
-    /// The rows a leaf stage is estimated to send (its table's statistics after its filter;
-    /// none without statistics). The key filters' side choice reads it.
+    /// What a leaf stage is estimated to send: its table's statistics after its filter (none
+    /// without statistics). The key filters and `EXPLAIN` read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimated_rows: Option<f64>,
+    pub estimate: Option<RowsEstimate>,
 }
 
 /// A planned multi-stage query.

@@ -726,10 +726,11 @@ impl Planner<'_> {
         let estimate = info
             .statistics
             .is_some()
-            .then(|| Estimate::table(info.statistics.clone(), select.selection.iter()).rows);
+            .then(|| Estimate::table(info.statistics.clone(), select.selection.iter()));
         canonicalize_columns(&mut select, &scope)?;
         expand_wildcards(&mut select, &scope)?;
         let single = plan_select(select, &scope, self.options, self.explain)?;
+        let estimate = estimate.map(|e| e.of_leaf(&single.server.kind));
         let leaf = RelNode::Leaf {
             plan: ServerQueryPlan {
                 layout: ResultLayout::Columns,
