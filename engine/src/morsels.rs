@@ -32,6 +32,29 @@ pub fn map_morsels<T: Send>(rows: usize, f: impl Fn(Range<usize>) -> T + Sync + 
     parts.into_par_iter().map(f).collect()
 }
 
+/// `f` over the morsels of `out` (each with the row it starts at), written in place, in
+/// parallel when there are several; the outputs in morsel order.
+pub fn fill_morsels<T: Send, R: Send>(
+    out: &mut [T],
+    f: impl Fn(usize, &mut [T]) -> R + Sync + Send,
+) -> Vec<R> {
+    let parts = morsels(out.len());
+    if parts.len() == 1 {
+        return vec![f(0, out)];
+    }
+    let mut slices = Vec::with_capacity(parts.len());
+    let mut rest = out;
+    for part in &parts {
+        let (head, tail) = rest.split_at_mut(part.len());
+        slices.push((part.start, head));
+        rest = tail;
+    }
+    slices
+        .into_par_iter()
+        .map(|(start, s)| f(start, s))
+        .collect()
+}
+
 /// `f` over each item, in parallel when `rows` (the work each item does) makes morsels worth
 /// it and there are several items; the outputs in item order.
 pub fn map_items<I: Send, T: Send>(

@@ -23,7 +23,7 @@ use super::hash_table;
 use crate::aggregate::AggState;
 use crate::column::hash_rows_within;
 use crate::error::EngineError;
-use crate::morsels::{MIN_MORSEL_ROWS, drop_in_morsels, map_items, map_morsels};
+use crate::morsels::{MIN_MORSEL_ROWS, drop_in_morsels, fill_morsels, map_items, map_morsels};
 use planner::plan::aggregate::AggregateFunction;
 use planner::plan::multistage::AggMode;
 use planner::plan::{AggregateCall, Expr};
@@ -268,6 +268,22 @@ impl Aggregate<'_> {
             .iter()
             .filter_map(|k| block.columns.get(*k))
             .collect();
+        // A final merge of one worker's groups by an ascending integer key (a leaf's groups by
+        // a sorted column): every row is a group of its own, numbered by its position.
+        if self.mode == AggMode::Final
+            && block.num_rows <= groups_limit
+            && group_keys.windows(2).all(|k| k[0] < k[1])
+            && cols
+                .first()
+                .and_then(|c| hash_table::plain_ints(&[c]))
+                .is_some_and(|v| v.windows(2).all(|w| w[0] < w[1]))
+            && (0..self.aggregates.len()).all(|i| {
+                matches!(block.columns.get(group_keys.len() + i),
+                    Some(Column { cells: Cells::States(s), .. }) if s.len() == block.num_rows)
+            })
+        {
+            return self.own_groups(block);
+        }
         let (mut groups, mut first) = hash_table::group_ids(&cols, block.num_rows);
         let limited = !group_keys.is_empty() && first.len() > groups_limit;
         let mut first_in_input = first.clone();
@@ -342,6 +358,50 @@ impl Aggregate<'_> {
         Ok((DataBlock::new(columns, num_groups), first_in_input, limited))
     }
 
+    /// The final merge of `block` whose every row is a group of its own (its first key strictly
+    /// ascending, a state column per call): its keys moved out, its states finalized.
+    fn own_groups(&self, mut block: DataBlock) -> Result<(DataBlock, Vec<u32>, bool), EngineError> {
+        let rows = block.num_rows;
+        let keys = self.group_keys.len();
+        let mut columns: Vec<Column> = self
+            .group_keys
+            .iter()
+            .map(|k| {
+                let empty = Column::empty(block.columns[*k].data_type);
+                std::mem::replace(&mut block.columns[*k], empty)
+            })
+            .collect();
+        let states: Vec<(usize, Option<Cells>)> = (0..self.aggregates.len())
+            .map(|i| {
+                let cells = block
+                    .columns
+                    .get_mut(keys + i)
+                    .map(|c| std::mem::replace(&mut c.cells, Cells::Values(Vec::new())));
+                (i, cells)
+            })
+            .collect();
+        let calls = map_items(states, rows, |(i, cells)| {
+            let call = &self.aggregates[i];
+            let data_type = self
+                .types
+                .get(keys + i)
+                .copied()
+                .unwrap_or(DataType::Double);
+            match cells {
+                Some(Cells::States(states)) => Ok(self.output_column(call, states, data_type)),
+                _ => Err(EngineError::execution("a final merge without its states")),
+            }
+        });
+        for c in calls {
+            columns.push(c?);
+        }
+        Ok((
+            DataBlock::new(columns, rows),
+            (0..rows as u32).collect(),
+            false,
+        ))
+    }
+
     /// One aggregate call's output column over `block`'s rows in `groups`: its final values, or
     /// (partial mode) its states; `cells` are the call's partial states in final mode.
     fn call_column(
@@ -413,12 +473,13 @@ impl Aggregate<'_> {
             return Column::states(data_type, states);
         }
         let null_handling = self.null_handling;
+        if let Some(numbers) = finalize_numbers(call, &states, data_type, null_handling) {
+            drop_in_morsels(states);
+            return numbers;
+        }
         let column = Column::concat(
             map_morsels(states.len(), |rows| {
                 let states = &states[rows];
-                if let Some(numbers) = finalize_numbers(call, states, data_type, null_handling) {
-                    return numbers;
-                }
                 let values = states
                     .iter()
                     .map(|s| s.finalize(&call.function, null_handling))
@@ -434,37 +495,48 @@ impl Aggregate<'_> {
 
 /// The final values of counting, summing, averaging and extreme states as a number column of
 /// `data_type` (COUNT's as integers, the others' as doubles), straight from the states: no
-/// [`Value`](segments::types::Value) per group. `None` when a state is of another kind or the
-/// type does not hold its values.
+/// [`Value`](segments::types::Value) per group, a morsel of states per pool thread written in
+/// place. `None` when a state is of another kind or the type does not hold its values.
 fn finalize_numbers(
     call: &AggregateCall,
     states: &[AggState],
     data_type: DataType,
     null_handling: bool,
 ) -> Option<Column> {
-    let mut nulls: Option<Vec<bool>> = None;
-    let cells = match data_type {
-        DataType::Long => Cells::I64(
-            states
-                .iter()
-                .map(|s| match s {
-                    AggState::Count(n) => Some(*n),
-                    _ => None,
+    let (cells, nulls) = match data_type {
+        DataType::Long => {
+            let mut out = vec![0i64; states.len()];
+            let all = fill_morsels(&mut out, |start, out| {
+                out.iter_mut().zip(&states[start..]).all(|(o, s)| match s {
+                    AggState::Count(n) => {
+                        *o = *n;
+                        true
+                    }
+                    _ => false,
                 })
-                .collect::<Option<_>>()?,
-        ),
+            });
+            (all.iter().all(|a| *a).then_some(Cells::I64(out))?, None)
+        }
         DataType::Double => {
-            let mut values = Vec::with_capacity(states.len());
-            for (i, s) in states.iter().enumerate() {
-                match s.finalize_number(&call.function, null_handling)? {
-                    Some(x) => values.push(x),
-                    None => {
-                        nulls.get_or_insert_with(|| vec![false; states.len()])[i] = true;
-                        values.push(0.0);
+            let finalize = |s: &AggState| s.finalize_number(&call.function, null_handling);
+            let mut values = vec![0.0; states.len()];
+            // Per morsel: `None` when a state is of another kind, else whether one is NULL.
+            let morsels = fill_morsels(&mut values, |start, values| {
+                let mut any_null = false;
+                for (v, s) in values.iter_mut().zip(&states[start..]) {
+                    match finalize(s)? {
+                        Some(x) => *v = x,
+                        None => any_null = true,
                     }
                 }
-            }
-            Cells::F64(values)
+                Some(any_null)
+            });
+            let any_null = morsels.into_iter().collect::<Option<Vec<bool>>>()?;
+            // NULLs are rare (a SUM over no non-NULL value): marked in a second pass.
+            let nulls = any_null
+                .contains(&true)
+                .then(|| states.iter().map(|s| finalize(s) == Some(None)).collect());
+            (Cells::F64(values), nulls)
         }
         _ => return None,
     };
@@ -711,6 +783,83 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A final merge of groups by a strictly ascending key (each row its own group, finalized
+    /// in morsels) answers as the merge of the same states in another order, and one with a
+    /// repeated key merges it.
+    #[test]
+    fn a_final_merge_of_ascending_groups_answers_as_any_order() {
+        let three = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let rows = 3 * MIN_MORSEL_ROWS + 17;
+        let calls = [
+            call(AggregateFunction::Count, None),
+            call(AggregateFunction::Sum, Some(input(1, DataType::Double))),
+            call(AggregateFunction::Max, Some(input(1, DataType::Double))),
+            call(
+                AggregateFunction::DistinctCount,
+                Some(input(1, DataType::Double)),
+            ),
+        ];
+        let types = [
+            DataType::Long,
+            DataType::Long,
+            DataType::Double,
+            DataType::Double,
+            DataType::Int,
+        ];
+        // Raw rows: two per key, one key's values all NULL (its SUM and MAX are NULL).
+        let raw = |order: &dyn Fn(usize) -> i64| {
+            let keys = (0..2 * rows).map(|i| Value::Long(order(i / 2))).collect();
+            let values = (0..2 * rows)
+                .map(|i| match order(i / 2) {
+                    15 => Value::Null,
+                    k => Value::Double((k % 97) as f64 + (i % 2) as f64),
+                })
+                .collect();
+            DataBlock::new(
+                vec![
+                    Column::from_values(DataType::Long, keys),
+                    Column::from_values(DataType::Double, values),
+                ],
+                2 * rows,
+            )
+        };
+        let agg = |mode| Aggregate {
+            group_keys: &[0],
+            aggregates: &calls,
+            mode,
+            types: &types,
+            null_handling: true,
+            groups_limit: usize::MAX,
+        };
+        let merged = |block: DataBlock| {
+            three.install(|| {
+                let (states, _) = agg(AggMode::Partial).run(block).unwrap();
+                agg(AggMode::Final).run(states).unwrap().0
+            })
+        };
+        let ascending = merged(raw(&|k| k as i64 * 3));
+        let descending = merged(raw(&|k| (rows - 1 - k) as i64 * 3));
+        assert_eq!(ascending.num_rows, rows);
+        assert!(sorted_rows(&ascending) == sorted_rows(&descending));
+        let null_row = &ascending.rows()[5];
+        assert_eq!(null_row[0], Value::Long(15));
+        assert_eq!(null_row[2], Value::Null);
+        // The partial states of two halves, one after the other: keys repeat, groups merge.
+        let half = || {
+            three
+                .install(|| agg(AggMode::Partial).run(raw(&|k| k as i64)))
+                .unwrap()
+                .0
+        };
+        let twice = DataBlock::concat(vec![half(), half()], &types);
+        let (doubled, _) = three.install(|| agg(AggMode::Final).run(twice)).unwrap();
+        assert_eq!(doubled.num_rows, rows);
+        assert_eq!(doubled.rows()[7][1], Value::Long(4));
     }
 
     /// Counting, summing, averaging and extreme states finalize into the number column their
