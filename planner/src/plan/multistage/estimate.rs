@@ -10,13 +10,13 @@
 //! joins and pick sides, so they need to be right in magnitude, not exact.
 
 use super::rel::{JoinKind, RelNode, SetOpKind};
+use super::rows_estimate::RowsEstimate;
 use super::stage::{Stage, StageKind};
 use crate::plan::expr::Expr as PlanExpr;
 use crate::plan::query_plan::ServerQueryKind;
 use crate::sql::ast::{BinaryOp, Expr, Literal, UnaryOp};
 use segments::statistics::{ColumnStatistics, Statistics};
 use segments::types::Value;
-use serde::{Deserialize, Serialize};
 
 /// Rows assumed for an input nothing is known of.
 pub const UNKNOWN_ROWS: f64 = 1_000_000.0;
@@ -128,57 +128,6 @@ pub fn join_rows(left: f64, right: f64, key_distincts: &[(f64, f64)]) -> f64 {
         .product();
     let divisor = divisor.min(left.max(right)).max(1.0);
     left * right / divisor
-}
-
-/// What an operator is estimated to output: its rows and, per output column, its distinct
-/// values (a column without one counts as many as the rows: a key).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RowsEstimate {
-    pub rows: f64,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub distinct: Vec<f64>,
-}
-
-impl RowsEstimate {
-    /// `rows` rows whose columns' distinct counts nothing is known of.
-    pub fn rows(rows: f64) -> RowsEstimate {
-        RowsEstimate {
-            rows,
-            distinct: Vec::new(),
-        }
-    }
-
-    /// The distinct values of output column `column`: at most the rows, at least one.
-    pub fn distinct(&self, column: usize) -> f64 {
-        self.distinct
-            .get(column)
-            .copied()
-            .unwrap_or(self.rows)
-            .min(self.rows)
-            .max(1.0)
-    }
-
-    /// `rows` rows whose columns are `distinct` (each capped at the rows).
-    fn new(rows: f64, distinct: Vec<f64>) -> RowsEstimate {
-        let distinct = distinct.into_iter().map(|d| d.min(rows).max(1.0)).collect();
-        RowsEstimate { rows, distinct }
-    }
-
-    /// These rows restricted to those whose column `column` has one of `keys` values (the
-    /// smaller set of values inside the larger).
-    pub fn restricted(&self, column: usize, keys: f64) -> RowsEstimate {
-        let share = (keys / self.distinct(column)).min(1.0);
-        let mut distinct = self.distinct.clone();
-        if let Some(d) = distinct.get_mut(column) {
-            *d = d.min(keys);
-        }
-        RowsEstimate::new((self.rows * share).max(1.0), distinct)
-    }
-
-    /// The first `width` columns' distinct counts.
-    fn columns(&self, width: usize) -> Vec<f64> {
-        (0..width).map(|c| self.distinct(c)).collect()
-    }
 }
 
 /// The rows `node` is estimated to yield (none where a leaf below has no estimate).

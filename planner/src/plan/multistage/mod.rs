@@ -36,6 +36,8 @@
 //! * [`stage`] — stages, exchanges, distributions.
 //! * [`distribution`] — where rows already are, so no exchange repeats a placement.
 //! * [`key_filter`] — runtime key filters from a join to the leaf feeding its other side.
+//! * [`estimate`] — cardinality estimates from table statistics; [`rows_estimate`] what an
+//!   operator is estimated to output (rows, each column's distinct values).
 
 pub mod bind;
 pub mod distribution;
@@ -45,6 +47,7 @@ pub mod key_filter;
 pub mod rel;
 pub mod relation;
 pub mod relational;
+pub mod rows_estimate;
 pub mod single_table;
 pub mod stage;
 

@@ -1,8 +1,8 @@
 //! The vocabulary of planning above the leaves: a relation's columns ([`Col`]), a relation not
 //! yet cut into a stage ([`Rel`]), and where new stages go ([`StageSink`]).
 
-use super::estimate::RowsEstimate;
 use super::rel::{RelNode, StageId};
+use super::rows_estimate::RowsEstimate;
 use super::stage::StageKind;
 use crate::plan::expr::{Expr, InputRef};
 use segments::types::ColumnType;

@@ -20,10 +20,10 @@
 //! lateral joins, the join strategies hints ask for — and the exchanges between stages.
 
 use super::distribution;
-use super::estimate::RowsEstimate;
 use super::hints::{AggHints, BlockHints, JoinHints, JoinStrategy, SideDistribution, WindowHints};
 use super::rel::{AsofMatch, AsofOp, JoinKind, RelNode, SetOpKind, StageId};
 use super::relation::{Col, Rel, StageSink, input};
+use super::rows_estimate::RowsEstimate;
 use super::single_table::single_table_rel;
 use super::stage::{Distribution, Stage, StageKind};
 use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate, fold, unify_types};

@@ -14,9 +14,10 @@
 //! unaliased expression) and result types (`COUNT` and `SUM` of integers are `LONG`, `MIN`/`MAX`
 //! keep an integral argument's type).
 
-use super::estimate::{Estimate, RowsEstimate};
+use super::estimate::Estimate;
 use super::rel::{AggMode, RelNode};
 use super::relation::{Col, Rel, StageSink, input};
+use super::rows_estimate::RowsEstimate;
 use super::stage::StageKind;
 use crate::plan::aggregate::{AggregateCall, AggregateFunction};
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};

@@ -1,8 +1,8 @@
 //! Stages and the exchanges between them.
 
-use super::estimate::RowsEstimate;
 use super::rel::RelNode;
 pub use super::rel::StageId;
+use super::rows_estimate::RowsEstimate;
 use crate::plan::query_plan::ExecutionOptions;
 use segments::types::ColumnType;
 use serde::{Deserialize, Serialize};
