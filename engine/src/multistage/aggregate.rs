@@ -268,23 +268,30 @@ impl Aggregate<'_> {
             .iter()
             .filter_map(|k| block.columns.get(*k))
             .collect();
-        // A final merge of one worker's groups by an ascending integer key (a leaf's groups by
-        // a sorted column): every row is a group of its own, numbered by its position.
-        if self.mode == AggMode::Final
+        // A final merge whose every row may be a group of its own (one worker grouped them
+        // all): the keys in place, a state column per call, no more rows than groups kept.
+        let mergeable = self.mode == AggMode::Final
             && block.num_rows <= groups_limit
             && group_keys.windows(2).all(|k| k[0] < k[1])
+            && (0..self.aggregates.len()).all(|i| {
+                matches!(block.columns.get(group_keys.len() + i),
+                    Some(Column { cells: Cells::States(s), .. }) if s.len() == block.num_rows)
+            });
+        // Its first key strictly ascending (a leaf's groups by a sorted column) says so before
+        // any numbering.
+        if mergeable
             && cols
                 .first()
                 .and_then(|c| hash_table::plain_ints(&[c]))
                 .is_some_and(|v| v.windows(2).all(|w| w[0] < w[1]))
-            && (0..self.aggregates.len()).all(|i| {
-                matches!(block.columns.get(group_keys.len() + i),
-                    Some(Column { cells: Cells::States(s), .. }) if s.len() == block.num_rows)
-            })
         {
             return self.own_groups(block);
         }
         let (mut groups, mut first) = hash_table::group_ids(&cols, block.num_rows);
+        // As many groups as rows: each row is its own, numbered by its position.
+        if mergeable && first.len() == block.num_rows {
+            return self.own_groups(block);
+        }
         let limited = !group_keys.is_empty() && first.len() > groups_limit;
         let mut first_in_input = first.clone();
         if limited {
@@ -305,20 +312,9 @@ impl Aggregate<'_> {
         } else {
             first.len()
         };
-        // A final merge whose every row is a group of its own (one worker grouped them all)
-        // moves its key columns out: it reads only the state columns after them.
-        let own_groups = self.mode == AggMode::Final
-            && first.len() == block.num_rows
-            && group_keys.windows(2).all(|k| k[0] < k[1]);
         let mut columns: Vec<Column> = group_keys
             .iter()
-            .map(|k| match own_groups {
-                true => {
-                    let empty = Column::empty(block.columns[*k].data_type);
-                    std::mem::replace(&mut block.columns[*k], empty)
-                }
-                false => block.columns[*k].take(&first),
-            })
+            .map(|k| block.columns[*k].take(&first))
             .collect();
         // Each call's states over the rows; the calls in parallel (their inputs are disjoint).
         let inputs: Vec<(usize, &AggregateCall, Option<Cells>)> = match self.mode {
@@ -358,8 +354,8 @@ impl Aggregate<'_> {
         Ok((DataBlock::new(columns, num_groups), first_in_input, limited))
     }
 
-    /// The final merge of `block` whose every row is a group of its own (its first key strictly
-    /// ascending, a state column per call): its keys moved out, its states finalized.
+    /// The final merge of `block` whose every row is a group of its own (a state column per
+    /// call): its keys moved out, its states finalized.
     fn own_groups(&self, mut block: DataBlock) -> Result<(DataBlock, Vec<u32>, bool), EngineError> {
         let rows = block.num_rows;
         let keys = self.group_keys.len();
@@ -415,26 +411,17 @@ impl Aggregate<'_> {
     ) -> Result<Column, EngineError> {
         let data_type = data_type.unwrap_or(DataType::Double);
         let states = match self.mode {
-            AggMode::Final => match cells {
-                // Each row its own group (one worker grouped them all): its state is the group's.
-                Some(Cells::States(states))
-                    if states.len() == num_groups
-                        && groups.iter().enumerate().all(|(r, g)| *g as usize == r) =>
-                {
-                    states
-                }
-                cells => {
-                    let mut merged: Vec<AggState> = (0..num_groups)
-                        .map(|_| AggState::empty(&call.function))
-                        .collect();
-                    if let Some(Cells::States(states)) = cells {
-                        for (s, g) in states.into_iter().zip(groups) {
-                            merged[*g as usize].merge(s, &call.function)?;
-                        }
+            AggMode::Final => {
+                let mut merged: Vec<AggState> = (0..num_groups)
+                    .map(|_| AggState::empty(&call.function))
+                    .collect();
+                if let Some(Cells::States(states)) = cells {
+                    for (s, g) in states.into_iter().zip(groups) {
+                        merged[*g as usize].merge(s, &call.function)?;
                     }
-                    merged
                 }
-            },
+                merged
+            }
             // A FILTER (WHERE …) applies where rows are aggregated; the final phase merges
             // states made from the kept rows only.
             AggMode::Direct | AggMode::Partial => {
@@ -785,9 +772,9 @@ mod tests {
         }
     }
 
-    /// A final merge of groups by a strictly ascending key (each row its own group, finalized
-    /// in morsels) answers as the merge of the same states in another order, and one with a
-    /// repeated key merges it.
+    /// A final merge whose every row is its own group (by a strictly ascending key, or numbered
+    /// in another order; finalized in morsels) answers as the raw rows aggregated directly, and
+    /// one with a repeated key merges it.
     #[test]
     fn a_final_merge_of_ascending_groups_answers_as_any_order() {
         let three = rayon::ThreadPoolBuilder::new()
@@ -846,6 +833,11 @@ mod tests {
         let descending = merged(raw(&|k| (rows - 1 - k) as i64 * 3));
         assert_eq!(ascending.num_rows, rows);
         assert!(sorted_rows(&ascending) == sorted_rows(&descending));
+        // Both as the raw rows aggregated directly, without states between.
+        let (direct, _) = three
+            .install(|| agg(AggMode::Direct).run(raw(&|k| k as i64 * 3)))
+            .unwrap();
+        assert!(sorted_rows(&ascending) == sorted_rows(&direct));
         let null_row = &ascending.rows()[5];
         assert_eq!(null_row[0], Value::Long(15));
         assert_eq!(null_row[2], Value::Null);
