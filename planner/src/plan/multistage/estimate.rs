@@ -174,8 +174,7 @@ pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
         }
         RelNode::Filter { input, .. } => {
             let i = plan_estimate(input, stages)?;
-            let width = input.output_types().len();
-            RowsEstimate::new(i.rows * 0.5, i.columns(width))
+            i.with_rows(i.rows * 0.5)
         }
         RelNode::Aggregate {
             input,
@@ -196,9 +195,7 @@ pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
         }
         RelNode::Sort { input, limit, .. } => {
             let i = plan_estimate(input, stages)?;
-            let width = input.output_types().len();
-            let rows = limit.map_or(i.rows, |l| i.rows.min(l as f64));
-            RowsEstimate::new(rows, i.columns(width))
+            i.with_rows(limit.map_or(i.rows, |l| i.rows.min(l as f64)))
         }
         RelNode::Join {
             left,

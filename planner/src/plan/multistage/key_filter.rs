@@ -33,7 +33,7 @@
 //! the leaf column's values. The joins nearest the root decide first; each filter they place
 //! narrows its leaf's estimate, which the joins below then weigh.
 
-use super::estimate::{plan_estimate, plan_rows};
+use super::estimate::plan_estimate;
 use super::rel::{JoinKind, KeyFilter, PublishKeys, RelNode, StageId};
 use super::stage::{Stage, StageKind};
 use crate::plan::expr::Expr;
@@ -124,6 +124,7 @@ fn plan_join(
                 .iter()
                 .any(|(l, f)| *l == s && f.from_stage == stage)
         };
+        let (el, er) = (plan_estimate(left, stages), plan_estimate(right, stages));
         // The first key pair whose filtered side reads a plain leaf column.
         let mut choice = None;
         for (&lk, &rk) in left_keys.iter().zip(right_keys.iter()) {
@@ -144,32 +145,31 @@ fn plan_join(
             // Both qualify: the side estimated larger is filtered by the smaller's keys; without
             // estimates the left, which the join order makes the larger side of an inner join
             // (and which is the outer rows a semi join's subquery reduces).
-            let (el, er) = (plan_rows(left, stages), plan_rows(right, stages));
             let pick_left = match (&l, &r) {
                 // `dynamic_broadcast`: the right side's keys filter the left leaf.
                 (Some(_), _) if *dynamic_broadcast => true,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
-                (Some(_), Some(_)) => match (el, er) {
-                    (Some(a), Some(b)) => a >= b,
+                (Some(_), Some(_)) => match (&el, &er) {
+                    (Some(a), Some(b)) => a.rows >= b.rows,
                     _ => true,
                 },
                 (None, None) => continue,
             };
+            // The filtered leaf, and the other side (the source of its keys) with its key.
+            let (chosen, source, source_left, source_key) = if pick_left {
+                (l, &er, false, rk)
+            } else {
+                (r, &el, true, lk)
+            };
             // Not worth the wait (the filtered leaf's scan starts only once the other side is
             // done): a leaf that reads fewer rows than that side, or one whose key values that
             // side's keys are estimated to cover nearly all of.
-            let (chosen, source, source_key) = if pick_left {
-                (&l, &**right, rk)
-            } else {
-                (&r, &**left, lk)
-            };
             let scanned = chosen
                 .as_ref()
                 .and_then(|(leaf, _, _)| stages.get(*leaf)?.estimate.as_ref());
-            let source_keys =
-                plan_estimate(source, stages).map(|e| (e.rows, e.distinct(source_key)));
-            let narrowed = match (chosen, scanned, source_keys) {
+            let source_keys = source.as_ref().map(|e| (e.rows, e.distinct(source_key)));
+            let narrowed = match (&chosen, scanned, source_keys) {
                 (Some((_, _, leaf_key)), Some(scanned), Some((rows, keys))) => {
                     if !*dynamic_broadcast
                         && (scanned.rows < rows
@@ -181,11 +181,7 @@ fn plan_join(
                 }
                 _ => None,
             };
-            choice = if pick_left {
-                l.map(|t| (t, false, rk, a.data_type, narrowed))
-            } else {
-                r.map(|t| (t, true, lk, a.data_type, narrowed))
-            };
+            choice = chosen.map(|t| (t, source_left, source_key, a.data_type, narrowed));
             break;
         }
         if let Some(((leaf, column, _), source_left, key, data_type, narrowed)) = choice {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// What an operator is estimated to output: its rows and, per output column, its distinct
 /// values (a column without one counts as many as the rows: a key).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RowsEstimate {
     pub rows: f64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -14,14 +14,6 @@ pub struct RowsEstimate {
 }
 
 impl RowsEstimate {
-    /// `rows` rows whose columns' distinct counts nothing is known of.
-    pub fn rows(rows: f64) -> RowsEstimate {
-        RowsEstimate {
-            rows,
-            distinct: Vec::new(),
-        }
-    }
-
     /// The distinct values of output column `column`: at most the rows, at least one.
     pub fn distinct(&self, column: usize) -> f64 {
         self.distinct
@@ -47,6 +39,11 @@ impl RowsEstimate {
             *d = d.min(keys);
         }
         RowsEstimate::new((self.rows * share).max(1.0), distinct)
+    }
+
+    /// These columns over `rows` of these rows (each column's distinct values capped there).
+    pub(super) fn with_rows(&self, rows: f64) -> RowsEstimate {
+        RowsEstimate::new(rows, self.distinct.clone())
     }
 
     /// The first `width` columns' distinct counts.
