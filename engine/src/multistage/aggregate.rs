@@ -412,6 +412,23 @@ impl Aggregate<'_> {
         let data_type = data_type.unwrap_or(DataType::Double);
         let states = match self.mode {
             AggMode::Final => {
+                let cells = match cells {
+                    Some(Cells::States(states)) => {
+                        if let Some(column) = merge_numbers(
+                            call,
+                            &states,
+                            groups,
+                            num_groups,
+                            data_type,
+                            self.null_handling,
+                        ) {
+                            drop_in_morsels(states);
+                            return Ok(column);
+                        }
+                        Some(Cells::States(states))
+                    }
+                    other => other,
+                };
                 let mut merged: Vec<AggState> = (0..num_groups)
                     .map(|_| AggState::empty(&call.function))
                     .collect();
@@ -532,6 +549,84 @@ fn finalize_numbers(
         data_type,
         nulls,
     })
+}
+
+/// The final values of a counting, adding or extreme call's partial `states` merged into the
+/// groups `groups` number, as [`AggState::merge`] then [`finalize_numbers`] would make them —
+/// counts added as integers, the others' values added or compared in row order — with no state
+/// per group. `None` when a state is of another kind or `data_type` does not hold the values.
+fn merge_numbers(
+    call: &AggregateCall,
+    states: &[AggState],
+    groups: &[u32],
+    num_groups: usize,
+    data_type: DataType,
+    null_handling: bool,
+) -> Option<Column> {
+    let f = &call.function;
+    match (f, data_type) {
+        (AggregateFunction::Count, DataType::Long) => {
+            let mut counts = vec![0i64; num_groups];
+            for (s, &g) in states.iter().zip(groups) {
+                let AggState::Count(n) = s else {
+                    return None;
+                };
+                counts[g as usize] += n;
+            }
+            Some(Column {
+                cells: Cells::I64(counts),
+                data_type,
+                nulls: None,
+            })
+        }
+        (
+            AggregateFunction::Sum
+            | AggregateFunction::Sum0
+            | AggregateFunction::Min
+            | AggregateFunction::Max,
+            DataType::Double,
+        ) => {
+            let pick: fn(f64, f64) -> f64 = match f {
+                AggregateFunction::Min => f64::min,
+                AggregateFunction::Max => f64::max,
+                _ => |x, y| x + y,
+            };
+            let mut values = vec![0.0f64; num_groups];
+            let mut seen = vec![false; num_groups];
+            for (s, &g) in states.iter().zip(groups) {
+                let v = match (s, f) {
+                    (AggState::Sum(v), AggregateFunction::Sum | AggregateFunction::Sum0)
+                    | (AggState::Min(v), AggregateFunction::Min)
+                    | (AggState::Max(v), AggregateFunction::Max) => v,
+                    _ => return None,
+                };
+                if let Some(x) = *v {
+                    let g = g as usize;
+                    values[g] = if seen[g] { pick(values[g], x) } else { x };
+                    seen[g] = true;
+                }
+            }
+            // A group without a value is what its empty state finalizes to.
+            let empty = AggState::empty(f).finalize_number(f, null_handling)?;
+            let mut nulls = None;
+            if seen.contains(&false) {
+                let mut marks = vec![false; num_groups];
+                for (g, _) in seen.iter().enumerate().filter(|(_, s)| !**s) {
+                    match empty {
+                        Some(x) => values[g] = x,
+                        None => marks[g] = true,
+                    }
+                }
+                nulls = empty.is_none().then_some(marks);
+            }
+            Some(Column {
+                cells: Cells::F64(values),
+                data_type,
+                nulls,
+            })
+        }
+        _ => None,
+    }
 }
 
 /// Each slot's state of `from` merged into the same slot of `into`, slices of slots in parallel.
@@ -918,5 +1013,73 @@ mod tests {
         let c = call(AggregateFunction::Mode, None);
         let mode = S::Mode(Default::default());
         assert_eq!(finalize_numbers(&c, &[mode], DataType::Double, true), None);
+    }
+
+    /// Partial states of simple calls merged per group by numbers answer as merging the states
+    /// one by one does: values in row order, groups without one as their empty state.
+    #[test]
+    fn simple_states_merge_as_their_states_do() {
+        use AggState as S;
+        // Rows of groups 0, 1, 0, 2, 1; group 2 sees no value.
+        let groups = [0u32, 1, 0, 2, 1];
+        let cases = [
+            (
+                AggregateFunction::Count,
+                DataType::Long,
+                [3, 1, 4, 0, 2].map(S::Count).to_vec(),
+            ),
+            (
+                AggregateFunction::Sum,
+                DataType::Double,
+                [Some(0.1), Some(2.0), Some(0.2), None, None]
+                    .map(S::Sum)
+                    .to_vec(),
+            ),
+            (
+                AggregateFunction::Sum0,
+                DataType::Double,
+                [None, Some(-1.0), Some(0.5), None, Some(3.0)]
+                    .map(S::Sum)
+                    .to_vec(),
+            ),
+            (
+                AggregateFunction::Min,
+                DataType::Double,
+                [Some(2.0), None, Some(-0.0), None, Some(1.0)]
+                    .map(S::Min)
+                    .to_vec(),
+            ),
+            (
+                AggregateFunction::Max,
+                DataType::Double,
+                [Some(2.0), Some(5.0), Some(9.0), None, Some(1.0)]
+                    .map(S::Max)
+                    .to_vec(),
+            ),
+        ];
+        for (function, data_type, states) in cases {
+            let c = call(function.clone(), None);
+            for null_handling in [true, false] {
+                let mut merged: Vec<AggState> =
+                    (0..3).map(|_| AggState::empty(&function)).collect();
+                for (s, g) in states.iter().zip(groups) {
+                    merged[g as usize].merge(s.clone(), &function).unwrap();
+                }
+                let values = merged
+                    .iter()
+                    .map(|s| s.finalize(&function, null_handling))
+                    .collect();
+                let want = Column::from_values(data_type, values);
+                let got = merge_numbers(&c, &states, &groups, 3, data_type, null_handling);
+                assert_eq!(got, Some(want), "{function:?} nulls {null_handling}");
+            }
+        }
+        // A state of another kind is merged as a state.
+        let c = call(AggregateFunction::Sum, None);
+        let mixed = [S::Sum(Some(1.0)), S::Count(2)];
+        assert_eq!(
+            merge_numbers(&c, &mixed, &[0, 0], 1, DataType::Double, true),
+            None
+        );
     }
 }

@@ -454,6 +454,33 @@ mod tests {
         fast
     }
 
+    /// A floating column cast to an integer type agrees with the row evaluator — toward zero,
+    /// saturating, NaN 0, NULL kept — and stays unboxed.
+    #[test]
+    fn floating_numbers_cast_to_integers_as_rows_do() {
+        let values = [
+            Value::Double(2.9),
+            Value::Double(-2.9),
+            Value::Null,
+            Value::Double(f64::NAN),
+            Value::Double(1e300),
+            Value::Double(f64::NEG_INFINITY),
+            Value::Double(-0.0),
+        ];
+        let block = DataBlock::new(
+            vec![Column::from_values(DataType::Double, values.to_vec())],
+            values.len(),
+        );
+        for to in [DataType::Long, DataType::Int] {
+            let cast = Expr::Cast {
+                expr: input(0, DataType::Double),
+                to,
+            };
+            let c = agrees(&cast, &block);
+            assert!(matches!(c.cells, Cells::I64(_)), "{to:?} unboxed");
+        }
+    }
+
     /// AND, OR, NOT and CASE over whole columns agree with the row evaluator on every
     /// TRUE/FALSE/NULL combination, and stay unboxed.
     #[test]

@@ -123,6 +123,24 @@ pub fn evaluate<'b, B: Batch>(
                 return Ok(Cow::Owned(B::Vector::unboxed_integers(t, values, nulls)));
             }
         }
+        // A floating number to an integer: Java's narrowing (toward zero, saturating, NaN 0),
+        // as `Value::cast` does it.
+        Expr::Cast {
+            expr: inner,
+            to: to @ (DataType::Long | DataType::Int),
+        } => {
+            let v = evaluate(inner, batch)?;
+            if matches!(v.data_type(), DataType::Double | DataType::Float)
+                && let Some(x) = v.numbers()
+            {
+                let values = match to {
+                    DataType::Long => x.iter().map(|f| *f as i64).collect(),
+                    _ => x.iter().map(|f| i64::from(*f as i32)).collect(),
+                };
+                let nulls = v.nulls().map(Cow::into_owned);
+                return Ok(Cow::Owned(B::Vector::unboxed_integers(*to, values, nulls)));
+            }
+        }
         _ => {}
     }
     if let Some(v) = batch.per_entry(expr) {

@@ -16,7 +16,7 @@
 //! `EXISTS` and scalar subqueries become semi, anti and single-row joins; `windows` where
 //! `OVER (…)` calls become window operators; `set_ops` `UNION`/`INTERSECT`/`EXCEPT`; `using`
 //! `USING` and `NATURAL` joins; `upper` the select list, grouping, `HAVING`, `DISTINCT`,
-//! `ORDER BY` and `LIMIT`; this file the blocks themselves — `WITH`, `VALUES`, `FROM` items and
+//! `ORDER BY` and `LIMIT`, with `eager_aggregate` where grouping goes below a join; this file the blocks themselves — `WITH`, `VALUES`, `FROM` items and
 //! lateral joins, the join strategies hints ask for — and the exchanges between stages.
 
 use super::distribution;
@@ -39,6 +39,7 @@ use segments::types::ColumnType;
 use segments::types::{DataType, FieldSpec, Schema, Value};
 use std::collections::HashMap;
 
+mod eager_aggregate;
 mod join_order;
 mod joins;
 mod or_factors;

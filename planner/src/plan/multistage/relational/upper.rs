@@ -17,7 +17,7 @@ use crate::plan::multistage::single_table::{aggregate_type, calcite_names};
 use crate::plan::multistage::stage::Distribution;
 use crate::plan::query_plan::SortKey;
 use crate::sql::ast::{self, Select, SelectItem};
-use segments::types::ColumnType;
+use segments::types::{ColumnType, DataType};
 
 impl Planner<'_> {
     /// `SELECT … [WHERE] [GROUP BY] [HAVING] [ORDER BY] [LIMIT]` over `rel`.
@@ -157,11 +157,11 @@ impl Planner<'_> {
                 .iter()
                 .map(|o| Ok((b.bind(&o.expr, Mode::PostAggregate)?, o.asc, nulls_last(o))))
                 .collect::<Result<_, PlanError>>()?;
-            let keys: Vec<Expr> = std::mem::take(&mut b.keys)
+            let mut keys: Vec<Expr> = std::mem::take(&mut b.keys)
                 .into_iter()
                 .map(to_inputs)
                 .collect();
-            let aggregates: Vec<_> = std::mem::take(&mut b.aggregates)
+            let mut aggregates: Vec<_> = std::mem::take(&mut b.aggregates)
                 .into_iter()
                 .map(|mut a| {
                     a.arg = a.arg.map(to_inputs);
@@ -172,8 +172,6 @@ impl Planner<'_> {
                     a
                 })
                 .collect();
-            let mut projected: Vec<Expr> = rel.inputs();
-            projected.extend(keys[..group_width].iter().cloned());
             let mut output_types: Vec<ColumnType> =
                 keys[..group_width].iter().map(Expr::column_type).collect();
             // Types in the binder's order: group keys, late columns, aggregates.
@@ -188,6 +186,18 @@ impl Planner<'_> {
                 ));
             }
             let num_aggregates = aggregates.len();
+            // Aggregates of one join side's rows may be made by that side's leaf, per group.
+            let counts = match late.is_empty() {
+                true => self.eager_aggregate(&mut rel, &mut keys, &mut aggregates),
+                false => None,
+            };
+            if counts.is_some() {
+                output_types.truncate(group_width);
+                output_types.extend(aggregates.iter().map(|a| a.result_column_type()));
+            }
+            let width = rel.cols.len();
+            let mut projected: Vec<Expr> = rel.inputs();
+            projected.extend(keys[..group_width].iter().cloned());
             // Rows already hashed on some of the group keys are grouped where they are.
             let key_columns: Vec<usize> = keys[..group_width]
                 .iter()
@@ -246,6 +256,25 @@ impl Planner<'_> {
                     groups_limit: self.groups_limit(),
                 }
             };
+            if let Some(counts) = counts.filter(|c| !c.is_empty()) {
+                // Counts merged as DOUBLE sums, LONG again.
+                let types = node.output_types();
+                let exprs = types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| match i.checked_sub(group_width) {
+                        Some(a) if counts.contains(&a) => Expr::Cast {
+                            expr: Box::new(input(i, *t)),
+                            to: DataType::Long,
+                        },
+                        _ => input(i, *t),
+                    })
+                    .collect();
+                node = RelNode::Project {
+                    input: Box::new(node),
+                    exprs,
+                };
+            }
             if !late.is_empty() {
                 let mut grouped = Rel {
                     node,
