@@ -361,6 +361,10 @@ impl Column {
 
     /// The columns one after the other (all of the same type; mixed kinds fall back to values).
     pub fn concat(mut parts: Vec<Column>, data_type: DataType) -> Column {
+        // An empty part adds nothing, whatever its kind.
+        if parts.iter().any(|p| !p.is_empty()) {
+            parts.retain(|p| !p.is_empty());
+        }
         if parts.len() == 1
             && let Some(only) = parts.pop()
         {

@@ -12,6 +12,7 @@
 use super::moments::{CoMoments, Moments};
 use super::state::{AggState, new_hll, new_tdigest, offer_extreme, offer_timed};
 use crate::block::{ColumnData, Projected, dict_numbers};
+use crate::column::{Cells, Column};
 use crate::error::EngineError;
 use crate::key::Key;
 use crate::sketch::datasketch::{SketchBuilder, SketchKind};
@@ -20,9 +21,9 @@ use planner::plan::aggregate::histogram_bin;
 use planner::plan::{AggregateCall, AggregateFunction};
 use roaring::RoaringBitmap;
 use segments::dictionary::Dictionary;
-use segments::types::Value;
 use segments::types::decimal::Decimal;
 use segments::types::value::decimal_of_f64;
+use segments::types::{DataType, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Row → group assignment for one block.
@@ -657,6 +658,35 @@ impl<'a> GroupAccumulator<'a> {
             }),
         }
         Ok(())
+    }
+
+    /// The states of groups `0..n` as a number column of `data_type`
+    /// ([`super::number_states`]), when the function's state is one number.
+    pub fn number_column(&self, n: usize, data_type: DataType) -> Option<Column> {
+        if !super::number_states::is_number_state(&self.function) || self.multi_value {
+            return None;
+        }
+        let have = self.groups.min(n);
+        let (cells, nulls) = match &self.states {
+            States::Count(c) => {
+                let mut counts = c[..have].to_vec();
+                counts.resize(n, 0);
+                (Cells::I64(counts), None)
+            }
+            States::Sum(v, seen) | States::Min(v, seen) | States::Max(v, seen) => {
+                let mut values = v[..have].to_vec();
+                values.resize(n, 0.0);
+                let mut nulls: Vec<bool> = seen[..have].iter().map(|s| !s).collect();
+                nulls.resize(n, true);
+                (Cells::F64(values), nulls.contains(&true).then_some(nulls))
+            }
+            _ => return None,
+        };
+        Some(Column {
+            cells,
+            data_type,
+            nulls,
+        })
     }
 
     /// The state of group `g`.

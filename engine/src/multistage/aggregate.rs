@@ -20,7 +20,7 @@ use super::evaluate::evaluate;
 use super::filter_rows::kept_rows;
 use super::group_states::accumulate;
 use super::hash_table;
-use crate::aggregate::AggState;
+use crate::aggregate::{AggState, number_states};
 use crate::column::hash_rows_within;
 use crate::error::EngineError;
 use crate::morsels::{MIN_MORSEL_ROWS, drop_in_morsels, fill_morsels, map_items, map_morsels};
@@ -273,9 +273,12 @@ impl Aggregate<'_> {
         let mergeable = self.mode == AggMode::Final
             && block.num_rows <= groups_limit
             && group_keys.windows(2).all(|k| k[0] < k[1])
-            && (0..self.aggregates.len()).all(|i| {
-                matches!(block.columns.get(group_keys.len() + i),
-                    Some(Column { cells: Cells::States(s), .. }) if s.len() == block.num_rows)
+            && self.aggregates.iter().enumerate().all(|(i, call)| {
+                block.columns.get(group_keys.len() + i).is_some_and(|c| {
+                    c.len() == block.num_rows
+                        && (matches!(c.cells, Cells::States(_))
+                            || number_states::is_number_state(&call.function))
+                })
             });
         // Its first key strictly ascending (a leaf's groups by a sorted column) says so before
         // any numbering.
@@ -317,15 +320,15 @@ impl Aggregate<'_> {
             .map(|k| block.columns[*k].take(&first))
             .collect();
         // Each call's states over the rows; the calls in parallel (their inputs are disjoint).
-        let inputs: Vec<(usize, &AggregateCall, Option<Cells>)> = match self.mode {
+        let inputs: Vec<(usize, &AggregateCall, Option<Column>)> = match self.mode {
             AggMode::Final => {
                 let mut taken = Vec::with_capacity(self.aggregates.len());
                 for (i, call) in self.aggregates.iter().enumerate() {
-                    let cells = block
+                    let states = block
                         .columns
                         .get_mut(group_keys.len() + i)
-                        .map(|c| std::mem::replace(&mut c.cells, Cells::Values(Vec::new())));
-                    taken.push((i, call, cells));
+                        .map(|c| std::mem::replace(c, Column::empty(c.data_type)));
+                    taken.push((i, call, states));
                 }
                 taken
             }
@@ -338,10 +341,10 @@ impl Aggregate<'_> {
         };
         let block = &block;
         let groups = &groups;
-        let calls = map_items(inputs, block.num_rows, |(i, call, cells)| {
+        let calls = map_items(inputs, block.num_rows, |(i, call, states)| {
             self.call_column(
                 call,
-                cells,
+                states,
                 block,
                 groups,
                 num_groups,
@@ -367,25 +370,36 @@ impl Aggregate<'_> {
                 std::mem::replace(&mut block.columns[*k], empty)
             })
             .collect();
-        let states: Vec<(usize, Option<Cells>)> = (0..self.aggregates.len())
+        let states: Vec<(usize, Option<Column>)> = (0..self.aggregates.len())
             .map(|i| {
-                let cells = block
+                let column = block
                     .columns
                     .get_mut(keys + i)
-                    .map(|c| std::mem::replace(&mut c.cells, Cells::Values(Vec::new())));
-                (i, cells)
+                    .map(|c| std::mem::replace(c, Column::empty(c.data_type)));
+                (i, column)
             })
             .collect();
-        let calls = map_items(states, rows, |(i, cells)| {
+        let calls = map_items(states, rows, |(i, column)| {
             let call = &self.aggregates[i];
+            let f = &call.function;
             let data_type = self
                 .types
                 .get(keys + i)
                 .copied()
                 .unwrap_or(DataType::Double);
-            match cells {
-                Some(Cells::States(states)) => Ok(self.output_column(call, states, data_type)),
-                _ => Err(EngineError::execution("a final merge without its states")),
+            let missing = || EngineError::execution("a final merge without its states");
+            // Numbers are their final values; states are finalized one by one.
+            match number_states::finalize(
+                f,
+                column.ok_or_else(missing)?,
+                data_type,
+                self.null_handling,
+            ) {
+                Ok(values) => Ok::<Column, EngineError>(values),
+                Err(column) => {
+                    let states = number_states::states_of_column(f, column).ok_or_else(missing)?;
+                    Ok(self.output_column(call, states, data_type))
+                }
             }
         });
         for c in calls {
@@ -399,11 +413,11 @@ impl Aggregate<'_> {
     }
 
     /// One aggregate call's output column over `block`'s rows in `groups`: its final values, or
-    /// (partial mode) its states; `cells` are the call's partial states in final mode.
+    /// (partial mode) its states; `states` is the call's column of partial states in final mode.
     fn call_column(
         &self,
         call: &AggregateCall,
-        cells: Option<Cells>,
+        states: Option<Column>,
         block: &DataBlock,
         groups: &[u32],
         num_groups: usize,
@@ -412,29 +426,17 @@ impl Aggregate<'_> {
         let data_type = data_type.unwrap_or(DataType::Double);
         let states = match self.mode {
             AggMode::Final => {
-                let cells = match cells {
-                    Some(Cells::States(states)) => {
-                        if let Some(column) = merge_numbers(
-                            call,
-                            &states,
-                            groups,
-                            num_groups,
-                            data_type,
-                            self.null_handling,
-                        ) {
-                            drop_in_morsels(states);
-                            return Ok(column);
-                        }
-                        Some(Cells::States(states))
-                    }
-                    other => other,
-                };
-                let mut merged: Vec<AggState> = (0..num_groups)
-                    .map(|_| AggState::empty(&call.function))
-                    .collect();
-                if let Some(Cells::States(states)) = cells {
+                let f = &call.function;
+                if let Some(merged) = states.as_ref().and_then(|c| {
+                    number_states::merge(f, c, groups, num_groups, data_type, self.null_handling)
+                }) {
+                    return Ok(merged);
+                }
+                let mut merged: Vec<AggState> =
+                    (0..num_groups).map(|_| AggState::empty(f)).collect();
+                if let Some(states) = states.and_then(|c| number_states::states_of_column(f, c)) {
                     for (s, g) in states.into_iter().zip(groups) {
-                        merged[*g as usize].merge(s, &call.function)?;
+                        merged[*g as usize].merge(s, f)?;
                     }
                 }
                 merged
@@ -474,7 +476,8 @@ impl Aggregate<'_> {
         data_type: DataType,
     ) -> Column {
         if self.mode == AggMode::Partial {
-            return Column::states(data_type, states);
+            return number_states::column_of_states(&call.function, data_type, &states)
+                .unwrap_or_else(|| Column::states(data_type, states));
         }
         let null_handling = self.null_handling;
         if let Some(numbers) = finalize_numbers(call, &states, data_type, null_handling) {
@@ -549,84 +552,6 @@ fn finalize_numbers(
         data_type,
         nulls,
     })
-}
-
-/// The final values of a counting, adding or extreme call's partial `states` merged into the
-/// groups `groups` number, as [`AggState::merge`] then [`finalize_numbers`] would make them —
-/// counts added as integers, the others' values added or compared in row order — with no state
-/// per group. `None` when a state is of another kind or `data_type` does not hold the values.
-fn merge_numbers(
-    call: &AggregateCall,
-    states: &[AggState],
-    groups: &[u32],
-    num_groups: usize,
-    data_type: DataType,
-    null_handling: bool,
-) -> Option<Column> {
-    let f = &call.function;
-    match (f, data_type) {
-        (AggregateFunction::Count, DataType::Long) => {
-            let mut counts = vec![0i64; num_groups];
-            for (s, &g) in states.iter().zip(groups) {
-                let AggState::Count(n) = s else {
-                    return None;
-                };
-                counts[g as usize] += n;
-            }
-            Some(Column {
-                cells: Cells::I64(counts),
-                data_type,
-                nulls: None,
-            })
-        }
-        (
-            AggregateFunction::Sum
-            | AggregateFunction::Sum0
-            | AggregateFunction::Min
-            | AggregateFunction::Max,
-            DataType::Double,
-        ) => {
-            let pick: fn(f64, f64) -> f64 = match f {
-                AggregateFunction::Min => f64::min,
-                AggregateFunction::Max => f64::max,
-                _ => |x, y| x + y,
-            };
-            let mut values = vec![0.0f64; num_groups];
-            let mut seen = vec![false; num_groups];
-            for (s, &g) in states.iter().zip(groups) {
-                let v = match (s, f) {
-                    (AggState::Sum(v), AggregateFunction::Sum | AggregateFunction::Sum0)
-                    | (AggState::Min(v), AggregateFunction::Min)
-                    | (AggState::Max(v), AggregateFunction::Max) => v,
-                    _ => return None,
-                };
-                if let Some(x) = *v {
-                    let g = g as usize;
-                    values[g] = if seen[g] { pick(values[g], x) } else { x };
-                    seen[g] = true;
-                }
-            }
-            // A group without a value is what its empty state finalizes to.
-            let empty = AggState::empty(f).finalize_number(f, null_handling)?;
-            let mut nulls = None;
-            if seen.contains(&false) {
-                let mut marks = vec![false; num_groups];
-                for (g, _) in seen.iter().enumerate().filter(|(_, s)| !**s) {
-                    match empty {
-                        Some(x) => values[g] = x,
-                        None => marks[g] = true,
-                    }
-                }
-                nulls = empty.is_none().then_some(marks);
-            }
-            Some(Column {
-                cells: Cells::F64(values),
-                data_type,
-                nulls,
-            })
-        }
-        _ => None,
-    }
 }
 
 /// Each slot's state of `from` merged into the same slot of `into`, slices of slots in parallel.
@@ -1013,73 +938,5 @@ mod tests {
         let c = call(AggregateFunction::Mode, None);
         let mode = S::Mode(Default::default());
         assert_eq!(finalize_numbers(&c, &[mode], DataType::Double, true), None);
-    }
-
-    /// Partial states of simple calls merged per group by numbers answer as merging the states
-    /// one by one does: values in row order, groups without one as their empty state.
-    #[test]
-    fn simple_states_merge_as_their_states_do() {
-        use AggState as S;
-        // Rows of groups 0, 1, 0, 2, 1; group 2 sees no value.
-        let groups = [0u32, 1, 0, 2, 1];
-        let cases = [
-            (
-                AggregateFunction::Count,
-                DataType::Long,
-                [3, 1, 4, 0, 2].map(S::Count).to_vec(),
-            ),
-            (
-                AggregateFunction::Sum,
-                DataType::Double,
-                [Some(0.1), Some(2.0), Some(0.2), None, None]
-                    .map(S::Sum)
-                    .to_vec(),
-            ),
-            (
-                AggregateFunction::Sum0,
-                DataType::Double,
-                [None, Some(-1.0), Some(0.5), None, Some(3.0)]
-                    .map(S::Sum)
-                    .to_vec(),
-            ),
-            (
-                AggregateFunction::Min,
-                DataType::Double,
-                [Some(2.0), None, Some(-0.0), None, Some(1.0)]
-                    .map(S::Min)
-                    .to_vec(),
-            ),
-            (
-                AggregateFunction::Max,
-                DataType::Double,
-                [Some(2.0), Some(5.0), Some(9.0), None, Some(1.0)]
-                    .map(S::Max)
-                    .to_vec(),
-            ),
-        ];
-        for (function, data_type, states) in cases {
-            let c = call(function.clone(), None);
-            for null_handling in [true, false] {
-                let mut merged: Vec<AggState> =
-                    (0..3).map(|_| AggState::empty(&function)).collect();
-                for (s, g) in states.iter().zip(groups) {
-                    merged[g as usize].merge(s.clone(), &function).unwrap();
-                }
-                let values = merged
-                    .iter()
-                    .map(|s| s.finalize(&function, null_handling))
-                    .collect();
-                let want = Column::from_values(data_type, values);
-                let got = merge_numbers(&c, &states, &groups, 3, data_type, null_handling);
-                assert_eq!(got, Some(want), "{function:?} nulls {null_handling}");
-            }
-        }
-        // A state of another kind is merged as a state.
-        let c = call(AggregateFunction::Sum, None);
-        let mixed = [S::Sum(Some(1.0)), S::Count(2)];
-        assert_eq!(
-            merge_numbers(&c, &mixed, &[0, 0], 1, DataType::Double, true),
-            None
-        );
     }
 }

@@ -20,7 +20,7 @@ use super::hash_table::{self, Matches};
 use super::key_set;
 use super::sort::sort;
 use super::stats::{OperatorStats, StatsRecorder};
-use crate::aggregate::AggState;
+use crate::aggregate::{AggState, number_states};
 use crate::context::QueryContext;
 use crate::error::EngineError;
 use crate::key::RowKey;
@@ -28,9 +28,9 @@ use crate::morsels::map_items;
 use crate::server::execute_server;
 use crate::server::result::IntermediateData;
 use crate::stats::ExecutionStats;
-use planner::plan::Expr;
 use planner::plan::multistage::stage::JoinOverflowMode;
 use planner::plan::multistage::{AsofMatch, JoinKind, PublishKeys, RelNode, SetOpKind, StageId};
+use planner::plan::{AggregateCall, Expr, ServerQueryKind};
 use segments::ImmutableSegment;
 use segments::types::{DataType, Value};
 use std::collections::HashMap;
@@ -119,8 +119,19 @@ fn types_of(node: &RelNode) -> Vec<DataType> {
     node.output_types().iter().map(|t| t.data_type).collect()
 }
 
-/// The leaf's v1 result as a block of `types`.
-fn leaf_block(data: IntermediateData, types: &[DataType]) -> DataBlock {
+/// The leaf's v1 result as a block of `types`; the states of its `aggregates` whose state is one
+/// number as numbers, as the leaf's groups as columns hold them.
+fn leaf_block(
+    data: IntermediateData,
+    types: &[DataType],
+    aggregates: &[AggregateCall],
+) -> DataBlock {
+    let state_column = |i: usize, t: DataType, states: Vec<AggState>| {
+        aggregates
+            .get(i)
+            .and_then(|c| number_states::column_of_states(&c.function, t, &states))
+            .unwrap_or_else(|| Column::states(t, states))
+    };
     match data {
         IntermediateData::Columns(columns) => {
             let n = columns.first().map_or(0, Column::len);
@@ -160,7 +171,7 @@ fn leaf_block(data: IntermediateData, types: &[DataType]) -> DataBlock {
                 .map(|(v, t)| Column::from_values(*t, v))
                 .collect();
             columns.extend(states.into_iter().enumerate().map(|(i, s)| {
-                Column::states(types.get(k + i).copied().unwrap_or(DataType::Long), s)
+                state_column(i, types.get(k + i).copied().unwrap_or(DataType::Long), s)
             }));
             debug_assert_eq!(columns.len(), width);
             DataBlock::new(columns, n)
@@ -169,7 +180,8 @@ fn leaf_block(data: IntermediateData, types: &[DataType]) -> DataBlock {
             states
                 .into_iter()
                 .zip(types)
-                .map(|(s, t)| Column::states(*t, vec![s]))
+                .enumerate()
+                .map(|(i, (s, t))| state_column(i, *t, vec![s]))
                 .collect(),
             1,
         ),
@@ -194,6 +206,11 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
     env.ctx.check()?;
     match node {
         RelNode::Leaf { plan, key_filters } => {
+            let aggregates = match &plan.kind {
+                ServerQueryKind::GroupBy { aggregates, .. }
+                | ServerQueryKind::Aggregation { aggregates } => aggregates.as_slice(),
+                _ => &[],
+            };
             let mut restricted = None;
             for f in key_filters {
                 if let Some(keys) = key_set::union(env.inputs.receive_keys(f.from_stage)?, f) {
@@ -220,7 +237,7 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             if let Some(plan) = restricted {
                 rayon::spawn(move || drop(plan));
             }
-            Ok(leaf_block(result.data, &types_of(node)))
+            Ok(leaf_block(result.data, &types_of(node), aggregates))
         }
         RelNode::Receive { stage, .. } => {
             let blocks = env.inputs.receive_all(*stage)?;

@@ -126,8 +126,10 @@ pub(super) fn group_rows<'s>(
                 .map(|(i, k)| group_keys.key_column(i, k.column_type().data_type))
                 .collect();
             columns.extend(slots.iter().zip(aggregates).map(|(s, call)| {
-                let states = (0..n).map(|g| s.acc.state(g)).collect();
-                Column::states(call.result_column_type().data_type, states)
+                let data_type = call.result_column_type().data_type;
+                s.acc.number_column(n, data_type).unwrap_or_else(|| {
+                    Column::states(data_type, (0..n).map(|g| s.acc.state(g)).collect())
+                })
             }));
             IntermediateData::Columns(columns)
         }

@@ -3,8 +3,8 @@
 //! serde, so servers can ship it to a broker; [`Combiner`] merges results (segment results
 //! inside a server, server results at the broker) the same way.
 
-use crate::aggregate::AggState;
-use crate::column::{Cells, Column};
+use crate::aggregate::{AggState, number_states};
+use crate::column::Column;
 use crate::error::EngineError;
 use crate::key::{RowKey, hash_row, rows_eq};
 use crate::morsels::map_items;
@@ -157,7 +157,7 @@ impl<'p> Combiner<'p> {
                     }
                     _ => {}
                 }
-                IntermediateData::Groups(groups_of_columns(more, keys.len())?)
+                IntermediateData::Groups(groups_of_columns(more, keys.len(), aggregates)?)
             }
             (_, next) => next,
         };
@@ -165,7 +165,7 @@ impl<'p> Combiner<'p> {
             (&self.plan.kind, &mut self.data)
         {
             let acc = std::mem::take(acc);
-            self.data = IntermediateData::Groups(groups_of_columns(acc, keys.len())?);
+            self.data = IntermediateData::Groups(groups_of_columns(acc, keys.len(), aggregates)?);
         }
         match (&mut self.data, next) {
             (IntermediateData::Explain(acc), IntermediateData::Explain(more)) => {
@@ -302,9 +302,13 @@ fn append_columns(acc: &mut Vec<Column>, more: Vec<Column>) {
     });
 }
 
-/// Groups given as columns — `keys` key columns, then one state column per aggregate — as
-/// (key values, states) per group.
-fn groups_of_columns(columns: Vec<Column>, keys: usize) -> Result<Groups, EngineError> {
+/// Groups given as columns — `keys` key columns, then one state column per aggregate of
+/// `aggregates` (states, or numbers) — as (key values, states) per group.
+fn groups_of_columns(
+    columns: Vec<Column>,
+    keys: usize,
+    aggregates: &[AggregateCall],
+) -> Result<Groups, EngineError> {
     let rows = columns.first().map_or(0, Column::len);
     let mut groups: Groups = (0..rows)
         .map(|r| {
@@ -314,8 +318,8 @@ fn groups_of_columns(columns: Vec<Column>, keys: usize) -> Result<Groups, Engine
             )
         })
         .collect();
-    for column in columns.into_iter().skip(keys) {
-        let Cells::States(states) = column.cells else {
+    for (column, call) in columns.into_iter().skip(keys).zip(aggregates) {
+        let Some(states) = number_states::states_of_column(&call.function, column) else {
             return Err(EngineError::execution("group columns without states"));
         };
         for (group, state) in groups.iter_mut().zip(states) {
