@@ -194,8 +194,8 @@ impl Planner<'_> {
     }
 
     /// The push into the leaf `node` receives from, grouped by its columns `group`, when that
-    /// leaf sends every row it reads hashed on `join_keys` and is estimated to make few enough
-    /// groups.
+    /// leaf sends every row it reads hashed on `join_keys`, the columns are single values and it
+    /// is estimated to make few enough groups.
     fn pushable(
         &self,
         node: &RelNode,
@@ -211,11 +211,18 @@ impl Planner<'_> {
             return None;
         };
         let ServerQueryKind::Selection {
-            order_by, limit, ..
+            exprs,
+            order_by,
+            limit,
         } = &plan.kind
         else {
             return None;
         };
+        // A group key of many values groups by each value (v1's group-by of a multi-value
+        // column): the rows the join meets would not be the side's rows.
+        let single_values = group
+            .iter()
+            .all(|&c| exprs.get(c).is_some_and(|e| e.column_type().single_value));
         let sent_hashed =
             matches!(self.dist.get(stage), Some(Distribution::Hash(k)) if k == join_keys);
         if !matches!(s.kind, StageKind::Leaf { .. })
@@ -223,6 +230,7 @@ impl Planner<'_> {
             || !order_by.is_empty()
             || *limit < u32::MAX as usize
             || !sent_hashed
+            || !single_values
         {
             return None;
         }
@@ -517,7 +525,7 @@ mod tests {
             ("h", 10_000, 10_000),
         ] {
             let schema = Schema::from_json(&format!(
-                r#"{{"schemaName":"{t}","dimensionFieldSpecs":[{{"name":"k","dataType":"LONG"}},{{"name":"d","dataType":"DOUBLE"}},{{"name":"s","dataType":"STRING"}}]}}"#
+                r#"{{"schemaName":"{t}","dimensionFieldSpecs":[{{"name":"k","dataType":"LONG"}},{{"name":"d","dataType":"DOUBLE"}},{{"name":"s","dataType":"STRING"}},{{"name":"m","dataType":"STRING","singleValueField":false}}]}}"#
             ))
             .unwrap();
             c.add(t, schema);
@@ -537,6 +545,7 @@ mod tests {
                         ("k".to_string(), col(DataType::Long, rows)),
                         ("d".to_string(), col(DataType::Double, rows)),
                         ("s".to_string(), col(DataType::String, distinct_s)),
+                        ("m".to_string(), col(DataType::String, 10)),
                     ]
                     .into(),
                 },
@@ -620,6 +629,13 @@ mod tests {
         let (leaves, _) =
             shape("SELECT g.k, COUNT(DISTINCT f.d) FROM f JOIN g ON f.s = g.s GROUP BY g.k");
         assert_eq!(leaves, ["f", "g"], "distinct values do not add up");
+        // Grouped by a multi-value column, f's leaf would make a group per value.
+        let (leaves, _) = shape("SELECT f.m, SUM(f.d) FROM f JOIN g ON f.s = g.s GROUP BY f.m");
+        assert_eq!(
+            leaves,
+            ["f", "g"],
+            "a multi-value column groups by its values"
+        );
     }
 
     #[test]
