@@ -434,7 +434,10 @@ impl Aggregate<'_> {
                 }
                 let mut merged: Vec<AggState> =
                     (0..num_groups).map(|_| AggState::empty(f)).collect();
-                if let Some(states) = states.and_then(|c| number_states::states_of_column(f, c)) {
+                if let Some(column) = states {
+                    let states = number_states::states_of_column(f, column).ok_or_else(|| {
+                        EngineError::execution("a final merge without its states")
+                    })?;
                     for (s, g) in states.into_iter().zip(groups) {
                         merged[*g as usize].merge(s, f)?;
                     }

@@ -195,6 +195,7 @@ impl Planner<'_> {
                 output_types.truncate(group_width);
                 output_types.extend(aggregates.iter().map(|a| a.result_column_type()));
             }
+            // The relation's width again: the aggregates' partial values may have joined it.
             let width = rel.cols.len();
             let mut projected: Vec<Expr> = rel.inputs();
             projected.extend(keys[..group_width].iter().cloned());
