@@ -155,7 +155,97 @@ pub fn in_range(v: &Value, lower: &Option<RangeBound>, upper: &Option<RangeBound
         && upper.as_ref().is_none_or(|b| b.admits_below(v))
 }
 
+/// The tighter of two bounds on one side of a range (`lower`: the larger value, else the
+/// smaller); at one value, inclusive only when both are.
+fn tighter(a: Option<RangeBound>, b: Option<RangeBound>, lower: bool) -> Option<RangeBound> {
+    use std::cmp::Ordering;
+    match (a, b) {
+        (None, x) | (x, None) => x,
+        (Some(a), Some(b)) => Some(match (a.value.sql_cmp(&b.value), lower) {
+            (Ordering::Equal, _) => RangeBound {
+                inclusive: a.inclusive && b.inclusive,
+                value: a.value,
+            },
+            (Ordering::Greater, true) | (Ordering::Less, false) => a,
+            _ => b,
+        }),
+    }
+}
+
+/// The single-value column a range predicate bounds, when `f` is one.
+fn ranged_column(f: &FilterExpr) -> Option<&str> {
+    match f {
+        FilterExpr::Predicate(Predicate {
+            lhs: Expr::Column(c),
+            op: PredicateOp::Range { .. },
+        }) if c.column_type.single_value => Some(&c.name),
+        _ => None,
+    }
+}
+
 impl FilterExpr {
+    /// The range predicates of each `AND` on one single-value column merged into one range, as
+    /// Pinot's `MergeRangeFilterOptimizer` does: `d >= '1995-09-01' AND d < '1995-10-01'` is one
+    /// lookup of a month's values, not two of half the table's each, intersected. When any
+    /// merge happens the `AND`'s other parts come first, then the ranges, a column each in
+    /// order of first mention. A multi-value column keeps its ranges (a row of values 0 and 10
+    /// passes `x < 1 AND x > 9`, not `x > 9 AND x < 1` merged).
+    pub fn merge_ranges(self) -> FilterExpr {
+        match self {
+            FilterExpr::And(parts) => {
+                let parts: Vec<FilterExpr> =
+                    parts.into_iter().map(FilterExpr::merge_ranges).collect();
+                let columns: Vec<&str> = parts.iter().filter_map(ranged_column).collect();
+                let repeated = columns
+                    .iter()
+                    .enumerate()
+                    .any(|(i, c)| columns[..i].contains(c));
+                if !repeated {
+                    return FilterExpr::And(parts);
+                }
+                let mut others = Vec::new();
+                let mut ranges: Vec<Predicate> = Vec::new();
+                for p in parts {
+                    let column = ranged_column(&p).map(str::to_string);
+                    match (p, column) {
+                        (
+                            FilterExpr::Predicate(Predicate {
+                                lhs,
+                                op: PredicateOp::Range { lower, upper },
+                            }),
+                            Some(column),
+                        ) => {
+                            let same = ranges
+                                .iter_mut()
+                                .find(|r| matches!(&r.lhs, Expr::Column(c) if c.name == column));
+                            match same {
+                                Some(Predicate {
+                                    op: PredicateOp::Range { lower: l, upper: u },
+                                    ..
+                                }) => {
+                                    *l = tighter(l.take(), lower, true);
+                                    *u = tighter(u.take(), upper, false);
+                                }
+                                _ => ranges.push(Predicate {
+                                    lhs,
+                                    op: PredicateOp::Range { lower, upper },
+                                }),
+                            }
+                        }
+                        (other, _) => others.push(other),
+                    }
+                }
+                others.extend(ranges.into_iter().map(FilterExpr::Predicate));
+                FilterExpr::and(others)
+            }
+            FilterExpr::Or(parts) => {
+                FilterExpr::Or(parts.into_iter().map(FilterExpr::merge_ranges).collect())
+            }
+            FilterExpr::Not(inner) => FilterExpr::Not(Box::new(inner.merge_ranges())),
+            other => other,
+        }
+    }
+
     /// `AND` of the parts, flattened and with constants folded.
     pub fn and(parts: Vec<FilterExpr>) -> FilterExpr {
         let mut out = Vec::new();
@@ -396,6 +486,71 @@ mod tests {
                 pattern: "a%".into(),
                 escape: None
             })
+        );
+    }
+
+    /// Ranges of one single-value column in an `AND` are one range, after the other parts;
+    /// elsewhere, and on a multi-value column, they stay as written.
+    #[test]
+    fn ranges_of_a_column_merge_within_an_and() {
+        let column = |name: &str, single_value: bool| {
+            Expr::Column(ColumnRef {
+                name: name.into(),
+                column_type: ColumnType {
+                    single_value,
+                    ..ColumnType::sv(DataType::Int)
+                },
+            })
+        };
+        let range = |lhs: Expr, lower: Option<(i32, bool)>, upper: Option<(i32, bool)>| {
+            let bound = |(v, inclusive): (i32, bool)| RangeBound {
+                value: Value::Int(v),
+                inclusive,
+            };
+            FilterExpr::Predicate(Predicate {
+                lhs,
+                op: PredicateOp::Range {
+                    lower: lower.map(bound),
+                    upper: upper.map(bound),
+                },
+            })
+        };
+        let x = || column("x", true);
+        let eq = pred(PredicateOp::Eq(Value::Int(7)));
+        let merged = FilterExpr::And(vec![
+            range(x(), Some((1, true)), None),
+            eq.clone(),
+            range(x(), None, Some((9, false))),
+            range(x(), Some((1, false)), Some((20, true))),
+        ])
+        .merge_ranges();
+        assert_eq!(merged.to_string(), "(x = '7' AND (x > '1' AND x < '9'))");
+        // The tighter bound wins; at one value, exclusive wins.
+        let both = FilterExpr::And(vec![
+            range(x(), Some((3, true)), None),
+            range(x(), Some((3, false)), Some((4, true))),
+        ]);
+        assert_eq!(both.merge_ranges().to_string(), "(x > '3' AND x <= '4')");
+        // One range of a column, a range under OR, a multi-value column: as they were.
+        let kept = FilterExpr::And(vec![
+            range(x(), Some((1, true)), None),
+            eq.clone(),
+            FilterExpr::Or(vec![range(x(), None, Some((0, true))), eq.clone()]),
+            range(column("m", false), Some((9, false)), None),
+            range(column("m", false), None, Some((1, false))),
+        ]);
+        assert_eq!(kept.clone().merge_ranges(), kept);
+        // Inside an OR, an AND's ranges merge.
+        let nested = FilterExpr::Or(vec![
+            eq.clone(),
+            FilterExpr::And(vec![
+                range(x(), Some((1, true)), None),
+                range(x(), None, Some((2, true))),
+            ]),
+        ]);
+        assert_eq!(
+            nested.merge_ranges().to_string(),
+            "(x = '7' OR x BETWEEN '1' AND '2')"
         );
     }
 

@@ -84,7 +84,7 @@ pub fn plan_select(
                     "aggregation functions are not allowed in the WHERE clause".into(),
                 ));
             }
-            Some(bind_filter(&mut b, w)?)
+            Some(bind_filter(&mut b, w)?.merge_ranges())
         }
         None => None,
     };
