@@ -246,6 +246,76 @@ impl FilterExpr {
         }
     }
 
+    /// The `=` and `IN` predicates of each `OR` on one expression merged into one `IN` (an `=`
+    /// when one value is left), as Pinot's `MergeEqInFilterOptimizer` does: `c = 'a' OR c = 'b'`
+    /// is one lookup of two values, not two lookups unioned. When any merge happens the `OR`'s
+    /// other parts come first, then the merged predicates, an expression each in order of first
+    /// mention, their values in order of first mention.
+    pub fn merge_eq_in(self) -> FilterExpr {
+        let values_of = |f: &FilterExpr| -> Option<Vec<Value>> {
+            match f {
+                FilterExpr::Predicate(Predicate {
+                    op: PredicateOp::Eq(v),
+                    ..
+                }) => Some(vec![v.clone()]),
+                FilterExpr::Predicate(Predicate {
+                    op: PredicateOp::In(vs),
+                    ..
+                }) => Some(vs.clone()),
+                _ => None,
+            }
+        };
+        match self {
+            FilterExpr::Or(parts) => {
+                let parts: Vec<FilterExpr> =
+                    parts.into_iter().map(FilterExpr::merge_eq_in).collect();
+                let lhs_of = |f: &FilterExpr| match f {
+                    FilterExpr::Predicate(p) if values_of(f).is_some() => Some(p.lhs.clone()),
+                    _ => None,
+                };
+                let lhs: Vec<Expr> = parts.iter().filter_map(lhs_of).collect();
+                if !lhs.iter().enumerate().any(|(i, l)| lhs[..i].contains(l)) {
+                    return FilterExpr::Or(parts);
+                }
+                let mut others = Vec::new();
+                let mut merged: Vec<(Expr, Vec<Value>)> = Vec::new();
+                for p in parts {
+                    match (lhs_of(&p), values_of(&p)) {
+                        (Some(l), Some(values)) => {
+                            let at = match merged.iter().position(|(m, _)| *m == l) {
+                                Some(at) => at,
+                                None => {
+                                    merged.push((l, Vec::new()));
+                                    merged.len() - 1
+                                }
+                            };
+                            let into = &mut merged[at].1;
+                            for v in values {
+                                if !into.contains(&v) {
+                                    into.push(v);
+                                }
+                            }
+                        }
+                        _ => others.push(p),
+                    }
+                }
+                others.extend(merged.into_iter().map(|(lhs, mut values)| {
+                    let op = match values.len() {
+                        1 => PredicateOp::Eq(values.remove(0)),
+                        _ => PredicateOp::In(values),
+                    };
+                    FilterExpr::Predicate(Predicate { lhs, op })
+                }));
+                FilterExpr::or(others)
+            }
+            FilterExpr::And(parts) => {
+                FilterExpr::And(parts.into_iter().map(FilterExpr::merge_eq_in).collect())
+            }
+            FilterExpr::Not(inner) => FilterExpr::Not(Box::new(inner.merge_eq_in())),
+            other => other,
+        }
+    }
+
     /// `AND` of the parts, flattened and with constants folded.
     pub fn and(parts: Vec<FilterExpr>) -> FilterExpr {
         let mut out = Vec::new();
@@ -552,6 +622,37 @@ mod tests {
             nested.merge_ranges().to_string(),
             "(x = '7' OR x BETWEEN '1' AND '2')"
         );
+    }
+
+    /// `=` and `IN` of one expression in an `OR` are one `IN`, after the other parts, values
+    /// once each; a lone value is an `=`.
+    #[test]
+    fn equalities_of_an_expression_merge_within_an_or() {
+        let int = |v: i32| Value::Int(v);
+        let like = pred(PredicateOp::Like {
+            pattern: "1%".into(),
+            escape: None,
+        });
+        let merged = FilterExpr::Or(vec![
+            pred(PredicateOp::Eq(int(1))),
+            like.clone(),
+            pred(PredicateOp::In(vec![int(2), int(1)])),
+            pred(PredicateOp::Eq(int(3))),
+        ])
+        .merge_eq_in();
+        assert_eq!(merged.to_string(), "(x LIKE '1%' OR x IN ('1','2','3'))");
+        let one = FilterExpr::Or(vec![
+            pred(PredicateOp::Eq(int(1))),
+            pred(PredicateOp::In(vec![int(1)])),
+        ]);
+        assert_eq!(one.merge_eq_in().to_string(), "x = '1'");
+        // Under AND, or an OR of one equality and others: as written.
+        let kept = FilterExpr::And(vec![
+            pred(PredicateOp::Eq(int(1))),
+            FilterExpr::Or(vec![pred(PredicateOp::Eq(int(2))), like.clone()]),
+            pred(PredicateOp::Eq(int(3))),
+        ]);
+        assert_eq!(kept.clone().merge_eq_in(), kept);
     }
 
     #[test]

@@ -84,7 +84,7 @@ pub fn plan_select(
                     "aggregation functions are not allowed in the WHERE clause".into(),
                 ));
             }
-            Some(bind_filter(&mut b, w)?.merge_ranges())
+            Some(bind_filter(&mut b, w)?.merge_eq_in().merge_ranges())
         }
         None => None,
     };
