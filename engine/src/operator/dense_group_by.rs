@@ -1035,6 +1035,7 @@ mod tests {
             segment,
             &docs,
             &mut exec,
+            nh.options.num_groups_limit,
             &nh,
         )
         .unwrap();

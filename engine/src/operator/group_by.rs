@@ -20,8 +20,10 @@ use crate::server::result::IntermediateData;
 use planner::plan::{AggregateCall, Expr, ResultLayout};
 use segments::segment::ImmutableSegment;
 
-/// Runs GROUP BY over the documents `docs` of a segment; the general path answers groups as
-/// columns under [`ResultLayout::Columns`] (a multi-stage leaf), the fused kernel as rows.
+/// Runs GROUP BY over the documents `docs` of a segment, keeping at most `groups_limit` groups
+/// (the plan's `numGroupsLimit`); the general path answers groups as columns under
+/// [`ResultLayout::Columns`] (a multi-stage leaf), the fused kernel as rows.
+#[allow(clippy::too_many_arguments)]
 pub fn group_segment<'s>(
     keys: &[Expr],
     aggregates: &'s [AggregateCall],
@@ -29,9 +31,10 @@ pub fn group_segment<'s>(
     segment: &'s ImmutableSegment,
     docs: &DocSet,
     exec: &mut FilterExecutor<'s, '_>,
+    groups_limit: usize,
     ctx: &QueryContext,
 ) -> Result<SegmentOutput, EngineError> {
-    let (group_keys, kernel) = fused(keys, aggregates, segment, docs, ctx);
+    let (group_keys, kernel) = fused(keys, aggregates, segment, docs, groups_limit, ctx);
     match kernel {
         Some(kernel) => kernel.run(group_keys, docs, ctx),
         None => group_rows(
@@ -50,9 +53,10 @@ pub fn group_segment_parts<'s>(
     segment: &'s ImmutableSegment,
     docs: &DocSet,
     parts: &[DocSet],
+    groups_limit: usize,
     ctx: &QueryContext,
 ) -> Result<Option<SegmentOutput>, EngineError> {
-    match fused(keys, aggregates, segment, docs, ctx) {
+    match fused(keys, aggregates, segment, docs, groups_limit, ctx) {
         (group_keys, Some(kernel)) => kernel.run_parts(group_keys, docs, parts, ctx).map(Some),
         (_, None) => Ok(None),
     }
@@ -64,14 +68,10 @@ fn fused<'s>(
     aggregates: &'s [AggregateCall],
     segment: &'s ImmutableSegment,
     docs: &DocSet,
+    groups_limit: usize,
     ctx: &QueryContext,
 ) -> (GroupKeys<'s>, Option<DenseGroupBy<'s>>) {
-    let mut group_keys = GroupKeys::new(
-        keys,
-        segment,
-        ctx.null_handling(),
-        ctx.options.num_groups_limit,
-    );
+    let mut group_keys = GroupKeys::new(keys, segment, ctx.null_handling(), groups_limit);
     let kernel = DenseGroupBy::new(keys, aggregates, segment, &group_keys, docs, ctx);
     if kernel.is_none() {
         group_keys.dense_for_rows(docs.len());

@@ -427,7 +427,7 @@ pub fn execute(
         keys.push(0);
         folders.iter_mut().for_each(|f| f.grow(1));
     }
-    let limit = ctx.options.num_groups_limit;
+    let limit = plan.options.num_groups_limit;
     let mut hits: Vec<(u32, u32)> = Vec::new();
     for range in tree.matching(&query) {
         ctx.check()?;

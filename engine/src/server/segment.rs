@@ -147,9 +147,15 @@ pub fn execute_segment(
         Vec::new()
     };
     let fused = match &plan.kind {
-        ServerQueryKind::GroupBy { keys, aggregates } if split.len() > 1 => {
-            group_segment_parts(keys, aggregates, segment, &docs, &split, ctx)?
-        }
+        ServerQueryKind::GroupBy { keys, aggregates } if split.len() > 1 => group_segment_parts(
+            keys,
+            aggregates,
+            segment,
+            &docs,
+            &split,
+            plan.options.num_groups_limit,
+            ctx,
+        )?,
         _ => None,
     };
     let output = if let Some(output) = fused {
@@ -211,9 +217,16 @@ fn run_operator<'s>(
         ServerQueryKind::Aggregation { aggregates } => {
             aggregate_segment(aggregates, segment, docs, exec, ctx)
         }
-        ServerQueryKind::GroupBy { keys, aggregates } => {
-            group_segment(keys, aggregates, plan.layout, segment, docs, exec, ctx)
-        }
+        ServerQueryKind::GroupBy { keys, aggregates } => group_segment(
+            keys,
+            aggregates,
+            plan.layout,
+            segment,
+            docs,
+            exec,
+            plan.options.num_groups_limit,
+            ctx,
+        ),
     }
 }
 

@@ -237,6 +237,10 @@ FILES = {
    "WHERE o.order_id < 30 ORDER BY o.order_id",
    "SELECT o.order_id, c.name FROM orders o JOIN customers c ON o.customer = c.customer WHERE o.order_id < 30 ORDER BY o.order_id"),
   (f"SELECT c.tier, COUNT(*), SUM(o.amount) {JOIN} GROUP BY c.tier", None),
+  # numGroupsLimit bounds the query's groups (3 tiers), not the 25 customers' groups the
+  # planner makes of the orders below the join (eager aggregation).
+  (f"SET numGroupsLimit=10; SELECT c.tier, COUNT(*), SUM(o.amount) {JOIN} GROUP BY c.tier",
+   f"SELECT c.tier, COUNT(*), SUM(o.amount) {JOIN} GROUP BY c.tier"),
   (f"SELECT o.order_id, c.name, c.country {JOIN} WHERE o.order_id < 12 ORDER BY o.order_id", None),
   (f"SELECT c.name, SUM(o.quantity) AS q {JOIN} GROUP BY c.name ORDER BY q DESC, c.name LIMIT 5", None),
   (f"SELECT COUNT(*), MAX(o.amount) {JOIN} WHERE c.tier = 'gold' AND o.status = 'OPEN'", None),

@@ -328,6 +328,11 @@ impl Planner<'_> {
             aggregates: leaf_calls.clone(),
         };
         plan.layout = ResultLayout::Columns;
+        // These groups are the planner's, not the query's: `numGroupsLimit` bounds the groups
+        // the query asks for (the aggregate above), never these, which stand for rows the leaf
+        // would have sent anyway.
+        plan.options.num_groups_limit = usize::MAX;
+        plan.options.error_on_num_groups_limit = false;
         stage.output_types = stage.root.output_types();
         let received_types = stage.output_types.clone();
         let partial_types: Vec<ColumnType> = leaf_calls
@@ -367,7 +372,7 @@ impl Planner<'_> {
                 .collect(),
             mode: AggMode::Final,
             output_types,
-            groups_limit: self.groups_limit(),
+            groups_limit: usize::MAX,
         };
         let grouped_width = width + partial_types.len();
 
@@ -617,6 +622,51 @@ mod tests {
             ["f", "g"],
             "f grouped by its key k is no fewer rows"
         );
+    }
+
+    /// The pushed groups are not the query's: `numGroupsLimit` does not cut them.
+    #[test]
+    fn pushed_groups_are_not_bounded_by_the_groups_limit() {
+        let stmt = parse_statement("SELECT g.k, SUM(f.d) FROM f JOIN g ON f.s = g.s GROUP BY g.k")
+            .unwrap();
+        let options = ExecutionOptions {
+            num_groups_limit: 100,
+            ..ExecutionOptions::default()
+        };
+        let QueryPlan::MultiStage(plan) =
+            bind_multistage(&stmt, &catalog(), &options, Default::default()).unwrap()
+        else {
+            panic!("not multi-stage")
+        };
+        let mut limits = Vec::new();
+        for s in &plan.stages {
+            let mut stack = vec![&s.root];
+            while let Some(n) = stack.pop() {
+                match n {
+                    RelNode::Leaf { plan, .. }
+                        if matches!(plan.kind, ServerQueryKind::GroupBy { .. }) =>
+                    {
+                        limits.push(("leaf", plan.options.num_groups_limit))
+                    }
+                    RelNode::Aggregate {
+                        groups_limit, mode, ..
+                    } => limits.push((
+                        if *mode == AggMode::Final {
+                            "final"
+                        } else {
+                            "other"
+                        },
+                        *groups_limit,
+                    )),
+                    _ => {}
+                }
+                stack.extend(n.inputs());
+            }
+        }
+        assert!(limits.contains(&("leaf", usize::MAX)), "{limits:?}");
+        // The merge under the join is unbounded, the query's own aggregate keeps the limit.
+        assert!(limits.contains(&("final", usize::MAX)), "{limits:?}");
+        assert!(limits.iter().any(|(_, l)| *l == 100), "{limits:?}");
     }
 
     #[test]
