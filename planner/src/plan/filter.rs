@@ -173,14 +173,90 @@ fn tighter(a: Option<RangeBound>, b: Option<RangeBound>, lower: bool) -> Option<
 }
 
 /// The single-value column a range predicate bounds, when `f` is one.
-fn ranged_column(f: &FilterExpr) -> Option<&str> {
+fn ranged_column(f: &FilterExpr) -> Option<String> {
     match f {
         FilterExpr::Predicate(Predicate {
             lhs: Expr::Column(c),
             op: PredicateOp::Range { .. },
-        }) if c.column_type.single_value => Some(&c.name),
+        }) if c.column_type.single_value => Some(c.name.clone()),
         _ => None,
     }
+}
+
+/// The expression an `=` or `IN` predicate tests, when `f` is one.
+fn equality_lhs(f: &FilterExpr) -> Option<Expr> {
+    match f {
+        FilterExpr::Predicate(Predicate {
+            lhs,
+            op: PredicateOp::Eq(_) | PredicateOp::In(_),
+        }) => Some(lhs.clone()),
+        _ => None,
+    }
+}
+
+/// The range both ranges hold (each bound the tighter).
+fn intersect(a: PredicateOp, b: PredicateOp) -> PredicateOp {
+    match (a, b) {
+        (PredicateOp::Range { lower, upper }, PredicateOp::Range { lower: l, upper: u }) => {
+            PredicateOp::Range {
+                lower: tighter(lower, l, true),
+                upper: tighter(upper, u, false),
+            }
+        }
+        (a, _) => a,
+    }
+}
+
+/// The values of both `=`/`IN` predicates, each once in order of first mention: an `IN`, or an
+/// `=` when one value is left.
+fn union_of_values(a: PredicateOp, b: PredicateOp) -> PredicateOp {
+    let values = |op| match op {
+        PredicateOp::Eq(v) => vec![v],
+        PredicateOp::In(vs) => vs,
+        _ => Vec::new(),
+    };
+    let mut all = values(a);
+    for v in values(b) {
+        if !all.contains(&v) {
+            all.push(v);
+        }
+    }
+    match all.len() {
+        1 => PredicateOp::Eq(all.remove(0)),
+        _ => PredicateOp::In(all),
+    }
+}
+
+/// `parts` with the predicates `key` names, when some key names more than one, merged into one
+/// predicate per key by `combine`: the other parts first, then the merged predicates in order of
+/// their key's first mention. `Err(parts)` as they were when no key repeats.
+fn merged_by_key<K: PartialEq>(
+    parts: Vec<FilterExpr>,
+    key: fn(&FilterExpr) -> Option<K>,
+    combine: fn(PredicateOp, PredicateOp) -> PredicateOp,
+) -> Result<Vec<FilterExpr>, Vec<FilterExpr>> {
+    let keys: Vec<K> = parts.iter().filter_map(key).collect();
+    if !keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k)) {
+        return Err(parts);
+    }
+    let mut others = Vec::new();
+    let mut merged: Vec<(K, Predicate)> = Vec::new();
+    for p in parts {
+        match (key(&p), p) {
+            (Some(k), FilterExpr::Predicate(predicate)) => {
+                match merged.iter_mut().find(|(m, _)| *m == k) {
+                    Some((_, into)) => {
+                        let op = std::mem::replace(&mut into.op, PredicateOp::In(Vec::new()));
+                        into.op = combine(op, predicate.op);
+                    }
+                    None => merged.push((k, predicate)),
+                }
+            }
+            (_, p) => others.push(p),
+        }
+    }
+    others.extend(merged.into_iter().map(|(_, p)| FilterExpr::Predicate(p)));
+    Ok(others)
 }
 
 impl FilterExpr {
@@ -193,50 +269,11 @@ impl FilterExpr {
     pub fn merge_ranges(self) -> FilterExpr {
         match self {
             FilterExpr::And(parts) => {
-                let parts: Vec<FilterExpr> =
-                    parts.into_iter().map(FilterExpr::merge_ranges).collect();
-                let columns: Vec<&str> = parts.iter().filter_map(ranged_column).collect();
-                let repeated = columns
-                    .iter()
-                    .enumerate()
-                    .any(|(i, c)| columns[..i].contains(c));
-                if !repeated {
-                    return FilterExpr::And(parts);
+                let parts = parts.into_iter().map(FilterExpr::merge_ranges).collect();
+                match merged_by_key(parts, ranged_column, intersect) {
+                    Ok(merged) => FilterExpr::and(merged),
+                    Err(parts) => FilterExpr::And(parts),
                 }
-                let mut others = Vec::new();
-                let mut ranges: Vec<Predicate> = Vec::new();
-                for p in parts {
-                    let column = ranged_column(&p).map(str::to_string);
-                    match (p, column) {
-                        (
-                            FilterExpr::Predicate(Predicate {
-                                lhs,
-                                op: PredicateOp::Range { lower, upper },
-                            }),
-                            Some(column),
-                        ) => {
-                            let same = ranges
-                                .iter_mut()
-                                .find(|r| matches!(&r.lhs, Expr::Column(c) if c.name == column));
-                            match same {
-                                Some(Predicate {
-                                    op: PredicateOp::Range { lower: l, upper: u },
-                                    ..
-                                }) => {
-                                    *l = tighter(l.take(), lower, true);
-                                    *u = tighter(u.take(), upper, false);
-                                }
-                                _ => ranges.push(Predicate {
-                                    lhs,
-                                    op: PredicateOp::Range { lower, upper },
-                                }),
-                            }
-                        }
-                        (other, _) => others.push(other),
-                    }
-                }
-                others.extend(ranges.into_iter().map(FilterExpr::Predicate));
-                FilterExpr::and(others)
             }
             FilterExpr::Or(parts) => {
                 FilterExpr::Or(parts.into_iter().map(FilterExpr::merge_ranges).collect())
@@ -252,61 +289,13 @@ impl FilterExpr {
     /// other parts come first, then the merged predicates, an expression each in order of first
     /// mention, their values in order of first mention.
     pub fn merge_eq_in(self) -> FilterExpr {
-        let values_of = |f: &FilterExpr| -> Option<Vec<Value>> {
-            match f {
-                FilterExpr::Predicate(Predicate {
-                    op: PredicateOp::Eq(v),
-                    ..
-                }) => Some(vec![v.clone()]),
-                FilterExpr::Predicate(Predicate {
-                    op: PredicateOp::In(vs),
-                    ..
-                }) => Some(vs.clone()),
-                _ => None,
-            }
-        };
         match self {
             FilterExpr::Or(parts) => {
-                let parts: Vec<FilterExpr> =
-                    parts.into_iter().map(FilterExpr::merge_eq_in).collect();
-                let lhs_of = |f: &FilterExpr| match f {
-                    FilterExpr::Predicate(p) if values_of(f).is_some() => Some(p.lhs.clone()),
-                    _ => None,
-                };
-                let lhs: Vec<Expr> = parts.iter().filter_map(lhs_of).collect();
-                if !lhs.iter().enumerate().any(|(i, l)| lhs[..i].contains(l)) {
-                    return FilterExpr::Or(parts);
+                let parts = parts.into_iter().map(FilterExpr::merge_eq_in).collect();
+                match merged_by_key(parts, equality_lhs, union_of_values) {
+                    Ok(merged) => FilterExpr::or(merged),
+                    Err(parts) => FilterExpr::Or(parts),
                 }
-                let mut others = Vec::new();
-                let mut merged: Vec<(Expr, Vec<Value>)> = Vec::new();
-                for p in parts {
-                    match (lhs_of(&p), values_of(&p)) {
-                        (Some(l), Some(values)) => {
-                            let at = match merged.iter().position(|(m, _)| *m == l) {
-                                Some(at) => at,
-                                None => {
-                                    merged.push((l, Vec::new()));
-                                    merged.len() - 1
-                                }
-                            };
-                            let into = &mut merged[at].1;
-                            for v in values {
-                                if !into.contains(&v) {
-                                    into.push(v);
-                                }
-                            }
-                        }
-                        _ => others.push(p),
-                    }
-                }
-                others.extend(merged.into_iter().map(|(lhs, mut values)| {
-                    let op = match values.len() {
-                        1 => PredicateOp::Eq(values.remove(0)),
-                        _ => PredicateOp::In(values),
-                    };
-                    FilterExpr::Predicate(Predicate { lhs, op })
-                }));
-                FilterExpr::or(others)
             }
             FilterExpr::And(parts) => {
                 FilterExpr::And(parts.into_iter().map(FilterExpr::merge_eq_in).collect())
