@@ -282,69 +282,11 @@ fn leaf_column(plan: &ServerQueryPlan, key: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::MemoryCatalog;
     use crate::plan::QueryPlan;
     use crate::plan::multistage::bind::bind_multistage;
+    use crate::plan::multistage::relational::test_plans::statistics_catalog;
     use crate::plan::query_plan::ExecutionOptions;
     use crate::sql::parse_statement;
-    use segments::statistics::{ColumnStatistics, Statistics};
-    use segments::types::Schema;
-
-    fn catalog() -> MemoryCatalog {
-        let schema = |name: &str, cols: &str| {
-            Schema::from_json(&format!(
-                r#"{{"schemaName":"{name}","dimensionFieldSpecs":[{cols}]}}"#
-            ))
-            .unwrap()
-        };
-        let mut c = MemoryCatalog::new();
-        c.add(
-            "f",
-            schema(
-                "f",
-                r#"{"name":"k","dataType":"LONG"},{"name":"d","dataType":"DOUBLE"},{"name":"s","dataType":"STRING"}"#,
-            ),
-        );
-        c.add(
-            "g",
-            schema(
-                "g",
-                r#"{"name":"k","dataType":"LONG"},{"name":"d","dataType":"DOUBLE"},{"name":"s","dataType":"STRING"}"#,
-            ),
-        );
-        // f is large, g small; `s` has many values in f.
-        let stats = |rows: u64, distinct_s: u64| {
-            let col = |t: DataType, d: u64| ColumnStatistics {
-                data_type: t,
-                distinct: d,
-                min: None,
-                max: None,
-                sorted: false,
-                has_nulls: false,
-            };
-            Statistics {
-                rows,
-                columns: [
-                    ("k".to_string(), col(DataType::Long, rows)),
-                    ("d".to_string(), col(DataType::Double, rows)),
-                    ("s".to_string(), col(DataType::String, distinct_s)),
-                ]
-                .into(),
-            }
-        };
-        c.add(
-            "h",
-            schema(
-                "h",
-                r#"{"name":"k","dataType":"LONG"},{"name":"d","dataType":"DOUBLE"},{"name":"s","dataType":"STRING"}"#,
-            ),
-        );
-        c.set_statistics("f", stats(1_000_000, 10_000));
-        c.set_statistics("g", stats(1_000, 10));
-        // h holds every `s` f has, once each: a dimension of f by s.
-        c.set_statistics("h", stats(10_000, 10_000));
-        c
-    }
 
     /// (filtered leaf table, its column) of every key filter of every leaf.
     fn filters(sql: &str) -> Vec<(String, String)> {
@@ -359,7 +301,7 @@ mod tests {
         let stmt = parse_statement(sql).unwrap();
         let plan = bind_multistage(
             &stmt,
-            &catalog(),
+            &statistics_catalog(),
             &ExecutionOptions::default(),
             Default::default(),
         )

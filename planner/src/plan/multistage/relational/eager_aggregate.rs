@@ -56,6 +56,8 @@ struct Push {
     stage: usize,
     /// The side's columns the groups are made by, ascending (its join keys among them).
     group: Vec<usize>,
+    /// Each of those columns' estimated distinct values.
+    distinct: Vec<f64>,
     groups: f64,
 }
 
@@ -235,15 +237,13 @@ impl Planner<'_> {
             return None;
         }
         let estimate = s.estimate.as_ref()?;
-        let groups = group
-            .iter()
-            .map(|&c| estimate.distinct(c))
-            .product::<f64>()
-            .min(estimate.rows);
+        let distinct: Vec<f64> = group.iter().map(|&c| estimate.distinct(c)).collect();
+        let groups = distinct.iter().product::<f64>().min(estimate.rows);
         (groups <= estimate.rows * GROUPS_SHARE).then_some(Push {
             side,
             stage: *stage,
             group,
+            distinct,
             groups,
         })
     }
@@ -276,14 +276,11 @@ impl Planner<'_> {
         let RelNode::Join {
             left,
             right,
-            kind,
-            mut left_keys,
-            mut right_keys,
-            mut condition,
-            asof,
-            publish_keys,
-            dynamic_broadcast,
-        } = node
+            left_keys,
+            right_keys,
+            condition,
+            ..
+        } = &mut node
         else {
             unreachable!("eager_aggregate found a join under the layers")
         };
@@ -339,19 +336,16 @@ impl Planner<'_> {
             .iter()
             .map(AggregateCall::result_column_type)
             .collect();
-        let mut distinct: Vec<f64> = match &stage.estimate {
-            Some(e) => push.group.iter().map(|&c| e.distinct(c)).collect(),
-            None => Vec::new(),
-        };
+        let mut distinct = push.distinct;
         distinct.extend(std::iter::repeat_n(push.groups, partial_types.len()));
         stage.estimate = Some(RowsEstimate {
             rows: push.groups,
             distinct,
         });
         let width = push.group.len();
-        let side_keys = match push.side {
-            Side::Left => &mut left_keys,
-            Side::Right => &mut right_keys,
+        let (side, side_keys) = match push.side {
+            Side::Left => (left, left_keys),
+            Side::Right => (right, right_keys),
         };
         for k in side_keys.iter_mut() {
             *k = position(*k).expect("join keys are grouped");
@@ -360,7 +354,7 @@ impl Planner<'_> {
             .insert(push.stage, Distribution::Hash(side_keys.clone()));
         let mut output_types = received_types[..width].to_vec();
         output_types.extend(partial_types.iter().copied());
-        let grouped = RelNode::Aggregate {
+        **side = RelNode::Aggregate {
             input: Box::new(RelNode::Receive {
                 stage: push.stage,
                 types: received_types,
@@ -402,24 +396,9 @@ impl Planner<'_> {
                 }
             });
         };
-        if let Some(c) = &mut condition {
+        if let Some(c) = condition {
             remap(c, &moved);
         }
-        let (left, right) = match push.side {
-            Side::Left => (Box::new(grouped), right),
-            Side::Right => (left, Box::new(grouped)),
-        };
-        let mut node = RelNode::Join {
-            left,
-            right,
-            kind,
-            left_keys,
-            right_keys,
-            condition,
-            asof,
-            publish_keys,
-            dynamic_broadcast,
-        };
         // The layers again over the new positions, each passing the partial values on.
         for layer in layers.into_iter().rev() {
             node = match layer {
@@ -512,52 +491,12 @@ fn inputs(e: &Expr, f: &mut dyn FnMut(usize) -> bool) {
 
 #[cfg(test)]
 mod tests {
+    use crate::plan::QueryPlan;
     use crate::plan::multistage::bind::bind_multistage;
     use crate::plan::multistage::rel::{AggMode, RelNode};
+    use crate::plan::multistage::relational::test_plans::statistics_catalog;
     use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind};
-    use crate::plan::{MemoryCatalog, QueryPlan};
     use crate::sql::parse_statement;
-    use segments::statistics::{ColumnStatistics, Statistics};
-    use segments::types::{DataType, Schema};
-
-    /// `f`: 1M rows, 10K values of `s`; `g`: 1K rows, 10 values of `s`; `h`: 10K rows, each
-    /// `s` once. `k` is a key of each.
-    fn catalog() -> MemoryCatalog {
-        let mut c = MemoryCatalog::new();
-        for (t, rows, distinct_s) in [
-            ("f", 1_000_000, 10_000),
-            ("g", 1_000, 10),
-            ("h", 10_000, 10_000),
-        ] {
-            let schema = Schema::from_json(&format!(
-                r#"{{"schemaName":"{t}","dimensionFieldSpecs":[{{"name":"k","dataType":"LONG"}},{{"name":"d","dataType":"DOUBLE"}},{{"name":"s","dataType":"STRING"}},{{"name":"m","dataType":"STRING","singleValueField":false}}]}}"#
-            ))
-            .unwrap();
-            c.add(t, schema);
-            let col = |data_type, distinct| ColumnStatistics {
-                data_type,
-                distinct,
-                min: None,
-                max: None,
-                sorted: false,
-                has_nulls: false,
-            };
-            c.set_statistics(
-                t,
-                Statistics {
-                    rows,
-                    columns: [
-                        ("k".to_string(), col(DataType::Long, rows)),
-                        ("d".to_string(), col(DataType::Double, rows)),
-                        ("s".to_string(), col(DataType::String, distinct_s)),
-                        ("m".to_string(), col(DataType::String, 10)),
-                    ]
-                    .into(),
-                },
-            );
-        }
-        c
-    }
 
     /// Each leaf as `table: keys / aggregates` when it groups, `table` when it selects rows;
     /// then the functions of every final or direct aggregate above the leaves.
@@ -565,7 +504,7 @@ mod tests {
         let stmt = parse_statement(sql).unwrap();
         let QueryPlan::MultiStage(plan) = bind_multistage(
             &stmt,
-            &catalog(),
+            &statistics_catalog(),
             &ExecutionOptions::default(),
             Default::default(),
         )
@@ -634,7 +573,7 @@ mod tests {
             ..ExecutionOptions::default()
         };
         let QueryPlan::MultiStage(plan) =
-            bind_multistage(&stmt, &catalog(), &options, Default::default()).unwrap()
+            bind_multistage(&stmt, &statistics_catalog(), &options, Default::default()).unwrap()
         else {
             panic!("not multi-stage")
         };

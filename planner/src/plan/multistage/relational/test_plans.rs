@@ -7,7 +7,8 @@ use crate::plan::multistage::rel::{JoinKind, RelNode};
 use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind};
 use crate::plan::{MemoryCatalog, QueryPlan};
 use crate::sql::parse_statement;
-use segments::types::Schema;
+use segments::statistics::{ColumnStatistics, Statistics};
+use segments::types::{DataType, Schema};
 
 /// What a test reads of a join of the plan.
 #[derive(Debug)]
@@ -137,4 +138,45 @@ pub fn stage_shapes(sql: &str) -> Vec<String> {
     }
     let plan = plan_over(&["k LONG", "s STRING", "d DOUBLE"], sql);
     plan.stages.iter().map(|s| shape(&s.root)).collect()
+}
+
+/// Tables with statistics, for tests of what the planner decides by its estimates: `f` (1M
+/// rows, 10K values of `s`), `g` (1K rows, 10 values of `s`) and `h` (10K rows, each `s` once:
+/// a dimension of `f` by `s`), each with `k` (LONG, a key), `d` (DOUBLE, as many values as
+/// rows), `s` (STRING) and `m` (multi-value STRING, 10 values).
+pub fn statistics_catalog() -> MemoryCatalog {
+    let mut c = MemoryCatalog::new();
+    for (t, rows, distinct_s) in [
+        ("f", 1_000_000, 10_000),
+        ("g", 1_000, 10),
+        ("h", 10_000, 10_000),
+    ] {
+        let schema = Schema::from_json(&format!(
+            r#"{{"schemaName":"{t}","dimensionFieldSpecs":[{{"name":"k","dataType":"LONG"}},{{"name":"d","dataType":"DOUBLE"}},{{"name":"s","dataType":"STRING"}},{{"name":"m","dataType":"STRING","singleValueField":false}}]}}"#
+        ))
+        .expect("schema");
+        c.add(t, schema);
+        let col = |data_type, distinct| ColumnStatistics {
+            data_type,
+            distinct,
+            min: None,
+            max: None,
+            sorted: false,
+            has_nulls: false,
+        };
+        c.set_statistics(
+            t,
+            Statistics {
+                rows,
+                columns: [
+                    ("k".to_string(), col(DataType::Long, rows)),
+                    ("d".to_string(), col(DataType::Double, rows)),
+                    ("s".to_string(), col(DataType::String, distinct_s)),
+                    ("m".to_string(), col(DataType::String, 10)),
+                ]
+                .into(),
+            },
+        );
+    }
+    c
 }
