@@ -61,6 +61,12 @@ pub fn column_of_states(
     })
 }
 
+/// The column `f`'s partial `states` travel as: numbers when they are one number each, else
+/// the states themselves.
+pub fn state_column(f: &AggregateFunction, data_type: DataType, states: Vec<AggState>) -> Column {
+    column_of_states(f, data_type, &states).unwrap_or_else(|| Column::states(data_type, states))
+}
+
 /// The value a `SUM`, `$SUM0`, `MIN` or `MAX` state holds, or `None` when `s` is not one.
 fn value_of(f: &AggregateFunction, s: &AggState) -> Option<Option<f64>> {
     match (s, f) {

@@ -479,8 +479,7 @@ impl Aggregate<'_> {
         data_type: DataType,
     ) -> Column {
         if self.mode == AggMode::Partial {
-            return number_states::column_of_states(&call.function, data_type, &states)
-                .unwrap_or_else(|| Column::states(data_type, states));
+            return number_states::state_column(&call.function, data_type, states);
         }
         let null_handling = self.null_handling;
         if let Some(numbers) = finalize_numbers(call, &states, data_type, null_handling) {

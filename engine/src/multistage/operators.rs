@@ -30,7 +30,7 @@ use crate::server::result::IntermediateData;
 use crate::stats::ExecutionStats;
 use planner::plan::multistage::stage::JoinOverflowMode;
 use planner::plan::multistage::{AsofMatch, JoinKind, PublishKeys, RelNode, SetOpKind, StageId};
-use planner::plan::{AggregateCall, Expr, ServerQueryKind};
+use planner::plan::{AggregateCall, Expr};
 use segments::ImmutableSegment;
 use segments::types::{DataType, Value};
 use std::collections::HashMap;
@@ -126,11 +126,9 @@ fn leaf_block(
     types: &[DataType],
     aggregates: &[AggregateCall],
 ) -> DataBlock {
-    let state_column = |i: usize, t: DataType, states: Vec<AggState>| {
-        aggregates
-            .get(i)
-            .and_then(|c| number_states::column_of_states(&c.function, t, &states))
-            .unwrap_or_else(|| Column::states(t, states))
+    let state_column = |i: usize, t: DataType, states: Vec<AggState>| match aggregates.get(i) {
+        Some(c) => number_states::state_column(&c.function, t, states),
+        None => Column::states(t, states),
     };
     match data {
         IntermediateData::Columns(columns) => {
@@ -206,11 +204,7 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
     env.ctx.check()?;
     match node {
         RelNode::Leaf { plan, key_filters } => {
-            let aggregates = match &plan.kind {
-                ServerQueryKind::GroupBy { aggregates, .. }
-                | ServerQueryKind::Aggregation { aggregates } => aggregates.as_slice(),
-                _ => &[],
-            };
+            let aggregates = plan.kind.aggregates();
             let mut restricted = None;
             for f in key_filters {
                 if let Some(keys) = key_set::union(env.inputs.receive_keys(f.from_stage)?, f) {

@@ -128,11 +128,7 @@ impl<'p> Combiner<'p> {
     }
 
     fn aggregates(&self) -> &'p [AggregateCall] {
-        match &self.plan.kind {
-            ServerQueryKind::Aggregation { aggregates }
-            | ServerQueryKind::GroupBy { aggregates, .. } => aggregates,
-            _ => &[],
-        }
+        self.plan.kind.aggregates()
     }
 
     /// Folds in the next result.

@@ -277,6 +277,15 @@ impl ServerQueryKind {
         }
     }
 
+    /// The aggregations of an aggregation or group-by (none for the other kinds).
+    pub fn aggregates(&self) -> &[AggregateCall] {
+        match self {
+            ServerQueryKind::Aggregation { aggregates }
+            | ServerQueryKind::GroupBy { aggregates, .. } => aggregates,
+            _ => &[],
+        }
+    }
+
     /// Types of the intermediate row's columns as the broker sees them.
     pub fn row_types(&self) -> Vec<ColumnType> {
         match self {
