@@ -267,20 +267,7 @@ impl FilterExpr {
     /// order of first mention. A multi-value column keeps its ranges (a row of values 0 and 10
     /// passes `x < 1 AND x > 9`, not `x > 9 AND x < 1` merged).
     pub fn merge_ranges(self) -> FilterExpr {
-        match self {
-            FilterExpr::And(parts) => {
-                let parts = parts.into_iter().map(FilterExpr::merge_ranges).collect();
-                match merged_by_key(parts, ranged_column, intersect) {
-                    Ok(merged) => FilterExpr::and(merged),
-                    Err(parts) => FilterExpr::And(parts),
-                }
-            }
-            FilterExpr::Or(parts) => {
-                FilterExpr::Or(parts.into_iter().map(FilterExpr::merge_ranges).collect())
-            }
-            FilterExpr::Not(inner) => FilterExpr::Not(Box::new(inner.merge_ranges())),
-            other => other,
-        }
+        self.merged_within(true, ranged_column, intersect)
     }
 
     /// The `=` and `IN` predicates of each `OR` on one expression merged into one `IN` (an `=`
@@ -289,18 +276,37 @@ impl FilterExpr {
     /// other parts come first, then the merged predicates, an expression each in order of first
     /// mention, their values in order of first mention.
     pub fn merge_eq_in(self) -> FilterExpr {
+        self.merged_within(false, equality_lhs, union_of_values)
+    }
+
+    /// Each `AND` (`in_and`, else each `OR`) of this filter, however deep, with its predicates
+    /// merged by [`merged_by_key`].
+    fn merged_within<K: PartialEq>(
+        self,
+        in_and: bool,
+        key: fn(&FilterExpr) -> Option<K>,
+        combine: fn(PredicateOp, PredicateOp) -> PredicateOp,
+    ) -> FilterExpr {
+        let inside = |parts: Vec<FilterExpr>| -> Vec<FilterExpr> {
+            parts
+                .into_iter()
+                .map(|p| p.merged_within(in_and, key, combine))
+                .collect()
+        };
         match self {
-            FilterExpr::Or(parts) => {
-                let parts = parts.into_iter().map(FilterExpr::merge_eq_in).collect();
-                match merged_by_key(parts, equality_lhs, union_of_values) {
-                    Ok(merged) => FilterExpr::or(merged),
-                    Err(parts) => FilterExpr::Or(parts),
-                }
+            FilterExpr::And(parts) if in_and => match merged_by_key(inside(parts), key, combine) {
+                Ok(merged) => FilterExpr::and(merged),
+                Err(parts) => FilterExpr::And(parts),
+            },
+            FilterExpr::Or(parts) if !in_and => match merged_by_key(inside(parts), key, combine) {
+                Ok(merged) => FilterExpr::or(merged),
+                Err(parts) => FilterExpr::Or(parts),
+            },
+            FilterExpr::And(parts) => FilterExpr::And(inside(parts)),
+            FilterExpr::Or(parts) => FilterExpr::Or(inside(parts)),
+            FilterExpr::Not(inner) => {
+                FilterExpr::Not(Box::new(inner.merged_within(in_and, key, combine)))
             }
-            FilterExpr::And(parts) => {
-                FilterExpr::And(parts.into_iter().map(FilterExpr::merge_eq_in).collect())
-            }
-            FilterExpr::Not(inner) => FilterExpr::Not(Box::new(inner.merge_eq_in())),
             other => other,
         }
     }
