@@ -16,7 +16,7 @@ use crate::format::{
 use crate::forward::{BitPackedForward, DictIds, ForwardIndex, MvForward, RawForward};
 use crate::index::{
     BloomFilterReader, ColumnIndexes, IndexKind, IndexType, InvertedIndexReader, RangeIndexReader,
-    SortedIndexReader, nulls,
+    SortedIndexReader, ZoneMap, nulls,
 };
 use crate::metadata::{ColumnMetadata, SegmentMetadata};
 use crate::startree::StarTree;
@@ -37,6 +37,8 @@ pub struct ColumnReader {
     nulls: Option<RoaringBitmap>,
     /// The dictionary as numbers, made on first use (see [`ColumnReader::dictionary_numbers`]).
     numbers: OnceLock<Vec<f64>>,
+    /// The zone map, made on first use (see [`ColumnReader::zone_map`]).
+    zones: OnceLock<Option<ZoneMap>>,
 }
 
 impl ColumnReader {
@@ -73,6 +75,14 @@ impl ColumnReader {
             Dictionary::Double(d) => Some(d.values()),
             other => Some(self.numbers.get_or_init(|| other.to_numbers())),
         }
+    }
+
+    /// The zone map of a single-value column storing ids or integers: computed from the forward
+    /// index on first use (one read of the column) and kept with the segment.
+    pub fn zone_map(&self) -> Option<&ZoneMap> {
+        self.zones
+            .get_or_init(|| ZoneMap::of(&self.forward, self.data_type().stored()))
+            .as_ref()
     }
 
     /// The forward index.
@@ -451,6 +461,7 @@ impl ImmutableSegment {
                 indexes,
                 nulls,
                 numbers: OnceLock::new(),
+                zones: OnceLock::new(),
             });
         }
         let mut star_trees = Vec::with_capacity(metadata.star_trees.len());

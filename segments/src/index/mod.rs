@@ -9,6 +9,8 @@
 //! * [`nulls`] — the null vector: docs whose input was null.
 //! * [`json`] — the JSON index: posting lists of flattened JSON records (`JSON_MATCH`).
 //! * [`text`] — the text index: posting lists of analyzed terms (`TEXT_MATCH`).
+//! * [`zone_map`] — each run of documents' least and greatest value, computed on first use
+//!   (scans skip runs no value of which can pass).
 //!
 //! [`dense`] is the build-time helper turning flat bit arrays into the bitmaps above; [`union`]
 //! unions many of them on the rayon pool.
@@ -22,6 +24,7 @@ pub mod range;
 pub mod sorted;
 pub mod text;
 pub mod union;
+pub mod zone_map;
 
 pub use bloom::BloomFilterReader;
 pub use inverted::InvertedIndexReader;
@@ -29,6 +32,7 @@ pub use json::JsonIndexReader;
 pub use range::{RangeIndexReader, RangeMatch};
 pub use sorted::SortedIndexReader;
 pub use text::TextIndexReader;
+pub use zone_map::{ZoneMap, Zones};
 
 use serde::{Deserialize, Serialize};
 

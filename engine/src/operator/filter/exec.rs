@@ -9,11 +9,14 @@
 //! A scan over dense candidates (a range, or a bitmap filling half its span) of a dictionary
 //! or raw numeric column reads the span in bulk, turns each verdict into one bit and builds the
 //! bitmap from the bits, then intersects with the candidates ([`FilterExecutor::span_bits`]);
-//! sparse candidates are read document by document, kept without a branch per document.
+//! a run of documents whose zone bounds (the column's zone map) say none or all of them pass
+//! is skipped or accepted unread ([`zones`]). Sparse candidates are read document by document,
+//! kept without a branch per document.
 
 use super::RawTest;
 use super::id_compare::IdCompare;
 use super::id_set::IdLookup;
+use super::zones::{self, Verdict};
 use super::{Access, FilterNode, Leaf};
 use crate::block::Block;
 use crate::context::QueryContext;
@@ -24,6 +27,7 @@ use crate::operator::transform::evaluate;
 use roaring::RoaringBitmap;
 use segments::forward::raw::RawForward;
 use segments::forward::{DictIds, ForwardIndex};
+use segments::index::{ZoneMap, Zones};
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType, Value};
 use std::collections::HashMap;
@@ -366,8 +370,9 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         candidates: &DocSet,
     ) -> Result<DocSet, EngineError> {
         if let (ForwardIndex::Dict(f), Some(span)) = (column.forward(), candidates.dense_span()) {
-            let hits = self.scan_span(f, lookup, span)?;
-            self.entries_scanned += candidates.len();
+            let zones = column.zone_map().and_then(ZoneMap::ids);
+            let (hits, read) = self.scan_span(f, lookup, zones, span)?;
+            self.entries_scanned += read.min(candidates.len());
             return Ok(within_candidates(hits, candidates));
         }
         let mut hits: Vec<DocId> = Vec::new();
@@ -426,17 +431,23 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         if let Some(span) = candidates.dense_span() {
             let run = SPAN_STEP.min(span.len());
             let (mut a, mut b) = (vec![0u32; run], vec![0u32; run]);
-            let hits = self.span_bits(span, |first, n, out| {
-                l.read_range(first, &mut a[..n]);
-                r.read_range(first, &mut b[..n]);
-                for (byte, (x8, y8)) in out.iter_mut().zip(a[..n].chunks(8).zip(b[..n].chunks(8))) {
-                    let mut bits = 0u8;
-                    for (j, (&x, &y)) in x8.iter().zip(y8).enumerate() {
-                        bits |= (test.test(x, y) as u8) << j;
+            let (hits, _) = self.span_bits(
+                span,
+                |_| Verdict::Read,
+                |first, n, out| {
+                    l.read_range(first, &mut a[..n]);
+                    r.read_range(first, &mut b[..n]);
+                    for (byte, (x8, y8)) in
+                        out.iter_mut().zip(a[..n].chunks(8).zip(b[..n].chunks(8)))
+                    {
+                        let mut bits = 0u8;
+                        for (j, (&x, &y)) in x8.iter().zip(y8).enumerate() {
+                            bits |= (test.test(x, y) as u8) << j;
+                        }
+                        *byte = bits;
                     }
-                    *byte = bits;
-                }
-            })?;
+                },
+            )?;
             return Ok(within_candidates(hits, candidates));
         }
         let mut hits: Vec<DocId> = Vec::new();
@@ -453,15 +464,22 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         Ok(DocSet::of_ascending(hits))
     }
 
-    /// The documents of `span` whose dictionary id `lookup` accepts (see [`Self::span_bits`]).
+    /// The documents of `span` whose dictionary id `lookup` accepts, skipping or accepting
+    /// whole zones by their bounds (see [`Self::span_bits`]).
     fn scan_span(
         &self,
         f: &DictIds,
         lookup: &IdLookup,
+        zones: Option<&Zones<u32>>,
         span: Range<DocId>,
-    ) -> Result<RoaringBitmap, EngineError> {
+    ) -> Result<(RoaringBitmap, u64), EngineError> {
         let mut ids = vec![0u32; SPAN_STEP.min(span.len())];
-        self.span_bits(span, |first, n, out| {
+        let verdict = |docs: Range<DocId>| {
+            zones
+                .and_then(|z| z.bounds(docs))
+                .map_or(Verdict::Read, |b| zones::of_ids(lookup, b))
+        };
+        self.span_bits(span, verdict, |first, n, out| {
             let ids = &mut ids[..n];
             f.read_range(first, ids);
             match lookup {
@@ -483,44 +501,64 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         raw: &RawForward,
         stored: StoredType,
         test: &RawTest,
+        zones: Option<&Zones<i64>>,
         span: Range<DocId>,
-    ) -> Result<RoaringBitmap, EngineError> {
+    ) -> Result<(RoaringBitmap, u64), EngineError> {
         let mut cursor = raw.cursor();
         let run = SPAN_STEP.min(span.len());
         if matches!(stored, StoredType::Int | StoredType::Long) {
             let mut values = vec![0i64; run];
-            self.span_bits(span, |first, n, out| {
+            let verdict = |docs: Range<DocId>| {
+                zones
+                    .and_then(|z| z.bounds(docs))
+                    .map_or(Verdict::Read, |b| zones::of_ints(test, b))
+            };
+            self.span_bits(span, verdict, |first, n, out| {
                 cursor.read_i64_range(first, &mut values[..n]);
                 pack_bits(&values[..n], out, |x| test.test_i64(x));
             })
         } else {
             let mut values = vec![0f64; run];
-            self.span_bits(span, |first, n, out| {
-                cursor.read_f64_range(first, &mut values[..n]);
-                pack_bits(&values[..n], out, |x| test.test_f64(x));
-            })
+            self.span_bits(
+                span,
+                |_| Verdict::Read,
+                |first, n, out| {
+                    cursor.read_f64_range(first, &mut values[..n]);
+                    pack_bits(&values[..n], out, |x| test.test_f64(x));
+                },
+            )
         }
     }
 
-    /// The documents of `span` a scan accepts: `run(first, n, bits)` reads the `n`
-    /// ([`SPAN_STEP`] at most) documents from `first` in bulk and sets bit `i` of `bits` for each
-    /// accepted one (no document list, no branch per document); the bitmap is built from the
-    /// bits, so a dense result goes into bitmap containers whole instead of one document at a
-    /// time.
+    /// The documents of `span` a scan accepts, with how many it read: `run(first, n, bits)`
+    /// reads the `n` ([`SPAN_STEP`] at most) documents from `first` in bulk and sets bit `i` of
+    /// `bits` for each accepted one (no document list, no branch per document) — unless
+    /// `verdict` of those documents (their zones' bounds against the predicate) says none or
+    /// all pass. The bitmap is built from the bits, so a dense result goes into bitmap
+    /// containers whole instead of one document at a time.
     fn span_bits(
         &self,
         span: Range<DocId>,
+        verdict: impl Fn(Range<DocId>) -> Verdict,
         mut run: impl FnMut(DocId, usize, &mut [u8]),
-    ) -> Result<RoaringBitmap, EngineError> {
+    ) -> Result<(RoaringBitmap, u64), EngineError> {
         let mut bits = vec![0u8; span.len().div_ceil(8)];
         let mut first = span.start;
+        let mut read = 0u64;
         for out in bits.chunks_mut(SPAN_STEP / 8) {
             self.ctx.check()?;
             let n = ((span.end - first) as usize).min(SPAN_STEP);
-            run(first, n, out);
+            match verdict(first..first + n as DocId) {
+                Verdict::NoneMatch => {}
+                Verdict::AllMatch => set_first_bits(out, n),
+                Verdict::Read => {
+                    run(first, n, out);
+                    read += n as u64;
+                }
+            }
             first += n as DocId;
         }
-        Ok(RoaringBitmap::from_lsb0_bytes(span.start, &bits))
+        Ok((RoaringBitmap::from_lsb0_bytes(span.start, &bits), read))
     }
 
     /// Scans raw values of `candidates`.
@@ -542,8 +580,9 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             StoredType::Int | StoredType::Long | StoredType::Float | StoredType::Double
         );
         if let (true, Some(span)) = (numeric, candidates.dense_span()) {
-            let hits = self.scan_raw_span(raw, stored, test, span)?;
-            self.entries_scanned += candidates.len();
+            let zones = column.zone_map().and_then(ZoneMap::ints);
+            let (hits, read) = self.scan_raw_span(raw, stored, test, zones, span)?;
+            self.entries_scanned += read.min(candidates.len());
             return Ok(within_candidates(hits, candidates));
         }
         let mut cursor = raw.cursor();
@@ -589,6 +628,14 @@ fn extend_kept(hits: &mut Vec<DocId>, docs: &[DocId], keep: impl Iterator<Item =
 /// Documents [`FilterExecutor::span_bits`] reads per run (a multiple of 8: each run fills
 /// whole bytes of the result's bits).
 const SPAN_STEP: usize = 8192;
+
+/// Sets the first `n` bits of `out` (bit `i % 8` of `out[i / 8]`).
+fn set_first_bits(out: &mut [u8], n: usize) {
+    out[..n / 8].fill(u8::MAX);
+    if !n.is_multiple_of(8) {
+        out[n / 8] = (1u8 << (n % 8)) - 1;
+    }
+}
 
 /// Sets bit `i % 8` of `out[i / 8]` for every value `values[i]` that `accept`s.
 #[inline(always)]

@@ -25,6 +25,7 @@ pub mod prune;
 pub mod raw_test;
 pub mod text_match;
 pub mod value_test;
+pub mod zones;
 
 use crate::context::QueryContext;
 use crate::error::EngineError;
