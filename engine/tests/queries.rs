@@ -1943,7 +1943,7 @@ fn zone_maps_skip_what_cannot_match() {
         // (filter, accepts row i, most entries the scan may read)
         type Case<'a> = (&'a str, &'a dyn Fn(usize) -> bool, u64);
         let zone = 8192u64;
-        let cases: [Case<'_>; 9] = [
+        let cases: [Case<'_>; 12] = [
             // One window inside a zone, one across a zone border: the zones around them.
             (
                 "t BETWEEN 500000 AND 501000",
@@ -1975,6 +1975,23 @@ fn zone_maps_skip_what_cannot_match() {
                 "t BETWEEN 10000 AND 20000 OR t > 990000",
                 &|i| (10_000..=20_000).contains(&t(i)) || t(i) > 990_000,
                 4 * zone,
+            ),
+            // After another predicate left a seventh of the documents: sparse candidates,
+            // settled a block at a time.
+            (
+                "v = 3 AND t BETWEEN 500000 AND 501000",
+                &|i| v(i) == 3 && (500_000..=501_000).contains(&t(i)),
+                2 * N as u64,
+            ),
+            (
+                "v = 3 AND t > 123456",
+                &|i| v(i) == 3 && t(i) > 123_456,
+                2 * N as u64,
+            ),
+            (
+                "v = 3 AND t < 60000",
+                &|i| v(i) == 3 && t(i) < 60_000,
+                2 * N as u64,
             ),
         ];
         for (filter, accept, most_read) in cases {

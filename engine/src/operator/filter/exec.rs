@@ -11,7 +11,7 @@
 //! bitmap from the bits, then intersects with the candidates ([`FilterExecutor::span_bits`]);
 //! a run of documents whose zone bounds (the column's zone map) say none or all of them pass
 //! is skipped or accepted unread ([`zones`]). Sparse candidates are read document by document,
-//! kept without a branch per document.
+//! kept without a branch per document, each block of them settled by its zones first.
 
 use super::RawTest;
 use super::id_compare::IdCompare;
@@ -377,8 +377,15 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         }
         let mut hits: Vec<DocId> = Vec::new();
         let mut ids: Vec<u32> = Vec::new();
+        let zones = column.zone_map().and_then(ZoneMap::ids);
         for docs in candidates.blocks() {
             self.ctx.check()?;
+            let verdict = zones
+                .and_then(|z| z.bounds(span_of(&docs)))
+                .map_or(Verdict::Read, |b| zones::of_ids(lookup, b));
+            if settled(verdict, &docs, &mut hits) {
+                continue;
+            }
             self.entries_scanned += docs.len() as u64;
             match column.forward() {
                 ForwardIndex::Dict(f) => {
@@ -587,8 +594,15 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         }
         let mut cursor = raw.cursor();
         let mut hits: Vec<DocId> = Vec::new();
+        let zones = column.zone_map().and_then(ZoneMap::ints);
         for docs in candidates.blocks() {
             self.ctx.check()?;
+            let verdict = zones
+                .and_then(|z| z.bounds(span_of(&docs)))
+                .map_or(Verdict::Read, |b| zones::of_ints(test, b));
+            if settled(verdict, &docs, &mut hits) {
+                continue;
+            }
             self.entries_scanned += docs.len() as u64;
             let keep = docs.iter().map(|&doc| match (stored, test) {
                 (StoredType::Int | StoredType::Long, t) => t.test_i64(cursor.i64(doc)),
@@ -646,6 +660,27 @@ fn pack_bits<T: Copy>(values: &[T], out: &mut [u8], accept: impl Fn(T) -> bool) 
             b |= (accept(v) as u8) << j;
         }
         *byte = b;
+    }
+}
+
+/// The documents from the first of `docs` (ascending) to the last.
+fn span_of(docs: &[DocId]) -> Range<DocId> {
+    match (docs.first(), docs.last()) {
+        (Some(first), Some(last)) => *first..last + 1,
+        _ => 0..0,
+    }
+}
+
+/// Whether `verdict` settles `docs` without reading them: none pass, or all do (added to
+/// `hits`).
+fn settled(verdict: Verdict, docs: &[DocId], hits: &mut Vec<DocId>) -> bool {
+    match verdict {
+        Verdict::NoneMatch => true,
+        Verdict::AllMatch => {
+            hits.extend_from_slice(docs);
+            true
+        }
+        Verdict::Read => false,
     }
 }
 
