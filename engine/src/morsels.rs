@@ -68,6 +68,22 @@ pub fn map_items<I: Send, T: Send>(
     items.into_par_iter().map(f).collect()
 }
 
+/// `len` copies of `value`, written by the pool's threads when they are many: a long vector is
+/// fresh memory, and whoever first writes it pays its page faults, which one thread would pay
+/// alone (as it would a zeroing allocation's pass).
+pub fn filled<T: Copy + Send + Sync>(len: usize, value: T) -> Vec<T> {
+    if len < 2 * MIN_MORSEL_ROWS || rayon::current_num_threads() < 2 {
+        return vec![value; len];
+    }
+    let mut out = Vec::with_capacity(len);
+    (0..len)
+        .into_par_iter()
+        .with_min_len(MIN_MORSEL_ROWS)
+        .map(|_| value)
+        .collect_into_vec(&mut out);
+    out
+}
+
 /// Drops `items`, a morsel per pool thread when they are many: dropping a vector of enums reads
 /// every item (a pass over its memory), which one thread would do alone.
 pub fn drop_in_morsels<T: Send>(items: Vec<T>) {

@@ -8,7 +8,7 @@ use super::block::{Cells, Column, NO_ROW};
 use crate::column::{hash_rows, hash_rows_within};
 use crate::context::QueryContext;
 use crate::error::EngineError;
-use crate::morsels::{map_items, map_morsels};
+use crate::morsels::{filled, map_items, map_morsels};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -369,9 +369,8 @@ fn int_pairs(
     let mut direct: Vec<u32> = Vec::new();
     let mut heads: Vec<IntIndex> = Vec::new();
     if let Some((_, span)) = dense {
-        // Zeroed pages from the allocator; each part marks its own slice empty (on its thread,
-        // not one memset of the whole range on the caller's).
-        direct = vec![0; span];
+        // Marked empty on the pool, not by one memset of the whole range on the caller's thread.
+        direct = filled(span, NO_ROW);
         let width = span.div_ceil(parts).max(1);
         let slices: Vec<(usize, &mut [u32])> = direct
             .chunks_mut(width)
@@ -379,7 +378,6 @@ fn int_pairs(
             .map(|(i, s)| (i * width, s))
             .collect();
         map_items(slices, build_keys.len(), |(start, slice)| {
-            slice.fill(NO_ROW);
             for (b, k) in build_keys.iter().enumerate().rev() {
                 if let Some(slot) = ((k - lo) as usize)
                     .checked_sub(start)
