@@ -8,6 +8,7 @@
 //! which some Kafka-protocol brokers (tansu) answer wrongly after multi-record batches; and no
 //! fetch waits 0 ms, which tansu answers with an empty response.
 
+use super::kafka_security::KafkaSecurity;
 use super::{Fetched, Message, PartitionConsumer, StartFrom, Stream, StreamError};
 use rskafka::BackoffConfig;
 use rskafka::client::error::{Error as KafkaError, ProtocolError};
@@ -43,6 +44,13 @@ fn block_on<T>(f: impl std::future::Future<Output = T>) -> Result<T, StreamError
     Ok(runtime()?.block_on(f))
 }
 
+/// A broker address without its listener's name (`SASL_SSL://host:9093` → `host:9093`).
+fn without_listener_name(broker: &str) -> &str {
+    broker
+        .split_once("://")
+        .map_or(broker, |(_, address)| address)
+}
+
 fn broker_error(topic: &str, partition: Option<i32>, e: KafkaError) -> StreamError {
     match &e {
         KafkaError::ServerError {
@@ -64,6 +72,7 @@ fn broker_error(topic: &str, partition: Option<i32>, e: KafkaError) -> StreamErr
 pub struct KafkaStream {
     brokers: Vec<String>,
     topic: String,
+    security: KafkaSecurity,
     client: Mutex<Option<Arc<Client>>>,
 }
 
@@ -74,7 +83,7 @@ impl KafkaStream {
             .broker_list()
             .unwrap_or_default()
             .split(',')
-            .map(|b| b.trim().trim_start_matches("PLAINTEXT://").to_string())
+            .map(|b| without_listener_name(b.trim()).to_string())
             .filter(|b| !b.is_empty())
             .collect();
         if brokers.is_empty() {
@@ -85,6 +94,7 @@ impl KafkaStream {
         Ok(KafkaStream {
             brokers,
             topic: config.topic_name().to_string(),
+            security: KafkaSecurity::of(config)?,
             client: Mutex::new(None),
         })
     }
@@ -98,9 +108,15 @@ impl KafkaStream {
             max_backoff: Duration::from_secs(1),
             ..BackoffConfig::default()
         };
-        let builder = ClientBuilder::new(self.brokers.clone())
+        let mut builder = ClientBuilder::new(self.brokers.clone())
             .client_id("tessera")
             .backoff_config(backoff);
+        if let Some(tls) = &self.security.tls {
+            builder = builder.tls_config(tls.clone());
+        }
+        if let Some(sasl) = &self.security.sasl {
+            builder = builder.sasl_config(sasl.clone());
+        }
         let client = Arc::new(block_on(builder.build())?.map_err(|e| {
             StreamError::Broker(format!("cannot reach Kafka at {:?}: {e}", self.brokers))
         })?);

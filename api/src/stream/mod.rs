@@ -10,6 +10,7 @@
 
 pub mod decoder;
 pub mod kafka;
+pub mod kafka_security;
 
 use segments::types::table_config::StreamConfig;
 use std::time::Duration;
@@ -115,7 +116,8 @@ pub fn open(config: &StreamConfig<'_>) -> Result<Box<dyn Stream>, StreamError> {
     }
 }
 
-/// Whether this cluster can consume a stream config: its stream type and its decoder.
+/// Whether this cluster can consume a stream config: its stream type, its security settings
+/// and its decoder.
 pub fn check_consumable(config: &StreamConfig<'_>) -> Result<(), StreamError> {
     if config.stream_type() != "kafka" {
         return Err(StreamError::Config(format!(
@@ -123,6 +125,7 @@ pub fn check_consumable(config: &StreamConfig<'_>) -> Result<(), StreamError> {
             config.stream_type()
         )));
     }
+    kafka_security::KafkaSecurity::of(config)?;
     check_decoder(config)
 }
 

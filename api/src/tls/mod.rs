@@ -49,11 +49,13 @@ impl std::fmt::Debug for Tls {
     }
 }
 
-fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+/// rustls with ring, the one crypto provider of every TLS use here.
+pub(crate) fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-fn read_certs(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, String> {
+/// The certificates of a PEM file; none, or an unreadable file, is an error naming `what`.
+pub(crate) fn read_certs(path: &Path, what: &str) -> Result<Vec<CertificateDer<'static>>, String> {
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
         .and_then(|i| i.collect::<Result<_, _>>())
         .map_err(|e| format!("cannot read the {what} '{}': {e}", path.display()))?;
@@ -88,7 +90,7 @@ impl Tls {
                 }
             }
             None => {
-                let found = rustls_native_roots();
+                let found = platform_roots();
                 roots.add_parsable_certificates(found);
             }
         }
@@ -105,7 +107,7 @@ impl Tls {
 }
 
 /// The platform's trusted roots (`/etc/ssl/certs`), for a process given no CA file.
-fn rustls_native_roots() -> Vec<CertificateDer<'static>> {
+pub(crate) fn platform_roots() -> Vec<CertificateDer<'static>> {
     let mut out = Vec::new();
     for dir in [
         "/etc/ssl/certs/ca-certificates.crt",

@@ -8,6 +8,7 @@ use rskafka::client::partition::{Compression, UnknownTopicHandling};
 use rskafka::client::{Client, ClientBuilder};
 use rskafka::record::Record;
 use std::path::PathBuf;
+use tessera_api::stream::kafka_security::KafkaSecurity;
 
 /// The tansu binary, if the test setup installed it. Under CI its absence fails the test.
 pub fn tansu() -> Option<PathBuf> {
@@ -29,6 +30,24 @@ pub fn tansu() -> Option<PathBuf> {
     None
 }
 
+/// How a test's tansu runs.
+pub struct Tansu {
+    /// `--storage-engine`.
+    pub storage: String,
+    /// `--authentication`: every client must authenticate with SASL (SCRAM, against the users
+    /// the broker stores).
+    pub authentication: bool,
+}
+
+impl Default for Tansu {
+    fn default() -> Tansu {
+        Tansu {
+            storage: "memory://tansu/".into(),
+            authentication: false,
+        }
+    }
+}
+
 /// A running broker.
 pub struct Kafka {
     pub address: String,
@@ -45,22 +64,54 @@ impl Kafka {
         let broker = tessera_api::quickstart::realtime::start_broker(&bin, free_port())
             .expect("start tansu");
         let address = broker.address.clone();
-        Some(Kafka::connect(address, Some(broker)))
+        Some(Kafka::connect(
+            address,
+            Some(broker),
+            KafkaSecurity::default(),
+        ))
     }
 
     /// Starts tansu behind `proxy`'s port: the broker advertises the proxy's address, so every
     /// client connection — the bootstrap one and those its metadata points to — goes through
     /// the proxy, which the test can cut (None when tansu is not installed).
     pub fn start_behind(proxy_port: u16, broker_port: u16) -> Option<(Kafka, super::Proc)> {
-        let bin = tansu()?;
+        Kafka::start_with(
+            Tansu::default(),
+            proxy_port,
+            broker_port,
+            KafkaSecurity::default(),
+        )
+    }
+
+    /// Starts tansu as `tansu` says on `broker_port`, advertising `advertised_port` (a
+    /// proxy's, or its own); the test's client connects to the advertised address with
+    /// `security` (None when tansu is not installed).
+    pub fn start_with(
+        tansu: Tansu,
+        advertised_port: u16,
+        broker_port: u16,
+        security: KafkaSecurity,
+    ) -> Option<(Kafka, super::Proc)> {
+        let child = Kafka::spawn(tansu, advertised_port, broker_port)?;
+        let address = format!("127.0.0.1:{advertised_port}");
+        Some((Kafka::connect(address, None, security), child))
+    }
+
+    /// Starts tansu as `tansu` says on `broker_port`, advertising `advertised_port`, once it
+    /// listens; no client (None when tansu is not installed).
+    pub fn spawn(tansu: Tansu, advertised_port: u16, broker_port: u16) -> Option<super::Proc> {
+        let bin = self::tansu()?;
         let listen = format!("tcp://127.0.0.1:{broker_port}");
-        let advertised = format!("tcp://127.0.0.1:{proxy_port}");
+        let advertised = format!("tcp://127.0.0.1:{advertised_port}");
         let mut cmd = std::process::Command::new(bin);
         cmd.args(["broker", "--listener-url", &listen])
             .args(["--advertised-listener-url", &advertised])
-            .args(["--storage-engine", "memory://tansu/"])
+            .args(["--storage-engine", &tansu.storage])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
+        if tansu.authentication {
+            cmd.arg("--authentication");
+        }
         let child = super::Proc(cmd.spawn().expect("start tansu"));
         let direct = format!("127.0.0.1:{broker_port}");
         for _ in 0..100 {
@@ -69,22 +120,31 @@ impl Kafka {
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        let address = format!("127.0.0.1:{proxy_port}");
-        Some((Kafka::connect(address, None), child))
+        Some(child)
     }
 
     /// A client of the broker at `address` (owning the broker process when given).
     fn connect(
         address: String,
         broker: Option<tessera_api::quickstart::realtime::Broker>,
+        security: KafkaSecurity,
     ) -> Kafka {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
-        let client = runtime
-            .block_on(ClientBuilder::new(vec![address.clone()]).build())
-            .expect("connect to tansu");
+        let backoff = rskafka::BackoffConfig {
+            deadline: Some(std::time::Duration::from_secs(20)),
+            ..rskafka::BackoffConfig::default()
+        };
+        let mut builder = ClientBuilder::new(vec![address.clone()]).backoff_config(backoff);
+        if let Some(tls) = security.tls {
+            builder = builder.tls_config(tls);
+        }
+        if let Some(sasl) = security.sasl {
+            builder = builder.sasl_config(sasl);
+        }
+        let client = runtime.block_on(builder.build()).expect("connect to tansu");
         Kafka {
             address,
             _broker: broker,

@@ -10,6 +10,7 @@ pub mod netns;
 pub mod proxy;
 pub mod realtime;
 pub mod s3;
+pub mod tls_proxy;
 pub mod zookeeper;
 
 use serde_json::Value;
