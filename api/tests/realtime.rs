@@ -480,24 +480,11 @@ fn upsert_table(name: &str, kafka: &str, upsert: Value, flush_rows: u64) -> Valu
 }
 
 /// `SELECT count(*), sum(<col>)` of a table.
-fn count_sum(t: &Tessera, table: &str, col: &str, prefix: &str) -> (i64, i64) {
-    let (_, body) = http(
-        "POST",
-        &format!("{}/query/sql", t.broker),
-        Some(json!({"sql": format!("{prefix}SELECT count(*), sum({col}) FROM {table}")})),
-    );
-    let row = &body["resultTable"]["rows"][0];
-    (
-        row[0].as_i64().unwrap_or(-1),
-        row[1].as_f64().unwrap_or(-1.0) as i64,
-    )
-}
-
 fn wait_count_sum(t: &Tessera, table: &str, col: &str, want: (i64, i64)) {
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut last = (0, 0);
     while Instant::now() < deadline {
-        last = count_sum(t, table, col, "");
+        last = t.count_sum(table, col, "");
         if last == want {
             return;
         }
@@ -539,12 +526,12 @@ fn upsert_full_keeps_the_latest_row_per_key() {
         "{segs:?}"
     );
     assert_eq!(
-        count_sum(&t, "scores", "id", "SET useMultistageEngine=true; "),
+        t.count_sum("scores", "id", "SET useMultistageEngine=true; "),
         (10, sum(90, 100) - 91 + 201)
     );
     // `skipUpsert` shows every row.
     assert_eq!(
-        count_sum(&t, "scores", "id", "SET skipUpsert=true; "),
+        t.count_sum("scores", "id", "SET skipUpsert=true; "),
         (102, sum(0, 100) + 500 + 201)
     );
     t.kill_9();
@@ -765,7 +752,7 @@ fn upsert_consistency_modes_show_each_key_once_while_keys_move() {
             });
             while !producer.is_finished() {
                 for prefix in ["", "SET useMultistageEngine=true; "] {
-                    let (count, _) = count_sum(&t, &name, "id", prefix);
+                    let (count, _) = t.count_sum(&name, "id", prefix);
                     assert_eq!(count, keys, "{mode} {prefix}after {queries} queries");
                     queries += 1;
                 }
@@ -802,7 +789,7 @@ fn a_stream_that_goes_away_and_comes_back_loses_and_doubles_nothing() {
     // Longer than the client's retries of one call to an unreachable broker (10 s).
     proxy.cut();
     std::thread::sleep(Duration::from_secs(12));
-    assert_eq!(count_sum(&t, "outage", "id", ""), (300, sum(0, 300)));
+    assert_eq!(t.count_sum("outage", "id", ""), (300, sum(0, 300)));
     proxy.restore();
     kafka.produce("outage", 0, &records(300, 800));
     wait_count_sum(&t, "outage", "id", (800, sum(0, 800)));

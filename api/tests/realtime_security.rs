@@ -83,19 +83,6 @@ fn produce_rows(kafka: &Kafka, topic: &str) {
     kafka.produce(topic, 0, &rows);
 }
 
-fn count_sum(t: &Tessera, table: &str) -> (i64, i64) {
-    let (_, body) = http(
-        "POST",
-        &format!("{}/query/sql", t.broker),
-        Some(json!({"sql": format!("SELECT count(*), sum(id) FROM {table}")})),
-    );
-    let row = &body["resultTable"]["rows"][0];
-    (
-        row[0].as_i64().unwrap_or(-1),
-        row[1].as_f64().unwrap_or(-1.0) as i64,
-    )
-}
-
 /// Waits until every table of `ingesting` holds all the rows, then checks each of `refused`
 /// holds none (they started together, and a refused consumer keeps failing).
 fn expect(t: &Tessera, ingesting: &[&str], refused: &[&str]) {
@@ -104,7 +91,7 @@ fn expect(t: &Tessera, ingesting: &[&str], refused: &[&str]) {
         let deadline = Instant::now() + Duration::from_secs(30);
         let mut last = (0, 0);
         while Instant::now() < deadline && last != all {
-            last = count_sum(t, table);
+            last = t.count_sum(table, "id", "");
             std::thread::sleep(Duration::from_millis(50));
         }
         assert_eq!(last, all, "{table}\n{}", t.log_tail());
@@ -112,7 +99,7 @@ fn expect(t: &Tessera, ingesting: &[&str], refused: &[&str]) {
     std::thread::sleep(Duration::from_secs(1));
     for table in refused {
         assert_eq!(
-            count_sum(t, table).0,
+            t.count_sum(table, "id", "").0,
             0,
             "{table} must not reach the broker"
         );
@@ -170,24 +157,12 @@ fn sasl_scram_reaches_a_broker_that_requires_it() {
     }
     assert!(said("scram", "SCRAM outcome error"), "{}", t.log_tail());
     assert!(!said("without_sasl", "Sasl"), "{}", t.log_tail());
-    assert_eq!(count_sum(&t, "scram").0, 0);
+    assert_eq!(t.count_sum("scram", "id", "").0, 0);
 }
 
 /// A CA, and a certificate for `names` it signs; PEM (ca, cert, key).
 fn certificates(names: &[&str]) -> (String, String, String) {
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(rcgen::DnType::CommonName, "Tessera Kafka test CA");
-    let ca = ca.self_signed(&ca_key).unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-    let leaf = rcgen::CertificateParams::new(names)
-        .unwrap()
-        .signed_by(&key, &ca, &ca_key)
-        .unwrap();
-    (ca.pem(), leaf.pem(), key.serialize_pem())
+    support::certs::ca_and_leaf("Tessera Kafka test CA", names)
 }
 
 /// TLS before the broker, its certificate for `names`: tansu behind a TLS front it advertises.

@@ -21,26 +21,17 @@ use tessera_api::tls::TlsFiles;
 
 /// Writes a CA and a certificate for 127.0.0.1 and localhost signed by it; returns the files.
 fn certificates(dir: &Path) -> TlsFiles {
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(rcgen::DnType::CommonName, "Tessera test CA");
-    let ca = ca.self_signed(&ca_key).unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()])
-        .unwrap()
-        .signed_by(&key, &ca, &ca_key)
-        .unwrap();
+    let (ca, cert, key) =
+        support::certs::ca_and_leaf("Tessera test CA", &["127.0.0.1", "localhost"]);
     let write = |name: &str, text: String| -> PathBuf {
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();
         p
     };
     TlsFiles {
-        cert: write("cert.pem", leaf.pem()),
-        key: write("key.pem", key.serialize_pem()),
-        ca: Some(write("ca.pem", ca.pem())),
+        cert: write("cert.pem", cert),
+        key: write("key.pem", key),
+        ca: Some(write("ca.pem", ca)),
     }
 }
 

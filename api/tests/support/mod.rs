@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each test file uses what it needs
 
+pub mod certs;
 pub mod history;
 pub mod hosts;
 pub mod kafka;

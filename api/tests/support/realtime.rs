@@ -20,6 +20,21 @@ pub struct Tessera {
 }
 
 impl Tessera {
+    /// `SELECT count(*), sum(col) FROM table`, after `prefix` (a `SET …;`): (-1, -1) when the
+    /// query does not answer.
+    pub fn count_sum(&self, table: &str, col: &str, prefix: &str) -> (i64, i64) {
+        let (_, body) = http(
+            "POST",
+            &format!("{}/query/sql", self.broker),
+            Some(json!({"sql": format!("{prefix}SELECT count(*), sum({col}) FROM {table}")})),
+        );
+        let row = &body["resultTable"]["rows"][0];
+        (
+            row[0].as_i64().unwrap_or(-1),
+            row[1].as_f64().unwrap_or(-1.0) as i64,
+        )
+    }
+
     /// A handle on processes started elsewhere (no restart, no kill).
     pub fn attach(controller: &str, broker: &str, data: &std::path::Path) -> Tessera {
         Tessera {
