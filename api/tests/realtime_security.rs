@@ -264,6 +264,57 @@ fn tls_without_the_name_check_still_checks_the_chain() {
     expect(&t, &["no_name_check"], &["name_checked"]);
 }
 
+/// A broker that requires a client certificate (mutual TLS): a PEM keystore file or Pinot's
+/// base64 client certificate and key reach it; the same trust without an identity does not.
+#[test]
+fn tls_with_a_client_certificate() {
+    use base64::Engine as _;
+    use rustls::pki_types::pem::PemObject;
+    let (ca, cert, key) = certificates(&["127.0.0.1"]);
+    let (client_ca, client_cert, client_key) = certificates(&["tessera-consumer"]);
+    let broker_port = free_port();
+    let front = TlsProxy::start_with_clients(
+        format!("127.0.0.1:{broker_port}"),
+        &cert,
+        &key,
+        Some(&client_ca),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let keystore = dir.path().join("client.pem");
+    std::fs::write(&keystore, format!("{client_key}{client_cert}")).unwrap();
+    let mut from_file = tls_settings(&ca, true);
+    from_file["ssl.keystore.type"] = json!("PEM");
+    from_file["ssl.keystore.location"] = json!(keystore.to_str().unwrap());
+    let Some((kafka, _broker)) = Kafka::start_with(
+        Tansu::default(),
+        front.port,
+        broker_port,
+        client_security(&from_file),
+    ) else {
+        return;
+    };
+    produce_rows(&kafka, "events");
+    let b64 = |der: &[u8]| base64::engine::general_purpose::STANDARD.encode(der);
+    let cert_der =
+        rustls::pki_types::CertificateDer::from_pem_slice(client_cert.as_bytes()).unwrap();
+    let key_der =
+        rustls::pki_types::PrivatePkcs8KeyDer::from_pem_slice(client_key.as_bytes()).unwrap();
+    let mut pinot = tls_settings(&ca, true);
+    pinot["stream.kafka.ssl.client.certificate"] = json!(b64(cert_der.as_ref()));
+    pinot["stream.kafka.ssl.client.key"] = json!(b64(key_der.secret_pkcs8_der()));
+    let t = Tessera::start(&dir.path().join("tessera"));
+    create(&t, "keystore_file", &kafka.address, "events", &from_file);
+    create(&t, "pinot_base64", &kafka.address, "events", &pinot);
+    create(
+        &t,
+        "no_identity",
+        &kafka.address,
+        "events",
+        &tls_settings(&ca, true),
+    );
+    expect(&t, &["keystore_file", "pinot_base64"], &["no_identity"]);
+}
+
 /// Settings Tessera cannot honour are refused when the table is created, naming the setting.
 #[test]
 fn unusable_security_settings_are_refused() {

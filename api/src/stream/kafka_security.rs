@@ -13,16 +13,19 @@
 //!   platform's roots. `ssl.endpoint.identification.algorithm` set empty checks the chain but
 //!   not the broker's name, as Kafka does.
 //!
-//! Java keystores (JKS, PKCS12) and client certificates (`ssl.keystore.*`, Pinot's
-//! `stream.kafka.ssl.client.*`) are refused with what to give instead: a table whose settings
-//! cannot be honoured is not created, rather than consumed some other way.
+//! * TLS identity (mutual TLS): a PEM keystore (`ssl.keystore.type=PEM` with
+//!   `ssl.keystore.location`, or `ssl.keystore.key` and `ssl.keystore.certificate.chain`), or
+//!   Pinot's `stream.kafka.ssl.client.certificate` and `stream.kafka.ssl.client.key`.
+//!
+//! Java keystores (JKS, PKCS12) and encrypted keys are refused with what to give instead: a
+//! table whose settings cannot be honoured is not created, rather than consumed some other way.
 
 use super::StreamError;
 use rskafka::client::{Credentials, SaslConfig};
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 use segments::types::table_config::StreamConfig;
 use std::sync::Arc;
@@ -213,17 +216,7 @@ impl JaasLogin {
 /// The TLS client setup: trusted roots, and whether the broker's name is checked.
 fn tls_config(config: &StreamConfig<'_>) -> Result<rustls::ClientConfig, StreamError> {
     let get = |key| setting(config, key);
-    for key in [
-        "ssl.keystore.location",
-        "ssl.keystore.certificate.chain",
-        "stream.kafka.ssl.client.certificate",
-    ] {
-        if get(key).is_some_and(|v| !v.is_empty()) {
-            return Err(config_error(format!(
-                "{key}: client certificates (mutual TLS) are not supported"
-            )));
-        }
-    }
+    let identity = client_identity(config)?;
     let mut roots = rustls::RootCertStore::empty();
     let add = |roots: &mut rustls::RootCertStore, certs: Vec<CertificateDer<'static>>, what| {
         if certs.is_empty() {
@@ -275,8 +268,8 @@ fn tls_config(config: &StreamConfig<'_>) -> Result<rustls::ClientConfig, StreamE
         .with_safe_default_protocol_versions()
         .map_err(|e| config_error(e.to_string()))?;
     let check_name = get("ssl.endpoint.identification.algorithm").is_none_or(|a| !a.is_empty());
-    let config = if check_name {
-        builder.with_root_certificates(roots).with_no_client_auth()
+    let builder = if check_name {
+        builder.with_root_certificates(roots)
     } else {
         let chain = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
             .build()
@@ -284,9 +277,96 @@ fn tls_config(config: &StreamConfig<'_>) -> Result<rustls::ClientConfig, StreamE
         builder
             .dangerous()
             .with_custom_certificate_verifier(Arc::new(ChainOnly(chain)))
-            .with_no_client_auth()
     };
-    Ok(config)
+    match identity {
+        None => Ok(builder.with_no_client_auth()),
+        Some((chain, key)) => builder
+            .with_client_auth_cert(chain, key)
+            .map_err(|e| config_error(format!("the client certificate and key: {e}"))),
+    }
+}
+
+/// A client certificate chain and its key.
+type Identity = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);
+
+/// The certificate this client presents (mutual TLS), if the config gives one: a PEM keystore
+/// (`ssl.keystore.type=PEM` with `ssl.keystore.location`, a file holding the key and the
+/// chain, or `ssl.keystore.key` and `ssl.keystore.certificate.chain` as text), or Pinot's
+/// `stream.kafka.ssl.client.certificate` and `stream.kafka.ssl.client.key` (base64 DER, the key
+/// PKCS#8). Encrypted keys (`ssl.key.password`) and Java keystores are refused.
+fn client_identity(config: &StreamConfig<'_>) -> Result<Option<Identity>, StreamError> {
+    use base64::Engine as _;
+    let get = |key| setting(config, key).filter(|v: &&str| !v.is_empty());
+    let base64 = |key: &str, text: &str| {
+        base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map_err(|e| config_error(format!("{key} is not base64: {e}")))
+    };
+    let pem_key = |what: &str, pem: &[u8]| {
+        PrivateKeyDer::from_pem_slice(pem).map_err(|e| config_error(format!("{what}: {e}")))
+    };
+    let pem_chain = |what: &str, pem: &[u8]| {
+        let chain = CertificateDer::pem_slice_iter(pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| config_error(format!("{what}: {e}")))?;
+        if chain.is_empty() {
+            return Err(config_error(format!("{what} holds no certificate")));
+        }
+        Ok(chain)
+    };
+    if let Some(cert) = get("stream.kafka.ssl.client.certificate") {
+        let key = get("stream.kafka.ssl.client.key").ok_or_else(|| {
+            config_error(
+                "stream.kafka.ssl.client.certificate needs stream.kafka.ssl.client.key".into(),
+            )
+        })?;
+        let chain = vec![CertificateDer::from(base64(
+            "stream.kafka.ssl.client.certificate",
+            cert,
+        )?)];
+        let key = PrivatePkcs8KeyDer::from(base64("stream.kafka.ssl.client.key", key)?);
+        return Ok(Some((chain, key.into())));
+    }
+    let location = get("ssl.keystore.location");
+    let inline = get("ssl.keystore.certificate.chain");
+    if location.is_none() && inline.is_none() {
+        return Ok(None);
+    }
+    let keystore_type = get("ssl.keystore.type").map(str::to_ascii_uppercase);
+    if keystore_type.as_deref() != Some("PEM") {
+        return Err(config_error(format!(
+            "ssl.keystore.type '{}' is not supported: give a PEM keystore (ssl.keystore.type=PEM) \
+             or stream.kafka.ssl.client.certificate and stream.kafka.ssl.client.key",
+            keystore_type.as_deref().unwrap_or("JKS")
+        )));
+    }
+    if get("ssl.key.password").is_some() {
+        return Err(config_error(
+            "ssl.key.password: encrypted private keys are not supported; give the key unencrypted"
+                .into(),
+        ));
+    }
+    match (inline, location) {
+        (Some(chain), _) => {
+            let key = get("ssl.keystore.key").ok_or_else(|| {
+                config_error("ssl.keystore.certificate.chain needs ssl.keystore.key".into())
+            })?;
+            Ok(Some((
+                pem_chain("ssl.keystore.certificate.chain", chain.as_bytes())?,
+                pem_key("ssl.keystore.key", key.as_bytes())?,
+            )))
+        }
+        (None, Some(location)) => {
+            let pem = std::fs::read(location).map_err(|e| {
+                config_error(format!(
+                    "cannot read ssl.keystore.location '{location}': {e}"
+                ))
+            })?;
+            let what = format!("ssl.keystore.location '{location}'");
+            Ok(Some((pem_chain(&what, &pem)?, pem_key(&what, &pem)?)))
+        }
+        (None, None) => Ok(None),
+    }
 }
 
 /// Checks a server's certificate chain but not that it names the host dialled
@@ -465,7 +545,22 @@ mod tests {
             ),
             (
                 json!({"security.protocol": "SSL", "ssl.keystore.location": "/k.p12"}),
-                "client certificates (mutual TLS) are not supported",
+                "ssl.keystore.type 'JKS' is not supported",
+            ),
+            (
+                json!({"security.protocol": "SSL", "ssl.keystore.type": "PEM",
+                       "ssl.keystore.location": "/no/such/client.pem"}),
+                "/no/such/client.pem",
+            ),
+            (
+                json!({"security.protocol": "SSL", "ssl.keystore.type": "PEM",
+                       "ssl.keystore.certificate.chain": "x", "ssl.keystore.key": "y",
+                       "ssl.key.password": "pw"}),
+                "encrypted private keys are not supported",
+            ),
+            (
+                json!({"security.protocol": "SSL", "stream.kafka.ssl.client.certificate": "AAAA"}),
+                "needs stream.kafka.ssl.client.key",
             ),
         ] {
             let e = security(extra.clone()).unwrap_err();

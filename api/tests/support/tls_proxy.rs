@@ -18,15 +18,42 @@ impl TlsProxy {
     /// A TLS front on a free port of 127.0.0.1 for `target` (`host:port`), presenting the PEM
     /// certificate chain `cert` with the PEM key `key`.
     pub fn start(target: String, cert: &str, key: &str) -> TlsProxy {
+        TlsProxy::start_with_clients(target, cert, key, None)
+    }
+
+    /// [`TlsProxy::start`]; with `client_ca` (PEM), a client must present a certificate that CA
+    /// signed, or the handshake fails (mutual TLS).
+    pub fn start_with_clients(
+        target: String,
+        cert: &str,
+        key: &str,
+        client_ca: Option<&str>,
+    ) -> TlsProxy {
         let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert.as_bytes())
             .collect::<Result<_, _>>()
             .expect("certificate PEM");
         let key = PrivateKeyDer::from_pem_slice(key.as_bytes()).expect("key PEM");
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ServerConfig::builder_with_provider(provider)
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_no_client_auth()
+            .unwrap();
+        let builder = match client_ca {
+            None => builder.with_no_client_auth(),
+            Some(ca) => {
+                let mut roots = rustls::RootCertStore::empty();
+                for c in CertificateDer::pem_slice_iter(ca.as_bytes()) {
+                    roots.add(c.expect("client CA PEM")).expect("client CA");
+                }
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(roots),
+                    provider,
+                )
+                .build()
+                .expect("client verifier");
+                builder.with_client_cert_verifier(verifier)
+            }
+        };
+        let config = builder
             .with_single_cert(chain, key)
             .expect("a TLS identity");
         let acceptor = TlsAcceptor::from(Arc::new(config));
