@@ -622,6 +622,32 @@ fn upsert_deletes_and_out_of_order_rows() {
     wait_answer(&t, "upserts", "", (15, live + 300 - 85));
 }
 
+/// The valid docs of every valid-doc snapshot under `dir`, by segment name.
+fn snapshot_sizes(dir: &std::path::Path) -> Vec<u64> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<(String, u64)>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path
+                .file_name()
+                .is_some_and(|n| n == "validdocids.bitmap.snapshot")
+            {
+                let docs = std::fs::read(&path)
+                    .ok()
+                    .and_then(|b| roaring::RoaringBitmap::deserialize_from(b.as_slice()).ok())
+                    .map_or(u64::MAX, |b| b.len());
+                let segment = path.parent().unwrap().file_name().unwrap();
+                out.push((segment.to_string_lossy().into_owned(), docs));
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(dir, &mut found);
+    found.sort();
+    found.into_iter().map(|(_, docs)| docs).collect()
+}
+
 /// `enableSnapshot`: after each commit the stored segments' valid docs are written beside them;
 /// a restart reads each segment's keys from those docs only (every segment but the newest holds
 /// none valid here) and answers exactly as before, and later rows still replace the right ones.
@@ -656,7 +682,17 @@ fn upsert_snapshots_spare_a_restart_the_rescan() {
         assert!(Instant::now() < deadline, "{:?}", t.segments("snapshots"));
         std::thread::sleep(Duration::from_millis(100));
     }
-    std::thread::sleep(Duration::from_millis(500));
+    // The server writes the snapshots after it installs the last commit, which the controller
+    // may report done before: wait until they say what the restart should read.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while snapshot_sizes(dir.path()) != [0, 0, 0, 0, 10] {
+        assert!(
+            Instant::now() < deadline,
+            "snapshots: {:?}",
+            snapshot_sizes(dir.path())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     t.kill_9();
     t.restart();
     wait_answer(&t, "snapshots", "", (10, sum(190..200)));
