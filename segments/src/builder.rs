@@ -18,6 +18,7 @@ pub mod collector;
 pub mod column_writer;
 pub mod from_segments;
 pub mod interner;
+pub mod json_cell;
 pub mod scalar;
 pub mod spill;
 pub mod typed;

@@ -1,16 +1,19 @@
 //! Stream messages into typed rows: each message is decoded into a record by the table's
-//! message decoder ([`crate::stream::decoder`]: JSON, CSV, Avro, Protobuf); the table's `transformConfigs` and `filterConfig` run over a batch with the query
-//! engine, exactly as in file ingestion ([`crate::common::transform`]); fields the schema has
-//! and the message lacks are null. A message that does not decode drops its row; so does
+//! message decoder ([`crate::stream::decoder`]: JSON, CSV, Avro, Protobuf); the table's
+//! `transformConfigs` and `filterConfig` run over a batch with the query engine, exactly as in
+//! file ingestion ([`crate::common::transform`]); fields the schema has and the message lacks
+//! are null. A table without transforms or filter takes each message's values typed for its
+//! columns ([`MessageDecoder::decode_columns`]: a JSON message's members are read straight into
+//! them) with no record in between. A message that does not decode drops its row; so does
 //! a value that does not fit its column, unless `ingestionConfig.continueOnError` is set (then
 //! that value is null and the row is kept). Dropped rows are counted and logged once per
 //! batch — the stream goes on.
 
 use crate::common::transform;
 use crate::stream::Message;
-use crate::stream::decoder::Columns;
 use crate::stream::decoder::MessageDecoder;
-use segments::builder::collector::{json_into_value, json_to_value, scalar_of_value, typed_cell};
+use crate::stream::decoder::{Cells, Columns};
+use segments::builder::collector::{json_to_value, scalar_of_value, typed_cell};
 use segments::types::{FieldSpec, Schema, Value};
 use segments::{InputFormat, InputSource};
 use serde_json::{Map, Value as Json};
@@ -44,7 +47,7 @@ impl Decoder {
     pub fn new(messages: MessageDecoder, schema: Schema, table_config: &Json) -> Decoder {
         Decoder {
             messages,
-            columns: Columns::new(schema.fields.iter().map(|f| f.name.clone())),
+            columns: Columns::new(schema.fields.iter().map(|f| (f.name.clone(), f.data_type))),
             schema,
             transforms: transform::transforms(table_config),
             filter: transform::filter_function(table_config),
@@ -139,20 +142,15 @@ impl Decoder {
         Ok(o)
     }
 
-    /// One message's row from its values in schema order.
-    fn row(&self, values: Vec<Json>) -> Result<Vec<Value>, String> {
-        let row = self
-            .schema
-            .fields
-            .iter()
-            .zip(values)
-            .map(|(f, v)| match json_into_value(f.data_type, v) {
-                Ok(v) => Ok(v),
-                Err(_) if self.continue_on_error => Ok(Value::Null),
-                Err(e) => Err(format!("column '{}': {e}", f.name)),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        self.check(row)
+    /// One message's row from its values in schema order: a cell that is not a value of its
+    /// column drops the row (with `continueOnError` it stays null).
+    fn row(&self, cells: Cells) -> Result<Vec<Value>, String> {
+        if let Some((i, e)) = cells.bad.iter().min_by_key(|(i, _)| *i)
+            && !self.continue_on_error
+        {
+            return Err(format!("column '{}': {e}", self.schema.fields[*i].name));
+        }
+        self.check(cells.values)
     }
 
     /// Whether every value fits its column as the builder stores it (with `continueOnError`,

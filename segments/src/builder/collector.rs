@@ -7,6 +7,7 @@
 //! ([`ColumnCollector::push_value`]). A null cell stores the field's default null value and sets
 //! the doc's bit in the null bitmap.
 
+pub use super::json_cell::{json_into_value, json_to_value};
 pub use super::scalar::Scalar;
 use super::spill::{IdChunks, SpillWriter};
 pub use super::typed::Distinct;
@@ -751,54 +752,6 @@ pub fn typed_cell<'v>(spec: &FieldSpec, v: &'v Value) -> Result<Cow<'v, Value>, 
     typed.map(Cow::Owned)
 }
 
-/// [`json_to_value`] taking the value: its text moves into the value instead of being copied.
-pub fn json_into_value(dt: DataType, v: serde_json::Value) -> Result<Value, String> {
-    use serde_json::Value as J;
-    match v {
-        J::String(s) => match dt {
-            DataType::String => Ok(Value::String(s)),
-            DataType::Json => Ok(Value::Json(s)),
-            _ => Value::parse(dt, &s).map_err(|e| e.to_string()),
-        },
-        J::Array(items) if dt != DataType::Json => items
-            .into_iter()
-            .map(|i| json_into_value(dt, i))
-            .collect::<Result<_, _>>()
-            .map(Value::Array),
-        other => json_to_value(dt, &other),
-    }
-}
-
-/// Converts one JSON cell to a [`Value`] for a column of `dt`.
-pub fn json_to_value(dt: DataType, v: &serde_json::Value) -> Result<Value, String> {
-    use serde_json::Value as J;
-    Ok(match v {
-        J::Null => Value::Null,
-        J::Bool(b) => Value::Boolean(*b),
-        J::Number(n) => match n.as_i64() {
-            Some(i) => Value::Long(i),
-            None => Value::Double(
-                n.as_f64()
-                    .ok_or_else(|| format!("cannot convert '{n}' to {dt}"))?,
-            ),
-        },
-        J::String(s) => match dt {
-            DataType::String => Value::String(s.clone()),
-            DataType::Json => Value::Json(s.clone()),
-            _ => Value::parse(dt, s).map_err(|e| e.to_string())?,
-        },
-        J::Object(_) if dt == DataType::Map => Value::Map(v.to_string()),
-        J::Array(items) if dt != DataType::Json => Value::Array(
-            items
-                .iter()
-                .map(|i| json_to_value(dt, i))
-                .collect::<Result<_, _>>()?,
-        ),
-        other if matches!(dt, DataType::Json | DataType::String) => Value::Json(other.to_string()),
-        other => return Err(format!("cannot convert '{other}' to {dt}")),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1157,22 +1110,5 @@ mod tests {
             scalar_of_value(DataType::Timestamp, &Value::String("1970-01-01".into())),
             Ok(Scalar::I64(0))
         ));
-        assert_eq!(
-            json_to_value(DataType::Int, &serde_json::json!([1, 2])).unwrap(),
-            Value::Array(vec![Value::Long(1), Value::Long(2)])
-        );
-        assert_eq!(
-            json_to_value(DataType::Json, &serde_json::json!({"a": 1})).unwrap(),
-            Value::Json("{\"a\":1}".into())
-        );
-        assert_eq!(
-            json_to_value(
-                DataType::Timestamp,
-                &serde_json::json!("1970-01-01 00:00:01")
-            )
-            .unwrap(),
-            Value::Timestamp(1000)
-        );
-        assert!(json_to_value(DataType::Int, &serde_json::json!({"a": 1})).is_err());
     }
 }

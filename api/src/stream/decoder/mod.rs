@@ -25,7 +25,8 @@ pub mod json;
 pub mod protobuf;
 
 use super::{Message, StreamError};
-pub use json::Columns;
+pub use json::{Cells, Columns};
+use segments::builder::json_cell::json_into_value;
 use segments::types::table_config::StreamConfig;
 use segments::types::value::encode_hex;
 use segments::types::{DataType, Schema};
@@ -150,28 +151,32 @@ impl MessageDecoder {
         Ok(record)
     }
 
-    /// The values of message `m` for `columns`, in column order (what the message lacks is
-    /// null): a JSON message is read straight into them ([`json::columns_of`]), another
-    /// format's record is picked apart.
+    /// The values of message `m` for `columns`, typed for them and in column order (what the
+    /// message lacks is null): a JSON message is read straight into them
+    /// ([`json::columns_of`]), another format's record is picked apart.
     pub fn decode_columns(
         &self,
         m: &Message,
         partition: i32,
         columns: &Columns,
-    ) -> Result<Vec<Json>, String> {
-        if !matches!(self.format, Format::Json) {
-            let mut record = self.decode(m, partition)?;
-            return Ok(columns
-                .names()
-                .iter()
-                .map(|n| record.remove(n).unwrap_or(Json::Null))
-                .collect());
-        }
-        let mut row = json::columns_of(&m.value, columns)?;
+    ) -> Result<Cells, String> {
+        let mut row = match self.format {
+            Format::Json => json::columns_of(&m.value, columns)?,
+            _ => {
+                let mut record = self.decode(m, partition)?;
+                let mut row = Cells::nulls(columns.len());
+                for (i, name) in columns.names().iter().enumerate() {
+                    if let Some(v) = record.remove(name) {
+                        row.set(i, json_into_value(columns.data_type(i), v));
+                    }
+                }
+                return Ok(row);
+            }
+        };
         if columns.has_special() {
             self.metadata(m, partition, |name, value| {
                 if let Some(i) = columns.position(&name) {
-                    row[i] = value;
+                    row.set(i, json_into_value(columns.data_type(i), value));
                 }
             });
         }
