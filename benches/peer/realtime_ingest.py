@@ -82,6 +82,19 @@ def rss_bytes(pid, kind="VmRSS"):
     return 0
 
 
+def cpu_ticks():
+    """The whole machine's (busy, all) CPU ticks since boot (/proc/stat; idle and iowait are not busy)."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)
+
+
+def busy_cores(before, after):
+    """Cores busy on average between two `cpu_ticks()` readings."""
+    busy, total = after[0] - before[0], after[1] - before[1]
+    return (os.cpu_count() or 1) * busy / max(total, 1)
+
+
 def dir_bytes(root, prefix):
     """Bytes of the files under directories of `root` whose name starts with `prefix`."""
     total = 0
@@ -192,13 +205,14 @@ def main():
         server_pid = procs[-1].pid
         rss_before = rss_bytes(server_pid)
         anon_before, file_before = rss_bytes(server_pid, "RssAnon"), rss_bytes(server_pid, "RssFile")
-        t = time.perf_counter()
+        t, ticks = time.perf_counter(), cpu_ticks()
         status, body = request(ctl, "POST", "/tables", json.dumps(cfg))
         if status != 200:
             sys.exit(f"table creation failed: {body}")
         while count(broker) < n:
             time.sleep(0.05)
         stream_s = time.perf_counter() - t
+        one_busy = busy_cores(ticks, cpu_ticks())
         rss_peak = rss_bytes(server_pid) - rss_before
         time.sleep(3)  # freed build memory goes back to the kernel (mimalloc's purge delay is 1 s)
         rss_consuming = rss_bytes(server_pid) - rss_before
@@ -267,15 +281,22 @@ def main():
             request(ctl, "POST", "/schemas", json.dumps(s))
             cfg["tableName"] = "lineitem_p"
             cfg["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0]["stream.kafka.topic.name"] = "lineitem_p"
-            t = time.perf_counter()
+            t, ticks = time.perf_counter(), cpu_ticks()
             status, body = request(ctl, "POST", "/tables", json.dumps(cfg))
             if status != 200:
                 sys.exit(f"table creation failed: {body}")
             while count(broker, "lineitem_p") < n:
                 time.sleep(0.05)
             multi_s = time.perf_counter() - t
-            print(f"\ningestion from {p} partitions ({os.cpu_count()} cores): {multi_s:.2f} s, "
+            multi_busy = busy_cores(ticks, cpu_ticks())
+            cores = os.cpu_count() or 1
+            print(f"\ningestion from {p} partitions ({cores} cores): {multi_s:.2f} s, "
                   f"{n / multi_s:,.0f} rows/s, {stream_s / multi_s:.2f}x one partition")
+            # The whole machine's busy cores (server, broker, this script's polling): one
+            # partition already overlaps decoding with the Kafka client and the broker, so no
+            # number of partitions can beat it by more than the cores it left idle.
+            print(f"  busy cores, whole machine: one partition {one_busy:.2f}, {p} partitions {multi_busy:.2f}; "
+                  f"at most {cores / max(one_busy, 1e-9):.2f}x one partition on {cores} cores at this work per row")
     finally:
         for p in procs:
             p.kill()
