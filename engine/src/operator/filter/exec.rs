@@ -380,9 +380,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         let zones = column.zone_map().and_then(ZoneMap::ids);
         for docs in candidates.blocks() {
             self.ctx.check()?;
-            let verdict = zones
-                .and_then(|z| z.bounds(span_of(&docs)))
-                .map_or(Verdict::Read, |b| zones::of_ids(lookup, b));
+            let verdict = zones::of_id_zones(zones, span_of(&docs), lookup);
             if settled(verdict, &docs, &mut hits) {
                 continue;
             }
@@ -481,11 +479,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         span: Range<DocId>,
     ) -> Result<(RoaringBitmap, u64), EngineError> {
         let mut ids = vec![0u32; SPAN_STEP.min(span.len())];
-        let verdict = |docs: Range<DocId>| {
-            zones
-                .and_then(|z| z.bounds(docs))
-                .map_or(Verdict::Read, |b| zones::of_ids(lookup, b))
-        };
+        let verdict = |docs| zones::of_id_zones(zones, docs, lookup);
         self.span_bits(span, verdict, |first, n, out| {
             let ids = &mut ids[..n];
             f.read_range(first, ids);
@@ -515,11 +509,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         let run = SPAN_STEP.min(span.len());
         if matches!(stored, StoredType::Int | StoredType::Long) {
             let mut values = vec![0i64; run];
-            let verdict = |docs: Range<DocId>| {
-                zones
-                    .and_then(|z| z.bounds(docs))
-                    .map_or(Verdict::Read, |b| zones::of_ints(test, b))
-            };
+            let verdict = |docs| zones::of_int_zones(zones, docs, test);
             self.span_bits(span, verdict, |first, n, out| {
                 cursor.read_i64_range(first, &mut values[..n]);
                 pack_bits(&values[..n], out, |x| test.test_i64(x));
@@ -597,9 +587,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         let zones = column.zone_map().and_then(ZoneMap::ints);
         for docs in candidates.blocks() {
             self.ctx.check()?;
-            let verdict = zones
-                .and_then(|z| z.bounds(span_of(&docs)))
-                .map_or(Verdict::Read, |b| zones::of_ints(test, b));
+            let verdict = zones::of_int_zones(zones, span_of(&docs), test);
             if settled(verdict, &docs, &mut hits) {
                 continue;
             }

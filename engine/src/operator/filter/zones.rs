@@ -7,6 +7,9 @@
 
 use super::id_set::IdLookup;
 use super::raw_test::RawTest;
+use segments::index::Zones;
+use segments::types::DocId;
+use std::ops::Range;
 
 /// What a zone's bounds say of a predicate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +25,21 @@ pub enum Verdict {
 /// At most this many ids of a zone's range are looked up in an id set (a zone read unpacks
 /// 8,192 ids).
 const MAX_LOOKUPS: u32 = 1024;
+
+/// The verdict of `lookup` on the documents `docs` by their zones' ids (without a zone map,
+/// or past the column's documents: read).
+pub fn of_id_zones(zones: Option<&Zones<u32>>, docs: Range<DocId>, lookup: &IdLookup) -> Verdict {
+    zones
+        .and_then(|z| z.bounds(docs))
+        .map_or(Verdict::Read, |b| of_ids(lookup, b))
+}
+
+/// The verdict of `test` on the documents `docs` by their zones' raw integers.
+pub fn of_int_zones(zones: Option<&Zones<i64>>, docs: Range<DocId>, test: &RawTest) -> Verdict {
+    zones
+        .and_then(|z| z.bounds(docs))
+        .map_or(Verdict::Read, |b| of_ints(test, b))
+}
 
 /// The verdict of `lookup` on a zone whose ids lie in `lo..=hi`.
 pub fn of_ids(lookup: &IdLookup, (lo, hi): (u32, u32)) -> Verdict {
