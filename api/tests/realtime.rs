@@ -10,7 +10,7 @@ mod support;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 use support::kafka::Kafka;
-use support::realtime::{Tessera, http};
+use support::realtime::{JSON_DECODER, Tessera, event_schema, http, kafka_stream, realtime_table};
 use support::{Proc, call, free_port};
 
 /// A Kafka-protocol broker with `topic` (`partitions` partitions) and a fresh `tessera start`
@@ -23,35 +23,12 @@ fn setup(topic: &str, partitions: i32) -> Option<(Kafka, tempfile::TempDir, Tess
     Some((kafka, dir, t))
 }
 
-fn schema(name: &str) -> Value {
-    json!({
-        "schemaName": name,
-        "dimensionFieldSpecs": [{"name": "kind", "dataType": "STRING"}],
-        "metricFieldSpecs": [{"name": "id", "dataType": "LONG"}],
-        "dateTimeFieldSpecs": [{"name": "ts", "dataType": "TIMESTAMP",
-            "format": "1:MILLISECONDS:EPOCH", "granularity": "1:MILLISECONDS"}]
-    })
-}
-
 fn table(name: &str, kafka: &str, topic: &str, flush_rows: u64) -> Value {
-    json!({
-        "tableName": name,
-        "tableType": "REALTIME",
-        "segmentsConfig": {"timeColumnName": "ts", "replication": "1"},
-        "tenants": {},
-        "tableIndexConfig": {"invertedIndexColumns": ["kind"]},
-        "ingestionConfig": {"streamIngestionConfig": {"streamConfigMaps": [{
-            "streamType": "kafka",
-            "stream.kafka.topic.name": topic,
-            "stream.kafka.broker.list": kafka,
-            "stream.kafka.consumer.type": "lowlevel",
-            "stream.kafka.consumer.prop.auto.offset.reset": "smallest",
-            "stream.kafka.decoder.class.name": "org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder",
-            "realtime.segment.flush.threshold.rows": flush_rows.to_string(),
-            "realtime.segment.flush.threshold.time": "1h"
-        }]}},
-        "metadata": {}
-    })
+    realtime_table(
+        name,
+        json!({"invertedIndexColumns": ["kind"]}),
+        kafka_stream(topic, kafka, JSON_DECODER, flush_rows),
+    )
 }
 
 /// Records with ids `from..to`; kind cycles through three values.
@@ -69,7 +46,7 @@ fn sum(from: i64, to: i64) -> i64 {
 }
 
 fn create(t: &Tessera, name: &str, kafka: &Kafka, topic: &str, flush_rows: u64) {
-    t.post_ok("/schemas", schema(name));
+    t.post_ok("/schemas", event_schema(name));
     t.post_ok("/tables", table(name, &kafka.address, topic, flush_rows));
 }
 
@@ -308,7 +285,11 @@ fn two_replicas_commit_once_and_answer_once() {
         assert!(Instant::now() < deadline);
         std::thread::sleep(Duration::from_millis(50));
     }
-    let (s, b) = http("POST", &format!("{ctl}/schemas"), Some(schema("views")));
+    let (s, b) = http(
+        "POST",
+        &format!("{ctl}/schemas"),
+        Some(event_schema("views")),
+    );
     assert_eq!(s, 200, "{b}");
     let mut config = table("views", &kafka.address, "views", 100);
     config["segmentsConfig"]["replication"] = json!("2");
@@ -504,7 +485,7 @@ fn upsert_full_keeps_the_latest_row_per_key() {
     let Some((kafka, _dir, mut t)) = setup("scores", 1) else {
         return;
     };
-    let mut s = schema("scores");
+    let mut s = event_schema("scores");
     s["primaryKeyColumns"] = json!(["kind"]);
     t.post_ok("/schemas", s);
     let config = upsert_table("scores", &kafka.address, json!({"mode": "FULL"}), 30);
@@ -612,7 +593,7 @@ fn size_based_flush_transforms_filters_and_continue_on_error() {
     let Some((kafka, _dir, t)) = setup("sized", 1) else {
         return;
     };
-    t.post_ok("/schemas", schema("sized"));
+    t.post_ok("/schemas", event_schema("sized"));
     let mut config = table("sized", &kafka.address, "sized", 0);
     let streams = &mut config["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0];
     streams["realtime.segment.flush.threshold.segment.size"] = json!("6K");
@@ -665,7 +646,7 @@ fn size_based_flush_transforms_filters_and_continue_on_error() {
 fn unconsumable_stream_configs_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let t = Tessera::start(dir.path());
-    t.post_ok("/schemas", schema("odd"));
+    t.post_ok("/schemas", event_schema("odd"));
     let mut thrift = table("odd", "127.0.0.1:1", "odd", 10);
     thrift["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0]["stream.kafka.decoder.class.name"] =
         json!("org.apache.pinot.plugin.inputformat.thrift.ThriftMessageDecoder");
@@ -731,7 +712,7 @@ fn upsert_consistency_modes_show_each_key_once_while_keys_move() {
     kafka.create_topic("moves_snapshot", 1);
     for mode in ["SYNC", "SNAPSHOT"] {
         let name = format!("moves_{}", mode.to_ascii_lowercase());
-        let mut s = schema(&name);
+        let mut s = event_schema(&name);
         s["primaryKeyColumns"] = json!(["kind"]);
         t.post_ok("/schemas", s);
         let upsert = json!({"mode": "FULL", "consistencyMode": mode,
@@ -816,7 +797,7 @@ fn json_and_text_match_read_their_indexes_in_committed_and_consuming_segments() 
     let Some((kafka, _dir, t)) = setup("docs", 1) else {
         return;
     };
-    let mut s = schema("docs");
+    let mut s = event_schema("docs");
     for field in [
         json!({"name": "payload", "dataType": "JSON"}),
         json!({"name": "notes", "dataType": "STRING"}),

@@ -21,18 +21,12 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 use support::kafka::{Kafka, Message};
-use support::realtime::{Tessera, http};
+use support::realtime::{JSON_DECODER, Tessera, event_schema, http, kafka_stream, realtime_table};
 
 const FLUSH_ROWS: u64 = 40;
 
 fn schema(name: &str, extra: Value) -> Value {
-    let mut s = json!({
-        "schemaName": name,
-        "dimensionFieldSpecs": [{"name": "kind", "dataType": "STRING"}],
-        "metricFieldSpecs": [{"name": "id", "dataType": "LONG"}],
-        "dateTimeFieldSpecs": [{"name": "ts", "dataType": "TIMESTAMP",
-            "format": "1:MILLISECONDS:EPOCH", "granularity": "1:MILLISECONDS"}]
-    });
+    let mut s = event_schema(name);
     for (k, v) in extra.as_object().unwrap() {
         match (s.get_mut(k), v) {
             (Some(Value::Array(a)), Value::Array(more)) => a.extend(more.iter().cloned()),
@@ -46,28 +40,11 @@ fn schema(name: &str, extra: Value) -> Value {
 
 /// A REALTIME table reading topic `name` with `decoder` and its `props` (decoder properties).
 fn table(name: &str, kafka: &str, decoder: &str, props: &[(&str, &str)]) -> Value {
-    let mut stream = json!({
-        "streamType": "kafka",
-        "stream.kafka.topic.name": name,
-        "stream.kafka.broker.list": kafka,
-        "stream.kafka.consumer.type": "lowlevel",
-        "stream.kafka.consumer.prop.auto.offset.reset": "smallest",
-        "stream.kafka.decoder.class.name": decoder,
-        "realtime.segment.flush.threshold.rows": FLUSH_ROWS.to_string(),
-        "realtime.segment.flush.threshold.time": "1h"
-    });
+    let mut stream = kafka_stream(name, kafka, decoder, FLUSH_ROWS);
     for (k, v) in props {
         stream[format!("stream.kafka.decoder.prop.{k}")] = json!(v);
     }
-    json!({
-        "tableName": name,
-        "tableType": "REALTIME",
-        "segmentsConfig": {"timeColumnName": "ts", "replication": "1"},
-        "tenants": {},
-        "tableIndexConfig": {},
-        "ingestionConfig": {"streamIngestionConfig": {"streamConfigMaps": [stream]}},
-        "metadata": {}
-    })
+    realtime_table(name, json!({}), stream)
 }
 
 fn ts(i: i64) -> i64 {
@@ -402,12 +379,7 @@ fn key_headers_and_metadata_become_columns() {
         {"name": "__metadata$offset", "dataType": "LONG"},
         {"name": "__metadata$recordTimestamp", "dataType": "LONG"}]});
     t.post_ok("/schemas", schema("meta_events", extra));
-    let mut config = table(
-        "meta_events",
-        &kafka.address,
-        "org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder",
-        &[],
-    );
+    let mut config = table("meta_events", &kafka.address, JSON_DECODER, &[]);
     config["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0]["stream.kafka.metadata.populate"] =
         json!("true");
     t.post_ok("/tables", config);
@@ -464,12 +436,7 @@ fn keyed_table(t: &Tessera, kafka: &Kafka, name: &str, keys: (&str, Value), extr
             e
         }),
     );
-    let mut config = table(
-        name,
-        &kafka.address,
-        "org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder",
-        &[],
-    );
+    let mut config = table(name, &kafka.address, JSON_DECODER, &[]);
     config["routing"] = json!({"instanceSelectorType": "strictReplicaGroup"});
     config[keys.0] = keys.1;
     t.post_ok("/tables", config);

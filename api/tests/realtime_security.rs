@@ -15,34 +15,15 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 use support::free_port;
 use support::kafka::{Kafka, Tansu};
-use support::realtime::{Tessera, http};
+use support::realtime::{JSON_DECODER, Tessera, event_schema, http, kafka_stream, realtime_table};
 use support::tls_proxy::TlsProxy;
 use tessera_api::stream::kafka_security::KafkaSecurity;
 
 const ROWS: i64 = 40;
 
-fn schema(name: &str) -> Value {
-    json!({
-        "schemaName": name,
-        "dimensionFieldSpecs": [{"name": "kind", "dataType": "STRING"}],
-        "metricFieldSpecs": [{"name": "id", "dataType": "LONG"}],
-        "dateTimeFieldSpecs": [{"name": "ts", "dataType": "TIMESTAMP",
-            "format": "1:MILLISECONDS:EPOCH", "granularity": "1:MILLISECONDS"}]
-    })
-}
-
 /// The stream config of `topic` at `broker`, with the Kafka client properties `security`.
 fn stream(broker: &str, topic: &str, security: &Value) -> Value {
-    let mut m = json!({
-        "streamType": "kafka",
-        "stream.kafka.topic.name": topic,
-        "stream.kafka.broker.list": broker,
-        "stream.kafka.consumer.type": "lowlevel",
-        "stream.kafka.consumer.prop.auto.offset.reset": "smallest",
-        "stream.kafka.decoder.class.name": "org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder",
-        "realtime.segment.flush.threshold.rows": "1000",
-        "realtime.segment.flush.threshold.time": "1h"
-    });
+    let mut m = kafka_stream(topic, broker, JSON_DECODER, 1000);
     if let (Some(m), Some(extra)) = (m.as_object_mut(), security.as_object()) {
         m.extend(extra.clone());
     }
@@ -51,20 +32,10 @@ fn stream(broker: &str, topic: &str, security: &Value) -> Value {
 
 /// Creates table `name` over `topic` with the client properties `security`.
 fn create(t: &Tessera, name: &str, broker: &str, topic: &str, security: &Value) {
-    t.post_ok("/schemas", schema(name));
+    t.post_ok("/schemas", event_schema(name));
     t.post_ok(
         "/tables",
-        json!({
-            "tableName": name,
-            "tableType": "REALTIME",
-            "segmentsConfig": {"timeColumnName": "ts", "replication": "1"},
-            "tenants": {},
-            "tableIndexConfig": {},
-            "ingestionConfig": {"streamIngestionConfig": {"streamConfigMaps": [
-                stream(broker, topic, security)
-            ]}},
-            "metadata": {}
-        }),
+        realtime_table(name, json!({}), stream(broker, topic, security)),
     );
 }
 
@@ -320,7 +291,7 @@ fn tls_with_a_client_certificate() {
 fn unusable_security_settings_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let t = Tessera::start(dir.path());
-    t.post_ok("/schemas", schema("odd"));
+    t.post_ok("/schemas", event_schema("odd"));
     for (security, says) in [
         (
             json!({"security.protocol": "SASL_SSL", "sasl.mechanism": "GSSAPI",
@@ -338,14 +309,7 @@ fn unusable_security_settings_are_refused() {
             "sasl.jaas.config",
         ),
     ] {
-        let table = json!({
-            "tableName": "odd", "tableType": "REALTIME",
-            "segmentsConfig": {"timeColumnName": "ts", "replication": "1"}, "tenants": {},
-            "tableIndexConfig": {},
-            "ingestionConfig": {"streamIngestionConfig": {"streamConfigMaps": [
-                stream("127.0.0.1:1", "odd", &security)
-            ]}}
-        });
+        let table = realtime_table("odd", json!({}), stream("127.0.0.1:1", "odd", &security));
         let (s, b) = http("POST", &format!("{}/tables", t.controller), Some(table));
         assert_eq!(s, 400, "{security}: {b}");
         assert!(

@@ -10,6 +10,48 @@ pub fn http(method: &str, url: &str, body: Option<Value>) -> (u16, Value) {
     async_std::task::block_on(call(method, url, body.and_then(json_body)))
 }
 
+/// Pinot's JSON message decoder class.
+pub const JSON_DECODER: &str = "org.apache.pinot.plugin.inputformat.json.JSONMessageDecoder";
+
+/// The real-time tests' event schema `name`: `kind` (STRING), `id` (LONG), `ts` (TIMESTAMP).
+pub fn event_schema(name: &str) -> Value {
+    json!({
+        "schemaName": name,
+        "dimensionFieldSpecs": [{"name": "kind", "dataType": "STRING"}],
+        "metricFieldSpecs": [{"name": "id", "dataType": "LONG"}],
+        "dateTimeFieldSpecs": [{"name": "ts", "dataType": "TIMESTAMP",
+            "format": "1:MILLISECONDS:EPOCH", "granularity": "1:MILLISECONDS"}]
+    })
+}
+
+/// The stream config of Kafka topic `topic` at `broker`, read from its start with `decoder`,
+/// a segment committed every `flush_rows` rows (or hour).
+pub fn kafka_stream(topic: &str, broker: &str, decoder: &str, flush_rows: u64) -> Value {
+    json!({
+        "streamType": "kafka",
+        "stream.kafka.topic.name": topic,
+        "stream.kafka.broker.list": broker,
+        "stream.kafka.consumer.type": "lowlevel",
+        "stream.kafka.consumer.prop.auto.offset.reset": "smallest",
+        "stream.kafka.decoder.class.name": decoder,
+        "realtime.segment.flush.threshold.rows": flush_rows.to_string(),
+        "realtime.segment.flush.threshold.time": "1h"
+    })
+}
+
+/// The REALTIME table config `name` (time column `ts`) with `index_config` over `stream`.
+pub fn realtime_table(name: &str, index_config: Value, stream: Value) -> Value {
+    json!({
+        "tableName": name,
+        "tableType": "REALTIME",
+        "segmentsConfig": {"timeColumnName": "ts", "replication": "1"},
+        "tenants": {},
+        "tableIndexConfig": index_config,
+        "ingestionConfig": {"streamIngestionConfig": {"streamConfigMaps": [stream]}},
+        "metadata": {}
+    })
+}
+
 /// One `tessera start` process and its URLs.
 pub struct Tessera {
     proc: Option<Proc>,
