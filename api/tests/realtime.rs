@@ -60,6 +60,7 @@ fn consumes_commits_pauses_and_resumes() {
     create(&t, "events", &kafka, "events", 200);
 
     // 250 rows per partition: each partition's first segment commits at 200 rows.
+    let produced_ms = now_ms();
     kafka.produce("events", 0, &records(0, 250));
     kafka.produce("events", 1, &records(250, 500));
     t.wait_for("events", 500, sum(0, 500), Duration::from_secs(30));
@@ -103,6 +104,7 @@ fn consumes_commits_pauses_and_resumes() {
         assert!(s["lastConsumedTimestamp"].as_i64().unwrap() > 0, "{info}");
     }
     assert_eq!(info["serversFailingToRespond"], 0);
+    consuming_segments_are_counted_once_and_fresh(&t, produced_ms);
 
     // Pause: the consuming segments commit what they hold and nothing consumes.
     assert_eq!(t.pause("events")["pauseFlag"], true);
@@ -131,6 +133,52 @@ fn consumes_commits_pauses_and_resumes() {
         json!([["a", 200], ["b", 200], ["c", 200]]),
         "{body}"
     );
+}
+
+fn now_ms() -> u64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since.unwrap().as_millis() as u64
+}
+
+/// Two committed and two consuming segments (50 rows each, read as one or more parts): both
+/// engines report the consuming ones once each, matched when their rows are, and how fresh
+/// they are — the stream time of their newest row, produced after `produced_ms`.
+fn consuming_segments_are_counted_once_and_fresh(t: &Tessera, produced_ms: u64) {
+    for prefix in ["", "SET useMultistageEngine=true; "] {
+        let stats = |filter: &str| {
+            let sql = format!("{prefix}SELECT count(*) FROM events {filter}");
+            let (status, body) = http(
+                "POST",
+                &format!("{}/query/sql", t.broker),
+                Some(json!({ "sql": sql })),
+            );
+            assert_eq!(status, 200, "{body}");
+            let n = |k: &str| body[k].as_u64().unwrap_or_else(|| panic!("{k}: {body}"));
+            (
+                [
+                    n("numSegmentsQueried"),
+                    n("numConsumingSegmentsQueried"),
+                    n("numConsumingSegmentsProcessed"),
+                    n("numConsumingSegmentsMatched"),
+                ],
+                n("minConsumingFreshnessTimeMs"),
+                body,
+            )
+        };
+        let (counts, fresh, body) = stats("");
+        assert_eq!(counts, [4, 2, 2, 2], "{prefix}: {body}");
+        assert!(
+            (produced_ms..=now_ms()).contains(&fresh),
+            "{prefix}: freshness {fresh} not in {produced_ms}.. : {body}"
+        );
+        // Only committed rows match: the consuming segments are not matched.
+        let (counts, _, body) = stats("WHERE id < 100");
+        assert_eq!(
+            (counts[0], counts[1], counts[3]),
+            (4, 2, 0),
+            "{prefix}: {body}"
+        );
+    }
 }
 
 /// A kill -9 while rows stream in and segments commit: after the restart every produced row is

@@ -247,6 +247,10 @@ impl BrokerResponse {
         self.num_segments_pruned_by_value = s.num_segments_pruned_by_value;
         self.explain_plan_num_empty_filter_segments = s.explain_num_empty_filter_segments;
         self.explain_plan_num_match_all_filter_segments = s.explain_num_match_all_filter_segments;
+        self.num_consuming_segments_queried = s.num_consuming_segments_queried;
+        self.num_consuming_segments_processed = s.num_consuming_segments_processed;
+        self.num_consuming_segments_matched = s.num_consuming_segments_matched;
+        self.min_consuming_freshness_time_ms = s.min_consuming_freshness_time_ms;
     }
 
     /// Installs the result table and `numRowsResultSet`.

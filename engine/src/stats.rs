@@ -28,6 +28,17 @@ pub struct ExecutionStats {
     pub explain_num_empty_filter_segments: u64,
     /// EXPLAIN: segments whose filter matched everything.
     pub explain_num_match_all_filter_segments: u64,
+    /// Of the segments queried, those still consuming (each counted once, however many
+    /// parts it is read as: [`segments::ConsumingPart`]).
+    #[serde(default)]
+    pub num_consuming_segments_queried: u64,
+    #[serde(default)]
+    pub num_consuming_segments_processed: u64,
+    #[serde(default)]
+    pub num_consuming_segments_matched: u64,
+    /// How fresh the stalest consuming segment read was (epoch millis; 0 when none was).
+    #[serde(default)]
+    pub min_consuming_freshness_time_ms: u64,
 }
 
 impl ExecutionStats {
@@ -44,6 +55,77 @@ impl ExecutionStats {
         self.num_segments_pruned_by_value += o.num_segments_pruned_by_value;
         self.explain_num_empty_filter_segments += o.explain_num_empty_filter_segments;
         self.explain_num_match_all_filter_segments += o.explain_num_match_all_filter_segments;
+        self.num_consuming_segments_queried += o.num_consuming_segments_queried;
+        self.num_consuming_segments_processed += o.num_consuming_segments_processed;
+        self.num_consuming_segments_matched += o.num_consuming_segments_matched;
+        self.min_consuming_freshness_time_ms = min_positive(
+            self.min_consuming_freshness_time_ms,
+            o.min_consuming_freshness_time_ms,
+        );
+    }
+
+    /// The counters of a consuming segment's part read on their own: the segment's, consuming.
+    pub fn of_consuming_part(mut self, part: segments::ConsumingPart) -> ExecutionStats {
+        self.num_consuming_segments_queried = self.num_segments_queried;
+        self.num_consuming_segments_processed = self.num_segments_processed;
+        self.num_consuming_segments_matched = self.num_segments_matched;
+        self.min_consuming_freshness_time_ms = u64::try_from(part.freshness_ms()).unwrap_or(0);
+        self
+    }
+
+    /// Adds the counters of another part of the same segment: its documents and entries; the
+    /// segment still counts once — processed or matched if any part was, pruned if every part
+    /// was — and is as fresh as its freshest part.
+    pub fn add_part(&mut self, o: &ExecutionStats) {
+        self.num_docs_scanned += o.num_docs_scanned;
+        self.total_docs += o.total_docs;
+        self.num_entries_scanned_in_filter += o.num_entries_scanned_in_filter;
+        self.num_entries_scanned_post_filter += o.num_entries_scanned_post_filter;
+        let any = |a: &mut u64, b: u64| *a = (*a).max(b);
+        let every = |a: &mut u64, b: u64| *a = (*a).min(b);
+        any(&mut self.num_segments_queried, o.num_segments_queried);
+        any(&mut self.num_segments_processed, o.num_segments_processed);
+        any(&mut self.num_segments_matched, o.num_segments_matched);
+        every(
+            &mut self.num_segments_pruned_by_server,
+            o.num_segments_pruned_by_server,
+        );
+        every(
+            &mut self.num_segments_pruned_by_value,
+            o.num_segments_pruned_by_value,
+        );
+        every(
+            &mut self.explain_num_empty_filter_segments,
+            o.explain_num_empty_filter_segments,
+        );
+        every(
+            &mut self.explain_num_match_all_filter_segments,
+            o.explain_num_match_all_filter_segments,
+        );
+        any(
+            &mut self.num_consuming_segments_queried,
+            o.num_consuming_segments_queried,
+        );
+        any(
+            &mut self.num_consuming_segments_processed,
+            o.num_consuming_segments_processed,
+        );
+        any(
+            &mut self.num_consuming_segments_matched,
+            o.num_consuming_segments_matched,
+        );
+        any(
+            &mut self.min_consuming_freshness_time_ms,
+            o.min_consuming_freshness_time_ms,
+        );
+    }
+}
+
+/// The smaller of two times where 0 means none (Pinot's `minPositive`).
+fn min_positive(a: u64, b: u64) -> u64 {
+    match (a, b) {
+        (0, x) | (x, 0) => x,
+        (a, b) => a.min(b),
     }
 }
 

@@ -11,7 +11,8 @@
 //! * [`startree`] — star-tree indexes: pre-aggregated records and the tree over them,
 //!   built after the columns and stored in `startree.bin`.
 //! * [`segment`] — [`ImmutableSegment::open`](segment::ImmutableSegment::open): memory-mapped,
-//!   verified, zero-copy readers; [`inspect`] renders one for humans and tools.
+//!   verified, zero-copy readers; [`inspect`] renders one for humans and tools;
+//!   [`consuming_part`] stamps one that is a part of a consuming segment.
 
 pub mod types;
 
@@ -29,6 +30,7 @@ pub use error::SegmentError;
 
 pub mod build_config;
 pub mod builder;
+pub mod consuming_part;
 pub mod input;
 pub mod inspect;
 pub mod segment;
@@ -41,6 +43,7 @@ pub use builder::from_segments::build_segment_from_segments;
 pub use builder::{
     BuildSummary, RowBuilder, build_segment, build_segment_from_rows, rename_segment,
 };
+pub use consuming_part::ConsumingPart;
 pub use input::{InputFormat, InputSource};
 pub use metadata::{ColumnMetadata, SegmentMetadata};
 pub use segment::{ColumnReader, ImmutableSegment};

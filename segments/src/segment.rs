@@ -166,6 +166,8 @@ pub struct ImmutableSegment {
     /// The docs queries may see, when not all (an upsert table's older rows of a key are
     /// hidden): set by the server as newer rows arrive, read once per query.
     queryable: std::sync::RwLock<Option<Arc<RoaringBitmap>>>,
+    /// Set when this is a part of a consuming segment.
+    consuming: Option<crate::ConsumingPart>,
 }
 
 fn read_small(path: &Path) -> Result<Vec<u8>, SegmentError> {
@@ -508,6 +510,7 @@ impl ImmutableSegment {
             by_name,
             star_trees,
             queryable: std::sync::RwLock::new(None),
+            consuming: None,
         })
     }
 
@@ -519,6 +522,17 @@ impl ImmutableSegment {
     /// Number of docs.
     pub fn total_docs(&self) -> u32 {
         self.metadata.total_docs
+    }
+
+    /// This segment, stamped as a part of the consuming segment of its name.
+    pub fn into_consuming_part(mut self, part: crate::ConsumingPart) -> ImmutableSegment {
+        self.consuming = Some(part);
+        self
+    }
+
+    /// Its stamp, when this is a part of a consuming segment.
+    pub fn consuming_part(&self) -> Option<crate::ConsumingPart> {
+        self.consuming
     }
 
     /// Segment metadata.

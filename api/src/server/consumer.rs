@@ -263,7 +263,12 @@ impl Consumer {
                 Some(u) => u.admit(decoded.rows),
                 None => decoded.rows,
             };
-            if let Err(e) = self.buffer.push(&rows) {
+            let ingested_ms = batch
+                .iter()
+                .map(|m| m.timestamp_ms)
+                .filter(|&t| t > 0)
+                .max();
+            if let Err(e) = self.buffer.push(&rows, ingested_ms) {
                 self.hold(e);
                 return None;
             }

@@ -20,9 +20,11 @@
 //! (sorted column, star-trees, trained dictionaries). A snapshot is swapped in whole, so a
 //! query sees every row of a batch or none of it, never a row twice.
 
+use crate::common::clock::now_ms;
 use segments::types::{Schema, Value};
 use segments::{
-    BuildConfig, ImmutableSegment, RowBuilder, SegmentError, build_segment_from_segments,
+    BuildConfig, ConsumingPart, ImmutableSegment, RowBuilder, SegmentError,
+    build_segment_from_segments,
 };
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -70,6 +72,8 @@ fn fresh_dir(dir: &Path, next: &mut u64) -> PathBuf {
 struct Filling {
     builder: RowBuilder,
     dir: PathBuf,
+    /// The newest stream timestamp of its rows.
+    ingested_ms: Option<i64>,
 }
 
 /// A merge of `chunks[from..from + n]` running on its own thread.
@@ -144,10 +148,11 @@ impl RowBuffer {
     }
 
     /// Adds rows (schema field order, already typed; the decoder checked each value fits its
-    /// column); queries see them after the next [`RowBuffer::refresh`]. An error (the next
-    /// chunk's files cannot be written) loses the rows not yet published: the consumer must
-    /// stop, and the segment cannot be committed from this buffer.
-    pub fn push(&mut self, batch: &[Vec<Value>]) -> Result<(), String> {
+    /// column) whose newest stream timestamp is `ingested_ms`; queries see them after the next
+    /// [`RowBuffer::refresh`]. An error (the next chunk's files cannot be written) loses the
+    /// rows not yet published: the consumer must stop, and the segment cannot be committed
+    /// from this buffer.
+    pub fn push(&mut self, batch: &[Vec<Value>], ingested_ms: Option<i64>) -> Result<(), String> {
         self.usable()?;
         if batch.is_empty() {
             return Ok(());
@@ -158,9 +163,14 @@ impl RowBuffer {
                 let dir = fresh_dir(&self.dir, &mut self.next_dir);
                 let builder = RowBuilder::new(&self.schema, &self.chunk_config, &dir)
                     .map_err(|e| self.lose(e.to_string()))?;
-                self.filling.insert(Filling { builder, dir })
+                self.filling.insert(Filling {
+                    builder,
+                    dir,
+                    ingested_ms: None,
+                })
             }
         };
+        filling.ingested_ms = filling.ingested_ms.max(ingested_ms);
         for row in batch {
             if let Err(e) = filling.builder.push(row) {
                 return Err(self.lose(e.to_string()));
@@ -348,13 +358,22 @@ impl RowBuffer {
     /// Finishes the filling chunk.
     fn finish_filling(&mut self) -> Result<(), String> {
         self.usable()?;
-        let Some(Filling { builder, dir }) = self.filling.take() else {
+        let Some(Filling {
+            builder,
+            dir,
+            ingested_ms,
+        }) = self.filling.take()
+        else {
             return Ok(());
         };
         let first = self.indexed();
         let rows = first..first + builder.rows() as usize;
         let built = builder.finish().map(|_| ());
-        match open_chunk(&self.config.segment_name, built, rows, dir) {
+        let part = ConsumingPart {
+            indexed_ms: now_ms(),
+            ingested_ms,
+        };
+        match open_chunk(&self.config.segment_name, built, part, rows, dir) {
             Ok(chunk) => {
                 self.chunks.push(chunk);
                 Ok(())
@@ -372,23 +391,32 @@ fn merge(
     rows: Range<usize>,
     dir: PathBuf,
 ) -> Result<Chunk, String> {
+    let part = parts
+        .iter()
+        .filter_map(|p| p.consuming_part())
+        .reduce(ConsumingPart::merged)
+        .unwrap_or(ConsumingPart {
+            indexed_ms: now_ms(),
+            ingested_ms: None,
+        });
     let parts: Vec<&ImmutableSegment> = parts.iter().map(|p| &**p).collect();
     let built = build_segment_from_segments(schema, config, &parts, &dir).map(|_| ());
-    open_chunk(&config.segment_name, built, rows, dir)
+    open_chunk(&config.segment_name, built, part, rows, dir)
 }
 
-/// Opens the chunk segment `name` a build wrote under `dir` (removed if the build or the
-/// opening failed).
+/// Opens the chunk segment `name` a build wrote under `dir`, stamped `part` (removed if the
+/// build or the opening failed).
 fn open_chunk(
     name: &str,
     built: Result<(), SegmentError>,
+    part: ConsumingPart,
     rows: Range<usize>,
     dir: PathBuf,
 ) -> Result<Chunk, String> {
     match built.and_then(|()| ImmutableSegment::open(&dir.join(name))) {
         Ok(segment) => Ok(Chunk {
             rows,
-            segment: Arc::new(segment),
+            segment: Arc::new(segment.into_consuming_part(part)),
             bytes: dir_bytes(&dir),
             dir,
         }),
@@ -458,7 +486,7 @@ mod tests {
         let mut b = buffer(&dir.path().join("buf"));
         let mut total = 0;
         for batch in 1..=40 {
-            b.push(&rows(total, batch)).unwrap();
+            b.push(&rows(total, batch), None).unwrap();
             total += batch;
             assert_eq!(b.pending() as i64, batch);
             b.refresh().unwrap();
@@ -491,7 +519,7 @@ mod tests {
         let v = all.column("v").unwrap().values(all.total_docs());
         assert_eq!(v, (0..total).map(Value::Long).collect::<Vec<_>>());
         // Rows not yet published are committed with the rest.
-        b.push(&rows(total, 5)).unwrap();
+        b.push(&rows(total, 5), None).unwrap();
         total += 5;
         assert_eq!(b.len() as i64, total);
         let built = b.build_all(&dir.path().join("final")).unwrap();
@@ -511,7 +539,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut b = buffer(&dir.path().join("buf"));
         for i in 0..300 {
-            b.push(&rows(2 * i, 2)).unwrap();
+            b.push(&rows(2 * i, 2), None).unwrap();
             b.refresh().unwrap();
             let snap = b.snapshot();
             assert!(snap.len() <= MAX_CHUNKS + 1, "{} chunks", snap.len());

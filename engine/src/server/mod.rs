@@ -6,7 +6,8 @@
 //! merged in segment order, so the answer does not depend on scheduling. When there are fewer
 //! segments than threads, each segment's scan is split into doc-range parts that share the
 //! rest ([`segment`]). A failing segment (including a timeout) becomes an exception in the
-//! result; the others still count. An inline attempt ([`QueryContext::inline`]) runs segments
+//! result; the others still count. The parts of a consuming segment count as the one segment
+//! they are ([`ExecutionStats::add_part`]). An inline attempt ([`QueryContext::inline`]) runs segments
 //! and parts one after another on the calling thread.
 
 pub mod result;
@@ -58,21 +59,43 @@ pub fn execute_server(
         }
     };
     let mut groups_limit_reached = false;
+    // The parts of one consuming segment (next to each other, of its name) count as it.
+    let mut consuming: Option<(&str, ExecutionStats)> = None;
     for (segment, r) in segments.iter().zip(results) {
-        match r {
+        let segment_stats = match r {
             Ok(r) => {
-                stats.add(&r.stats);
                 groups_limit_reached |= r.groups_limit_reached;
                 if let Err(e) = combiner.add(r.data) {
                     record(&e, &mut exceptions);
                 }
+                r.stats
             }
             Err(e) => {
-                stats.num_segments_queried += 1;
-                stats.total_docs += segment.total_docs() as u64;
                 record(&e, &mut exceptions);
+                ExecutionStats {
+                    num_segments_queried: 1,
+                    total_docs: segment.total_docs() as u64,
+                    ..ExecutionStats::default()
+                }
             }
+        };
+        let name = segment.metadata().segment_name.as_str();
+        if let Some((open, _)) = &consuming
+            && *open != name
+            && let Some((_, done)) = consuming.take()
+        {
+            stats.add(&done);
         }
+        match (segment.consuming_part(), &mut consuming) {
+            (Some(part), Some((_, so_far))) => {
+                so_far.add_part(&segment_stats.of_consuming_part(part))
+            }
+            (Some(part), None) => consuming = Some((name, segment_stats.of_consuming_part(part))),
+            (None, _) => stats.add(&segment_stats),
+        }
+    }
+    if let Some((_, done)) = consuming {
+        stats.add(&done);
     }
     groups_limit_reached |= combiner.groups_limit_reached;
     ServerResult {
