@@ -10,11 +10,12 @@ and produces them to a one-partition topic of a fresh tansu broker, (3) starts `
 config of compare.py) consuming from the smallest offset with a flush threshold above N, and
 times creation → `count(*) = N` through the broker: the ingestion rate (one partition, one
 consumer thread); (4) times `tessera segment create` on the same rows as a JSON-lines file
-(same schema and table config, one thread); (5) runs the anchor queries through the broker over
-one kept-alive connection on the consuming segment, pauses the table (the consuming segment is
-built and committed), and runs them again on the committed segment, alternating nothing —
-both sets are medians of `--runs` runs after a warm-up — checks the answers are the same, and
-prints consuming/committed ratios; (6) prints the server's resident growth while consuming per
+(same schema and table config, one thread) and uploads that segment to an OFFLINE copy
+`lineitem_file`; (5) runs the anchor queries through the broker over one kept-alive connection
+on the consuming segment, each run alternated with the same query on the copy (medians of
+`--runs` pairs after a warm-up), pauses the table (the consuming segment is built and committed)
+and does the same on the committed segment, checks the answers are the same, and prints the
+consuming/copy and committed/copy ratios; (6) prints the server's resident growth while consuming per
 row against the committed segment's bytes per row, and (7) ingests the same rows from a topic of
 `--partitions` partitions (one consumer thread each) and prints its rate against one partition.
 """
@@ -114,6 +115,24 @@ def timed(conn, sql, runs):
     return statistics.median(walls), min(walls)
 
 
+def alternated(conn, sql, other, runs):
+    """`sql` and `other` timed in turn (A B A B) after a warm-up of each: (median, min) of each."""
+    query(conn, sql)
+    query(conn, other)
+    walls = ([], [])
+    for _ in range(runs):
+        for i, q in enumerate((sql, other)):
+            t = time.perf_counter()
+            query(conn, q)
+            walls[i].append((time.perf_counter() - t) * 1000)
+    return tuple((statistics.median(w), min(w)) for w in walls)
+
+
+def on_copy(sql):
+    """`sql` on the OFFLINE copy of the rows (table `lineitem_file`)."""
+    return sql.replace("FROM lineitem", "FROM lineitem_file")
+
+
 def same(a, b):
     """Equal answers, floats within 1e-9 relative (partial sums merge in another order)."""
     if isinstance(a, list) and isinstance(b, list):
@@ -167,16 +186,28 @@ def main():
         producer.flush()
         print(f"produced {n} rows in {time.perf_counter() - t:.1f} s", flush=True)
 
-        # (4) the same rows from a file, built by `tessera segment create`.
+        # (4) the same rows from a file, built by `tessera segment create` (for the OFFLINE table
+        # `lineitem_file`, which (5) queries as the committed copy of the rows).
         jsonl = os.path.join(work, "lineitem.json")
         with open(jsonl, "w") as f:
             for r in rows:
                 f.write(json.dumps(r) + "\n")
         offline_cfg = os.path.join(HERE, "lineitem_offline_table_config.json")
         schema = os.path.join(HERE, "lineitem_schema.json")
+        with open(offline_cfg) as f:
+            copy_cfg = json.load(f)
+        copy_cfg["tableName"] = "lineitem_file"
+        with open(schema) as f:
+            copy_schema = json.load(f)
+        copy_schema["schemaName"] = "lineitem_file"
+        copy_cfg_path, copy_schema_path = os.path.join(work, "copy_table.json"), os.path.join(work, "copy_schema.json")
+        for path, doc in ((copy_cfg_path, copy_cfg), (copy_schema_path, copy_schema)):
+            with open(path, "w") as f:
+                json.dump(doc, f)
+        seg_out = os.path.join(work, "seg")
         t = time.perf_counter()
-        subprocess.run([bin_path, "segment", "create", "--schema", schema, "--table-config", offline_cfg,
-                        "--input", jsonl, "--out", os.path.join(work, "seg")], check=True, env=env,
+        subprocess.run([bin_path, "segment", "create", "--schema", copy_schema_path, "--table-config", copy_cfg_path,
+                        "--input", jsonl, "--out", seg_out], check=True, env=env,
                        stdout=subprocess.DEVNULL)
         file_s = time.perf_counter() - t
 
@@ -231,10 +262,22 @@ def main():
         print(f"  segment create (file)   {file_s:7.2f} s  {n / file_s:10,.0f} rows/s")
         print(f"  ratio stream/file rate  {(n / stream_s) / (n / file_s):.2f}x")
 
-        # (5) queries on the consuming segment, then on the committed one.
+        # (5) queries on the consuming segment, alternated with the same on the file's segment in
+        # an OFFLINE table; then the same after the commit.
+        request(ctl, "POST", "/schemas", json.dumps(copy_schema))
+        request(ctl, "POST", "/tables", json.dumps(copy_cfg))
+        (seg_name,) = os.listdir(seg_out)
+        tar = os.path.join(work, "copy.tar.gz")
+        subprocess.run(["tar", "-czf", tar, "-C", seg_out, seg_name], check=True)
+        subprocess.run(["curl", "-sS", "-o", "/dev/null", "-F", f"file=@{tar}",
+                        f"http://127.0.0.1:{ports[0]}/segments?tableName=lineitem_file"], check=True)
+        while count(broker, "lineitem_file") < n:
+            time.sleep(0.1)
         select1 = timed(broker, "SELECT 1", args.runs)[0]
-        consuming = {q: timed(broker, sql, args.runs) for q, sql in QUERIES.items()}
+        consuming = {q: alternated(broker, sql, on_copy(sql), args.runs) for q, sql in QUERIES.items()}
         answers = {q: query(broker, sql)["resultTable"]["rows"] for q, sql in QUERIES.items()}
+        copy_differ = [q for q, sql in QUERIES.items()
+                       if not same(answers[q], query(broker, on_copy(sql))["resultTable"]["rows"])]
         request(ctl, "POST", "/tables/lineitem/pauseConsumption")
         t = time.perf_counter()
         while True:
@@ -245,10 +288,11 @@ def main():
         commit_s = time.perf_counter() - t
         assert count(broker) == n
         seg_bytes = dir_bytes(os.path.join(work, "data"), "lineitem__0__0__")
-        committed = {q: timed(broker, sql, args.runs) for q, sql in QUERIES.items()}
+        committed = {q: alternated(broker, sql, on_copy(sql), args.runs) for q, sql in QUERIES.items()}
         differ = [q for q, sql in QUERIES.items() if not same(answers[q], query(broker, sql)["resultTable"]["rows"])]
         print(f"\nanswers on the consuming and the committed segment: "
-              + ("identical" if not differ else f"DIFFER for {differ}"))
+              + ("identical" if not differ else f"DIFFER for {differ}")
+              + "; on the file's copy: " + ("identical" if not copy_differ else f"DIFFER for {copy_differ}"))
         _, segs = request(ctl, "GET", "/segments/lineitem/zkmetadata")
         print(f"\ncommit on pause: {commit_s:.2f} s; segments: "
               + ", ".join(f"{k} ({v['segment.realtime.status']}, {v['segment.total.docs']} rows)" for k, v in segs.items()))
@@ -258,11 +302,13 @@ def main():
               f"\n  of the growth: heap {anon / n:,.0f} B/row, mapped segment files {mapped / n:,.0f} B/row"
               f"\n  once freed build memory was returned (least over 30 s): {settled / n:,.0f} B/row; "
               f"ratio {settled / max(seg_bytes, 1):.2f}x")
-        print(f"\nquery latency through the broker (median/min ms of {args.runs}, SELECT 1 = {select1:.2f} ms):")
-        print(f"  {'query':20} {'consuming':>16} {'committed':>16} {'ratio':>7}")
+        print(f"\nquery latency through the broker (median/min ms of {args.runs}, SELECT 1 = {select1:.2f} ms), "
+              f"each alternated with the same query on the file's segment (OFFLINE copy):")
+        print(f"  {'query':20} {'consuming':>16} {'copy':>16} {'ratio':>7}   {'committed':>16} {'copy':>16} {'ratio':>7}")
         for q in QUERIES:
-            (cm, cn), (dm, dn) = consuming[q], committed[q]
-            print(f"  {q:20} {cm:8.2f}/{cn:7.2f} {dm:8.2f}/{dn:7.2f} {cm / dm:6.2f}x")
+            ((cm, cn), (fm, fn)), ((dm, dn), (gm, gn)) = consuming[q], committed[q]
+            print(f"  {q:20} {cm:8.2f}/{cn:7.2f} {fm:8.2f}/{fn:7.2f} {cm / fm:6.2f}x   "
+                  f"{dm:8.2f}/{dn:7.2f} {gm:8.2f}/{gn:7.2f} {dm / gm:6.2f}x")
 
         # (6) the same rows from a topic of several partitions, one consumer thread each.
         if args.partitions > 1:
