@@ -18,6 +18,8 @@ and does the same on the committed segment, checks the answers are the same, and
 consuming/copy and committed/copy ratios; (6) prints the server's resident growth while consuming per
 row against the committed segment's bytes per row, and (7) ingests the same rows from a topic of
 `--partitions` partitions (one consumer thread each) and prints its rate against one partition.
+For each ingestion it prints the CPU the server (by thread name) and the Kafka broker spent, and
+for one partition the CPU of the next 3 s, caught up (the quiet stream's merge of every chunk).
 """
 import argparse, csv, http.client, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
 
@@ -88,6 +90,41 @@ def cpu_ticks():
     with open("/proc/stat") as f:
         ticks = [int(x) for x in f.readline().split()[1:]]
     return sum(ticks) - ticks[3] - ticks[4], sum(ticks)
+
+
+def thread_ticks(pid):
+    """CPU ticks (user + system) of each thread name of `pid`, and of the whole process under "all"."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                text = f.read()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text[text.rindex(")") + 2:].split()
+        ticks = int(fields[11]) + int(fields[12])
+        # Numbered workers (`rayon-3`, `tokio-runtime-w`) count as one name.
+        key = name.rstrip("0123456789-")
+        out[key] = out.get(key, 0) + ticks
+    with open(f"/proc/{pid}/stat") as f:
+        text = f.read()
+    fields = text[text.rindex(")") + 2:].split()
+    out["all"] = int(fields[11]) + int(fields[12])
+    return out
+
+
+def ticks_spent(before, after):
+    """Core-seconds per thread name between two `thread_ticks` readings (exited threads: what was seen)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    return {k: (after.get(k, 0) - before.get(k, 0)) / hz for k in set(before) | set(after)}
+
+
+def cpu_split(server, kafka):
+    """The server's core-seconds by thread name, and the Kafka broker's."""
+    threads = sorted(((v, k) for k, v in server.items() if k != "all" and v >= 0.01), reverse=True)
+    return (f"server {server['all']:.2f} core-s (of threads still running: "
+            + ", ".join(f"{k} {v:.2f}" for v, k in threads) + f"), Kafka broker {kafka['all']:.2f} core-s")
 
 
 def busy_cores(before, after):
@@ -178,7 +215,7 @@ def main():
         time.sleep(0.3)
         subprocess.run([tansu, "topic", "create", "lineitem", "--partitions", "1", "--broker", url], check=True,
                        stdout=subprocess.DEVNULL)
-        producer = KafkaProducer(bootstrap_servers=f"127.0.0.1:{kport}", linger_ms=20, batch_size=1 << 20,
+        producer = KafkaProducer(bootstrap_servers=f"127.0.0.1:{kport}", linger_ms=1000, batch_size=1 << 20,
                                  api_version=(2, 5, 0))
         t = time.perf_counter()
         for r in rows:
@@ -237,6 +274,7 @@ def main():
         rss_before = rss_bytes(server_pid)
         anon_before, file_before = rss_bytes(server_pid, "RssAnon"), rss_bytes(server_pid, "RssFile")
         t, ticks = time.perf_counter(), cpu_ticks()
+        server_ticks, kafka_ticks = thread_ticks(server_pid), thread_ticks(procs[0].pid)
         status, body = request(ctl, "POST", "/tables", json.dumps(cfg))
         if status != 200:
             sys.exit(f"table creation failed: {body}")
@@ -244,8 +282,13 @@ def main():
             time.sleep(0.05)
         stream_s = time.perf_counter() - t
         one_busy = busy_cores(ticks, cpu_ticks())
+        server_spent = ticks_spent(server_ticks, thread_ticks(server_pid))
+        kafka_spent = ticks_spent(kafka_ticks, thread_ticks(procs[0].pid))
         rss_peak = rss_bytes(server_pid) - rss_before
+        idle_ticks = (thread_ticks(server_pid), thread_ticks(procs[0].pid))
         time.sleep(3)  # freed build memory goes back to the kernel (mimalloc's purge delay is 1 s)
+        idle_split = cpu_split(ticks_spent(idle_ticks[0], thread_ticks(server_pid)),
+                               ticks_spent(idle_ticks[1], thread_ticks(procs[0].pid)))
         rss_consuming = rss_bytes(server_pid) - rss_before
         anon = rss_bytes(server_pid, "RssAnon") - anon_before
         mapped = rss_bytes(server_pid, "RssFile") - file_before
@@ -261,6 +304,8 @@ def main():
         print(f"  topic -> queryable      {stream_s:7.2f} s  {n / stream_s:10,.0f} rows/s")
         print(f"  segment create (file)   {file_s:7.2f} s  {n / file_s:10,.0f} rows/s")
         print(f"  ratio stream/file rate  {(n / stream_s) / (n / file_s):.2f}x")
+        print("  CPU: " + cpu_split(server_spent, kafka_spent))
+        print("  CPU over the next 3 s, caught up: " + idle_split)
 
         # (5) queries on the consuming segment, alternated with the same on the file's segment in
         # an OFFLINE table; then the same after the commit.
@@ -328,6 +373,7 @@ def main():
             cfg["tableName"] = "lineitem_p"
             cfg["ingestionConfig"]["streamIngestionConfig"]["streamConfigMaps"][0]["stream.kafka.topic.name"] = "lineitem_p"
             t, ticks = time.perf_counter(), cpu_ticks()
+            server_ticks, kafka_ticks = thread_ticks(server_pid), thread_ticks(procs[0].pid)
             status, body = request(ctl, "POST", "/tables", json.dumps(cfg))
             if status != 200:
                 sys.exit(f"table creation failed: {body}")
@@ -335,9 +381,12 @@ def main():
                 time.sleep(0.05)
             multi_s = time.perf_counter() - t
             multi_busy = busy_cores(ticks, cpu_ticks())
+            multi_split = cpu_split(ticks_spent(server_ticks, thread_ticks(server_pid)),
+                                    ticks_spent(kafka_ticks, thread_ticks(procs[0].pid)))
             cores = os.cpu_count() or 1
             print(f"\ningestion from {p} partitions ({cores} cores): {multi_s:.2f} s, "
                   f"{n / multi_s:,.0f} rows/s, {stream_s / multi_s:.2f}x one partition")
+            print(f"  CPU: {multi_split}")
             # The whole machine's busy cores (server, broker, this script's polling): one
             # partition already overlaps decoding with the Kafka client and the broker, so no
             # number of partitions can beat it by more than the cores it left idle.
