@@ -10,6 +10,10 @@ use std::hash::{Hash, Hasher};
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Key(pub Value);
 
+/// A set of keys, hashed with hashbrown's default (foldhash) rather than std's SipHash: an
+/// exact distinct count inserts every value of its argument.
+pub type KeySet = hashbrown::HashSet<Key>;
+
 fn eq(a: &Value, b: &Value) -> bool {
     use Value::*;
     match (a, b) {

@@ -232,4 +232,47 @@ mod tests {
         assert_eq!(a.num_entries_scanned_in_filter, 7);
         assert_eq!(a.num_segments_queried, 2);
     }
+
+    /// Two parts of one consuming segment, one matched, count as one matched consuming
+    /// segment as fresh as its freshest part; with a committed segment the query is as fresh
+    /// as its stalest consuming segment (0: none read).
+    #[test]
+    fn consuming_parts_count_once() {
+        let part = |docs: u64, matched: u64, fresh: i64| {
+            ExecutionStats {
+                num_segments_queried: 1,
+                num_segments_processed: 1,
+                num_segments_matched: matched,
+                num_docs_scanned: docs,
+                ..ExecutionStats::default()
+            }
+            .of_consuming_part(segments::ConsumingPart {
+                indexed_ms: fresh,
+                ingested_ms: None,
+            })
+        };
+        let mut segment = part(0, 0, 100);
+        segment.add_part(&part(5, 1, 200));
+        assert_eq!(
+            (
+                segment.num_segments_queried,
+                segment.num_segments_matched,
+                segment.num_consuming_segments_queried,
+                segment.num_consuming_segments_matched,
+                segment.num_docs_scanned,
+                segment.min_consuming_freshness_time_ms
+            ),
+            (1, 1, 1, 1, 5, 200)
+        );
+        let mut query = ExecutionStats {
+            num_segments_queried: 1,
+            ..ExecutionStats::default()
+        };
+        query.add(&segment);
+        query.add(&part(1, 1, 150));
+        assert_eq!(query.num_segments_queried, 3);
+        assert_eq!(query.num_consuming_segments_queried, 2);
+        assert_eq!(query.min_consuming_freshness_time_ms, 150);
+        assert_eq!(ExecutionStats::default().min_consuming_freshness_time_ms, 0);
+    }
 }

@@ -14,7 +14,7 @@ use super::state::{AggState, new_hll, new_tdigest, offer_extreme, offer_timed};
 use crate::block::{ColumnData, Projected, dict_numbers};
 use crate::column::{Cells, Column};
 use crate::error::EngineError;
-use crate::key::Key;
+use crate::key::{Key, KeySet};
 use crate::sketch::datasketch::{SketchBuilder, SketchKind};
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
 use planner::plan::aggregate::histogram_bin;
@@ -147,7 +147,7 @@ enum States<'a> {
     Avg(Vec<f64>, Vec<i64>),
     MinMax(Vec<(f64, f64)>, Vec<bool>),
     DistinctIds(Vec<RoaringBitmap>, &'a Dictionary),
-    DistinctValues(Vec<HashSet<Key>>),
+    DistinctValues(Vec<KeySet>),
     Hll(Vec<HyperLogLog>),
     Values(Vec<Vec<f64>>),
     TDigest(Vec<TDigest>),
@@ -175,7 +175,7 @@ enum States<'a> {
     /// FUNNELEVENTSFUNCTIONEVAL's events with their extra fields.
     FieldEvents(Vec<Vec<super::funnel::FieldEvent>>),
     /// FUNNELCOUNT's keys per step (the step count).
-    StepKeys(Vec<Vec<HashSet<Key>>>, usize),
+    StepKeys(Vec<Vec<KeySet>>, usize),
 }
 
 /// One aggregation's states for the groups of one segment.
@@ -296,7 +296,7 @@ impl<'a> GroupAccumulator<'a> {
                 s.resize(n, false);
             }
             States::DistinctIds(v, _) => v.resize(n, RoaringBitmap::new()),
-            States::DistinctValues(v) => v.resize_with(n, HashSet::new),
+            States::DistinctValues(v) => v.resize_with(n, KeySet::default),
             States::Hll(v) => {
                 let log2m = self
                     .function
@@ -339,7 +339,7 @@ impl<'a> GroupAccumulator<'a> {
             States::FieldEvents(v) => v.resize_with(n, Vec::new),
             States::StepKeys(v, steps) => {
                 let steps = *steps;
-                v.resize_with(n, || vec![HashSet::new(); steps])
+                v.resize_with(n, || vec![KeySet::default(); steps])
             }
         }
     }
@@ -687,6 +687,23 @@ impl<'a> GroupAccumulator<'a> {
             data_type,
             nulls,
         })
+    }
+
+    /// The state of group `g`, moved out where it is a collection (a distinct count's set of
+    /// values), else as [`Self::state`]: for a caller done accumulating.
+    pub fn take_state(&mut self, g: usize) -> AggState {
+        if g < self.groups
+            && !matches!(
+                self.function,
+                AggregateFunction::SegmentPartitionedDistinctCount
+            )
+            && let States::DistinctValues(sets) = &mut self.states
+        {
+            let mut state = AggState::Distinct(std::mem::take(&mut sets[g]));
+            state.convert_past_threshold(&self.function);
+            return state;
+        }
+        self.state(g)
     }
 
     /// The state of group `g`.

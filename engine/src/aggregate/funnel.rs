@@ -283,7 +283,7 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// `FUNNELCOUNT`: for step k, the keys that met steps 0 through k.
-pub fn funnel_counts(per_step: &[HashSet<Key>]) -> Value {
+pub fn funnel_counts(per_step: &[crate::key::KeySet]) -> Value {
     let mut out = Vec::with_capacity(per_step.len());
     let mut through: Option<HashSet<&Key>> = None;
     for keys in per_step {
@@ -412,7 +412,8 @@ mod tests {
     #[test]
     fn funnel_counts_intersect_step_by_step() {
         let set = |keys: &[i32]| keys.iter().map(|k| Key(Value::Int(*k))).collect();
-        let steps: Vec<HashSet<Key>> = vec![set(&[1, 2, 3, 4]), set(&[2, 3, 9]), set(&[3, 9])];
+        let steps: Vec<crate::key::KeySet> =
+            vec![set(&[1, 2, 3, 4]), set(&[2, 3, 9]), set(&[3, 9])];
         assert_eq!(
             funnel_counts(&steps),
             Value::Array(vec![Value::Long(4), Value::Long(2), Value::Long(1)])

@@ -7,7 +7,7 @@
 
 use super::moments::{CoMoments, Moments};
 use crate::error::EngineError;
-use crate::key::Key;
+use crate::key::{Key, KeySet};
 use crate::sketch::datasketch::{self, DataSketch, SketchBuilder};
 use crate::sketch::integer_tuple;
 use crate::sketch::{HyperLogLog, QuantileDigest, TDigest};
@@ -34,7 +34,7 @@ pub enum AggState {
     },
     MinMax(#[serde(with = "segments::types::value::non_finite::option_pair")] Option<(f64, f64)>),
     /// Exact distinct values (DISTINCTCOUNT).
-    Distinct(HashSet<Key>),
+    Distinct(KeySet),
     /// DISTINCTCOUNTHLL.
     Hll(#[serde(with = "super::sketch_serde")] HyperLogLog),
     /// All values (PERCENTILE).
@@ -74,7 +74,7 @@ pub enum AggState {
     /// FUNNELEVENTSFUNCTIONEVAL: events with their extra fields.
     FieldEvents(Vec<super::funnel::FieldEvent>),
     /// FUNNELCOUNT: per step, the correlation keys that met it.
-    StepKeys(Vec<HashSet<Key>>),
+    StepKeys(Vec<KeySet>),
 }
 
 /// A non-finite measure crosses the wire as text, like the other `f64` states.
@@ -121,7 +121,7 @@ impl AggState {
             | AggregateFunction::DistinctCountSmartHll { .. }
             | AggregateFunction::DistinctCountSmartUll { .. }
             | AggregateFunction::DistinctCountSmartHllPlus { .. } => {
-                AggState::Distinct(HashSet::new())
+                AggState::Distinct(KeySet::default())
             }
             AggregateFunction::SegmentPartitionedDistinctCount => AggState::Count(0),
             AggregateFunction::DistinctCountHll { log2m }
@@ -140,7 +140,7 @@ impl AggState {
             | AggregateFunction::Variance { .. } => AggState::Moments(Moments::default()),
             AggregateFunction::MinString | AggregateFunction::MaxString => AggState::Text(None),
             AggregateFunction::DistinctSum | AggregateFunction::DistinctAvg => {
-                AggState::Distinct(HashSet::new())
+                AggState::Distinct(KeySet::default())
             }
             AggregateFunction::AnyValue => AggState::Any(None),
             AggregateFunction::Sum0 => AggState::Sum(None),
@@ -165,7 +165,7 @@ impl AggState {
             }
             AggregateFunction::FunnelWindow(_) => AggState::Events(Vec::new()),
             AggregateFunction::FunnelCount { steps } => {
-                AggState::StepKeys(vec![HashSet::new(); *steps as usize])
+                AggState::StepKeys(vec![KeySet::default(); *steps as usize])
             }
             AggregateFunction::ThetaSketch { .. }
             | AggregateFunction::CpcSketch { .. }
@@ -580,7 +580,7 @@ impl AggState {
 }
 
 /// A smart distinct count's exact values as its sketch (DISTINCTCOUNTSMARTULL / HLLPLUS).
-fn smart_sketch(f: &AggregateFunction, values: &HashSet<Key>) -> Result<DataSketch, EngineError> {
+fn smart_sketch(f: &AggregateFunction, values: &KeySet) -> Result<DataSketch, EngineError> {
     let failed = |e: String| EngineError::execution(format!("{}: {e}", f.name()));
     let (kind, _) = f
         .smart_sketch()

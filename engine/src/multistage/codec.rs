@@ -335,7 +335,7 @@ pub fn decode(buf: &[u8]) -> Result<MailboxMessage, EngineError> {
         END => {
             let end: EndOfStream =
                 serde_json::from_slice(r.bytes()?).map_err(|e| corrupt(&format!("stats: {e}")))?;
-            MailboxMessage::End(end)
+            MailboxMessage::End(Box::new(end))
         }
         ERROR => {
             let error_code = i32::from_le_bytes(r.arr()?);
@@ -428,13 +428,13 @@ mod tests {
     #[test]
     fn end_and_error_round_trip_and_garbage_is_refused() {
         for msg in [
-            MailboxMessage::End(EndOfStream {
+            MailboxMessage::End(Box::new(EndOfStream {
                 stats: ExecutionStats::default(),
                 operators: Some(crate::stats::OperatorStats {
                     kind: "MAILBOX_SEND".into(),
                     ..Default::default()
                 }),
-            }),
+            })),
             MailboxMessage::Error(QueryException {
                 error_code: 200,
                 message: "boom".into(),

@@ -36,7 +36,7 @@ pub fn accumulate(
             valid.as_deref(),
         )?;
     }
-    Ok((0..num_groups).map(|g| acc.state(g)).collect())
+    Ok((0..num_groups).map(|g| acc.take_state(g)).collect())
 }
 
 /// Which rows of `column` are not NULL, or `None` when all are.

@@ -45,7 +45,8 @@ pub struct EndOfStream {
 #[derive(Clone, Debug, PartialEq)]
 pub enum MailboxMessage {
     Data(DataBlock),
-    End(EndOfStream),
+    /// Boxed: the stats are a few hundred bytes, sent once per stream.
+    End(Box<EndOfStream>),
     Error(QueryException),
 }
 
@@ -232,13 +233,12 @@ mod tests {
     fn full_mailboxes_block_senders_until_read_and_cancel_wakes_everyone() {
         let s = Arc::new(MailboxService::new());
         for _ in 0..CAPACITY {
-            s.deliver(&key(1), MailboxMessage::End(EndOfStream::default()))
+            s.deliver(&key(1), MailboxMessage::End(Box::default()))
                 .unwrap();
         }
         let s2 = s.clone();
-        let sender = std::thread::spawn(move || {
-            s2.deliver(&key(1), MailboxMessage::End(EndOfStream::default()))
-        });
+        let sender =
+            std::thread::spawn(move || s2.deliver(&key(1), MailboxMessage::End(Box::default())));
         std::thread::sleep(Duration::from_millis(50));
         assert!(
             !sender.is_finished(),
@@ -257,7 +257,7 @@ mod tests {
             EngineError::Cancelled
         );
         assert!(
-            s.deliver(&key(2), MailboxMessage::End(EndOfStream::default()))
+            s.deliver(&key(2), MailboxMessage::End(Box::default()))
                 .is_err()
         );
         // Deadlines.

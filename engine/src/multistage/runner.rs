@@ -136,7 +136,7 @@ impl StageInputs for Inbox<'_> {
         send_to_workers(sink, (self.query_id, self.stage, to), self.workers, |_| {
             vec![
                 MailboxMessage::Data(keys.clone()),
-                MailboxMessage::End(EndOfStream::default()),
+                MailboxMessage::End(Box::default()),
             ]
         })
     }
@@ -276,7 +276,7 @@ fn send_to_parent_workers(
     // Best effort: a receiver already gone has nothing left to learn.
     let _ = send_to_workers(sink, (query_id, stage, parent), workers, |w| {
         vec![if first_only && w > 0 {
-            MailboxMessage::End(EndOfStream::default())
+            MailboxMessage::End(Box::default())
         } else {
             msg.clone()
         }]
@@ -352,7 +352,7 @@ pub fn run_worker(
                 workers,
                 query_id,
                 sink,
-                MailboxMessage::End(end),
+                MailboxMessage::End(Box::new(end)),
                 true,
             );
             Ok(WorkerStats {

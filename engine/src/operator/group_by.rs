@@ -125,10 +125,10 @@ pub(super) fn group_rows<'s>(
                 .enumerate()
                 .map(|(i, k)| group_keys.key_column(i, k.column_type().data_type))
                 .collect();
-            columns.extend(slots.iter().zip(aggregates).map(|(s, call)| {
+            columns.extend(slots.iter_mut().zip(aggregates).map(|(s, call)| {
                 let data_type = call.result_column_type().data_type;
                 s.acc.number_column(n, data_type).unwrap_or_else(|| {
-                    Column::states(data_type, (0..n).map(|g| s.acc.state(g)).collect())
+                    Column::states(data_type, (0..n).map(|g| s.acc.take_state(g)).collect())
                 })
             }));
             IntermediateData::Columns(columns)
@@ -136,7 +136,7 @@ pub(super) fn group_rows<'s>(
         ResultLayout::Rows => IntermediateData::Groups(
             (0..n)
                 .map(|g| {
-                    let states = slots.iter().map(|s| s.acc.state(g)).collect();
+                    let states = slots.iter_mut().map(|s| s.acc.take_state(g)).collect();
                     (group_keys.key_values(g), states)
                 })
                 .collect(),
