@@ -7,8 +7,8 @@
 //! segments than threads, each segment's scan is split into doc-range parts that share the
 //! rest ([`segment`]). A failing segment (including a timeout) becomes an exception in the
 //! result; the others still count. The parts of a consuming segment count as the one segment
-//! they are ([`ExecutionStats::add_part`]). An inline attempt ([`QueryContext::inline`]) runs segments
-//! and parts one after another on the calling thread.
+//! they are ([`ExecutionStats::add_part`]). An inline attempt ([`QueryContext::inline`]) runs
+//! segments and parts one after another on the calling thread.
 
 pub mod result;
 pub mod segment;
@@ -80,18 +80,20 @@ pub fn execute_server(
             }
         };
         let name = segment.metadata().segment_name.as_str();
-        if let Some((open, _)) = &consuming
-            && *open != name
-            && let Some((_, done)) = consuming.take()
-        {
-            stats.add(&done);
-        }
-        match (segment.consuming_part(), &mut consuming) {
-            (Some(part), Some((_, so_far))) => {
+        let part = segment.consuming_part();
+        match (&mut consuming, part) {
+            (Some((open, so_far)), Some(part)) if *open == name => {
                 so_far.add_part(&segment_stats.of_consuming_part(part))
             }
-            (Some(part), None) => consuming = Some((name, segment_stats.of_consuming_part(part))),
-            (None, _) => stats.add(&segment_stats),
+            _ => {
+                if let Some((_, done)) = consuming.take() {
+                    stats.add(&done);
+                }
+                match part {
+                    Some(part) => consuming = Some((name, segment_stats.of_consuming_part(part))),
+                    None => stats.add(&segment_stats),
+                }
+            }
         }
     }
     if let Some((_, done)) = consuming {
