@@ -146,13 +146,7 @@ fn now_ms() -> u64 {
 fn consuming_segments_are_counted_once_and_fresh(t: &Tessera, produced_ms: u64) {
     for prefix in ["", "SET useMultistageEngine=true; "] {
         let stats = |filter: &str| {
-            let sql = format!("{prefix}SELECT count(*) FROM events {filter}");
-            let (status, body) = http(
-                "POST",
-                &format!("{}/query/sql", t.broker),
-                Some(json!({ "sql": sql })),
-            );
-            assert_eq!(status, 200, "{body}");
+            let body = t.sql(&format!("{prefix}SELECT count(*) FROM events {filter}"));
             let n = |k: &str| body[k].as_u64().unwrap_or_else(|| panic!("{k}: {body}"));
             (
                 [
@@ -923,12 +917,7 @@ fn json_and_text_match_read_their_indexes_in_committed_and_consuming_segments() 
     for (filter, want) in filters {
         for prefix in ["", "SET useMultistageEngine=true; "] {
             let sql = format!("{prefix}SELECT count(*), sum(id) FROM docs WHERE {filter}");
-            let (status, body) = http(
-                "POST",
-                &format!("{}/query/sql", t.broker),
-                Some(json!({"sql": sql})),
-            );
-            assert_eq!(status, 200, "{body}");
+            let body = t.sql(&sql);
             let row = &body["resultTable"]["rows"][0];
             let got = (
                 row[0].as_i64().unwrap_or(-1),

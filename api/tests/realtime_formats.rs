@@ -61,12 +61,7 @@ fn sum(ids: impl IntoIterator<Item = i64>) -> i64 {
 
 /// `SELECT <select> FROM <table>` through the broker: the first row.
 fn first_row(t: &Tessera, sql: &str) -> Vec<Value> {
-    let (status, body) = http(
-        "POST",
-        &format!("{}/query/sql", t.broker),
-        Some(json!({ "sql": sql })),
-    );
-    assert_eq!(status, 200, "{body}");
+    let body = t.sql(sql);
     assert!(
         body["exceptions"].as_array().is_none_or(|e| e.is_empty()),
         "{sql}: {body}"

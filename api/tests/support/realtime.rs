@@ -62,6 +62,17 @@ pub struct Tessera {
 }
 
 impl Tessera {
+    /// `sql` through the broker (`POST /query/sql`, which must answer 200): the response.
+    pub fn sql(&self, sql: &str) -> Value {
+        let (status, body) = http(
+            "POST",
+            &format!("{}/query/sql", self.broker),
+            Some(json!({ "sql": sql })),
+        );
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
     /// `SELECT count(*), sum(col) FROM table`, after `prefix` (a `SET …;`): (-1, -1) when the
     /// query does not answer.
     pub fn count_sum(&self, table: &str, col: &str, prefix: &str) -> (i64, i64) {
@@ -154,12 +165,7 @@ impl Tessera {
     }
 
     pub fn count_with(&self, table: &str, prefix: &str) -> (i64, i64) {
-        let (status, body) = http(
-            "POST",
-            &format!("{}/query/sql", self.broker),
-            Some(json!({"sql": format!("{prefix}SELECT count(*), sum(id) FROM {table}")})),
-        );
-        assert_eq!(status, 200, "{body}");
+        let body = self.sql(&format!("{prefix}SELECT count(*), sum(id) FROM {table}"));
         let ex = &body["exceptions"];
         if ex.as_array().is_some_and(|e| !e.is_empty()) {
             return (-1, -1);
