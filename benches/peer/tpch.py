@@ -12,7 +12,8 @@ engine's median in ms, Tessera's ratio to the faster peer, the geometric mean of
 and the totals. With `--threads` it then starts a second cluster with the default threads (all
 cores) and prints the total of the 22 at one thread against all cores, run alternately query by
 query (each cluster idle while the other runs, which on this 2-vCPU machine costs the two-thread
-cluster wake-ups of its idle vCPU; `tpch_ab.py` alternates by whole rounds, with more of them).
+cluster wake-ups of its idle vCPU; `tpch_ab.py` alternates by whole rounds, with more of them),
+and beside it DuckDB's own one thread against all cores, what a second core gives here.
 `--servers N` runs N server processes with each large table split into N segments.
 """
 import argparse, json, math, os, shutil, signal, statistics, subprocess, sys, time
@@ -147,19 +148,29 @@ def main():
               ", ".join(f"{e} {t:.0f}" for e, t in totals.items()), flush=True)
         if args.threads:
             many, many_broker = start_cluster(args.sf, 0, args.servers)
+            # DuckDB on all cores beside its one-thread connection: how much a second core gives
+            # an engine that scales well, on this machine, in the same run.
+            duck_all = duckdb.connect()
+            duck_all.execute(f"SET threads={os.cpu_count() or 1}")
+            duckdb_tables(duck_all, data)
             try:
-                one_t, all_t = 0.0, 0.0
+                one_t, all_t, duck_one_t, duck_all_t = 0.0, 0.0, 0.0, 0.0
                 for n in wanted:
-                    a, b = [], []
+                    a, b, c, d = [], [], [], []
                     for _ in range(args.runs):
                         a.append(timed(lambda: tessera_rows(broker, all_q[n]))[0])
                         b.append(timed(lambda: tessera_rows(many_broker, all_q[n]))[0])
+                        c.append(timed(lambda: con.execute(all_q[n]).fetchall())[0])
+                        d.append(timed(lambda: duck_all.execute(all_q[n]).fetchall())[0])
                     one_t += statistics.median(a)
                     all_t += statistics.median(b)
-                    print(f"Q{n:<4} one thread {statistics.median(a):9.1f} all cores {statistics.median(b):9.1f}",
-                          flush=True)
+                    duck_one_t += statistics.median(c)
+                    duck_all_t += statistics.median(d)
+                    print(f"Q{n:<4} one thread {statistics.median(a):9.1f} all cores {statistics.median(b):9.1f}"
+                          f"   duckdb {statistics.median(c):9.1f} {statistics.median(d):9.1f}", flush=True)
                 print(f"total one thread {one_t:.0f} ms, all {os.cpu_count()} cores {all_t:.0f} ms: "
-                      f"{one_t / all_t:.2f}x", flush=True)
+                      f"{one_t / all_t:.2f}x; duckdb {duck_one_t:.0f} ms, {duck_all_t:.0f} ms: "
+                      f"{duck_one_t / duck_all_t:.2f}x", flush=True)
             finally:
                 stop_cluster(many)
     finally:
