@@ -27,6 +27,11 @@ pub trait TableProvider: Send + Sync {
     fn statistics(&self, table: &str) -> Option<Arc<Statistics>> {
         statistics(&self.segments(table))
     }
+    /// How many servers host the table's segments (0: none, or not known); a provider in one
+    /// process hosts them all on one.
+    fn servers(&self, table: &str) -> usize {
+        usize::from(!self.segments(table).is_empty())
+    }
 }
 
 /// The binder's view of a provider.
@@ -37,6 +42,7 @@ impl Catalog for ProviderCatalog<'_> {
         self.0.schema(name).map(|schema| TableInfo {
             dim_table: self.0.is_dim_table(name),
             statistics: self.0.statistics(name),
+            servers: self.0.servers(name),
             ..TableInfo::new(name, schema)
         })
     }

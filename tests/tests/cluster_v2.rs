@@ -657,6 +657,17 @@ async fn v2_on_one_server() {
     );
     load(&ctl, &dir.path().join("segs")).await;
     wait_loaded(&broker).await;
+    // On one server a broadcast saves nothing: even a side of a few rows is hashed.
+    let e = v2(
+        &broker,
+        "EXPLAIN PLAN FOR SELECT COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id WHERE c.c_region = 'east'",
+    )
+    .await;
+    let text = e["resultTable"]["rows"].to_string();
+    assert!(
+        text.contains("HASH") && !text.contains("BROADCAST"),
+        "{text}"
+    );
     check_answers(&broker).await;
     check_identity(&broker).await;
     // A leading SET and Pinot's multi-stage endpoint select the same engine.
@@ -845,6 +856,33 @@ async fn v2_on_two_servers_splits_the_join() {
         );
         async_std::task::sleep(Duration::from_millis(50)).await;
     }
+    // Over two servers a small side is broadcast and the large one stays where it was read:
+    // the customers of one region (about 10 rows, each sent to both join workers) against the
+    // orders (300, which hashing would move too). Both customer sides, unfiltered, are hashed.
+    let small = "SELECT COUNT(*), SUM(o.o_amount) FROM orders o JOIN customers c ON o.o_cust = c.c_id WHERE c.c_region = 'east'";
+    let text = |b: &Value| b["resultTable"]["rows"].to_string();
+    let e = v2(&broker, &format!("EXPLAIN PLAN FOR {small}")).await;
+    assert!(
+        text(&e).contains("BROADCAST") && text(&e).contains("RANDOM"),
+        "{}",
+        text(&e)
+    );
+    let e = v2(
+        &broker,
+        "EXPLAIN PLAN FOR SELECT COUNT(*) FROM orders o JOIN customers c ON o.o_cust = c.c_id",
+    )
+    .await;
+    assert!(!text(&e).contains("BROADCAST"), "{}", text(&e));
+    let east: Vec<_> = (0..ORDERS)
+        .map(order)
+        .filter(|o| o.1 < CUSTOMERS && customer(o.1).2 == "east")
+        .collect();
+    let r = v2(&broker, small).await;
+    assert_eq!(rows(&r)[0][0], east.len(), "{r}");
+    assert!(
+        close(&rows(&r)[0][1], east.iter().map(|o| o.2).sum()),
+        "{r}"
+    );
     check_answers(&broker).await;
     b.stop().await;
     a.stop().await;

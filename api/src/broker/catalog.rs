@@ -62,6 +62,13 @@ impl TableProvider for BrokerCatalog {
     fn statistics(&self, table: &str) -> Option<Arc<Statistics>> {
         self.tables.read().ok()?.get(table)?.statistics.clone()
     }
+    fn servers(&self, table: &str) -> usize {
+        self.tables
+            .read()
+            .ok()
+            .and_then(|t| Some(t.get(table)?.servers))
+            .unwrap_or(0)
+    }
 }
 
 /// Fetches the catalog from the controller into `broker.catalog`.

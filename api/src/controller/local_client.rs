@@ -43,6 +43,7 @@ impl ControllerClient for Controller {
                     Ok(s) => tables.push(TableInfo {
                         dim_table: entry.dim_table,
                         statistics: entry.statistics.map(Arc::new),
+                        servers: entry.servers,
                         ..TableInfo::new(entry.name, s)
                     }),
                     Err(e) => log::warn!("stored schema of table '{}' is invalid: {e}", entry.name),

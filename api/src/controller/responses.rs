@@ -79,6 +79,8 @@ pub struct Catalog {
     pub dim_tables: Vec<String>,
     /// Per table, its segments' rows and column figures (the brokers' optimizer reads them).
     pub statistics: std::collections::BTreeMap<String, segments::statistics::Statistics>,
+    /// Per table, how many servers its segments are assigned to (tables with none are left out).
+    pub servers: std::collections::BTreeMap<String, usize>,
 }
 
 /// `GET /instances`: instance ids.

@@ -388,10 +388,16 @@ async fn catalog(req: Request<ControllerState>) -> tide::Result {
         .iter()
         .filter_map(|e| Some((e.name.clone(), e.statistics.clone()?)))
         .collect();
+    let servers = entries
+        .iter()
+        .filter(|e| e.servers > 0)
+        .map(|e| (e.name.clone(), e.servers))
+        .collect();
     json(&Catalog {
         tables: Entries(entries.into_iter().map(|e| (e.name, e.schema)).collect()),
         dim_tables,
         statistics,
+        servers,
     })
 }
 
@@ -405,6 +411,8 @@ pub struct CatalogEntry {
     pub dim_table: bool,
     /// Its segments' figures together, if any segment has them.
     pub statistics: Option<Statistics>,
+    /// How many servers its segments (both types) are assigned to.
+    pub servers: usize,
 }
 
 /// The figures of a table's segments (both types of a hybrid table) together. A consuming
@@ -433,6 +441,17 @@ fn table_statistics(c: &Controller, raw: &str) -> Result<Option<Statistics>, Api
     Ok(Some(all))
 }
 
+/// How many servers the segments of a table (both types) are assigned to.
+fn table_servers(c: &Controller, raw: &str) -> Result<usize, ApiError> {
+    let mut servers = std::collections::BTreeSet::new();
+    for typed in [format!("{raw}_OFFLINE"), format!("{raw}_REALTIME")] {
+        for s in c.segments(&typed)? {
+            servers.extend(s.servers);
+        }
+    }
+    Ok(servers.len())
+}
+
 /// Every table with a schema, by raw name.
 pub fn catalog_entries(c: &Controller) -> Result<Vec<CatalogEntry>, ApiError> {
     let mut tables: Vec<CatalogEntry> = Vec::new();
@@ -446,11 +465,13 @@ pub fn catalog_entries(c: &Controller) -> Result<Vec<CatalogEntry>, ApiError> {
                 .table_config(&format!("{raw}_OFFLINE"))?
                 .is_some_and(|config| config["isDimTable"].as_bool() == Some(true));
             let statistics = table_statistics(c, &raw)?;
+            let servers = table_servers(c, &raw)?;
             tables.push(CatalogEntry {
                 name: raw,
                 schema,
                 dim_table,
                 statistics,
+                servers,
             });
         }
     }

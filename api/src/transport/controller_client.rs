@@ -354,6 +354,7 @@ impl ControllerClient for HttpControllerClient {
                             statistics: serde_json::from_value(body["statistics"][name].clone())
                                 .ok()
                                 .map(Arc::new),
+                            servers: body["servers"][name].as_u64().unwrap_or(0) as usize,
                             ..TableInfo::new(name.clone(), s)
                         }),
                         Err(e) => {

@@ -1,5 +1,5 @@
-//! [`Catalog`]: what the binder knows about tables — their names and schemas, nothing about
-//! where segments live.
+//! [`Catalog`]: what the binder knows about tables — their names and schemas, their figures,
+//! and over how many servers their segments are spread (not which: placement is the broker's).
 //!
 //! Lookup follows Pinot's broker: a name matches exactly, then case-insensitively; a
 //! `_OFFLINE`/`_REALTIME` suffix and a `default.` database prefix are accepted.
@@ -22,6 +22,9 @@ pub struct TableInfo {
     /// What the table holds (rows, per-column distinct counts and ranges), when known: the
     /// optimizer's estimates start here.
     pub statistics: Option<Arc<Statistics>>,
+    /// How many servers host its segments: the workers a join over it runs on, which the
+    /// optimizer's choice of exchanges weighs. 0 when none does or it is not known.
+    pub servers: usize,
 }
 
 impl TableInfo {
@@ -32,6 +35,7 @@ impl TableInfo {
             schema,
             dim_table: false,
             statistics: None,
+            servers: 0,
         }
     }
 }
@@ -98,6 +102,14 @@ impl MemoryCatalog {
     pub fn set_statistics(&mut self, name: &str, statistics: Statistics) -> &mut MemoryCatalog {
         if let Some(t) = self.tables.get_mut(name) {
             t.statistics = Some(Arc::new(statistics));
+        }
+        self
+    }
+
+    /// Records how many servers host a table's segments.
+    pub fn set_servers(&mut self, name: &str, servers: usize) -> &mut MemoryCatalog {
+        if let Some(t) = self.tables.get_mut(name) {
+            t.servers = servers;
         }
         self
     }

@@ -47,6 +47,7 @@ mod outer_refs;
 mod query_walk;
 mod semi_pushdown;
 mod set_ops;
+mod sized_broadcast;
 mod subqueries;
 mod upper;
 mod using;
@@ -1020,7 +1021,8 @@ impl<'a> Planner<'a> {
     /// `left` joined with `right` on `lk = rk` then `condition` (over the joined row): both
     /// sides hashed on their keys, so the join runs on every worker; without keys both sides
     /// go to one worker. A lookup join leaves the left side where it is and broadcasts the
-    /// right.
+    /// right, as does a side a hint or its small estimate broadcasts
+    /// ([`Self::sized_broadcast`]).
     #[allow(clippy::too_many_arguments)]
     fn join_as(
         &mut self,
@@ -1033,26 +1035,30 @@ impl<'a> Planner<'a> {
         strategy: JoinStrategy,
         broadcast: Option<Side>,
     ) -> Rel {
+        // A side already hashed on join keys (a join or aggregate below, in a stage not cut
+        // yet) stays where it is; without keys both sides go to one worker.
+        let keyed = if lk.is_empty() {
+            (Some(Distribution::Singleton), Some(Distribution::Singleton))
+        } else {
+            distribution::keyed_join(&self.placed(&left), &self.placed(&right), &lk, &rk)
+        };
         // A lookup join, and NOT IN, which answers by the whole right side (is it empty, does
-        // it hold a NULL).
+        // it hold a NULL); else the hinted side, or one small enough to broadcast by estimate.
         let broadcast = if strategy == JoinStrategy::Lookup || kind == JoinKind::NotIn {
             Some(Side::Right)
+        } else if broadcast.is_none() && self.placement_unhinted(strategy) {
+            let moves = (keyed.0.is_some(), keyed.1.is_some());
+            self.sized_broadcast(&left, &right, kind, moves)
         } else {
             broadcast
         };
         let partitioned = !lk.is_empty() || broadcast.is_some();
-        let (ld, rd) = if broadcast == Some(Side::Right) {
+        let (ld, rd) = match broadcast {
             // Each left worker's rows stay with one join worker; every worker sees all right
             // rows, so each left row meets all its matches exactly once.
-            (Some(Distribution::Random), Some(Distribution::Broadcast))
-        } else if broadcast == Some(Side::Left) {
-            (Some(Distribution::Broadcast), Some(Distribution::Random))
-        } else if partitioned {
-            // A side already hashed on join keys (a join or aggregate below, in a stage not cut
-            // yet) stays where it is.
-            distribution::keyed_join(&self.placed(&left), &self.placed(&right), &lk, &rk)
-        } else {
-            (Some(Distribution::Singleton), Some(Distribution::Singleton))
+            Some(Side::Right) => (Some(Distribution::Random), Some(Distribution::Broadcast)),
+            Some(Side::Left) => (Some(Distribution::Broadcast), Some(Distribution::Random)),
+            None => keyed,
         };
         let l = self.exchanged(left, ld);
         let r = self.exchanged(right, rd);
@@ -1075,6 +1081,14 @@ impl<'a> Planner<'a> {
             cols,
             partitioned,
         }
+    }
+
+    /// Whether the block's hints leave a join's exchanges to the planner: no strategy but the
+    /// default hash join, no side's distribution.
+    fn placement_unhinted(&self, strategy: JoinStrategy) -> bool {
+        strategy == JoinStrategy::Hash
+            && self.join_hints.left_distribution.is_none()
+            && self.join_hints.right_distribution.is_none()
     }
 
     /// The hash partitionings of `rel`'s rows when they are spread over a stage being planned
