@@ -415,13 +415,15 @@ pub struct CatalogEntry {
     pub servers: usize,
 }
 
-/// The figures of a table's segments (both types of a hybrid table) together. A consuming
-/// segment has none yet: it counts as many rows as the table's committed segments hold on
+/// The figures of a table's segments (both types of a hybrid table) together, and how many
+/// servers they are assigned to, read in one pass over its segment records. A consuming
+/// segment has no figures yet: it counts as many rows as the table's committed segments hold on
 /// average (its columns' figures are those of the committed ones).
-fn table_statistics(c: &Controller, raw: &str) -> Result<Option<Statistics>, ApiError> {
+fn table_figures(c: &Controller, raw: &str) -> Result<(Option<Statistics>, usize), ApiError> {
     let mut all = Statistics::default();
     let mut consuming = 0u64;
     let mut committed = 0u64;
+    let mut servers = std::collections::BTreeSet::new();
     for typed in [format!("{raw}_OFFLINE"), format!("{raw}_REALTIME")] {
         for s in c.segments(&typed)? {
             match &s.statistics {
@@ -432,24 +434,14 @@ fn table_statistics(c: &Controller, raw: &str) -> Result<Option<Statistics>, Api
                 None if s.is_consuming() => consuming += 1,
                 None => {}
             }
-        }
-    }
-    if committed == 0 {
-        return Ok(None);
-    }
-    all.rows += all.rows / committed * consuming;
-    Ok(Some(all))
-}
-
-/// How many servers the segments of a table (both types) are assigned to.
-fn table_servers(c: &Controller, raw: &str) -> Result<usize, ApiError> {
-    let mut servers = std::collections::BTreeSet::new();
-    for typed in [format!("{raw}_OFFLINE"), format!("{raw}_REALTIME")] {
-        for s in c.segments(&typed)? {
             servers.extend(s.servers);
         }
     }
-    Ok(servers.len())
+    if committed == 0 {
+        return Ok((None, servers.len()));
+    }
+    all.rows += all.rows / committed * consuming;
+    Ok((Some(all), servers.len()))
 }
 
 /// Every table with a schema, by raw name.
@@ -464,8 +456,7 @@ pub fn catalog_entries(c: &Controller) -> Result<Vec<CatalogEntry>, ApiError> {
             let dim_table = c
                 .table_config(&format!("{raw}_OFFLINE"))?
                 .is_some_and(|config| config["isDimTable"].as_bool() == Some(true));
-            let statistics = table_statistics(c, &raw)?;
-            let servers = table_servers(c, &raw)?;
+            let (statistics, servers) = table_figures(c, &raw)?;
             tables.push(CatalogEntry {
                 name: raw,
                 schema,
