@@ -917,10 +917,8 @@ impl<'a> Planner<'a> {
         Ok(self.join_as(left, right, kind, lk, rk, condition, strategy, broadcast))
     }
 
-    /// The side `left_distribution_type` / `right_distribution_type` broadcast, checked: a
-    /// broadcast side's rows meet every worker of the join, so it must be a side whose
-    /// unmatched rows are not output (the right of INNER, LEFT, SEMI and ANTI joins, the left
-    /// of INNER and RIGHT joins), and only one side can be.
+    /// The side `left_distribution_type` / `right_distribution_type` broadcast, checked: one
+    /// the join kind may broadcast ([`Side::may_broadcast`]), and only one side.
     fn hinted_broadcast(
         &self,
         kind: JoinKind,
@@ -937,15 +935,11 @@ impl<'a> Planner<'a> {
             (true, false) if strategy == JoinStrategy::Lookup => Err(PlanError::Planning(
                 "A lookup join broadcasts its right side, not its left".into(),
             )),
-            (true, false) if matches!(kind, JoinKind::Inner | JoinKind::Right) => {
-                Ok(Some(Side::Left))
-            }
-            (false, true) if matches!(kind, JoinKind::Right | JoinKind::Full) => {
-                Err(PlanError::Planning(format!(
-                    "Join type: {} cannot broadcast its right side",
-                    kind_name()
-                )))
-            }
+            (true, false) if Side::Left.may_broadcast(kind) => Ok(Some(Side::Left)),
+            (false, true) if !Side::Right.may_broadcast(kind) => Err(PlanError::Planning(format!(
+                "Join type: {} cannot broadcast its right side",
+                kind_name()
+            ))),
             (true, false) => Err(PlanError::Planning(format!(
                 "Join type: {} cannot broadcast its left side",
                 kind_name()
@@ -1318,4 +1312,16 @@ fn list_and_order_mut(sel: &mut Select) -> impl Iterator<Item = &mut ast::Expr> 
 enum Side {
     Left,
     Right,
+}
+
+impl Side {
+    /// Whether a `kind` join may broadcast this side: a broadcast side's rows meet every worker
+    /// of the join, so it must be a side whose unmatched rows are not output (the right of
+    /// INNER, LEFT, SEMI, ANTI and NOT IN joins, the left of INNER and RIGHT joins).
+    fn may_broadcast(self, kind: JoinKind) -> bool {
+        match self {
+            Side::Left => matches!(kind, JoinKind::Inner | JoinKind::Right),
+            Side::Right => !matches!(kind, JoinKind::Right | JoinKind::Full),
+        }
+    }
 }

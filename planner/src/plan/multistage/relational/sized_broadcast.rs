@@ -13,8 +13,8 @@
 //! rule).
 //!
 //! Each worker then holds the whole broadcast side, so it must be at most
-//! [`MAX_BROADCAST_ROWS`] by estimate, and it must be a side whose unmatched rows are not output
-//! (the right of INNER, LEFT, SEMI and ANTI joins, the left of INNER and RIGHT joins). On one
+//! [`MAX_BROADCAST_ROWS`] by estimate, and it must be a side the join kind may broadcast, one
+//! whose unmatched rows are not output ([`Side::may_broadcast`], as for a hinted side). On one
 //! server every exchange stays in the process and nothing is saved, so the sides are hashed
 //! there, as they are when a side's estimate or the servers are unknown. A block whose hints
 //! choose a strategy or a side's distribution is planned as they say.
@@ -23,7 +23,7 @@ use super::super::estimate::plan_estimate;
 use super::super::rel::{JoinKind, RelNode};
 use super::super::relation::Rel;
 use super::super::stage::StageKind;
-use super::{Planner, Side};
+use super::{Planner, Side, receives};
 
 /// Most rows a side may be estimated to hold and be broadcast (DataFusion's threshold for
 /// collecting a join's build side on every partition, 128 Ki rows).
@@ -53,25 +53,10 @@ impl Planner<'_> {
         let (l, r) = (rows(left)?, rows(right)?);
         let moved = |moves: bool, rows: f64| if moves { rows } else { 0.0 };
         let by_hash = moved(hashed.0, l) + moved(hashed.1, r);
-        let candidates = [
-            (
-                Side::Right,
-                r,
-                matches!(
-                    kind,
-                    JoinKind::Inner | JoinKind::Left | JoinKind::Semi | JoinKind::Anti
-                ),
-            ),
-            (
-                Side::Left,
-                l,
-                matches!(kind, JoinKind::Inner | JoinKind::Right),
-            ),
-        ];
-        candidates
+        [(Side::Right, r), (Side::Left, l)]
             .into_iter()
-            .filter(|&(_, rows, allowed)| allowed && rows <= MAX_BROADCAST_ROWS)
-            .map(|(side, rows, _)| (side, rows * workers as f64))
+            .filter(|&(side, rows)| side.may_broadcast(kind) && rows <= MAX_BROADCAST_ROWS)
+            .map(|(side, rows)| (side, rows * workers as f64))
             .filter(|&(_, by_broadcast)| by_broadcast <= by_hash * BROADCAST_SHARE)
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(side, _)| side)
@@ -80,20 +65,17 @@ impl Planner<'_> {
     /// The most servers any table read under `node` is spread over (0 when none is known).
     fn servers_under(&self, node: &RelNode) -> usize {
         let mut most = 0;
-        let mut pending = vec![node];
-        while let Some(n) = pending.pop() {
-            if let RelNode::Receive { stage, .. } = n
-                && let Some(s) = self.stages.get(*stage)
-            {
-                match &s.kind {
-                    StageKind::Leaf { table } => {
-                        let servers = self.catalog.table(table).map_or(0, |t| t.servers);
-                        most = most.max(servers);
-                    }
-                    _ => pending.push(&s.root),
+        let mut stages = Vec::new();
+        receives(node, &mut stages);
+        while let Some(id) = stages.pop() {
+            match self.stages.get(id).map(|s| (&s.kind, &s.root)) {
+                Some((StageKind::Leaf { table }, _)) => {
+                    let servers = self.catalog.table(table).map_or(0, |t| t.servers);
+                    most = most.max(servers);
                 }
+                Some((_, root)) => receives(root, &mut stages),
+                None => {}
             }
-            pending.extend(n.inputs());
         }
         most
     }
@@ -131,15 +113,9 @@ mod tests {
             match &plan.stages[stage].root {
                 RelNode::Leaf { plan, .. } => return plan.table.clone(),
                 other => {
-                    let mut receives = Vec::new();
-                    let mut pending = vec![other];
-                    while let Some(n) = pending.pop() {
-                        match n {
-                            RelNode::Receive { stage, .. } => receives.push(*stage),
-                            n => pending.extend(n.inputs()),
-                        }
-                    }
-                    stage = receives[0];
+                    let mut below = Vec::new();
+                    super::super::receives(other, &mut below);
+                    stage = below[0];
                 }
             }
         };
