@@ -14,7 +14,6 @@ use rayon::prelude::*;
 use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -609,9 +608,21 @@ fn concat_coded(
             dict
         }
         None => {
-            // Only the codes rows use are decoded and merged.
+            // Only the codes rows use are decoded and merged. The index holds positions in
+            // `merged` (each value cloned once), found by the columns' own value hash: the
+            // books of blocks from another process are one per block, and a wide text column's
+            // values are mostly distinct, so this runs once per row.
             let mut merged: Vec<Value> = Vec::new();
-            let mut index: HashMap<crate::key::Key, u32> = HashMap::new();
+            let codes: usize = parts
+                .iter()
+                .map(|p| match &p.cells {
+                    Cells::Coded { dict, .. } => dict.len(),
+                    _ => 0,
+                })
+                .sum();
+            // (hash, position): growing the table moves entries without hashing text again.
+            let mut index: hashbrown::HashTable<(u64, u32)> =
+                hashbrown::HashTable::with_capacity(codes.min(total));
             for p in &parts {
                 if let Cells::Coded { ids: part, dict } = &p.cells {
                     let mut remap: Vec<u32> = vec![u32::MAX; dict.len()];
@@ -622,10 +633,19 @@ fn concat_coded(
                         };
                         if *slot == u32::MAX {
                             let v = &dict[code as usize];
-                            *slot = *index.entry(crate::key::Key(v.clone())).or_insert_with(|| {
-                                merged.push(v.clone());
-                                (merged.len() - 1) as u32
-                            });
+                            let hash = finish_hash(value_hash(v));
+                            let entry = index.entry(
+                                hash,
+                                |&(h, at)| h == hash && crate::key::same(&merged[at as usize], v),
+                                |&(h, _)| h,
+                            );
+                            *slot = entry
+                                .or_insert_with(|| {
+                                    merged.push(v.clone());
+                                    (hash, (merged.len() - 1) as u32)
+                                })
+                                .get()
+                                .1;
                         }
                         ids.push(*slot);
                     }
@@ -819,6 +839,60 @@ mod tests {
         c.hash_into(0, &mut h1);
         plain.hash_into(0, &mut h2);
         assert_eq!(h1, h2);
+    }
+
+    proptest::proptest! {
+        /// Coded parts with books of their own (as blocks received from other processes)
+        /// concatenate to the same values, with one code per distinct value: doubles by bit
+        /// pattern, so `-0.0` and `0.0` keep two codes and `NaN` one.
+        #[test]
+        fn merged_books_keep_values_and_one_code_per_value(
+            parts in proptest::collection::vec(
+                proptest::collection::vec(0usize..6, 0..12),
+                1..5,
+            ),
+        ) {
+            let pool = [0.0, -0.0, f64::NAN, 1.5, 2.0, 1.5];
+            let columns: Vec<Column> = parts
+                .iter()
+                .map(|rows| {
+                    let mut book: Vec<Value> = Vec::new();
+                    let ids = rows
+                        .iter()
+                        .map(|&r| {
+                            let v = Value::Double(pool[r]);
+                            match book.iter().position(|b| crate::key::same(b, &v)) {
+                                Some(at) => at as u32,
+                                None => {
+                                    book.push(v);
+                                    (book.len() - 1) as u32
+                                }
+                            }
+                        })
+                        .collect();
+                    Column {
+                        cells: Cells::Coded { ids, dict: Arc::new(CodeBook::from_values(book)) },
+                        data_type: DataType::Double,
+                        nulls: None,
+                    }
+                })
+                .collect();
+            let expected: Vec<f64> = parts.iter().flatten().map(|&r| pool[r]).collect();
+            let merged = Column::concat(columns, DataType::Double);
+            proptest::prop_assert_eq!(merged.len(), expected.len());
+            let Cells::Coded { ids, .. } = &merged.cells else {
+                panic!("not coded");
+            };
+            for (i, x) in expected.iter().enumerate() {
+                let Value::Double(got) = merged.value(i) else {
+                    panic!("not a double");
+                };
+                proptest::prop_assert_eq!(got.to_bits(), x.to_bits());
+                for (j, y) in expected.iter().enumerate() {
+                    proptest::prop_assert_eq!(ids[i] == ids[j], x.to_bits() == y.to_bits());
+                }
+            }
+        }
     }
 
     #[test]

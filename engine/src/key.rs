@@ -14,12 +14,13 @@ pub struct Key(pub Value);
 /// exact distinct count inserts every value of its argument.
 pub type KeySet = hashbrown::HashSet<Key>;
 
-fn eq(a: &Value, b: &Value) -> bool {
+/// Whether two values are the same key (floats by bit pattern).
+pub fn same(a: &Value, b: &Value) -> bool {
     use Value::*;
     match (a, b) {
         (Float(x), Float(y)) => x.to_bits() == y.to_bits(),
         (Double(x), Double(y)) => x.to_bits() == y.to_bits(),
-        (Array(x), Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq(p, q)),
+        (Array(x), Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
         _ => a == b,
     }
 }
@@ -46,7 +47,7 @@ fn hash<H: Hasher>(v: &Value, h: &mut H) {
 
 impl PartialEq for Key {
     fn eq(&self, other: &Key) -> bool {
-        eq(&self.0, &other.0)
+        same(&self.0, &other.0)
     }
 }
 
@@ -70,7 +71,7 @@ pub fn hash_row(row: &[Value], state: &impl std::hash::BuildHasher) -> u64 {
 
 /// Whether two rows are equal as [`RowKey`]s.
 pub fn rows_eq(a: &[Value], b: &[Value]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| eq(x, y))
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
 }
 
 /// A row of values usable as a hash key (group-by keys, DISTINCT rows).

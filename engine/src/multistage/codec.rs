@@ -86,17 +86,7 @@ fn put_column(out: &mut Vec<u8>, c: &Column) {
         }
         Cells::Coded { ids, dict } => {
             // Only the values this block's rows use travel, renumbered in first-use order.
-            let mut local: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
-            let mut used: Vec<u32> = Vec::new();
-            let renumbered: Vec<u32> = ids
-                .iter()
-                .map(|&id| {
-                    *local.entry(id).or_insert_with(|| {
-                        used.push(id);
-                        (used.len() - 1) as u32
-                    })
-                })
-                .collect();
+            let (used, renumbered) = renumber(ids, dict.len());
             put_u32(out, used.len() as u32);
             for id in used {
                 put_value(out, dict.get(id));
@@ -107,6 +97,46 @@ fn put_column(out: &mut Vec<u8>, c: &Column) {
         }
     }
 }
+
+/// The codes `ids` use, in first-use order, and each row's position among them. A book up to
+/// [`DENSE_RENUMBER`] times the rows is renumbered through a slot per code; a larger one (a
+/// whole segment's dictionary under a few rows) through a hash map of the codes seen.
+fn renumber(ids: &[u32], book_len: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut used: Vec<u32> = Vec::new();
+    let renumbered = if book_len <= ids.len().saturating_mul(DENSE_RENUMBER) {
+        let mut slots = vec![u32::MAX; book_len];
+        ids.iter()
+            .map(|&id| match slots.get_mut(id as usize) {
+                Some(slot) => {
+                    if *slot == u32::MAX {
+                        used.push(id);
+                        *slot = (used.len() - 1) as u32;
+                    }
+                    *slot
+                }
+                // Not a code of the book (never made so): it travels as the book reads it.
+                None => {
+                    used.push(id);
+                    (used.len() - 1) as u32
+                }
+            })
+            .collect()
+    } else {
+        let mut local: hashbrown::HashMap<u32, u32> = hashbrown::HashMap::new();
+        ids.iter()
+            .map(|&id| {
+                *local.entry(id).or_insert_with(|| {
+                    used.push(id);
+                    (used.len() - 1) as u32
+                })
+            })
+            .collect()
+    };
+    (used, renumbered)
+}
+
+/// How many codes per row a book may have for [`renumber`] to use a slot per code.
+const DENSE_RENUMBER: usize = 8;
 
 fn put_value(out: &mut Vec<u8>, v: &Value) {
     match v {
@@ -422,6 +452,37 @@ mod tests {
             prop_assert_eq!(encode(&back), bytes.clone());
             let cut = cut % bytes.len();
             prop_assert!(decode(&bytes[..cut]).is_err());
+        }
+    }
+
+    #[test]
+    fn coded_columns_send_only_the_values_rows_use() {
+        // A book of 100 values under 3 rows (renumbered through a map) and under 40 rows
+        // (through a slot per code): each decodes to the rows' values, with only those sent.
+        let book: Vec<Value> = (0..100).map(|i| Value::String(format!("v{i}"))).collect();
+        let book = std::sync::Arc::new(crate::code_book::CodeBook::from_values(book));
+        for ids in [vec![97u32, 3, 97], (0..40).map(|i| (i * 7) % 20).collect()] {
+            let rows = ids.len();
+            let column = Column {
+                cells: Cells::Coded {
+                    ids: ids.clone(),
+                    dict: book.clone(),
+                },
+                data_type: DataType::String,
+                nulls: None,
+            };
+            let bytes = encode(&MailboxMessage::Data(DataBlock::new(vec![column], rows)));
+            let Ok(MailboxMessage::Data(back)) = decode(&bytes) else {
+                panic!("not a data block");
+            };
+            let Cells::Coded { dict, .. } = &back.columns[0].cells else {
+                panic!("not coded");
+            };
+            let distinct: std::collections::HashSet<u32> = ids.iter().copied().collect();
+            assert_eq!(dict.len(), distinct.len());
+            for (i, id) in ids.iter().enumerate() {
+                assert_eq!(back.columns[0].value(i), Value::String(format!("v{id}")));
+            }
         }
     }
 
