@@ -612,7 +612,6 @@ fn concat_coded(
             // `merged` (each value cloned once), found by the columns' own value hash: the
             // books of blocks from another process are one per block, and a wide text column's
             // values are mostly distinct, so this runs once per row.
-            let mut merged: Vec<Value> = Vec::new();
             let codes: usize = parts
                 .iter()
                 .map(|p| match &p.cells {
@@ -620,6 +619,7 @@ fn concat_coded(
                     _ => 0,
                 })
                 .sum();
+            let mut merged: Vec<Value> = Vec::with_capacity(codes.min(total));
             // (hash, position): growing the table moves entries without hashing text again.
             let mut index: hashbrown::HashTable<(u64, u32)> =
                 hashbrown::HashTable::with_capacity(codes.min(total));
@@ -877,7 +877,13 @@ mod tests {
                     }
                 })
                 .collect();
-            let expected: Vec<f64> = parts.iter().flatten().map(|&r| pool[r]).collect();
+            let mut columns = columns;
+            let mut expected: Vec<f64> = parts.iter().flatten().map(|&r| pool[r]).collect();
+            // A book two of the parts share.
+            if parts.len() > 1 {
+                columns.push(columns[0].clone());
+                expected.extend(parts[0].iter().map(|&r| pool[r]));
+            }
             let merged = Column::concat(columns, DataType::Double);
             proptest::prop_assert_eq!(merged.len(), expected.len());
             let Cells::Coded { ids, .. } = &merged.cells else {
