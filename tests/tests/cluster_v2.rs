@@ -883,6 +883,40 @@ async fn v2_on_two_servers_splits_the_join() {
         close(&rows(&r)[0][1], east.iter().map(|o| o.2).sum()),
         "{r}"
     );
+    // A single table's grouping joined on its keys is grouped on every worker: its leaf
+    // hashes the partial groups to the join's workers (no stage gathers them to one worker),
+    // and the answer is the same.
+    let grouped = "SELECT c.c_region, COUNT(*), SUM(t.n) FROM customers c JOIN \
+                   (SELECT o_cust, COUNT(*) AS n FROM orders GROUP BY o_cust HAVING MIN(o_amount) > 30) t \
+                   ON t.o_cust = c.c_id GROUP BY c.c_region ORDER BY c.c_region";
+    let e = v2(&broker, &format!("EXPLAIN PLAN FOR {grouped}")).await;
+    assert!(!text(&e).contains("singleton: true"), "{}", text(&e));
+    let mut want: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
+    for c in 0..CUSTOMERS {
+        let mine: Vec<_> = (0..ORDERS).map(order).filter(|o| o.1 == c).collect();
+        if mine.iter().map(|o| o.2).fold(f64::INFINITY, f64::min) > 30.0 {
+            let region = want.entry(customer(c).2).or_default();
+            region.0 += 1;
+            region.1 += mine.len() as i64;
+        }
+    }
+    let r = v2(&broker, grouped).await;
+    let got: Vec<(String, i64, i64)> = rows(&r)
+        .iter()
+        .map(|row| {
+            let n = |v: &Value| v.as_i64().unwrap_or(-1);
+            (
+                row[0].as_str().unwrap_or_default().to_string(),
+                n(&row[1]),
+                n(&row[2]),
+            )
+        })
+        .collect();
+    let want: Vec<(String, i64, i64)> = want
+        .into_iter()
+        .map(|(region, (customers, orders))| (region.to_string(), customers, orders))
+        .collect();
+    assert_eq!(got, want, "{r}");
     check_answers(&broker).await;
     b.stop().await;
     a.stop().await;

@@ -40,6 +40,7 @@ use segments::types::{DataType, FieldSpec, Schema, Value};
 use std::collections::HashMap;
 
 mod eager_aggregate;
+mod grouped_leaf;
 mod join_order;
 mod joins;
 mod or_factors;
@@ -1029,6 +1030,16 @@ impl<'a> Planner<'a> {
         strategy: JoinStrategy,
         broadcast: Option<Side>,
     ) -> Rel {
+        let (mut left, mut right) = (left, right);
+        // A single table's grouping on either side of a keyed join runs on every worker.
+        if !lk.is_empty()
+            && broadcast.is_none()
+            && kind != JoinKind::NotIn
+            && self.placement_unhinted(strategy)
+        {
+            self.partition_grouping(&mut left);
+            self.partition_grouping(&mut right);
+        }
         // A side already hashed on join keys (a join or aggregate below, in a stage not cut
         // yet) stays where it is; without keys both sides go to one worker.
         let keyed = if lk.is_empty() {
