@@ -16,7 +16,9 @@
 //! `EXISTS` and scalar subqueries become semi, anti and single-row joins; `windows` where
 //! `OVER (…)` calls become window operators; `set_ops` `UNION`/`INTERSECT`/`EXCEPT`; `using`
 //! `USING` and `NATURAL` joins; `upper` the select list, grouping, `HAVING`, `DISTINCT`,
-//! `ORDER BY` and `LIMIT`, with `eager_aggregate` where grouping goes below a join; this file the blocks themselves — `WITH`, `VALUES`, `FROM` items and
+//! `ORDER BY` and `LIMIT`, with `eager_aggregate` where grouping goes below a join;
+//! `sized_broadcast` where a small side is broadcast; `grouped_leaf` where a single table's
+//! grouping joined on its keys runs on every worker; this file the blocks themselves — `WITH`, `VALUES`, `FROM` items and
 //! lateral joins, the join strategies hints ask for — and the exchanges between stages.
 
 use super::distribution;
