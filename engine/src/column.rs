@@ -853,7 +853,7 @@ mod tests {
             ),
         ) {
             let pool = [0.0, -0.0, f64::NAN, 1.5, 2.0, 1.5];
-            let columns: Vec<Column> = parts
+            let mut columns: Vec<Column> = parts
                 .iter()
                 .map(|rows| {
                     let mut book: Vec<Value> = Vec::new();
@@ -877,7 +877,6 @@ mod tests {
                     }
                 })
                 .collect();
-            let mut columns = columns;
             let mut expected: Vec<f64> = parts.iter().flatten().map(|&r| pool[r]).collect();
             // A book two of the parts share.
             if parts.len() > 1 {

@@ -1023,8 +1023,8 @@ impl<'a> Planner<'a> {
     #[allow(clippy::too_many_arguments)]
     fn join_as(
         &mut self,
-        left: Rel,
-        right: Rel,
+        mut left: Rel,
+        mut right: Rel,
         kind: JoinKind,
         lk: Vec<usize>,
         rk: Vec<usize>,
@@ -1032,7 +1032,6 @@ impl<'a> Planner<'a> {
         strategy: JoinStrategy,
         broadcast: Option<Side>,
     ) -> Rel {
-        let (mut left, mut right) = (left, right);
         // A single table's grouping on either side of a keyed join runs on every worker.
         if !lk.is_empty()
             && broadcast.is_none()
