@@ -88,40 +88,71 @@ impl CodeBook {
         }
         // Segment id → new code: a table indexed by id when the ids are not much sparser
         // than the codes (a segment column's parts), else a hash map.
-        let codes: usize = sources.iter().map(|ids| ids.len()).sum();
+        let book_codes: usize = sources.iter().map(|ids| ids.len()).sum();
         let span = sources
             .iter()
             .flat_map(|ids| ids.iter().max())
             .max()
             .map_or(0, |m| *m as usize + 1);
-        let mut table: Vec<u32> = Vec::new();
-        let mut map: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
-        let dense = span <= codes.saturating_mul(8).max(1 << 16);
-        if dense {
-            table = vec![u32::MAX; span];
-        }
-        let mut used: Vec<u32> = Vec::new();
-        let mut code_of = |id: u32| -> u32 {
-            let slot = match dense {
-                true => &mut table[id as usize],
-                false => map.entry(id).or_insert(u32::MAX),
-            };
-            if *slot == u32::MAX {
-                *slot = used.len() as u32;
-                used.push(id);
-            }
-            *slot
-        };
+        let mut codes = FirstUse::new(span, span <= book_codes.saturating_mul(8).max(1 << 16));
         let remaps = sources
             .iter()
-            .map(|ids| ids.iter().map(|&id| code_of(id)).collect())
+            .map(|ids| ids.iter().map(|&id| codes.code_of(id)).collect())
             .collect();
-        Some((CodeBook::lazy(decoder.clone(), used), remaps))
+        Some((CodeBook::lazy(decoder.clone(), codes.into_used()), remaps))
     }
 
     /// Every value, in code order (decoding those not read yet).
     pub fn iter(&self) -> impl Iterator<Item = &Value> {
         (0..self.codes as u32).map(|c| self.get(c))
+    }
+}
+
+/// Ids numbered in the order they are first seen: the codes of a book of the ids some rows
+/// use. Through a slot per id below `span` when the caller finds the ids dense enough, else
+/// through a hash map; an id at or past `span` in a dense numbering gets a code of its own
+/// each time.
+pub(crate) struct FirstUse {
+    slots: Vec<u32>,
+    map: Option<hashbrown::HashMap<u32, u32>>,
+    used: Vec<u32>,
+}
+
+impl FirstUse {
+    pub(crate) fn new(span: usize, dense: bool) -> FirstUse {
+        FirstUse {
+            slots: if dense {
+                vec![u32::MAX; span]
+            } else {
+                Vec::new()
+            },
+            map: (!dense).then(hashbrown::HashMap::new),
+            used: Vec::new(),
+        }
+    }
+
+    /// The code of `id`: a new one the first time it is seen.
+    pub(crate) fn code_of(&mut self, id: u32) -> u32 {
+        let slot = match &mut self.map {
+            Some(map) => map.entry(id).or_insert(u32::MAX),
+            None => match self.slots.get_mut(id as usize) {
+                Some(slot) => slot,
+                None => {
+                    self.used.push(id);
+                    return (self.used.len() - 1) as u32;
+                }
+            },
+        };
+        if *slot == u32::MAX {
+            *slot = self.used.len() as u32;
+            self.used.push(id);
+        }
+        *slot
+    }
+
+    /// The ids seen, by code.
+    pub(crate) fn into_used(self) -> Vec<u32> {
+        self.used
     }
 }
 

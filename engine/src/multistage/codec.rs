@@ -102,37 +102,10 @@ fn put_column(out: &mut Vec<u8>, c: &Column) {
 /// [`DENSE_RENUMBER`] times the rows is renumbered through a slot per code; a larger one (a
 /// whole segment's dictionary under a few rows) through a hash map of the codes seen.
 fn renumber(ids: &[u32], book_len: usize) -> (Vec<u32>, Vec<u32>) {
-    let mut used: Vec<u32> = Vec::new();
-    let renumbered = if book_len <= ids.len().saturating_mul(DENSE_RENUMBER) {
-        let mut slots = vec![u32::MAX; book_len];
-        ids.iter()
-            .map(|&id| match slots.get_mut(id as usize) {
-                Some(slot) => {
-                    if *slot == u32::MAX {
-                        used.push(id);
-                        *slot = (used.len() - 1) as u32;
-                    }
-                    *slot
-                }
-                // Not a code of the book (never made so): it travels as the book reads it.
-                None => {
-                    used.push(id);
-                    (used.len() - 1) as u32
-                }
-            })
-            .collect()
-    } else {
-        let mut local: hashbrown::HashMap<u32, u32> = hashbrown::HashMap::new();
-        ids.iter()
-            .map(|&id| {
-                *local.entry(id).or_insert_with(|| {
-                    used.push(id);
-                    (used.len() - 1) as u32
-                })
-            })
-            .collect()
-    };
-    (used, renumbered)
+    let dense = book_len <= ids.len().saturating_mul(DENSE_RENUMBER);
+    let mut codes = crate::code_book::FirstUse::new(book_len, dense);
+    let renumbered = ids.iter().map(|&id| codes.code_of(id)).collect();
+    (codes.into_used(), renumbered)
 }
 
 /// How many codes per row a book may have for [`renumber`] to use a slot per code.
