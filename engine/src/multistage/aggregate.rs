@@ -14,6 +14,12 @@
 //! Dealing rows out costs about what one pass costs when the key is one integer column indexing
 //! an array of groups and the calls only count or add numbers; such an input is instead
 //! aggregated a morsel per thread into arrays of states indexed by key, merged slot by slot.
+//!
+//! Dealing rows out is also wasted when the groups are few against the rows (a join's output
+//! grouped by nation and year): each morsel of rows is then aggregated on its own thread into
+//! partial states, and the morsels' few groups merged as a final aggregate merges an exchange's
+//! (in partial mode they go out unmerged: the final aggregate after the exchange merges them).
+//! How few is read off a sample of the rows ([`sampled_groups`]).
 
 use super::block::{Cells, Column, DataBlock};
 use super::evaluate::evaluate;
@@ -23,7 +29,9 @@ use super::hash_table;
 use crate::aggregate::{AggState, number_states};
 use crate::column::hash_rows_within;
 use crate::error::EngineError;
-use crate::morsels::{MIN_MORSEL_ROWS, drop_in_morsels, fill_morsels, map_items, map_morsels};
+use crate::morsels::{
+    MIN_MORSEL_ROWS, drop_in_morsels, fill_morsels, map_items, map_morsels, morsels,
+};
 use planner::plan::aggregate::AggregateFunction;
 use planner::plan::multistage::AggMode;
 use planner::plan::{AggregateCall, Expr};
@@ -39,6 +47,13 @@ const MIN_PARTITIONED_ROWS: usize = 4 * MIN_MORSEL_ROWS;
 /// key) is not all of one thread's work.
 const PARTS_PER_THREAD: usize = 4;
 
+/// Rows sampled to estimate how many groups a block has ([`sampled_groups`]).
+const SAMPLE_ROWS: usize = 4096;
+
+/// Morsels are aggregated apart when their groups together are at most this fraction of the
+/// rows (the merge then reads at most that many rows again).
+const MORSEL_GROUPS_PER_ROW: usize = 4;
+
 /// How a block is aggregated ([`Aggregate::way`]).
 #[derive(Debug, PartialEq)]
 enum Way {
@@ -47,6 +62,12 @@ enum Way {
     Slots((i64, usize)),
     /// Dealt out by key into `parts` parts (by slices of `array_key`'s range when there is one).
     Parts {
+        parts: usize,
+        array_key: Option<(i64, usize)>,
+    },
+    /// A morsel per thread into partial states, then merged ([`Aggregate::by_morsels`]); as
+    /// `Parts` when the morsels' groups pass the groups limit.
+    Morsels {
         parts: usize,
         array_key: Option<(i64, usize)>,
     },
@@ -76,8 +97,13 @@ impl Aggregate<'_> {
             }
             Way::Slots(range) => return Ok((self.by_slots(&block, range)?, false)),
             Way::Parts { parts, array_key } => (parts, array_key),
+            Way::Morsels { parts, array_key } => match self.by_morsels(&block)? {
+                Some(out) => return Ok((out, false)),
+                None => (parts, array_key),
+            },
         };
-        let dealt = deal_by_keys(&block, self.group_keys, parts, array_key);
+        let read = self.read_columns(block.columns.len());
+        let dealt = deal_by_keys(&block, self.group_keys, &read, parts, array_key);
         drop(block);
         // Each part's groups and, for each, its first row in `block`.
         let outputs: Vec<Result<(DataBlock, Vec<u32>), EngineError>> = dealt
@@ -121,7 +147,9 @@ impl Aggregate<'_> {
     /// ([`Self::adds_numbers`]), where dealing costs what it saves; such a block goes a morsel
     /// per thread into arrays of slots ([`Self::by_slots`]) when the range holds at most a slot
     /// per four rows (each morsel holds a state per slot) and no more groups than the limit,
-    /// else in one pass. The key's range is found once, for all of these.
+    /// else in one pass. The key's range is found once, for all of these. Other keys whose
+    /// groups, estimated from a sample, are few against the rows go a morsel per thread into
+    /// partial states ([`Self::by_morsels`]).
     fn way(&self, block: &DataBlock) -> Way {
         let threads = rayon::current_num_threads();
         if threads < 2
@@ -140,11 +168,91 @@ impl Aggregate<'_> {
                     Way::OnePass
                 }
             }
-            _ => Way::Parts {
-                parts: threads * PARTS_PER_THREAD,
-                array_key,
-            },
+            _ => {
+                let parts = threads * PARTS_PER_THREAD;
+                let keys: Vec<&Column> = self
+                    .group_keys
+                    .iter()
+                    .filter_map(|k| block.columns.get(*k))
+                    .collect();
+                let merged = sampled_groups(&keys, block.num_rows)
+                    .saturating_mul(morsels(block.num_rows).len());
+                if merged <= block.num_rows / MORSEL_GROUPS_PER_ROW {
+                    Way::Morsels { parts, array_key }
+                } else {
+                    Way::Parts { parts, array_key }
+                }
+            }
         }
+    }
+
+    /// Which of `width` input columns the aggregate reads: its keys and its calls' inputs.
+    fn read_columns(&self, width: usize) -> Vec<bool> {
+        let mut read = vec![false; width];
+        let mut mark = |e: &Expr| {
+            e.visit(&mut |e| {
+                if let Expr::Input(i) = e
+                    && let Some(r) = read.get_mut(i.index)
+                {
+                    *r = true;
+                }
+            })
+        };
+        for call in self.aggregates {
+            call.arg.iter().chain(&call.second).for_each(&mut mark);
+            if let Some(f) = &call.filter {
+                f.walk_exprs(&mut mark);
+            }
+        }
+        for k in self.group_keys {
+            if let Some(r) = read.get_mut(*k) {
+                *r = true;
+            }
+        }
+        read
+    }
+
+    /// Aggregates `block` a morsel of rows per thread into partial states, then merges the
+    /// morsels' groups as a final aggregate does (in partial mode they go out as they are: the
+    /// final aggregate after the exchange merges them). Each morsel reads only the columns the
+    /// aggregate reads, copied on its own thread. The groups come out in order of first
+    /// appearance, as one pass's; a floating sum adds up each morsel apart, so it may differ in
+    /// its last bits from one pass's. `None` when the morsels' groups together pass the groups
+    /// limit: which groups one pass keeps is then found as the parts find it.
+    fn by_morsels(&self, block: &DataBlock) -> Result<Option<DataBlock>, EngineError> {
+        let read = self.read_columns(block.columns.len());
+        let partial = Aggregate {
+            mode: AggMode::Partial,
+            ..*self
+        };
+        let outputs: Vec<Result<DataBlock, EngineError>> = map_morsels(block.num_rows, |rows| {
+            let columns = block
+                .columns
+                .iter()
+                .zip(&read)
+                .map(|(c, r)| match r {
+                    true => c.slice(rows.start, rows.end),
+                    false => Column::empty(c.data_type),
+                })
+                .collect();
+            let morsel = DataBlock::new(columns, rows.len());
+            Ok(partial.one_pass(morsel, usize::MAX)?.0)
+        });
+        let outputs: Vec<DataBlock> = outputs.into_iter().collect::<Result<_, _>>()?;
+        if outputs.iter().map(|b| b.num_rows).sum::<usize>() > self.groups_limit {
+            return Ok(None);
+        }
+        let states = DataBlock::concat(outputs, self.types);
+        if self.mode == AggMode::Partial {
+            return Ok(Some(states));
+        }
+        let keys: Vec<usize> = (0..self.group_keys.len()).collect();
+        let merge = Aggregate {
+            group_keys: &keys,
+            mode: AggMode::Final,
+            ..*self
+        };
+        Ok(Some(merge.one_pass(states, self.groups_limit)?.0))
     }
 
     /// Whether every call counts or adds numbers, unfiltered.
@@ -572,9 +680,33 @@ fn merge_slots(
         })
 }
 
+/// About how many groups the key columns `keys` of `rows` rows hold, from [`SAMPLE_ROWS`] rows
+/// spread evenly over them: the sample's own groups when they are at most half of it (the sample
+/// then met about every group), else the count for which evenly spread keys would repeat as
+/// often in the sample (`n` rows from `g` groups make about `n²/2g` repeats), `usize::MAX`
+/// when none repeats. Keys whose groups are runs of rows (a sorted key) look many.
+fn sampled_groups(keys: &[&Column], rows: usize) -> usize {
+    let n = SAMPLE_ROWS.min(rows);
+    if n == 0 {
+        return 0;
+    }
+    let sample: Vec<u32> = (0..n).map(|i| (i * rows / n) as u32).collect();
+    let columns: Vec<Column> = keys.iter().map(|c| c.take(&sample)).collect();
+    let columns: Vec<&Column> = columns.iter().collect();
+    let seen = hash_table::group_ids(&columns, n).1.len();
+    let repeats = n - seen;
+    if seen * 2 <= n {
+        seen
+    } else if repeats == 0 {
+        usize::MAX
+    } else {
+        n * n / (2 * repeats)
+    }
+}
+
 /// `block` dealt into `parts` blocks by the columns `keys` — rows with equal keys into the same
 /// block, each block's rows in their order in `block` — with each block's rows' places in
-/// `block`. One integer key whose values index an array (its range `dense`, from
+/// `block`; of the other columns only those `read` marks are dealt (the rest are empty). One integer key whose values index an array (its range `dense`, from
 /// [`Aggregate::array_key`]) is cut by slices of its range (each part's keys then index an array
 /// of their own); other keys by the middle bits of their hash.
 /// Each morsel of rows is dealt out in one pass ([`Column::deal`]), then each part joins its
@@ -582,6 +714,7 @@ fn merge_slots(
 fn deal_by_keys(
     block: &DataBlock,
     keys: &[usize],
+    read: &[bool],
     parts: usize,
     dense: Option<(i64, usize)>,
 ) -> Vec<(DataBlock, Vec<u32>)> {
@@ -614,7 +747,11 @@ fn deal_by_keys(
         let pieces = block
             .columns
             .iter()
-            .map(|c| c.deal(range.start, &part, &counts))
+            .zip(read)
+            .map(|(c, r)| match r {
+                true => c.deal(range.start, &part, &counts),
+                false => (0..parts).map(|_| Column::empty(c.data_type)).collect(),
+            })
             .collect();
         (rows_of, pieces)
     });
@@ -709,7 +846,8 @@ mod tests {
         ];
         for scale in [1i64, 1 << 40] {
             let keys: Vec<Value> = (0..rows as i64)
-                .map(|i| Value::Long((i * 7 % 5003) * scale))
+                // Many groups (no sampled key repeats), within a slot per four rows.
+                .map(|i| Value::Long((i * 7 % 16381) * scale))
                 .collect();
             let names: Vec<Value> = (0..rows)
                 .map(|i| Value::String(format!("n{}", i % 3)))
@@ -792,6 +930,121 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A block with few groups against its rows is aggregated a morsel per thread on a pool of
+    /// three: directly, it answers one pass's groups and values; its partial states, merged as
+    /// after an exchange, do too. Past a groups limit it is dealt into parts and keeps the groups
+    /// one pass keeps; with many groups it is dealt into parts from the start.
+    #[test]
+    fn few_groups_aggregate_a_morsel_per_thread_as_one_pass() {
+        let rows = MIN_PARTITIONED_ROWS * 2 + 13;
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let three = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let calls = [
+            call(AggregateFunction::Count, None),
+            call(AggregateFunction::Sum, Some(input(3, DataType::Double))),
+            call(AggregateFunction::Avg, Some(input(3, DataType::Double))),
+            call(
+                AggregateFunction::DistinctCount,
+                Some(input(3, DataType::Double)),
+            ),
+        ];
+        let types = [
+            DataType::String,
+            DataType::Long,
+            DataType::Long,
+            DataType::Double,
+            DataType::Double,
+            DataType::Int,
+        ];
+        let block = |groups: usize| {
+            let names = (0..rows)
+                .map(|i| Value::String(format!("n{}", i * 13 % groups)))
+                .collect();
+            let keys = (0..rows).map(|i| Value::Long((i % 7) as i64)).collect();
+            // A column the aggregate does not read.
+            let unread = (0..rows).map(|i| Value::Long(i as i64)).collect();
+            let values = (0..rows)
+                .map(|i| match i % 11 {
+                    0 => Value::Null,
+                    _ => Value::Double((i % 1000) as f64 * 0.25),
+                })
+                .collect();
+            DataBlock::new(
+                vec![
+                    Column::from_values(DataType::String, names),
+                    Column::from_values(DataType::Long, keys),
+                    Column::from_values(DataType::Long, unread),
+                    Column::from_values(DataType::Double, values),
+                ],
+                rows,
+            )
+        };
+        let agg = |mode, groups_limit| Aggregate {
+            group_keys: &[0, 1],
+            aggregates: &calls,
+            mode,
+            types: &types,
+            null_handling: true,
+            groups_limit,
+        };
+        let merged = |pool: &rayon::ThreadPool, b: DataBlock| {
+            pool.install(|| {
+                let (states, _) = agg(AggMode::Partial, usize::MAX).run(b).unwrap();
+                let keys = [0, 1];
+                let merge = Aggregate {
+                    group_keys: &keys,
+                    ..agg(AggMode::Final, usize::MAX)
+                };
+                merge.run(states).unwrap().0
+            })
+        };
+        let few = block(40);
+        assert!(matches!(
+            three.install(|| agg(AggMode::Direct, usize::MAX).way(&few)),
+            Way::Morsels { .. }
+        ));
+        let (want, _) = one
+            .install(|| agg(AggMode::Direct, usize::MAX).run(few.clone()))
+            .unwrap();
+        assert_eq!(want.num_rows, 280);
+        let (got, limited) = three
+            .install(|| agg(AggMode::Direct, usize::MAX).run(few.clone()))
+            .unwrap();
+        assert!(!limited);
+        // In order of first appearance, as one pass.
+        assert_eq!(got.rows(), want.rows());
+        // Partial states of each morsel go out unmerged; merged after, they are one pass's.
+        let (states, _) = three
+            .install(|| agg(AggMode::Partial, usize::MAX).run(few.clone()))
+            .unwrap();
+        assert_eq!(states.num_rows, 3 * 280);
+        assert_eq!(
+            sorted_rows(&merged(&three, few.clone())),
+            sorted_rows(&want)
+        );
+        // Past the limit: the groups one pass keeps.
+        let (want, _) = one
+            .install(|| agg(AggMode::Direct, 150).run(few.clone()))
+            .unwrap();
+        let (got, limited) = three
+            .install(|| agg(AggMode::Direct, 150).run(few.clone()))
+            .unwrap();
+        assert!(limited);
+        assert_eq!(sorted_rows(&got), sorted_rows(&want));
+        // Many groups: dealt into parts.
+        let many = block(rows);
+        assert!(matches!(
+            three.install(|| agg(AggMode::Direct, usize::MAX).way(&many)),
+            Way::Parts { .. }
+        ));
     }
 
     /// A final merge whose every row is its own group (by a strictly ascending key, or numbered

@@ -403,7 +403,8 @@ impl FilterExpr {
         }
     }
 
-    fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+    /// Calls `f` on each expression of the filter (a predicate's left side, a per-row boolean).
+    pub fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
         match self {
             FilterExpr::And(v) | FilterExpr::Or(v) => v.iter().for_each(|x| x.walk_exprs(f)),
             FilterExpr::Not(x) => x.walk_exprs(f),
