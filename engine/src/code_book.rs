@@ -8,7 +8,7 @@
 //! from values (a block received over HTTP, a merge of books) hold them decoded from the start.
 
 use segments::dictionary::ValueDecoder;
-use segments::types::Value;
+use segments::types::{DataType, Value};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::sync::{Arc, OnceLock};
 
@@ -55,6 +55,22 @@ impl CodeBook {
             Some((decoder, ids)) => decoder.value(ids[code as usize]),
             None => Value::Null,
         })
+    }
+
+    /// `f` over the stored bytes behind `code` and their type, when the book reads a text,
+    /// decimal or bytes dictionary and has not decoded `code`: a value only written out (to
+    /// another process) is then never made. `None` otherwise: read it with [`CodeBook::get`].
+    pub fn with_stored<R>(&self, code: u32, f: impl FnOnce(DataType, &[u8]) -> R) -> Option<R> {
+        let (decoder, ids) = self.source.as_ref()?;
+        let decoded = self
+            .values
+            .get()
+            .and_then(|v| v.get(code as usize))
+            .is_some_and(|slot| slot.get().is_some());
+        if decoded {
+            return None;
+        }
+        decoder.with_stored(*ids.get(code as usize)?, f)
     }
 
     /// Codes in the book.

@@ -484,8 +484,8 @@ impl Column {
                         NULL_HASH
                     } else {
                         match memo.as_mut() {
-                            Some(m) => *m[id].get_or_insert_with(|| value_hash(&dict[id])),
-                            None => value_hash(&dict[id]),
+                            Some(m) => *m[id].get_or_insert_with(|| code_hash(dict, id)),
+                            None => code_hash(dict, id),
                         }
                     };
                     *h = mix(*h, v);
@@ -687,6 +687,17 @@ fn bytes_hash(b: &[u8]) -> u64 {
     let mut tail = [0u8; 8];
     tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
     mix(h, u64::from_le_bytes(tail))
+}
+
+/// The [`value_hash`] of `book`'s value `code`, from its stored bytes when the book has not
+/// decoded it (a segment's text hashed to route rows is then never decoded).
+fn code_hash(book: &CodeBook, code: usize) -> u64 {
+    book.with_stored(code as u32, |t, b| {
+        // Text that is not UTF-8 decodes repaired: its value's bytes are not these.
+        (t == DataType::Bytes || std::str::from_utf8(b).is_ok()).then(|| bytes_hash(b))
+    })
+    .flatten()
+    .unwrap_or_else(|| value_hash(&book[code]))
 }
 
 fn value_hash(v: &Value) -> u64 {
@@ -934,6 +945,43 @@ mod tests {
             let one: Vec<&Column> = one.iter().collect();
             assert_eq!(all[r], hash_rows(&one, 1)[0], "row {r}");
             assert_eq!(within[r], hash_rows_within(&one, 1)[0], "row {r}");
+        }
+    }
+
+    /// Text coded over a segment's dictionary hashes as the same text boxed does — so rows
+    /// routed by it meet rows of other segments and processes — without being decoded.
+    #[test]
+    fn segment_text_hashes_as_its_values_undecoded() {
+        let stored: [&[u8]; 3] = [b"alpha", "b\u{e9}ta".as_bytes(), b"gamma"];
+        let bytes =
+            segments::dictionary::var::VarDictionary::encode(stored.iter().copied()).unwrap();
+        let dict = segments::dictionary::Dictionary::from_bytes(
+            segments::format::Bytes::from_vec(bytes),
+            DataType::String,
+        )
+        .unwrap();
+        let book = Arc::new(CodeBook::lazy(Arc::new(dict.decoder()), vec![2, 0, 1]));
+        // Fewer codes than rows (each code's hash kept once) and more.
+        for ids in [vec![0u32, 1, 2, 1, 0, 2, 2], vec![1, 2]] {
+            let rows = ids.len();
+            let lazy = Column {
+                cells: Cells::Coded {
+                    ids: ids.clone(),
+                    dict: book.clone(),
+                },
+                data_type: DataType::String,
+                nulls: None,
+            };
+            let hashes = hash_rows(&[&lazy], rows);
+            assert!((0..3).all(|c| book.with_stored(c, |_, _| ()).is_some()));
+            let texts = ["gamma", "alpha", "b\u{e9}ta"];
+            let boxed = Column::from_values(
+                DataType::String,
+                ids.iter()
+                    .map(|&c| Value::String(texts[c as usize].into()))
+                    .collect(),
+            );
+            assert_eq!(hashes, hash_rows(&[&boxed], rows));
         }
     }
 

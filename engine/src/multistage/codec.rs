@@ -89,7 +89,10 @@ fn put_column(out: &mut Vec<u8>, c: &Column) {
             let (used, renumbered) = renumber(ids, dict.len());
             put_u32(out, used.len() as u32);
             for id in used {
-                put_value(out, dict.get(id));
+                // A segment's text not decoded yet goes out as its stored bytes.
+                if dict.with_stored(id, |t, b| put_stored(out, t, b)) != Some(true) {
+                    put_value(out, dict.get(id));
+                }
             }
             renumbered
                 .iter()
@@ -110,6 +113,25 @@ fn renumber(ids: &[u32], book_len: usize) -> (Vec<u32>, Vec<u32>) {
 
 /// How many codes per row a book may have for [`renumber`] to use a slot per code.
 const DENSE_RENUMBER: usize = 8;
+
+/// `b`, the stored bytes of a value in a `t` dictionary, written as [`put_value`] writes the
+/// value they decode to; `false`, nothing written, for text that is not UTF-8 (decoding repairs
+/// it, so its bytes are not its value's).
+fn put_stored(out: &mut Vec<u8>, t: DataType, b: &[u8]) -> bool {
+    let tag = match t {
+        DataType::BigDecimal => 5,
+        DataType::Json => 9,
+        DataType::Bytes => 10,
+        DataType::Map => 12,
+        _ => 8,
+    };
+    if t != DataType::Bytes && std::str::from_utf8(b).is_err() {
+        return false;
+    }
+    out.push(tag);
+    put_bytes(out, b);
+    true
+}
 
 fn put_value(out: &mut Vec<u8>, v: &Value) {
     match v {
@@ -457,6 +479,47 @@ mod tests {
                 assert_eq!(back.columns[0].value(i), Value::String(format!("v{id}")));
             }
         }
+    }
+
+    /// A book that decodes lazily from a segment's dictionary sends its values' stored bytes
+    /// without decoding them, in the same frame a decoded book of the same values makes.
+    #[test]
+    fn a_segment_book_sends_stored_bytes_undecoded() {
+        use crate::code_book::CodeBook;
+        use std::sync::Arc;
+        let stored: [&[u8]; 4] = [b"apple", "b\u{e9}ret".as_bytes(), b"cherry", b"date"];
+        let bytes =
+            segments::dictionary::var::VarDictionary::encode(stored.iter().copied()).unwrap();
+        let dict = segments::dictionary::Dictionary::from_bytes(
+            segments::format::Bytes::from_vec(bytes),
+            DataType::String,
+        )
+        .unwrap();
+        let column = |book: Arc<CodeBook>| Column {
+            cells: Cells::Coded {
+                ids: vec![2, 0, 2, 1],
+                dict: book,
+            },
+            data_type: DataType::String,
+            nulls: None,
+        };
+        let frame = |book: Arc<CodeBook>| {
+            encode(&MailboxMessage::Data(DataBlock::new(vec![column(book)], 4)))
+        };
+        let lazy = Arc::new(CodeBook::lazy(Arc::new(dict.decoder()), vec![0, 1, 2, 3]));
+        let sent = frame(lazy.clone());
+        // Sent without decoding: every code still reads its stored bytes.
+        assert!((0..4).all(|c| lazy.with_stored(c, |_, _| ()).is_some()));
+        let values: Vec<Value> = (0..4).map(|c| lazy[c as usize].clone()).collect();
+        assert!(lazy.with_stored(0, |_, _| ()).is_none());
+        assert_eq!(sent, frame(Arc::new(CodeBook::from_values(values.clone()))));
+        let Ok(MailboxMessage::Data(back)) = decode(&sent) else {
+            panic!("not a data block");
+        };
+        let got: Vec<Value> = (0..4).map(|r| back.columns[0].value(r)).collect();
+        let want: Vec<Value> = [2, 0, 2, 1].iter().map(|&c| values[c].clone()).collect();
+        assert_eq!(got, want);
+        assert_eq!(got[3], Value::String("b\u{e9}ret".into()));
     }
 
     #[test]

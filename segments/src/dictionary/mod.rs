@@ -375,20 +375,29 @@ impl ValueDecoder {
 
     /// The value of `id` (as [`Dictionary::value`]).
     pub fn value(&self, id: DictId) -> Value {
+        self.with_stored(id, var::bytes_to_value)
+            .unwrap_or_else(|| self.dict.value(id))
+    }
+
+    /// `f` over the stored bytes of `id` and the dictionary's type, no value made of them (a
+    /// value only written out elsewhere need not be): for a text, decimal or bytes dictionary;
+    /// `None` for the others.
+    pub fn with_stored<R>(&self, id: DictId, f: impl FnOnce(DataType, &[u8]) -> R) -> Option<R> {
         let var = match &self.dict {
             Dictionary::BigDecimal(d) | Dictionary::String(d) | Dictionary::Bytes(d) => d,
-            other => return other.value(id),
+            _ => return None,
         };
+        let t = var.data_type();
         let Some(blocks) = var.value_blocks() else {
-            return var.value(id);
+            return Some(var.with_bytes(id, |b| f(t, b)));
         };
         let len = blocks.block_len().max(1);
         let b = (id / len) as usize;
         let Some(slot) = self.blocks.get(b) else {
-            return var.value(id);
+            return Some(var.with_bytes(id, |b| f(t, b)));
         };
         let block = slot.get_or_init(|| blocks.block(b as u32));
-        var::bytes_to_value(var.data_type(), block.get((id % len) as usize))
+        Some(f(t, block.get((id % len) as usize)))
     }
 
     /// Ids in the dictionary.
