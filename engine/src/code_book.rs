@@ -172,6 +172,20 @@ impl FirstUse {
     }
 }
 
+/// A segment's STRING dictionary of `values` (in dictionary order), for tests of books that
+/// read one.
+#[cfg(test)]
+pub(crate) fn text_dictionary(values: &[&str]) -> segments::dictionary::Dictionary {
+    let bytes =
+        segments::dictionary::var::VarDictionary::encode(values.iter().map(|v| v.as_bytes()))
+            .unwrap();
+    segments::dictionary::Dictionary::from_bytes(
+        segments::format::Bytes::from_vec(bytes),
+        DataType::String,
+    )
+    .unwrap()
+}
+
 impl std::ops::Index<usize> for CodeBook {
     type Output = Value;
     fn index(&self, code: usize) -> &Value {
@@ -222,14 +236,7 @@ mod tests {
     }
 
     fn dictionary(values: &[&str]) -> segments::dictionary::Dictionary {
-        let bytes =
-            segments::dictionary::var::VarDictionary::encode(values.iter().map(|v| v.as_bytes()))
-                .unwrap();
-        segments::dictionary::Dictionary::from_bytes(
-            segments::format::Bytes::from_vec(bytes),
-            segments::types::DataType::String,
-        )
-        .unwrap()
+        text_dictionary(values)
     }
 
     /// Books of one dictionary (a segment column read in parts) merge by segment id, nothing

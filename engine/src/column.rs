@@ -952,14 +952,7 @@ mod tests {
     /// routed by it meet rows of other segments and processes — without being decoded.
     #[test]
     fn segment_text_hashes_as_its_values_undecoded() {
-        let stored: [&[u8]; 3] = [b"alpha", "b\u{e9}ta".as_bytes(), b"gamma"];
-        let bytes =
-            segments::dictionary::var::VarDictionary::encode(stored.iter().copied()).unwrap();
-        let dict = segments::dictionary::Dictionary::from_bytes(
-            segments::format::Bytes::from_vec(bytes),
-            DataType::String,
-        )
-        .unwrap();
+        let dict = crate::code_book::text_dictionary(&["alpha", "b\u{e9}ta", "gamma"]);
         let book = Arc::new(CodeBook::lazy(Arc::new(dict.decoder()), vec![2, 0, 1]));
         // Fewer codes than rows (each code's hash kept once) and more.
         for ids in [vec![0u32, 1, 2, 1, 0, 2, 2], vec![1, 2]] {

@@ -226,17 +226,9 @@ impl Aggregate<'_> {
             ..*self
         };
         let outputs: Vec<Result<DataBlock, EngineError>> = map_morsels(block.num_rows, |rows| {
-            let columns = block
-                .columns
-                .iter()
-                .zip(&read)
-                .map(|(c, r)| match r {
-                    true => c.slice(rows.start, rows.end),
-                    false => Column::empty(c.data_type),
-                })
-                .collect();
-            let morsel = DataBlock::new(columns, rows.len());
-            Ok(partial.one_pass(morsel, usize::MAX)?.0)
+            Ok(partial
+                .one_pass(block.morsel_of(&read, rows), usize::MAX)?
+                .0)
         });
         let outputs: Vec<DataBlock> = outputs.into_iter().collect::<Result<_, _>>()?;
         if outputs.iter().map(|b| b.num_rows).sum::<usize>() > self.groups_limit {
@@ -814,6 +806,29 @@ mod tests {
         }
     }
 
+    /// Pools of one thread (one pass) and of three (parts, slots, morsels).
+    fn pools() -> (rayon::ThreadPool, rayon::ThreadPool) {
+        let pool = |n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+        };
+        (pool(1), pool(3))
+    }
+
+    /// Calls counting, adding, and counting distinct values of input `arg` (a DOUBLE), with
+    /// `third` between them.
+    fn calls(arg: usize, third: AggregateFunction) -> [AggregateCall; 4] {
+        let x = || Some(input(arg, DataType::Double));
+        [
+            call(AggregateFunction::Count, None),
+            call(AggregateFunction::Sum, x()),
+            call(third, x()),
+            call(AggregateFunction::DistinctCount, x()),
+        ]
+    }
+
     /// The output rows, in an order of their own (the parts put groups in another order).
     fn sorted_rows(b: &DataBlock) -> Vec<String> {
         let mut rows: Vec<String> = b.rows().iter().map(|r| format!("{r:?}")).collect();
@@ -827,23 +842,8 @@ mod tests {
     #[test]
     fn parts_on_a_pool_aggregate_as_one_pass() {
         let rows = MIN_PARTITIONED_ROWS * 2 + 13;
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        let three = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap();
-        let calls = [
-            call(AggregateFunction::Count, None),
-            call(AggregateFunction::Sum, Some(input(2, DataType::Double))),
-            call(AggregateFunction::Min, Some(input(2, DataType::Double))),
-            call(
-                AggregateFunction::DistinctCount,
-                Some(input(2, DataType::Double)),
-            ),
-        ];
+        let (one, three) = pools();
+        let calls = calls(2, AggregateFunction::Min);
         for scale in [1i64, 1 << 40] {
             let keys: Vec<Value> = (0..rows as i64)
                 // Many groups (no sampled key repeats), within a slot per four rows.
@@ -939,23 +939,8 @@ mod tests {
     #[test]
     fn few_groups_aggregate_a_morsel_per_thread_as_one_pass() {
         let rows = MIN_PARTITIONED_ROWS * 2 + 13;
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        let three = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap();
-        let calls = [
-            call(AggregateFunction::Count, None),
-            call(AggregateFunction::Sum, Some(input(3, DataType::Double))),
-            call(AggregateFunction::Avg, Some(input(3, DataType::Double))),
-            call(
-                AggregateFunction::DistinctCount,
-                Some(input(3, DataType::Double)),
-            ),
-        ];
+        let (one, three) = pools();
+        let calls = calls(3, AggregateFunction::Avg);
         let types = [
             DataType::String,
             DataType::Long,
@@ -1052,10 +1037,7 @@ mod tests {
     /// one with a repeated key merges it.
     #[test]
     fn a_final_merge_of_ascending_groups_answers_as_any_order() {
-        let three = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap();
+        let (_, three) = pools();
         let rows = 3 * MIN_MORSEL_ROWS + 17;
         let calls = [
             call(AggregateFunction::Count, None),

@@ -62,6 +62,21 @@ impl DataBlock {
         }
     }
 
+    /// Rows `rows` of the columns `read` marks, copied; the others left empty — a morsel for
+    /// work that reads only those columns, taken on the thread that does it.
+    pub fn morsel_of(&self, read: &[bool], rows: std::ops::Range<usize>) -> DataBlock {
+        let columns = self
+            .columns
+            .iter()
+            .zip(read)
+            .map(|(c, r)| match r {
+                true => c.slice(rows.start, rows.end),
+                false => Column::empty(c.data_type),
+            })
+            .collect();
+        DataBlock::new(columns, rows.len())
+    }
+
     /// The blocks one after the other (all of the same width and types); `types` gives an
     /// empty result its width.
     pub fn concat(mut blocks: Vec<DataBlock>, types: &[DataType]) -> DataBlock {

@@ -487,14 +487,7 @@ mod tests {
     fn a_segment_book_sends_stored_bytes_undecoded() {
         use crate::code_book::CodeBook;
         use std::sync::Arc;
-        let stored: [&[u8]; 4] = [b"apple", "b\u{e9}ret".as_bytes(), b"cherry", b"date"];
-        let bytes =
-            segments::dictionary::var::VarDictionary::encode(stored.iter().copied()).unwrap();
-        let dict = segments::dictionary::Dictionary::from_bytes(
-            segments::format::Bytes::from_vec(bytes),
-            DataType::String,
-        )
-        .unwrap();
+        let dict = crate::code_book::text_dictionary(&["apple", "b\u{e9}ret", "cherry", "date"]);
         let column = |book: Arc<CodeBook>| Column {
             cells: Cells::Coded {
                 ids: vec![2, 0, 2, 1],

@@ -211,17 +211,8 @@ pub(super) fn selected(condition: &Expr, block: &DataBlock) -> Result<Vec<u32>, 
         return selected_in(condition, block);
     }
     let kept = map_morsels(block.num_rows, |rows| {
-        let columns = block
-            .columns
-            .iter()
-            .zip(&reads)
-            .map(|(c, read)| match read {
-                true => c.slice(rows.start, rows.end),
-                false => Column::empty(c.data_type),
-            })
-            .collect();
         let start = rows.start as u32;
-        let kept = selected_in(condition, &DataBlock::new(columns, rows.len()))?;
+        let kept = selected_in(condition, &block.morsel_of(&reads, rows))?;
         Ok::<_, EngineError>(kept.into_iter().map(|k| k + start).collect::<Vec<u32>>())
     });
     let mut all = Vec::new();
