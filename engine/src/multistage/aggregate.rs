@@ -698,9 +698,10 @@ fn sampled_groups(keys: &[&Column], rows: usize) -> usize {
 
 /// `block` dealt into `parts` blocks by the columns `keys` — rows with equal keys into the same
 /// block, each block's rows in their order in `block` — with each block's rows' places in
-/// `block`; of the other columns only those `read` marks are dealt (the rest are empty). One integer key whose values index an array (its range `dense`, from
-/// [`Aggregate::array_key`]) is cut by slices of its range (each part's keys then index an array
-/// of their own); other keys by the middle bits of their hash.
+/// `block`; of the other columns only those `read` marks are dealt (the rest are empty). One
+/// integer key whose values index an array (its range `dense`, from [`Aggregate::array_key`]) is
+/// cut by slices of its range (each part's keys then index an array of their own); other keys
+/// by the middle bits of their hash.
 /// Each morsel of rows is dealt out in one pass ([`Column::deal`]), then each part joins its
 /// pieces.
 fn deal_by_keys(
