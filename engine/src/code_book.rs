@@ -58,8 +58,10 @@ impl CodeBook {
     }
 
     /// `f` over the stored bytes behind `code` and their type, when the book reads a text,
-    /// decimal or bytes dictionary and has not decoded `code`: a value only written out (to
-    /// another process) is then never made. `None` otherwise: read it with [`CodeBook::get`].
+    /// decimal or bytes dictionary, has not decoded `code`, and those bytes are the value's own
+    /// (text that is not UTF-8 is repaired when decoded, so its bytes are not): a value only
+    /// written out (to another process) or hashed is then never made. `None` otherwise: read it
+    /// with [`CodeBook::get`].
     pub fn with_stored<R>(&self, code: u32, f: impl FnOnce(DataType, &[u8]) -> R) -> Option<R> {
         let (decoder, ids) = self.source.as_ref()?;
         let decoded = self
@@ -70,7 +72,11 @@ impl CodeBook {
         if decoded {
             return None;
         }
-        decoder.with_stored(*ids.get(code as usize)?, f)
+        decoder
+            .with_stored(*ids.get(code as usize)?, |t, b| {
+                (t == DataType::Bytes || std::str::from_utf8(b).is_ok()).then(|| f(t, b))
+            })
+            .flatten()
     }
 
     /// Codes in the book.

@@ -689,15 +689,12 @@ fn bytes_hash(b: &[u8]) -> u64 {
     mix(h, u64::from_le_bytes(tail))
 }
 
-/// The [`value_hash`] of `book`'s value `code`, from its stored bytes when the book has not
-/// decoded it (a segment's text hashed to route rows is then never decoded).
+/// The [`value_hash`] of `book`'s value `code` (a var-width value hashes its bytes), from its
+/// stored bytes when the book has them (a segment's text hashed to route rows is then never
+/// decoded).
 fn code_hash(book: &CodeBook, code: usize) -> u64 {
-    book.with_stored(code as u32, |t, b| {
-        // Text that is not UTF-8 decodes repaired: its value's bytes are not these.
-        (t == DataType::Bytes || std::str::from_utf8(b).is_ok()).then(|| bytes_hash(b))
-    })
-    .flatten()
-    .unwrap_or_else(|| value_hash(&book[code]))
+    book.with_stored(code as u32, |_, b| bytes_hash(b))
+        .unwrap_or_else(|| value_hash(&book[code]))
 }
 
 fn value_hash(v: &Value) -> u64 {

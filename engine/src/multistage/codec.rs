@@ -90,7 +90,7 @@ fn put_column(out: &mut Vec<u8>, c: &Column) {
             put_u32(out, used.len() as u32);
             for id in used {
                 // A segment's text not decoded yet goes out as its stored bytes.
-                if dict.with_stored(id, |t, b| put_stored(out, t, b)) != Some(true) {
+                if dict.with_stored(id, |t, b| put_var(out, t, b)).is_none() {
                     put_value(out, dict.get(id));
                 }
             }
@@ -114,23 +114,18 @@ fn renumber(ids: &[u32], book_len: usize) -> (Vec<u32>, Vec<u32>) {
 /// How many codes per row a book may have for [`renumber`] to use a slot per code.
 const DENSE_RENUMBER: usize = 8;
 
-/// `b`, the stored bytes of a value in a `t` dictionary, written as [`put_value`] writes the
-/// value they decode to; `false`, nothing written, for text that is not UTF-8 (decoding repairs
-/// it, so its bytes are not its value's).
-fn put_stored(out: &mut Vec<u8>, t: DataType, b: &[u8]) -> bool {
-    let tag = match t {
+/// A var-width value of type `t` — decimal, JSON, bytes, map, else text — by its bytes `b`:
+/// its tag, then the bytes. The value's own bytes (`put_value`) and a segment dictionary's
+/// stored ones (`CodeBook::with_stored`) make the same frame.
+fn put_var(out: &mut Vec<u8>, t: DataType, b: &[u8]) {
+    out.push(match t {
         DataType::BigDecimal => 5,
         DataType::Json => 9,
         DataType::Bytes => 10,
         DataType::Map => 12,
         _ => 8,
-    };
-    if t != DataType::Bytes && std::str::from_utf8(b).is_err() {
-        return false;
-    }
-    out.push(tag);
+    });
     put_bytes(out, b);
-    true
 }
 
 fn put_value(out: &mut Vec<u8>, v: &Value) {
@@ -152,10 +147,7 @@ fn put_value(out: &mut Vec<u8>, v: &Value) {
             out.push(4);
             out.extend_from_slice(&f.to_le_bytes());
         }
-        Value::BigDecimal(s) => {
-            out.push(5);
-            put_bytes(out, s.as_bytes());
-        }
+        Value::BigDecimal(s) => put_var(out, DataType::BigDecimal, s.as_bytes()),
         Value::Boolean(b) => {
             out.push(6);
             out.push(u8::from(*b));
@@ -164,22 +156,10 @@ fn put_value(out: &mut Vec<u8>, v: &Value) {
             out.push(7);
             out.extend_from_slice(&t.to_le_bytes());
         }
-        Value::String(s) => {
-            out.push(8);
-            put_bytes(out, s.as_bytes());
-        }
-        Value::Json(s) => {
-            out.push(9);
-            put_bytes(out, s.as_bytes());
-        }
-        Value::Bytes(b) => {
-            out.push(10);
-            put_bytes(out, b);
-        }
-        Value::Map(s) => {
-            out.push(12);
-            put_bytes(out, s.as_bytes());
-        }
+        Value::String(s) => put_var(out, DataType::String, s.as_bytes()),
+        Value::Json(s) => put_var(out, DataType::Json, s.as_bytes()),
+        Value::Bytes(b) => put_var(out, DataType::Bytes, b),
+        Value::Map(s) => put_var(out, DataType::Map, s.as_bytes()),
         Value::Array(items) => {
             out.push(11);
             put_u32(out, items.len() as u32);
