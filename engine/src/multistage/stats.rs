@@ -16,6 +16,7 @@ pub fn operator_type(node: &RelNode) -> &'static str {
     match node {
         RelNode::Leaf { .. } => "LEAF",
         RelNode::Receive { .. } => "MAILBOX_RECEIVE",
+        RelNode::Exchange(_) => "EXCHANGE",
         RelNode::Project { .. } => "TRANSFORM",
         RelNode::Filter { .. } => "FILTER",
         RelNode::Aggregate { .. } => "AGGREGATE",

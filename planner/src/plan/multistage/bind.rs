@@ -1,9 +1,10 @@
 //! From a statement to a [`MultiStagePlan`]: a query without a table stays the v1 literal plan;
 //! every other query is planned by the [`relational`](super::relational) binder, single-table
 //! blocks taking the [`single_table`](super::single_table) shape, and the result is gathered
-//! into the root stage on the broker.
+//! into the root stage on the broker; the planned tree is then [`split`] into its stages.
 
 use super::relational::Planner;
+use super::split::split;
 use super::stage::{MultiStageOptions, MultiStagePlan};
 use crate::plan::catalog::Catalog;
 use crate::plan::error::PlanError;
@@ -29,7 +30,6 @@ pub fn bind_multistage(
         .into_iter()
         .zip(rel.cols.iter().map(|c| c.ty))
         .collect();
-    planner.finish_root(rel.node);
     // `joinOptions(max_rows_in_join=…, join_overflow_mode=…)` hints win over the options.
     if let Some(m) = planner.hinted_limits.max_rows_in_join {
         v2_options.max_rows_in_join = m;
@@ -45,7 +45,7 @@ pub fn bind_multistage(
     }
     let mut options = options.clone();
     options.error_on_num_groups_limit = planner.error_on_num_groups_limit;
-    let mut stages = planner.stages;
+    let mut stages = split(rel.node);
     super::key_filter::add_key_filters(&mut stages);
     Ok(QueryPlan::MultiStage(MultiStagePlan {
         stages,

@@ -23,34 +23,28 @@
 //! and anti joins, the right of inner and right joins). [`keyed_join`] and [`grouped_in_place`]
 //! are the two decisions that read it.
 
-use super::rel::{JoinKind, RelNode, StageId};
+use super::rel::{JoinKind, RelNode};
 use super::stage::Distribution;
 use crate::plan::expr::Expr;
-use std::collections::HashMap;
 
 /// At most this many alternative partitionings are followed (a column projected several
 /// times multiplies them).
 const MAX_ALTERNATIVES: usize = 8;
 
 /// The column lists the rows of `node` are hash-partitioned on, each on its own: rows equal on
-/// all of one list's columns are on one worker. `dist` holds the distributions of the
-/// exchanges `node` receives from. Empty when nothing is known (rows spread at random, a
-/// broadcast, a leaf's rows not yet exchanged).
-pub fn hash_partitionings(
-    node: &RelNode,
-    dist: &HashMap<StageId, Distribution>,
-) -> Vec<Vec<usize>> {
+/// all of one list's columns are on one worker, as the exchanges under `node` placed them.
+/// Empty when nothing is known (rows spread at random, a broadcast, a leaf's rows not yet
+/// exchanged).
+pub fn hash_partitionings(node: &RelNode) -> Vec<Vec<usize>> {
     match node {
-        RelNode::Receive { stage, .. } => match dist.get(stage) {
+        RelNode::Exchange(x) => match &x.distribution {
             Some(Distribution::Hash(keys)) if !keys.is_empty() => vec![keys.clone()],
             _ => Vec::new(),
         },
-        RelNode::Filter { input, .. } | RelNode::Window { input, .. } => {
-            hash_partitionings(input, dist)
-        }
+        RelNode::Filter { input, .. } | RelNode::Window { input, .. } => hash_partitionings(input),
         RelNode::Project { input, exprs } => {
             let mut out = Vec::new();
-            for p in hash_partitionings(input, dist) {
+            for p in hash_partitionings(input) {
                 // Each column wherever the projection passes it on.
                 let mut lists: Vec<Vec<usize>> = vec![Vec::new()];
                 for &c in &p {
@@ -80,7 +74,7 @@ pub fn hash_partitionings(
         // The output starts with the group keys.
         RelNode::Aggregate {
             input, group_keys, ..
-        } => hash_partitionings(input, dist)
+        } => hash_partitionings(input)
             .into_iter()
             .filter_map(|p| {
                 p.iter()
@@ -101,11 +95,11 @@ pub fn hash_partitionings(
                     | JoinKind::Anti
                     | JoinKind::NotIn
             ) {
-                out.extend(hash_partitionings(left, dist));
+                out.extend(hash_partitionings(left));
             }
             if matches!(kind, JoinKind::Inner | JoinKind::Right) {
                 out.extend(
-                    hash_partitionings(right, dist)
+                    hash_partitionings(right)
                         .into_iter()
                         .map(|p| p.into_iter().map(|c| c + width).collect()),
                 );
@@ -171,14 +165,23 @@ pub fn grouped_in_place(partitionings: &[Vec<usize>], keys: &[usize]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::multistage::rel::Exchange;
     use crate::plan::multistage::relation::input;
+    use crate::plan::multistage::stage::StageKind;
     use segments::types::{ColumnType, DataType};
 
-    fn receive(stage: StageId, width: usize) -> RelNode {
-        RelNode::Receive {
-            stage,
-            types: vec![ColumnType::sv(DataType::Long); width],
-        }
+    /// Rows of `width` columns a stage below sends as `distribution` places them.
+    fn receive(distribution: Distribution, width: usize) -> RelNode {
+        RelNode::Exchange(Box::new(Exchange {
+            order: 1,
+            kind: StageKind::Intermediate { singleton: false },
+            input: RelNode::Values {
+                rows: Vec::new(),
+                types: vec![ColumnType::sv(DataType::Long); width],
+            },
+            distribution: Some(distribution),
+            estimate: None,
+        }))
     }
 
     fn long(i: usize) -> Expr {
@@ -187,27 +190,22 @@ mod tests {
 
     #[test]
     fn partitionings_follow_columns_through_projections_joins_and_aggregates() {
-        let dist = HashMap::from([
-            (1, Distribution::Hash(vec![1])),
-            (2, Distribution::Hash(vec![0])),
-            (3, Distribution::Random),
-        ]);
         // A projection that repeats the column names both places; one that drops it, none.
         let p = RelNode::Project {
-            input: Box::new(receive(1, 3)),
+            input: Box::new(receive(Distribution::Hash(vec![1]), 3)),
             exprs: vec![long(1), long(0), long(1)],
         };
-        assert_eq!(hash_partitionings(&p, &dist), vec![vec![0], vec![2]]);
+        assert_eq!(hash_partitionings(&p), vec![vec![0], vec![2]]);
         let dropped = RelNode::Project {
-            input: Box::new(receive(1, 3)),
+            input: Box::new(receive(Distribution::Hash(vec![1]), 3)),
             exprs: vec![long(0), long(2)],
         };
-        assert!(hash_partitionings(&dropped, &dist).is_empty());
-        assert!(hash_partitionings(&receive(3, 2), &dist).is_empty());
+        assert!(hash_partitionings(&dropped).is_empty());
+        assert!(hash_partitionings(&receive(Distribution::Random, 2)).is_empty());
         // An inner join keeps both sides' placements, the right's after the left's columns.
         let join = |kind| RelNode::Join {
-            left: Box::new(receive(1, 3)),
-            right: Box::new(receive(2, 2)),
+            left: Box::new(receive(Distribution::Hash(vec![1]), 3)),
+            right: Box::new(receive(Distribution::Hash(vec![0]), 2)),
             kind,
             left_keys: vec![1],
             right_keys: vec![0],
@@ -217,19 +215,13 @@ mod tests {
             dynamic_broadcast: false,
         };
         assert_eq!(
-            hash_partitionings(&join(JoinKind::Inner), &dist),
+            hash_partitionings(&join(JoinKind::Inner)),
             vec![vec![1], vec![3]]
         );
         // Outer joins pad the other side with NULLs wherever a row found no match.
-        assert_eq!(
-            hash_partitionings(&join(JoinKind::Left), &dist),
-            vec![vec![1]]
-        );
-        assert_eq!(
-            hash_partitionings(&join(JoinKind::Right), &dist),
-            vec![vec![3]]
-        );
-        assert!(hash_partitionings(&join(JoinKind::Full), &dist).is_empty());
+        assert_eq!(hash_partitionings(&join(JoinKind::Left)), vec![vec![1]]);
+        assert_eq!(hash_partitionings(&join(JoinKind::Right)), vec![vec![3]]);
+        assert!(hash_partitionings(&join(JoinKind::Full)).is_empty());
         // An aggregate's keys come first; grouped on a column of the partitioning, in place.
         let agg = |keys: Vec<usize>| RelNode::Aggregate {
             input: Box::new(join(JoinKind::Inner)),
@@ -239,8 +231,8 @@ mod tests {
             output_types: Vec::new(),
             groups_limit: usize::MAX,
         };
-        assert_eq!(hash_partitionings(&agg(vec![4, 3]), &dist), vec![vec![1]]);
-        assert!(hash_partitionings(&agg(vec![0, 4]), &dist).is_empty());
+        assert_eq!(hash_partitionings(&agg(vec![4, 3])), vec![vec![1]]);
+        assert!(hash_partitionings(&agg(vec![0, 4])).is_empty());
         assert!(grouped_in_place(&[vec![1]], &[4, 1]));
         assert!(!grouped_in_place(&[vec![1, 2]], &[1]));
         assert!(!grouped_in_place(&[], &[1]));

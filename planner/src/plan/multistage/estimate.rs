@@ -138,9 +138,15 @@ pub fn plan_rows(node: &RelNode, stages: &[Stage]) -> Option<f64> {
 /// What `node` is estimated to yield, from its leaves' estimates, by the textbook rules: an
 /// equi-join [`join_rows`], a semi join its left rows whose keys the right side's cover (the
 /// smaller key set contained in the larger), an anti join the rest, a grouping at most the
-/// product of its keys' distinct counts, a filter above the leaves half its input.
+/// product of its keys' distinct counts, a filter above the leaves half its input. `stages` are
+/// the stages `node` receives from once a plan is split; a tree still being planned holds its
+/// exchanges instead (and passes none).
 pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
     Some(match node {
+        RelNode::Exchange(x) => match x.kind {
+            StageKind::Leaf { .. } => x.estimate.clone()?,
+            _ => plan_estimate(&x.input, stages)?,
+        },
         RelNode::Receive { stage, .. } => {
             let s = stages.get(*stage)?;
             match s.kind {

@@ -2,8 +2,9 @@
 //! `useMultistageEngine=true`.
 //!
 //! ```text
-//! Statement ──bind──► RelNode tree (one per query, exchanges marked)
+//! Statement ──bind──► RelNode tree (one per query, stage boundaries as RelNode::Exchange)
 //!           ──split──► MultiStagePlan { stages: [Stage 0 (broker root), Stage 1.., leaf stages] }
+//!           ──key_filter──► runtime key filters between the stages
 //! ```
 //!
 //! A [`MultiStagePlan`] is a tree of [`Stage`]s (Pinot's `PlanFragment`s) cut at exchanges
@@ -33,7 +34,7 @@
 //!   windows; [`relation`] its vocabulary.
 //! * [`single_table`] — a single-table block as leaf (v1 server plan) → final aggregation.
 //! * [`rel`] — the relational operators.
-//! * [`stage`] — stages, exchanges, distributions.
+//! * [`stage`] — stages, exchanges, distributions; [`split`] cuts a planned tree into them.
 //! * [`distribution`] — where rows already are, so no exchange repeats a placement.
 //! * [`key_filter`] — runtime key filters from a join to the leaf feeding its other side.
 //! * [`estimate`] — cardinality estimates from table statistics; [`rows_estimate`] what an
@@ -49,6 +50,7 @@ pub mod relation;
 pub mod relational;
 pub mod rows_estimate;
 pub mod single_table;
+pub mod split;
 pub mod stage;
 
 pub use rel::{

@@ -12,6 +12,8 @@
 //!   exactly what a [`RelNode::Leaf`] with a v1 group-by or aggregation plan produces;
 //! * [`RelNode::Window`]'s output is the input row followed by one column per window call.
 
+use super::rows_estimate::RowsEstimate;
+use super::stage::{Distribution, StageKind};
 use crate::plan::aggregate::AggregateCall;
 use crate::plan::expr::Expr;
 use crate::plan::query_plan::{ServerQueryPlan, SortKey};
@@ -178,6 +180,56 @@ pub struct WindowCall {
     pub ignore_nulls: bool,
 }
 
+/// A stage boundary in a tree being planned: `input` runs in a stage of its own (`kind`), whose
+/// rows reach the operator above as `distribution` spreads them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Exchange {
+    /// The order in which planning made this stage; [`super::split`] numbers the stages in it.
+    pub order: usize,
+    pub kind: StageKind,
+    pub input: RelNode,
+    /// How the rows are spread over the receiving workers; `None` while no operator above has
+    /// asked (a leaf just bound), which ends as a singleton.
+    pub distribution: Option<Distribution>,
+    /// What a leaf stage is estimated to send (see [`Stage::estimate`](super::stage::Stage::estimate)).
+    pub estimate: Option<RowsEstimate>,
+}
+
+impl Exchange {
+    /// A leaf stage reading `table` through `leaf`, its exchange not chosen yet.
+    pub fn leaf(
+        order: usize,
+        table: String,
+        leaf: RelNode,
+        estimate: Option<RowsEstimate>,
+    ) -> RelNode {
+        RelNode::Exchange(Box::new(Exchange {
+            order,
+            kind: StageKind::Leaf { table },
+            input: leaf,
+            distribution: None,
+            estimate,
+        }))
+    }
+
+    /// The exchange at `node`, when the rows there cross one whose distribution is not chosen
+    /// yet (a leaf just bound).
+    pub fn undecided(node: &mut RelNode) -> Option<&mut Exchange> {
+        match node {
+            RelNode::Exchange(x) if x.distribution.is_none() => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The leaf this exchange sends from directly, when its stage is a table's leaf.
+    pub fn leaf_node(&self) -> Option<&RelNode> {
+        match (&self.kind, &self.input) {
+            (StageKind::Leaf { .. }, leaf @ RelNode::Leaf { .. }) => Some(leaf),
+            _ => None,
+        }
+    }
+}
+
 /// A relational operator.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum RelNode {
@@ -191,6 +243,10 @@ pub enum RelNode {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         key_filters: Vec<KeyFilter>,
     },
+    /// Planning only: where a stage boundary goes ([`Exchange`]). [`super::split`] cuts the
+    /// planned tree at each into a stage of its own and a [`RelNode::Receive`] of its rows; no
+    /// stage the engine runs holds one.
+    Exchange(Box<Exchange>),
     /// The rows child stage `stage` sends to this worker.
     Receive {
         stage: StageId,
@@ -290,6 +346,7 @@ impl RelNode {
         match self {
             RelNode::Leaf { plan, .. } => plan.kind.row_types(),
             RelNode::Receive { types, .. } | RelNode::Values { types, .. } => types.clone(),
+            RelNode::Exchange(x) => x.input.output_types(),
             RelNode::Project { exprs, .. } => exprs.iter().map(Expr::column_type).collect(),
             RelNode::Filter { input, .. } | RelNode::Sort { input, .. } => input.output_types(),
             RelNode::Aggregate { output_types, .. } => output_types.clone(),
@@ -325,6 +382,7 @@ impl RelNode {
             | RelNode::Sort { input, .. } => vec![input],
             RelNode::Join { left, right, .. } => vec![left, right],
             RelNode::SetOp { inputs, .. } => inputs.iter().collect(),
+            RelNode::Exchange(x) => vec![&x.input],
         }
     }
 
@@ -351,6 +409,7 @@ impl RelNode {
             | RelNode::Sort { input, .. } => vec![input],
             RelNode::Join { left, right, .. } => vec![left, right],
             RelNode::SetOp { inputs, .. } => inputs.iter_mut().collect(),
+            RelNode::Exchange(x) => vec![&mut x.input],
         }
     }
 }

@@ -1,9 +1,7 @@
 //! The vocabulary of planning above the leaves: a relation's columns ([`Col`]), a relation not
-//! yet cut into a stage ([`Rel`]), and where new stages go ([`StageSink`]).
+//! yet cut into a stage ([`Rel`]), and how new stages are counted ([`StageSink`]).
 
-use super::rel::{RelNode, StageId};
-use super::rows_estimate::RowsEstimate;
-use super::stage::StageKind;
+use super::rel::RelNode;
 use crate::plan::expr::{Expr, InputRef};
 use segments::types::ColumnType;
 
@@ -48,13 +46,10 @@ pub struct Rel {
     pub partitioned: bool,
 }
 
-/// Where a planner puts the stages it cuts.
+/// Where a planner counts the stages it cuts.
 pub trait StageSink {
-    /// Adds a stage running `root`; returns its id.
-    fn add_stage(&mut self, kind: StageKind, root: RelNode) -> StageId;
-
-    /// Records what stage `id` is estimated to send.
-    fn set_estimate(&mut self, id: StageId, estimate: Option<RowsEstimate>);
+    /// The order of a new stage boundary ([`Exchange::order`](super::rel::Exchange::order)).
+    fn next_stage(&mut self) -> usize;
 }
 
 impl Rel {

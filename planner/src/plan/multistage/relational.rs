@@ -1,8 +1,9 @@
 //! The relational binder: any query (joins, subqueries in `FROM`, `WITH`, set operations,
-//! `IN`/`EXISTS` subqueries, `ORDER BY`/`LIMIT` over them) to a tree of stages.
+//! `IN`/`EXISTS` subqueries, `ORDER BY`/`LIMIT` over them) to one tree of operators whose stage
+//! boundaries are [`Exchange`]s ([`super::split`] then cuts it into stages).
 //!
-//! A query is planned bottom-up into [`Rel`]s — operators not yet cut into a stage, with their
-//! columns — and cut at exchanges: every table is a leaf stage whose v1 server plan filters by
+//! A query is planned bottom-up into [`Rel`]s — operators with their columns — marking an
+//! exchange wherever rows must move: every table is a leaf stage whose v1 server plan filters by
 //! the table's own predicates and projects the columns the block reads ([`joins`] places the
 //! predicates of `FROM` and `WHERE`); a join receives both sides hashed on its keys (both sides
 //! sent to one worker when it has none), so its stage runs on every server; an aggregate over a
@@ -23,11 +24,10 @@
 
 use super::distribution;
 use super::hints::{AggHints, BlockHints, JoinHints, JoinStrategy, SideDistribution, WindowHints};
-use super::rel::{AsofMatch, AsofOp, JoinKind, RelNode, SetOpKind, StageId};
+use super::rel::{AsofMatch, AsofOp, Exchange, JoinKind, RelNode, SetOpKind};
 use super::relation::{Col, Rel, StageSink, input};
-use super::rows_estimate::RowsEstimate;
 use super::single_table::single_table_rel;
-use super::stage::{Distribution, Stage, StageKind};
+use super::stage::{Distribution, StageKind};
 use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate, fold, unify_types};
 use crate::plan::binder::scope::Scope;
 use crate::plan::catalog::{Catalog, TableInfo};
@@ -39,7 +39,6 @@ use crate::sql::ast::{self, BinaryOp, Query, Select, SelectItem, TableRef};
 use crate::sql::tree::list_exprs_mut;
 use segments::types::ColumnType;
 use segments::types::{DataType, FieldSpec, Schema, Value};
-use std::collections::HashMap;
 
 mod eager_aggregate;
 mod grouped_leaf;
@@ -61,14 +60,13 @@ pub(crate) mod test_plans;
 use joins::Needed;
 use subqueries::{Decorrelated, decorrelate};
 
-/// Builds the stages of one query.
+/// Plans one query into a tree of operators and exchanges.
 pub struct Planner<'a> {
     pub catalog: &'a dyn Catalog,
     pub options: &'a ExecutionOptions,
     pub explain: bool,
-    /// `stages[0]` is the root, filled last.
-    pub stages: Vec<Stage>,
-    dist: HashMap<StageId, Distribution>,
+    /// The stages cut so far ([`Exchange::order`]).
+    stages_made: usize,
     ctes: Vec<(String, Query)>,
     /// Queries being planned inside each other (bounded: each level is a stage or more).
     depth: usize,
@@ -87,13 +85,48 @@ pub struct Planner<'a> {
 /// How deeply queries may nest (subqueries in FROM, set operations, CTE references).
 pub const MAX_QUERY_DEPTH: usize = 16;
 
-fn receives(node: &RelNode, out: &mut Vec<StageId>) {
-    if let RelNode::Receive { stage, .. } = node {
-        out.push(*stage);
+/// A choice of columns over a leaf stage's rows (`SELECT k FROM t` as an `IN` or `EXISTS`
+/// subquery) made by the leaf itself: it sends only those columns, and no stage is cut to
+/// pick them (a singleton stage would handle every row on one worker).
+fn columns_into_leaf(node: RelNode) -> RelNode {
+    let RelNode::Project { mut input, exprs } = node else {
+        return node;
+    };
+    let picks: Option<Vec<usize>> = exprs
+        .iter()
+        .map(|e| match e {
+            Expr::Input(i) => Some(i.index),
+            _ => None,
+        })
+        .collect();
+    if let Some(picks) = picks
+        && !picks.is_empty()
+        && let Some(x) = Exchange::undecided(&mut input)
+        && matches!(x.kind, StageKind::Leaf { .. })
+        && let RelNode::Leaf {
+            plan:
+                ServerQueryPlan {
+                    kind:
+                        ServerQueryKind::Selection {
+                            exprs: leaf_exprs,
+                            order_by,
+                            ..
+                        },
+                    ..
+                },
+            key_filters,
+        } = &mut x.input
+        && key_filters.is_empty()
+        && order_by.is_empty()
+        && picks.iter().all(|&p| p < leaf_exprs.len())
+    {
+        *leaf_exprs = picks
+            .iter()
+            .map(|&p| leaf_exprs[p].clone())
+            .collect::<Vec<_>>();
+        return *input;
     }
-    for i in node.inputs() {
-        receives(i, out);
-    }
+    RelNode::Project { input, exprs }
 }
 
 fn synthetic(i: usize) -> String {
@@ -147,16 +180,9 @@ fn resolve(cols: &[Col], table: Option<&str>, name: &str) -> Result<Option<usize
 }
 
 impl StageSink for Planner<'_> {
-    fn add_stage(&mut self, kind: StageKind, root: RelNode) -> StageId {
-        let id = self.stages.len();
-        self.place(id, kind, root);
-        id
-    }
-
-    fn set_estimate(&mut self, id: StageId, estimate: Option<RowsEstimate>) {
-        if let Some(s) = self.stages.get_mut(id) {
-            s.estimate = estimate;
-        }
+    fn next_stage(&mut self) -> usize {
+        self.stages_made += 1;
+        self.stages_made
     }
 }
 
@@ -170,19 +196,7 @@ impl<'a> Planner<'a> {
             catalog,
             options,
             explain,
-            stages: vec![Stage {
-                id: 0,
-                kind: StageKind::Root,
-                root: RelNode::Values {
-                    rows: Vec::new(),
-                    types: Vec::new(),
-                },
-                parent: None,
-                input_distribution: Vec::new(),
-                output_types: Vec::new(),
-                estimate: None,
-            }],
-            dist: HashMap::new(),
+            stages_made: 0,
             ctes: Vec::new(),
             depth: 0,
             join_hints: JoinHints::default(),
@@ -193,116 +207,33 @@ impl<'a> Planner<'a> {
         }
     }
 
-    fn place(&mut self, id: StageId, kind: StageKind, root: RelNode) {
-        let mut children = Vec::new();
-        receives(&root, &mut children);
-        let input_distribution = children
-            .iter()
-            .map(|c| (*c, self.dist.remove(c).unwrap_or(Distribution::Singleton)))
-            .collect();
-        for c in children {
-            if let Some(s) = self.stages.get_mut(c) {
-                s.parent = Some(id);
-            }
-        }
-        let stage = Stage {
-            id,
-            kind,
-            output_types: root.output_types(),
-            root,
-            parent: None,
-            input_distribution,
-            estimate: None,
-        };
-        if id < self.stages.len() {
-            self.stages[id] = stage;
-        } else {
-            self.stages.push(stage);
-        }
-    }
-
-    /// Makes `root` the root stage.
-    pub fn finish_root(&mut self, root: RelNode) {
-        self.place(0, StageKind::Root, root);
-    }
-
-    /// `rel` read through an exchange with `dist`.
+    /// `rel` read through an exchange with `dist`: a leaf just bound sends that way, any other
+    /// operators become a stage of their own.
     pub fn exchange(&mut self, mut rel: Rel, dist: Distribution) -> Rel {
         let partitioned = matches!(dist, Distribution::Hash(_));
         if !rel.partitioned {
-            rel.node = self.columns_into_leaf(rel.node);
+            rel.node = columns_into_leaf(rel.node);
         }
-        let types = rel.node.output_types();
-        let id = match &rel.node {
-            RelNode::Receive { stage, .. }
-                if !rel.partitioned && !self.dist.contains_key(stage) =>
-            {
-                *stage
+        let node = match Exchange::undecided(&mut rel.node) {
+            Some(x) if !rel.partitioned => {
+                x.distribution = Some(dist);
+                rel.node
             }
-            _ => self.add_stage(
-                StageKind::Intermediate {
+            _ => RelNode::Exchange(Box::new(Exchange {
+                order: self.next_stage(),
+                kind: StageKind::Intermediate {
                     singleton: !rel.partitioned,
                 },
-                rel.node,
-            ),
+                input: rel.node,
+                distribution: Some(dist),
+                estimate: None,
+            })),
         };
-        self.dist.insert(id, dist);
         Rel {
-            node: RelNode::Receive { stage: id, types },
+            node,
             cols: rel.cols,
             partitioned,
         }
-    }
-
-    /// A choice of columns over a leaf stage's rows (`SELECT k FROM t` as an `IN` or `EXISTS`
-    /// subquery) made by the leaf itself: it sends only those columns, and no stage is cut to
-    /// pick them (a singleton stage would handle every row on one worker).
-    fn columns_into_leaf(&mut self, node: RelNode) -> RelNode {
-        let RelNode::Project { input, exprs } = node else {
-            return node;
-        };
-        let picks: Option<Vec<usize>> = exprs
-            .iter()
-            .map(|e| match e {
-                Expr::Input(i) => Some(i.index),
-                _ => None,
-            })
-            .collect();
-        let stage = match (&*input, picks) {
-            (RelNode::Receive { stage, .. }, Some(picks))
-                if !picks.is_empty() && !self.dist.contains_key(stage) =>
-            {
-                self.stages.get_mut(*stage).map(|s| (s, picks))
-            }
-            _ => None,
-        };
-        if let Some((s, picks)) = stage
-            && matches!(s.kind, StageKind::Leaf { .. })
-            && let RelNode::Leaf {
-                plan:
-                    ServerQueryPlan {
-                        kind:
-                            ServerQueryKind::Selection {
-                                exprs: leaf_exprs,
-                                order_by,
-                                ..
-                            },
-                        ..
-                    },
-                key_filters,
-            } = &mut s.root
-            && key_filters.is_empty()
-            && order_by.is_empty()
-            && picks.iter().all(|&p| p < leaf_exprs.len())
-        {
-            *leaf_exprs = picks.iter().map(|&p| leaf_exprs[p].clone()).collect();
-            s.output_types = s.root.output_types();
-            return RelNode::Receive {
-                stage: s.id,
-                types: s.output_types.clone(),
-            };
-        }
-        RelNode::Project { input, exprs }
     }
 
     /// A relation that needs every row in one place.
@@ -966,20 +897,18 @@ impl<'a> Planner<'a> {
             )));
         }
         let table = match &right.node {
-            RelNode::Receive { stage, .. } => match self.stages.get(*stage) {
-                Some(Stage {
-                    kind: StageKind::Leaf { table },
-                    root:
-                        RelNode::Leaf {
-                            plan:
-                                ServerQueryPlan {
-                                    kind: ServerQueryKind::Selection { .. },
-                                    ..
-                                },
-                            ..
-                        },
-                    ..
-                }) => Some(table),
+            RelNode::Exchange(x) => match (&x.kind, &x.input) {
+                (
+                    StageKind::Leaf { table },
+                    RelNode::Leaf {
+                        plan:
+                            ServerQueryPlan {
+                                kind: ServerQueryKind::Selection { .. },
+                                ..
+                            },
+                        ..
+                    },
+                ) => Some(table),
                 _ => None,
             },
             _ => None,
@@ -1101,7 +1030,7 @@ impl<'a> Planner<'a> {
     /// (see [`distribution::hash_partitionings`]).
     fn placed(&self, rel: &Rel) -> Vec<Vec<usize>> {
         if rel.partitioned {
-            distribution::hash_partitionings(&rel.node, &self.dist)
+            distribution::hash_partitionings(&rel.node)
         } else {
             Vec::new()
         }

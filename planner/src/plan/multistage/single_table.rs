@@ -15,10 +15,9 @@
 //! keep an integral argument's type).
 
 use super::estimate::Estimate;
-use super::rel::{AggMode, RelNode};
+use super::rel::{AggMode, Exchange, RelNode};
 use super::relation::{Col, Rel, StageSink, input};
 use super::rows_estimate::RowsEstimate;
-use super::stage::StageKind;
 use crate::plan::aggregate::{AggregateCall, AggregateFunction};
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
 use crate::plan::binder::scope::Scope;
@@ -170,13 +169,8 @@ fn single_table(
         plan,
         key_filters: Vec::new(),
     };
-    let leaf_id = stages.add_stage(StageKind::Leaf { table }, leaf);
-    stages.set_estimate(leaf_id, estimate);
+    let received = Exchange::leaf(stages.next_stage(), table, leaf, estimate);
     let mut agg_types: Vec<Option<ColumnType>> = vec![None; row_types.len()];
-    let received = RelNode::Receive {
-        stage: leaf_id,
-        types: row_types.clone(),
-    };
     let mut node = match &p.server.kind {
         ServerQueryKind::GroupBy { aggregates, .. }
         | ServerQueryKind::Aggregation { aggregates } => {

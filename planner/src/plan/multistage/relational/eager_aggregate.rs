@@ -52,8 +52,6 @@ enum Side {
 /// What pushing the aggregates into one side's leaf takes.
 struct Push {
     side: Side,
-    /// The leaf stage of that side.
-    stage: usize,
     /// The side's columns the groups are made by, ascending (its join keys among them).
     group: Vec<usize>,
     /// Each of those columns' estimated distinct values.
@@ -205,11 +203,10 @@ impl Planner<'_> {
         group: Vec<usize>,
         side: Side,
     ) -> Option<Push> {
-        let RelNode::Receive { stage, .. } = node else {
+        let RelNode::Exchange(x) = node else {
             return None;
         };
-        let s = self.stages.get(*stage)?;
-        let RelNode::Leaf { plan, key_filters } = &s.root else {
+        let RelNode::Leaf { plan, key_filters } = &x.input else {
             return None;
         };
         let ServerQueryKind::Selection {
@@ -225,9 +222,8 @@ impl Planner<'_> {
         let single_values = group
             .iter()
             .all(|&c| exprs.get(c).is_some_and(|e| e.column_type().single_value));
-        let sent_hashed =
-            matches!(self.dist.get(stage), Some(Distribution::Hash(k)) if k == join_keys);
-        if !matches!(s.kind, StageKind::Leaf { .. })
+        let sent_hashed = matches!(&x.distribution, Some(Distribution::Hash(k)) if k == join_keys);
+        if !matches!(x.kind, StageKind::Leaf { .. })
             || !key_filters.is_empty()
             || !order_by.is_empty()
             || *limit < u32::MAX as usize
@@ -236,12 +232,11 @@ impl Planner<'_> {
         {
             return None;
         }
-        let estimate = s.estimate.as_ref()?;
+        let estimate = x.estimate.as_ref()?;
         let distinct: Vec<f64> = group.iter().map(|&c| estimate.distinct(c)).collect();
         let groups = distinct.iter().product::<f64>().min(estimate.rows);
         (groups <= estimate.rows * GROUPS_SHARE).then_some(Push {
             side,
-            stage: *stage,
             group,
             distinct,
             groups,
@@ -292,11 +287,17 @@ impl Planner<'_> {
             Side::Right => left_width,
         };
         let position = |c: usize| push.group.iter().position(|&g| g == c);
+        let (side, side_keys) = match push.side {
+            Side::Left => (left, left_keys),
+            Side::Right => (right, right_keys),
+        };
 
         // The leaf groups by `group` and makes each aggregate's partial state; its rows read
         // table columns, so the aggregates' arguments are rewritten onto the leaf's expressions.
-        let stage = &mut self.stages[push.stage];
-        let RelNode::Leaf { plan, .. } = &mut stage.root else {
+        let RelNode::Exchange(leaf) = &mut **side else {
+            unreachable!("pushable checked the leaf's exchange")
+        };
+        let RelNode::Leaf { plan, .. } = &mut leaf.input else {
             unreachable!("pushable checked the leaf")
         };
         let ServerQueryKind::Selection { exprs, .. } = &plan.kind else {
@@ -330,35 +331,27 @@ impl Planner<'_> {
         // would have sent anyway.
         plan.options.num_groups_limit = usize::MAX;
         plan.options.error_on_num_groups_limit = false;
-        stage.output_types = stage.root.output_types();
-        let received_types = stage.output_types.clone();
+        let received_types = leaf.input.output_types();
         let partial_types: Vec<ColumnType> = leaf_calls
             .iter()
             .map(AggregateCall::result_column_type)
             .collect();
         let mut distinct = push.distinct;
         distinct.extend(std::iter::repeat_n(push.groups, partial_types.len()));
-        stage.estimate = Some(RowsEstimate {
+        leaf.estimate = Some(RowsEstimate {
             rows: push.groups,
             distinct,
         });
         let width = push.group.len();
-        let (side, side_keys) = match push.side {
-            Side::Left => (left, left_keys),
-            Side::Right => (right, right_keys),
-        };
         for k in side_keys.iter_mut() {
             *k = position(*k).expect("join keys are grouped");
         }
-        self.dist
-            .insert(push.stage, Distribution::Hash(side_keys.clone()));
+        leaf.distribution = Some(Distribution::Hash(side_keys.clone()));
         let mut output_types = received_types[..width].to_vec();
         output_types.extend(partial_types.iter().copied());
+        let leaf = side.take();
         **side = RelNode::Aggregate {
-            input: Box::new(RelNode::Receive {
-                stage: push.stage,
-                types: received_types,
-            }),
+            input: Box::new(leaf),
             group_keys: (0..width).collect(),
             aggregates: leaf_calls
                 .into_iter()

@@ -14,7 +14,7 @@
 //! differently (one worker either way).
 
 use super::Planner;
-use crate::plan::multistage::rel::{AggMode, RelNode, StageId};
+use crate::plan::multistage::rel::{AggMode, Exchange, RelNode};
 use crate::plan::multistage::relation::Rel;
 use crate::plan::multistage::stage::Distribution;
 
@@ -25,20 +25,16 @@ impl Planner<'_> {
         if rel.partitioned {
             return;
         }
-        let Some((stage, keys)) = grouped_leaf(&rel.node) else {
-            return;
-        };
-        if self.dist.contains_key(&stage) {
-            return;
+        if let Some((leaf, keys)) = grouped_leaf(&mut rel.node) {
+            leaf.distribution = Some(Distribution::Hash(keys));
+            rel.partitioned = true;
         }
-        self.dist.insert(stage, Distribution::Hash(keys));
-        rel.partitioned = true;
     }
 }
 
-/// The stage and group keys of a final aggregate over a receive, under operators that keep
-/// each row where it is.
-fn grouped_leaf(node: &RelNode) -> Option<(StageId, Vec<usize>)> {
+/// The leaf's exchange, not placed yet, and the group keys of a final aggregate over it,
+/// under operators that keep each row where it is.
+fn grouped_leaf(node: &mut RelNode) -> Option<(&mut Exchange, Vec<usize>)> {
     match node {
         RelNode::Project { input, .. } | RelNode::Filter { input, .. } => grouped_leaf(input),
         RelNode::Aggregate {
@@ -46,10 +42,12 @@ fn grouped_leaf(node: &RelNode) -> Option<(StageId, Vec<usize>)> {
             group_keys,
             mode: AggMode::Final | AggMode::Direct,
             ..
-        } if !group_keys.is_empty() => match &**input {
-            RelNode::Receive { stage, .. } => Some((*stage, group_keys.clone())),
-            _ => None,
-        },
+        } => {
+            let keys = group_keys.clone();
+            Exchange::undecided(input)
+                .filter(|_| !keys.is_empty())
+                .map(|x| (x, keys))
+        }
         _ => None,
     }
 }

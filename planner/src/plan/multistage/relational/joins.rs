@@ -24,9 +24,8 @@ use crate::plan::binder::select::plan_select;
 use crate::plan::error::PlanError;
 use crate::plan::multistage::estimate::{Estimate, UNKNOWN_ROWS};
 use crate::plan::multistage::hints::JoinStrategy;
-use crate::plan::multistage::rel::{JoinKind, RelNode};
+use crate::plan::multistage::rel::{Exchange, JoinKind, RelNode};
 use crate::plan::multistage::relation::{Col, Rel, StageSink};
-use crate::plan::multistage::stage::StageKind;
 use crate::plan::query_plan::{ResultLayout, ServerQueryPlan};
 use crate::sql::ast::{self, Select, SelectItem, TableRef};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -738,16 +737,8 @@ impl Planner<'_> {
             },
             key_filters: Vec::new(),
         };
-        let types = leaf.output_types();
-        let id = self.add_stage(
-            StageKind::Leaf {
-                table: info.name.clone(),
-            },
-            leaf,
-        );
-        self.set_estimate(id, estimate);
         Ok(Rel {
-            node: RelNode::Receive { stage: id, types },
+            node: Exchange::leaf(self.next_stage(), info.name.clone(), leaf, estimate),
             cols,
             partitioned: false,
         })

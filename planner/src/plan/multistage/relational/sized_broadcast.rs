@@ -23,7 +23,7 @@ use super::super::estimate::plan_estimate;
 use super::super::rel::{JoinKind, RelNode};
 use super::super::relation::Rel;
 use super::super::stage::StageKind;
-use super::{Planner, Side, receives};
+use super::{Planner, Side};
 
 /// Most rows a side may be estimated to hold and be broadcast (DataFusion's threshold for
 /// collecting a join's build side on every partition, 128 Ki rows).
@@ -49,7 +49,7 @@ impl Planner<'_> {
         if workers < 2 {
             return None;
         }
-        let rows = |r: &Rel| plan_estimate(&r.node, &self.stages).map(|e| e.rows);
+        let rows = |r: &Rel| plan_estimate(&r.node, &[]).map(|e| e.rows);
         let (l, r) = (rows(left)?, rows(right)?);
         let moved = |moves: bool, rows: f64| if moves { rows } else { 0.0 };
         let by_hash = moved(hashed.0, l) + moved(hashed.1, r);
@@ -64,20 +64,17 @@ impl Planner<'_> {
 
     /// The most servers any table read under `node` is spread over (0 when none is known).
     fn servers_under(&self, node: &RelNode) -> usize {
-        let mut most = 0;
-        let mut stages = Vec::new();
-        receives(node, &mut stages);
-        while let Some(id) = stages.pop() {
-            match self.stages.get(id).map(|s| (&s.kind, &s.root)) {
-                Some((StageKind::Leaf { table }, _)) => {
-                    let servers = self.catalog.table(table).map_or(0, |t| t.servers);
-                    most = most.max(servers);
-                }
-                Some((_, root)) => receives(root, &mut stages),
-                None => {}
+        match node {
+            RelNode::Exchange(x) if let StageKind::Leaf { table } = &x.kind => {
+                self.catalog.table(table).map_or(0, |t| t.servers)
             }
+            _ => node
+                .inputs()
+                .into_iter()
+                .map(|i| self.servers_under(i))
+                .max()
+                .unwrap_or(0),
         }
-        most
     }
 }
 
@@ -114,7 +111,7 @@ mod tests {
                 RelNode::Leaf { plan, .. } => return plan.table.clone(),
                 other => {
                     let mut below = Vec::new();
-                    super::super::receives(other, &mut below);
+                    super::super::test_plans::receives(other, &mut below);
                     stage = below[0];
                 }
             }

@@ -3,7 +3,7 @@
 
 use crate::plan::multistage::MultiStagePlan;
 use crate::plan::multistage::bind::bind_multistage;
-use crate::plan::multistage::rel::{JoinKind, RelNode};
+use crate::plan::multistage::rel::{JoinKind, RelNode, StageId};
 use crate::plan::query_plan::{ExecutionOptions, ServerQueryKind};
 use crate::plan::{MemoryCatalog, QueryPlan};
 use crate::sql::parse_statement;
@@ -179,4 +179,14 @@ pub fn statistics_catalog() -> MemoryCatalog {
         );
     }
     c
+}
+
+/// The stages `node` receives from, in the order its operators read them.
+pub(crate) fn receives(node: &RelNode, out: &mut Vec<StageId>) {
+    if let RelNode::Receive { stage, .. } = node {
+        out.push(*stage);
+    }
+    for i in node.inputs() {
+        receives(i, out);
+    }
 }
