@@ -3,6 +3,7 @@
 //! blocks taking the [`single_table`](super::single_table) shape, and the result is gathered
 //! into the root stage on the broker; the planned tree is then [`split`] into its stages.
 
+use super::limit_pushdown::push_limits;
 use super::relational::Planner;
 use super::split::split;
 use super::stage::{MultiStageOptions, MultiStagePlan};
@@ -25,7 +26,8 @@ pub fn bind_multistage(
     }
     let mut planner = Planner::new(catalog, options, stmt.explain);
     let (rel, names) = planner.query(&stmt.query)?;
-    let rel = planner.gathered(rel);
+    let mut rel = planner.gathered(rel);
+    push_limits(&mut rel.node);
     let columns = names
         .into_iter()
         .zip(rel.cols.iter().map(|c| c.ty))

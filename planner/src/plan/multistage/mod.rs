@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! Statement ──bind──► RelNode tree (one per query, stage boundaries as RelNode::Exchange)
+//!           ──limit_pushdown──► the same tree, each worker's first rows of a LIMIT sent alone
 //!           ──split──► MultiStagePlan { stages: [Stage 0 (broker root), Stage 1.., leaf stages] }
 //!           ──key_filter──► runtime key filters between the stages
 //! ```
@@ -36,6 +37,7 @@
 //! * [`rel`] — the relational operators.
 //! * [`stage`] — stages, exchanges, distributions; [`split`] cuts a planned tree into them.
 //! * [`distribution`] — where rows already are, so no exchange repeats a placement.
+//! * [`limit_pushdown`] — a sort's limit copied below the gather.
 //! * [`key_filter`] — runtime key filters from a join to the leaf feeding its other side.
 //! * [`estimate`] — cardinality estimates from table statistics; [`rows_estimate`] what an
 //!   operator is estimated to output (rows, each column's distinct values).
@@ -45,6 +47,7 @@ pub mod distribution;
 pub mod estimate;
 pub mod hints;
 pub mod key_filter;
+pub mod limit_pushdown;
 pub mod rel;
 pub mod relation;
 pub mod relational;

@@ -354,18 +354,8 @@ impl Planner<'_> {
         let needs_all =
             sel.distinct || !keys.is_empty() || sel.limit.is_some() || sel.offset.is_some();
         if needs_all && partitioned {
-            // `ORDER BY … LIMIT n` (and a bare `LIMIT`): each worker sends only its own first
-            // offset + n rows in that order, which hold the answer's (Pinot's
-            // `PinotSortExchangeCopyRule`); the sort after the gather picks among them.
-            if let (Some(limit), false) = (sel.limit, sel.distinct) {
-                let fetch = limit.saturating_add(sel.offset.unwrap_or(0));
-                node = RelNode::Sort {
-                    input: Box::new(node),
-                    keys: keys.clone(),
-                    offset: 0,
-                    limit: Some(usize::try_from(fetch).unwrap_or(usize::MAX)),
-                };
-            }
+            // Each worker's own first rows of an `ORDER BY … LIMIT` are sent alone
+            // ([`super::super::limit_pushdown`]).
             let gathered = self.gathered(Rel {
                 node,
                 cols: Vec::new(),
@@ -419,31 +409,5 @@ impl Planner<'_> {
             },
             names,
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::test_plans::stage_shapes;
-
-    #[test]
-    fn a_limit_over_a_join_is_applied_by_each_worker_before_the_gather_too() {
-        // The join's stage sorts and keeps its first rows; the root sorts those again.
-        let stages =
-            stage_shapes("SELECT f.k, g.d FROM f JOIN g ON f.k = g.k ORDER BY g.d LIMIT 5");
-        assert!(
-            stages[0].contains("SORT(RECEIVE") && stages[3].contains("SORT(PROJECT(JOIN"),
-            "{stages:?}"
-        );
-        let stages = stage_shapes("SELECT f.k FROM f JOIN g ON f.k = g.k LIMIT 5");
-        assert!(stages[3].starts_with("SORT("), "{stages:?}");
-        // Without a limit, or under DISTINCT, every row goes to the root.
-        for sql in [
-            "SELECT f.k FROM f JOIN g ON f.k = g.k ORDER BY f.k",
-            "SELECT DISTINCT f.k FROM f JOIN g ON f.k = g.k LIMIT 5",
-        ] {
-            let stages = stage_shapes(sql);
-            assert!(!stages[3].contains("SORT"), "{sql}: {stages:?}");
-        }
     }
 }
