@@ -233,9 +233,10 @@ fn evaluate_node(node: &RelNode, env: &mut Env<'_>) -> Result<DataBlock, EngineE
             }
             Ok(leaf_block(result.data, &types_of(node), aggregates))
         }
-        // Planning cuts every exchange into a stage of its own before a stage is run.
-        RelNode::Exchange(_) => Err(EngineError::execution(
-            "a stage holds an exchange: its plan was not split into stages",
+        // Planning places every operator and cuts every exchange into a stage of its own
+        // before a stage is run.
+        RelNode::Exchange(_) | RelNode::Place(_) => Err(EngineError::execution(
+            "a stage holds an exchange or an unplaced operator: its plan was not split into stages",
         )),
         RelNode::Receive { stage, .. } => {
             let blocks = env.inputs.receive_all(*stage)?;
@@ -375,6 +376,7 @@ pub fn node_name(node: &RelNode) -> &'static str {
         RelNode::Leaf { .. } => "LEAF",
         RelNode::Receive { .. } => "RECEIVE",
         RelNode::Exchange(_) => "EXCHANGE",
+        RelNode::Place(_) => "PLACE",
         RelNode::Project { .. } => "PROJECT",
         RelNode::Filter { .. } => "FILTER",
         RelNode::Aggregate { .. } => "AGGREGATE",

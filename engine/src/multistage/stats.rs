@@ -17,6 +17,7 @@ pub fn operator_type(node: &RelNode) -> &'static str {
         RelNode::Leaf { .. } => "LEAF",
         RelNode::Receive { .. } => "MAILBOX_RECEIVE",
         RelNode::Exchange(_) => "EXCHANGE",
+        RelNode::Place(_) => "PLACE",
         RelNode::Project { .. } => "TRANSFORM",
         RelNode::Filter { .. } => "FILTER",
         RelNode::Aggregate { .. } => "AGGREGATE",

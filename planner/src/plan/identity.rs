@@ -301,6 +301,7 @@ fn rel_exprs(node: &mut RelNode, f: &mut dyn FnMut(&mut Expr)) {
         }
         RelNode::Receive { .. }
         | RelNode::Exchange(_)
+        | RelNode::Place(_)
         | RelNode::Sort { .. }
         | RelNode::SetOp { .. }
         | RelNode::Values { .. } => {}

@@ -4,6 +4,7 @@
 //! into the root stage on the broker; the planned tree is then [`split`] into its stages.
 
 use super::limit_pushdown::push_limits;
+use super::place::Request;
 use super::relational::Planner;
 use super::split::split;
 use super::stage::{MultiStageOptions, MultiStagePlan};
@@ -26,12 +27,14 @@ pub fn bind_multistage(
     }
     let mut planner = Planner::new(catalog, options, stmt.explain);
     let (rel, names) = planner.query(&stmt.query)?;
-    let mut rel = planner.gathered(rel);
-    push_limits(&mut rel.node);
     let columns = names
         .into_iter()
         .zip(rel.cols.iter().map(|c| c.ty))
         .collect();
+    // The rows gathered on the broker; then where every operator's rows move.
+    let root = planner.request(Request::Gather(rel.node));
+    let mut root = planner.place(root).node;
+    push_limits(&mut root);
     // `joinOptions(max_rows_in_join=…, join_overflow_mode=…)` hints win over the options.
     if let Some(m) = planner.hinted_limits.max_rows_in_join {
         v2_options.max_rows_in_join = m;
@@ -47,7 +50,7 @@ pub fn bind_multistage(
     }
     let mut options = options.clone();
     options.error_on_num_groups_limit = planner.error_on_num_groups_limit;
-    let mut stages = split(rel.node);
+    let mut stages = split(root);
     super::key_filter::add_key_filters(&mut stages);
     Ok(QueryPlan::MultiStage(MultiStagePlan {
         stages,

@@ -173,7 +173,7 @@ mod tests {
     /// Rows of `width` columns a stage below sends as `distribution` places them.
     fn receive(distribution: Distribution, width: usize) -> RelNode {
         RelNode::Exchange(Box::new(Exchange {
-            order: 1,
+            order: (1, 0),
             kind: StageKind::Intermediate { singleton: false },
             input: RelNode::Values {
                 rows: Vec::new(),

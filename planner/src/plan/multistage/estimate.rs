@@ -154,7 +154,8 @@ pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
                 _ => plan_estimate(&s.root, stages)?,
             }
         }
-        RelNode::Leaf { .. } => return None,
+        // Estimates are read of placed operators only.
+        RelNode::Leaf { .. } | RelNode::Place(_) => return None,
         RelNode::Values { rows, types } => {
             let n = rows.len() as f64;
             RowsEstimate::new(n, vec![n; types.len()])

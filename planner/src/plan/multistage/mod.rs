@@ -2,8 +2,10 @@
 //! `useMultistageEngine=true`.
 //!
 //! ```text
-//! Statement ──bind──► RelNode tree (one per query, stage boundaries as RelNode::Exchange)
-//!           ──limit_pushdown──► the same tree, each worker's first rows of a LIMIT sent alone
+//! Statement ──bind──► RelNode tree (one per query: leaves as RelNode::Exchange, joins,
+//!                      groupings, gathers as RelNode::Place requests)
+//!           ──placement──► the same tree, every request resolved into operators and exchanges
+//!           ──limit_pushdown──► each worker's first rows of a LIMIT sent alone
 //!           ──split──► MultiStagePlan { stages: [Stage 0 (broker root), Stage 1.., leaf stages] }
 //!           ──key_filter──► runtime key filters between the stages
 //! ```
@@ -32,7 +34,8 @@
 //!
 //! * [`bind`] — statements to multi-stage plans.
 //! * [`relational`] — any query cut into stages: joins, subqueries, `WITH`, set operations,
-//!   windows; [`relation`] its vocabulary.
+//!   windows, and the distribution pass; [`relation`] its vocabulary, [`place`] what binding
+//!   asks the pass.
 //! * [`single_table`] — a single-table block as leaf (v1 server plan) → final aggregation.
 //! * [`rel`] — the relational operators.
 //! * [`stage`] — stages, exchanges, distributions; [`split`] cuts a planned tree into them.
@@ -48,6 +51,7 @@ pub mod estimate;
 pub mod hints;
 pub mod key_filter;
 pub mod limit_pushdown;
+pub mod place;
 pub mod rel;
 pub mod relation;
 pub mod relational;

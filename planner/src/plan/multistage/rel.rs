@@ -12,6 +12,7 @@
 //!   exactly what a [`RelNode::Leaf`] with a v1 group-by or aggregation plan produces;
 //! * [`RelNode::Window`]'s output is the input row followed by one column per window call.
 
+use super::place::Place;
 use super::rows_estimate::RowsEstimate;
 use super::stage::{Distribution, StageKind};
 use crate::plan::aggregate::AggregateCall;
@@ -184,8 +185,9 @@ pub struct WindowCall {
 /// rows reach the operator above as `distribution` spreads them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Exchange {
-    /// The order in which planning made this stage; [`super::split`] numbers the stages in it.
-    pub order: usize,
+    /// When planning made this stage: the planning step, then the stage's place among that
+    /// step's; [`super::split`] numbers the stages in this order.
+    pub order: (usize, usize),
     pub kind: StageKind,
     pub input: RelNode,
     /// How the rows are spread over the receiving workers; `None` while no operator above has
@@ -204,7 +206,7 @@ impl Exchange {
         estimate: Option<RowsEstimate>,
     ) -> RelNode {
         RelNode::Exchange(Box::new(Exchange {
-            order,
+            order: (order, 0),
             kind: StageKind::Leaf { table },
             input: leaf,
             distribution: None,
@@ -247,6 +249,10 @@ pub enum RelNode {
     /// planned tree at each into a stage of its own and a [`RelNode::Receive`] of its rows; no
     /// stage the engine runs holds one.
     Exchange(Box<Exchange>),
+    /// Planning only: an operator binding asked for whose placement the distribution pass
+    /// decides ([`Place`]); none is left once it has run.
+    #[serde(skip)]
+    Place(Box<Place>),
     /// The rows child stage `stage` sends to this worker.
     Receive {
         stage: StageId,
@@ -347,6 +353,7 @@ impl RelNode {
             RelNode::Leaf { plan, .. } => plan.kind.row_types(),
             RelNode::Receive { types, .. } | RelNode::Values { types, .. } => types.clone(),
             RelNode::Exchange(x) => x.input.output_types(),
+            RelNode::Place(p) => p.request.output_types(),
             RelNode::Project { exprs, .. } => exprs.iter().map(Expr::column_type).collect(),
             RelNode::Filter { input, .. } | RelNode::Sort { input, .. } => input.output_types(),
             RelNode::Aggregate { output_types, .. } => output_types.clone(),
@@ -383,6 +390,7 @@ impl RelNode {
             RelNode::Join { left, right, .. } => vec![left, right],
             RelNode::SetOp { inputs, .. } => inputs.iter().collect(),
             RelNode::Exchange(x) => vec![&x.input],
+            RelNode::Place(p) => p.request.inputs(),
         }
     }
 
@@ -410,6 +418,7 @@ impl RelNode {
             RelNode::Join { left, right, .. } => vec![left, right],
             RelNode::SetOp { inputs, .. } => inputs.iter_mut().collect(),
             RelNode::Exchange(x) => vec![&mut x.input],
+            RelNode::Place(p) => p.request.inputs_mut(),
         }
     }
 }

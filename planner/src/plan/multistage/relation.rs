@@ -37,13 +37,10 @@ impl Col {
     }
 }
 
-/// Operators not yet cut into a stage, and their columns.
+/// Operators being planned, and their columns.
 pub struct Rel {
     pub node: RelNode,
     pub cols: Vec<Col>,
-    /// The rows are hash-partitioned over several workers (a join's stage): an operator that
-    /// needs every row runs after a singleton exchange.
-    pub partitioned: bool,
 }
 
 /// Where a planner counts the stages it cuts.
@@ -71,7 +68,6 @@ impl Rel {
                 exprs,
             },
             cols,
-            partitioned: self.partitioned,
         }
     }
 }

@@ -1,33 +1,35 @@
 //! The relational binder: any query (joins, subqueries in `FROM`, `WITH`, set operations,
-//! `IN`/`EXISTS` subqueries, `ORDER BY`/`LIMIT` over them) to one tree of operators whose stage
-//! boundaries are [`Exchange`]s ([`super::split`] then cuts it into stages).
+//! `IN`/`EXISTS` subqueries, `ORDER BY`/`LIMIT` over them) to one tree of operators, then the
+//! distribution pass ([`placement`]) over it; [`super::split`] then cuts it into stages.
 //!
-//! A query is planned bottom-up into [`Rel`]s — operators with their columns — marking an
-//! exchange wherever rows must move: every table is a leaf stage whose v1 server plan filters by
-//! the table's own predicates and projects the columns the block reads ([`joins`] places the
-//! predicates of `FROM` and `WHERE`); a join receives both sides hashed on its keys (both sides
-//! sent to one worker when it has none), so its stage runs on every server; an aggregate over a
-//! partitioned input runs in two phases around a hash exchange on its keys; an operator that
-//! needs all rows (sorting, windows, the root) receives a partitioned input as a singleton. Expressions
-//! above the leaves are bound by the v1 expression binder over a synthetic scope whose columns
-//! are the relation's positions (`__c<i>`), then read as [`Expr::Input`]s.
+//! Binding plans a query bottom-up into [`Rel`]s — operators with their columns — and decides
+//! what each computes, not where its rows are: every table is a leaf stage (an [`Exchange`] not
+//! placed yet) whose v1 server plan filters by the table's own predicates and projects the
+//! columns the block reads ([`joins`] places the predicates of `FROM` and `WHERE`); a join, a
+//! grouping, an operator that needs every row (sorting, windows, the root) and a set
+//! operation's input are [`Request`]s. The pass then resolves them, bottom-up: a join's sides
+//! hashed on its keys or one broadcast, a grouping of spread rows in two phases around a hash
+//! exchange on its keys, spread rows gathered to one worker. Expressions above the leaves are
+//! bound by the v1 expression binder over a synthetic scope whose columns are the relation's
+//! positions (`__c<i>`), then read as [`Expr::Input`]s.
 //!
 //! Each question has its file: `joins` (with `join_order`, `or_factors`,
 //! `semi_pushdown`) where `FROM` and `WHERE` become a join tree; `subqueries` where `IN`,
 //! `EXISTS` and scalar subqueries become semi, anti and single-row joins; `windows` where
 //! `OVER (…)` calls become window operators; `set_ops` `UNION`/`INTERSECT`/`EXCEPT`; `using`
 //! `USING` and `NATURAL` joins; `upper` the select list, grouping, `HAVING`, `DISTINCT`,
-//! `ORDER BY` and `LIMIT`, with `eager_aggregate` where grouping goes below a join;
-//! `sized_broadcast` where a small side is broadcast; `grouped_leaf` where a single table's
-//! grouping joined on its keys runs on every worker; this file the blocks themselves — `WITH`, `VALUES`, `FROM` items and
-//! lateral joins, the join strategies hints ask for — and the exchanges between stages.
+//! `ORDER BY` and `LIMIT`; `placement` where rows move, with `eager_aggregate` where grouping
+//! goes below a join, `sized_broadcast` where a small side is broadcast and `grouped_leaf` where
+//! a single table's grouping joined on its keys runs on every worker; this file the blocks
+//! themselves — `WITH`, `VALUES`, `FROM` items and lateral joins, the join strategies hints ask
+//! for.
 
-use super::distribution;
 use super::hints::{AggHints, BlockHints, JoinHints, JoinStrategy, SideDistribution, WindowHints};
+use super::place::{JoinRequest, Place, Request, Side};
 use super::rel::{AsofMatch, AsofOp, Exchange, JoinKind, RelNode, SetOpKind};
 use super::relation::{Col, Rel, StageSink, input};
 use super::single_table::single_table_rel;
-use super::stage::{Distribution, StageKind};
+use super::stage::StageKind;
 use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate, fold, unify_types};
 use crate::plan::binder::scope::Scope;
 use crate::plan::catalog::{Catalog, TableInfo};
@@ -46,6 +48,7 @@ mod join_order;
 mod joins;
 mod or_factors;
 mod outer_refs;
+pub(crate) mod placement;
 mod query_walk;
 mod semi_pushdown;
 mod set_ops;
@@ -207,42 +210,12 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// `rel` read through an exchange with `dist`: a leaf just bound sends that way, any other
-    /// operators become a stage of their own.
-    pub fn exchange(&mut self, mut rel: Rel, dist: Distribution) -> Rel {
-        let partitioned = matches!(dist, Distribution::Hash(_));
-        if !rel.partitioned {
-            rel.node = columns_into_leaf(rel.node);
-        }
-        let node = match Exchange::undecided(&mut rel.node) {
-            Some(x) if !rel.partitioned => {
-                x.distribution = Some(dist);
-                rel.node
-            }
-            _ => RelNode::Exchange(Box::new(Exchange {
-                order: self.next_stage(),
-                kind: StageKind::Intermediate {
-                    singleton: !rel.partitioned,
-                },
-                input: rel.node,
-                distribution: Some(dist),
-                estimate: None,
-            })),
-        };
-        Rel {
-            node,
-            cols: rel.cols,
-            partitioned,
-        }
-    }
-
-    /// A relation that needs every row in one place.
-    pub fn gathered(&mut self, rel: Rel) -> Rel {
-        if rel.partitioned {
-            self.exchange(rel, Distribution::Singleton)
-        } else {
-            rel
-        }
+    /// `request` in the tree, numbered after the requests and leaves planned before it.
+    pub fn request(&mut self, request: Request) -> RelNode {
+        RelNode::Place(Box::new(Place {
+            order: self.next_stage(),
+            request,
+        }))
     }
 
     /// Plans a query; returns the relation and its result names.
@@ -291,8 +264,6 @@ impl<'a> Planner<'a> {
                     .map(|(a, b)| set_ops::set_op_type(a.ty.data_type, b.ty.data_type))
                     .collect();
                 let (l, r) = (set_ops::widened(l, &types), set_ops::widened(r, &types));
-                let l = self.exchange(l, Distribution::Singleton);
-                let r = self.exchange(r, Distribution::Singleton);
                 let kind = match op {
                     ast::SetOperator::Union => SetOpKind::Union,
                     ast::SetOperator::Intersect => SetOpKind::Intersect,
@@ -306,15 +277,19 @@ impl<'a> Planner<'a> {
                         ..c.clone()
                     })
                     .collect();
+                // Each input on one worker, from a stage of its own.
+                let inputs = vec![
+                    self.request(Request::Alone(l.node)),
+                    self.request(Request::Alone(r.node)),
+                ];
                 Ok((
                     Rel {
                         node: RelNode::SetOp {
                             kind,
                             all: *all,
-                            inputs: vec![l.node, r.node],
+                            inputs,
                         },
                         cols,
-                        partitioned: false,
                     },
                     names,
                 ))
@@ -409,7 +384,6 @@ impl<'a> Planner<'a> {
                     types: Vec::new(),
                 },
                 cols: Vec::new(),
-                partitioned: false,
             },
         };
         self.upper(&block, rel)
@@ -473,14 +447,7 @@ impl<'a> Planner<'a> {
             .map(|(n, t)| Col::new(n.clone(), *t))
             .collect();
         let node = RelNode::Values { rows: out, types };
-        Ok((
-            Rel {
-                node,
-                cols,
-                partitioned: false,
-            },
-            names,
-        ))
+        Ok((Rel { node, cols }, names))
     }
 
     fn is_cte(&self, name: &str) -> bool {
@@ -585,7 +552,12 @@ impl<'a> Planner<'a> {
                     JoinKind::Inner
                 };
                 let mut rel = self.join(l, r, kind, lk, rk, None);
-                if let RelNode::Join { asof, .. } = &mut rel.node {
+                if let RelNode::Place(p) = &mut rel.node
+                    && let Request::Join(JoinRequest {
+                        join: RelNode::Join { asof, .. },
+                        ..
+                    }) = &mut p.request
+                {
                     *asof = Some(m);
                 }
                 Ok(rel)
@@ -944,16 +916,14 @@ impl<'a> Planner<'a> {
         self.join_as(left, right, kind, lk, rk, condition, strategy, None)
     }
 
-    /// `left` joined with `right` on `lk = rk` then `condition` (over the joined row): both
-    /// sides hashed on their keys, so the join runs on every worker; without keys both sides
-    /// go to one worker. A lookup join leaves the left side where it is and broadcasts the
-    /// right, as does a side a hint or its small estimate broadcasts
-    /// ([`Self::sized_broadcast`]).
+    /// `left` joined with `right` on `lk = rk` then `condition` (over the joined row), placed
+    /// by the distribution pass ([`placement`]) as `strategy` and a hinted `broadcast` side
+    /// allow.
     #[allow(clippy::too_many_arguments)]
     fn join_as(
         &mut self,
-        mut left: Rel,
-        mut right: Rel,
+        left: Rel,
+        right: Rel,
         kind: JoinKind,
         lk: Vec<usize>,
         rk: Vec<usize>,
@@ -961,60 +931,30 @@ impl<'a> Planner<'a> {
         strategy: JoinStrategy,
         broadcast: Option<Side>,
     ) -> Rel {
-        // A single table's grouping on either side of a keyed join runs on every worker.
-        if !lk.is_empty()
-            && broadcast.is_none()
-            && kind != JoinKind::NotIn
-            && self.placement_unhinted(strategy)
-        {
-            self.partition_grouping(&mut left);
-            self.partition_grouping(&mut right);
-        }
-        // A side already hashed on join keys (a join or aggregate below, in a stage not cut
-        // yet) stays where it is; without keys both sides go to one worker.
-        let keyed = if lk.is_empty() {
-            (Some(Distribution::Singleton), Some(Distribution::Singleton))
-        } else {
-            distribution::keyed_join(&self.placed(&left), &self.placed(&right), &lk, &rk)
-        };
-        // A lookup join, and NOT IN, which answers by the whole right side (is it empty, does
-        // it hold a NULL); else the hinted side, or one small enough to broadcast by estimate.
-        let broadcast = if strategy == JoinStrategy::Lookup || kind == JoinKind::NotIn {
-            Some(Side::Right)
-        } else if broadcast.is_none() && self.placement_unhinted(strategy) {
-            let moves = (keyed.0.is_some(), keyed.1.is_some());
-            self.sized_broadcast(&left, &right, kind, moves)
-        } else {
-            broadcast
-        };
-        let partitioned = !lk.is_empty() || broadcast.is_some();
-        let (ld, rd) = match broadcast {
-            // Each left worker's rows stay with one join worker; every worker sees all right
-            // rows, so each left row meets all its matches exactly once.
-            Some(Side::Right) => (Some(Distribution::Random), Some(Distribution::Broadcast)),
-            Some(Side::Left) => (Some(Distribution::Broadcast), Some(Distribution::Random)),
-            None => keyed,
-        };
-        let l = self.exchanged(left, ld);
-        let r = self.exchanged(right, rd);
-        let mut cols = l.cols;
+        let mut cols = left.cols;
         if !matches!(kind, JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn) {
-            cols.extend(r.cols);
+            cols.extend(right.cols);
         }
+        let join = RelNode::Join {
+            left: Box::new(left.node),
+            right: Box::new(right.node),
+            kind,
+            left_keys: lk,
+            right_keys: rk,
+            condition,
+            asof: None,
+            publish_keys: None,
+            dynamic_broadcast: strategy == JoinStrategy::DynamicBroadcast,
+        };
+        let unhinted = self.placement_unhinted(strategy);
         Rel {
-            node: RelNode::Join {
-                left: Box::new(l.node),
-                right: Box::new(r.node),
-                kind,
-                left_keys: lk,
-                right_keys: rk,
-                condition,
-                asof: None,
-                publish_keys: None,
-                dynamic_broadcast: strategy == JoinStrategy::DynamicBroadcast,
-            },
+            node: self.request(Request::Join(JoinRequest {
+                join,
+                strategy,
+                broadcast,
+                unhinted,
+            })),
             cols,
-            partitioned,
         }
     }
 
@@ -1024,24 +964,6 @@ impl<'a> Planner<'a> {
         strategy == JoinStrategy::Hash
             && self.join_hints.left_distribution.is_none()
             && self.join_hints.right_distribution.is_none()
-    }
-
-    /// The hash partitionings of `rel`'s rows when they are spread over a stage being planned
-    /// (see [`distribution::hash_partitionings`]).
-    fn placed(&self, rel: &Rel) -> Vec<Vec<usize>> {
-        if rel.partitioned {
-            distribution::hash_partitionings(&rel.node)
-        } else {
-            Vec::new()
-        }
-    }
-
-    /// `rel` through an exchange with `dist`, or where it is (`None`).
-    fn exchanged(&mut self, rel: Rel, dist: Option<Distribution>) -> Rel {
-        match dist {
-            Some(d) => self.exchange(rel, d),
-            None => rel,
-        }
     }
 }
 
@@ -1246,23 +1168,4 @@ fn has_aggregate_call(s: &Select) -> bool {
 /// The select list's and ORDER BY's expressions.
 fn list_and_order_mut(sel: &mut Select) -> impl Iterator<Item = &mut ast::Expr> {
     list_exprs_mut(&mut sel.projection).chain(sel.order_by.iter_mut().map(|o| &mut o.expr))
-}
-
-/// One side of a join.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    Left,
-    Right,
-}
-
-impl Side {
-    /// Whether a `kind` join may broadcast this side: a broadcast side's rows meet every worker
-    /// of the join, so it must be a side whose unmatched rows are not output (the right of
-    /// INNER, LEFT, SEMI, ANTI and NOT IN joins, the left of INNER and RIGHT joins).
-    fn may_broadcast(self, kind: JoinKind) -> bool {
-        match self {
-            Side::Left => matches!(kind, JoinKind::Inner | JoinKind::Right),
-            Side::Right => !matches!(kind, JoinKind::Right | JoinKind::Full),
-        }
-    }
 }

@@ -102,14 +102,7 @@ pub fn single_table_rel(
         usize::try_from(offset).unwrap_or(usize::MAX),
     );
     let cols = columns.into_iter().map(|(n, ty)| Col::new(n, ty)).collect();
-    Ok((
-        Rel {
-            node,
-            cols,
-            partitioned: false,
-        },
-        names,
-    ))
+    Ok((Rel { node, cols }, names))
 }
 
 /// Calcite's result names: the alias, a plain column's name, else `EXPR$<position>`.

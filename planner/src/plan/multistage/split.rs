@@ -35,7 +35,7 @@ pub fn split(root: RelNode) -> Vec<Stage> {
     cut.stages.into_iter().flatten().collect()
 }
 
-fn exchange_orders(node: &RelNode, out: &mut Vec<usize>) {
+fn exchange_orders(node: &RelNode, out: &mut Vec<(usize, usize)>) {
     if let RelNode::Exchange(x) = node {
         out.push(x.order);
     }
@@ -126,7 +126,7 @@ mod tests {
 
     fn exchange(order: usize, input: RelNode, distribution: Option<Distribution>) -> RelNode {
         RelNode::Exchange(Box::new(Exchange {
-            order,
+            order: (order, 0),
             kind: StageKind::Intermediate { singleton: false },
             input,
             distribution,

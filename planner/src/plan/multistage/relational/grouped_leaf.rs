@@ -13,22 +13,19 @@
 //! are the group keys, or hashes it on its keys from every worker. On one server nothing moves
 //! differently (one worker either way).
 
-use super::Planner;
+use super::placement::Placed;
 use crate::plan::multistage::rel::{AggMode, Exchange, RelNode};
-use crate::plan::multistage::relation::Rel;
 use crate::plan::multistage::stage::Distribution;
 
-impl Planner<'_> {
-    /// Makes `rel`, when it is a single table's grouping gathered to one worker, grouped on
-    /// every worker: its leaf's receive hashed on the group keys.
-    pub(super) fn partition_grouping(&mut self, rel: &mut Rel) {
-        if rel.partitioned {
-            return;
-        }
-        if let Some((leaf, keys)) = grouped_leaf(&mut rel.node) {
-            leaf.distribution = Some(Distribution::Hash(keys));
-            rel.partitioned = true;
-        }
+/// Makes `rows`, when they are a single table's grouping gathered to one worker, grouped on
+/// every worker: its leaf sends hashed on the group keys.
+pub(super) fn partition_grouping(rows: &mut Placed) {
+    if rows.partitioned {
+        return;
+    }
+    if let Some((leaf, keys)) = grouped_leaf(&mut rows.node) {
+        leaf.distribution = Some(Distribution::Hash(keys));
+        rows.partitioned = true;
     }
 }
 

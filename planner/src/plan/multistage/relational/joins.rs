@@ -740,7 +740,6 @@ impl Planner<'_> {
         Ok(Rel {
             node: Exchange::leaf(self.next_stage(), info.name.clone(), leaf, estimate),
             cols,
-            partitioned: false,
         })
     }
 }

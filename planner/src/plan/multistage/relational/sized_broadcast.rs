@@ -20,10 +20,10 @@
 //! choose a strategy or a side's distribution is planned as they say.
 
 use super::super::estimate::plan_estimate;
+use super::super::place::Side;
 use super::super::rel::{JoinKind, RelNode};
-use super::super::relation::Rel;
 use super::super::stage::StageKind;
-use super::{Planner, Side};
+use super::Planner;
 
 /// Most rows a side may be estimated to hold and be broadcast (DataFusion's threshold for
 /// collecting a join's build side on every partition, 128 Ki rows).
@@ -38,18 +38,16 @@ impl Planner<'_> {
     /// stays; a keyless join moves both).
     pub(super) fn sized_broadcast(
         &self,
-        left: &Rel,
-        right: &Rel,
+        left: &RelNode,
+        right: &RelNode,
         kind: JoinKind,
         hashed: (bool, bool),
     ) -> Option<Side> {
-        let workers = self
-            .servers_under(&left.node)
-            .max(self.servers_under(&right.node));
+        let workers = self.servers_under(left).max(self.servers_under(right));
         if workers < 2 {
             return None;
         }
-        let rows = |r: &Rel| plan_estimate(&r.node, &[]).map(|e| e.rows);
+        let rows = |r: &RelNode| plan_estimate(r, &[]).map(|e| e.rows);
         let (l, r) = (rows(left)?, rows(right)?);
         let moved = |moves: bool, rows: f64| if moves { rows } else { 0.0 };
         let by_hash = moved(hashed.0, l) + moved(hashed.1, r);

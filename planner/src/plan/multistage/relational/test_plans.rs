@@ -21,8 +21,8 @@ pub struct JoinShape {
     pub leaf_filters: Vec<String>,
 }
 
-/// The multi-stage plan of `sql` over tables `f` and `g`, each with `columns` (`name TYPE`).
-fn plan_over(columns: &[&str], sql: &str) -> MultiStagePlan {
+/// Tables `f` and `g`, each with `columns` (`name TYPE`).
+pub fn catalog_over(columns: &[&str]) -> MemoryCatalog {
     let fields: Vec<String> = columns
         .iter()
         .map(|c| {
@@ -39,6 +39,12 @@ fn plan_over(columns: &[&str], sql: &str) -> MultiStagePlan {
         .expect("schema");
         catalog.add(t, schema);
     }
+    catalog
+}
+
+/// The multi-stage plan of `sql` over tables `f` and `g`, each with `columns` (`name TYPE`).
+fn plan_over(columns: &[&str], sql: &str) -> MultiStagePlan {
+    let catalog = catalog_over(columns);
     let stmt = parse_statement(sql).expect("parses");
     let QueryPlan::MultiStage(plan) = bind_multistage(
         &stmt,

@@ -10,14 +10,13 @@ use crate::plan::binder::expr::{Mode, contains_aggregate};
 use crate::plan::binder::rewrite::{apply_ordinals_and_aliases, rewrite_count_distinct};
 use crate::plan::error::PlanError;
 use crate::plan::expr::Expr;
-use crate::plan::multistage::distribution;
+use crate::plan::multistage::place::{AggregateRequest, Request};
 use crate::plan::multistage::rel::{AggMode, JoinKind, RelNode};
 use crate::plan::multistage::relation::{Col, Rel};
 use crate::plan::multistage::single_table::{aggregate_type, calcite_names};
-use crate::plan::multistage::stage::Distribution;
 use crate::plan::query_plan::SortKey;
 use crate::sql::ast::{self, Select, SelectItem};
-use segments::types::{ColumnType, DataType};
+use segments::types::ColumnType;
 
 impl Planner<'_> {
     /// `SELECT … [WHERE] [GROUP BY] [HAVING] [ORDER BY] [LIMIT]` over `rel`.
@@ -125,9 +124,7 @@ impl Planner<'_> {
             || sel.having.as_ref().is_some_and(contains_aggregate)
             || sel.order_by.iter().any(|o| contains_aggregate(&o.expr));
         let nulls_last = |o: &ast::OrderByExpr| o.nulls_first.map_or(o.asc, |first| !first);
-        let (mut node, outputs, sort_exprs, types, mut partitioned) = if has_agg
-            || !sel.group_by.is_empty()
-        {
+        let (mut node, outputs, sort_exprs, types) = if has_agg || !sel.group_by.is_empty() {
             for g in &sel.group_by {
                 let key = b.bind(g, Mode::Row)?;
                 if !b.keys.contains(&key) {
@@ -161,7 +158,7 @@ impl Planner<'_> {
                 .into_iter()
                 .map(to_inputs)
                 .collect();
-            let mut aggregates: Vec<_> = std::mem::take(&mut b.aggregates)
+            let aggregates: Vec<_> = std::mem::take(&mut b.aggregates)
                 .into_iter()
                 .map(|mut a| {
                     a.arg = a.arg.map(to_inputs);
@@ -186,101 +183,21 @@ impl Planner<'_> {
                 ));
             }
             let num_aggregates = aggregates.len();
-            // Aggregates of one join side's rows may be made by that side's leaf, per group.
-            let counts = match late.is_empty() {
-                true => self.eager_aggregate(&mut rel, &mut keys, &mut aggregates),
-                false => None,
-            };
-            if counts.is_some() {
-                output_types.truncate(group_width);
-                output_types.extend(aggregates.iter().map(|a| a.result_column_type()));
-            }
-            // The relation's width again: the aggregates' partial values may have joined it.
-            let width = rel.cols.len();
-            let mut projected: Vec<Expr> = rel.inputs();
-            projected.extend(keys[..group_width].iter().cloned());
-            // Rows already hashed on some of the group keys are grouped where they are.
-            let key_columns: Vec<usize> = keys[..group_width]
-                .iter()
-                .filter_map(|k| match k {
-                    Expr::Input(i) => Some(i.index),
-                    _ => None,
-                })
-                .collect();
-            let in_place =
-                group_width > 0 && distribution::grouped_in_place(&self.placed(&rel), &key_columns);
-            let rows = Box::new(RelNode::Project {
-                input: Box::new(rel.node),
-                exprs: projected,
-            });
-            // Over partitioned rows (a join's workers) the aggregate runs in two phases, as in
-            // Pinot: partial states where the rows are, then the final aggregate after an
-            // exchange hashed on the group keys (one worker without keys) — unless the rows
-            // are already placed by group keys.
-            let mut partitioned = in_place;
-            let mut node = if rel.partitioned && !in_place {
-                let partial = RelNode::Aggregate {
-                    input: rows,
-                    group_keys: (width..width + group_width).collect(),
-                    aggregates: aggregates.clone(),
-                    mode: AggMode::Partial,
-                    output_types: output_types.clone(),
-                    groups_limit: self.groups_limit(),
-                };
-                let dist = if group_width > 0 {
-                    Distribution::Hash((0..group_width).collect())
-                } else {
-                    Distribution::Singleton
-                };
-                let states = Rel {
-                    node: partial,
-                    cols: Vec::new(),
-                    partitioned: true,
-                };
-                let received = self.exchange(states, dist);
-                partitioned = received.partitioned;
-                RelNode::Aggregate {
-                    input: Box::new(received.node),
-                    group_keys: (0..group_width).collect(),
-                    aggregates,
-                    mode: AggMode::Final,
-                    output_types,
-                    groups_limit: self.groups_limit(),
-                }
-            } else {
-                RelNode::Aggregate {
-                    input: rows,
-                    group_keys: (width..width + group_width).collect(),
-                    aggregates,
-                    mode: AggMode::Direct,
-                    output_types,
-                    groups_limit: self.groups_limit(),
-                }
-            };
-            if let Some(counts) = counts.filter(|c| !c.is_empty()) {
-                // Counts merged as DOUBLE sums, LONG again.
-                let types = node.output_types();
-                let exprs = types
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| match i.checked_sub(group_width) {
-                        Some(a) if counts.contains(&a) => Expr::Cast {
-                            expr: Box::new(input(i, *t)),
-                            to: DataType::Long,
-                        },
-                        _ => input(i, *t),
-                    })
-                    .collect();
-                node = RelNode::Project {
-                    input: Box::new(node),
-                    exprs,
-                };
-            }
+            // Where it runs — one phase or two, a leaf below a join — is the distribution
+            // pass's ([`super::placement`]).
+            keys.truncate(group_width);
+            let mut node = self.request(Request::Aggregate(AggregateRequest {
+                input: rel.node,
+                keys,
+                aggregates,
+                output_types,
+                groups_limit: self.groups_limit(),
+                eager: late.is_empty(),
+            }));
             if !late.is_empty() {
                 let mut grouped = Rel {
                     node,
                     cols: Vec::new(),
-                    partitioned,
                 };
                 for sub in late {
                     grouped = self.join(grouped, sub, JoinKind::Left, Vec::new(), Vec::new(), None);
@@ -295,7 +212,6 @@ impl Planner<'_> {
                     exprs: order.map(|i| input(i, node_types[i])).collect(),
                     input: Box::new(grouped.node),
                 };
-                partitioned = grouped.partitioned;
             }
             if let Some(h) = having {
                 node = RelNode::Filter {
@@ -310,7 +226,7 @@ impl Planner<'_> {
                     other => other.column_type(),
                 })
                 .collect();
-            (node, outputs, sorts, types, partitioned)
+            (node, outputs, sorts, types)
         } else {
             let outputs: Vec<Expr> = exprs
                 .iter()
@@ -322,7 +238,7 @@ impl Planner<'_> {
                 .map(|o| Ok((to_inputs(b.bind(&o.expr, Mode::Row)?), o.asc, nulls_last(o))))
                 .collect::<Result<_, PlanError>>()?;
             let types = outputs.iter().map(Expr::column_type).collect();
-            (rel.node, outputs, sorts, types, rel.partitioned)
+            (rel.node, outputs, sorts, types)
         };
         // Outputs first; sort keys behind them.
         let n = outputs.len();
@@ -353,16 +269,10 @@ impl Planner<'_> {
         };
         let needs_all =
             sel.distinct || !keys.is_empty() || sel.limit.is_some() || sel.offset.is_some();
-        if needs_all && partitioned {
+        if needs_all {
             // Each worker's own first rows of an `ORDER BY … LIMIT` are sent alone
             // ([`super::super::limit_pushdown`]).
-            let gathered = self.gathered(Rel {
-                node,
-                cols: Vec::new(),
-                partitioned,
-            });
-            node = gathered.node;
-            partitioned = false;
+            node = self.request(Request::Gather(node));
         }
         if sel.distinct {
             let width = node.output_types().len();
@@ -401,13 +311,6 @@ impl Planner<'_> {
             .zip(&out_types)
             .map(|(n, t)| Col::new(n.clone(), *t))
             .collect();
-        Ok((
-            Rel {
-                node,
-                cols,
-                partitioned,
-            },
-            names,
-        ))
+        Ok((Rel { node, cols }, names))
     }
 }

@@ -11,6 +11,7 @@ use crate::plan::binder::expr::{Mode, contains_aggregate};
 use crate::plan::binder::rewrite::apply_ordinals_and_aliases;
 use crate::plan::error::PlanError;
 use crate::plan::expr::Expr;
+use crate::plan::multistage::place::Request;
 use crate::plan::multistage::rel::{FrameBound, RelNode, WindowCall, WindowFrame, WindowFunction};
 use crate::plan::multistage::relation::{Col, Rel};
 use crate::plan::multistage::single_table::{aggregate_type, calcite_names};
@@ -47,7 +48,7 @@ impl Planner<'_> {
                 "window functions over grouped rows are not supported by Tessera's multi-stage engine yet".into(),
             ));
         }
-        rel = self.gathered(rel);
+        rel.node = self.request(Request::Gather(rel.node));
         for call in calls {
             let ast::Expr::Function {
                 name,
@@ -98,7 +99,6 @@ impl Planner<'_> {
                     calls: vec![window_call],
                 },
                 cols,
-                partitioned: false,
             };
             let replacement = ast::Expr::Column {
                 table: None,
