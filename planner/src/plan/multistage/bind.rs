@@ -4,7 +4,7 @@
 //! into the root stage on the broker; the planned tree is then [`split`] into its stages.
 
 use super::limit_pushdown::push_limits;
-use super::place::Request;
+use super::rel::Request;
 use super::relational::Planner;
 use super::split::split;
 use super::stage::{MultiStageOptions, MultiStagePlan};

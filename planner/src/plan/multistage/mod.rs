@@ -34,10 +34,9 @@
 //!
 //! * [`bind`] — statements to multi-stage plans.
 //! * [`relational`] — any query cut into stages: joins, subqueries, `WITH`, set operations,
-//!   windows, and the distribution pass; [`relation`] its vocabulary, [`place`] what binding
-//!   asks the pass.
+//!   windows, and the distribution pass; [`relation`] its vocabulary.
 //! * [`single_table`] — a single-table block as leaf (v1 server plan) → final aggregation.
-//! * [`rel`] — the relational operators.
+//! * [`rel`] — the relational operators, and the planning-only exchanges and requests.
 //! * [`stage`] — stages, exchanges, distributions; [`split`] cuts a planned tree into them.
 //! * [`distribution`] — where rows already are, so no exchange repeats a placement.
 //! * [`limit_pushdown`] — a sort's limit copied below the gather.
@@ -51,7 +50,6 @@ pub mod estimate;
 pub mod hints;
 pub mod key_filter;
 pub mod limit_pushdown;
-pub mod place;
 pub mod rel;
 pub mod relation;
 pub mod relational;

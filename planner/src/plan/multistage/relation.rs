@@ -1,5 +1,5 @@
-//! The vocabulary of planning above the leaves: a relation's columns ([`Col`]), a relation not
-//! yet cut into a stage ([`Rel`]), and how new stages are counted ([`StageSink`]).
+//! The vocabulary of planning above the leaves: a relation's columns ([`Col`]), a relation
+//! being planned ([`Rel`]), and how the steps that make stages are numbered ([`StageOrder`]).
 
 use super::rel::RelNode;
 use crate::plan::expr::{Expr, InputRef};
@@ -43,9 +43,11 @@ pub struct Rel {
     pub cols: Vec<Col>,
 }
 
-/// Where a planner counts the stages it cuts.
-pub trait StageSink {
-    /// The order of a new stage boundary ([`Exchange::order`](super::rel::Exchange::order)).
+/// How a planner numbers the steps that make stages — a leaf bound, a request made — so the
+/// stages are numbered in the order binding made them
+/// ([`Exchange::order`](super::rel::Exchange::order)).
+pub trait StageOrder {
+    /// The number of a new step.
     fn next_stage(&mut self) -> usize;
 }
 

@@ -25,9 +25,9 @@
 //! for.
 
 use super::hints::{AggHints, BlockHints, JoinHints, JoinStrategy, SideDistribution, WindowHints};
-use super::place::{JoinRequest, Place, Request, Side};
 use super::rel::{AsofMatch, AsofOp, Exchange, JoinKind, RelNode, SetOpKind};
-use super::relation::{Col, Rel, StageSink, input};
+use super::rel::{JoinRequest, Place, Request, Side};
+use super::relation::{Col, Rel, StageOrder, input};
 use super::single_table::single_table_rel;
 use super::stage::StageKind;
 use crate::plan::binder::expr::{ExprBinder, Mode, contains_aggregate, fold, unify_types};
@@ -48,7 +48,7 @@ mod join_order;
 mod joins;
 mod or_factors;
 mod outer_refs;
-pub(crate) mod placement;
+pub mod placement;
 mod query_walk;
 mod semi_pushdown;
 mod set_ops;
@@ -68,8 +68,8 @@ pub struct Planner<'a> {
     pub catalog: &'a dyn Catalog,
     pub options: &'a ExecutionOptions,
     pub explain: bool,
-    /// The stages cut so far ([`Exchange::order`]).
-    stages_made: usize,
+    /// The steps that make stages so far: leaves bound, requests made ([`Exchange::order`]).
+    steps: usize,
     ctes: Vec<(String, Query)>,
     /// Queries being planned inside each other (bounded: each level is a stage or more).
     depth: usize,
@@ -182,10 +182,10 @@ fn resolve(cols: &[Col], table: Option<&str>, name: &str) -> Result<Option<usize
     }
 }
 
-impl StageSink for Planner<'_> {
+impl StageOrder for Planner<'_> {
     fn next_stage(&mut self) -> usize {
-        self.stages_made += 1;
-        self.stages_made
+        self.steps += 1;
+        self.steps
     }
 }
 
@@ -199,7 +199,7 @@ impl<'a> Planner<'a> {
             catalog,
             options,
             explain,
-            stages_made: 0,
+            steps: 0,
             ctes: Vec::new(),
             depth: 0,
             join_hints: JoinHints::default(),
@@ -950,7 +950,7 @@ impl<'a> Planner<'a> {
         Rel {
             node: self.request(Request::Join(JoinRequest {
                 join,
-                strategy,
+                lookup: strategy == JoinStrategy::Lookup,
                 broadcast,
                 unhinted,
             })),

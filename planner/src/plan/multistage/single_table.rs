@@ -16,7 +16,7 @@
 
 use super::estimate::Estimate;
 use super::rel::{AggMode, Exchange, RelNode};
-use super::relation::{Col, Rel, StageSink, input};
+use super::relation::{Col, Rel, StageOrder, input};
 use super::rows_estimate::RowsEstimate;
 use crate::plan::aggregate::{AggregateCall, AggregateFunction};
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
@@ -60,7 +60,7 @@ fn fold_null_tests(select: &mut ast::Select) {
 /// A single-table block (no subquery): the leaf stage with the v1 server plan, and the
 /// operators above its exchange.
 pub fn single_table_rel(
-    stages: &mut dyn StageSink,
+    stages: &mut dyn StageOrder,
     catalog: &dyn Catalog,
     options: &ExecutionOptions,
     explain: bool,
@@ -142,7 +142,7 @@ pub fn aggregate_type(
 }
 
 fn single_table(
-    stages: &mut dyn StageSink,
+    stages: &mut dyn StageOrder,
     estimate: Option<RowsEstimate>,
     p: SingleStagePlan,
     names: &[String],

@@ -1,36 +1,11 @@
 //! Stages and the exchanges between them.
 
 use super::rel::RelNode;
-pub use super::rel::StageId;
+pub use super::rel::{Distribution, StageId, StageKind};
 use super::rows_estimate::RowsEstimate;
 use crate::plan::query_plan::ExecutionOptions;
 use segments::types::ColumnType;
 use serde::{Deserialize, Serialize};
-
-/// How a sending stage's rows are spread over the workers of the stage that receives them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Distribution {
-    /// Row goes to worker `hash(columns) % workers` (equal keys meet on one worker).
-    Hash(Vec<usize>),
-    /// Every row to every worker (the small side of a broadcast join).
-    Broadcast,
-    /// Every row to the one worker of the receiver (the root, a global sort or aggregate).
-    Singleton,
-    /// Rows spread evenly, no placement guarantee.
-    Random,
-}
-
-/// Where a stage runs.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum StageKind {
-    /// The broker (stage 0 only).
-    Root,
-    /// The servers hosting `table_name`'s segments (raw name), one worker per server with
-    /// that server's segments; the stage's tree bottoms out in a [`RelNode::Leaf`].
-    Leaf { table: String },
-    /// Servers, one worker each (or one worker in all when `singleton`).
-    Intermediate { singleton: bool },
-}
 
 /// One stage: a tree of operators run by one or more workers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -13,19 +13,19 @@
 //! are the group keys, or hashes it on its keys from every worker. On one server nothing moves
 //! differently (one worker either way).
 
-use super::placement::Placed;
 use crate::plan::multistage::rel::{AggMode, Exchange, RelNode};
 use crate::plan::multistage::stage::Distribution;
 
-/// Makes `rows`, when they are a single table's grouping gathered to one worker, grouped on
-/// every worker: its leaf sends hashed on the group keys.
-pub(super) fn partition_grouping(rows: &mut Placed) {
-    if rows.partitioned {
-        return;
-    }
-    if let Some((leaf, keys)) = grouped_leaf(&mut rows.node) {
-        leaf.distribution = Some(Distribution::Hash(keys));
-        rows.partitioned = true;
+/// Makes `node`, when it is a single table's grouping gathered to one worker, grouped on every
+/// worker: its leaf sends hashed on the group keys. Returns whether it did (the rows are then
+/// spread over the workers).
+pub(super) fn partition_grouping(node: &mut RelNode) -> bool {
+    match grouped_leaf(node) {
+        Some((leaf, keys)) => {
+            leaf.distribution = Some(Distribution::Hash(keys));
+            true
+        }
+        None => false,
     }
 }
 

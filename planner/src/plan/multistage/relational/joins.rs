@@ -25,7 +25,7 @@ use crate::plan::error::PlanError;
 use crate::plan::multistage::estimate::{Estimate, UNKNOWN_ROWS};
 use crate::plan::multistage::hints::JoinStrategy;
 use crate::plan::multistage::rel::{Exchange, JoinKind, RelNode};
-use crate::plan::multistage::relation::{Col, Rel, StageSink};
+use crate::plan::multistage::relation::{Col, Rel, StageOrder};
 use crate::plan::query_plan::{ResultLayout, ServerQueryPlan};
 use crate::sql::ast::{self, Select, SelectItem, TableRef};
 use std::collections::{BTreeSet, HashMap, HashSet};

@@ -7,12 +7,12 @@
 //! which columns:
 //! - a **join** hashes both sides on its keys, keeps a side already hashed on them where it is,
 //!   broadcasts a side a hint names or one small enough by estimate
-//!   ([`Planner::sized_broadcast`]), broadcasts the right side of a lookup join and of `NOT IN`,
+//!   (`sized_broadcast`), broadcasts the right side of a lookup join and of `NOT IN`,
 //!   and sends both sides to one worker without keys; a single table's grouping on a side of a
-//!   keyed join is grouped on every worker first ([`partition_grouping`]);
+//!   keyed join is grouped on every worker first (`grouped_leaf`);
 //! - a **grouping** of spread rows runs in two phases around an exchange hashed on its keys,
 //!   unless the rows are already hashed on some of them; of rows in one place, in one phase.
-//!   Before that its aggregates may go into a leaf below a join ([`Planner::eager_aggregate`]);
+//!   Before that its aggregates may go into a leaf below a join (`eager_aggregate`);
 //! - an operator that needs **every row** in one place gathers spread rows to one worker;
 //! - a **set operation's input** is sent to one worker from a stage of its own.
 //!
@@ -21,15 +21,14 @@
 //! it, so stages keep the order in which binding asked for them.
 
 use super::super::distribution;
-use super::super::place::{AggregateRequest, JoinRequest, Place, Request, Side};
 use super::super::rel::{AggMode, Exchange, JoinKind, RelNode};
+use super::super::rel::{AggregateRequest, JoinRequest, Place, Request, Side};
 use super::super::relation::{Col, Rel, input};
 use super::super::stage::{Distribution, StageKind};
 use super::grouped_leaf::partition_grouping;
 use super::{Planner, columns_into_leaf};
 use crate::plan::aggregate::AggregateCall;
 use crate::plan::expr::Expr;
-use crate::plan::multistage::hints::JoinStrategy;
 use segments::types::DataType;
 
 /// Rows placed by the pass: their operators, and whether they are spread over the workers of
@@ -92,45 +91,47 @@ impl Planner<'_> {
     fn place_join(&mut self, order: usize, request: JoinRequest) -> Placed {
         let JoinRequest {
             join,
-            strategy,
+            lookup,
             broadcast,
             unhinted,
         } = request;
+        let mut join = join;
         let RelNode::Join {
             left,
             right,
             kind,
             left_keys: lk,
             right_keys: rk,
-            condition,
-            asof,
-            publish_keys,
-            dynamic_broadcast,
-        } = join
+            ..
+        } = &mut join
         else {
             unreachable!("a join request holds a join")
         };
-        let mut left = self.place(*left);
-        let mut right = self.place(*right);
+        let (kind, lk, rk) = (*kind, &*lk, &*rk);
+        let mut l = self.place(left.take());
+        let mut r = self.place(right.take());
         // A single table's grouping on either side of a keyed join runs on every worker.
         if !lk.is_empty() && broadcast.is_none() && kind != JoinKind::NotIn && unhinted {
-            partition_grouping(&mut left);
-            partition_grouping(&mut right);
+            for side in [&mut l, &mut r] {
+                if !side.partitioned && partition_grouping(&mut side.node) {
+                    side.partitioned = true;
+                }
+            }
         }
         // A side already hashed on join keys (a join or aggregate below, in a stage not cut
         // yet) stays where it is; without keys both sides go to one worker.
         let keyed = if lk.is_empty() {
             (Some(Distribution::Singleton), Some(Distribution::Singleton))
         } else {
-            distribution::keyed_join(&left.partitionings(), &right.partitionings(), &lk, &rk)
+            distribution::keyed_join(&l.partitionings(), &r.partitionings(), lk, rk)
         };
         // A lookup join, and NOT IN, which answers by the whole right side (is it empty, does
         // it hold a NULL); else the hinted side, or one small enough to broadcast by estimate.
-        let broadcast = if strategy == JoinStrategy::Lookup || kind == JoinKind::NotIn {
+        let broadcast = if lookup || kind == JoinKind::NotIn {
             Some(Side::Right)
         } else if broadcast.is_none() && unhinted {
             let moves = (keyed.0.is_some(), keyed.1.is_some());
-            self.sized_broadcast(&left.node, &right.node, kind, moves)
+            self.sized_broadcast(&l.node, &r.node, kind, moves)
         } else {
             broadcast
         };
@@ -142,20 +143,10 @@ impl Planner<'_> {
             Some(Side::Left) => (Some(Distribution::Broadcast), Some(Distribution::Random)),
             None => keyed,
         };
-        let l = exchanged((order, 0), left, ld);
-        let r = exchanged((order, 1), right, rd);
+        **left = exchanged((order, 0), l, ld).node;
+        **right = exchanged((order, 1), r, rd).node;
         Placed {
-            node: RelNode::Join {
-                left: Box::new(l.node),
-                right: Box::new(r.node),
-                kind,
-                left_keys: lk,
-                right_keys: rk,
-                condition,
-                asof,
-                publish_keys,
-                dynamic_broadcast,
-            },
+            node: join,
             partitioned,
         }
     }
@@ -172,6 +163,8 @@ impl Planner<'_> {
             groups_limit,
             eager,
         } = request;
+        // What binding read of the operator: its placement changes none of it.
+        let asked = output_types.clone();
         let rows = self.place(rows);
         let partitioned = rows.partitioned;
         let mut rel = Rel {
@@ -270,6 +263,7 @@ impl Planner<'_> {
                 exprs,
             };
         }
+        debug_assert_eq!(node.output_types(), asked);
         Placed {
             node,
             partitioned: partitioned_out,

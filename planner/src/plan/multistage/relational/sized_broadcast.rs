@@ -20,7 +20,7 @@
 //! choose a strategy or a side's distribution is planned as they say.
 
 use super::super::estimate::plan_estimate;
-use super::super::place::Side;
+use super::super::rel::Side;
 use super::super::rel::{JoinKind, RelNode};
 use super::super::stage::StageKind;
 use super::Planner;

@@ -11,7 +11,7 @@ use crate::plan::binder::expr::{Mode, contains_aggregate};
 use crate::plan::binder::rewrite::apply_ordinals_and_aliases;
 use crate::plan::error::PlanError;
 use crate::plan::expr::Expr;
-use crate::plan::multistage::place::Request;
+use crate::plan::multistage::rel::Request;
 use crate::plan::multistage::rel::{FrameBound, RelNode, WindowCall, WindowFrame, WindowFunction};
 use crate::plan::multistage::relation::{Col, Rel};
 use crate::plan::multistage::single_table::{aggregate_type, calcite_names};
