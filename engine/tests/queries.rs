@@ -2012,3 +2012,54 @@ fn zone_maps_skip_what_cannot_match() {
         }
     }
 }
+
+/// A segment of 40,000 rows: `k` sorted (four rows a key), `d` = row % 100 with a range index
+/// (buckets of eleven values, so `d >= 55` is answered exactly, nothing to confirm).
+fn keyed_table() -> Table {
+    let dir = tempfile::tempdir().unwrap();
+    let mut schema = Schema {
+        schema_name: "keyed".into(),
+        ..Schema::default()
+    };
+    schema
+        .fields
+        .push(FieldSpec::dimension("k", DataType::Long));
+    schema.fields.push(FieldSpec::dimension("d", DataType::Int));
+    let mut cfg = BuildConfig::new("keyed", "keyed_0");
+    cfg.sorted_column = Some("k".into());
+    cfg.range.insert("d".to_string());
+    let rows = (0..40_000).map(|i| Ok(vec![Value::Long(i / 4), Value::Int((i % 100) as i32)]));
+    let summary = build_segment_from_rows(&schema, &cfg, rows, dir.path()).unwrap();
+    let mut tables = MemoryTables::new();
+    tables.add(
+        "keyed",
+        schema,
+        vec![Arc::new(
+            ImmutableSegment::open(&summary.segment_dir).unwrap(),
+        )],
+    );
+    Table { _dir: dir, tables }
+}
+
+#[test]
+fn a_range_index_meeting_few_candidates_scans_them_instead() {
+    let t = keyed_table();
+    let count = |keep: &dyn Fn(i64, i64) -> bool| {
+        (0..40_000i64).filter(|&i| keep(i / 4, i % 100)).count() as i64
+    };
+    // Listed first, the range still runs after the key list, whose 20 documents are fewer
+    // than a tenth of what the range holds: their ids are read, the index is not asked.
+    let keys = [3i64, 500, 2000, 7777, 9999];
+    let r = query(
+        &t,
+        "SELECT COUNT(*) FROM keyed WHERE d >= 55 AND k IN (3, 500, 2000, 7777, 9999)",
+    );
+    let expected = count(&|k, d| d >= 55 && keys.contains(&k));
+    assert_eq!(rows_of(&r), vec![vec![json!(expected)]]);
+    assert_eq!(r.num_entries_scanned_in_filter, 20);
+    // Most documents left by the sorted range: the range index answers, nothing is scanned.
+    let r = query(&t, "SELECT COUNT(*) FROM keyed WHERE d >= 55 AND k < 9000");
+    let expected = count(&|k, d| d >= 55 && k < 9000);
+    assert_eq!(rows_of(&r), vec![vec![json!(expected)]]);
+    assert_eq!(r.num_entries_scanned_in_filter, 0);
+}

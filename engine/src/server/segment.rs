@@ -241,7 +241,7 @@ fn filter_in_parts<'s>(
 ) -> Result<(DocSet, u64), EngineError> {
     let ranges = DocSet::all(segment.total_docs()).split(parts, MIN_PART_DOCS);
     // Index unions once for the segment; the parts split the scans.
-    let shared = SharedIndexAnswers::of(node)?;
+    let shared = SharedIndexAnswers::of(node);
     let found: Vec<Result<(DocSet, u64), EngineError>> = ranges
         .par_iter()
         .map(|range| {

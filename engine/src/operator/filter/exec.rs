@@ -32,6 +32,7 @@ use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType, Value};
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// Runs filter trees of one segment.
 pub struct FilterExecutor<'s, 'q> {
@@ -44,12 +45,14 @@ pub struct FilterExecutor<'s, 'q> {
 }
 
 /// The answers of a filter's index accesses over a whole segment — an inverted index's posting
-/// lists, a range index's buckets — computed once, so executors filtering the segment's parts
-/// in parallel cut their range from them instead of each building the union over every
-/// document again. Keyed by the leaf's access (the tree outlives the executors).
+/// lists, a range index's buckets — computed once, by the first part that asks, so executors
+/// filtering the segment's parts in parallel cut their range from them instead of each
+/// building the union over every document again; a part whose candidates are few scans
+/// instead ([`scan_instead`]) and never asks. Keyed by the leaf's access (the tree outlives
+/// the executors).
 #[derive(Default)]
 pub struct SharedIndexAnswers {
-    answers: HashMap<usize, IndexAnswer>,
+    answers: HashMap<usize, OnceLock<Result<Option<IndexAnswer>, EngineError>>>,
 }
 
 /// One index access's documents over the whole segment.
@@ -71,7 +74,7 @@ fn access_key(access: &Access<'_>) -> usize {
 /// lists, a range index's match); `None` for an access no index answers.
 fn index_answer(access: &Access<'_>) -> Result<Option<IndexAnswer>, EngineError> {
     Ok(Some(match access {
-        Access::Inverted { reader, ids } => IndexAnswer::Docs(match ids {
+        Access::Inverted { reader, ids, .. } => IndexAnswer::Docs(match ids {
             // One value: the index's decoded posting list, shared, not copied.
             super::IdSet::Ids(v) => DocSet::Bitmap(reader.union_shared(v)),
             super::IdSet::Range(r) if r.len() == 1 => DocSet::Bitmap(reader.shared(r.start)),
@@ -143,15 +146,64 @@ fn text_values(v: Value) -> Vec<String> {
 }
 
 impl SharedIndexAnswers {
-    /// The index answers of `node`'s leaves over their whole segment.
-    pub fn of(node: &FilterNode<'_>) -> Result<SharedIndexAnswers, EngineError> {
-        let mut answers = HashMap::new();
-        for leaf in node.leaves() {
-            if let Some(answer) = index_answer(&leaf.access)? {
-                answers.insert(access_key(&leaf.access), answer);
-            }
+    /// Room for the index answers of `node`'s leaves over their whole segment.
+    pub fn of(node: &FilterNode<'_>) -> SharedIndexAnswers {
+        let answers = node
+            .leaves()
+            .into_iter()
+            .map(|leaf| (access_key(&leaf.access), OnceLock::new()))
+            .collect();
+        SharedIndexAnswers { answers }
+    }
+}
+
+/// How much thinner than the documents an index's ids hold the candidates must be spread for
+/// a scan of their ids to beat the index: reading a candidate's id costs about what an index
+/// union spends on a couple of documents.
+const SCAN_OVER_INDEX: f64 = 2.0;
+
+/// The column and ids to scan the candidates for instead of asking the index of `access`. An
+/// index answers over the whole segment, in work about the documents its ids hold (taken as
+/// the ids' share of the dictionary), while a scan reads the candidates' ids only; when the
+/// candidates fill their span more than [`SCAN_OVER_INDEX`] times more thinly than that share,
+/// the scan costs less: a join's key filter leaving a few documents of every block, against a
+/// date range holding half the table. One inverted id is its posting list as stored (nothing
+/// to build), so it stays with the index.
+fn scan_instead<'s>(
+    access: &Access<'s>,
+    candidates: &DocSet,
+) -> Option<(&'s ColumnReader, IdLookup)> {
+    let (column, ids) = match access {
+        Access::RangeIndex { ids, column, .. } => (*column, IdRef::Range(ids)),
+        Access::Inverted { ids, column, .. } if ids.len() > 1 => (*column, IdRef::Set(ids)),
+        _ => return None,
+    };
+    let cardinality = column.dictionary()?.len();
+    let span = candidates.span()?;
+    let share = ids.len() as f64 / cardinality.max(1) as f64;
+    let thin = candidates.len() as f64 * SCAN_OVER_INDEX < share * span.len() as f64;
+    thin.then(|| (column, ids.lookup(cardinality)))
+}
+
+/// The ids of an index access, borrowed.
+enum IdRef<'a> {
+    Range(&'a Range<u32>),
+    Set(&'a super::IdSet),
+}
+
+impl IdRef<'_> {
+    fn len(&self) -> usize {
+        match self {
+            IdRef::Range(r) => r.len(),
+            IdRef::Set(s) => s.len(),
         }
-        Ok(SharedIndexAnswers { answers })
+    }
+
+    fn lookup(&self, cardinality: u32) -> IdLookup {
+        match self {
+            IdRef::Range(r) => IdLookup::Range((*r).clone()),
+            IdRef::Set(s) => s.lookup(cardinality),
+        }
     }
 }
 
@@ -194,8 +246,15 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             FilterNode::MatchAll => candidates.clone(),
             FilterNode::Empty => DocSet::empty(),
             FilterNode::And(children) => {
+                // Index answers before scans (as planned), and among them the fewest estimated
+                // documents first: a later index then meets few candidates and may scan them
+                // instead (a join's key filter before a date range holding half the table).
+                let mut order: Vec<&FilterNode<'s>> = children.iter().collect();
+                order.sort_by(|a, b| {
+                    (a.scans().cmp(&b.scans())).then(a.share().total_cmp(&b.share()))
+                });
                 let mut current = candidates.clone();
-                for c in children {
+                for c in order {
                     if current.is_empty() {
                         break;
                     }
@@ -271,13 +330,16 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
         access: &Access<'s>,
         candidates: &DocSet,
     ) -> Result<DocSet, EngineError> {
-        // Index answers: shared by the segment's parts, or computed here.
-        let shared = self
-            .shared
-            .and_then(|s| s.answers.get(&access_key(access)))
-            .cloned();
+        // Index answers: shared by the segment's parts, or computed here; few candidates are
+        // scanned instead, unless another part has already paid for the answer.
+        let shared = self.shared.and_then(|s| s.answers.get(&access_key(access)));
+        if shared.is_none_or(|a| a.get().is_none())
+            && let Some((column, lookup)) = scan_instead(access, candidates)
+        {
+            return self.scan_dict(column, &lookup, candidates);
+        }
         let answer = match shared {
-            Some(a) => Some(a),
+            Some(a) => a.get_or_init(|| index_answer(access)).clone()?,
             None => index_answer(access)?,
         };
         if let Some(answer) = answer {

@@ -59,6 +59,8 @@ pub enum Access<'s> {
     Inverted {
         reader: &'s InvertedIndexReader,
         ids: IdSet,
+        /// The indexed column, scanned instead when the candidates are few ([`exec`]).
+        column: &'s ColumnReader,
     },
     /// Range index over dictionary ids.
     RangeIndex {
@@ -180,6 +182,31 @@ impl Leaf<'_> {
         }
     }
 
+    /// About which share of the segment's documents the leaf matches, from its ids against its
+    /// dictionary (documents taken as spread evenly over the ids, a sorted range counted
+    /// exactly); `None` when its access says nothing of it.
+    pub fn share(&self) -> Option<f64> {
+        let of = |n: usize, of: u32| n as f64 / of.max(1) as f64;
+        let positive = match &self.access {
+            Access::Constant(all) => Some(if *all { 1.0 } else { 0.0 }),
+            Access::Sorted {
+                reader,
+                ids: IdSet::Range(r),
+            } => Some(of(reader.doc_range_of(r.clone()).len(), reader.num_docs())),
+            Access::Sorted { reader, ids } => Some(of(ids.len(), reader.len())),
+            Access::Inverted { reader, ids, .. } => Some(of(ids.len(), reader.len())),
+            Access::RangeIndex { ids, column, .. } => {
+                column.dictionary().map(|d| of(ids.len(), d.len()))
+            }
+            _ => None,
+        }?;
+        Some(if self.negated {
+            1.0 - positive
+        } else {
+            positive
+        })
+    }
+
     /// Whether answering the leaf reads documents one by one.
     pub fn is_scan(&self) -> bool {
         matches!(
@@ -235,6 +262,21 @@ impl<'s> FilterNode<'s> {
     /// Whether any leaf scans documents.
     pub fn scans(&self) -> bool {
         self.any_leaf(&Leaf::is_scan)
+    }
+
+    /// About which share of the documents the node matches ([`Leaf::share`]; 1 when unknown).
+    pub fn share(&self) -> f64 {
+        match self {
+            FilterNode::MatchAll => 1.0,
+            FilterNode::Empty => 0.0,
+            FilterNode::And(v) => v.iter().map(FilterNode::share).product(),
+            FilterNode::Or(v) => v.iter().map(FilterNode::share).sum::<f64>().min(1.0),
+            FilterNode::Not { child, .. } => match child.share() {
+                s if s < 1.0 => 1.0 - s,
+                _ => 1.0,
+            },
+            FilterNode::Leaf(l) => l.share().unwrap_or(1.0),
+        }
     }
 
     /// Whether finding the node's documents is worth splitting over doc-range parts
@@ -551,7 +593,11 @@ fn plan_predicate<'s>(
                 !skip("inverted") && (!is_range || ids.len() <= 64),
                 reader.index::<Inverted>(),
             ) {
-                Access::Inverted { reader: inv, ids }
+                Access::Inverted {
+                    reader: inv,
+                    ids,
+                    column: reader,
+                }
             } else {
                 Access::DictScan {
                     column: reader,
