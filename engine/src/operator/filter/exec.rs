@@ -1,9 +1,12 @@
 //! Running a [`FilterNode`] tree to a [`DocSet`].
 //!
 //! Every node is evaluated against a candidate set and returns the matching subset. `AND`
-//! narrows the candidates child by child (index-answered children were ordered first), so a
-//! scan only reads documents the indexes left; `OR` unions its children over the same
-//! candidates; `NOT` subtracts. Scans count the entries they read
+//! narrows the candidates child by child — index-answered children first, the fewest
+//! estimated documents first among them ([`FilterNode::share`]) — so a scan only reads
+//! documents the indexes left, and a range or inverted index that meets candidates much
+//! thinner than the documents its ids hold is not asked: the candidates' ids are scanned
+//! instead ([`scan_instead`]); `OR` unions its children over the same candidates; `NOT`
+//! subtracts. Scans count the entries they read
 //! (`numEntriesScannedInFilter`) and check the query deadline once per block.
 //!
 //! A scan over dense candidates (a range, or a bitmap filling half its span) of a dictionary
