@@ -33,6 +33,7 @@ use segments::forward::{DictIds, ForwardIndex};
 use segments::index::{ZoneMap, Zones};
 use segments::segment::{ColumnReader, ImmutableSegment};
 use segments::types::{DocId, StoredType, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -177,37 +178,17 @@ fn scan_instead<'s>(
     candidates: &DocSet,
 ) -> Option<(&'s ColumnReader, IdLookup)> {
     let (column, ids) = match access {
-        Access::RangeIndex { ids, column, .. } => (*column, IdRef::Range(ids)),
-        Access::Inverted { ids, column, .. } if ids.len() > 1 => (*column, IdRef::Set(ids)),
+        Access::RangeIndex { ids, column, .. } => {
+            (*column, Cow::Owned(super::IdSet::Range(ids.clone())))
+        }
+        Access::Inverted { ids, column, .. } if ids.len() > 1 => (*column, Cow::Borrowed(ids)),
         _ => return None,
     };
     let cardinality = column.dictionary()?.len();
+    let share = access.share()?;
     let span = candidates.span()?;
-    let share = ids.len() as f64 / cardinality.max(1) as f64;
     let thin = candidates.len() as f64 * SCAN_OVER_INDEX < share * span.len() as f64;
     thin.then(|| (column, ids.lookup(cardinality)))
-}
-
-/// The ids of an index access, borrowed.
-enum IdRef<'a> {
-    Range(&'a Range<u32>),
-    Set(&'a super::IdSet),
-}
-
-impl IdRef<'_> {
-    fn len(&self) -> usize {
-        match self {
-            IdRef::Range(r) => r.len(),
-            IdRef::Set(s) => s.len(),
-        }
-    }
-
-    fn lookup(&self, cardinality: u32) -> IdLookup {
-        match self {
-            IdRef::Range(r) => IdLookup::Range((*r).clone()),
-            IdRef::Set(s) => s.lookup(cardinality),
-        }
-    }
 }
 
 impl<'s, 'q> FilterExecutor<'s, 'q> {

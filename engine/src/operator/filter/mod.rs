@@ -163,6 +163,28 @@ pub enum FilterNode<'s> {
     Leaf(Leaf<'s>),
 }
 
+impl Access<'_> {
+    /// About which share of the segment's documents the positive form matches, from its ids
+    /// against its dictionary (documents taken as spread evenly over the ids, a sorted range
+    /// counted exactly); `None` when the access says nothing of it.
+    pub fn share(&self) -> Option<f64> {
+        let of = |n: usize, of: u32| n as f64 / of.max(1) as f64;
+        match self {
+            Access::Constant(all) => Some(if *all { 1.0 } else { 0.0 }),
+            Access::Sorted {
+                reader,
+                ids: IdSet::Range(r),
+            } => Some(of(reader.doc_range_of(r.clone()).len(), reader.num_docs())),
+            Access::Sorted { reader, ids } => Some(of(ids.len(), reader.len())),
+            Access::Inverted { reader, ids, .. } => Some(of(ids.len(), reader.len())),
+            Access::RangeIndex { ids, column, .. } => {
+                column.dictionary().map(|d| of(ids.len(), d.len()))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Leaf<'_> {
     /// Which structure answers the leaf: `sorted`, `inverted`, `range`, `scan`,
     /// `expression`, `null_vector` or `constant`.
@@ -182,24 +204,10 @@ impl Leaf<'_> {
         }
     }
 
-    /// About which share of the segment's documents the leaf matches, from its ids against its
-    /// dictionary (documents taken as spread evenly over the ids, a sorted range counted
-    /// exactly); `None` when its access says nothing of it.
+    /// About which share of the segment's documents the leaf matches ([`Access::share`], or
+    /// the rest of it when negated); `None` when its access says nothing of it.
     pub fn share(&self) -> Option<f64> {
-        let of = |n: usize, of: u32| n as f64 / of.max(1) as f64;
-        let positive = match &self.access {
-            Access::Constant(all) => Some(if *all { 1.0 } else { 0.0 }),
-            Access::Sorted {
-                reader,
-                ids: IdSet::Range(r),
-            } => Some(of(reader.doc_range_of(r.clone()).len(), reader.num_docs())),
-            Access::Sorted { reader, ids } => Some(of(ids.len(), reader.len())),
-            Access::Inverted { reader, ids, .. } => Some(of(ids.len(), reader.len())),
-            Access::RangeIndex { ids, column, .. } => {
-                column.dictionary().map(|d| of(ids.len(), d.len()))
-            }
-            _ => None,
-        }?;
+        let positive = self.access.share()?;
         Some(if self.negated {
             1.0 - positive
         } else {
