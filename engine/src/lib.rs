@@ -43,6 +43,7 @@ pub mod morsels;
 pub mod multistage;
 pub mod operator;
 pub mod per_entry;
+pub mod pool_once;
 pub mod provider;
 pub mod reduce;
 pub mod response;

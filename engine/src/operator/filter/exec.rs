@@ -27,6 +27,7 @@ use crate::error::EngineError;
 use crate::operator::doc_set::DocSet;
 use crate::operator::projection::ColumnSource;
 use crate::operator::transform::evaluate;
+use crate::pool_once::PoolOnce;
 use roaring::RoaringBitmap;
 use segments::forward::raw::RawForward;
 use segments::forward::{DictIds, ForwardIndex};
@@ -36,7 +37,6 @@ use segments::types::{DocId, StoredType, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::OnceLock;
 
 /// Runs filter trees of one segment.
 pub struct FilterExecutor<'s, 'q> {
@@ -52,11 +52,12 @@ pub struct FilterExecutor<'s, 'q> {
 /// lists, a range index's buckets — computed once, by the first part that asks, so executors
 /// filtering the segment's parts in parallel cut their range from them instead of each
 /// building the union over every document again; a part whose candidates are few scans
-/// instead ([`scan_instead`]) and never asks. Keyed by the leaf's access (the tree outlives
-/// the executors).
+/// instead ([`scan_instead`]) and never asks. A part asking while another computes an answer
+/// helps with the union's own parallel work ([`PoolOnce`]). Keyed by the leaf's access (the
+/// tree outlives the executors).
 #[derive(Default)]
 pub struct SharedIndexAnswers {
-    answers: HashMap<usize, OnceLock<Result<Option<IndexAnswer>, EngineError>>>,
+    answers: HashMap<usize, PoolOnce<Result<Option<IndexAnswer>, EngineError>>>,
 }
 
 /// One index access's documents over the whole segment.
@@ -155,7 +156,7 @@ impl SharedIndexAnswers {
         let answers = node
             .leaves()
             .into_iter()
-            .map(|leaf| (access_key(&leaf.access), OnceLock::new()))
+            .map(|leaf| (access_key(&leaf.access), PoolOnce::new()))
             .collect();
         SharedIndexAnswers { answers }
     }
@@ -323,7 +324,7 @@ impl<'s, 'q> FilterExecutor<'s, 'q> {
             return self.scan_dict(column, &lookup, candidates);
         }
         let answer = match shared {
-            Some(a) => a.get_or_init(|| index_answer(access)).clone()?,
+            Some(a) => a.get_or_compute(|| index_answer(access)).clone()?,
             None => index_answer(access)?,
         };
         if let Some(answer) = answer {
