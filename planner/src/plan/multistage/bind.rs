@@ -31,8 +31,10 @@ pub fn bind_multistage(
         .into_iter()
         .zip(rel.cols.iter().map(|c| c.ty))
         .collect();
-    // The rows gathered on the broker; then where every operator's rows move.
+    // The rows gathered on the broker; then the order of each block's joins, and where every
+    // operator's rows move.
     let root = planner.request(Request::Gather(rel.node));
+    let root = planner.order_joins(root)?;
     let mut root = planner.place(root).node;
     push_limits(&mut root);
     // `joinOptions(max_rows_in_join=…, join_overflow_mode=…)` hints win over the options.

@@ -299,7 +299,7 @@ mod tests {
         // an exchange.
         let same = stage_shapes("SELECT f.d FROM f JOIN g ON f.k = g.k JOIN f f2 ON g.k = f2.k");
         assert_eq!(same.len(), 5, "{same:?}");
-        assert!(same[4].contains("JOIN/Inner(JOIN/Inner("), "{same:?}");
+        assert_eq!(same[4].matches("JOIN/Inner").count(), 2, "{same:?}");
         let other = stage_shapes("SELECT f.d FROM f JOIN g ON f.k = g.k JOIN f f2 ON g.s = f2.s");
         assert_eq!(other.len(), 6, "{other:?}");
     }

@@ -2,8 +2,9 @@
 //! `useMultistageEngine=true`.
 //!
 //! ```text
-//! Statement ──bind──► RelNode tree (one per query: leaves as RelNode::Exchange, joins,
-//!                      groupings, gathers as RelNode::Place requests)
+//! Statement ──bind──► RelNode tree (one per query: leaves as RelNode::Exchange; each block's
+//!                      inner joins, groupings, gathers as RelNode::Place requests)
+//!           ──order_joins──► each block's inner joins a tree of join requests, by estimate
 //!           ──placement──► the same tree, every request resolved into operators and exchanges
 //!           ──limit_pushdown──► each worker's first rows of a LIMIT sent alone
 //!           ──split──► MultiStagePlan { stages: [Stage 0 (broker root), Stage 1.., leaf stages] }

@@ -21,6 +21,7 @@
 //! [`super::relational::placement`] resolves bottom-up into operators and exchanges;
 //! [`super::split`] then cuts the tree at the exchanges.
 
+use super::hints::JoinHints;
 use super::rows_estimate::RowsEstimate;
 use crate::plan::aggregate::AggregateCall;
 use crate::plan::expr::Expr;
@@ -28,6 +29,7 @@ use crate::plan::query_plan::{ServerQueryPlan, SortKey};
 use segments::types::ColumnType;
 use segments::types::{DataType, Value};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
 /// A stage's number: its index in [`MultiStagePlan::stages`](super::MultiStagePlan::stages); 0 is the root.
 pub type StageId = usize;
@@ -477,6 +479,72 @@ pub enum Request {
     Gather(RelNode),
     /// The input on one worker in a stage of its own (a set operation's input).
     Alone(RelNode),
+    /// A block's inner joins, whose order and sides the join-order rule chooses; none is left
+    /// once it has run, before the distribution pass.
+    Joins(JoinsRequest),
+}
+
+/// A block's inner joins before their order is chosen (Calcite's `MultiJoin`): the inputs,
+/// each filtered by its own conjuncts, and the conjuncts over several of them. The join-order
+/// rule ([`super::relational::order_joins`]) makes it a tree of [`Request::Join`]s. Its output
+/// is the columns `output` of the inputs' columns side by side (in the inputs' order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct JoinsRequest {
+    pub inputs: Vec<JoinInput>,
+    pub conjuncts: Vec<JoinConjunct>,
+    /// The columns read above the joins, as positions among all inputs' columns, in order.
+    pub output: Vec<usize>,
+    /// Each join drops the columns nothing above it reads (the block lists no `*`).
+    pub prune: bool,
+    /// The order is chosen by estimated rows (some input has statistics, no hint chose the
+    /// strategy); else it follows `FROM`.
+    pub by_estimate: bool,
+    /// The block's hints, which place each join.
+    pub hints: JoinHints,
+}
+
+/// One input of a [`JoinsRequest`] and what it is estimated to output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JoinInput {
+    pub node: RelNode,
+    pub estimate: RowsEstimate,
+}
+
+/// A conjunct over several inputs of a [`JoinsRequest`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct JoinConjunct {
+    /// The inputs it reads (by index).
+    pub inputs: BTreeSet<usize>,
+    /// It is an equality (`=`), of columns or not.
+    pub equality: bool,
+    pub kind: ConjunctKind,
+}
+
+/// What a conjunct of a [`JoinsRequest`] is to the join that takes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConjunctKind {
+    /// A column of one input equals one of another (positions among all inputs' columns):
+    /// a hash key.
+    Key(usize, usize),
+    /// Anything else, over all inputs' columns side by side: part of the join's condition.
+    Condition(Expr),
+}
+
+impl JoinConjunct {
+    /// Adds the columns it reads (positions among all inputs' columns) to `out`.
+    pub fn columns(&self, out: &mut BTreeSet<usize>) {
+        match &self.kind {
+            ConjunctKind::Key(a, b) => {
+                out.insert(*a);
+                out.insert(*b);
+            }
+            ConjunctKind::Condition(e) => e.visit(&mut |n| {
+                if let Expr::Input(i) = n {
+                    out.insert(i.index);
+                }
+            }),
+        }
+    }
 }
 
 /// A join and what the block's hints say of its placement.
@@ -531,6 +599,7 @@ impl Request {
             Request::Join(j) => j.join.inputs(),
             Request::Aggregate(a) => vec![&a.input],
             Request::Gather(n) | Request::Alone(n) => vec![n],
+            Request::Joins(j) => j.inputs.iter().map(|i| &i.node).collect(),
         }
     }
 
@@ -540,6 +609,7 @@ impl Request {
             Request::Join(j) => j.join.inputs_mut(),
             Request::Aggregate(a) => vec![&mut a.input],
             Request::Gather(n) | Request::Alone(n) => vec![n],
+            Request::Joins(j) => j.inputs.iter_mut().map(|i| &mut i.node).collect(),
         }
     }
 
@@ -549,6 +619,17 @@ impl Request {
             Request::Join(j) => j.join.output_types(),
             Request::Aggregate(a) => a.output_types.clone(),
             Request::Gather(n) | Request::Alone(n) => n.output_types(),
+            Request::Joins(j) => {
+                let all: Vec<ColumnType> = j
+                    .inputs
+                    .iter()
+                    .flat_map(|i| i.node.output_types())
+                    .collect();
+                j.output
+                    .iter()
+                    .filter_map(|&p| all.get(p).copied())
+                    .collect()
+            }
         }
     }
 }

@@ -47,6 +47,7 @@ mod grouped_leaf;
 mod join_order;
 mod joins;
 mod or_factors;
+pub mod order_joins;
 mod outer_refs;
 pub mod placement;
 mod query_walk;
@@ -815,12 +816,31 @@ impl<'a> Planner<'a> {
         rk: Vec<usize>,
         condition: Option<Expr>,
     ) -> Result<Rel, PlanError> {
+        let cols = joined_cols(left.cols, right.cols, kind);
+        let request = self.hinted_request(left.node, right.node, kind, lk, rk, condition)?;
+        Ok(Rel {
+            node: self.request(request),
+            cols,
+        })
+    }
+
+    /// The request for a join of `left` and `right` as the block's hints place it (see
+    /// [`Self::hinted_join`]).
+    fn hinted_request(
+        &self,
+        left: RelNode,
+        right: RelNode,
+        kind: JoinKind,
+        lk: Vec<usize>,
+        rk: Vec<usize>,
+        condition: Option<Expr>,
+    ) -> Result<Request, PlanError> {
         let strategy = self.join_hints.strategy;
         if strategy == JoinStrategy::Lookup {
             self.check_lookup(&right, kind, &lk)?;
         }
         let broadcast = self.hinted_broadcast(kind, strategy)?;
-        Ok(self.join_as(left, right, kind, lk, rk, condition, strategy, broadcast))
+        Ok(self.join_request(left, right, kind, lk, rk, condition, strategy, broadcast))
     }
 
     /// The side `left_distribution_type` / `right_distribution_type` broadcast, checked: one
@@ -858,7 +878,7 @@ impl<'a> Planner<'a> {
     /// Pinot's conditions for a lookup join: equality keys, a kind each left row can answer
     /// alone (INNER, LEFT, SEMI, ANTI), and on the right the rows of a dimension table
     /// (`isDimTable`, replicated to every server) read by a leaf.
-    fn check_lookup(&self, right: &Rel, kind: JoinKind, lk: &[usize]) -> Result<(), PlanError> {
+    fn check_lookup(&self, right: &RelNode, kind: JoinKind, lk: &[usize]) -> Result<(), PlanError> {
         if lk.is_empty() {
             return Err(PlanError::Planning("Lookup join requires join keys".into()));
         }
@@ -868,7 +888,7 @@ impl<'a> Planner<'a> {
                 format!("{kind:?}").to_uppercase()
             )));
         }
-        let table = match &right.node {
+        let table = match right {
             RelNode::Exchange(x) => match (&x.kind, &x.input) {
                 (
                     StageKind::Leaf { table },
@@ -931,13 +951,32 @@ impl<'a> Planner<'a> {
         strategy: JoinStrategy,
         broadcast: Option<Side>,
     ) -> Rel {
-        let mut cols = left.cols;
-        if !matches!(kind, JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn) {
-            cols.extend(right.cols);
+        let cols = joined_cols(left.cols, right.cols, kind);
+        let request = self.join_request(
+            left.node, right.node, kind, lk, rk, condition, strategy, broadcast,
+        );
+        Rel {
+            node: self.request(request),
+            cols,
         }
+    }
+
+    /// The request for a join of `left` and `right` (see [`Self::join_as`]).
+    #[allow(clippy::too_many_arguments)]
+    fn join_request(
+        &self,
+        left: RelNode,
+        right: RelNode,
+        kind: JoinKind,
+        lk: Vec<usize>,
+        rk: Vec<usize>,
+        condition: Option<Expr>,
+        strategy: JoinStrategy,
+        broadcast: Option<Side>,
+    ) -> Request {
         let join = RelNode::Join {
-            left: Box::new(left.node),
-            right: Box::new(right.node),
+            left: Box::new(left),
+            right: Box::new(right),
             kind,
             left_keys: lk,
             right_keys: rk,
@@ -946,16 +985,12 @@ impl<'a> Planner<'a> {
             publish_keys: None,
             dynamic_broadcast: strategy == JoinStrategy::DynamicBroadcast,
         };
-        let unhinted = self.placement_unhinted(strategy);
-        Rel {
-            node: self.request(Request::Join(JoinRequest {
-                join,
-                lookup: strategy == JoinStrategy::Lookup,
-                broadcast,
-                unhinted,
-            })),
-            cols,
-        }
+        Request::Join(JoinRequest {
+            join,
+            lookup: strategy == JoinStrategy::Lookup,
+            broadcast,
+            unhinted: self.placement_unhinted(strategy),
+        })
     }
 
     /// Whether the block's hints leave a join's exchanges to the planner: no strategy but the
@@ -965,6 +1000,14 @@ impl<'a> Planner<'a> {
             && self.join_hints.left_distribution.is_none()
             && self.join_hints.right_distribution.is_none()
     }
+}
+
+/// The columns of a `kind` join of relations with columns `left` and `right`.
+fn joined_cols(mut left: Vec<Col>, right: Vec<Col>, kind: JoinKind) -> Vec<Col> {
+    if !matches!(kind, JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn) {
+        left.extend(right);
+    }
+    left
 }
 
 /// Names a planned query's columns and qualifies them with `alias`.

@@ -13,6 +13,7 @@
 //! distinct count of each key pair (at most by the larger input of the pair).
 
 use crate::plan::multistage::estimate::join_rows;
+use std::collections::BTreeSet;
 
 /// How many inputs are ordered exhaustively.
 pub const EXHAUSTIVE_INPUTS: usize = 10;
@@ -27,6 +28,7 @@ pub enum JoinTree {
 
 impl JoinTree {
     /// The inputs in the order their columns come out (left to right).
+    #[cfg(test)]
     pub fn inputs(&self, out: &mut Vec<usize>) {
         match self {
             JoinTree::Input(i) => out.push(*i),
@@ -134,6 +136,32 @@ pub fn best_order(rows: &[f64], edges: &[Edge]) -> JoinTree {
     } else {
         greedy(&g)
     }
+}
+
+/// Left-deep in `FROM` order, except that an input joined to the ones before it by an
+/// equality comes before one that is not. `links` are the conjuncts over several inputs: the
+/// inputs each reads, and whether it is an equality.
+pub fn from_order(n: usize, links: &[(&BTreeSet<usize>, bool)]) -> JoinTree {
+    let mut tree = JoinTree::Input(0);
+    let mut joined: BTreeSet<usize> = BTreeSet::from([0]);
+    while joined.len() < n {
+        let waiting: Vec<usize> = (0..n).filter(|i| !joined.contains(i)).collect();
+        let connected = |j: usize| {
+            links.iter().any(|(inputs, equality)| {
+                *equality
+                    && inputs.contains(&j)
+                    && inputs.iter().all(|i| *i == j || joined.contains(i))
+            })
+        };
+        let next = waiting
+            .iter()
+            .copied()
+            .find(|j| connected(*j))
+            .unwrap_or(waiting[0]);
+        joined.insert(next);
+        tree = JoinTree::Join(Box::new(tree), Box::new(JoinTree::Input(next)));
+    }
+    tree
 }
 
 /// Dynamic programming over every subset: the cheapest tree of each from its cheapest halves.

@@ -4,17 +4,16 @@
 //! the block's `WHERE`. Then:
 //! * a conjunct naming one table only goes into that table's leaf as its v1 filter, so v2
 //!   joins use every index v1 uses (a conjunct over one derived input filters that input);
-//! * inputs are joined in `FROM` order, except that an input joined to the ones before it by
-//!   an equality comes before one that is not (no cross join while an equi-join is possible);
-//! * `a.x = b.y` between the inputs joined so far and the next one is a hash key of that
-//!   join; any other conjunct is the join's condition once all of its inputs are in;
-//! * each leaf reads only the columns the block names ([`Needed`]).
+//! * the inputs, each estimated, and the conjuncts over several of them, bound over the inputs'
+//!   columns side by side (`a.x = b.y` as a key), are one [`JoinsRequest`]: the join-order rule
+//!   ([`super::order_joins`]) chooses the tree and gives each join its keys and condition;
+//! * each leaf reads only the columns the block names ([`Needed`]), and the joins' output only
+//!   those the block reads above them.
 //!
 //! Conjuncts holding a subquery, and those whose columns do not resolve to exactly one input
 //! (aliases of the select list, unknown or ambiguous names) stay in `WHERE` for
 //! [`Planner::upper`], which plans or reports them.
 
-use super::join_order::{Edge, JoinTree, best_order};
 use super::or_factors::{implied_for, pull_common_factors};
 use super::query_walk::{self, QueryVisitor};
 use super::{Planner, and_all, conjuncts, equi_pair, input, resolve};
@@ -24,8 +23,11 @@ use crate::plan::binder::select::plan_select;
 use crate::plan::error::PlanError;
 use crate::plan::multistage::estimate::{Estimate, UNKNOWN_ROWS};
 use crate::plan::multistage::hints::JoinStrategy;
-use crate::plan::multistage::rel::{Exchange, JoinKind, RelNode};
+use crate::plan::multistage::rel::{
+    ConjunctKind, Exchange, JoinConjunct, JoinInput, JoinsRequest, Place, RelNode, Request,
+};
 use crate::plan::multistage::relation::{Col, Rel, StageOrder};
+use crate::plan::multistage::rows_estimate::RowsEstimate;
 use crate::plan::query_plan::{ResultLayout, ServerQueryPlan};
 use crate::sql::ast::{self, Select, SelectItem, TableRef};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -87,10 +89,6 @@ impl Needed {
 
     fn select(&mut self, s: &Select) {
         query_walk::select(self, s);
-    }
-
-    fn expr(&mut self, e: &ast::Expr) {
-        query_walk::expr(self, e);
     }
 }
 
@@ -256,90 +254,6 @@ pub(super) fn inputs_read(expr: &ast::Expr, inputs: &[Input<'_>]) -> Option<BTre
 /// The share of rows an `IN` / `EXISTS` subquery is assumed to keep.
 const SEMI_JOIN_SELECTIVITY: f64 = 0.25;
 
-/// The state of building a join tree: inputs not yet joined, conjuncts not yet applied, and
-/// what pruning keeps.
-struct TreeBuild {
-    rels: Vec<Option<Rel>>,
-    placed: Vec<Conjunct>,
-    beyond: Needed,
-    prunable: bool,
-    /// Some join's output dropped columns (the block's columns are no longer in FROM order).
-    pruned: bool,
-}
-
-/// Left-deep in FROM order, except that an input joined to the ones before it by an equality
-/// comes before one that is not.
-fn from_order(n: usize, placed: &[Conjunct]) -> JoinTree {
-    let mut tree = JoinTree::Input(0);
-    let mut joined: BTreeSet<usize> = BTreeSet::from([0]);
-    while joined.len() < n {
-        let waiting: Vec<usize> = (0..n).filter(|i| !joined.contains(i)).collect();
-        let connected = |j: usize| {
-            placed.iter().any(|c| {
-                c.inputs.contains(&j)
-                    && c.inputs.iter().all(|i| *i == j || joined.contains(i))
-                    && matches!(
-                        c.expr,
-                        ast::Expr::Binary {
-                            op: ast::BinaryOp::Eq,
-                            ..
-                        }
-                    )
-            })
-        };
-        let next = waiting
-            .iter()
-            .copied()
-            .find(|j| connected(*j))
-            .unwrap_or(waiting[0]);
-        joined.insert(next);
-        tree = JoinTree::Join(Box::new(tree), Box::new(JoinTree::Input(next)));
-    }
-    tree
-}
-
-/// The equalities between a column of one input and a column of another, with the distinct
-/// counts the estimates give each.
-fn edges(placed: &[Conjunct], cols: &[Vec<Col>], estimates: &[Estimate]) -> Vec<Edge> {
-    let side = |e: &ast::Expr, i: usize| match e {
-        ast::Expr::Column { table, name } => {
-            matches!(resolve(&cols[i], table.as_deref(), name), Ok(Some(_))).then(|| name.clone())
-        }
-        _ => None,
-    };
-    let mut out = Vec::new();
-    for c in placed {
-        let ends: Vec<usize> = c.inputs.iter().copied().collect();
-        let (
-            ast::Expr::Binary {
-                op: ast::BinaryOp::Eq,
-                left,
-                right,
-            },
-            &[a, b],
-        ) = (&c.expr, &ends[..])
-        else {
-            continue;
-        };
-        let pair = match (side(left, a), side(right, b)) {
-            (Some(x), Some(y)) => Some((x, y)),
-            _ => match (side(right, a), side(left, b)) {
-                (Some(x), Some(y)) => Some((x, y)),
-                _ => None,
-            },
-        };
-        if let Some((x, y)) = pair {
-            out.push(Edge {
-                a,
-                b,
-                distinct_a: estimates[a].distinct(&x),
-                distinct_b: estimates[b].distinct(&y),
-            });
-        }
-    }
-    out
-}
-
 /// The inputs and conditions of inner and comma joins, down to the first other join.
 fn flatten<'t>(t: &'t TableRef, inputs: &mut Vec<&'t TableRef>, on: &mut Vec<ast::Expr>) {
     match t {
@@ -499,9 +413,8 @@ impl Planner<'_> {
                     .is_some_and(|i| matches!(inputs[*i], Input::Table { .. }))
         });
         let projected = needed.without(in_leaves.map(|c| &c.expr));
-        let input_cols: Vec<Vec<Col>> = inputs.iter().map(|i| i.cols().to_vec()).collect();
         // One input's own conjuncts: into a table's leaf, or a filter over a planned input.
-        let mut rels: Vec<Option<Rel>> = Vec::with_capacity(inputs.len());
+        let mut rels: Vec<Rel> = Vec::with_capacity(inputs.len());
         let mut estimates: Vec<Estimate> = Vec::with_capacity(inputs.len());
         for (i, input) in inputs.into_iter().enumerate() {
             let own: Vec<ast::Expr> = placed
@@ -556,50 +469,87 @@ impl Planner<'_> {
                 }
                 self.semi_joined(rel, mine, &mut left_over)?
             };
-            rels.push(Some(rel));
+            rels.push(rel);
         }
-        // What the block reads beyond the conjuncts (each placed exactly once below; implied
-        // ones copy columns and were never counted): a join's output keeps only the columns
-        // read above it or by conjuncts still to come, unless `*` or `q.*` lists every column.
+        // What the block reads beyond the conjuncts (each placed exactly once; implied ones
+        // copy columns and were never counted): the joins' output keeps only those columns,
+        // unless `*` or `q.*` lists every column.
         let beyond = needed.without(placed.iter().filter(|c| !c.implied).map(|c| &c.expr));
         placed.retain(|c| c.inputs.len() > 1);
+        if rels.len() == 1
+            && let Some(rel) = rels.pop()
+        {
+            return Ok((rel, left_over));
+        }
+        // The inputs' columns side by side; the conjuncts over several inputs bound over them.
+        let mut inputs = Vec::with_capacity(rels.len());
+        let mut cols: Vec<Col> = Vec::new();
+        for (rel, e) in rels.into_iter().zip(&estimates) {
+            let distinct = rel.cols.iter().map(|c| e.distinct(&c.name)).collect();
+            inputs.push(JoinInput {
+                node: rel.node,
+                estimate: RowsEstimate::new(e.rows, distinct),
+            });
+            cols.extend(rel.cols);
+        }
+        let mut conjuncts = Vec::with_capacity(placed.len());
+        for c in placed {
+            let kind = match equi_pair(&c.expr, &cols, &cols)? {
+                Some((a, b)) => ConjunctKind::Key(a, b),
+                None => ConjunctKind::Condition(self.bind_row(&c.expr, &cols)?),
+            };
+            conjuncts.push(JoinConjunct {
+                equality: matches!(
+                    c.expr,
+                    ast::Expr::Binary {
+                        op: ast::BinaryOp::Eq,
+                        ..
+                    }
+                ),
+                inputs: c.inputs,
+                kind,
+            });
+        }
+        let prune = !needed.all && needed.qualifiers.is_empty();
+        let mut output: Vec<usize> = (0..cols.len())
+            .filter(|&p| {
+                let c = &cols[p];
+                !prune || beyond.wants(c.qualifier.as_deref().unwrap_or(""), &c.name)
+            })
+            .collect();
+        // A relation keeps a column (a block counts its rows by one).
+        if output.is_empty() {
+            output.push(0);
+        }
         // By estimated rows when some input has statistics and no hint chose the strategy;
         // otherwise in FROM order, an equi-joined input first.
-        let estimated = estimates.iter().any(Estimate::known);
-        let tree = if estimated && self.join_hints.strategy == JoinStrategy::Hash {
-            let rows: Vec<f64> = estimates.iter().map(|e| e.rows).collect();
-            best_order(&rows, &edges(&placed, &input_cols, &estimates))
-        } else {
-            from_order(rels.len(), &placed)
-        };
-        let widths: Vec<usize> = rels
-            .iter()
-            .map(|r| r.as_ref().map_or(0, |r| r.cols.len()))
-            .collect();
-        let mut build = TreeBuild {
-            rels,
-            placed,
-            beyond,
-            prunable: !needed.all && needed.qualifiers.is_empty(),
-            pruned: false,
-        };
-        let (mut current, _) = self.build_tree(&tree, &mut build)?;
-        // The columns in FROM order again (`*` lists them so; pruning happens only without it).
-        let mut order = Vec::new();
-        tree.inputs(&mut order);
-        if !build.pruned && order.windows(2).any(|w| w[0] > w[1]) {
-            let mut start = vec![0; widths.len()];
-            let mut at = 0;
-            for &i in &order {
-                start[i] = at;
-                at += widths[i];
-            }
-            let positions: Vec<usize> = (0..widths.len())
-                .flat_map(|i| start[i]..start[i] + widths[i])
-                .collect();
-            current = columns_at(current, &positions);
+        let by_estimate =
+            estimates.iter().any(Estimate::known) && self.join_hints.strategy == JoinStrategy::Hash;
+        // The joins' numbers: the rule numbers them in the order the tree completes them.
+        let order = self.next_stage();
+        for _ in 2..inputs.len() {
+            self.next_stage();
         }
-        Ok((current, left_over))
+        let out_cols = output.iter().map(|&p| cols[p].clone()).collect();
+        let request = JoinsRequest {
+            inputs,
+            conjuncts,
+            output,
+            prune,
+            by_estimate,
+            hints: self.join_hints,
+        };
+        let node = RelNode::Place(Box::new(Place {
+            order,
+            request: Request::Joins(request),
+        }));
+        Ok((
+            Rel {
+                node,
+                cols: out_cols,
+            },
+            left_over,
+        ))
     }
 
     /// `rel` filtered by the subquery conjuncts `conjuncts` (semi and anti joins); what they
@@ -621,71 +571,6 @@ impl Planner<'_> {
             rel = columns_at(rel, &(0..width).collect::<Vec<_>>());
         }
         Ok(rel)
-    }
-
-    /// The joins of `tree`, each with the conjuncts whose inputs it is the first to hold: an
-    /// equality between its two sides is a hash key, anything else its condition.
-    fn build_tree(
-        &mut self,
-        tree: &JoinTree,
-        b: &mut TreeBuild,
-    ) -> Result<(Rel, BTreeSet<usize>), PlanError> {
-        let (l, r) = match tree {
-            JoinTree::Input(i) => {
-                let rel = b.rels[*i]
-                    .take()
-                    .ok_or_else(|| PlanError::Planning("a join input was planned twice".into()))?;
-                return Ok((rel, BTreeSet::from([*i])));
-            }
-            JoinTree::Join(l, r) => (l, r),
-        };
-        let (left, mut joined) = self.build_tree(l, b)?;
-        let (right, right_inputs) = self.build_tree(r, b)?;
-        joined.extend(right_inputs);
-        let (mut lk, mut rk, mut residual) = (Vec::new(), Vec::new(), Vec::new());
-        let mut rest = Vec::with_capacity(b.placed.len());
-        for c in std::mem::take(&mut b.placed) {
-            if !c.inputs.iter().all(|i| joined.contains(i)) {
-                rest.push(c);
-                continue;
-            }
-            match equi_pair(&c.expr, &left.cols, &right.cols)? {
-                Some((a, k)) => {
-                    lk.push(a);
-                    rk.push(k);
-                }
-                None => residual.push(c.expr),
-            }
-        }
-        b.placed = rest;
-        let mut cols = left.cols.clone();
-        cols.extend(right.cols.iter().cloned());
-        let condition = match and_all(residual) {
-            Some(e) => Some(self.bind_row(&e, &cols)?),
-            None => None,
-        };
-        let mut current = self.hinted_join(left, right, JoinKind::Inner, lk, rk, condition)?;
-        if b.prunable {
-            let mut live = b.beyond.clone();
-            for c in &b.placed {
-                live.expr(&c.expr);
-            }
-            let mut keep: Vec<usize> = (0..current.cols.len())
-                .filter(|&i| {
-                    let c = &current.cols[i];
-                    live.wants(c.qualifier.as_deref().unwrap_or(""), &c.name)
-                })
-                .collect();
-            // A relation keeps a column (a block counts its rows by one).
-            if keep.is_empty() {
-                keep.push(0);
-            }
-            if keep.len() < current.cols.len() {
-                current = columns_at(current, &keep);
-                b.pruned = true;
-            }
-        }
-        Ok((current, joined))
     }
 
     /// A leaf stage reading `cols` of table `info` where `filter` holds, with v1's planning of

@@ -70,6 +70,9 @@ impl Planner<'_> {
                         let rows = self.place(n);
                         exchange((order, 0), rows, Distribution::Singleton)
                     }
+                    Request::Joins(_) => {
+                        unreachable!("the join-order rule resolves every joins request first")
+                    }
                 }
             }
             mut other => {
@@ -323,6 +326,7 @@ mod tests {
                     Request::Aggregate(_) => "aggregate",
                     Request::Gather(_) => "gather",
                     Request::Alone(_) => "alone",
+                    Request::Joins(_) => "joins",
                 }
                 .to_string(),
             ),
@@ -339,7 +343,8 @@ mod tests {
         let stmt = parse_statement(sql).unwrap();
         let mut planner = Planner::new(&catalog, &options, false);
         let (rel, _) = planner.query(&stmt.query).unwrap();
-        // Binding decided no exchange: the leaves' are not placed, the rest are requests.
+        // Binding decided no exchange and no join order: the leaves' are not placed, the rest
+        // are requests; the join-order rule makes the block's joins requests of joins.
         let mut asked = Vec::new();
         placements(&rel.node, &mut asked);
         let leaf = |t: &str| format!("Leaf {{ table: \"{t}\" }} None");
@@ -348,14 +353,18 @@ mod tests {
             [
                 leaf("f"),
                 leaf("g"),
-                "join".into(),
+                "joins".into(),
                 "aggregate".into(),
                 "gather".into()
             ]
         );
+        let ordered = planner.order_joins(rel.node).unwrap();
+        let mut asked = Vec::new();
+        placements(&ordered, &mut asked);
+        assert_eq!(asked[2], "join");
         // The pass: both sides hashed on the key, partial groups hashed on `f.s` to the final
         // phase, its rows gathered for the sort; no request left.
-        let placed = planner.place(rel.node);
+        let placed = planner.place(ordered);
         assert!(!placed.partitioned);
         let mut done = Vec::new();
         placements(&placed.node, &mut done);
