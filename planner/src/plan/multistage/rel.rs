@@ -530,6 +530,21 @@ pub enum ConjunctKind {
     Condition(Expr),
 }
 
+impl JoinsRequest {
+    /// The input output column `column` comes from, and its index among that input's columns.
+    pub fn input_of(&self, column: usize) -> Option<(usize, usize)> {
+        let mut at = *self.output.get(column)?;
+        for (i, input) in self.inputs.iter().enumerate() {
+            let width = input.node.output_types().len();
+            if at < width {
+                return Some((i, at));
+            }
+            at -= width;
+        }
+        None
+    }
+}
+
 impl JoinConjunct {
     /// Adds the columns it reads (positions among all inputs' columns) to `out`.
     pub fn columns(&self, out: &mut BTreeSet<usize>) {

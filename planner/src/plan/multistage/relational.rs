@@ -51,7 +51,7 @@ pub mod order_joins;
 mod outer_refs;
 pub mod placement;
 mod query_walk;
-mod semi_pushdown;
+pub mod semi_pushdown;
 mod set_ops;
 mod sized_broadcast;
 mod subqueries;

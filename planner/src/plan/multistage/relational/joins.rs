@@ -16,7 +16,7 @@
 
 use super::or_factors::{implied_for, pull_common_factors};
 use super::query_walk::{self, QueryVisitor};
-use super::{Planner, and_all, conjuncts, equi_pair, input, resolve};
+use super::{Planner, and_all, conjuncts, equi_pair, resolve};
 use crate::plan::binder::rewrite::{canonicalize_columns, expand_wildcards};
 use crate::plan::binder::scope::Scope;
 use crate::plan::binder::select::plan_select;
@@ -187,16 +187,6 @@ pub(super) fn columns(e: &ast::Expr, out: &mut Vec<(Option<String>, String)>) {
     }
 }
 
-/// `rel`'s columns at `positions`, in that order (a projection of inputs, which moves columns).
-fn columns_at(rel: Rel, positions: &[usize]) -> Rel {
-    let exprs = positions
-        .iter()
-        .map(|&p| input(p, rel.cols[p].ty))
-        .collect();
-    let cols = positions.iter().map(|&p| rel.cols[p].clone()).collect();
-    rel.project(exprs, cols)
-}
-
 /// One input of a flattened join before it is planned.
 pub(super) enum Input<'t> {
     /// A table (not a CTE), planned as a leaf once its own conjuncts are known.
@@ -250,9 +240,6 @@ pub(super) fn inputs_read(expr: &ast::Expr, inputs: &[Input<'_>]) -> Option<BTre
     }
     (!reads.is_empty()).then_some(reads)
 }
-
-/// The share of rows an `IN` / `EXISTS` subquery is assumed to keep.
-const SEMI_JOIN_SELECTIVITY: f64 = 0.25;
 
 /// The inputs and conditions of inner and comma joins, down to the first other join.
 fn flatten<'t>(t: &'t TableRef, inputs: &mut Vec<&'t TableRef>, on: &mut Vec<ast::Expr>) {
@@ -394,15 +381,6 @@ impl Planner<'_> {
             }
         }
         placed.extend(implied);
-        // `IN` / `EXISTS` conjuncts reading one input alone filter that input before it joins.
-        let mut semis: Vec<(usize, ast::Expr)> = Vec::new();
-        left_over.retain(|c| match self.semi_join_input(c, &inputs) {
-            Some(i) => {
-                semis.push((i, c.clone()));
-                false
-            }
-            None => true,
-        });
         // A table's own conjuncts run in its leaf: columns named only there are not projected
         // (implied conjuncts copy columns the conjunct they come from still reads).
         let in_leaves = placed.iter().filter(|c| {
@@ -455,19 +433,6 @@ impl Planner<'_> {
                     }
                     rel
                 }
-            };
-            let mine: Vec<ast::Expr> = semis
-                .iter()
-                .filter(|(at, _)| *at == i)
-                .map(|(_, c)| c.clone())
-                .collect();
-            let rel = if mine.is_empty() {
-                rel
-            } else {
-                if let Some(e) = estimates.last_mut() {
-                    e.rows = (e.rows * SEMI_JOIN_SELECTIVITY.powi(mine.len() as i32)).max(1.0);
-                }
-                self.semi_joined(rel, mine, &mut left_over)?
             };
             rels.push(rel);
         }
@@ -550,27 +515,6 @@ impl Planner<'_> {
             },
             left_over,
         ))
-    }
-
-    /// `rel` filtered by the subquery conjuncts `conjuncts` (semi and anti joins); what they
-    /// could not plan goes to `left_over`. Columns a tested expression added are dropped again.
-    fn semi_joined(
-        &mut self,
-        rel: Rel,
-        conjuncts: Vec<ast::Expr>,
-        left_over: &mut Vec<ast::Expr>,
-    ) -> Result<Rel, PlanError> {
-        let width = rel.cols.len();
-        let mut select = Select {
-            selection: and_all(conjuncts),
-            ..Select::default()
-        };
-        let mut rel = self.subquery_predicates(rel, &mut select)?;
-        left_over.extend(select.selection);
-        if rel.cols.len() > width {
-            rel = columns_at(rel, &(0..width).collect::<Vec<_>>());
-        }
-        Ok(rel)
     }
 
     /// A leaf stage reading `cols` of table `info` where `filter` holds, with v1's planning of

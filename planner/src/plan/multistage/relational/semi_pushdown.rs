@@ -1,83 +1,94 @@
-//! Where an `IN` subquery of a block with joins is planned: as a semi (anti) join on the one
-//! input of the block's inner joins its tested value reads, before that input is joined, when
-//! the subquery is uncorrelated. TPC-H Q18's
-//! `o_orderkey IN (SELECT l_orderkey … HAVING SUM(l_quantity) > 300)` keeps 57 of 1.5 M orders;
-//! planned above `customer ⋈ orders ⋈ lineitem` it tested six million joined rows, planned on
-//! `orders` it leaves 57 order keys for the joins (and their key filters) to start from. The block's `WHERE` is a conjunction over the inner joins' rows, so
-//! testing a conjunct on the one input it reads drops exactly the rows it would drop above.
+//! Semi-join pushdown, a rule on the bound tree: a semi or anti join on one key and no other
+//! condition (an `IN` subquery, `NOT IN`, or an `[NOT] EXISTS` correlated by one equality) whose
+//! left side is a block's inner joins ([`JoinsRequest`]) and whose key is a column of one of
+//! their inputs filters that input before it joins, instead of the joined rows.
 //!
+//! TPC-H Q18's `o_orderkey IN (SELECT l_orderkey … HAVING SUM(l_quantity) > 300)` keeps 57 of
+//! 1.5 M orders; above `customer ⋈ orders ⋈ lineitem` it tested six million joined rows, on
+//! `orders` it leaves 57 order keys for the joins (and their key filters) to start from. Such a
+//! join keeps or drops each left row by its key alone, against a set of keys computed once, so
+//! it drops the same rows wherever it runs under the block's `WHERE`, a conjunction over the
+//! inner joins' rows. A semi join with a condition over the pairs it matches (Q21's
+//! `l2.l_suppkey <> l1.l_suppkey`) stays where binding put it: its cost grows with the rows it
+//! meets, and above the joins it meets the fewest (Q21's two `EXISTS`, pushed onto `l1`, took
+//! 11 s instead of 0.3 s).
 //!
-//! Only uncorrelated ones: such a subquery is a set of values computed once wherever it is
-//! tested, so testing it early only saves work. A correlated `EXISTS` is a join with the
-//! subquery's tables whose cost grows with the rows it meets; above the inner joins it meets
-//! the fewest (Q21's two `EXISTS` over lineitem, pushed onto `l1`, took 11 s instead of 0.3 s).
-//! Whether a subquery reads the outer inputs is read off its text, conservatively: every column
-//! it names anywhere (nested subqueries included) with a qualifier that is no table of its own
-//! and that an outer input has, and every unqualified name that its own `FROM` does not offer
-//! and an outer input has. Anything unsure (a `FROM` whose names cannot be listed, a name two
-//! outer inputs have) keeps the conjunct where it was, above the joins.
+//! The input's estimate keeps [`SEMI_JOIN_SELECTIVITY`] of its rows per join pushed onto it,
+//! which the join-order rule ([`super::order_joins`], run next) reads.
 
-use super::joins::{Input, inputs_read};
-use super::query_walk::{self, QueryVisitor};
-use super::{Planner, resolve};
-use crate::sql::ast::{self, Query};
-use std::collections::BTreeSet;
+use crate::plan::multistage::rel::{JoinKind, JoinRequest, Place, RelNode, Request};
 
-/// Column references and table names of a query, at every depth.
-#[derive(Default)]
-struct Refs {
-    columns: Vec<(Option<String>, String)>,
-    /// Aliases and names of the tables its `FROM`s name (lower-case).
-    tables: BTreeSet<String>,
-}
+/// The share of rows an `IN` / `EXISTS` subquery is assumed to keep.
+pub const SEMI_JOIN_SELECTIVITY: f64 = 0.25;
 
-impl QueryVisitor for Refs {
-    fn column(&mut self, table: Option<&str>, name: &str) {
-        self.columns
-            .push((table.map(str::to_string), name.to_string()));
+/// `node` with every semi join that can go onto an input of the inner joins below it there.
+pub fn push_semi_joins(mut node: RelNode) -> RelNode {
+    for i in node.inputs_mut() {
+        *i = push_semi_joins(i.take());
     }
-
-    fn relation(&mut self, name: &str) {
-        self.tables.insert(name.to_ascii_lowercase());
+    match node {
+        RelNode::Place(semi) => match onto(&semi) {
+            Some((input, key)) => pushed(semi, input, key),
+            None => RelNode::Place(semi),
+        },
+        other => other,
     }
 }
 
-impl Planner<'_> {
-    /// The input of `inputs` that the `[NOT] IN` conjunct `c` tests, if it tests one input's
-    /// columns against an uncorrelated subquery.
-    pub(super) fn semi_join_input(&self, c: &ast::Expr, inputs: &[Input<'_>]) -> Option<usize> {
-        let ast::Expr::InSubquery { expr, query, .. } = c else {
-            return None;
-        };
-        let tested = inputs_read(expr, inputs)?;
-        let Query::Select(select) = &**query else {
-            return None;
-        };
-        let offered = self.offered_names(select.from.as_ref()?)?;
-        let mut refs = Refs::default();
-        query_walk::query(&mut refs, query);
-        for (table, name) in &refs.columns {
-            let own = match table {
-                Some(t) => refs.tables.contains(&t.to_ascii_lowercase()),
-                None => offered.iter().any(|n| n.eq_ignore_ascii_case(name)),
-            };
-            if own {
-                continue;
-            }
-            // An outer column (or a name that may be one): correlated.
-            if inputs
-                .iter()
-                .any(|i| !matches!(resolve(i.cols(), table.as_deref(), name), Ok(None)))
-            {
-                return None;
-            }
-        }
-        let mut it = tested.into_iter();
-        match (it.next(), it.next()) {
-            (Some(i), None) => Some(i),
-            _ => None,
-        }
-    }
+/// The input of the inner joins on the left of `semi` that it can go onto, and its key there.
+fn onto(semi: &Place) -> Option<(usize, usize)> {
+    let Request::Join(JoinRequest {
+        join:
+            RelNode::Join {
+                kind: JoinKind::Semi | JoinKind::Anti | JoinKind::NotIn,
+                left,
+                left_keys,
+                condition: None,
+                asof: None,
+                ..
+            },
+        ..
+    }) = &semi.request
+    else {
+        return None;
+    };
+    let (RelNode::Place(joins), [key]) = (&**left, &left_keys[..]) else {
+        return None;
+    };
+    let Request::Joins(joins) = &joins.request else {
+        return None;
+    };
+    joins.input_of(*key)
+}
+
+/// The inner joins on the left of `semi`, their input `input` filtered by it on its column
+/// `key`.
+fn pushed(mut semi: Box<Place>, input: usize, key: usize) -> RelNode {
+    let Request::Join(JoinRequest {
+        join: RelNode::Join {
+            left, left_keys, ..
+        },
+        ..
+    }) = &mut semi.request
+    else {
+        return RelNode::Place(semi);
+    };
+    let mut joins = left.take();
+    let RelNode::Place(place) = &mut joins else {
+        return joins;
+    };
+    let Request::Joins(request) = &mut place.request else {
+        return joins;
+    };
+    let Some(target) = request.inputs.get_mut(input) else {
+        return joins;
+    };
+    **left = target.node.take();
+    *left_keys = vec![key];
+    let rows = (target.estimate.rows * SEMI_JOIN_SELECTIVITY).max(1.0);
+    target.estimate = target.estimate.with_rows(rows);
+    target.node = RelNode::Place(semi);
+    joins
 }
 
 #[cfg(test)]
@@ -97,47 +108,29 @@ mod tests {
 
     #[test]
     fn a_subquery_reading_one_input_filters_it_before_the_joins() {
-        // f's IN and f's EXISTS: on f's leaf and the subquery's, under the join with g.
-        assert_eq!(
-            semi_leaves(
-                "SELECT COUNT(*) FROM f, g WHERE f.k = g.k AND f.s IN (SELECT s FROM g WHERE d > 1)"
-            ),
-            2
-        );
-        assert_eq!(
-            semi_leaves(
-                "SELECT COUNT(*) FROM f JOIN g ON f.k = g.k WHERE f.s NOT IN (SELECT x.s FROM g x WHERE x.d > 1)"
-            ),
-            2
-        );
+        // f's IN, NOT IN and NOT EXISTS (correlated by one equality): on f's leaf and the
+        // subquery's, under the join with g.
+        for sql in [
+            "SELECT COUNT(*) FROM f, g WHERE f.k = g.k AND f.s IN (SELECT s FROM g WHERE d > 1)",
+            "SELECT COUNT(*) FROM f JOIN g ON f.k = g.k WHERE f.s NOT IN (SELECT x.s FROM g x WHERE x.d > 1)",
+            "SELECT COUNT(*) FROM f JOIN g ON f.k = g.k WHERE NOT EXISTS (SELECT 1 FROM g x WHERE x.k = f.k)",
+        ] {
+            assert_eq!(semi_leaves(sql), 2, "{sql}");
+        }
     }
 
     #[test]
-    fn a_correlated_subquery_stays_above_the_joins() {
-        assert_eq!(
-            semi_leaves(
-                "SELECT COUNT(*) FROM f JOIN g ON f.k = g.k WHERE NOT EXISTS (SELECT 1 FROM g x WHERE x.k = f.k)"
-            ),
-            3
-        );
-        // `g.s` inside names the outer g: `FROM g x` hides the name.
-        assert_eq!(
-            semi_leaves(
-                "SELECT COUNT(*) FROM f, g WHERE f.k = g.k AND EXISTS (SELECT 1 FROM g x WHERE x.k = f.k AND x.s = g.s)"
-            ),
-            3
-        );
-        assert_eq!(
-            semi_leaves(
-                "SELECT COUNT(*) FROM f, g WHERE f.k = g.k AND f.s IN (SELECT s FROM g x WHERE x.d = g.d)"
-            ),
-            3
-        );
-        assert_eq!(
-            semi_leaves(
-                "SELECT COUNT(*) FROM f, g WHERE f.k = g.k AND f.s IN (SELECT s FROM g x WHERE x.d = f.d)"
-            ),
-            3
-        );
+    fn a_subquery_matched_on_several_inputs_keys_or_with_a_condition_stays_above_the_joins() {
+        for sql in [
+            // A condition over the pairs (Q21's shape).
+            "SELECT COUNT(*) FROM f JOIN g ON f.k = g.k WHERE NOT EXISTS (SELECT 1 FROM g x WHERE x.k = f.k AND x.d <> f.d)",
+            // `g.s` inside names the outer g: `FROM g x` hides the name.
+            "SELECT COUNT(*) FROM f, g WHERE f.k = g.k AND EXISTS (SELECT 1 FROM g x WHERE x.k = f.k AND x.s = g.s)",
+            "SELECT COUNT(*) FROM f, g WHERE f.k = g.k AND f.s IN (SELECT s FROM g x WHERE x.d = g.d)",
+            // Two keys of one input.
+            "SELECT COUNT(*) FROM f, g WHERE f.k = g.k AND f.s IN (SELECT s FROM g x WHERE x.d = f.d)",
+        ] {
+            assert_eq!(semi_leaves(sql), 3, "{sql}");
+        }
     }
 }
