@@ -9,7 +9,7 @@
 //! of the keys)`. Without statistics a table counts [`UNKNOWN_ROWS`]; the estimates only order
 //! joins and pick sides, so they need to be right in magnitude, not exact.
 
-use super::rel::{JoinKind, RelNode, SetOpKind};
+use super::rel::{JoinKind, RelNode, Request, SetOpKind};
 use super::rows_estimate::RowsEstimate;
 use super::stage::{Stage, StageKind};
 use crate::plan::expr::Expr as PlanExpr;
@@ -140,7 +140,7 @@ pub fn plan_rows(node: &RelNode, stages: &[Stage]) -> Option<f64> {
 /// smaller key set contained in the larger), an anti join the rest, a grouping at most the
 /// product of its keys' distinct counts, a filter above the leaves half its input. `stages` are
 /// the stages `node` receives from once a plan is split; a tree still being planned holds its
-/// exchanges instead (and passes none).
+/// exchanges instead (and passes none), and its requests count as the operators they ask for.
 pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
     Some(match node {
         RelNode::Exchange(x) => match x.kind {
@@ -154,8 +154,27 @@ pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
                 _ => plan_estimate(&s.root, stages)?,
             }
         }
-        // Estimates are read of placed operators only.
-        RelNode::Leaf { .. } | RelNode::Place(_) => return None,
+        // A leaf's estimate is on its exchange.
+        RelNode::Leaf { .. } => return None,
+        // A request is estimated as the operator it asks for, however it is placed.
+        RelNode::Place(p) => match &p.request {
+            Request::Join(j) => plan_estimate(&j.join, stages)?,
+            Request::Gather(n) | Request::Alone(n) => plan_estimate(n, stages)?,
+            Request::Aggregate(a) => {
+                let i = plan_estimate(&a.input, stages)?;
+                let keys: Vec<f64> = a
+                    .keys
+                    .iter()
+                    .map(|k| match k {
+                        PlanExpr::Input(r) => i.distinct(r.index),
+                        PlanExpr::Literal { .. } => 1.0,
+                        _ => i.rows,
+                    })
+                    .collect();
+                grouped(&i, keys, a.aggregates.len())
+            }
+            Request::Joins(_) => return None,
+        },
         RelNode::Values { rows, types } => {
             let n = rows.len() as f64;
             RowsEstimate::new(n, vec![n; types.len()])
@@ -191,14 +210,7 @@ pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
         } => {
             let i = plan_estimate(input, stages)?;
             let keys: Vec<f64> = group_keys.iter().map(|k| i.distinct(*k)).collect();
-            let groups = if group_keys.is_empty() {
-                1.0
-            } else {
-                keys.iter().product::<f64>().min(i.rows).max(1.0)
-            };
-            let mut distinct = keys;
-            distinct.extend(aggregates.iter().map(|_| groups));
-            RowsEstimate::new(groups, distinct)
+            grouped(&i, keys, aggregates.len())
         }
         RelNode::Sort { input, limit, .. } => {
             let i = plan_estimate(input, stages)?;
@@ -280,6 +292,19 @@ pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
             }
         }
     })
+}
+
+/// `input` grouped by keys with `keys` distinct values each, with `aggregates` aggregates: at
+/// most the product of the keys' distinct counts (one group without keys).
+fn grouped(input: &RowsEstimate, keys: Vec<f64>, aggregates: usize) -> RowsEstimate {
+    let groups = if keys.is_empty() {
+        1.0
+    } else {
+        keys.iter().product::<f64>().min(input.rows).max(1.0)
+    };
+    let mut distinct = keys;
+    distinct.extend((0..aggregates).map(|_| groups));
+    RowsEstimate::new(groups, distinct)
 }
 
 /// The statistics of column `name` (case-insensitive).

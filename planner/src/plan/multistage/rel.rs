@@ -503,7 +503,9 @@ pub struct JoinsRequest {
     pub hints: JoinHints,
 }
 
-/// One input of a [`JoinsRequest`] and what it is estimated to output.
+/// One input of a [`JoinsRequest`] and what binding estimated it outputs (its table's
+/// statistics after its own conjuncts; a derived input's is unknown), which the join-order rule
+/// reads where the input's operators give no estimate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JoinInput {
     pub node: RelNode,

@@ -7,7 +7,9 @@
 //! binding and before the distribution pass ([`super::placement`]), and for each request:
 //! - chooses the tree: by estimated rows ([`best_order`]) when some input has statistics and no
 //!   hint chose the strategy; otherwise in `FROM` order, an input joined to the ones before it
-//!   by an equality first ([`from_order`]);
+//!   by an equality first ([`from_order`]). An input's estimate is what its operators yield by
+//!   [`plan_estimate`] from the estimates of the leaves below (a derived table's grouping, a
+//!   semi join pushed onto a table), or binding's guess where none is known;
 //! - gives each join the conjuncts whose inputs it is the first to hold: an equality between a
 //!   column of each side is a hash key, anything else is the join's condition;
 //! - drops after each join the columns nothing above reads (neither the block, named in the
@@ -22,10 +24,12 @@ use super::Planner;
 use super::join_order::{Edge, JoinTree, best_order, from_order};
 use crate::plan::error::PlanError;
 use crate::plan::expr::Expr;
+use crate::plan::multistage::estimate::plan_estimate;
 use crate::plan::multistage::rel::{
     ConjunctKind, JoinConjunct, JoinKind, JoinsRequest, Place, RelNode, Request,
 };
 use crate::plan::multistage::relation::input;
+use crate::plan::multistage::rows_estimate::RowsEstimate;
 use segments::types::ColumnType;
 use std::collections::BTreeSet;
 
@@ -96,7 +100,13 @@ impl Planner<'_> {
             types.extend(t);
         }
         let tree = if by_estimate {
-            let rows: Vec<f64> = inputs.iter().map(|i| i.estimate.rows).collect();
+            // What each input's operators are estimated to yield, from the estimates of the
+            // leaves below; binding's guess where none is known.
+            let estimates: Vec<RowsEstimate> = inputs
+                .iter()
+                .map(|i| plan_estimate(&i.node, &[]).unwrap_or_else(|| i.estimate.clone()))
+                .collect();
+            let rows: Vec<f64> = estimates.iter().map(|e| e.rows).collect();
             let owner = |column: usize| start.iter().rposition(|&s| s <= column).unwrap_or(0);
             let edges: Vec<Edge> = conjuncts
                 .iter()
@@ -106,8 +116,8 @@ impl Planner<'_> {
                         Some(Edge {
                             a,
                             b,
-                            distinct_a: inputs[a].estimate.distinct(x - start[a]),
-                            distinct_b: inputs[b].estimate.distinct(y - start[b]),
+                            distinct_a: estimates[a].distinct(x - start[a]),
+                            distinct_b: estimates[b].distinct(y - start[b]),
                         })
                     }
                     ConjunctKind::Condition(_) => None,
@@ -351,6 +361,25 @@ mod tests {
             .collect();
         let expected: Vec<usize> = (8..12).chain(4..8).chain(0..4).collect();
         assert_eq!(picked, expected);
+    }
+
+    #[test]
+    fn a_derived_input_is_estimated_from_its_operators() {
+        // x groups g (1K rows) by `s` (10 values): 10 rows, not an unknown million. h (10K
+        // rows) is the larger side, on the left, and x builds.
+        let sql = "SELECT h.d, x.c FROM h, (SELECT s, COUNT(*) AS c FROM g GROUP BY s) x \
+                   WHERE h.s = x.s";
+        let (_, node) = bound_and_ordered(&statistics_catalog(), sql);
+        let mut tables = Vec::new();
+        leaves(&node, &mut tables);
+        assert_eq!(tables, ["h", "g"]);
+        // The same through requests not placed yet: x groups a join of g and f.
+        let sql = "SELECT h.d, x.c FROM h, (SELECT g.s, COUNT(*) AS c FROM g JOIN f \
+                   ON g.k = f.k GROUP BY g.s) x WHERE h.s = x.s";
+        let (_, node) = bound_and_ordered(&statistics_catalog(), sql);
+        let mut tables = Vec::new();
+        leaves(&node, &mut tables);
+        assert_eq!(tables[0], "h", "{tables:?}");
     }
 
     #[test]
