@@ -37,7 +37,7 @@
 //! Other hint names are ignored, as Calcite ignores hints it has no strategy for; a known option
 //! with a value that does not read fails the query.
 
-use super::stage::JoinOverflowMode;
+use crate::options::JoinOverflowMode;
 use crate::plan::error::PlanError;
 use crate::sql::ast::Hint;
 
