@@ -19,7 +19,10 @@
 //! of what they output. So a join, a grouping, an operator that needs every row in one place and
 //! a set operation's input are planned as requests, which
 //! [`super::relational::placement`] resolves bottom-up into operators and exchanges;
-//! [`super::split`] then cuts the tree at the exchanges.
+//! [`super::split`] then cuts the tree at the exchanges. A block's inner joins are one request
+//! ([`JoinsRequest`]) whose order is not chosen either: the rules on the bound tree before the
+//! distribution pass move semi joins onto its inputs ([`super::relational::semi_pushdown`]) and
+//! make it a tree of join requests ([`super::relational::order_joins`]).
 
 use super::hints::JoinHints;
 use super::rows_estimate::RowsEstimate;
