@@ -162,15 +162,7 @@ pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
             Request::Gather(n) | Request::Alone(n) => plan_estimate(n, stages)?,
             Request::Aggregate(a) => {
                 let i = plan_estimate(&a.input, stages)?;
-                let keys: Vec<f64> = a
-                    .keys
-                    .iter()
-                    .map(|k| match k {
-                        PlanExpr::Input(r) => i.distinct(r.index),
-                        PlanExpr::Literal { .. } => 1.0,
-                        _ => i.rows,
-                    })
-                    .collect();
+                let keys = a.keys.iter().map(|k| distinct_of(&i, k)).collect();
                 grouped(&i, keys, a.aggregates.len())
             }
             Request::Joins(_) => return None,
@@ -181,14 +173,7 @@ pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
         }
         RelNode::Project { input, exprs } => {
             let i = plan_estimate(input, stages)?;
-            let distinct = exprs
-                .iter()
-                .map(|e| match e {
-                    PlanExpr::Input(r) => i.distinct(r.index),
-                    PlanExpr::Literal { .. } => 1.0,
-                    _ => i.rows,
-                })
-                .collect();
+            let distinct = exprs.iter().map(|e| distinct_of(&i, e)).collect();
             RowsEstimate::new(i.rows, distinct)
         }
         RelNode::Window { input, calls, .. } => {
@@ -292,6 +277,16 @@ pub fn plan_estimate(node: &RelNode, stages: &[Stage]) -> Option<RowsEstimate> {
             }
         }
     })
+}
+
+/// The distinct values of `e` over rows estimated as `input`: an input column keeps its own, a
+/// literal has one, anything else counts as many as the rows.
+fn distinct_of(input: &RowsEstimate, e: &PlanExpr) -> f64 {
+    match e {
+        PlanExpr::Input(r) => input.distinct(r.index),
+        PlanExpr::Literal { .. } => 1.0,
+        _ => input.rows,
+    }
 }
 
 /// `input` grouped by keys with `keys` distinct values each, with `aggregates` aggregates: at

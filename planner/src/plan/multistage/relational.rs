@@ -806,7 +806,7 @@ impl<'a> Planner<'a> {
     }
 
     /// A join written in `FROM`: the block's `joinOptions(join_strategy=…)` hint applies (a
-    /// lookup join passes Pinot's checks first); see [`Self::join_as`].
+    /// lookup join passes Pinot's checks first); see [`Self::join_request`].
     fn hinted_join(
         &mut self,
         left: Rel,
@@ -933,27 +933,9 @@ impl<'a> Planner<'a> {
             (JoinStrategy::DynamicBroadcast, JoinKind::Semi) => JoinStrategy::DynamicBroadcast,
             _ => JoinStrategy::Hash,
         };
-        self.join_as(left, right, kind, lk, rk, condition, strategy, None)
-    }
-
-    /// `left` joined with `right` on `lk = rk` then `condition` (over the joined row), placed
-    /// by the distribution pass ([`placement`]) as `strategy` and a hinted `broadcast` side
-    /// allow.
-    #[allow(clippy::too_many_arguments)]
-    fn join_as(
-        &mut self,
-        left: Rel,
-        right: Rel,
-        kind: JoinKind,
-        lk: Vec<usize>,
-        rk: Vec<usize>,
-        condition: Option<Expr>,
-        strategy: JoinStrategy,
-        broadcast: Option<Side>,
-    ) -> Rel {
         let cols = joined_cols(left.cols, right.cols, kind);
         let request = self.join_request(
-            left.node, right.node, kind, lk, rk, condition, strategy, broadcast,
+            left.node, right.node, kind, lk, rk, condition, strategy, None,
         );
         Rel {
             node: self.request(request),
@@ -961,7 +943,9 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// The request for a join of `left` and `right` (see [`Self::join_as`]).
+    /// The request for `left` joined with `right` on `lk = rk` then `condition` (over the joined
+    /// row), placed by the distribution pass ([`placement`]) as `strategy` and a hinted
+    /// `broadcast` side allow.
     #[allow(clippy::too_many_arguments)]
     fn join_request(
         &self,
