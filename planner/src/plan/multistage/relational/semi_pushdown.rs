@@ -27,16 +27,15 @@ pub fn push_semi_joins(mut node: RelNode) -> RelNode {
         *i = push_semi_joins(i.take());
     }
     match node {
-        RelNode::Place(semi) => match onto(&semi) {
-            Some((input, key)) => pushed(semi, input, key),
-            None => RelNode::Place(semi),
-        },
+        RelNode::Place(semi) => pushed(semi),
         other => other,
     }
 }
 
-/// The input of the inner joins on the left of `semi` that it can go onto, and its key there.
-fn onto(semi: &Place) -> Option<(usize, usize)> {
+/// `semi` moved onto the input of the inner joins on its left whose column its key is, and
+/// those joins in its place; `semi` unchanged when it cannot go there. Everything is checked
+/// before anything moves.
+fn pushed(mut semi: Box<Place>) -> RelNode {
     let Request::Join(JoinRequest {
         join:
             RelNode::Join {
@@ -48,46 +47,36 @@ fn onto(semi: &Place) -> Option<(usize, usize)> {
                 ..
             },
         ..
-    }) = &semi.request
-    else {
-        return None;
-    };
-    let (RelNode::Place(joins), [key]) = (&**left, &left_keys[..]) else {
-        return None;
-    };
-    let Request::Joins(joins) = &joins.request else {
-        return None;
-    };
-    joins.input_of(*key)
-}
-
-/// The inner joins on the left of `semi`, their input `input` filtered by it on its column
-/// `key`.
-fn pushed(mut semi: Box<Place>, input: usize, key: usize) -> RelNode {
-    let Request::Join(JoinRequest {
-        join: RelNode::Join {
-            left, left_keys, ..
-        },
-        ..
     }) = &mut semi.request
     else {
         return RelNode::Place(semi);
     };
-    let mut joins = left.take();
-    let RelNode::Place(place) = &mut joins else {
-        return joins;
+    let [key] = left_keys[..] else {
+        return RelNode::Place(semi);
     };
-    let Request::Joins(request) = &mut place.request else {
-        return joins;
+    // The input takes the semi join's left side; the inner joins come out.
+    let moved = if let RelNode::Place(joins) = &mut **left
+        && let Request::Joins(request) = &mut joins.request
+        && let Some((input, at)) = request.input_of(key)
+        && let Some(target) = request.inputs.get_mut(input)
+    {
+        let rows = (target.estimate.rows * SEMI_JOIN_SELECTIVITY).max(1.0);
+        target.estimate = target.estimate.with_rows(rows);
+        let input_node = target.node.take();
+        *left_keys = vec![at];
+        Some((std::mem::replace(&mut **left, input_node), input))
+    } else {
+        None
     };
-    let Some(target) = request.inputs.get_mut(input) else {
-        return joins;
+    let Some((mut joins, input)) = moved else {
+        return RelNode::Place(semi);
     };
-    **left = target.node.take();
-    *left_keys = vec![key];
-    let rows = (target.estimate.rows * SEMI_JOIN_SELECTIVITY).max(1.0);
-    target.estimate = target.estimate.with_rows(rows);
-    target.node = RelNode::Place(semi);
+    if let RelNode::Place(p) = &mut joins
+        && let Request::Joins(request) = &mut p.request
+        && let Some(target) = request.inputs.get_mut(input)
+    {
+        target.node = RelNode::Place(semi);
+    }
     joins
 }
 
