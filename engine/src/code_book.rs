@@ -124,6 +124,37 @@ impl CodeBook {
         Some((CodeBook::lazy(decoder.clone(), codes.into_used()), remaps))
     }
 
+    /// A book of the codes `used` (each a code of this book): code `i` of the new book stands
+    /// for `used[i]`'s value. Values already decoded are copied; a lazy book's others stay
+    /// undecoded. Rows that keep few of a large book's codes (a top-k's) take a book of their
+    /// own, so reading their values makes a slot per kept code, not per code of the old book.
+    pub fn subset(&self, used: &[u32]) -> CodeBook {
+        let Some((decoder, ids)) = &self.source else {
+            return CodeBook::from_values(used.iter().map(|&c| self.get(c).clone()).collect());
+        };
+        let values = match self.values.get() {
+            Some(slots) => OnceLock::from(
+                used.iter()
+                    .map(|&c| match slots.get(c as usize).and_then(OnceLock::get) {
+                        Some(v) => OnceLock::from(v.clone()),
+                        None => OnceLock::new(),
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+            None => OnceLock::new(),
+        };
+        CodeBook {
+            values,
+            codes: used.len(),
+            source: Some((
+                decoder.clone(),
+                used.iter()
+                    .map(|&c| ids.get(c as usize).copied().unwrap_or(0))
+                    .collect(),
+            )),
+        }
+    }
+
     /// Every value, in code order (decoding those not read yet).
     pub fn iter(&self) -> impl Iterator<Item = &Value> {
         (0..self.codes as u32).map(|c| self.get(c))

@@ -19,6 +19,16 @@ pub struct DataSchema {
     pub column_data_types: Vec<String>,
 }
 
+impl DataSchema {
+    /// The schema of columns with these names and types.
+    pub fn of(columns: &[(String, ColumnType)]) -> DataSchema {
+        DataSchema {
+            column_names: columns.iter().map(|(n, _)| n.clone()).collect(),
+            column_data_types: columns.iter().map(|(_, t)| t.pinot_name()).collect(),
+        }
+    }
+}
+
 /// `resultTable`: schema plus rows of JSON values.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,10 +41,7 @@ impl ResultTable {
     /// A table from column names/types and typed rows (values rendered Pinot's way).
     pub fn new(columns: &[(String, ColumnType)], rows: &[Vec<Value>]) -> ResultTable {
         ResultTable {
-            data_schema: DataSchema {
-                column_names: columns.iter().map(|(n, _)| n.clone()).collect(),
-                column_data_types: columns.iter().map(|(_, t)| t.pinot_name()).collect(),
-            },
+            data_schema: DataSchema::of(columns),
             rows: rows
                 .iter()
                 .map(|r| r.iter().map(Value::to_json).collect())

@@ -62,6 +62,14 @@ impl DataBlock {
         }
     }
 
+    /// [`DataBlock::take`] of rows few and final: see [`Column::take_few`].
+    pub fn take_few(&self, indices: &[u32]) -> DataBlock {
+        DataBlock {
+            columns: self.columns.iter().map(|c| c.take_few(indices)).collect(),
+            num_rows: indices.len(),
+        }
+    }
+
     /// Rows `rows` of the columns `read` marks, copied; the others left empty — a morsel for
     /// work that reads only those columns, taken on the thread that does it.
     pub fn morsel_of(&self, read: &[bool], rows: std::ops::Range<usize>) -> DataBlock {

@@ -63,7 +63,11 @@ pub fn sort(block: DataBlock, keys: &[SortKey], offset: usize, limit: Option<usi
         .skip(offset)
         .take(limit.unwrap_or(usize::MAX))
         .collect();
-    block.take(&kept)
+    match limit {
+        // A top-k's rows are few of many: their text is read through books of their own.
+        Some(_) => block.take_few(&kept),
+        None => block.take(&kept),
+    }
 }
 
 /// Sorts `order` by `cmp` (a total order), on the pool when it is long.

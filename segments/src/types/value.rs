@@ -230,6 +230,15 @@ impl Value {
         })
     }
 
+    /// `self` as `data_type` ([`Value::cast`]), kept as it is when it is a single value of that
+    /// type already (no copy) or does not convert.
+    pub fn cast_into(self, data_type: DataType) -> Value {
+        if !matches!(self, Value::Array(_)) && self.data_type() == Some(data_type) {
+            return self;
+        }
+        self.cast(data_type).unwrap_or(self)
+    }
+
     /// Converts this value to `data_type` (SQL CAST semantics for the supported pairs).
     pub fn cast(&self, data_type: DataType) -> Result<Value, ValueParseError> {
         let err = || ValueParseError {
@@ -383,6 +392,16 @@ impl Value {
 
     /// Pinot's JSON rendering in a result row: TIMESTAMP as `yyyy-MM-dd HH:mm:ss.S`,
     /// BIG_DECIMAL as a string, BYTES as lower-case hex, NaN/±Infinity as strings.
+    pub fn into_json(self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match self {
+            Value::BigDecimal(s) | Value::String(s) | Value::Json(s) => J::String(s),
+            Value::Array(items) => J::Array(items.into_iter().map(Value::into_json).collect()),
+            other => other.to_json(),
+        }
+    }
+
+    /// [`Value::into_json`] of a borrowed value (its text copied).
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value as J;
         match self {
