@@ -300,30 +300,17 @@ impl Column {
     /// [`Column::take`] of rows that are few and final (a top-k's): coded rows that keep fewer
     /// than one in [`SUBSET_BOOK`] of their book's codes get a book of their own codes.
     pub fn take_few(&self, indices: &[u32]) -> Column {
-        match &self.cells {
-            Cells::Coded { ids, dict }
-                if indices.len().saturating_mul(SUBSET_BOOK) < dict.len()
-                    && !indices.contains(&NO_ROW) =>
-            {
-                let mut codes = FirstUse::new(dict.len(), false);
-                let ids = indices
-                    .iter()
-                    .map(|&i| codes.code_of(ids[i as usize]))
-                    .collect();
-                Column {
-                    cells: Cells::Coded {
-                        ids,
-                        dict: Arc::new(dict.subset(&codes.into_used())),
-                    },
-                    data_type: self.data_type,
-                    nulls: self
-                        .nulls
-                        .as_ref()
-                        .map(|n| indices.iter().map(|&i| n[i as usize]).collect()),
-                }
+        let mut taken = self.take(indices);
+        if let Cells::Coded { ids, dict } = &mut taken.cells
+            && ids.len().saturating_mul(SUBSET_BOOK) < dict.len()
+        {
+            let mut codes = FirstUse::new(dict.len(), false);
+            for id in ids.iter_mut() {
+                *id = codes.code_of(*id);
             }
-            _ => self.take(indices),
+            *dict = Arc::new(dict.subset(&codes.into_used()));
         }
+        taken
     }
 
     /// The rows at `indices`, in that order ([`NO_ROW`] gives NULL).
