@@ -354,6 +354,16 @@ FILES = {
    "WHERE o2.customer = o1.customer AND o2.region <> o1.region AND o2.amount > o1.amount) ORDER BY o1.order_id", None),
   ("SELECT o1.order_id FROM orders o1 WHERE o1.order_id < 120 AND NOT EXISTS (SELECT 1 FROM orders o2 "
    "WHERE o2.customer = o1.customer AND o2.order_id <> o1.order_id AND o2.status = o1.status) ORDER BY o1.order_id", None),
+  # A comparison with a scalar subquery beside a semi or anti join: the filter, with the join to
+  # the subquery's row, goes below the semi join (relational/filter_pushdown.rs); the anti join's
+  # condition then reads its right columns past that row.
+  ("SELECT o1.order_id FROM orders o1 WHERE o1.amount > (SELECT AVG(amount) FROM orders) AND o1.order_id < 150 "
+   "AND NOT EXISTS (SELECT 1 FROM orders o2 WHERE o2.customer = o1.customer AND o2.order_id <> o1.order_id "
+   "AND o2.status = o1.status) ORDER BY o1.order_id", None),
+  ("SELECT region, COUNT(*), SUM(amount) FROM orders WHERE customer IN (SELECT customer FROM customers WHERE tier = 'gold') "
+   "AND amount < (SELECT AVG(credit) FROM customers) / 10 GROUP BY region ORDER BY region", None),
+  ("SELECT COUNT(*) FROM customers WHERE customer NOT IN (SELECT customer FROM orders WHERE status = 'OPEN') "
+   "AND credit > (SELECT MIN(credit) FROM customers WHERE tier = 'gold')", None),
   ("SELECT c.customer FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.amount > c.credit * 2) "
    "ORDER BY c.customer", None),
   ("SELECT c.customer, c.tier FROM customers c WHERE c.customer IN (SELECT o.customer FROM orders o "

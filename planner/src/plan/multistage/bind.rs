@@ -6,6 +6,7 @@
 use super::limit_pushdown::push_limits;
 use super::rel::Request;
 use super::relational::Planner;
+use super::relational::filter_pushdown::push_filters;
 use super::relational::semi_pushdown::push_semi_joins;
 use super::split::split;
 use super::stage::{MultiStageOptions, MultiStagePlan};
@@ -33,10 +34,10 @@ pub fn bind_multistage(
         .zip(rel.cols.iter().map(|c| c.ty))
         .collect();
     // The rows gathered on the broker; then the rules on the bound tree: semi joins onto the
-    // inputs of inner joins, the order of each block's joins; then where every operator's rows
-    // move.
+    // inputs of inner joins, filters below the semi joins left above them, the order of each
+    // block's joins; then where every operator's rows move.
     let root = planner.request(Request::Gather(rel.node));
-    let root = planner.order_joins(push_semi_joins(root))?;
+    let root = planner.order_joins(push_filters(push_semi_joins(root)))?;
     let mut root = planner.place(root).node;
     push_limits(&mut root);
     // `joinOptions(max_rows_in_join=…, join_overflow_mode=…)` hints win over the options.

@@ -21,8 +21,9 @@
 //! [`super::relational::placement`] resolves bottom-up into operators and exchanges;
 //! [`super::split`] then cuts the tree at the exchanges. A block's inner joins are one request
 //! ([`JoinsRequest`]) whose order is not chosen either: the rules on the bound tree before the
-//! distribution pass move semi joins onto its inputs ([`super::relational::semi_pushdown`]) and
-//! make it a tree of join requests ([`super::relational::order_joins`]).
+//! distribution pass move semi joins onto its inputs ([`super::relational::semi_pushdown`]),
+//! filters below the semi joins above it ([`super::relational::filter_pushdown`]) and make it a
+//! tree of join requests ([`super::relational::order_joins`]).
 
 use super::hints::JoinHints;
 use super::rows_estimate::RowsEstimate;

@@ -14,7 +14,8 @@
 //! positions (`__c<i>`), then read as [`Expr::Input`]s.
 //!
 //! Each question has its file: `joins` (with `join_order`, `or_factors`,
-//! `semi_pushdown`) where `FROM` and `WHERE` become a join tree; `subqueries` where `IN`,
+//! `semi_pushdown`) where `FROM` and `WHERE` become a join tree; `filter_pushdown` where a filter
+//! above a semi join goes; `subqueries` where `IN`,
 //! `EXISTS` and scalar subqueries become semi, anti and single-row joins; `windows` where
 //! `OVER (…)` calls become window operators; `set_ops` `UNION`/`INTERSECT`/`EXCEPT`; `using`
 //! `USING` and `NATURAL` joins; `upper` the select list, grouping, `HAVING`, `DISTINCT`,
@@ -43,6 +44,7 @@ use segments::types::ColumnType;
 use segments::types::{DataType, FieldSpec, Schema, Value};
 
 mod eager_aggregate;
+pub mod filter_pushdown;
 mod grouped_leaf;
 mod join_order;
 mod joins;
