@@ -364,6 +364,13 @@ FILES = {
    "AND amount < (SELECT AVG(credit) FROM customers) / 10 GROUP BY region ORDER BY region", None),
   ("SELECT COUNT(*) FROM customers WHERE customer NOT IN (SELECT customer FROM orders WHERE status = 'OPEN') "
    "AND credit > (SELECT MIN(credit) FROM customers WHERE tier = 'gold')", None),
+  # A comparison of one input of the joins with a scalar subquery filters that input before the
+  # joins, the subquery's row joined there: the other inputs' columns (and the row's, read in the
+  # select list) come one column later among the joins' columns.
+  ("SELECT o.order_id, c.name, c.tier, (SELECT MAX(amount) FROM orders) FROM orders o JOIN customers c "
+   "ON o.customer = c.customer WHERE o.amount > (SELECT MAX(amount) FROM orders) - 40 ORDER BY o.order_id", None),
+  ("SELECT c.tier, COUNT(*), SUM(o.amount) FROM customers c, orders o WHERE o.customer = c.customer "
+   "AND c.credit < (SELECT AVG(credit) FROM customers) AND o.status = 'OPEN' GROUP BY c.tier ORDER BY c.tier", None),
   ("SELECT c.customer FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.amount > c.credit * 2) "
    "ORDER BY c.customer", None),
   ("SELECT c.customer, c.tier FROM customers c WHERE c.customer IN (SELECT o.customer FROM orders o "

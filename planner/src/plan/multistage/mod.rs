@@ -6,6 +6,7 @@
 //!                      inner joins, groupings, gathers as RelNode::Place requests)
 //!           ──semi_pushdown──► semi joins on one key onto the input of inner joins they test
 //!           ──filter_pushdown──► filters (with a join to one row they read) below semi joins
+//!                                and onto the one input of inner joins they read
 //!           ──order_joins──► each block's inner joins a tree of join requests, by estimate
 //!           ──placement──► the same tree, every request resolved into operators and exchanges
 //!           ──limit_pushdown──► each worker's first rows of a LIMIT sent alone

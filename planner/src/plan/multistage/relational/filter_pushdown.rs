@@ -1,23 +1,40 @@
-//! Filter pushdown below semi joins, a rule on the bound tree: a filter above a semi, anti or
-//! `NOT IN` join goes onto the join's left side, and a join to a single row (an uncorrelated
-//! scalar subquery's) above such a join goes below it first, so that a filter comparing the
-//! left rows with that row goes there too.
+//! Where a filter binding left above a join to a scalar subquery's row or above a semi join
+//! goes, a rule on the bound tree: below semi joins, and onto the one input of a block's inner
+//! joins it reads.
 //!
 //! Binding plans a block's `IN` and `EXISTS` conjuncts first, then its scalar subqueries, then
-//! what is left of its `WHERE`: TPC-H Q22's `c_acctbal > (SELECT AVG(c_acctbal) …)` filtered
-//! the customers that `NOT EXISTS (… orders …)` had kept, so the anti join tested every
-//! customer of the chosen countries and the orders' key filter carried all their keys. Below
-//! it, the anti join tests the customers the comparison keeps, less than half of them.
+//! what is left of its `WHERE` (the comparisons with those subqueries), above them all:
+//! - TPC-H Q22's `c_acctbal > (SELECT AVG(c_acctbal) …)` filtered the customers that
+//!   `NOT EXISTS (… orders …)` had kept, so the anti join tested every customer of the chosen
+//!   countries and the orders' key filter carried all their keys. Below it, the anti join tests
+//!   the customers the comparison keeps, less than half of them.
+//! - Q15's `total_revenue = (SELECT MAX(total_revenue) …)` filtered the revenue view's rows after
+//!   they had joined `supplier`. On the view's input, one row joins `supplier` (and its key
+//!   filter reads one key).
 //!
-//! Both moves keep the answer. A semi-like join keeps or drops each left row by that row alone
+//! So a filter above a semi, anti or `NOT IN` join goes onto the join's left side; a join to at
+//! most one row above such a join goes below it first, so that a filter comparing the left
+//! rows with that row goes there too; and a filter reading one input of a block's inner joins
+//! (and the row of a join to one row above them) goes onto that input, with the join to the
+//! row, whose columns the inner joins then output last.
+//!
+//! Each move keeps the answer. A semi-like join keeps or drops each left row by that row alone
 //! (its output is the left row), so it commutes with a filter of the left rows. It commutes
 //! with an inner or left join of its output too, the semi join's keys and condition reading the
 //! same left columns either way, when that join neither multiplies nor drops rows by a column
-//! the semi join reads: a join without keys to at most one row. A semi join that moves down
-//! multiplies nothing, so only a filter above it makes the move worth it.
+//! the semi join reads: a join without keys to at most one row. Such a join adds the same
+//! columns to every row wherever it runs under the inner joins, so a filter of one input's
+//! columns and the row's may run before them. Only a filter makes a move worth it: a semi join
+//! that moves down multiplies nothing, a filtered input joins fewer rows.
 
 use crate::plan::expr::Expr;
-use crate::plan::multistage::rel::{JoinKind, JoinRequest, Place, RelNode, Request};
+use crate::plan::multistage::rel::{ConjunctKind, JoinKind, JoinRequest, Place, RelNode, Request};
+use crate::plan::multistage::rows_estimate::RowsEstimate;
+use std::collections::BTreeSet;
+
+/// The share of an input's rows a filter moved onto it is assumed to keep (as
+/// `estimate::plan_estimate` reads a filter above the leaves).
+const FILTER_SELECTIVITY: f64 = 0.5;
 
 /// `node` with every filter above a semi-like join moved below it, as far as it goes.
 pub fn push_filters(mut node: RelNode) -> RelNode {
@@ -33,6 +50,15 @@ pub fn push_filters(mut node: RelNode) -> RelNode {
 /// `input` filtered by `condition`, the filter as deep as it may go.
 fn filtered(input: RelNode, condition: Expr) -> RelNode {
     match below_semi_joins(input) {
+        RelNode::Place(join) if joins_inputs_to_one_row(&join) => {
+            match onto_joins_input(join, condition) {
+                Ok(joins) => joins,
+                Err((join, condition)) => RelNode::Filter {
+                    input: Box::new(RelNode::Place(join)),
+                    condition,
+                },
+            }
+        }
         RelNode::Place(mut semi) if is_semi_like(&semi) => {
             if let Some(left) = left_mut(&mut semi) {
                 *left = filtered(left.take(), condition);
@@ -108,6 +134,104 @@ fn below_semi_joins(node: RelNode) -> RelNode {
     RelNode::Place(semi)
 }
 
+/// `condition` over `join`, a join to one row above a block's inner joins, as those inner joins
+/// with the join to one row on the one input `condition` reads, filtered there (the input's
+/// columns, then the row's, which the inner joins now output last); `Err` with both unchanged
+/// when `condition` reads no input or several.
+fn onto_joins_input(mut join: Box<Place>, condition: Expr) -> Result<RelNode, (Box<Place>, Expr)> {
+    let row_width = right_width(&join);
+    let Some(RelNode::Place(joins)) = left_mut(&mut join) else {
+        return Err((join, condition));
+    };
+    let Request::Joins(request) = &mut joins.request else {
+        return Err((join, condition));
+    };
+    let width = request.output.len();
+    let mut read = BTreeSet::new();
+    condition.visit(&mut |e| {
+        if let Expr::Input(i) = e
+            && i.index < width
+        {
+            read.insert(request.input_of(i.index).map(|(input, _)| input));
+        }
+    });
+    let mut read = read.into_iter();
+    let (Some(Some(target)), None) = (read.next(), read.next()) else {
+        return Err((join, condition));
+    };
+    let widths: Vec<usize> = request
+        .inputs
+        .iter()
+        .map(|i| i.node.output_types().len())
+        .collect();
+    let (offset, input_width) = (widths[..target].iter().sum::<usize>(), widths[target]);
+    // The condition over the input's columns and then the row's.
+    let mut local = condition.clone();
+    let mut unmapped = false;
+    local.rewrite(&mut |e| {
+        if let Expr::Input(i) = e {
+            match i.index.checked_sub(width) {
+                Some(row_column) => i.index = input_width + row_column,
+                None => match request.input_of(i.index) {
+                    Some((_, at)) => i.index = at,
+                    None => unmapped = true,
+                },
+            }
+        }
+    });
+    if unmapped {
+        return Err((join, condition));
+    }
+    // The row's columns come right after the input's among all inputs' columns.
+    let end = offset + input_width;
+    let shift = |p: &mut usize| {
+        if *p >= end {
+            *p += row_width;
+        }
+    };
+    request.output.iter_mut().for_each(shift);
+    for c in &mut request.conjuncts {
+        match &mut c.kind {
+            ConjunctKind::Key(a, b) => {
+                shift(a);
+                shift(b);
+            }
+            ConjunctKind::Condition(e) => e.rewrite(&mut |n| {
+                if let Expr::Input(i) = n {
+                    shift(&mut i.index);
+                }
+            }),
+        }
+    }
+    request.output.extend(end..end + row_width);
+    let input = &mut request.inputs[target];
+    let mut distinct = input.estimate.columns(input_width);
+    distinct.extend(std::iter::repeat_n(1.0, row_width));
+    input.estimate = RowsEstimate::new(
+        (input.estimate.rows * FILTER_SELECTIVITY).max(1.0),
+        distinct,
+    );
+    let input_node = input.node.take();
+    let Some(left) = left_mut(&mut join) else {
+        unreachable!("a join's left input was read above")
+    };
+    let mut joins = std::mem::replace(left, input_node);
+    let filtered_input = filtered(RelNode::Place(join), local);
+    if let RelNode::Place(p) = &mut joins
+        && let Request::Joins(request) = &mut p.request
+    {
+        request.inputs[target].node = filtered_input;
+    }
+    Ok(joins)
+}
+
+/// Whether `p` is a join to one row (see [`joins_one_row`]) of a block's inner joins' rows.
+fn joins_inputs_to_one_row(p: &Place) -> bool {
+    one_row_join(p).is_some_and(
+        |left| matches!(left, RelNode::Place(joins) if matches!(joins.request, Request::Joins(_))),
+    )
+}
+
 /// Whether `p` is a semi, anti or `NOT IN` join.
 fn is_semi_like(p: &Place) -> bool {
     matches!(
@@ -123,9 +247,14 @@ fn is_semi_like(p: &Place) -> bool {
     )
 }
 
-/// Whether `p` is an inner or left join without keys or condition of a semi-like join's rows to
-/// at most one row, no hint asking for a lookup.
+/// Whether `p` is a join to one row (see [`one_row_join`]) of a semi-like join's rows.
 fn joins_one_row(p: &Place) -> bool {
+    one_row_join(p).is_some_and(|left| matches!(left, RelNode::Place(semi) if is_semi_like(semi)))
+}
+
+/// The left input of `p` when it is an inner or left join without keys or condition to at most
+/// one row, no hint asking for a lookup.
+fn one_row_join(p: &Place) -> Option<&RelNode> {
     let Request::Join(JoinRequest {
         join:
             RelNode::Join {
@@ -141,11 +270,9 @@ fn joins_one_row(p: &Place) -> bool {
         ..
     }) = &p.request
     else {
-        return false;
+        return None;
     };
-    left_keys.is_empty()
-        && matches!(&**left, RelNode::Place(semi) if is_semi_like(semi))
-        && at_most_one_row(right)
+    (left_keys.is_empty() && at_most_one_row(right)).then_some(&**left)
 }
 
 /// The left input of the join `p` asks for.
@@ -236,6 +363,44 @@ mod tests {
         assert!(above, "{:?}", stage_shapes(sql));
         let plan = stage_shapes(sql).join(" ");
         assert!(plan.contains("JOIN/Anti"), "{plan}");
+    }
+
+    #[test]
+    fn a_comparison_of_one_input_with_a_scalar_subquery_filters_it_before_the_joins() {
+        // Q15's shape: g's rows equal to the maximum join f, not all of them. The join to the
+        // scalar's row is below the inner join, which reads its leaves too.
+        for sql in [
+            "SELECT f.s FROM f, g WHERE f.k = g.k AND g.d = (SELECT MAX(d) FROM g)",
+            "SELECT f.s, g.d FROM f JOIN g ON f.k = g.k WHERE f.d > (SELECT AVG(d) FROM f)",
+        ] {
+            let all = joins(sql);
+            let inner = all
+                .iter()
+                .find(|j| j.kind == JoinKind::Inner)
+                .expect("inner");
+            let scalar = all
+                .iter()
+                .find(|j| j.left_keys.is_empty())
+                .expect("the scalar's join");
+            assert!(
+                inner.leaf_filters.len() > scalar.leaf_filters.len(),
+                "{sql}: {:?}",
+                stage_shapes(sql)
+            );
+        }
+        // A comparison reading both inputs stays above their join.
+        let sql = "SELECT f.s FROM f, g WHERE f.k = g.k AND f.d + g.d > (SELECT AVG(d) FROM g)";
+        let all = joins(sql);
+        let inner = all
+            .iter()
+            .find(|j| j.kind == JoinKind::Inner)
+            .expect("inner");
+        let scalar = all.iter().find(|j| j.left_keys.is_empty()).expect("scalar");
+        assert!(
+            scalar.leaf_filters.len() > inner.leaf_filters.len(),
+            "{:?}",
+            stage_shapes(sql)
+        );
     }
 
     #[test]
